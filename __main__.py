@@ -1,0 +1,3 @@
+from ragpulse.collector.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Exporters: Prometheus metrics now; result sinks for judgments later."""

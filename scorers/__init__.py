@@ -1,0 +1,1 @@
+"""Scorers: cheap signals computed on events (fallback detection now; LLM judges later)."""
