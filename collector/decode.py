@@ -1,0 +1,286 @@
+"""From bytes to validated events: JSON, JSON arrays and NDJSON; limits; precise errors.
+
+msgspec decodes and type-checks in one pass; this module adds what the types
+cannot say (size limits, plausible timestamps, feedback values per kind) and
+turns every problem into an EventError that names the field path and a reason.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+import msgspec
+
+from ragpulse.collector.config import LimitsConfig
+from ragpulse.collector.errors import EventError, RejectReason
+from ragpulse.collector.events import Envelope, Event, FeedbackEvent, TraceEvent
+
+EventType = Literal["trace", "feedback"]
+
+# Epoch milliseconds between 1973 and 5138: a smaller number is almost surely
+# seconds, a larger one microseconds; both would silently misplace the event.
+_MIN_EPOCH_MS = 1e11
+_MAX_EPOCH_MS = 1e14
+_THUMBS = {"up": "up", "down": "down", True: "up", False: "down", 1: "up", -1: "down"}
+
+
+@dataclass(slots=True)
+class Rejection:
+    index: int  # position in the request: array index or NDJSON line (0-based)
+    error: EventError
+
+
+@dataclass(slots=True)
+class Decoded:
+    envelopes: list[Envelope] = field(default_factory=list)
+    rejections: list[Rejection] = field(default_factory=list)
+    # (index, truncated field paths) for events accepted after truncation
+    truncations: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
+
+
+class EventDecoder:
+    """Decodes request bodies or single messages into envelopes. Built once per source."""
+
+    def __init__(self, limits: LimitsConfig, source: str) -> None:
+        self._limits = limits
+        self._source = source
+        self._truncate = limits.on_oversize == "truncate"
+        self._one = {
+            None: msgspec.json.Decoder(Event),
+            "trace": msgspec.json.Decoder(TraceEvent),
+            "feedback": msgspec.json.Decoder(FeedbackEvent),
+        }
+        self._many = {
+            None: msgspec.json.Decoder(list[Event]),
+            "trace": msgspec.json.Decoder(list[TraceEvent]),
+            "feedback": msgspec.json.Decoder(list[FeedbackEvent]),
+        }
+        self._raw_items = msgspec.json.Decoder(list[msgspec.Raw])
+
+    def decode_body(
+        self, body: bytes, *, event_type: EventType | None = None, ndjson: bool = False
+    ) -> Decoded:
+        """Decode one request body.
+
+        `event_type` None means mixed events told apart by their `type` field;
+        "trace" or "feedback" makes `type` optional. A body is an object, an
+        array of objects, or NDJSON (one object a line; `ndjson=True`, or
+        detected when a body holds several top-level objects).
+        """
+        received_at = time.time()
+        out = Decoded()
+        stripped = body.lstrip()
+        if not stripped:
+            out.rejections.append(Rejection(0, EventError(RejectReason.MALFORMED_JSON, "empty body")))
+        elif ndjson:
+            self._decode_lines(body, event_type, received_at, out)
+        elif stripped[:1] == b"[":
+            self._decode_array(body, event_type, received_at, out)
+        else:
+            try:
+                self._accept(0, body, self._one[event_type].decode(body), received_at, out)
+            except (msgspec.ValidationError, EventError) as exc:  # ValidationError first: it is a DecodeError
+                out.rejections.append(Rejection(0, _as_event_error(exc)))
+            except msgspec.DecodeError as exc:
+                if "trailing characters" in str(exc):
+                    self._decode_lines(body, event_type, received_at, out)
+                else:
+                    out.rejections.append(Rejection(0, _from_msgspec(exc)))
+        return out
+
+    def decode_message(self, data: bytes, *, event_type: EventType | None = None) -> Envelope:
+        """Decode one message (one event); raises EventError."""
+        try:
+            event = self._one[event_type].decode(data)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise _from_msgspec(exc) from None
+        self._check_size(len(data))
+        return self._envelope(event, time.time())
+
+    def _decode_lines(
+        self, body: bytes, event_type: EventType | None, received_at: float, out: Decoded
+    ) -> None:
+        decoder = self._one[event_type]
+        for index, line in enumerate(body.splitlines()):
+            if not line.strip():
+                continue
+            try:
+                self._accept(index, line, decoder.decode(line), received_at, out)
+            except (msgspec.DecodeError, msgspec.ValidationError, EventError) as exc:
+                out.rejections.append(Rejection(index, _as_event_error(exc)))
+
+    def _decode_array(
+        self, body: bytes, event_type: EventType | None, received_at: float, out: Decoded
+    ) -> None:
+        # Fast path: the whole array decodes at once, and no item can be over the
+        # size limit because the body is not. Otherwise go item by item for precise errors.
+        if len(body) <= self._limits.max_event_bytes:
+            try:
+                events = self._many[event_type].decode(body)
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                pass
+            else:
+                for index, event in enumerate(events):
+                    try:
+                        self._accept(index, None, event, received_at, out)
+                    except EventError as exc:
+                        out.rejections.append(Rejection(index, exc))
+                return
+        try:
+            items = self._raw_items.decode(body)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            out.rejections.append(Rejection(0, _from_msgspec(exc)))
+            return
+        decoder = self._one[event_type]
+        for index, raw in enumerate(items):
+            try:
+                self._accept(index, raw, decoder.decode(raw), received_at, out)
+            except (msgspec.DecodeError, msgspec.ValidationError, EventError) as exc:
+                out.rejections.append(Rejection(index, _as_event_error(exc)))
+
+    def _accept(
+        self, index: int, raw: bytes | msgspec.Raw | None, event: Event, received_at: float, out: Decoded
+    ) -> None:
+        if raw is not None:
+            self._check_size(len(raw))
+        envelope = self._envelope(event, received_at)
+        out.envelopes.append(envelope)
+        if envelope.truncated:
+            out.truncations.append((index, envelope.truncated))
+
+    def _check_size(self, size: int) -> None:
+        if size > self._limits.max_event_bytes:
+            raise EventError(
+                RejectReason.TOO_LARGE,
+                f"event is {size} bytes, over limits.max_event_bytes={self._limits.max_event_bytes}",
+            )
+
+    def _envelope(self, event: Event, received_at: float) -> Envelope:
+        truncated: list[str] = []
+        if isinstance(event, TraceEvent):
+            self._normalise_trace(event, received_at, truncated)
+        else:
+            self._normalise_feedback(event, received_at, truncated)
+        return Envelope(event, self._source, received_at, tuple(truncated))
+
+    def _normalise_trace(self, event: TraceEvent, received_at: float, truncated: list[str]) -> None:
+        limits = self._limits
+        event.timestamp = _epoch_seconds(event.timestamp, "timestamp", received_at)
+        if event.route is None:
+            event.route = event.intent
+        event.query = self._fit(event.query, limits.max_query_chars, "query", truncated)
+        event.answer = self._fit(event.answer, limits.max_answer_chars, "answer", truncated)
+        event.attributes = self._fit_attributes(event.attributes, truncated)
+        chunks = event.chunks
+        if chunks:
+            if len(chunks) > limits.max_chunks:
+                self._over(f"{len(chunks)} chunks, over limits.max_chunks={limits.max_chunks}", "chunks")
+                del chunks[limits.max_chunks :]
+                truncated.append("chunks")
+            for position, chunk in enumerate(chunks):
+                if chunk.rank is None:
+                    chunk.rank = position
+                if chunk.updated_at is not None:
+                    chunk.updated_at = _epoch_seconds(chunk.updated_at, f"chunks[{position}].updated_at", 0.0)
+                chunk.text = self._fit(chunk.text, limits.max_chunk_chars, f"chunks[{position}].text", truncated)
+
+    def _normalise_feedback(self, event: FeedbackEvent, received_at: float, truncated: list[str]) -> None:
+        if not event.trace_id and not event.session_id:
+            raise EventError(
+                RejectReason.MISSING_FIELD, "feedback needs a trace_id or a session_id", "trace_id"
+            )
+        event.timestamp = _epoch_seconds(event.timestamp, "timestamp", received_at)
+        event.value = _feedback_value(event)
+        if event.comment is not None:
+            event.comment = self._fit(event.comment, self._limits.max_comment_chars, "comment", truncated)
+        event.attributes = self._fit_attributes(event.attributes, truncated)
+
+    def _fit(self, text: str, limit: int, path: str, truncated: list[str]) -> str:
+        if len(text) <= limit:
+            return text
+        self._over(f"{len(text)} characters, over the limit of {limit}", path)
+        truncated.append(path)
+        return text[:limit]
+
+    def _fit_attributes(self, attributes: dict[str, object], truncated: list[str]) -> dict[str, object]:
+        limit = self._limits.max_attributes
+        if len(attributes) <= limit:
+            return attributes
+        self._over(f"{len(attributes)} keys, over limits.max_attributes={limit}", "attributes")
+        truncated.append("attributes")
+        return dict(list(attributes.items())[:limit])
+
+    def _over(self, message: str, path: str) -> None:
+        if not self._truncate:
+            raise EventError(RejectReason.TOO_LARGE, message, path)
+
+
+def _epoch_seconds(value: datetime | float | None, path: str, default: float) -> float:
+    if value is None:
+        return default
+    if isinstance(value, datetime):
+        return value.timestamp()
+    if value < _MIN_EPOCH_MS:
+        raise EventError(
+            RejectReason.INVALID_VALUE,
+            f"{value:g} looks like epoch seconds; send epoch milliseconds or an RFC 3339 string",
+            path,
+        )
+    if value > _MAX_EPOCH_MS:
+        raise EventError(
+            RejectReason.INVALID_VALUE,
+            f"{value:g} looks like epoch micro- or nanoseconds; send epoch milliseconds",
+            path,
+        )
+    return value / 1000.0
+
+
+def _feedback_value(event: FeedbackEvent) -> str | int | float | bool | None:
+    value, kind = event.value, event.kind
+    if kind == "thumbs":
+        normalised = _THUMBS.get(value) if not isinstance(value, float) else None
+        if normalised is None:
+            raise EventError(RejectReason.INVALID_VALUE, f"thumbs value must be 'up' or 'down', got {value!r}", "value")
+        return normalised
+    if kind in ("rating", "review"):
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 1 <= value <= 5:
+            raise EventError(RejectReason.INVALID_VALUE, f"{kind} value must be a number from 1 to 5, got {value!r}", "value")
+        return value
+    if kind == "citation_click" and not (isinstance(value, str) and value):
+        raise EventError(RejectReason.INVALID_VALUE, "citation_click value must be the clicked chunk id", "value")
+    return value
+
+
+_PATH = re.compile(r" - at `\$(?P<path>[^`]*)`$")
+_MISSING = re.compile(r"^Object missing required field `(?P<name>[^`]+)`")
+
+
+def _as_event_error(exc: Exception) -> EventError:
+    return exc if isinstance(exc, EventError) else _from_msgspec(exc)
+
+
+def _from_msgspec(exc: Exception) -> EventError:
+    text = str(exc)
+    if not isinstance(exc, msgspec.ValidationError):
+        return EventError(RejectReason.MALFORMED_JSON, f"invalid JSON: {text}")
+    match = _PATH.search(text)
+    path = match["path"].lstrip(".") if match else ""
+    message = text[: match.start()] if match else text
+    missing = _MISSING.match(message)
+    if missing:
+        name = missing["name"]
+        hint = ": set it to 'trace' or 'feedback'" if name == "type" and not path else ""
+        return EventError(
+            RejectReason.MISSING_FIELD, f"required field is missing{hint}", f"{path}.{name}" if path else name
+        )
+    if path == "type" and message.startswith("Invalid value"):
+        return EventError(RejectReason.UNKNOWN_TYPE, f"{message}; expected 'trace' or 'feedback'", path)
+    if not path and message.startswith("Expected `object`"):
+        return EventError(RejectReason.NOT_AN_OBJECT, f"each event must be a JSON object: {message}")
+    if ", got `" in message:
+        return EventError(RejectReason.WRONG_TYPE, message, path)
+    return EventError(RejectReason.INVALID_VALUE, message, path)

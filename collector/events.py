@@ -1,0 +1,101 @@
+"""The event contract, v1: trace and feedback events.
+
+The structs decode and type-check JSON in one pass (msgspec). Checks that need
+configuration (size limits) or several fields at once live in
+`ragpulse.collector.decode`. Unknown top-level fields are ignored so producers
+can add fields before ragpulse knows them; free-form data belongs in
+`attributes`, which is kept but never becomes a metric label.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated, Any, Literal, TypeAlias
+
+import msgspec
+
+NonEmptyStr = Annotated[str, msgspec.Meta(min_length=1)]
+NonNegative = Annotated[float, msgspec.Meta(ge=0)]
+NonNegativeInt = Annotated[int, msgspec.Meta(ge=0)]
+# RFC 3339 with an offset, or epoch milliseconds. Normalised to epoch seconds (float).
+Timestamp: TypeAlias = Annotated[datetime, msgspec.Meta(tz=True)] | float
+
+FeedbackKind = Literal[
+    "thumbs", "rating", "escalation", "copy", "citation_click", "regenerate", "abandon", "review"
+]
+FEEDBACK_KINDS: tuple[str, ...] = FeedbackKind.__args__  # type: ignore[attr-defined]
+
+
+class Chunk(msgspec.Struct, kw_only=True, omit_defaults=True):
+    text: str = ""
+    id: str | None = None
+    score: float | None = None
+    rank: NonNegativeInt | None = None  # defaults to the chunk's position in the list
+    source: str | None = None
+    updated_at: Timestamp | None = None
+
+
+class Usage(msgspec.Struct, kw_only=True, omit_defaults=True):
+    prompt_tokens: NonNegativeInt = 0
+    completion_tokens: NonNegativeInt = 0
+
+
+class TraceEvent(msgspec.Struct, tag_field="type", tag="trace", kw_only=True, omit_defaults=True):
+    trace_id: NonEmptyStr
+    query: str
+    answer: str
+    timestamp: Timestamp | None = None
+    session_id: str | None = None
+    user_id: str | None = None
+    app: str | None = None
+    route: str | None = None
+    intent: str | None = None  # accepted as a synonym of route
+    model: str | None = None
+    release: str | None = None
+    # None: the service did not report retrieval; []: it retrieved nothing.
+    chunks: list[Chunk] | None = None
+    fallback: bool | None = None
+    latency_ms: NonNegative | None = None
+    usage: Usage | None = None
+    attributes: dict[str, Any] = {}
+
+
+class FeedbackEvent(
+    msgspec.Struct, tag_field="type", tag="feedback", kw_only=True, omit_defaults=True
+):
+    kind: FeedbackKind
+    trace_id: str | None = None
+    session_id: str | None = None
+    timestamp: Timestamp | None = None
+    value: str | int | float | bool | None = None
+    comment: str | None = None
+    feedback_id: str | None = None  # producer's id, used for duplicate detection when given
+    user_id: str | None = None
+    attributes: dict[str, Any] = {}
+
+
+Event: TypeAlias = TraceEvent | FeedbackEvent
+
+
+@dataclass(slots=True)
+class Envelope:
+    """One accepted event on its way through the pipeline, with what stages learned of it."""
+
+    event: Event
+    source: str
+    received_at: float
+    truncated: tuple[str, ...] = ()
+    fallback_rule: str | None = None  # set by the fallback stage; None: not a fallback
+
+
+def json_schema(event_type: str) -> dict[str, Any]:
+    """The published JSON Schema of one event type (collector/schemas/<type>.v1.json)."""
+    struct = {"trace": TraceEvent, "feedback": FeedbackEvent}[event_type]
+    schema = msgspec.json.schema(struct)
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": f"urn:ragpulse:schema:{event_type}:v1",
+        "title": f"ragpulse {event_type} event, v1",
+        **schema,
+    }

@@ -1,0 +1,25 @@
+"""Fixtures shared by the tests; helpers live in support.py."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from support import RagpulseProcess, start_ragpulse
+
+
+@pytest.fixture
+def ragpulse_factory(tmp_path: Path) -> Iterator[Callable[..., RagpulseProcess]]:
+    started: list[RagpulseProcess] = []
+
+    def factory(*args: str, env: dict[str, str] | None = None) -> RagpulseProcess:
+        instance = start_ragpulse(tmp_path, *args, env=env)
+        started.append(instance)
+        return instance
+
+    yield factory
+    for instance in started:
+        if instance.process.poll() is None:
+            instance.process.kill()
+            instance.process.wait()

@@ -1,0 +1,158 @@
+"""Test helpers: a real `ragpulse run` subprocess, HTTP calls, metric lookups, event builders."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from prometheus_client.parser import text_string_to_metric_families
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class HttpResult:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+def http(method: str, url: str, body: bytes | None = None, headers: dict[str, str] | None = None) -> HttpResult:
+    request = urllib.request.Request(url, data=body, method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return HttpResult(response.status, dict(response.headers), response.read())
+    except urllib.error.HTTPError as exc:
+        return HttpResult(exc.code, dict(exc.headers), exc.read())
+
+
+def wait_until(check: Callable[[], bool], timeout: float = 20.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+class Samples(dict[tuple[str, frozenset[tuple[str, str]]], float]):
+    def get_value(self, name: str, **labels: str) -> float:
+        """The sample's value, or 0.0 when the series does not exist (yet)."""
+        return self.get((name, frozenset(labels.items())), 0.0)
+
+    def total(self, name: str, **labels: str) -> float:
+        """Sum over every series of `name` whose labels include `labels`."""
+        wanted = set(labels.items())
+        return sum(v for (n, lbls), v in self.items() if n == name and wanted <= lbls)
+
+
+def parse_metrics(text: str) -> Samples:
+    samples = Samples()
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            samples[(sample.name, frozenset(sample.labels.items()))] = sample.value
+    return samples
+
+
+def ragpulse_command() -> list[str]:
+    exe = shutil.which("ragpulse", path=str(Path(sys.executable).parent))
+    return [exe] if exe else [sys.executable, "-m", "ragpulse"]
+
+
+@dataclass
+class RagpulseProcess:
+    port: int
+    process: subprocess.Popen[bytes]
+    log_path: Path
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def post(self, path: str, body: bytes, headers: dict[str, str] | None = None) -> HttpResult:
+        return http("POST", self.url + path, body, {"Content-Type": "application/json", **(headers or {})})
+
+    def metrics(self) -> Samples:
+        return parse_metrics(http("GET", self.url + "/metrics").body.decode())
+
+    def wait_processed(self, traces: int, feedback: int = 0) -> Samples:
+        def done() -> bool:
+            s = self.metrics()
+            return (
+                s.get_value("ragpulse_events_processed_total", type="trace") + s.total("ragpulse_events_duplicate_total", type="trace") >= traces
+                and s.get_value("ragpulse_events_processed_total", type="feedback") + s.total("ragpulse_events_duplicate_total", type="feedback") >= feedback
+                and s.get_value("ragpulse_queue_depth_events", queue="pipeline") == 0
+            )
+
+        wait_until(done, what=f"{traces} traces and {feedback} feedback processed")
+        return self.metrics()
+
+    def log_lines(self) -> list[dict[str, Any]]:
+        lines = []
+        for line in self.log_path.read_text().splitlines():
+            try:
+                lines.append(json.loads(line))
+            except json.JSONDecodeError:
+                pass
+        return lines
+
+    def terminate(self, timeout: float = 30.0) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(timeout=timeout)
+
+
+def start_ragpulse(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> RagpulseProcess:
+    port = free_port()
+    log_path = tmp_path / f"ragpulse-{port}.log"
+    full_env = {**os.environ, "RAGPULSE_LOGGING__FORMAT": "json", **(env or {})}
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [*ragpulse_command(), "run", "--host", "127.0.0.1", "--port", str(port), *args],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=full_env,
+        )
+    instance = RagpulseProcess(port, process, log_path)
+
+    def ready() -> bool:
+        if process.poll() is not None:
+            raise AssertionError(f"ragpulse exited with {process.returncode}:\n{log_path.read_text()}")
+        try:
+            return http("GET", instance.url + "/readyz").status == 200
+        except OSError:
+            return False
+
+    wait_until(ready, what="ragpulse /readyz")
+    return instance
+
+def trace(trace_id: str, **fields: Any) -> dict[str, Any]:
+    event: dict[str, Any] = {"type": "trace", "trace_id": trace_id, "query": "How do I return shoes?",
+                             "answer": "Return them within 30 days.", "app": "shop", "route": "returns",
+                             "model": "m1", "release": "r1"}
+    event.update(fields)
+    return event
+
+
+def ndjson(events: list[dict[str, Any]]) -> bytes:
+    return b"\n".join(json.dumps(e, ensure_ascii=False).encode() for e in events)
