@@ -1,0 +1,324 @@
+"""Configuration: one YAML file, RAGPULSE_* environment overrides, CLI flags.
+
+Precedence, lowest first: built-in defaults, the YAML file, environment
+variables (RAGPULSE_SECTION__OPTION=value, e.g. RAGPULSE_HTTP__PORT=9000),
+`--set section.option=value` flags. Every option is documented in
+`ragpulse.example.yaml` next to this module; a test keeps that file equal to
+the defaults here. Problems are reported all at once, by dotted path, with a
+hint where one helps (`ragpulse config check FILE`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import msgspec
+import yaml
+
+from ragpulse.collector.errors import ConfigError, ConfigProblem
+
+Positive = Annotated[int, msgspec.Meta(gt=0)]
+PositiveFloat = Annotated[float, msgspec.Meta(gt=0)]
+NonNegativeFloat = Annotated[float, msgspec.Meta(ge=0)]
+Port = Annotated[int, msgspec.Meta(ge=0, le=65535)]
+LabelName = Literal["app", "route", "model", "release"]
+RuleName = Annotated[str, msgspec.Meta(pattern=r"^[a-z][a-z0-9_]{0,62}$")]
+
+ENV_PREFIX = "RAGPULSE_"
+ENV_CONFIG_FILE = "RAGPULSE_CONFIG"  # path of the YAML file; not an option itself
+
+
+class _Section(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    pass
+
+
+class HttpConfig(_Section):
+    host: str = "0.0.0.0"
+    port: Port = 8080
+    max_body_bytes: Positive = 8 * 1024 * 1024
+    auth_token: str | None = None
+    auth_token_file: str | None = None
+    retry_after_seconds: PositiveFloat = 1.0
+
+
+class PipelineConfig(_Section):
+    queue_capacity_events: Positive = 20_000
+    max_batch_events: Positive = 512
+    shutdown_timeout_seconds: NonNegativeFloat = 10.0
+
+
+class LimitsConfig(_Section):
+    max_event_bytes: Positive = 512 * 1024
+    max_query_chars: Positive = 8_192
+    max_answer_chars: Positive = 32_768
+    max_chunk_chars: Positive = 16_384
+    max_chunks: Positive = 100
+    max_comment_chars: Positive = 4_096
+    max_attributes: Positive = 64
+    on_oversize: Literal["truncate", "reject"] = "truncate"
+
+
+class DedupConfig(_Section):
+    max_entries: Positive = 100_000
+    window_seconds: PositiveFloat = 600.0
+
+
+class FallbackRule(_Section):
+    name: RuleName
+    pattern: str
+
+
+# Refusal phrasings, not bare apologies or negations: "Sorry for the wait, your
+# refund was issued", "I found no issues with your order" and "I couldn't find
+# any problem with the payment" are answers, not fallbacks. Patterns are matched
+# case-insensitively.
+_CANNOT = (
+    r"(?:could\s*n[o'’]?t|could\s+not|can(?:not|['’]t|\s+not)|was\s+unable\s+to|were\s+unable\s+to"
+    r"|am\s+unable\s+to|['’]m\s+unable\s+to|am\s+not\s+able\s+to|['’]m\s+not\s+able\s+to"
+    r"|did\s*n[o'’]?t|did\s+not|failed\s+to)"
+)
+_INFO = r"(?:information|info|details|data|documentation|answers?|anything|results?|mention|references?|records?|relevant)"
+DEFAULT_FALLBACK_RULES: tuple[tuple[str, str], ...] = (
+    (
+        "en_not_found",
+        rf"\b(?:i|we)\s+{_CANNOT}\s+(?:find|locate|retrieve)\s+(?:any\s+|the\s+|relevant\s+|specific\s+|more\s+)*{_INFO}\b",
+    ),
+    (
+        "en_cannot_answer",
+        rf"\b(?:i|we)\s+{_CANNOT}\s+(?:answer|help\s+(?:you\s+)?with)\s+(?:that|this|your\s+question)\b",
+    ),
+    (
+        "en_no_information",
+        r"\b(?:i|we)\s+(?:do\s*n[o'’]?t|do\s+not)\s+have\s+(?:any\s+|enough\s+|the\s+|specific\s+)*"
+        r"(?:information|details|data|knowledge|documentation|answer)\b"
+        r"|\bno\s+(?:relevant\s+)?(?:information|results?|documents?|answers?|matches)\s+(?:was\s+|were\s+)?(?:found|available)\b",
+    ),
+    (
+        "en_apology_refusal",
+        r"\b(?:sorry|apologi[sz]e|unfortunately)\b[^.!?\n]{0,20}?\b(?:i|we)\s*"
+        r"(?:can(?:not|['’]t|\s+not)|could\s*n[o'’]?t|could\s+not|am\s+unable|['’]m\s+unable|am\s+not\s+able"
+        r"|['’]m\s+not\s+able|do\s*n[o'’]?t\s+know|do\s+not\s+know)\b",
+    ),
+    (
+        "zh_not_found",
+        r"(?:没有|没能|未能|未|无法)找到(?:任何|相关|有关|您|你)?[^，。！？,.!?\n]{0,12}?(?:信息|内容|资料|答案|结果|文档|记录)"
+        r"|找不到(?:任何|相关|有关|您|你)?[^，。！？,.!?\n]{0,12}?(?:信息|内容|资料|答案|结果|文档|记录)"
+        r"|(?:没有|未能|未)找到(?=[。！!.]|$)|找不到(?=[。！!.]|$)"
+        r"|(?:知识库|资料库|文档)中?(?:没有|暂无|未收录)",
+    ),
+    (
+        "zh_apology_refusal",
+        r"(?:抱歉|对不起|不好意思)[，,、\s]*(?:我|我们|目前|暂时|暂)?(?:无法|不能|没法|没有办法|未能|没能|找不到|不清楚|不太清楚|不知道)"
+        r"|(?:无法|不能)(?:回答|解答)(?:您|你)?的?(?:这个|该)?问题",
+    ),
+)
+
+
+def _default_rules() -> list[FallbackRule]:
+    return [FallbackRule(name=name, pattern=pattern) for name, pattern in DEFAULT_FALLBACK_RULES]
+
+
+class FallbackConfig(_Section):
+    empty_retrieval: bool = True  # an explicit empty `chunks: []` counts as a fallback
+    rules: list[FallbackRule] = msgspec.field(default_factory=_default_rules)
+    extra_rules: list[FallbackRule] = []  # appended to `rules`, to add without repeating the defaults
+
+
+class MetricsConfig(_Section):
+    labels: list[LabelName] = msgspec.field(default_factory=lambda: ["app", "route", "model", "release"])
+    max_values_per_label: Positive = 50
+    max_label_sets: Positive = 2_000
+    latency_buckets_seconds: list[float] = msgspec.field(
+        default_factory=lambda: [0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0]
+    )
+    # Retriever scores: cosine similarity in [0, 1] is common; BM25 and rerankers go higher.
+    score_buckets: list[float] = msgspec.field(
+        default_factory=lambda: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 2.0, 5.0, 10.0, 20.0]
+    )
+    chunk_buckets: list[float] = msgspec.field(
+        default_factory=lambda: [0.0, 1.0, 2.0, 3.0, 5.0, 8.0, 10.0, 15.0, 20.0, 50.0]
+    )
+    # 1 hour, 6 hours, 1 day, 1 week, 30, 90, 180, 365 and 730 days.
+    chunk_age_buckets_seconds: list[float] = msgspec.field(
+        default_factory=lambda: [3600.0, 21600.0, 86400.0, 604800.0, 2592000.0, 7776000.0, 15552000.0, 31536000.0, 63072000.0]
+    )
+
+
+class LoggingConfig(_Section):
+    level: Literal["debug", "info", "warning", "error"] = "info"
+    format: Literal["auto", "json", "console"] = "auto"  # auto: console on a TTY, JSON otherwise
+
+
+class Config(_Section):
+    http: HttpConfig = HttpConfig()
+    pipeline: PipelineConfig = PipelineConfig()
+    limits: LimitsConfig = LimitsConfig()
+    dedup: DedupConfig = DedupConfig()
+    fallback: FallbackConfig = FallbackConfig()
+    metrics: MetricsConfig = MetricsConfig()
+    logging: LoggingConfig = LoggingConfig()
+
+    def all_fallback_rules(self) -> list[FallbackRule]:
+        return [*self.fallback.rules, *self.fallback.extra_rules]
+
+    def auth_token(self) -> str | None:
+        """The ingest bearer token, read from the file when one is configured."""
+        if self.http.auth_token_file:
+            return Path(self.http.auth_token_file).read_text(encoding="utf-8").strip()
+        return self.http.auth_token
+
+
+def load_config(
+    path: str | os.PathLike[str] | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    overrides: Mapping[str, str] | None = None,
+) -> Config:
+    """Build the effective config; raises ConfigError naming every problem found."""
+    environ = os.environ if environ is None else environ
+    path = path or environ.get(ENV_CONFIG_FILE) or None
+    origin = str(path) if path else "defaults"
+    data: dict[str, Any] = {}
+    if path:
+        data = _read_yaml(Path(path))
+    for key, raw in sorted(environ.items()):
+        if key.startswith(ENV_PREFIX) and key != ENV_CONFIG_FILE:
+            dotted = key[len(ENV_PREFIX) :].lower().replace("__", ".")
+            _set_path(data, dotted, _parse_scalar(raw), origin=key)
+    for dotted, raw in (overrides or {}).items():
+        _set_path(data, dotted, _parse_scalar(raw), origin=f"--set {dotted}")
+    return parse_config(data, origin=origin)
+
+
+def parse_config(data: Any, *, origin: str = "config") -> Config:
+    if data is None:
+        data = {}
+    try:
+        config = msgspec.convert(data, Config, strict=False)
+    except msgspec.ValidationError as exc:
+        raise ConfigError([_problem_from_msgspec(str(exc))], origin) from None
+    problems = _semantic_problems(config)
+    if problems:
+        raise ConfigError(problems, origin)
+    return config
+
+
+def default_config_dict() -> dict[str, Any]:
+    return msgspec.to_builtins(Config())
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError([ConfigProblem("", f"cannot read file: {exc.strerror}")], str(path)) from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError([ConfigProblem("", f"invalid YAML{where}: {problem}")], str(path)) from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(
+            [ConfigProblem("", f"the file must hold a mapping of sections, got {type(data).__name__}")],
+            str(path),
+        )
+    return data
+
+
+def _parse_scalar(raw: str) -> Any:
+    # Lists and maps are written in YAML flow style (`[app, route]`); other values stay
+    # strings and msgspec's lax mode converts them, so a token like "0123" stays a string.
+    if raw.lstrip().startswith(("[", "{")):
+        try:
+            return yaml.safe_load(raw)
+        except yaml.YAMLError:
+            return raw
+    return raw
+
+
+def _set_path(data: dict[str, Any], dotted: str, value: Any, *, origin: str) -> None:
+    keys = dotted.split(".")
+    node = data
+    for key in keys[:-1]:
+        child = node.setdefault(key, {})
+        if not isinstance(child, dict):
+            raise ConfigError([ConfigProblem(dotted, f"{key!r} is not a section")], origin)
+        node = child
+    node[keys[-1]] = value
+
+
+_MSGSPEC_ERROR = re.compile(r"^(?P<message>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.S)
+_UNKNOWN_FIELD = re.compile(r"Object contains unknown field `(?P<name>[^`]+)`")
+
+
+def _problem_from_msgspec(text: str) -> ConfigProblem:
+    match = _MSGSPEC_ERROR.match(text)
+    assert match is not None  # the pattern matches any string
+    message, raw_path = match["message"], match["path"] or ""
+    path = raw_path.lstrip(".")
+    unknown = _UNKNOWN_FIELD.match(message)
+    if unknown:
+        name = unknown["name"]
+        known = _fields_at(raw_path)
+        hint = difflib.get_close_matches(name, known, n=1)
+        message = f"unknown option {name!r}" + (f"; did you mean {hint[0]!r}?" if hint else "")
+        message += f" (known: {', '.join(known)})" if known and not hint else ""
+        path = f"{path}.{name}" if path else name
+    return ConfigProblem(path, message)
+
+
+def _fields_at(raw_path: str) -> list[str]:
+    """Option names of the struct at a msgspec path like `.http` or `.fallback.rules[0]`."""
+    struct_type: Any = Config
+    for part in re.findall(r"\.(\w+)", raw_path):
+        field_types = {f.name: f.type for f in msgspec.structs.fields(struct_type)}
+        struct_type = field_types.get(part)
+        args = getattr(struct_type, "__args__", ())
+        if args and isinstance(args[0], type) and issubclass(args[0], msgspec.Struct):
+            struct_type = args[0]  # list[FallbackRule] -> FallbackRule
+        if not (isinstance(struct_type, type) and issubclass(struct_type, msgspec.Struct)):
+            return []
+    return [f.name for f in msgspec.structs.fields(struct_type)]
+
+
+def _semantic_problems(config: Config) -> list[ConfigProblem]:
+    problems: list[ConfigProblem] = []
+    if config.http.auth_token is not None and config.http.auth_token_file is not None:
+        problems.append(ConfigProblem("http.auth_token_file", "set auth_token or auth_token_file, not both"))
+    if config.http.auth_token is not None and not config.http.auth_token.strip():
+        problems.append(ConfigProblem("http.auth_token", "must not be empty; leave it unset to turn auth off"))
+    if config.http.auth_token_file is not None and not Path(config.http.auth_token_file).is_file():
+        problems.append(ConfigProblem("http.auth_token_file", f"no such file: {config.http.auth_token_file}"))
+    if config.pipeline.max_batch_events > config.pipeline.queue_capacity_events:
+        problems.append(
+            ConfigProblem("pipeline.max_batch_events", "must not exceed pipeline.queue_capacity_events")
+        )
+    seen: set[str] = set()
+    for section, rules in (("rules", config.fallback.rules), ("extra_rules", config.fallback.extra_rules)):
+        for index, rule in enumerate(rules):
+            where = f"fallback.{section}[{index}]"
+            if rule.name in seen:
+                problems.append(ConfigProblem(f"{where}.name", f"duplicate rule name {rule.name!r}"))
+            seen.add(rule.name)
+            if rule.name in ("explicit", "empty_retrieval"):
+                problems.append(ConfigProblem(f"{where}.name", f"{rule.name!r} is reserved for built-in signals"))
+            try:
+                re.compile(rule.pattern)
+            except re.error as exc:
+                problems.append(ConfigProblem(f"{where}.pattern", f"invalid regular expression: {exc}"))
+    if len(set(config.metrics.labels)) != len(config.metrics.labels):
+        problems.append(ConfigProblem("metrics.labels", "lists a label twice"))
+    for name in ("latency_buckets_seconds", "score_buckets", "chunk_buckets", "chunk_age_buckets_seconds"):
+        buckets = getattr(config.metrics, name)
+        if not buckets or sorted(set(buckets)) != buckets:
+            problems.append(ConfigProblem(f"metrics.{name}", "must be a non-empty, strictly increasing list"))
+    return problems

@@ -1,0 +1,113 @@
+"""Configuration: defaults, file, environment, flags, and errors that say what to fix."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+import msgspec
+import pytest
+import yaml
+
+from ragpulse.collector.cli import main
+from ragpulse.collector.config import Config, default_config_dict, load_config, parse_config
+from ragpulse.collector.errors import ConfigError
+
+
+def problems(data: object) -> list[str]:
+    with pytest.raises(ConfigError) as info:
+        parse_config(data)
+    return [str(p) for p in info.value.problems]
+
+
+def test_no_file_runs_on_defaults() -> None:
+    assert load_config(None, environ={}) == Config()
+
+
+def test_example_file_documents_exactly_the_defaults() -> None:
+    text = resources.files("ragpulse.collector").joinpath("ragpulse.example.yaml").read_text(encoding="utf-8")
+    assert parse_config(yaml.safe_load(text)) == Config()
+    # Every option of every section appears in the example (rules are listed by name, being long).
+    example = yaml.safe_load(text)
+    for section, options in default_config_dict().items():
+        missing = set(options) - set(example[section]) - {"rules"}
+        assert not missing, f"{section}: {missing} not documented in ragpulse.example.yaml"
+
+
+def test_precedence_file_then_environment_then_flags(tmp_path: Path) -> None:
+    path = tmp_path / "ragpulse.yaml"
+    path.write_text("http:\n  port: 9001\n  host: 127.0.0.1\nmetrics:\n  labels: [app]\n")
+    config = load_config(
+        path,
+        environ={"RAGPULSE_HTTP__PORT": "9002", "RAGPULSE_METRICS__LABELS": "[app, route]", "RAGPULSE_HTTP__AUTH_TOKEN": "0123"},
+        overrides={"http.port": "9003"},
+    )
+    assert (config.http.host, config.http.port, config.metrics.labels) == ("127.0.0.1", 9003, ["app", "route"])
+    assert config.http.auth_token == "0123"  # stays a string
+
+
+def test_config_file_from_environment(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("dedup:\n  window_seconds: 5\n")
+    assert load_config(None, environ={"RAGPULSE_CONFIG": str(path)}).dedup.window_seconds == 5.0
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        ({"http": {"prot": 1}}, ["http.prot: unknown option 'prot'; did you mean 'port'?"]),
+        ({"htp": {}}, ["htp: unknown option 'htp'; did you mean 'http'?"]),
+        ({"http": {"zzz": 1}}, ["http.zzz: unknown option 'zzz' (known: host, port, max_body_bytes, auth_token, "
+                                "auth_token_file, retry_after_seconds)"]),
+        ({"http": {"port": 70000}}, ["http.port: Expected `int` <= 65535"]),
+        ({"http": {"port": "eighty"}}, ["http.port: Expected `int`, got `str`"]),
+        ({"limits": {"on_oversize": "drop"}}, ["limits.on_oversize: Invalid enum value 'drop'"]),
+        ({"metrics": {"labels": ["app", "user_id"]}}, ["metrics.labels[1]: Invalid enum value 'user_id'"]),
+        ({"fallback": {"extra_rules": [{"name": "Bad Name", "pattern": "x"}]}},
+         ["fallback.extra_rules[0].name: Expected `str` matching regex '^[a-z][a-z0-9_]{0,62}$'"]),
+        ({"fallback": {"extra_rules": [{"name": "x", "pattern": "("}, {"name": "en_not_found", "pattern": "y"}]}},
+         ["fallback.extra_rules[0].pattern: invalid regular expression: missing ), unterminated subpattern at position 0",
+          "fallback.extra_rules[1].name: duplicate rule name 'en_not_found'"]),
+        ({"fallback": {"rules": [{"name": "explicit", "pattern": "x"}]}},
+         ["fallback.rules[0].name: 'explicit' is reserved for built-in signals"]),
+        ({"metrics": {"score_buckets": [0.5, 0.1]}, "pipeline": {"queue_capacity_events": 10, "max_batch_events": 20}},
+         ["pipeline.max_batch_events: must not exceed pipeline.queue_capacity_events",
+          "metrics.score_buckets: must be a non-empty, strictly increasing list"]),
+        ({"http": {"auth_token": "  "}}, ["http.auth_token: must not be empty; leave it unset to turn auth off"]),
+        ([1, 2], ["<root>: Expected `object`, got `array`"]),
+    ],
+)
+def test_errors_name_the_option_and_what_to_fix(data: object, expected: list[str]) -> None:
+    assert problems(data) == expected
+
+
+def test_auth_token_file_is_read(tmp_path: Path) -> None:
+    token = tmp_path / "token"
+    token.write_text("s3cret\n")
+    assert parse_config({"http": {"auth_token_file": str(token)}}).auth_token() == "s3cret"
+    assert problems({"http": {"auth_token_file": str(tmp_path / "missing")}}) == [
+        f"http.auth_token_file: no such file: {tmp_path / 'missing'}"
+    ]
+
+
+def test_config_check_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good, bad, broken = tmp_path / "good.yaml", tmp_path / "bad.yaml", tmp_path / "broken.yaml"
+    good.write_text("http:\n  port: 9000\n")
+    bad.write_text("http:\n  port: 9000\n  hots: x\n")
+    broken.write_text("http: [\n")
+    assert main(["config", "check", str(good)]) == 0
+    assert "OK" in capsys.readouterr().out
+    assert main(["config", "check", str(bad)]) == 2
+    assert f"invalid configuration ({bad})" in (err := capsys.readouterr().err) and "http.hots: unknown option 'hots'; did you mean 'host'?" in err
+    assert main(["config", "check", str(broken)]) == 2
+    assert "invalid YAML at line 2, column 1" in capsys.readouterr().err
+    assert main(["config", "check", str(tmp_path / "absent.yaml")]) == 2
+    assert "cannot read file: No such file or directory" in capsys.readouterr().err
+
+
+def test_config_show_redacts_the_token(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RAGPULSE_HTTP__AUTH_TOKEN", "s3cret")
+    assert main(["config", "show"]) == 0
+    shown = yaml.safe_load(capsys.readouterr().out)
+    assert shown["http"]["auth_token"] == "<redacted>"
+    assert msgspec.convert({**shown, "http": {**shown["http"], "auth_token": None}}, Config) == Config()
