@@ -1,0 +1,90 @@
+"""Duplicate suppression: remember recent event identities in a bounded window."""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+
+from prometheus_client import Counter, Gauge
+
+from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
+
+
+def event_identity(event: TraceEvent | FeedbackEvent) -> str:
+    """Traces are identified by trace_id; feedback by its own id, else by what it says.
+
+    Without a feedback_id, the same kind and value on the same trace/session at
+    the same timestamp is one piece of feedback delivered twice.
+    """
+    if isinstance(event, TraceEvent):
+        return "t\x00" + event.trace_id
+    if event.feedback_id:
+        return "f\x00" + event.feedback_id
+    return f"f\x00{event.trace_id}\x00{event.session_id}\x00{event.kind}\x00{event.value!r}\x00{event.timestamp!r}"
+
+
+class DedupWindow:
+    """Identities seen in the last `window_seconds`, at most `max_entries` of them.
+
+    Entries expire in insertion order (the window is the same for all), so the
+    oldest is always first in the dict. When the window is full the oldest entry
+    is forgotten early and counted: a duplicate of it would then be counted twice.
+    """
+
+    def __init__(
+        self,
+        max_entries: int,
+        window_seconds: float,
+        *,
+        entries_gauge: Gauge,
+        evicted_counter: Counter,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._max_entries = max_entries
+        self._window = window_seconds
+        self._expiry: OrderedDict[str, float] = OrderedDict()
+        self._clock = clock
+        self._evicted = evicted_counter
+        entries_gauge.set_function(lambda: len(self._expiry))
+
+    def __len__(self) -> int:
+        return len(self._expiry)
+
+    def seen_before(self, key: str) -> bool:
+        """True if `key` is in the window; otherwise remembers it and returns False."""
+        now = self._clock()
+        expiry = self._expiry
+        if key in expiry:
+            if expiry[key] > now:
+                return True
+            del expiry[key]
+        while expiry:
+            oldest = next(iter(expiry))  # O(1) on an OrderedDict, unlike a dict with holes
+            if expiry[oldest] > now:
+                break
+            del expiry[oldest]
+        if len(expiry) >= self._max_entries:
+            expiry.popitem(last=False)
+            self._evicted.inc()
+        expiry[key] = now + self._window
+        return False
+
+
+class DedupStage:
+    """Pipeline stage: drops an event whose identity is still in the window."""
+
+    def __init__(self, window: DedupWindow, duplicates: Counter) -> None:
+        self._window = window
+        self._trace_duplicates = duplicates.labels(type="trace")
+        self._feedback_duplicates = duplicates.labels(type="feedback")
+
+    def __call__(self, envelope: Envelope) -> Envelope | None:
+        event = envelope.event
+        if not self._window.seen_before(event_identity(event)):
+            return envelope
+        if isinstance(event, TraceEvent):
+            self._trace_duplicates.inc()
+        else:
+            self._feedback_duplicates.inc()
+        return None

@@ -1,0 +1,84 @@
+"""Duplicate suppression in a bounded window."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge
+
+from ragpulse.collector.dedup import DedupStage, DedupWindow, event_identity
+from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def window(registry: CollectorRegistry, clock: FakeClock, max_entries: int = 10, seconds: float = 60.0) -> DedupWindow:
+    return DedupWindow(
+        max_entries,
+        seconds,
+        entries_gauge=Gauge("entries", "test", registry=registry),
+        evicted_counter=Counter("evicted_total", "test", registry=registry),
+        clock=clock,
+    )
+
+
+def test_duplicates_within_the_window_are_recognised_and_expire_after_it() -> None:
+    registry, clock = CollectorRegistry(), FakeClock()
+    w = window(registry, clock)
+    assert w.seen_before("a") is False
+    assert w.seen_before("a") is True
+    clock.now += 59.9
+    assert w.seen_before("a") is True  # the window counts from first sight
+    clock.now += 0.2
+    assert w.seen_before("a") is False  # expired: a redelivery this late counts again
+    assert registry.get_sample_value("entries") == 1.0
+
+
+def test_window_is_capped_and_counts_what_it_forgets_early() -> None:
+    registry, clock = CollectorRegistry(), FakeClock()
+    w = window(registry, clock, max_entries=3)
+    for key in "abcd":
+        assert w.seen_before(key) is False
+    assert len(w) == 3
+    assert registry.get_sample_value("evicted_total") == 1.0
+    assert w.seen_before("a") is False  # "a" was forgotten to make room
+    assert w.seen_before("d") is True
+
+
+def test_expired_entries_are_dropped_without_counting_as_evictions() -> None:
+    registry, clock = CollectorRegistry(), FakeClock()
+    w = window(registry, clock, max_entries=3, seconds=10)
+    for key in "abc":
+        w.seen_before(key)
+    clock.now += 11
+    w.seen_before("d")
+    assert len(w) == 1
+    assert registry.get_sample_value("evicted_total") == 0.0
+
+
+def test_feedback_identity() -> None:
+    up = FeedbackEvent(kind="thumbs", trace_id="t", value="up", timestamp=5.0)
+    assert event_identity(up) == event_identity(FeedbackEvent(kind="thumbs", trace_id="t", value="up", timestamp=5.0))
+    assert event_identity(up) != event_identity(FeedbackEvent(kind="thumbs", trace_id="t", value="down", timestamp=5.0))
+    assert event_identity(FeedbackEvent(kind="thumbs", trace_id="t", value="up", feedback_id="f1")) == event_identity(
+        FeedbackEvent(kind="thumbs", trace_id="other", value="down", feedback_id="f1")
+    )
+    assert event_identity(TraceEvent(trace_id="t", query="q", answer="a")) != event_identity(up)
+
+
+def test_stage_drops_and_counts_duplicates_by_type() -> None:
+    registry, clock = CollectorRegistry(), FakeClock()
+    duplicates = Counter("dup_total", "test", ["type"], registry=registry)
+    stage = DedupStage(window(registry, clock), duplicates)
+    first = Envelope(TraceEvent(trace_id="t", query="q", answer="a"), "test", 0.0)
+    assert stage(first) is first
+    assert stage(Envelope(TraceEvent(trace_id="t", query="other", answer="b"), "test", 0.0)) is None
+    feedback = FeedbackEvent(kind="copy", trace_id="t", timestamp=1.0)
+    assert stage(Envelope(feedback, "test", 0.0)) is not None
+    assert stage(Envelope(feedback, "test", 0.0)) is None
+    assert registry.get_sample_value("dup_total", {"type": "trace"}) == 1.0
+    assert registry.get_sample_value("dup_total", {"type": "feedback"}) == 1.0

@@ -1,0 +1,85 @@
+"""Fallback detection: the order of trust, and the default phrase rules in English and Chinese."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragpulse.collector.config import Config
+from ragpulse.collector.events import Chunk, TraceEvent
+from ragpulse.scorers.fallback import FallbackDetector
+
+
+def detector(empty_retrieval: bool = True) -> FallbackDetector:
+    rules = [(r.name, r.pattern) for r in Config().all_fallback_rules()]
+    return FallbackDetector(rules, empty_retrieval=empty_retrieval)
+
+
+def event(answer: str, chunks: list[Chunk] | None = None, fallback: bool | None = None) -> TraceEvent:
+    return TraceEvent(trace_id="t", query="q", answer=answer, chunks=chunks, fallback=fallback)
+
+
+@pytest.mark.parametrize(
+    ("answer", "rule"),
+    [
+        ("I'm sorry, I couldn't find any information about that in our help center.", "en_not_found"),
+        ("I could not find the details of that policy.", "en_not_found"),
+        ("We were unable to locate any records matching your request.", "en_not_found"),
+        ("I couldn’t find anything about drones.", "en_not_found"),  # typographic apostrophe
+        ("I can't find any information on that order.", "en_not_found"),
+        ("I can't answer that based on the documents I have.", "en_cannot_answer"),
+        ("Sorry, I don't have information on that. Would you like to talk to an agent?", "en_no_information"),
+        ("I do not have enough information to answer.", "en_no_information"),
+        ("No relevant documents were found for your question.", "en_no_information"),
+        ("Unfortunately, I'm not able to help with this request.", "en_apology_refusal"),
+        ("Sorry, I don't know.", "en_apology_refusal"),
+        ("抱歉，我无法回答这个问题。", "zh_apology_refusal"),
+        ("抱歉，没有找到相关信息。", "zh_not_found"),
+        ("对不起，我找不到相关的内容。", "zh_not_found"),
+        ("知识库中没有关于无人机的资料。", "zh_not_found"),
+        ("很遗憾，没有找到。", "zh_not_found"),
+        ("不好意思，我不清楚这个政策。", "zh_apology_refusal"),
+    ],
+)
+def test_refusals_are_detected_with_the_rule_that_fired(answer: str, rule: str) -> None:
+    assert detector().detect(event(answer, chunks=[Chunk(text="x")])) == rule
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "I found no issues with your order, here is the tracking link: ...",
+        "I couldn't find any problem with your payment; it went through on Monday.",
+        "Sorry for the wait! Your refund of $25 was issued yesterday.",
+        "We apologize for the delay. Your parcel ships today.",
+        "If you can't find your order number, look in the confirmation email.",
+        "You did not find the item in your box? Open a missing-item request under Orders.",
+        "No, restocking fees don't apply to defective items.",
+        "抱歉让您久等了，您的订单已经发货。",
+        "如果您找不到订单号，请查看确认邮件。",
+        "如果您没有找到退货标签，可以在订单页面重新下载。",
+        "退货需要在30天内完成，没有找到问题的商品可以直接退回。",
+    ],
+)
+def test_answers_that_merely_sound_negative_are_not_fallbacks(answer: str) -> None:
+    assert detector().detect(event(answer, chunks=[Chunk(text="x")])) is None
+
+
+def test_explicit_flag_wins_over_every_other_signal() -> None:
+    d = detector()
+    assert d.detect(event("Here is your answer.", chunks=[Chunk(text="x")], fallback=True)) == "explicit"
+    # The service says it answered: neither the empty retrieval nor the phrase overrides it.
+    assert d.detect(event("I couldn't find any information.", chunks=[], fallback=False)) is None
+
+
+def test_empty_retrieval_is_a_fallback_only_when_reported_and_enabled() -> None:
+    assert detector().detect(event("Hello! How can I help?", chunks=[])) == "empty_retrieval"
+    assert detector().detect(event("Hello! How can I help?", chunks=None)) is None  # retrieval not reported
+    assert detector(empty_retrieval=False).detect(event("Hello! How can I help?", chunks=[])) is None
+
+
+def test_custom_rules_and_their_order() -> None:
+    d = FallbackDetector([("de_not_found", r"leider (?:konnte|kann) ich (?:keine|nichts)"), ("any_sorry", "sorry")],
+                         empty_retrieval=True)
+    assert d.detect(event("Leider konnte ich keine Informationen finden.")) == "de_not_found"
+    assert d.detect(event("SORRY!")) == "any_sorry"  # case-insensitive
+    assert d.rule_names == ["explicit", "empty_retrieval", "de_not_found", "any_sorry"]
