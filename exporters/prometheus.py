@@ -1,0 +1,117 @@
+"""The fast-path exporter: every processed event becomes Prometheus samples.
+
+Looking up labelled children in prometheus_client costs more than updating
+them, so the children for one combination of raw label values are resolved
+once (through the cardinality guard) and cached in a bounded dict.
+"""
+
+from __future__ import annotations
+
+from prometheus_client import Counter
+
+from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
+from ragpulse.exporters.labels import LabelGuard
+from ragpulse.exporters.metrics import Metrics
+
+# Feedback values that are bounded enough to be a label; others are "-".
+_VALUE_LABEL_KINDS = frozenset({"rating", "review"})
+
+
+class _Series:
+    """The labelled children of one guarded label set."""
+
+    __slots__ = (
+        "traces", "fallbacks", "retrieval_empty", "chunks", "top_score", "mean_score",
+        "chunk_age", "latency", "prompt_tokens", "completion_tokens", "overflowed",
+        "_fallback_parent", "_labels",
+    )
+
+    def __init__(self, metrics: Metrics, labels: tuple[str, ...], overflowed: tuple[str, ...]) -> None:
+        self.traces = metrics.traces.labels(*labels)
+        self.retrieval_empty = metrics.retrieval_empty.labels(*labels)
+        self.chunks = metrics.retrieval_chunks.labels(*labels)
+        self.top_score = metrics.retrieval_top_score.labels(*labels)
+        self.mean_score = metrics.retrieval_mean_score.labels(*labels)
+        self.chunk_age = metrics.chunk_age.labels(*labels)
+        self.latency = metrics.latency.labels(*labels)
+        self.prompt_tokens = metrics.tokens.labels(*labels, "prompt")
+        self.completion_tokens = metrics.tokens.labels(*labels, "completion")
+        self.fallbacks: dict[str, Counter] = {}
+        self.overflowed = overflowed
+        self._fallback_parent = metrics.fallbacks
+        self._labels = labels
+
+    def fallback(self, rule: str) -> Counter:
+        child = self.fallbacks.get(rule)
+        if child is None:  # rule names come from config, so this dict is bounded
+            child = self.fallbacks[rule] = self._fallback_parent.labels(*self._labels, rule)
+        return child
+
+
+class FastPathExporter:
+    def __init__(self, metrics: Metrics, guard: LabelGuard, *, max_cached: int) -> None:
+        self._metrics = metrics
+        self._guard = guard
+        self._series: dict[tuple[str | None, ...], _Series] = {}
+        self._max_cached = max_cached
+        self._label_fields = tuple(guard.names)
+        self._feedback: dict[tuple[str, str], Counter] = {}
+
+    def __call__(self, envelope: Envelope) -> None:
+        event = envelope.event
+        if isinstance(event, TraceEvent):
+            self._export_trace(event, envelope.fallback_rule)
+        else:
+            self._export_feedback(event)
+
+    def _series_for(self, event: TraceEvent) -> _Series:
+        raw = tuple(getattr(event, name) for name in self._label_fields)
+        series = self._series.get(raw)
+        if series is None:
+            if len(self._series) >= self._max_cached:
+                self._series.clear()  # raw values are unbounded; the children behind them are not
+            labels, overflowed = self._guard.admit(raw)
+            series = self._series[raw] = _Series(self._metrics, labels, overflowed)
+        return series
+
+    def _export_trace(self, event: TraceEvent, fallback_rule: str | None) -> None:
+        series = self._series_for(event)
+        series.traces.inc()
+        if series.overflowed:
+            self._guard.count_overflow(series.overflowed)
+        if fallback_rule is not None:
+            series.fallback(fallback_rule).inc()
+        chunks = event.chunks
+        if chunks is not None:
+            series.chunks.observe(len(chunks))
+            if not chunks:
+                series.retrieval_empty.inc()
+            else:
+                scores = [c.score for c in chunks if c.score is not None]
+                if scores:
+                    series.top_score.observe(max(scores))
+                    series.mean_score.observe(sum(scores) / len(scores))
+                updated = [c.updated_at for c in chunks if c.updated_at is not None]
+                if updated:
+                    # Age at answer time, so replayed or late events measure what the user saw.
+                    series.chunk_age.observe(max(0.0, event.timestamp - max(updated)))  # type: ignore[operator,type-var]
+        if event.latency_ms is not None:
+            series.latency.observe(event.latency_ms / 1000.0)
+        usage = event.usage
+        if usage is not None:
+            series.prompt_tokens.inc(usage.prompt_tokens)
+            series.completion_tokens.inc(usage.completion_tokens)
+
+    def _export_feedback(self, event: FeedbackEvent) -> None:
+        # thumbs are "up"/"down"; ratings and reviews (1-5) are rounded to whole points.
+        if event.kind == "thumbs":
+            value = str(event.value)
+        elif event.kind in _VALUE_LABEL_KINDS:
+            value = str(round(event.value))  # type: ignore[arg-type]
+        else:
+            value = "-"
+        key = (event.kind, value)
+        child = self._feedback.get(key)
+        if child is None:  # kinds are an enum and their label values are bounded above
+            child = self._feedback[key] = self._metrics.feedback.labels(event.kind, value)
+        child.inc()
