@@ -1,0 +1,77 @@
+"""The one HTTP server: ingest endpoints, /metrics, /healthz and /readyz."""
+
+from __future__ import annotations
+
+import hmac
+import time
+from collections.abc import Awaitable, Callable
+
+from aiohttp import web
+from prometheus_client import CollectorRegistry
+from prometheus_client.exposition import choose_encoder
+
+from ragpulse.collector.sources.http import HttpIngest, json_response
+from ragpulse.exporters.metrics import Metrics
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+INGEST_PREFIX = "/v1/"
+
+
+def build_app(
+    ingest: HttpIngest,
+    registry: CollectorRegistry,
+    metrics: Metrics,
+    *,
+    not_ready_reasons: Callable[[], list[str]],
+    auth_token: str | None,
+    max_body_bytes: int,
+) -> web.Application:
+    expected = f"Bearer {auth_token}".encode() if auth_token else None
+
+    @web.middleware
+    async def observe(request: web.Request, handler: Handler) -> web.StreamResponse:
+        # Label by route pattern, never by raw path: paths are client input.
+        resource = request.match_info.route.resource
+        endpoint = resource.canonical if resource is not None else "unmatched"
+        started = time.perf_counter()
+        try:
+            response = await _guarded(request, handler)
+        finally:
+            metrics.http_duration.labels(endpoint).observe(time.perf_counter() - started)
+        metrics.http_requests.labels(endpoint, str(response.status)).inc()
+        return response
+
+    async def _guarded(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if expected is not None and request.path.startswith(INGEST_PREFIX):
+            given = request.headers.get("Authorization", "").encode()
+            if not hmac.compare_digest(given, expected):
+                return _error(401, "unauthorized", "missing or wrong bearer token", {"WWW-Authenticate": "Bearer"})
+        try:
+            return await handler(request)
+        except web.HTTPRequestEntityTooLarge:
+            return _error(413, "too_large", f"request body is over http.max_body_bytes={max_body_bytes}")
+        except web.HTTPException as exc:
+            if exc.status >= 400:
+                return _error(exc.status, exc.reason.lower().replace(" ", "_"), exc.text or exc.reason)
+            raise
+
+    async def get_metrics(request: web.Request) -> web.Response:
+        encoder, content_type = choose_encoder(request.headers.get("Accept", ""))
+        return web.Response(body=encoder(registry), headers={"Content-Type": content_type})
+
+    async def get_healthz(request: web.Request) -> web.Response:
+        return json_response(200, {"status": "ok"})
+
+    async def get_readyz(request: web.Request) -> web.Response:
+        reasons = not_ready_reasons()
+        return json_response(503 if reasons else 200, {"ready": not reasons, "reasons": reasons})
+
+    app = web.Application(middlewares=[observe], client_max_size=max_body_bytes)
+    app.add_routes(ingest.routes())
+    app.add_routes([web.get("/metrics", get_metrics), web.get("/healthz", get_healthz), web.get("/readyz", get_readyz)])
+    return app
+
+
+def _error(status: int, error: str, message: str, headers: dict[str, str] | None = None) -> web.Response:
+    return json_response(status, {"error": error, "message": message}, headers)
+

@@ -1,0 +1,123 @@
+"""The service: builds every component from a validated Config and runs their lifecycle.
+
+start: pipeline first, then the HTTP server (so nothing is accepted that
+cannot be processed). shutdown: stop intake (ingest answers 503, /readyz
+fails), drain the queue within pipeline.shutdown_timeout_seconds, then close
+the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import structlog
+from aiohttp import web
+from prometheus_client import CollectorRegistry
+
+import ragpulse
+from ragpulse.collector.config import Config
+from ragpulse.collector.decode import EventDecoder
+from ragpulse.collector.dedup import DedupStage, DedupWindow
+from ragpulse.collector.pipeline import Pipeline
+from ragpulse.collector.queue import EventQueue
+from ragpulse.collector.server import build_app
+from ragpulse.collector.sources.http import SOURCE as HTTP_SOURCE
+from ragpulse.collector.sources.http import HttpIngest
+from ragpulse.exporters.labels import LabelGuard
+from ragpulse.exporters.metrics import Metrics
+from ragpulse.exporters.prometheus import FastPathExporter
+from ragpulse.scorers.fallback import FallbackDetector
+
+log = structlog.get_logger("ragpulse.service")
+
+
+class Service:
+    def __init__(self, config: Config, registry: CollectorRegistry | None = None) -> None:
+        self.config = config
+        self.registry = registry if registry is not None else CollectorRegistry()
+        self.metrics = metrics = Metrics(self.registry, config.metrics, ragpulse.__version__)
+        self.queue = EventQueue("pipeline", config.pipeline.queue_capacity_events, metrics.queue_depth)
+        metrics.queue_capacity.labels(queue="pipeline").set(config.pipeline.queue_capacity_events)
+        dedup = DedupWindow(
+            config.dedup.max_entries,
+            config.dedup.window_seconds,
+            entries_gauge=metrics.dedup_entries,
+            evicted_counter=metrics.dedup_evicted,
+        )
+        fallback = FallbackDetector(
+            [(rule.name, rule.pattern) for rule in config.all_fallback_rules()],
+            empty_retrieval=config.fallback.empty_retrieval,
+        )
+        guard = LabelGuard(
+            config.metrics.labels,
+            config.metrics.max_values_per_label,
+            config.metrics.max_label_sets,
+            metrics.label_overflow,
+        )
+        exporter = FastPathExporter(metrics, guard, max_cached=4 * config.metrics.max_label_sets)
+        self.pipeline = Pipeline(
+            self.queue,
+            stages=[("dedup", DedupStage(dedup, metrics.events_duplicate)), ("fallback", fallback)],
+            exporters=[("prometheus", exporter)],
+            metrics=metrics,
+            max_batch_events=config.pipeline.max_batch_events,
+        )
+        self.ingest = HttpIngest(
+            EventDecoder(config.limits, HTTP_SOURCE),
+            self.queue,
+            metrics,
+            retry_after_seconds=config.http.retry_after_seconds,
+        )
+        self._app = build_app(
+            self.ingest,
+            self.registry,
+            metrics,
+            not_ready_reasons=self.not_ready_reasons,
+            auth_token=config.auth_token(),
+            max_body_bytes=config.http.max_body_bytes,
+        )
+        self._runner: web.AppRunner | None = None
+        self._stopping = False
+        self.port: int | None = None
+
+    def not_ready_reasons(self) -> list[str]:
+        reasons = []
+        if self._stopping:
+            reasons.append("shutting down")
+        elif self._runner is None:
+            reasons.append("starting")
+        if self.queue.depth >= self.queue.capacity:
+            reasons.append("pipeline queue is full")
+        return reasons
+
+    async def start(self) -> None:
+        await self.pipeline.start()
+        self._runner = web.AppRunner(self._app, access_log=None, handle_signals=False)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.config.http.host, self.config.http.port)
+        await site.start()
+        sockets = site._server.sockets if site._server is not None else ()  # type: ignore[union-attr]
+        self.port = sockets[0].getsockname()[1] if sockets else self.config.http.port
+        self.metrics.source_up.labels(source=HTTP_SOURCE).set(1)
+        log.info("ragpulse started", version=ragpulse.__version__, host=self.config.http.host, port=self.port)
+
+    async def shutdown(self) -> int:
+        """Drain and stop; returns the number of accepted events that could not be processed."""
+        self._stopping = True
+        self.ingest.accepting = False
+        self.metrics.source_up.labels(source=HTTP_SOURCE).set(0)
+        lost = await self.pipeline.shutdown(self.config.pipeline.shutdown_timeout_seconds)
+        if self._runner is not None:
+            await self._runner.cleanup()
+        processed = {
+            kind: int(self.registry.get_sample_value("ragpulse_events_processed_total", {"type": kind}) or 0)
+            for kind in ("trace", "feedback")
+        }
+        log.info("ragpulse stopped", processed=processed, dropped=lost)
+        return lost
+
+    async def run(self, stop: asyncio.Event) -> int:
+        await self.start()
+        await stop.wait()
+        log.info("stopping: intake closed, draining", queued=self.queue.depth)
+        return await self.shutdown()

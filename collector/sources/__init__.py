@@ -1,0 +1,1 @@
+"""Sources: where events come from (HTTP now; Kafka and OTLP in their own modules)."""

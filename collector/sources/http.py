@@ -1,0 +1,109 @@
+"""HTTP ingest: POST /v1/events and POST /v1/feedback.
+
+A request is decoded and validated whole, then its valid events go into the
+pipeline queue all at once or not at all: when the queue is full the answer is
+429 with Retry-After and nothing of the request is kept, so the client can
+resend it as is. The response says how many events were accepted and, for each
+rejected one, its index, field and reason.
+"""
+
+from __future__ import annotations
+
+from collections import Counter as Tally
+from typing import Any
+
+import msgspec
+from aiohttp import web
+
+from ragpulse.collector.decode import Decoded, EventDecoder, EventType
+from ragpulse.collector.events import TraceEvent
+from ragpulse.collector.queue import EventQueue
+from ragpulse.exporters.metrics import Metrics
+
+SOURCE = "http"
+MAX_ERRORS_IN_RESPONSE = 100
+NDJSON_TYPES = frozenset({"application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines"})
+
+
+class HttpIngest:
+    def __init__(
+        self,
+        decoder: EventDecoder,
+        queue: EventQueue,
+        metrics: Metrics,
+        *,
+        retry_after_seconds: float,
+    ) -> None:
+        self._decoder = decoder
+        self._queue = queue
+        self._metrics = metrics
+        self._retry_after = str(max(1, round(retry_after_seconds)))
+        self.accepting = True
+
+    def routes(self) -> list[web.RouteDef]:
+        return [web.post("/v1/events", self.post_events), web.post("/v1/feedback", self.post_feedback)]
+
+    async def post_events(self, request: web.Request) -> web.Response:
+        return await self._ingest(request, None)
+
+    async def post_feedback(self, request: web.Request) -> web.Response:
+        return await self._ingest(request, "feedback")
+
+    async def _ingest(self, request: web.Request, event_type: EventType | None) -> web.Response:
+        if not self.accepting:
+            return self._refuse(503, "shutting_down", "ragpulse is shutting down; retry against another replica")
+        body = await request.read()
+        decoded = self._decoder.decode_body(body, event_type=event_type, ndjson=request.content_type in NDJSON_TYPES)
+        if len(decoded.envelopes) > self._queue.capacity:
+            return json_response(413, {
+                "accepted": 0,
+                "error": "too_many_events",
+                "message": f"{len(decoded.envelopes)} events in one request is over the queue capacity "
+                f"({self._queue.capacity}); send smaller batches",
+            })
+        if decoded.envelopes and not self._queue.offer(decoded.envelopes):
+            self._metrics.events_refused.labels(source=SOURCE, reason="backpressure").inc(len(decoded.envelopes))
+            return self._refuse(429, "backpressure", "the pipeline queue is full; retry after the Retry-After delay")
+        self._count(decoded)
+        status = 400 if decoded.rejections and not decoded.envelopes else 200
+        return json_response(status, _summary(decoded))
+
+    def _count(self, decoded: Decoded) -> None:
+        metrics = self._metrics
+        traces = sum(1 for e in decoded.envelopes if isinstance(e.event, TraceEvent))
+        if traces:
+            metrics.events_received.labels(source=SOURCE, type="trace").inc(traces)
+        if len(decoded.envelopes) > traces:
+            metrics.events_received.labels(source=SOURCE, type="feedback").inc(len(decoded.envelopes) - traces)
+        for reason, count in Tally(r.error.reason.value for r in decoded.rejections).items():
+            metrics.events_invalid.labels(source=SOURCE, reason=reason).inc(count)
+        for _, fields in decoded.truncations:
+            for path in fields:
+                metrics.events_truncated.labels(source=SOURCE, field=_field_label(path)).inc()
+
+    def _refuse(self, status: int, reason: str, message: str) -> web.Response:
+        return json_response(status, {"accepted": 0, "error": reason, "message": message}, {"Retry-After": self._retry_after})
+
+
+def _summary(decoded: Decoded) -> dict[str, Any]:
+    errors = [
+        {"index": r.index, "field": r.error.field, "reason": r.error.reason.value, "message": r.error.message}
+        for r in decoded.rejections[:MAX_ERRORS_IN_RESPONSE]
+    ]
+    summary: dict[str, Any] = {"accepted": len(decoded.envelopes), "rejected": len(decoded.rejections)}
+    if errors:
+        summary["errors"] = errors
+        if len(decoded.rejections) > MAX_ERRORS_IN_RESPONSE:
+            summary["errors_omitted"] = len(decoded.rejections) - MAX_ERRORS_IN_RESPONSE
+    if decoded.truncations:
+        summary["truncated"] = [{"index": i, "fields": list(f)} for i, f in decoded.truncations[:MAX_ERRORS_IN_RESPONSE]]
+    return summary
+
+
+def _field_label(path: str) -> str:
+    # "chunks[3].text" -> "chunks.text": the label must stay bounded.
+    return "chunks.text" if path.startswith("chunks[") else path
+
+
+def json_response(status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> web.Response:
+    return web.Response(status=status, body=msgspec.json.encode(payload), content_type="application/json", headers=headers)

@@ -1,0 +1,250 @@
+"""A traffic generator: a realistic e-commerce support bot (returns, warranty, shipping...).
+
+Used by `ragpulse demo`, `ragpulse send` and the benchmarks. It builds v1
+events from a small knowledge base: a query per intent, chunks retrieved with
+plausible scores, and an answer that is grounded in them, a fallback, or (at
+`hallucination_share`) one that changes a fact of the chunks. From
+`drift_at_seconds` on, a new release ships with a worse retriever: lower
+scores, more fallbacks and more hallucinations, as a regression looks in
+production.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+import uuid
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+import aiohttp
+import msgspec
+
+# intent -> (queries, facts as (chunk text, grounded answer, hallucinated answer))
+_KNOWLEDGE: dict[str, tuple[list[str], list[tuple[str, str, str]]]] = {
+    "returns": (
+        ["How do I return a pair of shoes?", "Can I return an opened item?", "What is your return window?",
+         "Do I have to pay for return shipping?"],
+        [("Returns policy: unused items in their original packaging can be returned within 30 days of delivery. "
+          "Start a return from Orders > Return item; we email a prepaid label within 24 hours.",
+          "You can return unused items in their original packaging within 30 days of delivery. Start from Orders > "
+          "Return item and you'll get a prepaid label by email within 24 hours.",
+          "You can return any item, even used, within 90 days of delivery, and we refund the shipping twice."),
+         ("Opened electronics can be returned within 14 days if all accessories are included; a 10% restocking fee "
+          "applies to opened items without a defect.",
+          "Opened electronics can be returned within 14 days with all accessories; a 10% restocking fee applies "
+          "unless the item is defective.",
+          "Opened electronics can be returned within 60 days and there is never a restocking fee.")],
+    ),
+    "warranty": (
+        ["Is my blender under warranty?", "How long is the warranty on headphones?", "Does the warranty cover water damage?",
+         "How do I claim warranty for a broken laptop?"],
+        [("Warranty: all small appliances and electronics carry a 2-year manufacturer warranty covering defects in "
+          "materials and workmanship. Accidental damage and water damage are not covered.",
+          "Small appliances and electronics have a 2-year warranty for manufacturing defects; accidental and water "
+          "damage are not covered.",
+          "Everything has a lifetime warranty that also covers water damage and accidents."),
+         ("To claim warranty, open Orders > Get help > Warranty claim, attach a photo of the defect and the serial "
+          "number. Approved claims get a replacement within 7 business days.",
+          "Open Orders > Get help > Warranty claim, attach a photo and the serial number; approved claims get a "
+          "replacement within 7 business days.",
+          "Call our hotline and a technician visits you the next day; claims are approved instantly.")],
+    ),
+    "shipping": (
+        ["When will my order arrive?", "How much is express shipping?", "Do you ship to Canada?",
+         "Can I change my delivery address?"],
+        [("Shipping: standard delivery takes 3-5 business days and is free over $35. Express delivery takes 1-2 "
+          "business days and costs $12.99.",
+          "Standard delivery takes 3-5 business days (free over $35); express takes 1-2 business days for $12.99.",
+          "Standard delivery takes 2 weeks and express costs $4.99."),
+         ("We ship to the United States and Canada. Orders to Canada take 5-8 business days and duties are "
+          "calculated at checkout.",
+          "Yes, we ship to Canada: delivery takes 5-8 business days and duties are shown at checkout.",
+          "We ship worldwide in 2 days with no duties.")],
+    ),
+    "order_status": (
+        ["Where is my order?", "My package says delivered but I didn't get it", "How do I track my parcel?"],
+        [("Tracking: every shipped order has a tracking link under Orders. If a package shows delivered but is "
+          "missing, wait 48 hours, then open a missing-package request.",
+          "Use the tracking link under Orders. If it shows delivered but you don't have it, wait 48 hours and then "
+          "open a missing-package request.",
+          "Packages marked delivered are refunded automatically after 1 hour.")],
+    ),
+}
+_NOISE = [
+    "Gift cards never expire and can be used on any order, including sale items.",
+    "Our stores are open Monday to Saturday from 9 am to 8 pm.",
+    "Price match: we match a lower price from a major retailer within 7 days of purchase.",
+    "Student discount: verified students get 10% off full-price items.",
+]
+_UNKNOWN_QUERIES = ["Do you sell refurbished drones?", "Can I pay with cryptocurrency?", "Is there a store in Lisbon?"]
+_FALLBACK_ANSWERS = [
+    "I'm sorry, I couldn't find any information about that in our help center.",
+    "Sorry, I don't have information on that. Would you like to talk to an agent?",
+]
+_MODELS = ["gpt-4o-mini", "llama-3.1-70b"]
+
+
+@dataclass(frozen=True, slots=True)
+class TrafficProfile:
+    fallback_share: float = 0.08
+    hallucination_share: float = 0.05
+    drift_at_seconds: float | None = None
+    drift_fallback_share: float = 0.25
+    drift_hallucination_share: float = 0.20
+    feedback_share: float = 0.15
+    app: str = "support-bot"
+
+
+class TrafficGenerator:
+    """Yields v1 events as dicts; deterministic for a given seed and call sequence."""
+
+    def __init__(self, profile: TrafficProfile | None = None, *, seed: int | None = None) -> None:
+        self.profile = profile or TrafficProfile()
+        self._random = random.Random(seed)
+        self._started = time.monotonic()
+
+    def drifted(self) -> bool:
+        drift_at = self.profile.drift_at_seconds
+        return drift_at is not None and time.monotonic() - self._started >= drift_at
+
+    def events(self) -> list[dict[str, Any]]:
+        """One trace, sometimes followed by feedback on it."""
+        rnd, profile = self._random, self.profile
+        drifted = self.drifted()
+        fallback_share = profile.drift_fallback_share if drifted else profile.fallback_share
+        hallucination_share = profile.drift_hallucination_share if drifted else profile.hallucination_share
+        intent = rnd.choice(list(_KNOWLEDGE))
+        queries, facts = _KNOWLEDGE[intent]
+        trace_id = uuid.UUID(int=rnd.getrandbits(128)).hex
+        session_id = f"s-{rnd.randrange(10_000):04d}"
+        score_shift = -0.25 if drifted else 0.0
+        outcome = "answer"
+        if rnd.random() < fallback_share:
+            outcome = "fallback"
+            query = rnd.choice(_UNKNOWN_QUERIES)
+            chunks = [] if rnd.random() < 0.3 else self._chunks(None, score_shift)
+            answer = rnd.choice(_FALLBACK_ANSWERS)
+        else:
+            query = rnd.choice(queries)
+            fact = rnd.choice(facts)
+            chunks = self._chunks(fact[0], score_shift)
+            if rnd.random() < hallucination_share:
+                outcome = "hallucination"
+                answer = fact[2]
+            else:
+                answer = fact[1]
+        completion_tokens = max(8, len(answer) // 4)
+        trace: dict[str, Any] = {
+            "type": "trace",
+            "trace_id": trace_id,
+            "timestamp": int(time.time() * 1000),
+            "session_id": session_id,
+            "user_id": f"u-{rnd.randrange(5_000):04d}",
+            "app": profile.app,
+            "route": intent,
+            "model": _MODELS[0] if rnd.random() < 0.8 else _MODELS[1],
+            "release": "2026.11.2" if drifted else "2026.11.1",
+            "query": query,
+            "chunks": chunks,
+            "answer": answer,
+            "latency_ms": round(rnd.lognormvariate(7.0, 0.45) + (400 if drifted else 0), 1),
+            "usage": {"prompt_tokens": 180 + sum(len(c["text"]) for c in chunks) // 4, "completion_tokens": completion_tokens},
+            "attributes": {"channel": rnd.choice(["web", "app"]), "locale": "en-US", "demo_outcome": outcome},
+        }
+        events = [trace]
+        if rnd.random() < profile.feedback_share:
+            events.append(self._feedback(trace_id, session_id, outcome))
+        return events
+
+    def _chunks(self, relevant: str | None, score_shift: float) -> list[dict[str, Any]]:
+        rnd = self._random
+        texts = rnd.sample(_NOISE, 3)
+        if relevant is not None:
+            texts.insert(0, relevant)
+        now_ms = int(time.time() * 1000)
+        chunks = []
+        for rank, text in enumerate(texts):
+            base = 0.86 - 0.12 * rank if relevant is not None else 0.42 - 0.05 * rank
+            chunks.append({
+                "id": f"kb-{zlib.crc32(text.encode()) % 100_000:05d}",
+                "text": text,
+                "score": round(min(1.0, max(0.0, base + score_shift + rnd.uniform(-0.05, 0.05))), 4),
+                "source": "help-center",
+                "updated_at": now_ms - rnd.randrange(1, 120) * 86_400_000,
+            })
+        return chunks
+
+    def _feedback(self, trace_id: str, session_id: str, outcome: str) -> dict[str, Any]:
+        rnd = self._random
+        bad = outcome != "answer"
+        if outcome == "fallback" and rnd.random() < 0.5:
+            kind, value = "escalation", "human_agent"
+        elif rnd.random() < 0.7:
+            kind, value = "thumbs", ("down" if (bad and rnd.random() < 0.8) or rnd.random() < 0.05 else "up")
+        else:
+            kind, value = ("regenerate", None) if bad else ("copy", None)
+        feedback: dict[str, Any] = {"type": "feedback", "trace_id": trace_id, "session_id": session_id, "kind": kind}
+        if value is not None:
+            feedback["value"] = value
+        return feedback
+
+
+@dataclass(slots=True)
+class SendStats:
+    sent: int = 0
+    accepted: int = 0
+    rejected: int = 0
+    retried_requests: int = 0
+
+
+async def send_traffic(
+    target: str,
+    generator: TrafficGenerator,
+    *,
+    rate: float,
+    duration: float | None = None,
+    count: int | None = None,
+    batch_events: int = 100,
+    token: str | None = None,
+    stats: SendStats | None = None,
+) -> SendStats:
+    """POST generated events as NDJSON to `target`/v1/events at about `rate` events/s.
+
+    Stops after `duration` seconds or `count` events, whichever comes first.
+    A 429/503 answer is retried after its Retry-After delay, so nothing is lost.
+    """
+    stats = stats or SendStats()
+    url = target.rstrip("/") + "/v1/events"
+    headers = {"Content-Type": "application/x-ndjson"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    started = time.monotonic()
+    async with aiohttp.ClientSession(headers=headers) as session:
+        while (count is None or stats.sent < count) and (duration is None or time.monotonic() - started < duration):
+            batch: list[dict[str, Any]] = []
+            while len(batch) < batch_events and (count is None or stats.sent + len(batch) < count):
+                batch.extend(generator.events())
+            if count is not None:
+                del batch[count - stats.sent :]
+            body = b"\n".join(msgspec.json.encode(event) for event in batch)
+            while True:
+                async with session.post(url, data=body) as response:
+                    if response.status in (429, 503):
+                        stats.retried_requests += 1
+                        await asyncio.sleep(float(response.headers.get("Retry-After", "1")))
+                        continue
+                    payload = await response.json()
+                    if response.status >= 500 or "accepted" not in payload:
+                        raise RuntimeError(f"{url} answered {response.status}: {payload}")
+                    break
+            stats.sent += len(batch)
+            stats.accepted += payload["accepted"]
+            stats.rejected += payload.get("rejected", 0)
+            # Pace by the events sent so far, so the rate holds whatever the batch size.
+            ahead = stats.sent / rate - (time.monotonic() - started)
+            if ahead > 0:
+                await asyncio.sleep(ahead)
+    return stats

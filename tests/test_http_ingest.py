@@ -1,0 +1,129 @@
+"""The HTTP ingest contract in-process: backpressure, limits, auth, response bodies."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+
+from aiohttp.test_utils import TestClient, TestServer
+from prometheus_client import CollectorRegistry
+from support import ndjson, trace
+
+from ragpulse.collector.config import Config, LimitsConfig
+from ragpulse.collector.decode import EventDecoder
+from ragpulse.collector.queue import EventQueue
+from ragpulse.collector.server import build_app
+from ragpulse.collector.sources.http import HttpIngest
+from ragpulse.exporters.metrics import Metrics
+
+Scenario = Callable[[TestClient, HttpIngest, EventQueue, CollectorRegistry], Awaitable[None]]
+
+
+def run_scenario(scenario: Scenario, *, capacity: int = 5, token: str | None = None, max_body: int = 1 << 20) -> None:
+    """Serve the real app on a real socket, with a queue nobody consumes, so its fill is under test control."""
+
+    async def main() -> None:
+        registry = CollectorRegistry()
+        metrics = Metrics(registry, Config().metrics, "test")
+        queue = EventQueue("pipeline", capacity, metrics.queue_depth)
+        ingest = HttpIngest(EventDecoder(LimitsConfig(), "http"), queue, metrics, retry_after_seconds=2)
+        app = build_app(ingest, registry, metrics, not_ready_reasons=lambda: [], auth_token=token, max_body_bytes=max_body)
+        async with TestClient(TestServer(app)) as client:
+            await scenario(client, ingest, queue, registry)
+
+    asyncio.run(main())
+
+
+def test_full_queue_answers_429_with_retry_after_and_keeps_nothing_of_the_request() -> None:
+    async def scenario(client: TestClient, ingest: HttpIngest, queue: EventQueue, registry: CollectorRegistry) -> None:
+        ok = await client.post("/v1/events", data=ndjson([trace(f"t{i}") for i in range(4)]))
+        assert ok.status == 200 and await ok.json() == {"accepted": 4, "rejected": 0}
+        full = await client.post("/v1/events", data=ndjson([trace("t4"), trace("t5")]))
+        assert full.status == 429
+        assert full.headers["Retry-After"] == "2"
+        assert (await full.json())["error"] == "backpressure"
+        assert queue.depth == 4  # all or nothing: neither event of the refused request was queued
+        assert registry.get_sample_value("ragpulse_events_refused_total", {"source": "http", "reason": "backpressure"}) == 2
+        assert registry.get_sample_value("ragpulse_events_received_total", {"source": "http", "type": "trace"}) == 4
+        await queue.get(10)  # the pipeline catches up...
+        retry = await client.post("/v1/events", data=ndjson([trace("t4"), trace("t5")]))
+        assert retry.status == 200  # ...and the same request goes through
+        assert registry.get_sample_value("ragpulse_queue_depth_events", {"queue": "pipeline"}) == 2
+
+    run_scenario(scenario)
+
+
+def test_request_larger_than_the_queue_is_a_permanent_error() -> None:
+    async def scenario(client: TestClient, ingest: HttpIngest, queue: EventQueue, registry: CollectorRegistry) -> None:
+        response = await client.post("/v1/events", data=ndjson([trace(f"t{i}") for i in range(6)]))
+        assert response.status == 413
+        assert "Retry-After" not in response.headers
+        assert (await response.json())["error"] == "too_many_events"
+
+    run_scenario(scenario)
+
+
+def test_body_over_the_limit_is_413_with_a_reason() -> None:
+    async def scenario(client: TestClient, ingest: HttpIngest, queue: EventQueue, registry: CollectorRegistry) -> None:
+        response = await client.post("/v1/events", data=json.dumps(trace("t", answer="x" * 3000)))
+        assert response.status == 413
+        assert await response.json() == {"error": "too_large", "message": "request body is over http.max_body_bytes=2048"}
+        assert registry.get_sample_value("ragpulse_http_requests_total", {"endpoint": "/v1/events", "code": "413"}) == 1
+
+    run_scenario(scenario, max_body=2048)
+
+
+def test_shutting_down_answers_503() -> None:
+    async def scenario(client: TestClient, ingest: HttpIngest, queue: EventQueue, registry: CollectorRegistry) -> None:
+        ingest.accepting = False
+        response = await client.post("/v1/events", data=json.dumps(trace("t")))
+        assert response.status == 503
+        assert response.headers["Retry-After"] == "2"
+        assert queue.depth == 0
+
+    run_scenario(scenario)
+
+
+def test_bearer_token_guards_ingest_but_not_metrics_or_health() -> None:
+    async def scenario(client: TestClient, ingest: HttpIngest, queue: EventQueue, registry: CollectorRegistry) -> None:
+        body = json.dumps(trace("t"))
+        for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": "s3cret"}):
+            response = await client.post("/v1/events", data=body, headers=headers)
+            assert response.status == 401
+            assert response.headers["WWW-Authenticate"] == "Bearer"
+        assert (await client.post("/v1/feedback", data=b"{}")).status == 401
+        assert (await client.post("/v1/events", data=body, headers={"Authorization": "Bearer s3cret"})).status == 200
+        assert (await client.get("/metrics")).status == 200
+        assert (await client.get("/healthz")).status == 200
+        assert queue.depth == 1
+
+    run_scenario(scenario, token="s3cret")
+
+
+def test_all_invalid_is_400_and_partly_invalid_is_200_with_errors() -> None:
+    async def scenario(client: TestClient, ingest: HttpIngest, queue: EventQueue, registry: CollectorRegistry) -> None:
+        bad = await client.post("/v1/events", data=b'[{"type":"trace"}]')
+        assert bad.status == 400
+        assert await bad.json() == {
+            "accepted": 0,
+            "rejected": 1,
+            "errors": [{"index": 0, "field": "trace_id", "reason": "missing_field", "message": "required field is missing"}],
+        }
+        mixed = await client.post("/v1/feedback", data=b'{"trace_id":"t","kind":"thumbs","value":"up"}\n{"kind":"thumbs"}',
+                                  headers={"Content-Type": "application/x-ndjson"})
+        assert mixed.status == 200
+        body = await mixed.json()
+        assert (body["accepted"], body["rejected"], body["errors"][0]["index"]) == (1, 1, 1)
+        assert registry.get_sample_value("ragpulse_events_invalid_total", {"source": "http", "reason": "missing_field"}) == 2
+
+    run_scenario(scenario)
+
+
+def test_metrics_endpoint_negotiates_openmetrics() -> None:
+    async def scenario(client: TestClient, ingest: HttpIngest, queue: EventQueue, registry: CollectorRegistry) -> None:
+        response = await client.get("/metrics", headers={"Accept": "application/openmetrics-text; version=1.0.0"})
+        assert response.headers["Content-Type"].startswith("application/openmetrics-text")
+        assert (await response.text()).endswith("# EOF\n")
+
+    run_scenario(scenario)
