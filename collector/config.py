@@ -21,6 +21,7 @@ import msgspec
 import yaml
 
 from ragpulse.collector.errors import ConfigError, ConfigProblem
+from ragpulse.scorers.fallback import pattern_error
 
 Positive = Annotated[int, msgspec.Meta(gt=0)]
 PositiveFloat = Annotated[float, msgspec.Meta(gt=0)]
@@ -75,8 +76,8 @@ class FallbackRule(_Section):
 
 # Refusal phrasings, not bare apologies or negations: "Sorry for the wait, your
 # refund was issued", "I found no issues with your order" and "I couldn't find
-# any problem with the payment" are answers, not fallbacks. Patterns are matched
-# case-insensitively.
+# any problem with the payment" are answers, not fallbacks. Patterns use RE2
+# syntax and are matched case-insensitively.
 _CANNOT = (
     r"(?:could\s*n[o'’]?t|could\s+not|can(?:not|['’]t|\s+not)|was\s+unable\s+to|were\s+unable\s+to"
     r"|am\s+unable\s+to|['’]m\s+unable\s+to|am\s+not\s+able\s+to|['’]m\s+not\s+able\s+to"
@@ -108,7 +109,7 @@ DEFAULT_FALLBACK_RULES: tuple[tuple[str, str], ...] = (
         "zh_not_found",
         r"(?:没有|没能|未能|未|无法)找到(?:任何|相关|有关|您|你)?[^，。！？,.!?\n]{0,12}?(?:信息|内容|资料|答案|结果|文档|记录)"
         r"|找不到(?:任何|相关|有关|您|你)?[^，。！？,.!?\n]{0,12}?(?:信息|内容|资料|答案|结果|文档|记录)"
-        r"|(?:没有|未能|未)找到(?=[。！!.]|$)|找不到(?=[。！!.]|$)"
+        r"|(?:没有|未能|未)找到(?:[。！!.]|$)|找不到(?:[。！!.]|$)"
         r"|(?:知识库|资料库|文档)中?(?:没有|暂无|未收录)",
     ),
     (
@@ -311,10 +312,9 @@ def _semantic_problems(config: Config) -> list[ConfigProblem]:
             seen.add(rule.name)
             if rule.name in ("explicit", "empty_retrieval"):
                 problems.append(ConfigProblem(f"{where}.name", f"{rule.name!r} is reserved for built-in signals"))
-            try:
-                re.compile(rule.pattern)
-            except re.error as exc:
-                problems.append(ConfigProblem(f"{where}.pattern", f"invalid regular expression: {exc}"))
+            error = pattern_error(rule.pattern)
+            if error:
+                problems.append(ConfigProblem(f"{where}.pattern", f"invalid regular expression (RE2 syntax): {error}"))
     if len(set(config.metrics.labels)) != len(config.metrics.labels):
         problems.append(ConfigProblem("metrics.labels", "lists a label twice"))
     for name in ("latency_buckets_seconds", "score_buckets", "chunk_buckets", "chunk_age_buckets_seconds"):

@@ -106,7 +106,7 @@ class EventDecoder:
     ) -> None:
         decoder = self._one[event_type]
         for index, line in enumerate(body.splitlines()):
-            if not line.strip():
+            if not line or line.isspace():
                 continue
             try:
                 self._accept(index, line, decoder.decode(line), received_at, out)
@@ -168,48 +168,56 @@ class EventDecoder:
         return Envelope(event, self._source, received_at, tuple(truncated))
 
     def _normalise_trace(self, event: TraceEvent, received_at: float, truncated: list[str]) -> None:
+        # The common case (nothing over a limit, timestamps in range) stays inline and
+        # builds no strings: this runs for every event.
         limits = self._limits
-        event.timestamp = _epoch_seconds(event.timestamp, "timestamp", received_at)
+        event.timestamp = received_at if event.timestamp is None else _epoch_seconds(event.timestamp, "timestamp")
         if event.route is None:
             event.route = event.intent
-        event.query = self._fit(event.query, limits.max_query_chars, "query", truncated)
-        event.answer = self._fit(event.answer, limits.max_answer_chars, "answer", truncated)
-        event.attributes = self._fit_attributes(event.attributes, truncated)
+        if len(event.query) > limits.max_query_chars:
+            event.query = self._cut(event.query, limits.max_query_chars, "query", truncated)
+        if len(event.answer) > limits.max_answer_chars:
+            event.answer = self._cut(event.answer, limits.max_answer_chars, "answer", truncated)
+        if len(event.attributes) > limits.max_attributes:
+            event.attributes = self._cut_attributes(event.attributes, truncated)
         chunks = event.chunks
         if chunks:
             if len(chunks) > limits.max_chunks:
                 self._over(f"{len(chunks)} chunks, over limits.max_chunks={limits.max_chunks}", "chunks")
                 del chunks[limits.max_chunks :]
                 truncated.append("chunks")
+            max_chars = limits.max_chunk_chars
             for position, chunk in enumerate(chunks):
                 if chunk.rank is None:
                     chunk.rank = position
-                if chunk.updated_at is not None:
-                    chunk.updated_at = _epoch_seconds(chunk.updated_at, f"chunks[{position}].updated_at", 0.0)
-                chunk.text = self._fit(chunk.text, limits.max_chunk_chars, f"chunks[{position}].text", truncated)
+                updated = chunk.updated_at
+                if updated is not None:
+                    if type(updated) is float and _MIN_EPOCH_MS <= updated <= _MAX_EPOCH_MS:
+                        chunk.updated_at = updated / 1000.0
+                    else:
+                        chunk.updated_at = _epoch_seconds(updated, f"chunks[{position}].updated_at")
+                if len(chunk.text) > max_chars:
+                    chunk.text = self._cut(chunk.text, max_chars, f"chunks[{position}].text", truncated)
 
     def _normalise_feedback(self, event: FeedbackEvent, received_at: float, truncated: list[str]) -> None:
         if not event.trace_id and not event.session_id:
             raise EventError(
                 RejectReason.MISSING_FIELD, "feedback needs a trace_id or a session_id", "trace_id"
             )
-        event.timestamp = _epoch_seconds(event.timestamp, "timestamp", received_at)
+        event.timestamp = received_at if event.timestamp is None else _epoch_seconds(event.timestamp, "timestamp")
         event.value = _feedback_value(event)
-        if event.comment is not None:
-            event.comment = self._fit(event.comment, self._limits.max_comment_chars, "comment", truncated)
-        event.attributes = self._fit_attributes(event.attributes, truncated)
+        if event.comment is not None and len(event.comment) > self._limits.max_comment_chars:
+            event.comment = self._cut(event.comment, self._limits.max_comment_chars, "comment", truncated)
+        if len(event.attributes) > self._limits.max_attributes:
+            event.attributes = self._cut_attributes(event.attributes, truncated)
 
-    def _fit(self, text: str, limit: int, path: str, truncated: list[str]) -> str:
-        if len(text) <= limit:
-            return text
+    def _cut(self, text: str, limit: int, path: str, truncated: list[str]) -> str:
         self._over(f"{len(text)} characters, over the limit of {limit}", path)
         truncated.append(path)
         return text[:limit]
 
-    def _fit_attributes(self, attributes: dict[str, object], truncated: list[str]) -> dict[str, object]:
+    def _cut_attributes(self, attributes: dict[str, object], truncated: list[str]) -> dict[str, object]:
         limit = self._limits.max_attributes
-        if len(attributes) <= limit:
-            return attributes
         self._over(f"{len(attributes)} keys, over limits.max_attributes={limit}", "attributes")
         truncated.append("attributes")
         return dict(list(attributes.items())[:limit])
@@ -219,9 +227,7 @@ class EventDecoder:
             raise EventError(RejectReason.TOO_LARGE, message, path)
 
 
-def _epoch_seconds(value: datetime | float | None, path: str, default: float) -> float:
-    if value is None:
-        return default
+def _epoch_seconds(value: datetime | float, path: str) -> float:
     if isinstance(value, datetime):
         return value.timestamp()
     if value < _MIN_EPOCH_MS:

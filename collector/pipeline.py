@@ -38,8 +38,8 @@ class Pipeline:
         self._exporters = list(exporters)
         self._metrics = metrics
         self._max_batch = max_batch_events
-        self._processed_traces = metrics.events_processed.labels(type="trace")
-        self._processed_feedback = metrics.events_processed.labels(type="feedback")
+        self._processed_traces = metrics.events_processed.labels("trace")
+        self._processed_feedback = metrics.events_processed.labels("feedback")
         self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:

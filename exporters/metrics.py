@@ -18,6 +18,7 @@ from prometheus_client import (
 )
 
 from ragpulse.collector.config import MetricsConfig
+from ragpulse.exporters.fast_metrics import CounterFamily, HistogramFamily
 
 HTTP_DURATION_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
@@ -27,11 +28,12 @@ class Metrics:
         labels = list(config.labels)
         self.label_names = labels
 
-        def counter(name: str, doc: str, extra: tuple[str, ...] = ()) -> Counter:
-            return Counter(name, doc, [*labels, *extra], registry=registry)
+        # Updated on every event: the lock-free families of fast_metrics.
+        def counter(name: str, doc: str, extra: tuple[str, ...] = ()) -> CounterFamily:
+            return CounterFamily(name, doc, [*labels, *extra], registry)
 
-        def histogram(name: str, doc: str, buckets: list[float]) -> Histogram:
-            return Histogram(name, doc, labels, buckets=buckets, registry=registry)
+        def histogram(name: str, doc: str, buckets: list[float]) -> HistogramFamily:
+            return HistogramFamily(name, doc, labels, registry, buckets)
 
         # Quality signals of the RAG service, labelled by app/route/model/release.
         self.traces = counter("ragpulse_traces_total", "Trace events processed (after dedup).")
@@ -57,14 +59,14 @@ class Metrics:
             "ragpulse_answer_latency_seconds", "End-to-end latency reported by the service.", config.latency_buckets_seconds
         )
         self.tokens = counter("ragpulse_tokens_total", "LLM tokens reported by the service, by kind.", ("kind",))
-        self.feedback = Counter(
+        self.feedback = CounterFamily(
             "ragpulse_feedback_total",
             "Feedback events processed (after dedup), by kind and bounded value.",
             ["kind", "value"],
-            registry=registry,
+            registry,
         )
 
-        # The sidecar's own health.
+        # The sidecar's own health, updated per request or batch: plain prometheus_client.
         self.events_received = Counter(
             "ragpulse_events_received_total", "Valid events accepted from a source.", ["source", "type"], registry=registry
         )
@@ -83,8 +85,8 @@ class Metrics:
         self.events_duplicate = Counter(
             "ragpulse_events_duplicate_total", "Events dropped as duplicates of one seen in the dedup window.", ["type"], registry=registry
         )
-        self.events_processed = Counter(
-            "ragpulse_events_processed_total", "Events that went through every pipeline stage.", ["type"], registry=registry
+        self.events_processed = CounterFamily(
+            "ragpulse_events_processed_total", "Events that went through every pipeline stage.", ["type"], registry
         )
         self.events_dropped = Counter(
             "ragpulse_events_dropped_total", "Accepted events lost before processing, by reason.", ["reason"], registry=registry
@@ -115,8 +117,8 @@ class Metrics:
             buckets=HTTP_DURATION_BUCKETS,
             registry=registry,
         )
-        build_info = Gauge("ragpulse_build_info", "Always 1; the version in a label.", ["version"], registry=registry)
-        build_info.labels(version=version).set(1)
+        self.build_info = Gauge("ragpulse_build_info", "Always 1; the version in a label.", ["version"], registry=registry)
+        self.build_info.labels(version=version).set(1)
 
         ProcessCollector(registry=registry)
         PlatformCollector(registry=registry)

@@ -7,9 +7,10 @@ once (through the cardinality guard) and cached in a bounded dict.
 
 from __future__ import annotations
 
-from prometheus_client import Counter
+from operator import attrgetter
 
 from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
+from ragpulse.exporters.fast_metrics import FastCounter
 from ragpulse.exporters.labels import LabelGuard
 from ragpulse.exporters.metrics import Metrics
 
@@ -36,12 +37,12 @@ class _Series:
         self.latency = metrics.latency.labels(*labels)
         self.prompt_tokens = metrics.tokens.labels(*labels, "prompt")
         self.completion_tokens = metrics.tokens.labels(*labels, "completion")
-        self.fallbacks: dict[str, Counter] = {}
+        self.fallbacks: dict[str, FastCounter] = {}
         self.overflowed = overflowed
         self._fallback_parent = metrics.fallbacks
         self._labels = labels
 
-    def fallback(self, rule: str) -> Counter:
+    def fallback(self, rule: str) -> FastCounter:
         child = self.fallbacks.get(rule)
         if child is None:  # rule names come from config, so this dict is bounded
             child = self.fallbacks[rule] = self._fallback_parent.labels(*self._labels, rule)
@@ -54,8 +55,10 @@ class FastPathExporter:
         self._guard = guard
         self._series: dict[tuple[str | None, ...], _Series] = {}
         self._max_cached = max_cached
-        self._label_fields = tuple(guard.names)
-        self._feedback: dict[tuple[str, str], Counter] = {}
+        fields = attrgetter(*guard.names)
+        # attrgetter of one name returns the value, of several a tuple: make it always a tuple.
+        self._raw_labels = fields if len(guard.names) > 1 else lambda event: (fields(event),)
+        self._feedback: dict[tuple[str, str], FastCounter] = {}
 
     def __call__(self, envelope: Envelope) -> None:
         event = envelope.event
@@ -65,7 +68,7 @@ class FastPathExporter:
             self._export_feedback(event)
 
     def _series_for(self, event: TraceEvent) -> _Series:
-        raw = tuple(getattr(event, name) for name in self._label_fields)
+        raw = self._raw_labels(event)
         series = self._series.get(raw)
         if series is None:
             if len(self._series) >= self._max_cached:

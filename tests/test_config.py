@@ -66,7 +66,7 @@ def test_config_file_from_environment(tmp_path: Path) -> None:
         ({"fallback": {"extra_rules": [{"name": "Bad Name", "pattern": "x"}]}},
          ["fallback.extra_rules[0].name: Expected `str` matching regex '^[a-z][a-z0-9_]{0,62}$'"]),
         ({"fallback": {"extra_rules": [{"name": "x", "pattern": "("}, {"name": "en_not_found", "pattern": "y"}]}},
-         ["fallback.extra_rules[0].pattern: invalid regular expression: missing ), unterminated subpattern at position 0",
+         ["fallback.extra_rules[0].pattern: invalid regular expression (RE2 syntax): missing ): (",
           "fallback.extra_rules[1].name: duplicate rule name 'en_not_found'"]),
         ({"fallback": {"rules": [{"name": "explicit", "pattern": "x"}]}},
          ["fallback.rules[0].name: 'explicit' is reserved for built-in signals"]),
