@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import signal
 import sys
 import time
@@ -18,6 +19,7 @@ from prometheus_client import disable_created_metrics
 import ragpulse
 from ragpulse.collector.config import Config, load_config
 from ragpulse.collector.errors import ConfigError, ConfigProblem
+from ragpulse.collector.events import json_schema
 from ragpulse.collector.logs import configure_logging
 from ragpulse.collector.service import Service
 from ragpulse.collector.traffic import SendStats, TrafficGenerator, TrafficProfile, send_traffic
@@ -66,7 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     send.add_argument("--target", required=True, help="base URL of the sidecar, e.g. http://127.0.0.1:8080")
     send.add_argument("--count", type=int, help="number of events to send")
     send.add_argument("--duration", type=float, help="seconds to send for")
-    send.add_argument("--batch", type=int, default=100, help="events per NDJSON request (default 100)")
+    send.add_argument("--batch", type=int, help="events per NDJSON request (default: a tenth of a second of traffic, at most 500)")
     send.add_argument("--token", help="bearer token, when the sidecar has http.auth_token set")
     send.set_defaults(handler=_send)
 
@@ -159,7 +161,7 @@ def _run(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     if args.target:
         configure_logging(load_config(None).logging)
-        return _send_until_stopped(args.target, _generator(args), args.rate, args.duration, None, 100, None)
+        return _send_until_stopped(args.target, _generator(args), args.rate, args.duration, None, None, None)
     config = _load(args)
 
     async def demo() -> None:
@@ -189,7 +191,13 @@ def _send(args: argparse.Namespace) -> int:
 
 
 def _send_until_stopped(
-    target: str, generator: TrafficGenerator, rate: float, duration: float | None, count: int | None, batch: int, token: str | None
+    target: str,
+    generator: TrafficGenerator,
+    rate: float,
+    duration: float | None,
+    count: int | None,
+    batch: int | None,
+    token: str | None,
 ) -> int:
     async def send() -> SendStats:
         stats = SendStats()
@@ -272,5 +280,5 @@ def _config_example(args: argparse.Namespace) -> int:
 
 
 def _schema(args: argparse.Namespace) -> int:
-    print(resources.files("ragpulse.collector").joinpath(f"schemas/{args.event_type}.v1.json").read_text(encoding="utf-8"), end="")
+    print(json.dumps(json_schema(args.event_type), indent=2, ensure_ascii=False))
     return 0

@@ -96,8 +96,7 @@ class Service:
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.config.http.host, self.config.http.port)
         await site.start()
-        sockets = site._server.sockets if site._server is not None else ()  # type: ignore[union-attr]
-        self.port = sockets[0].getsockname()[1] if sockets else self.config.http.port
+        self.port = self._runner.addresses[0][1]  # the bound port, also when http.port is 0
         self.metrics.source_up.labels(source=HTTP_SOURCE).set(1)
         log.info("ragpulse started", version=ragpulse.__version__, host=self.config.http.host, port=self.port)
 

@@ -207,16 +207,18 @@ async def send_traffic(
     rate: float,
     duration: float | None = None,
     count: int | None = None,
-    batch_events: int = 100,
+    batch_events: int | None = None,
     token: str | None = None,
     stats: SendStats | None = None,
 ) -> SendStats:
     """POST generated events as NDJSON to `target`/v1/events at about `rate` events/s.
 
     Stops after `duration` seconds or `count` events, whichever comes first.
+    Batches default to a tenth of a second of traffic, so the pace is smooth.
     A 429/503 answer is retried after its Retry-After delay, so nothing is lost.
     """
     stats = stats or SendStats()
+    batch_events = batch_events or min(500, max(1, round(rate / 10)))
     url = target.rstrip("/") + "/v1/events"
     headers = {"Content-Type": "application/x-ndjson"}
     if token:

@@ -19,7 +19,7 @@ SCHEMAS = Path(__file__).resolve().parent.parent / "collector" / "schemas"
 @pytest.mark.parametrize("event_type", ["trace", "feedback"])
 def test_committed_schema_files_are_current(event_type: str) -> None:
     committed = json.loads((SCHEMAS / f"{event_type}.v1.json").read_text(encoding="utf-8"))
-    assert committed == json_schema(event_type), "regenerate with: ragpulse schema EVENT_TYPE > collector/schemas/EVENT_TYPE.v1.json"
+    assert committed == json_schema(event_type), f"regenerate: ragpulse schema {event_type} > collector/schemas/{event_type}.v1.json"
 
 
 @pytest.mark.parametrize(
