@@ -16,6 +16,7 @@ from typing import Literal
 import msgspec
 
 from ragpulse.collector.config import LimitsConfig
+from ragpulse.collector.dedup import event_identity
 from ragpulse.collector.errors import EventError, RejectReason
 from ragpulse.collector.events import Envelope, Event, FeedbackEvent, TraceEvent
 
@@ -163,9 +164,12 @@ class EventDecoder:
         truncated: list[str] = []
         if isinstance(event, TraceEvent):
             self._normalise_trace(event, received_at, truncated)
+            identity = "t\x00" + event.trace_id
         else:
+            _check_feedback(event)
+            identity = event_identity(event)  # with the timestamp as sent, before the default
             self._normalise_feedback(event, received_at, truncated)
-        return Envelope(event, self._source, received_at, tuple(truncated))
+        return Envelope(event, self._source, received_at, identity, tuple(truncated))
 
     def _normalise_trace(self, event: TraceEvent, received_at: float, truncated: list[str]) -> None:
         # The common case (nothing over a limit, timestamps in range) stays inline and
@@ -200,12 +204,7 @@ class EventDecoder:
                     chunk.text = self._cut(chunk.text, max_chars, f"chunks[{position}].text", truncated)
 
     def _normalise_feedback(self, event: FeedbackEvent, received_at: float, truncated: list[str]) -> None:
-        if not event.trace_id and not event.session_id:
-            raise EventError(
-                RejectReason.MISSING_FIELD, "feedback needs a trace_id or a session_id", "trace_id"
-            )
         event.timestamp = received_at if event.timestamp is None else _epoch_seconds(event.timestamp, "timestamp")
-        event.value = _feedback_value(event)
         if event.comment is not None and len(event.comment) > self._limits.max_comment_chars:
             event.comment = self._cut(event.comment, self._limits.max_comment_chars, "comment", truncated)
         if len(event.attributes) > self._limits.max_attributes:
@@ -245,20 +244,21 @@ def _epoch_seconds(value: datetime | float, path: str) -> float:
     return value / 1000.0
 
 
-def _feedback_value(event: FeedbackEvent) -> str | int | float | bool | None:
+def _check_feedback(event: FeedbackEvent) -> None:
+    """Checks that depend on several fields; normalises thumbs to "up"/"down"."""
+    if not event.trace_id and not event.session_id:
+        raise EventError(RejectReason.MISSING_FIELD, "feedback needs a trace_id or a session_id", "trace_id")
     value, kind = event.value, event.kind
     if kind == "thumbs":
         normalised = _THUMBS.get(value) if not isinstance(value, float) else None
         if normalised is None:
             raise EventError(RejectReason.INVALID_VALUE, f"thumbs value must be 'up' or 'down', got {value!r}", "value")
-        return normalised
-    if kind in ("rating", "review"):
+        event.value = normalised
+    elif kind in ("rating", "review"):
         if isinstance(value, bool) or not isinstance(value, int | float) or not 1 <= value <= 5:
             raise EventError(RejectReason.INVALID_VALUE, f"{kind} value must be a number from 1 to 5, got {value!r}", "value")
-        return value
-    if kind == "citation_click" and not (isinstance(value, str) and value):
+    elif kind == "citation_click" and not (isinstance(value, str) and value):
         raise EventError(RejectReason.INVALID_VALUE, "citation_click value must be the clicked chunk id", "value")
-    return value
 
 
 _PATH = re.compile(r" - at `\$(?P<path>[^`]*)`$")

@@ -14,8 +14,9 @@ from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
 def event_identity(event: TraceEvent | FeedbackEvent) -> str:
     """Traces are identified by trace_id; feedback by its own id, else by what it says.
 
-    Without a feedback_id, the same kind and value on the same trace/session at
-    the same timestamp is one piece of feedback delivered twice.
+    Computed by the decoder before defaults are filled in: without a feedback_id,
+    the same kind and value on the same trace/session with the same timestamp as
+    sent (or both without one) is one piece of feedback delivered twice.
     """
     if isinstance(event, TraceEvent):
         return "t\x00" + event.trace_id
@@ -51,6 +52,11 @@ class DedupWindow:
     def __len__(self) -> int:
         return len(self._expiry)
 
+    def remember(self, keys: list[str]) -> None:
+        """Add identities known to be processed already (restored after a restart), counting nothing."""
+        for key in keys:
+            self.seen_before(key)
+
     def seen_before(self, key: str) -> bool:
         """True if `key` is in the window; otherwise remembers it and returns False."""
         now = self._clock()
@@ -80,10 +86,9 @@ class DedupStage:
         self._feedback_duplicates = duplicates.labels(type="feedback")
 
     def __call__(self, envelope: Envelope) -> Envelope | None:
-        event = envelope.event
-        if not self._window.seen_before(event_identity(event)):
+        if not self._window.seen_before(envelope.identity):
             return envelope
-        if isinstance(event, TraceEvent):
+        if isinstance(envelope.event, TraceEvent):
             self._trace_duplicates.inc()
         else:
             self._feedback_duplicates.inc()

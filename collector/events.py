@@ -85,6 +85,7 @@ class Envelope:
     event: Event
     source: str
     received_at: float
+    identity: str  # the dedup key, see ragpulse.collector.dedup.event_identity
     truncated: tuple[str, ...] = ()
     fallback_rule: str | None = None  # set by the fallback stage; None: not a fallback
 

@@ -63,7 +63,13 @@ class Pipeline:
 
     async def _run(self) -> None:
         while (batch := await self.queue.get(self._max_batch)) is not None:
-            self.process(batch)
+            self.process(batch.envelopes)
+            if batch.ack is not None:
+                try:
+                    batch.ack()
+                except Exception:
+                    self._metrics.stage_errors.labels(stage="ack").inc()
+                    log.exception("batch acknowledgement failed")
             await asyncio.sleep(0)  # let sources and /metrics run between batches
 
     def process(self, batch: Sequence[Envelope]) -> None:

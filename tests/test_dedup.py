@@ -74,11 +74,27 @@ def test_stage_drops_and_counts_duplicates_by_type() -> None:
     registry, clock = CollectorRegistry(), FakeClock()
     duplicates = Counter("dup_total", "test", ["type"], registry=registry)
     stage = DedupStage(window(registry, clock), duplicates)
-    first = Envelope(TraceEvent(trace_id="t", query="q", answer="a"), "test", 0.0)
+    def envelope(event: TraceEvent | FeedbackEvent) -> Envelope:
+        return Envelope(event, "test", 0.0, event_identity(event))
+
+    first = envelope(TraceEvent(trace_id="t", query="q", answer="a"))
     assert stage(first) is first
-    assert stage(Envelope(TraceEvent(trace_id="t", query="other", answer="b"), "test", 0.0)) is None
+    assert stage(envelope(TraceEvent(trace_id="t", query="other", answer="b"))) is None
     feedback = FeedbackEvent(kind="copy", trace_id="t", timestamp=1.0)
-    assert stage(Envelope(feedback, "test", 0.0)) is not None
-    assert stage(Envelope(feedback, "test", 0.0)) is None
+    assert stage(envelope(feedback)) is not None
+    assert stage(envelope(feedback)) is None
     assert registry.get_sample_value("dup_total", {"type": "trace"}) == 1.0
     assert registry.get_sample_value("dup_total", {"type": "feedback"}) == 1.0
+
+
+def test_decoder_identity_uses_the_timestamp_as_sent() -> None:
+    from ragpulse.collector.config import LimitsConfig
+    from ragpulse.collector.decode import EventDecoder
+
+    decoder = EventDecoder(LimitsConfig(), "test")
+    body = (b'{"type":"feedback","trace_id":"t","kind":"thumbs","value":"up"}\n'
+            b'{"type":"feedback","trace_id":"t","kind":"thumbs","value":true}\n'
+            b'{"type":"feedback","trace_id":"t","kind":"thumbs","value":"up","timestamp":1764000000000}')
+    first, second, third = decoder.decode_body(body).envelopes
+    assert first.identity == second.identity  # no timestamp sent, same thumb: one feedback delivered twice
+    assert third.identity != first.identity
