@@ -268,8 +268,9 @@ def _config_check(args: argparse.Namespace) -> int:
 def _config_show(args: argparse.Namespace) -> int:
     config = load_config(args.file)
     shown = msgspec.to_builtins(config)
-    if shown["http"].get("auth_token"):
-        shown["http"]["auth_token"] = "<redacted>"
+    for section, option in (("http", "auth_token"), ("kafka", "ssl_password"), ("kafka", "sasl_password")):
+        if shown[section].get(option):
+            shown[section][option] = "<redacted>"
     print(yaml.safe_dump(shown, sort_keys=False, allow_unicode=True), end="")
     return 0
 

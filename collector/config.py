@@ -150,6 +150,56 @@ class MetricsConfig(_Section):
     )
 
 
+class KafkaTopic(_Section):
+    name: Annotated[str, msgspec.Meta(min_length=1)]
+    # How a message's bytes become events: "json" is the v1 contract, one event a message.
+    encoding: Literal["json"] = "json"
+    # None: traces and feedback share the topic, told apart by `type`; else every message is this type.
+    type: Literal["trace", "feedback"] | None = None
+
+
+class KafkaConfig(_Section):
+    # Off while unset; e.g. "broker-1:9092,broker-2:9092".
+    bootstrap_servers: str | None = None
+    group_id: str = "ragpulse"
+    client_id: str = "ragpulse"
+    topics: list[KafkaTopic] = msgspec.field(default_factory=lambda: [KafkaTopic(name="ragpulse-events")])
+    # Malformed messages go here with the error and their origin in headers; null: count and skip them.
+    dead_letter_topic: str | None = "ragpulse-dead-letters"
+    # Where a group with no committed offset starts.
+    auto_offset_reset: Literal["earliest", "latest"] = "earliest"
+    max_poll_records: Positive = 500
+    # A member that stops heartbeating (crash, kill -9) keeps its partitions this long; the
+    # broker bounds it (group.min/max.session.timeout.ms, by default 6 s to 30 min).
+    session_timeout_seconds: Annotated[float, msgspec.Meta(ge=1)] = 45.0
+    # Offsets are committed when a /metrics scrape has exported the events they cover; without a
+    # scrape for this long they are committed once processed, so a lone consumer still moves on.
+    commit_without_scrape_seconds: PositiveFloat = 60.0
+    # On partition assignment, ids of already-committed messages this recent are read back
+    # into the dedup window, so a duplicate arriving after a restart or rebalance is still caught.
+    dedup_restore_seconds: NonNegativeFloat = 120.0
+    dedup_restore_max_messages: Annotated[int, msgspec.Meta(ge=0)] = 100_000
+    retry_backoff_max_seconds: PositiveFloat = 30.0
+    security_protocol: Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"] = "PLAINTEXT"
+    ssl_cafile: str | None = None
+    ssl_certfile: str | None = None
+    ssl_keyfile: str | None = None
+    ssl_password: str | None = None
+    ssl_password_file: str | None = None
+    ssl_check_hostname: bool = True
+    sasl_mechanism: Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"] | None = None
+    sasl_username: str | None = None
+    sasl_password: str | None = None
+    sasl_password_file: str | None = None
+
+    def secret(self, name: Literal["ssl_password", "sasl_password"]) -> str | None:
+        """A secret from its `_file` option (e.g. a mounted Kubernetes secret), else the option itself."""
+        path = getattr(self, f"{name}_file")
+        if path:
+            return Path(path).read_text(encoding="utf-8").strip()
+        return getattr(self, name)
+
+
 class LoggingConfig(_Section):
     level: Literal["debug", "info", "warning", "error"] = "info"
     format: Literal["auto", "json", "console"] = "auto"  # auto: console on a TTY, JSON otherwise
@@ -162,6 +212,7 @@ class Config(_Section):
     dedup: DedupConfig = DedupConfig()
     fallback: FallbackConfig = FallbackConfig()
     metrics: MetricsConfig = MetricsConfig()
+    kafka: KafkaConfig = KafkaConfig()
     logging: LoggingConfig = LoggingConfig()
 
     def all_fallback_rules(self) -> list[FallbackRule]:
@@ -315,10 +366,44 @@ def _semantic_problems(config: Config) -> list[ConfigProblem]:
             error = pattern_error(rule.pattern)
             if error:
                 problems.append(ConfigProblem(f"{where}.pattern", f"invalid regular expression (RE2 syntax): {error}"))
+    problems.extend(_kafka_problems(config.kafka))
     if len(set(config.metrics.labels)) != len(config.metrics.labels):
         problems.append(ConfigProblem("metrics.labels", "lists a label twice"))
     for name in ("latency_buckets_seconds", "score_buckets", "chunk_buckets", "chunk_age_buckets_seconds"):
         buckets = getattr(config.metrics, name)
         if not buckets or sorted(set(buckets)) != buckets:
             problems.append(ConfigProblem(f"metrics.{name}", "must be a non-empty, strictly increasing list"))
+    return problems
+
+
+def _kafka_problems(kafka: KafkaConfig) -> list[ConfigProblem]:
+    problems: list[ConfigProblem] = []
+    if kafka.bootstrap_servers is None:
+        return problems
+    if not kafka.topics:
+        problems.append(ConfigProblem("kafka.topics", "list at least one topic to consume"))
+    names = [topic.name for topic in kafka.topics]
+    if len(set(names)) != len(names):
+        problems.append(ConfigProblem("kafka.topics", "lists a topic twice"))
+    if kafka.dead_letter_topic in names:
+        problems.append(ConfigProblem("kafka.dead_letter_topic", "must not be one of the consumed topics"))
+    for secret in ("ssl_password", "sasl_password"):
+        if getattr(kafka, secret) is not None and getattr(kafka, f"{secret}_file") is not None:
+            problems.append(ConfigProblem(f"kafka.{secret}_file", f"set {secret} or {secret}_file, not both"))
+        path = getattr(kafka, f"{secret}_file")
+        if path is not None and not Path(path).is_file():
+            problems.append(ConfigProblem(f"kafka.{secret}_file", f"no such file: {path}"))
+    for option in ("ssl_cafile", "ssl_certfile", "ssl_keyfile"):
+        path = getattr(kafka, option)
+        if path is not None and not Path(path).is_file():
+            problems.append(ConfigProblem(f"kafka.{option}", f"no such file: {path}"))
+    sasl = kafka.security_protocol.startswith("SASL_")
+    if sasl and (kafka.sasl_mechanism is None or kafka.sasl_username is None):
+        problems.append(
+            ConfigProblem("kafka.sasl_mechanism", f"security_protocol {kafka.security_protocol} needs sasl_mechanism and sasl_username")
+        )
+    if sasl and kafka.sasl_password is None and kafka.sasl_password_file is None:
+        problems.append(ConfigProblem("kafka.sasl_password", "SASL needs sasl_password or sasl_password_file"))
+    if not sasl and kafka.sasl_mechanism is not None:
+        problems.append(ConfigProblem("kafka.sasl_mechanism", "is set but security_protocol is not SASL_PLAINTEXT or SASL_SSL"))
     return problems

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hmac
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 from aiohttp import web
 from prometheus_client import CollectorRegistry
@@ -23,6 +23,7 @@ def build_app(
     metrics: Metrics,
     *,
     not_ready_reasons: Callable[[], list[str]],
+    on_export: Sequence[Callable[[], Awaitable[None]]] = (),  # called right after each /metrics render
     auth_token: str | None,
     max_body_bytes: int,
 ) -> web.Application:
@@ -57,7 +58,12 @@ def build_app(
 
     async def get_metrics(request: web.Request) -> web.Response:
         encoder, content_type = choose_encoder(request.headers.get("Accept", ""))
-        return web.Response(body=encoder(registry), headers={"Content-Type": content_type})
+        body = encoder(registry)
+        # What this body counts is now exported: sources may commit it (Kafka offsets) before
+        # the scraper gets it. Each hook snapshots synchronously, right after the render.
+        for pending in [hook() for hook in on_export]:
+            await pending
+        return web.Response(body=body, headers={"Content-Type": content_type})
 
     async def get_healthz(request: web.Request) -> web.Response:
         return json_response(200, {"status": "ok"})

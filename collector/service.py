@@ -1,9 +1,10 @@
 """The service: builds every component from a validated Config and runs their lifecycle.
 
-start: pipeline first, then the HTTP server (so nothing is accepted that
-cannot be processed). shutdown: stop intake (ingest answers 503, /readyz
-fails), drain the queue within pipeline.shutdown_timeout_seconds, then close
-the server.
+start: pipeline first, then the HTTP server and the Kafka source (so nothing
+is accepted that cannot be processed). shutdown: stop intake (ingest answers
+503, /readyz fails, Kafka stops fetching), drain the queue within
+pipeline.shutdown_timeout_seconds, close the server, then let the Kafka
+consumer leave its group: it stays until the last scrape has committed.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from ragpulse.collector.queue import EventQueue
 from ragpulse.collector.server import build_app
 from ragpulse.collector.sources.http import SOURCE as HTTP_SOURCE
 from ragpulse.collector.sources.http import HttpIngest
+from ragpulse.collector.sources.kafka import SOURCE as KAFKA_SOURCE
+from ragpulse.collector.sources.kafka import KafkaSource
 from ragpulse.exporters.labels import LabelGuard
 from ragpulse.exporters.metrics import Metrics
 from ragpulse.exporters.prometheus import FastPathExporter
@@ -68,11 +71,17 @@ class Service:
             metrics,
             retry_after_seconds=config.http.retry_after_seconds,
         )
+        self.kafka: KafkaSource | None = None
+        if config.kafka.bootstrap_servers:
+            self.kafka = KafkaSource(
+                config.kafka, EventDecoder(config.limits, KAFKA_SOURCE), self.queue, metrics, dedup
+            )
         self._app = build_app(
             self.ingest,
             self.registry,
             metrics,
             not_ready_reasons=self.not_ready_reasons,
+            on_export=[self.kafka.on_export] if self.kafka else [],
             auth_token=config.auth_token(),
             max_body_bytes=config.http.max_body_bytes,
         )
@@ -88,6 +97,8 @@ class Service:
             reasons.append("starting")
         if self.queue.depth >= self.queue.capacity:
             reasons.append("pipeline queue is full")
+        if self.kafka is not None and (reason := self.kafka.not_ready_reason()):
+            reasons.append(reason)
         return reasons
 
     async def start(self) -> None:
@@ -98,6 +109,8 @@ class Service:
         await site.start()
         self.port = self._runner.addresses[0][1]  # the bound port, also when http.port is 0
         self.metrics.source_up.labels(source=HTTP_SOURCE).set(1)
+        if self.kafka is not None:
+            await self.kafka.start()
         log.info("ragpulse started", version=ragpulse.__version__, host=self.config.http.host, port=self.port)
 
     async def shutdown(self) -> int:
@@ -105,9 +118,13 @@ class Service:
         self._stopping = True
         self.ingest.accepting = False
         self.metrics.source_up.labels(source=HTTP_SOURCE).set(0)
+        if self.kafka is not None:
+            await self.kafka.stop_intake()
         lost = await self.pipeline.shutdown(self.config.pipeline.shutdown_timeout_seconds)
         if self._runner is not None:
-            await self._runner.cleanup()
+            await self._runner.cleanup()  # the last scrape (and its offset commit) is behind us
+        if self.kafka is not None:
+            await self.kafka.close()
         processed = {
             kind: int(self.registry.get_sample_value("ragpulse_events_processed_total", {"type": kind}) or 0)
             for kind in ("trace", "feedback")

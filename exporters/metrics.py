@@ -7,6 +7,9 @@ lists the same names; tests/test_metrics_doc.py keeps the two in step.
 
 from __future__ import annotations
 
+from collections import Counter as Tally
+from collections.abc import Sequence
+
 from prometheus_client import (
     CollectorRegistry,
     Counter,
@@ -18,6 +21,7 @@ from prometheus_client import (
 )
 
 from ragpulse.collector.config import MetricsConfig
+from ragpulse.collector.events import Envelope, TraceEvent
 from ragpulse.exporters.fast_metrics import CounterFamily, HistogramFamily
 
 HTTP_DURATION_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
@@ -67,48 +71,66 @@ class Metrics:
         )
 
         # The sidecar's own health, updated per request or batch: plain prometheus_client.
-        self.events_received = Counter(
-            "ragpulse_events_received_total", "Valid events accepted from a source.", ["source", "type"], registry=registry
+        def plain(name: str, doc: str, *labelnames: str) -> Counter:
+            return Counter(name, doc, labelnames, registry=registry)
+
+        def gauge(name: str, doc: str, *labelnames: str) -> Gauge:
+            return Gauge(name, doc, labelnames, registry=registry)
+
+        self.events_received = plain("ragpulse_events_received_total", "Valid events accepted from a source.", "source", "type")
+        self.events_invalid = plain("ragpulse_events_invalid_total", "Events rejected by validation, by reason.", "source", "reason")
+        self.events_truncated = plain(
+            "ragpulse_events_truncated_total", "Accepted events with a field cut to its limit.", "source", "field"
         )
-        self.events_invalid = Counter(
-            "ragpulse_events_invalid_total", "Events rejected by validation, by reason.", ["source", "reason"], registry=registry
+        self.events_refused = plain(
+            "ragpulse_events_refused_total", "Valid events not taken in because the pipeline was full.", "source", "reason"
         )
-        self.events_truncated = Counter(
-            "ragpulse_events_truncated_total", "Accepted events with a field cut to its limit.", ["source", "field"], registry=registry
-        )
-        self.events_refused = Counter(
-            "ragpulse_events_refused_total",
-            "Valid events not taken in because the pipeline was full or shutting down.",
-            ["source", "reason"],
-            registry=registry,
-        )
-        self.events_duplicate = Counter(
-            "ragpulse_events_duplicate_total", "Events dropped as duplicates of one seen in the dedup window.", ["type"], registry=registry
+        self.events_duplicate = plain(
+            "ragpulse_events_duplicate_total", "Events dropped as duplicates of one seen in the dedup window.", "type"
         )
         self.events_processed = CounterFamily(
             "ragpulse_events_processed_total", "Events that went through every pipeline stage.", ["type"], registry
         )
-        self.events_dropped = Counter(
-            "ragpulse_events_dropped_total", "Accepted events lost before processing, by reason.", ["reason"], registry=registry
+        self.events_dropped = plain("ragpulse_events_dropped_total", "Accepted events lost before processing, by reason.", "reason")
+        self.stage_errors = plain("ragpulse_stage_errors_total", "Exceptions raised by a pipeline stage or exporter.", "stage")
+        self.queue_depth = gauge("ragpulse_queue_depth_events", "Events waiting in a queue.", "queue")
+        self.queue_capacity = gauge("ragpulse_queue_capacity_events", "Capacity of a queue.", "queue")
+        self.dedup_entries = gauge("ragpulse_dedup_window_entries", "Identities held in the dedup window.")
+        self.dedup_evicted = plain(
+            "ragpulse_dedup_evicted_total", "Identities forgotten before their window ended because the window was full."
         )
-        self.stage_errors = Counter(
-            "ragpulse_stage_errors_total", "Exceptions raised by a pipeline stage or exporter.", ["stage"], registry=registry
+        self.label_overflow = plain(
+            "ragpulse_label_overflow_total", "Events whose label value was replaced by 'other' by the cardinality guard.", "label"
         )
-        self.queue_depth = Gauge("ragpulse_queue_depth_events", "Events waiting in a queue.", ["queue"], registry=registry)
-        self.queue_capacity = Gauge("ragpulse_queue_capacity_events", "Capacity of a queue.", ["queue"], registry=registry)
-        self.dedup_entries = Gauge("ragpulse_dedup_window_entries", "Identities held in the dedup window.", registry=registry)
-        self.dedup_evicted = Counter(
-            "ragpulse_dedup_evicted_total", "Identities forgotten before their window ended because the window was full.", registry=registry
+        self.source_up = gauge("ragpulse_source_up", "1 when a source is running and connected.", "source")
+
+        # The Kafka source.
+        self.kafka_records = plain("ragpulse_kafka_records_consumed_total", "Kafka messages consumed.", "topic")
+        self.kafka_bytes = plain("ragpulse_kafka_bytes_consumed_total", "Bytes of Kafka message values consumed.", "topic")
+        self.kafka_lag = gauge(
+            "ragpulse_kafka_consumer_lag_records",
+            "Messages between the consumer's position and the partition's high watermark.",
+            "topic",
+            "partition",
         )
-        self.label_overflow = Counter(
-            "ragpulse_label_overflow_total",
-            "Events whose label value was replaced by 'other' by the cardinality guard.",
-            ["label"],
-            registry=registry,
+        self.kafka_dead_letters = plain(
+            "ragpulse_kafka_dead_letters_total", "Malformed messages produced to the dead-letter topic.", "topic"
         )
-        self.source_up = Gauge("ragpulse_source_up", "1 when a source is running and connected.", ["source"], registry=registry)
-        self.http_requests = Counter(
-            "ragpulse_http_requests_total", "HTTP requests served, by endpoint and status code.", ["endpoint", "code"], registry=registry
+        self.kafka_commits = plain("ragpulse_kafka_commits_total", "Offset commits, by what triggered them.", "trigger")
+        self.kafka_commit_failures = plain(
+            "ragpulse_kafka_commit_failures_total", "Offset commits that failed (the next one covers them)."
+        )
+        self.kafka_rebalances = plain("ragpulse_kafka_rebalances_total", "Partition assignments received from the group.")
+        self.kafka_assigned = gauge("ragpulse_kafka_assigned_partitions", "Partitions assigned to this consumer.")
+        self.kafka_pauses = plain(
+            "ragpulse_kafka_backpressure_pauses_total", "Times fetching was paused because the pipeline queue was full."
+        )
+        self.kafka_dedup_restored = plain(
+            "ragpulse_kafka_dedup_restored_total", "Identities read back into the dedup window on partition assignment."
+        )
+
+        self.http_requests = plain(
+            "ragpulse_http_requests_total", "HTTP requests served, by endpoint and status code.", "endpoint", "code"
         )
         self.http_duration = Histogram(
             "ragpulse_http_request_duration_seconds",
@@ -117,9 +139,21 @@ class Metrics:
             buckets=HTTP_DURATION_BUCKETS,
             registry=registry,
         )
-        self.build_info = Gauge("ragpulse_build_info", "Always 1; the version in a label.", ["version"], registry=registry)
+        self.build_info = gauge("ragpulse_build_info", "Always 1; the version in a label.", "version")
         self.build_info.labels(version=version).set(1)
 
         ProcessCollector(registry=registry)
         PlatformCollector(registry=registry)
         GCCollector(registry=registry)
+
+    def count_accepted(self, source: str, envelopes: Sequence[Envelope]) -> None:
+        """Count events a source accepted, by type, and the fields cut to their limits."""
+        traces = sum(1 for e in envelopes if isinstance(e.event, TraceEvent))
+        if traces:
+            self.events_received.labels(source=source, type="trace").inc(traces)
+        if len(envelopes) > traces:
+            self.events_received.labels(source=source, type="feedback").inc(len(envelopes) - traces)
+        for path, count in Tally(p for e in envelopes for p in e.truncated).items():
+            # "chunks[3].text" -> "chunks.text": the label must stay bounded.
+            field = "chunks.text" if path.startswith("chunks[") else path
+            self.events_truncated.labels(source=source, field=field).inc(count)

@@ -16,7 +16,6 @@ import msgspec
 from aiohttp import web
 
 from ragpulse.collector.decode import Decoded, EventDecoder, EventType
-from ragpulse.collector.events import TraceEvent
 from ragpulse.collector.queue import EventQueue
 from ragpulse.exporters.metrics import Metrics
 
@@ -69,17 +68,9 @@ class HttpIngest:
         return json_response(status, _summary(decoded))
 
     def _count(self, decoded: Decoded) -> None:
-        metrics = self._metrics
-        traces = sum(1 for e in decoded.envelopes if isinstance(e.event, TraceEvent))
-        if traces:
-            metrics.events_received.labels(source=SOURCE, type="trace").inc(traces)
-        if len(decoded.envelopes) > traces:
-            metrics.events_received.labels(source=SOURCE, type="feedback").inc(len(decoded.envelopes) - traces)
+        self._metrics.count_accepted(SOURCE, decoded.envelopes)
         for reason, count in Tally(r.error.reason.value for r in decoded.rejections).items():
-            metrics.events_invalid.labels(source=SOURCE, reason=reason).inc(count)
-        for _, fields in decoded.truncations:
-            for path in fields:
-                metrics.events_truncated.labels(source=SOURCE, field=_field_label(path)).inc()
+            self._metrics.events_invalid.labels(source=SOURCE, reason=reason).inc(count)
 
     def _refuse(self, status: int, reason: str, message: str) -> web.Response:
         return json_response(status, {"accepted": 0, "error": reason, "message": message}, {"Retry-After": self._retry_after})
@@ -98,11 +89,6 @@ def _summary(decoded: Decoded) -> dict[str, Any]:
     if decoded.truncations:
         summary["truncated"] = [{"index": i, "fields": list(f)} for i, f in decoded.truncations[:MAX_ERRORS_IN_RESPONSE]]
     return summary
-
-
-def _field_label(path: str) -> str:
-    # "chunks[3].text" -> "chunks.text": the label must stay bounded.
-    return "chunks.text" if path.startswith("chunks[") else path
 
 
 def json_response(status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> web.Response:

@@ -1,0 +1,564 @@
+"""Kafka source: a consumer group member feeding the pipeline, at least once.
+
+kafka-python is blocking, so the consumer lives on its own thread and hands
+batches to the event loop. The rules that keep counts right:
+
+- A polled batch goes into the pipeline queue as one unit with an ack; the
+  ack (called once every event of it went through the pipeline) marks its
+  offsets processed. Malformed messages go to the dead-letter topic on the
+  way and count as processed; the producer is flushed before any commit.
+- Offsets are committed during a /metrics scrape, for what that scrape
+  exported (`on_export`). After a crash the successor starts from the last
+  exported position: what Prometheus saw is not counted again, and what it
+  did not see is counted by the successor. Without scrapes for
+  `commit_without_scrape_seconds`, processed offsets are committed anyway.
+- On a rebalance the consumer waits for its in-flight batches, then commits
+  what was processed (the process lives on and is scraped later).
+- On shutdown intake stops, the consumer stays in the group to serve the
+  scrapes of the drain, then leaves without committing more.
+- When the queue is full the consumer pauses its partitions and keeps
+  polling (heartbeats, rebalances) without fetching: memory stays bounded.
+- On assignment, identities of recently committed messages are read back
+  into the dedup window, so duplicates across a restart are still caught.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import queue
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import structlog
+from kafka import KafkaConsumer, KafkaProducer
+from kafka.consumer.subscription_state import AsyncConsumerRebalanceListener
+from kafka.errors import KafkaError
+from kafka.structs import OffsetAndMetadata, TopicPartition
+from prometheus_client import Counter
+
+from ragpulse.collector.config import KafkaConfig, KafkaTopic
+from ragpulse.collector.decode import EventDecoder
+from ragpulse.collector.dedup import DedupWindow
+from ragpulse.collector.errors import EventError, ShuttingDown
+from ragpulse.collector.events import Envelope
+from ragpulse.collector.queue import EventQueue
+from ragpulse.exporters.metrics import Metrics
+
+SOURCE = "kafka"
+POLL_TIMEOUT_MS = 100
+HEALTH_EVERY_SECONDS = 1.0
+REVOKE_WAIT_SECONDS = 10.0
+EXPORT_COMMIT_TIMEOUT_SECONDS = 5.0
+DISCONNECTED_GRACE_SECONDS = 2.0
+
+log = structlog.get_logger("ragpulse.kafka")
+
+# A codec turns one message value into events; raises EventError. `otlp_proto` joins later.
+Codec = Callable[[bytes, KafkaTopic], list[Envelope]]
+
+
+def json_codec(decoder: EventDecoder) -> Codec:
+    def decode(value: bytes, topic: KafkaTopic) -> list[Envelope]:
+        return [decoder.decode_message(value, event_type=topic.type)]
+
+    return decode
+
+
+def client_settings(config: KafkaConfig) -> dict[str, Any]:
+    """Connection and security settings shared by the consumer, the producer and the restore reader."""
+    settings: dict[str, Any] = {
+        "bootstrap_servers": [s.strip() for s in (config.bootstrap_servers or "").split(",") if s.strip()],
+        "client_id": config.client_id,
+        "security_protocol": config.security_protocol,
+    }
+    if config.security_protocol in ("SSL", "SASL_SSL"):
+        settings.update(
+            ssl_cafile=config.ssl_cafile,
+            ssl_certfile=config.ssl_certfile,
+            ssl_keyfile=config.ssl_keyfile,
+            ssl_password=config.secret("ssl_password"),
+            ssl_check_hostname=config.ssl_check_hostname,
+        )
+    if config.sasl_mechanism is not None:
+        settings.update(
+            sasl_mechanism=config.sasl_mechanism,
+            sasl_plain_username=config.sasl_username,
+            sasl_plain_password=config.secret("sasl_password"),
+        )
+    return settings
+
+
+class KafkaSource:
+    def __init__(
+        self,
+        config: KafkaConfig,
+        decoder: EventDecoder,
+        queue_: EventQueue,
+        metrics: Metrics,
+        dedup: DedupWindow,
+    ) -> None:
+        self._config = config
+        self._decoder = decoder
+        self._codecs: dict[str, Codec] = {"json": json_codec(decoder)}
+        self._topics = {topic.name: topic for topic in config.topics}
+        self._queue = queue_
+        self._metrics = metrics
+        self._dedup = dedup
+        self._settings = client_settings(config)
+        self._up = metrics.source_up.labels(source=SOURCE)
+        self._up.set(0)
+        self._not_ready: str | None = "kafka: starting"
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._consumer: KafkaConsumer | None = None
+        self._producer: KafkaProducer | None = None
+        # Intake stops first (drain), then the consumer closes (after the last scrape).
+        self._intake_stopped = threading.Event()
+        self._intake_idle = threading.Event()
+        self._closing = threading.Event()
+        # Offsets, keyed by partition: "next offset to read" semantics, as Kafka commits them.
+        self._lock = threading.Condition()
+        self._assigned: set[TopicPartition] = set()
+        self._processed: dict[TopicPartition, int] = {}
+        self._committed: dict[TopicPartition, int] = {}
+        self._in_flight = 0
+        self._newly_assigned: set[TopicPartition] = set()
+        self._commit_requests: queue.SimpleQueue[tuple[dict[TopicPartition, int], concurrent.futures.Future[None]]] = (
+            queue.SimpleQueue()
+        )
+        self._last_export = time.monotonic()
+        self._paused = False
+        self._disconnected_since: float | None = None
+
+    # -- lifecycle, on the event loop ------------------------------------------------------
+
+    async def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._thread = threading.Thread(target=self._run, name="ragpulse-kafka", daemon=True)
+        self._thread.start()
+
+    async def stop_intake(self) -> None:
+        """Stop handing batches to the pipeline; returns once the consumer thread has noticed.
+
+        A batch still on its way when the queue closes is refused (ShuttingDown) and
+        never acked, so its offsets stay uncommitted and the next owner reads it again.
+        """
+        self._intake_stopped.set()
+        await asyncio.to_thread(self._intake_idle.wait, 5.0)
+
+    async def close(self) -> None:
+        self._intake_stopped.set()
+        self._closing.set()
+        if self._thread is not None:
+            await asyncio.to_thread(self._thread.join, 30.0)
+        self._up.set(0)
+
+    def not_ready_reason(self) -> str | None:
+        return self._not_ready
+
+    def on_export(self) -> Awaitable[None]:
+        """A scrape exported everything processed so far: snapshot those offsets now, and
+        return what to await so they are committed before the scrape is answered."""
+        self._last_export = time.monotonic()
+        with self._lock:
+            exported = dict(self._processed)
+        done: concurrent.futures.Future[None] = concurrent.futures.Future()
+        if exported and self._thread is not None and self._thread.is_alive():
+            self._commit_requests.put((exported, done))
+        else:
+            done.set_result(None)
+        return self._await_commit(done)
+
+    async def _await_commit(self, done: concurrent.futures.Future[None]) -> None:
+        try:
+            await asyncio.wait_for(asyncio.wrap_future(done), EXPORT_COMMIT_TIMEOUT_SECONDS)
+        except TimeoutError:
+            log.warning("offset commit for a scrape did not complete in time")
+
+    # -- the consumer thread ---------------------------------------------------------------
+
+    def _run(self) -> None:
+        backoff = 0.5
+        while not self._closing.is_set():
+            try:
+                self._consumer = self._connect()
+                backoff = 0.5
+                self._consume(self._consumer)
+            except Exception as exc:  # a broken connection must not end the source
+                reason = f"kafka: cannot reach {self._config.bootstrap_servers}: {type(exc).__name__}: {exc}"
+                self._set_health(False, reason)
+                log.warning("kafka consumer failed, retrying", error=f"{type(exc).__name__}: {exc}", retry_in_s=backoff)
+                self._close_consumer()
+                if self._intake_stopped.is_set():
+                    self._intake_idle.set()
+                self._closing.wait(backoff)
+                backoff = min(backoff * 2, self._config.retry_backoff_max_seconds)
+        self._close_consumer()
+        if self._producer is not None:
+            self._producer.close(timeout=5)
+        self._intake_idle.set()
+
+    def _connect(self) -> KafkaConsumer:
+        consumer = KafkaConsumer(
+            group_id=self._config.group_id,
+            enable_auto_commit=False,
+            auto_offset_reset=self._config.auto_offset_reset,
+            max_poll_records=self._config.max_poll_records,
+            session_timeout_ms=int(self._config.session_timeout_seconds * 1000),
+            # Members learn of a rebalance from heartbeats: keep them frequent (the Java default, 3 s).
+            heartbeat_interval_ms=int(min(3.0, self._config.session_timeout_seconds / 3) * 1000),
+            **self._settings,
+        )
+        listener = _RebalanceListener(self, consumer, self._metrics.kafka_commits, self._metrics.kafka_commit_failures)
+        consumer.subscribe(list(self._topics), listener=listener)
+        log.info("kafka consumer connected", group=self._config.group_id, topics=list(self._topics))
+        return consumer
+
+    def _consume(self, consumer: KafkaConsumer) -> None:
+        next_health = 0.0
+        while not self._closing.is_set():
+            self._serve_commit_requests(consumer)
+            now = time.monotonic()
+            if now >= next_health:
+                self._check_health(consumer)
+                self._update_lag(consumer)
+                next_health = now + HEALTH_EVERY_SECONDS
+            if now - self._last_export > self._config.commit_without_scrape_seconds:
+                with self._lock:
+                    processed = dict(self._processed)
+                self._commit(consumer, processed, "no_scrape")
+                self._last_export = now
+            if self._intake_stopped.is_set():
+                # Draining: stay in the group (heartbeats, commits for the last scrapes), fetch nothing.
+                self._pause(consumer)
+                self._intake_idle.set()
+                self._poll_paused(consumer)
+                continue
+            records = consumer.poll(timeout_ms=POLL_TIMEOUT_MS, max_records=self._config.max_poll_records)
+            self._settle_assignment(consumer)
+            if records:
+                self._hand_over(consumer, records)
+
+    def _hand_over(self, consumer: KafkaConsumer, records: dict[TopicPartition, list[Any]]) -> None:
+        with self._lock:
+            # Records of a partition revoked since poll returned belong to the next owner now.
+            # Counting the batch in flight under the same lock makes a revoke that comes later
+            # wait for it (and commit it), so no record is counted by two members.
+            records = {tp: messages for tp, messages in records.items() if tp in self._assigned}
+            if not records:
+                return
+            self._in_flight += 1
+        envelopes: list[Envelope] = []
+        offsets: dict[TopicPartition, int] = {}
+        for tp, messages in records.items():
+            topic = self._topics[tp.topic]
+            codec = self._codecs[topic.encoding]
+            size = 0
+            for message in messages:
+                value = message.value or b""
+                size += len(value)
+                try:
+                    envelopes.extend(codec(value, topic))
+                except EventError as exc:
+                    self._dead_letter(message, exc)
+            offsets[tp] = messages[-1].offset + 1
+            self._metrics.kafka_records.labels(topic=tp.topic).inc(len(messages))
+            self._metrics.kafka_bytes.labels(topic=tp.topic).inc(size)
+        self._metrics.count_accepted(SOURCE, envelopes)
+        assert self._loop is not None
+        ack = self._ack_callback(offsets)
+        handed = asyncio.run_coroutine_threadsafe(self._queue.put(envelopes, ack), self._loop)
+        while True:
+            try:
+                handed.result(timeout=POLL_TIMEOUT_MS / 1000)
+                break
+            except ShuttingDown:
+                with self._lock:
+                    self._in_flight -= 1
+                    self._lock.notify_all()
+                return
+            except concurrent.futures.TimeoutError:
+                # The queue is full: stop fetching but keep polling, or the group would evict us.
+                if not self._paused:
+                    self._metrics.kafka_pauses.inc()
+                self._pause(consumer)
+                self._poll_paused(consumer)
+                self._serve_commit_requests(consumer)
+        if self._paused and not self._intake_stopped.is_set():
+            consumer.resume(*consumer.paused())
+            self._paused = False
+
+    def _ack_callback(self, offsets: dict[TopicPartition, int]) -> Callable[[], None]:
+        def ack() -> None:  # on the event loop, once the pipeline processed the batch
+            with self._lock:
+                for tp, offset in offsets.items():
+                    if tp in self._assigned and offset > self._processed.get(tp, -1):
+                        self._processed[tp] = offset
+                self._in_flight -= 1
+                self._lock.notify_all()
+
+        return ack
+
+    def _pause(self, consumer: KafkaConsumer) -> None:
+        assignment = consumer.assignment()
+        if assignment:
+            consumer.pause(*assignment)
+        self._paused = True
+
+    def _poll_paused(self, consumer: KafkaConsumer) -> None:
+        records = consumer.poll(timeout_ms=POLL_TIMEOUT_MS)
+        self._settle_assignment(consumer)
+        # A partition assigned during this poll is not paused yet: rewind what it returned
+        # so the records are read again after resume, never dropped.
+        for tp, messages in records.items():
+            consumer.seek(tp, messages[0].offset)
+            consumer.pause(tp)
+
+    def _serve_commit_requests(self, consumer: KafkaConsumer) -> None:
+        merged: dict[TopicPartition, int] = {}
+        waiting: list[concurrent.futures.Future[None]] = []
+        while True:
+            try:
+                offsets, done = self._commit_requests.get_nowait()
+            except queue.Empty:
+                break
+            waiting.append(done)
+            for tp, offset in offsets.items():
+                merged[tp] = max(offset, merged.get(tp, -1))
+        if not waiting:
+            return
+        try:
+            self._commit(consumer, merged, "scrape")
+        finally:
+            for done in waiting:
+                done.set_result(None)
+
+    def _commit(self, consumer: KafkaConsumer, offsets: dict[TopicPartition, int], trigger: str) -> None:
+        with self._lock:
+            due = {
+                tp: offset
+                for tp, offset in offsets.items()
+                if tp in self._assigned and offset > self._committed.get(tp, -1)
+            }
+        if not due:
+            return
+        try:
+            if self._producer is not None:
+                self._producer.flush(timeout=10)  # dead letters are durable before their offsets move on
+            consumer.commit({tp: OffsetAndMetadata(offset, "", -1) for tp, offset in due.items()})
+        except KafkaError as exc:
+            self._metrics.kafka_commit_failures.inc()
+            log.warning("offset commit failed", trigger=trigger, error=f"{type(exc).__name__}: {exc}")
+            return
+        with self._lock:
+            self._committed.update(due)
+        self._metrics.kafka_commits.labels(trigger=trigger).inc()
+
+    def _dead_letter(self, message: Any, error: EventError) -> None:
+        self._metrics.events_invalid.labels(source=SOURCE, reason=error.reason.value).inc()
+        log.info(
+            "kafka message rejected",
+            topic=message.topic,
+            partition=message.partition,
+            offset=message.offset,
+            reason=error.reason.value,
+            field=error.field,
+        )
+        topic = self._config.dead_letter_topic
+        if topic is None:
+            return
+        if self._producer is None:
+            self._producer = KafkaProducer(acks="all", linger_ms=5, **self._settings)
+        headers = [
+            ("ragpulse.error.reason", error.reason.value.encode()),
+            ("ragpulse.error.field", error.field.encode()),
+            ("ragpulse.error.message", error.message.encode()),
+            ("ragpulse.origin.topic", message.topic.encode()),
+            ("ragpulse.origin.partition", str(message.partition).encode()),
+            ("ragpulse.origin.offset", str(message.offset).encode()),
+        ]
+        self._producer.send(topic, value=message.value, key=message.key, headers=headers)
+        self._metrics.kafka_dead_letters.labels(topic=message.topic).inc()
+
+    def _check_health(self, consumer: KafkaConsumer) -> None:
+        # kafka-python reconnects by itself; "down" means no broker connection for a while,
+        # not the moment between two connections.
+        connections = consumer.metrics().get("consumer-metrics", {}).get("connection-count", 0)
+        now = time.monotonic()
+        if connections and connections > 0:
+            self._disconnected_since = None
+            self._set_health(True, None)
+        elif self._disconnected_since is None:
+            self._disconnected_since = now
+        elif now - self._disconnected_since >= DISCONNECTED_GRACE_SECONDS:
+            self._set_health(False, f"kafka: no connection to any broker of {self._config.bootstrap_servers}")
+
+    def _set_health(self, up: bool, reason: str | None) -> None:
+        if reason != self._not_ready:
+            if up:
+                log.info("kafka source is up")
+            else:
+                log.warning("kafka source is down", reason=reason)
+        self._not_ready = reason
+        self._up.set(1 if up else 0)
+
+    def _update_lag(self, consumer: KafkaConsumer) -> None:
+        for tp in consumer.assignment():
+            highwater = consumer.highwater(tp)
+            if highwater is None:
+                continue
+            try:
+                position = consumer.position(tp, timeout_ms=100)
+            except KafkaError:
+                continue
+            self._metrics.kafka_lag.labels(topic=tp.topic, partition=str(tp.partition)).set(max(0, highwater - position))
+
+    def _close_consumer(self) -> None:
+        if self._consumer is None:
+            return
+        try:
+            self._consumer.close(autocommit=False)
+        except Exception as exc:
+            log.warning("closing the kafka consumer failed", error=f"{type(exc).__name__}: {exc}")
+        self._consumer = None
+        with self._lock:
+            self._assigned.clear()
+            self._processed.clear()
+            self._committed.clear()
+            self._newly_assigned.clear()
+
+    # -- rebalance callbacks: kafka-python runs them on its IO thread, inside poll ----------
+    # They must not call blocking consumer APIs there; what needs one (committed offsets,
+    # the dedup restore) runs on the consumer thread after poll returns, before any record
+    # of the new partitions is handed over.
+
+    def offsets_to_commit_on_revoke(self, revoked: set[TopicPartition]) -> dict[TopicPartition, OffsetAndMetadata]:
+        if self._closing.is_set():
+            return {}  # leaving the group: the last scrape committed what it exported
+        # Let the pipeline finish what we handed over, then commit it for the next owner.
+        started = time.monotonic()
+        with self._lock:
+            self._lock.wait_for(lambda: self._in_flight == 0, REVOKE_WAIT_SECONDS)
+            waited = time.monotonic() - started
+        log.info("kafka partitions revoked", partitions=len(revoked), waited_for_pipeline_s=round(waited, 3))
+        with self._lock:
+            return {
+                tp: OffsetAndMetadata(offset, "", -1)
+                for tp, offset in self._processed.items()
+                if tp in revoked and offset > self._committed.get(tp, -1)
+            }
+
+    def forget(self, revoked: set[TopicPartition]) -> None:
+        with self._lock:
+            for tp in revoked:
+                self._assigned.discard(tp)
+                self._processed.pop(tp, None)
+                self._committed.pop(tp, None)
+            self._metrics.kafka_assigned.set(len(self._assigned))
+        for tp in revoked:
+            try:
+                self._metrics.kafka_lag.remove(tp.topic, str(tp.partition))
+            except KeyError:
+                pass  # no lag was exported for it yet
+
+    def note_assigned(self, assigned: set[TopicPartition]) -> None:
+        self._metrics.kafka_rebalances.inc()
+        with self._lock:
+            self._assigned.update(assigned)
+            self._metrics.kafka_assigned.set(len(self._assigned))
+            self._newly_assigned.update(assigned)
+        if (self._paused or self._intake_stopped.is_set()) and assigned and self._consumer is not None:
+            self._consumer.pause(*assigned)
+
+    # -- on the consumer thread, after poll ----------------------------------------------------
+
+    def _settle_assignment(self, consumer: KafkaConsumer) -> None:
+        with self._lock:
+            assigned, self._newly_assigned = self._newly_assigned, set()
+        if not assigned:
+            return
+        committed = {}
+        for tp in assigned:
+            offset = consumer.committed(tp)
+            if offset is not None:
+                committed[tp] = offset
+        with self._lock:
+            self._committed.update(committed)
+        if self._config.dedup_restore_seconds > 0 and self._config.dedup_restore_max_messages > 0 and committed:
+            self._restore_dedup(consumer, committed)
+        log.info("kafka partitions assigned", partitions=sorted(f"{tp.topic}/{tp.partition}" for tp in assigned))
+
+    def _restore_dedup(self, consumer: KafkaConsumer, committed: dict[TopicPartition, int]) -> None:
+        since_ms = int((time.time() - self._config.dedup_restore_seconds) * 1000)
+        starts = consumer.offsets_for_times({tp: since_ms for tp in committed})
+        ranges = {}
+        for tp, end in committed.items():
+            found = starts.get(tp)
+            if found is None:
+                continue  # nothing that recent
+            start = max(found.offset, end - self._config.dedup_restore_max_messages, 0)
+            if start < end:
+                ranges[tp] = (start, end)
+        if not ranges:
+            return
+        identities = self._read_identities(ranges)
+        if identities and self._loop is not None:
+            # Scheduled before any batch of these partitions, so the pipeline sees them first.
+            self._loop.call_soon_threadsafe(self._dedup.remember, identities)
+        self._metrics.kafka_dedup_restored.inc(len(identities))
+        log.info("dedup window restored from kafka", identities=len(identities), partitions=len(ranges))
+
+    def _read_identities(self, ranges: dict[TopicPartition, tuple[int, int]]) -> list[str]:
+        reader = KafkaConsumer(group_id=None, enable_auto_commit=False, **self._settings)
+        identities: list[str] = []
+        try:
+            reader.assign(list(ranges))
+            for tp, (start, _) in ranges.items():
+                reader.seek(tp, start)
+            remaining = set(ranges)
+            deadline = time.monotonic() + 30
+            while remaining and time.monotonic() < deadline:
+                for tp, messages in reader.poll(timeout_ms=200, max_records=5000).items():
+                    end = ranges[tp][1]
+                    for message in messages:
+                        if message.offset >= end:
+                            break
+                        topic = self._topics[tp.topic]
+                        try:
+                            identities.extend(e.identity for e in self._codecs[topic.encoding](message.value or b"", topic))
+                        except EventError:
+                            pass  # it went to the dead letters, not the window
+                    if messages[-1].offset >= end - 1:
+                        remaining.discard(tp)
+                        reader.pause(tp)
+        finally:
+            reader.close(autocommit=False)
+        return identities
+
+
+class _RebalanceListener(AsyncConsumerRebalanceListener):
+    """Async so the revoke commit can be awaited before the group moves the partitions on."""
+
+    def __init__(self, source: KafkaSource, consumer: KafkaConsumer, commits: Counter, failures: Counter) -> None:
+        self._source = source
+        self._consumer = consumer
+        self._commits = commits
+        self._failures = failures
+
+    async def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
+        offsets = self._source.offsets_to_commit_on_revoke(set(revoked))
+        if offsets:
+            try:
+                await self._consumer.commit_async(offsets)
+                self._commits.labels(trigger="rebalance").inc()
+            except KafkaError as exc:
+                self._failures.inc()
+                log.warning("offset commit on rebalance failed", error=f"{type(exc).__name__}: {exc}")
+        self._source.forget(set(revoked))
+
+    async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
+        self._source.note_assigned(set(assigned))
+
