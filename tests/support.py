@@ -156,3 +156,71 @@ def trace(trace_id: str, **fields: Any) -> dict[str, Any]:
 
 def ndjson(events: list[dict[str, Any]]) -> bytes:
     return b"\n".join(json.dumps(e, ensure_ascii=False).encode() for e in events)
+
+
+# -- Kafka: a real broker started by scripts/test (scripts/kafka.sh) ----------------------------
+
+KAFKA_SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "kafka.sh"
+
+
+def kafka_bootstrap() -> str:
+    bootstrap = os.environ.get("KAFKA_BOOTSTRAP")
+    if not bootstrap:
+        raise AssertionError("KAFKA_BOOTSTRAP is not set: run the suite with scripts/test, which starts the broker")
+    return bootstrap
+
+
+def create_topic(name: str, partitions: int = 1) -> None:
+    from kafka.admin import KafkaAdminClient, NewTopic
+
+    admin = KafkaAdminClient(bootstrap_servers=kafka_bootstrap())
+    try:
+        admin.create_topics([NewTopic(name, num_partitions=partitions, replication_factor=1)])
+    finally:
+        admin.close()
+
+
+def produce(topic: str, values: list[bytes], keys: list[bytes | None] | None = None) -> None:
+    from kafka import KafkaProducer
+
+    producer = KafkaProducer(bootstrap_servers=kafka_bootstrap(), acks="all", linger_ms=5)
+    try:
+        for i, value in enumerate(values):
+            producer.send(topic, value=value, key=keys[i] if keys else None)
+        producer.flush(timeout=30)
+    finally:
+        producer.close()
+
+
+def consume_all(topic: str, count: int, timeout: float = 30.0) -> list[Any]:
+    """Read `count` messages from the start of every partition of `topic` (no group)."""
+    from kafka import KafkaConsumer
+
+    consumer = KafkaConsumer(topic, bootstrap_servers=kafka_bootstrap(), auto_offset_reset="earliest",
+                             enable_auto_commit=False, group_id=None)
+    messages: list[Any] = []
+    deadline = time.monotonic() + timeout
+    try:
+        while len(messages) < count and time.monotonic() < deadline:
+            for batch in consumer.poll(timeout_ms=200).values():
+                messages.extend(batch)
+        # Anything beyond `count` would be a defect too: read a little longer.
+        for batch in consumer.poll(timeout_ms=500).values():
+            messages.extend(batch)
+    finally:
+        consumer.close()
+    return messages
+
+
+def kafka_args(topic: str, group: str, dead_letters: str | None = None, **options: object) -> list[str]:
+    """--set flags that point `ragpulse run` at the test broker; `options` are more kafka.* options."""
+    args = ["--set", f"kafka.bootstrap_servers={kafka_bootstrap()}", "--set", f"kafka.group_id={group}",
+            "--set", f"kafka.topics=[{{name: {topic}}}]",
+            "--set", f"kafka.dead_letter_topic={dead_letters or topic + '-dlq'}"]
+    for name, value in options.items():
+        args += ["--set", f"kafka.{name}={value}"]
+    return args
+
+
+def kafka_control(command: str) -> None:
+    subprocess.run([str(KAFKA_SCRIPT), command], check=True, capture_output=True, timeout=180)

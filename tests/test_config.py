@@ -75,6 +75,15 @@ def test_config_file_from_environment(tmp_path: Path) -> None:
           "metrics.score_buckets: must be a non-empty, strictly increasing list"]),
         ({"http": {"auth_token": "  "}}, ["http.auth_token: must not be empty; leave it unset to turn auth off"]),
         ([1, 2], ["<root>: Expected `object`, got `array`"]),
+        ({"kafka": {"bootstrap_servers": "b:9092", "topics": []}}, ["kafka.topics: list at least one topic to consume"]),
+        ({"kafka": {"bootstrap_servers": "b:9092", "topics": [{"name": "a"}], "dead_letter_topic": "a"}},
+         ["kafka.dead_letter_topic: must not be one of the consumed topics"]),
+        ({"kafka": {"bootstrap_servers": "b:9092", "security_protocol": "SASL_SSL"}},
+         ["kafka.sasl_mechanism: security_protocol SASL_SSL needs sasl_mechanism and sasl_username",
+          "kafka.sasl_password: SASL needs sasl_password or sasl_password_file"]),
+        ({"kafka": {"bootstrap_servers": "b:9092", "sasl_mechanism": "PLAIN"}},
+         ["kafka.sasl_mechanism: is set but security_protocol is not SASL_PLAINTEXT or SASL_SSL"]),
+        ({"kafka": {"topics": [{"name": "a", "encoding": "avro"}]}}, ["kafka.topics[0].encoding: Invalid enum value 'avro'"]),
     ],
 )
 def test_errors_name_the_option_and_what_to_fix(data: object, expected: list[str]) -> None:
@@ -105,9 +114,28 @@ def test_config_check_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert "cannot read file: No such file or directory" in capsys.readouterr().err
 
 
-def test_config_show_redacts_the_token(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_config_show_redacts_secrets(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RAGPULSE_HTTP__AUTH_TOKEN", "s3cret")
+    monkeypatch.setenv("RAGPULSE_KAFKA__SASL_PASSWORD", "k4fka")
     assert main(["config", "show"]) == 0
-    shown = yaml.safe_load(capsys.readouterr().out)
-    assert shown["http"]["auth_token"] == "<redacted>"
-    assert msgspec.convert({**shown, "http": {**shown["http"], "auth_token": None}}, Config) == Config()
+    out = capsys.readouterr().out
+    assert "s3cret" not in out and "k4fka" not in out
+    shown = yaml.safe_load(out)
+    assert shown["http"]["auth_token"] == shown["kafka"]["sasl_password"] == "<redacted>"
+    shown["http"]["auth_token"] = shown["kafka"]["sasl_password"] = None
+    assert msgspec.convert(shown, Config) == Config()
+
+
+def test_kafka_security_settings_and_secret_files(tmp_path: Path) -> None:
+    from ragpulse.collector.sources.kafka import client_settings
+
+    secret = tmp_path / "sasl"
+    secret.write_text("from-file\n")
+    config = parse_config({"kafka": {"bootstrap_servers": "b1:9092, b2:9092", "security_protocol": "SASL_SSL",
+                                     "sasl_mechanism": "SCRAM-SHA-512", "sasl_username": "rag",
+                                     "sasl_password_file": str(secret)}})
+    settings = client_settings(config.kafka)
+    assert settings["bootstrap_servers"] == ["b1:9092", "b2:9092"]
+    assert (settings["security_protocol"], settings["sasl_mechanism"]) == ("SASL_SSL", "SCRAM-SHA-512")
+    assert (settings["sasl_plain_username"], settings["sasl_plain_password"]) == ("rag", "from-file")
+    assert settings["ssl_check_hostname"] is True
