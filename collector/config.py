@@ -168,7 +168,9 @@ class KafkaConfig(_Section):
     dead_letter_topic: str | None = "ragpulse-dead-letters"
     # Where a group with no committed offset starts.
     auto_offset_reset: Literal["earliest", "latest"] = "earliest"
-    max_poll_records: Positive = 500
+    # Records per poll, and so per batch handed to the pipeline; at most two polls wait outside
+    # the queue. Large batches cost fewer thread hand-offs (see docs/BENCHMARKS.md).
+    max_poll_records: Positive = 2000
     # A member that stops heartbeating (crash, kill -9) keeps its partitions this long; the
     # broker bounds it (group.min/max.session.timeout.ms, by default 6 s to 30 min).
     session_timeout_seconds: Annotated[float, msgspec.Meta(ge=1)] = 45.0

@@ -132,6 +132,7 @@ class KafkaSource:
         self._last_export = time.monotonic()
         self._paused = False
         self._disconnected_since: float | None = None
+        self._handed: concurrent.futures.Future[None] | None = None
 
     # -- lifecycle, on the event loop ------------------------------------------------------
 
@@ -233,6 +234,7 @@ class KafkaSource:
                 self._last_export = now
             if self._intake_stopped.is_set():
                 # Draining: stay in the group (heartbeats, commits for the last scrapes), fetch nothing.
+                self._wait_for_handed(consumer)
                 self._pause(consumer)
                 self._intake_idle.set()
                 self._poll_paused(consumer)
@@ -269,17 +271,27 @@ class KafkaSource:
             self._metrics.kafka_bytes.labels(topic=tp.topic).inc(size)
         self._metrics.count_accepted(SOURCE, envelopes)
         assert self._loop is not None
-        ack = self._ack_callback(offsets)
-        handed = asyncio.run_coroutine_threadsafe(self._queue.put(envelopes, ack), self._loop)
+        # The previous batch must be in the queue before this one goes (order), and only one
+        # may be on its way: fetching and decoding overlap the pipeline, memory stays bounded.
+        self._wait_for_handed(consumer)
+        self._handed = asyncio.run_coroutine_threadsafe(self._enqueue(envelopes, self._ack_callback(offsets)), self._loop)
+
+    async def _enqueue(self, envelopes: list[Envelope], ack: Callable[[], None]) -> None:
+        try:
+            await self._queue.put(envelopes, ack)
+        except ShuttingDown:
+            with self._lock:  # never acked: its offsets stay uncommitted for the next owner
+                self._in_flight -= 1
+                self._lock.notify_all()
+
+    def _wait_for_handed(self, consumer: KafkaConsumer) -> None:
+        handed, self._handed = self._handed, None
+        if handed is None:
+            return
         while True:
             try:
                 handed.result(timeout=POLL_TIMEOUT_MS / 1000)
                 break
-            except ShuttingDown:
-                with self._lock:
-                    self._in_flight -= 1
-                    self._lock.notify_all()
-                return
             except concurrent.futures.TimeoutError:
                 # The queue is full: stop fetching but keep polling, or the group would evict us.
                 if not self._paused:
