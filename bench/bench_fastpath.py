@@ -12,7 +12,7 @@ import platform
 import statistics
 import time
 
-from events import sized_events
+from common import sized_events
 from prometheus_client import CollectorRegistry
 
 from ragpulse.collector.config import Config

@@ -14,7 +14,6 @@ import os
 import platform
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -22,23 +21,7 @@ import urllib.request
 from pathlib import Path
 
 import aiohttp
-from events import sized_events
-from prometheus_client.parser import text_string_to_metric_families
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def processed(url: str) -> float:
-    with urllib.request.urlopen(url + "/metrics", timeout=10) as response:
-        text = response.read().decode()
-    for family in text_string_to_metric_families(text):
-        if family.name == "ragpulse_events_processed":
-            return sum(s.value for s in family.samples if s.name == "ragpulse_events_processed_total")
-    return 0.0
+from common import free_port, processed_total, sized_events
 
 
 async def post_all(url: str, bodies: list[bytes], connections: int) -> int:
@@ -96,7 +79,7 @@ def main() -> None:
         started = time.perf_counter()
         retried = asyncio.run(post_all(url, bodies, args.connections))
         sent_s = time.perf_counter() - started
-        while processed(url) < args.events:
+        while processed_total(url) < args.events:
             time.sleep(0.01)
         elapsed = time.perf_counter() - started
     finally:

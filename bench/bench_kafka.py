@@ -3,6 +3,9 @@
     scripts/kafka.sh start   # then
     KAFKA_BOOTSTRAP=127.0.0.1:PORT python bench/bench_kafka.py [--events 200000] [--partitions 4]
 
+SCRAPE_EVERY (seconds, default 0.2) sets the scraper's period; BENCH_RAGPULSE_ARGS adds flags to
+`ragpulse run` (e.g. "--set kafka.max_poll_records=500").
+
 The bare loop polls and touches every message value, nothing else; ragpulse decodes,
 validates, dedups, detects fallbacks, updates metrics and commits at each scrape. The
 clock stops when every record is consumed (bare) or processed (ragpulse, read from /metrics).
@@ -15,7 +18,6 @@ import os
 import platform
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -23,16 +25,9 @@ import urllib.request
 import uuid
 from pathlib import Path
 
-from events import sized_events
+from common import free_port, processed_total, sized_events
 from kafka import KafkaConsumer, KafkaProducer
 from kafka.admin import KafkaAdminClient, NewTopic
-from prometheus_client.parser import text_string_to_metric_families
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def produce(bootstrap: str, topic: str, payload: list[bytes], partitions: int) -> None:
@@ -85,15 +80,6 @@ def confluent_loop(bootstrap: str, topic: str, count: int) -> float | None:
     return elapsed
 
 
-def processed(url: str) -> float:
-    with urllib.request.urlopen(url + "/metrics", timeout=30) as response:
-        text = response.read().decode()
-    for family in text_string_to_metric_families(text):
-        if family.name == "ragpulse_events_processed":
-            return sum(s.value for s in family.samples if s.name == "ragpulse_events_processed_total")
-    return 0.0
-
-
 def ragpulse_loop(bootstrap: str, topic: str, count: int) -> float:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -113,7 +99,7 @@ def ragpulse_loop(bootstrap: str, topic: str, count: int) -> float:
             except OSError:
                 time.sleep(0.05)
         started = time.perf_counter()
-        while processed(url) < count:
+        while processed_total(url) < count:
             time.sleep(SCRAPE_EVERY)  # also the scraper: each scrape commits offsets
         return time.perf_counter() - started
     finally:

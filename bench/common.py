@@ -1,8 +1,12 @@
-"""Benchmark payloads: demo-bot trace events padded to a fixed JSON size."""
+"""Shared by the benchmarks: payloads of a fixed size, a free port, the processed count from /metrics."""
 
 from __future__ import annotations
 
+import socket
+import urllib.request
+
 import msgspec
+from prometheus_client.parser import text_string_to_metric_families
 
 from ragpulse.collector.traffic import TrafficGenerator, TrafficProfile
 
@@ -22,3 +26,19 @@ def sized_events(count: int, size: int = 2048, *, seed: int = 7) -> list[bytes]:
             encoded = msgspec.json.encode(event)
             out.append(encoded)
     return out[:count]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def processed_total(url: str) -> float:
+    """ragpulse_events_processed_total over all types, scraped from `url`/metrics."""
+    with urllib.request.urlopen(url + "/metrics", timeout=30) as response:
+        text = response.read().decode()
+    for family in text_string_to_metric_families(text):
+        if family.name == "ragpulse_events_processed":
+            return sum(s.value for s in family.samples if s.name == "ragpulse_events_processed_total")
+    return 0.0
