@@ -13,8 +13,8 @@ from support import RagpulseProcess, start_ragpulse
 def ragpulse_factory(tmp_path: Path) -> Iterator[Callable[..., RagpulseProcess]]:
     started: list[RagpulseProcess] = []
 
-    def factory(*args: str, env: dict[str, str] | None = None) -> RagpulseProcess:
-        instance = start_ragpulse(tmp_path, *args, env=env)
+    def factory(*args: str, env: dict[str, str] | None = None, ready: bool = True) -> RagpulseProcess:
+        instance = start_ragpulse(tmp_path, *args, env=env, ready=ready)
         started.append(instance)
         return instance
 

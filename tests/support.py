@@ -122,7 +122,8 @@ class RagpulseProcess:
         return self.process.wait(timeout=timeout)
 
 
-def start_ragpulse(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> RagpulseProcess:
+def start_ragpulse(tmp_path: Path, *args: str, env: dict[str, str] | None = None, ready: bool = True) -> RagpulseProcess:
+    """Start `ragpulse run`; wait for /readyz 200, or with ready=False only for /healthz (a source may be down)."""
     port = free_port()
     log_path = tmp_path / f"ragpulse-{port}.log"
     full_env = {**os.environ, "RAGPULSE_LOGGING__FORMAT": "json", **(env or {})}
@@ -135,15 +136,15 @@ def start_ragpulse(tmp_path: Path, *args: str, env: dict[str, str] | None = None
         )
     instance = RagpulseProcess(port, process, log_path)
 
-    def ready() -> bool:
+    def up() -> bool:
         if process.poll() is not None:
             raise AssertionError(f"ragpulse exited with {process.returncode}:\n{log_path.read_text()}")
         try:
-            return http("GET", instance.url + "/readyz").status == 200
+            return http("GET", instance.url + ("/readyz" if ready else "/healthz")).status == 200
         except OSError:
             return False
 
-    wait_until(ready, what="ragpulse /readyz")
+    wait_until(up, what="ragpulse /readyz" if ready else "ragpulse /healthz")
     return instance
 
 def trace(trace_id: str, **fields: Any) -> dict[str, Any]:

@@ -162,26 +162,30 @@ def test_kill_9_mid_stream_then_restart_counts_every_event_exactly_once(ragpulse
     assert duplicates == 150
 
 
-def test_broker_restart_while_consuming_recovers_without_loss(ragpulse_factory: Factory) -> None:
+def test_broker_down_at_start_or_mid_run_recovers_without_loss(ragpulse_factory: Factory) -> None:
     topic = unique("events")
     create_topic(topic, partitions=2)
     produce(topic, [encode(trace(f"b{i}")) for i in range(300)])
-    rp = ragpulse_factory(*kafka_args(topic, unique("group")))
-    wait_caught_up(rp, topic, traces=300)
+    running = ragpulse_factory(*kafka_args(topic, unique("group")))
+    wait_caught_up(running, topic, traces=300)
 
     kafka_control("stop")
     try:
-        wait_until(lambda: rp.metrics().get_value("ragpulse_source_up", source="kafka") == 0, what="source_up 0")
-        ready = http("GET", rp.url + "/readyz")
-        assert ready.status == 503
-        assert any(r.startswith("kafka: ") for r in ready.json()["reasons"]), ready.json()
+        late_group = unique("group")
+        late = ragpulse_factory(*kafka_args(topic, late_group), ready=False)  # the broker is down at its start
+        for rp in (running, late):
+            wait_until(lambda rp=rp: rp.metrics().get_value("ragpulse_source_up", source="kafka") == 0, what="source_up 0")
+            ready = http("GET", rp.url + "/readyz")
+            assert ready.status == 503
+            assert any(r.startswith("kafka: ") for r in ready.json()["reasons"]), ready.json()
     finally:
         kafka_control("start")
     produce(topic, [encode(trace(f"b{i}")) for i in range(300, 600)])
-    s = wait_caught_up(rp, topic, traces=600, timeout=90)
-    assert traces_total(s) == 600
-    assert s.get_value("ragpulse_source_up", source="kafka") == 1
-    assert http("GET", rp.url + "/readyz").status == 200
+    for rp in (running, late):  # neither needed a restart; the late one reads the topic from the start
+        s = wait_caught_up(rp, topic, traces=600, timeout=90)
+        assert traces_total(s) == 600
+        assert s.get_value("ragpulse_source_up", source="kafka") == 1
+        assert http("GET", rp.url + "/readyz").status == 200
 
 
 def test_two_collectors_share_partitions_and_a_rebalance_loses_nothing(ragpulse_factory: Factory) -> None:

@@ -52,7 +52,8 @@ POLL_TIMEOUT_MS = 100
 HEALTH_EVERY_SECONDS = 1.0
 REVOKE_WAIT_SECONDS = 10.0
 EXPORT_COMMIT_TIMEOUT_SECONDS = 5.0
-DISCONNECTED_GRACE_SECONDS = 2.0
+HEALTH_TIMEOUT_MS = 2000
+BOOTSTRAP_TIMEOUT_MS = 10_000
 
 log = structlog.get_logger("ragpulse.kafka")
 
@@ -110,7 +111,7 @@ class KafkaSource:
         self._settings = client_settings(config)
         self._up = metrics.source_up.labels(source=SOURCE)
         self._up.set(0)
-        self._not_ready: str | None = "kafka: starting"
+        self._not_ready: str | None = f"kafka: connecting to {config.bootstrap_servers}"
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._consumer: KafkaConsumer | None = None
@@ -131,7 +132,6 @@ class KafkaSource:
         )
         self._last_export = time.monotonic()
         self._paused = False
-        self._disconnected_since: float | None = None
         self._handed: concurrent.futures.Future[None] | None = None
 
     # -- lifecycle, on the event loop ------------------------------------------------------
@@ -209,6 +209,7 @@ class KafkaSource:
             auto_offset_reset=self._config.auto_offset_reset,
             max_poll_records=self._config.max_poll_records,
             session_timeout_ms=int(self._config.session_timeout_seconds * 1000),
+            bootstrap_timeout_ms=BOOTSTRAP_TIMEOUT_MS,
             # Members learn of a rebalance from heartbeats: keep them frequent (the Java default, 3 s).
             heartbeat_interval_ms=int(min(3.0, self._config.session_timeout_seconds / 3) * 1000),
             **self._settings,
@@ -225,7 +226,6 @@ class KafkaSource:
             now = time.monotonic()
             if now >= next_health:
                 self._check_health(consumer)
-                self._update_lag(consumer)
                 next_health = now + HEALTH_EVERY_SECONDS
             if now - self._last_export > self._config.commit_without_scrape_seconds:
                 with self._lock:
@@ -396,17 +396,25 @@ class KafkaSource:
         self._metrics.kafka_dead_letters.labels(topic=message.topic).inc()
 
     def _check_health(self, consumer: KafkaConsumer) -> None:
-        # kafka-python reconnects by itself; "down" means no broker connection for a while,
-        # not the moment between two connections.
-        connections = consumer.metrics().get("consumer-metrics", {}).get("connection-count", 0)
-        now = time.monotonic()
-        if connections and connections > 0:
-            self._disconnected_since = None
-            self._set_health(True, None)
-        elif self._disconnected_since is None:
-            self._disconnected_since = now
-        elif now - self._disconnected_since >= DISCONNECTED_GRACE_SECONDS:
-            self._set_health(False, f"kafka: no connection to any broker of {self._config.bootstrap_servers}")
+        """A real round trip: end offsets of the assigned partitions (they also give the lag),
+        or the committed offset of one partition when nothing is assigned."""
+        assignment = list(consumer.assignment())
+        try:
+            if assignment:
+                ends = consumer.end_offsets(assignment, timeout_ms=HEALTH_TIMEOUT_MS)
+            else:
+                consumer.committed(TopicPartition(next(iter(self._topics)), 0), timeout_ms=HEALTH_TIMEOUT_MS)
+                ends = {}
+        except KafkaError as exc:
+            self._set_health(False, f"kafka: no answer from {self._config.bootstrap_servers}: {type(exc).__name__}")
+            return
+        self._set_health(True, None)
+        for tp, end in ends.items():
+            try:
+                position = consumer.position(tp, timeout_ms=HEALTH_TIMEOUT_MS)
+            except KafkaError:
+                continue
+            self._metrics.kafka_lag.labels(topic=tp.topic, partition=str(tp.partition)).set(max(0, end - position))
 
     def _set_health(self, up: bool, reason: str | None) -> None:
         if reason != self._not_ready:
@@ -416,17 +424,6 @@ class KafkaSource:
                 log.warning("kafka source is down", reason=reason)
         self._not_ready = reason
         self._up.set(1 if up else 0)
-
-    def _update_lag(self, consumer: KafkaConsumer) -> None:
-        for tp in consumer.assignment():
-            highwater = consumer.highwater(tp)
-            if highwater is None:
-                continue
-            try:
-                position = consumer.position(tp, timeout_ms=100)
-            except KafkaError:
-                continue
-            self._metrics.kafka_lag.labels(topic=tp.topic, partition=str(tp.partition)).set(max(0, highwater - position))
 
     def _close_consumer(self) -> None:
         if self._consumer is None:
