@@ -62,7 +62,7 @@ def main() -> None:
     url = f"http://127.0.0.1:{port}"
     exe = shutil.which("ragpulse", path=str(Path(sys.executable).parent)) or "ragpulse"
     server = subprocess.Popen(
-        [exe, "run", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
+        [exe, "run", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--set", "otlp.enabled=false",
          "--set", "pipeline.queue_capacity_events=50000"],
         env={**os.environ, "RAGPULSE_LOGGING__FORMAT": "json"},
     )

@@ -85,7 +85,7 @@ def ragpulse_loop(bootstrap: str, topic: str, count: int) -> float:
     url = f"http://127.0.0.1:{port}"
     exe = shutil.which("ragpulse", path=str(Path(sys.executable).parent)) or "ragpulse"
     server = subprocess.Popen(
-        [exe, "run", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
+        [exe, "run", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--set", "otlp.enabled=false",
          "--set", f"kafka.bootstrap_servers={bootstrap}", "--set", f"kafka.group_id=rp-{uuid.uuid4().hex[:6]}",
          "--set", f"kafka.topics=[{{name: {topic}}}]", "--set", "kafka.dedup_restore_seconds=0",
          *os.environ.get("BENCH_RAGPULSE_ARGS", "").split()],

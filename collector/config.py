@@ -195,11 +195,28 @@ class KafkaConfig(_Section):
     sasl_password_file: str | None = None
 
     def secret(self, name: Literal["ssl_password", "sasl_password"]) -> str | None:
-        """A secret from its `_file` option (e.g. a mounted Kubernetes secret), else the option itself."""
-        path = getattr(self, f"{name}_file")
-        if path:
-            return Path(path).read_text(encoding="utf-8").strip()
-        return getattr(self, name)
+        return read_secret(getattr(self, name), getattr(self, f"{name}_file"))
+
+
+class OtlpConfig(_Section):
+    # The OTLP/HTTP receiver (POST /v1/traces, protobuf or JSON, gzip): on by default, it needs no broker.
+    enabled: bool = True
+    host: str = "0.0.0.0"
+    http_port: Port = 4318
+    max_body_bytes: Positive = 16 * 1024 * 1024
+    auth_token: str | None = None
+    auth_token_file: str | None = None
+    # A span attribute whose value becomes the event's route (e.g. "rag.route"); null: no route.
+    route_attribute: str | None = None
+    # A trace is assembled this long after its root span arrived...
+    grace_seconds: NonNegativeFloat = 1.0
+    # ...or, without a root, this long after its first span, from what arrived.
+    trace_ttl_seconds: PositiveFloat = 30.0
+    max_traces_in_flight: Positive = 10_000
+    max_spans_per_trace: Positive = 1_000
+
+    def token(self) -> str | None:
+        return read_secret(self.auth_token, self.auth_token_file)
 
 
 class LoggingConfig(_Section):
@@ -215,6 +232,7 @@ class Config(_Section):
     fallback: FallbackConfig = FallbackConfig()
     metrics: MetricsConfig = MetricsConfig()
     kafka: KafkaConfig = KafkaConfig()
+    otlp: OtlpConfig = OtlpConfig()
     logging: LoggingConfig = LoggingConfig()
 
     def all_fallback_rules(self) -> list[FallbackRule]:
@@ -222,9 +240,12 @@ class Config(_Section):
 
     def auth_token(self) -> str | None:
         """The ingest bearer token, read from the file when one is configured."""
-        if self.http.auth_token_file:
-            return Path(self.http.auth_token_file).read_text(encoding="utf-8").strip()
-        return self.http.auth_token
+        return read_secret(self.http.auth_token, self.http.auth_token_file)
+
+
+def read_secret(value: str | None, path: str | None) -> str | None:
+    """A secret from its file (e.g. a mounted Kubernetes secret) when one is set, else the value itself."""
+    return Path(path).read_text(encoding="utf-8").strip() if path else value
 
 
 def load_config(
@@ -369,6 +390,12 @@ def _semantic_problems(config: Config) -> list[ConfigProblem]:
             if error:
                 problems.append(ConfigProblem(f"{where}.pattern", f"invalid regular expression (RE2 syntax): {error}"))
     problems.extend(_kafka_problems(config.kafka))
+    if config.otlp.auth_token is not None and config.otlp.auth_token_file is not None:
+        problems.append(ConfigProblem("otlp.auth_token_file", "set auth_token or auth_token_file, not both"))
+    if config.otlp.auth_token_file is not None and not Path(config.otlp.auth_token_file).is_file():
+        problems.append(ConfigProblem("otlp.auth_token_file", f"no such file: {config.otlp.auth_token_file}"))
+    if config.otlp.enabled and config.otlp.http_port and config.otlp.http_port == config.http.port:
+        problems.append(ConfigProblem("otlp.http_port", f"is the same as http.port ({config.http.port})"))
     if len(set(config.metrics.labels)) != len(config.metrics.labels):
         problems.append(ConfigProblem("metrics.labels", "lists a label twice"))
     for name in ("latency_buckets_seconds", "score_buckets", "chunk_buckets", "chunk_age_buckets_seconds"):

@@ -102,6 +102,10 @@ class EventDecoder:
         self._check_size(len(data))
         return self._envelope(event, time.time())
 
+    def accept(self, event: TraceEvent) -> Envelope:
+        """An event built by a source (e.g. from spans) through the same limits and defaults; raises EventError."""
+        return self._envelope(event, time.time())
+
     def _decode_lines(
         self, body: bytes, event_type: EventType | None, received_at: float, out: Decoded
     ) -> None:

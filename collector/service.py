@@ -26,6 +26,8 @@ from ragpulse.collector.sources.http import SOURCE as HTTP_SOURCE
 from ragpulse.collector.sources.http import HttpIngest
 from ragpulse.collector.sources.kafka import SOURCE as KAFKA_SOURCE
 from ragpulse.collector.sources.kafka import KafkaSource
+from ragpulse.collector.sources.otlp.http import SOURCE as OTLP_SOURCE
+from ragpulse.collector.sources.otlp.http import OtlpHttpReceiver
 from ragpulse.exporters.labels import LabelGuard
 from ragpulse.exporters.metrics import Metrics
 from ragpulse.exporters.prometheus import FastPathExporter
@@ -76,6 +78,9 @@ class Service:
             self.kafka = KafkaSource(
                 config.kafka, EventDecoder(config.limits, KAFKA_SOURCE), self.queue, metrics, dedup
             )
+        self.otlp: OtlpHttpReceiver | None = None
+        if config.otlp.enabled:
+            self.otlp = OtlpHttpReceiver(config.otlp, EventDecoder(config.limits, OTLP_SOURCE), self.queue, metrics)
         self._app = build_app(
             self.ingest,
             self.registry,
@@ -111,6 +116,8 @@ class Service:
         self.metrics.source_up.labels(source=HTTP_SOURCE).set(1)
         if self.kafka is not None:
             await self.kafka.start()
+        if self.otlp is not None:
+            await self.otlp.start()
         log.info("ragpulse started", version=ragpulse.__version__, host=self.config.http.host, port=self.port)
 
     async def shutdown(self) -> int:
@@ -120,11 +127,15 @@ class Service:
         self.metrics.source_up.labels(source=HTTP_SOURCE).set(0)
         if self.kafka is not None:
             await self.kafka.stop_intake()
+        if self.otlp is not None:
+            await self.otlp.stop_intake()
         lost = await self.pipeline.shutdown(self.config.pipeline.shutdown_timeout_seconds)
         if self._runner is not None:
             await self._runner.cleanup()  # the last scrape (and its offset commit) is behind us
         if self.kafka is not None:
             await self.kafka.close()
+        if self.otlp is not None:
+            await self.otlp.close()
         processed = {
             kind: int(self.registry.get_sample_value("ragpulse_events_processed_total", {"type": kind}) or 0)
             for kind in ("trace", "feedback")

@@ -129,6 +129,22 @@ class Metrics:
             "ragpulse_kafka_dedup_restored_total", "Identities read back into the dedup window on partition assignment."
         )
 
+        # The OTLP source.
+        self.otlp_requests = plain("ragpulse_otlp_requests_total", "OTLP export requests, by encoding and status code.", "encoding", "code")
+        self.otlp_spans = plain("ragpulse_otlp_spans_received_total", "Spans received over OTLP.", "encoding")
+        self.otlp_spans_rejected = plain(
+            "ragpulse_otlp_spans_rejected_total", "Spans rejected as unusable (reported back as partial success)."
+        )
+        self.otlp_spans_dropped = plain(
+            "ragpulse_otlp_spans_dropped_total", "Spans dropped by the assembler: late_span, duplicate, too_many_spans.", "reason"
+        )
+        self.otlp_traces = plain(
+            "ragpulse_otlp_traces_total",
+            "Traces assembled from spans, by outcome: complete, ttl_expired, capacity, shutdown, not_rag.",
+            "outcome",
+        )
+        self.otlp_in_flight = gauge("ragpulse_otlp_traces_in_flight", "Traces waiting for their spans.")
+
         self.http_requests = plain(
             "ragpulse_http_requests_total", "HTTP requests served, by endpoint and status code.", "endpoint", "code"
         )

@@ -13,7 +13,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +83,7 @@ class RagpulseProcess:
     port: int
     process: subprocess.Popen[bytes]
     log_path: Path
-    extra_env: dict[str, str] = field(default_factory=dict)
+    otlp_port: int
 
     @property
     def url(self) -> str:
@@ -124,17 +124,18 @@ class RagpulseProcess:
 
 def start_ragpulse(tmp_path: Path, *args: str, env: dict[str, str] | None = None, ready: bool = True) -> RagpulseProcess:
     """Start `ragpulse run`; wait for /readyz 200, or with ready=False only for /healthz (a source may be down)."""
-    port = free_port()
+    port, otlp_port = free_port(), free_port()
     log_path = tmp_path / f"ragpulse-{port}.log"
     full_env = {**os.environ, "RAGPULSE_LOGGING__FORMAT": "json", **(env or {})}
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            [*ragpulse_command(), "run", "--host", "127.0.0.1", "--port", str(port), *args],
+            [*ragpulse_command(), "run", "--host", "127.0.0.1", "--port", str(port),
+             "--set", f"otlp.http_port={otlp_port}", "--set", "otlp.host=127.0.0.1", *args],
             stdout=log,
             stderr=subprocess.STDOUT,
             env=full_env,
         )
-    instance = RagpulseProcess(port, process, log_path)
+    instance = RagpulseProcess(port, process, log_path, otlp_port)
 
     def up() -> bool:
         if process.poll() is not None:

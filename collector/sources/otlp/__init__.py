@@ -1,0 +1,7 @@
+"""The OTLP source: receives spans from instrumented RAG apps and assembles them into trace events.
+
+    spans.py      OTLP protobuf / JSON -> Span (ids in hex, attributes as Python values)
+    assembler.py  spans grouped by trace, assembled after the root's grace period or a TTL
+    mapping.py    a trace's spans -> a v1 TraceEvent (OpenInference, OpenTelemetry GenAI)
+    http.py       the OTLP/HTTP receiver, POST /v1/traces
+"""

@@ -1,0 +1,114 @@
+"""Spans grouped by trace id and assembled into one trace event when the trace is complete.
+
+A trace is complete `grace_seconds` after its root span arrived (children of a
+root often arrive in a later export batch). A trace whose root never comes is
+assembled from what arrived after `ttl_seconds`. In-flight traces are capped;
+when full, the oldest is assembled early. Spans arriving for a trace already
+assembled are dropped and counted (`late_span`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from prometheus_client import Counter
+
+from ragpulse.collector.events import TraceEvent
+from ragpulse.collector.sources.otlp.mapping import TraceMapper
+from ragpulse.collector.sources.otlp.spans import Span
+
+
+@dataclass(slots=True)
+class _Pending:
+    first_seen: float
+    spans: dict[str, Span] = field(default_factory=dict)
+    root_seen: float | None = None
+
+
+class TraceAssembler:
+    def __init__(
+        self,
+        mapper: TraceMapper,
+        *,
+        grace_seconds: float,
+        ttl_seconds: float,
+        max_traces: int,
+        max_spans_per_trace: int,
+        outcomes: Counter,
+        dropped_spans: Counter,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._mapper = mapper
+        self._grace = grace_seconds
+        self._ttl = ttl_seconds
+        self._max_traces = max_traces
+        self._max_spans = max_spans_per_trace
+        self._outcomes = outcomes
+        self._dropped_spans = dropped_spans
+        self._clock = clock
+        self._pending: OrderedDict[str, _Pending] = OrderedDict()  # oldest first
+        self._done: OrderedDict[str, None] = OrderedDict()  # recently assembled trace ids, bounded
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._pending)
+
+    def add(self, spans: list[Span]) -> list[TraceEvent]:
+        """Take spans in; returns traces assembled early because the in-flight cap was reached."""
+        now = self._clock()
+        early: list[TraceEvent] = []
+        for span in spans:
+            if span.trace_id in self._done:
+                self._dropped_spans.labels(reason="late_span").inc()
+                continue
+            pending = self._pending.get(span.trace_id)
+            if pending is None:
+                if len(self._pending) >= self._max_traces:
+                    oldest, _ = next(iter(self._pending.items()))
+                    early.extend(self._assemble(oldest, "capacity"))
+                pending = self._pending[span.trace_id] = _Pending(first_seen=now)
+            if span.span_id in pending.spans:
+                self._dropped_spans.labels(reason="duplicate").inc()
+                continue
+            if len(pending.spans) >= self._max_spans:
+                self._dropped_spans.labels(reason="too_many_spans").inc()
+                continue
+            pending.spans[span.span_id] = span
+            if span.parent_span_id is None and pending.root_seen is None:
+                pending.root_seen = now
+        return early
+
+    def due(self) -> list[TraceEvent]:
+        """Traces whose grace period or TTL has passed, assembled."""
+        now = self._clock()
+        ready = [
+            (trace_id, "complete" if p.root_seen is not None else "ttl_expired")
+            for trace_id, p in self._pending.items()
+            if (p.root_seen is not None and now - p.root_seen >= self._grace) or now - p.first_seen >= self._ttl
+        ]
+        events: list[TraceEvent] = []
+        for trace_id, outcome in ready:
+            events.extend(self._assemble(trace_id, outcome))
+        return events
+
+    def flush(self) -> list[TraceEvent]:
+        """Everything in flight, assembled now (shutdown)."""
+        events: list[TraceEvent] = []
+        for trace_id in list(self._pending):
+            events.extend(self._assemble(trace_id, "shutdown"))
+        return events
+
+    def _assemble(self, trace_id: str, outcome: str) -> list[TraceEvent]:
+        pending = self._pending.pop(trace_id)
+        self._done[trace_id] = None
+        if len(self._done) > self._max_traces:
+            self._done.popitem(last=False)
+        event = self._mapper.map(list(pending.spans.values()))
+        if event is None:
+            self._outcomes.labels(outcome="not_rag").inc()  # indexing, health checks...
+            return []
+        self._outcomes.labels(outcome=outcome).inc()
+        return [event]

@@ -1,0 +1,171 @@
+"""The OTLP/HTTP receiver: POST /v1/traces, protobuf or JSON, gzip, answers per the OTLP spec.
+
+200 with ExportTraceServiceResponse (partial_success names the rejected spans
+and why), 400 for an undecodable body, 401 without the bearer token, 413 over
+the size limit, 415 for another content type, 429 with Retry-After while the
+pipeline queue is full, 503 with Retry-After while shutting down. Error bodies
+are google.rpc.Status, in the request's encoding.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+
+import msgspec
+import structlog
+from aiohttp import web
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
+
+from ragpulse.collector.config import OtlpConfig
+from ragpulse.collector.decode import EventDecoder
+from ragpulse.collector.errors import EventError, ShuttingDown
+from ragpulse.collector.events import TraceEvent
+from ragpulse.collector.queue import EventQueue
+from ragpulse.collector.sources.otlp.assembler import TraceAssembler
+from ragpulse.collector.sources.otlp.mapping import TraceMapper
+from ragpulse.collector.sources.otlp.spans import DecodedSpans, decode_json, decode_protobuf
+from ragpulse.exporters.metrics import Metrics
+
+SOURCE = "otlp"
+PROTOBUF = "application/x-protobuf"
+JSON = "application/json"
+FLUSH_EVERY_SECONDS = 0.1
+RETRY_AFTER_SECONDS = "1"
+# google.rpc.Code values used in Status bodies.
+INVALID_ARGUMENT, RESOURCE_EXHAUSTED, UNAVAILABLE, UNAUTHENTICATED = 3, 8, 14, 16
+
+log = structlog.get_logger("ragpulse.otlp")
+
+
+class OtlpHttpReceiver:
+    def __init__(self, config: OtlpConfig, decoder: EventDecoder, queue: EventQueue, metrics: Metrics) -> None:
+        self._config = config
+        self._decoder = decoder
+        self._queue = queue
+        self._metrics = metrics
+        token = config.token()
+        self._expected_auth = f"Bearer {token}".encode() if token else None
+        self.assembler = TraceAssembler(
+            TraceMapper(config.route_attribute),
+            grace_seconds=config.grace_seconds,
+            ttl_seconds=config.trace_ttl_seconds,
+            max_traces=config.max_traces_in_flight,
+            max_spans_per_trace=config.max_spans_per_trace,
+            outcomes=metrics.otlp_traces,
+            dropped_spans=metrics.otlp_spans_dropped,
+        )
+        metrics.otlp_in_flight.set_function(lambda: self.assembler.in_flight)
+        self._accepting = True
+        self._runner: web.AppRunner | None = None
+        self._flusher: asyncio.Task[None] | None = None
+        self.port: int | None = None
+
+    async def start(self) -> None:
+        app = web.Application(client_max_size=self._config.max_body_bytes)
+        app.add_routes([web.post("/v1/traces", self._export)])
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        await self._runner.setup()
+        await web.TCPSite(self._runner, self._config.host, self._config.http_port).start()
+        self.port = self._runner.addresses[0][1]
+        self._flusher = asyncio.create_task(self._flush_loop(), name="ragpulse-otlp-assembler")
+        self._metrics.source_up.labels(source=SOURCE).set(1)
+        log.info("otlp receiver listening", host=self._config.host, port=self.port)
+
+    async def stop_intake(self) -> None:
+        """Refuse new exports (503) and hand every trace in flight to the pipeline."""
+        self._accepting = False
+        self._metrics.source_up.labels(source=SOURCE).set(0)
+        if self._flusher is not None:
+            self._flusher.cancel()
+        await self._enqueue(self.assembler.flush())
+
+    async def close(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    async def _flush_loop(self) -> None:
+        while True:
+            await asyncio.sleep(FLUSH_EVERY_SECONDS)
+            await self._enqueue(self.assembler.due())
+
+    async def _enqueue(self, events: list[TraceEvent]) -> None:
+        envelopes = []
+        for event in events:
+            try:
+                envelopes.append(self._decoder.accept(event))
+            except EventError as exc:
+                self._metrics.events_invalid.labels(source=SOURCE, reason=exc.reason.value).inc()
+        if not envelopes:
+            return
+        try:
+            await self._queue.put(envelopes)
+        except ShuttingDown:
+            self._metrics.events_dropped.labels(reason="shutdown_deadline").inc(len(envelopes))
+            return
+        self._metrics.count_accepted(SOURCE, envelopes)
+
+    async def _export(self, request: web.Request) -> web.Response:
+        encoding = "json" if request.content_type == JSON else "protobuf"
+        response = await self._handle(request, encoding)
+        self._metrics.otlp_requests.labels(encoding=encoding, code=str(response.status)).inc()
+        return response
+
+    async def _handle(self, request: web.Request, encoding: str) -> web.Response:
+        if self._expected_auth is not None and not hmac.compare_digest(
+            request.headers.get("Authorization", "").encode(), self._expected_auth
+        ):
+            return _status(401, UNAUTHENTICATED, "missing or wrong bearer token", encoding, {"WWW-Authenticate": "Bearer"})
+        if request.content_type not in (PROTOBUF, JSON):
+            return _status(415, INVALID_ARGUMENT, f"content type must be {PROTOBUF} or {JSON}", "json")
+        if not self._accepting:
+            return _status(503, UNAVAILABLE, "ragpulse is shutting down", encoding, {"Retry-After": RETRY_AFTER_SECONDS})
+        if not self._queue.has_room(1):
+            return _status(429, RESOURCE_EXHAUSTED, "the pipeline queue is full", encoding, {"Retry-After": RETRY_AFTER_SECONDS})
+        try:
+            body = await request.read()  # aiohttp has undone Content-Encoding: gzip
+        except web.HTTPRequestEntityTooLarge:
+            return _status(413, RESOURCE_EXHAUSTED, f"body over otlp.max_body_bytes={self._config.max_body_bytes}", encoding)
+        try:
+            decoded = decode_json(body) if encoding == "json" else decode_protobuf(body)
+        except EventError as exc:
+            return _status(400, INVALID_ARGUMENT, exc.message, encoding)
+        self._metrics.otlp_spans.labels(encoding=encoding).inc(len(decoded.spans))
+        if decoded.rejected:
+            self._metrics.otlp_spans_rejected.inc(decoded.rejected)
+        await self._enqueue(self.assembler.add(decoded.spans))
+        return _success(decoded, encoding)
+
+
+def _success(decoded: DecodedSpans, encoding: str) -> web.Response:
+    message = "; ".join(decoded.problems[:20])
+    if encoding == "json":
+        body: dict[str, object] = {}
+        if decoded.rejected or decoded.problems:
+            body["partialSuccess"] = {"rejectedSpans": str(decoded.rejected), "errorMessage": message}
+        return web.Response(body=msgspec.json.encode(body), content_type=JSON)
+    response = ExportTraceServiceResponse()
+    if decoded.rejected or decoded.problems:
+        response.partial_success.rejected_spans = decoded.rejected
+        response.partial_success.error_message = message
+    return web.Response(body=response.SerializeToString(), content_type=PROTOBUF)
+
+
+def _status(status: int, code: int, message: str, encoding: str, headers: dict[str, str] | None = None) -> web.Response:
+    if encoding == "json":
+        return web.Response(status=status, body=msgspec.json.encode({"code": code, "message": message}),
+                            content_type=JSON, headers=headers)
+    # google.rpc.Status {int32 code = 1; string message = 2;} in protobuf wire format: two
+    # fields are not worth a dependency on googleapis-common-protos.
+    text = message.encode()
+    body = b"\x08" + _varint(code) + b"\x12" + _varint(len(text)) + text
+    return web.Response(status=status, body=body, content_type=PROTOBUF, headers=headers)
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, value = value & 0x7F, value >> 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)

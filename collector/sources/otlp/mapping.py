@@ -1,0 +1,262 @@
+"""A trace's spans -> one v1 TraceEvent, for OpenInference and OpenTelemetry GenAI spans.
+
+| event field | OpenInference | OpenTelemetry GenAI |
+|---|---|---|
+| chunks | RERANKER `reranker.output_documents.{i}.document.*`, else RETRIEVER `retrieval.documents.{i}.document.{id,content,score,metadata}` (retrievers without documents ignored, duplicates removed) | `gen_ai.retrieval.documents` (JSON or structured: id, content, score) |
+| query | the retriever's `input.value`, else the root's | `gen_ai.retrieval.query.text`, else the root's `input.value`, else the last user message of `gen_ai.input.messages` / `gen_ai.prompt` |
+| answer | the root's `output.value` (JSON: its `response`), else the last LLM span's `llm.output_messages` | the root's `output.value`, else the last chat span's `gen_ai.output.messages` / `gen_ai.completion` |
+| model, usage | leaf LLM spans: `llm.model_name`, `llm.token_count.{prompt,completion}` | leaf chat spans: `gen_ai.response.model` / `gen_ai.request.model`, `gen_ai.usage.{input,output}_tokens` (or `prompt_`/`completion_tokens`) |
+| session_id, user_id | `session.id`, `user.id` | `gen_ai.conversation.id` |
+| attributes | `metadata` (JSON), `tag.tags` | |
+| app, release, route | resource `service.name`, `service.version`; route from `otlp.route_attribute` | same |
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+
+from ragpulse.collector.events import Chunk, TraceEvent, Usage
+from ragpulse.collector.sources.otlp.spans import Span
+
+OI_KIND = "openinference.span.kind"
+GENAI_OPERATION = "gen_ai.operation.name"
+_LLM_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
+_DOC_KEY = re.compile(r"^(?P<prefix>retrieval\.documents|reranker\.output_documents)\.(?P<i>\d+)\.document\.(?P<field>\w+)$")
+_OUTPUT_MESSAGE = re.compile(r"^llm\.output_messages\.(?P<i>\d+)\.message\.content$")
+
+
+class TraceMapper:
+    def __init__(self, route_attribute: str | None = None) -> None:
+        self._route_attribute = route_attribute
+
+    def map(self, spans: list[Span]) -> TraceEvent | None:
+        """The trace event of these spans, or None when the trace has no retrieval and no LLM span."""
+        retrievers = [s for s in spans if _is_retrieval(s)]
+        llms = [s for s in spans if _is_llm(s)]
+        if not retrievers and not llms:
+            return None
+        spans = sorted(spans, key=lambda s: s.start_unix_nano)
+        root = _root(spans)
+        leaf_llms = _leaves(llms)
+        prompt = completion = 0
+        model = None
+        for span in leaf_llms:
+            attrs = span.attributes
+            model = _str(attrs.get("llm.model_name") or attrs.get("gen_ai.response.model") or attrs.get("gen_ai.request.model")) or model
+            prompt += _int(attrs.get("llm.token_count.prompt", attrs.get("gen_ai.usage.input_tokens", attrs.get("gen_ai.usage.prompt_tokens"))))
+            completion += _int(
+                attrs.get("llm.token_count.completion", attrs.get("gen_ai.usage.output_tokens", attrs.get("gen_ai.usage.completion_tokens")))
+            )
+        session = _first(spans, "session.id", "gen_ai.conversation.id")
+        attributes: dict[str, Any] = {}
+        metadata = _first(spans, "metadata")
+        if metadata is not None:
+            attributes["metadata"] = _json_or_text(metadata)
+        tags = _first(spans, "tag.tags")
+        if tags is not None:
+            attributes["tags"] = tags
+        route = _str(_first(spans, self._route_attribute)) if self._route_attribute else None
+        return TraceEvent(
+            trace_id=root.trace_id,
+            query=_query(root, retrievers, llms),
+            answer=_answer(root, llms),
+            timestamp=root.start_unix_nano / 1e6,  # epoch milliseconds, as the contract takes them
+            session_id=_str(session),
+            user_id=_str(_first(spans, "user.id")),
+            app=_str(root.resource.get("service.name")),
+            release=_str(root.resource.get("service.version")),
+            route=route,
+            model=model,
+            chunks=_chunks(retrievers) if retrievers else None,
+            latency_ms=root.duration_seconds * 1000.0,
+            usage=Usage(prompt_tokens=prompt, completion_tokens=completion) if leaf_llms else None,
+            attributes=attributes,
+        )
+
+
+def _is_retrieval(span: Span) -> bool:
+    attrs = span.attributes
+    return attrs.get(OI_KIND) in ("RETRIEVER", "RERANKER") or attrs.get(GENAI_OPERATION) == "retrieval" or (
+        "gen_ai.retrieval.documents" in attrs
+    )
+
+
+def _is_llm(span: Span) -> bool:
+    attrs = span.attributes
+    return attrs.get(OI_KIND) == "LLM" or attrs.get(GENAI_OPERATION) in _LLM_OPERATIONS
+
+
+def _root(spans: list[Span]) -> Span:
+    ids = {s.span_id for s in spans}
+    roots = [s for s in spans if s.parent_span_id is None] or [s for s in spans if s.parent_span_id not in ids]
+    return roots[0] if roots else spans[0]
+
+
+def _leaves(llms: list[Span]) -> list[Span]:
+    """LLM spans with no LLM span below them: a wrapper and its inner call count once."""
+    by_id = {s.span_id: s for s in llms}
+    parents_of_llms: set[str] = set()
+    # Any LLM ancestor of an LLM span is not a leaf; walk up through the LLM spans we know.
+    for span in llms:
+        parent = span.parent_span_id
+        while parent is not None and parent in by_id:
+            parents_of_llms.add(parent)
+            parent = by_id[parent].parent_span_id
+    return [s for s in llms if s.span_id not in parents_of_llms]
+
+
+def _chunks(retrievers: list[Span]) -> list[Chunk]:
+    rerankers = [s for s in retrievers if s.attributes.get(OI_KIND) == "RERANKER"]
+    for span in reversed(rerankers):
+        documents = _documents(span, "reranker.output_documents")
+        if documents:
+            return documents
+    chunks: list[Chunk] = []
+    seen: set[tuple[str | None, str]] = set()
+    for span in retrievers:
+        documents = _documents(span, "retrieval.documents") or _genai_documents(span)
+        for chunk in documents:
+            key = (chunk.id, chunk.text if chunk.id is None else "")
+            if key not in seen:
+                seen.add(key)
+                chunks.append(chunk)
+    return chunks
+
+
+def _documents(span: Span, prefix: str) -> list[Chunk]:
+    fields: dict[int, dict[str, Any]] = {}
+    for key, value in span.attributes.items():
+        match = _DOC_KEY.match(key)
+        if match and match["prefix"] == prefix:
+            fields.setdefault(int(match["i"]), {})[match["field"]] = value
+    chunks = []
+    for _, doc in sorted(fields.items()):
+        metadata = _json_or_text(doc.get("metadata")) if doc.get("metadata") is not None else None
+        source = _str(metadata.get("source") or metadata.get("file_name")) if isinstance(metadata, dict) else None
+        chunks.append(Chunk(text=_str(doc.get("content")) or "", id=_str(doc.get("id")), score=_float(doc.get("score")), source=source))
+    return chunks
+
+
+def _genai_documents(span: Span) -> list[Chunk]:
+    documents = span.attributes.get("gen_ai.retrieval.documents")
+    if isinstance(documents, str):
+        documents = _json_or_text(documents)
+    if not isinstance(documents, list):
+        return []
+    return [
+        Chunk(text=_str(d.get("content") or d.get("text")) or "", id=_str(d.get("id")), score=_float(d.get("score")))
+        for d in documents
+        if isinstance(d, dict)
+    ]
+
+
+def _query(root: Span, retrievers: list[Span], llms: list[Span]) -> str:
+    for span in retrievers:
+        text = span.attributes.get("gen_ai.retrieval.query.text") or span.attributes.get("input.value")
+        if text:
+            return _input_text(text)
+    if root.attributes.get("input.value"):
+        return _input_text(root.attributes["input.value"])
+    for span in llms:
+        text = _last_user_message(span)
+        if text:
+            return text
+    return ""
+
+
+def _answer(root: Span, llms: list[Span]) -> str:
+    output = root.attributes.get("output.value")
+    if output is not None:
+        if root.attributes.get("output.mime_type") == "application/json":
+            parsed = _json_or_text(output)
+            if isinstance(parsed, dict) and "response" in parsed:
+                return _str(parsed["response"]) or ""
+        return _str(output) or ""
+    for span in sorted(llms, key=lambda s: s.end_unix_nano, reverse=True):
+        text = _llm_output(span)
+        if text:
+            return text
+    return ""
+
+
+def _llm_output(span: Span) -> str | None:
+    attrs = span.attributes
+    messages = {int(m["i"]): v for k, v in attrs.items() if (m := _OUTPUT_MESSAGE.match(k))}
+    if messages:
+        return _str(messages[max(messages)])
+    output = attrs.get("gen_ai.output.messages")
+    if output is not None:
+        parsed = _json_or_text(output)
+        if isinstance(parsed, list):
+            texts = [_message_text(m) for m in parsed if isinstance(m, dict)]
+            return next((t for t in reversed(texts) if t), None)
+    completion = attrs.get("gen_ai.completion")
+    return _str(completion) if completion else None
+
+
+def _last_user_message(span: Span) -> str | None:
+    parsed = _json_or_text(span.attributes.get("gen_ai.input.messages") or span.attributes.get("gen_ai.prompt") or "")
+    if isinstance(parsed, list):
+        users = [_message_text(m) for m in parsed if isinstance(m, dict) and m.get("role") == "user"]
+        return next((t for t in reversed(users) if t), None)
+    return _str(parsed) if parsed else None
+
+
+def _message_text(message: dict[str, Any]) -> str | None:
+    if isinstance(message.get("content"), str):
+        return message["content"]
+    parts = message.get("parts")
+    if isinstance(parts, list):
+        texts = [p.get("content") for p in parts if isinstance(p, dict) and p.get("type") == "text"]
+        return "".join(t for t in texts if isinstance(t, str)) or None
+    return None
+
+
+def _input_text(value: Any) -> str:
+    # OpenInference frameworks often put JSON here: {"query_str": ...} or {"input": ...}.
+    parsed = _json_or_text(value)
+    if isinstance(parsed, dict):
+        for key in ("query_str", "query", "input", "question"):
+            if isinstance(parsed.get(key), str):
+                return parsed[key]
+    return _str(value) or ""
+
+
+def _first(spans: list[Span], *keys: str | None) -> Any:
+    for span in spans:
+        for key in keys:
+            if key and span.attributes.get(key) is not None:
+                return span.attributes[key]
+    return None
+
+
+def _json_or_text(value: Any) -> Any:
+    if isinstance(value, str) and value[:1] in ("{", "["):
+        try:
+            return msgspec.json.decode(value)
+        except msgspec.DecodeError:
+            return value
+    return value
+
+
+def _str(value: Any) -> str | None:
+    if value is None or isinstance(value, dict | list):
+        return None
+    return str(value)
+
+
+def _float(value: Any) -> float | None:
+    try:
+        return float(value) if value is not None and not isinstance(value, bool) else None
+    except (TypeError, ValueError):
+        return None  # a garbage score is dropped, not the chunk
+
+
+def _int(value: Any) -> int:
+    try:
+        return max(0, int(value)) if value is not None and not isinstance(value, bool) else 0
+    except (TypeError, ValueError):
+        return 0

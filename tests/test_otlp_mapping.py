@@ -1,0 +1,124 @@
+"""Spans recorded by the real OpenTelemetry SDK, encoded as its OTLP exporters encode them, mapped to events."""
+
+from __future__ import annotations
+
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from otlp_shapes import Collect, genai_trace, openinference_trace, provider
+from prometheus_client import CollectorRegistry, Counter
+
+from ragpulse.collector.sources.otlp.assembler import TraceAssembler
+from ragpulse.collector.sources.otlp.mapping import TraceMapper
+from ragpulse.collector.sources.otlp.spans import Span, decode_protobuf
+
+
+def recorded(shape) -> list[Span]:  # type: ignore[no-untyped-def]
+    collect = Collect()
+    shape(provider(SimpleSpanProcessor(collect)))
+    decoded = decode_protobuf(encode_spans(collect.spans).SerializeToString())
+    assert decoded.rejected == 0
+    return decoded.spans
+
+
+def test_openinference_trace_maps_query_chunks_answer_model_tokens_and_session() -> None:
+    spans = recorded(openinference_trace)
+    event = TraceMapper(route_attribute="rag.route").map(spans)
+    assert event is not None
+    assert event.trace_id == spans[0].trace_id and len(event.trace_id) == 32
+    assert event.query == "Can I return opened headphones?"
+    assert event.answer == "You can return it within 30 days."  # the response field of the JSON output
+    assert [(c.id, c.score) for c in event.chunks or []] == [("kb-1", 0.91), ("kb-2", 0.74), ("kb-3", 0.33)]
+    assert (event.chunks or [])[0].text == "Returns are accepted within 30 days of delivery."
+    assert event.model == "gpt-4o-mini"  # the leaf LLM, not its wrapper
+    assert event.usage is not None and (event.usage.prompt_tokens, event.usage.completion_tokens) == (420, 17)
+    assert (event.session_id, event.user_id, event.route) == ("sess-1", "user-7", "returns")
+    assert (event.app, event.release) == ("shop-bot", "1.2.3")
+    assert event.attributes == {"metadata": {"tenant": "acme"}, "tags": ["beta"]}
+    root = next(s for s in spans if s.parent_span_id is None)
+    assert event.latency_ms == root.duration_seconds * 1000
+    assert event.timestamp == root.start_unix_nano / 1e6
+
+
+def test_genai_trace_maps_retrieval_documents_and_chat_output() -> None:
+    event = TraceMapper().map(recorded(genai_trace))
+    assert event is not None
+    assert event.query == "Do you ship to Canada?"
+    assert event.answer == "Yes, in 5-8 days."
+    assert [(c.id, c.text, c.score) for c in event.chunks or []] == [
+        ("ship-1", "We ship to Canada in 5-8 days.", 0.88), ("ship-2", "Duties at checkout.", None)]  # garbage score dropped
+    assert event.model == "gpt-4o-2024-08-06"
+    assert event.usage is not None and (event.usage.prompt_tokens, event.usage.completion_tokens) == (300, 12)
+    assert event.session_id == "conv-9"
+
+
+def test_traces_without_retrieval_or_llm_are_not_rag() -> None:
+    collect = Collect()
+    tracer = provider(SimpleSpanProcessor(collect)).get_tracer("x")
+    with tracer.start_as_current_span("GET /healthz"):
+        pass
+    spans = decode_protobuf(encode_spans(collect.spans).SerializeToString()).spans
+    assert TraceMapper().map(spans) is None
+
+
+class Clock:
+    now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def assembler(clock: Clock, registry: CollectorRegistry, **overrides: float) -> TraceAssembler:
+    options = {"grace_seconds": 1.0, "ttl_seconds": 10.0, "max_traces": 2, "max_spans_per_trace": 100, **overrides}
+    return TraceAssembler(
+        TraceMapper(),
+        outcomes=Counter("outcomes_total", "t", ["outcome"], registry=registry),
+        dropped_spans=Counter("dropped_total", "t", ["reason"], registry=registry),
+        clock=clock,
+        **options,  # type: ignore[arg-type]
+    )
+
+
+def test_assembly_waits_for_the_grace_period_handles_any_order_and_duplicates() -> None:
+    spans = recorded(openinference_trace)
+    root = [s for s in spans if s.parent_span_id is None]
+    children = [s for s in spans if s.parent_span_id is not None]
+    clock, registry = Clock(), CollectorRegistry()
+    a = assembler(clock, registry)
+    assert a.add(root) == []  # root first
+    clock.now += 0.5
+    a.add(children[:2])
+    a.add(children[:2])  # a retried export: duplicates
+    assert a.due() == []
+    clock.now += 0.6  # the grace period since the root passed; later children still arrive in time if before
+    a.add(children[2:])
+    [event] = a.due()
+    assert len(event.chunks or []) == 3 and event.usage is not None and event.usage.prompt_tokens == 420
+    assert registry.get_sample_value("dropped_total", {"reason": "duplicate"}) == 2
+    a.add(children[:1])  # a straggler after assembly
+    assert registry.get_sample_value("dropped_total", {"reason": "late_span"}) == 1
+    assert registry.get_sample_value("outcomes_total", {"outcome": "complete"}) == 1
+
+
+def test_a_trace_without_root_is_assembled_after_the_ttl_and_the_cap_assembles_the_oldest() -> None:
+    spans = recorded(openinference_trace)
+    other = recorded(genai_trace)
+    third = recorded(openinference_trace)
+    clock, registry = Clock(), CollectorRegistry()
+    a = assembler(clock, registry)
+    a.add([s for s in spans if s.parent_span_id is not None])  # the root never comes
+    clock.now += 9.9
+    assert a.due() == []
+    clock.now += 0.2
+    [event] = a.due()
+    assert event.query == "Can I return opened headphones?"  # from the retriever, without the root
+    assert registry.get_sample_value("outcomes_total", {"outcome": "ttl_expired"}) == 1
+    def retriever(trace: list[Span]) -> list[Span]:
+        return [s for s in trace if s.attributes.get("openinference.span.kind") == "RETRIEVER"
+                or s.attributes.get("gen_ai.operation.name") == "retrieval"][:1]
+
+    fourth = recorded(genai_trace)
+    assert a.add(retriever(other)) == [] and a.add(retriever(third)) == []
+    [early] = a.add(retriever(fourth))  # a third trace in flight, over max_traces=2: the oldest goes now
+    assert early.trace_id == other[0].trace_id
+    assert a.in_flight == 2
+    assert registry.get_sample_value("outcomes_total", {"outcome": "capacity"}) == 1

@@ -1,0 +1,114 @@
+"""The OTLP/HTTP receiver of a running `ragpulse run`, fed by the real OTLP exporter and by hand."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Callable
+
+from opentelemetry.exporter.otlp.proto.http import Compression
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
+from opentelemetry.sdk.trace.export import BatchSpanProcessor
+from otlp_shapes import genai_trace, openinference_trace, provider
+from support import RagpulseProcess, http, wait_until
+
+Factory = Callable[..., RagpulseProcess]
+SHOP = {"app": "shop-bot", "release": "1.2.3"}
+
+
+def exporter(rp: RagpulseProcess, compression: Compression = Compression.NoCompression) -> OTLPSpanExporter:
+    return OTLPSpanExporter(endpoint=f"http://127.0.0.1:{rp.otlp_port}/v1/traces", compression=compression)
+
+
+def test_instrumented_traces_over_the_real_otlp_exporter_become_metrics(ragpulse_factory: Factory) -> None:
+    rp = ragpulse_factory("--set", "otlp.grace_seconds=0.2", "--set", "otlp.route_attribute=rag.route")
+    processor = BatchSpanProcessor(exporter(rp, Compression.Gzip))
+    tracer_provider = provider(processor)
+    openinference_trace(tracer_provider)
+    openinference_trace(tracer_provider, answer="I'm sorry, I couldn't find any information about that.")
+    genai_trace(tracer_provider)
+    assert tracer_provider.force_flush(10_000)
+
+    wait_until(lambda: rp.metrics().total("ragpulse_traces_total") == 3, what="3 assembled traces")
+    s = rp.metrics()
+    returns = {"route": "returns", "model": "gpt-4o-mini", **SHOP}
+    assert s.get_value("ragpulse_traces_total", **returns) == 2
+    assert s.get_value("ragpulse_traces_total", route="unknown", model="gpt-4o-2024-08-06", **SHOP) == 1
+    assert s.get_value("ragpulse_fallbacks_total", rule="en_not_found", **returns) == 1  # the answer came through
+    assert s.get_value("ragpulse_retrieval_chunks_sum", **returns) == 6
+    assert s.get_value("ragpulse_retrieval_top_score_bucket", le="0.9", **returns) == 0
+    assert s.get_value("ragpulse_retrieval_top_score_bucket", le="1.0", **returns) == 2
+    assert s.get_value("ragpulse_tokens_total", kind="prompt", **returns) == 840  # leaf LLM spans only
+    assert s.get_value("ragpulse_events_received_total", source="otlp", type="trace") == 3
+    assert s.get_value("ragpulse_otlp_spans_received_total", encoding="protobuf") == 2 * 5 + 3  # five spans an OpenInference trace, three a GenAI one
+    assert s.get_value("ragpulse_otlp_traces_total", outcome="complete") == 3
+    assert s.get_value("ragpulse_otlp_requests_total", encoding="protobuf", code="200") >= 1
+    assert s.get_value("ragpulse_source_up", source="otlp") == 1
+
+
+def hex_span(trace_id: str, span_id: str, parent: str | None, name: str, attributes: dict[str, object]) -> dict[str, object]:
+    def any_value(value: object) -> dict[str, object]:
+        if isinstance(value, bool):
+            return {"boolValue": value}
+        if isinstance(value, int):
+            return {"intValue": str(value)}  # int64 as a string, as OTLP/JSON writes it
+        if isinstance(value, float):
+            return {"doubleValue": value}
+        return {"stringValue": str(value)}
+
+    span: dict[str, object] = {"traceId": trace_id, "spanId": span_id, "name": name, "kind": 1,
+                               "startTimeUnixNano": "1764000000000000000", "endTimeUnixNano": "1764000001500000000",
+                               "attributes": [{"key": k, "value": any_value(v)} for k, v in attributes.items()]}
+    if parent:
+        span["parentSpanId"] = parent
+    return span
+
+
+def otlp_json(*spans: dict[str, object]) -> bytes:
+    return json.dumps({"resourceSpans": [{
+        "resource": {"attributes": [{"key": "service.name", "value": {"stringValue": "json-bot"}}]},
+        "scopeSpans": [{"scope": {"name": "hand"}, "spans": list(spans)}]}]}).encode()
+
+
+TRACE = "5b8efff798038103d269b633813fc60c"
+
+
+def test_otlp_json_with_hex_ids_partial_success_and_errors(ragpulse_factory: Factory) -> None:
+    rp = ragpulse_factory("--set", "otlp.grace_seconds=0.1", "--set", "otlp.max_body_bytes=20000")
+    url = f"http://127.0.0.1:{rp.otlp_port}/v1/traces"
+    root = hex_span(TRACE, "eee19b7ec3c1b174", None, "query", {"openinference.span.kind": "CHAIN",
+                                                                "input.value": "q?", "output.value": "An answer."})
+    retriever = hex_span(TRACE, "eee19b7ec3c1b175", "eee19b7ec3c1b174", "retrieve", {
+        "openinference.span.kind": "RETRIEVER", "retrieval.documents.0.document.id": "d1",
+        "retrieval.documents.0.document.content": "text", "retrieval.documents.0.document.score": 0.5})
+    bad = hex_span("abc", "eee19b7ec3c1b176", None, "broken", {})
+    # Children first, root in a second request: assembly waits for the root.
+    first = http("POST", url, otlp_json(retriever, bad), {"Content-Type": "application/json"})
+    assert first.status == 200
+    partial = first.json()["partialSuccess"]
+    assert partial["rejectedSpans"] == "1"
+    assert "traceId 'abc' is neither hex nor base64" in partial["errorMessage"]
+    second = http("POST", url, gzip.compress(otlp_json(root)), {"Content-Type": "application/json", "Content-Encoding": "gzip"})
+    assert (second.status, second.json()) == (200, {})
+    wait_until(lambda: rp.metrics().get_value("ragpulse_traces_total", app="json-bot", route="unknown",
+                                              model="unknown", release="unknown") == 1, what="the JSON trace")
+    s = rp.metrics()
+    assert s.get_value("ragpulse_answer_latency_seconds_sum", app="json-bot", route="unknown", model="unknown", release="unknown") == 1.5
+    assert s.get_value("ragpulse_otlp_spans_rejected_total") == 1
+
+    garbage = http("POST", url, b"\xff\x00garbage", {"Content-Type": "application/x-protobuf"})
+    assert garbage.status == 400 and b"not an OTLP protobuf" in garbage.body
+    assert http("POST", url, b"{", {"Content-Type": "application/json"}).json()["code"] == 3
+    assert http("POST", url, b"x" * 30000, {"Content-Type": "application/x-protobuf"}).status == 413
+    assert http("POST", url, b"{}", {"Content-Type": "text/plain"}).status == 415
+    empty = http("POST", url, b"", {"Content-Type": "application/x-protobuf"})
+    assert empty.status == 200 and ExportTraceServiceResponse.FromString(empty.body).partial_success.rejected_spans == 0
+
+
+def test_bearer_token_on_the_otlp_receiver(ragpulse_factory: Factory) -> None:
+    rp = ragpulse_factory(env={"RAGPULSE_OTLP__AUTH_TOKEN": "otlp-secret"})
+    url = f"http://127.0.0.1:{rp.otlp_port}/v1/traces"
+    assert http("POST", url, otlp_json(), {"Content-Type": "application/json"}).status == 401
+    ok = http("POST", url, otlp_json(), {"Content-Type": "application/json", "Authorization": "Bearer otlp-secret"})
+    assert ok.status == 200
