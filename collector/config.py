@@ -203,6 +203,11 @@ class OtlpConfig(_Section):
     enabled: bool = True
     host: str = "0.0.0.0"
     http_port: Port = 4318
+    grpc_enabled: bool = True
+    grpc_port: Port = 4317
+    # TLS for both receivers when set (PEM files).
+    tls_cert_file: str | None = None
+    tls_key_file: str | None = None
     max_body_bytes: Positive = 16 * 1024 * 1024
     auth_token: str | None = None
     auth_token_file: str | None = None
@@ -396,6 +401,12 @@ def _semantic_problems(config: Config) -> list[ConfigProblem]:
         problems.append(ConfigProblem("otlp.auth_token_file", f"no such file: {config.otlp.auth_token_file}"))
     if config.otlp.enabled and config.otlp.http_port and config.otlp.http_port == config.http.port:
         problems.append(ConfigProblem("otlp.http_port", f"is the same as http.port ({config.http.port})"))
+    if (config.otlp.tls_cert_file is None) != (config.otlp.tls_key_file is None):
+        problems.append(ConfigProblem("otlp.tls_key_file", "set both tls_cert_file and tls_key_file, or neither"))
+    for option in ("tls_cert_file", "tls_key_file"):
+        path = getattr(config.otlp, option)
+        if path is not None and not Path(path).is_file():
+            problems.append(ConfigProblem(f"otlp.{option}", f"no such file: {path}"))
     if len(set(config.metrics.labels)) != len(config.metrics.labels):
         problems.append(ConfigProblem("metrics.labels", "lists a label twice"))
     for name in ("latency_buckets_seconds", "score_buckets", "chunk_buckets", "chunk_age_buckets_seconds"):

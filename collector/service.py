@@ -26,8 +26,8 @@ from ragpulse.collector.sources.http import SOURCE as HTTP_SOURCE
 from ragpulse.collector.sources.http import HttpIngest
 from ragpulse.collector.sources.kafka import SOURCE as KAFKA_SOURCE
 from ragpulse.collector.sources.kafka import KafkaSource
-from ragpulse.collector.sources.otlp.http import SOURCE as OTLP_SOURCE
-from ragpulse.collector.sources.otlp.http import OtlpHttpReceiver
+from ragpulse.collector.sources.otlp.receiver import SOURCE as OTLP_SOURCE
+from ragpulse.collector.sources.otlp.receiver import OtlpReceiver
 from ragpulse.exporters.labels import LabelGuard
 from ragpulse.exporters.metrics import Metrics
 from ragpulse.exporters.prometheus import FastPathExporter
@@ -78,9 +78,9 @@ class Service:
             self.kafka = KafkaSource(
                 config.kafka, EventDecoder(config.limits, KAFKA_SOURCE), self.queue, metrics, dedup
             )
-        self.otlp: OtlpHttpReceiver | None = None
+        self.otlp: OtlpReceiver | None = None
         if config.otlp.enabled:
-            self.otlp = OtlpHttpReceiver(config.otlp, EventDecoder(config.limits, OTLP_SOURCE), self.queue, metrics)
+            self.otlp = OtlpReceiver(config.otlp, EventDecoder(config.limits, OTLP_SOURCE), self.queue, metrics)
         self._app = build_app(
             self.ingest,
             self.registry,

@@ -84,6 +84,7 @@ class RagpulseProcess:
     process: subprocess.Popen[bytes]
     log_path: Path
     otlp_port: int
+    grpc_port: int
 
     @property
     def url(self) -> str:
@@ -124,18 +125,19 @@ class RagpulseProcess:
 
 def start_ragpulse(tmp_path: Path, *args: str, env: dict[str, str] | None = None, ready: bool = True) -> RagpulseProcess:
     """Start `ragpulse run`; wait for /readyz 200, or with ready=False only for /healthz (a source may be down)."""
-    port, otlp_port = free_port(), free_port()
+    port, otlp_port, grpc_port = free_port(), free_port(), free_port()
     log_path = tmp_path / f"ragpulse-{port}.log"
     full_env = {**os.environ, "RAGPULSE_LOGGING__FORMAT": "json", **(env or {})}
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             [*ragpulse_command(), "run", "--host", "127.0.0.1", "--port", str(port),
-             "--set", f"otlp.http_port={otlp_port}", "--set", "otlp.host=127.0.0.1", *args],
+             "--set", f"otlp.http_port={otlp_port}", "--set", f"otlp.grpc_port={grpc_port}",
+             "--set", "otlp.host=127.0.0.1", *args],
             stdout=log,
             stderr=subprocess.STDOUT,
             env=full_env,
         )
-    instance = RagpulseProcess(port, process, log_path, otlp_port)
+    instance = RagpulseProcess(port, process, log_path, otlp_port, grpc_port)
 
     def up() -> bool:
         if process.poll() is not None:

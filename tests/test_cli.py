@@ -36,7 +36,7 @@ def test_send_pushes_exactly_count_events(ragpulse_factory: Callable[..., Ragpul
 
 def test_demo_runs_the_sidecar_with_traffic_and_a_live_summary() -> None:
     port = free_port()
-    result = run("demo", "--port", str(port), "--set", f"otlp.http_port={free_port()}", "--rate", "200", "--duration", "3", "--summary-every", "1", "--seed", "1",
+    result = run("demo", "--port", str(port), "--set", f"otlp.http_port={free_port()}", "--set", f"otlp.grpc_port={free_port()}", "--rate", "200", "--duration", "3", "--summary-every", "1", "--seed", "1",
                  "--log-level", "warning")
     assert result.returncode == 0, result.stderr
     lines = [line for line in result.stdout.splitlines() if "traces" in line]

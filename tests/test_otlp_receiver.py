@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import gzip
 import json
+import subprocess
 from collections.abc import Callable
+from pathlib import Path
 
 from opentelemetry.exporter.otlp.proto.http import Compression
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
-from otlp_shapes import genai_trace, openinference_trace, provider
+from otlp_shapes import Collect, genai_trace, openinference_trace, provider
 from support import RagpulseProcess, http, wait_until
 
 Factory = Callable[..., RagpulseProcess]
@@ -112,3 +114,44 @@ def test_bearer_token_on_the_otlp_receiver(ragpulse_factory: Factory) -> None:
     assert http("POST", url, otlp_json(), {"Content-Type": "application/json"}).status == 401
     ok = http("POST", url, otlp_json(), {"Content-Type": "application/json", "Authorization": "Bearer otlp-secret"})
     assert ok.status == 200
+
+
+def test_grpc_exporter_and_tls_with_bearer_token_on_both_protocols(ragpulse_factory: Factory, tmp_path: Path) -> None:
+    import grpc
+    from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcExporter
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
+
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True)
+    rp = ragpulse_factory("--set", "otlp.grace_seconds=0.1", "--set", f"otlp.tls_cert_file={cert}",
+                          "--set", f"otlp.tls_key_file={key}", env={"RAGPULSE_OTLP__AUTH_TOKEN": "tok"})
+    credentials = grpc.ssl_channel_credentials(root_certificates=cert.read_bytes())
+
+    def grpc_exporter(token: str) -> GrpcExporter:
+        return GrpcExporter(endpoint=f"localhost:{rp.grpc_port}", credentials=credentials,
+                            headers={"authorization": f"Bearer {token}"}, timeout=5)
+
+    # A wrong token is refused (UNAUTHENTICATED is not retried by the exporter).
+    collect = Collect()
+    openinference_trace(provider(SimpleSpanProcessor(collect)))
+    assert grpc_exporter("wrong").export(collect.spans) == SpanExportResult.FAILURE
+
+    good = provider(BatchSpanProcessor(grpc_exporter("tok")))
+    openinference_trace(good)
+    genai_trace(good)
+    assert good.force_flush(10_000)
+    wait_until(lambda: rp.metrics().total("ragpulse_traces_total") == 2, what="2 traces over gRPC with TLS")
+    s = rp.metrics()
+    assert s.get_value("ragpulse_otlp_spans_received_total", encoding="grpc") == 5 + 3
+    assert s.get_value("ragpulse_otlp_requests_total", encoding="grpc", code="UNAUTHENTICATED") == 1
+
+    # OTLP/HTTP on the same receiver is TLS too.
+    import ssl
+    import urllib.request
+
+    request = urllib.request.Request(f"https://localhost:{rp.otlp_port}/v1/traces", data=otlp_json(), method="POST",
+                                     headers={"Content-Type": "application/json", "Authorization": "Bearer tok"})
+    with urllib.request.urlopen(request, context=ssl.create_default_context(cafile=str(cert)), timeout=10) as response:
+        assert response.status == 200

@@ -3,5 +3,5 @@
     spans.py      OTLP protobuf / JSON -> Span (ids in hex, attributes as Python values)
     assembler.py  spans grouped by trace, assembled after the root's grace period or a TTL
     mapping.py    a trace's spans -> a v1 TraceEvent (OpenInference, OpenTelemetry GenAI)
-    http.py       the OTLP/HTTP receiver, POST /v1/traces
+    receiver.py   the OTLP/gRPC (TraceService/Export) and OTLP/HTTP (POST /v1/traces) receivers
 """

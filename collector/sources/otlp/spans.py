@@ -55,7 +55,7 @@ def decode_protobuf(body: bytes) -> DecodedSpans:
         request.ParseFromString(body)
     except DecodeError as exc:
         raise EventError(RejectReason.MALFORMED_JSON, f"not an OTLP protobuf ExportTraceServiceRequest: {exc}") from None
-    return _spans(request)
+    return spans_of(request)
 
 
 def decode_json(body: bytes) -> DecodedSpans:
@@ -78,12 +78,12 @@ def decode_json(body: bytes) -> DecodedSpans:
         json_format.ParseDict(data, request, ignore_unknown_fields=True)
     except json_format.ParseError as exc:
         raise EventError(RejectReason.WRONG_TYPE, f"not an OTLP/JSON ExportTraceServiceRequest: {exc}") from None
-    decoded = _spans(request)
+    decoded = spans_of(request)
     decoded.problems[:0] = problems
     return decoded
 
 
-def _spans(request: ExportTraceServiceRequest) -> DecodedSpans:
+def spans_of(request: ExportTraceServiceRequest) -> DecodedSpans:
     spans: list[Span] = []
     rejected = 0
     problems: list[str] = []

@@ -1,21 +1,27 @@
-"""The OTLP/HTTP receiver: POST /v1/traces, protobuf or JSON, gzip, answers per the OTLP spec.
+"""The OTLP receiver: OTLP/HTTP (POST /v1/traces) and OTLP/gRPC (TraceService/Export) in front of one
+span assembler, answering per the OTLP spec.
 
-200 with ExportTraceServiceResponse (partial_success names the rejected spans
-and why), 400 for an undecodable body, 401 without the bearer token, 413 over
-the size limit, 415 for another content type, 429 with Retry-After while the
-pipeline queue is full, 503 with Retry-After while shutting down. Error bodies
-are google.rpc.Status, in the request's encoding.
+HTTP: 200 with ExportTraceServiceResponse (partial_success names the rejected
+spans and why), 400 for an undecodable body, 401 without the bearer token, 413
+over the size limit, 415 for another content type, 429 with Retry-After while
+the pipeline queue is full, 503 with Retry-After while shutting down. Error
+bodies are google.rpc.Status, in the request's encoding. gRPC: the same
+response; UNAUTHENTICATED, RESOURCE_EXHAUSTED (queue full) and UNAVAILABLE
+(shutting down) as status codes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hmac
+import ssl
 
+import grpc
 import msgspec
 import structlog
 from aiohttp import web
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2_grpc
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest, ExportTraceServiceResponse
 
 from ragpulse.collector.config import OtlpConfig
 from ragpulse.collector.decode import EventDecoder
@@ -24,7 +30,7 @@ from ragpulse.collector.events import TraceEvent
 from ragpulse.collector.queue import EventQueue
 from ragpulse.collector.sources.otlp.assembler import TraceAssembler
 from ragpulse.collector.sources.otlp.mapping import TraceMapper
-from ragpulse.collector.sources.otlp.spans import DecodedSpans, decode_json, decode_protobuf
+from ragpulse.collector.sources.otlp.spans import DecodedSpans, decode_json, decode_protobuf, spans_of
 from ragpulse.exporters.metrics import Metrics
 
 SOURCE = "otlp"
@@ -38,7 +44,7 @@ INVALID_ARGUMENT, RESOURCE_EXHAUSTED, UNAVAILABLE, UNAUTHENTICATED = 3, 8, 14, 1
 log = structlog.get_logger("ragpulse.otlp")
 
 
-class OtlpHttpReceiver:
+class OtlpReceiver:
     def __init__(self, config: OtlpConfig, decoder: EventDecoder, queue: EventQueue, metrics: Metrics) -> None:
         self._config = config
         self._decoder = decoder
@@ -58,19 +64,42 @@ class OtlpHttpReceiver:
         metrics.otlp_in_flight.set_function(lambda: self.assembler.in_flight)
         self._accepting = True
         self._runner: web.AppRunner | None = None
+        self._grpc: grpc.aio.Server | None = None
         self._flusher: asyncio.Task[None] | None = None
-        self.port: int | None = None
+        self.http_port: int | None = None
+        self.grpc_port: int | None = None
 
     async def start(self) -> None:
+        tls = self._tls_files()
         app = web.Application(client_max_size=self._config.max_body_bytes)
         app.add_routes([web.post("/v1/traces", self._export)])
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
         await self._runner.setup()
-        await web.TCPSite(self._runner, self._config.host, self._config.http_port).start()
-        self.port = self._runner.addresses[0][1]
+        context = None
+        if tls is not None:
+            context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            context.load_cert_chain(self._config.tls_cert_file, self._config.tls_key_file)  # type: ignore[arg-type]
+        await web.TCPSite(self._runner, self._config.host, self._config.http_port, ssl_context=context).start()
+        self.http_port = self._runner.addresses[0][1]
+        if self._config.grpc_enabled:
+            self._grpc = grpc.aio.server(options=[("grpc.max_receive_message_length", self._config.max_body_bytes)])
+            trace_service_pb2_grpc.add_TraceServiceServicer_to_server(_TraceService(self), self._grpc)
+            address = f"{self._config.host}:{self._config.grpc_port}"
+            if tls is not None:
+                self.grpc_port = self._grpc.add_secure_port(address, grpc.ssl_server_credentials([tls]))
+            else:
+                self.grpc_port = self._grpc.add_insecure_port(address)
+            await self._grpc.start()
         self._flusher = asyncio.create_task(self._flush_loop(), name="ragpulse-otlp-assembler")
         self._metrics.source_up.labels(source=SOURCE).set(1)
-        log.info("otlp receiver listening", host=self._config.host, port=self.port)
+        log.info("otlp receiver listening", host=self._config.host, http_port=self.http_port, grpc_port=self.grpc_port,
+                 tls=tls is not None)
+
+    def _tls_files(self) -> tuple[bytes, bytes] | None:
+        if not self._config.tls_cert_file:
+            return None
+        with open(self._config.tls_key_file or "", "rb") as key, open(self._config.tls_cert_file, "rb") as cert:
+            return key.read(), cert.read()
 
     async def stop_intake(self) -> None:
         """Refuse new exports (503) and hand every trace in flight to the pipeline."""
@@ -81,6 +110,8 @@ class OtlpHttpReceiver:
         await self._enqueue(self.assembler.flush())
 
     async def close(self) -> None:
+        if self._grpc is not None:
+            await self._grpc.stop(grace=1.0)
         if self._runner is not None:
             await self._runner.cleanup()
 
@@ -111,17 +142,32 @@ class OtlpHttpReceiver:
         self._metrics.otlp_requests.labels(encoding=encoding, code=str(response.status)).inc()
         return response
 
+    def authorized(self, header: str) -> bool:
+        return self._expected_auth is None or hmac.compare_digest(header.encode(), self._expected_auth)
+
+    def refusal(self) -> tuple[int, str] | None:
+        """(google.rpc code, message) when new spans cannot be taken now, else None."""
+        if not self._accepting:
+            return UNAVAILABLE, "ragpulse is shutting down"
+        if not self._queue.has_room(1):
+            return RESOURCE_EXHAUSTED, "the pipeline queue is full"
+        return None
+
+    async def take(self, decoded: DecodedSpans, encoding: str) -> None:
+        self._metrics.otlp_spans.labels(encoding=encoding).inc(len(decoded.spans))
+        if decoded.rejected:
+            self._metrics.otlp_spans_rejected.inc(decoded.rejected)
+        await self._enqueue(self.assembler.add(decoded.spans))
+
     async def _handle(self, request: web.Request, encoding: str) -> web.Response:
-        if self._expected_auth is not None and not hmac.compare_digest(
-            request.headers.get("Authorization", "").encode(), self._expected_auth
-        ):
+        if not self.authorized(request.headers.get("Authorization", "")):
             return _status(401, UNAUTHENTICATED, "missing or wrong bearer token", encoding, {"WWW-Authenticate": "Bearer"})
         if request.content_type not in (PROTOBUF, JSON):
             return _status(415, INVALID_ARGUMENT, f"content type must be {PROTOBUF} or {JSON}", "json")
-        if not self._accepting:
-            return _status(503, UNAVAILABLE, "ragpulse is shutting down", encoding, {"Retry-After": RETRY_AFTER_SECONDS})
-        if not self._queue.has_room(1):
-            return _status(429, RESOURCE_EXHAUSTED, "the pipeline queue is full", encoding, {"Retry-After": RETRY_AFTER_SECONDS})
+        refused = self.refusal()
+        if refused is not None:
+            code, message = refused
+            return _status(503 if code == UNAVAILABLE else 429, code, message, encoding, {"Retry-After": RETRY_AFTER_SECONDS})
         try:
             body = await request.read()  # aiohttp has undone Content-Encoding: gzip
         except web.HTTPRequestEntityTooLarge:
@@ -130,25 +176,48 @@ class OtlpHttpReceiver:
             decoded = decode_json(body) if encoding == "json" else decode_protobuf(body)
         except EventError as exc:
             return _status(400, INVALID_ARGUMENT, exc.message, encoding)
-        self._metrics.otlp_spans.labels(encoding=encoding).inc(len(decoded.spans))
-        if decoded.rejected:
-            self._metrics.otlp_spans_rejected.inc(decoded.rejected)
-        await self._enqueue(self.assembler.add(decoded.spans))
-        return _success(decoded, encoding)
+        await self.take(decoded, encoding)
+        if encoding == "json":
+            body: dict[str, object] = {}
+            if decoded.rejected or decoded.problems:
+                body["partialSuccess"] = {"rejectedSpans": str(decoded.rejected), "errorMessage": _problems(decoded)}
+            return web.Response(body=msgspec.json.encode(body), content_type=JSON)
+        return web.Response(body=export_response(decoded).SerializeToString(), content_type=PROTOBUF)
 
 
-def _success(decoded: DecodedSpans, encoding: str) -> web.Response:
-    message = "; ".join(decoded.problems[:20])
-    if encoding == "json":
-        body: dict[str, object] = {}
-        if decoded.rejected or decoded.problems:
-            body["partialSuccess"] = {"rejectedSpans": str(decoded.rejected), "errorMessage": message}
-        return web.Response(body=msgspec.json.encode(body), content_type=JSON)
+class _TraceService(trace_service_pb2_grpc.TraceServiceServicer):
+    def __init__(self, receiver: OtlpReceiver) -> None:
+        self._receiver = receiver
+
+    async def Export(  # noqa: N802 - the gRPC method name
+        self, request: ExportTraceServiceRequest, context: grpc.aio.ServicerContext
+    ) -> ExportTraceServiceResponse:
+        metrics = self._receiver._metrics
+        authorization = dict(context.invocation_metadata() or ()).get("authorization", "")
+        if not self._receiver.authorized(str(authorization)):
+            metrics.otlp_requests.labels(encoding="grpc", code="UNAUTHENTICATED").inc()
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong bearer token")
+        refused = self._receiver.refusal()
+        if refused is not None:
+            code = grpc.StatusCode.UNAVAILABLE if refused[0] == UNAVAILABLE else grpc.StatusCode.RESOURCE_EXHAUSTED
+            metrics.otlp_requests.labels(encoding="grpc", code=code.name).inc()
+            await context.abort(code, refused[1])
+        decoded = spans_of(request)
+        await self._receiver.take(decoded, "grpc")
+        metrics.otlp_requests.labels(encoding="grpc", code="OK").inc()
+        return export_response(decoded)
+
+
+def export_response(decoded: DecodedSpans) -> ExportTraceServiceResponse:
     response = ExportTraceServiceResponse()
     if decoded.rejected or decoded.problems:
         response.partial_success.rejected_spans = decoded.rejected
-        response.partial_success.error_message = message
-    return web.Response(body=response.SerializeToString(), content_type=PROTOBUF)
+        response.partial_success.error_message = _problems(decoded)
+    return response
+
+
+def _problems(decoded: DecodedSpans) -> str:
+    return "; ".join(decoded.problems[:20])
 
 
 def _status(status: int, code: int, message: str, encoding: str, headers: dict[str, str] | None = None) -> web.Response:
