@@ -154,6 +154,9 @@ def _genai_documents(span: Span) -> list[Chunk]:
 
 
 def _query(root: Span, retrievers: list[Span], llms: list[Span]) -> str:
+    # Retrievers that returned documents first: a framework's inner retriever span often
+    # carries only a serialised call (LlamaIndex's _retrieve with its query_bundle).
+    retrievers = sorted(retrievers, key=lambda s: (not _has_documents(s), s.start_unix_nano))
     for span in retrievers:
         text = span.attributes.get("gen_ai.retrieval.query.text") or span.attributes.get("input.value")
         if text:
@@ -215,10 +218,17 @@ def _message_text(message: dict[str, Any]) -> str | None:
     return None
 
 
+def _has_documents(span: Span) -> bool:
+    return "gen_ai.retrieval.documents" in span.attributes or any(_DOC_KEY.match(k) for k in span.attributes)
+
+
 def _input_text(value: Any) -> str:
-    # OpenInference frameworks often put JSON here: {"query_str": ...} or {"input": ...}.
+    # OpenInference frameworks often put JSON here: {"query_str": ...}, {"input": ...},
+    # or LlamaIndex's {"query_bundle": {"query_str": ...}}.
     parsed = _json_or_text(value)
     if isinstance(parsed, dict):
+        if isinstance(parsed.get("query_bundle"), dict):
+            parsed = parsed["query_bundle"]
         for key in ("query_str", "query", "input", "question"):
             if isinstance(parsed.get(key), str):
                 return parsed[key]
