@@ -73,3 +73,37 @@ class Collect(SpanExporter):
         self.spans.extend(spans)
         from opentelemetry.sdk.trace.export import SpanExportResult
         return SpanExportResult.SUCCESS
+
+
+def openllmetry_trace(tracer_provider: TracerProvider, nodes_as_json_in_json: bool = False) -> None:
+    """Traceloop's OpenLLMetry: a workflow, a vector-DB query with result events (or a retriever
+    task whose output nodes are JSON inside JSON), and an OpenAI chat span with flattened prompts."""
+    tracer = tracer_provider.get_tracer("opentelemetry.instrumentation.openai")
+    with tracer.start_as_current_span("support.workflow", attributes={
+        "traceloop.span.kind": "workflow", "traceloop.entity.name": "support",
+        "traceloop.entity.input": json.dumps({"args": ["Do you ship to Canada?"], "kwargs": {}}),
+        "traceloop.entity.output": json.dumps("Yes, within 5-8 business days."),
+        "traceloop.association.properties.session_id": "tl-session", "traceloop.association.properties.user_id": "tl-user",
+    }):
+        if nodes_as_json_in_json:
+            nodes = [json.dumps({"node": {"id_": "n1", "text": "We ship to Canada in 5-8 business days."}, "score": 0.8}),
+                     json.dumps({"node": {"id_": "n2", "text": "Duties are shown at checkout."}, "score": 0.6})]
+            with tracer.start_as_current_span("retrieve.task", attributes={
+                "traceloop.span.kind": "task", "traceloop.entity.name": "retrieve",
+                "traceloop.entity.output": json.dumps(nodes)}):
+                pass
+        else:
+            with tracer.start_as_current_span("chroma.query") as span:
+                for doc_id, text, score in (("c1", "We ship to Canada in 5-8 business days.", 0.81),
+                                            ("c2", "Duties are shown at checkout.", 0.64)):
+                    span.add_event("db.query.result", {"db.query.result.id": doc_id, "db.query.result.score": score,
+                                                       "db.query.result.document": text})
+        with tracer.start_as_current_span("openai.chat", attributes={
+            "llm.request.type": "chat", "gen_ai.system": "openai", "gen_ai.request.model": "gpt-4o-mini",
+            "gen_ai.response.model": "gpt-4o-mini-2024-07-18",
+            "gen_ai.usage.prompt_tokens": 210, "gen_ai.usage.completion_tokens": 9,
+            "gen_ai.prompt.0.role": "system", "gen_ai.prompt.0.content": "Answer from the context.",
+            "gen_ai.prompt.1.role": "user", "gen_ai.prompt.1.content": "Do you ship to Canada?",
+            "gen_ai.completion.0.role": "assistant", "gen_ai.completion.0.content": "Yes, within 5-8 business days.",
+        }):
+            pass

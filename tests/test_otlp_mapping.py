@@ -122,3 +122,35 @@ def test_a_trace_without_root_is_assembled_after_the_ttl_and_the_cap_assembles_t
     assert early.trace_id == other[0].trace_id
     assert a.in_flight == 2
     assert registry.get_sample_value("outcomes_total", {"outcome": "capacity"}) == 1
+
+
+def test_openllmetry_trace_with_vector_db_result_events() -> None:
+    from otlp_shapes import openllmetry_trace
+
+    event = TraceMapper().map(recorded(openllmetry_trace))
+    assert event is not None
+    assert (event.query, event.answer) == ("Do you ship to Canada?", "Yes, within 5-8 business days.")
+    assert [(c.id, c.score) for c in event.chunks or []] == [("c1", 0.81), ("c2", 0.64)]
+    assert (event.chunks or [])[1].text == "Duties are shown at checkout."
+    assert event.model == "gpt-4o-mini-2024-07-18"
+    assert event.usage is not None and (event.usage.prompt_tokens, event.usage.completion_tokens) == (210, 9)
+    assert (event.session_id, event.user_id) == ("tl-session", "tl-user")
+
+
+def test_openllmetry_retriever_task_with_json_inside_json_nodes() -> None:
+    from otlp_shapes import openllmetry_trace
+
+    event = TraceMapper().map(recorded(lambda tp: openllmetry_trace(tp, nodes_as_json_in_json=True)))
+    assert event is not None
+    assert [(c.id, c.text, c.score) for c in event.chunks or []] == [
+        ("n1", "We ship to Canada in 5-8 business days.", 0.8), ("n2", "Duties are shown at checkout.", 0.6)]
+
+
+def test_llm_only_traces_take_the_question_from_the_prompt() -> None:
+    from otlp_shapes import openllmetry_trace
+
+    spans = [s for s in recorded(openllmetry_trace) if s.name == "openai.chat"]
+    spans[0].parent_span_id = None  # the chat span alone, as its own root
+    event = TraceMapper().map(spans)
+    assert event is not None
+    assert (event.query, event.answer, event.chunks) == ("Do you ship to Canada?", "Yes, within 5-8 business days.", None)

@@ -1,5 +1,11 @@
 """A trace's spans -> one v1 TraceEvent, for OpenInference and OpenTelemetry GenAI spans.
 
+Also OpenLLMetry (Traceloop): chunks from vector-DB span events `db.query.result`
+(`db.query.result.{id,score,document}`) or a retriever task's `traceloop.entity.output`
+(a JSON list whose items may themselves be JSON); query and answer from the workflow
+root's `traceloop.entity.input` / `output`, else `gen_ai.prompt.{i}` / `gen_ai.completion.{i}`;
+session and user from `traceloop.association.properties.{session_id,user_id}`.
+
 | event field | OpenInference | OpenTelemetry GenAI |
 |---|---|---|
 | chunks | RERANKER `reranker.output_documents.{i}.document.*`, else RETRIEVER `retrieval.documents.{i}.document.{id,content,score,metadata}` (retrievers without documents ignored, duplicates removed) | `gen_ai.retrieval.documents` (JSON or structured: id, content, score) |
@@ -22,10 +28,14 @@ from ragpulse.collector.events import Chunk, TraceEvent, Usage
 from ragpulse.collector.sources.otlp.spans import Span
 
 OI_KIND = "openinference.span.kind"
+TRACELOOP_KIND = "traceloop.span.kind"
+DB_QUERY_RESULT = "db.query.result"
+ASSOCIATION = "traceloop.association.properties."
 GENAI_OPERATION = "gen_ai.operation.name"
 _LLM_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
 _DOC_KEY = re.compile(r"^(?P<prefix>retrieval\.documents|reranker\.output_documents)\.(?P<i>\d+)\.document\.(?P<field>\w+)$")
 _OUTPUT_MESSAGE = re.compile(r"^llm\.output_messages\.(?P<i>\d+)\.message\.content$")
+_GENAI_INDEXED = re.compile(r"^gen_ai\.(?P<kind>prompt|completion)\.(?P<i>\d+)\.(?P<field>role|content)$")
 
 
 class TraceMapper:
@@ -50,7 +60,7 @@ class TraceMapper:
             completion += _int(
                 attrs.get("llm.token_count.completion", attrs.get("gen_ai.usage.output_tokens", attrs.get("gen_ai.usage.completion_tokens")))
             )
-        session = _first(spans, "session.id", "gen_ai.conversation.id")
+        session = _first(spans, "session.id", "gen_ai.conversation.id", ASSOCIATION + "session_id")
         attributes: dict[str, Any] = {}
         metadata = _first(spans, "metadata")
         if metadata is not None:
@@ -65,7 +75,7 @@ class TraceMapper:
             answer=_answer(root, llms),
             timestamp=root.start_unix_nano / 1e6,  # epoch milliseconds, as the contract takes them
             session_id=_str(session),
-            user_id=_str(_first(spans, "user.id")),
+            user_id=_str(_first(spans, "user.id", ASSOCIATION + "user_id")),
             app=_str(root.resource.get("service.name")),
             release=_str(root.resource.get("service.version")),
             route=route,
@@ -79,14 +89,22 @@ class TraceMapper:
 
 def _is_retrieval(span: Span) -> bool:
     attrs = span.attributes
-    return attrs.get(OI_KIND) in ("RETRIEVER", "RERANKER") or attrs.get(GENAI_OPERATION) == "retrieval" or (
-        "gen_ai.retrieval.documents" in attrs
+    return (
+        attrs.get(OI_KIND) in ("RETRIEVER", "RERANKER")
+        or attrs.get(GENAI_OPERATION) == "retrieval"
+        or "gen_ai.retrieval.documents" in attrs
+        or any(e.name == DB_QUERY_RESULT for e in span.events)
+        or (attrs.get(TRACELOOP_KIND) == "task" and "retriev" in str(attrs.get("traceloop.entity.name", span.name)).lower())
     )
 
 
 def _is_llm(span: Span) -> bool:
     attrs = span.attributes
-    return attrs.get(OI_KIND) == "LLM" or attrs.get(GENAI_OPERATION) in _LLM_OPERATIONS
+    return (
+        attrs.get(OI_KIND) == "LLM"
+        or attrs.get(GENAI_OPERATION) in _LLM_OPERATIONS
+        or attrs.get("llm.request.type") in ("chat", "completion")
+    )
 
 
 def _root(spans: list[Span]) -> Span:
@@ -117,7 +135,10 @@ def _chunks(retrievers: list[Span]) -> list[Chunk]:
     chunks: list[Chunk] = []
     seen: set[tuple[str | None, str]] = set()
     for span in retrievers:
-        documents = _documents(span, "retrieval.documents") or _genai_documents(span)
+        documents = (
+            _documents(span, "retrieval.documents") or _genai_documents(span) or _db_result_documents(span)
+            or _traceloop_documents(span)
+        )
         for chunk in documents:
             key = (chunk.id, chunk.text if chunk.id is None else "")
             if key not in seen:
@@ -153,6 +174,41 @@ def _genai_documents(span: Span) -> list[Chunk]:
     ]
 
 
+def _db_result_documents(span: Span) -> list[Chunk]:
+    """OpenLLMetry vector-DB instrumentations: one `db.query.result` event per returned document."""
+    return [
+        Chunk(
+            text=_str(e.attributes.get("db.query.result.document")) or "",
+            id=_str(e.attributes.get("db.query.result.id")),
+            score=_float(e.attributes.get("db.query.result.score")),
+        )
+        for e in span.events
+        if e.name == DB_QUERY_RESULT
+    ]
+
+
+def _traceloop_documents(span: Span) -> list[Chunk]:
+    """A Traceloop retriever task's output: a JSON list of nodes, each possibly JSON itself."""
+    output = _json_or_text(span.attributes.get("traceloop.entity.output"))
+    if isinstance(output, dict):
+        output = next((v for k, v in output.items() if k in ("nodes", "documents", "source_nodes") and isinstance(v, list)), None)
+    if not isinstance(output, list):
+        return []
+    chunks = []
+    for item in output:
+        item = _json_or_text(item)
+        if isinstance(item, str):
+            chunks.append(Chunk(text=item))
+            continue
+        if not isinstance(item, dict):
+            continue
+        node = item.get("node") if isinstance(item.get("node"), dict) else item
+        text = node.get("text") or node.get("page_content") or node.get("content")
+        chunks.append(Chunk(text=_str(text) or "", id=_str(node.get("id_") or node.get("id") or node.get("node_id")),
+                            score=_float(item.get("score"))))
+    return chunks
+
+
 def _query(root: Span, retrievers: list[Span], llms: list[Span]) -> str:
     # Retrievers that returned documents first: a framework's inner retriever span often
     # carries only a serialised call (LlamaIndex's _retrieve with its query_bundle).
@@ -161,8 +217,9 @@ def _query(root: Span, retrievers: list[Span], llms: list[Span]) -> str:
         text = span.attributes.get("gen_ai.retrieval.query.text") or span.attributes.get("input.value")
         if text:
             return _input_text(text)
-    if root.attributes.get("input.value"):
-        return _input_text(root.attributes["input.value"])
+    root_input = root.attributes.get("input.value") or root.attributes.get("traceloop.entity.input")
+    if root_input:
+        return _input_text(root_input)
     for span in llms:
         text = _last_user_message(span)
         if text:
@@ -178,6 +235,13 @@ def _answer(root: Span, llms: list[Span]) -> str:
             if isinstance(parsed, dict) and "response" in parsed:
                 return _str(parsed["response"]) or ""
         return _str(output) or ""
+    traceloop_output = root.attributes.get("traceloop.entity.output")
+    if traceloop_output is not None:
+        parsed = _json_or_text(traceloop_output)
+        if isinstance(parsed, dict):
+            parsed = next((parsed[k] for k in ("response", "answer", "output", "result") if k in parsed), None)
+        if isinstance(parsed, str) and parsed:
+            return parsed
     for span in sorted(llms, key=lambda s: s.end_unix_nano, reverse=True):
         text = _llm_output(span)
         if text:
@@ -196,11 +260,27 @@ def _llm_output(span: Span) -> str | None:
         if isinstance(parsed, list):
             texts = [_message_text(m) for m in parsed if isinstance(m, dict)]
             return next((t for t in reversed(texts) if t), None)
+    indexed = _indexed_messages(span, "completion")
+    if indexed:
+        return indexed[-1][1]
     completion = attrs.get("gen_ai.completion")
     return _str(completion) if completion else None
 
 
+def _indexed_messages(span: Span, kind: str) -> list[tuple[str | None, str]]:
+    """OpenLLMetry's flattened `gen_ai.prompt.{i}.{role,content}` / `gen_ai.completion.{i}.*`, in order."""
+    messages: dict[int, dict[str, Any]] = {}
+    for key, value in span.attributes.items():
+        match = _GENAI_INDEXED.match(key)
+        if match and match["kind"] == kind:
+            messages.setdefault(int(match["i"]), {})[match["field"]] = value
+    return [(_str(m.get("role")), _str(m.get("content")) or "") for _, m in sorted(messages.items()) if m.get("content")]
+
+
 def _last_user_message(span: Span) -> str | None:
+    indexed = [content for role, content in _indexed_messages(span, "prompt") if role == "user"]
+    if indexed:
+        return indexed[-1]
     parsed = _json_or_text(span.attributes.get("gen_ai.input.messages") or span.attributes.get("gen_ai.prompt") or "")
     if isinstance(parsed, list):
         users = [_message_text(m) for m in parsed if isinstance(m, dict) and m.get("role") == "user"]
@@ -227,6 +307,12 @@ def _input_text(value: Any) -> str:
     # or LlamaIndex's {"query_bundle": {"query_str": ...}}.
     parsed = _json_or_text(value)
     if isinstance(parsed, dict):
+        # Traceloop records a call: {"args": [...], "kwargs": {...}}.
+        args = parsed.get("args")
+        if isinstance(args, list) and args and isinstance(args[0], str):
+            return args[0]
+        if isinstance(parsed.get("kwargs"), dict):
+            parsed = parsed["kwargs"]
         if isinstance(parsed.get("query_bundle"), dict):
             parsed = parsed["query_bundle"]
         for key in ("query_str", "query", "input", "question"):
@@ -244,7 +330,8 @@ def _first(spans: list[Span], *keys: str | None) -> Any:
 
 
 def _json_or_text(value: Any) -> Any:
-    if isinstance(value, str) and value[:1] in ("{", "["):
+    # A JSON object, array or string (Traceloop serialises a str output as "\"...\""), else the text.
+    if isinstance(value, str) and value[:1] in ("{", "[", '"'):
         try:
             return msgspec.json.decode(value)
         except msgspec.DecodeError:
