@@ -1,0 +1,68 @@
+"""LlamaIndex-shaped OTLP traces (8 spans each), batched as the SDK's BatchSpanProcessor sends them."""
+
+from __future__ import annotations
+
+import os
+import random
+
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
+from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span
+
+SPANS_PER_TRACE = 8
+SDK_BATCH_SPANS = 512  # BatchSpanProcessor's max_export_batch_size
+
+
+def _kv(key: str, value: object) -> KeyValue:
+    if isinstance(value, float):
+        return KeyValue(key=key, value=AnyValue(double_value=value))
+    if isinstance(value, int):
+        return KeyValue(key=key, value=AnyValue(int_value=value))
+    return KeyValue(key=key, value=AnyValue(string_value=str(value)))
+
+
+def _trace(rnd: random.Random) -> list[Span]:
+    trace_id = rnd.randbytes(16)
+    ids = [rnd.randbytes(8) for _ in range(SPANS_PER_TRACE)]
+    start = 1_764_000_000_000_000_000 + rnd.randrange(10**12)
+    question = "How long do I have to return opened headphones?"
+    docs = [("kb-%d" % i, "Returns policy paragraph %d: " % i + "unused items within 30 days of delivery. " * 10, 0.9 - i / 10)
+            for i in range(5)]
+    answer = "You can return opened headphones within 14 days if all accessories are included."
+    # (name, parent index, attributes)
+    shapes: list[tuple[str, int | None, dict[str, object]]] = [
+        ("RetrieverQueryEngine.query", None, {"openinference.span.kind": "CHAIN", "input.value": question,
+                                              "output.value": answer, "session.id": "s-%d" % rnd.randrange(1000)}),
+        ("VectorIndexRetriever.retrieve", 0, {"openinference.span.kind": "RETRIEVER", "input.value": question,
+                                              **{f"retrieval.documents.{i}.document.{k}": v for i, (d, t, s) in enumerate(docs)
+                                                 for k, v in (("id", d), ("content", t), ("score", s))}}),
+        ("VectorIndexRetriever._retrieve", 1, {"openinference.span.kind": "RETRIEVER", "input.value": question}),
+        ("Embedding.get_query_embedding", 2, {"openinference.span.kind": "EMBEDDING", "input.value": question}),
+        ("CompactAndRefine.synthesize", 0, {"openinference.span.kind": "CHAIN", "input.value": question, "output.value": answer}),
+        ("TokenTextSplitter.split_text", 4, {"openinference.span.kind": "CHAIN", "input.value": "context"}),
+        ("LLM.predict", 4, {"openinference.span.kind": "LLM", "llm.model_name": "gpt-4o-mini"}),
+        ("LLM.complete", 6, {"openinference.span.kind": "LLM", "llm.model_name": "gpt-4o-mini",
+                             "llm.token_count.prompt": 900, "llm.token_count.completion": 24,
+                             "llm.output_messages.0.message.content": answer}),
+    ]
+    spans = []
+    for index, (name, parent, attributes) in enumerate(shapes):
+        spans.append(Span(trace_id=trace_id, span_id=ids[index], parent_span_id=ids[parent] if parent is not None else b"",
+                          name=name, kind=Span.SPAN_KIND_INTERNAL, start_time_unix_nano=start + index * 1000,
+                          end_time_unix_nano=start + 2_000_000_000 - index * 1000,
+                          attributes=[_kv(k, v) for k, v in attributes.items()]))
+    return spans
+
+
+def batches(traces: int, seed: int = 11) -> list[bytes]:
+    """Serialized ExportTraceServiceRequests of up to 512 spans, children before their root as the SDK ends them."""
+    rnd = random.Random(seed)
+    spans = [span for _ in range(traces) for span in reversed(_trace(rnd))]
+    resource = [_kv("service.name", "bench-bot"), _kv("service.version", "1.0.0"), _kv("host.name", os.uname().nodename)]
+    out = []
+    for i in range(0, len(spans), SDK_BATCH_SPANS):
+        request = ExportTraceServiceRequest(resource_spans=[ResourceSpans(
+            resource={"attributes": resource},
+            scope_spans=[ScopeSpans(scope={"name": "openinference.instrumentation.llama_index"}, spans=spans[i : i + SDK_BATCH_SPANS])])])
+        out.append(request.SerializeToString())
+    return out
