@@ -28,20 +28,10 @@ from pathlib import Path
 
 import aiohttp
 import grpc
-from common import free_port
+from common import counter_total, free_port
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2_grpc
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from otlp_payload import SPANS_PER_TRACE, batches
-from prometheus_client.parser import text_string_to_metric_families
-
-
-def traces_counted(url: str) -> float:
-    with urllib.request.urlopen(url + "/metrics", timeout=30) as response:
-        text = response.read().decode()
-    for family in text_string_to_metric_families(text):
-        if family.name == "ragpulse_traces":
-            return sum(s.value for s in family.samples if s.name == "ragpulse_traces_total")
-    return 0.0
 
 
 async def post_http(url: str, bodies: list[bytes], connections: int) -> None:
@@ -105,7 +95,7 @@ def ragpulse_run(protocol: str, bodies: list[bytes], traces: int, connections: i
             asyncio.run(post_http(f"http://127.0.0.1:{http_port}/v1/traces", bodies, connections))
         else:
             asyncio.run(post_grpc(f"127.0.0.1:{grpc_port}", bodies, connections))
-        while traces_counted(url) < traces:
+        while counter_total(url, "ragpulse_traces_total") < traces:
             time.sleep(0.02)
         return time.perf_counter() - started - 0.2  # the grace period is a wait, not work
     finally:

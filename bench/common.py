@@ -34,11 +34,15 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def processed_total(url: str) -> float:
-    """ragpulse_events_processed_total over all types, scraped from `url`/metrics."""
+def counter_total(url: str, name: str) -> float:
+    """A counter summed over all its series, scraped from `url`/metrics (`name` ends in _total)."""
     with urllib.request.urlopen(url + "/metrics", timeout=30) as response:
         text = response.read().decode()
     for family in text_string_to_metric_families(text):
-        if family.name == "ragpulse_events_processed":
-            return sum(s.value for s in family.samples if s.name == "ragpulse_events_processed_total")
+        if family.name == name.removesuffix("_total"):
+            return sum(s.value for s in family.samples if s.name == name)
     return 0.0
+
+
+def processed_total(url: str) -> float:
+    return counter_total(url, "ragpulse_events_processed_total")
