@@ -152,8 +152,9 @@ class MetricsConfig(_Section):
 
 class KafkaTopic(_Section):
     name: Annotated[str, msgspec.Meta(min_length=1)]
-    # How a message's bytes become events: "json" is the v1 contract, one event a message.
-    encoding: Literal["json"] = "json"
+    # How a message's bytes become events: "json" is the v1 contract, one event a message;
+    # "otlp_proto" a serialized ExportTraceServiceRequest (the OpenTelemetry Collector's kafka exporter).
+    encoding: Literal["json", "otlp_proto"] = "json"
     # None: traces and feedback share the topic, told apart by `type`; else every message is this type.
     type: Literal["trace", "feedback"] | None = None
 
@@ -425,6 +426,9 @@ def _kafka_problems(kafka: KafkaConfig) -> list[ConfigProblem]:
     names = [topic.name for topic in kafka.topics]
     if len(set(names)) != len(names):
         problems.append(ConfigProblem("kafka.topics", "lists a topic twice"))
+    for index, topic in enumerate(kafka.topics):
+        if topic.encoding == "otlp_proto" and topic.type == "feedback":
+            problems.append(ConfigProblem(f"kafka.topics[{index}].type", "otlp_proto topics carry traces, not feedback"))
     if kafka.dead_letter_topic in names:
         problems.append(ConfigProblem("kafka.dead_letter_topic", "must not be one of the consumed topics"))
     for secret in ("ssl_password", "sasl_password"):

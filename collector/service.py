@@ -26,7 +26,8 @@ from ragpulse.collector.sources.http import SOURCE as HTTP_SOURCE
 from ragpulse.collector.sources.http import HttpIngest
 from ragpulse.collector.sources.kafka import SOURCE as KAFKA_SOURCE
 from ragpulse.collector.sources.kafka import KafkaSource
-from ragpulse.collector.sources.otlp.receiver import SOURCE as OTLP_SOURCE
+from ragpulse.collector.sources.otlp.intake import SOURCE as OTLP_SOURCE
+from ragpulse.collector.sources.otlp.intake import SpanIntake
 from ragpulse.collector.sources.otlp.receiver import OtlpReceiver
 from ragpulse.exporters.labels import LabelGuard
 from ragpulse.exporters.metrics import Metrics
@@ -73,14 +74,16 @@ class Service:
             metrics,
             retry_after_seconds=config.http.retry_after_seconds,
         )
+        # One span intake for every carrier of OTLP spans, so a trace's spans meet.
+        self.spans = SpanIntake(config.otlp, EventDecoder(config.limits, OTLP_SOURCE), self.queue, metrics)
         self.kafka: KafkaSource | None = None
         if config.kafka.bootstrap_servers:
             self.kafka = KafkaSource(
-                config.kafka, EventDecoder(config.limits, KAFKA_SOURCE), self.queue, metrics, dedup
+                config.kafka, EventDecoder(config.limits, KAFKA_SOURCE), self.queue, metrics, dedup, self.spans
             )
         self.otlp: OtlpReceiver | None = None
         if config.otlp.enabled:
-            self.otlp = OtlpReceiver(config.otlp, EventDecoder(config.limits, OTLP_SOURCE), self.queue, metrics)
+            self.otlp = OtlpReceiver(config.otlp, self.spans, self.queue, metrics)
         self._app = build_app(
             self.ingest,
             self.registry,
@@ -108,6 +111,7 @@ class Service:
 
     async def start(self) -> None:
         await self.pipeline.start()
+        await self.spans.start()
         self._runner = web.AppRunner(self._app, access_log=None, handle_signals=False)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.config.http.host, self.config.http.port)
@@ -129,6 +133,7 @@ class Service:
             await self.kafka.stop_intake()
         if self.otlp is not None:
             await self.otlp.stop_intake()
+        await self.spans.stop_intake()
         lost = await self.pipeline.shutdown(self.config.pipeline.shutdown_timeout_seconds)
         if self._runner is not None:
             await self._runner.cleanup()  # the last scrape (and its offset commit) is behind us

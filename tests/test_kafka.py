@@ -12,6 +12,7 @@ from collections.abc import Callable
 import pytest
 from support import (
     RagpulseProcess,
+    kafka_bootstrap,
     Samples,
     consume_all,
     create_topic,
@@ -224,8 +225,8 @@ def test_a_full_pipeline_pauses_fetching_and_keeps_memory_bounded() -> None:
     from ragpulse.collector.dedup import DedupWindow
     from ragpulse.collector.queue import EventQueue
     from ragpulse.collector.sources.kafka import KafkaSource
+    from ragpulse.collector.sources.otlp.intake import SpanIntake
     from ragpulse.exporters.metrics import Metrics
-    from support import kafka_bootstrap
 
     topic = unique("events")
     create_topic(topic)
@@ -239,7 +240,8 @@ def test_a_full_pipeline_pauses_fetching_and_keeps_memory_bounded() -> None:
         dedup = DedupWindow(1000, 60, entries_gauge=metrics.dedup_entries, evicted_counter=metrics.dedup_evicted)
         config = KafkaConfig(bootstrap_servers=kafka_bootstrap(), group_id=unique("group"),
                              topics=[KafkaTopic(name=topic)], max_poll_records=poll)
-        source = KafkaSource(config, EventDecoder(LimitsConfig(), "kafka"), queue, metrics, dedup)
+        spans = SpanIntake(Config().otlp, EventDecoder(LimitsConfig(), "otlp"), queue, metrics)
+        source = KafkaSource(config, EventDecoder(LimitsConfig(), "kafka"), queue, metrics, dedup, spans)
         await source.start()
         try:
             deadline = time.monotonic() + 30
@@ -284,3 +286,32 @@ def test_compressed_topics_are_read(ragpulse_factory: Factory) -> None:
     s = wait_caught_up(rp, topic, traces=100)
     assert traces_total(s) == 100
     assert s.total("ragpulse_events_invalid_total") == 0
+
+
+def test_otlp_proto_messages_as_the_collector_kafka_exporter_writes_them(ragpulse_factory: Factory) -> None:
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from otlp_shapes import Collect, genai_trace, openinference_trace, provider
+
+    topic, dlq = unique("otlp"), unique("dead")
+    create_topic(topic)
+    collect = Collect()
+    tracer_provider = provider(SimpleSpanProcessor(collect))
+    openinference_trace(tracer_provider)
+    genai_trace(tracer_provider)
+    spans = collect.spans
+    # The two traces split over three messages, the root of the first in the last one.
+    messages = [encode_spans(spans[:3]).SerializeToString(), encode_spans(spans[5:]).SerializeToString(),
+                b"not protobuf \xff\xff", encode_spans(spans[3:5]).SerializeToString()]
+    produce(topic, messages)
+    rp = ragpulse_factory("--set", "kafka.bootstrap_servers=" + kafka_bootstrap(), "--set", "kafka.group_id=" + unique("g"),
+                          "--set", f"kafka.topics=[{{name: {topic}, encoding: otlp_proto}}]",
+                          "--set", f"kafka.dead_letter_topic={dlq}", "--set", "otlp.grace_seconds=0.2")
+    wait_until(lambda: traces_total(rp.metrics()) == 2, what="2 traces from otlp_proto messages")
+    s = rp.metrics()
+    assert s.get_value("ragpulse_otlp_spans_received_total", encoding="kafka") == len(spans) == 8
+    assert s.get_value("ragpulse_tokens_total", kind="prompt", app="shop-bot", release="1.2.3", route="unknown",
+                       model="gpt-4o-mini") == 420
+    assert s.get_value("ragpulse_events_invalid_total", source="kafka", reason="malformed_json") == 1
+    [dead] = consume_all(dlq, 1)
+    assert dead.value == messages[2]

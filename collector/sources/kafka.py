@@ -45,6 +45,8 @@ from ragpulse.collector.dedup import DedupWindow
 from ragpulse.collector.errors import EventError, ShuttingDown
 from ragpulse.collector.events import Envelope
 from ragpulse.collector.queue import EventQueue
+from ragpulse.collector.sources.otlp.intake import SpanIntake
+from ragpulse.collector.sources.otlp.spans import Span, decode_protobuf
 from ragpulse.exporters.metrics import Metrics
 
 SOURCE = "kafka"
@@ -57,13 +59,27 @@ BOOTSTRAP_TIMEOUT_MS = 10_000
 
 log = structlog.get_logger("ragpulse.kafka")
 
-# A codec turns one message value into events; raises EventError. `otlp_proto` joins later.
-Codec = Callable[[bytes, KafkaTopic], list[Envelope]]
+# A codec turns one message value into events, or spans for the span intake; raises EventError.
+Codec = Callable[[bytes, KafkaTopic], tuple[list[Envelope], list[Span]]]
 
 
 def json_codec(decoder: EventDecoder) -> Codec:
-    def decode(value: bytes, topic: KafkaTopic) -> list[Envelope]:
-        return [decoder.decode_message(value, event_type=topic.type)]
+    """The v1 contract: one event a message."""
+
+    def decode(value: bytes, topic: KafkaTopic) -> tuple[list[Envelope], list[Span]]:
+        return [decoder.decode_message(value, event_type=topic.type)], []
+
+    return decode
+
+
+def otlp_proto_codec(rejected: Counter) -> Codec:
+    """A serialized ExportTraceServiceRequest, as the OpenTelemetry Collector's kafka exporter writes it."""
+
+    def decode(value: bytes, topic: KafkaTopic) -> tuple[list[Envelope], list[Span]]:
+        decoded = decode_protobuf(value)
+        if decoded.rejected:
+            rejected.inc(decoded.rejected)
+        return [], decoded.spans
 
     return decode
 
@@ -100,10 +116,12 @@ class KafkaSource:
         queue_: EventQueue,
         metrics: Metrics,
         dedup: DedupWindow,
+        spans: SpanIntake,
     ) -> None:
         self._config = config
         self._decoder = decoder
-        self._codecs: dict[str, Codec] = {"json": json_codec(decoder)}
+        self._codecs: dict[str, Codec] = {"json": json_codec(decoder), "otlp_proto": otlp_proto_codec(metrics.otlp_spans_rejected)}
+        self._spans = spans
         self._topics = {topic.name: topic for topic in config.topics}
         self._queue = queue_
         self._metrics = metrics
@@ -254,6 +272,7 @@ class KafkaSource:
                 return
             self._in_flight += 1
         envelopes: list[Envelope] = []
+        spans: list[Span] = []
         offsets: dict[TopicPartition, int] = {}
         for tp, messages in records.items():
             topic = self._topics[tp.topic]
@@ -263,9 +282,12 @@ class KafkaSource:
                 value = message.value or b""
                 size += len(value)
                 try:
-                    envelopes.extend(codec(value, topic))
+                    events, message_spans = codec(value, topic)
                 except EventError as exc:
                     self._dead_letter(message, exc)
+                    continue
+                envelopes.extend(events)
+                spans.extend(message_spans)
             offsets[tp] = messages[-1].offset + 1
             self._metrics.kafka_records.labels(topic=tp.topic).inc(len(messages))
             self._metrics.kafka_bytes.labels(topic=tp.topic).inc(size)
@@ -274,10 +296,17 @@ class KafkaSource:
         # The previous batch must be in the queue before this one goes (order), and only one
         # may be on its way: fetching and decoding overlap the pipeline, memory stays bounded.
         self._wait_for_handed(consumer)
-        self._handed = asyncio.run_coroutine_threadsafe(self._enqueue(envelopes, self._ack_callback(offsets)), self._loop)
+        self._handed = asyncio.run_coroutine_threadsafe(
+            self._enqueue(envelopes, spans, self._ack_callback(offsets)), self._loop
+        )
 
-    async def _enqueue(self, envelopes: list[Envelope], ack: Callable[[], None]) -> None:
+    async def _enqueue(self, envelopes: list[Envelope], spans: list[Span], ack: Callable[[], None]) -> None:
         try:
+            if spans:
+                # otlp_proto: the spans join the assembler; the ack then covers them once they are
+                # there, so a crash loses traces still being assembled (at most the grace period).
+                self._metrics.otlp_spans.labels(encoding="kafka").inc(len(spans))
+                await self._spans.take(spans)
             await self._queue.put(envelopes, ack)
         except ShuttingDown:
             with self._lock:  # never acked: its offsets stay uncommitted for the next owner
@@ -537,7 +566,8 @@ class KafkaSource:
                             break
                         topic = self._topics[tp.topic]
                         try:
-                            identities.extend(e.identity for e in self._codecs[topic.encoding](message.value or b"", topic))
+                            events, _ = self._codecs[topic.encoding](message.value or b"", topic)
+                            identities.extend(e.identity for e in events)
                         except EventError:
                             pass  # it went to the dead letters, not the window
                     if messages[-1].offset >= end - 1:

@@ -12,7 +12,6 @@ response; UNAUTHENTICATED, RESOURCE_EXHAUSTED (queue full) and UNAVAILABLE
 
 from __future__ import annotations
 
-import asyncio
 import hmac
 import ssl
 
@@ -24,19 +23,14 @@ from opentelemetry.proto.collector.trace.v1 import trace_service_pb2_grpc
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest, ExportTraceServiceResponse
 
 from ragpulse.collector.config import OtlpConfig
-from ragpulse.collector.decode import EventDecoder
-from ragpulse.collector.errors import EventError, ShuttingDown
-from ragpulse.collector.events import TraceEvent
+from ragpulse.collector.errors import EventError
 from ragpulse.collector.queue import EventQueue
-from ragpulse.collector.sources.otlp.assembler import TraceAssembler
-from ragpulse.collector.sources.otlp.mapping import TraceMapper
+from ragpulse.collector.sources.otlp.intake import SOURCE, SpanIntake
 from ragpulse.collector.sources.otlp.spans import DecodedSpans, decode_json, decode_protobuf, spans_of
 from ragpulse.exporters.metrics import Metrics
 
-SOURCE = "otlp"
 PROTOBUF = "application/x-protobuf"
 JSON = "application/json"
-FLUSH_EVERY_SECONDS = 0.1
 RETRY_AFTER_SECONDS = "1"
 # google.rpc.Code values used in Status bodies.
 INVALID_ARGUMENT, RESOURCE_EXHAUSTED, UNAVAILABLE, UNAUTHENTICATED = 3, 8, 14, 16
@@ -45,27 +39,16 @@ log = structlog.get_logger("ragpulse.otlp")
 
 
 class OtlpReceiver:
-    def __init__(self, config: OtlpConfig, decoder: EventDecoder, queue: EventQueue, metrics: Metrics) -> None:
+    def __init__(self, config: OtlpConfig, intake: SpanIntake, queue: EventQueue, metrics: Metrics) -> None:
         self._config = config
-        self._decoder = decoder
+        self._intake = intake
         self._queue = queue
         self._metrics = metrics
         token = config.token()
         self._expected_auth = f"Bearer {token}".encode() if token else None
-        self.assembler = TraceAssembler(
-            TraceMapper(config.route_attribute),
-            grace_seconds=config.grace_seconds,
-            ttl_seconds=config.trace_ttl_seconds,
-            max_traces=config.max_traces_in_flight,
-            max_spans_per_trace=config.max_spans_per_trace,
-            outcomes=metrics.otlp_traces,
-            dropped_spans=metrics.otlp_spans_dropped,
-        )
-        metrics.otlp_in_flight.set_function(lambda: self.assembler.in_flight)
         self._accepting = True
         self._runner: web.AppRunner | None = None
         self._grpc: grpc.aio.Server | None = None
-        self._flusher: asyncio.Task[None] | None = None
         self.http_port: int | None = None
         self.grpc_port: int | None = None
 
@@ -90,7 +73,6 @@ class OtlpReceiver:
             else:
                 self.grpc_port = self._grpc.add_insecure_port(address)
             await self._grpc.start()
-        self._flusher = asyncio.create_task(self._flush_loop(), name="ragpulse-otlp-assembler")
         self._metrics.source_up.labels(source=SOURCE).set(1)
         log.info("otlp receiver listening", host=self._config.host, http_port=self.http_port, grpc_port=self.grpc_port,
                  tls=tls is not None)
@@ -102,39 +84,15 @@ class OtlpReceiver:
             return key.read(), cert.read()
 
     async def stop_intake(self) -> None:
-        """Refuse new exports (503) and hand every trace in flight to the pipeline."""
+        """Refuse new exports (503 / UNAVAILABLE)."""
         self._accepting = False
         self._metrics.source_up.labels(source=SOURCE).set(0)
-        if self._flusher is not None:
-            self._flusher.cancel()
-        await self._enqueue(self.assembler.flush())
 
     async def close(self) -> None:
         if self._grpc is not None:
             await self._grpc.stop(grace=1.0)
         if self._runner is not None:
             await self._runner.cleanup()
-
-    async def _flush_loop(self) -> None:
-        while True:
-            await asyncio.sleep(FLUSH_EVERY_SECONDS)
-            await self._enqueue(self.assembler.due())
-
-    async def _enqueue(self, events: list[TraceEvent]) -> None:
-        envelopes = []
-        for event in events:
-            try:
-                envelopes.append(self._decoder.accept(event))
-            except EventError as exc:
-                self._metrics.events_invalid.labels(source=SOURCE, reason=exc.reason.value).inc()
-        if not envelopes:
-            return
-        try:
-            await self._queue.put(envelopes)
-        except ShuttingDown:
-            self._metrics.events_dropped.labels(reason="shutdown_deadline").inc(len(envelopes))
-            return
-        self._metrics.count_accepted(SOURCE, envelopes)
 
     async def _export(self, request: web.Request) -> web.Response:
         encoding = "json" if request.content_type == JSON else "protobuf"
@@ -157,7 +115,7 @@ class OtlpReceiver:
         self._metrics.otlp_spans.labels(encoding=encoding).inc(len(decoded.spans))
         if decoded.rejected:
             self._metrics.otlp_spans_rejected.inc(decoded.rejected)
-        await self._enqueue(self.assembler.add(decoded.spans))
+        await self._intake.take(decoded.spans)
 
     async def _handle(self, request: web.Request, encoding: str) -> web.Response:
         if not self.authorized(request.headers.get("Authorization", "")):

@@ -1,0 +1,73 @@
+"""Span intake: spans from any source (OTLP gRPC/HTTP, Kafka otlp_proto) -> assembler -> pipeline queue.
+
+One intake per process, so the spans of a trace meet whatever carried them. It runs on
+the event loop: `take` adds spans, a timer hands assembled traces to the queue.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from ragpulse.collector.config import OtlpConfig
+from ragpulse.collector.decode import EventDecoder
+from ragpulse.collector.errors import EventError, ShuttingDown
+from ragpulse.collector.events import TraceEvent
+from ragpulse.collector.queue import EventQueue
+from ragpulse.collector.sources.otlp.assembler import TraceAssembler
+from ragpulse.collector.sources.otlp.mapping import TraceMapper
+from ragpulse.collector.sources.otlp.spans import Span
+from ragpulse.exporters.metrics import Metrics
+
+SOURCE = "otlp"
+FLUSH_EVERY_SECONDS = 0.1
+
+
+class SpanIntake:
+    def __init__(self, config: OtlpConfig, decoder: EventDecoder, queue: EventQueue, metrics: Metrics) -> None:
+        self._decoder = decoder
+        self._queue = queue
+        self._metrics = metrics
+        self.assembler = TraceAssembler(
+            TraceMapper(config.route_attribute),
+            grace_seconds=config.grace_seconds,
+            ttl_seconds=config.trace_ttl_seconds,
+            max_traces=config.max_traces_in_flight,
+            max_spans_per_trace=config.max_spans_per_trace,
+            outcomes=metrics.otlp_traces,
+            dropped_spans=metrics.otlp_spans_dropped,
+        )
+        metrics.otlp_in_flight.set_function(lambda: self.assembler.in_flight)
+        self._flusher: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        self._flusher = asyncio.create_task(self._flush_loop(), name="ragpulse-span-assembler")
+
+    async def take(self, spans: list[Span]) -> None:
+        await self._enqueue(self.assembler.add(spans))
+
+    async def stop_intake(self) -> None:
+        """Hand every trace still being assembled to the pipeline, as it is."""
+        if self._flusher is not None:
+            self._flusher.cancel()
+        await self._enqueue(self.assembler.flush())
+
+    async def _flush_loop(self) -> None:
+        while True:
+            await asyncio.sleep(FLUSH_EVERY_SECONDS)
+            await self._enqueue(self.assembler.due())
+
+    async def _enqueue(self, events: list[TraceEvent]) -> None:
+        envelopes = []
+        for event in events:
+            try:
+                envelopes.append(self._decoder.accept(event))
+            except EventError as exc:
+                self._metrics.events_invalid.labels(source=SOURCE, reason=exc.reason.value).inc()
+        if not envelopes:
+            return
+        try:
+            await self._queue.put(envelopes)
+        except ShuttingDown:
+            self._metrics.events_dropped.labels(reason="shutdown_deadline").inc(len(envelopes))
+            return
+        self._metrics.count_accepted(SOURCE, envelopes)
