@@ -102,7 +102,7 @@ class EventDecoder:
         self._check_size(len(data))
         return self._envelope(event, time.time())
 
-    def accept(self, event: TraceEvent) -> Envelope:
+    def accept(self, event: Event) -> Envelope:
         """An event built by a source (e.g. from spans) through the same limits and defaults; raises EventError."""
         return self._envelope(event, time.time())
 

@@ -144,6 +144,9 @@ class Metrics:
             "outcome",
         )
         self.otlp_in_flight = gauge("ragpulse_otlp_traces_in_flight", "Traces waiting for their spans.")
+        self.otlp_feedback_unmapped = plain(
+            "ragpulse_otlp_feedback_unmapped_total", "gen_ai.evaluation.result events with neither a 1-5 score nor a pass/fail label."
+        )
 
         self.http_requests = plain(
             "ragpulse_http_requests_total", "HTTP requests served, by endpoint and status code.", "endpoint", "code"

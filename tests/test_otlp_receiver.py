@@ -11,7 +11,7 @@ from pathlib import Path
 from opentelemetry.exporter.otlp.proto.http import Compression
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
-from opentelemetry.sdk.trace.export import BatchSpanProcessor
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
 from otlp_shapes import Collect, genai_trace, openinference_trace, provider
 from support import RagpulseProcess, http, wait_until
 
@@ -119,7 +119,7 @@ def test_bearer_token_on_the_otlp_receiver(ragpulse_factory: Factory) -> None:
 def test_grpc_exporter_and_tls_with_bearer_token_on_both_protocols(ragpulse_factory: Factory, tmp_path: Path) -> None:
     import grpc
     from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcExporter
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
+    from opentelemetry.sdk.trace.export import SpanExportResult
 
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
@@ -155,3 +155,37 @@ def test_grpc_exporter_and_tls_with_bearer_token_on_both_protocols(ragpulse_fact
                                      headers={"Content-Type": "application/json", "Authorization": "Bearer tok"})
     with urllib.request.urlopen(request, context=ssl.create_default_context(cafile=str(cert)), timeout=10) as response:
         assert response.status == 200
+
+
+def test_evaluation_events_become_feedback_even_after_the_trace(ragpulse_factory: Factory) -> None:
+    from opentelemetry import trace as otel_trace
+
+    rp = ragpulse_factory("--set", "otlp.grace_seconds=0.1")
+    tracer_provider = provider(BatchSpanProcessor(exporter(rp)))
+    collect = Collect()
+    tracer_provider.add_span_processor(SimpleSpanProcessor(collect))
+    openinference_trace(tracer_provider)
+    assert tracer_provider.force_flush(10_000)
+    wait_until(lambda: rp.metrics().total("ragpulse_traces_total") == 1, what="the trace")
+    [root] = [span for span in collect.spans if span.parent is None]
+    evaluated = otel_trace.set_span_in_context(otel_trace.NonRecordingSpan(root.get_span_context()))
+    tracer = tracer_provider.get_tracer("evaluator")
+    # Later, an evaluator records its results on a span of the evaluated trace.
+    with tracer.start_as_current_span("evaluate", context=evaluated) as span:
+        for name, score, label in (("groundedness", 4.0, None), ("relevance", 0.2, "not_relevant"),
+                                   ("toxicity", 0.01, None), ("correctness", None, "pass")):
+            attributes = {"gen_ai.evaluation.name": name}
+            if score is not None:
+                attributes["gen_ai.evaluation.score.value"] = score
+            if label is not None:
+                attributes["gen_ai.evaluation.score.label"] = label
+            span.add_event("gen_ai.evaluation.result", attributes)
+    assert tracer_provider.force_flush(10_000)
+    wait_until(lambda: rp.metrics().total("ragpulse_feedback_total") == 3, what="3 feedback events")
+    s = rp.metrics()
+    assert s.get_value("ragpulse_feedback_total", kind="review", value="4") == 1
+    assert s.get_value("ragpulse_feedback_total", kind="thumbs", value="down") == 1
+    assert s.get_value("ragpulse_feedback_total", kind="thumbs", value="up") == 1
+    assert s.get_value("ragpulse_otlp_feedback_unmapped_total") == 1
+    assert s.get_value("ragpulse_events_received_total", source="otlp", type="feedback") == 3
+    assert s.get_value("ragpulse_otlp_spans_dropped_total", reason="late_span") == 1  # the span itself, not its feedback

@@ -11,10 +11,10 @@ import asyncio
 from ragpulse.collector.config import OtlpConfig
 from ragpulse.collector.decode import EventDecoder
 from ragpulse.collector.errors import EventError, ShuttingDown
-from ragpulse.collector.events import TraceEvent
+from ragpulse.collector.events import FeedbackEvent, TraceEvent
 from ragpulse.collector.queue import EventQueue
 from ragpulse.collector.sources.otlp.assembler import TraceAssembler
-from ragpulse.collector.sources.otlp.mapping import TraceMapper
+from ragpulse.collector.sources.otlp.mapping import TraceMapper, feedback_of
 from ragpulse.collector.sources.otlp.spans import Span
 from ragpulse.exporters.metrics import Metrics
 
@@ -43,7 +43,15 @@ class SpanIntake:
         self._flusher = asyncio.create_task(self._flush_loop(), name="ragpulse-span-assembler")
 
     async def take(self, spans: list[Span]) -> None:
-        await self._enqueue(self.assembler.add(spans))
+        # Evaluations often come after their trace was assembled: they are feedback on arrival.
+        feedback: list[FeedbackEvent] = []
+        for span in spans:
+            if span.events:
+                events, unmapped = feedback_of(span)
+                feedback.extend(events)
+                if unmapped:
+                    self._metrics.otlp_feedback_unmapped.inc(unmapped)
+        await self._enqueue([*feedback, *self.assembler.add(spans)])
 
     async def stop_intake(self) -> None:
         """Hand every trace still being assembled to the pipeline, as it is."""
@@ -56,7 +64,7 @@ class SpanIntake:
             await asyncio.sleep(FLUSH_EVERY_SECONDS)
             await self._enqueue(self.assembler.due())
 
-    async def _enqueue(self, events: list[TraceEvent]) -> None:
+    async def _enqueue(self, events: list[TraceEvent | FeedbackEvent]) -> None:
         envelopes = []
         for event in events:
             try:

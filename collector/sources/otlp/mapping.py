@@ -1,5 +1,7 @@
 """A trace's spans -> one v1 TraceEvent, for OpenInference and OpenTelemetry GenAI spans.
 
+Feedback: `gen_ai.evaluation.result` span events become feedback events (see `feedback_of`).
+
 Also OpenLLMetry (Traceloop): chunks from vector-DB span events `db.query.result`
 (`db.query.result.{id,score,document}`) or a retriever task's `traceloop.entity.output`
 (a JSON list whose items may themselves be JSON); query and answer from the workflow
@@ -24,7 +26,7 @@ from typing import Any
 
 import msgspec
 
-from ragpulse.collector.events import Chunk, TraceEvent, Usage
+from ragpulse.collector.events import Chunk, FeedbackEvent, TraceEvent, Usage
 from ragpulse.collector.sources.otlp.spans import Span
 
 OI_KIND = "openinference.span.kind"
@@ -36,6 +38,41 @@ _LLM_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
 _DOC_KEY = re.compile(r"^(?P<prefix>retrieval\.documents|reranker\.output_documents)\.(?P<i>\d+)\.document\.(?P<field>\w+)$")
 _OUTPUT_MESSAGE = re.compile(r"^llm\.output_messages\.(?P<i>\d+)\.message\.content$")
 _GENAI_INDEXED = re.compile(r"^gen_ai\.(?P<kind>prompt|completion)\.(?P<i>\d+)\.(?P<field>role|content)$")
+
+
+EVALUATION_EVENT = "gen_ai.evaluation.result"
+_POSITIVE = frozenset({"pass", "passed", "correct", "relevant", "grounded", "faithful", "good", "yes", "true"})
+_NEGATIVE = frozenset({"fail", "failed", "incorrect", "not_relevant", "irrelevant", "ungrounded", "hallucinated",
+                       "bad", "no", "false"})
+
+
+def feedback_of(span: Span) -> tuple[list[FeedbackEvent], int]:
+    """Feedback carried by a span's `gen_ai.evaluation.result` events, and how many could not be mapped.
+
+    A score from 1 to 5 is a `review` with that value; otherwise a pass/fail-like label is a
+    `thumbs` up or down; anything else (a 0-1 score without a label, say) is not mapped.
+    """
+    events: list[FeedbackEvent] = []
+    unmapped = 0
+    for event in span.events:
+        if event.name != EVALUATION_EVENT:
+            continue
+        attrs = event.attributes
+        score = _float(attrs.get("gen_ai.evaluation.score.value"))
+        label = (_str(attrs.get("gen_ai.evaluation.score.label")) or "").strip().lower()
+        details = {"evaluation": _str(attrs.get("gen_ai.evaluation.name")), "label": label or None, "score": score,
+                   "explanation": _str(attrs.get("gen_ai.evaluation.explanation")), "span_id": span.span_id}
+        details = {k: v for k, v in details.items() if v is not None}
+        if score is not None and 1 <= score <= 5:
+            kind, value = "review", score
+        elif label in _POSITIVE or label in _NEGATIVE:
+            kind, value = "thumbs", "up" if label in _POSITIVE else "down"
+        else:
+            unmapped += 1
+            continue
+        events.append(FeedbackEvent(kind=kind, trace_id=span.trace_id, value=value,  # type: ignore[arg-type]
+                                    timestamp=event.time_unix_nano / 1e6 or None, attributes=details))
+    return events, unmapped
 
 
 class TraceMapper:
