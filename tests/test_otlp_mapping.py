@@ -154,3 +154,52 @@ def test_llm_only_traces_take_the_question_from_the_prompt() -> None:
     event = TraceMapper().map(spans)
     assert event is not None
     assert (event.query, event.answer, event.chunks) == ("Do you ship to Canada?", "Yes, within 5-8 business days.", None)
+
+
+def test_llm_only_shapes_prompts_input_messages_and_older_genai_events() -> None:
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor as Simple
+
+    def llm_span(attributes: dict[str, object], events: list[tuple[str, dict[str, object]]] = ()) -> list[Span]:  # type: ignore[assignment]
+        collect = Collect()
+        with provider(Simple(collect)).get_tracer("x").start_as_current_span("llm", attributes=attributes) as span:
+            for name, event_attributes in events:
+                span.add_event(name, event_attributes)
+        return decode_protobuf(encode_spans(collect.spans).SerializeToString()).spans
+
+    mapper = TraceMapper()
+    flattened = mapper.map(llm_span({"openinference.span.kind": "LLM", "llm.prompts.0.prompt.text": "first?",
+                                     "llm.prompts.1.prompt.text": "second?", "output.value": "ok"}))
+    plain = mapper.map(llm_span({"openinference.span.kind": "LLM", "llm.prompts": ["only?"], "output.value": "ok"}))
+    chat = mapper.map(llm_span({"openinference.span.kind": "LLM", "llm.input_messages.0.message.role": "system",
+                                "llm.input_messages.0.message.content": "Be brief.", "llm.input_messages.1.message.role": "user",
+                                "llm.input_messages.1.message.content": "Where is my order?", "output.value": "ok"}))
+    events = mapper.map(llm_span({"gen_ai.operation.name": "chat", "gen_ai.request.model": "m"},
+                                 [("gen_ai.user.message", {"content": "Old style question?"}),
+                                  ("gen_ai.choice", {"message": '{"role": "assistant", "content": "Old style answer."}'})]))
+    assert [e.query if e else None for e in (flattened, plain, chat, events)] == [
+        "second?", "only?", "Where is my order?", "Old style question?"]
+    assert events is not None and events.answer == "Old style answer."
+
+
+def test_garbage_attribute_types_do_not_break_mapping() -> None:
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor as Simple
+
+    collect = Collect()
+    tracer = provider(Simple(collect)).get_tracer("x")
+    with tracer.start_as_current_span("root", attributes={"input.value": 42, "output.value": ["not", "text"],
+                                                          "session.id": 7, "metadata": "{broken json"}):
+        with tracer.start_as_current_span("retrieve", attributes={
+            "openinference.span.kind": "RETRIEVER", "retrieval.documents.0.document.content": 123,
+            "retrieval.documents.0.document.score": "high", "retrieval.documents.0.document.id": True,
+            "retrieval.documents.1.document.content": "fine", "retrieval.documents.1.document.score": 0.4}):
+            pass
+        with tracer.start_as_current_span("llm", attributes={
+            "openinference.span.kind": "LLM", "llm.model_name": ["a", "b"], "llm.token_count.prompt": "many",
+            "llm.token_count.completion": -5}):
+            pass
+    event = TraceMapper().map(decode_protobuf(encode_spans(collect.spans).SerializeToString()).spans)
+    assert event is not None
+    assert (event.query, event.answer, event.session_id, event.model) == ("42", "", "7", None)
+    assert [(c.text, c.score) for c in event.chunks or []] == [("123", None), ("fine", 0.4)]
+    assert event.usage is not None and (event.usage.prompt_tokens, event.usage.completion_tokens) == (0, 0)
+    assert event.attributes == {"metadata": "{broken json"}

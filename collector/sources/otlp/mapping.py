@@ -37,6 +37,8 @@ GENAI_OPERATION = "gen_ai.operation.name"
 _LLM_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
 _DOC_KEY = re.compile(r"^(?P<prefix>retrieval\.documents|reranker\.output_documents)\.(?P<i>\d+)\.document\.(?P<field>\w+)$")
 _OUTPUT_MESSAGE = re.compile(r"^llm\.output_messages\.(?P<i>\d+)\.message\.content$")
+_OI_INPUT_MESSAGE = re.compile(r"^llm\.input_messages\.(?P<i>\d+)\.message\.(?P<field>role|content)$")
+_OI_PROMPT = re.compile(r"^llm\.prompts\.(?P<i>\d+)(?:\.prompt\.text)?$")
 _GENAI_INDEXED = re.compile(r"^gen_ai\.(?P<kind>prompt|completion)\.(?P<i>\d+)\.(?P<field>role|content)$")
 
 
@@ -300,6 +302,12 @@ def _llm_output(span: Span) -> str | None:
     indexed = _indexed_messages(span, "completion")
     if indexed:
         return indexed[-1][1]
+    for event in reversed(span.events):  # the older GenAI message events
+        if event.name == "gen_ai.choice":
+            message = _json_or_text(event.attributes.get("message"))
+            text = _message_text(message) if isinstance(message, dict) else _str(event.attributes.get("content"))
+            if text:
+                return text
     completion = attrs.get("gen_ai.completion")
     return _str(completion) if completion else None
 
@@ -316,13 +324,38 @@ def _indexed_messages(span: Span, kind: str) -> list[tuple[str | None, str]]:
 
 def _last_user_message(span: Span) -> str | None:
     indexed = [content for role, content in _indexed_messages(span, "prompt") if role == "user"]
+    indexed += [content for role, content in _oi_input_messages(span) if role == "user"]
     if indexed:
         return indexed[-1]
+    prompts = _oi_prompts(span)
+    if prompts:
+        return prompts[-1]
+    events = [_str(e.attributes.get("content")) for e in span.events if e.name == "gen_ai.user.message"]
+    if any(events):
+        return [e for e in events if e][-1]
     parsed = _json_or_text(span.attributes.get("gen_ai.input.messages") or span.attributes.get("gen_ai.prompt") or "")
     if isinstance(parsed, list):
         users = [_message_text(m) for m in parsed if isinstance(m, dict) and m.get("role") == "user"]
         return next((t for t in reversed(users) if t), None)
     return _str(parsed) if parsed else None
+
+
+def _oi_input_messages(span: Span) -> list[tuple[str | None, str]]:
+    messages: dict[int, dict[str, Any]] = {}
+    for key, value in span.attributes.items():
+        match = _OI_INPUT_MESSAGE.match(key)
+        if match:
+            messages.setdefault(int(match["i"]), {})[match["field"]] = value
+    return [(_str(m.get("role")), _str(m.get("content")) or "") for _, m in sorted(messages.items()) if m.get("content")]
+
+
+def _oi_prompts(span: Span) -> list[str]:
+    """`llm.prompts` as the spec's flattened `llm.prompts.{i}.prompt.text`, or as a plain string array."""
+    plain = span.attributes.get("llm.prompts")
+    if isinstance(plain, list):
+        return [p for p in (_str(v) for v in plain) if p]
+    flattened = {int(m["i"]): v for k, v in span.attributes.items() if (m := _OI_PROMPT.match(k))}
+    return [p for p in (_str(flattened[i]) for i in sorted(flattened)) if p]
 
 
 def _message_text(message: dict[str, Any]) -> str | None:
