@@ -189,3 +189,59 @@ def test_evaluation_events_become_feedback_even_after_the_trace(ragpulse_factory
     assert s.get_value("ragpulse_otlp_feedback_unmapped_total") == 1
     assert s.get_value("ragpulse_events_received_total", source="otlp", type="feedback") == 3
     assert s.get_value("ragpulse_otlp_spans_dropped_total", reason="late_span") == 1  # the span itself, not its feedback
+
+
+def test_backpressure_and_shutdown_answers_on_both_protocols() -> None:
+    import asyncio
+
+    import aiohttp
+    import grpc
+    from opentelemetry.proto.collector.trace.v1 import trace_service_pb2_grpc
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+    from prometheus_client import CollectorRegistry
+
+    from ragpulse.collector.config import Config, LimitsConfig, parse_config
+    from ragpulse.collector.decode import EventDecoder
+    from ragpulse.collector.events import Envelope, TraceEvent
+    from ragpulse.collector.queue import EventQueue
+    from ragpulse.collector.sources.otlp.intake import SpanIntake
+    from ragpulse.collector.sources.otlp.receiver import OtlpReceiver
+    from ragpulse.exporters.metrics import Metrics
+
+    async def main() -> None:
+        metrics = Metrics(CollectorRegistry(), Config().metrics, "test")
+        queue = EventQueue("pipeline", 2, metrics.queue_depth)  # nobody consumes it
+        config = parse_config({"otlp": {"host": "127.0.0.1", "http_port": 0, "grpc_port": 0}}).otlp
+        receiver = OtlpReceiver(config, SpanIntake(config, EventDecoder(LimitsConfig(), "otlp"), queue, metrics), queue, metrics)
+        await receiver.start()
+        url = f"http://127.0.0.1:{receiver.http_port}/v1/traces"
+        body = ExportTraceServiceRequest().SerializeToString()
+        async with aiohttp.ClientSession() as session, grpc.aio.insecure_channel(f"127.0.0.1:{receiver.grpc_port}") as channel:
+            stub = trace_service_pb2_grpc.TraceServiceStub(channel)
+
+            async def post() -> tuple[int, str | None, bytes]:
+                async with session.post(url, data=body, headers={"Content-Type": "application/x-protobuf"}) as response:
+                    return response.status, response.headers.get("Retry-After"), await response.read()
+
+            async def grpc_code() -> grpc.StatusCode:
+                try:
+                    await stub.Export(ExportTraceServiceRequest(), timeout=5)
+                    return grpc.StatusCode.OK
+                except grpc.aio.AioRpcError as exc:
+                    return exc.code()
+
+            assert (await post())[0] == 200 and await grpc_code() == grpc.StatusCode.OK
+            event = TraceEvent(trace_id="t", query="q", answer="a")
+            assert queue.offer([Envelope(event, "test", 0.0, "t"), Envelope(event, "test", 0.0, "u")])  # now full
+            status, retry_after, status_body = await post()
+            assert (status, retry_after) == (429, "1")
+            assert status_body.startswith(b"\x08\x08")  # google.rpc.Status code 8, RESOURCE_EXHAUSTED
+            assert await grpc_code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            await queue.get(10)
+            await receiver.stop_intake()
+            status, retry_after, _ = await post()
+            assert (status, retry_after) == (503, "1")
+            assert await grpc_code() == grpc.StatusCode.UNAVAILABLE
+        await receiver.close()
+
+    asyncio.run(main())
