@@ -26,13 +26,13 @@ def _trace(rnd: random.Random) -> list[Span]:
     ids = [rnd.randbytes(8) for _ in range(SPANS_PER_TRACE)]
     start = 1_764_000_000_000_000_000 + rnd.randrange(10**12)
     question = "How long do I have to return opened headphones?"
-    docs = [("kb-%d" % i, "Returns policy paragraph %d: " % i + "unused items within 30 days of delivery. " * 10, 0.9 - i / 10)
+    docs = [(f"kb-{i}", f"Returns policy paragraph {i}: " + "unused items within 30 days of delivery. " * 10, 0.9 - i / 10)
             for i in range(5)]
     answer = "You can return opened headphones within 14 days if all accessories are included."
     # (name, parent index, attributes)
     shapes: list[tuple[str, int | None, dict[str, object]]] = [
         ("RetrieverQueryEngine.query", None, {"openinference.span.kind": "CHAIN", "input.value": question,
-                                              "output.value": answer, "session.id": "s-%d" % rnd.randrange(1000)}),
+                                              "output.value": answer, "session.id": f"s-{rnd.randrange(1000)}"}),
         ("VectorIndexRetriever.retrieve", 0, {"openinference.span.kind": "RETRIEVER", "input.value": question,
                                               **{f"retrieval.documents.{i}.document.{k}": v for i, (d, t, s) in enumerate(docs)
                                                  for k, v in (("id", d), ("content", t), ("score", s))}}),

@@ -26,7 +26,7 @@ EventType = Literal["trace", "feedback"]
 # seconds, a larger one microseconds; both would silently misplace the event.
 _MIN_EPOCH_MS = 1e11
 _MAX_EPOCH_MS = 1e14
-_THUMBS = {"up": "up", "down": "down", True: "up", False: "down", 1: "up", -1: "down"}
+_THUMBS = {"up": "up", "down": "down", True: "up", False: "down", -1: "down"}  # True == 1
 
 
 @dataclass(slots=True)

@@ -103,7 +103,7 @@ class HistogramFamily(_Family[FastHistogram]):
         if include_samples:
             for values, child in list(self._children.items()):
                 cumulative, buckets = 0, []
-                for bound, count in zip(self._bound_labels, child.counts):
+                for bound, count in zip(self._bound_labels, child.counts, strict=True):
                     cumulative += count
                     buckets.append((bound, cumulative))
                 family.add_metric(values, buckets, child.sum)

@@ -138,7 +138,7 @@ def test_sigterm_under_load_loses_nothing_that_was_accepted(ragpulse_factory: Fa
     threads = [threading.Thread(target=client, args=(w,)) for w in range(4)]
     for t in threads:
         t.start()
-
+    wait_until(lambda: rp.metrics().get_value("ragpulse_queue_depth_events", queue="pipeline") >= 20_000, what="a loaded queue")
     assert rp.terminate() == 0
     stop.set()
     for t in threads:

@@ -9,7 +9,6 @@ import time
 import uuid
 from collections.abc import Callable
 
-import pytest
 from support import (
     RagpulseProcess,
     kafka_bootstrap,

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import queue
 import threading
 import time
@@ -497,10 +498,8 @@ class KafkaSource:
                 self._committed.pop(tp, None)
             self._metrics.kafka_assigned.set(len(self._assigned))
         for tp in revoked:
-            try:
+            with contextlib.suppress(KeyError):  # no lag was exported for it yet
                 self._metrics.kafka_lag.remove(tp.topic, str(tp.partition))
-            except KeyError:
-                pass  # no lag was exported for it yet
 
     def note_assigned(self, assigned: set[TopicPartition]) -> None:
         self._metrics.kafka_rebalances.inc()
