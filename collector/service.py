@@ -1,10 +1,12 @@
 """The service: builds every component from a validated Config and runs their lifecycle.
 
-start: pipeline first, then the HTTP server and the Kafka source (so nothing
-is accepted that cannot be processed). shutdown: stop intake (ingest answers
-503, /readyz fails, Kafka stops fetching), drain the queue within
-pipeline.shutdown_timeout_seconds, close the server, then let the Kafka
-consumer leave its group: it stays until the last scrape has committed.
+start: the pipeline and the span intake first, then the HTTP server, the
+Kafka source and the OTLP receivers (nothing is accepted that cannot be
+processed). shutdown: stop intake (ingest and OTLP answer 503, /readyz fails,
+Kafka stops fetching), hand the traces still being assembled to the queue,
+drain it within pipeline.shutdown_timeout_seconds, close the server, then let
+the Kafka consumer leave its group: it stays until the last scrape has
+committed.
 """
 
 from __future__ import annotations
