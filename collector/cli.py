@@ -268,7 +268,9 @@ def _config_check(args: argparse.Namespace) -> int:
 def _config_show(args: argparse.Namespace) -> int:
     config = load_config(args.file)
     shown = msgspec.to_builtins(config)
-    for section, option in (("http", "auth_token"), ("kafka", "ssl_password"), ("kafka", "sasl_password")):
+    secrets = (("http", "auth_token"), ("otlp", "auth_token"), ("kafka", "ssl_password"), ("kafka", "sasl_password"),
+               ("judge", "api_key"))
+    for section, option in secrets:
         if shown[section].get(option):
             shown[section][option] = "<redacted>"
     print(yaml.safe_dump(shown, sort_keys=False, allow_unicode=True), end="")

@@ -225,6 +225,31 @@ class OtlpConfig(_Section):
         return read_secret(self.auth_token, self.auth_token_file)
 
 
+class JudgeConfig(_Section):
+    # The LLM judge runs when base_url or api_key is set: any OpenAI-compatible API (OpenAI,
+    # Azure OpenAI, vLLM, Ollama...). Prefer api_key_file or RAGPULSE_JUDGE__API_KEY.
+    base_url: str | None = None
+    api_key: str | None = None
+    api_key_file: str | None = None
+    model: str = "gpt-4o-mini"
+    timeout_seconds: PositiveFloat = 30.0
+    # Retries with exponential backoff and jitter on 429, 5xx and timeouts, honouring Retry-After.
+    max_retries: Annotated[int, msgspec.Meta(ge=0, le=10)] = 3
+    concurrency: Positive = 4
+    # Share of traces judged, chosen by trace id (the same on every replica).
+    sample_rate: Annotated[float, msgspec.Meta(ge=0, le=1)] = 0.05
+    queue_capacity: Positive = 1_000
+    # A prompt template file replacing the built-in one; placeholders {question}, {context}, {answer}.
+    prompt_file: str | None = None
+
+    @property
+    def enabled(self) -> bool:
+        return self.base_url is not None or self.api_key is not None or self.api_key_file is not None
+
+    def key(self) -> str | None:
+        return read_secret(self.api_key, self.api_key_file)
+
+
 class LoggingConfig(_Section):
     level: Literal["debug", "info", "warning", "error"] = "info"
     format: Literal["auto", "json", "console"] = "auto"  # auto: console on a TTY, JSON otherwise
@@ -239,6 +264,7 @@ class Config(_Section):
     metrics: MetricsConfig = MetricsConfig()
     kafka: KafkaConfig = KafkaConfig()
     otlp: OtlpConfig = OtlpConfig()
+    judge: JudgeConfig = JudgeConfig()
     logging: LoggingConfig = LoggingConfig()
 
     def all_fallback_rules(self) -> list[FallbackRule]:
@@ -396,6 +422,12 @@ def _semantic_problems(config: Config) -> list[ConfigProblem]:
             if error:
                 problems.append(ConfigProblem(f"{where}.pattern", f"invalid regular expression (RE2 syntax): {error}"))
     problems.extend(_kafka_problems(config.kafka))
+    for option in ("api_key_file", "prompt_file"):
+        path = getattr(config.judge, option)
+        if path is not None and not Path(path).is_file():
+            problems.append(ConfigProblem(f"judge.{option}", f"no such file: {path}"))
+    if config.judge.api_key is not None and config.judge.api_key_file is not None:
+        problems.append(ConfigProblem("judge.api_key_file", "set api_key or api_key_file, not both"))
     if config.otlp.auth_token is not None and config.otlp.auth_token_file is not None:
         problems.append(ConfigProblem("otlp.auth_token_file", "set auth_token or auth_token_file, not both"))
     if config.otlp.auth_token_file is not None and not Path(config.otlp.auth_token_file).is_file():

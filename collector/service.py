@@ -12,16 +12,19 @@ committed.
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import structlog
+from openai import AsyncOpenAI
 from aiohttp import web
 from prometheus_client import CollectorRegistry
 
 import ragpulse
-from ragpulse.collector.config import Config
+from ragpulse.collector.config import Config, JudgeConfig
 from ragpulse.collector.decode import EventDecoder
 from ragpulse.collector.dedup import DedupStage, DedupWindow
-from ragpulse.collector.pipeline import Pipeline
+from ragpulse.collector.events import TraceEvent
+from ragpulse.collector.pipeline import Pipeline, Stage
 from ragpulse.collector.queue import EventQueue
 from ragpulse.collector.server import build_app
 from ragpulse.collector.sources.http import SOURCE as HTTP_SOURCE
@@ -35,8 +38,21 @@ from ragpulse.exporters.labels import LabelGuard
 from ragpulse.exporters.metrics import Metrics
 from ragpulse.exporters.prometheus import FastPathExporter
 from ragpulse.scorers.fallback import FallbackDetector
+from ragpulse.scorers.judge import GroundednessJudge, default_template
+from ragpulse.scorers.sampler import JudgeSampler, JudgeWorkers
 
 log = structlog.get_logger("ragpulse.service")
+
+
+def _judge(config: JudgeConfig) -> GroundednessJudge:
+    client = AsyncOpenAI(
+        api_key=config.key() or "not-needed",  # local servers (vLLM, Ollama) take any key
+        base_url=config.base_url,
+        timeout=config.timeout_seconds,
+        max_retries=config.max_retries,
+    )
+    template = Path(config.prompt_file).read_text(encoding="utf-8") if config.prompt_file else default_template()
+    return GroundednessJudge(client, config.model, template)
 
 
 class Service:
@@ -63,9 +79,15 @@ class Service:
             metrics.label_overflow,
         )
         exporter = FastPathExporter(metrics, guard, max_cached=4 * config.metrics.max_label_sets)
+        stages: list[tuple[str, Stage]] = [("dedup", DedupStage(dedup, metrics.events_duplicate)), ("fallback", fallback)]
+        self.judges: JudgeWorkers | None = None
+        if config.judge.enabled:
+            judged: asyncio.Queue[TraceEvent] = asyncio.Queue(config.judge.queue_capacity)
+            stages.append(("judge_sampler", JudgeSampler(config.judge.sample_rate, judged, metrics)))
+            self.judges = JudgeWorkers(_judge(config.judge), judged, metrics, guard, config.judge.concurrency)
         self.pipeline = Pipeline(
             self.queue,
-            stages=[("dedup", DedupStage(dedup, metrics.events_duplicate)), ("fallback", fallback)],
+            stages=stages,
             exporters=[("prometheus", exporter)],
             metrics=metrics,
             max_batch_events=config.pipeline.max_batch_events,
@@ -114,6 +136,8 @@ class Service:
     async def start(self) -> None:
         await self.pipeline.start()
         await self.spans.start()
+        if self.judges is not None:
+            await self.judges.start()
         self._runner = web.AppRunner(self._app, access_log=None, handle_signals=False)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.config.http.host, self.config.http.port)
@@ -137,6 +161,8 @@ class Service:
             await self.otlp.stop_intake()
         await self.spans.stop_intake()
         lost = await self.pipeline.shutdown(self.config.pipeline.shutdown_timeout_seconds)
+        if self.judges is not None:
+            await self.judges.shutdown()
         if self._runner is not None:
             await self._runner.cleanup()  # the last scrape (and its offset commit) is behind us
         if self.kafka is not None:

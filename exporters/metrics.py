@@ -148,6 +148,33 @@ class Metrics:
             "ragpulse_otlp_feedback_unmapped_total", "gen_ai.evaluation.result events with neither a 1-5 score nor a pass/fail label."
         )
 
+        # The LLM judge.
+        self.judgments = Counter(
+            "ragpulse_judgments_total",
+            "LLM judgments, by metric and verdict (groundedness: grounded, hallucination, error).",
+            [*labels, "metric", "verdict"],
+            registry=registry,
+        )
+        self.judge_score = Histogram(
+            "ragpulse_judge_score", "Judge scores (1-5), by metric.", ["metric"], buckets=(1, 2, 3, 4, 5), registry=registry
+        )
+        self.judge_sampled = plain("ragpulse_judge_sampled_total", "Traces handed to the judge, by why.", "reason")
+        self.judge_skipped = plain(
+            "ragpulse_judge_skipped_total", "Sampled traces not judged: fallback, no_context, queue_full, shutdown.", "reason"
+        )
+        self.judge_requests = plain(
+            "ragpulse_judge_requests_total", "Judge calls, by judge model and outcome (ok or the error).", "judge_model", "outcome"
+        )
+        self.judge_duration = Histogram(
+            "ragpulse_judge_request_duration_seconds", "Time of a judge call, retries included.", ["judge_model"],
+            buckets=(0.25, 0.5, 1, 2, 4, 8, 15, 30, 60), registry=registry,
+        )
+        self.judge_tokens = plain("ragpulse_judge_tokens_total", "Tokens spent by the judge, by kind.", "judge_model", "kind")
+        self.judge_queue_depth = gauge("ragpulse_judge_queue_depth", "Traces waiting for the judge.")
+        self.judge_self_judging = plain(
+            "ragpulse_judge_self_judging_total", "Judgments where the judge model is the model that answered (biased)."
+        )
+
         self.http_requests = plain(
             "ragpulse_http_requests_total", "HTTP requests served, by endpoint and status code.", "endpoint", "code"
         )

@@ -1,0 +1,103 @@
+"""Sampling for the LLM judge, and the workers that judge off the fast path.
+
+The sampler is a pipeline stage: it never waits. A sampled trace goes into a bounded
+queue; when the queue is full the trace is skipped and counted, so ingestion never
+slows down for the judge. Sampling is deterministic by trace id, so every replica
+makes the same choice for a trace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import zlib
+
+import structlog
+
+from ragpulse.collector.events import Envelope, TraceEvent
+from ragpulse.exporters.labels import LabelGuard
+from ragpulse.exporters.metrics import Metrics
+from ragpulse.scorers.judge import GroundednessJudge, Judgment
+
+log = structlog.get_logger("ragpulse.judge")
+
+
+def in_sample(trace_id: str, rate: float) -> bool:
+    """The same answer for the same trace id on every replica and every run."""
+    return zlib.crc32(trace_id.encode()) < rate * 2**32
+
+
+class JudgeSampler:
+    """Pipeline stage: hands a sample of the traces to the judge queue; passes every envelope on."""
+
+    def __init__(self, rate: float, queue: asyncio.Queue[TraceEvent], metrics: Metrics) -> None:
+        self._rate = rate
+        self._queue = queue
+        self._sampled = metrics.judge_sampled.labels(reason="base_rate")
+        self._skipped = metrics.judge_skipped
+
+    def __call__(self, envelope: Envelope) -> Envelope:
+        event = envelope.event
+        if not isinstance(event, TraceEvent) or not in_sample(event.trace_id, self._rate):
+            return envelope
+        if envelope.fallback_rule is not None:
+            self._skipped.labels(reason="fallback").inc()  # a refusal has no claims to ground
+        elif not event.chunks:
+            self._skipped.labels(reason="no_context").inc()
+        else:
+            try:
+                self._queue.put_nowait(event)
+                self._sampled.inc()
+            except asyncio.QueueFull:
+                self._skipped.labels(reason="queue_full").inc()
+        return envelope
+
+
+class JudgeWorkers:
+    """`concurrency` tasks that judge queued traces and record the results."""
+
+    def __init__(
+        self, judge: GroundednessJudge, queue: asyncio.Queue[TraceEvent], metrics: Metrics, guard: LabelGuard, concurrency: int
+    ) -> None:
+        self._judge = judge
+        self._queue = queue
+        self._metrics = metrics
+        self._guard = guard
+        self._concurrency = concurrency
+        self._tasks: list[asyncio.Task[None]] = []
+        metrics.judge_queue_depth.set_function(queue.qsize)
+
+    async def start(self) -> None:
+        self._tasks = [asyncio.create_task(self._work(), name=f"ragpulse-judge-{i}") for i in range(self._concurrency)]
+
+    async def shutdown(self) -> None:
+        """Stop judging; what is still queued is skipped and counted (judging is a sample anyway)."""
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        left = self._queue.qsize()
+        if left:
+            self._metrics.judge_skipped.labels(reason="shutdown").inc(left)
+
+    async def _work(self) -> None:
+        while True:
+            event = await self._queue.get()
+            judgment = await self._judge.judge(event)
+            self._record(event, judgment)
+
+    def _record(self, event: TraceEvent, judgment: Judgment) -> None:
+        metrics, model = self._metrics, judgment.judge_model
+        outcome = judgment.error or "ok"
+        metrics.judge_requests.labels(judge_model=model, outcome=outcome).inc()
+        metrics.judge_duration.labels(judge_model=model).observe(judgment.seconds)
+        metrics.judge_tokens.labels(judge_model=model, kind="prompt").inc(judgment.prompt_tokens)
+        metrics.judge_tokens.labels(judge_model=model, kind="completion").inc(judgment.completion_tokens)
+        if event.model and event.model == model:
+            metrics.judge_self_judging.inc()
+        labels, _ = self._guard.admit(tuple(getattr(event, name) for name in self._guard.names))
+        if judgment.score is None:
+            metrics.judgments.labels(*labels, "groundedness", "error").inc()
+            log.warning("judgment failed", trace_id=event.trace_id, error=judgment.error)
+            return
+        verdict = "hallucination" if judgment.hallucination else "grounded"
+        metrics.judgments.labels(*labels, "groundedness", verdict).inc()
+        metrics.judge_score.labels("groundedness").observe(judgment.score)
