@@ -1,0 +1,81 @@
+"""A fake OpenAI-compatible server for judge tests: the real openai client talks to it over HTTP.
+
+It grades by rule, so verdicts are predictable: an answer containing HALLUCINATE scores 1,
+anything else 5. Scripted misbehaviour for the next requests: "429" (with Retry-After: 1),
+"500", "malformed" (text that is not JSON), "reject_schema" (400 for response_format).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import threading
+import time
+from typing import Any
+
+from aiohttp import web
+from support import free_port
+
+ANSWER = re.compile(r"<answer>\n(?P<answer>.*)\n</answer>", re.DOTALL)
+
+
+class FakeOpenAI:
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.requests: list[tuple[float, dict[str, Any]]] = []
+        self.script: list[str] = []
+        self._loop = asyncio.new_event_loop()
+        self._started = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+        self._started.wait(10)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def prompts(self) -> list[str]:
+        return [body["messages"][-1]["content"] for _, body in self.requests]
+
+    def _serve(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        app = web.Application()
+        app.add_routes([web.post("/v1/chat/completions", self._complete)])
+        runner = web.AppRunner(app)
+        self._loop.run_until_complete(runner.setup())
+        self._loop.run_until_complete(web.TCPSite(runner, "127.0.0.1", self.port).start())
+        self._started.set()
+        self._loop.run_forever()
+
+    async def _complete(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        self.requests.append((time.monotonic(), body))
+        step = self.script.pop(0) if self.script else "grade"
+        if step == "429":
+            return web.json_response({"error": {"message": "slow down", "type": "rate_limit"}}, status=429,
+                                     headers={"Retry-After": "1"})
+        if step == "500":
+            return web.json_response({"error": {"message": "boom"}}, status=500)
+        if step == "reject_schema" and "response_format" in body:
+            return web.json_response({"error": {"message": "response_format json_schema is not supported"}}, status=400)
+        prompt = body["messages"][-1]["content"]
+        if step == "malformed":
+            content = "I think it is fine, maybe a 4?"
+        else:
+            match = ANSWER.search(prompt)
+            answer = match["answer"] if match else ""
+            bad = "HALLUCINATE" in answer
+            content = json.dumps({
+                "claims": [{"claim": answer[:40], "verdict": "contradicted" if bad else "supported", "reason": "rule"}],
+                "score": 1 if bad else 5, "reason": "graded by rule"})
+            if "response_format" not in body:
+                content = "Here is my verdict:\n" + content  # text around JSON, as chat models do
+        return web.json_response({
+            "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()), "model": body["model"],
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+            "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": 20, "total_tokens": len(prompt) // 4 + 20},
+        })
+
+    def close(self) -> None:
+        self._loop.call_soon_threadsafe(self._loop.stop)
