@@ -239,6 +239,11 @@ class JudgeConfig(_Section):
     # Share of traces judged, chosen by trace id (the same on every replica).
     sample_rate: Annotated[float, msgspec.Meta(ge=0, le=1)] = 0.05
     queue_capacity: Positive = 1_000
+    # Identical (question, chunks, answer) are judged once: the verdicts of this many are kept.
+    cache_entries: Annotated[int, msgspec.Meta(ge=0)] = 10_000
+    # After this many failed calls in a row the judge is not called for cooldown seconds, then probed once.
+    breaker_failures: Positive = 5
+    breaker_cooldown_seconds: PositiveFloat = 30.0
     # A prompt template file replacing the built-in one; placeholders {question}, {context}, {answer}.
     prompt_file: str | None = None
 

@@ -39,7 +39,7 @@ from ragpulse.exporters.metrics import Metrics
 from ragpulse.exporters.prometheus import FastPathExporter
 from ragpulse.scorers.fallback import FallbackDetector
 from ragpulse.scorers.judge import GroundednessJudge, default_template
-from ragpulse.scorers.sampler import JudgeSampler, JudgeWorkers
+from ragpulse.scorers.sampler import CircuitBreaker, JudgeSampler, JudgeWorkers
 
 log = structlog.get_logger("ragpulse.service")
 
@@ -84,7 +84,15 @@ class Service:
         if config.judge.enabled:
             judged: asyncio.Queue[TraceEvent] = asyncio.Queue(config.judge.queue_capacity)
             stages.append(("judge_sampler", JudgeSampler(config.judge.sample_rate, judged, metrics)))
-            self.judges = JudgeWorkers(_judge(config.judge), judged, metrics, guard, config.judge.concurrency)
+            self.judges = JudgeWorkers(
+                _judge(config.judge),
+                judged,
+                metrics,
+                guard,
+                concurrency=config.judge.concurrency,
+                breaker=CircuitBreaker(config.judge.breaker_failures, config.judge.breaker_cooldown_seconds),
+                cache_entries=config.judge.cache_entries,
+            )
         self.pipeline = Pipeline(
             self.queue,
             stages=stages,

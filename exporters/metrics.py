@@ -160,7 +160,7 @@ class Metrics:
         )
         self.judge_sampled = plain("ragpulse_judge_sampled_total", "Traces handed to the judge, by why.", "reason")
         self.judge_skipped = plain(
-            "ragpulse_judge_skipped_total", "Sampled traces not judged: fallback, no_context, queue_full, shutdown.", "reason"
+            "ragpulse_judge_skipped_total", "Sampled traces not judged: fallback, no_context, queue_full, circuit_open, shutdown.", "reason"
         )
         self.judge_requests = plain(
             "ragpulse_judge_requests_total", "Judge calls, by judge model and outcome (ok or the error).", "judge_model", "outcome"
@@ -171,6 +171,10 @@ class Metrics:
         )
         self.judge_tokens = plain("ragpulse_judge_tokens_total", "Tokens spent by the judge, by kind.", "judge_model", "kind")
         self.judge_queue_depth = gauge("ragpulse_judge_queue_depth", "Traces waiting for the judge.")
+        self.judge_cache_hits = plain(
+            "ragpulse_judge_cache_hits_total", "Judgments reused for an identical question, chunks and answer (no call)."
+        )
+        self.judge_circuit_state = gauge("ragpulse_judge_circuit_state", "The judge's circuit breaker: 0 closed, 1 open, 2 half open.")
         self.judge_self_judging = plain(
             "ragpulse_judge_self_judging_total", "Judgments where the judge model is the model that answered (biased)."
         )

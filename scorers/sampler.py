@@ -9,7 +9,11 @@ makes the same choice for a trace.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import time
 import zlib
+from collections import OrderedDict
+from collections.abc import Callable
 
 import structlog
 
@@ -52,19 +56,71 @@ class JudgeSampler:
         return envelope
 
 
+class CircuitBreaker:
+    """Stops calling a provider that keeps failing, and probes it again after a cooldown.
+
+    closed -> open after `failures` failed calls in a row; open -> half_open once the cooldown
+    has passed (one probe call); half_open -> closed on success, open again on failure.
+    """
+
+    CLOSED, OPEN, HALF_OPEN = 0, 1, 2
+
+    def __init__(self, failures: int, cooldown: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self._threshold = failures
+        self._cooldown = cooldown
+        self._clock = clock
+        self._failures = 0
+        self._opened_at = 0.0
+        self.state = self.CLOSED
+
+    def allow(self) -> bool:
+        if self.state == self.OPEN and self._clock() - self._opened_at >= self._cooldown:
+            self.state = self.HALF_OPEN
+            return True  # the probe
+        return self.state == self.CLOSED
+
+    def record(self, ok: bool) -> None:
+        if ok:
+            self._failures, self.state = 0, self.CLOSED
+            return
+        self._failures += 1
+        if self.state == self.HALF_OPEN or self._failures >= self._threshold:
+            self.state, self._opened_at = self.OPEN, self._clock()
+
+
+def cache_key(event: TraceEvent) -> bytes:
+    digest = hashlib.blake2b(digest_size=16)
+    for part in (event.query, *(c.text for c in event.chunks or []), event.answer):
+        digest.update(part.encode())
+        digest.update(b"\x00")
+    return digest.digest()
+
+
 class JudgeWorkers:
     """`concurrency` tasks that judge queued traces and record the results."""
 
     def __init__(
-        self, judge: GroundednessJudge, queue: asyncio.Queue[TraceEvent], metrics: Metrics, guard: LabelGuard, concurrency: int
+        self,
+        judge: GroundednessJudge,
+        queue: asyncio.Queue[TraceEvent],
+        metrics: Metrics,
+        guard: LabelGuard,
+        *,
+        concurrency: int,
+        breaker: CircuitBreaker,
+        cache_entries: int,
     ) -> None:
         self._judge = judge
         self._queue = queue
         self._metrics = metrics
         self._guard = guard
         self._concurrency = concurrency
+        self._breaker = breaker
+        self._cache: OrderedDict[bytes, Judgment] = OrderedDict()
+        self._cache_entries = cache_entries
         self._tasks: list[asyncio.Task[None]] = []
         metrics.judge_queue_depth.set_function(queue.qsize)
+        metrics.judge_circuit_state.set_function(lambda: breaker.state)
 
     async def start(self) -> None:
         self._tasks = [asyncio.create_task(self._work(), name=f"ragpulse-judge-{i}") for i in range(self._concurrency)]
@@ -81,17 +137,36 @@ class JudgeWorkers:
     async def _work(self) -> None:
         while True:
             event = await self._queue.get()
+            key = cache_key(event)
+            cached = self._cache.get(key)
+            if cached is not None:
+                self._cache.move_to_end(key)
+                self._metrics.judge_cache_hits.inc()
+                self._record_verdict(event, cached)
+                continue
+            if not self._breaker.allow():
+                self._metrics.judge_skipped.labels(reason="circuit_open").inc()
+                continue
             judgment = await self._judge.judge(event)
-            self._record(event, judgment)
+            # Unparseable output is the model's fault, not the provider's: it does not trip the breaker.
+            self._breaker.record(judgment.error in (None, "invalid_output"))
+            self._record_call(event, judgment)
+            if judgment.score is not None and self._cache_entries:
+                self._cache[key] = judgment
+                if len(self._cache) > self._cache_entries:
+                    self._cache.popitem(last=False)
 
-    def _record(self, event: TraceEvent, judgment: Judgment) -> None:
+    def _record_call(self, event: TraceEvent, judgment: Judgment) -> None:
         metrics, model = self._metrics, judgment.judge_model
-        outcome = judgment.error or "ok"
-        metrics.judge_requests.labels(judge_model=model, outcome=outcome).inc()
+        metrics.judge_requests.labels(judge_model=model, outcome=judgment.error or "ok").inc()
         metrics.judge_duration.labels(judge_model=model).observe(judgment.seconds)
         metrics.judge_tokens.labels(judge_model=model, kind="prompt").inc(judgment.prompt_tokens)
         metrics.judge_tokens.labels(judge_model=model, kind="completion").inc(judgment.completion_tokens)
-        if event.model and event.model == model:
+        self._record_verdict(event, judgment)
+
+    def _record_verdict(self, event: TraceEvent, judgment: Judgment) -> None:
+        metrics = self._metrics
+        if event.model and event.model == judgment.judge_model:
             metrics.judge_self_judging.inc()
         labels, _ = self._guard.admit(tuple(getattr(event, name) for name in self._guard.names))
         if judgment.score is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -64,7 +65,7 @@ def test_retries_honour_retry_after_and_failures_are_data(fake: FakeOpenAI, ragp
     rp = judged(fake, ragpulse_factory, "--set", "judge.max_retries=2", "--set", "judge.concurrency=1")
     fake.script = ["429", "grade", "500", "500", "500", "malformed"]
     for count, name in enumerate(("after-429", "after-500s", "malformed"), start=1):  # one at a time, in script order
-        rp.post("/v1/events", json.dumps(trace(name, chunks=CHUNKS)).encode())
+        rp.post("/v1/events", json.dumps(trace(name, chunks=CHUNKS, answer=name)).encode())  # distinct: no cache hit
         wait_until(lambda count=count: rp.metrics().total("ragpulse_judge_requests_total") == count, what=name)
     s = rp.metrics()
     assert s.get_value("ragpulse_judge_requests_total", judge_model="judge-model", outcome="ok") == 1
@@ -91,3 +92,57 @@ def test_sampling_is_deterministic_by_trace_id() -> None:
     assert chosen == [i for i in ids if in_sample(i, 0.05)]  # the same on every replica and run
     assert 800 <= len(chosen) <= 1200  # about 5%
     assert not any(in_sample(i, 0.0) for i in ids) and all(in_sample(i, 1.0) for i in ids)
+
+
+def test_identical_inputs_are_judged_once(fake: FakeOpenAI, ragpulse_factory: Factory) -> None:
+    rp = judged(fake, ragpulse_factory, "--set", "judge.concurrency=1")
+    rp.post("/v1/events", ndjson([trace(f"same-{i}", chunks=CHUNKS, answer="HALLUCINATE") for i in range(3)]))
+    wait_until(lambda: rp.metrics().total("ragpulse_judgments_total") == 3, what="3 judgments")
+    s = rp.metrics()
+    assert len(fake.requests) == 1
+    assert s.get_value("ragpulse_judge_cache_hits_total") == 2
+    assert s.total("ragpulse_judgments_total", verdict="hallucination") == 3
+
+
+def test_the_breaker_opens_after_failures_and_closes_after_a_good_probe(fake: FakeOpenAI, ragpulse_factory: Factory) -> None:
+    rp = judged(fake, ragpulse_factory, "--set", "judge.concurrency=1", "--set", "judge.max_retries=0",
+                "--set", "judge.breaker_failures=2", "--set", "judge.breaker_cooldown_seconds=1")
+    fake.script = ["500", "500"]
+
+    def post(name: str) -> None:
+        rp.post("/v1/events", json.dumps(trace(name, chunks=CHUNKS, answer=name)).encode())
+
+    post("fail-1")
+    post("fail-2")
+    wait_until(lambda: rp.metrics().get_value("ragpulse_judge_circuit_state") == 1, what="an open breaker")
+    post("while-open")
+    wait_until(lambda: rp.metrics().get_value("ragpulse_judge_skipped_total", reason="circuit_open") == 1, what="a skip")
+    time.sleep(1.1)
+    post("probe")
+    wait_until(lambda: rp.metrics().get_value("ragpulse_judge_requests_total", judge_model="judge-model", outcome="ok") == 1,
+               what="the probe")
+    assert rp.metrics().get_value("ragpulse_judge_circuit_state") == 0
+    assert len(fake.requests) == 3
+
+
+def test_breaker_states() -> None:
+    from ragpulse.scorers.sampler import CircuitBreaker
+
+    now = [0.0]
+    breaker = CircuitBreaker(failures=3, cooldown=10, clock=lambda: now[0])
+    for _ in range(2):
+        assert breaker.allow()
+        breaker.record(False)
+    breaker.record(True)  # a success resets the count
+    for _ in range(3):
+        breaker.record(False)
+    assert (breaker.state, breaker.allow()) == (CircuitBreaker.OPEN, False)
+    now[0] = 10.0
+    assert breaker.allow() and breaker.state == CircuitBreaker.HALF_OPEN  # one probe
+    assert not breaker.allow()
+    breaker.record(False)  # the probe failed: open again, for another cooldown
+    assert (breaker.state, breaker.allow()) == (CircuitBreaker.OPEN, False)
+    now[0] = 20.0
+    assert breaker.allow()
+    breaker.record(True)
+    assert (breaker.state, breaker.allow()) == (CircuitBreaker.CLOSED, True)
