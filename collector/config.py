@@ -225,6 +225,14 @@ class OtlpConfig(_Section):
         return read_secret(self.auth_token, self.auth_token_file)
 
 
+class LocalScorersConfig(_Section):
+    # Lexical groundedness, relevancy and number checks on every trace with chunks (no LLM). Off by
+    # default for now: they cost ~25 us a trace, halving the fast path (docs/BENCHMARKS.md).
+    enabled: bool = False
+    # Chunk texts recur across traces; the units of this many are kept.
+    chunk_cache_entries: Positive = 10_000
+
+
 class JudgeConfig(_Section):
     # The LLM judge runs when base_url or api_key is set: any OpenAI-compatible API (OpenAI,
     # Azure OpenAI, vLLM, Ollama...). Prefer api_key_file or RAGPULSE_JUDGE__API_KEY.
@@ -269,6 +277,7 @@ class Config(_Section):
     metrics: MetricsConfig = MetricsConfig()
     kafka: KafkaConfig = KafkaConfig()
     otlp: OtlpConfig = OtlpConfig()
+    local_scorers: LocalScorersConfig = LocalScorersConfig()
     judge: JudgeConfig = JudgeConfig()
     logging: LoggingConfig = LoggingConfig()
 

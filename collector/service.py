@@ -39,6 +39,7 @@ from ragpulse.exporters.metrics import Metrics
 from ragpulse.exporters.prometheus import FastPathExporter
 from ragpulse.scorers.fallback import FallbackDetector
 from ragpulse.scorers.judge import GroundednessJudge, default_template
+from ragpulse.scorers.lexical import LexicalScorer
 from ragpulse.scorers.sampler import CircuitBreaker, JudgeSampler, JudgeWorkers
 
 log = structlog.get_logger("ragpulse.service")
@@ -80,6 +81,8 @@ class Service:
         )
         exporter = FastPathExporter(metrics, guard, max_cached=4 * config.metrics.max_label_sets)
         stages: list[tuple[str, Stage]] = [("dedup", DedupStage(dedup, metrics.events_duplicate)), ("fallback", fallback)]
+        if config.local_scorers.enabled:
+            stages.append(("local_scorers", LexicalScorer(metrics, guard, config.local_scorers.chunk_cache_entries)))
         self.judges: JudgeWorkers | None = None
         if config.judge.enabled:
             judged: asyncio.Queue[TraceEvent] = asyncio.Queue(config.judge.queue_capacity)

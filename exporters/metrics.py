@@ -63,6 +63,19 @@ class Metrics:
             "ragpulse_answer_latency_seconds", "End-to-end latency reported by the service.", config.latency_buckets_seconds
         )
         self.tokens = counter("ragpulse_tokens_total", "LLM tokens reported by the service, by kind.", ("kind",))
+        shares = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
+        self.local_groundedness = histogram(
+            "ragpulse_local_groundedness", "Share of the answer's words and numbers found in its chunks (lexical).", shares
+        )
+        self.local_answer_relevancy = histogram(
+            "ragpulse_local_answer_relevancy", "Share of the question's words found in the answer (lexical).", shares
+        )
+        self.local_context_relevance = histogram(
+            "ragpulse_local_context_relevance", "Share of the question's words and numbers found in the chunks (lexical).", shares
+        )
+        self.local_number_mismatch = counter(
+            "ragpulse_local_number_mismatch_total", "Answers with a number (and unit) that none of their chunks has."
+        )
         self.feedback = CounterFamily(
             "ragpulse_feedback_total",
             "Feedback events processed (after dedup), by kind and bounded value.",
