@@ -1,0 +1,84 @@
+"""The local lexical scorers: a table of English and Chinese cases with the expected outcome."""
+
+from __future__ import annotations
+
+import pytest
+from prometheus_client import CollectorRegistry
+
+from ragpulse.collector.config import Config
+from ragpulse.collector.events import Chunk, TraceEvent
+from ragpulse.exporters.labels import LabelGuard
+from ragpulse.exporters.metrics import Metrics
+from ragpulse.scorers.lexical import LexicalScorer
+
+EN = ["Returns are accepted within 30 days of delivery for unused items.",
+      "The warranty covers manufacturing defects for 1 year. Express shipping costs $12.99."]
+ZH = ["退货需要在三十天内完成，商品需未使用。", "保修期为一年，仅限制造缺陷。"]
+
+
+def scorer() -> LexicalScorer:
+    metrics = Metrics(CollectorRegistry(), Config().metrics, "test")
+    return LexicalScorer(metrics, LabelGuard(["app"], 50, 100, metrics.label_overflow))
+
+
+def score(question: str, answer: str, chunks: list[str]):  # type: ignore[no-untyped-def]
+    result = scorer().score(TraceEvent(trace_id="t", query=question, answer=answer, chunks=[Chunk(text=c) for c in chunks]))
+    assert result is not None
+    return result
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "chunks", "mismatch", "grounded_at_least", "grounded_below"),
+    [
+        ("How long is the warranty?", "The warranty covers manufacturing defects for 1 year.", EN, False, 0.99, None),
+        ("How long is the warranty?", "The warranty covers manufacturing defects for 2 years.", EN, True, None, None),
+        ("How long do I have for returns?", "You have thirty days from delivery to return unused items.", EN, False, 0.6, None),
+        ("How much is express shipping?", "Express shipping costs $12.99.", EN, False, 0.99, None),
+        ("How much is express shipping?", "Express shipping costs $4.99.", EN, True, None, None),
+        ("Can I pay with crypto?", "Yes, we accept Bitcoin and Ethereum at checkout.", EN, False, None, 0.2),
+        ("退货期限是多久？", "退货需要在三十天内完成。", ZH, False, 0.99, None),
+        ("退货期限是多久？", "您可以在30天内退货。", ZH, False, None, None),  # "三十天" and "30天" are one number
+        ("保修多久？", "保修期为两年。", ZH, True, None, None),
+        ("保修多久？", "保修期为一年。", ZH, False, 0.99, None),
+        ("可以用比特币付款吗？", "可以，我们支持比特币和以太坊付款。", ZH, False, None, 0.2),
+    ],
+)
+def test_lexical_support_and_number_checks(question: str, answer: str, chunks: list[str], mismatch: bool,
+                                           grounded_at_least: float | None, grounded_below: float | None) -> None:
+    result = score(question, answer, chunks)
+    assert result.number_mismatch is mismatch
+    assert result.groundedness is not None
+    if grounded_at_least is not None:
+        assert result.groundedness >= grounded_at_least
+    if grounded_below is not None:
+        assert result.groundedness < grounded_below
+
+
+def test_relevancy_proxies() -> None:
+    on_topic = score("How long is the warranty for defects?", "The warranty covers defects for 1 year.", EN)
+    off_topic = score("How long is the warranty for defects?", "Express shipping costs $12.99.", EN)
+    assert on_topic.answer_relevancy is not None and off_topic.answer_relevancy is not None
+    assert on_topic.answer_relevancy > 0.5 > off_topic.answer_relevancy
+    assert on_topic.context_relevance == pytest.approx(2 / 3)  # warranty, defect(s) in the chunks; "long" not
+    unknown = score("Do you sell refurbished drones?", "No.", EN)
+    assert unknown.context_relevance == 0.0
+
+
+def test_no_chunks_no_scores() -> None:
+    assert scorer().score(TraceEvent(trace_id="t", query="q", answer="a")) is None
+
+
+def test_local_scores_reach_metrics_when_enabled(ragpulse_factory) -> None:  # type: ignore[no-untyped-def]
+    from support import ndjson, trace, wait_until
+
+    rp = ragpulse_factory("--set", "local_scorers.enabled=true")
+    chunks = [{"text": t} for t in EN]
+    rp.post("/v1/events", ndjson([
+        trace("a", chunks=chunks, query="How long is the warranty?", answer="The warranty covers manufacturing defects for 1 year."),
+        trace("b", chunks=chunks, query="How long is the warranty?", answer="The warranty covers manufacturing defects for 2 years."),
+    ]))
+    labels = {"app": "shop", "route": "returns", "model": "m1", "release": "r1"}
+    wait_until(lambda: rp.metrics().get_value("ragpulse_local_groundedness_count", **labels) == 2, what="2 local scores")
+    s = rp.metrics()
+    assert s.get_value("ragpulse_local_number_mismatch_total", **labels) == 1
+    assert s.get_value("ragpulse_local_groundedness_bucket", le="1.0", **labels) == 2
