@@ -18,7 +18,7 @@ from prometheus_client import disable_created_metrics
 
 import ragpulse
 from ragpulse.collector.config import Config, load_config
-from ragpulse.collector.errors import ConfigError, ConfigProblem
+from ragpulse.collector.errors import ConfigError, ConfigProblem, StartupError
 from ragpulse.collector.events import json_schema
 from ragpulse.collector.logs import configure_logging
 from ragpulse.collector.service import Service
@@ -41,6 +41,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ragpulse: invalid configuration ({exc.origin}):", file=sys.stderr)
         for problem in exc.problems:
             print(f"  {problem}", file=sys.stderr)
+        return 2
+    except StartupError as exc:
+        print(f"ragpulse: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

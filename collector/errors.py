@@ -2,6 +2,7 @@
 
     RagpulseError
     ├── ConfigError        permanent: the configuration is invalid; lists every problem
+    ├── StartupError       permanent: a listener could not bind; names the option to change
     ├── EventError         permanent: one event is rejected; names the field path and reason
     └── PipelineError
         ├── Backpressure   retryable: a queue is full; try again after `retry_after` seconds
@@ -35,6 +36,11 @@ class ConfigError(RagpulseError):
         self.problems = problems
         self.origin = origin
         super().__init__(f"{origin}: " + "; ".join(str(p) for p in problems))
+
+
+class StartupError(RagpulseError):
+    def __init__(self, what: str, address: str, option: str, reason: str) -> None:
+        super().__init__(f"cannot listen for {what} on {address} ({option}): {reason}")
 
 
 class RejectReason(StrEnum):

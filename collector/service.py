@@ -21,6 +21,7 @@ from prometheus_client import CollectorRegistry
 
 import ragpulse
 from ragpulse.collector.config import Config, JudgeConfig
+from ragpulse.collector.errors import StartupError
 from ragpulse.collector.decode import EventDecoder
 from ragpulse.collector.dedup import DedupStage, DedupWindow
 from ragpulse.collector.events import TraceEvent
@@ -152,7 +153,10 @@ class Service:
         self._runner = web.AppRunner(self._app, access_log=None, handle_signals=False)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.config.http.host, self.config.http.port)
-        await site.start()
+        try:
+            await site.start()
+        except OSError as exc:
+            raise StartupError("HTTP", f"{self.config.http.host}:{self.config.http.port}", "http.port", exc.strerror or str(exc)) from None
         self.port = self._runner.addresses[0][1]  # the bound port, also when http.port is 0
         self.metrics.source_up.labels(source=HTTP_SOURCE).set(1)
         if self.kafka is not None:

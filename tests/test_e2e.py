@@ -150,3 +150,26 @@ def test_sigterm_under_load_loses_nothing_that_was_accepted(ragpulse_factory: Fa
     assert stopping["queued"] > 0  # SIGTERM arrived while events were waiting
     assert stopped["dropped"] == 0
     assert stopped["processed"] == {"trace": sum(accepted), "feedback": 0}
+
+
+@pytest.mark.parametrize(("option", "message"), [
+    ("http.port", "cannot listen for HTTP on 127.0.0.1:{port} (http.port): "),
+    ("otlp.http_port", "cannot listen for OTLP/HTTP on 127.0.0.1:{port} (otlp.http_port, or otlp.enabled=false): "),
+    ("otlp.grpc_port", "cannot listen for OTLP/gRPC on 127.0.0.1:{port} (otlp.grpc_port, or otlp.grpc_enabled=false): "),
+])
+def test_a_busy_port_is_a_clear_error_not_a_traceback(option: str, message: str) -> None:
+    import socket
+
+    from support import free_port
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        ports = {"http.port": free_port(), "otlp.http_port": free_port(), "otlp.grpc_port": free_port(), option: port}
+        args = [arg for name, value in ports.items() for arg in ("--set", f"{name}={value}")]
+        result = subprocess.run([*ragpulse_command(), "run", "--host", "127.0.0.1", "--set", "otlp.host=127.0.0.1", *args],
+                                capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert message.format(port=port) in result.stderr
+    assert "Traceback" not in result.stderr

@@ -23,7 +23,7 @@ from opentelemetry.proto.collector.trace.v1 import trace_service_pb2_grpc
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest, ExportTraceServiceResponse
 
 from ragpulse.collector.config import OtlpConfig
-from ragpulse.collector.errors import EventError
+from ragpulse.collector.errors import EventError, StartupError
 from ragpulse.collector.queue import EventQueue
 from ragpulse.collector.sources.otlp.intake import SOURCE, SpanIntake
 from ragpulse.collector.sources.otlp.spans import DecodedSpans, decode_json, decode_protobuf, spans_of
@@ -62,16 +62,23 @@ class OtlpReceiver:
         if tls is not None:
             context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
             context.load_cert_chain(self._config.tls_cert_file, self._config.tls_key_file)  # type: ignore[arg-type]
-        await web.TCPSite(self._runner, self._config.host, self._config.http_port, ssl_context=context).start()
+        try:
+            await web.TCPSite(self._runner, self._config.host, self._config.http_port, ssl_context=context).start()
+        except OSError as exc:
+            address = f"{self._config.host}:{self._config.http_port}"
+            raise StartupError("OTLP/HTTP", address, "otlp.http_port, or otlp.enabled=false", exc.strerror or str(exc)) from None
         self.http_port = self._runner.addresses[0][1]
         if self._config.grpc_enabled:
             self._grpc = grpc.aio.server(options=[("grpc.max_receive_message_length", self._config.max_body_bytes)])
             trace_service_pb2_grpc.add_TraceServiceServicer_to_server(_TraceService(self), self._grpc)
             address = f"{self._config.host}:{self._config.grpc_port}"
-            if tls is not None:
-                self.grpc_port = self._grpc.add_secure_port(address, grpc.ssl_server_credentials([tls]))
-            else:
-                self.grpc_port = self._grpc.add_insecure_port(address)
+            try:
+                if tls is not None:
+                    self.grpc_port = self._grpc.add_secure_port(address, grpc.ssl_server_credentials([tls]))
+                else:
+                    self.grpc_port = self._grpc.add_insecure_port(address)
+            except RuntimeError as exc:  # grpc reports a failed bind this way
+                raise StartupError("OTLP/gRPC", address, "otlp.grpc_port, or otlp.grpc_enabled=false", str(exc)) from None
             await self._grpc.start()
         self._metrics.source_up.labels(source=SOURCE).set(1)
         log.info("otlp receiver listening", host=self._config.host, http_port=self.http_port, grpc_port=self.grpc_port,
