@@ -247,6 +247,10 @@ class JudgeConfig(_Section):
     # Share of traces judged, chosen by trace id (the same on every replica).
     sample_rate: Annotated[float, msgspec.Meta(ge=0, le=1)] = 0.05
     queue_capacity: Positive = 1_000
+    # Unsampled traces are kept this long (at most recent_traces of them) so that negative feedback
+    # arriving later (thumbs down, rating 1-2, escalation) still gets the trace judged.
+    feedback_window_seconds: PositiveFloat = 600.0
+    recent_traces: Positive = 20_000
     # Identical (question, chunks, answer) are judged once: the verdicts of this many are kept.
     cache_entries: Annotated[int, msgspec.Meta(ge=0)] = 10_000
     # After this many failed calls in a row the judge is not called for cooldown seconds, then probed once.

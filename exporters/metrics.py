@@ -171,7 +171,12 @@ class Metrics:
         self.judge_score = Histogram(
             "ragpulse_judge_score", "Judge scores (1-5), by metric.", ["metric"], buckets=(1, 2, 3, 4, 5), registry=registry
         )
-        self.judge_sampled = plain("ragpulse_judge_sampled_total", "Traces handed to the judge, by why.", "reason")
+        self.judge_sampled = plain(
+            "ragpulse_judge_sampled_total", "Traces handed to the judge, by why: base_rate, negative_feedback.", "reason"
+        )
+        self.judge_recent_evicted = plain(
+            "ragpulse_judge_recent_evicted_total", "Unjudged traces dropped from the recent-traces store before their window ended."
+        )
         self.judge_skipped = plain(
             "ragpulse_judge_skipped_total", "Sampled traces not judged: fallback, no_context, queue_full, circuit_open, shutdown.", "reason"
         )

@@ -17,7 +17,9 @@ from collections.abc import Callable
 
 import structlog
 
-from ragpulse.collector.events import Envelope, TraceEvent
+from prometheus_client import Counter
+
+from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
 from ragpulse.exporters.labels import LabelGuard
 from ragpulse.exporters.metrics import Metrics
 from ragpulse.scorers.judge import GroundednessJudge, Judgment
@@ -30,30 +32,86 @@ def in_sample(trace_id: str, rate: float) -> bool:
     return zlib.crc32(trace_id.encode()) < rate * 2**32
 
 
-class JudgeSampler:
-    """Pipeline stage: hands a sample of the traces to the judge queue; passes every envelope on."""
+def is_negative(event: FeedbackEvent) -> bool:
+    """Feedback that says the answer failed: thumbs down, a rating of 1-2, an escalation."""
+    if event.kind == "thumbs":
+        return event.value == "down"
+    if event.kind == "rating":
+        return isinstance(event.value, int | float) and event.value <= 2
+    return event.kind == "escalation"
 
-    def __init__(self, rate: float, queue: asyncio.Queue[TraceEvent], metrics: Metrics) -> None:
+
+class RecentTraces:
+    """Judgeable traces that were not sampled, kept `window` seconds (at most `capacity`) so that
+    negative feedback arriving after its trace can still have it judged. Evictions are counted."""
+
+    def __init__(self, capacity: int, window: float, evicted: Counter, clock: Callable[[], float] = time.monotonic) -> None:
+        self._traces: OrderedDict[str, tuple[float, TraceEvent]] = OrderedDict()
+        self._capacity = capacity
+        self._window = window
+        self._evicted = evicted
+        self._clock = clock
+
+    def __len__(self) -> int:
+        return len(self._traces)
+
+    def remember(self, event: TraceEvent) -> None:
+        now = self._clock()
+        while self._traces:
+            first_seen, _ = next(iter(self._traces.values()))
+            if now - first_seen < self._window:
+                break
+            self._traces.popitem(last=False)  # expired: its feedback window is over, not counted
+        if len(self._traces) >= self._capacity:
+            self._traces.popitem(last=False)
+            self._evicted.inc()
+        self._traces[event.trace_id] = (now, event)
+
+    def take(self, trace_id: str) -> TraceEvent | None:
+        entry = self._traces.pop(trace_id, None)
+        if entry is None or self._clock() - entry[0] >= self._window:
+            return None
+        return entry[1]
+
+
+class JudgeSampler:
+    """Pipeline stage: hands traces to the judge queue; passes every envelope on.
+
+    Traces are judged when their trace id falls in the base-rate sample, or later when
+    negative feedback about them arrives while they are still in the recent-traces store.
+    """
+
+    def __init__(self, rate: float, queue: asyncio.Queue[TraceEvent], metrics: Metrics, recent: RecentTraces) -> None:
         self._rate = rate
         self._queue = queue
-        self._sampled = metrics.judge_sampled.labels(reason="base_rate")
+        self._recent = recent
+        self._sampled = metrics.judge_sampled
         self._skipped = metrics.judge_skipped
 
     def __call__(self, envelope: Envelope) -> Envelope:
         event = envelope.event
-        if not isinstance(event, TraceEvent) or not in_sample(event.trace_id, self._rate):
+        if isinstance(event, FeedbackEvent):
+            if event.trace_id and is_negative(event):
+                trace = self._recent.take(event.trace_id)
+                if trace is not None:
+                    self._enqueue(trace, "negative_feedback")
             return envelope
-        if envelope.fallback_rule is not None:
-            self._skipped.labels(reason="fallback").inc()  # a refusal has no claims to ground
-        elif not event.chunks:
-            self._skipped.labels(reason="no_context").inc()
+        if envelope.fallback_rule is not None or not event.chunks:
+            if in_sample(event.trace_id, self._rate):
+                # a refusal has no claims to ground; no chunks, nothing to ground them in
+                self._skipped.labels(reason="fallback" if envelope.fallback_rule else "no_context").inc()
+        elif in_sample(event.trace_id, self._rate):
+            self._enqueue(event, "base_rate")
         else:
-            try:
-                self._queue.put_nowait(event)
-                self._sampled.inc()
-            except asyncio.QueueFull:
-                self._skipped.labels(reason="queue_full").inc()
+            self._recent.remember(event)
         return envelope
+
+    def _enqueue(self, event: TraceEvent, reason: str) -> None:
+        try:
+            self._queue.put_nowait(event)
+            self._sampled.labels(reason=reason).inc()
+        except asyncio.QueueFull:
+            self._skipped.labels(reason="queue_full").inc()
 
 
 class CircuitBreaker:

@@ -146,3 +146,40 @@ def test_breaker_states() -> None:
     assert breaker.allow()
     breaker.record(True)
     assert (breaker.state, breaker.allow()) == (CircuitBreaker.CLOSED, True)
+
+
+def test_late_negative_feedback_gets_an_unsampled_trace_judged(fake: FakeOpenAI, ragpulse_factory: Factory) -> None:
+    rp = ragpulse_factory("--set", f"judge.base_url={fake.base_url}", "--set", "judge.api_key=k", "--set", "judge.sample_rate=0",
+                          "--set", "judge.model=judge-model")
+    rp.post("/v1/events", ndjson([trace(f"t{i}", chunks=CHUNKS, answer=f"answer {i} HALLUCINATE") for i in range(4)]))
+    rp.wait_processed(traces=4)
+    assert rp.metrics().total("ragpulse_judge_sampled_total") == 0  # outside the sample
+    rp.post("/v1/feedback", ndjson([
+        {"trace_id": "t0", "kind": "thumbs", "value": "down"},
+        {"trace_id": "t1", "kind": "thumbs", "value": "up"},  # not negative
+        {"trace_id": "t2", "kind": "rating", "value": 1},
+        {"trace_id": "t3", "kind": "escalation"},
+        {"trace_id": "t0", "kind": "escalation"},  # t0 is already judged: taken from the store once
+        {"trace_id": "unknown", "kind": "thumbs", "value": "down"},
+    ]))
+    wait_until(lambda: rp.metrics().total("ragpulse_judgments_total") == 3, what="3 judgments")
+    s = rp.metrics()
+    assert s.get_value("ragpulse_judge_sampled_total", reason="negative_feedback") == 3
+    assert s.total("ragpulse_judgments_total", verdict="hallucination") == 3
+    assert len(fake.requests) == 3
+
+
+def test_recent_traces_store_is_bounded_and_expires() -> None:
+    from prometheus_client import CollectorRegistry, Counter
+
+    from ragpulse.collector.events import TraceEvent
+    from ragpulse.scorers.sampler import RecentTraces
+
+    registry, now = CollectorRegistry(), [0.0]
+    store = RecentTraces(2, 10.0, Counter("evicted_total", "t", registry=registry), clock=lambda: now[0])
+    for name in ("a", "b", "c"):
+        store.remember(TraceEvent(trace_id=name, query="q", answer="a"))
+    assert registry.get_sample_value("evicted_total") == 1 and len(store) == 2
+    assert store.take("a") is None  # evicted to make room
+    now[0] = 10.0
+    assert store.take("b") is None  # its window is over
