@@ -41,7 +41,7 @@ from ragpulse.exporters.prometheus import FastPathExporter
 from ragpulse.scorers.fallback import FallbackDetector
 from ragpulse.scorers.judge import GroundednessJudge, default_template
 from ragpulse.scorers.lexical import LexicalScorer
-from ragpulse.scorers.sampler import CircuitBreaker, JudgeSampler, JudgeWorkers, RecentTraces
+from ragpulse.scorers.sampler import CircuitBreaker, JudgeQueue, JudgeSampler, JudgeWorkers, RecentTraces
 
 log = structlog.get_logger("ragpulse.service")
 
@@ -86,7 +86,7 @@ class Service:
             stages.append(("local_scorers", LexicalScorer(metrics, guard, config.local_scorers.chunk_cache_entries)))
         self.judges: JudgeWorkers | None = None
         if config.judge.enabled:
-            judged: asyncio.Queue[TraceEvent] = asyncio.Queue(config.judge.queue_capacity)
+            judged = JudgeQueue(config.judge.queue_capacity, metrics.judge_skipped)
             recent = RecentTraces(config.judge.recent_traces, config.judge.feedback_window_seconds, metrics.judge_recent_evicted)
             stages.append(("judge_sampler", JudgeSampler(config.judge.sample_rate, judged, metrics, recent)))
             self.judges = JudgeWorkers(

@@ -178,7 +178,7 @@ class Metrics:
             "ragpulse_judge_recent_evicted_total", "Unjudged traces dropped from the recent-traces store before their window ended."
         )
         self.judge_skipped = plain(
-            "ragpulse_judge_skipped_total", "Sampled traces not judged: fallback, no_context, queue_full, circuit_open, shutdown.", "reason"
+            "ragpulse_judge_skipped_total", "Sampled traces not judged: fallback, no_context, queue_full, evicted, circuit_open, shutdown.", "reason"
         )
         self.judge_requests = plain(
             "ragpulse_judge_requests_total", "Judge calls, by judge model and outcome (ok or the error).", "judge_model", "outcome"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import heapq
 import time
 import zlib
 from collections import OrderedDict
@@ -74,6 +75,49 @@ class RecentTraces:
         return entry[1]
 
 
+# Lower is more urgent: what users complained about is judged before the routine sample.
+PRIORITY = {"negative_feedback": 0, "base_rate": 1}
+
+
+class JudgeQueue:
+    """Bounded queue of traces to judge, most urgent first (then oldest first).
+
+    When full, a more urgent trace evicts the least urgent, newest one (counted as
+    skipped, reason evicted); a trace no more urgent than everything queued is skipped.
+    """
+
+    def __init__(self, capacity: int, skipped: Counter) -> None:
+        self._heap: list[tuple[int, int, TraceEvent]] = []
+        self._capacity = capacity
+        self._skipped = skipped
+        self._seq = 0
+        self._ready = asyncio.Event()
+
+    def qsize(self) -> int:
+        return len(self._heap)
+
+    def offer(self, event: TraceEvent, reason: str) -> bool:
+        priority = PRIORITY[reason]
+        if len(self._heap) >= self._capacity:
+            worst = max(self._heap)
+            if worst[0] <= priority:
+                self._skipped.labels(reason="queue_full").inc()
+                return False
+            self._heap.remove(worst)
+            heapq.heapify(self._heap)
+            self._skipped.labels(reason="evicted").inc()
+        self._seq += 1
+        heapq.heappush(self._heap, (priority, self._seq, event))
+        self._ready.set()
+        return True
+
+    async def get(self) -> TraceEvent:
+        while not self._heap:
+            self._ready.clear()
+            await self._ready.wait()
+        return heapq.heappop(self._heap)[2]
+
+
 class JudgeSampler:
     """Pipeline stage: hands traces to the judge queue; passes every envelope on.
 
@@ -81,7 +125,7 @@ class JudgeSampler:
     negative feedback about them arrives while they are still in the recent-traces store.
     """
 
-    def __init__(self, rate: float, queue: asyncio.Queue[TraceEvent], metrics: Metrics, recent: RecentTraces) -> None:
+    def __init__(self, rate: float, queue: JudgeQueue, metrics: Metrics, recent: RecentTraces) -> None:
         self._rate = rate
         self._queue = queue
         self._recent = recent
@@ -107,11 +151,8 @@ class JudgeSampler:
         return envelope
 
     def _enqueue(self, event: TraceEvent, reason: str) -> None:
-        try:
-            self._queue.put_nowait(event)
+        if self._queue.offer(event, reason):
             self._sampled.labels(reason=reason).inc()
-        except asyncio.QueueFull:
-            self._skipped.labels(reason="queue_full").inc()
 
 
 class CircuitBreaker:
@@ -160,7 +201,7 @@ class JudgeWorkers:
     def __init__(
         self,
         judge: GroundednessJudge,
-        queue: asyncio.Queue[TraceEvent],
+        queue: JudgeQueue,
         metrics: Metrics,
         guard: LabelGuard,
         *,

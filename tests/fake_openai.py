@@ -1,8 +1,8 @@
 """A fake OpenAI-compatible server for judge tests: the real openai client talks to it over HTTP.
 
 It grades by rule, so verdicts are predictable: an answer containing HALLUCINATE scores 1,
-anything else 5. Scripted misbehaviour for the next requests: "429" (with Retry-After: 1),
-"500", "malformed" (text that is not JSON), "reject_schema" (400 for response_format).
+anything else 5. Scripted misbehaviour for the next requests: "slow" (1 s, then graded), "429" (with
+Retry-After: 1), "500", "malformed" (text that is not JSON), "reject_schema" (400 for response_format).
 """
 
 from __future__ import annotations
@@ -52,6 +52,9 @@ class FakeOpenAI:
         body = await request.json()
         self.requests.append((time.monotonic(), body))
         step = self.script.pop(0) if self.script else "grade"
+        if step == "slow":
+            await asyncio.sleep(1.0)
+            step = "grade"
         if step == "429":
             return web.json_response({"error": {"message": "slow down", "type": "rate_limit"}}, status=429,
                                      headers={"Retry-After": "1"})

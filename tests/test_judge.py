@@ -183,3 +183,25 @@ def test_recent_traces_store_is_bounded_and_expires() -> None:
     assert store.take("a") is None  # evicted to make room
     now[0] = 10.0
     assert store.take("b") is None  # its window is over
+
+
+def test_negative_feedback_jumps_the_queue_and_evicts_routine_samples(fake: FakeOpenAI, ragpulse_factory: Factory) -> None:
+    ids = [f"p{i}" for i in range(200)]
+    sampled = [i for i in ids if in_sample(i, 0.5)][:4]
+    unsampled = [i for i in ids if not in_sample(i, 0.5)][:1]
+    rp = judged(fake, ragpulse_factory, "--set", "judge.sample_rate=0.5", "--set", "judge.concurrency=1",
+                "--set", "judge.queue_capacity=2")
+    fake.script = ["slow"]  # the first judgment holds the only worker for a second
+    rp.post("/v1/events", json.dumps(trace(unsampled[0], chunks=CHUNKS, answer="complained about")).encode())
+    rp.post("/v1/events", json.dumps(trace(sampled[0], chunks=CHUNKS, answer=sampled[0])).encode())
+    wait_until(lambda: rp.metrics().get_value("ragpulse_judge_sampled_total", reason="base_rate") == 1
+               and rp.metrics().get_value("ragpulse_judge_queue_depth") == 0, what="the worker busy with the first")
+    rp.post("/v1/events", ndjson([trace(name, chunks=CHUNKS, answer=name) for name in sampled[1:]]))
+    # sampled[1:3] fill the queue, sampled[3] finds it full.
+    wait_until(lambda: rp.metrics().get_value("ragpulse_judge_skipped_total", reason="queue_full") == 1, what="a full queue")
+    rp.post("/v1/feedback", json.dumps({"trace_id": unsampled[0], "kind": "thumbs", "value": "down"}).encode())
+    wait_until(lambda: rp.metrics().total("ragpulse_judgments_total") == 3, what="3 judgments")
+    s = rp.metrics()
+    assert s.get_value("ragpulse_judge_skipped_total", reason="evicted") == 1  # a routine sample made room
+    judged_answers = [p.split("<answer>\n", 1)[1].split("\n</answer>")[0] for p in fake.prompts()]
+    assert judged_answers == [sampled[0], "complained about", sampled[1]]  # the complaint went first
