@@ -258,6 +258,10 @@ class JudgeConfig(_Section):
     breaker_cooldown_seconds: PositiveFloat = 30.0
     # A prompt template file replacing the built-in one; placeholders {question}, {context}, {answer}.
     prompt_file: str | None = None
+    # Every judgment as a JSON line (trace id, score, claims with reasons, judge model, prompt
+    # version, tokens); renamed to <path>.1 past results_jsonl_max_bytes. null: no file.
+    results_jsonl: str | None = None
+    results_jsonl_max_bytes: Positive = 100 * 1024 * 1024
 
     @property
     def enabled(self) -> bool:

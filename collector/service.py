@@ -35,6 +35,7 @@ from ragpulse.collector.sources.kafka import KafkaSource
 from ragpulse.collector.sources.otlp.intake import SOURCE as OTLP_SOURCE
 from ragpulse.collector.sources.otlp.intake import SpanIntake
 from ragpulse.collector.sources.otlp.receiver import OtlpReceiver
+from ragpulse.exporters.jsonl import JsonlSink
 from ragpulse.exporters.labels import LabelGuard
 from ragpulse.exporters.metrics import Metrics
 from ragpulse.exporters.prometheus import FastPathExporter
@@ -97,6 +98,9 @@ class Service:
                 concurrency=config.judge.concurrency,
                 breaker=CircuitBreaker(config.judge.breaker_failures, config.judge.breaker_cooldown_seconds),
                 cache_entries=config.judge.cache_entries,
+                sinks=[JsonlSink(config.judge.results_jsonl, config.judge.results_jsonl_max_bytes)]
+                if config.judge.results_jsonl
+                else [],
             )
         self.pipeline = Pipeline(
             self.queue,

@@ -14,7 +14,7 @@ import heapq
 import time
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import structlog
 
@@ -208,6 +208,7 @@ class JudgeWorkers:
         concurrency: int,
         breaker: CircuitBreaker,
         cache_entries: int,
+        sinks: Sequence[Callable[[TraceEvent, Judgment], None]] = (),
     ) -> None:
         self._judge = judge
         self._queue = queue
@@ -217,6 +218,7 @@ class JudgeWorkers:
         self._breaker = breaker
         self._cache: OrderedDict[bytes, Judgment] = OrderedDict()
         self._cache_entries = cache_entries
+        self._sinks = list(sinks)
         self._tasks: list[asyncio.Task[None]] = []
         metrics.judge_queue_depth.set_function(queue.qsize)
         metrics.judge_circuit_state.set_function(lambda: breaker.state)
@@ -264,6 +266,12 @@ class JudgeWorkers:
         self._record_verdict(event, judgment)
 
     def _record_verdict(self, event: TraceEvent, judgment: Judgment) -> None:
+        for sink in self._sinks:
+            try:
+                sink(event, judgment)
+            except OSError as exc:  # a full disk must not stop judging
+                self._metrics.stage_errors.labels(stage="judgment_sink").inc()
+                log.warning("judgment sink failed", error=str(exc))
         metrics = self._metrics
         if event.model and event.model == judgment.judge_model:
             metrics.judge_self_judging.inc()

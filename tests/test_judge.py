@@ -205,3 +205,33 @@ def test_negative_feedback_jumps_the_queue_and_evicts_routine_samples(fake: Fake
     assert s.get_value("ragpulse_judge_skipped_total", reason="evicted") == 1  # a routine sample made room
     judged_answers = [p.split("<answer>\n", 1)[1].split("\n</answer>")[0] for p in fake.prompts()]
     assert judged_answers == [sampled[0], "complained about", sampled[1]]  # the complaint went first
+
+
+def test_judgments_are_written_as_jsonl_and_rotated(fake: FakeOpenAI, ragpulse_factory: Factory, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    results = tmp_path / "judgments.jsonl"
+    rp = judged(fake, ragpulse_factory, "--set", f"judge.results_jsonl={results}", "--set", "judge.concurrency=1")
+    rp.post("/v1/events", ndjson([trace("good", chunks=CHUNKS, answer="Within 30 days."),
+                                  trace("bad", chunks=CHUNKS, answer="Forever. HALLUCINATE")]))
+    wait_until(lambda: rp.metrics().total("ragpulse_judgments_total") == 2, what="2 judgments")
+    records = {r["trace_id"]: r for r in map(json.loads, results.read_text().splitlines())}
+    assert (records["good"]["score"], records["good"]["hallucination"], records["good"]["supported_share"]) == (5, False, 1.0)
+    bad = records["bad"]
+    assert (bad["score"], bad["hallucination"], bad["claims"][0]["verdict"]) == (1, True, "contradicted")
+    assert (bad["judge_model"], bad["prompt_version"], bad["app"], bad["route"]) == ("judge-model", "groundedness.v1", "shop", "returns")
+    assert bad["completion_tokens"] == 20
+
+
+def test_jsonl_sink_rotates_at_its_size_limit(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from ragpulse.collector.events import TraceEvent
+    from ragpulse.exporters.jsonl import JsonlSink
+    from ragpulse.scorers.judge import Judgment
+
+    path = tmp_path / "j.jsonl"
+    sink = JsonlSink(str(path), max_bytes=1000)
+    for i in range(10):
+        sink(TraceEvent(trace_id=f"t{i}", query="q", answer="a"), Judgment(trace_id=f"t{i}", judge_model="m", score=5))
+    rotated = path.with_name("j.jsonl.1")
+    assert rotated.exists() and rotated.stat().st_size >= 1000
+    assert not path.exists() or path.stat().st_size < 1000
+    lines = (rotated.read_text() + (path.read_text() if path.exists() else "")).splitlines()
+    assert json.loads(lines[-1])["trace_id"] == "t9"
