@@ -82,6 +82,23 @@ start() {
         return
     fi
     fetch_jars
+    # Two tries: free ports are picked before the broker binds them, so another process can
+    # take one in between; the second try starts from a fresh directory and fresh ports.
+    for attempt in 1 2; do
+        launch
+        if wait_ready; then
+            echo "KAFKA_BOOTSTRAP=$(cat "$RUN/bootstrap")"
+            return
+        fi
+        echo "scripts/kafka.sh: the broker did not become ready (try $attempt of 2); its log:" >&2
+        tail -n 60 "$RUN/broker.log" >&2
+        stop
+        rm -rf "$RUN"
+    done
+    exit 1
+}
+
+launch() {
     [ -f "$RUN/server.properties" ] || write_config
     if [ ! -f "$RUN/data/meta.properties" ]; then
         java -cp "$LIB/*" -Dlog4j2.configurationFile="$ROOT/scripts/kafka/log4j2.properties" \
@@ -92,7 +109,10 @@ start() {
         -Dlog4j2.configurationFile="$ROOT/scripts/kafka/log4j2.properties" \
         -cp "$LIB/*" kafka.Kafka "$RUN/server.properties" >>"$RUN/broker.log" 2>&1 &
     echo $! > "$RUN/pid"
-    if ! "$PYTHON" - "$(cat "$RUN/bootstrap")" "$READY_TIMEOUT" "$(cat "$RUN/pid")" <<'PY'
+}
+
+wait_ready() {
+    "$PYTHON" - "$(cat "$RUN/bootstrap")" "$READY_TIMEOUT" "$(cat "$RUN/pid")" <<'PY'
 import os, sys, time
 from kafka import KafkaAdminClient
 bootstrap, timeout, pid = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
@@ -113,13 +133,6 @@ while time.monotonic() < deadline:
     time.sleep(0.5)
 sys.exit(f"no metadata answer within {timeout:g}s")
 PY
-    then
-        echo "scripts/kafka.sh: the broker did not become ready; its log:" >&2
-        tail -n 60 "$RUN/broker.log" >&2
-        stop
-        exit 1
-    fi
-    echo "KAFKA_BOOTSTRAP=$(cat "$RUN/bootstrap")"
 }
 
 stop() {
