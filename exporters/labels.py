@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
+from typing import Any
 
 from prometheus_client import Counter
 
@@ -30,6 +32,13 @@ class LabelGuard:
         self._sets: set[tuple[str, ...]] = set()
         self._other_set = tuple(OTHER for _ in self.names)
         self._overflow = {name: overflow.labels(label=name) for name in (*self.names, "label_set")}
+        fields = attrgetter(*self.names)
+        # attrgetter of one name returns the value, of several a tuple: make it always a tuple.
+        self.raw_values = fields if len(self.names) > 1 else lambda event: (fields(event),)
+
+    def admit_event(self, event: Any) -> tuple[str, ...]:
+        """Guarded label values of an event (overflow is counted by the fast-path exporter)."""
+        return self.admit(self.raw_values(event))[0]
 
     def admit(self, raw: Sequence[str | None]) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """Guarded label values for `raw`, and the names of labels that overflowed."""

@@ -7,8 +7,6 @@ once (through the cardinality guard) and cached in a bounded dict.
 
 from __future__ import annotations
 
-from operator import attrgetter
-
 from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
 from ragpulse.exporters.fast_metrics import FastCounter
 from ragpulse.exporters.labels import LabelGuard
@@ -55,9 +53,6 @@ class FastPathExporter:
         self._guard = guard
         self._series: dict[tuple[str | None, ...], _Series] = {}
         self._max_cached = max_cached
-        fields = attrgetter(*guard.names)
-        # attrgetter of one name returns the value, of several a tuple: make it always a tuple.
-        self._raw_labels = fields if len(guard.names) > 1 else lambda event: (fields(event),)
         self._feedback: dict[tuple[str, str], FastCounter] = {}
 
     def __call__(self, envelope: Envelope) -> None:
@@ -68,7 +63,7 @@ class FastPathExporter:
             self._export_feedback(event)
 
     def _series_for(self, event: TraceEvent) -> _Series:
-        raw = self._raw_labels(event)
+        raw = self._guard.raw_values(event)
         series = self._series.get(raw)
         if series is None:
             if len(self._series) >= self._max_cached:

@@ -155,7 +155,7 @@ class LexicalScorer:
         if isinstance(event, TraceEvent) and envelope.fallback_rule is None:
             scores = self.score(event)
             if scores is not None:
-                labels, _ = self._guard.admit(tuple(getattr(event, name) for name in self._guard.names))
+                labels = self._guard.admit_event(event)
                 metrics = self._metrics
                 if scores.groundedness is not None:
                     metrics.local_groundedness.labels(*labels).observe(scores.groundedness)

@@ -275,7 +275,7 @@ class JudgeWorkers:
         metrics = self._metrics
         if event.model and event.model == judgment.judge_model:
             metrics.judge_self_judging.inc()
-        labels, _ = self._guard.admit(tuple(getattr(event, name) for name in self._guard.names))
+        labels = self._guard.admit_event(event)
         if judgment.score is None:
             metrics.judgments.labels(*labels, "groundedness", "error").inc()
             log.warning("judgment failed", trace_id=event.trace_id, error=judgment.error)

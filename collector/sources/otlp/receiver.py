@@ -70,7 +70,7 @@ class OtlpReceiver:
         self.http_port = self._runner.addresses[0][1]
         if self._config.grpc_enabled:
             self._grpc = grpc.aio.server(options=[("grpc.max_receive_message_length", self._config.max_body_bytes)])
-            trace_service_pb2_grpc.add_TraceServiceServicer_to_server(_TraceService(self), self._grpc)
+            trace_service_pb2_grpc.add_TraceServiceServicer_to_server(_TraceService(self, self._metrics), self._grpc)
             address = f"{self._config.host}:{self._config.grpc_port}"
             try:
                 if tls is not None:
@@ -151,13 +151,14 @@ class OtlpReceiver:
 
 
 class _TraceService(trace_service_pb2_grpc.TraceServiceServicer):
-    def __init__(self, receiver: OtlpReceiver) -> None:
+    def __init__(self, receiver: OtlpReceiver, metrics: Metrics) -> None:
         self._receiver = receiver
+        self._metrics = metrics
 
     async def Export(  # noqa: N802 - the gRPC method name
         self, request: ExportTraceServiceRequest, context: grpc.aio.ServicerContext
     ) -> ExportTraceServiceResponse:
-        metrics = self._receiver._metrics
+        metrics = self._metrics
         authorization = dict(context.invocation_metadata() or ()).get("authorization", "")
         if not self._receiver.authorized(str(authorization)):
             metrics.otlp_requests.labels(encoding="grpc", code="UNAUTHENTICATED").inc()
