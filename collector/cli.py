@@ -1,4 +1,4 @@
-"""The `ragpulse` command: run, demo, send, config, schema."""
+"""The `ragpulse` command: run, demo, send, badcases, config, schema."""
 
 from __future__ import annotations
 
@@ -6,10 +6,13 @@ import argparse
 import asyncio
 import json
 import signal
+import sqlite3
 import sys
 import time
 from collections.abc import Sequence
+from contextlib import closing
 from importlib import resources
+from pathlib import Path
 
 import msgspec
 import structlog
@@ -17,12 +20,15 @@ import yaml
 from prometheus_client import disable_created_metrics
 
 import ragpulse
+from ragpulse.exporters import badcases_view
 from ragpulse.collector.config import Config, load_config
 from ragpulse.collector.errors import ConfigError, ConfigProblem, StartupError
 from ragpulse.collector.events import json_schema
 from ragpulse.collector.logs import configure_logging
 from ragpulse.collector.service import Service
 from ragpulse.collector.traffic import SendStats, TrafficGenerator, TrafficProfile, send_traffic
+from ragpulse.exporters import badcases
+from ragpulse.scorers.attribution import STAGES
 
 log = structlog.get_logger("ragpulse.cli")
 
@@ -86,6 +92,24 @@ def _parser() -> argparse.ArgumentParser:
     example = config_commands.add_parser("example", help="print the documented example config")
     example.set_defaults(handler=_config_example)
 
+    cases = commands.add_parser("badcases", help="list or show judged bad cases from the bad-case store")
+    case_commands = cases.add_subparsers(dest="badcases_command", required=True)
+    listing = case_commands.add_parser("list", help="bad cases, newest first")
+    _store_flags(listing)
+    listing.add_argument("--app")
+    listing.add_argument("--route")
+    listing.add_argument("--stage", choices=STAGES)
+    listing.add_argument("--since", help="a duration back from now (30m, 2h, 7d), an RFC 3339 time or epoch seconds")
+    listing.add_argument("--until", help="same forms as --since")
+    listing.add_argument("--limit", type=int, default=20)
+    listing.add_argument("--json", action="store_true", help="one JSON record per line instead of a table")
+    listing.set_defaults(handler=_badcases_list)
+    show_case = case_commands.add_parser("show", help="one bad case in full: question, chunks, answer, verdicts")
+    _store_flags(show_case)
+    show_case.add_argument("trace_id")
+    show_case.add_argument("--json", action="store_true")
+    show_case.set_defaults(handler=_badcases_show)
+
     schema = commands.add_parser("schema", help="print the JSON Schema of an event type")
     schema.add_argument("event_type", choices=["trace", "feedback"])
     schema.set_defaults(handler=_schema)
@@ -101,6 +125,12 @@ def _config_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--set", action="append", default=[], metavar="PATH=VALUE", help="set any option, e.g. --set limits.max_chunks=50"
     )
+
+
+def _store_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-c", "--config", help="YAML config file whose results.sqlite_path to read")
+    parser.add_argument("--db", help="the bad-case store file (default: results.sqlite_path of the config)")
+    parser.add_argument("--set", action="append", default=[], metavar="PATH=VALUE", help=argparse.SUPPRESS)
 
 
 def _traffic_flags(parser: argparse.ArgumentParser) -> None:
@@ -121,7 +151,7 @@ def _load(args: argparse.Namespace) -> Config:
             raise ConfigError([ConfigProblem(item, "expected PATH=VALUE")], "--set")
         overrides[path.strip()] = value
     for flag, path in (("host", "http.host"), ("port", "http.port"), ("log_level", "logging.level"), ("log_format", "logging.format")):
-        if getattr(args, flag) is not None:
+        if getattr(args, flag, None) is not None:
             overrides[path] = getattr(args, flag)
     config = load_config(args.config, overrides=overrides)
     configure_logging(config.logging)
@@ -282,6 +312,53 @@ def _config_show(args: argparse.Namespace) -> int:
 
 def _config_example(args: argparse.Namespace) -> int:
     print(resources.files("ragpulse.collector").joinpath("ragpulse.example.yaml").read_text(encoding="utf-8"), end="")
+    return 0
+
+
+def _store(args: argparse.Namespace) -> sqlite3.Connection | None:
+    path = args.db or _load(args).results.sqlite_path
+    if path is None:
+        print("ragpulse: the bad-case store is off (results.sqlite_path is null); give --db PATH", file=sys.stderr)
+        return None
+    if not Path(path).exists():
+        print(f"ragpulse: no bad-case store at {path} (nothing judged bad yet, or another --db / results.sqlite_path)",
+              file=sys.stderr)
+        return None
+    return badcases.connect(path)
+
+
+def _badcases_list(args: argparse.Namespace) -> int:
+    now = time.time()
+    try:
+        since = badcases.parse_time(args.since, now) if args.since else None
+        until = badcases.parse_time(args.until, now) if args.until else None
+    except ValueError as exc:
+        print(f"ragpulse: {exc}", file=sys.stderr)
+        return 2
+    db = _store(args)
+    if db is None:
+        return 2
+    with closing(db):
+        found = badcases.query(db, app=args.app, route=args.route, stage=args.stage, since=since, until=until,
+                               limit=args.limit)
+    if args.json:
+        for record in found:
+            print(json.dumps(record, ensure_ascii=False))
+    else:
+        print(badcases_view.table(found))
+    return 0
+
+
+def _badcases_show(args: argparse.Namespace) -> int:
+    db = _store(args)
+    if db is None:
+        return 2
+    with closing(db):
+        record = badcases.get(db, args.trace_id)
+    if record is None:
+        print(f"ragpulse: no bad case for trace {args.trace_id!r}", file=sys.stderr)
+        return 1
+    print(json.dumps(record, ensure_ascii=False, indent=2) if args.json else badcases_view.detail(record))
     return 0
 
 

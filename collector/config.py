@@ -226,49 +226,119 @@ class OtlpConfig(_Section):
 
 
 class LocalScorersConfig(_Section):
-    # Lexical groundedness, relevancy and number checks on every trace with chunks (no LLM). Off by
-    # default for now: they cost ~25 us a trace, halving the fast path (docs/BENCHMARKS.md).
-    enabled: bool = False
+    # Lexical groundedness, relevancy and number checks on every trace with chunks (no LLM).
+    enabled: bool = True
     # Chunk texts recur across traces; the units of this many are kept.
     chunk_cache_entries: Positive = 10_000
 
 
+Rate = Annotated[float, msgspec.Meta(ge=0, le=1)]
+
+
+class RateOverride(_Section, kw_only=True):
+    # The base rate for traces of this app and/or route (at least one of them).
+    app: str | None = None
+    route: str | None = None
+    rate: Rate
+
+
+class AlwaysJudge(_Section):
+    # Matches a trace when every field given matches: labels by equality, the question by an
+    # RE2 search.
+    app: str | None = None
+    route: str | None = None
+    model: str | None = None
+    release: str | None = None
+    query_pattern: str | None = None
+
+
+class PriorityRates(_Section):
+    negative_feedback: Rate = 1.0
+    escalation: Rate = 1.0
+    rephrase: Rate = 1.0
+    always: Rate = 1.0
+    scorer_flag: Rate = 0.5
+    over_refusal: Rate = 0.5
+
+
+class Price(_Section):
+    prompt_per_million: NonNegativeFloat
+    completion_per_million: NonNegativeFloat
+
+
 class JudgeConfig(_Section):
-    # The LLM judge runs when base_url or api_key is set: any OpenAI-compatible API (OpenAI,
-    # Azure OpenAI, vLLM, Ollama...). Prefer api_key_file or RAGPULSE_JUDGE__API_KEY.
+    # auto: the LLM judge when base_url or an API key is set, else the local (lexical) judge;
+    # llm, local, or off.
+    mode: Literal["auto", "llm", "local", "off"] = "auto"
+    # Any OpenAI-compatible API (OpenAI, Azure OpenAI, vLLM, Ollama...). Prefer api_key_file or
+    # RAGPULSE_JUDGE__API_KEY.
     base_url: str | None = None
     api_key: str | None = None
     api_key_file: str | None = None
     model: str = "gpt-4o-mini"
     timeout_seconds: PositiveFloat = 30.0
-    # Retries with exponential backoff and jitter on 429, 5xx and timeouts, honouring Retry-After.
+    # Retries with exponential backoff and jitter on 408, 409, 429, 5xx, timeouts and connection
+    # errors, honouring Retry-After.
     max_retries: Annotated[int, msgspec.Meta(ge=0, le=10)] = 3
     concurrency: Positive = 4
-    # Share of traces judged, chosen by trace id (the same on every replica).
-    sample_rate: Annotated[float, msgspec.Meta(ge=0, le=1)] = 0.05
+    max_completion_tokens: Positive = 1_024
+    # The routine sample: share of traces judged, chosen by trace id (the same on every replica).
+    sample_rate: Rate = 0.05
+    sample_rate_overrides: list[RateOverride] = []
+    # Rates of the classes that jump the queue (see README, Judging).
+    priority_rates: PriorityRates = PriorityRates()
+    always_judge: list[AlwaysJudge] = []
+    # Local-scorer flags: lexical support under this, or a number not in the chunks...
+    flag_support_below: Rate = 0.3
+    # ...and a fallback whose question terms are this much in the chunks (possible over-refusal).
+    over_refusal_context_at_least: Rate = 0.5
+    # A similar question (Jaccard of terms) in the same session within the window is a rephrase.
+    rephrase_window_seconds: PositiveFloat = 120.0
+    rephrase_similarity: Rate = 0.5
+    max_sessions: Positive = 20_000
     queue_capacity: Positive = 1_000
-    # Unsampled traces are kept this long (at most recent_traces of them) so that negative feedback
-    # arriving later (thumbs down, rating 1-2, escalation) still gets the trace judged.
+    # Recent traces are kept this long (at most recent_traces of them) so that feedback arriving
+    # later (thumbs down, rating 1-2, escalation) still gets the trace judged.
     feedback_window_seconds: PositiveFloat = 600.0
     recent_traces: Positive = 20_000
-    # Identical (question, chunks, answer) are judged once: the verdicts of this many are kept.
+    # Budgets (null: no limit). Requests count every HTTP request, retries included.
+    max_requests_per_minute: Positive | None = 60
+    max_tokens_per_hour: Positive | None = 200_000
+    max_tokens_per_day: Positive | None = 2_000_000
+    max_cost_per_hour: PositiveFloat | None = None
+    max_cost_per_day: PositiveFloat | None = None
+    # Per judge model, for the cost metric and the cost budgets.
+    prices: dict[str, Price] = {}
+    # The routine sample stops when less than this share of a token or cost budget is left,
+    # flagged traces at half of it; feedback and always-judge traces may spend it all.
+    budget_reserve_share: Rate = 0.2
     cache_entries: Annotated[int, msgspec.Meta(ge=0)] = 10_000
-    # After this many failed calls in a row the judge is not called for cooldown seconds, then probed once.
     breaker_failures: Positive = 5
     breaker_cooldown_seconds: PositiveFloat = 30.0
-    # A prompt template file replacing the built-in one; placeholders {question}, {context}, {answer}.
+    # A prompt template replacing the built-in one; placeholders {question}, {context}, {answer}.
     prompt_file: str | None = None
-    # Every judgment as a JSON line (trace id, score, claims with reasons, judge model, prompt
-    # version, tokens); renamed to <path>.1 past results_jsonl_max_bytes. null: no file.
-    results_jsonl: str | None = None
-    results_jsonl_max_bytes: Positive = 100 * 1024 * 1024
 
     @property
-    def enabled(self) -> bool:
-        return self.base_url is not None or self.api_key is not None or self.api_key_file is not None
+    def uses_llm(self) -> bool:
+        configured = self.base_url is not None or self.api_key is not None or self.api_key_file is not None
+        return self.mode == "llm" or (self.mode == "auto" and configured)
 
     def key(self) -> str | None:
         return read_secret(self.api_key, self.api_key_file)
+
+
+class ResultsConfig(_Section):
+    # Judged bad cases in an SQLite file (`ragpulse badcases`, GET /api/badcases). null: none.
+    sqlite_path: str | None = "ragpulse-badcases.sqlite3"
+    retention_days: PositiveFloat = 7.0
+    max_rows: Positive = 100_000
+    # Every judgment as a JSON line; renamed to <path>.1 past jsonl_max_bytes. null: no file.
+    jsonl_path: str | None = None
+    jsonl_max_bytes: Positive = 100 * 1024 * 1024
+    # Every judgment as a JSON message on this topic of kafka.bootstrap_servers. null: none.
+    kafka_topic: str | None = None
+    # Records waiting for the sinks; past this they are dropped and counted.
+    queue_capacity: Positive = 10_000
 
 
 class LoggingConfig(_Section):
@@ -287,6 +357,7 @@ class Config(_Section):
     otlp: OtlpConfig = OtlpConfig()
     local_scorers: LocalScorersConfig = LocalScorersConfig()
     judge: JudgeConfig = JudgeConfig()
+    results: ResultsConfig = ResultsConfig()
     logging: LoggingConfig = LoggingConfig()
 
     def all_fallback_rules(self) -> list[FallbackRule]:
@@ -364,8 +435,10 @@ def _read_yaml(path: Path) -> dict[str, Any]:
 
 
 def _parse_scalar(raw: str) -> Any:
-    # Lists and maps are written in YAML flow style (`[app, route]`); other values stay
-    # strings and msgspec's lax mode converts them, so a token like "0123" stays a string.
+    # Lists and maps are written in YAML flow style (`[app, route]`), no value as null; other
+    # values stay strings and msgspec's lax mode converts them, so "0123" stays a string.
+    if raw.strip() == "null":
+        return None
     if raw.lstrip().startswith(("[", "{")):
         try:
             return yaml.safe_load(raw)
@@ -448,8 +521,7 @@ def _semantic_problems(config: Config) -> list[ConfigProblem]:
         path = getattr(config.judge, option)
         if path is not None and not Path(path).is_file():
             problems.append(ConfigProblem(f"judge.{option}", f"no such file: {path}"))
-    if config.judge.api_key is not None and config.judge.api_key_file is not None:
-        problems.append(ConfigProblem("judge.api_key_file", "set api_key or api_key_file, not both"))
+    problems.extend(_judge_problems(config))
     if config.otlp.auth_token is not None and config.otlp.auth_token_file is not None:
         problems.append(ConfigProblem("otlp.auth_token_file", "set auth_token or auth_token_file, not both"))
     if config.otlp.auth_token_file is not None and not Path(config.otlp.auth_token_file).is_file():
@@ -468,6 +540,29 @@ def _semantic_problems(config: Config) -> list[ConfigProblem]:
         buckets = getattr(config.metrics, name)
         if not buckets or sorted(set(buckets)) != buckets:
             problems.append(ConfigProblem(f"metrics.{name}", "must be a non-empty, strictly increasing list"))
+    return problems
+
+
+def _judge_problems(config: Config) -> list[ConfigProblem]:
+    judge, problems = config.judge, []
+    if judge.api_key is not None and judge.api_key_file is not None:
+        problems.append(ConfigProblem("judge.api_key_file", "set api_key or api_key_file, not both"))
+    if judge.mode == "llm" and judge.base_url is None and judge.api_key is None and judge.api_key_file is None:
+        problems.append(ConfigProblem("judge.mode", "llm needs judge.base_url or an API key (api_key, api_key_file)"))
+    for index, override in enumerate(judge.sample_rate_overrides):
+        if override.app is None and override.route is None:
+            problems.append(ConfigProblem(f"judge.sample_rate_overrides[{index}]", "give an app, a route or both"))
+    for index, matcher in enumerate(judge.always_judge):
+        if all(getattr(matcher, name) is None for name in ("app", "route", "model", "release", "query_pattern")):
+            problems.append(ConfigProblem(f"judge.always_judge[{index}]", "give at least one field, or it matches every trace"))
+        if matcher.query_pattern is not None and (error := pattern_error(matcher.query_pattern)):
+            problems.append(ConfigProblem(f"judge.always_judge[{index}].query_pattern", f"invalid regular expression (RE2 syntax): {error}"))
+    if (judge.max_cost_per_hour is not None or judge.max_cost_per_day is not None) and judge.model not in judge.prices:
+        problems.append(ConfigProblem("judge.prices", f"a cost budget needs the price of the judge model {judge.model!r}"))
+    if config.results.kafka_topic is not None and config.kafka.bootstrap_servers is None:
+        problems.append(ConfigProblem("results.kafka_topic", "needs kafka.bootstrap_servers"))
+    if config.results.kafka_topic is not None and config.results.kafka_topic in [t.name for t in config.kafka.topics]:
+        problems.append(ConfigProblem("results.kafka_topic", "must not be one of the consumed topics"))
     return problems
 
 

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 import msgspec
+
+if TYPE_CHECKING:
+    from ragpulse.scorers.lexical import LexicalScores
 
 NonEmptyStr = Annotated[str, msgspec.Meta(min_length=1)]
 NonNegative = Annotated[float, msgspec.Meta(ge=0)]
@@ -88,6 +91,7 @@ class Envelope:
     identity: str  # the dedup key, see ragpulse.collector.dedup.event_identity
     truncated: tuple[str, ...] = ()
     fallback_rule: str | None = None  # set by the fallback stage; None: not a fallback
+    local_scores: LexicalScores | None = None  # set by the local scorers stage, read by the judge sampler
 
 
 def json_schema(event_type: str) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""The one HTTP server: ingest endpoints, /metrics, /healthz and /readyz."""
+"""The one HTTP server: ingest endpoints, the bad-case API, /metrics, /healthz and /readyz."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from ragpulse.collector.sources.http import HttpIngest, json_response
 from ragpulse.exporters.metrics import Metrics
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-INGEST_PREFIX = "/v1/"
+# Ingest and the bad-case API (it returns user content) need the bearer token when one is set.
+PROTECTED_PREFIXES = ("/v1/", "/api/")
 
 
 def build_app(
@@ -26,6 +27,7 @@ def build_app(
     on_export: Sequence[Callable[[], Awaitable[None]]] = (),  # called right after each /metrics render
     auth_token: str | None,
     max_body_bytes: int,
+    api_routes: Sequence[web.RouteDef] = (),
 ) -> web.Application:
     expected = f"Bearer {auth_token}".encode() if auth_token else None
 
@@ -43,7 +45,7 @@ def build_app(
         return response
 
     async def _guarded(request: web.Request, handler: Handler) -> web.StreamResponse:
-        if expected is not None and request.path.startswith(INGEST_PREFIX):
+        if expected is not None and request.path.startswith(PROTECTED_PREFIXES):
             given = request.headers.get("Authorization", "").encode()
             if not hmac.compare_digest(given, expected):
                 return _error(401, "unauthorized", "missing or wrong bearer token", {"WWW-Authenticate": "Bearer"})
@@ -74,6 +76,7 @@ def build_app(
 
     app = web.Application(middlewares=[observe], client_max_size=max_body_bytes)
     app.add_routes(ingest.routes())
+    app.add_routes(api_routes)
     app.add_routes([web.get("/metrics", get_metrics), web.get("/healthz", get_healthz), web.get("/readyz", get_readyz)])
     return app
 

@@ -14,10 +14,11 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import msgspec
 import structlog
-from openai import AsyncOpenAI
 from aiohttp import web
-from prometheus_client import CollectorRegistry
+from openai import AsyncOpenAI
+from prometheus_client import CollectorRegistry, Counter
 
 import ragpulse
 from ragpulse.collector.config import Config, JudgeConfig
@@ -31,31 +32,72 @@ from ragpulse.collector.server import build_app
 from ragpulse.collector.sources.http import SOURCE as HTTP_SOURCE
 from ragpulse.collector.sources.http import HttpIngest
 from ragpulse.collector.sources.kafka import SOURCE as KAFKA_SOURCE
-from ragpulse.collector.sources.kafka import KafkaSource
+from ragpulse.collector.sources.kafka import KafkaSource, client_settings
 from ragpulse.collector.sources.otlp.intake import SOURCE as OTLP_SOURCE
 from ragpulse.collector.sources.otlp.intake import SpanIntake
 from ragpulse.collector.sources.otlp.receiver import OtlpReceiver
+from ragpulse.exporters import badcases_api
+from ragpulse.exporters.badcases import BadCaseStore
 from ragpulse.exporters.jsonl import JsonlSink
+from ragpulse.exporters.kafka_results import KafkaResultsSink
 from ragpulse.exporters.labels import LabelGuard
 from ragpulse.exporters.metrics import Metrics
 from ragpulse.exporters.prometheus import FastPathExporter
 from ragpulse.scorers.fallback import FallbackDetector
-from ragpulse.scorers.judge import GroundednessJudge, default_template
+from ragpulse.exporters.results import ResultWriter, Sink
+from ragpulse.scorers.budget import Price as BudgetPrice
+from ragpulse.scorers.budget import RequestRateLimiter, SpendBudget
+from ragpulse.scorers.judge import BUILTIN_PROMPT, LlmJudge, builtin_template
 from ragpulse.scorers.lexical import LexicalScorer
-from ragpulse.scorers.sampler import CircuitBreaker, JudgeQueue, JudgeSampler, JudgeWorkers, RecentTraces
+from ragpulse.scorers.local_judge import LocalJudge
+from ragpulse.scorers.sampler import JudgeQueue, JudgeSampler, RecentTraces, RephraseDetector, SamplingPolicy, TraceFilter
+from ragpulse.scorers.workers import CircuitBreaker, JudgeWorkers
 
 log = structlog.get_logger("ragpulse.service")
 
 
-def _judge(config: JudgeConfig) -> GroundednessJudge:
+def _llm_judge(config: JudgeConfig, limiter: RequestRateLimiter, retries: Counter) -> LlmJudge:
     client = AsyncOpenAI(
         api_key=config.key() or "not-needed",  # local servers (vLLM, Ollama) take any key
         base_url=config.base_url,
         timeout=config.timeout_seconds,
-        max_retries=config.max_retries,
+        max_retries=0,  # ragpulse retries itself, so that every request passes the rate limiter
     )
-    template = Path(config.prompt_file).read_text(encoding="utf-8") if config.prompt_file else default_template()
-    return GroundednessJudge(client, config.model, template)
+    if config.prompt_file:
+        template, version = Path(config.prompt_file).read_text(encoding="utf-8"), Path(config.prompt_file).stem
+    else:
+        template, version = builtin_template(), BUILTIN_PROMPT
+    return LlmJudge(
+        client, config.model, template, version,
+        limiter=limiter,
+        max_retries=config.max_retries,
+        max_completion_tokens=config.max_completion_tokens,
+        on_retry=lambda error: retries.labels(judge_model=config.model, error=error).inc(),
+    )
+
+
+def _sampling_policy(config: JudgeConfig) -> SamplingPolicy:
+    return SamplingPolicy(
+        base_rate=config.sample_rate,
+        rate_overrides={(o.app, o.route): o.rate for o in config.sample_rate_overrides},
+        class_rates=msgspec.structs.asdict(config.priority_rates),
+        always=[TraceFilter(**msgspec.structs.asdict(m)).compile() for m in config.always_judge],
+        flag_support_below=config.flag_support_below,
+        over_refusal_context_at_least=config.over_refusal_context_at_least,
+    )
+
+
+def _result_sinks(config: Config, metrics: Metrics) -> list[tuple[str, Sink]]:
+    results = config.results
+    sinks: list[tuple[str, Sink]] = []
+    if results.sqlite_path:
+        sinks.append(("sqlite", BadCaseStore(results.sqlite_path, retention_seconds=results.retention_days * 86400,
+                                             max_rows=results.max_rows, dropped=metrics.results_dropped)))
+    if results.jsonl_path:
+        sinks.append(("jsonl", JsonlSink(results.jsonl_path, results.jsonl_max_bytes)))
+    if results.kafka_topic:
+        sinks.append(("kafka", KafkaResultsSink(results.kafka_topic, client_settings(config.kafka))))
+    return sinks
 
 
 class Service:
@@ -83,24 +125,40 @@ class Service:
         )
         exporter = FastPathExporter(metrics, guard, max_cached=4 * config.metrics.max_label_sets)
         stages: list[tuple[str, Stage]] = [("dedup", DedupStage(dedup, metrics.events_duplicate)), ("fallback", fallback)]
+        lexical = LexicalScorer(metrics, guard, config.local_scorers.chunk_cache_entries)
         if config.local_scorers.enabled:
-            stages.append(("local_scorers", LexicalScorer(metrics, guard, config.local_scorers.chunk_cache_entries)))
+            stages.append(("local_scorers", lexical))
         self.judges: JudgeWorkers | None = None
-        if config.judge.enabled:
-            judged = JudgeQueue(config.judge.queue_capacity, metrics.judge_skipped)
-            recent = RecentTraces(config.judge.recent_traces, config.judge.feedback_window_seconds, metrics.judge_recent_evicted)
-            stages.append(("judge_sampler", JudgeSampler(config.judge.sample_rate, judged, metrics, recent)))
+        judge = config.judge
+        if judge.mode != "off":
+            judged = JudgeQueue(judge.queue_capacity, metrics.judge_skipped)
+            recent = RecentTraces(judge.recent_traces, judge.feedback_window_seconds, metrics.judge_recent_evicted)
+            rephrases = RephraseDetector(judge.rephrase_window_seconds, judge.rephrase_similarity, judge.max_sessions,
+                                         metrics.judge_sessions_evicted)
+            stages.append(("judge_sampler", JudgeSampler(_sampling_policy(judge), judged, metrics, recent, rephrases)))
+            limiter = RequestRateLimiter(judge.max_requests_per_minute)
+            if judge.max_requests_per_minute is not None:
+                metrics.judge_budget_remaining.labels(budget="requests_per_minute").set_function(limiter.remaining)
+            price = judge.prices.get(judge.model)
             self.judges = JudgeWorkers(
-                _judge(config.judge),
                 judged,
                 metrics,
                 guard,
-                concurrency=config.judge.concurrency,
-                breaker=CircuitBreaker(config.judge.breaker_failures, config.judge.breaker_cooldown_seconds),
-                cache_entries=config.judge.cache_entries,
-                sinks=[JsonlSink(config.judge.results_jsonl, config.judge.results_jsonl_max_bytes)]
-                if config.judge.results_jsonl
-                else [],
+                ResultWriter(_result_sinks(config, metrics), config.results.queue_capacity,
+                             metrics.results_dropped, metrics.results_sink_errors),
+                llm=_llm_judge(judge, limiter, metrics.judge_retries) if judge.uses_llm else None,
+                local=LocalJudge(lexical),
+                concurrency=judge.concurrency,
+                breaker=CircuitBreaker(judge.breaker_failures, judge.breaker_cooldown_seconds),
+                budget=SpendBudget(
+                    tokens_per_hour=judge.max_tokens_per_hour,
+                    tokens_per_day=judge.max_tokens_per_day,
+                    cost_per_hour=judge.max_cost_per_hour,
+                    cost_per_day=judge.max_cost_per_day,
+                ),
+                reserve_share=judge.budget_reserve_share,
+                price=BudgetPrice(price.prompt_per_million, price.completion_per_million) if price else None,
+                cache_entries=judge.cache_entries,
             )
         self.pipeline = Pipeline(
             self.queue,
@@ -133,6 +191,7 @@ class Service:
             on_export=[self.kafka.on_export] if self.kafka else [],
             auth_token=config.auth_token(),
             max_body_bytes=config.http.max_body_bytes,
+            api_routes=badcases_api.routes(config.results.sqlite_path),
         )
         self._runner: web.AppRunner | None = None
         self._stopping = False

@@ -161,41 +161,85 @@ class Metrics:
             "ragpulse_otlp_feedback_unmapped_total", "gen_ai.evaluation.result events with neither a 1-5 score nor a pass/fail label."
         )
 
-        # The LLM judge.
+        # Judging (the LLM judge, or the local one): coverage, verdicts, cost.
         self.judgments = Counter(
             "ragpulse_judgments_total",
-            "LLM judgments, by metric and verdict (groundedness: grounded, hallucination, error).",
-            [*labels, "metric", "verdict"],
+            "Judgments by judge (llm, local, rule), metric and verdict. groundedness: grounded, hallucination, "
+            "error; answer_relevancy: relevant, irrelevant, fallback, error; context_relevance: relevant, irrelevant, error.",
+            [*labels, "judge", "metric", "verdict"],
             registry=registry,
         )
         self.judge_score = Histogram(
-            "ragpulse_judge_score", "Judge scores (1-5), by metric.", ["metric"], buckets=(1, 2, 3, 4, 5), registry=registry
+            "ragpulse_judge_score", "Judge scores by metric: groundedness and answer_relevancy 1-5, context_relevance "
+            "0-3 (the best chunk).", ["judge", "metric"], buckets=(0, 1, 2, 3, 4, 5), registry=registry,
         )
-        self.judge_sampled = plain(
-            "ragpulse_judge_sampled_total", "Traces handed to the judge, by why: base_rate, negative_feedback.", "reason"
+        self.judge_supported_share = Histogram(
+            "ragpulse_judge_supported_claims_ratio", "Share of an answer's claims the chunks support.", ["judge"],
+            buckets=(0.2, 0.4, 0.6, 0.8, 0.99, 1.0), registry=registry,
+        )
+        self.badcases = Counter(
+            "ragpulse_badcases_total",
+            "Judged bad cases by the stage that failed: retrieval, generation, knowledge_gap, over_refusal.",
+            [*labels, "stage"],
+            registry=registry,
+        )
+        # Per trace, by the sampler: lock-free.
+        self.judge_candidates = CounterFamily(
+            "ragpulse_judge_candidates_total",
+            "Traces offered to a priority class's rate, the coverage denominator (a trace taken by a more urgent class "
+            "is not offered to the next).",
+            ["priority"], registry,
+        )
+        self.judge_sampled = CounterFamily(
+            "ragpulse_judge_sampled_total", "Traces queued for the judge, by priority class.", ["priority"], registry
+        )
+        self.judge_judged = plain("ragpulse_judge_judged_total", "Traces judged (cache hits included), by priority class.", "priority")
+        self.judge_skipped = plain(
+            "ragpulse_judge_skipped_total",
+            "Sampled traces not judged, by priority class and reason: queue_full, evicted, budget_tokens, budget_cost, "
+            "circuit_open, trace_unknown, shutdown.",
+            "priority", "reason",
         )
         self.judge_recent_evicted = plain(
-            "ragpulse_judge_recent_evicted_total", "Unjudged traces dropped from the recent-traces store before their window ended."
+            "ragpulse_judge_recent_evicted_total", "Traces dropped from the recent-traces store before their window ended."
         )
-        self.judge_skipped = plain(
-            "ragpulse_judge_skipped_total", "Sampled traces not judged: fallback, no_context, queue_full, evicted, circuit_open, shutdown.", "reason"
+        self.judge_sessions_evicted = plain(
+            "ragpulse_judge_sessions_evicted_total", "Sessions dropped from the rephrase detector (capacity)."
         )
         self.judge_requests = plain(
-            "ragpulse_judge_requests_total", "Judge calls, by judge model and outcome (ok or the error).", "judge_model", "outcome"
+            "ragpulse_judge_requests_total", "LLM judge calls, by judge model and outcome (ok or the error).", "judge_model", "outcome"
         )
+        self.judge_http_requests = plain(
+            "ragpulse_judge_http_requests_total", "HTTP requests to the judge API, retries included.", "judge_model"
+        )
+        self.judge_retries = plain("ragpulse_judge_retries_total", "Judge requests retried, by error.", "judge_model", "error")
         self.judge_duration = Histogram(
             "ragpulse_judge_request_duration_seconds", "Time of a judge call, retries included.", ["judge_model"],
             buckets=(0.25, 0.5, 1, 2, 4, 8, 15, 30, 60), registry=registry,
         )
         self.judge_tokens = plain("ragpulse_judge_tokens_total", "Tokens spent by the judge, by kind.", "judge_model", "kind")
+        self.judge_cost = plain(
+            "ragpulse_judge_cost_total", "What the judge cost, in the currency of judge.prices.", "judge_model"
+        )
+        self.judge_budget_remaining = gauge(
+            "ragpulse_judge_budget_remaining",
+            "What is left of each configured budget: requests_per_minute, tokens_per_hour, tokens_per_day, cost_per_hour, "
+            "cost_per_day.",
+            "budget",
+        )
         self.judge_queue_depth = gauge("ragpulse_judge_queue_depth", "Traces waiting for the judge.")
         self.judge_cache_hits = plain(
             "ragpulse_judge_cache_hits_total", "Judgments reused for an identical question, chunks and answer (no call)."
         )
         self.judge_circuit_state = gauge("ragpulse_judge_circuit_state", "The judge's circuit breaker: 0 closed, 1 open, 2 half open.")
         self.judge_self_judging = plain(
-            "ragpulse_judge_self_judging_total", "Judgments where the judge model is the model that answered (biased)."
+            "ragpulse_judge_self_judging_total", "LLM judgments where the judge model is the model that answered (biased)."
         )
+        self.results_dropped = plain(
+            "ragpulse_results_dropped_total",
+            "Judgment records not kept: writer_full (sinks behind), retention and max_rows (bad-case store).", "reason",
+        )
+        self.results_sink_errors = plain("ragpulse_results_sink_errors_total", "Failed writes of a judgment record, by sink.", "sink")
 
         self.http_requests = plain(
             "ragpulse_http_requests_total", "HTTP requests served, by endpoint and status code.", "endpoint", "code"

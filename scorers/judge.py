@@ -1,28 +1,42 @@
-"""LLM-as-judge: groundedness of an answer against its retrieved chunks, through any OpenAI-compatible API.
+"""LLM-as-judge through any OpenAI-compatible API: groundedness, answer relevancy and context
+relevance of one answer, in one call.
 
-One call returns the answer's claims, each with a verdict, and a 1-5 score (score <= 2 is a
-hallucination). The judged content is untrusted: it is delimited and escaped, and the prompt
-tells the judge to treat it as data. The openai client does the retries (exponential backoff
-with jitter on 429, 5xx and timeouts, honouring Retry-After); a failed judgment is returned as
-data, never raised into the stream.
+The call returns the answer's claims with a verdict each and a 1-5 groundedness score (score
+<= 2 is a hallucination), a 1-5 answer-relevancy score and a 0-3 relevance per chunk: the
+information of the naive design (one call to split claims, one per claim, one per metric) for a
+fraction of the tokens. The judged content is untrusted: it is delimited and escaped, and the
+prompt tells the judge to treat it as data.
+
+Retries are ragpulse's own, not the openai client's, so that every HTTP request passes the
+request-rate limiter: exponential backoff with full jitter on 408, 409, 429, 5xx, timeouts and
+connection errors, honouring Retry-After. A failed judgment is returned as data (`error`),
+never raised into the stream.
 """
 
 from __future__ import annotations
 
+import asyncio
+import random
 import re
 import time
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Annotated, Literal
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
 
 import msgspec
 import openai
 from openai import AsyncOpenAI
 
 from ragpulse.collector.events import TraceEvent
+from ragpulse.scorers.budget import RequestRateLimiter
 
-PROMPT_VERSION = "groundedness.v1"
-HALLUCINATION_AT_MOST = 2
+BUILTIN_PROMPT = "judgment.v1"
+HALLUCINATION_AT_MOST = 2  # groundedness score
+IRRELEVANT_AT_MOST = 2  # answer relevancy score
+RELEVANT_CHUNK_AT_LEAST = 2  # chunk relevance 0-3
+RETRYABLE_STATUS = frozenset({408, 409, 429})
+MAX_BACKOFF_SECONDS = 30.0
 _PLACEHOLDER = re.compile(r"\{(question|context|answer)\}")
 _CLOSING_TAG = re.compile(r"</(question|context|answer|chunk)", re.IGNORECASE)
 _JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
@@ -34,38 +48,73 @@ class Claim(msgspec.Struct):
     reason: str = ""
 
 
-class GroundednessVerdict(msgspec.Struct):
-    claims: list[Claim]
+class Scored(msgspec.Struct):
     score: Annotated[int, msgspec.Meta(ge=1, le=5)]
     reason: str = ""
 
 
-_SCHEMA = {
-    "name": "groundedness",
-    "strict": True,
-    "schema": msgspec.json.schema(GroundednessVerdict),
+class ChunkRelevance(msgspec.Struct):
+    index: Annotated[int, msgspec.Meta(ge=0)]
+    relevance: Annotated[int, msgspec.Meta(ge=0, le=3)]
+
+
+class ContextVerdict(msgspec.Struct):
+    chunks: list[ChunkRelevance]
+    reason: str = ""
+
+
+class JudgeVerdict(msgspec.Struct):
+    """What the judge must answer; every field is validated."""
+
+    claims: list[Claim]
+    groundedness: Scored
+    answer_relevancy: Scored
+    context_relevance: ContextVerdict
+
+
+def _strict_schema(node: Any) -> Any:
+    """Structured-output schemas want every property required and no others allowed."""
+    if isinstance(node, dict):
+        node = {key: _strict_schema(value) for key, value in node.items()}
+        if node.get("type") == "object" and "properties" in node:
+            node["required"] = list(node["properties"])
+            node["additionalProperties"] = False
+        return node
+    if isinstance(node, list):
+        return [_strict_schema(value) for value in node]
+    return node
+
+
+_RESPONSE_FORMAT = {
+    "type": "json_schema",
+    "json_schema": {"name": "rag_judgment", "strict": True, "schema": _strict_schema(msgspec.json.schema(JudgeVerdict))},
 }
 
 
 @dataclass(slots=True)
 class Judgment:
-    """A judgment, or the reason there is none (`error`): failures are data."""
+    """The verdicts on one trace, or the reason there are none (`error`): failures are data."""
 
     trace_id: str
-    judge_model: str
-    prompt_version: str = PROMPT_VERSION
-    score: int | None = None
+    judge_model: str  # "local" for the lexical judge, "rule" for a fallback with nothing retrieved
+    prompt_version: str
+    groundedness: int | None = None
     claims: list[Claim] = field(default_factory=list)
-    reason: str = ""
+    groundedness_reason: str = ""
+    answer_relevancy: int | None = None
+    answer_relevancy_reason: str = ""
+    chunk_relevance: list[int | None] = field(default_factory=list)  # 0-3 per chunk, in chunk order
+    context_relevance_reason: str = ""
     error: str | None = None  # an exception type, or "invalid_output"
     raw_output: str | None = None  # kept when it could not be parsed, for inspection
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    requests: int = 0  # HTTP requests made, retries included
     seconds: float = 0.0
 
     @property
     def hallucination(self) -> bool:
-        return self.score is not None and self.score <= HALLUCINATION_AT_MOST
+        return self.groundedness is not None and self.groundedness <= HALLUCINATION_AT_MOST
 
     @property
     def supported_share(self) -> float | None:
@@ -73,32 +122,63 @@ class Judgment:
             return None
         return sum(c.verdict == "supported" for c in self.claims) / len(self.claims)
 
+    @property
+    def context_relevance(self) -> int | None:
+        """The best chunk's relevance (0-3): could the answer have been found in the context?"""
+        known = [r for r in self.chunk_relevance if r is not None]
+        return max(known) if known else None
+
 
 def render_prompt(template: str, event: TraceEvent) -> str:
     """Fill the template in one pass (content is never re-scanned), with closing tags in content escaped."""
     context = "\n".join(
-        f'<chunk id="{_escape(c.id or str(i))}">\n{_escape(c.text)}\n</chunk>' for i, c in enumerate(event.chunks or [])
+        f'<chunk index="{i}" id="{_escape(c.id or str(i))}">\n{_escape(c.text)}\n</chunk>'
+        for i, c in enumerate(event.chunks or [])
     )
     values = {"question": _escape(event.query), "context": context, "answer": _escape(event.answer)}
     return _PLACEHOLDER.sub(lambda m: values[m[1]], template)
 
 
-def default_template() -> str:
-    return resources.files("ragpulse.scorers").joinpath(f"prompts/{PROMPT_VERSION}.md").read_text(encoding="utf-8")
+def builtin_template() -> str:
+    return resources.files("ragpulse.scorers").joinpath(f"prompts/{BUILTIN_PROMPT}.md").read_text(encoding="utf-8")
 
 
-class GroundednessJudge:
-    def __init__(self, client: AsyncOpenAI, model: str, template: str) -> None:
+def estimate_prompt_tokens(prompt: str) -> int:
+    """An upper estimate without a tokenizer: about 4 bytes a token in English, 3 in CJK."""
+    return len(prompt.encode()) // 3 + 1
+
+
+class LlmJudge:
+    def __init__(
+        self,
+        client: AsyncOpenAI,
+        model: str,
+        template: str,
+        prompt_version: str,
+        *,
+        limiter: RequestRateLimiter,
+        max_retries: int,
+        max_completion_tokens: int,
+        on_retry: Callable[[str], None] | None = None,  # called with the error type of each retried attempt
+    ) -> None:
         self._client = client
         self.model = model
+        self.prompt_version = prompt_version
+        self.max_completion_tokens = max_completion_tokens
         self._template = template
+        self._limiter = limiter
+        self._max_retries = max_retries
+        self._on_retry = on_retry
         self._json_schema = True  # dropped once a server refuses response_format json_schema
 
-    async def judge(self, event: TraceEvent) -> Judgment:
-        judgment = Judgment(trace_id=event.trace_id, judge_model=self.model)
+    def prompt(self, event: TraceEvent) -> str:
+        return render_prompt(self._template, event)
+
+    async def judge(self, event: TraceEvent, prompt: str) -> Judgment:
+        judgment = Judgment(trace_id=event.trace_id, judge_model=self.model, prompt_version=self.prompt_version)
         started = time.perf_counter()
         try:
-            response = await self._complete(render_prompt(self._template, event))
+            response = await self._complete(prompt, judgment)
         except openai.OpenAIError as exc:
             judgment.error = type(exc).__name__
             judgment.seconds = time.perf_counter() - started
@@ -112,28 +192,69 @@ class GroundednessJudge:
         if verdict is None:
             judgment.error, judgment.raw_output = "invalid_output", text[:4000]
             return judgment
-        judgment.score, judgment.claims, judgment.reason = verdict.score, verdict.claims, verdict.reason
+        judgment.groundedness, judgment.groundedness_reason = verdict.groundedness.score, verdict.groundedness.reason
+        judgment.claims = verdict.claims
+        judgment.answer_relevancy = verdict.answer_relevancy.score
+        judgment.answer_relevancy_reason = verdict.answer_relevancy.reason
+        relevance: list[int | None] = [None] * len(event.chunks or [])
+        for chunk in verdict.context_relevance.chunks:
+            if chunk.index < len(relevance):
+                relevance[chunk.index] = chunk.relevance
+        judgment.chunk_relevance = relevance
+        judgment.context_relevance_reason = verdict.context_relevance.reason
         return judgment
 
-    async def _complete(self, prompt: str):  # type: ignore[no-untyped-def]
+    async def _complete(self, prompt: str, judgment: Judgment):  # type: ignore[no-untyped-def]
+        attempt = 0
+        while True:
+            await self._limiter.acquire()
+            judgment.requests += 1
+            try:
+                return await self._create(prompt)
+            except (openai.APIStatusError, openai.APITimeoutError, openai.APIConnectionError) as exc:
+                status = getattr(exc, "status_code", None)
+                retryable = status is None or status in RETRYABLE_STATUS or status >= 500
+                if not retryable or attempt >= self._max_retries:
+                    raise
+                if self._on_retry is not None:
+                    self._on_retry(type(exc).__name__)
+                await asyncio.sleep(_retry_after(exc) or random.uniform(0, min(MAX_BACKOFF_SECONDS, 0.5 * 2**attempt)))
+                attempt += 1
+
+    async def _create(self, prompt: str):  # type: ignore[no-untyped-def]
         messages = [{"role": "user", "content": prompt}]
+        options: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": 0,
+                                   "max_tokens": self.max_completion_tokens}
         if self._json_schema:
             try:
-                return await self._client.chat.completions.create(
-                    model=self.model, messages=messages, temperature=0,
-                    response_format={"type": "json_schema", "json_schema": _SCHEMA},
-                )
+                return await self._client.chat.completions.create(**options, response_format=_RESPONSE_FORMAT)
             except openai.BadRequestError as exc:
                 if "response_format" not in str(exc) and "json_schema" not in str(exc):
                     raise
                 self._json_schema = False  # this server does not do structured output: parse text
-        return await self._client.chat.completions.create(model=self.model, messages=messages, temperature=0)
+        return await self._client.chat.completions.create(**options)
 
 
-def _parse(text: str) -> GroundednessVerdict | None:
+def _retry_after(exc: Exception) -> float | None:
+    """Seconds from Retry-After (or retry-after-ms), capped; None when the server gave none."""
+    response = getattr(exc, "response", None)
+    if response is None:
+        return None
+    headers = response.headers
+    try:
+        if "retry-after-ms" in headers:
+            return min(MAX_BACKOFF_SECONDS, float(headers["retry-after-ms"]) / 1000)
+        if "retry-after" in headers:
+            return min(MAX_BACKOFF_SECONDS, float(headers["retry-after"]))
+    except ValueError:
+        return None  # an HTTP date: rare for APIs; back off instead
+    return None
+
+
+def _parse(text: str) -> JudgeVerdict | None:
     for candidate in (text, *(m.group(0) for m in [_JSON_OBJECT.search(text)] if m)):
         try:
-            return msgspec.json.decode(candidate.strip(), type=GroundednessVerdict)
+            return msgspec.json.decode(candidate.strip(), type=JudgeVerdict)
         except msgspec.DecodeError:
             continue
     return None

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from dataclasses import dataclass
+
+import msgspec
 
 from ragpulse.collector.events import Envelope, TraceEvent
 from ragpulse.exporters.labels import LabelGuard
@@ -32,7 +33,8 @@ _UNITS = {
 _NUMBER = re.compile(
     r"(\d+(?:[.,]\d+)?)\s*(" + "|".join(sorted(map(re.escape, _UNITS), key=len, reverse=True)) + r")?(?![a-z])"
 )
-_WORD = re.compile(rf"[a-z][a-z'’-]{{2,}}|[{_CJK}]+")
+_DIGIT = re.compile(r"\d")
+_CJK_RUN = re.compile(rf"[{_CJK}]+")
 _LATIN_WORD = re.compile(r"[a-z][a-z'’-]{2,}")
 _HAS_CJK = re.compile(rf"[{_CJK}]")
 _NUMBER_WORDS = {
@@ -58,7 +60,8 @@ def _cjk_value(numeral: str) -> str:
             current = _CJK_DIGITS[char]
     return str(total + current)
 _WORD_NUMBER = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b")
-_HAS_NUMBER_WORD = _WORD_NUMBER
+_NUMBER_WORD_SET = frozenset(_NUMBER_WORDS)
+_NONE: frozenset = frozenset()
 _STOPWORDS = frozenset(
     "the and for are but not you your yours with this that these those from have has had was were will would can "
     "could should may might must shall into onto over under about after before then than them they their there "
@@ -67,42 +70,42 @@ _STOPWORDS = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Units:
+class Units(msgspec.Struct, frozen=True, gc=False):  # Struct: a fraction of a dataclass's init cost
     words: frozenset[str]  # content words and CJK bigrams
     numbers: frozenset[tuple[str, str]]  # (value, unit); unit "" when none
+    values: frozenset[str]  # the numbers' values, unit-less
 
 
 def units(text: str) -> Units:
     text = text.lower()
-    if _HAS_NUMBER_WORD.search(text):
+    tokens = _LATIN_WORD.findall(text)
+    if not _NUMBER_WORD_SET.isdisjoint(tokens):  # "seven days" is "7 days"
         text = _WORD_NUMBER.sub(lambda m: _NUMBER_WORDS[m[1]], text)
-    cjk = _HAS_CJK.search(text) is not None
-    if cjk:
+        tokens = _LATIN_WORD.findall(text)
+    words = frozenset(tokens) - _STOPWORDS  # a binary difference iterates the smaller set
+    # crude plural folding, the same on both sides: "returns" and "return" meet
+    plurals = [word for word in words if word[-1] == "s" and len(word) > 4]
+    if plurals:
+        words = words.difference(plurals).union([word[:-1] for word in plurals])
+    if _HAS_CJK.search(text) is not None:
         text = _CJK_NUMBER.sub(lambda m: _cjk_value(m[1]) + m[2], text)
-    numbers = frozenset((value.replace(",", "."), _UNITS.get(unit, "")) for value, unit in _NUMBER.findall(text))
-    if not cjk:
-        # crude plural folding, the same on both sides: "returns" and "return" meet
-        return Units(frozenset(t[:-1] if t[-1] == "s" and len(t) > 4 else t for t in _LATIN_WORD.findall(text)) - _STOPWORDS,
-                     numbers)
-    words: set[str] = set()
-    for token in _WORD.findall(text):
-        if token[0].isascii():
-            if token not in _STOPWORDS:
-                words.add(token[:-1] if len(token) > 4 and token.endswith("s") else token)
-        elif len(token) == 1:
-            words.add(token)
-        else:
-            words.update(token[i : i + 2] for i in range(len(token) - 1))  # CJK: character bigrams
-    return Units(frozenset(words), numbers)
+        bigrams: set[str] = set()
+        for run in _CJK_RUN.findall(text):  # Chinese has no spaces: character bigrams
+            bigrams.update(map(str.__add__, run, run[1:]) if len(run) > 1 else (run,))
+        words = words.union(bigrams)
+    found = _NUMBER.findall(text) if _DIGIT.search(text) else None
+    if not found:
+        return Units(words, _NONE, _NONE)
+    numbers = frozenset([(value.replace(",", "."), _UNITS.get(unit, "")) for value, unit in found])
+    return Units(words, numbers, frozenset([value for value, _ in numbers]))
 
 
-@dataclass(frozen=True, slots=True)
-class LexicalScores:
+class LexicalScores(msgspec.Struct, frozen=True):
     groundedness: float | None  # share of the answer's units found in the chunks
     answer_relevancy: float | None  # share of the question's units found in the answer
     context_relevance: float | None  # share of the question's units found in the chunks
     number_mismatch: bool  # the answer has a number (with its unit) that no chunk has
+    question: Units | None = None  # kept for the rephrase detector
 
 
 class LexicalScorer:
@@ -112,35 +115,59 @@ class LexicalScorer:
         self._metrics = metrics
         self._guard = guard
         self._cache: OrderedDict[str, Units] = OrderedDict()
+        self._contexts: OrderedDict[tuple[str, ...], Units] = OrderedDict()
         self._cache_entries = cache_entries
 
     def score(self, event: TraceEvent) -> LexicalScores | None:
         if not event.chunks:
             return None
-        context = [self._chunk_units(chunk.text) for chunk in event.chunks]
-        if len(context) == 1:
-            context_words, context_numbers = context[0].words, context[0].numbers
-        else:
-            context_words = frozenset().union(*(c.words for c in context))
-            context_numbers = frozenset().union(*(c.numbers for c in context))
+        context = self.context_units([chunk.text for chunk in event.chunks])
         answer, question = units(event.answer), units(event.query)
         answer_total = len(answer.words) + len(answer.numbers)
-        found = len(answer.words & context_words) + len(answer.numbers & context_numbers)
-        context_values = {value for value, _ in context_numbers}
+        found_numbers = answer.numbers & context.numbers
         # A number counts as a mismatch when neither it with its unit nor (unit-less) its value is there.
         mismatch = any(
-            (value, unit) not in context_numbers and not (unit == "" and value in context_values)
-            for value, unit in answer.numbers
+            number not in found_numbers and not (number[1] == "" and number[0] in context.values)
+            for number in answer.numbers
         )
         question_total = len(question.words) + len(question.numbers)
         return LexicalScores(
-            groundedness=found / answer_total if answer_total else None,
+            groundedness=(len(answer.words & context.words) + len(found_numbers)) / answer_total if answer_total else None,
             answer_relevancy=len(question.words & answer.words) / len(question.words) if question.words else None,
-            context_relevance=(len(question.words & context_words) + len(question.numbers & context_numbers)) / question_total
+            context_relevance=(len(question.words & context.words) + len(question.numbers & context.numbers)) / question_total
             if question_total
             else None,
             number_mismatch=mismatch,
+            question=question,
         )
+
+    def chunk_coverage(self, event: TraceEvent) -> list[float]:
+        """Per chunk, the share of the question's units it has (for the local judge, not the hot path)."""
+        question = units(event.query)
+        total = len(question.words) + len(question.numbers)
+        if not total:
+            return [0.0 for _ in event.chunks or []]
+        return [
+            (len(question.words & chunk.words) + len(question.numbers & chunk.numbers)) / total
+            for chunk in (self._chunk_units(c.text) for c in event.chunks or [])
+        ]
+
+    def context_units(self, texts: list[str]) -> Units:
+        """The units of all chunks together; the same retrieved set recurs, so unions are cached too."""
+        if len(texts) == 1:
+            return self._chunk_units(texts[0])
+        key = tuple(texts)
+        cached = self._contexts.get(key)
+        if cached is None:
+            parts = [self._chunk_units(text) for text in texts]
+            cached = self._contexts[key] = Units(
+                frozenset().union(*(p.words for p in parts)),
+                frozenset().union(*(p.numbers for p in parts)),
+                frozenset().union(*(p.values for p in parts)),
+            )
+            if len(self._contexts) > self._cache_entries:
+                self._contexts.popitem(last=False)
+        return cached
 
     def _chunk_units(self, text: str) -> Units:
         cached = self._cache.get(text)
@@ -152,9 +179,10 @@ class LexicalScorer:
 
     def __call__(self, envelope: Envelope) -> Envelope:
         event = envelope.event
-        if isinstance(event, TraceEvent) and envelope.fallback_rule is None:
-            scores = self.score(event)
-            if scores is not None:
+        if isinstance(event, TraceEvent):
+            scores = envelope.local_scores = self.score(event)
+            # A refusal's scores only serve the sampler (possible over-refusal): not exported.
+            if scores is not None and envelope.fallback_rule is None:
                 labels = self._guard.admit_event(event)
                 metrics = self._metrics
                 if scores.groundedness is not None:

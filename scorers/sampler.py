@@ -1,31 +1,43 @@
-"""Sampling for the LLM judge, and the workers that judge off the fast path.
+"""Which traces the judge sees, and in what order.
 
-The sampler is a pipeline stage: it never waits. A sampled trace goes into a bounded
-queue; when the queue is full the trace is skipped and counted, so ingestion never
-slows down for the judge. Sampling is deterministic by trace id, so every replica
-makes the same choice for a trace.
+The sampler is a pipeline stage: it never waits. A trace is judged when it belongs to a
+priority class and its trace id falls in that class's rate (deterministic: every replica
+makes the same choice). Classes, most urgent first:
+
+  negative_feedback  thumbs down or a rating of 1-2, arriving after the trace
+  escalation         the user asked for a human, after the trace
+  rephrase           the same session asked a similar question again soon after
+  always             the configured always-judge filter matches
+  scorer_flag        local scorers flag it: low lexical support, or a number not in the chunks
+  over_refusal       a fallback although the chunks look relevant to the question
+  base_rate          the routine sample (per app/route overrides)
+
+Feedback and rephrases arrive after their trace, so recent traces are kept in a bounded store
+for a window. Sampled traces wait in a bounded queue ordered by class; when full, a more
+urgent trace evicts the least urgent one. Every decision is counted, so coverage is visible.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import heapq
 import time
 import zlib
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections import OrderedDict, deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
-import structlog
-
+import msgspec
+import re2
 from prometheus_client import Counter
 
 from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
-from ragpulse.exporters.labels import LabelGuard
 from ragpulse.exporters.metrics import Metrics
-from ragpulse.scorers.judge import GroundednessJudge, Judgment
+from ragpulse.scorers.lexical import Units, units
 
-log = structlog.get_logger("ragpulse.judge")
+PRIORITIES = (
+    "negative_feedback", "escalation", "rephrase", "always", "scorer_flag", "over_refusal", "base_rate",
+)
+URGENCY = {name: rank for rank, name in enumerate(PRIORITIES)}  # lower is more urgent
 
 
 def in_sample(trace_id: str, rate: float) -> bool:
@@ -33,253 +45,260 @@ def in_sample(trace_id: str, rate: float) -> bool:
     return zlib.crc32(trace_id.encode()) < rate * 2**32
 
 
-def is_negative(event: FeedbackEvent) -> bool:
-    """Feedback that says the answer failed: thumbs down, a rating of 1-2, an escalation."""
-    if event.kind == "thumbs":
-        return event.value == "down"
-    if event.kind == "rating":
-        return isinstance(event.value, int | float) and event.value <= 2
-    return event.kind == "escalation"
+def feedback_priority(event: FeedbackEvent) -> str | None:
+    """The class of feedback that says the answer failed, or None."""
+    if event.kind == "thumbs" and event.value == "down":
+        return "negative_feedback"
+    if event.kind == "rating" and isinstance(event.value, int | float) and not isinstance(event.value, bool) and event.value <= 2:
+        return "negative_feedback"
+    if event.kind == "escalation":
+        return "escalation"
+    return None
+
+
+@dataclass(slots=True)
+class JudgeItem:
+    event: TraceEvent
+    fallback: bool
+    priority: str = "base_rate"
 
 
 class RecentTraces:
-    """Judgeable traces that were not sampled, kept `window` seconds (at most `capacity`) so that
-    negative feedback arriving after its trace can still have it judged. Evictions are counted."""
+    """Judgeable traces (sampled or not) kept `window` seconds (at most `capacity`), so that
+    feedback or a rephrase arriving after its trace can still have it judged. Evictions are counted.
+
+    Traces are kept serialized: one bytes object each instead of a tree of objects, which keeps
+    the garbage collector's work (and so the fast path) independent of the store's size.
+    """
 
     def __init__(self, capacity: int, window: float, evicted: Counter, clock: Callable[[], float] = time.monotonic) -> None:
-        self._traces: OrderedDict[str, tuple[float, TraceEvent]] = OrderedDict()
+        self._items: OrderedDict[str, tuple[float, bytes, bool]] = OrderedDict()
         self._capacity = capacity
         self._window = window
         self._evicted = evicted
         self._clock = clock
+        self._encode = msgspec.msgpack.Encoder().encode
+        self._decode = msgspec.msgpack.Decoder(TraceEvent).decode
 
     def __len__(self) -> int:
-        return len(self._traces)
+        return len(self._items)
 
-    def remember(self, event: TraceEvent) -> None:
+    def remember(self, event: TraceEvent, fallback: bool) -> None:
         now = self._clock()
-        while self._traces:
-            first_seen, _ = next(iter(self._traces.values()))
+        items = self._items
+        while items:
+            first_seen = next(iter(items.values()))[0]
             if now - first_seen < self._window:
                 break
-            self._traces.popitem(last=False)  # expired: its feedback window is over, not counted
-        if len(self._traces) >= self._capacity:
-            self._traces.popitem(last=False)
+            items.popitem(last=False)  # expired: its feedback window is over, not counted
+        if len(items) >= self._capacity:
+            items.popitem(last=False)
             self._evicted.inc()
-        self._traces[event.trace_id] = (now, event)
+        items[event.trace_id] = (now, self._encode(event), fallback)
 
-    def take(self, trace_id: str) -> TraceEvent | None:
-        entry = self._traces.pop(trace_id, None)
+    def take(self, trace_id: str) -> JudgeItem | None:
+        entry = self._items.pop(trace_id, None)
         if entry is None or self._clock() - entry[0] >= self._window:
             return None
-        return entry[1]
+        return JudgeItem(self._decode(entry[1]), entry[2])
 
 
-# Lower is more urgent: what users complained about is judged before the routine sample.
-PRIORITY = {"negative_feedback": 0, "base_rate": 1}
+class RephraseDetector:
+    """The previous question of each session: a similar one soon after means the first answer failed.
+
+    Similar: the questions share at least `similarity` of their content words (Jaccard), and are
+    not identical (a retry of the same request is not a rephrase). Sessions are capped; the
+    least recently active is evicted (counted).
+    """
+
+    def __init__(self, window: float, similarity: float, capacity: int, evicted: Counter,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._sessions: OrderedDict[str, tuple[float, str, str, frozenset[str]]] = OrderedDict()
+        self._window = window
+        self._similarity = similarity
+        self._capacity = capacity
+        self._evicted = evicted
+        self._clock = clock
+
+    def previous_if_rephrased(self, event: TraceEvent, question: Units | None) -> str | None:
+        """Records this question; returns the trace id of the one it rephrases, if any."""
+        if not event.session_id:
+            return None
+        now = self._clock()
+        if question is None:  # the local scorers did not run
+            question = units(event.query)
+        terms = question.words
+        before = self._sessions.pop(event.session_id, None)
+        self._sessions[event.session_id] = (now, event.trace_id, event.query, terms)
+        if len(self._sessions) > self._capacity:
+            self._sessions.popitem(last=False)
+            self._evicted.inc()
+        if before is None:
+            return None
+        seen_at, trace_id, query, previous = before
+        if now - seen_at > self._window or query.strip().lower() == event.query.strip().lower() or not (terms and previous):
+            return None
+        return trace_id if len(terms & previous) / len(terms | previous) >= self._similarity else None
+
+
+@dataclass(frozen=True, slots=True)
+class TraceFilter:
+    """Matches when every given field matches: labels by equality, the question by an RE2 search."""
+
+    app: str | None = None
+    route: str | None = None
+    model: str | None = None
+    release: str | None = None
+    query_pattern: str | None = None
+
+    def compile(self) -> Callable[[TraceEvent], bool]:
+        wanted = [(name, value) for name in ("app", "route", "model", "release") if (value := getattr(self, name)) is not None]
+        pattern = re2.compile(self.query_pattern) if self.query_pattern is not None else None
+
+        def matches(event: TraceEvent) -> bool:
+            return all(getattr(event, name) == value for name, value in wanted) and (
+                pattern is None or pattern.search(event.query) is not None
+            )
+
+        return matches
+
+
+@dataclass(frozen=True, slots=True)
+class SamplingPolicy:
+    base_rate: float
+    rate_overrides: Mapping[tuple[str | None, str | None], float]  # (app, route), either may be None: any
+    class_rates: Mapping[str, float]
+    always: Sequence[Callable[[TraceEvent], bool]]
+    flag_support_below: float  # lexical groundedness under this flags a trace
+    over_refusal_context_at_least: float  # lexical context relevance of a fallback at or above this
+
+    def base_rate_of(self, event: TraceEvent) -> float:
+        overrides = self.rate_overrides
+        for key in ((event.app, event.route), (None, event.route), (event.app, None)):
+            if key in overrides:
+                return overrides[key]
+        return self.base_rate
+
+    def classes(self, envelope: Envelope) -> list[str]:
+        """The priority classes a trace qualifies for at arrival, most urgent first."""
+        event = envelope.event
+        assert isinstance(event, TraceEvent)
+        found = []
+        if self.always and any(matches(event) for matches in self.always):
+            found.append("always")
+        scores = envelope.local_scores
+        if scores is not None:
+            if envelope.fallback_rule is None and (
+                scores.number_mismatch or (scores.groundedness is not None and scores.groundedness < self.flag_support_below)
+            ):
+                found.append("scorer_flag")
+            if (envelope.fallback_rule is not None and scores.context_relevance is not None
+                    and scores.context_relevance >= self.over_refusal_context_at_least):
+                found.append("over_refusal")
+        found.append("base_rate")
+        return found
+
+    def rate(self, priority: str, event: TraceEvent) -> float:
+        return self.base_rate_of(event) if priority == "base_rate" else self.class_rates[priority]
 
 
 class JudgeQueue:
-    """Bounded queue of traces to judge, most urgent first (then oldest first).
+    """Bounded queue of traces to judge, most urgent first (then oldest first): a FIFO per class.
 
-    When full, a more urgent trace evicts the least urgent, newest one (counted as
-    skipped, reason evicted); a trace no more urgent than everything queued is skipped.
+    When full, a more urgent trace evicts the least urgent, newest one (counted as skipped,
+    reason evicted); a trace no more urgent than everything queued is skipped (queue_full).
     """
 
     def __init__(self, capacity: int, skipped: Counter) -> None:
-        self._heap: list[tuple[int, int, TraceEvent]] = []
+        self._classes: list[deque[JudgeItem]] = [deque() for _ in PRIORITIES]
+        self._size = 0
         self._capacity = capacity
         self._skipped = skipped
-        self._seq = 0
         self._ready = asyncio.Event()
 
     def qsize(self) -> int:
-        return len(self._heap)
+        return self._size
 
-    def offer(self, event: TraceEvent, reason: str) -> bool:
-        priority = PRIORITY[reason]
-        if len(self._heap) >= self._capacity:
-            worst = max(self._heap)
-            if worst[0] <= priority:
-                self._skipped.labels(reason="queue_full").inc()
+    def offer(self, item: JudgeItem) -> bool:
+        urgency = URGENCY[item.priority]
+        if self._size >= self._capacity:
+            least = max(rank for rank, queued in enumerate(self._classes) if queued)
+            if least <= urgency:
+                self._skipped.labels(priority=item.priority, reason="queue_full").inc()
                 return False
-            self._heap.remove(worst)
-            heapq.heapify(self._heap)
-            self._skipped.labels(reason="evicted").inc()
-        self._seq += 1
-        heapq.heappush(self._heap, (priority, self._seq, event))
+            evicted = self._classes[least].pop()
+            self._size -= 1
+            self._skipped.labels(priority=evicted.priority, reason="evicted").inc()
+        self._classes[urgency].append(item)
+        self._size += 1
         self._ready.set()
         return True
 
-    async def get(self) -> TraceEvent:
-        while not self._heap:
+    def drain(self) -> list[JudgeItem]:
+        items = [item for queued in self._classes for item in queued]
+        for queued in self._classes:
+            queued.clear()
+        self._size = 0
+        return items
+
+    async def get(self) -> JudgeItem:
+        while not self._size:
             self._ready.clear()
             await self._ready.wait()
-        return heapq.heappop(self._heap)[2]
+        self._size -= 1
+        return next(queued for queued in self._classes if queued).popleft()
 
 
 class JudgeSampler:
-    """Pipeline stage: hands traces to the judge queue; passes every envelope on.
+    """Pipeline stage: hands traces to the judge queue; passes every envelope on."""
 
-    Traces are judged when their trace id falls in the base-rate sample, or later when
-    negative feedback about them arrives while they are still in the recent-traces store.
-    """
-
-    def __init__(self, rate: float, queue: JudgeQueue, metrics: Metrics, recent: RecentTraces) -> None:
-        self._rate = rate
+    def __init__(self, policy: SamplingPolicy, queue: JudgeQueue, metrics: Metrics, recent: RecentTraces,
+                 rephrases: RephraseDetector) -> None:
+        self._policy = policy
         self._queue = queue
         self._recent = recent
-        self._sampled = metrics.judge_sampled
-        self._skipped = metrics.judge_skipped
+        self._rephrases = rephrases
+        # Label children resolved once: this runs for every trace.
+        self._candidates = {p: metrics.judge_candidates.labels(p) for p in PRIORITIES}
+        self._sampled = {p: metrics.judge_sampled.labels(p) for p in PRIORITIES}
+        self._unknown = {p: metrics.judge_skipped.labels(priority=p, reason="trace_unknown") for p in PRIORITIES}
 
     def __call__(self, envelope: Envelope) -> Envelope:
         event = envelope.event
         if isinstance(event, FeedbackEvent):
-            if event.trace_id and is_negative(event):
-                trace = self._recent.take(event.trace_id)
-                if trace is not None:
-                    self._enqueue(trace, "negative_feedback")
+            priority = feedback_priority(event)
+            if priority is not None and event.trace_id:
+                self._later(priority, event.trace_id)
             return envelope
-        if envelope.fallback_rule is not None or not event.chunks:
-            if in_sample(event.trace_id, self._rate):
-                # a refusal has no claims to ground; no chunks, nothing to ground them in
-                self._skipped.labels(reason="fallback" if envelope.fallback_rule else "no_context").inc()
-        elif in_sample(event.trace_id, self._rate):
-            self._enqueue(event, "base_rate")
-        else:
-            self._recent.remember(event)
+        if event.session_id:
+            scores = envelope.local_scores
+            rephrased = self._rephrases.previous_if_rephrased(event, scores.question if scores else None)
+            if rephrased is not None:
+                self._later("rephrase", rephrased)
+        fallback = envelope.fallback_rule is not None
+        if not fallback and not event.chunks:
+            return envelope  # no context and an answer: nothing to judge it against
+        for priority in self._policy.classes(envelope):
+            self._candidates[priority].inc()
+            if in_sample(event.trace_id, self._policy.rate(priority, event)):
+                self._offer(JudgeItem(event, fallback, priority))
+                break
+        # Sampled or not: a complaint about an already judged trace is then a cache hit, and counted.
+        self._recent.remember(event, fallback)
         return envelope
 
-    def _enqueue(self, event: TraceEvent, reason: str) -> None:
-        if self._queue.offer(event, reason):
-            self._sampled.labels(reason=reason).inc()
-
-
-class CircuitBreaker:
-    """Stops calling a provider that keeps failing, and probes it again after a cooldown.
-
-    closed -> open after `failures` failed calls in a row; open -> half_open once the cooldown
-    has passed (one probe call); half_open -> closed on success, open again on failure.
-    """
-
-    CLOSED, OPEN, HALF_OPEN = 0, 1, 2
-
-    def __init__(self, failures: int, cooldown: float, clock: Callable[[], float] = time.monotonic) -> None:
-        self._threshold = failures
-        self._cooldown = cooldown
-        self._clock = clock
-        self._failures = 0
-        self._opened_at = 0.0
-        self.state = self.CLOSED
-
-    def allow(self) -> bool:
-        if self.state == self.OPEN and self._clock() - self._opened_at >= self._cooldown:
-            self.state = self.HALF_OPEN
-            return True  # the probe
-        return self.state == self.CLOSED
-
-    def record(self, ok: bool) -> None:
-        if ok:
-            self._failures, self.state = 0, self.CLOSED
+    def _later(self, priority: str, trace_id: str) -> None:
+        """A signal about a trace seen before: judge it if it is still known and in the class's rate."""
+        self._candidates[priority].inc()
+        if not in_sample(trace_id, self._policy.class_rates[priority]):
             return
-        self._failures += 1
-        if self.state == self.HALF_OPEN or self._failures >= self._threshold:
-            self.state, self._opened_at = self.OPEN, self._clock()
-
-
-def cache_key(event: TraceEvent) -> bytes:
-    digest = hashlib.blake2b(digest_size=16)
-    for part in (event.query, *(c.text for c in event.chunks or []), event.answer):
-        digest.update(part.encode())
-        digest.update(b"\x00")
-    return digest.digest()
-
-
-class JudgeWorkers:
-    """`concurrency` tasks that judge queued traces and record the results."""
-
-    def __init__(
-        self,
-        judge: GroundednessJudge,
-        queue: JudgeQueue,
-        metrics: Metrics,
-        guard: LabelGuard,
-        *,
-        concurrency: int,
-        breaker: CircuitBreaker,
-        cache_entries: int,
-        sinks: Sequence[Callable[[TraceEvent, Judgment], None]] = (),
-    ) -> None:
-        self._judge = judge
-        self._queue = queue
-        self._metrics = metrics
-        self._guard = guard
-        self._concurrency = concurrency
-        self._breaker = breaker
-        self._cache: OrderedDict[bytes, Judgment] = OrderedDict()
-        self._cache_entries = cache_entries
-        self._sinks = list(sinks)
-        self._tasks: list[asyncio.Task[None]] = []
-        metrics.judge_queue_depth.set_function(queue.qsize)
-        metrics.judge_circuit_state.set_function(lambda: breaker.state)
-
-    async def start(self) -> None:
-        self._tasks = [asyncio.create_task(self._work(), name=f"ragpulse-judge-{i}") for i in range(self._concurrency)]
-
-    async def shutdown(self) -> None:
-        """Stop judging; what is still queued is skipped and counted (judging is a sample anyway)."""
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        left = self._queue.qsize()
-        if left:
-            self._metrics.judge_skipped.labels(reason="shutdown").inc(left)
-
-    async def _work(self) -> None:
-        while True:
-            event = await self._queue.get()
-            key = cache_key(event)
-            cached = self._cache.get(key)
-            if cached is not None:
-                self._cache.move_to_end(key)
-                self._metrics.judge_cache_hits.inc()
-                self._record_verdict(event, cached)
-                continue
-            if not self._breaker.allow():
-                self._metrics.judge_skipped.labels(reason="circuit_open").inc()
-                continue
-            judgment = await self._judge.judge(event)
-            # Unparseable output is the model's fault, not the provider's: it does not trip the breaker.
-            self._breaker.record(judgment.error in (None, "invalid_output"))
-            self._record_call(event, judgment)
-            if judgment.score is not None and self._cache_entries:
-                self._cache[key] = judgment
-                if len(self._cache) > self._cache_entries:
-                    self._cache.popitem(last=False)
-
-    def _record_call(self, event: TraceEvent, judgment: Judgment) -> None:
-        metrics, model = self._metrics, judgment.judge_model
-        metrics.judge_requests.labels(judge_model=model, outcome=judgment.error or "ok").inc()
-        metrics.judge_duration.labels(judge_model=model).observe(judgment.seconds)
-        metrics.judge_tokens.labels(judge_model=model, kind="prompt").inc(judgment.prompt_tokens)
-        metrics.judge_tokens.labels(judge_model=model, kind="completion").inc(judgment.completion_tokens)
-        self._record_verdict(event, judgment)
-
-    def _record_verdict(self, event: TraceEvent, judgment: Judgment) -> None:
-        for sink in self._sinks:
-            try:
-                sink(event, judgment)
-            except OSError as exc:  # a full disk must not stop judging
-                self._metrics.stage_errors.labels(stage="judgment_sink").inc()
-                log.warning("judgment sink failed", error=str(exc))
-        metrics = self._metrics
-        if event.model and event.model == judgment.judge_model:
-            metrics.judge_self_judging.inc()
-        labels = self._guard.admit_event(event)
-        if judgment.score is None:
-            metrics.judgments.labels(*labels, "groundedness", "error").inc()
-            log.warning("judgment failed", trace_id=event.trace_id, error=judgment.error)
+        item = self._recent.take(trace_id)
+        if item is None:  # expired, evicted, not judgeable, or never seen by this replica
+            self._unknown[priority].inc()
             return
-        verdict = "hallucination" if judgment.hallucination else "grounded"
-        metrics.judgments.labels(*labels, "groundedness", verdict).inc()
-        metrics.judge_score.labels("groundedness").observe(judgment.score)
+        item.priority = priority
+        self._offer(item)
+
+    def _offer(self, item: JudgeItem) -> None:
+        if self._queue.offer(item):
+            self._sampled[item.priority].inc()

@@ -1,8 +1,11 @@
 """A fake OpenAI-compatible server for judge tests: the real openai client talks to it over HTTP.
 
-It grades by rule, so verdicts are predictable: an answer containing HALLUCINATE scores 1,
-anything else 5. Scripted misbehaviour for the next requests: "slow" (1 s, then graded), "429" (with
-Retry-After: 1), "500", "malformed" (text that is not JSON), "reject_schema" (400 for response_format).
+It grades by rule, so verdicts are predictable: groundedness 1 for an answer containing
+HALLUCINATE, else 5; answer relevancy 1 for an answer containing OFFTOPIC or a refusal ("sorry"),
+else 5; a chunk containing IRRELEVANT has relevance 0, any other 3. `latency` delays every answer.
+Scripted misbehaviour for the next requests: "slow" (1 s, then graded), "429" (with Retry-After: 1),
+"500", "malformed" (text that is not JSON), "schema_violation" (JSON with a score of 7),
+"reject_schema" (400 for response_format).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from aiohttp import web
 from support import free_port
 
 ANSWER = re.compile(r"<answer>\n(?P<answer>.*)\n</answer>", re.DOTALL)
+CHUNK = re.compile(r'<chunk index="(?P<index>\d+)"[^>]*>\n(?P<text>.*?)\n</chunk>', re.DOTALL)
 
 
 class FakeOpenAI:
@@ -25,6 +29,8 @@ class FakeOpenAI:
         self.port = free_port()
         self.requests: list[tuple[float, dict[str, Any]]] = []
         self.script: list[str] = []
+        self.latency = 0.0
+        self.usage: list[tuple[int, int]] = []  # (prompt, completion) tokens of each graded answer
         self._loop = asyncio.new_event_loop()
         self._started = threading.Event()
         self._thread = threading.Thread(target=self._serve, daemon=True)
@@ -63,22 +69,37 @@ class FakeOpenAI:
         if step == "reject_schema" and "response_format" in body:
             return web.json_response({"error": {"message": "response_format json_schema is not supported"}}, status=400)
         prompt = body["messages"][-1]["content"]
+        if self.latency:
+            await asyncio.sleep(self.latency)
         if step == "malformed":
             content = "I think it is fine, maybe a 4?"
         else:
-            match = ANSWER.search(prompt)
-            answer = match["answer"] if match else ""
-            bad = "HALLUCINATE" in answer
-            content = json.dumps({
-                "claims": [{"claim": answer[:40], "verdict": "contradicted" if bad else "supported", "reason": "rule"}],
-                "score": 1 if bad else 5, "reason": "graded by rule"})
+            content = json.dumps(grade(prompt, violate=step == "schema_violation"))
             if "response_format" not in body:
                 content = "Here is my verdict:\n" + content  # text around JSON, as chat models do
+        # About 4 characters a token; what was billed is kept for exact assertions.
+        usage = (len(prompt) // 4, len(content) // 4)
+        self.usage.append(usage)
         return web.json_response({
             "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()), "model": body["model"],
             "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
-            "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": 20, "total_tokens": len(prompt) // 4 + 20},
+            "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)},
         })
 
     def close(self) -> None:
         self._loop.call_soon_threadsafe(self._loop.stop)
+
+
+def grade(prompt: str, *, violate: bool = False) -> dict[str, Any]:
+    match = ANSWER.search(prompt)
+    answer = match["answer"] if match else ""
+    bad = "HALLUCINATE" in answer
+    refusal = "sorry" in answer.lower()
+    claims = [] if refusal else [{"claim": answer[:40], "verdict": "contradicted" if bad else "supported", "reason": "rule"}]
+    chunks = [{"index": int(m["index"]), "relevance": 0 if "IRRELEVANT" in m["text"] else 3} for m in CHUNK.finditer(prompt)]
+    return {
+        "claims": claims,
+        "groundedness": {"score": 7 if violate else 1 if bad else 5, "reason": "graded by rule"},
+        "answer_relevancy": {"score": 1 if refusal or "OFFTOPIC" in answer else 5, "reason": "graded by rule"},
+        "context_relevance": {"chunks": chunks, "reason": "graded by rule"},
+    }

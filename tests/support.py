@@ -93,6 +93,9 @@ class RagpulseProcess:
     def post(self, path: str, body: bytes, headers: dict[str, str] | None = None) -> HttpResult:
         return http("POST", self.url + path, body, {"Content-Type": "application/json", **(headers or {})})
 
+    def get(self, path: str, headers: dict[str, str] | None = None) -> HttpResult:
+        return http("GET", self.url + path, None, headers)
+
     def metrics(self) -> Samples:
         return parse_metrics(http("GET", self.url + "/metrics").body.decode())
 
@@ -136,6 +139,7 @@ def start_ragpulse(tmp_path: Path, *args: str, env: dict[str, str] | None = None
             stdout=log,
             stderr=subprocess.STDOUT,
             env=full_env,
+            cwd=tmp_path,  # files with default relative paths (the bad-case store) land here
         )
     instance = RagpulseProcess(port, process, log_path, otlp_port, grpc_port)
 

@@ -1,0 +1,154 @@
+"""The bad-case store: judged bad cases in an embedded SQLite file, with retention.
+
+Only records with an attributed stage are kept (hallucinations, off-question answers,
+fallbacks), one row per trace (a later judgment of the same trace replaces it). Rows older than
+the retention period are deleted, and past `max_rows` the oldest go first; both are counted.
+The sidecar writes; `ragpulse badcases` and GET /api/badcases read the same file (WAL mode lets
+readers in while it writes).
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import time
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from prometheus_client import Counter
+
+from ragpulse.exporters.records import JudgmentRecord
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS badcases (
+    trace_id TEXT PRIMARY KEY,
+    judged_at REAL NOT NULL,
+    app TEXT, route TEXT, model TEXT, release TEXT,
+    stage TEXT NOT NULL,
+    priority TEXT NOT NULL,
+    record TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS badcases_judged_at ON badcases (judged_at);
+CREATE INDEX IF NOT EXISTS badcases_app ON badcases (app, judged_at);
+CREATE INDEX IF NOT EXISTS badcases_stage ON badcases (stage, judged_at);
+"""
+PURGE_EVERY_WRITES = 100
+
+
+def connect(path: str | Path, *, any_thread: bool = False) -> sqlite3.Connection:
+    # autocommit: one statement, one write. any_thread: made on one thread, used by another (never two at once).
+    connection = sqlite3.connect(path, timeout=5.0, isolation_level=None, check_same_thread=not any_thread)
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("PRAGMA synchronous=NORMAL")
+    connection.executescript(_SCHEMA)
+    return connection
+
+
+class BadCaseStore:
+    def __init__(
+        self,
+        path: str,
+        *,
+        retention_seconds: float,
+        max_rows: int,
+        dropped: Counter,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self._db = connect(path, any_thread=True)  # made here, written by the result writer's thread
+        self._retention = retention_seconds
+        self._max_rows = max_rows
+        self._dropped = dropped
+        self._clock = clock
+        self._encode = msgspec.json.Encoder().encode
+        self._writes = 0
+        self.purge()
+
+    def __call__(self, record: JudgmentRecord) -> None:
+        if record.stage is None:
+            return
+        try:
+            self._db.execute(
+                "INSERT OR REPLACE INTO badcases VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (record.trace_id, record.judged_at, record.app, record.route, record.model, record.release,
+                 record.stage, record.priority, self._encode(record).decode()),
+            )
+        except sqlite3.Error as exc:
+            raise OSError(f"bad-case store: {exc}") from exc  # a sink failure: counted, judging goes on
+        self._writes += 1
+        if self._writes % PURGE_EVERY_WRITES == 0:
+            self.purge()
+
+    def purge(self) -> None:
+        expired = self._db.execute("DELETE FROM badcases WHERE judged_at < ?", (self._clock() - self._retention,)).rowcount
+        over = self._db.execute(
+            "DELETE FROM badcases WHERE trace_id IN "
+            "(SELECT trace_id FROM badcases ORDER BY judged_at DESC LIMIT -1 OFFSET ?)",
+            (self._max_rows,),
+        ).rowcount
+        if expired:
+            self._dropped.labels(reason="retention").inc(expired)
+        if over:
+            self._dropped.labels(reason="max_rows").inc(over)
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def query(
+    connection: sqlite3.Connection,
+    *,
+    app: str | None = None,
+    route: str | None = None,
+    stage: str | None = None,
+    since: float | None = None,
+    until: float | None = None,
+    limit: int = 50,
+) -> list[dict[str, Any]]:
+    """Bad cases, newest first, filtered by what is given."""
+    where, args = [], []
+    for column, value in (("app", app), ("route", route), ("stage", stage)):
+        if value is not None:
+            where.append(f"{column} = ?")
+            args.append(value)
+    if since is not None:
+        where.append("judged_at >= ?")
+        args.append(since)
+    if until is not None:
+        where.append("judged_at < ?")
+        args.append(until)
+    sql = "SELECT record FROM badcases" + (" WHERE " + " AND ".join(where) if where else "")
+    rows = connection.execute(sql + " ORDER BY judged_at DESC LIMIT ?", (*args, limit)).fetchall()
+    return [msgspec.json.decode(row[0]) for row in rows]
+
+
+def get(connection: sqlite3.Connection, trace_id: str) -> dict[str, Any] | None:
+    row = connection.execute("SELECT record FROM badcases WHERE trace_id = ?", (trace_id,)).fetchone()
+    return msgspec.json.decode(row[0]) if row else None
+
+
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhdw])$")
+_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def parse_time(text: str, now: float) -> float:
+    """A point in time: a duration back from now ("30m", "2h", "7d"), an RFC 3339 timestamp or
+    epoch seconds. Raises ValueError saying what is accepted."""
+    text = text.strip()
+    if match := _DURATION.match(text):
+        return now - float(match[1]) * _SECONDS[match[2]]
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"{text!r} is not a time: use a duration back from now (30m, 2h, 7d), "
+                         "an RFC 3339 timestamp or epoch seconds") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.timestamp()

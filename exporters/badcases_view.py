@@ -1,0 +1,66 @@
+"""Bad cases for a terminal: a table of many, or one in full."""
+
+from __future__ import annotations
+
+import textwrap
+import time
+from typing import Any
+
+
+def _clip(text: str | None, width: int) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _score(value: Any) -> str:
+    return "-" if value is None else str(value)
+
+
+def table(records: list[dict[str, Any]]) -> str:
+    if not records:
+        return "no bad cases match"
+    header = ("judged (UTC)", "stage", "app/route", "grnd", "rel", "ctx", "priority", "trace id", "question")
+    rows = [
+        (
+            time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(r["judged_at"])),
+            r["stage"],
+            _clip(f"{r['app'] or '-'}/{r['route'] or '-'}", 24),
+            _score(r["groundedness"]),
+            _score(r["answer_relevancy"]),
+            _score(r["context_relevance"]),
+            r["priority"],
+            _clip(r["trace_id"], 20),
+            _clip(r["query"], 48),
+        )
+        for r in records
+    ]
+    widths = [max(len(str(row[i])) for row in (header, *rows)) for i in range(len(header))]
+    lines = ["  ".join(str(cell).ljust(width) for cell, width in zip(row, widths)).rstrip() for row in (header, *rows)]
+    return "\n".join(lines)
+
+
+def detail(r: dict[str, Any]) -> str:
+    def block(text: str) -> str:
+        return textwrap.indent(textwrap.fill(" ".join(text.split()), 96) or "(empty)", "    ")
+
+    out = [
+        f"trace {r['trace_id']}  stage: {r['stage']}  priority: {r['priority']}",
+        f"judged {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(r['judged_at']))} by {r['judge']} "
+        f"({r['judge_model']}, {r['prompt_version']}, {r['prompt_tokens']}+{r['completion_tokens']} tokens)",
+        f"app {r['app']}  route {r['route']}  model {r['model']}  release {r['release']}  session {r['session_id']}",
+        "",
+        f"groundedness {_score(r['groundedness'])}/5{' HALLUCINATION' if r['hallucination'] else ''}: {r['groundedness_reason']}",
+        f"answer relevancy {_score(r['answer_relevancy'])}/5{' (fallback)' if r['fallback'] else ''}: {r['answer_relevancy_reason']}",
+        f"context relevance {_score(r['context_relevance'])}/3 (best chunk): {r['context_relevance_reason']}",
+    ]
+    if r.get("error"):
+        out.append(f"error: {r['error']}")
+    out += ["", "question:", block(r["query"]), "answer:", block(r["answer"]), "chunks:"]
+    for index, chunk in enumerate(r["chunks"]):
+        out.append(f"  [{index}] {chunk.get('id') or ''} relevance {_score(chunk.get('relevance'))}/3")
+        out.append(block(_clip(chunk["text"], 600)))
+    if r["claims"]:
+        out.append("claims:")
+        for claim in r["claims"]:
+            out.append(f"  - {claim['verdict']}: {_clip(claim['claim'], 100)}" + (f"  ({claim['reason']})" if claim.get("reason") else ""))
+    return "\n".join(out)

@@ -1,0 +1,40 @@
+"""A Kafka sink of judgment records: one JSON message per judgment, keyed by trace id.
+
+Runs on the result writer's thread (exporters/results.py). The producer is made at the first
+record and again after a failure, so a broker that is down at start only costs the records
+written meanwhile, each counted as a sink error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from kafka import KafkaProducer
+from kafka.errors import KafkaError
+
+from ragpulse.exporters.records import JudgmentRecord
+
+
+class KafkaResultsSink:
+    def __init__(self, topic: str, settings: dict[str, Any]) -> None:
+        self._topic = topic
+        self._settings = settings
+        self._producer: KafkaProducer | None = None
+        self._encode = msgspec.json.Encoder().encode
+
+    def __call__(self, record: JudgmentRecord) -> None:
+        try:
+            if self._producer is None:
+                # max_block_ms bounds how long send() may wait for metadata or buffer space.
+                self._producer = KafkaProducer(acks="all", linger_ms=50, max_block_ms=2000, **self._settings)
+            self._producer.send(self._topic, key=record.trace_id.encode(), value=self._encode(record))
+        except KafkaError as exc:
+            self.close()
+            raise OSError(f"kafka results topic {self._topic}: {exc}") from exc
+
+    def close(self) -> None:
+        if self._producer is not None:
+            producer, self._producer = self._producer, None
+            producer.flush(timeout=5)
+            producer.close(timeout=5)

@@ -1,0 +1,78 @@
+"""The judgment record: what a bad-case review needs, built once and handed to every sink.
+
+A record carries the trace's labels and content (question, answer, chunks with their judged
+relevance), every verdict with its reason, the attributed stage, and what the judgment cost
+(judge model, prompt version, tokens, cost). `bad` is true when a stage was attributed.
+"""
+
+from __future__ import annotations
+
+import time
+
+import msgspec
+
+from ragpulse.scorers.judge import Claim, Judgment
+from ragpulse.scorers.sampler import JudgeItem
+
+
+class RecordChunk(msgspec.Struct, omit_defaults=True):
+    text: str
+    id: str | None = None
+    relevance: int | None = None
+
+
+class JudgmentRecord(msgspec.Struct):
+    trace_id: str
+    judged_at: float
+    app: str | None
+    route: str | None
+    model: str | None
+    release: str | None
+    session_id: str | None
+    priority: str
+    fallback: bool
+    stage: str | None
+    bad: bool
+    query: str
+    answer: str
+    chunks: list[RecordChunk]
+    groundedness: int | None
+    hallucination: bool
+    supported_share: float | None
+    claims: list[Claim]
+    groundedness_reason: str
+    answer_relevancy: int | None
+    answer_relevancy_reason: str
+    context_relevance: int | None
+    context_relevance_reason: str
+    error: str | None
+    raw_output: str | None
+    judge: str  # llm, local or rule
+    judge_model: str
+    prompt_version: str
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float
+
+
+def build_record(item: JudgeItem, judgment: Judgment, stage: str | None, judge: str, cost: float) -> JudgmentRecord:
+    event = item.event
+    relevance = judgment.chunk_relevance
+    chunks = [
+        RecordChunk(text=chunk.text, id=chunk.id, relevance=relevance[i] if i < len(relevance) else None)
+        for i, chunk in enumerate(event.chunks or [])
+    ]
+    return JudgmentRecord(
+        trace_id=event.trace_id, judged_at=time.time(),
+        app=event.app, route=event.route, model=event.model, release=event.release, session_id=event.session_id,
+        priority=item.priority, fallback=item.fallback, stage=stage, bad=stage is not None,
+        query=event.query, answer=event.answer, chunks=chunks,
+        groundedness=judgment.groundedness, hallucination=judgment.hallucination,
+        supported_share=judgment.supported_share, claims=judgment.claims,
+        groundedness_reason=judgment.groundedness_reason,
+        answer_relevancy=judgment.answer_relevancy, answer_relevancy_reason=judgment.answer_relevancy_reason,
+        context_relevance=judgment.context_relevance, context_relevance_reason=judgment.context_relevance_reason,
+        error=judgment.error, raw_output=judgment.raw_output,
+        judge=judge, judge_model=judgment.judge_model, prompt_version=judgment.prompt_version,
+        prompt_tokens=judgment.prompt_tokens, completion_tokens=judgment.completion_tokens, cost=cost,
+    )

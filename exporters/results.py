@@ -1,0 +1,69 @@
+"""Hands judgment records to the sinks (SQLite bad-case store, JSONL file, Kafka topic) on one
+thread of their own, so disk and broker never hold up the event loop.
+
+The hand-over queue is bounded: when the sinks fall behind, records are dropped and counted.
+A sink that fails (a full disk, a broker away) is counted and logged; the others still get the
+record, and judging goes on.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Sequence
+from typing import Protocol
+
+import structlog
+from prometheus_client import Counter
+
+from ragpulse.exporters.records import JudgmentRecord
+
+log = structlog.get_logger("ragpulse.results")
+
+
+class Sink(Protocol):
+    def __call__(self, record: JudgmentRecord) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class ResultWriter:
+    def __init__(self, sinks: Sequence[tuple[str, Sink]], capacity: int, dropped: Counter, errors: Counter) -> None:
+        self._sinks = list(sinks)
+        self._queue: queue.Queue[JudgmentRecord | None] = queue.Queue(capacity)
+        self._dropped = dropped
+        self._errors = errors
+        self._thread = threading.Thread(target=self._run, name="ragpulse-results", daemon=True)
+
+    def start(self) -> None:
+        if self._sinks:
+            self._thread.start()
+
+    def write(self, record: JudgmentRecord) -> None:
+        if not self._sinks:
+            return
+        try:
+            self._queue.put_nowait(record)
+        except queue.Full:
+            self._dropped.labels(reason="writer_full").inc()
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Write what is queued (within `timeout`), then close the sinks."""
+        if not self._thread.is_alive():
+            return
+        self._queue.put(None)
+        self._thread.join(timeout)
+
+    def _run(self) -> None:
+        while (record := self._queue.get()) is not None:
+            for name, sink in self._sinks:
+                try:
+                    sink(record)
+                except OSError as exc:
+                    self._errors.labels(sink=name).inc()
+                    log.warning("result sink failed", sink=name, error=str(exc))
+        for name, sink in self._sinks:
+            try:
+                sink.close()
+            except Exception as exc:  # closing must not hide the others' close
+                log.warning("result sink close failed", sink=name, error=str(exc))
