@@ -25,7 +25,7 @@ from ragpulse.collector.config import Config, load_config
 from ragpulse.collector.errors import ConfigError, ConfigProblem, StartupError
 from ragpulse.collector.events import json_schema
 from ragpulse.collector.logs import configure_logging
-from ragpulse.collector.service import Service
+from ragpulse.collector.service import Service, tune_gc
 from ragpulse.collector.traffic import SendStats, TrafficGenerator, TrafficProfile, send_traffic
 from ragpulse.exporters import badcases
 from ragpulse.scorers.attribution import STAGES
@@ -181,6 +181,7 @@ def _stop_event() -> asyncio.Event:
 
 def _run(args: argparse.Namespace) -> int:
     config = _load(args)
+    tune_gc()
 
     async def run() -> None:
         # Events lost to the shutdown deadline are logged and counted, not an exit failure:
@@ -196,6 +197,7 @@ def _demo(args: argparse.Namespace) -> int:
         configure_logging(load_config(None).logging)
         return _send_until_stopped(args.target, _generator(args), args.rate, args.duration, None, None, None)
     config = _load(args)
+    tune_gc()
 
     async def demo() -> None:
         service = Service(config)

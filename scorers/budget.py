@@ -1,7 +1,7 @@
 """What the judge may spend: requests per minute, tokens and cost per hour and per day.
 
-The request limit is exact: at most `limit` HTTP requests (retries included) start in any
-60-second window; a request that would exceed it waits. Token and cost budgets are reserved
+The request limit is exact: the provider sees at most `limit` HTTP requests (retries included) in
+any 60-second window; a request that would exceed it waits. Token and cost budgets are reserved
 before a call (an upper estimate: the prompt's bytes / 3 plus the completion cap) and settled
 with the usage the server reports, so concurrent calls cannot overshoot together. As a budget
 runs down, the least urgent traces stop being judged first: a priority class may only spend
@@ -20,20 +20,28 @@ MINUTE, HOUR, DAY = 60.0, 3600.0, 86400.0
 
 
 class RequestRateLimiter:
-    """At most `limit` request starts in any `period` seconds (a sliding log of start times)."""
+    """At most `limit` requests in any `period` seconds, as the provider counts them.
+
+    A request holds its slot while in flight and for `period` seconds after it finished: the
+    provider saw it arrive somewhere between its start and its end, so counting from the end is
+    the only way to never exceed the limit in the provider's window (it costs one latency of
+    headroom per slot). Waiters are served in arrival order.
+    """
 
     def __init__(self, limit: int | None, period: float = MINUTE, clock: Callable[[], float] = time.monotonic) -> None:
         self._limit = limit
         self._period = period
         self._clock = clock
-        self._starts: deque[float] = deque()
-        self._lock = asyncio.Lock()  # waiters are served in arrival order
+        self._finished: deque[float] = deque()  # end times within the period, oldest first
+        self._in_flight = 0
+        self._lock = asyncio.Lock()
+        self._released = asyncio.Event()
 
     def remaining(self) -> float:
         if self._limit is None:
             return float("inf")
         self._expire(self._clock())
-        return self._limit - len(self._starts)
+        return self._limit - len(self._finished) - self._in_flight
 
     async def acquire(self) -> None:
         if self._limit is None:
@@ -42,14 +50,28 @@ class RequestRateLimiter:
             while True:
                 now = self._clock()
                 self._expire(now)
-                if len(self._starts) < self._limit:
-                    self._starts.append(now)
+                if len(self._finished) + self._in_flight < self._limit:
+                    self._in_flight += 1
                     return
-                await asyncio.sleep(self._period - (now - self._starts[0]))
+                # Wake when a request finishes (its slot then ages) or the oldest finished one expires.
+                wait = self._period - (now - self._finished[0]) if self._finished else None
+                self._released.clear()
+                try:
+                    await asyncio.wait_for(self._released.wait(), wait)
+                except TimeoutError:
+                    pass
+
+    def release(self) -> None:
+        """The request is over (answered or failed): its slot expires `period` from now."""
+        if self._limit is None:
+            return
+        self._in_flight -= 1
+        self._finished.append(self._clock())
+        self._released.set()
 
     def _expire(self, now: float) -> None:
-        while self._starts and now - self._starts[0] >= self._period:
-            self._starts.popleft()
+        while self._finished and now - self._finished[0] >= self._period:
+            self._finished.popleft()
 
 
 @dataclass(frozen=True, slots=True)

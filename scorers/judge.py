@@ -174,6 +174,9 @@ class LlmJudge:
     def prompt(self, event: TraceEvent) -> str:
         return render_prompt(self._template, event)
 
+    async def close(self) -> None:
+        await self._client.close()
+
     async def judge(self, event: TraceEvent, prompt: str) -> Judgment:
         judgment = Judgment(trace_id=event.trace_id, judge_model=self.model, prompt_version=self.prompt_version)
         started = time.perf_counter()
@@ -205,33 +208,37 @@ class LlmJudge:
         return judgment
 
     async def _complete(self, prompt: str, judgment: Judgment):  # type: ignore[no-untyped-def]
+        """One HTTP request per limiter slot: retries, and the plain retry after a server refused
+        structured output, each take their own."""
         attempt = 0
         while True:
             await self._limiter.acquire()
             judgment.requests += 1
             try:
                 return await self._create(prompt)
+            except openai.BadRequestError as exc:
+                if not self._json_schema or ("response_format" not in str(exc) and "json_schema" not in str(exc)):
+                    raise
+                self._json_schema = False  # this server does not do structured output: parse text from now on
+                continue
             except (openai.APIStatusError, openai.APITimeoutError, openai.APIConnectionError) as exc:
                 status = getattr(exc, "status_code", None)
                 retryable = status is None or status in RETRYABLE_STATUS or status >= 500
                 if not retryable or attempt >= self._max_retries:
                     raise
-                if self._on_retry is not None:
-                    self._on_retry(type(exc).__name__)
-                await asyncio.sleep(_retry_after(exc) or random.uniform(0, min(MAX_BACKOFF_SECONDS, 0.5 * 2**attempt)))
-                attempt += 1
+                failure: Exception = exc
+            finally:
+                self._limiter.release()
+            if self._on_retry is not None:
+                self._on_retry(type(failure).__name__)
+            await asyncio.sleep(_retry_after(failure) or random.uniform(0, min(MAX_BACKOFF_SECONDS, 0.5 * 2**attempt)))
+            attempt += 1
 
     async def _create(self, prompt: str):  # type: ignore[no-untyped-def]
-        messages = [{"role": "user", "content": prompt}]
-        options: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": 0,
-                                   "max_tokens": self.max_completion_tokens}
+        options: dict[str, Any] = {"model": self.model, "messages": [{"role": "user", "content": prompt}],
+                                   "temperature": 0, "max_tokens": self.max_completion_tokens}
         if self._json_schema:
-            try:
-                return await self._client.chat.completions.create(**options, response_format=_RESPONSE_FORMAT)
-            except openai.BadRequestError as exc:
-                if "response_format" not in str(exc) and "json_schema" not in str(exc):
-                    raise
-                self._json_schema = False  # this server does not do structured output: parse text
+            options["response_format"] = _RESPONSE_FORMAT
         return await self._client.chat.completions.create(**options)
 
 

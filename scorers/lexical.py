@@ -115,28 +115,36 @@ class LexicalScorer:
         self._metrics = metrics
         self._guard = guard
         self._cache: OrderedDict[str, Units] = OrderedDict()
-        self._contexts: OrderedDict[tuple[str, ...], Units] = OrderedDict()
         self._cache_entries = cache_entries
 
     def score(self, event: TraceEvent) -> LexicalScores | None:
         if not event.chunks:
             return None
-        context = self.context_units([chunk.text for chunk in event.chunks])
         answer, question = units(event.answer), units(event.query)
+        # What no chunk has, chunk by chunk: each difference walks the (shrinking) smaller side,
+        # never a union of the chunks' larger sets.
+        unfound_words, unfound_numbers = answer.words, answer.numbers
+        unasked_words, unasked_numbers = question.words, question.numbers
+        unitless_values: set[str] = set()
+        for chunk in event.chunks:
+            context = self._chunk_units(chunk.text)
+            if unfound_words:
+                unfound_words = unfound_words - context.words
+            if unfound_numbers:
+                unfound_numbers = unfound_numbers - context.numbers
+                unitless_values |= context.values
+            if unasked_words:
+                unasked_words = unasked_words - context.words
+            if unasked_numbers:
+                unasked_numbers = unasked_numbers - context.numbers
         answer_total = len(answer.words) + len(answer.numbers)
-        found_numbers = answer.numbers & context.numbers
         # A number counts as a mismatch when neither it with its unit nor (unit-less) its value is there.
-        mismatch = any(
-            number not in found_numbers and not (number[1] == "" and number[0] in context.values)
-            for number in answer.numbers
-        )
+        mismatch = any(unit != "" or value not in unitless_values for value, unit in unfound_numbers)
         question_total = len(question.words) + len(question.numbers)
         return LexicalScores(
-            groundedness=(len(answer.words & context.words) + len(found_numbers)) / answer_total if answer_total else None,
+            groundedness=1 - (len(unfound_words) + len(unfound_numbers)) / answer_total if answer_total else None,
             answer_relevancy=len(question.words & answer.words) / len(question.words) if question.words else None,
-            context_relevance=(len(question.words & context.words) + len(question.numbers & context.numbers)) / question_total
-            if question_total
-            else None,
+            context_relevance=1 - (len(unasked_words) + len(unasked_numbers)) / question_total if question_total else None,
             number_mismatch=mismatch,
             question=question,
         )
@@ -151,23 +159,6 @@ class LexicalScorer:
             (len(question.words & chunk.words) + len(question.numbers & chunk.numbers)) / total
             for chunk in (self._chunk_units(c.text) for c in event.chunks or [])
         ]
-
-    def context_units(self, texts: list[str]) -> Units:
-        """The units of all chunks together; the same retrieved set recurs, so unions are cached too."""
-        if len(texts) == 1:
-            return self._chunk_units(texts[0])
-        key = tuple(texts)
-        cached = self._contexts.get(key)
-        if cached is None:
-            parts = [self._chunk_units(text) for text in texts]
-            cached = self._contexts[key] = Units(
-                frozenset().union(*(p.words for p in parts)),
-                frozenset().union(*(p.numbers for p in parts)),
-                frozenset().union(*(p.values for p in parts)),
-            )
-            if len(self._contexts) > self._cache_entries:
-                self._contexts.popitem(last=False)
-        return cached
 
     def _chunk_units(self, text: str) -> Units:
         cached = self._cache.get(text)

@@ -26,7 +26,8 @@ def _score(share: float | None, steps: tuple[float, float, float, float]) -> int
 
 
 def _chunk_relevance(coverage: float) -> int:
-    return 3 if coverage >= 0.6 else 2 if coverage >= 0.4 else 1 if coverage >= 0.2 else 0
+    """The share of the question's terms in a chunk to the 0-3 scale (2 and up: relevant)."""
+    return 3 if coverage >= 0.5 else 2 if coverage >= 0.3 else 1 if coverage > 0 else 0
 
 
 class LocalJudge:

@@ -213,7 +213,9 @@ class JudgeQueue:
         self._classes: list[deque[JudgeItem]] = [deque() for _ in PRIORITIES]
         self._size = 0
         self._capacity = capacity
-        self._skipped = skipped
+        # Resolved once: when the judge falls behind, this runs for every trace.
+        self._full = {p: skipped.labels(priority=p, reason="queue_full") for p in PRIORITIES}
+        self._evicted = {p: skipped.labels(priority=p, reason="evicted") for p in PRIORITIES}
         self._ready = asyncio.Event()
 
     def qsize(self) -> int:
@@ -224,11 +226,11 @@ class JudgeQueue:
         if self._size >= self._capacity:
             least = max(rank for rank, queued in enumerate(self._classes) if queued)
             if least <= urgency:
-                self._skipped.labels(priority=item.priority, reason="queue_full").inc()
+                self._full[item.priority].inc()
                 return False
             evicted = self._classes[least].pop()
             self._size -= 1
-            self._skipped.labels(priority=evicted.priority, reason="evicted").inc()
+            self._evicted[evicted.priority].inc()
         self._classes[urgency].append(item)
         self._size += 1
         self._ready.set()

@@ -124,6 +124,8 @@ class JudgeWorkers:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         for item in self._queue.drain():
             self._metrics.judge_skipped.labels(priority=item.priority, reason="shutdown").inc()
+        if self._llm is not None:
+            await self._llm.close()
         await asyncio.to_thread(self._results.close)
 
     async def _work(self) -> None:

@@ -31,6 +31,7 @@ class FakeOpenAI:
         self.script: list[str] = []
         self.latency = 0.0
         self.usage: list[tuple[int, int]] = []  # (prompt, completion) tokens of each graded answer
+        self.in_flight = self.max_in_flight = 0
         self._loop = asyncio.new_event_loop()
         self._started = threading.Event()
         self._thread = threading.Thread(target=self._serve, daemon=True)
@@ -48,13 +49,21 @@ class FakeOpenAI:
         asyncio.set_event_loop(self._loop)
         app = web.Application()
         app.add_routes([web.post("/v1/chat/completions", self._complete)])
-        runner = web.AppRunner(app)
+        runner = self._runner = web.AppRunner(app)
         self._loop.run_until_complete(runner.setup())
         self._loop.run_until_complete(web.TCPSite(runner, "127.0.0.1", self.port).start())
         self._started.set()
         self._loop.run_forever()
 
     async def _complete(self, request: web.Request) -> web.Response:
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            return await self._answer(request)
+        finally:
+            self.in_flight -= 1
+
+    async def _answer(self, request: web.Request) -> web.Response:
         body = await request.json()
         self.requests.append((time.monotonic(), body))
         step = self.script.pop(0) if self.script else "grade"
@@ -74,7 +83,7 @@ class FakeOpenAI:
         if step == "malformed":
             content = "I think it is fine, maybe a 4?"
         else:
-            content = json.dumps(grade(prompt, violate=step == "schema_violation"))
+            content = json.dumps(naive_grade(prompt) if prompt.startswith("NAIVE") else grade(prompt, violate=step == "schema_violation"))
             if "response_format" not in body:
                 content = "Here is my verdict:\n" + content  # text around JSON, as chat models do
         # About 4 characters a token; what was billed is kept for exact assertions.
@@ -87,7 +96,10 @@ class FakeOpenAI:
         })
 
     def close(self) -> None:
+        """Close the connections and handlers still open (a slow answer, a waiting client), then stop."""
+        asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
         self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
 
 
 def grade(prompt: str, *, violate: bool = False) -> dict[str, Any]:
@@ -95,7 +107,9 @@ def grade(prompt: str, *, violate: bool = False) -> dict[str, Any]:
     answer = match["answer"] if match else ""
     bad = "HALLUCINATE" in answer
     refusal = "sorry" in answer.lower()
-    claims = [] if refusal else [{"claim": answer[:40], "verdict": "contradicted" if bad else "supported", "reason": "rule"}]
+    sentences = [s for s in re.split(r"(?<=[.!?。])\s*", answer) if s.strip()]
+    claims = [] if refusal else [{"claim": sentence, "verdict": "contradicted" if bad else "supported",
+                                  "reason": "graded by rule"} for sentence in sentences]
     chunks = [{"index": int(m["index"]), "relevance": 0 if "IRRELEVANT" in m["text"] else 3} for m in CHUNK.finditer(prompt)]
     return {
         "claims": claims,
@@ -103,3 +117,17 @@ def grade(prompt: str, *, violate: bool = False) -> dict[str, Any]:
         "answer_relevancy": {"score": 1 if refusal or "OFFTOPIC" in answer else 5, "reason": "graded by rule"},
         "context_relevance": {"chunks": chunks, "reason": "graded by rule"},
     }
+
+
+def naive_grade(prompt: str) -> dict[str, Any]:
+    """Answers for the naive claim-split design (bench/bench_judge.py), one question per call."""
+    kind = prompt.split("\n", 1)[0]
+    if kind == "NAIVE SPLIT":
+        answer = ANSWER.search(prompt)
+        sentences = re.split(r"(?<=[.!?。])\s*", answer["answer"] if answer else "")
+        return {"claims": [s for s in sentences if s.strip()]}
+    if kind == "NAIVE VERIFY":
+        return {"verdict": "supported", "reason": "the context states it"}
+    if kind == "NAIVE RELEVANCY":
+        return {"score": 5, "reason": "answers the question"}
+    return {"relevance": 3, "reason": "the chunk helps to answer"}

@@ -285,3 +285,33 @@ def test_token_budget_skips_routine_samples_first_and_costs_are_counted(fake: Fa
     cost = sum(p * 1000 + c * 2000 for p, c in fake.usage) / 1e6
     assert s.get_value("ragpulse_judge_cost_total", judge_model="judge-model") == pytest.approx(cost)
     assert s.get_value("ragpulse_judge_budget_remaining", budget="tokens_per_hour") == 2500 - sum(p + c for p, c in fake.usage)
+
+
+def rss_bytes(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS")
+
+
+def test_ingestion_does_not_wait_for_a_slow_judge_and_memory_stays_bounded(fake: FakeOpenAI, ragpulse_factory: Factory) -> None:
+    fake.latency = 2.0  # every judgment takes 2 s; all traces are in the sample
+    rp = judged(fake, ragpulse_factory, "--set", "judge.queue_capacity=50", "--set", "judge.recent_traces=1000",
+                "--set", "judge.max_requests_per_minute=null", "--set", "judge.cache_entries=100")
+    rss = []
+    for round_ in range(8):
+        rp.post("/v1/events", ndjson([trace(f"load-{round_}-{i}", session_id=f"s-{round_}-{i}", chunks=CHUNKS,
+                                            answer=f"Within 30 days, case {round_}-{i}.") for i in range(1000)]))
+        rp.wait_processed(traces=1000 * (round_ + 1))
+        rss.append(rss_bytes(rp.process.pid))
+    s = rp.metrics()
+    assert s.get_value("ragpulse_events_processed_total", type="trace") == 8000
+    judged_so_far = s.total("ragpulse_judge_judged_total")
+    assert judged_so_far < 100  # 4 workers at 2 s a call: the fast path did not wait for them
+    assert s.get_value("ragpulse_judge_queue_depth") <= 50
+    sampled, full = s.total("ragpulse_judge_sampled_total"), s.total("ragpulse_judge_skipped_total", reason="queue_full")
+    assert sampled + full == 8000  # every trace was offered, the overflow counted
+    assert s.get_value("ragpulse_judge_recent_evicted_total") == 7000  # the store keeps its 1000
+    assert s.get_value("ragpulse_judge_sessions_evicted_total") == 0
+    growth = rss[-1] - rss[2]
+    assert growth < 24 * 1024 * 1024, f"RSS grew {growth / 2**20:.1f} MiB over 5000 traces: {[r // 2**20 for r in rss]}"

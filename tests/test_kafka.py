@@ -314,3 +314,24 @@ def test_otlp_proto_messages_as_the_collector_kafka_exporter_writes_them(ragpuls
     assert s.get_value("ragpulse_events_invalid_total", source="kafka", reason="malformed_json") == 1
     [dead] = consume_all(dlq, 1)
     assert dead.value == messages[2]
+
+
+def test_judgment_records_go_to_a_results_topic(ragpulse_factory: Factory) -> None:
+    topic, results = unique("events"), unique("judgments")
+    create_topic(topic)
+    create_topic(results)
+    chunks = [{"id": "kb-1", "text": "Returns are accepted within 30 days of delivery."}]
+    produce(topic, [
+        encode(trace("fine", query="When are returns accepted?", chunks=chunks,
+                     answer="Returns are accepted within 30 days of delivery.")),
+        encode(trace("wrong", query="When are returns accepted?", chunks=chunks, answer="Within 90 days of delivery.")),
+    ])
+    rp = ragpulse_factory(*kafka_args(topic, unique("group")), "--set", "judge.sample_rate=1.0",
+                          "--set", f"results.kafka_topic={results}")
+    wait_until(lambda: rp.metrics().total("ragpulse_judge_judged_total") == 2, what="2 local judgments")
+    messages = consume_all(results, 2)
+    assert sorted(m.key for m in messages) == [b"fine", b"wrong"]
+    by_id = {m.key.decode(): json.loads(m.value) for m in messages}
+    assert (by_id["wrong"]["judge"], by_id["wrong"]["groundedness"], by_id["wrong"]["stage"]) == ("local", 2, "generation")
+    assert (by_id["fine"]["bad"], by_id["fine"]["stage"]) == (False, None)  # every judgment, not only bad ones
+    assert rp.metrics().total("ragpulse_results_sink_errors_total") == 0

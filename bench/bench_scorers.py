@@ -1,0 +1,90 @@
+"""Local scorers per trace, in microseconds: English and Chinese, 5 chunks of 500 characters.
+
+    python bench/bench_scorers.py [--traces 3000]
+
+Two cases each: the chunks recur (a knowledge base of 50 chunks: their units are cached, the usual case)
+and every chunk is new (nothing cached: the worst case). The question is ~60 characters and the answer ~300.
+Texts are drawn from a vocabulary (English) or a character set (Chinese) with a Zipf-like skew, so words
+and bigrams repeat the way they do in real text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import random
+import time
+
+from prometheus_client import CollectorRegistry
+
+from ragpulse.collector.config import Config
+from ragpulse.collector.events import Chunk, TraceEvent
+from ragpulse.exporters.labels import LabelGuard
+from ragpulse.exporters.metrics import Metrics
+from ragpulse.scorers.lexical import LexicalScorer
+from ragpulse.scorers.local_judge import LocalJudge
+
+EN = ("return refund delivery shipping order customer account warranty product items store receipt exchange "
+      "damaged original packaging label carrier invoice payment card credit bank transfer support agent parcel "
+      "address courier tracking number replacement repair battery screen charger cable policy period purchase "
+      "voucher discount price subscription cancel renew plan upgrade the a of to and within is are for your you "
+      "can we our be will in on with after before days weeks months year").split()
+ZH = ("退货退款配送订单客户账户保修产品商品门店收据换货损坏原包装标签承运人发票付款信用卡银行转账支持人工客服快递地址"
+      "追踪号码更换维修电池屏幕充电器数据线政策期限购买优惠券折扣价格订阅取消续订套餐升级的了在是我们您可以请后内天周月年")
+
+
+def zipf_choice(rnd: random.Random, items: str | list[str]) -> str:
+    return items[min(len(items) - 1, int(rnd.paretovariate(1.2)) - 1)]
+
+
+def en_text(rnd: random.Random, length: int) -> str:
+    words: list[str] = []
+    while sum(len(w) + 1 for w in words) < length:
+        words.append(f"{rnd.randint(2, 90)} days" if rnd.random() < 0.03 else zipf_choice(rnd, EN))
+    return " ".join(words)[:length]
+
+
+def zh_text(rnd: random.Random, length: int) -> str:
+    chars: list[str] = []
+    while len(chars) < length:
+        chars.append(f"{rnd.randint(2, 90)}天" if rnd.random() < 0.02 else zipf_choice(rnd, ZH))
+    return "".join(chars)[:length]
+
+
+def traces(make, count: int, distinct_chunks: int | None, seed: int = 3) -> list[TraceEvent]:  # type: ignore[no-untyped-def]
+    rnd = random.Random(seed)
+    pool = [make(rnd, 500) for _ in range(distinct_chunks or 0)]
+    out = []
+    for i in range(count):
+        texts = [rnd.choice(pool) for _ in range(5)] if pool else [make(rnd, 500) for _ in range(5)]
+        out.append(TraceEvent(trace_id=str(i), query=make(rnd, 60), answer=make(rnd, 300), chunks=[Chunk(text=t) for t in texts]))
+    return out
+
+
+def measure(events: list[TraceEvent], judge: bool) -> float:
+    config = Config()
+    metrics = Metrics(CollectorRegistry(), config.metrics, "bench")
+    scorer = LexicalScorer(metrics, LabelGuard(["app"], 10, 10, metrics.label_overflow), config.local_scorers.chunk_cache_entries)
+    local = LocalJudge(scorer)
+    started = time.perf_counter()
+    if judge:
+        for event in events:
+            local.judge(event)
+    else:
+        for event in events:
+            scorer.score(event)
+    return (time.perf_counter() - started) / len(events) * 1e6
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--traces", type=int, default=3000)
+    args = parser.parse_args()
+    print(f"python {platform.python_version()} on {platform.machine()}, {time.strftime('%Y-%m-%d')}, {args.traces} traces, "
+          "5 chunks of 500 characters, median of 3 runs, us per trace")
+    for language, make in (("English", en_text), ("Chinese", zh_text)):
+        for label, distinct in (("chunks recur (50 in the KB)", 50), ("every chunk new", None)):
+            events = traces(make, args.traces, distinct)
+            scores = sorted(measure(events, judge=False) for _ in range(3))[1]
+            judged = sorted(measure(events, judge=True) for _ in range(3))[1]
+            print(f"  {language:8s} {label:28s} scorers {scores:7.1f} us   local judge {judged:7.1f} us")

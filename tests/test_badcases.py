@@ -1,0 +1,165 @@
+"""The local judge, the bad-case store, `ragpulse badcases` and GET /api/badcases."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from prometheus_client import CollectorRegistry, Counter
+from support import RagpulseProcess, ndjson, ragpulse_command, trace, wait_until
+
+from ragpulse.collector.config import Config
+from ragpulse.collector.events import Chunk, TraceEvent
+from ragpulse.exporters import badcases
+from ragpulse.exporters.badcases import BadCaseStore
+from ragpulse.exporters.labels import LabelGuard
+from ragpulse.exporters.metrics import Metrics
+from ragpulse.exporters.records import build_record
+from ragpulse.scorers.judge import Judgment
+from ragpulse.scorers.lexical import LexicalScorer
+from ragpulse.scorers.local_judge import LocalJudge
+from ragpulse.scorers.sampler import JudgeItem
+
+Factory = Callable[..., RagpulseProcess]
+RETURNS = "Returns are accepted within 30 days of delivery. Refunds are paid to the original card."
+SHIPPING = "Standard shipping takes 3 to 5 working days."
+CHUNKS = [{"id": "kb-returns", "text": RETURNS}, {"id": "kb-shipping", "text": SHIPPING}]
+
+
+def local_judge() -> LocalJudge:
+    config = Config()
+    metrics = Metrics(CollectorRegistry(), config.metrics, "test")
+    return LocalJudge(LexicalScorer(metrics, LabelGuard(["app"], 10, 10, metrics.label_overflow)))
+
+
+@pytest.mark.parametrize(
+    ("query", "answer", "chunks", "groundedness", "relevancy", "chunk_relevance"),
+    [
+        ("How long do I have to return shoes?", "You can return them within 30 days of delivery.",
+         [RETURNS, SHIPPING], 5, 4, [2, 0]),  # the question's terms: long, return, shoe
+        ("How long do I have to return shoes?", "You can return them within 90 days of delivery.",
+         [RETURNS, SHIPPING], 2, 4, [2, 0]),  # a number not in the chunks caps groundedness at 2
+        ("How long do I have to return shoes?", "Our stores open at nine every morning.",
+         [RETURNS], 1, 1, [2]),
+        ("退货需要多少天？", "收货后三十天内可以退货。", ["收货后30天内可以退货，退款原路返回。"], 5, 3, [1]),
+        ("退货需要多少天？", "收货后七天内可以退货。", ["收货后30天内可以退货，退款原路返回。"], 2, 3, [1]),
+    ],
+)
+def test_local_judge_table(query: str, answer: str, chunks: list[str], groundedness: int, relevancy: int,
+                           chunk_relevance: list[int]) -> None:
+    judgment = local_judge().judge(TraceEvent(trace_id="t", query=query, answer=answer, chunks=[Chunk(text=c) for c in chunks]))
+    assert (judgment.groundedness, judgment.answer_relevancy, judgment.chunk_relevance) == (
+        groundedness, relevancy, chunk_relevance)
+    assert judgment.judge_model == "local" and judgment.claims
+
+
+def test_store_keeps_bad_cases_within_retention_and_max_rows(tmp_path: Path) -> None:
+    registry, now = CollectorRegistry(), [1_000_000.0]
+    dropped = Counter("dropped_total", "d", ["reason"], registry=registry)
+    store = BadCaseStore(str(tmp_path / "b.sqlite3"), retention_seconds=5000, max_rows=3, dropped=dropped,
+                         clock=lambda: now[0])
+
+    def record(trace_id: str, stage: str | None, at: float) -> None:
+        event = TraceEvent(trace_id=trace_id, query="q", answer="a", app="shop")
+        built = build_record(JudgeItem(event, False), Judgment(trace_id, "m", "v", groundedness=1), stage, "llm", 0.0)
+        built.judged_at = at
+        store(built)
+
+    record("good", None, now[0])  # not a bad case: not stored
+    for i in range(5):
+        record(f"bad-{i}", "generation", now[0] - 7200 + i * 1500)  # bad-0, bad-1 are past retention
+    record("bad-3", "retrieval", now[0])  # a later judgment of a trace replaces it
+    db = badcases.connect(tmp_path / "b.sqlite3")
+    assert {r["trace_id"] for r in badcases.query(db)} == {"bad-0", "bad-1", "bad-2", "bad-3", "bad-4"}
+    store.purge()
+    assert [r["trace_id"] for r in badcases.query(db)] == ["bad-3", "bad-4", "bad-2"]  # newest first
+    assert badcases.get(db, "bad-3")["stage"] == "retrieval"
+    assert registry.get_sample_value("dropped_total", {"reason": "retention"}) == 2
+    record("bad-5", "generation", now[0] + 0.5)
+    record("bad-6", "generation", now[0] + 1)
+    store.purge()
+    assert [r["trace_id"] for r in badcases.query(db)] == ["bad-6", "bad-5", "bad-3"]
+    assert registry.get_sample_value("dropped_total", {"reason": "max_rows"}) == 2
+    assert [r["trace_id"] for r in badcases.query(db, stage="retrieval")] == ["bad-3"]
+    assert [r["trace_id"] for r in badcases.query(db, since=now[0] + 0.75)] == ["bad-6"]
+    assert badcases.query(db, app="other") == []
+
+
+def test_parse_time() -> None:
+    assert badcases.parse_time("2h", 10_000.0) == 10_000.0 - 7200
+    assert badcases.parse_time("30m", 10_000.0) == 10_000.0 - 1800
+    assert badcases.parse_time("2026-11-29T10:00:00Z", 0) == 1795946400.0
+    assert badcases.parse_time("1795946400", 0) == 1795946400.0
+    with pytest.raises(ValueError, match="is not a time"):
+        badcases.parse_time("yesterday", 0)
+
+
+def test_without_a_key_the_local_judge_fills_the_store_the_api_and_the_cli(ragpulse_factory: Factory, tmp_path: Path) -> None:
+    rp = ragpulse_factory("--set", "judge.sample_rate=1.0", "--set", "http.auth_token=secret")
+    auth = {"Authorization": "Bearer secret"}
+    events = [
+        trace("grounded", query="How long do I have to return shoes?", chunks=CHUNKS,
+              answer="You can return them within 30 days of delivery."),
+        trace("wrong-number", query="How long do I have to return shoes?", chunks=CHUNKS,
+              answer="You can return them within 90 days of delivery."),
+        trace("refused", query="How long do I have to return shoes?", chunks=CHUNKS,
+              answer="I'm sorry, I couldn't find any information about that."),
+        trace("nothing", route="warranty", query="Is there a warranty?", chunks=[],
+              answer="I'm sorry, I couldn't find any information about that."),
+    ]
+    assert rp.post("/v1/events", ndjson(events), auth).json()["accepted"] == 4
+    wait_until(lambda: rp.metrics().total("ragpulse_judge_judged_total") == 4, what="4 judgments")
+    s = rp.metrics()
+    assert s.total("ragpulse_judgments_total", judge="local", metric="groundedness", verdict="grounded") == 1
+    assert s.total("ragpulse_judgments_total", judge="local", metric="groundedness", verdict="hallucination") == 1
+    assert s.total("ragpulse_judgments_total", judge="local", metric="answer_relevancy", verdict="fallback") == 1
+    assert s.total("ragpulse_judgments_total", judge="rule", metric="answer_relevancy", verdict="fallback") == 1
+    assert s.total("ragpulse_judge_requests_total") == 0  # no LLM was called
+    assert {stage: s.total("ragpulse_badcases_total", stage=stage) for stage in ("generation", "over_refusal", "knowledge_gap")} \
+        == {"generation": 1, "over_refusal": 1, "knowledge_gap": 1}
+
+    assert rp.get("/api/badcases").status == 401  # user content: behind the token
+    wait_until(lambda: rp.get("/api/badcases", auth).json()["count"] == 3, what="3 stored bad cases")
+    found = rp.get("/api/badcases?stage=generation&since=1h", auth).json()["badcases"]
+    assert [(r["trace_id"], r["judge"], r["groundedness"]) for r in found] == [("wrong-number", "local", 2)]
+    assert found[0]["chunks"][0] == {"text": RETURNS, "id": "kb-returns", "relevance": 2}
+    assert rp.get("/api/badcases?route=warranty", auth).json()["badcases"][0]["trace_id"] == "nothing"
+    assert rp.get("/api/badcases/refused", auth).json()["stage"] == "over_refusal"
+    missing = rp.get("/api/badcases/grounded", auth)
+    assert (missing.status, missing.json()["error"]) == (404, "not_found")
+    for query, parameter in (("stage=nowhere", "stage"), ("since=yesterday", "since"), ("limit=0", "limit"), ("color=red", "color")):
+        bad = rp.get(f"/api/badcases?{query}", auth)
+        assert (bad.status, bad.json()["parameter"]) == (400, parameter), query
+
+    db = tmp_path / "ragpulse-badcases.sqlite3"  # the default path, relative to the working directory
+    listing = subprocess.run([*ragpulse_command(), "badcases", "list", "--db", str(db), "--stage", "over_refusal"],
+                             capture_output=True, text=True, timeout=60)
+    assert listing.returncode == 0, listing.stderr
+    lines = listing.stdout.splitlines()
+    assert lines[0].split()[:3] == ["judged", "(UTC)", "stage"] and len(lines) == 2
+    assert "over_refusal" in lines[1] and "refused" in lines[1] and "How long do I have to return shoes?" in lines[1]
+    shown = subprocess.run([*ragpulse_command(), "badcases", "show", "wrong-number", "--db", str(db)],
+                           capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    assert "stage: generation" in shown.stdout and "groundedness 2/5 HALLUCINATION" in shown.stdout
+    assert "[0] kb-returns relevance 2/3" in shown.stdout and "within 90 days" in shown.stdout
+    as_json = subprocess.run([*ragpulse_command(), "badcases", "list", "--db", str(db), "--json", "--since", "1h"],
+                             capture_output=True, text=True, timeout=60)
+    assert sorted(json.loads(line)["trace_id"] for line in as_json.stdout.splitlines()) == ["nothing", "refused", "wrong-number"]
+    absent = subprocess.run([*ragpulse_command(), "badcases", "show", "nope", "--db", str(db)], capture_output=True, text=True, timeout=60)
+    assert absent.returncode == 1 and "no bad case for trace 'nope'" in absent.stderr
+    no_file = subprocess.run([*ragpulse_command(), "badcases", "list", "--db", str(tmp_path / "none.db")],
+                             capture_output=True, text=True, timeout=60)
+    assert no_file.returncode == 2 and "no bad-case store at" in no_file.stderr
+    bad_since = subprocess.run([*ragpulse_command(), "badcases", "list", "--db", str(db), "--since", "soon"],
+                               capture_output=True, text=True, timeout=60)
+    assert bad_since.returncode == 2 and "'soon' is not a time" in bad_since.stderr
+
+
+def test_the_store_can_be_turned_off(ragpulse_factory: Factory) -> None:
+    rp = ragpulse_factory("--set", "results.sqlite_path=null")
+    off = rp.get("/api/badcases")
+    assert (off.status, off.json()["error"]) == (404, "no_store")

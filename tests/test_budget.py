@@ -1,0 +1,160 @@
+"""Judge budgets, the judge queue's order, attribution: units with a controlled clock."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from prometheus_client import CollectorRegistry, Counter
+
+from ragpulse.collector.events import TraceEvent
+from ragpulse.scorers.attribution import attribute
+from ragpulse.scorers.budget import Price, RequestRateLimiter, Reservation, SpendBudget
+from ragpulse.scorers.judge import Judgment
+from ragpulse.scorers.sampler import PRIORITIES, JudgeItem, JudgeQueue, RephraseDetector, TraceFilter
+
+
+class Clock:
+    def __init__(self, now: float = 0.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_request_limiter_never_lets_the_provider_see_more_than_the_limit_in_any_window() -> None:
+    """A request reaches the provider somewhere between its start and its end: in any window, the
+    requests that could have been counted there must not exceed the limit."""
+    limiter = RequestRateLimiter(3, period=0.3)
+    spans: list[tuple[float, float]] = []
+
+    async def main() -> None:
+        async def request(duration: float) -> None:
+            await limiter.acquire()
+            started = time.monotonic()
+            await asyncio.sleep(duration)
+            limiter.release()
+            spans.append((started, time.monotonic()))
+
+        await asyncio.gather(*(request(0.02 * (i % 4)) for i in range(10)))
+
+    asyncio.run(main())
+    assert len(spans) == 10
+    for start, _ in spans:  # requests that may have arrived within (start - period, start]
+        overlapping = [s for s, end in spans if s <= start and end > start - 0.3]
+        assert len(overlapping) <= 3
+    assert limiter.remaining() <= 3
+
+
+def test_request_limiter_counts_what_is_left() -> None:
+    clock = Clock()
+    limiter = RequestRateLimiter(2, clock=clock)
+    asyncio.run(limiter.acquire())
+    assert limiter.remaining() == 1  # in flight
+    limiter.release()
+    assert limiter.remaining() == 1  # finished, inside the window
+    clock.now = 60.0
+    assert limiter.remaining() == 2
+    assert RequestRateLimiter(None).remaining() == float("inf")
+
+
+def test_spend_budget_reserves_settles_and_keeps_a_reserve_for_urgent_classes() -> None:
+    clock = Clock(1_000_000.0)
+    budget = SpendBudget(tokens_per_hour=1000, tokens_per_day=None, cost_per_hour=None, cost_per_day=1.0, clock=clock)
+    assert budget.names == ["tokens_per_hour", "cost_per_day"]
+    first = budget.reserve(400, 0.1, keep_share=0.2)
+    assert isinstance(first, Reservation)
+    assert budget.remaining("tokens_per_hour") == 600  # reserved counts as spent
+    assert budget.reserve(500, 0.1, keep_share=0.2) == "budget_tokens"  # would leave 100 < 200
+    budget.settle(first, 300, 0.05)  # the call used less than its estimate
+    assert budget.remaining("tokens_per_hour") == 700
+    assert budget.remaining("cost_per_day") == pytest.approx(0.95)
+    second = budget.reserve(500, 0.1, keep_share=0.2)  # leaves exactly 200: allowed
+    assert isinstance(second, Reservation)
+    assert budget.reserve(150, 0.01, keep_share=0.2) == "budget_tokens"  # routine: into the reserve
+    assert isinstance(budget.reserve(150, 0.01, keep_share=0.0), Reservation)  # urgent: may use it
+    assert budget.reserve(10, 0.9, keep_share=0.0) == "budget_cost"
+    budget.settle(second, 0, 0.0)
+    clock.now += 3600  # an hour later the hour's spend has left the window, the day's has not
+    assert budget.remaining("tokens_per_hour") == 1000 - 150  # the urgent reservation is still open
+    assert budget.remaining("cost_per_day") == pytest.approx(0.95 - 0.01)
+
+
+def test_price_per_million_tokens() -> None:
+    assert Price(0.15, 0.6).cost(1_000_000, 500_000) == pytest.approx(0.45)
+
+
+def item(name: str, priority: str) -> JudgeItem:
+    return JudgeItem(TraceEvent(trace_id=name, query="q", answer="a"), False, priority)
+
+
+def test_judge_queue_serves_urgent_first_and_evicts_the_least_urgent_newest() -> None:
+    registry = CollectorRegistry()
+    skipped = Counter("skipped_total", "s", ["priority", "reason"], registry=registry)
+
+    async def main() -> list[str]:
+        queue = JudgeQueue(3, skipped)
+        assert queue.offer(item("b1", "base_rate")) and queue.offer(item("f1", "scorer_flag"))
+        assert queue.offer(item("b2", "base_rate"))
+        assert queue.offer(item("n1", "negative_feedback"))  # full: evicts b2 (least urgent, newest)
+        assert not queue.offer(item("b3", "base_rate"))  # nothing less urgent to evict
+        assert queue.offer(item("a1", "always"))  # evicts b1
+        return [(await queue.get()).event.trace_id for _ in range(queue.qsize())]
+
+    assert asyncio.run(main()) == ["n1", "a1", "f1"]
+    assert registry.get_sample_value("skipped_total", {"priority": "base_rate", "reason": "evicted"}) == 2
+    assert registry.get_sample_value("skipped_total", {"priority": "base_rate", "reason": "queue_full"}) == 1
+    assert PRIORITIES[0] == "negative_feedback" and PRIORITIES[-1] == "base_rate"
+
+
+@pytest.mark.parametrize(
+    ("fallback", "groundedness", "relevancy", "chunks", "error", "stage"),
+    [
+        (False, 5, 5, [3, 0], None, None),  # grounded and relevant: not a bad case
+        (False, 2, 5, [3, 0], None, "generation"),  # hallucination with a relevant chunk
+        (False, 1, 5, [1, 0], None, "retrieval"),  # hallucination, nothing relevant retrieved
+        (False, 5, 2, [2], None, "generation"),  # faithful but off the question
+        (False, 5, 1, [0], None, "retrieval"),
+        (False, 3, 3, [0], None, None),  # middling, not bad
+        (True, None, None, [3], None, "over_refusal"),
+        (True, None, None, [1, 1], None, "knowledge_gap"),
+        (True, None, None, [], None, "knowledge_gap"),  # nothing retrieved at all
+        (True, None, None, [3], "APITimeoutError", None),  # no verdict: no stage
+        (False, None, None, [], "InternalServerError", None),
+    ],
+)
+def test_attribution(fallback: bool, groundedness: int | None, relevancy: int | None, chunks: list[int],
+                     error: str | None, stage: str | None) -> None:
+    judgment = Judgment("t", "m", "v", groundedness=groundedness, answer_relevancy=relevancy,
+                        chunk_relevance=list(chunks), error=error)
+    assert attribute(judgment, fallback) == stage
+
+
+def test_rephrase_detector() -> None:
+    from ragpulse.scorers.lexical import units
+
+    registry, clock = CollectorRegistry(), Clock()
+    evicted = Counter("sessions_evicted_total", "e", registry=registry)
+    detector = RephraseDetector(window=120, similarity=0.5, capacity=2, evicted=evicted, clock=clock)
+
+    def ask(trace_id: str, session: str, query: str) -> str | None:
+        return detector.previous_if_rephrased(TraceEvent(trace_id=trace_id, query=query, answer="a", session_id=session),
+                                              units(query) if trace_id.endswith("u") else None)
+
+    assert ask("t1", "s1", "How do I return my shoes?") is None
+    assert ask("t2u", "s1", "How can I return the shoes I bought?") == "t1"  # return, shoe shared: 2/3
+    assert ask("t3", "s1", "How can I return the shoes I bought?") is None  # the same words again: a retry
+    clock.now = 500.0
+    assert ask("t4", "s1", "Returning shoes, how?") is None  # too late
+    assert ask("t5", "s2", "退货需要多少天？") is None
+    assert ask("t6", "s2", "退货要多少天") == "t5"  # CJK bigrams
+    assert ask("t7", "s3", "Where is my parcel?") is None  # a third session evicts s1
+    assert registry.get_sample_value("sessions_evicted_total") == 1
+
+
+def test_trace_filter_matches_every_given_field() -> None:
+    matches = TraceFilter(route="billing", query_pattern="(?i)refund").compile()
+    assert matches(TraceEvent(trace_id="a", query="Where is my REFUND?", answer="", route="billing"))
+    assert not matches(TraceEvent(trace_id="b", query="Where is my refund?", answer="", route="returns"))
+    assert not matches(TraceEvent(trace_id="c", query="Where is my invoice?", answer="", route="billing"))
