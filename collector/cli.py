@@ -272,6 +272,9 @@ class LiveSummary:
                 totals[sample.name] = totals.get(sample.name, 0.0) + sample.value
                 if sample.name == "ragpulse_feedback_total" and sample.labels.get("value") == "down":
                     totals["thumbs_down"] = totals.get("thumbs_down", 0.0) + sample.value
+                if sample.name == "ragpulse_judgments_total" and sample.labels.get("metric") == "groundedness":
+                    verdict = sample.labels["verdict"]
+                    totals[f"groundedness_{verdict}"] = totals.get(f"groundedness_{verdict}", 0.0) + sample.value
         now = time.monotonic()
         traces = totals.get("ragpulse_traces_total", 0.0)
         rate = (traces - self._last_traces) / max(1e-9, now - self._last_time)
@@ -284,12 +287,18 @@ class LiveSummary:
             count = totals.get(f"{name}_count", 0.0)
             return totals.get(f"{name}_sum", 0.0) / count if count else 0.0
 
+        bad, good = totals.get("groundedness_hallucination", 0.0), totals.get("groundedness_grounded", 0.0)
+        hallucination = f"{100 * bad / (bad + good):.1f}%" if bad + good else "-"
+        judge = "" if self._service.config.judge.uses_llm else " by the local judge"
+
         return (
             f"[{now - self._started:6.0f}s] traces {traces:7.0f} ({rate:5.1f}/s)  fallback {share('ragpulse_fallbacks_total')}"
             f"  empty retrieval {share('ragpulse_retrieval_empty_total')}"
             f"  mean top score {mean('ragpulse_retrieval_top_score'):.2f}"
             f"  mean latency {mean('ragpulse_answer_latency_seconds'):.2f}s  thumbs down {totals.get('thumbs_down', 0):.0f}"
             f"  invalid {totals.get('ragpulse_events_invalid_total', 0):.0f}  queue {self._service.queue.depth}"
+            f"  judged {totals.get('ragpulse_judge_judged_total', 0):.0f}{judge}"
+            f" (hallucination {hallucination})  bad cases {totals.get('ragpulse_badcases_total', 0):.0f}"
         )
 
 

@@ -235,6 +235,21 @@ class LocalScorersConfig(_Section):
 Rate = Annotated[float, msgspec.Meta(ge=0, le=1)]
 
 
+class EmbeddingsConfig(_Section):
+    # Cosine similarities from a sentence-transformers model; needs `pip install 'ragpulse[embeddings]'`.
+    enabled: bool = False
+    # A model name (downloaded once by sentence-transformers) or a local directory.
+    model: str = "sentence-transformers/all-MiniLM-L6-v2"
+    device: str = "cpu"
+    # Share of traces with chunks embedded, chosen by trace id (a CPU embeds tens of traces a second).
+    sample_rate: Rate = 0.1
+    # Traces waiting for the embedding thread; past this they are dropped and counted.
+    queue_capacity: Positive = 1_000
+    # Traces embedded together in one model call.
+    batch_traces: Positive = 32
+    chunk_cache_entries: Positive = 10_000
+
+
 class RateOverride(_Section, kw_only=True):
     # The base rate for traces of this app and/or route (at least one of them).
     app: str | None = None
@@ -356,6 +371,7 @@ class Config(_Section):
     kafka: KafkaConfig = KafkaConfig()
     otlp: OtlpConfig = OtlpConfig()
     local_scorers: LocalScorersConfig = LocalScorersConfig()
+    embeddings: EmbeddingsConfig = EmbeddingsConfig()
     judge: JudgeConfig = JudgeConfig()
     results: ResultsConfig = ResultsConfig()
     logging: LoggingConfig = LoggingConfig()

@@ -47,6 +47,7 @@ from ragpulse.exporters.prometheus import FastPathExporter
 from ragpulse.scorers.fallback import FallbackDetector
 from ragpulse.exporters.results import ResultWriter, Sink
 from ragpulse.scorers.budget import Price as BudgetPrice
+from ragpulse.scorers.embedding import EmbeddingScorer, load_model
 from ragpulse.scorers.budget import RequestRateLimiter, SpendBudget
 from ragpulse.scorers.judge import BUILTIN_PROMPT, LlmJudge, builtin_template
 from ragpulse.scorers.lexical import LexicalScorer
@@ -137,6 +138,15 @@ class Service:
         lexical = LexicalScorer(metrics, guard, config.local_scorers.chunk_cache_entries)
         if config.local_scorers.enabled:
             stages.append(("local_scorers", lexical))
+        self.embeddings: EmbeddingScorer | None = None
+        if config.embeddings.enabled:
+            options = config.embeddings
+            self.embeddings = EmbeddingScorer(
+                load_model(options.model, options.device), metrics, guard, sample_rate=options.sample_rate,
+                queue_capacity=options.queue_capacity, batch_traces=options.batch_traces,
+                chunk_cache_entries=options.chunk_cache_entries,
+            )
+            stages.append(("embeddings", self.embeddings))
         self.judges: JudgeWorkers | None = None
         judge = config.judge
         if judge.mode != "off":
@@ -223,6 +233,8 @@ class Service:
         await self.spans.start()
         if self.judges is not None:
             await self.judges.start()
+        if self.embeddings is not None:
+            self.embeddings.start()
         self._runner = web.AppRunner(self._app, access_log=None, handle_signals=False)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.config.http.host, self.config.http.port)
@@ -251,6 +263,8 @@ class Service:
         lost = await self.pipeline.shutdown(self.config.pipeline.shutdown_timeout_seconds)
         if self.judges is not None:
             await self.judges.shutdown()
+        if self.embeddings is not None:
+            await asyncio.to_thread(self.embeddings.close)
         if self._runner is not None:
             await self._runner.cleanup()  # the last scrape (and its offset commit) is behind us
         if self.kafka is not None:

@@ -76,6 +76,25 @@ class Metrics:
         self.local_number_mismatch = counter(
             "ragpulse_local_number_mismatch_total", "Answers with a number (and unit) that none of their chunks has."
         )
+        # The optional embedding scorer: observed from its own thread, so prometheus-client's (locked) metrics.
+        similarity = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+        self.embedding_answer_relevancy = Histogram(
+            "ragpulse_embedding_answer_relevancy", "Cosine similarity of question and answer (embeddings scorer).",
+            labels, buckets=similarity, registry=registry,
+        )
+        self.embedding_context_relevance = Histogram(
+            "ragpulse_embedding_context_relevance", "Best cosine similarity of the question and a chunk (embeddings scorer).",
+            labels, buckets=similarity, registry=registry,
+        )
+        self.embedding_groundedness = Histogram(
+            "ragpulse_embedding_groundedness", "Best cosine similarity of the answer and a chunk (embeddings scorer).",
+            labels, buckets=similarity, registry=registry,
+        )
+        self.embedding_traces = Counter("ragpulse_embedding_traces_total", "Traces embedded.", registry=registry)
+        self.embedding_dropped = Counter(
+            "ragpulse_embedding_dropped_total", "Sampled traces not embedded because the embedding queue was full.",
+            registry=registry,
+        )
         self.feedback = CounterFamily(
             "ragpulse_feedback_total",
             "Feedback events processed (after dedup), by kind and bounded value.",
@@ -164,14 +183,15 @@ class Metrics:
         # Judging (the LLM judge, or the local one): coverage, verdicts, cost.
         self.judgments = Counter(
             "ragpulse_judgments_total",
-            "Judgments by judge (llm, local, rule), metric and verdict. groundedness: grounded, hallucination, "
-            "error; answer_relevancy: relevant, irrelevant, fallback, error; context_relevance: relevant, irrelevant, error.",
-            [*labels, "judge", "metric", "verdict"],
+            "Judgments by judge (llm, local, rule), sample (routine: the base rate, unbiased; targeted: the priority "
+            "classes), metric and verdict. groundedness: grounded, hallucination, error; answer_relevancy: relevant, "
+            "irrelevant, fallback, error; context_relevance: relevant, irrelevant, error.",
+            [*labels, "judge", "sample", "metric", "verdict"],
             registry=registry,
         )
         self.judge_score = Histogram(
             "ragpulse_judge_score", "Judge scores by metric: groundedness and answer_relevancy 1-5, context_relevance "
-            "0-3 (the best chunk).", ["judge", "metric"], buckets=(0, 1, 2, 3, 4, 5), registry=registry,
+            "0-3 (the best chunk).", ["judge", "sample", "metric"], buckets=(0, 1, 2, 3, 4, 5), registry=registry,
         )
         self.judge_supported_share = Histogram(
             "ragpulse_judge_supported_claims_ratio", "Share of an answer's claims the chunks support.", ["judge"],
@@ -179,8 +199,9 @@ class Metrics:
         )
         self.badcases = Counter(
             "ragpulse_badcases_total",
-            "Judged bad cases by the stage that failed: retrieval, generation, knowledge_gap, over_refusal.",
-            [*labels, "stage"],
+            "Judged bad cases by sample (routine, targeted) and the stage that failed: retrieval, generation, "
+            "knowledge_gap, over_refusal.",
+            [*labels, "sample", "stage"],
             registry=registry,
         )
         # Per trace, by the sampler: lock-free.

@@ -203,33 +203,35 @@ class JudgeWorkers:
         labels = self._guard.admit_event(item.event)
         stage = attribute(judgment, item.fallback)
         metrics.judge_judged.labels(priority=item.priority).inc()
+        # Rates are estimated from the routine sample only; the targeted classes over-represent bad answers.
+        sample = "routine" if item.priority == "base_rate" else "targeted"
         count = metrics.judgments.labels
         if judgment.error is not None:
             log.warning("judgment failed", trace_id=judgment.trace_id, error=judgment.error)
         if not item.fallback:
             if judgment.groundedness is None:
-                count(*labels, judge, "groundedness", "error").inc()
+                count(*labels, judge, sample, "groundedness", "error").inc()
             else:
-                count(*labels, judge, "groundedness", "hallucination" if judgment.hallucination else "grounded").inc()
-                metrics.judge_score.labels(judge, "groundedness").observe(judgment.groundedness)
+                count(*labels, judge, sample, "groundedness", "hallucination" if judgment.hallucination else "grounded").inc()
+                metrics.judge_score.labels(judge, sample, "groundedness").observe(judgment.groundedness)
                 if (share := judgment.supported_share) is not None:
                     metrics.judge_supported_share.labels(judge).observe(share)
         if item.fallback:
             # A refusal is low-relevancy by design: reported apart, never averaged in.
-            count(*labels, judge, "answer_relevancy", "fallback").inc()
+            count(*labels, judge, sample, "answer_relevancy", "fallback").inc()
         elif judgment.answer_relevancy is None:
-            count(*labels, judge, "answer_relevancy", "error").inc()
+            count(*labels, judge, sample, "answer_relevancy", "error").inc()
         else:
             relevant = judgment.answer_relevancy > IRRELEVANT_AT_MOST
-            count(*labels, judge, "answer_relevancy", "relevant" if relevant else "irrelevant").inc()
-            metrics.judge_score.labels(judge, "answer_relevancy").observe(judgment.answer_relevancy)
+            count(*labels, judge, sample, "answer_relevancy", "relevant" if relevant else "irrelevant").inc()
+            metrics.judge_score.labels(judge, sample, "answer_relevancy").observe(judgment.answer_relevancy)
         if item.event.chunks:
             best = judgment.context_relevance
             if best is None:
-                count(*labels, judge, "context_relevance", "error").inc()
+                count(*labels, judge, sample, "context_relevance", "error").inc()
             else:
-                count(*labels, judge, "context_relevance", "relevant" if best >= RELEVANT_CHUNK_AT_LEAST else "irrelevant").inc()
-                metrics.judge_score.labels(judge, "context_relevance").observe(best)
+                count(*labels, judge, sample, "context_relevance", "relevant" if best >= RELEVANT_CHUNK_AT_LEAST else "irrelevant").inc()
+                metrics.judge_score.labels(judge, sample, "context_relevance").observe(best)
         if stage is not None:
-            metrics.badcases.labels(*labels, stage).inc()
+            metrics.badcases.labels(*labels, sample, stage).inc()
         self._results.write(build_record(item, judgment, stage, judge, cost))

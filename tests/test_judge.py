@@ -69,10 +69,10 @@ def test_one_call_judges_groundedness_relevancy_and_context_and_attributes_bad_c
     assert stages == {"retrieval": 1, "generation": 3, "knowledge_gap": 2, "over_refusal": 1}
     assert s.get_value("ragpulse_judge_requests_total", judge_model="judge-model", outcome="ok") == 10  # gap-empty: no call
     assert s.get_value("ragpulse_judge_tokens_total", judge_model="judge-model", kind="completion") == sum(c for _, c in fake.usage)
-    assert s.get_value("ragpulse_judge_score_count", judge="llm", metric="groundedness") == 8
+    assert s.get_value("ragpulse_judge_score_count", judge="llm", sample="routine", metric="groundedness") == 8
     assert s.get_value("ragpulse_judge_self_judging_total") == 1
     assert s.get_value("ragpulse_judgments_total", app="shop", route="returns", model="m1", release="r1", judge="llm",
-                       metric="groundedness", verdict="hallucination") == 3
+                       sample="routine", metric="groundedness", verdict="hallucination") == 3
     assert s.get_value("ragpulse_judge_sampled_total", priority="base_rate") == 11
     # The injected text reached the judge as data, inside the answer delimiters, its closing tag escaped.
     [prompt] = [p for p in fake.prompts() if "Ignore previous instructions" in p]
@@ -250,6 +250,8 @@ def test_flags_over_refusals_and_the_always_filter_have_their_own_rates(fake: Fa
     assert s.get_value("ragpulse_judge_sampled_total", priority="always") == 1
     assert s.get_value("ragpulse_judge_candidates_total", priority="base_rate") == 2  # the others were taken before
     assert s.get_value("ragpulse_judge_sampled_total", priority="base_rate") == 0
+    assert s.total("ragpulse_judgments_total", sample="targeted", metric="answer_relevancy") == 4  # none in the rates' sample
+    assert s.total("ragpulse_judgments_total", sample="routine") == 0
 
 
 def test_requests_per_minute_is_never_exceeded(fake: FakeOpenAI, ragpulse_factory: Factory) -> None:

