@@ -158,3 +158,40 @@ def test_trace_filter_matches_every_given_field() -> None:
     assert matches(TraceEvent(trace_id="a", query="Where is my REFUND?", answer="", route="billing"))
     assert not matches(TraceEvent(trace_id="b", query="Where is my refund?", answer="", route="returns"))
     assert not matches(TraceEvent(trace_id="c", query="Where is my invoice?", answer="", route="billing"))
+
+
+def test_sampling_policy_rates_by_class_and_app_route_overrides() -> None:
+    from ragpulse.collector.events import Envelope
+    from ragpulse.scorers.lexical import LexicalScores
+    from ragpulse.scorers.sampler import SamplingPolicy
+
+    policy = SamplingPolicy(
+        base_rate=0.05,
+        rate_overrides={("shop", "returns"): 0.5, (None, "billing"): 0.2, ("bank", None): 1.0},
+        class_rates={"scorer_flag": 0.3, "over_refusal": 0.4, "always": 1.0},
+        always=[TraceFilter(route="vip").compile()],
+        flag_support_below=0.3,
+        over_refusal_context_at_least=0.5,
+    )
+
+    def event(app: str | None, route: str | None) -> TraceEvent:
+        return TraceEvent(trace_id="t", query="q", answer="a", app=app, route=route)
+
+    assert policy.base_rate_of(event("shop", "returns")) == 0.5
+    assert policy.base_rate_of(event("shop", "billing")) == 0.2  # route-only override
+    assert policy.base_rate_of(event("bank", "loans")) == 1.0  # app-only override
+    assert policy.base_rate_of(event("shop", "shipping")) == 0.05
+    assert policy.rate("scorer_flag", event("shop", "returns")) == 0.3
+
+    def classes(route: str, fallback: str | None, **scores: object) -> list[str]:
+        envelope = Envelope(event("shop", route), "t", 0.0, "t", fallback_rule=fallback)
+        envelope.local_scores = LexicalScores(**{"groundedness": 0.9, "answer_relevancy": 0.5, "context_relevance": 0.2,
+                                                 "number_mismatch": False, **scores})
+        return policy.classes(envelope)
+
+    assert classes("returns", None) == ["base_rate"]
+    assert classes("returns", None, number_mismatch=True) == ["scorer_flag", "base_rate"]
+    assert classes("returns", None, groundedness=0.1) == ["scorer_flag", "base_rate"]
+    assert classes("vip", None, groundedness=0.1) == ["always", "scorer_flag", "base_rate"]
+    assert classes("returns", "sorry", context_relevance=0.6) == ["over_refusal", "base_rate"]
+    assert classes("returns", "sorry", context_relevance=0.4, groundedness=0.0) == ["base_rate"]  # a refusal is not flagged

@@ -139,3 +139,23 @@ def test_kafka_security_settings_and_secret_files(tmp_path: Path) -> None:
     assert (settings["security_protocol"], settings["sasl_mechanism"]) == ("SASL_SSL", "SCRAM-SHA-512")
     assert (settings["sasl_plain_username"], settings["sasl_plain_password"]) == ("rag", "from-file")
     assert settings["ssl_check_hostname"] is True
+
+
+@pytest.mark.parametrize(
+    ("overrides", "path", "message"),
+    [
+        ({"judge.mode": "llm"}, "judge.mode", "llm needs judge.base_url or an API key"),
+        ({"judge.always_judge": "[{}]"}, "judge.always_judge[0]", "give at least one field"),
+        ({"judge.always_judge": '[{"query_pattern": "(refund"}]'}, "judge.always_judge[0].query_pattern", "invalid regular expression"),
+        ({"judge.sample_rate_overrides": "[{rate: 0.5}]"}, "judge.sample_rate_overrides[0]", "give an app, a route or both"),
+        ({"judge.max_cost_per_day": "5"}, "judge.prices", "a cost budget needs the price of the judge model 'gpt-4o-mini'"),
+        ({"results.kafka_topic": "judgments"}, "results.kafka_topic", "needs kafka.bootstrap_servers"),
+        ({"judge.sample_rate": "1.5"}, "judge.sample_rate", "Expected `float` <= 1"),
+    ],
+)
+def test_judging_options_are_validated(overrides: dict[str, str], path: str, message: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_config(None, overrides=overrides)
+    problems = {problem.path: problem.message for problem in caught.value.problems}
+    assert path in problems, problems
+    assert message in problems[path]
