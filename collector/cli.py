@@ -272,7 +272,8 @@ class LiveSummary:
                 totals[sample.name] = totals.get(sample.name, 0.0) + sample.value
                 if sample.name == "ragpulse_feedback_total" and sample.labels.get("value") == "down":
                     totals["thumbs_down"] = totals.get("thumbs_down", 0.0) + sample.value
-                if sample.name == "ragpulse_judgments_total" and sample.labels.get("metric") == "groundedness":
+                if (sample.name == "ragpulse_judgments_total" and sample.labels.get("metric") == "groundedness"
+                        and sample.labels.get("sample") == "routine"):  # flagged traces would inflate the rate
                     verdict = sample.labels["verdict"]
                     totals[f"groundedness_{verdict}"] = totals.get(f"groundedness_{verdict}", 0.0) + sample.value
         now = time.monotonic()
@@ -298,7 +299,7 @@ class LiveSummary:
             f"  mean latency {mean('ragpulse_answer_latency_seconds'):.2f}s  thumbs down {totals.get('thumbs_down', 0):.0f}"
             f"  invalid {totals.get('ragpulse_events_invalid_total', 0):.0f}  queue {self._service.queue.depth}"
             f"  judged {totals.get('ragpulse_judge_judged_total', 0):.0f}{judge}"
-            f" (hallucination {hallucination})  bad cases {totals.get('ragpulse_badcases_total', 0):.0f}"
+            f" (routine sample: hallucination {hallucination})  bad cases {totals.get('ragpulse_badcases_total', 0):.0f}"
         )
 
 
