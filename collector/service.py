@@ -26,7 +26,6 @@ from ragpulse.collector.config import Config, JudgeConfig
 from ragpulse.collector.errors import StartupError
 from ragpulse.collector.decode import EventDecoder
 from ragpulse.collector.dedup import DedupStage, DedupWindow
-from ragpulse.collector.events import TraceEvent
 from ragpulse.collector.pipeline import Pipeline, Stage
 from ragpulse.collector.queue import EventQueue
 from ragpulse.collector.server import build_app

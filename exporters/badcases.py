@@ -109,7 +109,8 @@ def query(
     limit: int = 50,
 ) -> list[dict[str, Any]]:
     """Bad cases, newest first, filtered by what is given."""
-    where, args = [], []
+    where: list[str] = []
+    args: list[object] = []
     for column, value in (("app", app), ("route", route), ("stage", stage)):
         if value is not None:
             where.append(f"{column} = ?")

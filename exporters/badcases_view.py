@@ -35,7 +35,7 @@ def table(records: list[dict[str, Any]]) -> str:
         for r in records
     ]
     widths = [max(len(str(row[i])) for row in (header, *rows)) for i in range(len(header))]
-    lines = ["  ".join(str(cell).ljust(width) for cell, width in zip(row, widths)).rstrip() for row in (header, *rows)]
+    lines = ["  ".join(str(cell).ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in (header, *rows)]
     return "\n".join(lines)
 
 

@@ -105,7 +105,7 @@ class EmbeddingScorer:
         texts = [text for _, event in batch for text in (event.query, event.answer)]
         new_chunks = list(dict.fromkeys(c.text for _, event in batch for c in event.chunks or [] if c.text not in self._chunks))
         vectors = self._model.encode(texts + new_chunks, batch_size=64, normalize_embeddings=True, convert_to_numpy=True)
-        for text, vector in zip(new_chunks, vectors[len(texts):]):
+        for text, vector in zip(new_chunks, vectors[len(texts):], strict=True):
             self._chunks[text] = vector
         metrics = self._metrics
         for index, (labels, event) in enumerate(batch):

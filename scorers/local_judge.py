@@ -73,7 +73,7 @@ class LocalJudge:
             if scores.number_mismatch:
                 claims.append(Claim(sentence, "not_in_context", "a number of it is not in the chunks"))
             else:
-                verdict = "supported" if scores.groundedness >= 0.5 else "not_in_context"
-                claims.append(Claim(sentence, verdict, f"{scores.groundedness:.0%} of its terms are in the chunks"))
+                reason = f"{scores.groundedness:.0%} of its terms are in the chunks"
+                claims.append(Claim(sentence, "supported" if scores.groundedness >= 0.5 else "not_in_context", reason))
         return claims
 

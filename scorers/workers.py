@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import hashlib
 import time
 from collections import OrderedDict
@@ -111,7 +112,7 @@ class JudgeWorkers:
         metrics.judge_queue_depth.set_function(queue.qsize)
         metrics.judge_circuit_state.set_function(lambda: breaker.state)
         for name in budget.names:
-            metrics.judge_budget_remaining.labels(budget=name).set_function(lambda name=name: budget.remaining(name))
+            metrics.judge_budget_remaining.labels(budget=name).set_function(functools.partial(budget.remaining, name))
 
     async def start(self) -> None:
         self._results.start()

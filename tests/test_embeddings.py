@@ -9,11 +9,10 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from support import RagpulseProcess, ragpulse_command
+from support import ragpulse_command
 
 HAS_EXTRA = importlib.util.find_spec("sentence_transformers") is not None
 
