@@ -117,12 +117,13 @@ def test_config_check_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 def test_config_show_redacts_secrets(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RAGPULSE_HTTP__AUTH_TOKEN", "s3cret")
     monkeypatch.setenv("RAGPULSE_KAFKA__SASL_PASSWORD", "k4fka")
+    monkeypatch.setenv("RAGPULSE_JUDGE__API_KEY", "sk-judge")
     assert main(["config", "show"]) == 0
     out = capsys.readouterr().out
-    assert "s3cret" not in out and "k4fka" not in out
+    assert "s3cret" not in out and "k4fka" not in out and "sk-judge" not in out
     shown = yaml.safe_load(out)
-    assert shown["http"]["auth_token"] == shown["kafka"]["sasl_password"] == "<redacted>"
-    shown["http"]["auth_token"] = shown["kafka"]["sasl_password"] = None
+    assert shown["http"]["auth_token"] == shown["kafka"]["sasl_password"] == shown["judge"]["api_key"] == "<redacted>"
+    shown["http"]["auth_token"] = shown["kafka"]["sasl_password"] = shown["judge"]["api_key"] = None
     assert msgspec.convert(shown, Config) == Config()
 
 
