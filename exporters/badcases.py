@@ -35,7 +35,9 @@ CREATE INDEX IF NOT EXISTS badcases_judged_at ON badcases (judged_at);
 CREATE INDEX IF NOT EXISTS badcases_app ON badcases (app, judged_at);
 CREATE INDEX IF NOT EXISTS badcases_stage ON badcases (stage, judged_at);
 """
+# Expired and surplus rows are deleted every this many writes, or at the first write this long after the last purge.
 PURGE_EVERY_WRITES = 100
+PURGE_EVERY_SECONDS = 600.0
 
 
 def connect(path: str | Path, *, any_thread: bool = False) -> sqlite3.Connection:
@@ -65,6 +67,7 @@ class BadCaseStore:
         self._clock = clock
         self._encode = msgspec.json.Encoder().encode
         self._writes = 0
+        self._purged_at = 0.0
         self.purge()
 
     def __call__(self, record: JudgmentRecord) -> None:
@@ -76,13 +79,14 @@ class BadCaseStore:
                 (record.trace_id, record.judged_at, record.app, record.route, record.model, record.release,
                  record.stage, record.priority, self._encode(record).decode()),
             )
+            self._writes += 1
+            if self._writes >= PURGE_EVERY_WRITES or self._clock() - self._purged_at >= PURGE_EVERY_SECONDS:
+                self.purge()
         except sqlite3.Error as exc:
             raise OSError(f"bad-case store: {exc}") from exc  # a sink failure: counted, judging goes on
-        self._writes += 1
-        if self._writes % PURGE_EVERY_WRITES == 0:
-            self.purge()
 
     def purge(self) -> None:
+        self._writes, self._purged_at = 0, self._clock()
         expired = self._db.execute("DELETE FROM badcases WHERE judged_at < ?", (self._clock() - self._retention,)).rowcount
         over = self._db.execute(
             "DELETE FROM badcases WHERE trace_id IN "

@@ -86,6 +86,10 @@ def test_store_keeps_bad_cases_within_retention_and_max_rows(tmp_path: Path) -> 
     assert [r["trace_id"] for r in badcases.query(db, stage="retrieval")] == ["bad-3"]
     assert [r["trace_id"] for r in badcases.query(db, since=now[0] + 0.75)] == ["bad-6"]
     assert badcases.query(db, app="other") == []
+    now[0] += 6000  # past ten minutes since the last purge, the next write purges: bad-3, bad-5, bad-6 have expired
+    record("bad-7", "generation", now[0])
+    assert [r["trace_id"] for r in badcases.query(db)] == ["bad-7"]
+    assert registry.get_sample_value("dropped_total", {"reason": "retention"}) == 5
 
 
 def test_parse_time() -> None:
