@@ -43,7 +43,14 @@ def wait_caught_up(rp: RagpulseProcess, topic: str, traces: float, timeout: floa
     def done() -> bool:
         s = rp.metrics()
         return traces_total(s) >= traces and s.total("ragpulse_kafka_consumer_lag_records", topic=topic) == 0
-    wait_until(done, timeout=timeout, what=f"{traces} traces from {topic}")
+    try:
+        wait_until(done, timeout=timeout, what=f"{traces} traces from {topic}")
+    except AssertionError as exc:  # say where it stood, for a failure seen once and not reproduced
+        s = rp.metrics()
+        lag = {k: v for k, v in s.items() if k[0] == "ragpulse_kafka_consumer_lag_records"}
+        log_tail = "\n".join(rp.log_path.read_text().splitlines()[-30:])
+        raise AssertionError(f"{exc}: traces {traces_total(s)}, lag {lag}, source_up "
+                             f"{s.get_value('ragpulse_source_up', source='kafka')}\nragpulse log:\n{log_tail}") from None
     return rp.metrics()
 
 
