@@ -21,6 +21,7 @@ import msgspec
 import yaml
 
 from ragpulse.collector.errors import ConfigError, ConfigProblem
+from ragpulse.scorers.budget import Price
 from ragpulse.scorers.fallback import pattern_error
 
 Positive = Annotated[int, msgspec.Meta(gt=0)]
@@ -274,11 +275,6 @@ class PriorityRates(_Section):
     always: Rate = 1.0
     scorer_flag: Rate = 0.5
     over_refusal: Rate = 0.5
-
-
-class Price(_Section):
-    prompt_per_million: NonNegativeFloat
-    completion_per_million: NonNegativeFloat
 
 
 class JudgeConfig(_Section):

@@ -45,7 +45,6 @@ from ragpulse.exporters.metrics import Metrics
 from ragpulse.exporters.prometheus import FastPathExporter
 from ragpulse.scorers.fallback import FallbackDetector
 from ragpulse.exporters.results import ResultWriter, Sink
-from ragpulse.scorers.budget import Price as BudgetPrice
 from ragpulse.scorers.embedding import EmbeddingScorer, load_model
 from ragpulse.scorers.budget import RequestRateLimiter, SpendBudget
 from ragpulse.scorers.judge import BUILTIN_PROMPT, LlmJudge, builtin_template
@@ -157,7 +156,6 @@ class Service:
             limiter = RequestRateLimiter(judge.max_requests_per_minute)
             if judge.max_requests_per_minute is not None:
                 metrics.judge_budget_remaining.labels(budget="requests_per_minute").set_function(limiter.remaining)
-            price = judge.prices.get(judge.model)
             self.judges = JudgeWorkers(
                 judged,
                 metrics,
@@ -175,7 +173,7 @@ class Service:
                     cost_per_day=judge.max_cost_per_day,
                 ),
                 reserve_share=judge.budget_reserve_share,
-                price=BudgetPrice(price.prompt_per_million, price.completion_per_million) if price else None,
+                price=judge.prices.get(judge.model),
                 cache_entries=judge.cache_entries,
             )
         self.pipeline = Pipeline(

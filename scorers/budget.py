@@ -15,6 +15,9 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Annotated
+
+import msgspec
 
 MINUTE, HOUR, DAY = 60.0, 3600.0, 86400.0
 
@@ -74,10 +77,11 @@ class RequestRateLimiter:
             self._finished.popleft()
 
 
-@dataclass(frozen=True, slots=True)
-class Price:
-    prompt_per_million: float
-    completion_per_million: float
+class Price(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A judge model's price per million tokens (judge.prices in the config)."""
+
+    prompt_per_million: Annotated[float, msgspec.Meta(ge=0)]
+    completion_per_million: Annotated[float, msgspec.Meta(ge=0)]
 
     def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
         return (prompt_tokens * self.prompt_per_million + completion_tokens * self.completion_per_million) / 1e6

@@ -149,9 +149,8 @@ class LexicalScorer:
             question=question,
         )
 
-    def chunk_coverage(self, event: TraceEvent) -> list[float]:
+    def chunk_coverage(self, event: TraceEvent, question: Units) -> list[float]:
         """Per chunk, the share of the question's units it has (for the local judge, not the hot path)."""
-        question = units(event.query)
         total = len(question.words) + len(question.numbers)
         if not total:
             return [0.0 for _ in event.chunks or []]

@@ -40,10 +40,9 @@ class LocalJudge:
     def judge(self, event: TraceEvent) -> Judgment:
         judgment = Judgment(trace_id=event.trace_id, judge_model=self.model, prompt_version=self.prompt_version)
         scores = self._scorer.score(event)
-        if scores is None:  # no chunks: a fallback with nothing retrieved
-            judgment.answer_relevancy = 1
-            return judgment
-        judgment.chunk_relevance = [_chunk_relevance(c) for c in self._scorer.chunk_coverage(event)]
+        # Only traces with chunks reach a judge (a refusal without them is attributed by rule).
+        assert scores is not None and scores.question is not None
+        judgment.chunk_relevance = [_chunk_relevance(c) for c in self._scorer.chunk_coverage(event, scores.question)]
         groundedness = _score(scores.groundedness, (0.8, 0.6, 0.4, 0.2))
         if groundedness is not None and scores.number_mismatch:
             groundedness = min(groundedness, 2)  # a number the chunks do not have is the classic hallucination
