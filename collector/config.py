@@ -352,6 +352,23 @@ class ResultsConfig(_Section):
     queue_capacity: Positive = 10_000
 
 
+class CalibrationConfig(_Section):
+    # Share of the routine sample's judged answers queued for human review, random by trace id.
+    audit_rate: Rate = 0.05
+    # The review queue: a table in results.sqlite_path; also JSON lines here and messages on this topic.
+    jsonl_path: str | None = None
+    kafka_topic: str | None = None
+    retention_days: PositiveFloat = 90.0
+    max_rows: Positive = 100_000
+    agreement_threshold: Rate = 0.8
+    min_reviews: Positive = 20
+    review_window_seconds: PositiveFloat = 14 * 86400.0
+    max_audited: Positive = 20_000
+    pending_window_seconds: PositiveFloat = 3600.0
+    max_pending: Positive = 10_000
+    max_pending_bytes: Positive = 8 * 1024 * 1024
+
+
 class LoggingConfig(_Section):
     level: Literal["debug", "info", "warning", "error"] = "info"
     format: Literal["auto", "json", "console"] = "auto"  # auto: console on a TTY, JSON otherwise
@@ -370,6 +387,7 @@ class Config(_Section):
     embeddings: EmbeddingsConfig = EmbeddingsConfig()
     judge: JudgeConfig = JudgeConfig()
     results: ResultsConfig = ResultsConfig()
+    calibration: CalibrationConfig = CalibrationConfig()
     logging: LoggingConfig = LoggingConfig()
 
     def all_fallback_rules(self) -> list[FallbackRule]:
@@ -571,10 +589,12 @@ def _judge_problems(config: Config) -> list[ConfigProblem]:
             problems.append(ConfigProblem(f"judge.always_judge[{index}].query_pattern", f"invalid regular expression (RE2 syntax): {error}"))
     if (judge.max_cost_per_hour is not None or judge.max_cost_per_day is not None) and judge.model not in judge.prices:
         problems.append(ConfigProblem("judge.prices", f"a cost budget needs the price of the judge model {judge.model!r}"))
-    if config.results.kafka_topic is not None and config.kafka.bootstrap_servers is None:
-        problems.append(ConfigProblem("results.kafka_topic", "needs kafka.bootstrap_servers"))
-    if config.results.kafka_topic is not None and config.results.kafka_topic in [t.name for t in config.kafka.topics]:
-        problems.append(ConfigProblem("results.kafka_topic", "must not be one of the consumed topics"))
+    for option, topic in (("results.kafka_topic", config.results.kafka_topic),
+                          ("calibration.kafka_topic", config.calibration.kafka_topic)):
+        if topic is not None and config.kafka.bootstrap_servers is None:
+            problems.append(ConfigProblem(option, "needs kafka.bootstrap_servers"))
+        if topic is not None and topic in [t.name for t in config.kafka.topics]:
+            problems.append(ConfigProblem(option, "must not be one of the consumed topics"))
     return problems
 
 

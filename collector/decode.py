@@ -18,7 +18,7 @@ import msgspec
 from ragpulse.collector.config import LimitsConfig
 from ragpulse.collector.dedup import event_identity
 from ragpulse.collector.errors import EventError, RejectReason
-from ragpulse.collector.events import Envelope, Event, FeedbackEvent, TraceEvent
+from ragpulse.collector.events import Envelope, Event, FeedbackEvent, ReviewScores, TraceEvent
 
 EventType = Literal["trace", "feedback"]
 
@@ -258,11 +258,30 @@ def _check_feedback(event: FeedbackEvent) -> None:
         if normalised is None:
             raise EventError(RejectReason.INVALID_VALUE, f"thumbs value must be 'up' or 'down', got {value!r}", "value")
         event.value = normalised
-    elif kind in ("rating", "review"):
+    elif kind == "review":
+        _check_review(event)
+    elif kind == "rating":
         if isinstance(value, bool) or not isinstance(value, int | float) or not 1 <= value <= 5:
             raise EventError(RejectReason.INVALID_VALUE, f"{kind} value must be a number from 1 to 5, got {value!r}", "value")
     elif kind == "citation_click" and not (isinstance(value, str) and value):
         raise EventError(RejectReason.INVALID_VALUE, "citation_click value must be the clicked chunk id", "value")
+    if event.scores is not None and kind != "review":
+        raise EventError(RejectReason.INVALID_VALUE, f"scores belong to kind 'review', not {kind!r}", "scores")
+
+
+def _check_review(event: FeedbackEvent) -> None:
+    """A review carries `scores` (the rubric) and/or `value` (an overall 1-5 score). `value` alone is
+    read as the groundedness score; without `value`, it is set to scores.groundedness."""
+    value, scores = event.value, event.scores
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int | float) or not 1 <= value <= 5):
+        raise EventError(RejectReason.INVALID_VALUE, f"review value must be a number from 1 to 5, got {value!r}", "value")
+    if value is None:
+        if scores is None or scores.groundedness is None:
+            raise EventError(RejectReason.MISSING_FIELD, "a review needs scores.groundedness (1-5) or a value (1-5)",
+                             "scores.groundedness")
+        event.value = scores.groundedness
+    elif scores is None:
+        event.scores = ReviewScores(groundedness=round(value))
 
 
 _PATH = re.compile(r" - at `\$(?P<path>[^`]*)`$")

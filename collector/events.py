@@ -64,6 +64,22 @@ class TraceEvent(msgspec.Struct, tag_field="type", tag="trace", kw_only=True, om
     attributes: dict[str, Any] = {}
 
 
+Score = Annotated[int, msgspec.Meta(ge=1, le=5)]
+
+
+class ReviewClaim(msgspec.Struct, kw_only=True, omit_defaults=True):
+    claim: str
+    verdict: Literal["supported", "contradicted", "not_in_context"]
+
+
+class ReviewScores(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """A human review's rubric scores (kind `review`), on the judge's scales."""
+
+    groundedness: Score | None = None
+    answer_relevancy: Score | None = None
+    claims: list[ReviewClaim] = []
+
+
 class FeedbackEvent(
     msgspec.Struct, tag_field="type", tag="feedback", kw_only=True, omit_defaults=True
 ):
@@ -74,6 +90,7 @@ class FeedbackEvent(
     value: str | int | float | bool | None = None
     comment: str | None = None
     feedback_id: str | None = None  # producer's id, used for duplicate detection when given
+    scores: ReviewScores | None = None  # kind review only
     user_id: str | None = None
     attributes: dict[str, Any] = {}
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import time
+from contextlib import closing
 from pathlib import Path
 
 import msgspec
@@ -36,7 +38,7 @@ from ragpulse.collector.sources.kafka import KafkaSource, client_settings
 from ragpulse.collector.sources.otlp.intake import SOURCE as OTLP_SOURCE
 from ragpulse.collector.sources.otlp.intake import SpanIntake
 from ragpulse.collector.sources.otlp.receiver import OtlpReceiver
-from ragpulse.exporters import badcases_api
+from ragpulse.exporters import badcases_api, calibration_api, review_queue
 from ragpulse.exporters.badcases import BadCaseStore
 from ragpulse.exporters.jsonl import JsonlSink
 from ragpulse.exporters.kafka_results import KafkaResultsSink
@@ -44,14 +46,25 @@ from ragpulse.exporters.labels import LabelGuard
 from ragpulse.exporters.metrics import Metrics
 from ragpulse.exporters.prometheus import FastPathExporter
 from ragpulse.scorers.fallback import FallbackDetector
-from ragpulse.exporters.results import ResultWriter, Sink
+from ragpulse.exporters.records import JudgmentRecord
+from ragpulse.exporters.results import Record, ResultWriter, Sink
+from ragpulse.exporters.review_queue import ReviewQueueStore, audit_entry
+from ragpulse.scorers.calibration import CalibrationMetrics, Calibrator
 from ragpulse.scorers.embedding import EmbeddingScorer, load_model
 from ragpulse.scorers.budget import RequestRateLimiter, SpendBudget
 from ragpulse.scorers.judge import BUILTIN_PROMPT, LlmJudge, builtin_template
 from ragpulse.scorers.lexical import LexicalScorer
 from ragpulse.scorers.local_judge import LocalJudge
-from ragpulse.scorers.sampler import JudgeQueue, JudgeSampler, RecentTraces, RephraseDetector, SamplingPolicy, TraceFilter
-from ragpulse.scorers.workers import CircuitBreaker, JudgeWorkers
+from ragpulse.scorers.sampler import (
+    JudgeQueue,
+    JudgeSampler,
+    RecentTraces,
+    RephraseDetector,
+    SamplerMetrics,
+    SamplingPolicy,
+    TraceFilter,
+)
+from ragpulse.scorers.workers import CircuitBreaker, JudgeWorkers, RateMetrics
 
 log = structlog.get_logger("ragpulse.service")
 
@@ -96,16 +109,47 @@ def _sampling_policy(config: JudgeConfig) -> SamplingPolicy:
 
 
 def _result_sinks(config: Config, metrics: Metrics) -> list[tuple[str, Sink]]:
-    results = config.results
+    results, audit = config.results, config.calibration
     sinks: list[tuple[str, Sink]] = []
     if results.sqlite_path:
         sinks.append(("sqlite", BadCaseStore(results.sqlite_path, retention_seconds=results.retention_days * 86400,
                                              max_rows=results.max_rows, dropped=metrics.results_dropped)))
+        sinks.append(("review_queue", ReviewQueueStore(results.sqlite_path, retention_seconds=audit.retention_days * 86400,
+                                                       max_rows=audit.max_rows, dropped=metrics.results_dropped)))
     if results.jsonl_path:
         sinks.append(("jsonl", JsonlSink(results.jsonl_path, results.jsonl_max_bytes)))
     if results.kafka_topic:
         sinks.append(("kafka", KafkaResultsSink(results.kafka_topic, client_settings(config.kafka))))
+    if audit.jsonl_path:
+        sinks.append(("review_queue_jsonl", JsonlSink(audit.jsonl_path, results.jsonl_max_bytes, select=audited)))
+    if audit.kafka_topic:
+        sinks.append(("review_queue_kafka", KafkaResultsSink(audit.kafka_topic, client_settings(config.kafka), select=audited)))
     return sinks
+
+
+def audited(record: Record) -> object | None:
+    """The review queue's entries: audited judgments, the judge's verdict apart from the content."""
+    return audit_entry(record) if isinstance(record, JudgmentRecord) and record.audit else None
+
+
+def _calibrator(config: Config, registry: CollectorRegistry, writer: ResultWriter) -> Calibrator:
+    options = config.calibration
+    metrics = CalibrationMetrics(registry)
+    metrics.threshold.set(options.agreement_threshold)
+    metrics.min_reviews.set(options.min_reviews)
+    calibrator = Calibrator(
+        metrics, writer, review_window=options.review_window_seconds, max_audited=options.max_audited,
+        pending_window=options.pending_window_seconds, max_pending=options.max_pending,
+        max_pending_bytes=options.max_pending_bytes,
+    )
+    path = config.results.sqlite_path
+    if path and Path(path).exists():  # audited judgments of an earlier run still wait for their reviews
+        with closing(review_queue.connect(path)) as db:
+            entries = review_queue.waiting(db, now=time.time(), window=options.review_window_seconds)
+        restored = calibrator.restore(entries[-options.max_audited:])
+        if restored:
+            log.info("audited judgments restored for the review join", count=restored)
+    return calibrator
 
 
 class Service:
@@ -149,10 +193,17 @@ class Service:
         judge = config.judge
         if judge.mode != "off":
             judged = JudgeQueue(judge.queue_capacity, metrics.judge_skipped)
-            recent = RecentTraces(judge.recent_traces, judge.feedback_window_seconds, metrics.judge_recent_evicted)
+            sampler_metrics = SamplerMetrics(self.registry, config.metrics.labels)
+            recent = RecentTraces(judge.recent_traces, judge.feedback_window_seconds, sampler_metrics.recent_evicted)
             rephrases = RephraseDetector(judge.rephrase_window_seconds, judge.rephrase_similarity, judge.max_sessions,
-                                         metrics.judge_sessions_evicted)
-            stages.append(("judge_sampler", JudgeSampler(_sampling_policy(judge), judged, metrics, recent, rephrases)))
+                                         sampler_metrics.sessions_evicted)
+            stages.append(("judge_sampler", JudgeSampler(_sampling_policy(judge), judged, sampler_metrics,
+                                                         metrics.judge_skipped, guard, recent, rephrases,
+                                                         max_label_sets=config.metrics.max_label_sets)))
+            writer = ResultWriter(_result_sinks(config, metrics), config.results.queue_capacity,
+                                  metrics.results_dropped, metrics.results_sink_errors)
+            calibrator = _calibrator(config, self.registry, writer)
+            stages.insert(1, ("calibration", calibrator))  # after dedup: reviews meet their judgments
             limiter = RequestRateLimiter(judge.max_requests_per_minute)
             if judge.max_requests_per_minute is not None:
                 metrics.judge_budget_remaining.labels(budget="requests_per_minute").set_function(limiter.remaining)
@@ -160,8 +211,7 @@ class Service:
                 judged,
                 metrics,
                 guard,
-                ResultWriter(_result_sinks(config, metrics), config.results.queue_capacity,
-                             metrics.results_dropped, metrics.results_sink_errors),
+                writer,
                 llm=_llm_judge(judge, limiter, metrics.judge_retries) if judge.uses_llm else None,
                 local=LocalJudge(lexical),
                 concurrency=judge.concurrency,
@@ -175,6 +225,9 @@ class Service:
                 reserve_share=judge.budget_reserve_share,
                 price=judge.prices.get(judge.model),
                 cache_entries=judge.cache_entries,
+                rates=RateMetrics(self.registry, config.metrics.labels),
+                audit_rate=config.calibration.audit_rate,
+                calibrator=calibrator,
             )
         self.pipeline = Pipeline(
             self.queue,
@@ -207,7 +260,8 @@ class Service:
             on_export=[self.kafka.on_export] if self.kafka else [],
             auth_token=config.auth_token(),
             max_body_bytes=config.http.max_body_bytes,
-            api_routes=badcases_api.routes(config.results.sqlite_path),
+            api_routes=[*badcases_api.routes(config.results.sqlite_path),
+                        *calibration_api.routes(config.results.sqlite_path, config.calibration)],
         )
         self._runner: web.AppRunner | None = None
         self._stopping = False

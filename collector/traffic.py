@@ -73,6 +73,8 @@ _KNOWLEDGE: dict[str, tuple[list[str], list[tuple[str, str, str]]]] = {
           "Packages marked delivered are refunded automatically after 1 hour.")],
     ),
 }
+# The answers the generator invents: a judge grading demo traffic by rule knows the truth from them.
+HALLUCINATED_ANSWERS = frozenset(fact[2] for _, facts in _KNOWLEDGE.values() for fact in facts)
 _NOISE = [
     "Gift cards never expire and can be used on any order, including sale items.",
     "Our stores are open Monday to Saturday from 9 am to 8 pm.",

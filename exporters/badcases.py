@@ -20,7 +20,7 @@ from typing import Any
 import msgspec
 from prometheus_client import Counter
 
-from ragpulse.exporters.records import JudgmentRecord
+from ragpulse.exporters.records import JudgmentRecord, ReviewRecord
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS badcases (
@@ -70,8 +70,8 @@ class BadCaseStore:
         self._purged_at = 0.0
         self.purge()
 
-    def __call__(self, record: JudgmentRecord) -> None:
-        if record.stage is None:
+    def __call__(self, record: JudgmentRecord | ReviewRecord) -> None:
+        if not isinstance(record, JudgmentRecord) or record.stage is None:
             return
         try:
             self._db.execute(

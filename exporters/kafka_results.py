@@ -13,22 +13,26 @@ import msgspec
 from kafka import KafkaProducer
 from kafka.errors import KafkaError
 
-from ragpulse.exporters.records import JudgmentRecord
+from ragpulse.exporters.records import JudgmentRecord, ReviewRecord, Select, judgments_only
 
 
 class KafkaResultsSink:
-    def __init__(self, topic: str, settings: dict[str, Any]) -> None:
+    def __init__(self, topic: str, settings: dict[str, Any], select: Select = judgments_only) -> None:
+        self._select = select
         self._topic = topic
         self._settings = settings
         self._producer: KafkaProducer | None = None
         self._encode = msgspec.json.Encoder().encode
 
-    def __call__(self, record: JudgmentRecord) -> None:
+    def __call__(self, record: JudgmentRecord | ReviewRecord) -> None:
+        message = self._select(record)
+        if message is None:
+            return
         try:
             if self._producer is None:
                 # max_block_ms bounds how long send() may wait for metadata or buffer space.
                 self._producer = KafkaProducer(acks="all", linger_ms=50, max_block_ms=2000, **self._settings)
-            self._producer.send(self._topic, key=record.trace_id.encode(), value=self._encode(record))
+            self._producer.send(self._topic, key=record.trace_id.encode(), value=self._encode(message))
         except KafkaError as exc:
             self.close()
             raise OSError(f"kafka results topic {self._topic}: {exc}") from exc

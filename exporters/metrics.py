@@ -183,8 +183,8 @@ class Metrics:
         # Judging (the LLM judge, or the local one): coverage, verdicts, cost.
         self.judgments = Counter(
             "ragpulse_judgments_total",
-            "Judgments by judge (llm, local, rule), sample (routine: the base rate, unbiased; targeted: the priority "
-            "classes), metric and verdict. groundedness: grounded, hallucination, error; answer_relevancy: relevant, "
+            "Judgments by judge (llm, local, rule), sample (routine: the base rate, unbiased; targeted: a stratum's "
+            "class beyond it; feedback: judged because of a user signal, in no rate), metric and verdict. groundedness: grounded, hallucination, error; answer_relevancy: relevant, "
             "irrelevant, fallback, error; context_relevance: relevant, irrelevant, error.",
             [*labels, "judge", "sample", "metric", "verdict"],
             registry=registry,
@@ -199,20 +199,10 @@ class Metrics:
         )
         self.badcases = Counter(
             "ragpulse_badcases_total",
-            "Judged bad cases by sample (routine, targeted) and the stage that failed: retrieval, generation, "
+            "Judged bad cases by sample (routine, targeted, feedback) and the stage that failed: retrieval, generation, "
             "knowledge_gap, over_refusal.",
             [*labels, "sample", "stage"],
             registry=registry,
-        )
-        # Per trace, by the sampler: lock-free.
-        self.judge_candidates = CounterFamily(
-            "ragpulse_judge_candidates_total",
-            "Traces offered to a priority class's rate, the coverage denominator (a trace taken by a more urgent class "
-            "is not offered to the next).",
-            ["priority"], registry,
-        )
-        self.judge_sampled = CounterFamily(
-            "ragpulse_judge_sampled_total", "Traces queued for the judge, by priority class.", ["priority"], registry
         )
         self.judge_judged = plain("ragpulse_judge_judged_total", "Traces judged (cache hits included), by priority class.", "priority")
         self.judge_skipped = plain(
@@ -220,12 +210,6 @@ class Metrics:
             "Sampled traces not judged, by priority class and reason: queue_full, evicted, budget_tokens, budget_cost, "
             "circuit_open, trace_unknown, shutdown.",
             "priority", "reason",
-        )
-        self.judge_recent_evicted = plain(
-            "ragpulse_judge_recent_evicted_total", "Traces dropped from the recent-traces store before their window ended."
-        )
-        self.judge_sessions_evicted = plain(
-            "ragpulse_judge_sessions_evicted_total", "Sessions dropped from the rephrase detector (capacity)."
         )
         self.judge_requests = plain(
             "ragpulse_judge_requests_total", "LLM judge calls, by judge model and outcome (ok or the error).", "judge_model", "outcome"
@@ -258,7 +242,7 @@ class Metrics:
         )
         self.results_dropped = plain(
             "ragpulse_results_dropped_total",
-            "Judgment records not kept: writer_full (sinks behind), retention and max_rows (bad-case store).", "reason",
+            "Judgment records not kept: writer_full (sinks behind), retention and max_rows (bad-case store), review_retention and review_max_rows (review queue).", "reason",
         )
         self.results_sink_errors = plain("ragpulse_results_sink_errors_total", "Failed writes of a judgment record, by sink.", "sink")
 

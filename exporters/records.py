@@ -8,6 +8,7 @@ relevance), every verdict with its reason, the attributed stage, and what the ju
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import msgspec
 
@@ -30,6 +31,10 @@ class JudgmentRecord(msgspec.Struct):
     release: str | None
     session_id: str | None
     priority: str
+    sample: str  # routine, targeted or feedback (scorers/sampler.py)
+    stratum: str
+    reasons: list[str]  # every class the trace qualified for, whichever sampled it
+    audit: bool  # in the random audit of the routine sample: queued for a human review
     fallback: bool
     stage: str | None
     bad: bool
@@ -55,7 +60,7 @@ class JudgmentRecord(msgspec.Struct):
     cost: float
 
 
-def build_record(item: JudgeItem, judgment: Judgment, stage: str | None, judge: str, cost: float) -> JudgmentRecord:
+def build_record(item: JudgeItem, judgment: Judgment, stage: str | None, judge: str, cost: float, audit: bool) -> JudgmentRecord:
     event = item.event
     relevance = judgment.chunk_relevance
     chunks = [
@@ -65,7 +70,8 @@ def build_record(item: JudgeItem, judgment: Judgment, stage: str | None, judge: 
     return JudgmentRecord(
         trace_id=event.trace_id, judged_at=time.time(),
         app=event.app, route=event.route, model=event.model, release=event.release, session_id=event.session_id,
-        priority=item.priority, fallback=item.fallback, stage=stage, bad=stage is not None,
+        priority=item.priority, sample=item.sample, stratum=item.stratum, reasons=list(item.reasons), audit=audit,
+        fallback=item.fallback, stage=stage, bad=stage is not None,
         query=event.query, answer=event.answer, chunks=chunks,
         groundedness=judgment.groundedness, hallucination=judgment.hallucination,
         supported_share=judgment.supported_share, claims=judgment.claims,
@@ -76,3 +82,23 @@ def build_record(item: JudgeItem, judgment: Judgment, stage: str | None, judge: 
         judge=judge, judge_model=judgment.judge_model, prompt_version=judgment.prompt_version,
         prompt_tokens=judgment.prompt_tokens, completion_tokens=judgment.completion_tokens, cost=cost,
     )
+
+
+class ReviewRecord(msgspec.Struct):
+    """A human review of a judged trace, for the review queue's store (`ragpulse calibration`)."""
+
+    trace_id: str
+    reviewed_at: float
+    groundedness: int | None
+    answer_relevancy: int | None
+    claims: list[dict[str, str]]
+    comment: str | None
+    reviewer: str | None
+
+
+# What a sink makes of a record: the object to write, or None to skip it.
+Select = Callable[[JudgmentRecord | ReviewRecord], object | None]
+
+
+def judgments_only(record: JudgmentRecord | ReviewRecord) -> object | None:
+    return record if isinstance(record, JudgmentRecord) else None

@@ -1,5 +1,5 @@
-"""Hands judgment records to the sinks (SQLite bad-case store, JSONL file, Kafka topic) on one
-thread of their own, so disk and broker never hold up the event loop.
+"""Hands judgment and review records to the sinks (SQLite bad-case store and review queue, JSONL
+files, Kafka topics) on one thread of their own, so disk and broker never hold up the event loop.
 
 The hand-over queue is bounded: when the sinks fall behind, records are dropped and counted.
 A sink that fails (a full disk, a broker away) is counted and logged; the others still get the
@@ -16,13 +16,15 @@ from typing import Protocol
 import structlog
 from prometheus_client import Counter
 
-from ragpulse.exporters.records import JudgmentRecord
+from ragpulse.exporters.records import JudgmentRecord, ReviewRecord
+
+Record = JudgmentRecord | ReviewRecord
 
 log = structlog.get_logger("ragpulse.results")
 
 
 class Sink(Protocol):
-    def __call__(self, record: JudgmentRecord) -> None: ...
+    def __call__(self, record: Record) -> None: ...
 
     def close(self) -> None: ...
 
@@ -30,7 +32,7 @@ class Sink(Protocol):
 class ResultWriter:
     def __init__(self, sinks: Sequence[tuple[str, Sink]], capacity: int, dropped: Counter, errors: Counter) -> None:
         self._sinks = list(sinks)
-        self._queue: queue.Queue[JudgmentRecord | None] = queue.Queue(capacity)
+        self._queue: queue.Queue[Record | None] = queue.Queue(capacity)
         self._dropped = dropped
         self._errors = errors
         self._thread = threading.Thread(target=self._run, name="ragpulse-results", daemon=True)
@@ -39,7 +41,7 @@ class ResultWriter:
         if self._sinks:
             self._thread.start()
 
-    def write(self, record: JudgmentRecord) -> None:
+    def write(self, record: Record) -> None:
         if not self._sinks:
             return
         try:

@@ -73,7 +73,7 @@ class EmbeddingScorer:
     def __call__(self, envelope: Envelope) -> Envelope:
         event = envelope.event
         if (isinstance(event, TraceEvent) and event.chunks and envelope.fallback_rule is None
-                and in_sample(event.trace_id, self._rate)):
+                and in_sample(event.trace_id, self._rate, "embeddings")):
             try:
                 self._queue.put_nowait((self._guard.admit_event(event), event))
             except queue.Full:

@@ -1,48 +1,76 @@
 """Which traces the judge sees, and in what order.
 
-The sampler is a pipeline stage: it never waits. A trace is judged when it belongs to a
-priority class and its trace id falls in that class's rate (deterministic: every replica
-makes the same choice). Classes, most urgent first:
+The sampler is a pipeline stage: it never waits. Every judgeable trace (one with chunks, or a
+fallback) gets two independent draws, each from its own hash of the trace id (deterministic:
+every replica and every restart makes the same choice):
 
-  negative_feedback  thumbs down or a rating of 1-2, arriving after the trace
-  escalation         the user asked for a human, after the trace
-  rephrase           the same session asked a similar question again soon after
-  always             the configured always-judge filter matches
-  scorer_flag        local scorers flag it: low lexical support, or a number not in the chunks
-  over_refusal       a fallback although the chunks look relevant to the question
-  base_rate          the routine sample (per app/route overrides)
+1. the routine sample, first and for every trace alike: the base rate (per app/route overrides),
+   decided by the trace id and nothing else, so its hallucination rate is unbiased for the traffic;
+2. for a trace not in the routine sample, its stratum's class at that class's rate. The stratum is
+   known at arrival: `always` (the always-judge filter), `flagged` (local scorers: low lexical
+   support or a number not in the chunks), `over_refusal` (a fallback whose chunks look relevant)
+   or `none`. Each stratum is judged at one known rate, so per-stratum rates weighted by the
+   traffic in each stratum give a second unbiased estimate with less variance (README, Rates).
 
-Feedback and rephrases arrive after their trace, so recent traces are kept in a bounded store
-for a window. Sampled traces wait in a bounded queue ordered by class; when full, a more
-urgent trace evicts the least urgent one. Every decision is counted, so coverage is visible.
+Signals that arrive after their trace are evidence, not a sample (their judgments are kept out of
+every rate), most urgent first: negative_feedback (thumbs down, rating 1-2), escalation, rephrase
+(the same session asked a similar question again soon after). Recent traces wait in a bounded store
+for them. Sampled traces wait in a bounded queue
+ordered by class; when full, a more urgent trace evicts the least urgent one. Every decision is
+counted, so coverage is visible.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
-import zlib
 from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import msgspec
 import re2
-from prometheus_client import Counter
+from prometheus_client import CollectorRegistry, Counter
 
 from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
-from ragpulse.exporters.metrics import Metrics
+from ragpulse.exporters.fast_metrics import CounterFamily, FastCounter
+from ragpulse.exporters.labels import LabelGuard
 from ragpulse.scorers.lexical import Units, units
 
 PRIORITIES = (
     "negative_feedback", "escalation", "rephrase", "always", "scorer_flag", "over_refusal", "base_rate",
 )
 URGENCY = {name: rank for rank, name in enumerate(PRIORITIES)}  # lower is more urgent
+FEEDBACK_CLASSES = ("negative_feedback", "escalation", "rephrase")
+# A stratum, known when the trace arrives, and the class that samples it beyond the routine sample.
+STRATA = ("always", "flagged", "over_refusal", "none")
+STRATUM_CLASS: dict[str, str | None] = {"always": "always", "flagged": "scorer_flag", "over_refusal": "over_refusal", "none": None}
+# Which sample a judgment belongs to: routine (the base rate), targeted (a stratum's class, beyond
+# the routine sample) or feedback (judged because of a user signal: evidence, never in a rate).
+SAMPLES = ("routine", "targeted", "feedback")
+_HASH_SPACE = float(2**64)
 
 
-def in_sample(trace_id: str, rate: float) -> bool:
-    """The same answer for the same trace id on every replica and every run."""
-    return zlib.crc32(trace_id.encode()) < rate * 2**32
+_STREAMS: dict[str, Any] = {}  # name -> a blake2b state personalised with it (copying one is cheaper than making one)
+
+
+def draw(trace_id: str, name: str) -> float:
+    """A uniform number in [0, 1) from the trace id, one independent stream per `name`: the same on
+    every replica and every run. blake2b with the name as personalisation, not crc32 of a salted id:
+    crc32 is linear, so two salted crc32s of one id are correlated and their samples would nest."""
+    stream = _STREAMS.get(name)
+    if stream is None:
+        stream = _STREAMS[name] = hashlib.blake2b(digest_size=8, person=name.encode()[:16])
+    hasher = stream.copy()
+    hasher.update(trace_id.encode())
+    return int.from_bytes(hasher.digest(), "big") / _HASH_SPACE
+
+
+def in_sample(trace_id: str, rate: float, name: str = "routine") -> bool:
+    """Whether the trace falls in a sample of `rate` of stream `name` (routine: the base rate)."""
+    return draw(trace_id, name) < rate
 
 
 def feedback_priority(event: FeedbackEvent) -> str | None:
@@ -61,18 +89,53 @@ class JudgeItem:
     event: TraceEvent
     fallback: bool
     priority: str = "base_rate"
+    sample: str = "routine"
+    stratum: str = "none"
+    # Every class the trace qualified for at arrival (the record keeps them, whichever sampled it).
+    reasons: tuple[str, ...] = ()
+
+
+class SamplerMetrics:
+    """What the sampler counts, declared beside it on the registry it is handed."""
+
+    def __init__(self, registry: CollectorRegistry, labels: Sequence[str]) -> None:
+        self.candidates = CounterFamily(
+            "ragpulse_judge_candidates_total",
+            "Traces offered to a priority class's draw, the coverage denominator: base_rate every judgeable trace; "
+            "a stratum's class the traces of that stratum outside the routine sample; a feedback class every signal.",
+            ["priority"], registry,
+        )
+        self.sampled = CounterFamily(
+            "ragpulse_judge_sampled_total", "Traces queued for the judge, by priority class.", ["priority"], registry
+        )
+        self.stratum_offered = CounterFamily(
+            "ragpulse_judge_stratum_offered_total",
+            "Judgeable traces by stratum at arrival (always, flagged, over_refusal, none) and fallback (true, false): "
+            "N_s of the stratified estimate.",
+            [*labels, "fallback", "stratum"], registry,
+        )
+        self.recent_evicted = Counter(
+            "ragpulse_judge_recent_evicted_total", "Traces dropped from the recent-traces store before their window ended.",
+            registry=registry,
+        )
+        self.sessions_evicted = Counter(
+            "ragpulse_judge_sessions_evicted_total", "Sessions dropped from the rephrase detector (capacity).",
+            registry=registry,
+        )
 
 
 class RecentTraces:
-    """Judgeable traces (sampled or not) kept `window` seconds (at most `capacity`), so that
-    feedback or a rephrase arriving after its trace can still have it judged. Evictions are counted.
+    """Judgeable traces kept `window` seconds (at most `capacity`), so that feedback or a rephrase
+    arriving after its trace can still have it judged. Evictions are counted.
 
     Traces are kept serialized: one bytes object each instead of a tree of objects, which keeps
-    the garbage collector's work (and so the fast path) independent of the store's size.
+    the garbage collector's work (and so the fast path) independent of the store's size. Sampled
+    traces are kept too: a complaint about one is then judged as evidence (a cache hit when its
+    sampled judgment is done), while its sampled judgment stays in its sample.
     """
 
     def __init__(self, capacity: int, window: float, evicted: Counter, clock: Callable[[], float] = time.monotonic) -> None:
-        self._items: OrderedDict[str, tuple[float, bytes, bool]] = OrderedDict()
+        self._items: OrderedDict[str, tuple[float, bytes, bool, tuple[str, ...]]] = OrderedDict()
         self._capacity = capacity
         self._window = window
         self._evicted = evicted
@@ -83,7 +146,7 @@ class RecentTraces:
     def __len__(self) -> int:
         return len(self._items)
 
-    def remember(self, event: TraceEvent, fallback: bool) -> None:
+    def remember(self, event: TraceEvent, fallback: bool, sampled_by: tuple[str, ...]) -> None:
         now = self._clock()
         items = self._items
         while items:
@@ -96,13 +159,14 @@ class RecentTraces:
             self._evicted.inc()
         # Attributes are not judged: leaving them out halves the encoding of a typical event.
         slim = msgspec.structs.replace(event, attributes={}) if event.attributes else event
-        items[event.trace_id] = (now, self._encode(slim), fallback)
+        items[event.trace_id] = (now, self._encode(slim), fallback, sampled_by)
 
     def take(self, trace_id: str) -> JudgeItem | None:
+        """The trace for a late signal (its `reasons`: the classes that sampled it at arrival), or None."""
         entry = self._items.pop(trace_id, None)
         if entry is None or self._clock() - entry[0] >= self._window:
             return None
-        return JudgeItem(self._decode(entry[1]), entry[2])
+        return JudgeItem(self._decode(entry[1]), entry[2], reasons=entry[3])
 
 
 class RephraseDetector:
@@ -181,27 +245,22 @@ class SamplingPolicy:
                 return overrides[key]
         return self.base_rate
 
-    def classes(self, envelope: Envelope) -> list[str]:
-        """The priority classes a trace qualifies for at arrival, most urgent first."""
+    def stratum(self, envelope: Envelope) -> str:
+        """The trace's stratum at arrival (the first that applies): always, flagged, over_refusal, none."""
         event = envelope.event
         assert isinstance(event, TraceEvent)
-        found = []
         if self.always and any(matches(event) for matches in self.always):
-            found.append("always")
+            return "always"
         scores = envelope.local_scores
         if scores is not None:
             if envelope.fallback_rule is None and (
                 scores.number_mismatch or (scores.groundedness is not None and scores.groundedness < self.flag_support_below)
             ):
-                found.append("scorer_flag")
+                return "flagged"
             if (envelope.fallback_rule is not None and scores.context_relevance is not None
                     and scores.context_relevance >= self.over_refusal_context_at_least):
-                found.append("over_refusal")
-        found.append("base_rate")
-        return found
-
-    def rate(self, priority: str, event: TraceEvent) -> float:
-        return self.base_rate_of(event) if priority == "base_rate" else self.class_rates[priority]
+                return "over_refusal"
+        return "none"
 
 
 class JudgeQueue:
@@ -256,16 +315,21 @@ class JudgeQueue:
 class JudgeSampler:
     """Pipeline stage: hands traces to the judge queue; passes every envelope on."""
 
-    def __init__(self, policy: SamplingPolicy, queue: JudgeQueue, metrics: Metrics, recent: RecentTraces,
-                 rephrases: RephraseDetector) -> None:
+    def __init__(self, policy: SamplingPolicy, queue: JudgeQueue, metrics: SamplerMetrics, skipped: Counter,
+                 guard: LabelGuard, recent: RecentTraces, rephrases: RephraseDetector, *, max_label_sets: int) -> None:
         self._policy = policy
         self._queue = queue
+        self._guard = guard
         self._recent = recent
         self._rephrases = rephrases
         # Label children resolved once: this runs for every trace.
-        self._candidates = {p: metrics.judge_candidates.labels(p) for p in PRIORITIES}
-        self._sampled = {p: metrics.judge_sampled.labels(p) for p in PRIORITIES}
-        self._unknown = {p: metrics.judge_skipped.labels(priority=p, reason="trace_unknown") for p in PRIORITIES}
+        self._candidates = {p: metrics.candidates.labels(p) for p in PRIORITIES}
+        self._sampled = {p: metrics.sampled.labels(p) for p in PRIORITIES}
+        self._unknown = {p: skipped.labels(priority=p, reason="trace_unknown") for p in FEEDBACK_CLASSES}
+        self._offered_family = metrics.stratum_offered
+        # Children by raw label values, fallback and stratum, resolved through the guard once (bounded: it only caches).
+        self._offered: dict[tuple[object, ...], FastCounter] = {}
+        self._max_cached = 4 * max_label_sets
 
     def __call__(self, envelope: Envelope) -> Envelope:
         event = envelope.event
@@ -282,27 +346,50 @@ class JudgeSampler:
         fallback = envelope.fallback_rule is not None
         if not fallback and not event.chunks:
             return envelope  # no context and an answer: nothing to judge it against
-        for priority in self._policy.classes(envelope):
-            self._candidates[priority].inc()
-            if in_sample(event.trace_id, self._policy.rate(priority, event)):
-                self._offer(JudgeItem(event, fallback, priority))
-                break
-        # Sampled or not: a complaint about an already judged trace is then a cache hit, and counted.
-        self._recent.remember(event, fallback)
+        policy, trace_id = self._policy, event.trace_id
+        stratum = policy.stratum(envelope)
+        self._offered_counter(event, fallback, stratum).inc()
+        cls = STRATUM_CLASS[stratum]
+        reasons = ("base_rate",) if cls is None else (cls, "base_rate")
+        # The routine draw first, by the trace id alone: flags and feedback cannot move a trace in or out.
+        self._candidates["base_rate"].inc()
+        sampled_by: tuple[str, ...] = ()
+        if in_sample(trace_id, policy.base_rate_of(event)):
+            if self._offer(JudgeItem(event, fallback, "base_rate", "routine", stratum, reasons)):
+                sampled_by = ("base_rate",)
+        elif cls is not None:
+            self._candidates[cls].inc()
+            # Its own stream: the class's rate does not nest inside the routine sample's.
+            if in_sample(trace_id, policy.class_rates[cls], cls) and self._offer(
+                    JudgeItem(event, fallback, cls, "targeted", stratum, reasons)):
+                sampled_by = (cls,)
+        self._recent.remember(event, fallback, sampled_by)
         return envelope
 
+    def _offered_counter(self, event: TraceEvent, fallback: bool, stratum: str) -> FastCounter:
+        key = (*self._guard.raw_values(event), fallback, stratum)
+        child = self._offered.get(key)
+        if child is None:
+            if len(self._offered) >= self._max_cached:
+                self._offered.clear()
+            labels = self._guard.admit_event(event)
+            child = self._offered[key] = self._offered_family.labels(*labels, "true" if fallback else "false", stratum)
+        return child
+
     def _later(self, priority: str, trace_id: str) -> None:
-        """A signal about a trace seen before: judge it if it is still known and in the class's rate."""
+        """A signal about a trace seen before: judge it, as evidence, if still known and in the class's rate."""
         self._candidates[priority].inc()
-        if not in_sample(trace_id, self._policy.class_rates[priority]):
+        if not in_sample(trace_id, self._policy.class_rates[priority], priority):
             return
         item = self._recent.take(trace_id)
         if item is None:  # expired, evicted, not judgeable, or never seen by this replica
             self._unknown[priority].inc()
             return
-        item.priority = priority
+        item.priority, item.sample, item.reasons = priority, "feedback", (priority, *item.reasons)
         self._offer(item)
 
-    def _offer(self, item: JudgeItem) -> None:
+    def _offer(self, item: JudgeItem) -> bool:
         if self._queue.offer(item):
             self._sampled[item.priority].inc()
+            return True
+        return False

@@ -14,9 +14,10 @@ import functools
 import hashlib
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import structlog
+from prometheus_client import CollectorRegistry, Counter
 
 from ragpulse.collector.events import TraceEvent
 from ragpulse.exporters.labels import LabelGuard
@@ -27,7 +28,8 @@ from ragpulse.scorers.attribution import attribute
 from ragpulse.scorers.budget import Price, SpendBudget
 from ragpulse.scorers.judge import IRRELEVANT_AT_MOST, RELEVANT_CHUNK_AT_LEAST, Judgment, LlmJudge, estimate_prompt_tokens
 from ragpulse.scorers.local_judge import LocalJudge
-from ragpulse.scorers.sampler import JudgeItem, JudgeQueue
+from ragpulse.scorers.calibration import Calibrator
+from ragpulse.scorers.sampler import JudgeItem, JudgeQueue, in_sample
 
 log = structlog.get_logger("ragpulse.judge")
 
@@ -92,7 +94,13 @@ class JudgeWorkers:
         reserve_share: float,
         price: Price | None,
         cache_entries: int,
+        rates: RateMetrics,
+        audit_rate: float,
+        calibrator: Calibrator | None,
     ) -> None:
+        self._rates = rates
+        self._audit_rate = audit_rate
+        self._calibrator = calibrator
         self._queue = queue
         self._metrics = metrics
         self._guard = guard
@@ -204,19 +212,25 @@ class JudgeWorkers:
         labels = self._guard.admit_event(item.event)
         stage = attribute(judgment, item.fallback)
         metrics.judge_judged.labels(priority=item.priority).inc()
-        # Rates are estimated from the routine sample only; the targeted classes over-represent bad answers.
-        sample = "routine" if item.priority == "base_rate" else "targeted"
+        sample = item.sample
         count = metrics.judgments.labels
         if judgment.error is not None:
             log.warning("judgment failed", trace_id=judgment.trace_id, error=judgment.error)
         if not item.fallback:
             if judgment.groundedness is None:
-                count(*labels, judge, sample, "groundedness", "error").inc()
+                verdict = "error"
             else:
-                count(*labels, judge, sample, "groundedness", "hallucination" if judgment.hallucination else "grounded").inc()
+                verdict = "hallucination" if judgment.hallucination else "grounded"
                 metrics.judge_score.labels(judge, sample, "groundedness").observe(judgment.groundedness)
                 if (share := judgment.supported_share) is not None:
                     metrics.judge_supported_share.labels(judge).observe(share)
+            count(*labels, judge, sample, "groundedness", verdict).inc()
+        else:
+            # For a fallback the question is whether it was right to refuse.
+            verdict = "error" if stage is None else stage
+        if sample != "feedback":  # the strata's judgments: random within each stratum
+            self._rates.stratum_judgments.labels(*labels, judge, "true" if item.fallback else "false", item.stratum,
+                                                 verdict).inc()
         if item.fallback:
             # A refusal is low-relevancy by design: reported apart, never averaged in.
             count(*labels, judge, sample, "answer_relevancy", "fallback").inc()
@@ -235,4 +249,24 @@ class JudgeWorkers:
                 metrics.judge_score.labels(judge, sample, "context_relevance").observe(best)
         if stage is not None:
             metrics.badcases.labels(*labels, sample, stage).inc()
-        self._results.write(build_record(item, judgment, stage, judge, cost))
+        # The audit: a random share of the routine sample's groundedness verdicts goes to human review.
+        audit = (sample == "routine" and judgment.groundedness is not None and judge != "rule"
+                 and in_sample(item.event.trace_id, self._audit_rate, "audit"))
+        record = build_record(item, judgment, stage, judge, cost, audit)
+        self._results.write(record)
+        if self._calibrator is not None:
+            self._calibrator.judged(record)
+
+
+class RateMetrics:
+    """The counters a stratified estimate needs, declared beside the workers that count them."""
+
+    def __init__(self, registry: CollectorRegistry, labels: Sequence[str]) -> None:
+        self.stratum_judgments = Counter(
+            "ragpulse_judge_stratum_judgments_total",
+            "Judgments of the routine and targeted samples by stratum at arrival and fallback: verdict hallucination, "
+            "grounded or error for answers; over_refusal, knowledge_gap or error for fallbacks. n_s and the "
+            "positives of the stratified estimate; feedback-triggered judgments are not counted.",
+            [*labels, "judge", "fallback", "stratum", "verdict"],
+            registry=registry,
+        )

@@ -1,7 +1,7 @@
 """A fake OpenAI-compatible server for judge tests: the real openai client talks to it over HTTP.
 
 It grades by rule, so verdicts are predictable: groundedness 1 for an answer containing
-HALLUCINATE, else 5; answer relevancy 1 for an answer containing OFFTOPIC or a refusal ("sorry"),
+HALLUCINATE or one the demo traffic generator invents, else 5; answer relevancy 1 for an answer containing OFFTOPIC or a refusal ("sorry"),
 else 5; a chunk containing IRRELEVANT has relevance 0, any other 3. `latency` delays every answer.
 Scripted misbehaviour for the next requests: "slow" (1 s, then graded), "429" (with Retry-After: 1),
 "500", "malformed" (text that is not JSON), "schema_violation" (JSON with a score of 7),
@@ -19,6 +19,8 @@ from typing import Any
 
 from aiohttp import web
 from support import free_port
+
+from ragpulse.collector.traffic import HALLUCINATED_ANSWERS
 
 ANSWER = re.compile(r"<answer>\n(?P<answer>.*)\n</answer>", re.DOTALL)
 CHUNK = re.compile(r'<chunk index="(?P<index>\d+)"[^>]*>\n(?P<text>.*?)\n</chunk>', re.DOTALL)
@@ -105,7 +107,7 @@ class FakeOpenAI:
 def grade(prompt: str, *, violate: bool = False) -> dict[str, Any]:
     match = ANSWER.search(prompt)
     answer = match["answer"] if match else ""
-    bad = "HALLUCINATE" in answer
+    bad = "HALLUCINATE" in answer or answer in HALLUCINATED_ANSWERS
     refusal = "sorry" in answer.lower()
     sentences = [s for s in re.split(r"(?<=[.!?。])\s*", answer) if s.strip()]
     claims = [] if refusal else [{"claim": sentence, "verdict": "contradicted" if bad else "supported",

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -232,3 +233,65 @@ def kafka_args(topic: str, group: str, dead_letters: str | None = None, **option
 
 def kafka_control(command: str) -> None:
     subprocess.run([str(KAFKA_SCRIPT), command], check=True, capture_output=True, timeout=180)
+
+
+# -- Prometheus: the real server from Debian's package (scripts/tools.sh) ---------------------
+
+@dataclass
+class PrometheusProcess:
+    port: int
+    process: subprocess.Popen[bytes]
+    log_path: Path
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def query(self, expr: str) -> list[dict[str, Any]]:
+        """An instant query's result vector; fails on a PromQL error."""
+        answer = http("GET", self.url + "/api/v1/query?" + urllib.parse.urlencode({"query": expr}))
+        payload = answer.json()
+        assert answer.status == 200 and payload["status"] == "success", f"{expr}: {payload}"
+        return payload["data"]["result"]
+
+    def value(self, expr: str, **labels: str) -> float | None:
+        """The value of the one sample of `expr` whose labels include `labels`, or None when there is none."""
+        found = [float(r["value"][1]) for r in self.query(expr) if labels.items() <= r["metric"].items()]
+        assert len(found) <= 1, f"{expr} {labels}: {found}"
+        return found[0] if found else None
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(30)
+
+
+def start_prometheus(tmp_path: Path, targets: list[str], rule_files: list[Path], *, scrape_interval: str = "1s",
+                     evaluation_interval: str = "1s") -> PrometheusProcess:
+    """A real Prometheus scraping `targets` (host:port) and evaluating `rule_files`, on a free port."""
+    binary = shutil.which("prometheus")
+    assert binary, "prometheus is missing: scripts/test installs it (scripts/tools.sh)"
+    port = free_port()
+    config = tmp_path / f"prometheus-{port}.yml"
+    config.write_text(json.dumps({
+        "global": {"scrape_interval": scrape_interval, "evaluation_interval": evaluation_interval},
+        "rule_files": [str(path) for path in rule_files],
+        "scrape_configs": [{"job_name": "ragpulse", "static_configs": [{"targets": targets}]}],
+    }))
+    log_path = tmp_path / f"prometheus-{port}.log"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [binary, f"--config.file={config}", f"--storage.tsdb.path={tmp_path / f'tsdb-{port}'}",
+             f"--web.listen-address=127.0.0.1:{port}"], stdout=log, stderr=subprocess.STDOUT)
+    instance = PrometheusProcess(port, process, log_path)
+
+    def ready() -> bool:
+        if process.poll() is not None:
+            raise AssertionError(f"prometheus exited with {process.returncode}:\n{log_path.read_text()}")
+        try:
+            return http("GET", instance.url + "/-/ready").status == 200
+        except OSError:
+            return False
+
+    wait_until(ready, timeout=30, what="prometheus /-/ready")
+    return instance

@@ -64,7 +64,7 @@ def test_store_keeps_bad_cases_within_retention_and_max_rows(tmp_path: Path) -> 
 
     def record(trace_id: str, stage: str | None, at: float) -> None:
         event = TraceEvent(trace_id=trace_id, query="q", answer="a", app="shop")
-        built = build_record(JudgeItem(event, False), Judgment(trace_id, "m", "v", groundedness=1), stage, "llm", 0.0)
+        built = build_record(JudgeItem(event, False), Judgment(trace_id, "m", "v", groundedness=1), stage, "llm", 0.0, False)
         built.judged_at = at
         store(built)
 

@@ -181,17 +181,16 @@ def test_sampling_policy_rates_by_class_and_app_route_overrides() -> None:
     assert policy.base_rate_of(event("shop", "billing")) == 0.2  # route-only override
     assert policy.base_rate_of(event("bank", "loans")) == 1.0  # app-only override
     assert policy.base_rate_of(event("shop", "shipping")) == 0.05
-    assert policy.rate("scorer_flag", event("shop", "returns")) == 0.3
 
-    def classes(route: str, fallback: str | None, **scores: object) -> list[str]:
+    def stratum(route: str, fallback: str | None, **scores: object) -> str:
         envelope = Envelope(event("shop", route), "t", 0.0, "t", fallback_rule=fallback)
         envelope.local_scores = LexicalScores(**{"groundedness": 0.9, "answer_relevancy": 0.5, "context_relevance": 0.2,
                                                  "number_mismatch": False, **scores})
-        return policy.classes(envelope)
+        return policy.stratum(envelope)
 
-    assert classes("returns", None) == ["base_rate"]
-    assert classes("returns", None, number_mismatch=True) == ["scorer_flag", "base_rate"]
-    assert classes("returns", None, groundedness=0.1) == ["scorer_flag", "base_rate"]
-    assert classes("vip", None, groundedness=0.1) == ["always", "scorer_flag", "base_rate"]
-    assert classes("returns", "sorry", context_relevance=0.6) == ["over_refusal", "base_rate"]
-    assert classes("returns", "sorry", context_relevance=0.4, groundedness=0.0) == ["base_rate"]  # a refusal is not flagged
+    assert stratum("returns", None) == "none"
+    assert stratum("returns", None, number_mismatch=True) == "flagged"
+    assert stratum("returns", None, groundedness=0.1) == "flagged"
+    assert stratum("vip", None, groundedness=0.1) == "always"  # the first stratum that applies
+    assert stratum("returns", "sorry", context_relevance=0.6) == "over_refusal"
+    assert stratum("returns", "sorry", context_relevance=0.4, groundedness=0.0) == "none"  # a refusal is not flagged

@@ -104,6 +104,12 @@ def test_rejections_name_reason_and_field(body: bytes, expected: list[tuple[int,
         ({"trace_id": "a", "kind": "rating", "value": 6}, "value", "invalid_value"),
         ({"trace_id": "a", "kind": "rating", "value": True}, "value", "invalid_value"),
         ({"trace_id": "a", "kind": "review", "value": "good"}, "value", "invalid_value"),
+        ({"trace_id": "a", "kind": "review"}, "scores.groundedness", "missing_field"),
+        ({"trace_id": "a", "kind": "review", "scores": {"answer_relevancy": 4}}, "scores.groundedness", "missing_field"),
+        ({"trace_id": "a", "kind": "review", "scores": {"groundedness": 6}}, "scores.groundedness", "invalid_value"),
+        ({"trace_id": "a", "kind": "review", "scores": {"groundedness": 3, "claims": [{"claim": "x", "verdict": "maybe"}]}},
+         "scores.claims[0].verdict", "invalid_value"),
+        ({"trace_id": "a", "kind": "thumbs", "value": "up", "scores": {"groundedness": 3}}, "scores", "invalid_value"),
         ({"trace_id": "a", "kind": "citation_click"}, "value", "invalid_value"),
         ({"trace_id": "a", "kind": "copy", "value": [1]}, "value", "wrong_type"),
     ],
@@ -177,3 +183,18 @@ def test_decode_message_raises_event_error() -> None:
     with pytest.raises(EventError) as info:
         decoder().decode_message(b'{"type":"trace","trace_id":"a","query":1,"answer":"x"}')
     assert (info.value.reason.value, info.value.field) == ("wrong_type", "query")
+
+
+def test_a_review_carries_its_rubric_scores() -> None:
+    decoder = EventDecoder(LimitsConfig(), "http")
+    decoded = decoder.decode_body(ndjson([
+        {"trace_id": "a", "kind": "review", "value": 2},  # value alone: the groundedness score
+        {"trace_id": "b", "kind": "review", "scores": {"groundedness": 4, "answer_relevancy": 5,
+                                                       "claims": [{"claim": "30 days", "verdict": "supported"}]}},
+        {"trace_id": "c", "kind": "review", "value": 4.6, "scores": {"answer_relevancy": 2}},
+    ]), event_type="feedback")
+    assert not decoded.rejections
+    reviews = [e.event for e in decoded.envelopes]
+    assert [(r.value, r.scores.groundedness, r.scores.answer_relevancy) for r in reviews] == [
+        (2, 2, None), (4, 4, 5), (4.6, None, 2)]
+    assert [c.verdict for c in reviews[1].scores.claims] == ["supported"]

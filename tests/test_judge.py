@@ -248,10 +248,18 @@ def test_flags_over_refusals_and_the_always_filter_have_their_own_rates(fake: Fa
     assert s.get_value("ragpulse_judge_sampled_total", priority="scorer_flag") == 2  # number, unsupported
     assert s.get_value("ragpulse_judge_sampled_total", priority="over_refusal") == 1
     assert s.get_value("ragpulse_judge_sampled_total", priority="always") == 1
-    assert s.get_value("ragpulse_judge_candidates_total", priority="base_rate") == 2  # the others were taken before
+    # Every judgeable trace is offered to the routine draw first; its stratum's class draws only outside it.
+    assert s.get_value("ragpulse_judge_candidates_total", priority="base_rate") == 6
     assert s.get_value("ragpulse_judge_sampled_total", priority="base_rate") == 0
-    assert s.total("ragpulse_judgments_total", sample="targeted", metric="answer_relevancy") == 4  # none in the rates' sample
+    assert [s.get_value("ragpulse_judge_candidates_total", priority=p) for p in ("scorer_flag", "over_refusal", "always")] == [2, 1, 1]
+    assert s.total("ragpulse_judgments_total", sample="targeted", metric="answer_relevancy") == 4  # none in the routine sample
     assert s.total("ragpulse_judgments_total", sample="routine") == 0
+    offered = {(fallback, stratum): s.total("ragpulse_judge_stratum_offered_total", fallback=fallback, stratum=stratum)
+               for fallback in ("false", "true") for stratum in ("always", "flagged", "over_refusal", "none")}
+    assert {key: value for key, value in offered.items() if value} == {
+        ("false", "flagged"): 2, ("true", "over_refusal"): 1, ("false", "always"): 1, ("false", "none"): 2}
+    assert s.total("ragpulse_judge_stratum_judgments_total", stratum="flagged") == 2  # n_s of the stratified estimate
+    assert s.total("ragpulse_judge_stratum_judgments_total", fallback="true", stratum="over_refusal", verdict="over_refusal") == 1
 
 
 def test_requests_per_minute_is_never_exceeded(fake: FakeOpenAI, ragpulse_factory: Factory) -> None:

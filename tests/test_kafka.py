@@ -8,6 +8,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 
 from support import (
     RagpulseProcess,
@@ -323,10 +324,13 @@ def test_otlp_proto_messages_as_the_collector_kafka_exporter_writes_them(ragpuls
     assert dead.value == messages[2]
 
 
-def test_judgment_records_go_to_a_results_topic(ragpulse_factory: Factory) -> None:
-    topic, results = unique("events"), unique("judgments")
+def test_judgment_records_go_to_a_results_topic_and_the_audit_to_a_review_queue_topic(
+    ragpulse_factory: Factory, tmp_path: Path
+) -> None:
+    topic, results, audit = unique("events"), unique("judgments"), unique("review-queue")
     create_topic(topic)
     create_topic(results)
+    create_topic(audit)
     chunks = [{"id": "kb-1", "text": "Returns are accepted within 30 days of delivery."}]
     produce(topic, [
         encode(trace("fine", query="When are returns accepted?", chunks=chunks,
@@ -334,11 +338,20 @@ def test_judgment_records_go_to_a_results_topic(ragpulse_factory: Factory) -> No
         encode(trace("wrong", query="When are returns accepted?", chunks=chunks, answer="Within 90 days of delivery.")),
     ])
     rp = ragpulse_factory(*kafka_args(topic, unique("group")), "--set", "judge.sample_rate=1.0",
-                          "--set", f"results.kafka_topic={results}")
+                          "--set", f"results.kafka_topic={results}", "--set", f"calibration.kafka_topic={audit}",
+                          "--set", "calibration.audit_rate=1.0", "--set", f"calibration.jsonl_path={tmp_path / 'audit.jsonl'}")
     wait_until(lambda: rp.metrics().total("ragpulse_judge_judged_total") == 2, what="2 local judgments")
     messages = consume_all(results, 2)
     assert sorted(m.key for m in messages) == [b"fine", b"wrong"]
     by_id = {m.key.decode(): json.loads(m.value) for m in messages}
     assert (by_id["wrong"]["judge"], by_id["wrong"]["groundedness"], by_id["wrong"]["stage"]) == ("local", 2, "generation")
     assert (by_id["fine"]["bad"], by_id["fine"]["stage"]) == (False, None)  # every judgment, not only bad ones
+    # The review queue: the content for a reviewer, the judge's verdict apart from it.
+    queued = {m.key.decode(): json.loads(m.value) for m in consume_all(audit, 2)}
+    assert sorted(queued) == ["fine", "wrong"]
+    assert queued["wrong"]["item"] == {"question": "When are returns accepted?", "answer": "Within 90 days of delivery.",
+                                       "chunks": [{"id": "kb-1", "text": "Returns are accepted within 30 days of delivery."}]}
+    assert (queued["wrong"]["judgment"]["groundedness"], queued["wrong"]["judgment"]["hallucination"]) == (2, True)
+    lines = [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
+    assert sorted(line["trace_id"] for line in lines) == ["fine", "wrong"]
     assert rp.metrics().total("ragpulse_results_sink_errors_total") == 0

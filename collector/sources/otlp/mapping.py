@@ -26,7 +26,7 @@ from typing import Any
 
 import msgspec
 
-from ragpulse.collector.events import Chunk, FeedbackEvent, TraceEvent, Usage
+from ragpulse.collector.events import Chunk, FeedbackEvent, ReviewScores, TraceEvent, Usage
 from ragpulse.collector.sources.otlp.spans import Span
 
 OI_KIND = "openinference.span.kind"
@@ -43,6 +43,9 @@ _GENAI_INDEXED = re.compile(r"^gen_ai\.(?P<kind>prompt|completion)\.(?P<i>\d+)\.
 
 
 EVALUATION_EVENT = "gen_ai.evaluation.result"
+_RUBRIC = {"groundedness": "groundedness", "faithfulness": "groundedness",
+           "relevance": "answer_relevancy", "relevancy": "answer_relevancy", "answer_relevancy": "answer_relevancy",
+           "answer_relevance": "answer_relevancy"}
 _POSITIVE = frozenset({"pass", "passed", "correct", "relevant", "grounded", "faithful", "good", "yes", "true"})
 _NEGATIVE = frozenset({"fail", "failed", "incorrect", "not_relevant", "irrelevant", "ungrounded", "hallucinated",
                        "bad", "no", "false"})
@@ -65,14 +68,18 @@ def feedback_of(span: Span) -> tuple[list[FeedbackEvent], int]:
         details = {"evaluation": _str(attrs.get("gen_ai.evaluation.name")), "label": label or None, "score": score,
                    "explanation": _str(attrs.get("gen_ai.evaluation.explanation")), "span_id": span.span_id}
         details = {k: v for k, v in details.items() if v is not None}
+        scores = None
         if score is not None and 1 <= score <= 5:
             kind, value = "review", score
+            # The rubric the evaluation scored; another evaluation (correctness, say) is no rubric score.
+            rubric = _RUBRIC.get((_str(attrs.get("gen_ai.evaluation.name")) or "").strip().lower())
+            scores = ReviewScores(**{rubric: round(score)}) if rubric else ReviewScores()
         elif label in _POSITIVE or label in _NEGATIVE:
             kind, value = "thumbs", "up" if label in _POSITIVE else "down"
         else:
             unmapped += 1
             continue
-        events.append(FeedbackEvent(kind=kind, trace_id=span.trace_id, value=value,  # type: ignore[arg-type]
+        events.append(FeedbackEvent(kind=kind, trace_id=span.trace_id, value=value, scores=scores,  # type: ignore[arg-type]
                                     timestamp=event.time_unix_nano / 1e6 or None, attributes=details))
     return events, unmapped
 

@@ -1,0 +1,3 @@
+from ragpulse.mixin.rules import main
+
+raise SystemExit(main())

@@ -1,0 +1,154 @@
+"""The recording rules: every sampled rate with its count and its 95% interval, computed from
+counters (they add up across replicas; ../shared/STATISTICS.md has the formulas).
+
+Rules are named level:metric:operations. Per app, for each window:
+- the routine sample's hallucination rate (a simple random sample of judgeable answers), its
+  judged count and its Wilson score interval; the same for off-question answers and for retrievals
+  without a relevant chunk;
+- the stratified estimate Σ N_s·p̂_s / Σ N_s over the strata (app, route, stratum) that have
+  judgments, with its normal interval from Σ w_s²·p̃_s(1−p̃_s)/(n_s + z²) (Agresti–Coull p̃_s);
+- the judge's agreement with human reviews (confusion counts, agreement, sensitivity,
+  specificity, Cohen's kappa) per judge, judge model and prompt version, over long windows:
+  reviews come by the tens a week.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+Z = 1.959964
+RATE_WINDOWS = ("5m", "1h", "6h", "1d")
+CALIBRATION_WINDOWS = ("7d", "30d")
+RULES_FILE = Path(__file__).resolve().parent / "ragpulse.rules.yaml"
+GROUNDEDNESS = 'metric="groundedness",sample="routine"'
+JUDGED = 'verdict=~"hallucination|grounded"'
+JUDGE = "judge, judge_model, prompt_version"
+
+
+def _rule(record: str, expr: str) -> dict[str, str]:
+    return {"record": record, "expr": " ".join(expr.split())}
+
+
+def wilson_rules(prefix: str, level: str, window: str, successes: str, n: str) -> list[dict[str, str]]:
+    """Wilson bounds of successes/n for recorded series `successes` and `n` (n = 0: no series)."""
+    z2 = Z * Z
+    p = f"({successes} / ({n} > 0))"
+    centre = f"(({p} + {z2 / 2!r} / {n}) / (1 + {z2!r} / {n}))"
+    half = f"({Z} * sqrt({p} * (1 - {p}) / {n} + {z2 / 4!r} / ({n} ^ 2)) / (1 + {z2!r} / {n}))"
+    return [
+        _rule(f"{level}:{prefix}:ratio{window}", p),
+        _rule(f"{level}:{prefix}:wilson_lower{window}", f"clamp_min({centre} - {half}, 0)"),
+        _rule(f"{level}:{prefix}:wilson_upper{window}", f"clamp_max({centre} + {half}, 1)"),
+    ]
+
+
+def routine_rules(window: str) -> list[dict[str, str]]:
+    judged = f"app:ragpulse_hallucination_routine_judged:increase{window}"
+    bad = f"app:ragpulse_hallucination_routine_hallucinated:increase{window}"
+    return [
+        _rule(judged, f"sum by (app) (increase(ragpulse_judgments_total{{{GROUNDEDNESS},{JUDGED}}}[{window}]))"),
+        # "or ... * 0": an app with judgments but no hallucination yet has no hallucination series; its rate is 0.
+        _rule(bad, f'sum by (app) (increase(ragpulse_judgments_total{{{GROUNDEDNESS},verdict="hallucination"}}[{window}]))'
+                   f" or ({judged} * 0)"),
+        *wilson_rules("ragpulse_hallucination_routine", "app", window, bad, judged),
+    ]
+
+
+def routine_share_rules(name: str, metric: str, bad: str, good: str, window: str) -> list[dict[str, str]]:
+    """The share of `bad` verdicts of `metric` in the routine sample, with its count and Wilson interval."""
+    n = f"app:ragpulse_{name}_routine_judged:increase{window}"
+    s = f"app:ragpulse_{name}_routine_{bad}:increase{window}"
+    selector = f'metric="{metric}",sample="routine"'
+    return [
+        _rule(n, f'sum by (app) (increase(ragpulse_judgments_total{{{selector},verdict=~"{bad}|{good}"}}[{window}]))'),
+        _rule(s, f'sum by (app) (increase(ragpulse_judgments_total{{{selector},verdict="{bad}"}}[{window}])) or ({n} * 0)'),
+        *wilson_rules(f"ragpulse_{name}_routine", "app", window, s, n),
+    ]
+
+
+def stratified_rules(window: str) -> list[dict[str, str]]:
+    z2 = Z * Z
+    level, keys = "app_route_stratum", "app, route, stratum"
+    offered = f"{level}:ragpulse_judge_stratum_offered:increase{window}"
+    judged = f"{level}:ragpulse_judge_stratum_judged:increase{window}"
+    bad = f"{level}:ragpulse_judge_stratum_hallucinated:increase{window}"
+    ratio = f"{level}:ragpulse_hallucination:ratio{window}"
+    # The strata with judgments, weighted by their traffic: N_s for each, and ΣN_s per app.
+    weight = f"({offered} and on ({keys}) {ratio})"
+    total = f"app:ragpulse_hallucination_stratified_offered:increase{window}"
+    estimate = f"app:ragpulse_hallucination_stratified:ratio{window}"
+    variance = f"app:ragpulse_hallucination_stratified:variance{window}"
+    adjusted = f"(({bad} + {z2 / 2!r}) / ({judged} + {z2!r}))"
+    return [
+        _rule(offered, f'sum by ({keys}) (increase(ragpulse_judge_stratum_offered_total{{fallback="false"}}[{window}]))'),
+        _rule(judged, f'sum by ({keys}) (increase(ragpulse_judge_stratum_judgments_total{{fallback="false",{JUDGED}}}[{window}]))'),
+        _rule(bad, f'sum by ({keys}) (increase(ragpulse_judge_stratum_judgments_total{{fallback="false",verdict="hallucination"}}[{window}]))'
+                   f" or ({judged} * 0)"),
+        _rule(ratio, f"{bad} / ({judged} > 0)"),
+        _rule(total, f"sum by (app) {weight}"),
+        _rule(f"app:ragpulse_hallucination_stratified_judged:increase{window}",
+              f"sum by (app) ({judged} and on ({keys}) {ratio})"),
+        _rule(estimate, f"sum by (app) ({offered} * on ({keys}) {ratio}) / on (app) ({total} > 0)"),
+        _rule(variance, f"sum by (app) ({weight} ^ 2 * on ({keys}) ({adjusted} * (1 - {adjusted}) / ({judged} + {z2!r})))"
+                        f" / on (app) ({total} ^ 2)"),
+        _rule(f"app:ragpulse_hallucination_stratified:lower{window}", f"clamp_min({estimate} - {Z} * sqrt({variance}), 0)"),
+        _rule(f"app:ragpulse_hallucination_stratified:upper{window}", f"clamp_max({estimate} + {Z} * sqrt({variance}), 1)"),
+    ]
+
+
+def calibration_rules(window: str) -> list[dict[str, str]]:
+    level = "judge_model"
+
+    def cell(name: str, judge: str, human: str) -> dict[str, str]:
+        return _rule(f"{level}:ragpulse_calibration_{name}:increase{window}",
+                     f'sum by ({JUDGE}) (increase(ragpulse_calibration_reviews_total{{judge_verdict="{judge}",'
+                     f'human_verdict="{human}"}}[{window}]))')
+
+    a, b, c, d = (f"{level}:ragpulse_calibration_{name}:increase{window}"
+                  for name in ("both_hallucination", "judge_only", "human_only", "neither"))
+    reviews = f"{level}:ragpulse_calibration_reviews:increase{window}"
+    # A cell without reviews has no series: count it as 0 against the total, which always exists.
+    cells = {name: f"({series} or ({reviews} * 0))" for name, series in zip("abcd", (a, b, c, d), strict=True)}
+    agreement = f"{level}:ragpulse_calibration_agreement:ratio{window}"
+    chance = (f"(({cells['a']} + {cells['b']}) * ({cells['a']} + {cells['c']}) + ({cells['c']} + {cells['d']}) * "
+              f"({cells['b']} + {cells['d']})) / ({reviews} ^ 2)")
+    return [
+        cell("both_hallucination", "hallucination", "hallucination"),
+        cell("judge_only", "hallucination", "grounded"),
+        cell("human_only", "grounded", "hallucination"),
+        cell("neither", "grounded", "grounded"),
+        _rule(reviews, f"sum by ({JUDGE}) (increase(ragpulse_calibration_reviews_total[{window}]))"),
+        _rule(agreement, f"({cells['a']} + {cells['d']}) / ({reviews} > 0)"),
+        _rule(f"{level}:ragpulse_calibration_sensitivity:ratio{window}", f"{cells['a']} / (({cells['a']} + {cells['c']}) > 0)"),
+        _rule(f"{level}:ragpulse_calibration_specificity:ratio{window}", f"{cells['d']} / (({cells['b']} + {cells['d']}) > 0)"),
+        _rule(f"{level}:ragpulse_calibration_kappa:ratio{window}",
+              f"({agreement} - {chance}) / ((1 - {chance}) > 0)"),
+    ]
+
+
+def rules() -> dict[str, Any]:
+    groups = [
+        {"name": f"ragpulse-hallucination-{window}", "interval": "1m",
+         "rules": [*routine_rules(window), *stratified_rules(window),
+                   *routine_share_rules("irrelevant_answer", "answer_relevancy", "irrelevant", "relevant", window),
+                   *routine_share_rules("irrelevant_context", "context_relevance", "irrelevant", "relevant", window)]}
+        for window in RATE_WINDOWS
+    ]
+    groups += [{"name": f"ragpulse-calibration-{window}", "interval": "5m", "rules": calibration_rules(window)}
+               for window in CALIBRATION_WINDOWS]
+    return {"groups": groups}
+
+
+def render() -> str:
+    header = "# Generated by `python -m ragpulse.mixin` from mixin/rules.py: edit that, not this file.\n"
+    return header + yaml.safe_dump(rules(), sort_keys=False, width=1000)
+
+
+def main() -> int:
+    RULES_FILE.write_text(render(), encoding="utf-8")
+    print(f"wrote {RULES_FILE}", file=sys.stderr)
+    return 0

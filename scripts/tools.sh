@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The command-line tools the tests use besides Python: Prometheus and promtool (the rules' unit
+# tests and the end-to-end checks against a real Prometheus) and tmux (the review tool driven in a
+# real terminal). From Debian's packages, installed once when missing (root, or sudo).
+#
+#   scripts/tools.sh          install what is missing; prints nothing when all are there
+set -euo pipefail
+
+missing=()
+command -v promtool >/dev/null 2>&1 && command -v prometheus >/dev/null 2>&1 || missing+=(prometheus)
+command -v tmux >/dev/null 2>&1 || missing+=(tmux)
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+as_root=()
+[ "$(id -u)" -eq 0 ] || as_root=(sudo)
+echo "installing ${missing[*]} from Debian's packages (apt-get)..." >&2
+export DEBIAN_FRONTEND=noninteractive
+"${as_root[@]}" apt-get update -qq >&2
+"${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+# Debian starts the packaged Prometheus as a service; the tests run their own on free ports.
+if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet prometheus 2>/dev/null; then
+    "${as_root[@]}" systemctl stop prometheus >&2 || true
+fi

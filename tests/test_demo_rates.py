@@ -1,0 +1,95 @@
+"""The demo's hallucination rate, as its summary prints it and as a real Prometheus computes it with
+the README's PromQL and the recording rules, is near the share the demo injects. The judge is the
+fake OpenAI-compatible one, which knows the generator's invented answers (the local judge misses
+one of the demo's seven kinds, a flipped negation: that is the local judge's issue, not the rates').
+Coverage of the exact truth is proven in test_rates_simulation.py."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+from fake_openai import FakeOpenAI
+from support import free_port, http, ragpulse_command, start_prometheus, wait_until
+
+from ragpulse.mixin.rules import RULES_FILE
+
+SHARE = 0.20
+SUMMARY = re.compile(r"hallucination: routine (?P<rate>[\d.]+)% \[(?P<low>[\d.]+)-(?P<high>[\d.]+)\] of (?P<n>\d+), "
+                     r"stratified (?P<s_rate>[\d.]+)% \[(?P<s_low>[\d.]+)-(?P<s_high>[\d.]+)\] of (?P<s_n>\d+)")
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeOpenAI]:
+    server = FakeOpenAI()
+    yield server
+    server.close()
+
+
+def test_the_demo_shows_a_routine_rate_near_the_injected_share(fake: FakeOpenAI, tmp_path: Path) -> None:
+    port = free_port()
+    rules = yaml.safe_load(RULES_FILE.read_text())
+    for group in rules["groups"]:
+        group["interval"] = "1s"  # the shipped 1m, made short so the test runs in a minute
+    fast_rules = tmp_path / "rules.yaml"
+    fast_rules.write_text(yaml.safe_dump(rules))
+    prometheus = start_prometheus(tmp_path, [f"127.0.0.1:{port}"], [fast_rules])
+    demo = subprocess.Popen(
+        [*ragpulse_command(), "demo", "--host", "127.0.0.1", "--port", str(port), "--rate", "300", "--seed", "5",
+         "--fallback-share", "0.1", "--hallucination-share", str(SHARE), "--duration", "40", "--summary-every", "10",
+         "--set", "otlp.enabled=false", "--set", f"judge.base_url={fake.base_url}", "--set", "judge.api_key=k",
+         "--set", "judge.sample_rate=0.2", "--set", "judge.concurrency=8", "--set", "judge.max_requests_per_minute=null",
+         "--set", "judge.max_tokens_per_hour=null", "--set", "judge.max_tokens_per_day=null"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path,
+        env={**os.environ, "RAGPULSE_LOGGING__FORMAT": "json"},
+    )
+    try:
+        wait_until(lambda: http("GET", f"http://127.0.0.1:{port}/readyz").status == 200 if _up(port) else False,
+                   timeout=30, what="the demo's sidecar")
+        routine = 'ragpulse_judgments_total{sample="routine",metric="groundedness"'
+        readme_promql = (f'sum(ragpulse_judgments_total{{sample="routine",metric="groundedness",verdict="hallucination"}})'
+                         f' / sum({routine},verdict=~"hallucination|grounded"}})')
+        # The last scrapes, while the demo still runs: at least 1,000 routine judgments behind them.
+        wait_until(lambda: (prometheus.value(f"sum({routine},verdict=~\"hallucination|grounded\"}})") or 0) >= 1_000,
+                   timeout=60, what="1,000 routine judgments in Prometheus")
+        wait_until(lambda: prometheus.value("app:ragpulse_hallucination_routine_judged:increase5m", app="support-bot")
+                   is not None, timeout=20, what="the recording rules")
+        rate = prometheus.value(readme_promql)
+        prometheus_rate = prometheus.value("app:ragpulse_hallucination_routine:ratio5m", app="support-bot")
+        low = prometheus.value("app:ragpulse_hallucination_routine:wilson_lower5m", app="support-bot")
+        high = prometheus.value("app:ragpulse_hallucination_routine:wilson_upper5m", app="support-bot")
+        stratified = prometheus.value("app:ragpulse_hallucination_stratified:ratio5m", app="support-bot")
+        s_low = prometheus.value("app:ragpulse_hallucination_stratified:lower5m", app="support-bot")
+        s_high = prometheus.value("app:ragpulse_hallucination_stratified:upper5m", app="support-bot")
+        output, _ = demo.communicate(timeout=90)
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+        prometheus.stop()
+    assert demo.returncode == 0, output
+    # Near: the routine sample holds over 1,000 judgments, so its standard error is about 1.3 points.
+    assert rate is not None and abs(rate - SHARE) < 0.04, rate
+    routine_5m = prometheus_rate
+    assert routine_5m is not None and low is not None and high is not None
+    assert abs(routine_5m - SHARE) < 0.04 and low < routine_5m < high and high - low < 0.07, (low, routine_5m, high)
+    assert stratified is not None and s_low is not None and s_high is not None
+    assert abs(stratified - SHARE) < 0.04 and s_low <= stratified <= s_high, (s_low, stratified, s_high)
+    last = SUMMARY.findall(output)[-1]
+    routine_rate, routine_low, routine_high = (float(v) / 100 for v in last[:3])
+    assert int(last[3]) >= 1_000 and routine_low <= routine_rate <= routine_high, last
+    assert abs(routine_rate - SHARE) < 0.04, last
+    s_rate, s_lo, s_hi = (float(v) / 100 for v in last[4:7])
+    assert abs(s_rate - SHARE) < 0.04 and s_lo <= s_rate <= s_hi, last
+
+
+def _up(port: int) -> bool:
+    try:
+        http("GET", f"http://127.0.0.1:{port}/healthz")
+        return True
+    except OSError:
+        return False

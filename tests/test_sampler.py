@@ -1,0 +1,85 @@
+"""The sampler's draws: the routine sample is decided by the trace id alone, each class draws from
+its own stream, and every replica and run makes the same choice."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter
+
+from ragpulse.collector.events import Chunk, Envelope, TraceEvent
+from ragpulse.exporters.labels import LabelGuard
+from ragpulse.scorers.lexical import LexicalScores
+from ragpulse.scorers.sampler import (
+    JudgeQueue,
+    JudgeSampler,
+    RecentTraces,
+    RephraseDetector,
+    SamplerMetrics,
+    SamplingPolicy,
+    draw,
+    in_sample,
+)
+
+IDS = [f"trace-{i:06d}" for i in range(100_000)]
+LABELS = ("app", "route", "model", "release")
+
+
+def test_draws_are_deterministic_and_uniform() -> None:
+    chosen = [i for i in IDS[:20_000] if in_sample(i, 0.05)]
+    assert chosen == [i for i in IDS[:20_000] if in_sample(i, 0.05)]  # the same on every replica and run
+    assert 900 <= len(chosen) <= 1100
+    assert not any(in_sample(i, 0.0) for i in IDS[:1000]) and all(in_sample(i, 1.0) for i in IDS[:1000])
+    deciles = [0] * 10
+    for trace_id in IDS:
+        deciles[int(draw(trace_id, "routine") * 10)] += 1
+    assert all(9_500 <= count <= 10_500 for count in deciles)
+
+
+def test_class_streams_are_independent_of_the_routine_draw() -> None:
+    # Under nesting (one hash for every class) a trace outside a 10% routine sample could never fall in
+    # a 5% class sample; independent streams give 5% of them, and 0.5% of all traces in both.
+    routine = {i for i in IDS if in_sample(i, 0.10)}
+    flagged = {i for i in IDS if in_sample(i, 0.05, "scorer_flag")}
+    assert 9_700 <= len(routine) <= 10_300 and 4_800 <= len(flagged) <= 5_200
+    both = len(routine & flagged)
+    assert 400 <= both <= 600, both
+    assert abs(len(flagged - routine) / (len(IDS) - len(routine)) - 0.05) < 0.003
+
+
+def envelope(trace_id: str, *, flagged: bool) -> Envelope:
+    event = TraceEvent(trace_id=trace_id, query="q", answer="a", app="shop", route="returns", model="m", release="r",
+                       chunks=[Chunk(text="chunk")])
+    scores = LexicalScores(groundedness=0.1 if flagged else 0.9, answer_relevancy=0.5, context_relevance=0.5,
+                           number_mismatch=False)
+    return Envelope(event, "test", 0.0, trace_id, local_scores=scores)
+
+
+def test_a_flagged_trace_has_the_same_routine_probability_as_an_unflagged_one() -> None:
+    registry = CollectorRegistry()
+    skipped = Counter("skipped_total", "s", ["priority", "reason"], registry=registry)
+    queue = JudgeQueue(len(IDS), skipped)
+    metrics = SamplerMetrics(registry, LABELS)
+    sampler = JudgeSampler(
+        SamplingPolicy(base_rate=0.1, rate_overrides={}, class_rates={"scorer_flag": 0.5, "over_refusal": 0.5, "always": 1.0,
+                                                                       "negative_feedback": 1, "escalation": 1, "rephrase": 1},
+                       always=[], flag_support_below=0.3, over_refusal_context_at_least=0.5),
+        queue, metrics, skipped, LabelGuard(LABELS, 50, 2000, Counter("o_total", "o", ["label"], registry=registry)),
+        RecentTraces(10, 600.0, metrics.recent_evicted), RephraseDetector(120.0, 0.5, 10, metrics.sessions_evicted),
+        max_label_sets=2000,
+    )
+    for index, trace_id in enumerate(IDS):
+        sampler(envelope(trace_id, flagged=index % 2 == 0))  # every other trace is flagged
+    items = queue.drain()
+    routine = {"flagged": 0, "none": 0}
+    for item in items:
+        if item.sample == "routine":
+            routine[item.stratum] += 1
+    # 50,000 traces in each stratum, 10% routine in both: the binomial sd is 67.
+    assert abs(routine["flagged"] - routine["none"]) < 400, routine
+    assert all(4_700 <= count <= 5_300 for count in routine.values()), routine
+    targeted = [item for item in items if item.sample == "targeted"]
+    assert {item.stratum for item in targeted} == {"flagged"}
+    assert 0.48 <= len(targeted) / (50_000 - routine["flagged"]) <= 0.52
+    assert all(item.reasons == ("scorer_flag", "base_rate") for item in items if item.stratum == "flagged")
+    # The same traffic through a second sampler (another replica, a restart) picks the same traces.
+    assert sorted(item.event.trace_id for item in items if item.sample == "routine") == sorted(
+        i for i in IDS if in_sample(i, 0.1))
