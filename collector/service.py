@@ -25,7 +25,7 @@ from prometheus_client import CollectorRegistry, Counter
 
 import ragpulse
 from ragpulse.collector.config import Config, JudgeConfig
-from ragpulse.collector.errors import StartupError
+from ragpulse.collector.errors import RejectReason, StartupError
 from ragpulse.collector.decode import EventDecoder
 from ragpulse.collector.dedup import DedupStage, DedupWindow
 from ragpulse.collector.pipeline import Pipeline, Stage
@@ -56,6 +56,7 @@ from ragpulse.scorers.judge import BUILTIN_PROMPT, LlmJudge, builtin_template
 from ragpulse.scorers.lexical import LexicalScorer
 from ragpulse.scorers.local_judge import LocalJudge
 from ragpulse.scorers.sampler import (
+    PRIORITIES,
     JudgeQueue,
     JudgeSampler,
     RecentTraces,
@@ -152,6 +153,39 @@ def _calibrator(config: Config, registry: CollectorRegistry, writer: ResultWrite
     return calibrator
 
 
+def precreate_series(metrics: Metrics, config: Config) -> None:
+    """Series that rules and dashboards divide by exist at zero from the first scrape: a rate() over a
+    series that does not exist yet is no data, and an alert cannot tell no data from zero."""
+    sources = [HTTP_SOURCE, OTLP_SOURCE, *([KAFKA_SOURCE] if config.kafka.bootstrap_servers else [])]
+    for source in sources:
+        for reason in RejectReason:
+            metrics.events_invalid.labels(source=source, reason=reason.value)
+        metrics.events_refused.labels(source=source, reason="backpressure")
+        for kind in ("trace", "feedback"):
+            metrics.events_received.labels(source=source, type=kind)
+    metrics.events_dropped.labels(reason="shutdown_deadline")
+    for kind in ("trace", "feedback"):
+        metrics.events_duplicate.labels(type=kind)
+    for outcome in ("complete", "ttl_expired", "capacity", "shutdown", "not_rag"):
+        metrics.otlp_traces.labels(outcome=outcome)
+    for reason in ("late_span", "duplicate", "too_many_spans"):
+        metrics.otlp_spans_dropped.labels(reason=reason)
+    for reason in ("writer_full", "retention", "max_rows", "review_retention", "review_max_rows"):
+        metrics.results_dropped.labels(reason=reason)
+    if config.judge.mode == "off":
+        return
+    for priority in PRIORITIES:
+        metrics.judge_judged.labels(priority=priority)
+        for reason in ("queue_full", "evicted", "budget_tokens", "budget_cost", "circuit_open", "trace_unknown", "shutdown"):
+            metrics.judge_skipped.labels(priority=priority, reason=reason)
+    if config.judge.uses_llm:
+        metrics.judge_requests.labels(judge_model=config.judge.model, outcome="ok")
+        metrics.judge_http_requests.labels(judge_model=config.judge.model)
+        for kind in ("prompt", "completion"):
+            metrics.judge_tokens.labels(judge_model=config.judge.model, kind=kind)
+        metrics.judge_cost.labels(judge_model=config.judge.model)
+
+
 class Service:
     def __init__(self, config: Config, registry: CollectorRegistry | None = None) -> None:
         self.config = config
@@ -175,7 +209,10 @@ class Service:
             config.metrics.max_label_sets,
             metrics.label_overflow,
         )
-        exporter = FastPathExporter(metrics, guard, max_cached=4 * config.metrics.max_label_sets)
+        exporter = FastPathExporter(metrics, guard, max_cached=4 * config.metrics.max_label_sets,
+                                    fallback_rules=("explicit", "empty_retrieval",
+                                                    *(rule.name for rule in config.all_fallback_rules())))
+        precreate_series(metrics, config)
         stages: list[tuple[str, Stage]] = [("dedup", DedupStage(dedup, metrics.events_duplicate)), ("fallback", fallback)]
         lexical = LexicalScorer(metrics, guard, config.local_scorers.chunk_cache_entries)
         if config.local_scorers.enabled:

@@ -25,7 +25,8 @@ class _Series:
         "_fallback_parent", "_labels",
     )
 
-    def __init__(self, metrics: Metrics, labels: tuple[str, ...], overflowed: tuple[str, ...]) -> None:
+    def __init__(self, metrics: Metrics, labels: tuple[str, ...], overflowed: tuple[str, ...],
+                 fallback_rules: tuple[str, ...]) -> None:
         self.traces = metrics.traces.labels(*labels)
         self.retrieval_empty = metrics.retrieval_empty.labels(*labels)
         self.chunks = metrics.retrieval_chunks.labels(*labels)
@@ -39,6 +40,8 @@ class _Series:
         self.overflowed = overflowed
         self._fallback_parent = metrics.fallbacks
         self._labels = labels
+        for rule in fallback_rules:  # at zero from the first trace, so a rate over them is 0, not no data
+            self.fallback(rule)
 
     def fallback(self, rule: str) -> FastCounter:
         child = self.fallbacks.get(rule)
@@ -48,8 +51,9 @@ class _Series:
 
 
 class FastPathExporter:
-    def __init__(self, metrics: Metrics, guard: LabelGuard, *, max_cached: int) -> None:
+    def __init__(self, metrics: Metrics, guard: LabelGuard, *, max_cached: int, fallback_rules: tuple[str, ...] = ()) -> None:
         self._metrics = metrics
+        self._fallback_rules = fallback_rules
         self._guard = guard
         self._series: dict[tuple[str | None, ...], _Series] = {}
         self._max_cached = max_cached
@@ -69,7 +73,7 @@ class FastPathExporter:
             if len(self._series) >= self._max_cached:
                 self._series.clear()  # raw values are unbounded; the children behind them are not
             labels, overflowed = self._guard.admit(raw)
-            series = self._series[raw] = _Series(self._metrics, labels, overflowed)
+            series = self._series[raw] = _Series(self._metrics, labels, overflowed, self._fallback_rules)
         return series
 
     def _export_trace(self, event: TraceEvent, fallback_rule: str | None) -> None:

@@ -24,7 +24,7 @@ from ragpulse.exporters.labels import LabelGuard
 from ragpulse.exporters.metrics import Metrics
 from ragpulse.exporters.records import build_record
 from ragpulse.exporters.results import ResultWriter
-from ragpulse.scorers.attribution import attribute
+from ragpulse.scorers.attribution import STAGES, attribute
 from ragpulse.scorers.budget import Price, SpendBudget
 from ragpulse.scorers.judge import IRRELEVANT_AT_MOST, RELEVANT_CHUNK_AT_LEAST, Judgment, LlmJudge, estimate_prompt_tokens
 from ragpulse.scorers.local_judge import LocalJudge
@@ -99,6 +99,7 @@ class JudgeWorkers:
         calibrator: Calibrator | None,
     ) -> None:
         self._rates = rates
+        self._seen: set[tuple[str, ...]] = set()  # label sets whose verdict series exist (bounded by the guard)
         self._audit_rate = audit_rate
         self._calibrator = calibrator
         self._queue = queue
@@ -214,6 +215,9 @@ class JudgeWorkers:
         metrics.judge_judged.labels(priority=item.priority).inc()
         sample = item.sample
         count = metrics.judgments.labels
+        if (key := (*labels, judge, sample)) not in self._seen:
+            self._seen.add(key)
+            self._precreate(labels, judge, sample)
         if judgment.error is not None:
             log.warning("judgment failed", trace_id=judgment.trace_id, error=judgment.error)
         if not item.fallback:
@@ -256,6 +260,22 @@ class JudgeWorkers:
         self._results.write(record)
         if self._calibrator is not None:
             self._calibrator.judged(record)
+
+
+    def _precreate(self, labels: tuple[str, ...], judge: str, sample: str) -> None:
+        """Every verdict and stage of a new label set at zero, so a ratio over them is 0, not no data."""
+        for metric, verdicts in JUDGMENT_VERDICTS.items():
+            for verdict in verdicts:
+                self._metrics.judgments.labels(*labels, judge, sample, metric, verdict)
+        for stage in STAGES:
+            self._metrics.badcases.labels(*labels, sample, stage)
+
+
+JUDGMENT_VERDICTS = {
+    "groundedness": ("grounded", "hallucination", "error"),
+    "answer_relevancy": ("relevant", "irrelevant", "fallback", "error"),
+    "context_relevance": ("relevant", "irrelevant", "error"),
+}
 
 
 class RateMetrics:

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The command-line tools the tests use besides Python: Prometheus and promtool (the rules' unit
-# tests and the end-to-end checks against a real Prometheus) and tmux (the review tool driven in a
-# real terminal). From Debian's packages, installed once when missing (root, or sudo).
+# tests and the end-to-end checks against a real Prometheus), Alertmanager (alerts delivered to a
+# webhook) and tmux (the review tool driven in a real terminal). From Debian's packages, installed once when missing (root, or sudo).
 #
 #   scripts/tools.sh          install what is missing; prints nothing when all are there
 set -euo pipefail
 
 missing=()
 command -v promtool >/dev/null 2>&1 && command -v prometheus >/dev/null 2>&1 || missing+=(prometheus)
+command -v prometheus-alertmanager >/dev/null 2>&1 || missing+=(prometheus-alertmanager)
 command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 [ ${#missing[@]} -eq 0 ] && exit 0
 

@@ -267,17 +267,21 @@ class PrometheusProcess:
 
 
 def start_prometheus(tmp_path: Path, targets: list[str], rule_files: list[Path], *, scrape_interval: str = "1s",
-                     evaluation_interval: str = "1s") -> PrometheusProcess:
-    """A real Prometheus scraping `targets` (host:port) and evaluating `rule_files`, on a free port."""
+                     evaluation_interval: str = "1s", alertmanager: str | None = None) -> PrometheusProcess:
+    """A real Prometheus scraping `targets` (host:port) as job "ragpulse", evaluating `rule_files` and
+    sending alerts to `alertmanager` (host:port) when given, on a free port."""
     binary = shutil.which("prometheus")
     assert binary, "prometheus is missing: scripts/test installs it (scripts/tools.sh)"
     port = free_port()
     config = tmp_path / f"prometheus-{port}.yml"
-    config.write_text(json.dumps({
+    settings: dict[str, Any] = {
         "global": {"scrape_interval": scrape_interval, "evaluation_interval": evaluation_interval},
         "rule_files": [str(path) for path in rule_files],
         "scrape_configs": [{"job_name": "ragpulse", "static_configs": [{"targets": targets}]}],
-    }))
+    }
+    if alertmanager:
+        settings["alerting"] = {"alertmanagers": [{"static_configs": [{"targets": [alertmanager]}]}]}
+    config.write_text(json.dumps(settings))
     log_path = tmp_path / f"prometheus-{port}.log"
     with log_path.open("wb") as log:
         process = subprocess.Popen(
@@ -295,3 +299,60 @@ def start_prometheus(tmp_path: Path, targets: list[str], rule_files: list[Path],
 
     wait_until(ready, timeout=30, what="prometheus /-/ready")
     return instance
+
+
+def start_alertmanager(tmp_path: Path, webhook_url: str) -> tuple[subprocess.Popen[bytes], int]:
+    """A real Alertmanager (Debian's prometheus-alertmanager) that sends every alert to `webhook_url` at once."""
+    binary = shutil.which("prometheus-alertmanager") or shutil.which("alertmanager")
+    assert binary, "alertmanager is missing: scripts/test installs it (scripts/tools.sh)"
+    port = free_port()
+    config = tmp_path / f"alertmanager-{port}.yml"
+    config.write_text(json.dumps({
+        "route": {"receiver": "test", "group_by": ["alertname", "app"], "group_wait": "1s", "group_interval": "1s",
+                  "repeat_interval": "1h"},
+        "receivers": [{"name": "test", "webhook_configs": [{"url": webhook_url, "send_resolved": False}]}],
+    }))
+    log_path = tmp_path / f"alertmanager-{port}.log"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [binary, f"--config.file={config}", f"--storage.path={tmp_path / f'am-{port}'}",
+             f"--web.listen-address=127.0.0.1:{port}", "--cluster.listen-address="], stdout=log, stderr=subprocess.STDOUT)
+
+    def ready() -> bool:
+        if process.poll() is not None:
+            raise AssertionError(f"alertmanager exited with {process.returncode}:\n{log_path.read_text()}")
+        try:
+            return http("GET", f"http://127.0.0.1:{port}/-/ready").status == 200
+        except OSError:
+            return False
+
+    wait_until(ready, timeout=30, what="alertmanager /-/ready")
+    return process, port
+
+
+def exported_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Every ragpulse metric, name -> (type, labels): the hub's and those components declare beside their code."""
+    from prometheus_client import CollectorRegistry
+
+    from ragpulse.collector.config import Config
+    from ragpulse.exporters.fast_metrics import HistogramFamily
+    from ragpulse.exporters.metrics import Metrics
+    from ragpulse.scorers.calibration import CalibrationMetrics
+    from ragpulse.scorers.sampler import SamplerMetrics
+    from ragpulse.scorers.workers import RateMetrics
+
+    registry, labels = CollectorRegistry(), Config().metrics.labels
+    holders = [Metrics(registry, Config().metrics, "test"), SamplerMetrics(registry, labels), RateMetrics(registry, labels),
+               CalibrationMetrics(registry)]
+    found = {}
+    for metric in (metric for holder in holders for metric in vars(holder).values()):
+        if hasattr(metric, "_labelnames"):  # prometheus_client's own metrics
+            kind, name, names = metric._type, metric._name, metric._labelnames
+        elif hasattr(metric, "labelnames"):  # fast_metrics families
+            kind = "histogram" if isinstance(metric, HistogramFamily) else "counter"
+            name, names = metric.name, metric.labelnames
+        else:
+            continue
+        name += "_total" if kind == "counter" and not name.endswith("_total") else ""
+        found[name] = (kind, tuple(names))
+    return found

@@ -8,6 +8,8 @@ import subprocess
 from pathlib import Path
 
 from ragpulse.mixin import rules
+from ragpulse.mixin.alerts import alerts, runbook
+from ragpulse.mixin.rules import DEFAULTS
 
 ROOT = Path(__file__).resolve().parent.parent
 PROMTOOL_TESTS = Path(__file__).resolve().parent / "promtool"
@@ -22,6 +24,14 @@ def promtool(*args: str) -> subprocess.CompletedProcess[str]:
 def test_the_committed_rules_are_generated_from_the_source() -> None:
     committed = (ROOT / "mixin" / "ragpulse.rules.yaml").read_text(encoding="utf-8")
     assert committed == rules.render(), "regenerate: python -m ragpulse.mixin (then commit mixin/ragpulse.rules.yaml)"
+
+
+def test_the_committed_runbook_is_generated_from_the_same_source_and_has_every_alert() -> None:
+    committed = (ROOT / "docs" / "runbook.md").read_text(encoding="utf-8")
+    assert committed == runbook(DEFAULTS), "regenerate: python -m ragpulse.mixin (then commit docs/runbook.md)"
+    for alert in alerts(DEFAULTS):
+        assert f"\n## {alert.name}\n" in committed
+        assert f"docs/runbook.md#{alert.name.lower()}" in rules.render()
 
 
 def test_prometheus_accepts_the_rules() -> None:

@@ -1,0 +1,386 @@
+"""The alerting rules, the drift rules they need, and the runbook, from one source.
+
+Every alert has a `Ragpulse` CamelCase name, a `severity` (critical, warning, info), a static
+summary, a templated description with the current value (and the interval where there is one) and a
+runbook_url to its section of docs/runbook.md, which is generated from the same entries.
+
+Sampled rates page on the lower bound of their 95% interval, never on a point estimate, and only with
+enough judgments in the window. Drift is a one-sided two-proportion z-test of a recent window against
+a baseline window before it (`offset`), computed in PromQL from the counters, with a fast pair and a
+slow pair, as multi-window burn-rate alerts do: z > settings.drift_z and a rise of at least the
+minimum effect, with minimum counts on both sides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ragpulse.mixin.settings import Settings
+
+
+@dataclass(frozen=True)
+class Signal:
+    """A proportion watched for drift: events / total, summed by `level` (app, or all traffic)."""
+
+    name: str
+    title: str
+    level: str
+    events: str
+    total: str
+    sampled: bool  # a judged sample (counts are judgments) rather than every trace
+
+
+SIGNALS = (
+    Signal("hallucination", "Hallucination", "app",
+           'ragpulse_judgments_total{sample="routine",metric="groundedness",verdict="hallucination"}',
+           'ragpulse_judgments_total{sample="routine",metric="groundedness",verdict=~"hallucination|grounded"}', True),
+    Signal("fallback", "Fallback", "app", "ragpulse_fallbacks_total", "ragpulse_traces_total", False),
+    Signal("rephrase", "Rephrase", "all", 'ragpulse_judge_candidates_total{priority="rephrase"}', "ragpulse_traces_total", False),
+    Signal("escalation", "Escalation", "all", 'ragpulse_feedback_total{kind="escalation"}', "ragpulse_traces_total", False),
+)
+
+
+@dataclass(frozen=True)
+class Alert:
+    name: str
+    severity: str
+    expr: str
+    duration: str
+    summary: str
+    description: str
+    meaning: str  # the runbook: what it means...
+    first_look: str  # ...what to look at first
+    queries: tuple[str, ...] = ()  # PromQL that helps, in the runbook
+
+
+def _by(level: str) -> str:
+    return f"sum by ({level})" if level != "all" else "sum"
+
+
+def _window_rules(signal: Signal, window: str) -> list[dict[str, str]]:
+    level = signal.level
+    events = f"{level}:ragpulse_{signal.name}_events:increase{window}"
+    total = f"{level}:ragpulse_{signal.name}_total:increase{window}"
+    return [
+        {"record": total, "expr": f"{_by(level)} (increase({signal.total}[{window}]))"},
+        # "or ... * 0": no event series yet is a count of 0, not no data.
+        {"record": events, "expr": f"{_by(level)} (increase({signal.events}[{window}])) or ({total} * 0)"},
+        {"record": f"{level}:ragpulse_{signal.name}:ratio{window}", "expr": f"{events} / ({total} > 0)"},
+    ]
+
+
+def _pair(recent: str, baseline: str) -> str:
+    return f"{recent}_{baseline}"
+
+
+def _drift_rules(signal: Signal, recent: str, baseline: str) -> list[dict[str, str]]:
+    level, name = signal.level, signal.name
+    s1, n1 = f"{level}:ragpulse_{name}_events:increase{recent}", f"{level}:ragpulse_{name}_total:increase{recent}"
+    s0 = f"({level}:ragpulse_{name}_events:increase{baseline} offset {recent})"
+    n0 = f"({level}:ragpulse_{name}_total:increase{baseline} offset {recent})"
+    pooled = f"(({s1} + {s0}) / ({n1} + {n0}))"
+    pair = _pair(recent, baseline)
+    return [
+        {"record": f"{level}:ragpulse_{name}:drift_effect_{pair}", "expr": f"{s1} / ({n1} > 0) - {s0} / ({n0} > 0)"},
+        {"record": f"{level}:ragpulse_{name}:drift_z_{pair}",
+         "expr": f"({s1} / ({n1} > 0) - {s0} / ({n0} > 0)) / sqrt(({pooled} * (1 - {pooled}) * (1 / {n1} + 1 / {n0})) > 0)"},
+        {"record": f"{level}:ragpulse_{name}_baseline_total:increase{pair}", "expr": n0},
+    ]
+
+
+def drift_windows(settings: Settings) -> list[str]:
+    windows = {*settings.drift_fast, *settings.drift_slow, settings.fallback_window}
+    return sorted(windows, key=_seconds)
+
+
+def _seconds(window: str) -> float:
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+    return float(window[:-1]) * units[window[-1]]
+
+
+def drift_groups(settings: Settings) -> list[dict[str, object]]:
+    """Recording rules: per signal, each window's counts and ratio, then each pair's effect and z."""
+    fast_windows = [w for w in drift_windows(settings) if _seconds(w) < 86400]
+    slow_windows = [w for w in drift_windows(settings) if _seconds(w) >= 86400]
+    groups: list[dict[str, object]] = [{
+        "name": "ragpulse-signals", "interval": settings.interval,
+        "rules": [rule for signal in SIGNALS for window in fast_windows for rule in _window_rules(signal, window)],
+    }]
+    if slow_windows:
+        groups.append({"name": "ragpulse-signals-baseline", "interval": settings.interval,
+                       "rules": [rule for signal in SIGNALS for window in slow_windows for rule in _window_rules(signal, window)]})
+    groups.append({"name": "ragpulse-drift", "interval": settings.interval,
+                   "rules": [rule for signal in SIGNALS for pair in (settings.drift_fast, settings.drift_slow)
+                             for rule in _drift_rules(signal, *pair)]})
+    return groups
+
+
+def _value(metric: str, *, by_app: bool = True) -> str:
+    """A template printing `metric` (of this alert's app) as a percentage, or - when it has no value."""
+    query = f'printf "{metric}{{app=%q}}" $labels.app' if by_app else f'"{metric}"'
+    return f"{{{{ with {query} | query }}}}{{{{ . | first | value | humanizePercentage }}}}{{{{ else }}}}-{{{{ end }}}}"
+
+
+def alerts(settings: Settings) -> list[Alert]:
+    s = settings
+    w = s.hallucination_window
+    found = [
+        Alert(
+            "RagpulseHallucinationRateHigh", "critical",
+            f"app:ragpulse_hallucination_stratified:lower{w} > {s.hallucination_threshold}"
+            f" and on (app) app:ragpulse_hallucination_stratified_judged:increase{w} >= {s.min_judgments}",
+            s.hallucination_for,
+            "The hallucination rate is above the red line, beyond sampling noise.",
+            f"{{{{ $labels.app }}}}: hallucination rate {_value(f'app:ragpulse_hallucination_stratified:ratio{w}')} "
+            f"over {w}, 95% interval [{{{{ $value | humanizePercentage }}}}, "
+            f"{_value(f'app:ragpulse_hallucination_stratified:upper{w}')}], above "
+            f"{s.hallucination_threshold:.0%}.",
+            f"More than {s.hallucination_threshold:.0%} of the answers are hallucinated: the lower bound of the stratified "
+            f"estimate's 95% interval over {w} is above the line, with at least {s.min_judgments} judgments in the window.",
+            "Which layer: the bad cases by stage tell retrieval (nothing relevant retrieved: the index, the retriever, "
+            "top-k, the reranker) from generation (relevant chunks, an answer that adds or contradicts: the prompt, the "
+            "model) from a knowledge gap. Then which release and route: a new release label is the usual suspect. Read "
+            "a few cases: `ragpulse badcases list --stage generation --since 1h`.",
+            (f'sum by (release, stage) (increase(ragpulse_badcases_total{{sample="routine",app="APP"}}[{w}]))',
+             f'app:ragpulse_hallucination_routine:ratio{w}{{app="APP"}}',
+             f'sum by (route) (increase(ragpulse_judge_stratum_judgments_total{{app="APP",verdict="hallucination"}}[{w}]))'),
+        ),
+    ]
+    for signal in SIGNALS:
+        effect = s.drift_min_effect if signal.name in ("hallucination", "fallback") else s.drift_min_effect_signals
+        for speed, (recent, baseline), duration, severity in (
+                ("Fast", s.drift_fast, s.drift_fast_for, "critical" if signal.name == "hallucination" else "warning"),
+                ("Slow", s.drift_slow, s.drift_slow_for, "warning")):
+            level, pair = signal.level, _pair(recent, baseline)
+            on = f" and on ({level}) " if level != "all" else " and "
+            what = "judgments" if signal.sampled else "traces"
+            app = "{{ $labels.app }}: " if level == "app" else ""
+            effect_now = _value(f"{level}:ragpulse_{signal.name}:drift_effect_{pair}", by_app=level == "app")
+            found.append(Alert(
+                f"Ragpulse{signal.title}Drift{speed}", severity,
+                f"{level}:ragpulse_{signal.name}:drift_z_{pair} > {s.drift_z}"
+                f"{on}{level}:ragpulse_{signal.name}:drift_effect_{pair} >= {effect}"
+                f"{on}{level}:ragpulse_{signal.name}_total:increase{recent} >= {s.drift_min_recent}"
+                f"{on}{level}:ragpulse_{signal.name}_baseline_total:increase{pair} >= {s.drift_min_baseline}",
+                duration,
+                f"The {signal.name} rate rose against its baseline, beyond chance.",
+                f"{app}{signal.name} rate up by {effect_now} in the last {recent} against the {baseline} "
+                f"before it (z = {{{{ $value | printf \"%.1f\" }}}}).",
+                f"The {signal.name} rate of the last {recent} is higher than in the {baseline} before it: a one-sided "
+                f"two-proportion z-test, z = (p1 - p0) / sqrt(p(1-p)(1/n1 + 1/n0)) with the pooled p, above {s.drift_z} "
+                f"(one-sided 0.1%, strict because the rule tests again every evaluation), a rise of at least "
+                f"{effect:.0%}, and at least {s.drift_min_recent} {what} recent and {s.drift_min_baseline} in the "
+                f"baseline. The fast pair ({'/'.join(s.drift_fast)}) pages on a sharp regression within minutes, the "
+                f"slow pair ({'/'.join(s.drift_slow)}) on a slow one within hours.",
+                _DRIFT_FIRST_LOOK[signal.name],
+                (f"{level}:ragpulse_{signal.name}:ratio{recent}", f"{level}:ragpulse_{signal.name}:drift_effect_{pair}"),
+            ))
+    low, high = s.fallback_band
+    fw = s.fallback_window
+    found += [
+        Alert(
+            "RagpulseFallbackRateOutOfBand", "warning",
+            f"(app:ragpulse_fallback:ratio{fw} < {low} or app:ragpulse_fallback:ratio{fw} > {high})"
+            f" and on (app) app:ragpulse_fallback_total:increase{fw} >= {s.fallback_min_traces}",
+            s.fallback_for,
+            "The fallback rate left its healthy band.",
+            f"{{{{ $labels.app }}}}: {{{{ $value | humanizePercentage }}}} of the answers over {fw} were fallbacks; the "
+            f"band is {low:.0%}-{high:.0%}.",
+            f"The share of answers that decline ('sorry, I couldn't find that') is outside {low:.0%}-{high:.0%}. Far above: "
+            "coverage or retrieval is broken; far below: the model forces answers it should not give.",
+            "Above the band: which rule fired (`rule` label; empty_retrieval means the retriever found nothing) and "
+            "which route; the over_refusal bad cases tell a retriever that finds the chunks from a model that will not use "
+            "them. Below it: the hallucination rate of the same app.",
+            (f'sum by (rule) (increase(ragpulse_fallbacks_total{{app="APP"}}[{fw}]))',
+             f'sum by (stage) (increase(ragpulse_badcases_total{{app="APP",stage=~"knowledge_gap|over_refusal"}}[{fw}]))'),
+        ),
+        Alert(
+            "RagpulseJudgeAgreementLow", "warning",
+            "judge_model:ragpulse_calibration_agreement:ratio30d < on () group_left max(ragpulse_calibration_agreement_threshold_ratio)"
+            " and judge_model:ragpulse_calibration_reviews:increase30d >= on () group_left max(ragpulse_calibration_min_reviews)",
+            "1h",
+            "The judge agrees with human reviewers less than it must.",
+            "{{ $labels.judge_model }} ({{ $labels.prompt_version }}): agreement with human reviews "
+            "{{ $value | humanizePercentage }} over 30 days.",
+            "Over the last 30 days the judge's hallucination verdicts matched the human reviews of its audit sample less "
+            "often than calibration.agreement_threshold (80% by default), with at least calibration.min_reviews reviews. "
+            "The rates it produces are then not to be trusted as they are.",
+            "`ragpulse calibration`: sensitivity or specificity, which one fails; the bias cuts (long answers, "
+            "self-judging). Change the prompt (judge.prompt_file) or the judge model, and review again.",
+            ("judge_model:ragpulse_calibration_sensitivity:ratio30d", "judge_model:ragpulse_calibration_specificity:ratio30d"),
+        ),
+        Alert(
+            "RagpulseJudgeErrors", "warning",
+            'sum by (instance) (rate(ragpulse_judge_requests_total{outcome!="ok"}[10m]))'
+            f" / sum by (instance) (rate(ragpulse_judge_requests_total[10m])) > {s.judge_error_ratio}",
+            s.health_for,
+            "Judge calls are failing.",
+            "{{ $labels.instance }}: {{ $value | humanizePercentage }} of the judge calls failed over 10 minutes.",
+            f"More than {s.judge_error_ratio:.0%} of the LLM judge calls end in an error after retries: the sample "
+            "thins out and bad cases go unseen.",
+            "The `outcome` label names the error (RateLimitError, APITimeoutError, invalid_output...); the provider's "
+            "status; judge.timeout_seconds and the budgets.",
+            ('sum by (outcome) (rate(ragpulse_judge_requests_total[10m]))',),
+        ),
+        Alert(
+            "RagpulseJudgeCircuitOpen", "warning", "ragpulse_judge_circuit_state == 1", "5m",
+            "The judge's circuit breaker is open.",
+            "{{ $labels.instance }}: the judge's circuit breaker has been open for 5 minutes; judging is paused.",
+            "The provider failed judge.breaker_failures times in a row; ragpulse stops calling it and probes again "
+            "every judge.breaker_cooldown_seconds. Sampled traces are skipped (reason circuit_open).",
+            "The provider's status and the errors of RagpulseJudgeErrors; the base_url and the key.",
+            ('sum by (reason) (rate(ragpulse_judge_skipped_total[10m]))',),
+        ),
+        Alert(
+            "RagpulseJudgeBudgetExhausted", "info",
+            'sum by (instance) (increase(ragpulse_judge_skipped_total{reason=~"budget_tokens|budget_cost"}[15m])) > 0',
+            "15m",
+            "Judging is limited by its budget.",
+            "{{ $labels.instance }}: {{ $value | printf \"%.0f\" }} sampled traces skipped for the token or cost budget "
+            "in 15 minutes.",
+            "A token or cost budget is spent; the routine sample stops first (judge.budget_reserve_share), so the rates' "
+            "sample thins out while complaints are still judged.",
+            "ragpulse_judge_budget_remaining; raise the budget or lower judge.sample_rate.",
+            ("ragpulse_judge_budget_remaining",),
+        ),
+        Alert(
+            "RagpulseJudgmentsStalled", "warning",
+            f"sum by (instance) (increase(ragpulse_judge_judged_total[{s.stalled_window}])) == 0"
+            f" and on (instance) sum by (instance) (increase(ragpulse_traces_total[{s.stalled_window}])) > 0",
+            "5m",
+            "Traffic flows but nothing is judged.",
+            f"{{{{ $labels.instance }}}}: no judgment in {s.stalled_window} while traces arrive.",
+            f"No trace was judged in {s.stalled_window} although traces were processed: the judge workers, the queue or "
+            "the budgets are stuck, and the hallucination rate goes blind.",
+            "ragpulse_judge_queue_depth, the skipped reasons, the circuit state, the sidecar's log.",
+            ("ragpulse_judge_queue_depth", 'sum by (reason) (increase(ragpulse_judge_skipped_total[30m]))'),
+        ),
+        Alert(
+            "RagpulseEventsDropped", "warning",
+            "sum by (instance) (increase(ragpulse_events_dropped_total[10m])) > 0", "0m",
+            "Accepted events were lost.",
+            "{{ $labels.instance }}: {{ $value | printf \"%.0f\" }} accepted events dropped in 10 minutes.",
+            "Events that a source had accepted were not processed (the `reason` label: shutdown_deadline).",
+            "The sidecar's log around a shutdown; pipeline.shutdown_timeout_seconds.",
+            ("sum by (reason) (increase(ragpulse_events_dropped_total[1h]))",),
+        ),
+        Alert(
+            "RagpulseInvalidEvents", "warning",
+            "sum by (instance) (rate(ragpulse_events_invalid_total[15m])) / (sum by (instance) "
+            f"(rate(ragpulse_events_received_total[15m])) + sum by (instance) (rate(ragpulse_events_invalid_total[15m]))) > {s.invalid_ratio}",
+            s.health_for,
+            "Many events are rejected as invalid.",
+            "{{ $labels.instance }}: {{ $value | humanizePercentage }} of the events were rejected over 15 minutes.",
+            f"More than {s.invalid_ratio:.0%} of the events sent are rejected by validation: a producer changed its "
+            "format, and what it sends is not monitored.",
+            "The `reason` and `source` labels; the rejections' messages in the answers (HTTP) or the dead-letter topic "
+            "(Kafka).",
+            ("sum by (source, reason) (rate(ragpulse_events_invalid_total[15m]))",),
+        ),
+        Alert(
+            "RagpulseKafkaLagGrowing", "warning",
+            f"sum by (topic) (ragpulse_kafka_consumer_lag_records) > {s.kafka_lag_records}"
+            " and on (topic) deriv(sum by (topic) (ragpulse_kafka_consumer_lag_records)[15m:1m]) > 0",
+            "15m",
+            "The Kafka consumer falls behind.",
+            "{{ $labels.topic }}: {{ $value | printf \"%.0f\" }} messages behind, and growing.",
+            f"The consumer group is more than {s.kafka_lag_records} messages behind and the lag grows: the sidecar cannot "
+            "keep up, and the metrics lag reality.",
+            "Replicas against partitions, ragpulse_kafka_backpressure_pauses_total (the pipeline is the limit), CPU.",
+            ("sum by (topic, partition) (ragpulse_kafka_consumer_lag_records)", "rate(ragpulse_kafka_backpressure_pauses_total[15m])"),
+        ),
+        Alert(
+            "RagpulseOtlpTracesExpiring", "warning",
+            'sum by (instance) (rate(ragpulse_otlp_traces_total{outcome="ttl_expired"}[15m]))'
+            f" / sum by (instance) (rate(ragpulse_otlp_traces_total[15m])) > {s.otlp_ttl_ratio}",
+            s.health_for,
+            "OTLP traces are assembled without their root span.",
+            "{{ $labels.instance }}: {{ $value | humanizePercentage }} of the OTLP traces expired without a root span.",
+            "Traces whose root span never came are assembled from what arrived after otlp.trace_ttl_seconds: the "
+            "question or the answer may be missing. Usually a sampler or a collector in front drops root spans, or spans "
+            "of one trace go to different replicas.",
+            "Load balancing by trace id in front of the replicas; the app's sampler.",
+            ("sum by (outcome) (rate(ragpulse_otlp_traces_total[15m]))",),
+        ),
+        Alert(
+            "RagpulseDown", "critical",
+            f'up{{job=~"{s.scrape_job}"}} == 0 or absent(up{{job=~"{s.scrape_job}"}})', "5m",
+            "A ragpulse sidecar is not reporting.",
+            "{{ if $labels.instance }}{{ $labels.instance }} (job {{ $labels.job }}) has answered no scrape"
+            f"{{{{ else }}}}no scrape target of a job matching {s.scrape_job} exists{{{{ end }}}} for 5 minutes.",
+            "Prometheus gets no ragpulse metrics from a sidecar (or finds no sidecar at all): it is down or not scraped, "
+            "and no quality alert can fire for what it watches.",
+            "The pod's status and restarts, its /healthz and /readyz, the scrape target in Prometheus' targets page "
+            "(mixin setting scrape_job names the job).",
+            (f'up{{job=~"{s.scrape_job}"}}',),
+        ),
+    ]
+    return found
+
+
+_DRIFT_FIRST_LOOK = {
+    "hallucination": "The release label first: a new release against the baseline. Then the stage of the new bad cases "
+                     "(retrieval: the index or retriever changed; generation: the prompt or the model).",
+    "fallback": "Which fallback rule and route rose; empty_retrieval points at the retriever or the index (a failed "
+                "re-index), a phrase rule at the prompt or the model.",
+    "rephrase": "Users ask again: read the sessions behind the rephrase judgments (`ragpulse badcases list`); the "
+                "hallucination and fallback rates of the same period.",
+    "escalation": "Users ask for a human: the fallback rate and the routes of the escalated traces.",
+}
+
+
+def _anchor(name: str) -> str:
+    return name.lower()
+
+
+def alert_groups(settings: Settings) -> list[dict[str, object]]:
+    rules = []
+    for alert in alerts(settings):
+        rules.append({
+            "alert": alert.name,
+            "expr": alert.expr,
+            "for": alert.duration,
+            "labels": {"severity": alert.severity},
+            "annotations": {"summary": alert.summary, "description": alert.description,
+                            "runbook_url": f"{settings.runbook_url}#{_anchor(alert.name)}"},
+        })
+    return [{"name": "ragpulse-alerts", "interval": settings.interval, "rules": rules}]
+
+
+def runbook(settings: Settings) -> str:
+    lines = [
+        "# ragpulse runbook",
+        "",
+        "Generated by `python -m ragpulse.mixin` from mixin/alerts.py, with the alerts it explains: edit that, not this file.",
+        "",
+        "Every sampled rate is an estimate from a sample (README, *Rates you can trust*): an alert on one fires on the",
+        "bound of its 95% interval or on a significant change, with a minimum of judgments, never on one bad minute.",
+        "",
+        "## How drift is tested",
+        "",
+        "A recent window (s1 events of n1) against the baseline window before it (s0 of n0, `offset` by the recent window",
+        "so the two do not overlap). With the pooled p = (s1 + s0) / (n1 + n0),",
+        "",
+        "    z = (s1/n1 - s0/n0) / sqrt(p (1 - p) (1/n1 + 1/n0))",
+        "",
+        f"is about normal when nothing changed. The alert asks for z > {settings.drift_z} (one-sided 0.1%: the rule tests",
+        "again at every evaluation, so a lenient line would fire on noise), a rise of at least the minimum effect (a",
+        "significant change can be too small to matter at high traffic), minimum counts on both sides, and a `for:`",
+        f"duration. The fast pair ({' against '.join(settings.drift_fast)}) pages on a sharp regression within minutes; the",
+        f"slow pair ({' against '.join(settings.drift_slow)}) on a slow one within hours.",
+        "",
+        "## Which layer failed",
+        "",
+        "Every judged bad case has a stage: `retrieval` (nothing relevant was retrieved: index, retriever, top-k,",
+        "reranker), `generation` (relevant chunks, an answer that adds or contradicts: prompt, model), `knowledge_gap`",
+        "(a fallback with nothing relevant: the knowledge base lacks it), `over_refusal` (a fallback although the",
+        "chunks held the answer). `sum by (stage) (increase(ragpulse_badcases_total{sample=\"routine\"}[1h]))`.",
+        "",
+    ]
+    for alert in alerts(settings):
+        lines += [f"## {alert.name}", "", f"Severity: {alert.severity}. {alert.summary}", "", f"**What it means.** {alert.meaning}",
+                  "", f"**Look first.** {alert.first_look}", ""]
+        if alert.queries:
+            lines += ["```promql", *alert.queries, "```", ""]
+        lines += ["```promql", alert.expr, "```", ""]
+    return "\n".join(lines)

@@ -1,0 +1,258 @@
+"""The Grafana dashboards, built with Grafana's dashboards-as-code SDK (grafana-foundation-sdk) from the
+same source as the rules: every sampled rate is read from its recording rule with its interval.
+
+- overview: traffic, fallback rate with its healthy band, hallucination rate with its 95% interval as a
+  band, judge scores, satisfaction signals, bad cases by stage, the routes that fail most, releases;
+- judge: coverage by priority, queue, latency, tokens, cost, errors, breaker, budgets, calibration;
+- ingestion: sources, invalid, refused, dropped and duplicate events, Kafka lag, OTLP assembly.
+
+Every panel has a title, a description and a unit; counters are aggregated before they are divided;
+rates use $__rate_interval. tests/test_dashboards.py checks these on the generated JSON, and that every
+metric and recorded series a query names exists.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from grafana_foundation_sdk.builders import bargauge, dashboard, prometheus, stat, timeseries
+from grafana_foundation_sdk.builders import common as common_builders
+from grafana_foundation_sdk.cog.encoder import JSONEncoder
+from grafana_foundation_sdk.models import common
+from grafana_foundation_sdk.models.dashboard import (
+    DataSourceRef,
+    DynamicConfigValue,
+    Threshold,
+    ThresholdsMode,
+    VariableRefresh,
+    VariableSort,
+)
+
+from ragpulse.mixin.settings import Settings
+
+DASHBOARDS_DIR = Path(__file__).resolve().parent.parent / "grafana" / "dashboards"
+DATASOURCE = DataSourceRef(type_val="prometheus", uid="${datasource}")
+LABELS = ("app", "route", "model", "release")
+SELECTOR = ",".join(f'{label}=~"${label}"' for label in LABELS)  # every labelled ragpulse series
+APP = 'app=~"$app"'  # recorded rates are per app
+
+
+@dataclass(frozen=True)
+class Query:
+    expr: str
+    legend: str
+
+
+@dataclass(frozen=True)
+class PanelSpec:
+    title: str
+    description: str
+    unit: str
+    queries: tuple[Query, ...]
+    kind: str = "timeseries"  # timeseries, stat, bargauge
+    width: int = 12
+    stacked: bool = False
+    band: tuple[float, float] | None = None  # a shaded healthy band
+    red_line: float | None = None
+    interval_band: bool = False  # queries "lower" and "upper" drawn as a band
+    repeat_app: bool = False
+
+
+def _rate(metric: str, selector: str = SELECTOR, by: str = "app") -> str:
+    return f"sum by ({by}) (rate({metric}{{{selector}}}[$__rate_interval]))"
+
+
+def overview(settings: Settings) -> list[PanelSpec]:
+    w = settings.hallucination_window
+    low, high = settings.fallback_band
+    return [
+        PanelSpec("Traffic", "Trace events processed per second, by app.", "reqps",
+                  (Query(_rate("ragpulse_traces_total"), "{{app}}"),)),
+        PanelSpec("Fallback rate", f"Share of answers that decline; the band is the healthy {low:.0%}-{high:.0%} "
+                  "(mixin setting fallback_band). Every trace, not a sample.", "percentunit",
+                  (Query(f"{_rate('ragpulse_fallbacks_total')} / {_rate('ragpulse_traces_total')}", "{{app}}"),),
+                  band=(low, high)),
+        PanelSpec("Hallucination rate, $app", f"Stratified estimate over {w} with its 95% interval (the band), and the "
+                  f"routine sample's rate; the red line is {settings.hallucination_threshold:.0%}. An estimate from "
+                  "the judged sample: README, Rates you can trust.", "percentunit",
+                  (Query(f"app:ragpulse_hallucination_stratified:ratio{w}{{{APP}}}", "stratified"),
+                   Query(f"app:ragpulse_hallucination_stratified:lower{w}{{{APP}}}", "lower"),
+                   Query(f"app:ragpulse_hallucination_stratified:upper{w}{{{APP}}}", "upper"),
+                   Query(f"app:ragpulse_hallucination_routine:ratio{w}{{{APP}}}", "routine")),
+                  interval_band=True, red_line=settings.hallucination_threshold, repeat_app=True),
+        PanelSpec("Judgments behind the rate", f"Judged answers in the last {w}: the stratified estimate's and the "
+                  f"routine sample's (alerts need at least {settings.min_judgments}).", "short",
+                  (Query(f"app:ragpulse_hallucination_stratified_judged:increase{w}{{{APP}}}", "{{app}} stratified"),
+                   Query(f"app:ragpulse_hallucination_routine_judged:increase{w}{{{APP}}}", "{{app}} routine"))),
+        PanelSpec("Judge scores (routine sample)", "Mean groundedness and answer relevancy (1-5) of the routine "
+                  "sample's judgments.", "none",
+                  tuple(Query(f'sum(rate(ragpulse_judge_score_sum{{sample="routine",metric="{metric}"}}[$__rate_interval]))'
+                              f' / sum(rate(ragpulse_judge_score_count{{sample="routine",metric="{metric}"}}[$__rate_interval]))',
+                              metric) for metric in ("groundedness", "answer_relevancy"))),
+        PanelSpec("Groundedness scores (routine sample)", "How the routine sample's groundedness scores spread over "
+                  "the time range (1: contradicts or invented; 5: only what the chunks say).", "short",
+                  (Query('sum by (le) (increase(ragpulse_judge_score_bucket{sample="routine",metric="groundedness"}'
+                         '[$__range]))', "{{le}}"),), kind="bargauge"),
+        PanelSpec("Satisfaction signals", "Feedback per second by kind and value: thumbs, ratings, escalations, "
+                  "copies, citation clicks, regenerations, abandons.", "reqps",
+                  (Query('sum by (kind, value) (rate(ragpulse_feedback_total[$__rate_interval]))', "{{kind}} {{value}}"),)),
+        PanelSpec("Bad cases by stage (routine sample)", "Judged bad cases of the routine sample by the layer that "
+                  "failed: retrieval, generation, knowledge_gap, over_refusal.", "short",
+                  (Query(f'sum by (stage) (increase(ragpulse_badcases_total{{{SELECTOR},sample="routine"}}[$__rate_interval]))',
+                         "{{stage}}"),), stacked=True),
+        PanelSpec("Routes with the most bad cases", "The ten routes with the most judged bad cases over the time range "
+                  "(every sample: where to read first).", "short",
+                  (Query(f"topk(10, sum by (route) (increase(ragpulse_badcases_total{{{SELECTOR}}}[$__range])))",
+                         "{{route}}"),), kind="bargauge"),
+        PanelSpec("Off-question answers and irrelevant retrieval", f"Routine sample, over {w}: answers judged off the "
+                  "question (fallbacks apart) and retrievals without a relevant chunk.", "percentunit",
+                  (Query(f"app:ragpulse_irrelevant_answer_routine:ratio{w}{{{APP}}}", "{{app}} off-question"),
+                   Query(f"app:ragpulse_irrelevant_context_routine:ratio{w}{{{APP}}}", "{{app}} irrelevant context"))),
+    ]
+
+
+def judge(settings: Settings) -> list[PanelSpec]:
+    return [
+        PanelSpec("Coverage by priority", "Judged traces per trace offered to each class's draw.", "percentunit",
+                  (Query("sum by (priority) (rate(ragpulse_judge_judged_total[$__rate_interval])) / sum by (priority) "
+                         "(rate(ragpulse_judge_candidates_total[$__rate_interval]))", "{{priority}}"),)),
+        PanelSpec("Judged share of traffic", "Judgments per processed trace.", "percentunit",
+                  (Query("sum(rate(ragpulse_judge_judged_total[$__rate_interval])) / "
+                         "sum(rate(ragpulse_traces_total[$__rate_interval]))", "judged"),)),
+        PanelSpec("Skipped, by reason", "Sampled traces not judged: queue_full, evicted, budget, circuit_open, "
+                  "trace_unknown, shutdown.", "reqps",
+                  (Query("sum by (reason) (rate(ragpulse_judge_skipped_total[$__rate_interval]))", "{{reason}}"),), stacked=True),
+        PanelSpec("Judge queue", "Traces waiting for the judge.", "short",
+                  (Query("sum by (instance) (ragpulse_judge_queue_depth)", "{{instance}}"),)),
+        PanelSpec("Judge latency", "95th percentile of a judge call, retries included.", "s",
+                  (Query("histogram_quantile(0.95, sum by (le, judge_model) "
+                         "(rate(ragpulse_judge_request_duration_seconds_bucket[$__rate_interval])))", "{{judge_model}}"),)),
+        PanelSpec("Tokens", "Tokens spent by the judge per second.", "short",
+                  (Query("sum by (judge_model, kind) (rate(ragpulse_judge_tokens_total[$__rate_interval]))",
+                         "{{judge_model}} {{kind}}"),)),
+        PanelSpec("Cost per hour", "What the judge costs per hour, in the currency of judge.prices.", "currencyUSD",
+                  (Query("sum by (judge_model) (rate(ragpulse_judge_cost_total[$__rate_interval])) * 3600", "{{judge_model}}"),)),
+        PanelSpec("Judge errors", "Judge calls by outcome (ok or the error after retries).", "reqps",
+                  (Query("sum by (outcome) (rate(ragpulse_judge_requests_total[$__rate_interval]))", "{{outcome}}"),), stacked=True),
+        PanelSpec("Circuit breaker", "0 closed, 1 open, 2 half open.", "none",
+                  (Query("max by (instance) (ragpulse_judge_circuit_state)", "{{instance}}"),), kind="stat", width=6),
+        PanelSpec("Budgets left", "What is left of each configured budget.", "short",
+                  (Query("min by (budget) (ragpulse_judge_budget_remaining)", "{{budget}}"),), kind="stat", width=6),
+        PanelSpec("Judge agreement with human reviews", "Agreement, Cohen's kappa, sensitivity and specificity of the "
+                  "hallucination verdicts against the reviews of the audit sample, over 30 days.", "percentunit",
+                  tuple(Query(f"judge_model:ragpulse_calibration_{name}:ratio30d", f"{{{{judge_model}}}} {name}")
+                        for name in ("agreement", "kappa", "sensitivity", "specificity"))),
+        PanelSpec("Reviews", "Human reviews matched to audited judgments over 30 days, and reviews that met none.",
+                  "short", (Query("judge_model:ragpulse_calibration_reviews:increase30d", "{{judge_model}}"),
+                            Query("sum by (reason) (increase(ragpulse_calibration_reviews_unmatched_total[$__range]))",
+                                  "unmatched {{reason}} (time range)"))),
+    ]
+
+
+def ingestion(settings: Settings) -> list[PanelSpec]:
+    return [
+        PanelSpec("Events received", "Valid events accepted per second, by source and type.", "reqps",
+                  (Query("sum by (source, type) (rate(ragpulse_events_received_total[$__rate_interval]))", "{{source}} {{type}}"),)),
+        PanelSpec("Invalid events", "Events rejected by validation per second, by source and reason.", "reqps",
+                  (Query("sum by (source, reason) (rate(ragpulse_events_invalid_total[$__rate_interval]))", "{{source}} {{reason}}"),)),
+        PanelSpec("Refused, dropped and duplicate events", "Refused: the queue was full (the client resends); "
+                  "dropped: accepted and lost; duplicates: caught by the dedup window.", "reqps",
+                  (Query("sum by (reason) (rate(ragpulse_events_refused_total[$__rate_interval]))", "refused {{reason}}"),
+                   Query("sum by (reason) (rate(ragpulse_events_dropped_total[$__rate_interval]))", "dropped {{reason}}"),
+                   Query("sum by (type) (rate(ragpulse_events_duplicate_total[$__rate_interval]))", "duplicate {{type}}"))),
+        PanelSpec("Pipeline queue", "Events waiting in the pipeline queue, against its capacity.", "short",
+                  (Query('sum by (instance) (ragpulse_queue_depth_events{queue="pipeline"})', "{{instance}} depth"),
+                   Query('sum by (instance) (ragpulse_queue_capacity_events{queue="pipeline"})', "{{instance}} capacity"))),
+        PanelSpec("Kafka consumer lag", "Messages behind the high watermark, by topic.", "short",
+                  (Query("sum by (topic) (ragpulse_kafka_consumer_lag_records)", "{{topic}}"),)),
+        PanelSpec("Kafka dead letters and commits", "Malformed messages sent to the dead-letter topic, and offset "
+                  "commits by trigger, per second.", "reqps",
+                  (Query("sum by (topic) (rate(ragpulse_kafka_dead_letters_total[$__rate_interval]))", "dead letters {{topic}}"),
+                   Query("sum by (trigger) (rate(ragpulse_kafka_commits_total[$__rate_interval]))", "commits {{trigger}}"))),
+        PanelSpec("OTLP traces assembled", "Traces assembled from spans per second, by outcome: complete, "
+                  "ttl_expired (no root span came), capacity, shutdown, not_rag.", "reqps",
+                  (Query("sum by (outcome) (rate(ragpulse_otlp_traces_total[$__rate_interval]))", "{{outcome}}"),), stacked=True),
+        PanelSpec("OTLP spans", "Spans received per second, and spans rejected or dropped by the assembler.", "reqps",
+                  (Query("sum by (encoding) (rate(ragpulse_otlp_spans_received_total[$__rate_interval]))", "received {{encoding}}"),
+                   Query("sum by (reason) (rate(ragpulse_otlp_spans_dropped_total[$__rate_interval]))", "dropped {{reason}}"),
+                   Query("sum(rate(ragpulse_otlp_spans_rejected_total[$__rate_interval]))", "rejected"))),
+        PanelSpec("HTTP answers", "HTTP requests served per second, by endpoint and status code.", "reqps",
+                  (Query("sum by (endpoint, code) (rate(ragpulse_http_requests_total[$__rate_interval]))", "{{endpoint}} {{code}}"),)),
+        PanelSpec("Sources up", "1 when a source is running and connected.", "none",
+                  (Query("min by (source) (ragpulse_source_up)", "{{source}}"),), kind="stat"),
+    ]
+
+
+DASHBOARDS = {
+    "ragpulse-overview": ("ragpulse / overview", "Answer quality of the RAG services ragpulse watches.", overview),
+    "ragpulse-judge": ("ragpulse / judge", "The judge: coverage, cost, errors, budgets and its calibration.", judge),
+    "ragpulse-ingestion": ("ragpulse / ingestion", "What ragpulse takes in: sources, invalid and lost events, Kafka, OTLP.",
+                           ingestion),
+}
+
+
+def _variables(builder: dashboard.Dashboard) -> dashboard.Dashboard:
+    builder = builder.with_variable(dashboard.DatasourceVariable("datasource").label("Data source").type("prometheus"))
+    for label in LABELS:
+        builder = builder.with_variable(
+            dashboard.QueryVariable(label).label(label).datasource(DATASOURCE)
+            .query(f"label_values(ragpulse_traces_total, {label})")
+            .refresh(VariableRefresh.ON_TIME_RANGE_CHANGED).sort(VariableSort.ALPHABETICAL_ASC)
+            .multi(True).include_all(True).all_value(".*"))
+    return builder
+
+
+def _panel(spec: PanelSpec) -> dashboard.Panel:
+    if spec.kind == "stat":
+        panel = stat.Panel()
+    elif spec.kind == "bargauge":
+        panel = bargauge.Panel()
+    else:
+        panel = timeseries.Panel().fill_opacity(10 if not spec.stacked else 60)
+        if spec.stacked:
+            panel = panel.stacking(common_builders.StackingConfig().mode(common.StackingMode.NORMAL))
+    panel = panel.title(spec.title).description(spec.description).unit(spec.unit).datasource(DATASOURCE).span(spec.width).height(8)
+    for index, query in enumerate(spec.queries):
+        target = prometheus.Dataquery().expr(query.expr).legend_format(query.legend).ref_id(chr(ord("A") + index))
+        if spec.kind != "timeseries":
+            target = target.instant()
+        panel = panel.with_target(target)
+    if spec.band is not None or spec.red_line is not None:
+        steps = ([Threshold(color="red", value=None), Threshold(color="transparent", value=spec.band[0]),
+                  Threshold(color="red", value=spec.band[1])] if spec.band is not None
+                 else [Threshold(color="transparent", value=None), Threshold(color="red", value=spec.red_line)])
+        panel = panel.thresholds(dashboard.ThresholdsConfig().mode(ThresholdsMode.ABSOLUTE).steps(steps))
+        if spec.kind == "timeseries":
+            panel = panel.thresholds_style(common_builders.GraphThresholdsStyleConfig().mode(
+                common.GraphTresholdsStyleMode.AREA if spec.band is not None else common.GraphTresholdsStyleMode.DASHED))
+    if spec.interval_band:
+        panel = panel.override_by_name("upper", [DynamicConfigValue(id_val="custom.fillBelowTo", value="lower"),
+                                                 DynamicConfigValue(id_val="custom.lineWidth", value=0)])
+        panel = panel.override_by_name("lower", [DynamicConfigValue(id_val="custom.lineWidth", value=0)])
+    if spec.repeat_app:
+        panel = panel.repeat("app")
+    return panel
+
+
+def build(uid: str, settings: Settings) -> dict[str, object]:
+    title, description, panels = DASHBOARDS[uid]
+    builder = (dashboard.Dashboard(title).uid(uid).description(description).tags(["ragpulse", "generated"])
+               .time("now-6h", "now").refresh("1m").timezone(common.TimeZoneBrowser).editable())
+    builder = _variables(builder)
+    builder = builder.annotation(
+        dashboard.AnnotationQuery().name("Releases").datasource(DATASOURCE).enable(True).icon_color("blue")
+        .expr('count by (app, release) (ragpulse_traces_total{app=~"$app"}) unless count by (app, release) '
+              '(ragpulse_traces_total{app=~"$app"} offset 10m)'))
+    for spec in panels(settings):
+        builder = builder.with_panel(_panel(spec))
+    built = json.loads(JSONEncoder(sort_keys=True).encode(builder.build()))
+    for panel in built["panels"]:
+        panel["options"] = panel["options"] or {}  # the SDK leaves them null; Grafana's defaults apply
+    return built
+
+
+def render(settings: Settings) -> dict[str, str]:
+    """File name -> JSON text of every dashboard."""
+    return {f"{uid}.json": json.dumps(build(uid, settings), indent=2, sort_keys=True) + "\n" for uid in DASHBOARDS}

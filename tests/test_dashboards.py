@@ -1,0 +1,95 @@
+"""The generated Grafana dashboards, checked on their JSON (no Grafana server can be installed here):
+committed as generated, every panel titled, described and with a unit, every query naming only what
+ragpulse exports or the rules record, rates over $__rate_interval, counters summed before dividing."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import exported_metrics
+
+from ragpulse.mixin import dashboards
+from ragpulse.mixin.rules import DEFAULTS, rules
+
+ROOT = Path(__file__).resolve().parent.parent
+GENERATED = dashboards.render(DEFAULTS)
+RECORDED = {rule["record"] for group in rules(DEFAULTS)["groups"] for rule in group["rules"] if "record" in rule}
+HISTOGRAM_SUFFIXES = ("_bucket", "_sum", "_count")
+
+
+def panels(name: str) -> list[dict[str, Any]]:
+    return json.loads(GENERATED[name])["panels"]
+
+
+def queries(name: str) -> list[str]:
+    return [target["expr"] for panel in panels(name) for target in panel["targets"]]
+
+
+def test_the_committed_dashboards_are_generated_from_the_source() -> None:
+    committed = {path.name: path.read_text(encoding="utf-8") for path in (ROOT / "grafana" / "dashboards").glob("*.json")}
+    assert committed == GENERATED, "regenerate: python -m ragpulse.mixin (then commit grafana/dashboards/)"
+
+
+@pytest.mark.parametrize("name", sorted(GENERATED))
+def test_every_panel_has_a_title_a_description_a_unit_and_the_datasource_variable(name: str) -> None:
+    found = panels(name)
+    assert len(found) >= 10
+    for panel in found:
+        assert panel["title"] and panel["description"], panel
+        assert panel["fieldConfig"]["defaults"]["unit"], panel["title"]
+        assert panel["datasource"] == {"type": "prometheus", "uid": "${datasource}"}, panel["title"]
+        assert panel["targets"], panel["title"]
+    variables = [variable["name"] for variable in json.loads(GENERATED[name])["templating"]["list"]]
+    assert variables == ["datasource", "app", "route", "model", "release"]
+
+
+@pytest.mark.parametrize("name", sorted(GENERATED))
+def test_every_query_names_only_existing_metrics_and_recorded_series(name: str) -> None:
+    metrics = set(exported_metrics())
+    for expr in queries(name):
+        recorded = set(re.findall(r"\b[a-z_]+:ragpulse_\w+:\w+", expr))
+        assert recorded <= RECORDED, (expr, recorded - RECORDED)
+        for metric in re.findall(r"(?<![:\w])ragpulse_\w+", expr):
+            base = next((metric[: -len(s)] for s in HISTOGRAM_SUFFIXES if metric.endswith(s) and metric[: -len(s)] in metrics),
+                        metric)
+            assert base in metrics, (expr, metric)
+
+
+@pytest.mark.parametrize("name", sorted(GENERATED))
+def test_rates_use_the_rate_interval_and_counters_are_summed_before_dividing(name: str) -> None:
+    for expr in queries(name):
+        for window in re.findall(r"\b(?:rate|increase)\([^\[]*\[([^\]]+)\]", expr):
+            assert window in ("$__rate_interval", "$__range"), expr
+        # Every rate() and increase() is aggregated (sum, sum by) before a division or a quantile.
+        for match in re.finditer(r"\b(?:rate|increase)\(", expr):
+            before = expr[: match.start()].rstrip()
+            assert re.search(r"sum(?: by \([^)]*\))? ?\($", before), expr
+
+
+def test_the_fallback_band_and_the_hallucination_interval_are_drawn() -> None:
+    by_title = {panel["title"]: panel for panel in panels("ragpulse-overview.json")}
+    band = by_title["Fallback rate"]["fieldConfig"]["defaults"]
+    assert [step["value"] for step in band["thresholds"]["steps"]] == [None, 0.05, 0.15]
+    assert band["custom"]["thresholdsStyle"] == {"mode": "area"}
+    rate = by_title["Hallucination rate, $app"]
+    assert rate["repeat"] == "app"
+    assert [t["legendFormat"] for t in rate["targets"]] == ["stratified", "lower", "upper", "routine"]
+    upper = next(o for o in rate["fieldConfig"]["overrides"] if o["matcher"]["options"] == "upper")
+    assert {"id": "custom.fillBelowTo", "value": "lower"} in upper["properties"]
+    [annotation] = json.loads(GENERATED["ragpulse-overview.json"])["annotations"]["list"]
+    assert annotation["name"] == "Releases" and "release" in annotation["expr"]
+
+
+def dashboard_queries() -> list[str]:
+    """Every dashboard query with its variables filled in, for a real Prometheus (tests/test_alerting_e2e.py)."""
+    filled = []
+    for name in GENERATED:
+        for expr in queries(name):
+            for label in dashboards.LABELS:
+                expr = expr.replace(f"${label}", ".*")
+            filled.append(expr.replace("$__rate_interval", "1m").replace("$__range", "5m"))
+    return filled
