@@ -135,13 +135,35 @@ def calibration_rules(window: str) -> list[dict[str, str]]:
     ]
 
 
+def operations_rules(window: str) -> list[dict[str, str]]:
+    """The judge's side: mean scores, coverage, error rate and cost (labels the judge metrics carry)."""
+    def mean(metric: str) -> str:
+        selector = f'sample="routine",metric="{metric}"'
+        return (f"sum by (judge) (increase(ragpulse_judge_score_sum{{{selector}}}[{window}])) / sum by (judge) "
+                f"(increase(ragpulse_judge_score_count{{{selector}}}[{window}]) > 0)")
+
+    requests = f"sum by (judge_model) (increase(ragpulse_judge_requests_total[{window}]))"
+    return [
+        _rule(f"judge:ragpulse_judge_groundedness_routine:mean{window}", mean("groundedness")),
+        _rule(f"judge:ragpulse_judge_answer_relevancy_routine:mean{window}", mean("answer_relevancy")),
+        _rule(f"all:ragpulse_judge_coverage:ratio{window}",
+              f"sum(increase(ragpulse_judge_judged_total[{window}])) / (sum(increase(ragpulse_traces_total[{window}])) > 0)"),
+        _rule(f"judge_model:ragpulse_judge_errors:ratio{window}",
+              f'(sum by (judge_model) (increase(ragpulse_judge_requests_total{{outcome!="ok"}}[{window}])) or {requests} * 0)'
+              f" / ({requests} > 0)"),
+        _rule(f"judge_model:ragpulse_judge_cost_per_hour:rate{window}",
+              f"sum by (judge_model) (rate(ragpulse_judge_cost_total[{window}])) * 3600"),
+    ]
+
+
 def rules(settings: Settings = DEFAULTS) -> dict[str, Any]:
     """Every rule group: the sampled rates with their intervals, calibration, the drift signals, the alerts."""
     groups: list[dict[str, Any]] = [
         {"name": f"ragpulse-hallucination-{window}", "interval": settings.interval,
          "rules": [*routine_rules(window), *stratified_rules(window),
                    *routine_share_rules("irrelevant_answer", "answer_relevancy", "irrelevant", "relevant", window),
-                   *routine_share_rules("irrelevant_context", "context_relevance", "irrelevant", "relevant", window)]}
+                   *routine_share_rules("irrelevant_context", "context_relevance", "irrelevant", "relevant", window),
+                   *operations_rules(window)]}
         for window in settings.rate_windows
     ]
     groups += [{"name": f"ragpulse-calibration-{window}", "interval": settings.interval, "rules": calibration_rules(window)}
@@ -160,10 +182,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ragpulse.mixin", description="Write the rules file and the runbook.")
     parser.add_argument("--settings", help="a YAML file of mixin settings (mixin/settings.py); default: the defaults")
     parser.add_argument("--out", help="a directory for ragpulse.rules.yaml and runbook.md (default: the repository's)")
+    parser.add_argument("--rules-only", action="store_true", help="only the rules file (no grafana-foundation-sdk needed)")
     args = parser.parse_args(argv)
     settings = Settings.load(args.settings) if args.settings else DEFAULTS
+    if args.rules_only:
+        target = Path(args.out) / RULES_FILE.name if args.out else RULES_FILE
+        target.write_text(render(settings), encoding="utf-8")
+        print(f"wrote {target}", file=sys.stderr)
+        return 0
     try:
-        from ragpulse.mixin import dashboards
+        from ragpulse.mixin import dashboards, helm
     except ImportError:
         print("the dashboards need grafana-foundation-sdk: pip install 'ragpulse[mixin]'", file=sys.stderr)
         return 2
@@ -174,7 +202,13 @@ def main(argv: list[str] | None = None) -> int:
     dashboards_dir.mkdir(parents=True, exist_ok=True)
     rules_file.write_text(render(settings), encoding="utf-8")
     runbook_file.write_text(runbook(settings), encoding="utf-8")
-    for name, text in dashboards.render(settings).items():
+    rendered = dashboards.render(settings)
+    for name, text in rendered.items():
         (dashboards_dir / name).write_text(text, encoding="utf-8")
-    print(f"wrote {rules_file}, {runbook_file} and the dashboards in {dashboards_dir}", file=sys.stderr)
+    chart_dir = out / "helm" if out else helm.CHART_DIR
+    for name, text in helm.render(render(settings), rendered).items():
+        (chart_dir / name).parent.mkdir(parents=True, exist_ok=True)
+        (chart_dir / name).write_text(text, encoding="utf-8")
+    print(f"wrote {rules_file}, {runbook_file}, the dashboards in {dashboards_dir} and the chart's files in {chart_dir}",
+          file=sys.stderr)
     return 0

@@ -1,15 +1,28 @@
 #!/usr/bin/env bash
 # The command-line tools the tests use besides Python: Prometheus and promtool (the rules' unit
 # tests and the end-to-end checks against a real Prometheus), Alertmanager (alerts delivered to a
-# webhook) and tmux (the review tool driven in a real terminal). From Debian's packages, installed once when missing (root, or sudo).
+# webhook) and tmux (the review tool driven in a real terminal), from Debian's packages (root, or
+# sudo); helm, built with `go install` from the Go module proxy. Each is installed once, when missing.
 #
-#   scripts/tools.sh          install what is missing; prints nothing when all are there
+#   scripts/tools.sh          install what is missing; prints where helm is (HELM=...)
 set -euo pipefail
 
 missing=()
 command -v promtool >/dev/null 2>&1 && command -v prometheus >/dev/null 2>&1 || missing+=(prometheus)
 command -v prometheus-alertmanager >/dev/null 2>&1 || missing+=(prometheus-alertmanager)
 command -v tmux >/dev/null 2>&1 || missing+=(tmux)
+HELM_VERSION=v3.22.0
+helm_bin=$(command -v helm || true)
+if [ -z "$helm_bin" ] && command -v go >/dev/null 2>&1; then
+    gobin="$(go env GOPATH)/bin/helm"
+    if [ ! -x "$gobin" ]; then
+        echo "building helm $HELM_VERSION with go install (a few minutes, once)..." >&2
+        go install "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" >&2
+    fi
+    helm_bin=$gobin
+fi
+echo "HELM=${helm_bin:-helm}"
+
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 as_root=()
