@@ -44,12 +44,10 @@ PRIORITIES = (
 )
 URGENCY = {name: rank for rank, name in enumerate(PRIORITIES)}  # lower is more urgent
 FEEDBACK_CLASSES = ("negative_feedback", "escalation", "rephrase")
-# A stratum, known when the trace arrives, and the class that samples it beyond the routine sample.
-STRATA = ("always", "flagged", "over_refusal", "none")
+# The strata, known when the trace arrives, and the class that samples each beyond the routine sample.
 STRATUM_CLASS: dict[str, str | None] = {"always": "always", "flagged": "scorer_flag", "over_refusal": "over_refusal", "none": None}
-# Which sample a judgment belongs to: routine (the base rate), targeted (a stratum's class, beyond
+# A judgment's sample (JudgeItem.sample): routine (the base rate), targeted (a stratum's class, beyond
 # the routine sample) or feedback (judged because of a user signal: evidence, never in a rate).
-SAMPLES = ("routine", "targeted", "feedback")
 _HASH_SPACE = float(2**64)
 
 

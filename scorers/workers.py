@@ -261,7 +261,6 @@ class JudgeWorkers:
         if self._calibrator is not None:
             self._calibrator.judged(record)
 
-
     def _precreate(self, labels: tuple[str, ...], judge: str, sample: str) -> None:
         """Every verdict and stage of a new label set at zero, so a ratio over them is 0, not no data."""
         for metric, verdicts in JUDGMENT_VERDICTS.items():
