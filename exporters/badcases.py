@@ -87,19 +87,26 @@ class BadCaseStore:
 
     def purge(self) -> None:
         self._writes, self._purged_at = 0, self._clock()
-        expired = self._db.execute("DELETE FROM badcases WHERE judged_at < ?", (self._clock() - self._retention,)).rowcount
-        over = self._db.execute(
-            "DELETE FROM badcases WHERE trace_id IN "
-            "(SELECT trace_id FROM badcases ORDER BY judged_at DESC LIMIT -1 OFFSET ?)",
-            (self._max_rows,),
-        ).rowcount
-        if expired:
-            self._dropped.labels(reason="retention").inc(expired)
-        if over:
-            self._dropped.labels(reason="max_rows").inc(over)
+        purge_table(self._db, "badcases", "judged_at", cutoff=self._clock() - self._retention, max_rows=self._max_rows,
+                    dropped=self._dropped)
 
     def close(self) -> None:
         self._db.close()
+
+
+def purge_table(db: sqlite3.Connection, table: str, time_column: str, *, cutoff: float, max_rows: int,
+                dropped: Counter, reason_prefix: str = "") -> None:
+    """Deletes the rows older than `cutoff`, then the oldest past `max_rows`; counts both (reasons
+    retention and max_rows, after `reason_prefix`). `table` and `time_column` are this package's names."""
+    expired = db.execute(f"DELETE FROM {table} WHERE {time_column} < ?", (cutoff,)).rowcount
+    over = db.execute(
+        f"DELETE FROM {table} WHERE trace_id IN (SELECT trace_id FROM {table} ORDER BY {time_column} DESC LIMIT -1 OFFSET ?)",
+        (max_rows,),
+    ).rowcount
+    if expired:
+        dropped.labels(reason=f"{reason_prefix}retention").inc(expired)
+    if over:
+        dropped.labels(reason=f"{reason_prefix}max_rows").inc(over)
 
 
 def query(

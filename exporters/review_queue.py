@@ -121,16 +121,9 @@ class ReviewQueueStore:
     def purge(self) -> None:
         self._writes = 0
         cutoff = self._clock() - self._retention
-        expired = self._db.execute("DELETE FROM review_queue WHERE queued_at < ?", (cutoff,)).rowcount
+        badcases.purge_table(self._db, "review_queue", "queued_at", cutoff=cutoff, max_rows=self._max_rows,
+                             dropped=self._dropped, reason_prefix="review_")
         self._db.execute("DELETE FROM routine_tally WHERE day < ?", (time.strftime("%Y-%m-%d", time.gmtime(cutoff)),))
-        over = self._db.execute(
-            "DELETE FROM review_queue WHERE trace_id IN "
-            "(SELECT trace_id FROM review_queue ORDER BY queued_at DESC LIMIT -1 OFFSET ?)", (self._max_rows,),
-        ).rowcount
-        if expired:
-            self._dropped.labels(reason="review_retention").inc(expired)
-        if over:
-            self._dropped.labels(reason="review_max_rows").inc(over)
 
     def close(self) -> None:
         self._db.close()

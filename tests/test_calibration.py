@@ -247,3 +247,29 @@ def test_ragpulse_review_in_a_real_terminal_scores_three_traces(ragpulse_factory
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
     rows = review_queue.reviewed_rows(review_queue.connect(db), since=0)
     assert sorted((r.judge_groundedness, r.human_groundedness) for r in rows) == [(1, 1), (5, 4), (5, 5)]
+
+
+def test_the_review_queue_keeps_audited_traces_within_retention_and_max_rows(tmp_path: Path) -> None:
+    from prometheus_client import Counter
+    registry, now = CollectorRegistry(), [1_000_000.0]
+    dropped = Counter("dropped_total", "d", ["reason"], registry=registry)
+    store = review_queue.ReviewQueueStore(str(tmp_path / "q.sqlite3"), retention_seconds=5000, max_rows=3,
+                                          dropped=dropped, clock=lambda: now[0])
+    for index, age in enumerate((6000, 100, 90, 80, 70)):  # the first is past retention
+        judged = record(f"t{index}", 1 if index % 2 else 5)
+        judged.judged_at = now[0] - age
+        store(judged)
+    outside = record("not-audited", 1, audit=False)  # tallied, not queued
+    outside.judged_at = now[0]
+    store(outside)
+    store.purge()
+    db = review_queue.connect(tmp_path / "q.sqlite3")
+    assert [item["trace_id"] for item in review_queue.open_items(db, limit=10)] == ["t2", "t3", "t4"]
+    assert value(registry, "dropped_total", reason="review_retention") == 1
+    assert value(registry, "dropped_total", reason="review_max_rows") == 1
+    assert review_queue.write_review(db, ReviewRecord("t3", 1.0, 2, 5, [], None, "ana"))
+    assert not review_queue.write_review(db, ReviewRecord("t0", 1.0, 2, 5, [], None, "ana"))  # gone with retention
+    [row] = review_queue.reviewed_rows(db, since=0)
+    assert (row.judge_groundedness, row.human_groundedness, row.human_relevancy) == (1, 2, 5)
+    # Routine tallies per day (retention by whole days): all six routine judgments, three of them hallucinated.
+    assert review_queue.routine_counts(db, since=0) == {("llm", "judge-m", "judgment.v1"): (6, 3)}
