@@ -49,7 +49,10 @@ def connect(path: str | Path, *, any_thread: bool = False) -> sqlite3.Connection
     return connection
 
 
-class BadCaseStore:
+class RetainedStore:
+    """A sink on an SQLite file whose rows are kept for a retention period and up to max_rows; the
+    subclass writes and purges. Made here, written by the result writer's thread."""
+
     def __init__(
         self,
         path: str,
@@ -60,7 +63,7 @@ class BadCaseStore:
         clock: Callable[[], float] = time.time,
     ) -> None:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self._db = connect(path, any_thread=True)  # made here, written by the result writer's thread
+        self._db = self.connect(path)
         self._retention = retention_seconds
         self._max_rows = max_rows
         self._dropped = dropped
@@ -70,6 +73,18 @@ class BadCaseStore:
         self._purged_at = 0.0
         self.purge()
 
+    @staticmethod
+    def connect(path: str) -> sqlite3.Connection:
+        return connect(path, any_thread=True)
+
+    def purge(self) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        self._db.close()
+
+
+class BadCaseStore(RetainedStore):
     def __call__(self, record: JudgmentRecord | ReviewRecord) -> None:
         if not isinstance(record, JudgmentRecord) or record.stage is None:
             return
@@ -89,9 +104,6 @@ class BadCaseStore:
         self._writes, self._purged_at = 0, self._clock()
         purge_table(self._db, "badcases", "judged_at", cutoff=self._clock() - self._retention, max_rows=self._max_rows,
                     dropped=self._dropped)
-
-    def close(self) -> None:
-        self._db.close()
 
 
 def purge_table(db: sqlite3.Connection, table: str, time_column: str, *, cutoff: float, max_rows: int,

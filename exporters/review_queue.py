@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import msgspec
-from prometheus_client import Counter
 
 from ragpulse.exporters import badcases
 from ragpulse.exporters.records import JudgmentRecord, ReviewRecord
@@ -78,18 +76,10 @@ def connect(path: str | Path, *, any_thread: bool = False) -> sqlite3.Connection
     return connection
 
 
-class ReviewQueueStore:
-    def __init__(self, path: str, *, retention_seconds: float, max_rows: int, dropped: Counter,
-                 clock: Callable[[], float] = time.time) -> None:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self._db = connect(path, any_thread=True)
-        self._retention = retention_seconds
-        self._max_rows = max_rows
-        self._dropped = dropped
-        self._clock = clock
-        self._encode = msgspec.json.Encoder().encode
-        self._writes = 0
-        self.purge()
+class ReviewQueueStore(badcases.RetainedStore):
+    @staticmethod
+    def connect(path: str) -> sqlite3.Connection:
+        return connect(path, any_thread=True)
 
     def __call__(self, record: JudgmentRecord | ReviewRecord) -> None:
         try:
@@ -124,10 +114,6 @@ class ReviewQueueStore:
         badcases.purge_table(self._db, "review_queue", "queued_at", cutoff=cutoff, max_rows=self._max_rows,
                              dropped=self._dropped, reason_prefix="review_")
         self._db.execute("DELETE FROM routine_tally WHERE day < ?", (time.strftime("%Y-%m-%d", time.gmtime(cutoff)),))
-
-    def close(self) -> None:
-        self._db.close()
-
 
 def write_review(connection: sqlite3.Connection, review: ReviewRecord) -> bool:
     """Stores a review on its audited trace; False when the trace is not in the queue."""

@@ -29,7 +29,6 @@ DEFAULTS = Settings()
 Z = 1.959964
 RULES_FILE = Path(__file__).resolve().parent / "ragpulse.rules.yaml"
 RUNBOOK_FILE = Path(__file__).resolve().parent.parent / "docs" / "runbook.md"
-GROUNDEDNESS = 'metric="groundedness",sample="routine"'
 JUDGED = 'verdict=~"hallucination|grounded"'
 JUDGE = "judge, judge_model, prompt_version"
 
@@ -51,22 +50,13 @@ def wilson_rules(prefix: str, level: str, window: str, successes: str, n: str) -
     ]
 
 
-def routine_rules(window: str) -> list[dict[str, str]]:
-    judged = f"app:ragpulse_hallucination_routine_judged:increase{window}"
-    bad = f"app:ragpulse_hallucination_routine_hallucinated:increase{window}"
-    return [
-        _rule(judged, f"sum by (app) (increase(ragpulse_judgments_total{{{GROUNDEDNESS},{JUDGED}}}[{window}]))"),
-        # "or ... * 0": an app with judgments but no hallucination yet has no hallucination series; its rate is 0.
-        _rule(bad, f'sum by (app) (increase(ragpulse_judgments_total{{{GROUNDEDNESS},verdict="hallucination"}}[{window}]))'
-                   f" or ({judged} * 0)"),
-        *wilson_rules("ragpulse_hallucination_routine", "app", window, bad, judged),
-    ]
-
-
-def routine_share_rules(name: str, metric: str, bad: str, good: str, window: str) -> list[dict[str, str]]:
-    """The share of `bad` verdicts of `metric` in the routine sample, with its count and Wilson interval."""
+def routine_share_rules(name: str, metric: str, bad: str, good: str, window: str,
+                        counted: str | None = None) -> list[dict[str, str]]:
+    """The share of `bad` verdicts of `metric` in the routine sample, with its count (recorded as
+    `counted`, default `bad`) and Wilson interval. "or ... * 0": an app with judgments but none bad yet
+    has no series of bad verdicts; its rate is 0."""
     n = f"app:ragpulse_{name}_routine_judged:increase{window}"
-    s = f"app:ragpulse_{name}_routine_{bad}:increase{window}"
+    s = f"app:ragpulse_{name}_routine_{counted or bad}:increase{window}"
     selector = f'metric="{metric}",sample="routine"'
     return [
         _rule(n, f'sum by (app) (increase(ragpulse_judgments_total{{{selector},verdict=~"{bad}|{good}"}}[{window}]))'),
@@ -160,7 +150,8 @@ def rules(settings: Settings = DEFAULTS) -> dict[str, Any]:
     """Every rule group: the sampled rates with their intervals, calibration, the drift signals, the alerts."""
     groups: list[dict[str, Any]] = [
         {"name": f"ragpulse-hallucination-{window}", "interval": settings.interval,
-         "rules": [*routine_rules(window), *stratified_rules(window),
+         "rules": [*routine_share_rules("hallucination", "groundedness", "hallucination", "grounded", window, "hallucinated"),
+                   *stratified_rules(window),
                    *routine_share_rules("irrelevant_answer", "answer_relevancy", "irrelevant", "relevant", window),
                    *routine_share_rules("irrelevant_context", "context_relevance", "irrelevant", "relevant", window),
                    *operations_rules(window)]}
