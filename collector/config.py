@@ -46,10 +46,19 @@ class HttpConfig(_Section):
     auth_token: str | None = None
     auth_token_file: str | None = None
     retry_after_seconds: PositiveFloat = 1.0
+    # A connection that sends no complete request head this long after connecting or after its
+    # last answer is closed (idle clients and slowloris heads alike)...
+    idle_timeout_seconds: PositiveFloat = 30.0
+    # ...a body must arrive within this (else 408)...
+    body_timeout_seconds: PositiveFloat = 30.0
+    # ...and at most this many connections are open at once (one more is closed at accept).
+    max_connections: Positive = 256
 
 
 class PipelineConfig(_Section):
     queue_capacity_events: Positive = 20_000
+    # ...and in bytes (the encoded size of the events): events near max_event_bytes fill it first.
+    queue_capacity_bytes: Positive = 48 * 1024 * 1024
     max_batch_events: Positive = 512
     shutdown_timeout_seconds: NonNegativeFloat = 10.0
 
@@ -62,6 +71,8 @@ class LimitsConfig(_Section):
     max_chunks: Positive = 100
     max_comment_chars: Positive = 4_096
     max_attributes: Positive = 64
+    # Nesting levels of the attributes tree (an event nested deeper is rejected, reason too_deep).
+    max_attribute_depth: Annotated[int, msgspec.Meta(ge=1, le=64)] = 16
     on_oversize: Literal["truncate", "reject"] = "truncate"
 
 
@@ -220,7 +231,13 @@ class OtlpConfig(_Section):
     # ...or, without a root, this long after its first span, from what arrived.
     trace_ttl_seconds: PositiveFloat = 30.0
     max_traces_in_flight: Positive = 10_000
+    # The spans in flight in bytes (their protobuf size); over it the oldest trace is assembled early.
+    max_bytes_in_flight: Positive = 48 * 1024 * 1024
     max_spans_per_trace: Positive = 1_000
+    # The OTLP/HTTP listener's connection limits, as http.*.
+    idle_timeout_seconds: PositiveFloat = 30.0
+    body_timeout_seconds: PositiveFloat = 30.0
+    max_connections: Positive = 256
 
     def token(self) -> str | None:
         return read_secret(self.auth_token, self.auth_token_file)
@@ -229,8 +246,9 @@ class OtlpConfig(_Section):
 class LocalScorersConfig(_Section):
     # Lexical groundedness, relevancy and number checks on every trace with chunks (no LLM).
     enabled: bool = True
-    # Chunk texts recur across traces; the units of this many are kept.
+    # Chunk texts recur across traces; the units of this many are kept (in at most this many bytes of text).
     chunk_cache_entries: Positive = 10_000
+    chunk_cache_max_bytes: Positive = 16 * 1024 * 1024
 
 
 Rate = Annotated[float, msgspec.Meta(ge=0, le=1)]
@@ -307,11 +325,16 @@ class JudgeConfig(_Section):
     rephrase_window_seconds: PositiveFloat = 120.0
     rephrase_similarity: Rate = 0.5
     max_sessions: Positive = 20_000
+    max_sessions_bytes: Positive = 8 * 1024 * 1024
     queue_capacity: Positive = 1_000
-    # Recent traces are kept this long (at most recent_traces of them) so that feedback arriving
-    # later (thumbs down, rating 1-2, escalation) still gets the trace judged.
+    # ...and its bytes (the events' encoded size); over either, less urgent traces give way.
+    queue_max_bytes: Positive = 16 * 1024 * 1024
+    # Recent traces are kept this long (at most recent_traces of them, in recent_traces_max_bytes
+    # serialized) so that feedback arriving later (thumbs down, rating 1-2, escalation) still gets
+    # the trace judged.
     feedback_window_seconds: PositiveFloat = 600.0
     recent_traces: Positive = 20_000
+    recent_traces_max_bytes: Positive = 32 * 1024 * 1024
     # Budgets (null: no limit). Requests count every HTTP request, retries included.
     max_requests_per_minute: Positive | None = 60
     max_tokens_per_hour: Positive | None = 200_000

@@ -18,7 +18,15 @@ import msgspec
 from ragpulse.collector.config import LimitsConfig
 from ragpulse.collector.dedup import event_identity
 from ragpulse.collector.errors import EventError, RejectReason
-from ragpulse.collector.events import Envelope, Event, FeedbackEvent, ReviewScores, TraceEvent
+from ragpulse.collector.events import (
+    MAX_COUNT,
+    MAX_ID_CHARS,
+    Envelope,
+    Event,
+    FeedbackEvent,
+    ReviewScores,
+    TraceEvent,
+)
 
 EventType = Literal["trace", "feedback"]
 
@@ -27,6 +35,10 @@ EventType = Literal["trace", "feedback"]
 _MIN_EPOCH_MS = 1e11
 _MAX_EPOCH_MS = 1e14
 _THUMBS = {"up": "up", "down": "down", True: "up", False: "down", -1: "down"}  # True == 1
+# msgspec decodes nested JSON recursively; what nests deeper than the interpreter's stack
+# allows raises RecursionError, which is the item's fault, never the source's.
+_ITEM_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, EventError, RecursionError)
+_LABEL_FIELDS = ("session_id", "user_id", "app", "route", "intent", "model", "release")
 
 
 @dataclass(slots=True)
@@ -84,8 +96,11 @@ class EventDecoder:
         else:
             try:
                 self._accept(0, body, self._one[event_type].decode(body), received_at, out)
-            except (msgspec.ValidationError, EventError) as exc:  # ValidationError first: it is a DecodeError
-                out.rejections.append(Rejection(0, _as_event_error(exc)))
+            except (msgspec.ValidationError, EventError, RecursionError) as exc:  # ValidationError is a DecodeError
+                if _several_values(body):  # NDJSON sent without its content type: each line on its own
+                    self._decode_lines(body, event_type, received_at, out)
+                else:
+                    out.rejections.append(Rejection(0, _as_event_error(exc)))
             except msgspec.DecodeError as exc:
                 if "trailing characters" in str(exc):
                     self._decode_lines(body, event_type, received_at, out)
@@ -97,14 +112,16 @@ class EventDecoder:
         """Decode one message (one event); raises EventError."""
         try:
             event = self._one[event_type].decode(data)
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            raise _from_msgspec(exc) from None
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as exc:
+            raise _as_event_error(exc) from None
         self._check_size(len(data))
-        return self._envelope(event, time.time())
+        return self._envelope(event, time.time(), len(data))
 
-    def accept(self, event: Event) -> Envelope:
-        """An event built by a source (e.g. from spans) through the same limits and defaults; raises EventError."""
-        return self._envelope(event, time.time())
+    def accept(self, event: Event, size: int) -> Envelope:
+        """An event built by a source (e.g. from spans of `size` bytes) through the same limits and defaults,
+        and the bounds the contract's types state (built events were never type-checked); raises EventError."""
+        _check_built(event)
+        return self._envelope(event, time.time(), size)
 
     def _decode_lines(
         self, body: bytes, event_type: EventType | None, received_at: float, out: Decoded
@@ -115,7 +132,7 @@ class EventDecoder:
                 continue
             try:
                 self._accept(index, line, decoder.decode(line), received_at, out)
-            except (msgspec.DecodeError, msgspec.ValidationError, EventError) as exc:
+            except _ITEM_ERRORS as exc:
                 out.rejections.append(Rejection(index, _as_event_error(exc)))
 
     def _decode_array(
@@ -126,33 +143,36 @@ class EventDecoder:
         if len(body) <= self._limits.max_event_bytes:
             try:
                 events = self._many[event_type].decode(body)
-            except (msgspec.DecodeError, msgspec.ValidationError):
+            except _ITEM_ERRORS:
                 pass
             else:
+                share = len(body) // max(1, len(events))  # each event's size: its share of the body
                 for index, event in enumerate(events):
                     try:
-                        self._accept(index, None, event, received_at, out)
+                        self._accept(index, None, event, received_at, out, share)
                     except EventError as exc:
                         out.rejections.append(Rejection(index, exc))
                 return
         try:
             items = self._raw_items.decode(body)
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            out.rejections.append(Rejection(0, _from_msgspec(exc)))
+        except _ITEM_ERRORS as exc:
+            out.rejections.append(Rejection(0, _as_event_error(exc)))
             return
         decoder = self._one[event_type]
         for index, raw in enumerate(items):
             try:
                 self._accept(index, raw, decoder.decode(raw), received_at, out)
-            except (msgspec.DecodeError, msgspec.ValidationError, EventError) as exc:
+            except _ITEM_ERRORS as exc:
                 out.rejections.append(Rejection(index, _as_event_error(exc)))
 
     def _accept(
-        self, index: int, raw: bytes | msgspec.Raw | None, event: Event, received_at: float, out: Decoded
+        self, index: int, raw: bytes | msgspec.Raw | None, event: Event, received_at: float, out: Decoded,
+        size: int = 0,
     ) -> None:
         if raw is not None:
-            self._check_size(len(raw))
-        envelope = self._envelope(event, received_at)
+            size = len(raw)
+            self._check_size(size)
+        envelope = self._envelope(event, received_at, size)
         out.envelopes.append(envelope)
         if envelope.truncated:
             out.truncations.append((index, envelope.truncated))
@@ -164,16 +184,32 @@ class EventDecoder:
                 f"event is {size} bytes, over limits.max_event_bytes={self._limits.max_event_bytes}",
             )
 
-    def _envelope(self, event: Event, received_at: float) -> Envelope:
+    def _envelope(self, event: Event, received_at: float, size: int) -> Envelope:
         truncated: list[str] = []
         if isinstance(event, TraceEvent):
             self._normalise_trace(event, received_at, truncated)
-            identity = "t\x00" + event.trace_id
+            identity = hash("t\x00" + event.trace_id)  # event_identity, inline: this runs for every trace
         else:
             _check_feedback(event)
             identity = event_identity(event)  # with the timestamp as sent, before the default
             self._normalise_feedback(event, received_at, truncated)
-        return Envelope(event, self._source, received_at, identity, tuple(truncated))
+        if event.attributes:
+            self._check_depth(event.attributes)
+        return Envelope(event, self._source, received_at, identity, tuple(truncated), size=size)
+
+    def _check_depth(self, attributes: dict[str, object]) -> None:
+        """Attributes are kept and re-encoded by the sinks: a tree deeper than the limit is refused here,
+        where the error can name it, not later where it would fail a write."""
+        limit = self._limits.max_attribute_depth
+        level: list[object] = [v for v in attributes.values() if type(v) in (dict, list)]
+        depth = 1
+        while level:
+            depth += 1
+            if depth > limit:
+                raise EventError(RejectReason.TOO_DEEP, f"attributes nest more than limits.max_attribute_depth={limit} levels",
+                                 "attributes")
+            level = [v for node in level for v in (node.values() if type(node) is dict else node)  # type: ignore[attr-defined]
+                     if type(v) in (dict, list)]
 
     def _normalise_trace(self, event: TraceEvent, received_at: float, truncated: list[str]) -> None:
         # The common case (nothing over a limit, timestamps in range) stays inline and
@@ -289,7 +325,40 @@ _MISSING = re.compile(r"^Object missing required field `(?P<name>[^`]+)`")
 
 
 def _as_event_error(exc: Exception) -> EventError:
+    if isinstance(exc, RecursionError):
+        return EventError(RejectReason.TOO_DEEP, "JSON nested too deeply to decode (several hundred levels)")
     return exc if isinstance(exc, EventError) else _from_msgspec(exc)
+
+
+_any_value = msgspec.json.Decoder(msgspec.Raw)
+
+
+def _several_values(body: bytes) -> bool:
+    """Whether a body holds more than one top-level JSON value (NDJSON without its content type).
+    Only asked after a body failed as one event, so the second parse costs nothing on the good path."""
+    try:
+        _any_value.decode(body)
+    except msgspec.DecodeError as exc:
+        return "trailing characters" in str(exc)
+    except RecursionError:
+        return False
+    return False
+
+
+def _check_built(event: Event) -> None:
+    """The bounds msgspec checks on decoded events, for events a source built (OTLP spans)."""
+    for name in ("trace_id", *_LABEL_FIELDS) if isinstance(event, TraceEvent) else ("trace_id", "session_id", "user_id"):
+        value = getattr(event, name)
+        if value is not None and len(value) > MAX_ID_CHARS:
+            raise EventError(RejectReason.TOO_LARGE, f"{len(value)} characters, over the limit of {MAX_ID_CHARS}", name)
+    if isinstance(event, TraceEvent):
+        usage = event.usage
+        if usage is not None and not (0 <= usage.prompt_tokens <= MAX_COUNT and 0 <= usage.completion_tokens <= MAX_COUNT):
+            raise EventError(RejectReason.INVALID_VALUE, f"token counts must be integers from 0 to {MAX_COUNT}", "usage")
+        for position, chunk in enumerate(event.chunks or ()):
+            if chunk.id is not None and len(chunk.id) > MAX_ID_CHARS:
+                raise EventError(RejectReason.TOO_LARGE, f"{len(chunk.id)} characters, over the limit of {MAX_ID_CHARS}",
+                                 f"chunks[{position}].id")
 
 
 def _from_msgspec(exc: Exception) -> EventError:

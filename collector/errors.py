@@ -53,6 +53,7 @@ class RejectReason(StrEnum):
     WRONG_TYPE = "wrong_type"
     INVALID_VALUE = "invalid_value"
     TOO_LARGE = "too_large"
+    TOO_DEEP = "too_deep"
 
 
 class EventError(RagpulseError):

@@ -18,9 +18,15 @@ import msgspec
 if TYPE_CHECKING:
     from ragpulse.scorers.lexical import LexicalScores
 
-NonEmptyStr = Annotated[str, msgspec.Meta(min_length=1)]
+# Ids and label values are short in every real producer; the bound keeps what ragpulse holds
+# per trace (dedup, joins, label caches) small whatever a client sends.
+MAX_ID_CHARS = 256
+# Counts beyond 2^53 - 1 cannot be held exactly by a float (Prometheus samples, JSON readers).
+MAX_COUNT = 2**53 - 1
+Id = Annotated[str, msgspec.Meta(max_length=MAX_ID_CHARS)]
+NonEmptyId = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ID_CHARS)]
 NonNegative = Annotated[float, msgspec.Meta(ge=0)]
-NonNegativeInt = Annotated[int, msgspec.Meta(ge=0)]
+NonNegativeInt = Annotated[int, msgspec.Meta(ge=0, le=MAX_COUNT)]
 # RFC 3339 with an offset, or epoch milliseconds. Normalised to epoch seconds (float).
 Timestamp: TypeAlias = Annotated[datetime, msgspec.Meta(tz=True)] | float
 
@@ -32,7 +38,7 @@ FEEDBACK_KINDS: tuple[str, ...] = FeedbackKind.__args__  # type: ignore[attr-def
 
 class Chunk(msgspec.Struct, kw_only=True, omit_defaults=True):
     text: str = ""
-    id: str | None = None
+    id: Id | None = None
     score: float | None = None
     rank: NonNegativeInt | None = None  # defaults to the chunk's position in the list
     source: str | None = None
@@ -45,17 +51,17 @@ class Usage(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 class TraceEvent(msgspec.Struct, tag_field="type", tag="trace", kw_only=True, omit_defaults=True):
-    trace_id: NonEmptyStr
+    trace_id: NonEmptyId
     query: str
     answer: str
     timestamp: Timestamp | None = None
-    session_id: str | None = None
-    user_id: str | None = None
-    app: str | None = None
-    route: str | None = None
-    intent: str | None = None  # accepted as a synonym of route
-    model: str | None = None
-    release: str | None = None
+    session_id: Id | None = None
+    user_id: Id | None = None
+    app: Id | None = None
+    route: Id | None = None
+    intent: Id | None = None  # accepted as a synonym of route
+    model: Id | None = None
+    release: Id | None = None
     # None: the service did not report retrieval; []: it retrieved nothing.
     chunks: list[Chunk] | None = None
     fallback: bool | None = None
@@ -84,14 +90,14 @@ class FeedbackEvent(
     msgspec.Struct, tag_field="type", tag="feedback", kw_only=True, omit_defaults=True
 ):
     kind: FeedbackKind
-    trace_id: str | None = None
-    session_id: str | None = None
+    trace_id: Id | None = None
+    session_id: Id | None = None
     timestamp: Timestamp | None = None
-    value: str | int | float | bool | None = None
+    value: Id | Annotated[int, msgspec.Meta(ge=-MAX_COUNT, le=MAX_COUNT)] | float | bool | None = None
     comment: str | None = None
-    feedback_id: str | None = None  # producer's id, used for duplicate detection when given
+    feedback_id: Id | None = None  # producer's id, used for duplicate detection when given
     scores: ReviewScores | None = None  # kind review only
-    user_id: str | None = None
+    user_id: Id | None = None
     attributes: dict[str, Any] = {}
 
 
@@ -105,8 +111,9 @@ class Envelope:
     event: Event
     source: str
     received_at: float
-    identity: str  # the dedup key, see ragpulse.collector.dedup.event_identity
+    identity: int  # the dedup key, a fixed-size digest: see ragpulse.collector.dedup.event_identity
     truncated: tuple[str, ...] = ()
+    size: int = 0  # bytes the event takes, as decoded or estimated: what byte budgets count
     fallback_rule: str | None = None  # set by the fallback stage; None: not a fallback
     local_scores: LexicalScores | None = None  # set by the local scorers stage, read by the judge sampler
 

@@ -15,6 +15,7 @@ import structlog
 
 from ragpulse.collector.events import Envelope, TraceEvent
 from ragpulse.collector.queue import EventQueue
+from ragpulse.collector.supervisor import Supervised, SupervisorMetrics
 from ragpulse.exporters.metrics import Metrics
 
 Stage = Callable[[Envelope], Envelope | None]
@@ -30,6 +31,7 @@ class Pipeline:
         stages: Sequence[tuple[str, Stage]],
         exporters: Sequence[tuple[str, Exporter]],
         metrics: Metrics,
+        supervisor: SupervisorMetrics,
         *,
         max_batch_events: int,
     ) -> None:
@@ -40,22 +42,23 @@ class Pipeline:
         self._max_batch = max_batch_events
         self._processed_traces = metrics.events_processed.labels("trace")
         self._processed_feedback = metrics.events_processed.labels("feedback")
-        self._task: asyncio.Task[None] | None = None
+        self.supervised = Supervised("pipeline", self._run, supervisor)
 
     async def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name="ragpulse-pipeline")
+        self.supervised.start()
 
     async def shutdown(self, timeout: float) -> int:
         """Stop taking batches, process what is queued within `timeout`; returns events lost."""
         self.queue.close()
-        if self._task is None:
+        task = self.supervised.task
+        if task is None:
             return 0
         lost = 0
         try:
-            await asyncio.wait_for(asyncio.shield(self._task), timeout)
+            await asyncio.wait_for(asyncio.shield(task), timeout)
         except TimeoutError:
             lost = self.queue.discard_remaining()
-            self._task.cancel()
+            task.cancel()
             if lost:
                 self._metrics.events_dropped.labels(reason="shutdown_deadline").inc(lost)
                 log.warning("shutdown deadline passed, events dropped", dropped=lost, timeout_s=timeout)
@@ -63,13 +66,15 @@ class Pipeline:
 
     async def _run(self) -> None:
         while (batch := await self.queue.get(self._max_batch)) is not None:
-            self.process(batch.envelopes)
-            if batch.ack is not None:
-                try:
-                    batch.ack()
-                except Exception:
-                    self._metrics.stage_errors.labels(stage="ack").inc()
-                    log.exception("batch acknowledgement failed")
+            try:
+                self.process(batch.envelopes)
+            finally:  # even after a failure: an unacked batch would stall its source's commits
+                if batch.ack is not None:
+                    try:
+                        batch.ack()
+                    except Exception:
+                        self._metrics.stage_errors.labels(stage="ack").inc()
+                        log.exception("batch acknowledgement failed")
             await asyncio.sleep(0)  # let sources and /metrics run between batches
 
     def process(self, batch: Sequence[Envelope]) -> None:
@@ -79,8 +84,10 @@ class Pipeline:
                 try:
                     current = stage(current)  # type: ignore[arg-type]
                 except Exception:
+                    # The event goes on without what this stage would have added: a bug in a scorer
+                    # must not take an accepted event out of the counts.
                     self._failed(name, envelope)
-                    current = None
+                    current = envelope
                 if current is None:
                     break
             else:
@@ -95,6 +102,6 @@ class Pipeline:
                     self._processed_feedback.inc()
 
     def _failed(self, component: str, envelope: Envelope) -> None:
-        # A bug in one component must cost one event, not the stream. No event text in logs.
+        # A bug in one component must cost its part of one event, not the stream. No event text in logs.
         self._metrics.stage_errors.labels(stage=component).inc()
         log.exception("pipeline component failed", component=component, source=envelope.source)

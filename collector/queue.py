@@ -1,4 +1,4 @@
-"""A bounded queue of event batches, sized in events, between sources and the pipeline."""
+"""A bounded queue of event batches, sized in events and in bytes, between sources and the pipeline."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from prometheus_client import Gauge
+from prometheus_client import CollectorRegistry, Gauge
 
 from ragpulse.collector.errors import ShuttingDown
 from ragpulse.collector.events import Envelope
@@ -23,8 +23,24 @@ class Batch:
     ack: Ack | None = None
 
 
+class QueueMetrics:
+    """The gauges of the queues between sources and the pipeline, by queue name."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.depth = Gauge("ragpulse_queue_depth_events", "Events waiting in a queue.", ["queue"], registry=registry)
+        self.depth_bytes = Gauge("ragpulse_queue_depth_bytes", "Bytes of the events waiting in a queue (their encoded size).",
+                                 ["queue"], registry=registry)
+        self.capacity = Gauge("ragpulse_queue_capacity_events", "Capacity of a queue in events.", ["queue"], registry=registry)
+        self.capacity_bytes = Gauge("ragpulse_queue_capacity_bytes", "Capacity of a queue in bytes.", ["queue"],
+                                    registry=registry)
+
+
+def batch_bytes(envelopes: list[Envelope]) -> int:
+    return sum(envelope.size for envelope in envelopes)
+
+
 class EventQueue:
-    """FIFO of batches whose total size in events never exceeds `capacity`.
+    """FIFO of batches whose total size never exceeds `capacity` events nor `capacity_bytes` bytes.
 
     `offer` is all-or-nothing and never waits (HTTP answers 429 when it fails);
     `put` waits for room (pull sources such as Kafka pause fetching meanwhile).
@@ -32,38 +48,49 @@ class EventQueue:
     it cannot interleave with another task.
     """
 
-    def __init__(self, name: str, capacity: int, depth_gauge: Gauge) -> None:
+    def __init__(self, name: str, capacity: int, capacity_bytes: int, metrics: QueueMetrics) -> None:
         self.name = name
         self.capacity = capacity
+        self.capacity_bytes = capacity_bytes
         self._batches: deque[Batch] = deque()
         self._depth = 0
+        self._bytes = 0
         self._not_empty = asyncio.Event()
         self._has_room = asyncio.Event()
         self._closed = False
-        depth_gauge.labels(queue=name).set_function(lambda: self._depth)
+        metrics.depth.labels(queue=name).set_function(lambda: self._depth)
+        metrics.depth_bytes.labels(queue=name).set_function(lambda: self._bytes)
+        metrics.capacity.labels(queue=name).set(capacity)
+        metrics.capacity_bytes.labels(queue=name).set(capacity_bytes)
 
     @property
     def depth(self) -> int:
         return self._depth
 
-    def has_room(self, events: int) -> bool:
-        return self._depth + events <= self.capacity
+    @property
+    def full(self) -> bool:
+        return self._depth >= self.capacity or self._bytes >= self.capacity_bytes
+
+    def has_room(self, events: int, size: int = 0) -> bool:
+        return self._depth + events <= self.capacity and self._bytes + size <= self.capacity_bytes
 
     def offer(self, envelopes: list[Envelope]) -> bool:
-        if self._closed or not self.has_room(len(envelopes)):
+        size = batch_bytes(envelopes)
+        if self._closed or not self.has_room(len(envelopes), size):
             return False
-        self._append(Batch(envelopes))
+        self._append(Batch(envelopes), size)
         return True
 
     async def put(self, envelopes: list[Envelope], ack: Ack | None = None) -> None:
         """Wait for room, then append; raises ShuttingDown once the queue is closed."""
+        size = batch_bytes(envelopes)
         # A batch larger than the whole capacity goes in alone, once the queue is empty.
-        while self._depth and not self.has_room(len(envelopes)) and not self._closed:
+        while self._depth and not self.has_room(len(envelopes), size) and not self._closed:
             self._has_room.clear()
             await self._has_room.wait()
         if self._closed:
             raise ShuttingDown()
-        self._append(Batch(envelopes, ack))
+        self._append(Batch(envelopes, ack), size)
 
     async def get(self, max_events: int) -> Batch | None:
         """Up to `max_events` events (a larger batch is split, its ack goes with the last part);
@@ -75,9 +102,12 @@ class EventQueue:
             await self._not_empty.wait()
         batch = self._batches.popleft()
         if len(batch.envelopes) > max_events:
+            # A batch's ack covers all of it: sources that ack (Kafka) hand batches of at most
+            # max_events, so that what a scrape exports is always what their acks commit.
             self._batches.appendleft(Batch(batch.envelopes[max_events:], batch.ack))
             batch = Batch(batch.envelopes[:max_events])
         self._depth -= len(batch.envelopes)
+        self._bytes -= batch_bytes(batch.envelopes)
         self._has_room.set()
         return batch
 
@@ -91,11 +121,12 @@ class EventQueue:
         """Drop what is left (the shutdown deadline passed); returns how many events."""
         lost = self._depth
         self._batches.clear()
-        self._depth = 0
+        self._depth = self._bytes = 0
         self._has_room.set()
         return lost
 
-    def _append(self, batch: Batch) -> None:
+    def _append(self, batch: Batch, size: int) -> None:
         self._batches.append(batch)
         self._depth += len(batch.envelopes)
+        self._bytes += size
         self._not_empty.set()

@@ -6,6 +6,7 @@ import hmac
 import time
 from collections.abc import Awaitable, Callable, Sequence
 
+import structlog
 from aiohttp import web
 from prometheus_client import CollectorRegistry
 from prometheus_client.exposition import choose_encoder
@@ -17,6 +18,8 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 # Ingest and the bad-case API (it returns user content) need the bearer token when one is set.
 PROTECTED_PREFIXES = ("/v1/", "/api/")
 
+log = structlog.get_logger("ragpulse.server")
+
 
 def build_app(
     ingest: HttpIngest,
@@ -24,6 +27,7 @@ def build_app(
     metrics: Metrics,
     *,
     not_ready_reasons: Callable[[], list[str]],
+    readiness_notes: Callable[[], list[str]] = list,
     on_export: Sequence[Callable[[], Awaitable[None]]] = (),  # called right after each /metrics render
     auth_token: str | None,
     max_body_bytes: int,
@@ -57,6 +61,11 @@ def build_app(
             if exc.status >= 400:
                 return _error(exc.status, exc.reason.lower().replace(" ", "_"), exc.text or exc.reason)
             raise
+        except Exception:
+            # A bug must cost one answer, counted like any other, never a traceback to the client.
+            log.exception("request failed", endpoint=request.match_info.route.resource.canonical
+                          if request.match_info.route.resource is not None else "unmatched")
+            return _error(500, "internal_error", "ragpulse failed on this request; see its log")
 
     async def get_metrics(request: web.Request) -> web.Response:
         encoder, content_type = choose_encoder(request.headers.get("Accept", ""))
@@ -72,7 +81,10 @@ def build_app(
 
     async def get_readyz(request: web.Request) -> web.Response:
         reasons = not_ready_reasons()
-        return json_response(503 if reasons else 200, {"ready": not reasons, "reasons": reasons})
+        body: dict[str, object] = {"ready": not reasons, "reasons": reasons}
+        if notes := readiness_notes():
+            body["notes"] = notes
+        return json_response(503 if reasons else 200, body)
 
     app = web.Application(middlewares=[observe], client_max_size=max_body_bytes)
     app.add_routes(ingest.routes())

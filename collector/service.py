@@ -29,8 +29,10 @@ from ragpulse.collector.errors import RejectReason, StartupError
 from ragpulse.collector.decode import EventDecoder
 from ragpulse.collector.dedup import DedupStage, DedupWindow
 from ragpulse.collector.pipeline import Pipeline, Stage
-from ragpulse.collector.queue import EventQueue
+from ragpulse.collector.queue import EventQueue, QueueMetrics
 from ragpulse.collector.server import build_app
+from ragpulse.collector.supervisor import Supervised, SupervisorMetrics
+from ragpulse.collector.sources.connections import ConnectionMetrics, limit_connections, runner_options
 from ragpulse.collector.sources.http import SOURCE as HTTP_SOURCE
 from ragpulse.collector.sources.http import HttpIngest
 from ragpulse.collector.sources.kafka import SOURCE as KAFKA_SOURCE
@@ -166,9 +168,9 @@ def precreate_series(metrics: Metrics, config: Config) -> None:
     metrics.events_dropped.labels(reason="shutdown_deadline")
     for kind in ("trace", "feedback"):
         metrics.events_duplicate.labels(type=kind)
-    for outcome in ("complete", "ttl_expired", "capacity", "shutdown", "not_rag"):
+    for outcome in ("complete", "ttl_expired", "capacity", "shutdown", "not_rag", "mapping_failed"):
         metrics.otlp_traces.labels(outcome=outcome)
-    for reason in ("late_span", "duplicate", "too_many_spans"):
+    for reason in ("late_span", "duplicate", "too_many_spans", "over_bytes"):
         metrics.otlp_spans_dropped.labels(reason=reason)
     for reason in ("writer_full", "retention", "max_rows", "review_retention", "review_max_rows"):
         metrics.results_dropped.labels(reason=reason)
@@ -191,8 +193,10 @@ class Service:
         self.config = config
         self.registry = registry if registry is not None else CollectorRegistry()
         self.metrics = metrics = Metrics(self.registry, config.metrics, ragpulse.__version__)
-        self.queue = EventQueue("pipeline", config.pipeline.queue_capacity_events, metrics.queue_depth)
-        metrics.queue_capacity.labels(queue="pipeline").set(config.pipeline.queue_capacity_events)
+        self.queue = EventQueue("pipeline", config.pipeline.queue_capacity_events, config.pipeline.queue_capacity_bytes,
+                                QueueMetrics(self.registry))
+        self.connections = connections = ConnectionMetrics(self.registry)
+        supervisor = SupervisorMetrics(self.registry)
         dedup = DedupWindow(
             config.dedup.max_entries,
             config.dedup.window_seconds,
@@ -214,7 +218,8 @@ class Service:
                                                     *(rule.name for rule in config.all_fallback_rules())))
         precreate_series(metrics, config)
         stages: list[tuple[str, Stage]] = [("dedup", DedupStage(dedup, metrics.events_duplicate)), ("fallback", fallback)]
-        lexical = LexicalScorer(metrics, guard, config.local_scorers.chunk_cache_entries)
+        lexical = LexicalScorer(metrics, guard, config.local_scorers.chunk_cache_entries,
+                                config.local_scorers.chunk_cache_max_bytes)
         if config.local_scorers.enabled:
             stages.append(("local_scorers", lexical))
         self.embeddings: EmbeddingScorer | None = None
@@ -229,11 +234,12 @@ class Service:
         self.judges: JudgeWorkers | None = None
         judge = config.judge
         if judge.mode != "off":
-            judged = JudgeQueue(judge.queue_capacity, metrics.judge_skipped)
+            judged = JudgeQueue(judge.queue_capacity, judge.queue_max_bytes, metrics.judge_skipped)
             sampler_metrics = SamplerMetrics(self.registry, config.metrics.labels)
-            recent = RecentTraces(judge.recent_traces, judge.feedback_window_seconds, sampler_metrics.recent_evicted)
+            recent = RecentTraces(judge.recent_traces, judge.recent_traces_max_bytes, judge.feedback_window_seconds,
+                                  sampler_metrics.recent_evicted)
             rephrases = RephraseDetector(judge.rephrase_window_seconds, judge.rephrase_similarity, judge.max_sessions,
-                                         sampler_metrics.sessions_evicted)
+                                         judge.max_sessions_bytes, sampler_metrics.sessions_evicted)
             stages.append(("judge_sampler", JudgeSampler(_sampling_policy(judge), judged, sampler_metrics,
                                                          metrics.judge_skipped, guard, recent, rephrases,
                                                          max_label_sets=config.metrics.max_label_sets)))
@@ -271,29 +277,35 @@ class Service:
             stages=stages,
             exporters=[("prometheus", exporter)],
             metrics=metrics,
+            supervisor=supervisor,
             max_batch_events=config.pipeline.max_batch_events,
         )
         self.ingest = HttpIngest(
             EventDecoder(config.limits, HTTP_SOURCE),
             self.queue,
             metrics,
+            connections,
             retry_after_seconds=config.http.retry_after_seconds,
+            body_timeout_seconds=config.http.body_timeout_seconds,
         )
         # One span intake for every carrier of OTLP spans, so a trace's spans meet.
-        self.spans = SpanIntake(config.otlp, EventDecoder(config.limits, OTLP_SOURCE), self.queue, metrics)
+        self.spans = SpanIntake(config.otlp, EventDecoder(config.limits, OTLP_SOURCE), self.queue, metrics, supervisor,
+                                max_event_bytes=config.limits.max_event_bytes)
         self.kafka: KafkaSource | None = None
         if config.kafka.bootstrap_servers:
             self.kafka = KafkaSource(
-                config.kafka, EventDecoder(config.limits, KAFKA_SOURCE), self.queue, metrics, dedup, self.spans
+                config.kafka, EventDecoder(config.limits, KAFKA_SOURCE), self.queue, metrics, dedup, self.spans,
+                max_batch_events=config.pipeline.max_batch_events,
             )
         self.otlp: OtlpReceiver | None = None
         if config.otlp.enabled:
-            self.otlp = OtlpReceiver(config.otlp, self.spans, self.queue, metrics)
+            self.otlp = OtlpReceiver(config.otlp, self.spans, self.queue, metrics, connections)
         self._app = build_app(
             self.ingest,
             self.registry,
             metrics,
             not_ready_reasons=self.not_ready_reasons,
+            readiness_notes=self.readiness_notes,
             on_export=[self.kafka.on_export] if self.kafka else [],
             auth_token=config.auth_token(),
             max_body_bytes=config.http.max_body_bytes,
@@ -310,11 +322,19 @@ class Service:
             reasons.append("shutting down")
         elif self._runner is None:
             reasons.append("starting")
-        if self.queue.depth >= self.queue.capacity:
+        if self.queue.full:
             reasons.append("pipeline queue is full")
         if self.kafka is not None and (reason := self.kafka.not_ready_reason()):
             reasons.append(reason)
+        reasons.extend(reason for task in self._supervised() if (reason := task.down_reason()))
         return reasons
+
+    def readiness_notes(self) -> list[str]:
+        """What /readyz reports without failing: components restarted in the last minute."""
+        return [note for task in self._supervised() if (note := task.recent_restart())]
+
+    def _supervised(self) -> list[Supervised]:
+        return [self.pipeline.supervised, self.spans.supervised]
 
     async def start(self) -> None:
         await self.pipeline.start()
@@ -323,8 +343,9 @@ class Service:
             await self.judges.start()
         if self.embeddings is not None:
             self.embeddings.start()
-        self._runner = web.AppRunner(self._app, access_log=None, handle_signals=False)
+        self._runner = web.AppRunner(self._app, **runner_options(self.config.http.idle_timeout_seconds))
         await self._runner.setup()
+        limit_connections(self._runner, "http", self.config.http.max_connections, self.connections)
         site = web.TCPSite(self._runner, self.config.http.host, self.config.http.port)
         try:
             await site.start()

@@ -125,8 +125,6 @@ class Metrics:
         )
         self.events_dropped = plain("ragpulse_events_dropped_total", "Accepted events lost before processing, by reason.", "reason")
         self.stage_errors = plain("ragpulse_stage_errors_total", "Exceptions raised by a pipeline stage or exporter.", "stage")
-        self.queue_depth = gauge("ragpulse_queue_depth_events", "Events waiting in a queue.", "queue")
-        self.queue_capacity = gauge("ragpulse_queue_capacity_events", "Capacity of a queue.", "queue")
         self.dedup_entries = gauge("ragpulse_dedup_window_entries", "Identities held in the dedup window.")
         self.dedup_evicted = plain(
             "ragpulse_dedup_evicted_total", "Identities forgotten before their window ended because the window was full."

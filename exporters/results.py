@@ -61,9 +61,9 @@ class ResultWriter:
             for name, sink in self._sinks:
                 try:
                     sink(record)
-                except OSError as exc:
+                except Exception as exc:  # one record's failure (a full disk, a bug) never stops the writer
                     self._errors.labels(sink=name).inc()
-                    log.warning("result sink failed", sink=name, error=str(exc))
+                    log.warning("result sink failed", sink=name, error=f"{type(exc).__name__}: {exc}")
         for name, sink in self._sinks:
             try:
                 sink.close()

@@ -14,6 +14,7 @@ Chunk texts recur across traces (the same knowledge base), so their unit sets ar
 from __future__ import annotations
 
 import re
+import sys
 from collections import OrderedDict
 
 import msgspec
@@ -111,11 +112,14 @@ class LexicalScores(msgspec.Struct, frozen=True):
 class LexicalScorer:
     """Pipeline stage: scores every trace with retrieved chunks and exports the scores."""
 
-    def __init__(self, metrics: Metrics, guard: LabelGuard, cache_entries: int = 10_000) -> None:
+    def __init__(self, metrics: Metrics, guard: LabelGuard, cache_entries: int = 10_000,
+                 cache_max_bytes: int = 16 * 1024 * 1024) -> None:
         self._metrics = metrics
         self._guard = guard
         self._cache: OrderedDict[str, Units] = OrderedDict()
         self._cache_entries = cache_entries
+        self._cache_max_bytes = cache_max_bytes
+        self._cache_bytes = 0  # of the cached texts (their units take about as much again)
 
     def score(self, event: TraceEvent) -> LexicalScores | None:
         if not event.chunks:
@@ -163,8 +167,9 @@ class LexicalScorer:
         cached = self._cache.get(text)
         if cached is None:
             cached = self._cache[text] = units(text)
-            if len(self._cache) > self._cache_entries:
-                self._cache.popitem(last=False)
+            self._cache_bytes += sys.getsizeof(text)
+            while len(self._cache) > self._cache_entries or self._cache_bytes > self._cache_max_bytes:
+                self._cache_bytes -= sys.getsizeof(self._cache.popitem(last=False)[0])
         return cached
 
     def __call__(self, envelope: Envelope) -> Envelope:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import sys
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping, Sequence
@@ -51,6 +52,7 @@ STRATUM_CLASS: dict[str, str | None] = {"always": "always", "flagged": "scorer_f
 _HASH_SPACE = float(2**64)
 
 
+_SESSION_BYTES = 200  # a session entry without its terms: key, tuple, ids (ids are at most 256 characters)
 _STREAMS: dict[str, Any] = {}  # name -> a blake2b state personalised with it (copying one is cheaper than making one)
 
 
@@ -91,6 +93,7 @@ class JudgeItem:
     stratum: str = "none"
     # Every class the trace qualified for at arrival (the record keeps them, whichever sampled it).
     reasons: tuple[str, ...] = ()
+    size: int = 0  # bytes of the event, for the judge queue's byte budget
 
 
 class SamplerMetrics:
@@ -123,8 +126,8 @@ class SamplerMetrics:
 
 
 class RecentTraces:
-    """Judgeable traces kept `window` seconds (at most `capacity`), so that feedback or a rephrase
-    arriving after its trace can still have it judged. Evictions are counted.
+    """Judgeable traces kept `window` seconds (at most `capacity` of them in at most `max_bytes`), so that
+    feedback or a rephrase arriving after its trace can still have it judged. Evictions are counted.
 
     Traces are kept serialized: one bytes object each instead of a tree of objects, which keeps
     the garbage collector's work (and so the fast path) independent of the store's size. Sampled
@@ -132,9 +135,12 @@ class RecentTraces:
     sampled judgment is done), while its sampled judgment stays in its sample.
     """
 
-    def __init__(self, capacity: int, window: float, evicted: Counter, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, capacity: int, max_bytes: int, window: float, evicted: Counter,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self._items: OrderedDict[str, tuple[float, bytes, bool, tuple[str, ...]]] = OrderedDict()
         self._capacity = capacity
+        self._max_bytes = max_bytes
+        self.bytes = 0
         self._window = window
         self._evicted = evicted
         self._clock = clock
@@ -151,36 +157,47 @@ class RecentTraces:
             first_seen = next(iter(items.values()))[0]
             if now - first_seen < self._window:
                 break
-            items.popitem(last=False)  # expired: its feedback window is over, not counted
-        if len(items) >= self._capacity:
-            items.popitem(last=False)
-            self._evicted.inc()
+            self.bytes -= len(items.popitem(last=False)[1][1])  # expired: its feedback window is over, not counted
         # Attributes are not judged: leaving them out halves the encoding of a typical event.
         slim = msgspec.structs.replace(event, attributes={}) if event.attributes else event
-        items[event.trace_id] = (now, self._encode(slim), fallback, sampled_by)
+        encoded = self._encode(slim)
+        previous = items.pop(event.trace_id, None)
+        if previous is not None:
+            self.bytes -= len(previous[1])
+        while items and (len(items) >= self._capacity or self.bytes + len(encoded) > self._max_bytes):
+            self.bytes -= len(items.popitem(last=False)[1][1])
+            self._evicted.inc()
+        items[event.trace_id] = (now, encoded, fallback, sampled_by)
+        self.bytes += len(encoded)
 
     def take(self, trace_id: str) -> JudgeItem | None:
         """The trace for a late signal (its `reasons`: the classes that sampled it at arrival), or None."""
         entry = self._items.pop(trace_id, None)
-        if entry is None or self._clock() - entry[0] >= self._window:
+        if entry is None:
             return None
-        return JudgeItem(self._decode(entry[1]), entry[2], reasons=entry[3])
+        self.bytes -= len(entry[1])
+        if self._clock() - entry[0] >= self._window:
+            return None
+        return JudgeItem(self._decode(entry[1]), entry[2], reasons=entry[3], size=len(entry[1]))
 
 
 class RephraseDetector:
     """The previous question of each session: a similar one soon after means the first answer failed.
 
     Similar: the questions share at least `similarity` of their content words (Jaccard), and are
-    not identical (a retry of the same request is not a rephrase). Sessions are capped; the
-    least recently active is evicted (counted).
+    not identical (a retry of the same request is not a rephrase). Sessions are capped in count and
+    in bytes (of the terms kept); the least recently active is evicted (counted).
     """
 
-    def __init__(self, window: float, similarity: float, capacity: int, evicted: Counter,
+    def __init__(self, window: float, similarity: float, capacity: int, max_bytes: int, evicted: Counter,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self._sessions: OrderedDict[str, tuple[float, str, str, frozenset[str]]] = OrderedDict()
+        # session -> (seen at, trace id, digest of the normalised question, its terms, bytes)
+        self._sessions: OrderedDict[str, tuple[float, str, int, frozenset[str], int]] = OrderedDict()
         self._window = window
         self._similarity = similarity
         self._capacity = capacity
+        self._max_bytes = max_bytes
+        self.bytes = 0
         self._evicted = evicted
         self._clock = clock
 
@@ -192,15 +209,20 @@ class RephraseDetector:
         if question is None:  # the local scorers did not run
             question = units(event.query)
         terms = question.words
+        normalised = hash(event.query.strip().lower())
         before = self._sessions.pop(event.session_id, None)
-        self._sessions[event.session_id] = (now, event.trace_id, event.query, terms)
-        if len(self._sessions) > self._capacity:
-            self._sessions.popitem(last=False)
+        if before is not None:
+            self.bytes -= before[4]
+        size = _SESSION_BYTES + sys.getsizeof(terms) + sum(map(sys.getsizeof, terms))
+        while self._sessions and (len(self._sessions) >= self._capacity or self.bytes + size > self._max_bytes):
+            self.bytes -= self._sessions.popitem(last=False)[1][4]
             self._evicted.inc()
+        self._sessions[event.session_id] = (now, event.trace_id, normalised, terms, size)
+        self.bytes += size
         if before is None:
             return None
-        seen_at, trace_id, query, previous = before
-        if now - seen_at > self._window or query.strip().lower() == event.query.strip().lower() or not (terms and previous):
+        seen_at, trace_id, previous_question, previous, _ = before
+        if now - seen_at > self._window or previous_question == normalised or not (terms and previous):
             return None
         return trace_id if len(terms & previous) / len(terms | previous) >= self._similarity else None
 
@@ -264,14 +286,17 @@ class SamplingPolicy:
 class JudgeQueue:
     """Bounded queue of traces to judge, most urgent first (then oldest first): a FIFO per class.
 
-    When full, a more urgent trace evicts the least urgent, newest one (counted as skipped,
-    reason evicted); a trace no more urgent than everything queued is skipped (queue_full).
+    When full (`capacity` traces or `max_bytes`), a more urgent trace evicts the least urgent,
+    newest ones (counted as skipped, reason evicted); a trace no more urgent than everything
+    queued is skipped (queue_full).
     """
 
-    def __init__(self, capacity: int, skipped: Counter) -> None:
+    def __init__(self, capacity: int, max_bytes: int, skipped: Counter) -> None:
         self._classes: list[deque[JudgeItem]] = [deque() for _ in PRIORITIES]
         self._size = 0
         self._capacity = capacity
+        self._max_bytes = max_bytes
+        self.bytes = 0
         # Resolved once: when the judge falls behind, this runs for every trace.
         self._full = {p: skipped.labels(priority=p, reason="queue_full") for p in PRIORITIES}
         self._evicted = {p: skipped.labels(priority=p, reason="evicted") for p in PRIORITIES}
@@ -282,16 +307,18 @@ class JudgeQueue:
 
     def offer(self, item: JudgeItem) -> bool:
         urgency = URGENCY[item.priority]
-        if self._size >= self._capacity:
+        while self._size and (self._size >= self._capacity or self.bytes + item.size > self._max_bytes):
             least = max(rank for rank, queued in enumerate(self._classes) if queued)
             if least <= urgency:
                 self._full[item.priority].inc()
                 return False
             evicted = self._classes[least].pop()
             self._size -= 1
+            self.bytes -= evicted.size
             self._evicted[evicted.priority].inc()
         self._classes[urgency].append(item)
         self._size += 1
+        self.bytes += item.size
         self._ready.set()
         return True
 
@@ -299,7 +326,7 @@ class JudgeQueue:
         items = [item for queued in self._classes for item in queued]
         for queued in self._classes:
             queued.clear()
-        self._size = 0
+        self._size = self.bytes = 0
         return items
 
     async def get(self) -> JudgeItem:
@@ -307,7 +334,9 @@ class JudgeQueue:
             self._ready.clear()
             await self._ready.wait()
         self._size -= 1
-        return next(queued for queued in self._classes if queued).popleft()
+        item = next(queued for queued in self._classes if queued).popleft()
+        self.bytes -= item.size
+        return item
 
 
 class JudgeSampler:
@@ -353,13 +382,13 @@ class JudgeSampler:
         self._candidates["base_rate"].inc()
         sampled_by: tuple[str, ...] = ()
         if in_sample(trace_id, policy.base_rate_of(event)):
-            if self._offer(JudgeItem(event, fallback, "base_rate", "routine", stratum, reasons)):
+            if self._offer(JudgeItem(event, fallback, "base_rate", "routine", stratum, reasons, envelope.size)):
                 sampled_by = ("base_rate",)
         elif cls is not None:
             self._candidates[cls].inc()
             # Its own stream: the class's rate does not nest inside the routine sample's.
             if in_sample(trace_id, policy.class_rates[cls], cls) and self._offer(
-                    JudgeItem(event, fallback, cls, "targeted", stratum, reasons)):
+                    JudgeItem(event, fallback, cls, "targeted", stratum, reasons, envelope.size)):
                 sampled_by = (cls,)
         self._recent.remember(event, fallback, sampled_by)
         return envelope

@@ -94,7 +94,7 @@ def test_judge_queue_serves_urgent_first_and_evicts_the_least_urgent_newest() ->
     skipped = Counter("skipped_total", "s", ["priority", "reason"], registry=registry)
 
     async def main() -> list[str]:
-        queue = JudgeQueue(3, skipped)
+        queue = JudgeQueue(3, 1 << 20, skipped)
         assert queue.offer(item("b1", "base_rate")) and queue.offer(item("f1", "scorer_flag"))
         assert queue.offer(item("b2", "base_rate"))
         assert queue.offer(item("n1", "negative_feedback"))  # full: evicts b2 (least urgent, newest)
@@ -136,7 +136,7 @@ def test_rephrase_detector() -> None:
 
     registry, clock = CollectorRegistry(), Clock()
     evicted = Counter("sessions_evicted_total", "e", registry=registry)
-    detector = RephraseDetector(window=120, similarity=0.5, capacity=2, evicted=evicted, clock=clock)
+    detector = RephraseDetector(window=120, similarity=0.5, capacity=2, max_bytes=1 << 20, evicted=evicted, clock=clock)
 
     def ask(trace_id: str, session: str, query: str) -> str | None:
         return detector.previous_if_rephrased(TraceEvent(trace_id=trace_id, query=query, answer="a", session_id=session),

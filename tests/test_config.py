@@ -58,7 +58,8 @@ def test_config_file_from_environment(tmp_path: Path) -> None:
         ({"http": {"prot": 1}}, ["http.prot: unknown option 'prot'; did you mean 'port'?"]),
         ({"htp": {}}, ["htp: unknown option 'htp'; did you mean 'http'?"]),
         ({"http": {"zzz": 1}}, ["http.zzz: unknown option 'zzz' (known: host, port, max_body_bytes, auth_token, "
-                                "auth_token_file, retry_after_seconds)"]),
+                                "auth_token_file, retry_after_seconds, idle_timeout_seconds, body_timeout_seconds, "
+                                "max_connections)"]),
         ({"http": {"port": 70000}}, ["http.port: Expected `int` <= 65535"]),
         ({"http": {"port": "eighty"}}, ["http.port: Expected `int`, got `str`"]),
         ({"limits": {"on_oversize": "drop"}}, ["limits.on_oversize: Invalid enum value 'drop'"]),

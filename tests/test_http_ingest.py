@@ -12,7 +12,8 @@ from support import ndjson, trace
 
 from ragpulse.collector.config import Config, LimitsConfig
 from ragpulse.collector.decode import EventDecoder
-from ragpulse.collector.queue import EventQueue
+from ragpulse.collector.queue import EventQueue, QueueMetrics
+from ragpulse.collector.sources.connections import ConnectionMetrics
 from ragpulse.collector.server import build_app
 from ragpulse.collector.sources.http import HttpIngest
 from ragpulse.exporters.metrics import Metrics
@@ -26,8 +27,9 @@ def run_scenario(scenario: Scenario, *, capacity: int = 5, token: str | None = N
     async def main() -> None:
         registry = CollectorRegistry()
         metrics = Metrics(registry, Config().metrics, "test")
-        queue = EventQueue("pipeline", capacity, metrics.queue_depth)
-        ingest = HttpIngest(EventDecoder(LimitsConfig(), "http"), queue, metrics, retry_after_seconds=2)
+        queue = EventQueue("pipeline", capacity, 1 << 30, QueueMetrics(registry))
+        ingest = HttpIngest(EventDecoder(LimitsConfig(), "http"), queue, metrics, ConnectionMetrics(registry),
+                            retry_after_seconds=2, body_timeout_seconds=5)
         app = build_app(ingest, registry, metrics, not_ready_reasons=lambda: [], auth_token=token, max_body_bytes=max_body)
         async with TestClient(TestServer(app)) as client:
             await scenario(client, ingest, queue, registry)

@@ -230,9 +230,10 @@ def test_a_full_pipeline_pauses_fetching_and_keeps_memory_bounded() -> None:
     from ragpulse.collector.config import Config, KafkaConfig, KafkaTopic, LimitsConfig
     from ragpulse.collector.decode import EventDecoder
     from ragpulse.collector.dedup import DedupWindow
-    from ragpulse.collector.queue import EventQueue
+    from ragpulse.collector.queue import EventQueue, QueueMetrics
     from ragpulse.collector.sources.kafka import KafkaSource
     from ragpulse.collector.sources.otlp.intake import SpanIntake
+    from ragpulse.collector.supervisor import SupervisorMetrics
     from ragpulse.exporters.metrics import Metrics
 
     topic = unique("events")
@@ -243,12 +244,13 @@ def test_a_full_pipeline_pauses_fetching_and_keeps_memory_bounded() -> None:
     async def main() -> None:
         registry = CollectorRegistry()
         metrics = Metrics(registry, Config().metrics, "test")
-        queue = EventQueue("pipeline", capacity, metrics.queue_depth)
+        queue = EventQueue("pipeline", capacity, 1 << 30, QueueMetrics(registry))
         dedup = DedupWindow(1000, 60, entries_gauge=metrics.dedup_entries, evicted_counter=metrics.dedup_evicted)
         config = KafkaConfig(bootstrap_servers=kafka_bootstrap(), group_id=unique("group"),
                              topics=[KafkaTopic(name=topic)], max_poll_records=poll)
-        spans = SpanIntake(Config().otlp, EventDecoder(LimitsConfig(), "otlp"), queue, metrics)
-        source = KafkaSource(config, EventDecoder(LimitsConfig(), "kafka"), queue, metrics, dedup, spans)
+        spans = SpanIntake(Config().otlp, EventDecoder(LimitsConfig(), "otlp"), queue, metrics, SupervisorMetrics(registry),
+                           max_event_bytes=LimitsConfig().max_event_bytes)
+        source = KafkaSource(config, EventDecoder(LimitsConfig(), "kafka"), queue, metrics, dedup, spans, max_batch_events=512)
         await source.start()
         try:
             deadline = time.monotonic() + 30

@@ -203,16 +203,21 @@ def test_backpressure_and_shutdown_answers_on_both_protocols() -> None:
     from ragpulse.collector.config import Config, LimitsConfig, parse_config
     from ragpulse.collector.decode import EventDecoder
     from ragpulse.collector.events import Envelope, TraceEvent
-    from ragpulse.collector.queue import EventQueue
+    from ragpulse.collector.queue import EventQueue, QueueMetrics
+    from ragpulse.collector.sources.connections import ConnectionMetrics
     from ragpulse.collector.sources.otlp.intake import SpanIntake
     from ragpulse.collector.sources.otlp.receiver import OtlpReceiver
+    from ragpulse.collector.supervisor import SupervisorMetrics
     from ragpulse.exporters.metrics import Metrics
 
     async def main() -> None:
-        metrics = Metrics(CollectorRegistry(), Config().metrics, "test")
-        queue = EventQueue("pipeline", 2, metrics.queue_depth)  # nobody consumes it
+        registry = CollectorRegistry()
+        metrics = Metrics(registry, Config().metrics, "test")
+        queue = EventQueue("pipeline", 2, 1 << 30, QueueMetrics(registry))  # nobody consumes it
         config = parse_config({"otlp": {"host": "127.0.0.1", "http_port": 0, "grpc_port": 0}}).otlp
-        receiver = OtlpReceiver(config, SpanIntake(config, EventDecoder(LimitsConfig(), "otlp"), queue, metrics), queue, metrics)
+        intake = SpanIntake(config, EventDecoder(LimitsConfig(), "otlp"), queue, metrics, SupervisorMetrics(registry),
+                            max_event_bytes=LimitsConfig().max_event_bytes)
+        receiver = OtlpReceiver(config, intake, queue, metrics, ConnectionMetrics(registry))
         await receiver.start()
         url = f"http://127.0.0.1:{receiver.http_port}/v1/traces"
         body = ExportTraceServiceRequest().SerializeToString()

@@ -56,14 +56,15 @@ def envelope(trace_id: str, *, flagged: bool) -> Envelope:
 def test_a_flagged_trace_has_the_same_routine_probability_as_an_unflagged_one() -> None:
     registry = CollectorRegistry()
     skipped = Counter("skipped_total", "s", ["priority", "reason"], registry=registry)
-    queue = JudgeQueue(len(IDS), skipped)
+    queue = JudgeQueue(len(IDS), 1 << 30, skipped)
     metrics = SamplerMetrics(registry, LABELS)
     sampler = JudgeSampler(
         SamplingPolicy(base_rate=0.1, rate_overrides={}, class_rates={"scorer_flag": 0.5, "over_refusal": 0.5, "always": 1.0,
                                                                        "negative_feedback": 1, "escalation": 1, "rephrase": 1},
                        always=[], flag_support_below=0.3, over_refusal_context_at_least=0.5),
         queue, metrics, skipped, LabelGuard(LABELS, 50, 2000, Counter("o_total", "o", ["label"], registry=registry)),
-        RecentTraces(10, 600.0, metrics.recent_evicted), RephraseDetector(120.0, 0.5, 10, metrics.sessions_evicted),
+        RecentTraces(10, 1 << 20, 600.0, metrics.recent_evicted),
+        RephraseDetector(120.0, 0.5, 10, 1 << 20, metrics.sessions_evicted),
         max_label_sets=2000,
     )
     for index, trace_id in enumerate(IDS):

@@ -3,7 +3,8 @@
 A request is decoded and validated whole, then its valid events go into the
 pipeline queue all at once or not at all: when the queue is full the answer is
 429 with Retry-After and nothing of the request is kept, so the client can
-resend it as is. The response says how many events were accepted and, for each
+resend it as is. A full queue is answered before the body is read: under
+overload, refusing costs nothing. The response says how many events were accepted and, for each
 rejected one, its index, field and reason.
 """
 
@@ -17,6 +18,7 @@ from aiohttp import web
 
 from ragpulse.collector.decode import Decoded, EventDecoder, EventType
 from ragpulse.collector.queue import EventQueue
+from ragpulse.collector.sources.connections import BodyError, ConnectionMetrics, read_body
 from ragpulse.exporters.metrics import Metrics
 
 SOURCE = "http"
@@ -30,12 +32,16 @@ class HttpIngest:
         decoder: EventDecoder,
         queue: EventQueue,
         metrics: Metrics,
+        connections: ConnectionMetrics,
         *,
         retry_after_seconds: float,
+        body_timeout_seconds: float,
     ) -> None:
         self._decoder = decoder
         self._queue = queue
         self._metrics = metrics
+        self._connections = connections
+        self._body_timeout = body_timeout_seconds
         self._retry_after = str(max(1, round(retry_after_seconds)))
         self.accepting = True
 
@@ -51,7 +57,12 @@ class HttpIngest:
     async def _ingest(self, request: web.Request, event_type: EventType | None) -> web.Response:
         if not self.accepting:
             return self._refuse(503, "shutting_down", "ragpulse is shutting down; retry against another replica")
-        body = await request.read()
+        if self._queue.full:  # the events are not counted (unread): the request is, as a 429 in http_requests_total
+            return self._refuse(429, "backpressure", "the pipeline queue is full; retry after the Retry-After delay")
+        try:
+            body = await read_body(request, self._body_timeout, self._connections, "http")
+        except BodyError as exc:
+            return json_response(exc.status, {"accepted": 0, "error": exc.reason, "message": exc.message})
         decoded = self._decoder.decode_body(body, event_type=event_type, ndjson=request.content_type in NDJSON_TYPES)
         if len(decoded.envelopes) > self._queue.capacity:
             return json_response(413, {

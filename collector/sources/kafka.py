@@ -12,6 +12,14 @@ batches to the event loop. The rules that keep counts right:
   exported position: what Prometheus saw is not counted again, and what it
   did not see is counted by the successor. Without scrapes for
   `commit_without_scrape_seconds`, processed offsets are committed anyway.
+  A polled batch is handed in parts of at most pipeline.max_batch_events
+  events, each with its own ack: the pipeline processes a part whole between
+  two scrapes, so a scrape never exports events its commit does not cover.
+- A message that cannot be decoded, whatever the exception, is that
+  message's failure: it goes to the dead letters, never stops the partition.
+- After a lost connection the consumer resumes each partition from what it
+  processed itself (when no other member committed past it meanwhile), not
+  from the older committed offset: its own events are not read twice.
 - On a rebalance the consumer waits for its in-flight batches, then commits
   what was processed (the process lives on and is scraped later).
 - On shutdown intake stops, the consumer stays in the group to serve the
@@ -43,7 +51,7 @@ from prometheus_client import Counter
 from ragpulse.collector.config import KafkaConfig, KafkaTopic
 from ragpulse.collector.decode import EventDecoder
 from ragpulse.collector.dedup import DedupWindow
-from ragpulse.collector.errors import EventError, ShuttingDown
+from ragpulse.collector.errors import EventError, RejectReason, ShuttingDown
 from ragpulse.collector.events import Envelope
 from ragpulse.collector.queue import EventQueue
 from ragpulse.collector.sources.otlp.intake import SpanIntake
@@ -62,6 +70,15 @@ log = structlog.get_logger("ragpulse.kafka")
 
 # A codec turns one message value into events, or spans for the span intake; raises EventError.
 Codec = Callable[[bytes, KafkaTopic], tuple[list[Envelope], list[Span]]]
+
+
+def item_error(exc: Exception) -> EventError:
+    """Any exception from decoding one message, as that message's rejection."""
+    if isinstance(exc, EventError):
+        return exc
+    if isinstance(exc, RecursionError):
+        return EventError(RejectReason.TOO_DEEP, "nested too deeply to decode (several hundred levels)")
+    return EventError(RejectReason.MALFORMED_JSON, f"cannot be decoded: {type(exc).__name__}: {exc}"[:500])
 
 
 def json_codec(decoder: EventDecoder) -> Codec:
@@ -118,8 +135,11 @@ class KafkaSource:
         metrics: Metrics,
         dedup: DedupWindow,
         spans: SpanIntake,
+        *,
+        max_batch_events: int,
     ) -> None:
         self._config = config
+        self._max_batch = max_batch_events
         self._decoder = decoder
         self._codecs: dict[str, Codec] = {"json": json_codec(decoder), "otlp_proto": otlp_proto_codec(metrics.otlp_spans_rejected)}
         self._spans = spans
@@ -146,6 +166,8 @@ class KafkaSource:
         self._committed: dict[TopicPartition, int] = {}
         self._in_flight = 0
         self._newly_assigned: set[TopicPartition] = set()
+        # What this process processed, kept across reconnects: where to resume a partition.
+        self._resume: dict[TopicPartition, int] = {}
         self._commit_requests: queue.SimpleQueue[tuple[dict[TopicPartition, int], concurrent.futures.Future[None]]] = (
             queue.SimpleQueue()
         )
@@ -272,46 +294,57 @@ class KafkaSource:
             if not records:
                 return
             self._in_flight += 1
-        envelopes: list[Envelope] = []
+        parts: list[tuple[list[Envelope], dict[TopicPartition, int]]] = [([], {})]
         spans: list[Span] = []
-        offsets: dict[TopicPartition, int] = {}
         for tp, messages in records.items():
             topic = self._topics[tp.topic]
             codec = self._codecs[topic.encoding]
+            processed = self._processed.get(tp, -1)
             size = 0
             for message in messages:
                 value = message.value or b""
                 size += len(value)
+                if message.offset < processed:
+                    continue  # processed by this process before a reconnect: resumed past it
                 try:
                     events, message_spans = codec(value, topic)
-                except EventError as exc:
-                    self._dead_letter(message, exc)
-                    continue
+                except Exception as exc:  # noqa: BLE001 - any failure is this message's, never the partition's
+                    self._dead_letter(message, item_error(exc))
+                    events, message_spans = [], []
+                if len(parts[-1][0]) + len(events) > self._max_batch and parts[-1][0]:
+                    parts.append(([], {}))
+                envelopes, offsets = parts[-1]
                 envelopes.extend(events)
                 spans.extend(message_spans)
-            offsets[tp] = messages[-1].offset + 1
+                offsets[tp] = message.offset + 1
             self._metrics.kafka_records.labels(topic=tp.topic).inc(len(messages))
             self._metrics.kafka_bytes.labels(topic=tp.topic).inc(size)
-        self._metrics.count_accepted(SOURCE, envelopes)
+        for envelopes, _ in parts:
+            self._metrics.count_accepted(SOURCE, envelopes)
+        with self._lock:
+            self._in_flight += len(parts) - 1  # one was counted above, under the lock that filtered the records
         assert self._loop is not None
         # The previous batch must be in the queue before this one goes (order), and only one
         # may be on its way: fetching and decoding overlap the pipeline, memory stays bounded.
         self._wait_for_handed(consumer)
         self._handed = asyncio.run_coroutine_threadsafe(
-            self._enqueue(envelopes, spans, self._ack_callback(offsets)), self._loop
+            self._enqueue([(envelopes, self._ack_callback(offsets)) for envelopes, offsets in parts], spans), self._loop
         )
 
-    async def _enqueue(self, envelopes: list[Envelope], spans: list[Span], ack: Callable[[], None]) -> None:
+    async def _enqueue(self, parts: list[tuple[list[Envelope], Callable[[], None]]], spans: list[Span]) -> None:
+        queued = 0
         try:
             if spans:
                 # otlp_proto: the spans join the assembler; the ack then covers them once they are
                 # there, so a crash loses traces still being assembled (at most the grace period).
                 self._metrics.otlp_spans.labels(encoding="kafka").inc(len(spans))
                 await self._spans.take(spans)
-            await self._queue.put(envelopes, ack)
+            for envelopes, ack in parts:
+                await self._queue.put(envelopes, ack)
+                queued += 1
         except ShuttingDown:
-            with self._lock:  # never acked: its offsets stay uncommitted for the next owner
-                self._in_flight -= 1
+            with self._lock:  # never acked: their offsets stay uncommitted for the next owner
+                self._in_flight -= len(parts) - queued
                 self._lock.notify_all()
 
     def _wait_for_handed(self, consumer: KafkaConsumer) -> None:
@@ -464,6 +497,7 @@ class KafkaSource:
             log.warning("closing the kafka consumer failed", error=f"{type(exc).__name__}: {exc}")
         self._consumer = None
         with self._lock:
+            self._resume.update(self._processed)
             self._assigned.clear()
             self._processed.clear()
             self._committed.clear()
@@ -522,8 +556,20 @@ class KafkaSource:
             offset = consumer.committed(tp)
             if offset is not None:
                 committed[tp] = offset
+        resumed = {}
         with self._lock:
             self._committed.update(committed)
+            for tp in assigned:
+                position = self._resume.pop(tp, None)
+                if position is not None and position > committed.get(tp, -1):
+                    # Ours, processed before the connection was lost and not committed since by anyone:
+                    # skip them (the next scrape commits them), instead of counting them twice.
+                    self._processed[tp] = resumed[tp] = position
+        for tp, position in resumed.items():
+            consumer.seek(tp, position)
+        if resumed:
+            log.info("kafka partitions resumed from this process's own position",
+                     partitions={f"{tp.topic}/{tp.partition}": offset for tp, offset in resumed.items()})
         if self._config.dedup_restore_seconds > 0 and self._config.dedup_restore_max_messages > 0 and committed:
             self._restore_dedup(consumer, committed)
         log.info("kafka partitions assigned", partitions=sorted(f"{tp.topic}/{tp.partition}" for tp in assigned))
@@ -548,9 +594,9 @@ class KafkaSource:
         self._metrics.kafka_dedup_restored.inc(len(identities))
         log.info("dedup window restored from kafka", identities=len(identities), partitions=len(ranges))
 
-    def _read_identities(self, ranges: dict[TopicPartition, tuple[int, int]]) -> list[str]:
+    def _read_identities(self, ranges: dict[TopicPartition, tuple[int, int]]) -> list[int]:
         reader = KafkaConsumer(group_id=None, enable_auto_commit=False, **self._settings)
-        identities: list[str] = []
+        identities: list[int] = []
         try:
             reader.assign(list(ranges))
             for tp, (start, _) in ranges.items():
@@ -567,8 +613,8 @@ class KafkaSource:
                         try:
                             events, _ = self._codecs[topic.encoding](message.value or b"", topic)
                             identities.extend(e.identity for e in events)
-                        except EventError:
-                            pass  # it went to the dead letters, not the window
+                        except Exception:  # noqa: BLE001 - it went to the dead letters, not the window
+                            pass
                     if messages[-1].offset >= end - 1:
                         remaining.discard(tp)
                         reader.pause(tp)

@@ -16,15 +16,19 @@ from ragpulse.collector.queue import EventQueue
 from ragpulse.collector.sources.otlp.assembler import TraceAssembler
 from ragpulse.collector.sources.otlp.mapping import TraceMapper, feedback_of
 from ragpulse.collector.sources.otlp.spans import Span
+from ragpulse.collector.supervisor import Supervised, SupervisorMetrics
 from ragpulse.exporters.metrics import Metrics
 
 SOURCE = "otlp"
 FLUSH_EVERY_SECONDS = 0.1
+FEEDBACK_BYTES = 512  # what an evaluation event's feedback takes, for the byte budgets: a few short fields
 
 
 class SpanIntake:
-    def __init__(self, config: OtlpConfig, decoder: EventDecoder, queue: EventQueue, metrics: Metrics) -> None:
+    def __init__(self, config: OtlpConfig, decoder: EventDecoder, queue: EventQueue, metrics: Metrics,
+                 supervisor: SupervisorMetrics, *, max_event_bytes: int) -> None:
         self._decoder = decoder
+        self._max_event_bytes = max_event_bytes
         self._queue = queue
         self._metrics = metrics
         self.assembler = TraceAssembler(
@@ -32,31 +36,32 @@ class SpanIntake:
             grace_seconds=config.grace_seconds,
             ttl_seconds=config.trace_ttl_seconds,
             max_traces=config.max_traces_in_flight,
+            max_bytes=config.max_bytes_in_flight,
             max_spans_per_trace=config.max_spans_per_trace,
             outcomes=metrics.otlp_traces,
             dropped_spans=metrics.otlp_spans_dropped,
         )
         metrics.otlp_in_flight.set_function(lambda: self.assembler.in_flight)
-        self._flusher: asyncio.Task[None] | None = None
+        self.supervised = Supervised("span_assembler", self._flush_loop, supervisor)
 
     async def start(self) -> None:
-        self._flusher = asyncio.create_task(self._flush_loop(), name="ragpulse-span-assembler")
+        self.supervised.start()
 
     async def take(self, spans: list[Span]) -> None:
         # Evaluations often come after their trace was assembled: they are feedback on arrival.
-        feedback: list[FeedbackEvent] = []
+        feedback: list[tuple[FeedbackEvent, int]] = []
         for span in spans:
             if span.events:
                 events, unmapped = feedback_of(span)
-                feedback.extend(events)
+                feedback.extend((event, FEEDBACK_BYTES) for event in events)
                 if unmapped:
                     self._metrics.otlp_feedback_unmapped.inc(unmapped)
         await self._enqueue([*feedback, *self.assembler.add(spans)])
 
     async def stop_intake(self) -> None:
         """Hand every trace still being assembled to the pipeline, as it is."""
-        if self._flusher is not None:
-            self._flusher.cancel()
+        if self.supervised.task is not None:
+            self.supervised.task.cancel()
         await self._enqueue(self.assembler.flush())
 
     async def _flush_loop(self) -> None:
@@ -64,11 +69,12 @@ class SpanIntake:
             await asyncio.sleep(FLUSH_EVERY_SECONDS)
             await self._enqueue(self.assembler.due())
 
-    async def _enqueue(self, events: list[TraceEvent | FeedbackEvent]) -> None:
+    async def _enqueue(self, events: list[tuple[TraceEvent, int]] | list[tuple[FeedbackEvent | TraceEvent, int]]) -> None:
         envelopes = []
-        for event in events:
+        for event, size in events:
             try:
-                envelopes.append(self._decoder.accept(event))
+                # The spans' size, at most an event's: limits cut what the event keeps of them.
+                envelopes.append(self._decoder.accept(event, min(size, self._max_event_bytes)))
             except EventError as exc:
                 self._metrics.events_invalid.labels(source=SOURCE, reason=exc.reason.value).inc()
         if not envelopes:

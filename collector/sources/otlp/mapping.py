@@ -26,7 +26,7 @@ from typing import Any
 
 import msgspec
 
-from ragpulse.collector.events import Chunk, FeedbackEvent, ReviewScores, TraceEvent, Usage
+from ragpulse.collector.events import MAX_COUNT, Chunk, FeedbackEvent, ReviewScores, TraceEvent, Usage
 from ragpulse.collector.sources.otlp.spans import Span
 
 OI_KIND = "openinference.span.kind"
@@ -35,11 +35,12 @@ DB_QUERY_RESULT = "db.query.result"
 ASSOCIATION = "traceloop.association.properties."
 GENAI_OPERATION = "gen_ai.operation.name"
 _LLM_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
-_DOC_KEY = re.compile(r"^(?P<prefix>retrieval\.documents|reranker\.output_documents)\.(?P<i>\d+)\.document\.(?P<field>\w+)$")
-_OUTPUT_MESSAGE = re.compile(r"^llm\.output_messages\.(?P<i>\d+)\.message\.content$")
-_OI_INPUT_MESSAGE = re.compile(r"^llm\.input_messages\.(?P<i>\d+)\.message\.(?P<field>role|content)$")
-_OI_PROMPT = re.compile(r"^llm\.prompts\.(?P<i>\d+)(?:\.prompt\.text)?$")
-_GENAI_INDEXED = re.compile(r"^gen_ai\.(?P<kind>prompt|completion)\.(?P<i>\d+)\.(?P<field>role|content)$")
+# Indexes of at most 9 digits: a longer one is no real list position (and int() of 4,300 digits raises).
+_DOC_KEY = re.compile(r"^(?P<prefix>retrieval\.documents|reranker\.output_documents)\.(?P<i>\d{1,9})\.document\.(?P<field>\w+)$")
+_OUTPUT_MESSAGE = re.compile(r"^llm\.output_messages\.(?P<i>\d{1,9})\.message\.content$")
+_OI_INPUT_MESSAGE = re.compile(r"^llm\.input_messages\.(?P<i>\d{1,9})\.message\.(?P<field>role|content)$")
+_OI_PROMPT = re.compile(r"^llm\.prompts\.(?P<i>\d{1,9})(?:\.prompt\.text)?$")
+_GENAI_INDEXED = re.compile(r"^gen_ai\.(?P<kind>prompt|completion)\.(?P<i>\d{1,9})\.(?P<field>role|content)$")
 
 
 EVALUATION_EVENT = "gen_ai.evaluation.result"
@@ -97,15 +98,16 @@ class TraceMapper:
         spans = sorted(spans, key=lambda s: s.start_unix_nano)
         root = _root(spans)
         leaf_llms = _leaves(llms)
-        prompt = completion = 0
+        prompt: int | None = 0
+        completion: int | None = 0
         model = None
         for span in leaf_llms:
             attrs = span.attributes
             model = _str(attrs.get("llm.model_name") or attrs.get("gen_ai.response.model") or attrs.get("gen_ai.request.model")) or model
-            prompt += _int(attrs.get("llm.token_count.prompt", attrs.get("gen_ai.usage.input_tokens", attrs.get("gen_ai.usage.prompt_tokens"))))
-            completion += _int(
-                attrs.get("llm.token_count.completion", attrs.get("gen_ai.usage.output_tokens", attrs.get("gen_ai.usage.completion_tokens")))
-            )
+            prompt = _add_count(prompt, attrs.get("llm.token_count.prompt", attrs.get("gen_ai.usage.input_tokens",
+                                                                                         attrs.get("gen_ai.usage.prompt_tokens"))))
+            completion = _add_count(completion, attrs.get("llm.token_count.completion", attrs.get(
+                "gen_ai.usage.output_tokens", attrs.get("gen_ai.usage.completion_tokens"))))
         session = _first(spans, "session.id", "gen_ai.conversation.id", ASSOCIATION + "session_id")
         attributes: dict[str, Any] = {}
         metadata = _first(spans, "metadata")
@@ -128,7 +130,9 @@ class TraceMapper:
             model=model,
             chunks=_chunks(retrievers) if retrievers else None,
             latency_ms=root.duration_seconds * 1000.0,
-            usage=Usage(prompt_tokens=prompt, completion_tokens=completion) if leaf_llms else None,
+            # A count that is no count (+Inf, text, past 2^53) makes the trace's usage "not reported".
+            usage=Usage(prompt_tokens=prompt, completion_tokens=completion)
+            if leaf_llms and prompt is not None and completion is not None else None,
             attributes=attributes,
         )
 
@@ -148,7 +152,7 @@ def _is_llm(span: Span) -> bool:
     attrs = span.attributes
     return (
         attrs.get(OI_KIND) == "LLM"
-        or attrs.get(GENAI_OPERATION) in _LLM_OPERATIONS
+        or _str(attrs.get(GENAI_OPERATION)) in _LLM_OPERATIONS  # any attribute may be an array or a kvlist
         or attrs.get("llm.request.type") in ("chat", "completion")
     )
 
@@ -411,7 +415,7 @@ def _json_or_text(value: Any) -> Any:
     if isinstance(value, str) and value[:1] in ("{", "[", '"'):
         try:
             return msgspec.json.decode(value)
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError):
             return value
     return value
 
@@ -429,8 +433,14 @@ def _float(value: Any) -> float | None:
         return None  # a garbage score is dropped, not the chunk
 
 
-def _int(value: Any) -> int:
+def _add_count(total: int | None, value: Any) -> int | None:
+    """total + a token count; absent counts add 0, and None (not reported) once any count is garbage."""
+    if total is None or value is None:
+        return total
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
     try:
-        return max(0, int(value)) if value is not None and not isinstance(value, bool) else 0
-    except (TypeError, ValueError):
-        return 0
+        count = int(value)
+    except (TypeError, ValueError, OverflowError):  # OverflowError: int(+Inf)
+        return None
+    return total + count if 0 <= count and total + count <= MAX_COUNT else None

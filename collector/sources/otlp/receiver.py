@@ -19,14 +19,20 @@ import grpc
 import msgspec
 import structlog
 from aiohttp import web
-from opentelemetry.proto.collector.trace.v1 import trace_service_pb2_grpc
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest, ExportTraceServiceResponse
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
 from ragpulse.collector.config import OtlpConfig
 from ragpulse.collector.errors import EventError, StartupError
 from ragpulse.collector.queue import EventQueue
+from ragpulse.collector.sources.connections import (
+    BodyError,
+    ConnectionMetrics,
+    limit_connections,
+    read_body,
+    runner_options,
+)
 from ragpulse.collector.sources.otlp.intake import SOURCE, SpanIntake
-from ragpulse.collector.sources.otlp.spans import DecodedSpans, decode_json, decode_protobuf, spans_of
+from ragpulse.collector.sources.otlp.spans import DecodedSpans, decode_json, decode_protobuf
 from ragpulse.exporters.metrics import Metrics
 
 PROTOBUF = "application/x-protobuf"
@@ -34,16 +40,19 @@ JSON = "application/json"
 RETRY_AFTER_SECONDS = "1"
 # google.rpc.Code values used in Status bodies.
 INVALID_ARGUMENT, RESOURCE_EXHAUSTED, UNAVAILABLE, UNAUTHENTICATED = 3, 8, 14, 16
+TRACE_SERVICE = "opentelemetry.proto.collector.trace.v1.TraceService"
 
 log = structlog.get_logger("ragpulse.otlp")
 
 
 class OtlpReceiver:
-    def __init__(self, config: OtlpConfig, intake: SpanIntake, queue: EventQueue, metrics: Metrics) -> None:
+    def __init__(self, config: OtlpConfig, intake: SpanIntake, queue: EventQueue, metrics: Metrics,
+                 connections: ConnectionMetrics) -> None:
         self._config = config
         self._intake = intake
         self._queue = queue
         self._metrics = metrics
+        self._connections = connections
         token = config.token()
         self._expected_auth = f"Bearer {token}".encode() if token else None
         self._accepting = True
@@ -56,8 +65,9 @@ class OtlpReceiver:
         tls = self._tls_files()
         app = web.Application(client_max_size=self._config.max_body_bytes)
         app.add_routes([web.post("/v1/traces", self._export)])
-        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        self._runner = web.AppRunner(app, **runner_options(self._config.idle_timeout_seconds))
         await self._runner.setup()
+        limit_connections(self._runner, "otlp", self._config.max_connections, self._connections)
         context = None
         if tls is not None:
             context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
@@ -69,8 +79,13 @@ class OtlpReceiver:
             raise StartupError("OTLP/HTTP", address, "otlp.http_port, or otlp.enabled=false", exc.strerror or str(exc)) from None
         self.http_port = self._runner.addresses[0][1]
         if self._config.grpc_enabled:
-            self._grpc = grpc.aio.server(options=[("grpc.max_receive_message_length", self._config.max_body_bytes)])
-            trace_service_pb2_grpc.add_TraceServiceServicer_to_server(_TraceService(self, self._metrics), self._grpc)
+            self._grpc = grpc.aio.server(options=[
+                ("grpc.max_receive_message_length", self._config.max_body_bytes),
+                # A busy port must fail the bind, not be shared with another process (gRPC's default).
+                ("grpc.so_reuseport", 0),
+                ("grpc.max_connection_idle_ms", int(self._config.idle_timeout_seconds * 1000)),
+            ])
+            self._grpc.add_generic_rpc_handlers((_trace_service(self, self._metrics),))
             address = f"{self._config.host}:{self._config.grpc_port}"
             try:
                 if tls is not None:
@@ -103,7 +118,11 @@ class OtlpReceiver:
 
     async def _export(self, request: web.Request) -> web.Response:
         encoding = "json" if request.content_type == JSON else "protobuf"
-        response = await self._handle(request, encoding)
+        try:
+            response = await self._handle(request, encoding)
+        except Exception:  # a bug costs this answer, counted, never the receiver
+            log.exception("otlp export failed")
+            response = _status(500, 13, "ragpulse failed on this request; see its log", encoding)  # 13: INTERNAL
         self._metrics.otlp_requests.labels(encoding=encoding, code=str(response.status)).inc()
         return response
 
@@ -134,9 +153,11 @@ class OtlpReceiver:
             code, message = refused
             return _status(503 if code == UNAVAILABLE else 429, code, message, encoding, {"Retry-After": RETRY_AFTER_SECONDS})
         try:
-            body = await request.read()  # aiohttp has undone Content-Encoding: gzip
+            body = await read_body(request, self._config.body_timeout_seconds, self._connections, "otlp")
         except web.HTTPRequestEntityTooLarge:
             return _status(413, RESOURCE_EXHAUSTED, f"body over otlp.max_body_bytes={self._config.max_body_bytes}", encoding)
+        except BodyError as exc:
+            return _status(exc.status, INVALID_ARGUMENT, exc.message, encoding)
         try:
             decoded = decode_json(body) if encoding == "json" else decode_protobuf(body)
         except EventError as exc:
@@ -150,28 +171,31 @@ class OtlpReceiver:
         return web.Response(body=export_response(decoded).SerializeToString(), content_type=PROTOBUF)
 
 
-class _TraceService(trace_service_pb2_grpc.TraceServiceServicer):
-    def __init__(self, receiver: OtlpReceiver, metrics: Metrics) -> None:
-        self._receiver = receiver
-        self._metrics = metrics
+def _trace_service(receiver: OtlpReceiver, metrics: Metrics) -> grpc.GenericRpcHandler:
+    """TraceService/Export taking the request as bytes: a body that is not an ExportTraceServiceRequest is
+    the client's INVALID_ARGUMENT, which gRPC's own deserializer would report as UNKNOWN."""
 
-    async def Export(  # noqa: N802 - the gRPC method name
-        self, request: ExportTraceServiceRequest, context: grpc.aio.ServicerContext
-    ) -> ExportTraceServiceResponse:
-        metrics = self._metrics
+    async def export(body: bytes, context: grpc.aio.ServicerContext) -> ExportTraceServiceResponse:
         authorization = dict(context.invocation_metadata() or ()).get("authorization", "")
-        if not self._receiver.authorized(str(authorization)):
+        if not receiver.authorized(str(authorization)):
             metrics.otlp_requests.labels(encoding="grpc", code="UNAUTHENTICATED").inc()
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong bearer token")
-        refused = self._receiver.refusal()
+        refused = receiver.refusal()
         if refused is not None:
             code = grpc.StatusCode.UNAVAILABLE if refused[0] == UNAVAILABLE else grpc.StatusCode.RESOURCE_EXHAUSTED
             metrics.otlp_requests.labels(encoding="grpc", code=code.name).inc()
             await context.abort(code, refused[1])
-        decoded = spans_of(request)
-        await self._receiver.take(decoded, "grpc")
+        try:
+            decoded = decode_protobuf(body)
+        except EventError as exc:
+            metrics.otlp_requests.labels(encoding="grpc", code="INVALID_ARGUMENT").inc()
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, exc.message)
+        await receiver.take(decoded, "grpc")
         metrics.otlp_requests.labels(encoding="grpc", code="OK").inc()
         return export_response(decoded)
+
+    handler = grpc.unary_unary_rpc_method_handler(export, response_serializer=ExportTraceServiceResponse.SerializeToString)
+    return grpc.method_handlers_generic_handler(TRACE_SERVICE, {"Export": handler})
 
 
 def export_response(decoded: DecodedSpans) -> ExportTraceServiceResponse:

@@ -36,6 +36,7 @@ class Span:
     attributes: dict[str, Any]
     resource: dict[str, Any]
     events: list[SpanEvent] = field(default_factory=list)
+    size: int = 0  # bytes of the span in protobuf: what the assembler's byte budget counts
 
     @property
     def duration_seconds(self) -> float:
@@ -53,7 +54,7 @@ def decode_protobuf(body: bytes) -> DecodedSpans:
     request = ExportTraceServiceRequest()
     try:
         request.ParseFromString(body)
-    except DecodeError as exc:
+    except (DecodeError, RecursionError, ValueError) as exc:
         raise EventError(RejectReason.MALFORMED_JSON, f"not an OTLP protobuf ExportTraceServiceRequest: {exc}") from None
     return spans_of(request)
 
@@ -64,6 +65,8 @@ def decode_json(body: bytes) -> DecodedSpans:
         data = msgspec.json.decode(body)
     except msgspec.DecodeError as exc:
         raise EventError(RejectReason.MALFORMED_JSON, f"invalid JSON: {exc}") from None
+    except RecursionError:
+        raise EventError(RejectReason.TOO_DEEP, "JSON nested too deeply to decode (several hundred levels)") from None
     if not isinstance(data, dict):
         raise EventError(RejectReason.NOT_AN_OBJECT, "an OTLP/JSON body is an object with resourceSpans")
     problems: list[str] = []
@@ -76,7 +79,7 @@ def decode_json(body: bytes) -> DecodedSpans:
     request = ExportTraceServiceRequest()
     try:
         json_format.ParseDict(data, request, ignore_unknown_fields=True)
-    except json_format.ParseError as exc:
+    except (json_format.ParseError, RecursionError, ValueError, TypeError) as exc:
         raise EventError(RejectReason.WRONG_TYPE, f"not an OTLP/JSON ExportTraceServiceRequest: {exc}") from None
     decoded = spans_of(request)
     decoded.problems[:0] = problems
@@ -88,7 +91,13 @@ def spans_of(request: ExportTraceServiceRequest) -> DecodedSpans:
     rejected = 0
     problems: list[str] = []
     for resource_spans in request.resource_spans:
-        resource = _attributes(resource_spans.resource.attributes)
+        try:
+            resource = _attributes(resource_spans.resource.attributes)
+        except RecursionError:
+            count = sum(len(scope.spans) for scope in resource_spans.scope_spans)
+            rejected += count
+            problems.append(f"{count} spans: resource attribute values nested too deeply")
+            continue
         for scope_spans in resource_spans.scope_spans:
             for span in scope_spans.spans:
                 if len(span.trace_id) != 16 or not any(span.trace_id):
@@ -100,6 +109,13 @@ def spans_of(request: ExportTraceServiceRequest) -> DecodedSpans:
                     problems.append(f"span {span.name!r}: span_id must be 8 non-zero bytes")
                     continue
                 parent = span.parent_span_id.hex() if len(span.parent_span_id) == 8 and any(span.parent_span_id) else None
+                try:
+                    attributes = _attributes(span.attributes)
+                    events = [SpanEvent(e.name, e.time_unix_nano, _attributes(e.attributes)) for e in span.events]
+                except RecursionError:  # values nested past the stack; protobuf allows 100 levels, JSON more
+                    rejected += 1
+                    problems.append(f"span {span.name!r}: attribute values nested too deeply")
+                    continue
                 spans.append(
                     Span(
                         trace_id=span.trace_id.hex(),
@@ -108,9 +124,10 @@ def spans_of(request: ExportTraceServiceRequest) -> DecodedSpans:
                         name=span.name,
                         start_unix_nano=span.start_time_unix_nano,
                         end_unix_nano=span.end_time_unix_nano,
-                        attributes=_attributes(span.attributes),
+                        attributes=attributes,
                         resource=resource,
-                        events=[SpanEvent(e.name, e.time_unix_nano, _attributes(e.attributes)) for e in span.events],
+                        events=events,
+                        size=span.ByteSize(),
                     )
                 )
     return DecodedSpans(spans, rejected, problems)

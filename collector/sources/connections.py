@@ -1,0 +1,83 @@
+"""Server-side limits for the aiohttp listeners (ingest and OTLP/HTTP): what a slow, idle or
+hostile client may hold.
+
+- Idle: a connection that has not sent a complete request head within `idle_timeout`
+  of connecting or of its last answer is closed (aiohttp's keep-alive timer, which in
+  aiohttp 3.14 also runs before the first request: it covers slowloris heads too).
+- Body: a body must arrive within `body_timeout` (a 1 GB Content-Length with 8 bytes
+  sent is answered 408 and closed, not held).
+- Connections: at most `max_connections` open at once; one more is closed at accept
+  and counted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import zlib
+from collections.abc import Callable
+from typing import Any
+
+from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
+from prometheus_client import CollectorRegistry, Counter
+
+
+class BodyError(Exception):
+    """A body that could not be read; `status` is the HTTP answer."""
+
+    def __init__(self, status: int, reason: str, message: str) -> None:
+        self.status = status
+        self.reason = reason
+        self.message = message
+        super().__init__(message)
+
+
+class ConnectionMetrics:
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.refused = Counter(
+            "ragpulse_http_connections_refused_total",
+            "Connections closed at accept because the listener had max_connections open.", ["listener"], registry=registry,
+        )
+        self.body_timeouts = Counter(
+            "ragpulse_http_body_timeouts_total", "Requests whose body did not arrive within the body timeout (answered 408).",
+            ["listener"], registry=registry,
+        )
+
+
+def runner_options(idle_timeout: float) -> dict[str, Any]:
+    """Keyword arguments for web.AppRunner."""
+    return {"keepalive_timeout": idle_timeout, "access_log": None, "handle_signals": False}
+
+
+def limit_connections(runner: web.AppRunner, listener: str, max_connections: int, metrics: ConnectionMetrics) -> None:
+    """Close a connection at accept when `max_connections` are open already. Call after `runner.setup()`."""
+    server = runner.server
+    assert server is not None, "call after runner.setup()"
+    admit: Callable[[Any, asyncio.Transport], None] = server.connection_made
+    refused = metrics.refused.labels(listener=listener)
+
+    def connection_made(handler: Any, transport: asyncio.Transport) -> None:
+        admit(handler, transport)  # the server tracks it, so connection_lost finds it
+        if len(server.connections) > max_connections:
+            refused.inc()
+            transport.close()
+
+    # aiohttp has no connection cap; its Server calls this hook for every accepted connection.
+    server.connection_made = connection_made  # type: ignore[method-assign]
+
+
+async def read_body(request: web.Request, timeout: float, metrics: ConnectionMetrics, listener: str) -> bytes:
+    """The request body (Content-Encoding undone), or BodyError: 408 when it is too slow to arrive,
+    400 when its encoding is broken, 413 over the size limit."""
+    try:
+        return await asyncio.wait_for(request.read(), timeout)
+    except TimeoutError:
+        metrics.body_timeouts.labels(listener=listener).inc()
+        request.protocol.force_close()  # the rest of a body that slow is not worth waiting for
+        raise BodyError(408, "body_timeout", f"the request body did not arrive within {timeout:g} s") from None
+    except web.HTTPRequestEntityTooLarge:
+        raise
+    except (HttpProcessingError, zlib.error) as exc:
+        encoding = request.headers.get("Content-Encoding", "identity")
+        raise BodyError(400, "bad_encoding", f"the body cannot be read as Content-Encoding {encoding!r}: "
+                        f"{getattr(exc, 'message', None) or exc}") from None
