@@ -38,6 +38,7 @@ _THUMBS = {"up": "up", "down": "down", True: "up", False: "down", -1: "down"}  #
 # msgspec decodes nested JSON recursively; what nests deeper than the interpreter's stack
 # allows raises RecursionError, which is the item's fault, never the source's.
 _ITEM_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, EventError, RecursionError)
+_CONTAINERS = (dict, list)
 _LABEL_FIELDS = ("session_id", "user_id", "app", "route", "intent", "model", "release")
 
 
@@ -200,8 +201,13 @@ class EventDecoder:
     def _check_depth(self, attributes: dict[str, object]) -> None:
         """Attributes are kept and re-encoded by the sinks: a tree deeper than the limit is refused here,
         where the error can name it, not later where it would fail a write."""
+        for value in attributes.values():  # the common case, flat attributes, costs one pass and no list
+            if type(value) in _CONTAINERS:
+                break
+        else:
+            return
         limit = self._limits.max_attribute_depth
-        level: list[object] = [v for v in attributes.values() if type(v) in (dict, list)]
+        level: list[object] = [v for v in attributes.values() if type(v) in _CONTAINERS]
         depth = 1
         while level:
             depth += 1
@@ -209,7 +215,7 @@ class EventDecoder:
                 raise EventError(RejectReason.TOO_DEEP, f"attributes nest more than limits.max_attribute_depth={limit} levels",
                                  "attributes")
             level = [v for node in level for v in (node.values() if type(node) is dict else node)  # type: ignore[attr-defined]
-                     if type(v) in (dict, list)]
+                     if type(v) in _CONTAINERS]
 
     def _normalise_trace(self, event: TraceEvent, received_at: float, truncated: list[str]) -> None:
         # The common case (nothing over a limit, timestamps in range) stays inline and

@@ -6,6 +6,7 @@ import asyncio
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from operator import attrgetter
 
 from prometheus_client import CollectorRegistry, Gauge
 
@@ -35,8 +36,11 @@ class QueueMetrics:
                                     registry=registry)
 
 
+_size = attrgetter("size")
+
+
 def batch_bytes(envelopes: list[Envelope]) -> int:
-    return sum(envelope.size for envelope in envelopes)
+    return sum(map(_size, envelopes))
 
 
 class EventQueue:

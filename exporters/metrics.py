@@ -174,6 +174,8 @@ class Metrics:
             "outcome",
         )
         self.otlp_in_flight = gauge("ragpulse_otlp_traces_in_flight", "Traces waiting for their spans.")
+        self.otlp_in_flight_bytes = gauge("ragpulse_otlp_traces_in_flight_bytes",
+                                          "Bytes of the spans waiting to be assembled (protobuf size).")
         self.otlp_feedback_unmapped = plain(
             "ragpulse_otlp_feedback_unmapped_total", "gen_ai.evaluation.result events with neither a 1-5 score nor a pass/fail label."
         )

@@ -265,6 +265,21 @@ def alerts(settings: Settings) -> list[Alert]:
             ("sum by (reason) (increase(ragpulse_events_dropped_total[1h]))",),
         ),
         Alert(
+            "RagpulseComponentFailing", "warning",
+            # `or`, not `+`: stage-error series exist only once a stage has failed.
+            "sum by (instance) (increase(ragpulse_component_restarts_total[15m])) > 0 or sum by (instance) "
+            "(increase(ragpulse_stage_errors_total[15m])) > 0", "0m",
+            "A ragpulse component is failing.",
+            "{{ $labels.instance }}: {{ $value | printf \"%.0f\" }} task restarts or stage errors in 15 minutes.",
+            "A background task (the pipeline, the span assembler) died and was restarted, or a pipeline stage raised on "
+            "events: a bug in ragpulse met an input it did not foresee. Events go on (a failing stage costs its "
+            "annotation), but what that component adds is missing while it fails.",
+            "The sidecar's log (the traceback names the component); /readyz lists restarts of the last minute. "
+            "Report the bug with the log line.",
+            ("sum by (component) (increase(ragpulse_component_restarts_total[1h]))",
+             "sum by (stage) (increase(ragpulse_stage_errors_total[1h]))"),
+        ),
+        Alert(
             "RagpulseInvalidEvents", "warning",
             "sum by (instance) (rate(ragpulse_events_invalid_total[15m])) / (sum by (instance) "
             f"(rate(ragpulse_events_received_total[15m])) + sum by (instance) (rate(ragpulse_events_invalid_total[15m]))) > {s.invalid_ratio}",

@@ -52,6 +52,7 @@ STRATUM_CLASS: dict[str, str | None] = {"always": "always", "flagged": "scorer_f
 _HASH_SPACE = float(2**64)
 
 
+_STR_HEADER_BYTES = 49  # sys.getsizeof("")
 _SESSION_BYTES = 200  # a session entry without its terms: key, tuple, ids (ids are at most 256 characters)
 _STREAMS: dict[str, Any] = {}  # name -> a blake2b state personalised with it (copying one is cheaper than making one)
 
@@ -213,7 +214,9 @@ class RephraseDetector:
         before = self._sessions.pop(event.session_id, None)
         if before is not None:
             self.bytes -= before[4]
-        size = _SESSION_BYTES + sys.getsizeof(terms) + sum(map(sys.getsizeof, terms))
+        # The terms' strings, bounded above without walking them: a string object's header plus the
+        # question's length (the terms are pieces of it).
+        size = _SESSION_BYTES + sys.getsizeof(terms) + _STR_HEADER_BYTES * len(terms) + 4 * len(event.query)
         while self._sessions and (len(self._sessions) >= self._capacity or self.bytes + size > self._max_bytes):
             self.bytes -= self._sessions.popitem(last=False)[1][4]
             self._evicted.inc()

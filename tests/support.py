@@ -335,6 +335,9 @@ def exported_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
     from prometheus_client import CollectorRegistry
 
     from ragpulse.collector.config import Config
+    from ragpulse.collector.queue import QueueMetrics
+    from ragpulse.collector.sources.connections import ConnectionMetrics
+    from ragpulse.collector.supervisor import SupervisorMetrics
     from ragpulse.exporters.fast_metrics import HistogramFamily
     from ragpulse.exporters.metrics import Metrics
     from ragpulse.scorers.calibration import CalibrationMetrics
@@ -343,7 +346,7 @@ def exported_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
 
     registry, labels = CollectorRegistry(), Config().metrics.labels
     holders = [Metrics(registry, Config().metrics, "test"), SamplerMetrics(registry, labels), RateMetrics(registry, labels),
-               CalibrationMetrics(registry)]
+               CalibrationMetrics(registry), QueueMetrics(registry), ConnectionMetrics(registry), SupervisorMetrics(registry)]
     found = {}
     for metric in (metric for holder in holders for metric in vars(holder).values()):
         if hasattr(metric, "_labelnames"):  # prometheus_client's own metrics

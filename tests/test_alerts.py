@@ -201,6 +201,10 @@ def test_pipeline_health_alerts(tmp_path: Path) -> None:
         # Dropped: a lost events at minute 35.
         counter("ragpulse_events_dropped_total", a + ',reason="shutdown_deadline"', "0+0x35 7+0x5"),
         counter("ragpulse_events_dropped_total", b + ',reason="shutdown_deadline"', "0+0x40"),
+        # Failing components: a's span assembler restarted at minute 30; b has none and no stage error.
+        counter("ragpulse_component_restarts_total", a + ',component="span_assembler"', "0+0x30 1+0x10"),
+        counter("ragpulse_component_restarts_total", b + ',component="span_assembler"', "0+0x40"),
+        counter("ragpulse_stage_errors_total", 'instance="c",stage="judge_sampler"', "0+0x35 2+0x5"),  # c: no restart series
         # Invalid: a 10% of what is sent, b 1%.
         counter("ragpulse_events_received_total", a + ',source="http",type="trace"', per_minute(90, 40)),
         counter("ragpulse_events_invalid_total", a + ',source="http",reason="missing_field"', per_minute(10, 40)),
@@ -224,6 +228,7 @@ def test_pipeline_health_alerts(tmp_path: Path) -> None:
             firing("RagpulseJudgeBudgetExhausted", "40m", {"instance": "a"}),
             firing("RagpulseJudgmentsStalled", "40m", {"instance": "a"}),
             firing("RagpulseEventsDropped", "40m", {"instance": "a"}),
+            firing("RagpulseComponentFailing", "40m", {"instance": "a"}, {"instance": "c"}),
             firing("RagpulseInvalidEvents", "40m", {"instance": "a"}),
             firing("RagpulseOtlpTracesExpiring", "40m", {"instance": "a"}),
             firing("RagpulseKafkaLagGrowing", "40m", {"topic": "grows"}),

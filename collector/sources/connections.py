@@ -5,7 +5,7 @@ hostile client may hold.
   of connecting or of its last answer is closed (aiohttp's keep-alive timer, which in
   aiohttp 3.14 also runs before the first request: it covers slowloris heads too).
 - Body: a body must arrive within `body_timeout` (a 1 GB Content-Length with 8 bytes
-  sent is answered 408 and closed, not held).
+  sent is answered 408 and closed a second later, not held).
 - Connections: at most `max_connections` open at once; one more is closed at accept
   and counted.
 """
@@ -19,7 +19,11 @@ from typing import Any
 
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
+from aiohttp.web_protocol import RequestPayloadError
 from prometheus_client import CollectorRegistry, Counter
+
+
+LINGERING_SECONDS = 1.0
 
 
 class BodyError(Exception):
@@ -45,8 +49,10 @@ class ConnectionMetrics:
 
 
 def runner_options(idle_timeout: float) -> dict[str, Any]:
-    """Keyword arguments for web.AppRunner."""
-    return {"keepalive_timeout": idle_timeout, "access_log": None, "handle_signals": False}
+    """Keyword arguments for web.AppRunner. After an answer given before its body was read (429, 408),
+    aiohttp drains the rest for `lingering_time` to keep the connection; one second, not its ten."""
+    return {"keepalive_timeout": idle_timeout, "lingering_time": LINGERING_SECONDS, "access_log": None,
+            "handle_signals": False}
 
 
 def limit_connections(runner: web.AppRunner, listener: str, max_connections: int, metrics: ConnectionMetrics) -> None:
@@ -73,11 +79,14 @@ async def read_body(request: web.Request, timeout: float, metrics: ConnectionMet
         return await asyncio.wait_for(request.read(), timeout)
     except TimeoutError:
         metrics.body_timeouts.labels(listener=listener).inc()
-        request.protocol.force_close()  # the rest of a body that slow is not worth waiting for
         raise BodyError(408, "body_timeout", f"the request body did not arrive within {timeout:g} s") from None
     except web.HTTPRequestEntityTooLarge:
         raise
-    except (HttpProcessingError, zlib.error) as exc:
+    except (RequestPayloadError, HttpProcessingError, zlib.error) as exc:
+        # The rest of the body is unreadable too: no draining it after the answer (aiohttp would log
+        # the same error again as unhandled), and no next request on this connection.
+        request.content.feed_eof()
+        request.protocol.close()
         encoding = request.headers.get("Content-Encoding", "identity")
         raise BodyError(400, "bad_encoding", f"the body cannot be read as Content-Encoding {encoding!r}: "
                         f"{getattr(exc, 'message', None) or exc}") from None

@@ -42,6 +42,7 @@ class SpanIntake:
             dropped_spans=metrics.otlp_spans_dropped,
         )
         metrics.otlp_in_flight.set_function(lambda: self.assembler.in_flight)
+        metrics.otlp_in_flight_bytes.set_function(lambda: self.assembler.in_flight_bytes)
         self.supervised = Supervised("span_assembler", self._flush_loop, supervisor)
 
     async def start(self) -> None:

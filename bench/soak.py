@@ -1,0 +1,173 @@
+"""Soak: a `ragpulse run` with the shipped defaults under mixed valid and hostile traffic for ten
+minutes, its RSS sampled every second.
+
+Traffic, per second at --rate events/s: NDJSON batches of the demo's traffic (traces and feedback,
+sessions included), and alongside them hostile requests: bodies nested 20,000 levels, a false
+Content-Encoding, integers past 2^64, 400 kB trace ids, garbage bytes, events near the 512 KiB limit
+(1 in 200), OTLP protobuf (valid and bit-flipped), and a few slowloris connections held open.
+
+    python bench/soak.py [--seconds 600] [--rate 2000]
+
+Prints the RSS after warm-up (60 s), its maximum, its slope over the second half (MB/min), the
+answers by status, and the processed counts; writes bench/results/soak.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections import Counter
+from pathlib import Path
+
+import aiohttp
+from common import counter_total, free_port, processed_total
+
+from ragpulse.collector.traffic import TrafficGenerator, TrafficProfile
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from test_hardening import export, otlp_trace  # noqa: E402 - the regression tests' OTLP builders
+
+NDJSON = {"Content-Type": "application/x-ndjson"}
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def hostile_bodies(rnd: random.Random) -> list[tuple[str, bytes, dict[str, str]]]:
+    deep = b"[" * 20_000 + b"]" * 20_000
+    near_limit = json.dumps({"type": "trace", "trace_id": f"big-{rnd.random()}", "query": "q", "answer": "a",
+                             "chunks": [{"text": f"{i} " + "z" * 16_000} for i in range(31)]}).encode()
+    otlp = export(otlp_trace(rnd.getrandbits(60), {}))
+    flipped = bytearray(otlp)
+    flipped[1] ^= 0x80
+    return [
+        ("/v1/events", b'{"type": "trace", "trace_id": "d", "query": "q", "answer": "a", "x": ' + deep + b"}", {}),
+        ("/v1/events", b'{"type": "trace"}', {"Content-Encoding": "gzip"}),
+        ("/v1/events", json.dumps({"type": "trace", "trace_id": "i", "query": "q", "answer": "a",
+                                   "usage": {"prompt_tokens": 2**64 + 1}}).encode(), {}),
+        ("/v1/events", json.dumps({"type": "trace", "trace_id": "t" * 400_000, "query": "q", "answer": "a"}).encode(), {}),
+        ("/v1/events", rnd.randbytes(300), {}),
+        ("/v1/events", near_limit, {}),
+        ("otlp", otlp, {"Content-Type": "application/x-protobuf"}),
+        ("otlp", bytes(flipped), {"Content-Type": "application/x-protobuf"}),
+    ]
+
+
+async def soak(url: str, otlp_url: str, pid: int, seconds: float, rate: int) -> dict[str, object]:
+    generator = TrafficGenerator(TrafficProfile(), seed=11)
+    rnd = random.Random(5)
+    statuses: Counter[str] = Counter()
+    samples: list[tuple[float, float]] = []
+    stop = asyncio.Event()
+
+    async def sample() -> None:
+        started = time.monotonic()
+        while not stop.is_set():
+            samples.append((time.monotonic() - started, rss_mb(pid)))
+            await asyncio.sleep(1.0)
+
+    async def slowloris() -> None:
+        held = []
+        for _ in range(10):
+            _, writer = await asyncio.open_connection("127.0.0.1", int(url.rsplit(":", 1)[1]))
+            writer.write(b"POST /v1/events HTTP/1.1\r\nHost: x\r\n")
+            held.append(writer)
+        await stop.wait()
+        for writer in held:
+            writer.close()
+
+    async def send(session: aiohttp.ClientSession, target: str, body: bytes, headers: dict[str, str]) -> None:
+        try:
+            async with session.post(target, data=body, headers={"Content-Type": "application/json", **headers}) as r:
+                await r.read()
+                statuses[str(r.status)] += 1
+        except aiohttp.ClientError as exc:
+            statuses[type(exc).__name__] += 1
+
+    async with aiohttp.ClientSession() as session:
+        tasks = [asyncio.create_task(sample()), asyncio.create_task(slowloris())]
+        started = time.monotonic()
+        second = 0
+        while time.monotonic() - started < seconds:
+            events: list[bytes] = []
+            while len(events) < rate:
+                events.extend(json.dumps(e).encode() for e in generator.events())
+            batches = [b"\n".join(events[i: i + 200]) for i in range(0, len(events), 200)]
+            sends = [send(session, url + "/v1/events", body, NDJSON) for body in batches]
+            hostile = hostile_bodies(rnd)
+            for path, body, headers in hostile if second % 2 == 0 else hostile[:5] + hostile[6:]:
+                sends.append(send(session, otlp_url if path == "otlp" else url + path, body, headers))
+            await asyncio.gather(*sends)
+            second += 1
+            await asyncio.sleep(max(0.0, started + second - time.monotonic()))
+        stop.set()
+        await asyncio.gather(*tasks)
+    half = [(t, r) for t, r in samples if t >= seconds / 2]
+    slope = (half[-1][1] - half[0][1]) / max(1e-9, half[-1][0] - half[0][0]) * 60 if len(half) > 1 else 0.0
+    warm = next((r for t, r in samples if t >= 60), samples[-1][1])
+    return {"statuses": dict(statuses), "rss_after_warmup_mb": round(warm, 1),
+            "rss_max_mb": round(max(r for _, r in samples), 1), "rss_end_mb": round(samples[-1][1], 1),
+            "rss_slope_second_half_mb_per_min": round(slope, 2), "samples": samples}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=float, default=600)
+    parser.add_argument("--rate", type=int, default=2000, help="valid events a second (traces and feedback)")
+    args = parser.parse_args()
+    port, otlp_port, grpc_port = free_port(), free_port(), free_port()
+    url = f"http://127.0.0.1:{port}"
+    exe = shutil.which("ragpulse", path=str(Path(sys.executable).parent)) or "ragpulse"
+    workdir = Path(__file__).resolve().parent / "results"
+    workdir.mkdir(exist_ok=True)
+    server = subprocess.Popen(
+        [exe, "run", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
+         "--set", "otlp.host=127.0.0.1", "--set", f"otlp.http_port={otlp_port}", "--set", f"otlp.grpc_port={grpc_port}"],
+        env={**os.environ, "RAGPULSE_LOGGING__FORMAT": "json"}, cwd=workdir, stdout=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(url + "/readyz", timeout=1)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        result = asyncio.run(soak(url, f"http://127.0.0.1:{otlp_port}/v1/traces", server.pid, args.seconds, args.rate))
+        result["processed"] = processed_total(url)
+        result["restarts"] = counter_total(url, "ragpulse_component_restarts_total")
+        result["stage_errors"] = counter_total(url, "ragpulse_stage_errors_total")
+        # The count-capped stores that fill slowest, where they stood at the end.
+        for gauge in ("ragpulse_dedup_window_entries", "ragpulse_calibration_audited_waiting", "ragpulse_judge_judged_total",
+                      "ragpulse_queue_depth_bytes", "ragpulse_otlp_traces_in_flight_bytes"):
+            result[gauge] = counter_total(url, gauge)
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=60)
+    result["exit_code"] = server.returncode
+    (workdir / "soak.json").write_text(json.dumps(result))
+    print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores; "
+          f"{args.seconds:.0f} s at {args.rate} valid events/s plus hostile traffic")
+    for key, value in result.items():
+        if key != "samples":
+            print(f"{key}: {value}")
+
+
+if __name__ == "__main__":
+    main()

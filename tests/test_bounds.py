@@ -1,0 +1,180 @@
+"""Every store that holds events is bounded in bytes as well as in count, with its evictions counted
+(issue: hardening, defect 7), and a background loop that dies is restarted (defect 2's net)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import msgspec
+from prometheus_client import CollectorRegistry, Counter
+from support import RagpulseProcess, ndjson, trace, wait_until
+
+from ragpulse.collector.config import Config
+from ragpulse.collector.dedup import event_identity
+from ragpulse.collector.events import Chunk, Envelope, TraceEvent
+from ragpulse.collector.queue import EventQueue, QueueMetrics
+from ragpulse.collector.sources.otlp.assembler import TraceAssembler
+from ragpulse.collector.sources.otlp.mapping import TraceMapper
+from ragpulse.collector.sources.otlp.spans import Span
+from ragpulse.collector.supervisor import Supervised, SupervisorMetrics
+from ragpulse.exporters.labels import LabelGuard
+from ragpulse.exporters.metrics import Metrics
+from ragpulse.scorers.lexical import LexicalScorer
+from ragpulse.scorers.sampler import JudgeItem, JudgeQueue, RecentTraces, RephraseDetector
+
+Factory = Callable[..., RagpulseProcess]
+
+
+def event(trace_id: str, text_chars: int = 0, session: str | None = None, query: str = "q") -> TraceEvent:
+    return TraceEvent(trace_id=trace_id, query=query, answer="a", session_id=session, chunks=[Chunk(text="x" * text_chars)])
+
+
+def test_the_pipeline_queue_refuses_by_bytes_and_reports_them() -> None:
+    async def main() -> None:
+        registry = CollectorRegistry()
+        queue = EventQueue("pipeline", 100, 1000, QueueMetrics(registry))
+        big = [Envelope(event("a"), "t", 0.0, 1, size=600)]
+        assert queue.offer(big)
+        assert not queue.offer([Envelope(event("b"), "t", 0.0, 2, size=500)])  # 1,100 bytes: over, although 2 < 100 events
+        assert queue.offer([Envelope(event("c"), "t", 0.0, 3, size=400)])  # exactly 1,000
+        assert queue.full
+        assert registry.get_sample_value("ragpulse_queue_depth_bytes", {"queue": "pipeline"}) == 1000
+        assert registry.get_sample_value("ragpulse_queue_capacity_bytes", {"queue": "pipeline"}) == 1000
+        batch = await queue.get(10)
+        assert [e.size for e in batch.envelopes] == [600]
+        assert registry.get_sample_value("ragpulse_queue_depth_bytes", {"queue": "pipeline"}) == 400
+
+    asyncio.run(main())
+
+
+def test_recent_traces_evict_by_bytes_and_count_it() -> None:
+    registry = CollectorRegistry()
+    evicted = Counter("evicted_total", "e", registry=registry)
+    encoded = len(msgspec.msgpack.encode(event("t0000", 1000)))
+    recent = RecentTraces(capacity=1000, max_bytes=3 * encoded, window=600, evicted=evicted)
+    for i in range(5):
+        recent.remember(event(f"t{i:04d}", 1000), False, ())
+    assert len(recent) == 3 and recent.bytes == 3 * encoded
+    assert registry.get_sample_value("evicted_total") == 2
+    assert recent.take("t0000") is None and recent.take("t0001") is None  # the two oldest went
+    item = recent.take("t0004")
+    assert item is not None and item.size == encoded and recent.bytes == 2 * encoded
+
+
+def test_the_judge_queue_gives_way_by_bytes_to_more_urgent_traces() -> None:
+    registry = CollectorRegistry()
+    skipped = Counter("skipped_total", "s", ["priority", "reason"], registry=registry)
+    queue = JudgeQueue(capacity=100, max_bytes=1000, skipped=skipped)
+    assert queue.offer(JudgeItem(event("r1"), False, "base_rate", size=600))
+    assert queue.offer(JudgeItem(event("r2"), False, "base_rate", size=300))
+    assert not queue.offer(JudgeItem(event("r3"), False, "base_rate", size=200))  # as urgent as what is queued
+    # More urgent: the routine traces give way, newest first, until it fits (900 + 500 > 1,000, then 600 + 500).
+    assert queue.offer(JudgeItem(event("down"), False, "negative_feedback", size=500))
+    assert (queue.qsize(), queue.bytes) == (1, 500)
+    assert registry.get_sample_value("skipped_total", {"priority": "base_rate", "reason": "queue_full"}) == 1
+    assert registry.get_sample_value("skipped_total", {"priority": "base_rate", "reason": "evicted"}) == 2
+
+
+def span(trace_id: str, span_id: str, size: int) -> Span:
+    return Span(trace_id, span_id, None, "root", 0, 1, {"openinference.span.kind": "LLM"}, {}, size=size)
+
+
+def test_the_assembler_assembles_the_oldest_early_when_over_its_bytes() -> None:
+    registry = CollectorRegistry()
+    outcomes = Counter("outcomes_total", "o", ["outcome"], registry=registry)
+    dropped = Counter("dropped_total", "d", ["reason"], registry=registry)
+    assembler = TraceAssembler(TraceMapper(), grace_seconds=10, ttl_seconds=60, max_traces=100, max_bytes=1000,
+                               max_spans_per_trace=10, outcomes=outcomes, dropped_spans=dropped)
+    assert assembler.add([span("a" * 32, "1" * 16, 400), span("b" * 32, "2" * 16, 400)]) == []
+    [(early, size)] = assembler.add([span("c" * 32, "3" * 16, 400)])  # 1,200 bytes: the oldest goes now
+    assert (early.trace_id, size) == ("a" * 32, 400)
+    assert assembler.in_flight_bytes == 800
+    assert assembler.add([span("d" * 32, "4" * 16, 5000)]) != []  # alone over the budget: everything else goes...
+    assert registry.get_sample_value("dropped_total", {"reason": "over_bytes"}) == 1  # ...and it is dropped, counted
+    assert registry.get_sample_value("outcomes_total", {"outcome": "capacity"}) == 3
+
+
+def test_dedup_identities_are_fixed_size_whatever_the_ids() -> None:
+    huge = TraceEvent(trace_id="t" * 400_000, query="q", answer="a")
+    identity = event_identity(huge)
+    assert isinstance(identity, int) and identity.bit_length() <= 64
+    assert identity == event_identity(TraceEvent(trace_id="t" * 400_000, query="other", answer="b"))
+    assert identity != event_identity(TraceEvent(trace_id="t" * 399_999, query="q", answer="a"))
+
+
+def test_the_chunk_cache_and_the_sessions_are_bounded_in_bytes() -> None:
+    registry = CollectorRegistry()
+    metrics = Metrics(registry, Config().metrics, "test")
+    scorer = LexicalScorer(metrics, LabelGuard(["app"], 10, 10, metrics.label_overflow), cache_entries=1000,
+                           cache_max_bytes=50_000)
+    for i in range(20):
+        scorer.score(TraceEvent(trace_id=str(i), query="q", answer="a", chunks=[Chunk(text=f"{i} " + "word " * 2000)]))
+    assert 0 < scorer._cache_bytes <= 50_000 and len(scorer._cache) == 4  # 10 kB texts: four fit
+    evicted = Counter("sessions_evicted_total", "e", registry=registry)
+    sessions = RephraseDetector(window=120, similarity=0.5, capacity=1000, max_bytes=20_000, evicted=evicted)
+    for i in range(50):
+        sessions.previous_if_rephrased(event(str(i), session=f"s{i}", query=" ".join(f"w{i}x{j}" for j in range(30))), None)
+    assert sessions.bytes <= 20_000
+    assert registry.get_sample_value("sessions_evicted_total") == 50 - len(sessions._sessions) > 0
+
+
+def test_a_loop_that_dies_is_restarted_counted_and_reported() -> None:
+    async def main() -> None:
+        registry = CollectorRegistry()
+        runs: list[int] = []
+        gate = asyncio.Event()
+
+        async def loop() -> None:
+            runs.append(1)
+            if len(runs) == 1:
+                raise RuntimeError("a bug nobody foresaw")
+            await gate.wait()
+
+        supervised = Supervised("assembler", loop, SupervisorMetrics(registry))
+        supervised.start()
+        await asyncio.sleep(0.01)
+        assert supervised.down_reason() == "assembler failed and is restarting"
+        await asyncio.sleep(0.2)
+        assert supervised.down_reason() is None and len(runs) == 2
+        assert "assembler restarted" in (supervised.recent_restart() or "")
+        assert registry.get_sample_value("ragpulse_component_restarts_total", {"component": "assembler"}) == 1
+        gate.set()
+        assert supervised.task is not None
+        await supervised.task  # a loop that returns is done, not restarted
+        assert len(runs) == 2
+
+    asyncio.run(main())
+
+
+def rss_bytes(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS")
+
+
+def test_events_near_the_size_limit_are_held_within_the_byte_budgets(ragpulse_factory: Factory) -> None:
+    """Defect 7: 4,000 events near 512 KiB were retained at ~531 KB each (RSS 2.4 GB)."""
+    rp = ragpulse_factory("--set", "local_scorers.enabled=false", "--set", "judge.mode=local",
+                          "--set", "judge.sample_rate=0")
+    base = rss_bytes(rp.process.pid)
+    chunks = [{"text": f"{i} " + "z" * 16_000} for i in range(30)]  # 480 kB of chunk text
+    for batch in range(150):
+        body = ndjson([trace(f"big-{batch}-{i}", chunks=chunks) for i in range(10)])
+        assert len(body) > 10 * 480_000
+        response = rp.post("/v1/events", body, {"Content-Type": "application/x-ndjson"})
+        assert response.status in (200, 429), response.body
+        if response.status == 429:
+            wait_until(lambda: rp.metrics().get_value("ragpulse_queue_depth_events", queue="pipeline") == 0)
+            assert rp.post("/v1/events", body, {"Content-Type": "application/x-ndjson"}).status == 200
+    s = rp.wait_processed(traces=1500)
+    assert s.get_value("ragpulse_events_processed_total", type="trace") == 1500
+    assert s.get_value("ragpulse_judge_recent_evicted_total") >= 1500 - (32 << 20) // 480_000
+    grown = rss_bytes(rp.process.pid) - base
+    print(f"RSS grew {grown / 1e6:.0f} MB over {base / 1e6:.0f} MB for 1,500 events of 480 kB", file=sys.stderr)
+    assert grown < 250e6, f"RSS grew {grown / 1e6:.0f} MB"  # unbounded, it was ~800 MB
+    os.kill(rp.process.pid, 0)
