@@ -17,11 +17,10 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import aiohttp
-from common import free_port, processed_total, sized_events
+from common import free_port, processed_total, sized_events, wait_ready
 
 
 async def post_all(url: str, bodies: list[bytes], connections: int) -> int:
@@ -67,15 +66,7 @@ def main() -> None:
         env={**os.environ, "RAGPULSE_LOGGING__FORMAT": "json"},
     )
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                urllib.request.urlopen(url + "/readyz", timeout=1)
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
+        wait_ready(url)
         started = time.perf_counter()
         retried = asyncio.run(post_all(url, bodies, args.connections))
         sent_s = time.perf_counter() - started

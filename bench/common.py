@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import time
 import urllib.request
 
 import msgspec
@@ -26,6 +27,19 @@ def sized_events(count: int, size: int = 2048, *, seed: int = 7) -> list[bytes]:
             encoded = msgspec.json.encode(event)
             out.append(encoded)
     return out[:count]
+
+
+def wait_ready(url: str, timeout: float = 30.0) -> None:
+    """Until `url`/readyz answers 200."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            urllib.request.urlopen(url + "/readyz", timeout=1)
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
 
 
 def free_port() -> int:

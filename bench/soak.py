@@ -25,12 +25,11 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.request
 from collections import Counter
 from pathlib import Path
 
 import aiohttp
-from common import counter_total, free_port, processed_total
+from common import counter_total, free_port, processed_total, wait_ready
 
 from ragpulse.collector.traffic import TrafficGenerator, TrafficProfile
 
@@ -140,15 +139,7 @@ def main() -> None:
         env={**os.environ, "RAGPULSE_LOGGING__FORMAT": "json"}, cwd=workdir, stdout=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                urllib.request.urlopen(url + "/readyz", timeout=1)
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
+        wait_ready(url)
         result = asyncio.run(soak(url, f"http://127.0.0.1:{otlp_port}/v1/traces", server.pid, args.seconds, args.rate))
         result["processed"] = processed_total(url)
         result["restarts"] = counter_total(url, "ragpulse_component_restarts_total")
