@@ -246,7 +246,7 @@ class EventDecoder:
                         chunk.updated_at = updated / 1000.0
                     else:
                         chunk.updated_at = _epoch_seconds(updated, f"chunks[{position}].updated_at")
-                if len(chunk.text) > max_chars:
+                if chunk.text is not None and len(chunk.text) > max_chars:
                     chunk.text = self._cut(chunk.text, max_chars, f"chunks[{position}].text", truncated)
 
     def _normalise_feedback(self, event: FeedbackEvent, received_at: float, truncated: list[str]) -> None:

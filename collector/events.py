@@ -37,7 +37,7 @@ FEEDBACK_KINDS: tuple[str, ...] = FeedbackKind.__args__  # type: ignore[attr-def
 
 
 class Chunk(msgspec.Struct, kw_only=True, omit_defaults=True):
-    text: str = ""
+    text: str | None = None  # None: the source did not report the text (no groundedness is judged on it)
     id: Id | None = None
     score: float | None = None
     rank: NonNegativeInt | None = None  # defaults to the chunk's position in the list

@@ -168,7 +168,7 @@ def precreate_series(metrics: Metrics, config: Config) -> None:
     metrics.events_dropped.labels(reason="shutdown_deadline")
     for kind in ("trace", "feedback"):
         metrics.events_duplicate.labels(type=kind)
-    for outcome in ("complete", "ttl_expired", "capacity", "shutdown", "not_rag", "mapping_failed"):
+    for outcome in ("complete", "ttl_expired", "capacity", "shutdown", "not_rag", "content_not_captured", "mapping_failed"):
         metrics.otlp_traces.labels(outcome=outcome)
     for reason in ("late_span", "duplicate", "too_many_spans", "over_bytes"):
         metrics.otlp_spans_dropped.labels(reason=reason)

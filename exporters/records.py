@@ -17,7 +17,7 @@ from ragpulse.scorers.sampler import JudgeItem
 
 
 class RecordChunk(msgspec.Struct, omit_defaults=True):
-    text: str
+    text: str | None
     id: str | None = None
     relevance: int | None = None
 

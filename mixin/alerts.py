@@ -318,6 +318,20 @@ def alerts(settings: Settings) -> list[Alert]:
             ("sum by (outcome) (rate(ragpulse_otlp_traces_total[15m]))",),
         ),
         Alert(
+            "RagpulseOtlpContentNotCaptured", "warning",
+            'sum by (instance) (rate(ragpulse_otlp_traces_total{outcome="content_not_captured"}[15m]))'
+            f" / sum by (instance) (rate(ragpulse_otlp_traces_total[15m])) > {s.otlp_ttl_ratio}",
+            s.health_for,
+            "OTLP traces arrive without their content.",
+            "{{ $labels.instance }}: {{ $value | humanizePercentage }} of the OTLP traces carry no question or answer text.",
+            "The app's instrumentation records spans but not their content, so ragpulse makes no event of them: "
+            "nothing of that traffic is monitored (no fallback rate, no groundedness).",
+            "The sidecar's log names the service and the setting that turns content capture on (README, OTLP: "
+            "OTEL_SEMCONV_STABILITY_OPT_IN and OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT for the GenAI "
+            "instrumentations, OPENINFERENCE_HIDE_* for OpenInference, TRACELOOP_TRACE_CONTENT for OpenLLMetry).",
+            ("sum by (outcome) (rate(ragpulse_otlp_traces_total[15m]))",),
+        ),
+        Alert(
             "RagpulseDown", "critical",
             f'up{{job=~"{s.scrape_job}"}} == 0 or absent(up{{job=~"{s.scrape_job}"}})', "5m",
             "A ragpulse sidecar is not reporting.",

@@ -103,15 +103,18 @@ class EmbeddingScorer:
 
     def _score(self, batch: Sequence[tuple[tuple[str, ...], TraceEvent]]) -> None:
         texts = [text for _, event in batch for text in (event.query, event.answer)]
-        new_chunks = list(dict.fromkeys(c.text for _, event in batch for c in event.chunks or [] if c.text not in self._chunks))
+        new_chunks = list(dict.fromkeys(c.text for _, event in batch for c in event.chunks or []
+                                        if c.text is not None and c.text not in self._chunks))
         vectors = self._model.encode(texts + new_chunks, batch_size=64, normalize_embeddings=True, convert_to_numpy=True)
         for text, vector in zip(new_chunks, vectors[len(texts):], strict=True):
             self._chunks[text] = vector
         metrics = self._metrics
         for index, (labels, event) in enumerate(batch):
             question, answer = vectors[2 * index], vectors[2 * index + 1]
-            chunks = [self._chunks[c.text] for c in event.chunks or []]
+            chunks = [self._chunks[c.text] for c in event.chunks or [] if c.text is not None]
             metrics.embedding_answer_relevancy.labels(*labels).observe(float(question @ answer))
+            if not chunks:  # the chunks' text was not reported
+                continue
             metrics.embedding_context_relevance.labels(*labels).observe(max(float(question @ c) for c in chunks))
             metrics.embedding_groundedness.labels(*labels).observe(max(float(answer @ c) for c in chunks))
         metrics.embedding_traces.inc(len(batch))

@@ -132,7 +132,7 @@ class Judgment:
 def render_prompt(template: str, event: TraceEvent) -> str:
     """Fill the template in one pass (content is never re-scanned), with closing tags in content escaped."""
     context = "\n".join(
-        f'<chunk index="{i}" id="{_escape(c.id or str(i))}">\n{_escape(c.text)}\n</chunk>'
+        f'<chunk index="{i}" id="{_escape(c.id or str(i))}">\n{_escape(c.text or "")}\n</chunk>'
         for i, c in enumerate(event.chunks or [])
     )
     values = {"question": _escape(event.query), "context": context, "answer": _escape(event.answer)}

@@ -130,7 +130,11 @@ class LexicalScorer:
         unfound_words, unfound_numbers = answer.words, answer.numbers
         unasked_words, unasked_numbers = question.words, question.numbers
         unitless_values: set[str] = set()
+        with_text = False
         for chunk in event.chunks:
+            if chunk.text is None:  # reported without its text: nothing to score against
+                continue
+            with_text = True
             context = self._chunk_units(chunk.text)
             if unfound_words:
                 unfound_words = unfound_words - context.words
@@ -141,6 +145,8 @@ class LexicalScorer:
                 unasked_words = unasked_words - context.words
             if unasked_numbers:
                 unasked_numbers = unasked_numbers - context.numbers
+        if not with_text:
+            return None
         answer_total = len(answer.words) + len(answer.numbers)
         # A number counts as a mismatch when neither it with its unit nor (unit-less) its value is there.
         mismatch = any(unit != "" or value not in unitless_values for value, unit in unfound_numbers)
@@ -160,7 +166,7 @@ class LexicalScorer:
             return [0.0 for _ in event.chunks or []]
         return [
             (len(question.words & chunk.words) + len(question.numbers & chunk.numbers)) / total
-            for chunk in (self._chunk_units(c.text) for c in event.chunks or [])
+            for chunk in (self._chunk_units(c.text or "") for c in event.chunks or [])
         ]
 
     def _chunk_units(self, text: str) -> Units:

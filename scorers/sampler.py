@@ -376,6 +376,13 @@ class JudgeSampler:
         fallback = envelope.fallback_rule is not None
         if not fallback and not event.chunks:
             return envelope  # no context and an answer: nothing to judge it against
+        if event.chunks and any(chunk.text is None for chunk in event.chunks):
+            # Chunks reported without their text (content not captured): judged on the ones with text;
+            # with none, there is nothing to judge against, and no bad case may rest on a made-up context.
+            with_text = [chunk for chunk in event.chunks if chunk.text is not None]
+            if not with_text:
+                return envelope
+            event = msgspec.structs.replace(event, chunks=with_text)
         policy, trace_id = self._policy, event.trace_id
         stratum = policy.stratum(envelope)
         self._offered_counter(event, fallback, stratum).inc()

@@ -72,7 +72,7 @@ class CircuitBreaker:
 
 def cache_key(event: TraceEvent) -> bytes:
     digest = hashlib.blake2b(digest_size=16)
-    for part in (event.query, *(c.text for c in event.chunks or []), event.answer):
+    for part in (event.query, *(c.text or "" for c in event.chunks or []), event.answer):
         digest.update(part.encode())
         digest.update(b"\x00")
     return digest.digest()

@@ -3,6 +3,7 @@
 It grades by rule, so verdicts are predictable: groundedness 1 for an answer containing
 HALLUCINATE or one the demo traffic generator invents, else 5; answer relevancy 1 for an answer containing OFFTOPIC or a refusal ("sorry"),
 else 5; a chunk containing IRRELEVANT has relevance 0, any other 3. `latency` delays every answer.
+Requests for APP_MODEL are an instrumented app's own LLM calls and get `app_answer`.
 Scripted misbehaviour for the next requests: "slow" (1 s, then graded), "429" (with Retry-After: 1),
 "500", "malformed" (text that is not JSON), "schema_violation" (JSON with a score of 7),
 "reject_schema" (400 for response_format).
@@ -22,6 +23,10 @@ from support import free_port
 
 from ragpulse.collector.traffic import HALLUCINATED_ANSWERS
 
+# Requests for this model are a RAG app's generation (the instrumentation tests), answered with
+# `app_answer` under a dated response model, with fixed usage (42 prompt, 7 completion tokens).
+APP_MODEL = "fake-rag-app"
+APP_RESPONSE_MODEL = "fake-rag-app-2026-01-01"
 ANSWER = re.compile(r"<answer>\n(?P<answer>.*)\n</answer>", re.DOTALL)
 CHUNK = re.compile(r'<chunk index="(?P<index>\d+)"[^>]*>\n(?P<text>.*?)\n</chunk>', re.DOTALL)
 
@@ -32,6 +37,7 @@ class FakeOpenAI:
         self.requests: list[tuple[float, dict[str, Any]]] = []
         self.script: list[str] = []
         self.latency = 0.0
+        self.app_answer = "Unused items can be returned within 30 days."
         self.usage: list[tuple[int, int]] = []  # (prompt, completion) tokens of each graded answer
         self.in_flight = self.max_in_flight = 0
         self._loop = asyncio.new_event_loop()
@@ -79,6 +85,12 @@ class FakeOpenAI:
             return web.json_response({"error": {"message": "boom"}}, status=500)
         if step == "reject_schema" and "response_format" in body:
             return web.json_response({"error": {"message": "response_format json_schema is not supported"}}, status=400)
+        if body["model"] == APP_MODEL:  # a RAG app's own LLM call, not a judge's
+            return web.json_response({
+                "id": "chatcmpl-app", "object": "chat.completion", "created": int(time.time()), "model": APP_RESPONSE_MODEL,
+                "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": self.app_answer}}],
+                "usage": {"prompt_tokens": 42, "completion_tokens": 7, "total_tokens": 49},
+            })
         prompt = body["messages"][-1]["content"]
         if self.latency:
             await asyncio.sleep(self.latency)

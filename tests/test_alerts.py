@@ -215,6 +215,10 @@ def test_pipeline_health_alerts(tmp_path: Path) -> None:
         counter("ragpulse_otlp_traces_total", a + ',outcome="ttl_expired"', per_minute(2, 40)),
         counter("ragpulse_otlp_traces_total", b + ',outcome="complete"', per_minute(49, 40)),
         counter("ragpulse_otlp_traces_total", b + ',outcome="ttl_expired"', per_minute(1, 40)),
+        # Content: c's traces carry no content (8 of 10), b's all do.
+        counter("ragpulse_otlp_traces_total", 'instance="c",outcome="complete"', per_minute(2, 40)),
+        counter("ragpulse_otlp_traces_total", 'instance="c",outcome="content_not_captured"', per_minute(8, 40)),
+        counter("ragpulse_otlp_traces_total", b + ',outcome="content_not_captured"', "0+0x40"),
         # Kafka lag: "grows" climbs past 10,000; "flat" stays at 50,000.
         {"series": 'ragpulse_kafka_consumer_lag_records{instance="a",topic="grows",partition="0"}', "values": "5000+500x40"},
         {"series": 'ragpulse_kafka_consumer_lag_records{instance="a",topic="flat",partition="0"}', "values": "50000+0x40"},
@@ -231,6 +235,7 @@ def test_pipeline_health_alerts(tmp_path: Path) -> None:
             firing("RagpulseComponentFailing", "40m", {"instance": "a"}, {"instance": "c"}),
             firing("RagpulseInvalidEvents", "40m", {"instance": "a"}),
             firing("RagpulseOtlpTracesExpiring", "40m", {"instance": "a"}),
+            firing("RagpulseOtlpContentNotCaptured", "40m", {"instance": "c"}),
             firing("RagpulseKafkaLagGrowing", "40m", {"topic": "grows"}),
             firing("RagpulseDown", "40m", {"instance": "b", "job": "ragpulse"}),  # b stopped answering scrapes
             firing("RagpulseJudgeCircuitOpen", "24m"),  # open for 4 minutes: not yet

@@ -80,7 +80,8 @@ def test_the_judge_queue_gives_way_by_bytes_to_more_urgent_traces() -> None:
 
 
 def span(trace_id: str, span_id: str, size: int) -> Span:
-    return Span(trace_id, span_id, None, "root", 0, 1, {"openinference.span.kind": "LLM"}, {}, size=size)
+    return Span(trace_id, span_id, None, "root", 0, 1, {"openinference.span.kind": "LLM", "input.value": "q?",
+                                                          "output.value": "a."}, {}, size=size)
 
 
 def test_the_assembler_assembles_the_oldest_early_when_over_its_bytes() -> None:

@@ -265,7 +265,8 @@ def test_otlp_grpc(running: Running, body: bytes) -> None:
 def test_otlp_spans_were_all_accounted_for(running: Running) -> None:
     s = running.metrics()
     assert s.total("ragpulse_otlp_spans_received_total") > 1000
-    assert s.get_value("ragpulse_otlp_traces_total", outcome="complete") > 50  # many cases share a trace id
+    assembled = sum(v for (name, labels), v in s.items() if name == "ragpulse_otlp_traces_total")
+    assert assembled > 50  # many cases share a trace id; most carry no question and answer (content_not_captured)
     assert s.get_value("ragpulse_otlp_traces_in_flight_bytes") <= 2_000_000
     codes = {dict(labels)["code"] for (name, labels), v in s.items() if name == "ragpulse_otlp_requests_total" and v}
     assert codes <= {"200", "400", "OK", "INVALID_ARGUMENT"}, codes

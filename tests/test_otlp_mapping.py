@@ -7,8 +7,9 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from otlp_shapes import Collect, genai_trace, openinference_trace, provider
 from prometheus_client import CollectorRegistry, Counter
 
+from ragpulse.collector.events import TraceEvent
 from ragpulse.collector.sources.otlp.assembler import TraceAssembler
-from ragpulse.collector.sources.otlp.mapping import TraceMapper
+from ragpulse.collector.sources.otlp.mapping import NotMapped, TraceMapper
 from ragpulse.collector.sources.otlp.spans import Span, decode_protobuf
 
 
@@ -57,7 +58,7 @@ def test_traces_without_retrieval_or_llm_are_not_rag() -> None:
     with tracer.start_as_current_span("GET /healthz"):
         pass
     spans = decode_protobuf(encode_spans(collect.spans).SerializeToString()).spans
-    assert TraceMapper().map(spans) is None
+    assert TraceMapper().map(spans) == NotMapped("not_rag")
 
 
 class Clock:
@@ -112,9 +113,8 @@ def test_a_trace_without_root_is_assembled_after_the_ttl_and_the_cap_assembles_t
     [(event, _)] = a.due()
     assert event.query == "Can I return opened headphones?"  # from the retriever, without the root
     assert registry.get_sample_value("outcomes_total", {"outcome": "ttl_expired"}) == 1
-    def retriever(trace: list[Span]) -> list[Span]:
-        return [s for s in trace if s.attributes.get("openinference.span.kind") == "RETRIEVER"
-                or s.attributes.get("gen_ai.operation.name") == "retrieval"][:1]
+    def retriever(trace: list[Span]) -> list[Span]:  # the retriever and LLM spans: a question and an answer, no root
+        return [s for s in trace if s.parent_span_id is not None]
 
     fourth = recorded(genai_trace)
     assert a.add(retriever(other)) == [] and a.add(retriever(third)) == []
@@ -195,11 +195,12 @@ def test_garbage_attribute_types_do_not_break_mapping() -> None:
             pass
         with tracer.start_as_current_span("llm", attributes={
             "openinference.span.kind": "LLM", "llm.model_name": ["a", "b"], "llm.token_count.prompt": "many",
-            "llm.token_count.completion": -5}):
+            "llm.token_count.completion": -5, "llm.output_messages.0.message.content": "An answer."}):
             pass
     event = TraceMapper().map(decode_protobuf(encode_spans(collect.spans).SerializeToString()).spans)
     assert event is not None
-    assert (event.query, event.answer, event.session_id, event.model) == ("42", "", "7", None)
+    assert isinstance(event, TraceEvent)  # the root's output is a list, not text: the answer is the LLM's
+    assert (event.query, event.answer, event.session_id, event.model) == ("42", "An answer.", "7", None)
     assert [(c.text, c.score) for c in event.chunks or []] == [("123", None), ("fine", 0.4)]
     assert event.usage is None  # "many" and -5 are no token counts: not reported, rather than 0 made up
     assert event.attributes == {"metadata": "{broken json"}

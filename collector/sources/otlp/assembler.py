@@ -20,11 +20,12 @@ import structlog
 from prometheus_client import Counter
 
 from ragpulse.collector.events import TraceEvent
-from ragpulse.collector.sources.otlp.mapping import TraceMapper
+from ragpulse.collector.sources.otlp.mapping import NotMapped, TraceMapper
 from ragpulse.collector.sources.otlp.spans import Span
 
 log = structlog.get_logger("ragpulse.otlp")
 
+MAX_WARNED = 1_000  # services warned once each about content capture; service names come from clients
 Assembled = tuple[TraceEvent, int]  # a trace event and the bytes of the spans it was made of
 
 
@@ -62,6 +63,7 @@ class TraceAssembler:
         self._clock = clock
         self._pending: OrderedDict[str, _Pending] = OrderedDict()  # oldest first
         self._done: OrderedDict[str, None] = OrderedDict()  # recently assembled trace ids, bounded
+        self._warned: set[str] = set()  # services told how to turn content capture on (at most MAX_WARNED)
 
     @property
     def in_flight(self) -> int:
@@ -125,6 +127,14 @@ class TraceAssembler:
             events.extend(self._assemble(trace_id, "shutdown"))
         return events
 
+    def _warn_once(self, pending: _Pending, hint: str) -> None:
+        service = next((str(s.resource.get("service.name")) for s in pending.spans.values()), "unknown")
+        if service in self._warned or len(self._warned) >= MAX_WARNED:
+            return
+        self._warned.add(service)
+        log.warning("traces without question or answer text are not counted: the app records no content",
+                    service=service, fix=hint)
+
     def _assemble(self, trace_id: str, outcome: str) -> list[Assembled]:
         pending = self._pending.pop(trace_id)
         self._bytes -= pending.size
@@ -137,8 +147,10 @@ class TraceAssembler:
             self._outcomes.labels(outcome="mapping_failed").inc()
             log.exception("a trace's spans could not be mapped; the trace is dropped", spans=len(pending.spans))
             return []
-        if event is None:
-            self._outcomes.labels(outcome="not_rag").inc()  # indexing, health checks...
+        if isinstance(event, NotMapped):  # not_rag: indexing, health checks; content_not_captured
+            self._outcomes.labels(outcome=event.reason).inc()
+            if event.reason == "content_not_captured":
+                self._warn_once(pending, event.hint)
             return []
         self._outcomes.labels(outcome=outcome).inc()
         return [(event, pending.size)]

@@ -22,6 +22,7 @@ session and user from `traceloop.association.properties.{session_id,user_id}`.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -85,29 +86,65 @@ def feedback_of(span: Span) -> tuple[list[FeedbackEvent], int]:
     return events, unmapped
 
 
+@dataclass(frozen=True, slots=True)
+class NotMapped:
+    """Why a trace's spans make no trace event: `not_rag` (no retrieval, no LLM span) or
+    `content_not_captured` (no question or no answer text: the app does not record content)."""
+
+    reason: str
+    hint: str = ""  # for content_not_captured: the setting that turns content capture on
+
+
+# Which setting records content, by the instrumentation scope's name (the first prefix that matches).
+CONTENT_SETTINGS: tuple[tuple[str | tuple[str, ...], str], ...] = (
+    ("openinference.", "unset OPENINFERENCE_HIDE_INPUTS / OPENINFERENCE_HIDE_OUTPUTS (TraceConfig hide_inputs, hide_outputs)"),
+    # The official GenAI instrumentations (openai-v2 and others) emit through opentelemetry-util-genai.
+    (("opentelemetry.instrumentation.openai_v2", "opentelemetry.util.genai"), "set OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental and "
+     "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only (or span_and_event): content on spans, not only in log events"),
+    ("opentelemetry.instrumentation.", "set TRACELOOP_TRACE_CONTENT=true (OpenLLMetry), or turn on the instrumentation's "
+     "message content capture"),
+)
+ANY_CONTENT_SETTING = "turn on the instrumentation's message content capture (see README, OTLP)"
+
+
+def content_setting(spans: list[Span]) -> str:
+    for prefixes, setting in CONTENT_SETTINGS:
+        if any(span.scope.startswith(prefixes) for span in spans):
+            return setting
+    return ANY_CONTENT_SETTING
+
+
 class TraceMapper:
     def __init__(self, route_attribute: str | None = None) -> None:
         self._route_attribute = route_attribute
 
-    def map(self, spans: list[Span]) -> TraceEvent | None:
-        """The trace event of these spans, or None when the trace has no retrieval and no LLM span."""
+    def map(self, spans: list[Span]) -> TraceEvent | NotMapped:
+        """The trace event of these spans, or why there is none. Never an event with a question or
+        an answer ragpulse would have had to make up."""
         retrievers = [s for s in spans if _is_retrieval(s)]
         llms = [s for s in spans if _is_llm(s)]
         if not retrievers and not llms:
-            return None
+            return NotMapped("not_rag")
         spans = sorted(spans, key=lambda s: s.start_unix_nano)
         root = _root(spans)
+        query, answer = _query(root, retrievers, llms), _answer(root, llms)
+        if not query or not answer:
+            return NotMapped("content_not_captured", content_setting(spans))
         leaf_llms = _leaves(llms)
         prompt: int | None = 0
         completion: int | None = 0
+        counted = False  # whether any leaf LLM span reports a token count: else usage is not reported
         model = None
         for span in leaf_llms:
             attrs = span.attributes
-            model = _str(attrs.get("llm.model_name") or attrs.get("gen_ai.response.model") or attrs.get("gen_ai.request.model")) or model
-            prompt = _add_count(prompt, attrs.get("llm.token_count.prompt", attrs.get("gen_ai.usage.input_tokens",
-                                                                                         attrs.get("gen_ai.usage.prompt_tokens"))))
-            completion = _add_count(completion, attrs.get("llm.token_count.completion", attrs.get(
-                "gen_ai.usage.output_tokens", attrs.get("gen_ai.usage.completion_tokens"))))
+            # The response model where a convention carries it: OpenInference's llm.model_name is the request's.
+            model = _str(attrs.get("gen_ai.response.model") or attrs.get("llm.model_name") or attrs.get("gen_ai.request.model")) or model
+            prompt_count = attrs.get("llm.token_count.prompt", attrs.get("gen_ai.usage.input_tokens",
+                                                                         attrs.get("gen_ai.usage.prompt_tokens")))
+            completion_count = attrs.get("llm.token_count.completion", attrs.get(
+                "gen_ai.usage.output_tokens", attrs.get("gen_ai.usage.completion_tokens")))
+            counted = counted or prompt_count is not None or completion_count is not None
+            prompt, completion = _add_count(prompt, prompt_count), _add_count(completion, completion_count)
         session = _first(spans, "session.id", "gen_ai.conversation.id", ASSOCIATION + "session_id")
         attributes: dict[str, Any] = {}
         metadata = _first(spans, "metadata")
@@ -119,8 +156,8 @@ class TraceMapper:
         route = _str(_first(spans, self._route_attribute)) if self._route_attribute else None
         return TraceEvent(
             trace_id=root.trace_id,
-            query=_query(root, retrievers, llms),
-            answer=_answer(root, llms),
+            query=query,
+            answer=answer,
             timestamp=root.start_unix_nano / 1e6,  # epoch milliseconds, as the contract takes them
             session_id=_str(session),
             user_id=_str(_first(spans, "user.id", ASSOCIATION + "user_id")),
@@ -128,11 +165,11 @@ class TraceMapper:
             release=_str(root.resource.get("service.version")),
             route=route,
             model=model,
-            chunks=_chunks(retrievers) if retrievers else None,
+            chunks=_chunks(retrievers),
             latency_ms=root.duration_seconds * 1000.0,
             # A count that is no count (+Inf, text, past 2^53) makes the trace's usage "not reported".
             usage=Usage(prompt_tokens=prompt, completion_tokens=completion)
-            if leaf_llms and prompt is not None and completion is not None else None,
+            if counted and prompt is not None and completion is not None else None,
             attributes=attributes,
         )
 
@@ -150,10 +187,13 @@ def _is_retrieval(span: Span) -> bool:
 
 def _is_llm(span: Span) -> bool:
     attrs = span.attributes
+    operation = _str(attrs.get(GENAI_OPERATION))  # any attribute may be an array or a kvlist
     return (
         attrs.get(OI_KIND) == "LLM"
-        or _str(attrs.get(GENAI_OPERATION)) in _LLM_OPERATIONS  # any attribute may be an array or a kvlist
+        or operation in _LLM_OPERATIONS
         or attrs.get("llm.request.type") in ("chat", "completion")
+        # A framework's LLM task (OpenLLMetry on a LlamaIndex LLM) says so only by its output messages.
+        or (operation is None and attrs.get(OI_KIND) is None and "gen_ai.output.messages" in attrs)
     )
 
 
@@ -176,7 +216,24 @@ def _leaves(llms: list[Span]) -> list[Span]:
     return [s for s in llms if s.span_id not in parents_of_llms]
 
 
-def _chunks(retrievers: list[Span]) -> list[Chunk]:
+def _reports_documents(span: Span) -> bool:
+    """Whether a retrieval span says what it retrieved (zero documents included), or only that it ran:
+    without content capture a retriever records no documents, which is not an empty retrieval."""
+    attrs = span.attributes
+    return (
+        _has_documents(span)
+        or any(_DOC_KEY.match(k) for k in attrs)
+        or any(e.name == DB_QUERY_RESULT for e in span.events)
+        or "traceloop.entity.output" in attrs
+        or (attrs.get(OI_KIND) in ("RETRIEVER", "RERANKER") and "output.value" in attrs)
+    )
+
+
+def _chunks(retrievers: list[Span]) -> list[Chunk] | None:
+    """The retrieved chunks; None when no retrieval span reports its documents (retrieval not reported)."""
+    retrievers = [s for s in retrievers if _reports_documents(s)]
+    if not retrievers:
+        return None
     rerankers = [s for s in retrievers if s.attributes.get(OI_KIND) == "RERANKER"]
     for span in reversed(rerankers):
         documents = _documents(span, "reranker.output_documents")
@@ -207,7 +264,7 @@ def _documents(span: Span, prefix: str) -> list[Chunk]:
     for _, doc in sorted(fields.items()):
         metadata = _json_or_text(doc.get("metadata")) if doc.get("metadata") is not None else None
         source = _str(metadata.get("source") or metadata.get("file_name")) if isinstance(metadata, dict) else None
-        chunks.append(Chunk(text=_str(doc.get("content")) or "", id=_str(doc.get("id")), score=_float(doc.get("score")), source=source))
+        chunks.append(Chunk(text=_str(doc.get("content")), id=_str(doc.get("id")), score=_float(doc.get("score")), source=source))
     return chunks
 
 
@@ -218,7 +275,9 @@ def _genai_documents(span: Span) -> list[Chunk]:
     if not isinstance(documents, list):
         return []
     return [
-        Chunk(text=_str(d.get("content") or d.get("text")) or "", id=_str(d.get("id")), score=_float(d.get("score")))
+        # Spec-shaped documents carry id and score only: their text is not reported (None), not "".
+        Chunk(text=_str(d.get("content") if d.get("content") is not None else d.get("text")), id=_str(d.get("id")),
+              score=_float(d.get("score")))
         for d in documents
         if isinstance(d, dict)
     ]
@@ -228,7 +287,7 @@ def _db_result_documents(span: Span) -> list[Chunk]:
     """OpenLLMetry vector-DB instrumentations: one `db.query.result` event per returned document."""
     return [
         Chunk(
-            text=_str(e.attributes.get("db.query.result.document")) or "",
+            text=_str(e.attributes.get("db.query.result.document")),
             id=_str(e.attributes.get("db.query.result.id")),
             score=_float(e.attributes.get("db.query.result.score")),
         )
@@ -254,7 +313,7 @@ def _traceloop_documents(span: Span) -> list[Chunk]:
             continue
         node = item.get("node") if isinstance(item.get("node"), dict) else item
         text = node.get("text") or node.get("page_content") or node.get("content")
-        chunks.append(Chunk(text=_str(text) or "", id=_str(node.get("id_") or node.get("id") or node.get("node_id")),
+        chunks.append(Chunk(text=_str(text), id=_str(node.get("id_") or node.get("id") or node.get("node_id")),
                             score=_float(item.get("score"))))
     return chunks
 
@@ -264,13 +323,15 @@ def _query(root: Span, retrievers: list[Span], llms: list[Span]) -> str:
     # carries only a serialised call (LlamaIndex's _retrieve with its query_bundle).
     retrievers = sorted(retrievers, key=lambda s: (not _has_documents(s), s.start_unix_nano))
     for span in retrievers:
-        text = span.attributes.get("gen_ai.retrieval.query.text") or span.attributes.get("input.value")
+        attrs = span.attributes
+        text = _input_text(attrs.get("gen_ai.retrieval.query.text") or attrs.get("input.value")
+                           or attrs.get("traceloop.entity.input"))
         if text:
-            return _input_text(text)
-    root_input = root.attributes.get("input.value") or root.attributes.get("traceloop.entity.input")
-    if root_input:
-        return _input_text(root_input)
-    for span in llms:
+            return text
+    text = _input_text(root.attributes.get("input.value") or root.attributes.get("traceloop.entity.input"))
+    if text:
+        return text
+    for span in (root, *llms):  # a GenAI workflow or agent span carries its input messages too
         text = _last_user_message(span)
         if text:
             return text
@@ -278,25 +339,72 @@ def _query(root: Span, retrievers: list[Span], llms: list[Span]) -> str:
 
 
 def _answer(root: Span, llms: list[Span]) -> str:
-    output = root.attributes.get("output.value")
-    if output is not None:
-        if root.attributes.get("output.mime_type") == "application/json":
-            parsed = _json_or_text(output)
-            if isinstance(parsed, dict) and "response" in parsed:
-                return _str(parsed["response"]) or ""
-        return _str(output) or ""
-    traceloop_output = root.attributes.get("traceloop.entity.output")
-    if traceloop_output is not None:
-        parsed = _json_or_text(traceloop_output)
-        if isinstance(parsed, dict):
-            parsed = next((parsed[k] for k in ("response", "answer", "output", "result") if k in parsed), None)
-        if isinstance(parsed, str) and parsed:
-            return parsed
+    """The root's output when it is the answer's text; else the last LLM span's output. A generator
+    (a streamed response), a framework's serialised structure or JSON without a text field is not
+    the answer, and is never stored as one."""
+    attrs = root.attributes
+    for key in ("output.value", "traceloop.entity.output"):
+        text = _output_text(attrs.get(key))
+        if text:
+            return text
+    text = _message_output(root)
+    if text:
+        return text
     for span in sorted(llms, key=lambda s: s.end_unix_nano, reverse=True):
-        text = _llm_output(span)
+        text = _llm_output(span) or _output_text(span.attributes.get("output.value"))
         if text:
             return text
     return ""
+
+
+# The fields frameworks put the text in, in order: LlamaIndex {"response"}, a streamed response's
+# {"response_txt"}, LangChain's {"outputs": ...} and {"answer"}, Traceloop's {"output"}...
+_OUTPUT_KEYS = ("response", "response_txt", "answer", "outputs", "output", "result", "text", "content")
+_QUERY_KEYS = ("query_str", "query", "question", "input", "inputs", "str_or_query_bundle", "query_bundle", "prompt")
+
+
+def _output_text(value: Any) -> str | None:
+    return _text_in(value, _OUTPUT_KEYS, depth=0)
+
+
+def _text_in(value: Any, keys: tuple[str, ...], depth: int) -> str | None:
+    """The text a framework's value holds: a plain string as it is; JSON (a string holding JSON, too)
+    through the known wrapper keys; never the JSON itself, a repr of an object or a generator."""
+    if depth > 4 or value is None:
+        return None
+    if isinstance(value, str):
+        parsed = _json_or_text(value)
+        if parsed is not value:
+            return _text_in(parsed, keys, depth + 1)
+        stripped = value.strip()
+        return None if not stripped or _is_object_repr(stripped) else value
+    if isinstance(value, dict):
+        for key in keys:
+            if key in value:
+                text = _text_in(value[key], keys, depth + 1)
+                if text:
+                    return text
+        return None
+    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], str):
+        return _text_in(value[0], keys, depth + 1)
+    return None
+
+
+def _is_object_repr(text: str) -> bool:
+    """"<generator object ...>", "ChatMessage(_role=...)": a Python repr, not text a user read."""
+    return (text.startswith("<") and text.endswith(">")) or bool(_REPR.match(text))
+
+
+_REPR = re.compile(r"^[A-Z][A-Za-z0-9_]*\((?:_?[a-z_]+=|\))")
+
+
+def _message_output(span: Span) -> str | None:
+    """A GenAI workflow or agent span's `gen_ai.output.messages`: the last assistant text."""
+    parsed = _json_or_text(span.attributes.get("gen_ai.output.messages"))
+    if isinstance(parsed, list):
+        texts = [_message_text(m) for m in parsed if isinstance(m, dict)]
+        return next((t for t in reversed(texts) if t), None)
+    return None
 
 
 def _llm_output(span: Span) -> str | None:
@@ -384,21 +492,20 @@ def _has_documents(span: Span) -> bool:
 
 
 def _input_text(value: Any) -> str:
-    # OpenInference frameworks often put JSON here: {"query_str": ...}, {"input": ...},
-    # or LlamaIndex's {"query_bundle": {"query_str": ...}}.
+    """The question in a span's input: plain text, or inside a framework's JSON wrapper: LlamaIndex's
+    {"query_bundle": {"query_str": ...}} and OpenLLMetry's {"str_or_query_bundle": ...}, LangChain's
+    {"inputs": ..., "tags": ..., "kwargs": ...}, Traceloop's call {"args": [...], "kwargs": {...}}."""
     parsed = _json_or_text(value)
     if isinstance(parsed, dict):
-        # Traceloop records a call: {"args": [...], "kwargs": {...}}.
         args = parsed.get("args")
         if isinstance(args, list) and args and isinstance(args[0], str):
             return args[0]
-        if isinstance(parsed.get("kwargs"), dict):
-            parsed = parsed["kwargs"]
-        if isinstance(parsed.get("query_bundle"), dict):
-            parsed = parsed["query_bundle"]
-        for key in ("query_str", "query", "input", "question"):
-            if isinstance(parsed.get(key), str):
-                return parsed[key]
+        text = _text_in(parsed, _QUERY_KEYS, depth=0)
+        if text is None and isinstance(parsed.get("kwargs"), dict):
+            text = _text_in(parsed["kwargs"], _QUERY_KEYS, depth=0)
+        return text or ""
+    if parsed is not value:  # JSON, but no object: a JSON string is the text, anything else is not
+        return parsed if isinstance(parsed, str) else ""
     return _str(value) or ""
 
 

@@ -37,6 +37,7 @@ class Span:
     resource: dict[str, Any]
     events: list[SpanEvent] = field(default_factory=list)
     size: int = 0  # bytes of the span in protobuf: what the assembler's byte budget counts
+    scope: str = ""  # the instrumentation scope's name, e.g. "openinference.instrumentation.llama_index"
 
     @property
     def duration_seconds(self) -> float:
@@ -99,6 +100,7 @@ def spans_of(request: ExportTraceServiceRequest) -> DecodedSpans:
             problems.append(f"{count} spans: resource attribute values nested too deeply")
             continue
         for scope_spans in resource_spans.scope_spans:
+            scope = scope_spans.scope.name
             for span in scope_spans.spans:
                 if len(span.trace_id) != 16 or not any(span.trace_id):
                     rejected += 1
@@ -128,6 +130,7 @@ def spans_of(request: ExportTraceServiceRequest) -> DecodedSpans:
                         resource=resource,
                         events=events,
                         size=span.ByteSize(),
+                        scope=scope,
                     )
                 )
     return DecodedSpans(spans, rejected, problems)

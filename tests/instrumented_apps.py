@@ -1,0 +1,156 @@
+"""RAG apps under the real instrumentors, each run as its own process (an instrumentor's global state,
+its content-capture mode from the environment, stays in that process, as in a real deployment).
+
+    python instrumented_apps.py APP SERVICE_NAME OTLP_ENDPOINT OPENAI_BASE_URL SPANS_FILE
+
+The spans go to the sidecar through the real OTLP/HTTP exporter behind a BatchSpanProcessor (what an
+app uses), and to SPANS_FILE (protobuf) for exact checks; what the app saw (its answer, the retrieved
+documents) is printed as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from fake_openai import APP_MODEL
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
+from otlp_shapes import Collect
+
+GENAI_QUESTION = "How many days do I have for returns?"
+GENAI_DOCUMENTS = [{"id": "doc-returns", "score": 0.91}, {"id": "doc-shipping", "score": 0.42}]
+HAYSTACK_QUESTION = "How many days do I have for returns of unused items?"
+
+
+def llamaindex_engine(**options: Any) -> Any:
+    from llama_index.core import Document, Settings, VectorStoreIndex
+    from llama_index.core.llms import MockLLM
+    from test_llamaindex import TEXTS, WordEmbedding
+
+    Settings.embed_model = WordEmbedding()
+    Settings.llm = MockLLM(max_tokens=8)
+    Settings.tokenizer = lambda text: text.split()
+    index = VectorStoreIndex.from_documents([Document(text=t, doc_id=k) for k, t in TEXTS.items()])
+    return index.as_query_engine(similarity_top_k=2, **options)
+
+
+def openllmetry_llamaindex(provider: TracerProvider, base_url: str) -> dict[str, Any]:
+    from opentelemetry.instrumentation.llamaindex import LlamaIndexInstrumentor
+    from test_llamaindex import QUESTION
+
+    engine = llamaindex_engine()
+    LlamaIndexInstrumentor().instrument(tracer_provider=provider)
+    return {"answer": str(engine.query(QUESTION))}
+
+
+def llamaindex_streaming(provider: TracerProvider, base_url: str) -> dict[str, Any]:
+    from openinference.instrumentation.llama_index import LlamaIndexInstrumentor
+    from test_llamaindex import QUESTION
+
+    engine = llamaindex_engine(streaming=True)
+    LlamaIndexInstrumentor().instrument(tracer_provider=provider)
+    return {"answer": "".join(engine.query(QUESTION).response_gen)}
+
+
+def openllmetry_langchain(provider: TracerProvider, base_url: str) -> dict[str, Any]:
+    from langchain_core.documents import Document
+    from langchain_core.embeddings import DeterministicFakeEmbedding
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+    from langchain_core.output_parsers import StrOutputParser
+    from langchain_core.prompts import ChatPromptTemplate
+    from langchain_core.runnables import RunnablePassthrough
+    from langchain_core.vectorstores import InMemoryVectorStore
+    from opentelemetry.instrumentation.langchain import LangchainInstrumentor
+    from test_langchain import ANSWER, DOCS, QUESTION  # the OpenInference test's chain, under OpenLLMetry
+
+    store = InMemoryVectorStore(DeterministicFakeEmbedding(size=32))
+    store.add_documents([Document(page_content=text, id=f"doc-{i}") for i, text in enumerate(DOCS)])
+    retriever = store.as_retriever(search_kwargs={"k": 2})
+    retrieved = [d.page_content for d in retriever.invoke(QUESTION)]
+    prompt = ChatPromptTemplate.from_template("Answer from the context.\nContext: {context}\nQuestion: {question}")
+    chain = ({"context": retriever, "question": RunnablePassthrough()} | prompt
+             | FakeListChatModel(responses=[ANSWER]) | StrOutputParser())
+    LangchainInstrumentor().instrument(tracer_provider=provider)
+    return {"answer": chain.invoke(QUESTION), "retrieved": retrieved}
+
+
+def haystack(provider: TracerProvider, base_url: str) -> dict[str, Any]:
+    from haystack import Document, Pipeline
+    from haystack.components.builders import ChatPromptBuilder
+    from haystack.components.generators.chat import OpenAIChatGenerator
+    from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
+    from haystack.dataclasses import ChatMessage
+    from haystack.document_stores.in_memory import InMemoryDocumentStore
+    from haystack.utils import Secret
+    from openinference.instrumentation.haystack import HaystackInstrumentor
+
+    store = InMemoryDocumentStore()
+    store.write_documents([Document(id="returns", content="Returns are accepted within 30 days of delivery for unused items."),
+                           Document(id="shipping", content="Standard shipping takes 3 to 5 business days.")])
+    pipeline = Pipeline()
+    pipeline.add_component("retriever", InMemoryBM25Retriever(store, top_k=2))
+    pipeline.add_component("prompt", ChatPromptBuilder(
+        template=[ChatMessage.from_user("Context: {% for d in documents %}{{ d.content }} {% endfor %}Question: {{ question }}")],
+        required_variables=["question", "documents"]))
+    pipeline.add_component("llm", OpenAIChatGenerator(api_key=Secret.from_token("not-needed"), model=APP_MODEL,
+                                                      api_base_url=base_url))
+    pipeline.connect("retriever.documents", "prompt.documents")
+    pipeline.connect("prompt.prompt", "llm.messages")
+    HaystackInstrumentor().instrument(tracer_provider=provider)
+    result = pipeline.run({"retriever": {"query": HAYSTACK_QUESTION}, "prompt": {"question": HAYSTACK_QUESTION}},
+                          include_outputs_from={"retriever"})
+    return {"answer": result["llm"]["replies"][0].text,
+            "documents": [[d.id, d.content, d.score] for d in result["retriever"]["documents"]]}
+
+
+def genai(provider: TracerProvider, base_url: str) -> dict[str, Any]:
+    """The official GenAI instrumentation of the openai client, and the app's own retrieval span per the
+    GenAI conventions: `gen_ai.retrieval.documents` with id and score only (the spec's shape) when
+    content capture is on spans, nothing when it is off (the documents are content too)."""
+    import os
+
+    import openai
+    from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
+
+    OpenAIInstrumentor().instrument(tracer_provider=provider)
+    on_spans = os.environ.get("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "") in ("span_only", "span_and_event")
+    tracer = provider.get_tracer("genai-rag-app")
+    client = openai.OpenAI(api_key="not-needed", base_url=base_url)
+    with tracer.start_as_current_span("invoke_workflow rag", attributes={"gen_ai.operation.name": "invoke_workflow"}):
+        with tracer.start_as_current_span("retrieval kb", attributes={"gen_ai.operation.name": "retrieval",
+                                                                      "gen_ai.data_source.id": "kb"}) as retrieval:
+            if on_spans:
+                retrieval.set_attribute("gen_ai.retrieval.query.text", GENAI_QUESTION)
+                retrieval.set_attribute("gen_ai.retrieval.documents", json.dumps(GENAI_DOCUMENTS))
+        reply = client.chat.completions.create(model=APP_MODEL, messages=[{"role": "user", "content": GENAI_QUESTION}])
+    return {"answer": reply.choices[0].message.content}
+
+
+APPS: dict[str, Callable[[TracerProvider, str], dict[str, Any]]] = {
+    "openllmetry_llamaindex": openllmetry_llamaindex, "llamaindex_streaming": llamaindex_streaming,
+    "openllmetry_langchain": openllmetry_langchain, "haystack": haystack, "genai": genai,
+}
+
+
+def main() -> None:
+    app, service, endpoint, base_url, spans_file = sys.argv[1:6]
+    collect = Collect()
+    provider = TracerProvider(resource=Resource.create({"service.name": service, "service.version": "1.0"}))
+    provider.add_span_processor(SimpleSpanProcessor(collect))
+    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=endpoint)))
+    seen = APPS[app](provider, base_url)
+    assert provider.force_flush(10_000)
+    with open(spans_file, "wb") as out:
+        out.write(encode_spans(collect.spans).SerializeToString())
+    provider.shutdown()
+    print(json.dumps(seen))
+
+
+if __name__ == "__main__":
+    main()
