@@ -53,9 +53,12 @@ def llamaindex_streaming(provider: TracerProvider, base_url: str) -> dict[str, A
     from openinference.instrumentation.llama_index import LlamaIndexInstrumentor
     from test_llamaindex import QUESTION
 
+    from openinference.instrumentation import using_session
+
     engine = llamaindex_engine(streaming=True)
     LlamaIndexInstrumentor().instrument(tracer_provider=provider)
-    return {"answer": "".join(engine.query(QUESTION).response_gen)}
+    with using_session("stream-session"):
+        return {"answer": "".join(engine.query(QUESTION).response_gen)}
 
 
 def openllmetry_langchain(provider: TracerProvider, base_url: str) -> dict[str, Any]:
@@ -102,9 +105,12 @@ def haystack(provider: TracerProvider, base_url: str) -> dict[str, Any]:
                                                       api_base_url=base_url))
     pipeline.connect("retriever.documents", "prompt.documents")
     pipeline.connect("prompt.prompt", "llm.messages")
+    from openinference.instrumentation import using_session
+
     HaystackInstrumentor().instrument(tracer_provider=provider)
-    result = pipeline.run({"retriever": {"query": HAYSTACK_QUESTION}, "prompt": {"question": HAYSTACK_QUESTION}},
-                          include_outputs_from={"retriever"})
+    with using_session("haystack-session"):
+        result = pipeline.run({"retriever": {"query": HAYSTACK_QUESTION}, "prompt": {"question": HAYSTACK_QUESTION}},
+                              include_outputs_from={"retriever"})
     return {"answer": result["llm"]["replies"][0].text,
             "documents": [[d.id, d.content, d.score] for d in result["retriever"]["documents"]]}
 
@@ -122,7 +128,8 @@ def genai(provider: TracerProvider, base_url: str) -> dict[str, Any]:
     on_spans = os.environ.get("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "") in ("span_only", "span_and_event")
     tracer = provider.get_tracer("genai-rag-app")
     client = openai.OpenAI(api_key="not-needed", base_url=base_url)
-    with tracer.start_as_current_span("invoke_workflow rag", attributes={"gen_ai.operation.name": "invoke_workflow"}):
+    with tracer.start_as_current_span("invoke_workflow rag", attributes={"gen_ai.operation.name": "invoke_workflow",
+                                                                         "gen_ai.conversation.id": "genai-session"}):
         with tracer.start_as_current_span("retrieval kb", attributes={"gen_ai.operation.name": "retrieval",
                                                                       "gen_ai.data_source.id": "kb"}) as retrieval:
             if on_spans:

@@ -113,6 +113,7 @@ def test_llamaindex_streaming_answer_comes_from_the_llm_span(sidecar: Sidecar) -
     # word: the answer is what the instrumentation recorded, never the root's generator.
     assert (event.query, event.answer) == (QUESTION, "text text text text text text text")
     assert [c.text for c in event.chunks or []] == [t for t, _ in expected_chunks()]
+    assert event.session_id == "stream-session"
     counted(sidecar, "oi-streaming")
     [record] = sidecar.records("oi-streaming")
     assert record["answer"] == event.answer  # the judge judged the streamed text, not a generator's repr
@@ -143,6 +144,7 @@ def test_haystack_answer_and_response_model(sidecar: Sidecar) -> None:
     assert [c.id for c in event.chunks or []] == ["returns", "shipping"]
     assert event.model == APP_RESPONSE_MODEL  # the response's model, not the request's
     assert event.usage is not None and (event.usage.prompt_tokens, event.usage.completion_tokens) == (42, 7)
+    assert event.session_id == "haystack-session"
     s = counted(sidecar, "oi-haystack", APP_RESPONSE_MODEL)
     [record] = sidecar.records("oi-haystack")
     assert record["answer"] == sidecar.fake.app_answer and record["stage"] != "generation"
@@ -177,6 +179,7 @@ def test_genai_content_on_spans_with_spec_shaped_documents(sidecar: Sidecar) -> 
     assert [(c.id, c.score, c.text) for c in mapped.chunks or []] == [(d["id"], d["score"], None) for d in GENAI_DOCUMENTS]
     assert mapped.model == APP_RESPONSE_MODEL
     assert mapped.usage is not None and (mapped.usage.prompt_tokens, mapped.usage.completion_tokens) == (42, 7)
+    assert mapped.session_id == "genai-session"
     app_labels = labels("genai-on", APP_RESPONSE_MODEL)
     wait_until(lambda: sidecar.metrics().get_value("ragpulse_traces_total", **app_labels) == 1, what="the GenAI trace")
     s = sidecar.metrics()
