@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import subprocess
 from collections.abc import Callable
+from pathlib import Path
 
 import ragpulse
 from support import RagpulseProcess, free_port, ragpulse_command
@@ -45,6 +47,46 @@ def test_demo_runs_the_sidecar_with_traffic_and_a_live_summary() -> None:
     assert last is not None, lines[-1]
     assert 300 <= int(last[1]) <= 700  # about 3 s x 200 events/s, less the feedback share
     assert 2.0 <= float(last[2]) <= 20.0  # 8% fallback share by default
+
+
+def listening_addresses(ports: set[int]) -> set[str]:
+    """The addresses of the listening TCP sockets on `ports`, from /proc/net/tcp and tcp6."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            local, state = line.split()[1], line.split()[3]
+            address, port = local.rsplit(":", 1)
+            if state == "0A" and int(port, 16) in ports:  # 0A: LISTEN
+                found.add(address)
+    return found
+
+
+def test_the_demo_listens_on_loopback_only() -> None:
+    port, otlp, grpc = free_port(), free_port(), free_port()
+    demo = subprocess.Popen([*ragpulse_command(), "demo", "--port", str(port), "--set", f"otlp.http_port={otlp}",
+                             "--set", f"otlp.grpc_port={grpc}", "--rate", "10", "--log-level", "warning"],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert demo.stdout is not None
+        first = demo.stdout.readline()
+        assert f"on 127.0.0.1:{port}" in first and f"OTLP on 127.0.0.1:{otlp} (HTTP) and :{grpc} (gRPC)" in first, first
+        # 127.0.0.1, as IPv4 or as the IPv6-mapped ::ffff:127.0.0.1 gRPC binds: nothing on 0.0.0.0 or ::
+        assert listening_addresses({port, otlp, grpc}) <= {"0100007F", "0000000000000000FFFF00000100007F"}
+        assert "0100007F" in listening_addresses({port})
+    finally:
+        demo.send_signal(signal.SIGINT)
+        demo.wait(timeout=30)
+
+
+def test_a_second_sidecar_cannot_share_a_busy_grpc_port(ragpulse_factory: Callable[..., RagpulseProcess]) -> None:
+    """gRPC's SO_REUSEPORT would let both listen and split the traffic: the second must fail like on HTTP."""
+    first = ragpulse_factory()
+    result = subprocess.run([*ragpulse_command(), "run", "--host", "127.0.0.1", "--port", str(free_port()),
+                             "--set", "otlp.host=127.0.0.1", "--set", f"otlp.http_port={free_port()}",
+                             "--set", f"otlp.grpc_port={first.grpc_port}"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert f"cannot listen for OTLP/gRPC on 127.0.0.1:{first.grpc_port} (otlp.grpc_port, or otlp.grpc_enabled=false)" in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_schema_and_example_commands() -> None:

@@ -78,6 +78,10 @@ def _demo(args: argparse.Namespace) -> int:
     if args.target:
         configure_logging(load_config(None).logging)
         return _send_until_stopped(args.target, _generator(args), args.rate, args.duration, None, None, None)
+    # A demo listens on loopback only, unless asked otherwise (--host, or --set http.host / otlp.host).
+    given = {item.partition("=")[0].strip() for item in args.set}
+    args.set = [*(f"{path}=127.0.0.1" for path in ("http.host", "otlp.host") if path not in given
+                  and not (path == "http.host" and args.host)), *args.set]
     config = load(args)
     tune_gc()
 
@@ -86,7 +90,10 @@ def _demo(args: argparse.Namespace) -> int:
         stop = stop_event()
         await service.start()
         target = f"http://127.0.0.1:{service.port}"
-        print(f"ragpulse demo: sidecar on {target} (metrics: {target}/metrics); sending {args.rate:g} events/s. Ctrl-C stops.")
+        print(f"ragpulse demo: sidecar on {config.http.host}:{service.port} (metrics: {target}/metrics)", end="")
+        if service.otlp is not None:
+            print(f", OTLP on {config.otlp.host}:{service.otlp.http_port} (HTTP) and :{service.otlp.grpc_port} (gRPC)", end="")
+        print(f"; sending {args.rate:g} events/s. Ctrl-C stops.")
         sender = asyncio.create_task(
             send_traffic(target, _generator(args), rate=args.rate, duration=args.duration, token=config.auth_token())
         )
