@@ -56,6 +56,21 @@ def test_full_queue_answers_429_with_retry_after_and_keeps_nothing_of_the_reques
     run_scenario(scenario)
 
 
+def test_a_full_queue_answers_429_before_reading_the_body() -> None:
+    """Overload (hardening, defect 9): the refusal must not cost a decode. A garbage body that would be a
+    400 if it were read is a 429 while the queue is full, and nothing of it is counted as invalid."""
+    async def scenario(client: TestClient, ingest: HttpIngest, queue: EventQueue, registry: CollectorRegistry) -> None:
+        assert (await client.post("/v1/events", data=ndjson([trace(f"t{i}") for i in range(5)]))).status == 200
+        assert queue.full
+        refused = await client.post("/v1/events", data=b"\xff" * 1_000_000)
+        assert refused.status == 429 and refused.headers["Retry-After"] == "2"
+        assert registry.get_sample_value("ragpulse_events_invalid_total", {"source": "http", "reason": "malformed_json"}) is None
+        await queue.get(10)
+        assert (await client.post("/v1/events", data=b"\xff" * 100)).status == 400  # read, once there is room
+
+    run_scenario(scenario)
+
+
 def test_request_larger_than_the_queue_is_a_permanent_error() -> None:
     async def scenario(client: TestClient, ingest: HttpIngest, queue: EventQueue, registry: CollectorRegistry) -> None:
         response = await client.post("/v1/events", data=ndjson([trace(f"t{i}") for i in range(6)]))
