@@ -179,6 +179,7 @@ def test_kill_9_during_a_backlog_of_many_batches_counts_every_event_exactly_once
     produce(topic, [encode(trace(f"b{i}")) for i in range(total)], [str(i).encode() for i in range(total)])
     args = kafka_args(topic, group, max_poll_records=2000, commit_without_scrape_seconds=3600, session_timeout_seconds=6)
     seen: list[Samples] = []
+    killed_with_backlog = 0
     for share in (0.2, 0.45, 0.7):  # where each kill lands, as a share of the backlog
         rp = ragpulse_factory(*args)
         scraper = Scraper(rp)
@@ -187,7 +188,9 @@ def test_kill_9_during_a_backlog_of_many_batches_counts_every_event_exactly_once
         seen.append(scraper.stop())
         rp.process.send_signal(signal.SIGKILL)
         rp.process.wait()
-        assert traces_total(seen[-1]) < total - counted  # killed with a backlog still behind it
+        # A kill lands after the backlog only when a scrape was held for seconds meanwhile (seen once in CI).
+        killed_with_backlog += traces_total(seen[-1]) < total - counted
+    assert killed_with_backlog >= 1, [traces_total(s) for s in seen]
     last = ragpulse_factory(*args)
     counted = sum(traces_total(s) for s in seen)
     s = wait_caught_up(last, topic, traces=total - counted, timeout=120)
