@@ -221,8 +221,7 @@ def _reports_documents(span: Span) -> bool:
     without content capture a retriever records no documents, which is not an empty retrieval."""
     attrs = span.attributes
     return (
-        _has_documents(span)
-        or any(_DOC_KEY.match(k) for k in attrs)
+        _has_documents(span)  # OpenInference document keys, or gen_ai.retrieval.documents
         or any(e.name == DB_QUERY_RESULT for e in span.events)
         or "traceloop.entity.output" in attrs
         or (attrs.get(OI_KIND) in ("RETRIEVER", "RERANKER") and "output.value" in attrs)
