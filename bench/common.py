@@ -14,7 +14,7 @@ from ragpulse.collector.traffic import TrafficGenerator, TrafficProfile
 
 def sized_events(count: int, size: int = 2048, *, seed: int = 7) -> list[bytes]:
     """`count` distinct trace events, each exactly `size` bytes of JSON (a padding attribute fills the rest)."""
-    generator = TrafficGenerator(TrafficProfile(feedback_share=0.0), seed=seed)
+    generator = TrafficGenerator(TrafficProfile(users_react=False), seed=seed)
     out: list[bytes] = []
     while len(out) < count:
         for event in generator.events():

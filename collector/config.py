@@ -321,20 +321,9 @@ class JudgeConfig(_Section):
     flag_support_below: Rate = 0.3
     # ...and a fallback whose question terms are this much in the chunks (possible over-refusal).
     over_refusal_context_at_least: Rate = 0.5
-    # A similar question (Jaccard of terms) in the same session within the window is a rephrase.
-    rephrase_window_seconds: PositiveFloat = 120.0
-    rephrase_similarity: Rate = 0.5
-    max_sessions: Positive = 20_000
-    max_sessions_bytes: Positive = 8 * 1024 * 1024
     queue_capacity: Positive = 1_000
     # ...and its bytes (the events' encoded size); over either, less urgent traces give way.
     queue_max_bytes: Positive = 16 * 1024 * 1024
-    # Recent traces are kept this long (at most recent_traces of them, in recent_traces_max_bytes
-    # serialized) so that feedback arriving later (thumbs down, rating 1-2, escalation) still gets
-    # the trace judged.
-    feedback_window_seconds: PositiveFloat = 600.0
-    recent_traces: Positive = 20_000
-    recent_traces_max_bytes: Positive = 32 * 1024 * 1024
     # Budgets (null: no limit). Requests count every HTTP request, retries included.
     max_requests_per_minute: Positive | None = 60
     max_tokens_per_hour: Positive | None = 200_000
@@ -387,9 +376,28 @@ class CalibrationConfig(_Section):
     min_reviews: Positive = 20
     review_window_seconds: PositiveFloat = 14 * 86400.0
     max_audited: Positive = 20_000
-    pending_window_seconds: PositiveFloat = 3600.0
+
+
+class SatisfactionConfig(_Section):
+    # The feedback join: traces are held this long for their feedback (at most max_traces of them,
+    # in max_bytes with the events kept for late judging); feedback after it is counted late.
+    window_seconds: PositiveFloat = 900.0
+    max_traces: Positive = 50_000
+    max_bytes: Positive = 48 * 1024 * 1024
+    # Feedback (and reviews) that came before their trace (or judgment) wait this long, then are orphans.
+    pending_window_seconds: PositiveFloat = 600.0
     max_pending: Positive = 10_000
     max_pending_bytes: Positive = 8 * 1024 * 1024
+    # Sessions: a similar question (Dice coefficient of terms) within the rephrase window is a rephrase of
+    # the previous one; a session idle this long settles its answers (no signal: silent accept).
+    rephrase_window_seconds: PositiveFloat = 120.0
+    rephrase_similarity: Rate = 0.5
+    idle_seconds: PositiveFloat = 300.0
+    max_sessions: Positive = 20_000
+    max_sessions_bytes: Positive = 8 * 1024 * 1024
+    # A trace on one of these routes (or intents) is a handoff to a human: an escalation of the
+    # session's previous answer.
+    escalation_routes: list[str] = msgspec.field(default_factory=lambda: ["human_handoff"])
 
 
 class LoggingConfig(_Section):
@@ -411,6 +419,7 @@ class Config(_Section):
     judge: JudgeConfig = JudgeConfig()
     results: ResultsConfig = ResultsConfig()
     calibration: CalibrationConfig = CalibrationConfig()
+    satisfaction: SatisfactionConfig = SatisfactionConfig()
     logging: LoggingConfig = LoggingConfig()
 
     def all_fallback_rules(self) -> list[FallbackRule]:

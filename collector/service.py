@@ -48,7 +48,7 @@ from ragpulse.exporters.labels import LabelGuard
 from ragpulse.exporters.metrics import Metrics
 from ragpulse.exporters.prometheus import FastPathExporter
 from ragpulse.scorers.fallback import FallbackDetector
-from ragpulse.exporters.records import JudgmentRecord
+from ragpulse.exporters.records import JudgmentRecord, SignalRecord
 from ragpulse.exporters.results import Record, ResultWriter, Sink
 from ragpulse.exporters.review_queue import ReviewQueueStore, audit_entry
 from ragpulse.scorers.calibration import CalibrationMetrics, Calibrator
@@ -57,16 +57,16 @@ from ragpulse.scorers.budget import RequestRateLimiter, SpendBudget
 from ragpulse.scorers.judge import BUILTIN_PROMPT, LlmJudge, builtin_template
 from ragpulse.scorers.lexical import LexicalScorer
 from ragpulse.scorers.local_judge import LocalJudge
+from ragpulse.scorers.join import FeedbackJoin, JoinMetrics, Listener
 from ragpulse.scorers.sampler import (
     PRIORITIES,
     JudgeQueue,
     JudgeSampler,
-    RecentTraces,
-    RephraseDetector,
     SamplerMetrics,
     SamplingPolicy,
     TraceFilter,
 )
+from ragpulse.scorers.satisfaction import SatisfactionMetrics, SignalCounter
 from ragpulse.scorers.workers import CircuitBreaker, JudgeWorkers, RateMetrics
 
 log = structlog.get_logger("ragpulse.service")
@@ -135,16 +135,30 @@ def audited(record: Record) -> object | None:
     return audit_entry(record) if isinstance(record, JudgmentRecord) and record.audit else None
 
 
-def _calibrator(config: Config, registry: CollectorRegistry, writer: ResultWriter) -> Calibrator:
+def _feedback_join(config: Config, registry: CollectorRegistry, guard: LabelGuard) -> FeedbackJoin:
+    counter = SignalCounter(SatisfactionMetrics(registry, config.metrics.labels), guard,
+                            max_cached=4 * config.metrics.max_label_sets)
+    return FeedbackJoin(config.satisfaction, JoinMetrics(registry), counter, guard)
+
+
+class _SignalsToRecords(Listener):
+    """A signal on an answer after its judgment is appended to its record (the bad-case store)."""
+
+    def __init__(self, writer: ResultWriter) -> None:
+        self._writer = writer
+
+    def signal_after_judgment(self, trace_id: str, signal: str) -> None:
+        self._writer.write(SignalRecord(trace_id, signal))
+
+
+def _calibrator(config: Config, registry: CollectorRegistry, writer: ResultWriter, join: FeedbackJoin) -> Calibrator:
     options = config.calibration
     metrics = CalibrationMetrics(registry)
     metrics.threshold.set(options.agreement_threshold)
     metrics.min_reviews.set(options.min_reviews)
-    calibrator = Calibrator(
-        metrics, writer, review_window=options.review_window_seconds, max_audited=options.max_audited,
-        pending_window=options.pending_window_seconds, max_pending=options.max_pending,
-        max_pending_bytes=options.max_pending_bytes,
-    )
+    metrics.waiting_reviews.set_function(lambda: join.pending_reviews)
+    calibrator = Calibrator(metrics, writer, review_window=options.review_window_seconds, max_audited=options.max_audited)
+    join.listeners.append(calibrator)
     path = config.results.sqlite_path
     if path and Path(path).exists():  # audited judgments of an earlier run still wait for their reviews
         with closing(review_queue.connect(path)) as db:
@@ -231,22 +245,20 @@ class Service:
                 chunk_cache_entries=options.chunk_cache_entries,
             )
             stages.append(("embeddings", self.embeddings))
+        self.join = join = _feedback_join(config, self.registry, guard)
+        stages.append(("feedback_join", join))
         self.judges: JudgeWorkers | None = None
         judge = config.judge
         if judge.mode != "off":
             judged = JudgeQueue(judge.queue_capacity, judge.queue_max_bytes, metrics.judge_skipped)
             sampler_metrics = SamplerMetrics(self.registry, config.metrics.labels)
-            recent = RecentTraces(judge.recent_traces, judge.recent_traces_max_bytes, judge.feedback_window_seconds,
-                                  sampler_metrics.recent_evicted)
-            rephrases = RephraseDetector(judge.rephrase_window_seconds, judge.rephrase_similarity, judge.max_sessions,
-                                         judge.max_sessions_bytes, sampler_metrics.sessions_evicted)
             stages.append(("judge_sampler", JudgeSampler(_sampling_policy(judge), judged, sampler_metrics,
-                                                         metrics.judge_skipped, guard, recent, rephrases,
+                                                         metrics.judge_skipped, guard, join,
                                                          max_label_sets=config.metrics.max_label_sets)))
             writer = ResultWriter(_result_sinks(config, metrics), config.results.queue_capacity,
                                   metrics.results_dropped, metrics.results_sink_errors)
-            calibrator = _calibrator(config, self.registry, writer)
-            stages.insert(1, ("calibration", calibrator))  # after dedup: reviews meet their judgments
+            join.listeners.append(_SignalsToRecords(writer))
+            calibrator = _calibrator(config, self.registry, writer, join)
             limiter = RequestRateLimiter(judge.max_requests_per_minute)
             if judge.max_requests_per_minute is not None:
                 metrics.judge_budget_remaining.labels(budget="requests_per_minute").set_function(limiter.remaining)
@@ -271,6 +283,7 @@ class Service:
                 rates=RateMetrics(self.registry, config.metrics.labels),
                 audit_rate=config.calibration.audit_rate,
                 calibrator=calibrator,
+                join=join,
             )
         self.pipeline = Pipeline(
             self.queue,
@@ -314,6 +327,7 @@ class Service:
         )
         self._runner: web.AppRunner | None = None
         self._stopping = False
+        self._ticker: asyncio.Task[None] | None = None
         self.port: int | None = None
 
     def not_ready_reasons(self) -> list[str]:
@@ -336,9 +350,19 @@ class Service:
     def _supervised(self) -> list[Supervised]:
         return [self.pipeline.supervised, self.spans.supervised]
 
+    async def _tick(self) -> None:
+        """Ends what is over in the feedback join when no event comes to do it (silent accepts, orphans)."""
+        while True:
+            await asyncio.sleep(1.0)
+            try:
+                self.join.expire()
+            except Exception:  # a defect: logged, and the next second tries again
+                log.exception("the feedback join's timer failed")
+
     async def start(self) -> None:
         await self.pipeline.start()
         await self.spans.start()
+        self._ticker = asyncio.create_task(self._tick(), name="ragpulse-feedback-join")
         if self.judges is not None:
             await self.judges.start()
         if self.embeddings is not None:
@@ -370,6 +394,8 @@ class Service:
             await self.otlp.stop_intake()
         await self.spans.stop_intake()
         lost = await self.pipeline.shutdown(self.config.pipeline.shutdown_timeout_seconds)
+        if self._ticker is not None:
+            self._ticker.cancel()
         if self.judges is not None:
             await self.judges.shutdown()
         if self.embeddings is not None:

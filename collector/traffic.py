@@ -7,6 +7,14 @@ plausible scores, and an answer that is grounded in them, a fallback, or (at
 `drift_at_seconds` on, a new release ships with a worse retriever: lower
 scores, more fallbacks and more hallucinations, as a regression looks in
 production.
+
+Users behave like people, each reaction at its share in the profile: after a
+hallucinated answer some rephrase the question, escalate or give a thumbs
+down; after a fallback some abandon, escalate or ask the same again; after a
+good answer a few give a thumbs up or copy it, some ask a follow-up, most
+leave without a word (a silent accept once the session is idle). `truth`
+tallies the signals generated, so a test can hold what ragpulse derives
+against it.
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ import random
 import time
 import uuid
 import zlib
+from collections import Counter, deque
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,6 +90,31 @@ _NOISE = [
     "Price match: we match a lower price from a major retailer within 7 days of purchase.",
     "Student discount: verified students get 10% off full-price items.",
 ]
+# A question in other words, as a user asks again when the answer did not help (tests/data/session_turns.yaml
+# measures how often the detector recognises one).
+_REPHRASES = {
+    "How do I return a pair of shoes?": "What's the process to return shoes?",
+    "Can I return an opened item?": "Is it possible to return something I already opened?",
+    "What is your return window?": "How long is the return window for an item?",
+    "Do I have to pay for return shipping?": "Is return shipping something I have to pay?",
+    "Is my blender under warranty?": "Is my blender covered by the warranty?",
+    "How long is the warranty on headphones?": "What warranty do headphones have?",
+    "Does the warranty cover water damage?": "Is water damage covered by the warranty?",
+    "How do I claim warranty for a broken laptop?": "My laptop broke, how do I make a warranty claim?",
+    "When will my order arrive?": "When does my order arrive?",
+    "How much is express shipping?": "What does express shipping cost?",
+    "Do you ship to Canada?": "Do you ship orders to Canada?",
+    "Can I change my delivery address?": "How do I change the delivery address?",
+    "Where is my order?": "Where can I see my order?",
+    "My package says delivered but I didn't get it": "Package says delivered but I didn't get it yet",
+    "How do I track my parcel?": "Where can I track my parcel?",
+}
+_FOLLOW_UPS = {
+    "returns": ["And for headphones?", "What about gift items?"],
+    "warranty": ["And for laptops?", "What about accidental damage?"],
+    "shipping": ["How about Mexico?", "And standard shipping?"],
+    "order_status": ["And for a second parcel?", "What about my other order?"],
+}
 _UNKNOWN_QUERIES = ["Do you sell refurbished drones?", "Can I pay with cryptocurrency?", "Is there a store in Lisbon?"]
 _FALLBACK_ANSWERS = [
     "I'm sorry, I couldn't find any information about that in our help center.",
@@ -96,9 +130,27 @@ class TrafficProfile:
     drift_at_seconds: float | None = None
     drift_fallback_share: float = 0.25
     drift_hallucination_share: float = 0.20
-    feedback_share: float = 0.15
     app: str = "support-bot"
+    # Reactions (False: one trace per call and no feedback, as the benchmarks want).
+    users_react: bool = True
+    rephrase_after_bad: float = 0.4
+    escalation_after_bad: float = 0.15
+    thumbs_down_after_bad: float = 0.15
+    abandon_after_fallback: float = 0.3
+    escalation_after_fallback: float = 0.2
+    repeat_after_fallback: float = 0.1
+    thumbs_up_after_good: float = 0.05
+    copy_after_good: float = 0.03
+    follow_up_after_good: float = 0.15
 
+
+@dataclass(slots=True)
+class _NextTurn:
+    session_id: str
+    user_id: str
+    query: str
+    intent: str | None  # None: a question the knowledge base cannot answer
+    kind: str  # rephrase, repeat or follow_up
 
 class TrafficGenerator:
     """Yields v1 events as dicts; deterministic for a given seed and call sequence."""
@@ -107,30 +159,46 @@ class TrafficGenerator:
         self.profile = profile or TrafficProfile()
         self._random = random.Random(seed)
         self._started = time.monotonic()
+        self._waiting: deque[_NextTurn] = deque()  # sessions whose user asks again
+        self._closing = False
+        self.truth: Counter[str] = Counter()  # signals generated, as ragpulse names them
 
     def drifted(self) -> bool:
         drift_at = self.profile.drift_at_seconds
         return drift_at is not None and time.monotonic() - self._started >= drift_at
 
     def events(self) -> list[dict[str, Any]]:
-        """One trace, sometimes followed by feedback on it."""
+        """One turn: a trace (a new session's question or a waiting session's next one), sometimes
+        followed by feedback on it."""
         rnd, profile = self._random, self.profile
         drifted = self.drifted()
         fallback_share = profile.drift_fallback_share if drifted else profile.fallback_share
         hallucination_share = profile.drift_hallucination_share if drifted else profile.hallucination_share
-        intent = rnd.choice(list(_KNOWLEDGE))
-        queries, facts = _KNOWLEDGE[intent]
+        if self._waiting and (self._closing or rnd.random() < 0.5):
+            turn = self._waiting.popleft()
+            if turn.kind != "follow_up":
+                self.truth[turn.kind] += 1  # a signal on the session's previous answer
+        else:
+            turn = None
         trace_id = uuid.UUID(int=rnd.getrandbits(128)).hex
-        session_id = f"s-{rnd.randrange(10_000):04d}"
         score_shift = -0.25 if drifted else 0.0
         outcome = "answer"
-        if rnd.random() < fallback_share:
+        if turn is not None:
+            session_id, user_id, intent = turn.session_id, turn.user_id, turn.intent
+            unanswerable = intent is None
+        else:
+            session_id, user_id = f"s-{rnd.getrandbits(48):012x}", f"u-{rnd.randrange(5_000):04d}"
+            unanswerable = rnd.random() < fallback_share
+            intent = None if unanswerable else rnd.choice(list(_KNOWLEDGE))
+        if unanswerable:
             outcome = "fallback"
-            query = rnd.choice(_UNKNOWN_QUERIES)
+            query = turn.query if turn is not None else rnd.choice(_UNKNOWN_QUERIES)
             chunks = [] if rnd.random() < 0.3 else self._chunks(None, score_shift)
             answer = rnd.choice(_FALLBACK_ANSWERS)
         else:
-            query = rnd.choice(queries)
+            assert intent is not None
+            queries, facts = _KNOWLEDGE[intent]
+            query = turn.query if turn is not None else rnd.choice(queries)
             fact = rnd.choice(facts)
             chunks = self._chunks(fact[0], score_shift)
             if rnd.random() < hallucination_share:
@@ -144,9 +212,9 @@ class TrafficGenerator:
             "trace_id": trace_id,
             "timestamp": int(time.time() * 1000),
             "session_id": session_id,
-            "user_id": f"u-{rnd.randrange(5_000):04d}",
+            "user_id": user_id,
             "app": profile.app,
-            "route": intent,
+            "route": intent or "unknown",
             "model": _MODELS[0] if rnd.random() < 0.8 else _MODELS[1],
             "release": "2026.11.2" if drifted else "2026.11.1",
             "query": query,
@@ -157,9 +225,66 @@ class TrafficGenerator:
             "attributes": {"channel": rnd.choice(["web", "app"]), "locale": "en-US", "demo_outcome": outcome},
         }
         events = [trace]
-        if rnd.random() < profile.feedback_share:
-            events.append(self._feedback(trace_id, session_id, outcome))
+        if profile.users_react:
+            events.extend(self._react(trace, outcome, intent))
         return events
+
+    def finish(self) -> list[dict[str, Any]]:
+        """The turns still planned, and the reactions to them (which plan no further turns): after
+        this, `truth` is the whole of what was generated."""
+        self._closing = True
+        events: list[dict[str, Any]] = []
+        while self._waiting:
+            events.extend(self.events())
+        return events
+
+    def _react(self, trace: dict[str, Any], outcome: str, intent: str | None) -> list[dict[str, Any]]:
+        """What the user does after this answer: feedback now, or a next turn later, or nothing."""
+        rnd, profile, truth = self._random, self.profile, self.truth
+        query, session_id, user_id = trace["query"], trace["session_id"], trace["user_id"]
+        draw, more = rnd.random(), not self._closing
+        if outcome == "hallucination":
+            if draw < profile.rephrase_after_bad and query in _REPHRASES and more:
+                self._waiting.append(_NextTurn(session_id, user_id, _REPHRASES[query], intent, "rephrase"))
+                return []
+            draw -= profile.rephrase_after_bad
+            if draw < profile.escalation_after_bad:
+                return [self._signal(trace, "escalation", "human_agent")]
+            draw -= profile.escalation_after_bad
+            if draw < profile.thumbs_down_after_bad:
+                return [self._signal(trace, "thumbs", "down")]
+        elif outcome == "fallback":
+            if draw < profile.abandon_after_fallback:
+                return [self._signal(trace, "abandon")]
+            draw -= profile.abandon_after_fallback
+            if draw < profile.escalation_after_fallback:
+                return [self._signal(trace, "escalation", "human_agent")]
+            draw -= profile.escalation_after_fallback
+            if draw < profile.repeat_after_fallback and more:
+                self._waiting.append(_NextTurn(session_id, user_id, query, None, "repeat"))
+            return []  # a fallback is never accepted by silence
+        else:
+            if draw < profile.thumbs_up_after_good:
+                return [self._signal(trace, "thumbs", "up")]
+            draw -= profile.thumbs_up_after_good
+            if draw < profile.copy_after_good:
+                return [self._signal(trace, "copy")]
+            draw -= profile.copy_after_good
+            if draw < profile.follow_up_after_good and intent is not None and more:
+                # A follow-up says nothing against this answer: it is settled silently at the session's end.
+                follow_up = rnd.choice([q for q in _FOLLOW_UPS[intent] if q != query])  # never the same again
+                self._waiting.append(_NextTurn(session_id, user_id, follow_up, intent, "follow_up"))
+        truth["silent_accept"] += 1
+        return []
+
+    def _signal(self, trace: dict[str, Any], kind: str, value: str | None = None) -> dict[str, Any]:
+        name = {"thumbs": f"thumbs_{value}"}.get(kind, kind)
+        self.truth[name] += 1
+        feedback: dict[str, Any] = {"type": "feedback", "trace_id": trace["trace_id"], "session_id": trace["session_id"],
+                                    "kind": kind}
+        if value is not None:
+            feedback["value"] = value
+        return feedback
 
     def _chunks(self, relevant: str | None, score_shift: float) -> list[dict[str, Any]]:
         rnd = self._random
@@ -178,20 +303,6 @@ class TrafficGenerator:
                 "updated_at": now_ms - rnd.randrange(1, 120) * 86_400_000,
             })
         return chunks
-
-    def _feedback(self, trace_id: str, session_id: str, outcome: str) -> dict[str, Any]:
-        rnd = self._random
-        bad = outcome != "answer"
-        if outcome == "fallback" and rnd.random() < 0.5:
-            kind, value = "escalation", "human_agent"
-        elif rnd.random() < 0.7:
-            kind, value = "thumbs", ("down" if (bad and rnd.random() < 0.8) or rnd.random() < 0.05 else "up")
-        else:
-            kind, value = ("regenerate", None) if bad else ("copy", None)
-        feedback: dict[str, Any] = {"type": "feedback", "trace_id": trace_id, "session_id": session_id, "kind": kind}
-        if value is not None:
-            feedback["value"] = value
-        return feedback
 
 
 @dataclass(slots=True)

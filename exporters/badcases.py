@@ -20,7 +20,7 @@ from typing import Any
 import msgspec
 from prometheus_client import Counter
 
-from ragpulse.exporters.records import JudgmentRecord, ReviewRecord
+from ragpulse.exporters.records import JudgmentRecord, Record, SignalRecord
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS badcases (
@@ -85,7 +85,10 @@ class RetainedStore:
 
 
 class BadCaseStore(RetainedStore):
-    def __call__(self, record: JudgmentRecord | ReviewRecord) -> None:
+    def __call__(self, record: Record) -> None:
+        if isinstance(record, SignalRecord):
+            self._append_signal(record)
+            return
         if not isinstance(record, JudgmentRecord) or record.stage is None:
             return
         try:
@@ -99,6 +102,13 @@ class BadCaseStore(RetainedStore):
                 self.purge()
         except sqlite3.Error as exc:
             raise OSError(f"bad-case store: {exc}") from exc  # a sink failure: counted, judging goes on
+
+    def _append_signal(self, record: SignalRecord) -> None:
+        try:  # a trace with no bad case has no row: nothing to append to
+            self._db.execute("UPDATE badcases SET record = json_insert(record, '$.signals[#]', ?) WHERE trace_id = ?",
+                             (record.signal, record.trace_id))
+        except sqlite3.Error as exc:
+            raise OSError(f"bad-case store: {exc}") from exc
 
     def purge(self) -> None:
         self._writes, self._purged_at = 0, self._clock()

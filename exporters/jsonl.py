@@ -11,7 +11,7 @@ from pathlib import Path
 
 import msgspec
 
-from ragpulse.exporters.records import JudgmentRecord, ReviewRecord, Select, judgments_only
+from ragpulse.exporters.records import Record, Select, judgments_only
 
 
 class JsonlSink:
@@ -22,7 +22,7 @@ class JsonlSink:
         self._path.parent.mkdir(parents=True, exist_ok=True)
         self._encode = msgspec.json.Encoder().encode
 
-    def __call__(self, record: JudgmentRecord | ReviewRecord) -> None:
+    def __call__(self, record: Record) -> None:
         line = self._select(record)
         if line is None:
             return

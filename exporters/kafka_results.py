@@ -13,7 +13,7 @@ import msgspec
 from kafka import KafkaProducer
 from kafka.errors import KafkaError
 
-from ragpulse.exporters.records import JudgmentRecord, ReviewRecord, Select, judgments_only
+from ragpulse.exporters.records import Record, Select, judgments_only
 
 
 class KafkaResultsSink:
@@ -24,7 +24,7 @@ class KafkaResultsSink:
         self._producer: KafkaProducer | None = None
         self._encode = msgspec.json.Encoder().encode
 
-    def __call__(self, record: JudgmentRecord | ReviewRecord) -> None:
+    def __call__(self, record: Record) -> None:
         message = self._select(record)
         if message is None:
             return

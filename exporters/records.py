@@ -58,9 +58,13 @@ class JudgmentRecord(msgspec.Struct):
     prompt_tokens: int
     completion_tokens: int
     cost: float
+    # What users did about the answer (scorers/satisfaction.py): those known when it was judged; in the
+    # bad-case store, later ones are appended.
+    signals: list[str] = []
 
 
-def build_record(item: JudgeItem, judgment: Judgment, stage: str | None, judge: str, cost: float, audit: bool) -> JudgmentRecord:
+def build_record(item: JudgeItem, judgment: Judgment, stage: str | None, judge: str, cost: float,
+                 audit: bool, signals: list[str] | None = None) -> JudgmentRecord:
     event = item.event
     relevance = judgment.chunk_relevance
     chunks = [
@@ -81,6 +85,7 @@ def build_record(item: JudgeItem, judgment: Judgment, stage: str | None, judge: 
         error=judgment.error, raw_output=judgment.raw_output,
         judge=judge, judge_model=judgment.judge_model, prompt_version=judgment.prompt_version,
         prompt_tokens=judgment.prompt_tokens, completion_tokens=judgment.completion_tokens, cost=cost,
+        signals=signals or [],
     )
 
 
@@ -96,9 +101,17 @@ class ReviewRecord(msgspec.Struct):
     reviewer: str | None
 
 
+class SignalRecord(msgspec.Struct):
+    """A satisfaction signal on an answer after its judgment: appended to its bad-case record."""
+
+    trace_id: str
+    signal: str
+
+
+Record = JudgmentRecord | ReviewRecord | SignalRecord
 # What a sink makes of a record: the object to write, or None to skip it.
-Select = Callable[[JudgmentRecord | ReviewRecord], object | None]
+Select = Callable[[Record], object | None]
 
 
-def judgments_only(record: JudgmentRecord | ReviewRecord) -> object | None:
+def judgments_only(record: Record) -> object | None:
     return record if isinstance(record, JudgmentRecord) else None

@@ -16,9 +16,8 @@ from typing import Protocol
 import structlog
 from prometheus_client import Counter
 
-from ragpulse.exporters.records import JudgmentRecord, ReviewRecord
+from ragpulse.exporters.records import Record
 
-Record = JudgmentRecord | ReviewRecord
 
 log = structlog.get_logger("ragpulse.results")
 

@@ -18,7 +18,7 @@ from typing import Any
 import msgspec
 
 from ragpulse.exporters import badcases
-from ragpulse.exporters.records import JudgmentRecord, ReviewRecord
+from ragpulse.exporters.records import Record, JudgmentRecord, ReviewRecord
 from ragpulse.scorers.calibration import AuditedJudgment, ReviewedRow, answer_length
 
 _SCHEMA = """
@@ -81,11 +81,13 @@ class ReviewQueueStore(badcases.RetainedStore):
     def connect(path: str) -> sqlite3.Connection:
         return connect(path, any_thread=True)
 
-    def __call__(self, record: JudgmentRecord | ReviewRecord) -> None:
+    def __call__(self, record: Record) -> None:
         try:
             if isinstance(record, ReviewRecord):
                 write_review(self._db, record)
                 return
+            if not isinstance(record, JudgmentRecord):
+                return  # a signal: the review queue holds judgments and reviews
             if record.sample == "routine" and not record.fallback and record.groundedness is not None:
                 day = time.strftime("%Y-%m-%d", time.gmtime(record.judged_at))
                 self._db.execute(

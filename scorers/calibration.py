@@ -1,8 +1,9 @@
 """Calibration: is the judge right? Human reviews (feedback of kind `review`) meet the judgments of
 the audit, a random share of the routine sample queued for review.
 
-The join holds, bounded in count and bytes, the audited judgments waiting for a review
-(`review_window_seconds`) and the reviews waiting for their judgment (`pending_window_seconds`),
+The calibrator holds, bounded in count, the audited judgments waiting for a review
+(`review_window_seconds`, days: far longer than any trace stays in the feedback join); reviews
+that come before their judgment wait in the feedback join (scorers/join.py, its pending table),
 so either may come first. A match counts the hallucination decision of both (judge_verdict x
 human_verdict: the confusion counts) and the score agreement, per judge, judge model and prompt
 version, with the answer's length bucket (verbosity bias) and whether the judge judged its own
@@ -22,9 +23,10 @@ from typing import Any, Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
-from ragpulse.collector.events import Envelope, FeedbackEvent, ReviewScores
+from ragpulse.collector.events import FeedbackEvent, ReviewScores
 from ragpulse.exporters.records import JudgmentRecord, ReviewRecord
 from ragpulse.scorers.estimators import Confusion, rogan_gladen, wilson
+from ragpulse.scorers.join import Listener
 from ragpulse.scorers.judge import HALLUCINATION_AT_MOST
 
 # Answer length in characters (so Chinese and English alike): short under 150, long over 500.
@@ -32,8 +34,6 @@ LENGTH_BUCKETS = ((150, "short"), (500, "medium"))
 LENGTHS = ("short", "medium", "long")
 SCORE_AGREEMENT = ("exact", "within_one", "off")
 UNMATCHED = ("not_audited", "orphan", "no_trace_id", "pending_full")
-# What one pending review costs besides its comment (key, tuple, scores): for the byte budget.
-PENDING_OVERHEAD_BYTES = 256
 
 
 def answer_length(answer: str) -> str:
@@ -122,8 +122,9 @@ def _key(trace_id: str) -> bytes:
     return hashlib.blake2b(trace_id.encode(), digest_size=16).digest()
 
 
-class Calibrator:
-    """Pipeline stage for review feedback, and the receiver of every judgment record."""
+class Calibrator(Listener):
+    """Told of review events by the feedback join, and of every judgment record by the judge workers.
+    Reviews that come before their judgment wait in the join (its pending table), not here."""
 
     def __init__(
         self,
@@ -132,9 +133,6 @@ class Calibrator:
         *,
         review_window: float,
         max_audited: int,
-        pending_window: float,
-        max_pending: int,
-        max_pending_bytes: int,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
     ) -> None:
@@ -142,16 +140,9 @@ class Calibrator:
         self._sink = sink
         self._review_window = review_window
         self._max_audited = max_audited
-        self._pending_window = pending_window
-        self._max_pending = max_pending
-        self._max_pending_bytes = max_pending_bytes
         self._clock = clock
         self._wall_clock = wall_clock
         self._audited: OrderedDict[bytes, tuple[float, AuditedJudgment]] = OrderedDict()
-        # key -> (arrival, trace id, review, its size in bytes)
-        self._pending: OrderedDict[bytes, tuple[float, str, FeedbackEvent, int]] = OrderedDict()
-        self._pending_bytes = 0
-        metrics.waiting_reviews.set_function(lambda: len(self._pending))
         metrics.waiting_judgments.set_function(lambda: len(self._audited))
 
     def restore(self, entries: Iterable[tuple[str, float, AuditedJudgment]]) -> int:
@@ -164,45 +155,32 @@ class Calibrator:
                 taken += 1
         return taken
 
-    def __call__(self, envelope: Envelope) -> Envelope:
-        event = envelope.event
-        if isinstance(event, FeedbackEvent) and event.kind == "review":
-            self._review(event)
-        return envelope
-
-    def judged(self, record: JudgmentRecord) -> None:
-        self._expire_pending()
-        key = _key(record.trace_id)
-        waiting = self._pending.pop(key, None)
-        if waiting is not None:
-            self._pending_bytes -= waiting[3]
-        if record.audit and record.groundedness is not None:
-            judgment = AuditedJudgment.of(record)
-            self._metrics.audited.labels(judge=record.judge).inc()
-            self._hold(key, self._clock(), judgment)
-            if waiting is not None:
-                self._match(waiting[1], judgment, waiting[2])
-        elif waiting is not None:
-            self._metrics.unmatched.labels(reason="not_audited").inc()
-
-    def _review(self, event: FeedbackEvent) -> None:
-        self._expire_pending()
+    def review(self, event: FeedbackEvent) -> bool:
+        """A review event: matched to its audited judgment; False when that is not (yet) here."""
         if not event.trace_id:
             self._metrics.unmatched.labels(reason="no_trace_id").inc()
-            return
-        key = _key(event.trace_id)
-        held = self._audited.get(key)
+            return True
+        held = self._audited.get(_key(event.trace_id))
         if held is not None and self._clock() - held[0] < self._review_window:
             self._match(event.trace_id, held[1], event)  # kept: a second reviewer counts too
-            return
-        size = PENDING_OVERHEAD_BYTES + len(event.trace_id) + len(event.comment or "") * 4
-        if key in self._pending:
-            self._pending_bytes -= self._pending.pop(key)[3]
-        self._pending[key] = (self._clock(), event.trace_id, event, size)
-        self._pending_bytes += size
-        while len(self._pending) > self._max_pending or self._pending_bytes > self._max_pending_bytes:
-            self._pending_bytes -= self._pending.popitem(last=False)[1][3]
-            self._metrics.unmatched.labels(reason="pending_full").inc()
+            return True
+        return False
+
+    def review_expired(self, reason: str) -> None:
+        self._metrics.unmatched.labels(reason=reason).inc()
+
+    def reviews_judged(self, trace_id: str, reviews: list[FeedbackEvent]) -> None:
+        held = self._audited.get(_key(trace_id))
+        for review in reviews:
+            if held is not None:
+                self._match(trace_id, held[1], review)
+            else:
+                self._metrics.unmatched.labels(reason="not_audited").inc()
+
+    def judged(self, record: JudgmentRecord) -> None:
+        if record.audit and record.groundedness is not None:
+            self._metrics.audited.labels(judge=record.judge).inc()
+            self._hold(_key(record.trace_id), self._clock(), AuditedJudgment.of(record))
 
     def _hold(self, key: bytes, since: float, judgment: AuditedJudgment) -> None:
         audited = self._audited
@@ -214,12 +192,6 @@ class Calibrator:
         while len(audited) > self._max_audited:
             audited.popitem(last=False)
             self._metrics.audited_evicted.inc()
-
-    def _expire_pending(self) -> None:
-        now = self._clock()
-        while self._pending and now - next(iter(self._pending.values()))[0] >= self._pending_window:
-            self._pending_bytes -= self._pending.popitem(last=False)[1][3]
-            self._metrics.unmatched.labels(reason="orphan").inc()
 
     def _match(self, trace_id: str, judgment: AuditedJudgment, review: FeedbackEvent) -> None:
         scores = review.scores or ReviewScores()

@@ -13,9 +13,9 @@ every replica and every restart makes the same choice):
    traffic in each stratum give a second unbiased estimate with less variance (README, Rates).
 
 Signals that arrive after their trace are evidence, not a sample (their judgments are kept out of
-every rate), most urgent first: negative_feedback (thumbs down, rating 1-2), escalation, rephrase
-(the same session asked a similar question again soon after). Recent traces wait in a bounded store
-for them. Sampled traces wait in a bounded queue
+every rate), most urgent first: negative_feedback (thumbs down, rating 1-2, regenerate, abandon),
+escalation, rephrase (a rephrase or repeat of the question in its session). The feedback join
+(scorers/join.py) holds the recent traces and tells the sampler of them. Sampled traces wait in a bounded queue
 ordered by class; when full, a more urgent trace evicts the least urgent one. Every decision is
 counted, so coverage is visible.
 """
@@ -24,9 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import sys
-import time
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,10 +33,10 @@ import msgspec
 import re2
 from prometheus_client import CollectorRegistry, Counter
 
-from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
+from ragpulse.collector.events import Envelope, TraceEvent
 from ragpulse.exporters.fast_metrics import CounterFamily, FastCounter
 from ragpulse.exporters.labels import LabelGuard
-from ragpulse.scorers.lexical import Units, units
+from ragpulse.scorers.join import FeedbackJoin, Listener, Turn
 
 PRIORITIES = (
     "negative_feedback", "escalation", "rephrase", "always", "scorer_flag", "over_refusal", "base_rate",
@@ -52,8 +50,6 @@ STRATUM_CLASS: dict[str, str | None] = {"always": "always", "flagged": "scorer_f
 _HASH_SPACE = float(2**64)
 
 
-_STR_HEADER_BYTES = 49  # sys.getsizeof("")
-_SESSION_BYTES = 200  # a session entry without its terms: key, tuple, ids (ids are at most 256 characters)
 _STREAMS: dict[str, Any] = {}  # name -> a blake2b state personalised with it (copying one is cheaper than making one)
 
 
@@ -72,17 +68,6 @@ def draw(trace_id: str, name: str) -> float:
 def in_sample(trace_id: str, rate: float, name: str = "routine") -> bool:
     """Whether the trace falls in a sample of `rate` of stream `name` (routine: the base rate)."""
     return draw(trace_id, name) < rate
-
-
-def feedback_priority(event: FeedbackEvent) -> str | None:
-    """The class of feedback that says the answer failed, or None."""
-    if event.kind == "thumbs" and event.value == "down":
-        return "negative_feedback"
-    if event.kind == "rating" and isinstance(event.value, int | float) and not isinstance(event.value, bool) and event.value <= 2:
-        return "negative_feedback"
-    if event.kind == "escalation":
-        return "escalation"
-    return None
 
 
 @dataclass(slots=True)
@@ -116,118 +101,6 @@ class SamplerMetrics:
             "N_s of the stratified estimate.",
             [*labels, "fallback", "stratum"], registry,
         )
-        self.recent_evicted = Counter(
-            "ragpulse_judge_recent_evicted_total", "Traces dropped from the recent-traces store before their window ended.",
-            registry=registry,
-        )
-        self.sessions_evicted = Counter(
-            "ragpulse_judge_sessions_evicted_total", "Sessions dropped from the rephrase detector (capacity).",
-            registry=registry,
-        )
-
-
-class RecentTraces:
-    """Judgeable traces kept `window` seconds (at most `capacity` of them in at most `max_bytes`), so that
-    feedback or a rephrase arriving after its trace can still have it judged. Evictions are counted.
-
-    Traces are kept serialized: one bytes object each instead of a tree of objects, which keeps
-    the garbage collector's work (and so the fast path) independent of the store's size. Sampled
-    traces are kept too: a complaint about one is then judged as evidence (a cache hit when its
-    sampled judgment is done), while its sampled judgment stays in its sample.
-    """
-
-    def __init__(self, capacity: int, max_bytes: int, window: float, evicted: Counter,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self._items: OrderedDict[str, tuple[float, bytes, bool, tuple[str, ...]]] = OrderedDict()
-        self._capacity = capacity
-        self._max_bytes = max_bytes
-        self.bytes = 0
-        self._window = window
-        self._evicted = evicted
-        self._clock = clock
-        self._encode = msgspec.msgpack.Encoder().encode
-        self._decode = msgspec.msgpack.Decoder(TraceEvent).decode
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def remember(self, event: TraceEvent, fallback: bool, sampled_by: tuple[str, ...]) -> None:
-        now = self._clock()
-        items = self._items
-        while items:
-            first_seen = next(iter(items.values()))[0]
-            if now - first_seen < self._window:
-                break
-            self.bytes -= len(items.popitem(last=False)[1][1])  # expired: its feedback window is over, not counted
-        # Attributes are not judged: leaving them out halves the encoding of a typical event.
-        slim = msgspec.structs.replace(event, attributes={}) if event.attributes else event
-        encoded = self._encode(slim)
-        previous = items.pop(event.trace_id, None)
-        if previous is not None:
-            self.bytes -= len(previous[1])
-        while items and (len(items) >= self._capacity or self.bytes + len(encoded) > self._max_bytes):
-            self.bytes -= len(items.popitem(last=False)[1][1])
-            self._evicted.inc()
-        items[event.trace_id] = (now, encoded, fallback, sampled_by)
-        self.bytes += len(encoded)
-
-    def take(self, trace_id: str) -> JudgeItem | None:
-        """The trace for a late signal (its `reasons`: the classes that sampled it at arrival), or None."""
-        entry = self._items.pop(trace_id, None)
-        if entry is None:
-            return None
-        self.bytes -= len(entry[1])
-        if self._clock() - entry[0] >= self._window:
-            return None
-        return JudgeItem(self._decode(entry[1]), entry[2], reasons=entry[3], size=len(entry[1]))
-
-
-class RephraseDetector:
-    """The previous question of each session: a similar one soon after means the first answer failed.
-
-    Similar: the questions share at least `similarity` of their content words (Jaccard), and are
-    not identical (a retry of the same request is not a rephrase). Sessions are capped in count and
-    in bytes (of the terms kept); the least recently active is evicted (counted).
-    """
-
-    def __init__(self, window: float, similarity: float, capacity: int, max_bytes: int, evicted: Counter,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        # session -> (seen at, trace id, digest of the normalised question, its terms, bytes)
-        self._sessions: OrderedDict[str, tuple[float, str, int, frozenset[str], int]] = OrderedDict()
-        self._window = window
-        self._similarity = similarity
-        self._capacity = capacity
-        self._max_bytes = max_bytes
-        self.bytes = 0
-        self._evicted = evicted
-        self._clock = clock
-
-    def previous_if_rephrased(self, event: TraceEvent, question: Units | None) -> str | None:
-        """Records this question; returns the trace id of the one it rephrases, if any."""
-        if not event.session_id:
-            return None
-        now = self._clock()
-        if question is None:  # the local scorers did not run
-            question = units(event.query)
-        terms = question.words
-        normalised = hash(event.query.strip().lower())
-        before = self._sessions.pop(event.session_id, None)
-        if before is not None:
-            self.bytes -= before[4]
-        # The terms' strings, bounded above without walking them: a string object's header plus the
-        # question's length (the terms are pieces of it).
-        size = _SESSION_BYTES + sys.getsizeof(terms) + _STR_HEADER_BYTES * len(terms) + 4 * len(event.query)
-        while self._sessions and (len(self._sessions) >= self._capacity or self.bytes + size > self._max_bytes):
-            self.bytes -= self._sessions.popitem(last=False)[1][4]
-            self._evicted.inc()
-        self._sessions[event.session_id] = (now, event.trace_id, normalised, terms, size)
-        self.bytes += size
-        if before is None:
-            return None
-        seen_at, trace_id, previous_question, previous, _ = before
-        if now - seen_at > self._window or previous_question == normalised or not (terms and previous):
-            return None
-        return trace_id if len(terms & previous) / len(terms | previous) >= self._similarity else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,16 +215,17 @@ class JudgeQueue:
         return item
 
 
-class JudgeSampler:
-    """Pipeline stage: hands traces to the judge queue; passes every envelope on."""
+class JudgeSampler(Listener):
+    """Pipeline stage: hands traces to the judge queue; passes every envelope on. Told of negative
+    signals by the feedback join, whose traces it keeps for them."""
 
     def __init__(self, policy: SamplingPolicy, queue: JudgeQueue, metrics: SamplerMetrics, skipped: Counter,
-                 guard: LabelGuard, recent: RecentTraces, rephrases: RephraseDetector, *, max_label_sets: int) -> None:
+                 guard: LabelGuard, join: FeedbackJoin, *, max_label_sets: int) -> None:
         self._policy = policy
         self._queue = queue
         self._guard = guard
-        self._recent = recent
-        self._rephrases = rephrases
+        self._join = join
+        join.listeners.append(self)
         # Label children resolved once: this runs for every trace.
         self._candidates = {p: metrics.candidates.labels(p) for p in PRIORITIES}
         self._sampled = {p: metrics.sampled.labels(p) for p in PRIORITIES}
@@ -363,24 +237,18 @@ class JudgeSampler:
 
     def __call__(self, envelope: Envelope) -> Envelope:
         event = envelope.event
-        if isinstance(event, FeedbackEvent):
-            priority = feedback_priority(event)
-            if priority is not None and event.trace_id:
-                self._later(priority, event.trace_id)
-            return envelope
-        if event.session_id:
-            scores = envelope.local_scores
-            rephrased = self._rephrases.previous_if_rephrased(event, scores.question if scores else None)
-            if rephrased is not None:
-                self._later("rephrase", rephrased)
+        if not isinstance(event, TraceEvent):
+            return envelope  # feedback meets its trace in the join, which tells negative() of it
         fallback = envelope.fallback_rule is not None
         if not fallback and not event.chunks:
+            self._join.passed(event.trace_id)
             return envelope  # no context and an answer: nothing to judge it against
         if event.chunks and any(chunk.text is None for chunk in event.chunks):
             # Chunks reported without their text (content not captured): judged on the ones with text;
             # with none, there is nothing to judge against, and no bad case may rest on a made-up context.
             with_text = [chunk for chunk in event.chunks if chunk.text is not None]
             if not with_text:
+                self._join.passed(event.trace_id)
                 return envelope
             event = msgspec.structs.replace(event, chunks=with_text)
         policy, trace_id = self._policy, event.trace_id
@@ -400,7 +268,11 @@ class JudgeSampler:
             if in_sample(trace_id, policy.class_rates[cls], cls) and self._offer(
                     JudgeItem(event, fallback, cls, "targeted", stratum, reasons, envelope.size)):
                 sampled_by = (cls,)
-        self._recent.remember(event, fallback, sampled_by)
+        turn = self._join.keep(event, fallback, sampled_by)
+        if turn is not None:
+            for priority in turn.raised:  # feedback that came before its trace
+                self.negative(priority, turn)
+            turn.raised = []
         return envelope
 
     def _offered_counter(self, event: TraceEvent, fallback: bool, stratum: str) -> FastCounter:
@@ -413,17 +285,22 @@ class JudgeSampler:
             child = self._offered[key] = self._offered_family.labels(*labels, "true" if fallback else "false", stratum)
         return child
 
-    def _later(self, priority: str, trace_id: str) -> None:
-        """A signal about a trace seen before: judge it, as evidence, if still known and in the class's rate."""
-        self._candidates[priority].inc()
-        if not in_sample(trace_id, self._policy.class_rates[priority], priority):
+    def negative(self, priority: str, turn: Turn) -> None:
+        """A signal that an answer failed: judge it, as evidence, if kept and in the class's rate."""
+        if not turn.kept:  # the trace is still on its way through the stages before this one
+            turn.raised.append(priority)
             return
-        item = self._recent.take(trace_id)
-        if item is None:  # expired, evicted, not judgeable, or never seen by this replica
+        if turn.evidence:
+            return  # a second signal on an answer already queued as evidence
+        self._candidates[priority].inc()
+        if not in_sample(turn.trace_id, self._policy.class_rates[priority], priority):
+            return
+        taken = self._join.take(turn)
+        if taken is None:  # not judgeable, or no longer held
             self._unknown[priority].inc()
             return
-        item.priority, item.sample, item.reasons = priority, "feedback", (priority, *item.reasons)
-        self._offer(item)
+        event, size = taken
+        self._offer(JudgeItem(event, turn.fallback, priority, "feedback", reasons=(priority, *turn.sampled_by), size=size))
 
     def _offer(self, item: JudgeItem) -> bool:
         if self._queue.offer(item):

@@ -29,6 +29,7 @@ from ragpulse.scorers.budget import Price, SpendBudget
 from ragpulse.scorers.judge import IRRELEVANT_AT_MOST, RELEVANT_CHUNK_AT_LEAST, Judgment, LlmJudge, estimate_prompt_tokens
 from ragpulse.scorers.local_judge import LocalJudge
 from ragpulse.scorers.calibration import Calibrator
+from ragpulse.scorers.join import FeedbackJoin
 from ragpulse.scorers.sampler import JudgeItem, JudgeQueue, in_sample
 
 log = structlog.get_logger("ragpulse.judge")
@@ -97,7 +98,9 @@ class JudgeWorkers:
         rates: RateMetrics,
         audit_rate: float,
         calibrator: Calibrator | None,
+        join: FeedbackJoin,
     ) -> None:
+        self._join = join
         self._rates = rates
         self._seen: set[tuple[str, ...]] = set()  # label sets whose verdict series exist (bounded by the guard)
         self._audit_rate = audit_rate
@@ -256,10 +259,15 @@ class JudgeWorkers:
         # The audit: a random share of the routine sample's groundedness verdicts goes to human review.
         audit = (sample == "routine" and judgment.groundedness is not None and judge != "rule"
                  and in_sample(item.event.trace_id, self._audit_rate, "audit"))
-        record = build_record(item, judgment, stage, judge, cost, audit)
+        grounded = None if item.fallback else judgment.groundedness
+        signals = self._join.judged(item.event.trace_id, sample,
+                                    "not_scored" if grounded is None else "hallucination" if judgment.hallucination else "grounded",
+                                    stage or "none")
+        record = build_record(item, judgment, stage, judge, cost, audit, signals)
         self._results.write(record)
         if self._calibrator is not None:
             self._calibrator.judged(record)
+        self._join.release_reviews(item.event.trace_id)
 
     def _precreate(self, labels: tuple[str, ...], judge: str, sample: str) -> None:
         """Every verdict and stage of a new label set at zero, so a ratio over them is 0, not no data."""

@@ -341,12 +341,15 @@ def exported_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
     from ragpulse.exporters.fast_metrics import HistogramFamily
     from ragpulse.exporters.metrics import Metrics
     from ragpulse.scorers.calibration import CalibrationMetrics
+    from ragpulse.scorers.join import JoinMetrics
     from ragpulse.scorers.sampler import SamplerMetrics
+    from ragpulse.scorers.satisfaction import SatisfactionMetrics
     from ragpulse.scorers.workers import RateMetrics
 
     registry, labels = CollectorRegistry(), Config().metrics.labels
     holders = [Metrics(registry, Config().metrics, "test"), SamplerMetrics(registry, labels), RateMetrics(registry, labels),
-               CalibrationMetrics(registry), QueueMetrics(registry), ConnectionMetrics(registry), SupervisorMetrics(registry)]
+               CalibrationMetrics(registry), QueueMetrics(registry), ConnectionMetrics(registry), SupervisorMetrics(registry),
+               JoinMetrics(registry), SatisfactionMetrics(registry, labels)]
     found = {}
     for metric in (metric for holder in holders for metric in vars(holder).values()):
         if hasattr(metric, "_labelnames"):  # prometheus_client's own metrics
@@ -359,3 +362,20 @@ def exported_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
         name += "_total" if kind == "counter" and not name.endswith("_total") else ""
         found[name] = (kind, tuple(names))
     return found
+
+
+def feedback_join(registry: Any, clock: Callable[[], float] | None = None, **options: Any) -> Any:
+    """A feedback join on `registry` with the default options but those given (tests of its users)."""
+    import time as _time
+
+    from prometheus_client import Counter
+
+    from ragpulse.collector.config import SatisfactionConfig
+    from ragpulse.exporters.labels import LabelGuard
+    from ragpulse.scorers.join import FeedbackJoin, JoinMetrics
+    from ragpulse.scorers.satisfaction import SatisfactionMetrics, SignalCounter
+
+    labels = ("app", "route", "model", "release")
+    guard = LabelGuard(labels, 50, 2000, Counter("join_overflow_total", "o", ["label"], registry=registry))
+    counter = SignalCounter(SatisfactionMetrics(registry, labels), guard, max_cached=8000)
+    return FeedbackJoin(SatisfactionConfig(**options), JoinMetrics(registry), counter, guard, clock=clock or _time.monotonic)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import msgspec
 from prometheus_client import CollectorRegistry, Counter
-from support import RagpulseProcess, ndjson, trace, wait_until
+from support import RagpulseProcess, feedback_join, ndjson, trace, wait_until
 
 from ragpulse.collector.config import Config
 from ragpulse.collector.dedup import event_identity
@@ -24,7 +24,7 @@ from ragpulse.collector.supervisor import Supervised, SupervisorMetrics
 from ragpulse.exporters.labels import LabelGuard
 from ragpulse.exporters.metrics import Metrics
 from ragpulse.scorers.lexical import LexicalScorer
-from ragpulse.scorers.sampler import JudgeItem, JudgeQueue, RecentTraces, RephraseDetector
+from ragpulse.scorers.sampler import JudgeItem, JudgeQueue
 
 Factory = Callable[..., RagpulseProcess]
 
@@ -51,18 +51,19 @@ def test_the_pipeline_queue_refuses_by_bytes_and_reports_them() -> None:
     asyncio.run(main())
 
 
-def test_recent_traces_evict_by_bytes_and_count_it() -> None:
+def test_the_feedback_join_evicts_kept_traces_by_bytes_and_counts_it() -> None:
     registry = CollectorRegistry()
-    evicted = Counter("evicted_total", "e", registry=registry)
     encoded = len(msgspec.msgpack.encode(event("t0000", 1000)))
-    recent = RecentTraces(capacity=1000, max_bytes=3 * encoded, window=600, evicted=evicted)
+    # Room for three kept events and their entries (240 bytes and the id each).
+    join = feedback_join(registry, max_bytes=3 * (encoded + 245))
     for i in range(5):
-        recent.remember(event(f"t{i:04d}", 1000), False, ())
-    assert len(recent) == 3 and recent.bytes == 3 * encoded
-    assert registry.get_sample_value("evicted_total") == 2
-    assert recent.take("t0000") is None and recent.take("t0001") is None  # the two oldest went
-    item = recent.take("t0004")
-    assert item is not None and item.size == encoded and recent.bytes == 2 * encoded
+        join(Envelope(event(f"t{i:04d}", 1000), "test", 0.0, i))
+        assert join.keep(event(f"t{i:04d}", 1000), False, ()) is not None
+    assert len(join._traces) == 3 and join.traces_bytes == 3 * (encoded + 245)
+    assert registry.get_sample_value("ragpulse_feedback_join_evicted_total", {"table": "traces"}) == 2
+    assert list(join._traces) == ["t0002", "t0003", "t0004"]  # the two oldest went
+    taken = join.take(join._traces["t0004"])
+    assert taken is not None and taken[1] == encoded and join.traces_bytes == 2 * (encoded + 245) + 245
 
 
 def test_the_judge_queue_gives_way_by_bytes_to_more_urgent_traces() -> None:
@@ -115,12 +116,12 @@ def test_the_chunk_cache_and_the_sessions_are_bounded_in_bytes() -> None:
     for i in range(20):
         scorer.score(TraceEvent(trace_id=str(i), query="q", answer="a", chunks=[Chunk(text=f"{i} " + "word " * 2000)]))
     assert 0 < scorer._cache_bytes <= 50_000 and len(scorer._cache) == 4  # 10 kB texts: four fit
-    evicted = Counter("sessions_evicted_total", "e", registry=registry)
-    sessions = RephraseDetector(window=120, similarity=0.5, capacity=1000, max_bytes=20_000, evicted=evicted)
+    join = feedback_join(registry, max_sessions_bytes=20_000)
     for i in range(50):
-        sessions.previous_if_rephrased(event(str(i), session=f"s{i}", query=" ".join(f"w{i}x{j}" for j in range(30))), None)
-    assert sessions.bytes <= 20_000
-    assert registry.get_sample_value("sessions_evicted_total") == 50 - len(sessions._sessions) > 0
+        join(Envelope(event(str(i), session=f"s{i}", query=" ".join(f"w{i}x{j}" for j in range(30))), "test", 0.0, i))
+    assert 0 < join.sessions_bytes <= 20_000
+    evicted = registry.get_sample_value("ragpulse_feedback_join_evicted_total", {"table": "sessions"})
+    assert evicted == 50 - len(join._sessions) > 0
 
 
 def test_a_loop_that_dies_is_restarted_counted_and_reported() -> None:
@@ -174,7 +175,7 @@ def test_events_near_the_size_limit_are_held_within_the_byte_budgets(ragpulse_fa
             assert rp.post("/v1/events", body, {"Content-Type": "application/x-ndjson"}).status == 200
     s = rp.wait_processed(traces=1500)
     assert s.get_value("ragpulse_events_processed_total", type="trace") == 1500
-    assert s.get_value("ragpulse_judge_recent_evicted_total") >= 1500 - (32 << 20) // 480_000
+    assert s.get_value("ragpulse_feedback_join_evicted_total", table="traces") >= 1500 - (48 << 20) // 480_000
     grown = rss_bytes(rp.process.pid) - base
     print(f"RSS grew {grown / 1e6:.0f} MB over {base / 1e6:.0f} MB for 1,500 events of 480 kB", file=sys.stderr)
     assert grown < 250e6, f"RSS grew {grown / 1e6:.0f} MB"  # unbounded, it was ~800 MB

@@ -12,7 +12,7 @@ from ragpulse.collector.events import TraceEvent
 from ragpulse.scorers.attribution import attribute
 from ragpulse.scorers.budget import Price, RequestRateLimiter, Reservation, SpendBudget
 from ragpulse.scorers.judge import Judgment
-from ragpulse.scorers.sampler import PRIORITIES, JudgeItem, JudgeQueue, RephraseDetector, TraceFilter
+from ragpulse.scorers.sampler import PRIORITIES, JudgeItem, JudgeQueue, TraceFilter
 
 
 class Clock:
@@ -129,28 +129,6 @@ def test_attribution(fallback: bool, groundedness: int | None, relevancy: int | 
     judgment = Judgment("t", "m", "v", groundedness=groundedness, answer_relevancy=relevancy,
                         chunk_relevance=list(chunks), error=error)
     assert attribute(judgment, fallback) == stage
-
-
-def test_rephrase_detector() -> None:
-    from ragpulse.scorers.lexical import units
-
-    registry, clock = CollectorRegistry(), Clock()
-    evicted = Counter("sessions_evicted_total", "e", registry=registry)
-    detector = RephraseDetector(window=120, similarity=0.5, capacity=2, max_bytes=1 << 20, evicted=evicted, clock=clock)
-
-    def ask(trace_id: str, session: str, query: str) -> str | None:
-        return detector.previous_if_rephrased(TraceEvent(trace_id=trace_id, query=query, answer="a", session_id=session),
-                                              units(query) if trace_id.endswith("u") else None)
-
-    assert ask("t1", "s1", "How do I return my shoes?") is None
-    assert ask("t2u", "s1", "How can I return the shoes I bought?") == "t1"  # return, shoe shared: 2/3
-    assert ask("t3", "s1", "How can I return the shoes I bought?") is None  # the same words again: a retry
-    clock.now = 500.0
-    assert ask("t4", "s1", "Returning shoes, how?") is None  # too late
-    assert ask("t5", "s2", "退货需要多少天？") is None
-    assert ask("t6", "s2", "退货要多少天") == "t5"  # CJK bigrams
-    assert ask("t7", "s3", "Where is my parcel?") is None  # a third session evicts s1
-    assert registry.get_sample_value("sessions_evicted_total") == 1
 
 
 def test_trace_filter_matches_every_given_field() -> None:

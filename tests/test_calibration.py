@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 from prometheus_client import CollectorRegistry
-from support import RagpulseProcess, Samples, ndjson, ragpulse_command, trace, wait_until
+from support import RagpulseProcess, Samples, feedback_join, ndjson, ragpulse_command, trace, wait_until
 
 from ragpulse.collector.events import Envelope, FeedbackEvent, ReviewScores
 from ragpulse.exporters import review_queue
 from ragpulse.exporters.records import JudgmentRecord, ReviewRecord
-from ragpulse.scorers.calibration import CalibrationMetrics, Calibrator
+from ragpulse.scorers.calibration import AuditedJudgment, CalibrationMetrics, Calibrator
 
 Factory = Callable[..., RagpulseProcess]
 CHUNKS = [{"id": "kb-1", "text": "Returns are accepted within 30 days of delivery for unused items in their original packaging."}]
@@ -51,12 +51,35 @@ def review(trace_id: str | None, groundedness: int, relevancy: int | None = None
     return Envelope(event, "http", 0.0, "id")
 
 
-def calibrator(now: list[float], **bounds: int) -> tuple[Calibrator, CollectorRegistry, Reviews]:
+class Harness:
+    """The calibrator with the feedback join it waits in, called as the service calls them."""
+
+    def __init__(self, now: list[float], registry: CollectorRegistry, sink: Reviews, *, max_audited: int = 100,
+                 max_pending: int = 100, max_pending_bytes: int = 1_000_000) -> None:
+        self.join = feedback_join(registry, clock=lambda: now[0], pending_window_seconds=10.0, max_pending=max_pending,
+                                  max_pending_bytes=max_pending_bytes)
+        metrics = CalibrationMetrics(registry)
+        metrics.waiting_reviews.set_function(lambda: self.join.pending_reviews)
+        self.calibrator = Calibrator(metrics, sink, review_window=1000.0, max_audited=max_audited, clock=lambda: now[0])
+        self.join.listeners.append(self.calibrator)
+
+    def __call__(self, envelope: Envelope) -> None:
+        self.join(envelope)
+
+    def judged(self, judgment: JudgmentRecord) -> None:
+        """What the judge workers do with a record (the join's timer expires what is over first)."""
+        self.join.expire()
+        self.join.judged(judgment.trace_id, judgment.sample, "grounded", "none")
+        self.calibrator.judged(judgment)
+        self.join.release_reviews(judgment.trace_id)
+
+    def restore(self, entries: list[tuple[str, float, AuditedJudgment]]) -> int:
+        return self.calibrator.restore(entries)
+
+
+def calibrator(now: list[float], **bounds: int) -> tuple[Harness, CollectorRegistry, Reviews]:
     registry, sink = CollectorRegistry(), Reviews()
-    options = {"max_audited": 100, "max_pending": 100, "max_pending_bytes": 1_000_000, **bounds}
-    made = Calibrator(CalibrationMetrics(registry), sink, review_window=1000.0, pending_window=10.0,
-                      clock=lambda: now[0], **options)
-    return made, registry, sink
+    return Harness(now, registry, sink, **bounds), registry, sink
 
 
 def value(registry: CollectorRegistry, name: str, **labels: str) -> float:
@@ -143,7 +166,7 @@ def test_restored_judgments_from_an_earlier_run_still_meet_their_reviews(tmp_pat
 def judged_sidecar(factory: Factory, *extra: str) -> RagpulseProcess:
     """The local judge on every trace, every judged trace audited."""
     return factory("--set", "judge.sample_rate=1.0", "--set", "calibration.audit_rate=1.0",
-                   "--set", "judge.priority_rates.scorer_flag=0", "--set", "calibration.pending_window_seconds=2", *extra)
+                   "--set", "judge.priority_rates.scorer_flag=0", "--set", "satisfaction.pending_window_seconds=2", *extra)
 
 
 def test_reviews_through_a_running_sidecar_give_the_confusion_counts_cli_and_api(ragpulse_factory: Factory,

@@ -184,8 +184,8 @@ def test_late_feedback_and_rephrases_get_traces_judged(fake: FakeOpenAI, ragpuls
         {"trace_id": "t1", "kind": "thumbs", "value": "up"},  # not negative
         {"trace_id": "t2", "kind": "rating", "value": 1},
         {"trace_id": "t3", "kind": "escalation"},
-        {"trace_id": "t0", "kind": "escalation"},  # t0 was taken from the store by the thumbs down
-        {"trace_id": "unknown", "kind": "thumbs", "value": "down"},
+        {"trace_id": "t0", "kind": "escalation"},  # t0 is queued as evidence already: once is enough
+        {"trace_id": "unknown", "kind": "thumbs", "value": "down"},  # waits in the join for its trace
     ]))
     # A rephrase: the same session asks about the same thing again, in other words.
     rp.post("/v1/events", ndjson([
@@ -198,10 +198,12 @@ def test_late_feedback_and_rephrases_get_traces_judged(fake: FakeOpenAI, ragpuls
     assert s.get_value("ragpulse_judge_sampled_total", priority="negative_feedback") == 2
     assert s.get_value("ragpulse_judge_sampled_total", priority="escalation") == 1
     assert s.get_value("ragpulse_judge_sampled_total", priority="rephrase") == 1
-    assert s.get_value("ragpulse_judge_candidates_total", priority="negative_feedback") == 3
-    assert s.get_value("ragpulse_judge_candidates_total", priority="escalation") == 2
-    assert s.get_value("ragpulse_judge_skipped_total", priority="negative_feedback", reason="trace_unknown") == 1
-    assert s.get_value("ragpulse_judge_skipped_total", priority="escalation", reason="trace_unknown") == 1
+    assert s.get_value("ragpulse_judge_candidates_total", priority="negative_feedback") == 2
+    assert s.get_value("ragpulse_judge_candidates_total", priority="escalation") == 1
+    assert s.total("ragpulse_judge_skipped_total", reason="trace_unknown") == 0
+    assert s.get_value("ragpulse_satisfaction_judged_signals_total", app="shop", signal="thumbs_down", sample="feedback",
+                       verdict="hallucination", stage="generation") == 1
+    assert s.get_value("ragpulse_feedback_joins_total", outcome="joined") == 5
     judged_answers = sorted(p.split("<answer>\n", 1)[1].split("\n</answer>")[0] for p in fake.prompts())
     assert judged_answers == ["answer 0 HALLUCINATE", "answer 2 HALLUCINATE", "answer 3 HALLUCINATE", "first HALLUCINATE"]
 
@@ -306,7 +308,7 @@ def rss_bytes(pid: int) -> int:
 
 def test_ingestion_does_not_wait_for_a_slow_judge_and_memory_stays_bounded(fake: FakeOpenAI, ragpulse_factory: Factory) -> None:
     fake.latency = 2.0  # every judgment takes 2 s; all traces are in the sample
-    rp = judged(fake, ragpulse_factory, "--set", "judge.queue_capacity=50", "--set", "judge.recent_traces=1000",
+    rp = judged(fake, ragpulse_factory, "--set", "judge.queue_capacity=50", "--set", "satisfaction.max_traces=1000",
                 "--set", "judge.max_requests_per_minute=null", "--set", "judge.cache_entries=100")
     rss = []
     for round_ in range(8):
@@ -321,7 +323,7 @@ def test_ingestion_does_not_wait_for_a_slow_judge_and_memory_stays_bounded(fake:
     assert s.get_value("ragpulse_judge_queue_depth") <= 50
     sampled, full = s.total("ragpulse_judge_sampled_total"), s.total("ragpulse_judge_skipped_total", reason="queue_full")
     assert sampled + full == 8000  # every trace was offered, the overflow counted
-    assert s.get_value("ragpulse_judge_recent_evicted_total") == 7000  # the store keeps its 1000
-    assert s.get_value("ragpulse_judge_sessions_evicted_total") == 0
+    assert s.get_value("ragpulse_feedback_join_evicted_total", table="traces") == 7000  # the join keeps its 1000
+    assert s.get_value("ragpulse_feedback_join_evicted_total", table="sessions") == 0
     growth = rss[-1] - rss[2]
     assert growth < 24 * 1024 * 1024, f"RSS grew {growth / 2**20:.1f} MiB over 5000 traces: {[r // 2**20 for r in rss]}"

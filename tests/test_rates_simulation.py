@@ -68,7 +68,7 @@ def test_routine_and_stratified_intervals_cover_the_true_rate(fake: FakeOpenAI,
         "--set", f"judge.base_url={fake.base_url}", "--set", "judge.api_key=k", "--set", "judge.model=judge-model",
         "--set", "judge.sample_rate=0.15", "--set", "judge.priority_rates.scorer_flag=0.5",
         "--set", "judge.priority_rates.over_refusal=0.5", "--set", "judge.cache_entries=0",
-        "--set", "judge.concurrency=16", "--set", "judge.queue_capacity=50000", "--set", "judge.recent_traces=1000",
+        "--set", "judge.concurrency=16", "--set", "judge.queue_capacity=50000", "--set", "satisfaction.max_traces=1000",
         "--set", "judge.max_requests_per_minute=null", "--set", "judge.max_tokens_per_hour=null",
         "--set", "judge.max_tokens_per_day=null", "--set", "results.sqlite_path=null",
     )

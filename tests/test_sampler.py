@@ -4,6 +4,7 @@ its own stream, and every replica and run makes the same choice."""
 from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter
+from support import feedback_join
 
 from ragpulse.collector.events import Chunk, Envelope, TraceEvent
 from ragpulse.exporters.labels import LabelGuard
@@ -11,8 +12,6 @@ from ragpulse.scorers.lexical import LexicalScores
 from ragpulse.scorers.sampler import (
     JudgeQueue,
     JudgeSampler,
-    RecentTraces,
-    RephraseDetector,
     SamplerMetrics,
     SamplingPolicy,
     draw,
@@ -63,8 +62,7 @@ def test_a_flagged_trace_has_the_same_routine_probability_as_an_unflagged_one() 
                                                                        "negative_feedback": 1, "escalation": 1, "rephrase": 1},
                        always=[], flag_support_below=0.3, over_refusal_context_at_least=0.5),
         queue, metrics, skipped, LabelGuard(LABELS, 50, 2000, Counter("o_total", "o", ["label"], registry=registry)),
-        RecentTraces(10, 1 << 20, 600.0, metrics.recent_evicted),
-        RephraseDetector(120.0, 0.5, 10, 1 << 20, metrics.sessions_evicted),
+        feedback_join(registry, max_traces=10),
         max_label_sets=2000,
     )
     for index, trace_id in enumerate(IDS):

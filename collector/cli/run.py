@@ -13,6 +13,7 @@ from ragpulse.collector.logs import configure_logging
 from ragpulse.collector.service import Service, tune_gc
 from ragpulse.collector.traffic import SendStats, TrafficGenerator, TrafficProfile, send_traffic
 from ragpulse.scorers.estimators import Interval, hallucination_rates
+from ragpulse.scorers.satisfaction import NEGATIVE, POSITIVE, SIGNALS
 
 
 def add_commands(commands: Any) -> None:
@@ -82,6 +83,8 @@ def _demo(args: argparse.Namespace) -> int:
     given = {item.partition("=")[0].strip() for item in args.set}
     args.set = [*(f"{path}=127.0.0.1" for path in ("http.host", "otlp.host") if path not in given
                   and not (path == "http.host" and args.host)), *args.set]
+    if "satisfaction.idle_seconds" not in given:  # demo sessions settle within a summary or two, not 5 minutes
+        args.set = ["satisfaction.idle_seconds=10", *args.set]
     config = load(args)
     tune_gc()
 
@@ -103,7 +106,7 @@ def _demo(args: argparse.Namespace) -> int:
         sender.cancel()
         summary.cancel()
         await service.shutdown()
-        print(live.line())
+        print(live.line(), live.satisfaction_line(), sep="\n")
 
     asyncio.run(demo())
     return 0
@@ -152,7 +155,7 @@ class LiveSummary:
     async def print_every(self, seconds: float) -> None:
         while True:
             await asyncio.sleep(seconds)
-            print(self.line(), flush=True)
+            print(self.line(), self.satisfaction_line(), sep="\n", flush=True)
 
     def line(self) -> str:
         totals: dict[str, float] = {}
@@ -191,3 +194,18 @@ class LiveSummary:
             f" stratified {interval(rates.stratified)} of {rates.stratified_judged:.0f}"
             f"  bad cases {totals.get('ragpulse_badcases_total', 0):.0f}"
         )
+
+    def satisfaction_line(self) -> str:
+        """The signals users gave, and the proxy over them (README, Satisfaction)."""
+        signals: dict[str, float] = dict.fromkeys(SIGNALS, 0.0)
+        for family in self._service.registry.collect():
+            for sample in family.samples:
+                if sample.name == "ragpulse_satisfaction_signals_total":
+                    signals[sample.labels["signal"]] += sample.value
+        positive = sum(signals[name] for name in POSITIVE)
+        negative = sum(signals[name] for name in NEGATIVE)
+        proxy = f"{100 * positive / (positive + negative):.1f}%" if positive + negative else "-"
+        return (f"         satisfaction proxy {proxy}: silent accept {signals['silent_accept']:.0f}, thumbs up "
+                f"{signals['thumbs_up']:.0f} / down {signals['thumbs_down']:.0f}, copy {signals['copy']:.0f}, rephrase "
+                f"{signals['rephrase']:.0f}, repeat {signals['repeat']:.0f}, escalation {signals['escalation']:.0f}, "
+                f"abandon {signals['abandon']:.0f}")

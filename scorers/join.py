@@ -1,0 +1,431 @@
+"""The feedback join: every answer meets what users did about it, in one bounded state.
+
+A pipeline stage that holds, for `window_seconds`, every trace it has seen (its labels, whether
+it fell back, the signals it got, its judgment once judged, and for judgeable traces the
+serialized event the judge sampler kept), every session's open turns, and the feedback that
+came before its trace. Feedback names its answer by `trace_id`, or by `session_id` (the
+session's last answer). Either may come first:
+
+- trace first: feedback within the window is joined; after it (the trace left the window) it is
+  `late`, recognised by a tombstone of the trace's id, and attributed to nothing;
+- feedback first: it waits (`pending_window_seconds`) for its trace: `joined_after_wait`, or an
+  `orphan` (its trace never came: another replica's, or lost upstream).
+
+Whoever needs the join asks it: the satisfaction signals are counted here (scorers/satisfaction.py),
+the judge sampler gets the negative ones (late evidence: the answer is judged), the judge workers
+read a trace's signals into its judgment record and report the verdict back (the joined views),
+and calibration's reviews wait here for their judgment. Each table is capped in entries and bytes;
+the least recently used goes first, counted by table.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import msgspec
+from prometheus_client import CollectorRegistry, Counter, Gauge
+
+from ragpulse.collector.config import SatisfactionConfig
+from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
+from ragpulse.exporters.labels import LabelGuard
+from ragpulse.scorers.satisfaction import (
+    NEGATIVE,
+    PRIORITY_OF,
+    SignalCounter,
+    explicit_signal,
+    question_terms,
+    rating_of,
+    turn_kind,
+)
+
+OUTCOMES = ("joined", "joined_after_wait", "session", "late", "orphan", "pending_full", "session_unknown", "unreferenced")
+TABLES = ("traces", "sessions", "pending", "turns")
+MAX_SIGNALS_PER_TURN = 16
+MAX_TURNS_PER_SESSION = 16
+# What an entry costs besides its strings (object, slots, dict slot), for the byte budgets.
+_TURN_BYTES = 240
+_SESSION_BYTES = 200
+_PENDING_BYTES = 256
+
+
+class JoinMetrics:
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.outcomes = Counter(
+            "ragpulse_feedback_joins_total",
+            "Feedback by how it met its answer: joined (trace held), joined_after_wait (feedback first, trace came), "
+            "session (by session id, to its last answer), late (the trace left the window), orphan (the trace never "
+            "came within pending_window_seconds), pending_full (evicted while waiting), session_unknown, unreferenced "
+            "(neither trace nor session id).",
+            ["outcome"], registry=registry,
+        )
+        self.evicted = Counter(
+            "ragpulse_feedback_join_evicted_total",
+            "Entries the join dropped before their window ended (caps in entries or bytes), by table: traces, "
+            "sessions (their open turns get no silent accept), pending (counted as pending_full too), turns "
+            "(a session past its turn cap).",
+            ["table"], registry=registry,
+        )
+        self.entries = Gauge("ragpulse_feedback_join_entries", "Entries held by the feedback join, by table.", ["table"],
+                             registry=registry)
+        self.bytes = Gauge("ragpulse_feedback_join_bytes", "Bytes held by the feedback join (estimated), by table.",
+                           ["table"], registry=registry)
+        for outcome in OUTCOMES:
+            self.outcomes.labels(outcome=outcome)
+        for table in TABLES:
+            self.evicted.labels(table=table)
+
+
+class Turn:
+    """One answer the join holds: shared by the trace table and its session's open turns."""
+
+    __slots__ = ("trace_id", "at", "labels", "fallback", "signals", "judgment", "payload", "kept", "evidence",
+                 "sampled_by", "raised", "size")
+
+    def __init__(self, trace_id: str, at: float, labels: tuple[str | None, ...], fallback: bool, size: int) -> None:
+        self.trace_id = trace_id
+        self.at = at
+        self.labels = labels
+        self.fallback = fallback
+        self.signals: list[str] = []
+        self.judgment: tuple[str, str, str] | None = None  # (sample, verdict, stage) of its first judgment
+        self.payload: bytes | None = None  # the serialized event, when the judge sampler kept it
+        self.kept = False  # the judge sampler has seen this trace
+        self.evidence = False  # a signal had it queued for judging (once is enough)
+        self.sampled_by: tuple[str, ...] = ()
+        self.raised: list[str] = []  # priorities raised before the sampler saw the trace
+        self.size = size
+
+
+@dataclass(slots=True)
+class _Session:
+    last_at: float
+    question: str  # the last question; its terms are computed only when a next one needs them
+    turns: deque[Turn] = field(default_factory=deque)  # answers not yet settled
+    size: int = 0
+
+
+class Listener:
+    """What the join tells the rest: overridden by whoever needs it (the defaults ignore)."""
+
+    def negative(self, priority: str, turn: Turn) -> None:
+        """A negative signal on an answer (the judge sampler)."""
+
+    def signal_after_judgment(self, trace_id: str, signal: str) -> None:
+        """A signal on an answer already judged: its record gets it (the result sinks)."""
+
+    def review(self, event: FeedbackEvent) -> bool:
+        """A review event (calibration); False: it waits here for its trace's judgment."""
+        return True
+
+    def review_expired(self, reason: str) -> None:
+        """A waiting review was dropped: orphan or pending_full."""
+
+    def reviews_judged(self, trace_id: str, reviews: list[FeedbackEvent]) -> None:
+        """Reviews that waited for this trace's judgment, now that it is judged."""
+
+
+class FeedbackJoin:
+    """Pipeline stage (before the judge sampler), and the store the sampler and the judge use."""
+
+    def __init__(self, options: SatisfactionConfig, metrics: JoinMetrics, counter: SignalCounter, guard: LabelGuard,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._options = options
+        self._escalation_routes = frozenset(options.escalation_routes)
+        self._metrics = metrics
+        self._counter = counter
+        self._raw_labels = guard.raw_values
+        self._clock = clock
+        self._traces: OrderedDict[str, Turn] = OrderedDict()
+        self._tombstones: OrderedDict[int, None] = OrderedDict()
+        self._sessions: OrderedDict[str, _Session] = OrderedDict()
+        # trace id -> (arrival of the first, [(waiting feedback, its bytes)])
+        self._pending: OrderedDict[str, tuple[float, list[tuple[FeedbackEvent, int]]]] = OrderedDict()
+        self.listeners: list[Listener] = []
+        self.traces_bytes = self.sessions_bytes = self.pending_bytes = 0
+        self.pending_reviews = 0
+        self._outcome = {outcome: metrics.outcomes.labels(outcome=outcome) for outcome in OUTCOMES}
+        self._evicted = {table: metrics.evicted.labels(table=table) for table in TABLES}
+        self._encode = msgspec.msgpack.Encoder().encode
+        self._decode = msgspec.msgpack.Decoder(TraceEvent).decode
+        for table, entries, held in (("traces", lambda: len(self._traces), lambda: self.traces_bytes),
+                                     ("sessions", lambda: len(self._sessions), lambda: self.sessions_bytes),
+                                     ("pending", lambda: len(self._pending), lambda: self.pending_bytes)):
+            metrics.entries.labels(table=table).set_function(entries)
+            metrics.bytes.labels(table=table).set_function(held)
+
+    # -- the stage ---------------------------------------------------------------------------------
+
+    def __call__(self, envelope: Envelope) -> Envelope:
+        now = self._clock()
+        self.expire(now)
+        event = envelope.event
+        if isinstance(event, TraceEvent):
+            self._trace(event, envelope.fallback_rule is not None, now)
+        else:
+            self._feedback(event, now)
+        return envelope
+
+    def expire(self, now: float | None = None) -> None:
+        """Ends what is over: traces past the window, waiting feedback past its wait, sessions gone idle
+        (their unsignalled answers are silently accepted). Also called on a timer, for quiet streams."""
+        now = self._clock() if now is None else now
+        traces, window = self._traces, self._options.window_seconds
+        while traces:
+            turn = next(iter(traces.values()))
+            if now - turn.at < window:
+                break
+            traces.popitem(last=False)
+            self._bury(turn)
+        pending, wait = self._pending, self._options.pending_window_seconds
+        while pending:
+            arrived = next(iter(pending.values()))[0]
+            if now - arrived < wait:
+                break
+            self._drop_pending(pending.popitem(last=False)[1][1], "orphan")
+        sessions, idle = self._sessions, self._options.idle_seconds
+        while sessions:
+            session = next(iter(sessions.values()))
+            if now - session.last_at < idle:
+                break
+            sessions.popitem(last=False)
+            self.sessions_bytes -= session.size
+            for turn in session.turns:
+                self._settle(turn)
+
+    # -- traces and sessions -----------------------------------------------------------------------
+
+    def _trace(self, event: TraceEvent, fallback: bool, now: float) -> None:
+        trace_id = event.trace_id
+        labels = self._raw_labels(event)
+        turn = Turn(trace_id, now, labels, fallback, _TURN_BYTES + len(trace_id))
+        traces = self._traces
+        previous = traces.pop(trace_id, None)
+        if previous is not None:  # the same trace again (re-sent, or its late spans): the newer wins
+            self.traces_bytes -= previous.size
+        traces[trace_id] = turn
+        self.traces_bytes += turn.size
+        self._cap_traces()
+        if event.session_id:
+            self._turn(event, turn, now)
+        entry = self._pending.get(trace_id)
+        if entry is not None:
+            # Reviews go on waiting, for the judgment (the judge is asynchronous); the rest meet their answer.
+            reviews = [item for item in entry[1] if item[0].kind == "review"]
+            if reviews:
+                self._pending[trace_id] = (entry[0], reviews)
+            else:
+                del self._pending[trace_id]
+            for feedback, size in entry[1]:
+                if feedback.kind != "review":
+                    self.pending_bytes -= size
+                    self._outcome["joined_after_wait"].inc()
+                    self._apply(turn, feedback)
+
+    def _turn(self, event: TraceEvent, turn: Turn, now: float) -> None:
+        session_id, options = event.session_id, self._options
+        assert session_id is not None
+        session = self._sessions.pop(session_id, None)
+        if session is not None:
+            self.sessions_bytes -= session.size
+        if event.route is not None and event.route in self._escalation_routes:
+            # A handoff to a human: the escalation of the session's last answer, not an answer itself.
+            if session is not None and session.turns:
+                self._signal(session.turns[-1], "escalation")
+            if session is None:
+                return
+            session.last_at = now
+        else:
+            query = event.query
+            if session is None:
+                kind = "first"
+                session = _Session(now, query)
+            elif now - session.last_at > options.rephrase_window_seconds or not session.turns:
+                kind = "first"
+            else:
+                kind = turn_kind(session.question, question_terms(session.question), query, question_terms(query),
+                                 options.rephrase_similarity)
+            self._counter.turn(kind)
+            if kind in ("repeat", "rephrase"):
+                self._signal(session.turns[-1], kind)
+            turns = session.turns
+            while turns and now - turns[0].at >= options.idle_seconds:  # a long session: its old answers settle
+                self._settle(turns.popleft())
+            if len(turns) >= MAX_TURNS_PER_SESSION:
+                turns.popleft()
+                self._evicted["turns"].inc()
+            turns.append(turn)
+            session.question, session.last_at = query, now
+        # Bounded above without walking anything: the question's characters (4 bytes each at most).
+        session.size = _SESSION_BYTES + len(session_id) + 4 * len(session.question) + 64 * len(session.turns)
+        sessions = self._sessions
+        sessions[session_id] = session
+        self.sessions_bytes += session.size
+        while len(sessions) > options.max_sessions or self.sessions_bytes > options.max_sessions_bytes:
+            evicted = sessions.popitem(last=False)[1]
+            self.sessions_bytes -= evicted.size
+            self._evicted["sessions"].inc()
+
+    def _cap_traces(self) -> None:
+        traces, options = self._traces, self._options
+        while len(traces) > options.max_traces or self.traces_bytes > options.max_bytes:
+            turn = traces.popitem(last=False)[1]
+            self._bury(turn)
+            self._evicted["traces"].inc()
+
+    def _bury(self, turn: Turn) -> None:
+        """The trace leaves the window; feedback about it from now on is late."""
+        self.traces_bytes -= turn.size
+        tombstones = self._tombstones
+        tombstones[hash(turn.trace_id)] = None
+        while len(tombstones) > self._options.max_traces:
+            tombstones.popitem(last=False)
+
+    def _settle(self, turn: Turn) -> None:
+        """An answer's session moved on or went idle: no signal at all on a real answer is a silent accept."""
+        if not turn.signals and not turn.fallback:
+            self._signal(turn, "silent_accept")
+
+    # -- feedback ----------------------------------------------------------------------------------
+
+    def _feedback(self, event: FeedbackEvent, now: float) -> None:
+        if event.kind == "review":
+            handled = all([listener.review(event) for listener in self.listeners])  # every listener hears it
+            if not handled and event.trace_id:
+                self._hold(event.trace_id, event, now)
+            return
+        if explicit_signal(event) is None and rating_of(event) is None:
+            return  # a rating of 3 with nothing else to say is counted by the fast path only
+        trace_id = event.trace_id
+        if trace_id:
+            turn = self._traces.get(trace_id)
+            if turn is not None:
+                self._outcome["joined"].inc()
+                self._apply(turn, event)
+            elif hash(trace_id) in self._tombstones:
+                self._outcome["late"].inc()
+            else:
+                self._hold(trace_id, event, now)
+            return
+        session_id = event.session_id
+        session = self._sessions.get(session_id) if session_id else None
+        if session is not None and session.turns:
+            self._outcome["session"].inc()
+            self._apply(session.turns[-1], event)
+        else:
+            self._outcome["session_unknown" if session_id else "unreferenced"].inc()
+
+    def _apply(self, turn: Turn, event: FeedbackEvent) -> None:
+        rating = rating_of(event)
+        if rating is not None:
+            self._counter.rating(turn.labels, rating)
+        signal = explicit_signal(event)
+        if signal is not None:
+            self._signal(turn, signal)
+
+    def _signal(self, turn: Turn, signal: str) -> None:
+        self._counter.count(turn.labels, turn.fallback, signal)
+        if len(turn.signals) < MAX_SIGNALS_PER_TURN:
+            turn.signals.append(signal)
+        if turn.judgment is not None:
+            sample, verdict, stage = turn.judgment
+            self._counter.judged(turn.labels, signal, sample, verdict, stage)
+            for listener in self.listeners:
+                listener.signal_after_judgment(turn.trace_id, signal)
+        if signal in NEGATIVE:
+            priority = PRIORITY_OF[signal]
+            for listener in self.listeners:
+                listener.negative(priority, turn)
+
+    def _hold(self, trace_id: str, event: FeedbackEvent, now: float) -> None:
+        size = _PENDING_BYTES + len(trace_id) + 4 * len(event.comment or "")
+        entry = self._pending.get(trace_id)
+        if entry is None:
+            self._pending[trace_id] = (now, [(event, size)])
+        elif len(entry[1]) < MAX_SIGNALS_PER_TURN:
+            entry[1].append((event, size))
+        else:
+            self._drop_pending([(event, 0)], "pending_full")
+            return
+        self.pending_bytes += size
+        if event.kind == "review":
+            self.pending_reviews += 1
+        options = self._options
+        while len(self._pending) > options.max_pending or self.pending_bytes > options.max_pending_bytes:
+            self._drop_pending(self._pending.popitem(last=False)[1][1], "pending_full")
+            self._evicted["pending"].inc()
+
+    def _drop_pending(self, waiting: list[tuple[FeedbackEvent, int]], reason: str) -> None:
+        for event, size in waiting:
+            self.pending_bytes -= size
+            if event.kind == "review":
+                self.pending_reviews -= 1
+                for listener in self.listeners:
+                    listener.review_expired(reason)
+            else:
+                self._outcome[reason].inc()
+
+    # -- for the judge sampler and the judge workers ----------------------------------------------
+
+    def keep(self, event: TraceEvent, fallback: bool, sampled_by: tuple[str, ...]) -> Turn | None:
+        """The sampler saw this (judgeable) trace: keep it for late signals. The turn's `raised` are the
+        priorities that signals raised before it got here (feedback that came first)."""
+        turn = self._traces.get(event.trace_id)
+        if turn is None:  # already evicted
+            return None
+        # Attributes are not judged: leaving them out halves the encoding of a typical event.
+        slim = msgspec.structs.replace(event, attributes={}) if event.attributes else event
+        payload = self._encode(slim)
+        turn.payload, turn.kept, turn.sampled_by = payload, True, sampled_by
+        turn.size += len(payload)
+        self.traces_bytes += len(payload)
+        self._cap_traces()
+        return turn
+
+    def passed(self, trace_id: str) -> None:
+        """The sampler saw this trace and did not keep it (nothing to judge it against)."""
+        turn = self._traces.get(trace_id)
+        if turn is not None:
+            turn.kept, turn.raised = True, []
+
+    def take(self, turn: Turn) -> tuple[TraceEvent, int] | None:
+        """The kept event of an answer a late signal is about, and its size (once: it is evidence now)."""
+        payload = turn.payload
+        if payload is None:
+            return None
+        turn.payload, turn.evidence = None, True
+        turn.size -= len(payload)
+        if self._traces.get(turn.trace_id) is turn:
+            self.traces_bytes -= len(payload)
+        return self._decode(payload), len(payload)
+
+    def judged(self, trace_id: str, sample: str, verdict: str, stage: str) -> list[str]:
+        """The judge's verdict on a trace: signals so far meet it (the joined views), later ones will.
+        Returns the trace's signals, for its judgment record."""
+        turn = self._traces.get(trace_id)
+        signals: list[str] = []
+        if turn is not None:
+            signals = list(turn.signals)
+            if turn.judgment is None:
+                turn.judgment = (sample, verdict, stage)
+                for signal in signals:
+                    self._counter.judged(turn.labels, signal, sample, verdict, stage)
+        return signals
+
+    def release_reviews(self, trace_id: str) -> None:
+        """Reviews that waited for this trace's judgment go to calibration, now that it is recorded."""
+        entry = self._pending.get(trace_id)
+        if entry is not None:
+            reviews = [item for item in entry[1] if item[0].kind == "review"]
+            if reviews:
+                rest = [item for item in entry[1] if item[0].kind != "review"]
+                if rest:
+                    self._pending[trace_id] = (entry[0], rest)
+                else:
+                    del self._pending[trace_id]
+                self.pending_reviews -= len(reviews)
+                self.pending_bytes -= sum(size for _, size in reviews)
+                for listener in self.listeners:
+                    listener.reviews_judged(trace_id, [event for event, _ in reviews])

@@ -1,0 +1,189 @@
+"""Satisfaction signals: what users do after an answer, attributed to that answer.
+
+Explicit signals come from feedback events (thumbs, ratings, escalation, copy, citation click,
+regenerate, abandon); implicit ones are derived from the stream by the feedback join
+(scorers/join.py): a rephrase or a repeat of the question in the same session soon after, an
+escalation route after an answer, and a silent accept (the session went idle after an answer
+that got no signal at all). Every signal is counted by the labels of the answer it judges, never
+combined into one number here: the proxy is a ratio of these counters in PromQL (README,
+Satisfaction).
+
+Turn classification (previous question -> this one, same session, within the rephrase window):
+repeat (the same text once normalised), follow_up (a follow-up opener such as "and", "what
+about", 那/还有, or a closing 呢, that brings a new term: "and for AirPods?"), rephrase
+(similar terms: the Dice coefficient of the questions' term sets at or above the threshold), else
+new_topic. Terms: stemmed English content words (Snowball); for Chinese, the characters other than
+function characters. Limits, measured on tests/data/session_turns.yaml:
+README, Satisfaction.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import snowballstemmer
+from prometheus_client import CollectorRegistry, Counter, Histogram
+
+from ragpulse.collector.events import FeedbackEvent
+from ragpulse.exporters.fast_metrics import CounterFamily, FastCounter
+from ragpulse.exporters.labels import LabelGuard
+
+POSITIVE = ("thumbs_up", "rating_high", "copy", "citation_click", "silent_accept")
+NEGATIVE = ("thumbs_down", "rating_low", "escalation", "regenerate", "abandon", "rephrase", "repeat")
+SIGNALS = (*POSITIVE, *NEGATIVE)
+# The judge sampler's class for a negative signal: the answer it judges is judged, as evidence.
+PRIORITY_OF = {
+    "thumbs_down": "negative_feedback", "rating_low": "negative_feedback", "regenerate": "negative_feedback",
+    "abandon": "negative_feedback", "escalation": "escalation", "rephrase": "rephrase", "repeat": "rephrase",
+}
+TURN_KINDS = ("first", "repeat", "rephrase", "follow_up", "new_topic")
+VERDICTS = ("hallucination", "grounded", "not_scored")
+_SIMPLE_KINDS = {"escalation": "escalation", "copy": "copy", "citation_click": "citation_click",
+                 "regenerate": "regenerate", "abandon": "abandon"}
+
+
+def explicit_signal(event: FeedbackEvent) -> str | None:
+    """The signal a feedback event gives, or None (a rating of 3, a review, an unknown thumbs value)."""
+    kind, value = event.kind, event.value
+    if kind == "thumbs":
+        return "thumbs_up" if value == "up" else "thumbs_down" if value == "down" else None
+    if kind == "rating":
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return None
+        return "rating_high" if value >= 4 else "rating_low" if value <= 2 else None
+    return _SIMPLE_KINDS.get(kind)
+
+
+def rating_of(event: FeedbackEvent) -> float | None:
+    value = event.value
+    if event.kind != "rating" or isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+# -- turn classification -------------------------------------------------------------------------
+
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_WORD = re.compile(rf"[a-z0-9]+(?:['’][a-z]+)*|[{_CJK}]+")
+_NORMALISE = re.compile(rf"[^a-z0-9{_CJK}]+")
+_HAS_CJK = re.compile(rf"[{_CJK}]")
+_STOPWORDS = frozenset(
+    "a an the and or but is are was were be been do does did can could would should will shall may might must i me my "
+    "we our you your it its this that these those there here what when where which who whom why how of in on at to "
+    "for from with by about as if then than so not no any some all please thanks thank hi hello just also still get "
+    "got have has had many say says i'm don't didn't doesn't isn't can't won't i've i'd there's what's".split()
+)
+# Characters that carry no topic in a question: pronouns, particles, question words.
+_CJK_FUNCTION = frozenset("的了吗呢吧啊呀嘛么我你您他她它们这那哪里是在有和与及或就都也还要想能可以会请问怎什么样多少几个为把被给对从到")
+_FOLLOW_UP_EN = re.compile(
+    r"^\s*(?:and|also|plus|what about|how about|what if|same for|then|but what about|and what about|what else)\b"
+)
+_FOLLOW_UP_ZH = re.compile(r"^\s*(?:那|那么|还有|另外|如果|顺便|再问)|呢\s*[？?]?\s*$")
+# Snowball (Porter 2) folds inflections the same on both sides: delivered/delivery/deliver meet.
+_stem = snowballstemmer.stemmer("english").stemWord
+
+
+def normalised(question: str) -> str:
+    return _NORMALISE.sub(" ", question.lower()).strip()
+
+
+def question_terms(question: str) -> frozenset[str]:
+    """English: stemmed content words. Chinese: the characters that carry the topic (not function
+    characters): single characters, because a paraphrase reorders them (保修期多长 / 保修多久)."""
+    terms: set[str] = set()
+    for token in _WORD.findall(question.lower()):
+        if _HAS_CJK.match(token):
+            terms.update(char for char in token if char not in _CJK_FUNCTION)
+        elif token not in _STOPWORDS:
+            terms.add(_stem(token))
+    return frozenset(terms)
+
+
+def similarity(a: frozenset[str], b: frozenset[str]) -> float:
+    """Dice coefficient of two term sets: shared terms over the mean size (0 when either is empty)."""
+    return 2 * len(a & b) / (len(a) + len(b)) if a and b else 0.0
+
+
+def is_follow_up_opener(question: str) -> bool:
+    text = question.lower()
+    return _FOLLOW_UP_EN.search(text) is not None or _FOLLOW_UP_ZH.search(text) is not None
+
+
+def turn_kind(previous: str, previous_terms: frozenset[str], question: str, terms: frozenset[str],
+              threshold: float) -> str:
+    """repeat, follow_up, rephrase or new_topic: what this question is to the session's previous one."""
+    if normalised(previous) == normalised(question):
+        return "repeat"
+    if is_follow_up_opener(question) and not terms <= previous_terms:
+        return "follow_up"
+    if similarity(terms, previous_terms) >= threshold:
+        return "rephrase"
+    return "new_topic"
+
+
+# -- metrics -------------------------------------------------------------------------------------
+
+class SatisfactionMetrics:
+    """The signals, by the labels of the answer they judge; declared on the registry handed in."""
+
+    def __init__(self, registry: CollectorRegistry, labels: Sequence[str]) -> None:
+        self.signals = CounterFamily(
+            "ragpulse_satisfaction_signals_total",
+            "Satisfaction signals by the labels of the answer they judge and whether it was a fallback: explicit "
+            "(thumbs_up, thumbs_down, rating_high 4-5, rating_low 1-2, escalation, copy, citation_click, regenerate, "
+            "abandon) and implicit (rephrase, repeat, escalation after an answer by route, silent_accept).",
+            [*labels, "fallback", "signal"], registry,
+        )
+        self.ratings = Histogram(
+            "ragpulse_satisfaction_rating", "Ratings (feedback kind rating) by the labels of the answer they rate.",
+            labels, buckets=(1, 2, 3, 4, 5), registry=registry,
+        )
+        self.judged_signals = Counter(
+            "ragpulse_satisfaction_judged_signals_total",
+            "Signals on judged answers: by the judgment's sample (routine and targeted are samples; feedback was judged "
+            "because of a signal), its groundedness verdict and the bad-case stage (none: not a bad case). Divide by "
+            "ragpulse_judge_judgments_total for the share of hallucinated answers that got a thumbs down.",
+            ["app", "signal", "sample", "verdict", "stage"], registry=registry,
+        )
+        self.turns = Counter(
+            "ragpulse_session_turns_total",
+            "Questions in sessions by what they are to the session's previous question: first, repeat, rephrase, "
+            "follow_up, new_topic.",
+            ["kind"], registry=registry,
+        )
+        for kind in TURN_KINDS:
+            self.turns.labels(kind=kind)
+
+
+class SignalCounter:
+    """Counts a signal by the raw labels of its answer; children resolved once per label set (bounded)."""
+
+    def __init__(self, metrics: SatisfactionMetrics, guard: LabelGuard, *, max_cached: int) -> None:
+        self._metrics = metrics
+        self._guard = guard
+        self._children: dict[tuple[object, ...], FastCounter] = {}
+        self._max_cached = max_cached
+        self._turns = {kind: metrics.turns.labels(kind=kind) for kind in TURN_KINDS}
+        self._app_at = guard.names.index("app") if "app" in guard.names else None
+
+    def count(self, labels: tuple[str | None, ...], fallback: bool, signal: str) -> None:
+        key = (labels, fallback, signal)
+        child = self._children.get(key)
+        if child is None:
+            if len(self._children) >= self._max_cached:
+                self._children.clear()
+            admitted, _ = self._guard.admit(labels)
+            child = self._children[key] = self._metrics.signals.labels(*admitted, "true" if fallback else "false", signal)
+        child.inc()
+
+    def rating(self, labels: tuple[str | None, ...], value: float) -> None:
+        admitted, _ = self._guard.admit(labels)
+        self._metrics.ratings.labels(*admitted).observe(value)
+
+    def turn(self, kind: str) -> None:
+        self._turns[kind].inc()
+
+    def judged(self, labels: tuple[str | None, ...], signal: str, sample: str, verdict: str, stage: str) -> None:
+        app = self._guard.admit(labels)[0][self._app_at] if self._app_at is not None else "all"
+        self._metrics.judged_signals.labels(app, signal, sample, verdict, stage).inc()

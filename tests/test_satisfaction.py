@@ -1,0 +1,230 @@
+"""Satisfaction signals and the feedback join: turn classification on a labelled table, joins in
+either order, implicit signals, the joined views, and bounded state."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import Counter as Tally
+from collections.abc import Callable
+from pathlib import Path
+
+import yaml
+from prometheus_client import CollectorRegistry
+from support import RagpulseProcess, feedback_join, ndjson, wait_until
+
+from ragpulse.collector.events import Chunk, Envelope, FeedbackEvent, TraceEvent
+from ragpulse.collector.traffic import TrafficGenerator, TrafficProfile
+from ragpulse.scorers.join import Listener, Turn
+from ragpulse.scorers.satisfaction import question_terms, turn_kind
+
+TURNS = yaml.safe_load((Path(__file__).parent / "data" / "session_turns.yaml").read_text(encoding="utf-8"))
+
+
+def test_the_turn_table_is_classified_with_known_confusion_counts() -> None:
+    confusion: Tally[tuple[str, str]] = Tally()
+    for row in TURNS:
+        got = turn_kind(row["previous"], question_terms(row["previous"]), row["question"], question_terms(row["question"]), 0.5)
+        confusion[(row["expect"], got)] += 1
+    chinese = sum(1 for row in TURNS if any("\u4e00" <= char <= "\u9fff" for char in row["question"]))
+    assert len(TURNS) == 52 and chinese == 20
+    # The detector's known errors: a swapped term read as a rephrase (换货 for 退货, exchange for return,
+    # cancel my order after where is it, how long for how much), and rephrases sharing too few words
+    # ("ship to Canada" / "deliver orders to Canada", "return window" / "how many days to return").
+    assert dict(confusion) == {
+        ("repeat", "repeat"): 5, ("follow_up", "follow_up"): 10,
+        ("rephrase", "rephrase"): 19, ("rephrase", "new_topic"): 2,
+        ("new_topic", "new_topic"): 12, ("new_topic", "rephrase"): 4,
+    }
+    true_positive = confusion[("rephrase", "rephrase")]
+    precision = true_positive / sum(n for (_, got), n in confusion.items() if got == "rephrase")
+    recall = true_positive / sum(n for (expected, _), n in confusion.items() if expected == "rephrase")
+    print(f"rephrase detector: precision {precision:.2f}, recall {recall:.2f} on {len(TURNS)} turns", file=sys.stderr)
+    assert round(precision, 2) == 0.83 and round(recall, 2) == 0.90
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def trace(trace_id: str, query: str = "How do I return shoes?", *, session: str | None = None, app: str = "shop",
+          route: str = "returns", fallback: bool = False) -> Envelope:
+    event = TraceEvent(trace_id=trace_id, query=query, answer="Within 30 days.", session_id=session, app=app, route=route,
+                       model="m", release="r1", chunks=[Chunk(text="Returns within 30 days.")])
+    return Envelope(event, "test", 0.0, hash(trace_id), fallback_rule="explicit" if fallback else None)
+
+
+def feedback(kind: str, value: object = None, *, trace_id: str | None = None, session: str | None = None) -> Envelope:
+    return Envelope(FeedbackEvent(kind=kind, value=value, trace_id=trace_id, session_id=session), "test", 0.0, 0)  # type: ignore[arg-type]
+
+
+def signals(registry: CollectorRegistry, **labels: str) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for metric in registry.collect():
+        for sample in metric.samples:
+            if sample.name == "ragpulse_satisfaction_signals_total" and labels.items() <= sample.labels.items():
+                out[sample.labels["signal"]] = out.get(sample.labels["signal"], 0) + sample.value
+    return out
+
+
+def value(registry: CollectorRegistry, name: str, **labels: str) -> float:
+    return sum(s.value for metric in registry.collect() for s in metric.samples
+               if s.name == name and labels.items() <= s.labels.items())
+
+
+def test_feedback_joins_its_trace_in_either_order_and_the_rest_is_counted() -> None:
+    registry, clock = CollectorRegistry(), Clock()
+    join = feedback_join(registry, clock, window_seconds=100.0, pending_window_seconds=10.0)
+    join(trace("t1", app="shop"))
+    join(feedback("thumbs", "down", trace_id="t1"))  # trace first, within the window
+    join(feedback("thumbs", "up", trace_id="t2"))  # feedback first: it waits
+    clock.now += 5
+    join(trace("t2", app="bank"))
+    join(feedback("rating", 5, trace_id="t3"))  # its trace never comes
+    clock.now += 11
+    join(trace("t4"))  # expires the orphan
+    clock.now += 100
+    join(trace("t5"))  # t1..t4 left the window
+    join(feedback("copy", trace_id="t1"))  # late: the trace left the window
+    join(feedback("copy"))  # names nothing
+    join(feedback("copy", session="nobody"))
+    outcomes = {o: value(registry, "ragpulse_feedback_joins_total", outcome=o) for o in
+                ("joined", "joined_after_wait", "orphan", "late", "unreferenced", "session_unknown", "session", "pending_full")}
+    assert outcomes == {"joined": 1, "joined_after_wait": 1, "orphan": 1, "late": 1, "unreferenced": 1,
+                        "session_unknown": 1, "session": 0, "pending_full": 0}
+    assert signals(registry, app="shop") == {"thumbs_down": 1}  # by the labels of the answer judged
+    assert signals(registry, app="bank", route="returns", fallback="false") == {"thumbs_up": 1}
+    assert value(registry, "ragpulse_satisfaction_rating_count") == 0  # the orphan rating judged nothing
+
+
+def test_sessions_give_rephrase_repeat_escalation_and_silent_accept_on_the_answer_they_judge() -> None:
+    registry, clock = CollectorRegistry(), Clock()
+    join = feedback_join(registry, clock, idle_seconds=300.0, rephrase_window_seconds=120.0,
+                         escalation_routes=["human_handoff"])
+    join(trace("a1", "How do I return a pair of shoes?", session="a", route="returns"))
+    clock.now += 20
+    join(trace("a2", "What's the process to return shoes?", session="a", route="returns_v2"))  # rephrase of a1
+    clock.now += 20
+    join(trace("a3", "What's the process to return shoes?", session="a", route="returns_v3"))  # repeat of a2
+    clock.now += 20
+    join(trace("a4", "Talk to a human", session="a", route="human_handoff"))  # escalates a3
+    join(trace("b1", "Do you ship to Canada?", session="b", route="shipping"))
+    clock.now += 10
+    join(trace("b2", "How about Mexico?", session="b", route="shipping_mx"))  # a follow-up: b1 was taken
+    join(feedback("thumbs", "down", session="b"))  # by session: its last answer, b2
+    join(trace("c1", "Can I pay with crypto?", session="c", route="payments", fallback=True))
+    join(feedback("abandon", session="c"))
+    join(trace("d1", "Where is my order?", session="d", route="tracking"))
+    assert signals(registry, route="returns") == {"rephrase": 1}
+    assert signals(registry, route="returns_v2") == {"repeat": 1}
+    assert signals(registry, route="returns_v3") == {"escalation": 1}
+    assert signals(registry, route="shipping_mx") == {"thumbs_down": 1}
+    assert signals(registry, route="payments", fallback="true") == {"abandon": 1}
+    assert signals(registry, route="shipping") == {} and signals(registry, route="tracking") == {}
+    clock.now += 301  # every session idle: answers with no signal at all are silently accepted
+    join.expire()
+    assert signals(registry, route="shipping") == {"silent_accept": 1}
+    assert signals(registry, route="tracking") == {"silent_accept": 1}
+    assert "silent_accept" not in signals(registry, route="payments")  # a fallback is not accepted by silence
+    assert sum(signals(registry).values()) == 7
+    turns = {kind: value(registry, "ragpulse_session_turns_total", kind=kind)
+             for kind in ("first", "repeat", "rephrase", "follow_up", "new_topic")}
+    assert turns == {"first": 4, "repeat": 1, "rephrase": 1, "follow_up": 1, "new_topic": 0}
+
+
+class Recorder(Listener):
+    def __init__(self) -> None:
+        self.negatives: list[tuple[str, str]] = []
+        self.after: list[tuple[str, str]] = []
+
+    def negative(self, priority: str, turn: Turn) -> None:
+        self.negatives.append((priority, turn.trace_id))
+
+    def signal_after_judgment(self, trace_id: str, signal: str) -> None:
+        self.after.append((trace_id, signal))
+
+
+def test_signals_meet_the_judgment_in_either_order_and_raise_the_judging_priority() -> None:
+    registry, clock = CollectorRegistry(), Clock()
+    join = feedback_join(registry, clock)
+    recorder = Recorder()
+    join.listeners.append(recorder)
+    join(trace("h1"))
+    join(trace("g1"))
+    join(feedback("thumbs", "down", trace_id="h1"))  # before its judgment
+    assert join.judged("h1", "routine", "hallucination", "generation") == ["thumbs_down"]  # into its record
+    assert join.judged("g1", "targeted", "grounded", "none") == []
+    join(feedback("escalation", trace_id="g1"))  # after its judgment: appended to the record
+    join(feedback("regenerate", trace_id="h1"))
+    assert recorder.negatives == [("negative_feedback", "h1"), ("escalation", "g1"), ("negative_feedback", "h1")]
+    assert recorder.after == [("g1", "escalation"), ("h1", "regenerate")]
+    judged = "ragpulse_satisfaction_judged_signals_total"
+    assert value(registry, judged, signal="thumbs_down", sample="routine", verdict="hallucination", stage="generation") == 1
+    assert value(registry, judged, signal="regenerate", verdict="hallucination") == 1
+    assert value(registry, judged, signal="escalation", sample="targeted", verdict="grounded", stage="none") == 1
+    assert value(registry, judged) == 3
+    join.judged("h1", "feedback", "hallucination", "generation")  # judged again as evidence: counted once
+    assert value(registry, judged) == 3
+
+
+def test_state_stays_bounded_under_a_flood_of_sessions_and_evictions_are_counted() -> None:
+    registry, clock = CollectorRegistry(), Clock()
+    join = feedback_join(registry, clock, max_traces=5_000, max_bytes=2_000_000, max_sessions=2_000,
+                         max_sessions_bytes=1_000_000, max_pending=500, max_pending_bytes=200_000)
+    peaks = []
+    for i in range(60_000):
+        clock.now += 0.001
+        join(trace(f"flood-{i}", f"question number {i} about item {i % 977}", session=f"s-{i}"))
+        if i % 3 == 0:
+            join(feedback("thumbs", "up", trace_id=f"never-{i}"))  # orphans in waiting
+        if i % 10_000 == 9_999:
+            peaks.append(join.traces_bytes + join.sessions_bytes + join.pending_bytes)
+    assert len(join._traces) <= 5_000 and join.traces_bytes <= 2_000_000
+    assert len(join._sessions) <= 2_000 and join.sessions_bytes <= 1_000_000
+    assert len(join._pending) <= 500 and join.pending_bytes <= 200_000
+    assert max(peaks) - min(peaks) < 0.05 * max(peaks), peaks  # flat once full
+    evicted = {t: value(registry, "ragpulse_feedback_join_evicted_total", table=t) for t in ("traces", "sessions", "pending")}
+    assert evicted["traces"] == 60_000 - len(join._traces)
+    assert evicted["sessions"] == 60_000 - len(join._sessions)
+    assert evicted["pending"] == 20_000 - len(join._pending)
+    assert value(registry, "ragpulse_feedback_joins_total", outcome="pending_full") == evicted["pending"]
+    clock.now += 1_000  # idle: the sessions still held settle; evicted ones were never accepted by silence
+    join.expire()
+    assert signals(registry) == {"silent_accept": 2_000}
+
+
+def test_a_running_sidecar_derives_the_signals_the_demo_sessions_generated(ragpulse_factory: Callable[..., RagpulseProcess]) -> None:
+    """Demo sessions with known behaviour through a real sidecar: every signal within its tolerance
+    of what was generated (explicit ones exactly; the implicit ones within the detector's errors)."""
+    profile = TrafficProfile(hallucination_share=0.2, fallback_share=0.1)
+    generator = TrafficGenerator(profile, seed=7)
+    events: list[dict[str, object]] = []
+    while len(events) < 3_000:
+        events.extend(generator.events())
+    events.extend(generator.finish())
+    truth = generator.truth
+    traces = sum(1 for e in events if e["type"] == "trace")
+    rp = ragpulse_factory("--set", "satisfaction.idle_seconds=2", "--set", "judge.mode=off")
+    for start in range(0, len(events), 500):
+        assert rp.post("/v1/events", ndjson(events[start:start + 500])).status == 200
+    rp.wait_processed(traces=traces, feedback=len(events) - traces)
+    wait_until(lambda: rp.metrics().total("ragpulse_satisfaction_signals_total", signal="silent_accept") > 0,
+               what="silent accepts after the sessions went idle")
+    time.sleep(1.5)  # every session idled out in the same second or the next
+    s = rp.metrics()
+    derived = {signal: s.total("ragpulse_satisfaction_signals_total", signal=signal) for signal in truth}
+    print(f"generated {dict(truth)}\nderived   {derived}", file=sys.stderr)
+    for signal in ("thumbs_up", "thumbs_down", "copy", "escalation", "abandon", "repeat"):
+        assert derived[signal] == truth[signal], signal
+    # The demo's rephrasings are ones the detector recognises (README: its errors on other wordings);
+    # a missed rephrase would show as a silent accept instead.
+    assert derived["rephrase"] == truth["rephrase"] > 100
+    assert derived["silent_accept"] == truth["silent_accept"] > 1_000
+    assert s.total("ragpulse_satisfaction_signals_total", signal="abandon", fallback="true") == truth["abandon"]
+    assert s.total("ragpulse_feedback_joins_total", outcome="joined") == len(events) - traces
+    assert s.total("ragpulse_feedback_joins_total") == len(events) - traces  # nothing orphaned, late or evicted
+    assert s.total("ragpulse_feedback_join_evicted_total") == 0
