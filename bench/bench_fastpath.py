@@ -15,6 +15,7 @@ import gc
 import platform
 import statistics
 import time
+from pathlib import Path
 
 import msgspec
 from common import sized_events
@@ -33,8 +34,21 @@ def config(stages: str) -> Config:
     return parse_config(data)
 
 
-def run(events: int, batch: int, repeats: int, stages: str) -> None:
+def load_payload(events: int, path: str | None) -> list[bytes]:
+    """The events, from `path` when it exists (so two versions of ragpulse are measured on the same
+    bytes), else generated (and written there)."""
+    if path and Path(path).exists():
+        payload = Path(path).read_bytes().split(b"\n")
+        assert len(payload) == events, f"{path} holds {len(payload)} events, not {events}"
+        return payload
     payload = sized_events(events)
+    if path:
+        Path(path).write_bytes(b"\n".join(payload))
+    return payload
+
+
+def run(events: int, batch: int, repeats: int, stages: str, payload_path: str | None) -> None:
+    payload = load_payload(events, payload_path)
     bodies = [b"\n".join(payload[i : i + batch]) for i in range(0, events, batch)]
     mean_size = sum(map(len, payload)) / len(payload)
 
@@ -75,5 +89,6 @@ if __name__ == "__main__":
     parser.add_argument("--batch", type=int, default=500)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--stages", choices=["default", "bare"], default="default")
+    parser.add_argument("--payload", help="read the events from this file (NDJSON), or write them there first")
     args = parser.parse_args()
-    run(args.events, args.batch, args.repeats, args.stages)
+    run(args.events, args.batch, args.repeats, args.stages, args.payload)

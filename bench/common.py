@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import socket
 import time
 import urllib.request
@@ -13,11 +14,15 @@ from ragpulse.collector.traffic import TrafficGenerator, TrafficProfile
 
 
 def sized_events(count: int, size: int = 2048, *, seed: int = 7) -> list[bytes]:
-    """`count` distinct trace events, each exactly `size` bytes of JSON (a padding attribute fills the rest)."""
+    """`count` distinct trace events, each exactly `size` bytes of JSON (a padding attribute fills the rest).
+    Their sessions are drawn from 10,000, so a session's questions meet in the feedback join (at bench
+    speed, well within the rephrase window): its classification runs as under real traffic."""
     generator = TrafficGenerator(TrafficProfile(users_react=False), seed=seed)
+    sessions = random.Random(seed)
     out: list[bytes] = []
     while len(out) < count:
         for event in generator.events():
+            event["session_id"] = f"s-{sessions.randrange(10_000):04d}"
             event["attributes"]["pad"] = ""
             base = len(msgspec.json.encode(event))
             if base > size:

@@ -395,6 +395,9 @@ class SatisfactionConfig(_Section):
     idle_seconds: PositiveFloat = 300.0
     max_sessions: Positive = 20_000
     max_sessions_bytes: Positive = 8 * 1024 * 1024
+    # Analysed questions (normalised text and terms) kept for the next time one is asked.
+    question_cache_entries: Positive = 10_000
+    question_cache_max_bytes: Positive = 8 * 1024 * 1024
     # A trace on one of these routes (or intents) is a handoff to a human: an escalation of the
     # session's previous answer.
     escalation_routes: list[str] = msgspec.field(default_factory=lambda: ["human_handoff"])

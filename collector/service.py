@@ -233,7 +233,7 @@ class Service:
         precreate_series(metrics, config)
         stages: list[tuple[str, Stage]] = [("dedup", DedupStage(dedup, metrics.events_duplicate)), ("fallback", fallback)]
         lexical = LexicalScorer(metrics, guard, config.local_scorers.chunk_cache_entries,
-                                config.local_scorers.chunk_cache_max_bytes)
+                                config.local_scorers.chunk_cache_max_bytes, max_label_sets=config.metrics.max_label_sets)
         if config.local_scorers.enabled:
             stages.append(("local_scorers", lexical))
         self.embeddings: EmbeddingScorer | None = None

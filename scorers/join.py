@@ -21,9 +21,8 @@ the least recently used goes first, counted by table.
 from __future__ import annotations
 
 import time
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import msgspec
 from prometheus_client import CollectorRegistry, Counter, Gauge
@@ -36,19 +35,20 @@ from ragpulse.scorers.satisfaction import (
     PRIORITY_OF,
     SignalCounter,
     explicit_signal,
-    question_terms,
+    QuestionCache,
     rating_of,
     turn_kind,
 )
 
 OUTCOMES = ("joined", "joined_after_wait", "session", "late", "orphan", "pending_full", "session_unknown", "unreferenced")
-TABLES = ("traces", "sessions", "pending", "turns")
+TABLES = ("traces", "sessions", "pending", "turns", "questions")
 MAX_SIGNALS_PER_TURN = 16
 MAX_TURNS_PER_SESSION = 16
 # What an entry costs besides its strings (object, slots, dict slot), for the byte budgets.
 _TURN_BYTES = 240
 _SESSION_BYTES = 200
 _PENDING_BYTES = 256
+_EXPIRY_STEP_SECONDS = 0.05
 
 
 class JoinMetrics:
@@ -65,7 +65,7 @@ class JoinMetrics:
             "ragpulse_feedback_join_evicted_total",
             "Entries the join dropped before their window ended (caps in entries or bytes), by table: traces, "
             "sessions (their open turns get no silent accept), pending (counted as pending_full too), turns "
-            "(a session past its turn cap).",
+            "(a session past its turn cap), questions (the cache of analysed questions).",
             ["table"], registry=registry,
         )
         self.entries = Gauge("ragpulse_feedback_join_entries", "Entries held by the feedback join, by table.", ["table"],
@@ -78,32 +78,31 @@ class JoinMetrics:
             self.evicted.labels(table=table)
 
 
-class Turn:
-    """One answer the join holds: shared by the trace table and its session's open turns."""
+class Turn(msgspec.Struct, gc=False):
+    """One answer the join holds: shared by the trace table and its session's open turns.
 
-    __slots__ = ("trace_id", "at", "labels", "fallback", "signals", "judgment", "payload", "kept", "evidence",
-                 "sampled_by", "raised", "size")
+    Not tracked by the garbage collector (gc=False: it holds no reference cycle, only strings, bytes
+    and tuples of them), so tens of thousands held cost the collector's passes nothing."""
 
-    def __init__(self, trace_id: str, at: float, labels: tuple[str | None, ...], fallback: bool, size: int) -> None:
-        self.trace_id = trace_id
-        self.at = at
-        self.labels = labels
-        self.fallback = fallback
-        self.signals: list[str] = []
-        self.judgment: tuple[str, str, str] | None = None  # (sample, verdict, stage) of its first judgment
-        self.payload: bytes | None = None  # the serialized event, when the judge sampler kept it
-        self.kept = False  # the judge sampler has seen this trace
-        self.evidence = False  # a signal had it queued for judging (once is enough)
-        self.sampled_by: tuple[str, ...] = ()
-        self.raised: list[str] = []  # priorities raised before the sampler saw the trace
-        self.size = size
+    trace_id: str
+    at: float
+    labels: tuple[str | None, ...]
+    fallback: bool
+    size: int
+    signals: tuple[str, ...] = ()
+    judgment: tuple[str, str, str] | None = None  # (sample, verdict, stage) of its first judgment
+    payload: bytes | None = None  # the serialized event, when the judge sampler kept it
+    kept: bool = False  # the judge sampler has seen this trace
+    evidence: bool = False  # a signal had it queued for judging (once is enough)
+    sampled_by: tuple[str, ...] = ()
+    raised: tuple[str, ...] = ()  # priorities raised before the sampler saw the trace
 
 
-@dataclass(slots=True)
-class _Session:
+class _Session(msgspec.Struct, gc=False):
     last_at: float
-    question: str  # the last question; its terms are computed only when a next one needs them
-    turns: deque[Turn] = field(default_factory=deque)  # answers not yet settled
+    question: str  # the last question, as asked...
+    analysis: tuple[str, frozenset[str]] | None = None  # ...and once needed, its normalised text and terms
+    turns: tuple[Turn, ...] = ()  # answers not yet settled, oldest first
     size: int = 0
 
 
@@ -146,8 +145,11 @@ class FeedbackJoin:
         self.listeners: list[Listener] = []
         self.traces_bytes = self.sessions_bytes = self.pending_bytes = 0
         self.pending_reviews = 0
+        self._next_expiry = 0.0
         self._outcome = {outcome: metrics.outcomes.labels(outcome=outcome) for outcome in OUTCOMES}
         self._evicted = {table: metrics.evicted.labels(table=table) for table in TABLES}
+        self._questions = QuestionCache(options.question_cache_entries, options.question_cache_max_bytes,
+                                        metrics.evicted.labels(table="questions"))
         self._encode = msgspec.msgpack.Encoder().encode
         self._decode = msgspec.msgpack.Decoder(TraceEvent).decode
         for table, entries, held in (("traces", lambda: len(self._traces), lambda: self.traces_bytes),
@@ -160,7 +162,8 @@ class FeedbackJoin:
 
     def __call__(self, envelope: Envelope) -> Envelope:
         now = self._clock()
-        self.expire(now)
+        if now >= self._next_expiry:  # windows end to within 50 ms: not a walk of three tables per event
+            self.expire(now)
         event = envelope.event
         if isinstance(event, TraceEvent):
             self._trace(event, envelope.fallback_rule is not None, now)
@@ -172,6 +175,7 @@ class FeedbackJoin:
         """Ends what is over: traces past the window, waiting feedback past its wait, sessions gone idle
         (their unsignalled answers are silently accepted). Also called on a timer, for quiet streams."""
         now = self._clock() if now is None else now
+        self._next_expiry = now + _EXPIRY_STEP_SECONDS
         traces, window = self._traces, self._options.window_seconds
         while traces:
             turn = next(iter(traces.values()))
@@ -200,6 +204,7 @@ class FeedbackJoin:
     def _trace(self, event: TraceEvent, fallback: bool, now: float) -> None:
         trace_id = event.trace_id
         labels = self._raw_labels(event)
+        self._counter.answered(labels)
         turn = Turn(trace_id, now, labels, fallback, _TURN_BYTES + len(trace_id))
         traces = self._traces
         previous = traces.pop(trace_id, None)
@@ -207,10 +212,11 @@ class FeedbackJoin:
             self.traces_bytes -= previous.size
         traces[trace_id] = turn
         self.traces_bytes += turn.size
-        self._cap_traces()
+        if len(traces) > self._options.max_traces or self.traces_bytes > self._options.max_bytes:
+            self._cap_traces()
         if event.session_id:
             self._turn(event, turn, now)
-        entry = self._pending.get(trace_id)
+        entry = self._pending.get(trace_id) if self._pending else None
         if entry is not None:
             # Reviews go on waiting, for the judgment (the judge is asynchronous); the rest meet their answer.
             reviews = [item for item in entry[1] if item[0].kind == "review"]
@@ -238,28 +244,33 @@ class FeedbackJoin:
                 return
             session.last_at = now
         else:
-            query = event.query
+            query, analysis = event.query, None
             if session is None:
                 kind = "first"
                 session = _Session(now, query)
             elif now - session.last_at > options.rephrase_window_seconds or not session.turns:
                 kind = "first"
             else:
-                kind = turn_kind(session.question, question_terms(session.question), query, question_terms(query),
-                                 options.rephrase_similarity)
+                previous, previous_terms = session.analysis or self._questions.analyse(session.question)
+                analysis = self._questions.analyse(query)
+                kind = turn_kind(previous, previous_terms, analysis[0], analysis[1], options.rephrase_similarity)
             self._counter.turn(kind)
             if kind in ("repeat", "rephrase"):
                 self._signal(session.turns[-1], kind)
             turns = session.turns
             while turns and now - turns[0].at >= options.idle_seconds:  # a long session: its old answers settle
-                self._settle(turns.popleft())
+                self._settle(turns[0])
+                turns = turns[1:]
             if len(turns) >= MAX_TURNS_PER_SESSION:
-                turns.popleft()
+                turns = turns[1:]
                 self._evicted["turns"].inc()
-            turns.append(turn)
-            session.question, session.last_at = query, now
-        # Bounded above without walking anything: the question's characters (4 bytes each at most).
-        session.size = _SESSION_BYTES + len(session_id) + 4 * len(session.question) + 64 * len(session.turns)
+            session.turns = (*turns, turn)
+            session.question, session.analysis, session.last_at = query, analysis, now
+        # Bounded above without walking anything: the question's characters (4 bytes each at most; again
+        # for its normalised text and terms when held), a set slot per term, a tuple slot per open turn.
+        held = session.analysis
+        session.size = (_SESSION_BYTES + len(session_id) + 4 * len(session.question) + 64 * len(session.turns)
+                        + (8 * len(session.question) + 64 * len(held[1]) if held is not None else 0))
         sessions = self._sessions
         sessions[session_id] = session
         self.sessions_bytes += session.size
@@ -328,7 +339,7 @@ class FeedbackJoin:
     def _signal(self, turn: Turn, signal: str) -> None:
         self._counter.count(turn.labels, turn.fallback, signal)
         if len(turn.signals) < MAX_SIGNALS_PER_TURN:
-            turn.signals.append(signal)
+            turn.signals = (*turn.signals, signal)
         if turn.judgment is not None:
             sample, verdict, stage = turn.judgment
             self._counter.judged(turn.labels, signal, sample, verdict, stage)
@@ -381,14 +392,15 @@ class FeedbackJoin:
         turn.payload, turn.kept, turn.sampled_by = payload, True, sampled_by
         turn.size += len(payload)
         self.traces_bytes += len(payload)
-        self._cap_traces()
+        if self.traces_bytes > self._options.max_bytes:
+            self._cap_traces()
         return turn
 
     def passed(self, trace_id: str) -> None:
         """The sampler saw this trace and did not keep it (nothing to judge it against)."""
         turn = self._traces.get(trace_id)
         if turn is not None:
-            turn.kept, turn.raised = True, []
+            turn.kept, turn.raised = True, ()
 
     def take(self, turn: Turn) -> tuple[TraceEvent, int] | None:
         """The kept event of an answer a late signal is about, and its size (once: it is evidence now)."""
@@ -408,7 +420,9 @@ class FeedbackJoin:
         signals: list[str] = []
         if turn is not None:
             signals = list(turn.signals)
-            if turn.judgment is None:
+            # The views count an answer once, against its sample's judgment when it was sampled (a complaint
+            # about a sampled answer has it judged again as evidence: that one waits for the sample's).
+            if turn.judgment is None and not (sample == "feedback" and turn.sampled_by):
                 turn.judgment = (sample, verdict, stage)
                 for signal in signals:
                     self._counter.judged(turn.labels, signal, sample, verdict, stage)

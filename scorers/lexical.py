@@ -20,6 +20,7 @@ from collections import OrderedDict
 import msgspec
 
 from ragpulse.collector.events import Envelope, TraceEvent
+from ragpulse.exporters.fast_metrics import FastCounter, FastHistogram
 from ragpulse.exporters.labels import LabelGuard
 from ragpulse.exporters.metrics import Metrics
 
@@ -113,13 +114,15 @@ class LexicalScorer:
     """Pipeline stage: scores every trace with retrieved chunks and exports the scores."""
 
     def __init__(self, metrics: Metrics, guard: LabelGuard, cache_entries: int = 10_000,
-                 cache_max_bytes: int = 16 * 1024 * 1024) -> None:
+                 cache_max_bytes: int = 16 * 1024 * 1024, *, max_label_sets: int = 2_000) -> None:
         self._metrics = metrics
         self._guard = guard
         self._cache: OrderedDict[str, Units] = OrderedDict()
         self._cache_entries = cache_entries
         self._cache_max_bytes = cache_max_bytes
         self._cache_bytes = 0  # of the cached texts (their units take about as much again)
+        self._children: dict[tuple[str | None, ...], tuple[FastHistogram, FastHistogram, FastHistogram, FastCounter]] = {}
+        self._max_children = 4 * max_label_sets
 
     def score(self, event: TraceEvent) -> LexicalScores | None:
         if not event.chunks:
@@ -184,14 +187,27 @@ class LexicalScorer:
             scores = envelope.local_scores = self.score(event)
             # A refusal's scores only serve the sampler (possible over-refusal): not exported.
             if scores is not None and envelope.fallback_rule is None:
-                labels = self._guard.admit_event(event)
-                metrics = self._metrics
+                groundedness, relevancy, context, mismatch = self._children_for(event)
                 if scores.groundedness is not None:
-                    metrics.local_groundedness.labels(*labels).observe(scores.groundedness)
+                    groundedness.observe(scores.groundedness)
                 if scores.answer_relevancy is not None:
-                    metrics.local_answer_relevancy.labels(*labels).observe(scores.answer_relevancy)
+                    relevancy.observe(scores.answer_relevancy)
                 if scores.context_relevance is not None:
-                    metrics.local_context_relevance.labels(*labels).observe(scores.context_relevance)
+                    context.observe(scores.context_relevance)
                 if scores.number_mismatch:
-                    metrics.local_number_mismatch.labels(*labels).inc()
+                    mismatch.inc()
         return envelope
+
+    def _children_for(self, event: TraceEvent) -> tuple[FastHistogram, FastHistogram, FastHistogram, FastCounter]:
+        """The score series of the event's labels, resolved through the guard once per raw label set."""
+        raw = self._guard.raw_values(event)
+        children = self._children.get(raw)
+        if children is None:
+            if len(self._children) >= self._max_children:
+                self._children.clear()  # raw values are unbounded; the series behind them are not
+            labels, metrics = self._guard.admit_event(event), self._metrics
+            children = self._children[raw] = (
+                metrics.local_groundedness.labels(*labels), metrics.local_answer_relevancy.labels(*labels),
+                metrics.local_context_relevance.labels(*labels), metrics.local_number_mismatch.labels(*labels),
+            )
+        return children

@@ -27,6 +27,7 @@ import hashlib
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 import msgspec
@@ -48,6 +49,7 @@ STRATUM_CLASS: dict[str, str | None] = {"always": "always", "flagged": "scorer_f
 # A judgment's sample (JudgeItem.sample): routine (the base rate), targeted (a stratum's class, beyond
 # the routine sample) or feedback (judged because of a user signal: evidence, never in a rate).
 _HASH_SPACE = float(2**64)
+_TEXT = attrgetter("text")
 
 
 _STREAMS: dict[str, Any] = {}  # name -> a blake2b state personalised with it (copying one is cheaper than making one)
@@ -243,7 +245,7 @@ class JudgeSampler(Listener):
         if not fallback and not event.chunks:
             self._join.passed(event.trace_id)
             return envelope  # no context and an answer: nothing to judge it against
-        if event.chunks and any(chunk.text is None for chunk in event.chunks):
+        if event.chunks and None in map(_TEXT, event.chunks):
             # Chunks reported without their text (content not captured): judged on the ones with text;
             # with none, there is nothing to judge against, and no bad case may rest on a made-up context.
             with_text = [chunk for chunk in event.chunks if chunk.text is not None]
@@ -272,7 +274,7 @@ class JudgeSampler(Listener):
         if turn is not None:
             for priority in turn.raised:  # feedback that came before its trace
                 self.negative(priority, turn)
-            turn.raised = []
+            turn.raised = ()
         return envelope
 
     def _offered_counter(self, event: TraceEvent, fallback: bool, stratum: str) -> FastCounter:
@@ -288,7 +290,7 @@ class JudgeSampler(Listener):
     def negative(self, priority: str, turn: Turn) -> None:
         """A signal that an answer failed: judge it, as evidence, if kept and in the class's rate."""
         if not turn.kept:  # the trace is still on its way through the stages before this one
-            turn.raised.append(priority)
+            turn.raised = (*turn.raised, priority)
             return
         if turn.evidence:
             return  # a second signal on an answer already queued as evidence

@@ -20,9 +20,10 @@ README, Satisfaction.
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from collections.abc import Sequence
 
-import snowballstemmer
+import Stemmer
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
 from ragpulse.collector.events import FeedbackEvent
@@ -39,6 +40,7 @@ PRIORITY_OF = {
 }
 TURN_KINDS = ("first", "repeat", "rephrase", "follow_up", "new_topic")
 VERDICTS = ("hallucination", "grounded", "not_scored")
+_CACHED_QUESTION_BYTES = 300  # an entry besides its strings: key slot, tuple, frozenset
 _SIMPLE_KINDS = {"escalation": "escalation", "copy": "copy", "citation_click": "citation_click",
                  "regenerate": "regenerate", "abandon": "abandon"}
 
@@ -66,7 +68,7 @@ def rating_of(event: FeedbackEvent) -> float | None:
 
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _WORD = re.compile(rf"[a-z0-9]+(?:['’][a-z]+)*|[{_CJK}]+")
-_NORMALISE = re.compile(rf"[^a-z0-9{_CJK}]+")
+_NORMALISE = re.compile(rf"[^a-z0-9'’{_CJK}]+")
 _HAS_CJK = re.compile(rf"[{_CJK}]")
 _STOPWORDS = frozenset(
     "a an the and or but is are was were be been do does did can could would should will shall may might must i me my "
@@ -76,12 +78,14 @@ _STOPWORDS = frozenset(
 )
 # Characters that carry no topic in a question: pronouns, particles, question words.
 _CJK_FUNCTION = frozenset("的了吗呢吧啊呀嘛么我你您他她它们这那哪里是在有和与及或就都也还要想能可以会请问怎什么样多少几个为把被给对从到")
-_FOLLOW_UP_EN = re.compile(
-    r"^\s*(?:and|also|plus|what about|how about|what if|same for|then|but what about|and what about|what else)\b"
+# On normalised text: an English opener, a Chinese one, or a closing 呢 ("and for AirPods?", 那手机呢？).
+_FOLLOW_UP = re.compile(
+    r"^(?:and|also|plus|what about|how about|what if|same for|then|but what about|and what about|what else)\b"
+    r"|^(?:那|那么|还有|另外|如果|顺便|再问)|呢$"
 )
-_FOLLOW_UP_ZH = re.compile(r"^\s*(?:那|那么|还有|另外|如果|顺便|再问)|呢\s*[？?]?\s*$")
-# Snowball (Porter 2) folds inflections the same on both sides: delivered/delivery/deliver meet.
-_stem = snowballstemmer.stemmer("english").stemWord
+# Snowball (Porter 2, PyStemmer: the Snowball project's C build, with its own word cache) folds
+# inflections the same on both sides: delivered/delivery/deliver meet.
+_stem = Stemmer.Stemmer("english").stemWord
 
 
 def normalised(question: str) -> str:
@@ -105,15 +109,49 @@ def similarity(a: frozenset[str], b: frozenset[str]) -> float:
     return 2 * len(a & b) / (len(a) + len(b)) if a and b else 0.0
 
 
+class QuestionCache:
+    """normalised() and question_terms() of recent questions: users ask the same few questions (a
+    support bot's FAQ), so most turns find theirs here. Bounded in entries and in bytes (the
+    question's characters, four bytes each at most, twice: the text and its terms); least recently
+    used first out, counted."""
+
+    def __init__(self, max_entries: int, max_bytes: int, evicted: Counter) -> None:
+        self._items: OrderedDict[str, tuple[str, frozenset[str], int]] = OrderedDict()
+        self._max_entries = max_entries
+        self._max_bytes = max_bytes
+        self.bytes = 0
+        self._evicted = evicted
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def analyse(self, question: str) -> tuple[str, frozenset[str]]:
+        items = self._items
+        hit = items.get(question)
+        if hit is not None:
+            items.move_to_end(question)
+            return hit[0], hit[1]
+        text = normalised(question)
+        terms = question_terms(text)
+        size = _CACHED_QUESTION_BYTES + 12 * len(question) + 64 * len(terms)
+        items[question] = (text, terms, size)
+        self.bytes += size
+        while len(items) > self._max_entries or self.bytes > self._max_bytes:
+            self.bytes -= items.popitem(last=False)[1][2]
+            self._evicted.inc()
+        return text, terms
+
+
 def is_follow_up_opener(question: str) -> bool:
-    text = question.lower()
-    return _FOLLOW_UP_EN.search(text) is not None or _FOLLOW_UP_ZH.search(text) is not None
+    """On a normalised() question: a follow-up opener ("and", "what about", 那, 还有, a closing 呢)."""
+    return _FOLLOW_UP.search(question) is not None
 
 
 def turn_kind(previous: str, previous_terms: frozenset[str], question: str, terms: frozenset[str],
               threshold: float) -> str:
-    """repeat, follow_up, rephrase or new_topic: what this question is to the session's previous one."""
-    if normalised(previous) == normalised(question):
+    """repeat, follow_up, rephrase or new_topic: what this question is to the session's previous one
+    (both normalised())."""
+    if previous == question:
         return "repeat"
     if is_follow_up_opener(question) and not terms <= previous_terms:
         return "follow_up"
@@ -146,14 +184,12 @@ class SatisfactionMetrics:
             "ragpulse_judge_judgments_total for the share of hallucinated answers that got a thumbs down.",
             ["app", "signal", "sample", "verdict", "stage"], registry=registry,
         )
-        self.turns = Counter(
+        self.turns = CounterFamily(
             "ragpulse_session_turns_total",
-            "Questions in sessions by what they are to the session's previous question: first, repeat, rephrase, "
-            "follow_up, new_topic.",
-            ["kind"], registry=registry,
+            "Questions in sessions by what they are to the session's previous question: first (none within the "
+            "rephrase window), repeat, rephrase, follow_up, new_topic.",
+            ["kind"], registry,
         )
-        for kind in TURN_KINDS:
-            self.turns.labels(kind=kind)
 
 
 class SignalCounter:
@@ -163,11 +199,27 @@ class SignalCounter:
         self._metrics = metrics
         self._guard = guard
         self._children: dict[tuple[object, ...], FastCounter] = {}
+        self._answered: set[tuple[str | None, ...]] = set()
         self._max_cached = max_cached
-        self._turns = {kind: metrics.turns.labels(kind=kind) for kind in TURN_KINDS}
+        self._turns = {kind: metrics.turns.labels(kind) for kind in TURN_KINDS}
         self._app_at = guard.names.index("app") if "app" in guard.names else None
 
+    def answered(self, labels: tuple[str | None, ...]) -> None:
+        """An answer with these labels: its signals exist at zero from now on, so a rate over them is 0,
+        not no data, before the first user reacts."""
+        if labels in self._answered:
+            return
+        if len(self._answered) >= self._max_cached:
+            self._answered.clear()
+        self._answered.add(labels)
+        for signal in SIGNALS:
+            for fallback in (False, True):
+                self._child(labels, fallback, signal)
+
     def count(self, labels: tuple[str | None, ...], fallback: bool, signal: str) -> None:
+        self._child(labels, fallback, signal).inc()
+
+    def _child(self, labels: tuple[str | None, ...], fallback: bool, signal: str) -> FastCounter:
         key = (labels, fallback, signal)
         child = self._children.get(key)
         if child is None:
@@ -175,7 +227,7 @@ class SignalCounter:
                 self._children.clear()
             admitted, _ = self._guard.admit(labels)
             child = self._children[key] = self._metrics.signals.labels(*admitted, "true" if fallback else "false", signal)
-        child.inc()
+        return child
 
     def rating(self, labels: tuple[str | None, ...], value: float) -> None:
         admitted, _ = self._guard.admit(labels)

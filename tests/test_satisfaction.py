@@ -3,6 +3,7 @@ either order, implicit signals, the joined views, and bounded state."""
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from collections import Counter as Tally
@@ -16,7 +17,7 @@ from support import RagpulseProcess, feedback_join, ndjson, wait_until
 from ragpulse.collector.events import Chunk, Envelope, FeedbackEvent, TraceEvent
 from ragpulse.collector.traffic import TrafficGenerator, TrafficProfile
 from ragpulse.scorers.join import Listener, Turn
-from ragpulse.scorers.satisfaction import question_terms, turn_kind
+from ragpulse.scorers.satisfaction import normalised, question_terms, turn_kind
 
 TURNS = yaml.safe_load((Path(__file__).parent / "data" / "session_turns.yaml").read_text(encoding="utf-8"))
 
@@ -24,7 +25,8 @@ TURNS = yaml.safe_load((Path(__file__).parent / "data" / "session_turns.yaml").r
 def test_the_turn_table_is_classified_with_known_confusion_counts() -> None:
     confusion: Tally[tuple[str, str]] = Tally()
     for row in TURNS:
-        got = turn_kind(row["previous"], question_terms(row["previous"]), row["question"], question_terms(row["question"]), 0.5)
+        previous, question = normalised(row["previous"]), normalised(row["question"])
+        got = turn_kind(previous, question_terms(previous), question, question_terms(question), 0.5)
         confusion[(row["expect"], got)] += 1
     chinese = sum(1 for row in TURNS if any("\u4e00" <= char <= "\u9fff" for char in row["question"]))
     assert len(TURNS) == 52 and chinese == 20
@@ -68,7 +70,7 @@ def signals(registry: CollectorRegistry, **labels: str) -> dict[str, float]:
         for sample in metric.samples:
             if sample.name == "ragpulse_satisfaction_signals_total" and labels.items() <= sample.labels.items():
                 out[sample.labels["signal"]] = out.get(sample.labels["signal"], 0) + sample.value
-    return out
+    return {signal: count for signal, count in out.items() if count}  # every signal exists at zero once answered
 
 
 def value(registry: CollectorRegistry, name: str, **labels: str) -> float:
@@ -131,6 +133,9 @@ def test_sessions_give_rephrase_repeat_escalation_and_silent_accept_on_the_answe
     assert signals(registry, route="tracking") == {"silent_accept": 1}
     assert "silent_accept" not in signals(registry, route="payments")  # a fallback is not accepted by silence
     assert sum(signals(registry).values()) == 7
+    series = [s for m in registry.collect() for s in m.samples if s.name == "ragpulse_satisfaction_signals_total"]
+    # Eight label sets answered (one per route, the handoff's too): each has its 12 signals x fallback from the start.
+    assert len(series) == 8 * 24 and sum(1 for s in series if s.value) == 7
     turns = {kind: value(registry, "ragpulse_session_turns_total", kind=kind)
              for kind in ("first", "repeat", "rephrase", "follow_up", "new_topic")}
     assert turns == {"first": 4, "repeat": 1, "rephrase": 1, "follow_up": 1, "new_topic": 0}
@@ -192,9 +197,10 @@ def test_state_stays_bounded_under_a_flood_of_sessions_and_evictions_are_counted
     assert evicted["sessions"] == 60_000 - len(join._sessions)
     assert evicted["pending"] == 20_000 - len(join._pending)
     assert value(registry, "ragpulse_feedback_joins_total", outcome="pending_full") == evicted["pending"]
+    held = len(join._sessions)
     clock.now += 1_000  # idle: the sessions still held settle; evicted ones were never accepted by silence
     join.expire()
-    assert signals(registry) == {"silent_accept": 2_000}
+    assert signals(registry) == {"silent_accept": held} and held > 1_000
 
 
 def test_a_running_sidecar_derives_the_signals_the_demo_sessions_generated(ragpulse_factory: Callable[..., RagpulseProcess]) -> None:
@@ -228,3 +234,30 @@ def test_a_running_sidecar_derives_the_signals_the_demo_sessions_generated(ragpu
     assert s.total("ragpulse_feedback_joins_total", outcome="joined") == len(events) - traces
     assert s.total("ragpulse_feedback_joins_total") == len(events) - traces  # nothing orphaned, late or evicted
     assert s.total("ragpulse_feedback_join_evicted_total") == 0
+
+
+def test_a_bad_case_record_carries_the_signals_before_and_after_its_judgment(
+        ragpulse_factory: Callable[..., RagpulseProcess]) -> None:
+    rp = ragpulse_factory("--set", "judge.mode=local", "--set", "judge.sample_rate=1.0")
+    chunks = [{"id": "kb-returns", "text": "Returns are accepted within 30 days of delivery."}]
+    # The thumbs down comes first and waits for its trace; the judge sees the trace after the join.
+    rp.post("/v1/feedback", ndjson([{"kind": "thumbs", "value": "down", "trace_id": "bad-1"}]))
+    rp.post("/v1/events", ndjson([{"type": "trace", "trace_id": "bad-1", "session_id": "s1", "app": "shop",
+                                   "query": "How long do I have to return shoes?", "chunks": chunks,
+                                   "answer": "You have 90 days and we pay the shipping twice."}]))
+
+    def stored() -> dict[str, object] | None:
+        response = rp.get("/api/badcases/bad-1")
+        return json.loads(response.body) if response.status == 200 else None
+
+    wait_until(lambda: stored() is not None, what="the bad case in the store")
+    assert stored()["signals"] == ["thumbs_down"]  # type: ignore[index]
+    rp.post("/v1/feedback", ndjson([{"kind": "regenerate", "trace_id": "bad-1"}]))  # after the judgment
+    wait_until(lambda: stored()["signals"] == ["thumbs_down", "regenerate"], what="the late signal in the record")  # type: ignore[index]
+    s = rp.metrics()
+    assert s.get_value("ragpulse_feedback_joins_total", outcome="joined_after_wait") == 1
+    assert s.get_value("ragpulse_feedback_joins_total", outcome="joined") == 1
+    # Judged twice (the routine sample, and as evidence of the thumbs down): the views count its routine judgment.
+    wait_until(lambda: rp.metrics().total("ragpulse_satisfaction_judged_signals_total", verdict="hallucination",
+                                          sample="routine", stage="generation") == 2, what="the joined view")
+    assert rp.metrics().total("ragpulse_satisfaction_judged_signals_total") == 2
