@@ -2,8 +2,8 @@
 
     python bench/bench_fastpath.py [--events 200000] [--batch 500] [--stages default|bare]
 
-default: the shipped configuration (dedup, fallback, local scorers, judge sampler); bare: dedup,
-fallback and the exporter only (local_scorers.enabled false, judge.mode off). The judge workers do not
+default: the shipped configuration (dedup, fallback, local scorers, feedback join, judge sampler); bare:
+dedup, fallback and the exporter only (local_scorers.enabled false, judge.mode off, satisfaction.enabled false). The judge workers do not
 run here: the sampler's queue fills and the rest is counted as skipped, as under overload.
 """
 
@@ -31,6 +31,7 @@ def config(stages: str) -> Config:
     if stages == "bare":
         data["local_scorers"]["enabled"] = False
         data["judge"]["mode"] = "off"
+        data["satisfaction"]["enabled"] = False
     return parse_config(data)
 
 

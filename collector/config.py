@@ -379,6 +379,8 @@ class CalibrationConfig(_Section):
 
 
 class SatisfactionConfig(_Section):
+    # false: no feedback join and no satisfaction signals (the cheapest fast path; needs judge.mode off).
+    enabled: bool = True
     # The feedback join: traces are held this long for their feedback (at most max_traces of them,
     # in max_bytes with the events kept for late judging); feedback after it is counted late.
     window_seconds: PositiveFloat = 900.0
@@ -587,6 +589,9 @@ def _semantic_problems(config: Config) -> list[ConfigProblem]:
         if path is not None and not Path(path).is_file():
             problems.append(ConfigProblem(f"judge.{option}", f"no such file: {path}"))
     problems.extend(_judge_problems(config))
+    if not config.satisfaction.enabled and config.judge.mode != "off":
+        problems.append(ConfigProblem("satisfaction.enabled", "false needs judge.mode: off: the judge's late feedback "
+                                      "and calibration's reviews go through the feedback join"))
     if config.otlp.auth_token is not None and config.otlp.auth_token_file is not None:
         problems.append(ConfigProblem("otlp.auth_token_file", "set auth_token or auth_token_file, not both"))
     if config.otlp.auth_token_file is not None and not Path(config.otlp.auth_token_file).is_file():

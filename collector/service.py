@@ -245,11 +245,13 @@ class Service:
                 chunk_cache_entries=options.chunk_cache_entries,
             )
             stages.append(("embeddings", self.embeddings))
-        self.join = join = _feedback_join(config, self.registry, guard)
-        stages.append(("feedback_join", join))
+        self.join: FeedbackJoin | None = None
+        if config.satisfaction.enabled:  # config: off only with the judge off, which needs the join
+            self.join = _feedback_join(config, self.registry, guard)
+            stages.append(("feedback_join", self.join))
         self.judges: JudgeWorkers | None = None
         judge = config.judge
-        if judge.mode != "off":
+        if judge.mode != "off" and (join := self.join) is not None:
             judged = JudgeQueue(judge.queue_capacity, judge.queue_max_bytes, metrics.judge_skipped)
             sampler_metrics = SamplerMetrics(self.registry, config.metrics.labels)
             stages.append(("judge_sampler", JudgeSampler(_sampling_policy(judge), judged, sampler_metrics,
@@ -350,19 +352,21 @@ class Service:
     def _supervised(self) -> list[Supervised]:
         return [self.pipeline.supervised, self.spans.supervised]
 
-    async def _tick(self) -> None:
+    @staticmethod
+    async def _tick(join: FeedbackJoin) -> None:
         """Ends what is over in the feedback join when no event comes to do it (silent accepts, orphans)."""
         while True:
             await asyncio.sleep(1.0)
             try:
-                self.join.expire()
+                join.expire()
             except Exception:  # a defect: logged, and the next second tries again
                 log.exception("the feedback join's timer failed")
 
     async def start(self) -> None:
         await self.pipeline.start()
         await self.spans.start()
-        self._ticker = asyncio.create_task(self._tick(), name="ragpulse-feedback-join")
+        if self.join is not None:
+            self._ticker = asyncio.create_task(self._tick(self.join), name="ragpulse-feedback-join")
         if self.judges is not None:
             await self.judges.start()
         if self.embeddings is not None:

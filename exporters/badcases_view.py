@@ -55,6 +55,8 @@ def detail(r: dict[str, Any]) -> str:
     ]
     if r.get("error"):
         out.append(f"error: {r['error']}")
+    # What users did about the answer (older records have no signals).
+    out.append(f"user signals: {', '.join(r.get('signals') or []) or 'none'}")
     out += ["", "question:", block(r["query"]), "answer:", block(r["answer"]), "chunks:"]
     for index, chunk in enumerate(r["chunks"]):
         out.append(f"  [{index}] {chunk.get('id') or ''} relevance {_score(chunk.get('relevance'))}/3")

@@ -35,8 +35,9 @@ SIGNALS = (
            'ragpulse_judgments_total{sample="routine",metric="groundedness",verdict="hallucination"}',
            'ragpulse_judgments_total{sample="routine",metric="groundedness",verdict=~"hallucination|grounded"}', True),
     Signal("fallback", "Fallback", "app", "ragpulse_fallbacks_total", "ragpulse_traces_total", False),
-    Signal("rephrase", "Rephrase", "all", 'ragpulse_judge_candidates_total{priority="rephrase"}', "ragpulse_traces_total", False),
-    Signal("escalation", "Escalation", "all", 'ragpulse_feedback_total{kind="escalation"}', "ragpulse_traces_total", False),
+    Signal("rephrase", "Rephrase", "app", 'ragpulse_satisfaction_signals_total{signal="rephrase"}', "ragpulse_traces_total", False),
+    Signal("escalation", "Escalation", "app", 'ragpulse_satisfaction_signals_total{signal="escalation"}', "ragpulse_traces_total",
+           False),
 )
 
 

@@ -2,7 +2,7 @@
 same source as the rules: every sampled rate is read from its recording rule with its interval.
 
 - overview: traffic, fallback rate with its healthy band, hallucination rate with its 95% interval as a
-  band, judge scores, satisfaction signals, bad cases by stage, the routes that fail most, releases;
+  band, judge scores, the satisfaction proxy beside its signals and the joined views, bad cases by stage, the routes that fail most, releases;
 - judge: coverage by priority, queue, latency, tokens, cost, errors, breaker, budgets, calibration;
 - ingestion: sources, invalid, refused, dropped and duplicate events, Kafka lag, OTLP assembly.
 
@@ -95,9 +95,7 @@ def overview(settings: Settings) -> list[PanelSpec]:
                   "the time range (1: contradicts or invented; 5: only what the chunks say).", "short",
                   (Query('sum by (le) (increase(ragpulse_judge_score_bucket{sample="routine",metric="groundedness"}'
                          '[$__range]))', "{{le}}"),), kind="bargauge"),
-        PanelSpec("Satisfaction signals", "Feedback per second by kind and value: thumbs, ratings, escalations, "
-                  "copies, citation clicks, regenerations, abandons.", "reqps",
-                  (Query('sum by (kind, value) (rate(ragpulse_feedback_total[$__rate_interval]))', "{{kind}} {{value}}"),)),
+        *satisfaction(settings),
         PanelSpec("Bad cases by stage (routine sample)", "Judged bad cases of the routine sample by the layer that "
                   "failed: retrieval, generation, knowledge_gap, over_refusal.", "short",
                   (Query(f'sum by (stage) (increase(ragpulse_badcases_total{{{SELECTOR},sample="routine"}}[$__rate_interval]))',
@@ -110,6 +108,47 @@ def overview(settings: Settings) -> list[PanelSpec]:
                   "question (fallbacks apart) and retrievals without a relevant chunk.", "percentunit",
                   (Query(f"app:ragpulse_irrelevant_answer_routine:ratio{w}{{{APP}}}", "{{app}} off-question"),
                    Query(f"app:ragpulse_irrelevant_context_routine:ratio{w}{{{APP}}}", "{{app}} irrelevant context"))),
+    ]
+
+
+def satisfaction(settings: Settings) -> list[PanelSpec]:
+    """The satisfaction proxy beside its parts, and the joined views that say whether a signal means what we
+    think (README, Satisfaction)."""
+    w = settings.hallucination_window
+    signals = "ragpulse_satisfaction_signals_total"
+    routine = f'ragpulse_judgments_total{{{SELECTOR},sample="routine",metric="groundedness",verdict=~"hallucination|grounded"}}'
+    judged_down = f'ragpulse_satisfaction_judged_signals_total{{{APP},sample="routine",signal="thumbs_down"}}'
+
+    def complaints(fallback: str) -> str:
+        return (f'sum by (signal) (rate({signals}{{{SELECTOR},fallback="{fallback}",'
+                'signal=~"thumbs_down|escalation|abandon|rephrase"}[$__rate_interval]))')
+
+    return [
+        PanelSpec("Satisfaction proxy", f"Positive signals (thumbs up, ratings 4-5, copies, citation clicks, silent "
+                  f"accepts) among all signals over {w}, per app. A proxy: read it beside its parts (next panel).",
+                  "percentunit", (Query(f"app:ragpulse_satisfaction_proxy:ratio{w}{{{APP}}}", "{{app}}"),)),
+        PanelSpec("Satisfaction signals per answer", "Each signal per processed trace: explicit (thumbs, ratings, "
+                  "escalation, copy, citation click, regenerate, abandon) and derived (rephrase, repeat, silent accept).",
+                  "percentunit",
+                  (Query(f"sum by (signal) (rate({signals}{{{SELECTOR}}}[$__rate_interval])) / ignoring(signal) group_left "
+                         f"sum(rate(ragpulse_traces_total{{{SELECTOR}}}[$__rate_interval]))", "{{signal}}"),)),
+        PanelSpec("Thumbs down: hallucinated vs grounded answers", "Thumbs down per judged answer of the routine sample, "
+                  "by the judge's verdict, over the time range: a signal that means what we think is far more frequent "
+                  "on hallucinated answers.", "percentunit",
+                  (Query(f"(sum by (verdict) (increase({judged_down}[$__range])) or sum by (verdict) "
+                         f"(increase({routine}[$__range])) * 0) / sum by (verdict) (increase({routine}[$__range]))",
+                         "{{verdict}}"),), kind="bargauge"),
+        PanelSpec("Complaints after fallbacks vs after answers", "Thumbs down, escalations, abandons and rephrases per "
+                  "fallback and per answer.", "percentunit",
+                  (Query(complaints("true") + f" / scalar(sum(rate(ragpulse_fallbacks_total{{{SELECTOR}}}"
+                         "[$__rate_interval])))", "after fallbacks: {{signal}}"),
+                   Query(complaints("false") + f" / scalar(sum(rate(ragpulse_traces_total{{{SELECTOR}}}"
+                         f"[$__rate_interval])) - sum(rate(ragpulse_fallbacks_total{{{SELECTOR}}}[$__rate_interval])))",
+                         "after answers: {{signal}}"))),
+        PanelSpec("Signals on bad cases, by stage", "Signals on judged answers over the time range, by the bad-case stage "
+                  "of their judgment (none: not a bad case), every sample.", "short",
+                  (Query(f'sum by (stage, signal) (increase(ragpulse_satisfaction_judged_signals_total{{{APP},'
+                         f'signal!="silent_accept"}}[$__range]))', "{{stage}} {{signal}}"),), kind="bargauge"),
     ]
 
 
@@ -178,6 +217,10 @@ def ingestion(settings: Settings) -> list[PanelSpec]:
                   (Query("sum by (encoding) (rate(ragpulse_otlp_spans_received_total[$__rate_interval]))", "received {{encoding}}"),
                    Query("sum by (reason) (rate(ragpulse_otlp_spans_dropped_total[$__rate_interval]))", "dropped {{reason}}"),
                    Query("sum(rate(ragpulse_otlp_spans_rejected_total[$__rate_interval]))", "rejected"))),
+        PanelSpec("Feedback join", "How feedback met its answer per second (joined, joined_after_wait, session, late, "
+                  "orphan, pending_full, session_unknown, unreferenced), and what the join evicted, by table.", "reqps",
+                  (Query("sum by (outcome) (rate(ragpulse_feedback_joins_total[$__rate_interval]))", "{{outcome}}"),
+                   Query("sum by (table) (rate(ragpulse_feedback_join_evicted_total[$__rate_interval]))", "evicted {{table}}"))),
         PanelSpec("HTTP answers", "HTTP requests served per second, by endpoint and status code.", "reqps",
                   (Query("sum by (endpoint, code) (rate(ragpulse_http_requests_total[$__rate_interval]))", "{{endpoint}} {{code}}"),)),
         PanelSpec("Sources up", "1 when a source is running and connected.", "none",

@@ -23,6 +23,7 @@ import yaml
 
 from ragpulse.mixin.alerts import alert_groups, drift_groups, runbook
 from ragpulse.mixin.settings import Settings
+from ragpulse.scorers.satisfaction import POSITIVE
 
 DEFAULTS = Settings()
 
@@ -146,6 +147,19 @@ def operations_rules(window: str) -> list[dict[str, str]]:
     ]
 
 
+def satisfaction_rules(window: str) -> list[dict[str, str]]:
+    """The satisfaction proxy per app: positive signals among all (README, Satisfaction). Recorded beside its
+    parts, which stay counters: the dashboard shows both."""
+    signals = "ragpulse_satisfaction_signals_total"
+    positive = "|".join(POSITIVE)
+    return [
+        _rule(f"app:ragpulse_satisfaction_signals:increase{window}", f"sum by (app) (increase({signals}[{window}]))"),
+        _rule(f"app:ragpulse_satisfaction_proxy:ratio{window}",
+              f'sum by (app) (increase({signals}{{signal=~"{positive}"}}[{window}])) '
+              f"/ (sum by (app) (increase({signals}[{window}])) > 0)"),
+    ]
+
+
 def rules(settings: Settings = DEFAULTS) -> dict[str, Any]:
     """Every rule group: the sampled rates with their intervals, calibration, the drift signals, the alerts."""
     groups: list[dict[str, Any]] = [
@@ -154,7 +168,8 @@ def rules(settings: Settings = DEFAULTS) -> dict[str, Any]:
                    *stratified_rules(window),
                    *routine_share_rules("irrelevant_answer", "answer_relevancy", "irrelevant", "relevant", window),
                    *routine_share_rules("irrelevant_context", "context_relevance", "irrelevant", "relevant", window),
-                   *operations_rules(window)]}
+                   *operations_rules(window),
+                   *satisfaction_rules(window)]}
         for window in settings.rate_windows
     ]
     groups += [{"name": f"ragpulse-calibration-{window}", "interval": settings.interval, "rules": calibration_rules(window)}

@@ -25,10 +25,11 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 import msgspec
-from prometheus_client import CollectorRegistry, Counter, Gauge
+from prometheus_client import CollectorRegistry, Gauge
 
 from ragpulse.collector.config import SatisfactionConfig
 from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
+from ragpulse.exporters.fast_metrics import CounterFamily
 from ragpulse.exporters.labels import LabelGuard
 from ragpulse.scorers.satisfaction import (
     NEGATIVE,
@@ -53,29 +54,30 @@ _EXPIRY_STEP_SECONDS = 0.05
 
 class JoinMetrics:
     def __init__(self, registry: CollectorRegistry) -> None:
-        self.outcomes = Counter(
+        # Lock-free (exporters/fast_metrics.py): updated from the event loop only, per event.
+        self.outcomes = CounterFamily(
             "ragpulse_feedback_joins_total",
             "Feedback by how it met its answer: joined (trace held), joined_after_wait (feedback first, trace came), "
             "session (by session id, to its last answer), late (the trace left the window), orphan (the trace never "
             "came within pending_window_seconds), pending_full (evicted while waiting), session_unknown, unreferenced "
             "(neither trace nor session id).",
-            ["outcome"], registry=registry,
+            ["outcome"], registry,
         )
-        self.evicted = Counter(
+        self.evicted = CounterFamily(
             "ragpulse_feedback_join_evicted_total",
             "Entries the join dropped before their window ended (caps in entries or bytes), by table: traces, "
             "sessions (their open turns get no silent accept), pending (counted as pending_full too), turns "
             "(a session past its turn cap), questions (the cache of analysed questions).",
-            ["table"], registry=registry,
+            ["table"], registry,
         )
         self.entries = Gauge("ragpulse_feedback_join_entries", "Entries held by the feedback join, by table.", ["table"],
                              registry=registry)
         self.bytes = Gauge("ragpulse_feedback_join_bytes", "Bytes held by the feedback join (estimated), by table.",
                            ["table"], registry=registry)
         for outcome in OUTCOMES:
-            self.outcomes.labels(outcome=outcome)
+            self.outcomes.labels(outcome)
         for table in TABLES:
-            self.evicted.labels(table=table)
+            self.evicted.labels(table)
 
 
 class Turn(msgspec.Struct, gc=False):
@@ -132,7 +134,9 @@ class FeedbackJoin:
     def __init__(self, options: SatisfactionConfig, metrics: JoinMetrics, counter: SignalCounter, guard: LabelGuard,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self._options = options
+        self._max_traces, self._max_bytes = options.max_traces, options.max_bytes
         self._escalation_routes = frozenset(options.escalation_routes)
+        self._turn_counts = counter.turn_counters
         self._metrics = metrics
         self._counter = counter
         self._raw_labels = guard.raw_values
@@ -146,10 +150,10 @@ class FeedbackJoin:
         self.traces_bytes = self.sessions_bytes = self.pending_bytes = 0
         self.pending_reviews = 0
         self._next_expiry = 0.0
-        self._outcome = {outcome: metrics.outcomes.labels(outcome=outcome) for outcome in OUTCOMES}
-        self._evicted = {table: metrics.evicted.labels(table=table) for table in TABLES}
+        self._outcome = {outcome: metrics.outcomes.labels(outcome) for outcome in OUTCOMES}
+        self._evicted = {table: metrics.evicted.labels(table) for table in TABLES}
         self._questions = QuestionCache(options.question_cache_entries, options.question_cache_max_bytes,
-                                        metrics.evicted.labels(table="questions"))
+                                        self._evicted["questions"])
         self._encode = msgspec.msgpack.Encoder().encode
         self._decode = msgspec.msgpack.Decoder(TraceEvent).decode
         for table, entries, held in (("traces", lambda: len(self._traces), lambda: self.traces_bytes),
@@ -204,7 +208,8 @@ class FeedbackJoin:
     def _trace(self, event: TraceEvent, fallback: bool, now: float) -> None:
         trace_id = event.trace_id
         labels = self._raw_labels(event)
-        self._counter.answered(labels)
+        if labels not in self._counter.answered_labels:
+            self._counter.answered(labels)
         turn = Turn(trace_id, now, labels, fallback, _TURN_BYTES + len(trace_id))
         traces = self._traces
         previous = traces.pop(trace_id, None)
@@ -212,7 +217,7 @@ class FeedbackJoin:
             self.traces_bytes -= previous.size
         traces[trace_id] = turn
         self.traces_bytes += turn.size
-        if len(traces) > self._options.max_traces or self.traces_bytes > self._options.max_bytes:
+        if len(traces) > self._max_traces or self.traces_bytes > self._max_bytes:
             self._cap_traces()
         if event.session_id:
             self._turn(event, turn, now)
@@ -254,8 +259,8 @@ class FeedbackJoin:
                 previous, previous_terms = session.analysis or self._questions.analyse(session.question)
                 analysis = self._questions.analyse(query)
                 kind = turn_kind(previous, previous_terms, analysis[0], analysis[1], options.rephrase_similarity)
-            self._counter.turn(kind)
-            if kind in ("repeat", "rephrase"):
+            self._turn_counts[kind].inc()
+            if kind == "repeat" or kind == "rephrase":
                 self._signal(session.turns[-1], kind)
             turns = session.turns
             while turns and now - turns[0].at >= options.idle_seconds:  # a long session: its old answers settle
@@ -269,15 +274,16 @@ class FeedbackJoin:
         # Bounded above without walking anything: the question's characters (4 bytes each at most; again
         # for its normalised text and terms when held), a set slot per term, a tuple slot per open turn.
         held = session.analysis
-        session.size = (_SESSION_BYTES + len(session_id) + 4 * len(session.question) + 64 * len(session.turns)
-                        + (8 * len(session.question) + 64 * len(held[1]) if held is not None else 0))
+        size = session.size = (_SESSION_BYTES + len(session_id) + 4 * len(session.question) + 64 * len(session.turns)
+                               + (8 * len(session.question) + 64 * len(held[1]) if held is not None else 0))
         sessions = self._sessions
         sessions[session_id] = session
-        self.sessions_bytes += session.size
-        while len(sessions) > options.max_sessions or self.sessions_bytes > options.max_sessions_bytes:
-            evicted = sessions.popitem(last=False)[1]
-            self.sessions_bytes -= evicted.size
-            self._evicted["sessions"].inc()
+        self.sessions_bytes += size
+        if len(sessions) > options.max_sessions or self.sessions_bytes > options.max_sessions_bytes:
+            while len(sessions) > options.max_sessions or self.sessions_bytes > options.max_sessions_bytes:
+                evicted = sessions.popitem(last=False)[1]
+                self.sessions_bytes -= evicted.size
+                self._evicted["sessions"].inc()
 
     def _cap_traces(self) -> None:
         traces, options = self._traces, self._options

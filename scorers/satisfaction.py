@@ -69,7 +69,6 @@ def rating_of(event: FeedbackEvent) -> float | None:
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _WORD = re.compile(rf"[a-z0-9]+(?:['’][a-z]+)*|[{_CJK}]+")
 _NORMALISE = re.compile(rf"[^a-z0-9'’{_CJK}]+")
-_HAS_CJK = re.compile(rf"[{_CJK}]")
 _STOPWORDS = frozenset(
     "a an the and or but is are was were be been do does did can could would should will shall may might must i me my "
     "we our you your it its this that these those there here what when where which who whom why how of in on at to "
@@ -97,7 +96,7 @@ def question_terms(question: str) -> frozenset[str]:
     characters): single characters, because a paraphrase reorders them (保修期多长 / 保修多久)."""
     terms: set[str] = set()
     for token in _WORD.findall(question.lower()):
-        if _HAS_CJK.match(token):
+        if token[0] > "\u33ff":  # a CJK run (the other tokens are ASCII letters, digits and apostrophes)
             terms.update(char for char in token if char not in _CJK_FUNCTION)
         elif token not in _STOPWORDS:
             terms.add(_stem(token))
@@ -115,7 +114,7 @@ class QuestionCache:
     question's characters, four bytes each at most, twice: the text and its terms); least recently
     used first out, counted."""
 
-    def __init__(self, max_entries: int, max_bytes: int, evicted: Counter) -> None:
+    def __init__(self, max_entries: int, max_bytes: int, evicted: FastCounter) -> None:
         self._items: OrderedDict[str, tuple[str, frozenset[str], int]] = OrderedDict()
         self._max_entries = max_entries
         self._max_bytes = max_bytes
@@ -199,19 +198,19 @@ class SignalCounter:
         self._metrics = metrics
         self._guard = guard
         self._children: dict[tuple[object, ...], FastCounter] = {}
-        self._answered: set[tuple[str | None, ...]] = set()
+        self.answered_labels: set[tuple[str | None, ...]] = set()  # label sets whose signals exist
         self._max_cached = max_cached
-        self._turns = {kind: metrics.turns.labels(kind) for kind in TURN_KINDS}
+        self.turn_counters = {kind: metrics.turns.labels(kind) for kind in TURN_KINDS}
         self._app_at = guard.names.index("app") if "app" in guard.names else None
 
     def answered(self, labels: tuple[str | None, ...]) -> None:
         """An answer with these labels: its signals exist at zero from now on, so a rate over them is 0,
         not no data, before the first user reacts."""
-        if labels in self._answered:
+        if labels in self.answered_labels:
             return
-        if len(self._answered) >= self._max_cached:
-            self._answered.clear()
-        self._answered.add(labels)
+        if len(self.answered_labels) >= self._max_cached:
+            self.answered_labels.clear()
+        self.answered_labels.add(labels)
         for signal in SIGNALS:
             for fallback in (False, True):
                 self._child(labels, fallback, signal)
@@ -232,9 +231,6 @@ class SignalCounter:
     def rating(self, labels: tuple[str | None, ...], value: float) -> None:
         admitted, _ = self._guard.admit(labels)
         self._metrics.ratings.labels(*admitted).observe(value)
-
-    def turn(self, kind: str) -> None:
-        self._turns[kind].inc()
 
     def judged(self, labels: tuple[str | None, ...], signal: str, sample: str, verdict: str, stage: str) -> None:
         app = self._guard.admit(labels)[0][self._app_at] if self._app_at is not None else "all"

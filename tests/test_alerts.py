@@ -126,9 +126,9 @@ def test_the_fallback_band_and_the_slow_drift(tmp_path: Path) -> None:
         # The routine sample of "jump": 100 judgments a step, 10% hallucinated, then 30% for the last 2 hours.
         *routine("jump", f"0+10x{steps - 12} {10 * (steps - 12) + 30:g}+30x11", f"0+90x{steps - 12} {90 * (steps - 12) + 70:g}+70x11"),
         *routine("steady", per_minute(10, steps), per_minute(90, steps)),
-        # All traffic (2,010 traces a step): rephrases 1% -> 10% for the last 2 hours; escalations a steady 1%.
-        counter("ragpulse_judge_candidates_total", 'priority="rephrase"', f"0+20x{steps - 12} {20 * (steps - 12) + 201:g}+201x11"),
-        counter("ragpulse_feedback_total", 'kind="escalation",value="-"', per_minute(20, steps)),
+        # "steady" (1,000 traces a step): rephrases 1% -> 10% for the last 2 hours; escalations a steady 1%.
+        signal("steady", "rephrase", f"0+10x{steps - 12} {10 * (steps - 12) + 100:g}+100x11"),
+        signal("steady", "escalation", per_minute(10, steps)),
     ]
     end = f"{steps * 10}m"
     run_promtool(tmp_path, [{
@@ -136,21 +136,26 @@ def test_the_fallback_band_and_the_slow_drift(tmp_path: Path) -> None:
         "promql_expr_test": [firing("RagpulseFallbackDriftSlow", end, {"app": "jump"}),
                              firing("RagpulseFallbackRateOutOfBand", end, {"app": "jump"}),
                              firing("RagpulseHallucinationDriftSlow", end, {"app": "jump"}),
-                             firing("RagpulseRephraseDriftSlow", end, {}),
+                             firing("RagpulseRephraseDriftSlow", end, {"app": "steady"}),
                              firing("RagpulseEscalationDriftSlow", end)],
     }], evaluation_interval="10m")
 
 
-def test_rephrase_and_escalation_drift_on_all_traffic(tmp_path: Path) -> None:
+def signal(app: str, name: str, values: str) -> dict[str, str]:
+    return counter("ragpulse_satisfaction_signals_total", f'app="{app}",{LABELS},fallback="false",signal="{name}"', values)
+
+
+def test_rephrase_and_escalation_drift_per_app(tmp_path: Path) -> None:
     series = [
         counter("ragpulse_traces_total", f'app="a",{LABELS}', per_minute(100, 115)),
         # 1 rephrase a minute (1%) for 100 minutes, then 10 (10%).
-        counter("ragpulse_judge_candidates_total", 'priority="rephrase"', "0+1x100 110+10x14"),
-        counter("ragpulse_feedback_total", 'kind="escalation",value="-"', per_minute(1, 115)),  # steady 1%
+        signal("a", "rephrase", "0+1x100 110+10x14"),
+        signal("a", "escalation", per_minute(1, 115)),  # steady 1%
     ]
     run_promtool(tmp_path, [{
         "interval": "1m", "input_series": series,
-        "promql_expr_test": [firing("RagpulseRephraseDriftFast", "115m", {}), firing("RagpulseEscalationDriftFast", "115m")],
+        "promql_expr_test": [firing("RagpulseRephraseDriftFast", "115m", {"app": "a"}),
+                             firing("RagpulseEscalationDriftFast", "115m")],
     }])
 
 

@@ -4,17 +4,22 @@ either order, implicit signals, the joined views, and bounded state."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import time
 from collections import Counter as Tally
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 import yaml
 from prometheus_client import CollectorRegistry
-from support import RagpulseProcess, feedback_join, ndjson, wait_until
+from support import RagpulseProcess, feedback_join, ndjson, ragpulse_command, wait_until
 
+from ragpulse.collector.config import parse_config
+from ragpulse.collector.errors import ConfigError
 from ragpulse.collector.events import Chunk, Envelope, FeedbackEvent, TraceEvent
+from ragpulse.collector.service import Service
 from ragpulse.collector.traffic import TrafficGenerator, TrafficProfile
 from ragpulse.scorers.join import Listener, Turn
 from ragpulse.scorers.satisfaction import normalised, question_terms, turn_kind
@@ -237,7 +242,7 @@ def test_a_running_sidecar_derives_the_signals_the_demo_sessions_generated(ragpu
 
 
 def test_a_bad_case_record_carries_the_signals_before_and_after_its_judgment(
-        ragpulse_factory: Callable[..., RagpulseProcess]) -> None:
+        ragpulse_factory: Callable[..., RagpulseProcess], tmp_path: Path) -> None:
     rp = ragpulse_factory("--set", "judge.mode=local", "--set", "judge.sample_rate=1.0")
     chunks = [{"id": "kb-returns", "text": "Returns are accepted within 30 days of delivery."}]
     # The thumbs down comes first and waits for its trace; the judge sees the trace after the join.
@@ -254,6 +259,10 @@ def test_a_bad_case_record_carries_the_signals_before_and_after_its_judgment(
     assert stored()["signals"] == ["thumbs_down"]  # type: ignore[index]
     rp.post("/v1/feedback", ndjson([{"kind": "regenerate", "trace_id": "bad-1"}]))  # after the judgment
     wait_until(lambda: stored()["signals"] == ["thumbs_down", "regenerate"], what="the late signal in the record")  # type: ignore[index]
+    shown = subprocess.run([*ragpulse_command(), "badcases", "show", "bad-1", "--db", str(tmp_path / "ragpulse-badcases.sqlite3")],
+                           capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    assert "user signals: thumbs_down, regenerate" in shown.stdout
     s = rp.metrics()
     assert s.get_value("ragpulse_feedback_joins_total", outcome="joined_after_wait") == 1
     assert s.get_value("ragpulse_feedback_joins_total", outcome="joined") == 1
@@ -261,3 +270,14 @@ def test_a_bad_case_record_carries_the_signals_before_and_after_its_judgment(
     wait_until(lambda: rp.metrics().total("ragpulse_satisfaction_judged_signals_total", verdict="hallucination",
                                           sample="routine", stage="generation") == 2, what="the joined view")
     assert rp.metrics().total("ragpulse_satisfaction_judged_signals_total") == 2
+
+
+def test_the_join_can_be_left_out_only_when_nothing_needs_it() -> None:
+    with pytest.raises(ConfigError) as raised:
+        parse_config({"satisfaction": {"enabled": False}})
+    assert [(p.path, p.message) for p in raised.value.problems] == [
+        ("satisfaction.enabled", "false needs judge.mode: off: the judge's late feedback and calibration's reviews go "
+                                 "through the feedback join")]
+    service = Service(parse_config({"satisfaction": {"enabled": False}, "judge": {"mode": "off"},
+                                    "results": {"sqlite_path": None}}), CollectorRegistry())
+    assert service.join is None and "feedback_join" not in [name for name, _ in service.pipeline._stages]
