@@ -255,6 +255,8 @@ class FeedbackJoin:
                 session = _Session(now, query)
             elif now - session.last_at > options.rephrase_window_seconds or not session.turns:
                 kind = "first"
+            elif query == session.question:  # the very same text: no analysis needed
+                kind, analysis = "repeat", session.analysis
             else:
                 previous, previous_terms = session.analysis or self._questions.analyse(session.question)
                 analysis = self._questions.analyse(query)
