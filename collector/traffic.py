@@ -25,6 +25,7 @@ import time
 import uuid
 import zlib
 from collections import Counter, deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -323,6 +324,7 @@ async def send_traffic(
     batch_events: int | None = None,
     token: str | None = None,
     stats: SendStats | None = None,
+    on_batch: Callable[[SendStats], None] | None = None,
 ) -> SendStats:
     """POST generated events as NDJSON to `target`/v1/events at about `rate` events/s.
 
@@ -351,13 +353,19 @@ async def send_traffic(
                         stats.retried_requests += 1
                         await asyncio.sleep(float(response.headers.get("Retry-After", "1")))
                         continue
-                    payload = await response.json()
-                    if response.status >= 500 or "accepted" not in payload:
-                        raise RuntimeError(f"{url} answered {response.status}: {payload}")
+                    try:
+                        payload = await response.json(content_type=None)
+                    except ValueError:
+                        payload = None
+                    if response.status >= 500 or not isinstance(payload, dict) or "accepted" not in payload:
+                        raise RuntimeError(f"{url} answered {response.status}: {payload if payload is not None else 'not JSON'}"
+                                           " (is it a ragpulse sidecar? its token, if it has one: --token)")
                     break
             stats.sent += len(batch)
             stats.accepted += payload["accepted"]
             stats.rejected += payload.get("rejected", 0)
+            if on_batch is not None:
+                on_batch(stats)
             # Pace by the events sent so far, so the rate holds whatever the batch size.
             ahead = stats.sent / rate - (time.monotonic() - started)
             if ahead > 0:

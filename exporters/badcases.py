@@ -164,6 +164,24 @@ def get(connection: sqlite3.Connection, trace_id: str) -> dict[str, Any] | None:
     return msgspec.json.decode(row[0]) if row else None
 
 
+class AmbiguousPrefix(ValueError):
+    def __init__(self, prefix: str, matches: list[str]) -> None:
+        self.prefix, self.matches = prefix, matches
+        super().__init__(f"trace id prefix {prefix!r} matches several bad cases ({', '.join(matches)}...); give more of it")
+
+
+def get_by_prefix(connection: sqlite3.Connection, prefix: str) -> dict[str, Any] | None:
+    """The bad case whose trace id is `prefix` or the only one that starts with it; AmbiguousPrefix when several do."""
+    exact = get(connection, prefix)
+    if exact is not None or not prefix:
+        return exact
+    rows = connection.execute("SELECT trace_id, record FROM badcases WHERE substr(trace_id, 1, ?) = ? LIMIT 3",
+                              (len(prefix), prefix)).fetchall()
+    if len(rows) > 1:
+        raise AmbiguousPrefix(prefix, [row[0] for row in rows])
+    return msgspec.json.decode(rows[0][1]) if rows else None
+
+
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhdw])$")
 _SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 

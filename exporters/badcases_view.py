@@ -29,8 +29,8 @@ def table(records: list[dict[str, Any]]) -> str:
             _score(r["answer_relevancy"]),
             _score(r["context_relevance"]),
             r["priority"],
-            _clip(r["trace_id"], 20),
-            _clip(r["query"], 48),
+            _clip(r["trace_id"], 40),  # whole for the usual 32-hex ids: `badcases show` takes it, or a prefix
+            _clip(r["query"], 40),
         )
         for r in records
     ]

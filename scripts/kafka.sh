@@ -30,7 +30,7 @@ fetch_jars() {
     need mvn "install Maven (e.g. apt-get install maven) to fetch the Kafka broker jars"
     echo "fetching the Kafka broker jars with Maven..." >&2
     rm -rf "$LIB"
-    mvn -q -B -f "$ROOT/scripts/kafka/pom.xml" dependency:copy-dependencies -DoutputDirectory="$LIB" >&2
+    mvn -q -B -Dstyle.color=never -f "$ROOT/scripts/kafka/pom.xml" dependency:copy-dependencies -DoutputDirectory="$LIB" >&2
     echo "$stamp" > "$LIB/.stamp"
 }
 

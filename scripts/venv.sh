@@ -10,10 +10,14 @@ if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null
     echo "ragpulse needs Python 3.11 or newer; set PYTHON=/path/to/python3.11" >&2
     exit 1
 fi
-[ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
+if [ ! -x "$VENV/bin/python" ]; then
+    echo "ragpulse: creating the virtualenv $VENV" >&2
+    "$PYTHON" -m venv "$VENV"
+fi
 
 install_ragpulse() {  # $1: extras, e.g. "[test]" or ""
-    local wheels
+    local wheels started=$SECONDS
+    echo "ragpulse: installing ragpulse$1 and its dependencies into $VENV (about a minute the first time, seconds after)..." >&2
     wheels=$(mktemp -d)
     "$VENV/bin/pip" wheel --quiet --no-deps --wheel-dir "$wheels" "$ROOT"
     local wheel=("$wheels"/ragpulse-*.whl)
@@ -21,4 +25,5 @@ install_ragpulse() {  # $1: extras, e.g. "[test]" or ""
     # Same version number, new code: replace the installed files.
     "$VENV/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps "${wheel[0]}"
     rm -rf "$wheels" "$ROOT/build" "$ROOT"/*.egg-info
+    echo "ragpulse: installed in $((SECONDS - started)) s" >&2
 }

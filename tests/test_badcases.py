@@ -13,7 +13,7 @@ from support import RagpulseProcess, ndjson, ragpulse_command, trace, wait_until
 
 from ragpulse.collector.config import Config
 from ragpulse.collector.events import Chunk, TraceEvent
-from ragpulse.exporters import badcases
+from ragpulse.exporters import badcases, badcases_view
 from ragpulse.exporters.badcases import BadCaseStore
 from ragpulse.exporters.labels import LabelGuard
 from ragpulse.exporters.metrics import Metrics
@@ -167,3 +167,31 @@ def test_the_store_can_be_turned_off(ragpulse_factory: Factory) -> None:
     rp = ragpulse_factory("--set", "results.sqlite_path=null")
     off = rp.get("/api/badcases")
     assert (off.status, off.json()["error"]) == (404, "no_store")
+
+
+def test_a_bad_case_is_found_by_its_id_or_a_unique_prefix_and_listed_whole(tmp_path: Path) -> None:
+    registry = CollectorRegistry()
+    store = BadCaseStore(str(tmp_path / "b.sqlite3"), retention_seconds=5000, max_rows=100,
+                         dropped=Counter("dropped_total", "d", ["reason"], registry=registry))
+    ids = ["d15d7d74a51667109d5f0b8e2c4a9e11", "d15d7d74a51667109d5f0b8e2c4a9e12", "0a1b", "0A1B_x"]
+    for trace_id in ids:
+        event = TraceEvent(trace_id=trace_id, query="q", answer="a", app="shop")
+        store(build_record(JudgeItem(event, False), Judgment(trace_id, "m", "v", groundedness=1), "generation", "llm", 0.0, False))
+    db = badcases.connect(tmp_path / "b.sqlite3")
+    assert badcases.get_by_prefix(db, "d15d7d74a51667109d5f0b8e2c4a9e12")["trace_id"] == ids[1]  # type: ignore[index]
+    with pytest.raises(badcases.AmbiguousPrefix, match="matches several bad cases"):
+        badcases.get_by_prefix(db, "d15d7d74a51667109d5")  # the prefix the old table showed
+    assert badcases.get_by_prefix(db, "0a")["trace_id"] == "0a1b"  # type: ignore[index]  # case-sensitive
+    assert badcases.get_by_prefix(db, "0A1B_")["trace_id"] == "0A1B_x"  # type: ignore[index]  # no wildcards
+    assert badcases.get_by_prefix(db, "ffff") is None
+    listing = badcases_view.table(badcases.query(db))
+    assert ids[0] in listing and ids[1] in listing
+    shown = subprocess.run([*ragpulse_command(), "badcases", "show", "d15d7d74a5166710", "--db", str(tmp_path / "b.sqlite3")],
+                           capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 1 and "give more of it" in shown.stderr
+    shown = subprocess.run([*ragpulse_command(), "badcases", "show", "d15d7d74a51667109d5f0b8e2c4a9e1", "--db",
+                            str(tmp_path / "b.sqlite3")], capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 1  # still two
+    shown = subprocess.run([*ragpulse_command(), "badcases", "show", "0A", "--db", str(tmp_path / "b.sqlite3")],
+                           capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0 and "trace 0A1B_x" in shown.stdout

@@ -47,6 +47,24 @@ def test_demo_runs_the_sidecar_with_traffic_and_a_live_summary() -> None:
     assert last is not None, lines[-1]
     assert 300 <= int(last[1]) <= 700  # about 3 s x 200 events/s, less the feedback share
     assert 2.0 <= float(last[2]) <= 20.0  # 8% fallback share by default
+    # Compact: every line fits a terminal; the last block is the whole run's, printed once, at its mean rate.
+    summary = [line for line in result.stdout.splitlines() if line.startswith("[") or line.startswith(" " * 9)]
+    assert summary and max(map(len, summary)) <= 100, max(summary, key=len)
+    assert lines[-1].startswith("[ final] traces") and "(0.0/s)" not in lines[-1]
+    assert sum(1 for line in lines if line.startswith("[ final]")) == 1
+    assert re.search(r"\+ \d+ feedback", lines[-1])
+
+
+def test_demo_flags_say_what_they_do_and_their_defaults() -> None:
+    result = run("demo", "--help")
+    assert result.returncode == 0
+    text = " ".join(result.stdout.split())
+    assert "share of answers that change a fact of their chunks (default 0.05)" in text
+    assert "share of questions the knowledge base cannot answer (default 0.08)" in text
+    assert "events per second: traces and the feedback on them (default 20)" in text
+    assert "rephrase_after_bad=0.4" in text
+    bad = run("demo", "--react", "rephrase_after_bad=2", "--duration", "1")
+    assert bad.returncode == 2 and "rephrase_after_bad: '2' is not a share between 0 and 1" in bad.stderr
 
 
 def listening_addresses(ports: set[int]) -> set[str]:
@@ -94,3 +112,16 @@ def test_schema_and_example_commands() -> None:
     assert schema["title"] == "ragpulse feedback event, v1"
     example = run("config", "example").stdout
     assert example.startswith("# ragpulse configuration: every option")
+
+
+def test_send_names_what_is_wrong_with_its_target_instead_of_a_traceback() -> None:
+    port = free_port()
+    cases = [
+        (f"localhost:{port}", 2, "give the sidecar's URL with its scheme, e.g. http://127.0.0.1:8080"),
+        (f"http://127.0.0.1:{port}/v1/events", 2, "give the sidecar's base URL without a path"),
+        (f"http://127.0.0.1:{port}", 1, f"cannot reach the sidecar at http://127.0.0.1:{port}"),
+    ]
+    for target, code, message in cases:
+        result = run("send", "--target", target, "--count", "5")
+        assert result.returncode == code, (target, result.stderr)
+        assert message in result.stderr and "Traceback" not in result.stderr, (target, result.stderr)

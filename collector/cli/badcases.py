@@ -66,8 +66,12 @@ def _badcases_show(args: argparse.Namespace) -> int:
     db = _store(args)
     if db is None:
         return 2
-    with closing(db):
-        record = badcases.get(db, args.trace_id)
+    try:
+        with closing(db):
+            record = badcases.get_by_prefix(db, args.trace_id)
+    except badcases.AmbiguousPrefix as exc:
+        print(f"ragpulse: {exc}", file=sys.stderr)
+        return 1
     if record is None:
         print(f"ragpulse: no bad case for trace {args.trace_id!r}", file=sys.stderr)
         return 1

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
 import time
+import urllib.parse
 from typing import Any
+
+import aiohttp
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ragpulse.collector.cli.common import config_flags, load, stop_event
 from ragpulse.collector.config import load_config
@@ -40,13 +46,38 @@ def add_commands(commands: Any) -> None:
 
 
 def _traffic_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--rate", type=float, default=20.0, help="events per second (default 20)")
-    parser.add_argument("--fallback-share", type=float, default=0.08)
-    parser.add_argument("--hallucination-share", type=float, default=0.05)
-    parser.add_argument("--drift-at", type=float, metavar="SECONDS", help="ship a worse release after this many seconds")
-    parser.add_argument("--drift-fallback-share", type=float, default=0.25)
-    parser.add_argument("--drift-hallucination-share", type=float, default=0.20)
+    parser.add_argument("--rate", type=float, default=20.0, metavar="N",
+                        help="events per second: traces and the feedback on them (default %(default)g)")
+    parser.add_argument("--fallback-share", type=float, default=0.08, metavar="SHARE",
+                        help="share of questions the knowledge base cannot answer (default %(default)g)")
+    parser.add_argument("--hallucination-share", type=float, default=0.05, metavar="SHARE",
+                        help="share of answers that change a fact of their chunks (default %(default)g)")
+    parser.add_argument("--drift-at", type=float, metavar="SECONDS",
+                        help="ship a worse release after this many seconds (default: never)")
+    parser.add_argument("--drift-fallback-share", type=float, default=0.25, metavar="SHARE",
+                        help="the fallback share after the drift (default %(default)g)")
+    parser.add_argument("--drift-hallucination-share", type=float, default=0.20, metavar="SHARE",
+                        help="the hallucination share after the drift (default %(default)g)")
+    parser.add_argument("--react", action="append", default=[], metavar="NAME=SHARE", type=_reaction,
+                        help="how users react, e.g. rephrase_after_bad=0.6; names and defaults: "
+                             + ", ".join(f"{name}={getattr(TrafficProfile(), name):g}" for name in REACTIONS))
     parser.add_argument("--seed", type=int, help="random seed, for repeatable traffic")
+
+
+REACTIONS = tuple(name for name in TrafficProfile.__dataclass_fields__ if "_after_" in name)
+
+
+def _reaction(text: str) -> tuple[str, float]:
+    name, _, value = text.partition("=")
+    if name not in REACTIONS:
+        raise argparse.ArgumentTypeError(f"unknown reaction {name!r}; one of {', '.join(REACTIONS)}")
+    try:
+        share = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{name}: {value!r} is not a share between 0 and 1") from None
+    if not 0.0 <= share <= 1.0:
+        raise argparse.ArgumentTypeError(f"{name}: {value!r} is not a share between 0 and 1")
+    return name, share
 
 
 def _generator(args: argparse.Namespace) -> TrafficGenerator:
@@ -57,6 +88,7 @@ def _generator(args: argparse.Namespace) -> TrafficGenerator:
             drift_at_seconds=args.drift_at,
             drift_fallback_share=args.drift_fallback_share,
             drift_hallucination_share=args.drift_hallucination_share,
+            **dict(args.react),
         ),
         seed=args.seed,
     )
@@ -106,7 +138,7 @@ def _demo(args: argparse.Namespace) -> int:
         sender.cancel()
         summary.cancel()
         await service.shutdown()
-        print(live.line(), live.satisfaction_line(), sep="\n")
+        print(live.text(final=True))
 
     asyncio.run(demo())
     return 0
@@ -115,6 +147,18 @@ def _demo(args: argparse.Namespace) -> int:
 def _send(args: argparse.Namespace) -> int:
     configure_logging(load_config(None).logging)
     return _send_until_stopped(args.target, _generator(args), args.rate, args.duration, args.count, args.batch, args.token)
+
+
+def target_url(text: str) -> str:
+    """The sidecar's base URL from --target, or a ValueError that says what to give."""
+    parsed = urllib.parse.urlsplit(text.strip())
+    example = "e.g. http://127.0.0.1:8080"
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        raise ValueError(f"--target {text!r}: give the sidecar's URL with its scheme, {example}")
+    if parsed.path not in ("", "/") or parsed.query or parsed.fragment:
+        raise ValueError(f"--target {text!r}: give the sidecar's base URL without a path ({example}); "
+                         "events go to its /v1/events")
+    return f"{parsed.scheme}://{parsed.netloc}"
 
 
 def _send_until_stopped(
@@ -126,26 +170,49 @@ def _send_until_stopped(
     batch: int | None,
     token: str | None,
 ) -> int:
-    async def send() -> SendStats:
-        stats = SendStats()
-        sender = asyncio.create_task(
-            send_traffic(target, generator, rate=rate, duration=duration, count=count, batch_events=batch, token=token, stats=stats)
-        )
+    try:
+        target = target_url(target)
+    except ValueError as exc:
+        print(f"ragpulse: {exc}", file=sys.stderr)
+        return 2
+    console = Console(stderr=True)
+    progress = Progress(TextColumn("sending"), BarColumn(), TextColumn("{task.completed:,.0f} events"),
+                        TextColumn("{task.fields[rate]:,.0f}/s"), TextColumn("{task.fields[outcome]}"),
+                        TimeElapsedColumn(), console=console, transient=True, disable=not console.is_terminal)
+    stats = SendStats()
+    started = time.monotonic()
+    task = progress.add_task("send", total=count, rate=0.0, outcome="")
+
+    def on_batch(sent: SendStats) -> None:
+        elapsed = max(1e-9, time.monotonic() - started)
+        progress.update(task, completed=sent.sent, rate=sent.sent / elapsed,
+                        outcome=f"{sent.accepted:,} accepted, {sent.rejected:,} rejected")
+
+    async def send() -> None:
+        sender = asyncio.create_task(send_traffic(target, generator, rate=rate, duration=duration, count=count,
+                                                  batch_events=batch, token=token, stats=stats, on_batch=on_batch))
         stop = asyncio.create_task(stop_event().wait())
         await asyncio.wait([sender, stop], return_when=asyncio.FIRST_COMPLETED)
+        stop.cancel()
         if sender.done():
             sender.result()  # surface a failure
         sender.cancel()
-        stop.cancel()
-        return stats
 
-    stats = asyncio.run(send())
+    try:
+        with progress:
+            asyncio.run(send())
+    except aiohttp.ClientConnectionError as exc:
+        print(f"ragpulse: cannot reach the sidecar at {target}: {exc}", file=sys.stderr)
+        return 1
+    except RuntimeError as exc:  # the sidecar answered, but not with a result (send_traffic says what it got)
+        print(f"ragpulse: {exc}", file=sys.stderr)
+        return 1
     print(f"sent {stats.sent} events: {stats.accepted} accepted, {stats.rejected} rejected, {stats.retried_requests} requests retried")
     return 0 if stats.rejected == 0 else 1
 
 
 class LiveSummary:
-    """One line of what a newcomer would look for on the dashboard, every few seconds."""
+    """What a newcomer would look for on the dashboard, every few seconds, in lines that fit a terminal."""
 
     def __init__(self, service: Service) -> None:
         self._service = service
@@ -155,22 +222,27 @@ class LiveSummary:
     async def print_every(self, seconds: float) -> None:
         while True:
             await asyncio.sleep(seconds)
-            print(self.line(), self.satisfaction_line(), sep="\n", flush=True)
+            print(self.text(), flush=True)
 
-    def line(self) -> str:
+    def text(self, final: bool = False) -> str:
+        """The summary; `final`: the whole run's, its rate averaged over the run."""
         totals: dict[str, float] = {}
+        signals: dict[str, float] = dict.fromkeys(SIGNALS, 0.0)
         samples = [sample for family in self._service.registry.collect() for sample in family.samples]
         for sample in samples:
             totals[sample.name] = totals.get(sample.name, 0.0) + sample.value
-            if sample.name == "ragpulse_feedback_total" and sample.labels.get("value") == "down":
-                totals["thumbs_down"] = totals.get("thumbs_down", 0.0) + sample.value
+            if sample.name == "ragpulse_satisfaction_signals_total":
+                signals[sample.labels["signal"]] += sample.value
         now = time.monotonic()
         traces = totals.get("ragpulse_traces_total", 0.0)
-        rate = (traces - self._last_traces) / max(1e-9, now - self._last_time)
-        self._last_time, self._last_traces = now, traces
+        if final:
+            rate = traces / max(1e-9, now - self._started)
+        else:
+            rate = (traces - self._last_traces) / max(1e-9, now - self._last_time)
+            self._last_time, self._last_traces = now, traces
 
         def share(name: str) -> str:
-            return f"{100 * totals.get(name, 0.0) / traces:5.1f}%" if traces else "    -"
+            return f"{100 * totals.get(name, 0.0) / traces:.1f}%" if traces else "-"
 
         def mean(name: str) -> float:
             count = totals.get(f"{name}_count", 0.0)
@@ -182,30 +254,24 @@ class LiveSummary:
             return f"{100 * estimate.estimate:.1f}% [{100 * estimate.low:.1f}-{100 * estimate.high:.1f}]"
 
         rates = hallucination_rates((s.name, s.labels, s.value) for s in samples)
-        judge = "" if self._service.config.judge.uses_llm else " by the local judge"
-        return (
-            f"[{now - self._started:6.0f}s] traces {traces:7.0f} ({rate:5.1f}/s)  fallback {share('ragpulse_fallbacks_total')}"
-            f"  empty retrieval {share('ragpulse_retrieval_empty_total')}"
-            f"  mean top score {mean('ragpulse_retrieval_top_score'):.2f}"
-            f"  mean latency {mean('ragpulse_answer_latency_seconds'):.2f}s  thumbs down {totals.get('thumbs_down', 0):.0f}"
-            f"  invalid {totals.get('ragpulse_events_invalid_total', 0):.0f}  queue {self._service.queue.depth}"
-            f"  judged {totals.get('ragpulse_judge_judged_total', 0):.0f}{judge}"
-            f"  hallucination: routine {interval(rates.routine)} of {rates.routine_judged:.0f},"
-            f" stratified {interval(rates.stratified)} of {rates.stratified_judged:.0f}"
-            f"  bad cases {totals.get('ragpulse_badcases_total', 0):.0f}"
-        )
-
-    def satisfaction_line(self) -> str:
-        """The signals users gave, and the proxy over them (README, Satisfaction)."""
-        signals: dict[str, float] = dict.fromkeys(SIGNALS, 0.0)
-        for family in self._service.registry.collect():
-            for sample in family.samples:
-                if sample.name == "ragpulse_satisfaction_signals_total":
-                    signals[sample.labels["signal"]] += sample.value
+        judge = "LLM judge" if self._service.config.judge.uses_llm else "local judge"
         positive = sum(signals[name] for name in POSITIVE)
         negative = sum(signals[name] for name in NEGATIVE)
         proxy = f"{100 * positive / (positive + negative):.1f}%" if positive + negative else "-"
-        return (f"         satisfaction proxy {proxy}: silent accept {signals['silent_accept']:.0f}, thumbs up "
-                f"{signals['thumbs_up']:.0f} / down {signals['thumbs_down']:.0f}, copy {signals['copy']:.0f}, rephrase "
-                f"{signals['rephrase']:.0f}, repeat {signals['repeat']:.0f}, escalation {signals['escalation']:.0f}, "
-                f"abandon {signals['abandon']:.0f}")
+        feedback = totals.get("ragpulse_events_processed_total", 0.0) - traces
+        head = "final" if final else f"{now - self._started:.0f}s"
+        pad = " " * 9
+        return "\n".join([
+            f"[{head:>6}] traces {traces:.0f} ({rate:.1f}/s) + {feedback:.0f} feedback · fallback "
+            f"{share('ragpulse_fallbacks_total')} · empty retrieval {share('ragpulse_retrieval_empty_total')} · invalid "
+            f"{totals.get('ragpulse_events_invalid_total', 0):.0f}",
+            f"{pad}top score {mean('ragpulse_retrieval_top_score'):.2f} · latency "
+            f"{mean('ragpulse_answer_latency_seconds'):.2f}s · queue {self._service.queue.depth} · judged {totals.get('ragpulse_judge_judged_total', 0):.0f} "
+            f"({judge}) · bad cases {totals.get('ragpulse_badcases_total', 0):.0f}",
+            f"{pad}hallucination: routine {interval(rates.routine)} of {rates.routine_judged:.0f}, "
+            f"stratified {interval(rates.stratified)} of {rates.stratified_judged:.0f}",
+            f"{pad}satisfaction proxy {proxy} · silent accept {signals['silent_accept']:.0f} · thumbs up "
+            f"{signals['thumbs_up']:.0f}, down {signals['thumbs_down']:.0f} · copy {signals['copy']:.0f}",
+            f"{pad}rephrase {signals['rephrase']:.0f} · repeat {signals['repeat']:.0f} · escalation "
+            f"{signals['escalation']:.0f} · abandon {signals['abandon']:.0f} · regenerate {signals['regenerate']:.0f}",
+        ])
