@@ -449,30 +449,105 @@ def load_config(
     """Build the effective config; raises ConfigError naming every problem found."""
     environ = os.environ if environ is None else environ
     path = path or environ.get(ENV_CONFIG_FILE) or None
-    origin = str(path) if path else "defaults"
     data: dict[str, Any] = {}
     if path:
         data = _read_yaml(Path(path))
+    sources: dict[str, str] = {}  # dotted option -> the variable or flag that set it, for the error messages
     for key, raw in sorted(environ.items()):
         if key.startswith(ENV_PREFIX) and key != ENV_CONFIG_FILE:
             dotted = key[len(ENV_PREFIX) :].lower().replace("__", ".")
             _set_path(data, dotted, _parse_scalar(raw), origin=key)
+            sources[dotted] = key
     for dotted, raw in (overrides or {}).items():
         _set_path(data, dotted, _parse_scalar(raw), origin=f"--set {dotted}")
-    return parse_config(data, origin=origin)
+        sources[dotted] = f"--set {dotted}"
+    kinds = [*([str(path)] if path else []), *(["environment"] if any(not s.startswith("--") for s in sources.values()) else []),
+             *(["--set"] if any(s.startswith("--") for s in sources.values()) else [])]
+    return parse_config(data, origin=", ".join(kinds) or "defaults", sources=sources)
 
 
-def parse_config(data: Any, *, origin: str = "config") -> Config:
+def parse_config(data: Any, *, origin: str = "config", sources: Mapping[str, str] | None = None) -> Config:
     if data is None:
         data = {}
+    problems = _option_problems(data) if isinstance(data, dict) else []
+    if problems:  # the checks across options too, on what is left without the wrong ones
+        data = _without(data, {problem.path.split("[")[0] for problem in problems})
     try:
         config = msgspec.convert(data, Config, strict=False)
     except msgspec.ValidationError as exc:
-        raise ConfigError([_problem_from_msgspec(str(exc))], origin) from None
-    problems = _semantic_problems(config)
+        problems.append(_problem_from_msgspec(str(exc)))
+    else:
+        problems.extend(_semantic_problems(config))
     if problems:
-        raise ConfigError(problems, origin)
+        raise ConfigError([_with_source(problem, sources or {}) for problem in problems], origin)
     return config
+
+
+def _without(data: dict[str, Any], paths: set[str]) -> dict[str, Any]:
+    """`data` without the sections and options at `paths` (dotted, as the problems name them)."""
+    kept: dict[str, Any] = {}
+    for section, options in data.items():
+        if section in paths:
+            continue
+        kept[section] = ({option: value for option, value in options.items() if f"{section}.{option}" not in paths}
+                         if isinstance(options, dict) else options)
+    return kept
+
+
+def _option_problems(data: dict[str, Any]) -> list[ConfigProblem]:
+    """Every option's problem, not only the first: each option is checked on its own."""
+    problems: list[ConfigProblem] = []
+    sections = {f.name: f.type for f in msgspec.structs.fields(Config)}
+    defaults = Config()
+    for section, options in data.items():
+        if section not in sections:
+            hint = difflib.get_close_matches(section, list(sections), n=1)
+            problems.append(ConfigProblem(section, f"unknown section {section!r}" + (
+                f"; did you mean {hint[0]!r}?" if hint else f" (known: {', '.join(sections)})")))
+            continue
+        if not isinstance(options, dict):
+            problems.append(ConfigProblem(section, f"must be a mapping of options, got {type(options).__name__}"))
+            continue
+        section_type = sections[section]
+        option_types = {f.name: f.type for f in msgspec.structs.fields(section_type)}
+        for option, value in options.items():
+            try:
+                msgspec.convert({option: value}, section_type, strict=False)
+            except msgspec.ValidationError as exc:
+                problem = _problem_from_msgspec(str(exc).replace("`$", f"`$.{section}", 1) if "`$" in str(exc)
+                                                else f"{exc} - at `$.{section}`")
+                problems.append(_with_example(problem, f"{section}.{option}", getattr(getattr(defaults, section), option, None)))
+                continue
+            if isinstance(value, float) and _is_int(option_types.get(option)):
+                # Lax conversion would take 9000.0 for 9000; a config that says 9000.0 means something else.
+                problems.append(ConfigProblem(f"{section}.{option}", f"expected a whole number, got {value!r}"))
+    return problems
+
+
+def _is_int(annotation: Any) -> bool:
+    origin = getattr(annotation, "__origin__", None)
+    if origin is not None and getattr(annotation, "__metadata__", None) is not None:  # Annotated[int, Meta]
+        return _is_int(origin)
+    args = getattr(annotation, "__args__", None)
+    if args and type(None) in args:  # int | None
+        return any(_is_int(arg) for arg in args if arg is not type(None))
+    return annotation is int
+
+
+def _with_example(problem: ConfigProblem, path: str, default: Any) -> ConfigProblem:
+    """A wrong type gets what a right value looks like: the option's default."""
+    if problem.path != path or not problem.message.startswith("Expected") or default is None:
+        return problem
+    example = msgspec.json.encode(msgspec.to_builtins(default)).decode()
+    return ConfigProblem(problem.path, f"{problem.message}; for example {example} (the default)")
+
+
+def _with_source(problem: ConfigProblem, sources: Mapping[str, str]) -> ConfigProblem:
+    """A problem in an option set by an environment variable or --set names it."""
+    for dotted, source in sources.items():
+        if problem.path == dotted or problem.path.startswith(dotted + ".") or dotted.startswith(problem.path + "."):
+            return ConfigProblem(problem.path, f"{problem.message} (from {source})")
+    return problem
 
 
 def default_config_dict() -> dict[str, Any]:

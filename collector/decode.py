@@ -382,6 +382,11 @@ def _from_msgspec(exc: Exception) -> EventError:
             RejectReason.MISSING_FIELD, f"required field is missing{hint}", f"{path}.{name}" if path else name
         )
     if path == "type" and message.startswith("Invalid value"):
+        got = message.removeprefix("Invalid value").strip(" '")
+        if got in ("trace", "feedback"):  # a valid type where one kind only is taken (POST /v1/feedback, a typed topic)
+            wanted = "feedback" if got == "trace" else "trace"
+            return EventError(RejectReason.UNKNOWN_TYPE, f"a {got} event where only {wanted} events are taken "
+                              "(POST /v1/events takes both)", path)
         return EventError(RejectReason.UNKNOWN_TYPE, f"{message}; expected 'trace' or 'feedback'", path)
     if not path and message.startswith("Expected `object`"):
         return EventError(RejectReason.NOT_AN_OBJECT, f"each event must be a JSON object: {message}")

@@ -385,7 +385,17 @@ class Service:
             await self.kafka.start()
         if self.otlp is not None:
             await self.otlp.start()
-        log.info("ragpulse started", version=ragpulse.__version__, host=self.config.http.host, port=self.port)
+        config = self.config
+        judge = ("off" if config.judge.mode == "off" else f"llm {config.judge.model}" if config.judge.uses_llm
+                 else "local (no judge.api_key or judge.base_url)")
+        # What a newcomer needs to know of the defaults, in one line (README, CLI).
+        log.info("ragpulse started", version=ragpulse.__version__, host=config.http.host, port=self.port,
+                 otlp=(f"{config.otlp.host}:{self.otlp.http_port} (HTTP), "
+                       + (f":{self.otlp.grpc_port} (gRPC)" if self.otlp.grpc_port is not None else "gRPC off")
+                       if self.otlp is not None else "off"),
+                 kafka=config.kafka.bootstrap_servers or "off", judge=judge,
+                 sample_rate=config.judge.sample_rate if config.judge.mode != "off" else None,
+                 badcases=config.results.sqlite_path or "off")
 
     async def shutdown(self) -> int:
         """Drain and stop; returns the number of accepted events that could not be processed."""

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 from importlib import resources
 from pathlib import Path
 
 import msgspec
 import pytest
 import yaml
+from support import ragpulse_command
 
 from ragpulse.collector.cli import main
 from ragpulse.collector.config import Config, default_config_dict, load_config, parse_config
@@ -56,12 +59,23 @@ def test_config_file_from_environment(tmp_path: Path) -> None:
     ("data", "expected"),
     [
         ({"http": {"prot": 1}}, ["http.prot: unknown option 'prot'; did you mean 'port'?"]),
-        ({"htp": {}}, ["htp: unknown option 'htp'; did you mean 'http'?"]),
+        ({"htp": {}}, ["htp: unknown section 'htp'; did you mean 'http'?"]),
         ({"http": {"zzz": 1}}, ["http.zzz: unknown option 'zzz' (known: host, port, max_body_bytes, auth_token, "
                                 "auth_token_file, retry_after_seconds, idle_timeout_seconds, body_timeout_seconds, "
                                 "max_connections)"]),
-        ({"http": {"port": 70000}}, ["http.port: Expected `int` <= 65535"]),
-        ({"http": {"port": "eighty"}}, ["http.port: Expected `int`, got `str`"]),
+        ({"http": {"port": 70000}}, ["http.port: Expected `int` <= 65535; for example 8080 (the default)"]),
+        ({"http": {"port": "eighty"}}, ["http.port: Expected `int`, got `str`; for example 8080 (the default)"]),
+        ({"http": {"port": 9000.0}}, ["http.port: expected a whole number, got 9000.0"]),
+        # Every problem at once: types, unknown names and the checks across options.
+        ({"http": {"hots": "x", "port": "abc"}, "judge": {"sample_rate": 5, "concurrency": "many"}, "nonsense": {},
+          "fallback": {"extra_rules": [{"name": "x", "pattern": "("}]}},
+         ["http.hots: unknown option 'hots'; did you mean 'host'?",
+          "http.port: Expected `int`, got `str`; for example 8080 (the default)",
+          "judge.sample_rate: Expected `float` <= 1.0; for example 0.05 (the default)",
+          "judge.concurrency: Expected `int`, got `str`; for example 4 (the default)",
+          "nonsense: unknown section 'nonsense' (known: http, pipeline, limits, dedup, fallback, metrics, kafka, otlp, "
+          "local_scorers, embeddings, judge, results, calibration, satisfaction, logging)",
+          "fallback.extra_rules[0].pattern: invalid regular expression (RE2 syntax): missing ): ("]),
         ({"limits": {"on_oversize": "drop"}}, ["limits.on_oversize: Invalid enum value 'drop'"]),
         ({"metrics": {"labels": ["app", "user_id"]}}, ["metrics.labels[1]: Invalid enum value 'user_id'"]),
         ({"fallback": {"extra_rules": [{"name": "Bad Name", "pattern": "x"}]}},
@@ -161,3 +175,21 @@ def test_judging_options_are_validated(overrides: dict[str, str], path: str, mes
     problems = {problem.path: problem.message for problem in caught.value.problems}
     assert path in problems, problems
     assert message in problems[path]
+
+
+def test_problems_from_the_environment_and_flags_name_them_and_never_echo_a_secret() -> None:
+    def ragpulse(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*ragpulse_command(), *args], capture_output=True, text=True, timeout=60,
+                              env={**os.environ, **(env or {})})
+
+    result = ragpulse("config", "show", env={"RAGPULSE_HTTP__PORT": "abc"})
+    assert result.returncode == 2
+    assert "invalid configuration (environment):" in result.stderr
+    assert "http.port: Expected `int`, got `str`; for example 8080 (the default) (from RAGPULSE_HTTP__PORT)" in result.stderr
+    result = ragpulse("config", "show", "--set", "judge.api_key=sk-SECRET-1", "--set", "judge.concurrency=0")
+    assert result.returncode == 2 and "sk-SECRET-1" not in result.stdout + result.stderr
+    assert "judge.concurrency: Expected `int` >= 1; for example 4 (the default) (from --set judge.concurrency)" in result.stderr
+    result = ragpulse("config", "show", "--set", "judge.api_key=sk-SECRET-1")
+    assert result.returncode == 0 and "sk-SECRET-1" not in result.stdout and "api_key: <redacted>" in result.stdout
+    result = ragpulse("run", "--set", "judge.api_key")  # no value: the item is not echoed either
+    assert result.returncode == 2 and "judge.api_key: expected --set PATH=VALUE" in result.stderr

@@ -133,6 +133,12 @@ def test_all_invalid_is_400_and_partly_invalid_is_200_with_errors() -> None:
         body = await mixed.json()
         assert (body["accepted"], body["rejected"], body["errors"][0]["index"]) == (1, 1, 1)
         assert registry.get_sample_value("ragpulse_events_invalid_total", {"source": "http", "reason": "missing_field"}) == 2
+        wrong_kind = await client.post("/v1/feedback", data=json.dumps(trace("t1")).encode())
+        assert wrong_kind.status == 400
+        assert (await wrong_kind.json())["errors"][0]["message"] == (
+            "a trace event where only feedback events are taken (POST /v1/events takes both)")
+        empty = await client.post("/v1/events", data=b"[]")
+        assert (empty.status, await empty.json()) == (200, {"accepted": 0, "rejected": 0})  # README: nothing to do
 
     run_scenario(scenario)
 

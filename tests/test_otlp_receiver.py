@@ -104,6 +104,7 @@ def test_otlp_json_with_hex_ids_partial_success_and_errors(ragpulse_factory: Fac
     assert http("POST", url, b"{", {"Content-Type": "application/json"}).json()["code"] == 3
     assert http("POST", url, b"x" * 30000, {"Content-Type": "application/x-protobuf"}).status == 413
     assert http("POST", url, b"{}", {"Content-Type": "text/plain"}).status == 415
+    assert rp.metrics().get_value("ragpulse_otlp_requests_total", encoding="other", code="415") == 1  # not "protobuf"
     empty = http("POST", url, b"", {"Content-Type": "application/x-protobuf"})
     assert empty.status == 200 and ExportTraceServiceResponse.FromString(empty.body).partial_success.rejected_spans == 0
 

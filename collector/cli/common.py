@@ -34,8 +34,8 @@ def load(args: argparse.Namespace) -> Config:
     overrides: dict[str, str] = {}
     for item in args.set:
         path, sep, value = item.partition("=")
-        if not sep or not path:
-            raise ConfigError([ConfigProblem(item, "expected PATH=VALUE")], "--set")
+        if not sep or not path:  # the item is not echoed: it may be a secret given the wrong way
+            raise ConfigError([ConfigProblem(path or "--set", "expected --set PATH=VALUE")], "--set")
         overrides[path.strip()] = value
     for flag, path in (("host", "http.host"), ("port", "http.port"), ("log_level", "logging.level"), ("log_format", "logging.format")):
         if getattr(args, flag, None) is not None:

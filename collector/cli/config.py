@@ -11,6 +11,7 @@ import msgspec
 import yaml
 
 from ragpulse.collector.config import load_config
+from ragpulse.collector.errors import ConfigError, ConfigProblem
 from ragpulse.collector.events import json_schema
 
 
@@ -20,8 +21,11 @@ def add_commands(commands: Any) -> None:
     check = config_commands.add_parser("check", help="validate a config file and explain what is wrong")
     check.add_argument("file")
     check.set_defaults(handler=_config_check)
-    show = config_commands.add_parser("show", help="print the effective config (defaults, file, environment)")
+    show = config_commands.add_parser("show", help="print the effective config (defaults, file, environment, --set)")
     show.add_argument("file", nargs="?")
+    for parser in (check, show):
+        parser.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
+                            help="an option as `ragpulse run --set` would set it")
     show.set_defaults(handler=_config_show)
     example = config_commands.add_parser("example", help="print the documented example config")
     example.set_defaults(handler=_config_example)
@@ -31,15 +35,25 @@ def add_commands(commands: Any) -> None:
     schema.set_defaults(handler=_schema)
 
 
+def _overrides(args: argparse.Namespace) -> dict[str, str]:
+    overrides: dict[str, str] = {}
+    for item in args.set:
+        path, sep, value = item.partition("=")
+        if not sep or not path:
+            raise ConfigError([ConfigProblem(path or "--set", "expected --set PATH=VALUE")], "--set")
+        overrides[path.strip()] = value
+    return overrides
+
+
 def _config_check(args: argparse.Namespace) -> int:
-    config = load_config(args.file)
+    config = load_config(args.file, overrides=_overrides(args))
     rules = len(config.all_fallback_rules())
     print(f"{args.file}: OK ({rules} fallback rules, labels {', '.join(config.metrics.labels)}, port {config.http.port})")
     return 0
 
 
 def _config_show(args: argparse.Namespace) -> int:
-    config = load_config(args.file)
+    config = load_config(args.file, overrides=_overrides(args))
     shown = msgspec.to_builtins(config)
     secrets = (("http", "auth_token"), ("otlp", "auth_token"), ("kafka", "ssl_password"), ("kafka", "sasl_password"),
                ("judge", "api_key"))

@@ -117,12 +117,15 @@ class OtlpReceiver:
             await self._runner.cleanup()
 
     async def _export(self, request: web.Request) -> web.Response:
-        encoding = "json" if request.content_type == JSON else "protobuf"
+        content_type = request.content_type
+        # "other": a content type OTLP does not have (answered 415), not counted as protobuf.
+        encoding = "json" if content_type == JSON else "protobuf" if content_type == PROTOBUF else "other"
         try:
             response = await self._handle(request, encoding)
         except Exception:  # a bug costs this answer, counted, never the receiver
             log.exception("otlp export failed")
-            response = _status(500, 13, "ragpulse failed on this request; see its log", encoding)  # 13: INTERNAL
+            response = _status(500, 13, "ragpulse failed on this request; see its log",
+                               "json" if encoding == "other" else encoding)  # 13: INTERNAL
         self._metrics.otlp_requests.labels(encoding=encoding, code=str(response.status)).inc()
         return response
 
