@@ -114,8 +114,9 @@ class Scraper:
         while not self._stop.is_set():
             try:
                 self.last = self.rp.metrics()
-            except OSError:
-                return
+            except OSError:  # a slow or refused scrape: Prometheus tries again at the next interval, and so does this
+                if self.rp.process.poll() is not None:
+                    return
             time.sleep(0.05)
 
     def stop(self) -> Samples:
@@ -184,7 +185,8 @@ def test_kill_9_during_a_backlog_of_many_batches_counts_every_event_exactly_once
         rp = ragpulse_factory(*args)
         scraper = Scraper(rp)
         counted = sum(traces_total(s) for s in seen)
-        wait_until(lambda: counted + traces_total(scraper.last) >= share * total, timeout=60, what=f"{share:.0%} counted")
+        wait_until(lambda: counted + traces_total(scraper.last) >= share * total, timeout=60,
+                   what=f"{share:.0%} counted (counted before {counted}, this one's last scrape {traces_total(scraper.last)})")
         seen.append(scraper.stop())
         rp.process.send_signal(signal.SIGKILL)
         rp.process.wait()
