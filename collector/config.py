@@ -90,20 +90,24 @@ class FallbackRule(_Section):
 # refund was issued", "I found no issues with your order" and "I couldn't find
 # any problem with the payment" are answers, not fallbacks. Patterns use RE2
 # syntax and are matched case-insensitively.
+# "I"/"we" and what follows: a space, or a contraction's apostrophe right after it ("I'm", "we're"). RE2 has
+# no lookahead: the alternatives of _CANNOT that start with an apostrophe need no space before them.
+_SUBJECT = r"\b(?:i|we)\s*"
 _CANNOT = (
     r"(?:could\s*n[o'’]?t|could\s+not|can(?:not|['’]t|\s+not)|was\s+unable\s+to|were\s+unable\s+to"
     r"|am\s+unable\s+to|['’]m\s+unable\s+to|am\s+not\s+able\s+to|['’]m\s+not\s+able\s+to"
+    r"|are\s+unable\s+to|['’]re\s+unable\s+to|are\s+not\s+able\s+to|['’]re\s+not\s+able\s+to"
     r"|did\s*n[o'’]?t|did\s+not|failed\s+to)"
 )
 _INFO = r"(?:information|info|details|data|documentation|answers?|anything|results?|mention|references?|records?|relevant)"
 DEFAULT_FALLBACK_RULES: tuple[tuple[str, str], ...] = (
     (
         "en_not_found",
-        rf"\b(?:i|we)\s+{_CANNOT}\s+(?:find|locate|retrieve)\s+(?:any\s+|the\s+|relevant\s+|specific\s+|more\s+)*{_INFO}\b",
+        rf"{_SUBJECT}{_CANNOT}\s+(?:find|locate|retrieve)\s+(?:any\s+|the\s+|relevant\s+|specific\s+|more\s+)*{_INFO}\b",
     ),
     (
         "en_cannot_answer",
-        rf"\b(?:i|we)\s+{_CANNOT}\s+(?:answer|help\s+(?:you\s+)?with)\s+(?:that|this|your\s+question)\b",
+        rf"{_SUBJECT}{_CANNOT}\s+(?:answer|help\s+(?:you\s+)?with)\s+(?:that|this|your\s+question)\b",
     ),
     (
         "en_no_information",

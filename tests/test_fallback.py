@@ -27,10 +27,17 @@ def event(answer: str, chunks: list[Chunk] | None = None, fallback: bool | None 
         ("I couldn’t find anything about drones.", "en_not_found"),  # typographic apostrophe
         ("I can't find any information on that order.", "en_not_found"),
         ("I can't answer that based on the documents I have.", "en_cannot_answer"),
+        # Contractions right after the subject (issue: local judge): the alternatives used to sit after a space.
+        ("I'm not able to help with that request.", "en_cannot_answer"),
+        ("I'm unable to answer that.", "en_cannot_answer"),
+        ("We're unable to help with that.", "en_cannot_answer"),
+        ("We’re not able to answer your question.", "en_cannot_answer"),
+        ("I'm unable to find any information about that.", "en_not_found"),
         ("Sorry, I don't have information on that. Would you like to talk to an agent?", "en_no_information"),
         ("I do not have enough information to answer.", "en_no_information"),
         ("No relevant documents were found for your question.", "en_no_information"),
-        ("Unfortunately, I'm not able to help with this request.", "en_apology_refusal"),
+        ("Unfortunately, I'm not able to help with this request.", "en_cannot_answer"),  # the first rule that fires
+        ("Sorry, we can't say for certain.", "en_apology_refusal"),
         ("Sorry, I don't know.", "en_apology_refusal"),
         ("抱歉，我无法回答这个问题。", "zh_apology_refusal"),
         ("抱歉，没有找到相关信息。", "zh_not_found"),
@@ -54,6 +61,8 @@ def test_refusals_are_detected_with_the_rule_that_fired(answer: str, rule: str) 
         "If you can't find your order number, look in the confirmation email.",
         "You did not find the item in your box? Open a missing-item request under Orders.",
         "No, restocking fees don't apply to defective items.",
+        "We're unable to ship on Sundays, so your parcel leaves on Monday.",
+        "I'm not able to see why not: the return window is 30 days.",
         "抱歉让您久等了，您的订单已经发货。",
         "如果您找不到订单号，请查看确认邮件。",
         "如果您没有找到退货标签，可以在订单页面重新下载。",
