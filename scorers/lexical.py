@@ -32,8 +32,9 @@ _UNITS = {
     "eur": "eur", "gb": "gb", "mb": "mb", "kg": "kg", "km": "km",
     "天": "day", "日": "day", "周": "week", "个月": "month", "月": "month", "年": "year", "小时": "hour", "元": "cny",
 }
+# A number and its unit, also hyphenated ("a 1-year warranty" is 1 year, not a bare 1).
 _NUMBER = re.compile(
-    r"(\d+(?:[.,]\d+)?)\s*(" + "|".join(sorted(map(re.escape, _UNITS), key=len, reverse=True)) + r")?(?![a-z])"
+    r"(\d+(?:[.,]\d+)?)(?:-|\s*)(" + "|".join(sorted(map(re.escape, _UNITS), key=len, reverse=True)) + r")?(?![a-z])"
 )
 _DIGIT = re.compile(r"\d")
 _CJK_RUN = re.compile(rf"[{_CJK}]+")

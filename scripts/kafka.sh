@@ -30,7 +30,10 @@ fetch_jars() {
     need mvn "install Maven (e.g. apt-get install maven) to fetch the Kafka broker jars"
     echo "fetching the Kafka broker jars with Maven..." >&2
     rm -rf "$LIB"
-    mvn -q -B -Dstyle.color=never -f "$ROOT/scripts/kafka/pom.xml" dependency:copy-dependencies -DoutputDirectory="$LIB" >&2
+    # Maven's launcher writes terminal reset codes even when quiet and colourless: strip them (pipefail keeps
+    # a Maven failure a failure).
+    mvn -q -B -Dstyle.color=never -f "$ROOT/scripts/kafka/pom.xml" dependency:copy-dependencies -DoutputDirectory="$LIB" 2>&1 \
+        | sed 's/\x1b\[[0-9;]*m//g' >&2
     echo "$stamp" > "$LIB/.stamp"
 }
 
@@ -69,7 +72,11 @@ share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
 PROPS
     echo "127.0.0.1:$broker_port" > "$RUN/bootstrap"
-    "$PYTHON" -c 'import base64, uuid; print(base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("="))' > "$RUN/cluster-id"
+    # Like Kafka's own Uuid.randomUuid: never one that starts with "-", which its command line takes for a flag
+    # (1 in 64 of them did, and the broker would not format).
+    "$PYTHON" -c 'import base64, uuid
+while (i := base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")).startswith("-"): pass
+print(i)' > "$RUN/cluster-id"
 }
 
 start() {

@@ -34,6 +34,9 @@ def score(question: str, answer: str, chunks: list[str]):  # type: ignore[no-unt
         ("How long is the warranty?", "The warranty covers manufacturing defects for 2 years.", EN, True, None, None),
         ("How long do I have for returns?", "You have thirty days from delivery to return unused items.", EN, False, 0.6, None),
         ("How much is express shipping?", "Express shipping costs $12.99.", EN, False, 0.99, None),
+        # Hyphenated (issue: local judge): "1-month" is 1 month, not a bare 1 that the chunks' "1 year" has.
+        ("How long is the warranty?", "It has a 1-month warranty on manufacturing defects.", EN, True, None, None),
+        ("How long is the warranty?", "It has a 1-year warranty on manufacturing defects.", EN, False, None, None),
         ("How much is express shipping?", "Express shipping costs $4.99.", EN, True, None, None),
         ("Can I pay with crypto?", "Yes, we accept Bitcoin and Ethereum at checkout.", EN, False, None, 0.2),
         ("退货期限是多久？", "退货需要在三十天内完成。", ZH, False, 0.99, None),
