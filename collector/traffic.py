@@ -279,7 +279,7 @@ class TrafficGenerator:
         return []
 
     def _signal(self, trace: dict[str, Any], kind: str, value: str | None = None) -> dict[str, Any]:
-        name = {"thumbs": f"thumbs_{value}"}.get(kind, kind)
+        name = f"thumbs_{value}" if kind == "thumbs" else kind
         self.truth[name] += 1
         feedback: dict[str, Any] = {"type": "feedback", "trace_id": trace["trace_id"], "session_id": trace["session_id"],
                                     "kind": kind}

@@ -214,7 +214,7 @@ class FeedbackJoin:
         traces = self._traces
         previous = traces.pop(trace_id, None)
         if previous is not None:  # the same trace again (re-sent, or its late spans): the newer wins
-            self.traces_bytes -= previous.size
+            self._release(previous)
         traces[trace_id] = turn
         self.traces_bytes += turn.size
         if len(traces) > self._max_traces or self.traces_bytes > self._max_bytes:
@@ -243,10 +243,10 @@ class FeedbackJoin:
             self.sessions_bytes -= session.size
         if event.route is not None and event.route in self._escalation_routes:
             # A handoff to a human: the escalation of the session's last answer, not an answer itself.
-            if session is not None and session.turns:
-                self._signal(session.turns[-1], "escalation")
             if session is None:
                 return
+            if session.turns:
+                self._signal(session.turns[-1], "escalation")
             session.last_at = now
         else:
             query, analysis = event.query, None
@@ -281,25 +281,32 @@ class FeedbackJoin:
         sessions = self._sessions
         sessions[session_id] = session
         self.sessions_bytes += size
-        if len(sessions) > options.max_sessions or self.sessions_bytes > options.max_sessions_bytes:
-            while len(sessions) > options.max_sessions or self.sessions_bytes > options.max_sessions_bytes:
-                evicted = sessions.popitem(last=False)[1]
-                self.sessions_bytes -= evicted.size
-                self._evicted["sessions"].inc()
+        while len(sessions) > options.max_sessions or self.sessions_bytes > options.max_sessions_bytes:
+            evicted = sessions.popitem(last=False)[1]
+            self.sessions_bytes -= evicted.size
+            self._evicted["sessions"].inc()
 
     def _cap_traces(self) -> None:
-        traces, options = self._traces, self._options
-        while len(traces) > options.max_traces or self.traces_bytes > options.max_bytes:
+        traces = self._traces
+        while len(traces) > self._max_traces or self.traces_bytes > self._max_bytes:
             turn = traces.popitem(last=False)[1]
             self._bury(turn)
             self._evicted["traces"].inc()
 
+    def _release(self, turn: Turn) -> None:
+        """The turn leaves the trace table, and its kept event with it: its session may still hold the turn,
+        but the bytes budget no longer counts it."""
+        self.traces_bytes -= turn.size
+        if turn.payload is not None:
+            turn.size -= len(turn.payload)
+            turn.payload = None
+
     def _bury(self, turn: Turn) -> None:
         """The trace leaves the window; feedback about it from now on is late."""
-        self.traces_bytes -= turn.size
+        self._release(turn)
         tombstones = self._tombstones
         tombstones[hash(turn.trace_id)] = None
-        while len(tombstones) > self._options.max_traces:
+        while len(tombstones) > self._max_traces:
             tombstones.popitem(last=False)
 
     def _settle(self, turn: Turn) -> None:
@@ -400,7 +407,7 @@ class FeedbackJoin:
         turn.payload, turn.kept, turn.sampled_by = payload, True, sampled_by
         turn.size += len(payload)
         self.traces_bytes += len(payload)
-        if self.traces_bytes > self._options.max_bytes:
+        if self.traces_bytes > self._max_bytes:
             self._cap_traces()
         return turn
 
@@ -417,8 +424,7 @@ class FeedbackJoin:
             return None
         turn.payload, turn.evidence = None, True
         turn.size -= len(payload)
-        if self._traces.get(turn.trace_id) is turn:
-            self.traces_bytes -= len(payload)
+        self.traces_bytes -= len(payload)  # a turn with its payload is in the trace table (_release drops it)
         return self._decode(payload), len(payload)
 
     def judged(self, trace_id: str, sample: str, verdict: str, stage: str) -> list[str]:

@@ -39,7 +39,6 @@ PRIORITY_OF = {
     "abandon": "negative_feedback", "escalation": "escalation", "rephrase": "rephrase", "repeat": "rephrase",
 }
 TURN_KINDS = ("first", "repeat", "rephrase", "follow_up", "new_topic")
-VERDICTS = ("hallucination", "grounded", "not_scored")
 _CACHED_QUESTION_BYTES = 300  # an entry besides its strings: key slot, tuple, frozenset
 _SIMPLE_KINDS = {"escalation": "escalation", "copy": "copy", "citation_click": "citation_click",
                  "regenerate": "regenerate", "abandon": "abandon"}
@@ -204,10 +203,8 @@ class SignalCounter:
         self._app_at = guard.names.index("app") if "app" in guard.names else None
 
     def answered(self, labels: tuple[str | None, ...]) -> None:
-        """An answer with these labels: its signals exist at zero from now on, so a rate over them is 0,
-        not no data, before the first user reacts."""
-        if labels in self.answered_labels:
-            return
+        """The first answer with these labels (not in `answered_labels`): its signals exist at zero from now
+        on, so a rate over them is 0, not no data, before the first user reacts."""
         if len(self.answered_labels) >= self._max_cached:
             self.answered_labels.clear()
         self.answered_labels.add(labels)
