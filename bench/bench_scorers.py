@@ -1,12 +1,13 @@
-"""Local scorers per trace, in microseconds: English and Chinese, 5 chunks of 500 characters.
+"""Local scorers and the local judge per trace, in microseconds: English and Chinese.
 
     python bench/bench_scorers.py [--traces 3000]
     python bench/bench_scorers.py --embeddings 300   # the optional embedding scorer (needs the extra)
 
-Two cases each: the chunks recur (a knowledge base of 50 chunks: their units are cached, the usual case)
-and every chunk is new (nothing cached: the worst case). The question is ~60 characters and the answer ~300.
+Two sizes: short (5 chunks of 500 characters, a ~60-character question, a ~300-character answer) and long
+(5 chunks of 2,000 characters, an answer of 1,200). Two cases each: the chunks recur (a knowledge base of 50
+chunks: their analyses are cached, the usual case) and every chunk is new (nothing cached: the worst case).
 Texts are drawn from a vocabulary (English) or a character set (Chinese) with a Zipf-like skew, so words
-and bigrams repeat the way they do in real text.
+and bigrams repeat the way they do in real text, in sentences of about 12 words (30 characters).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from ragpulse.collector.events import Chunk, TraceEvent
 from ragpulse.exporters.labels import LabelGuard
 from ragpulse.exporters.metrics import Metrics
 from ragpulse.scorers.lexical import LexicalScorer
-from ragpulse.scorers.local_judge import LocalJudge
+from ragpulse.scorers.local_judge import LocalJudge, LocalJudgeMetrics
 
 EN = ("return refund delivery shipping order customer account warranty product items store receipt exchange "
       "damaged original packaging label carrier invoice payment card credit bank transfer support agent parcel "
@@ -42,6 +43,8 @@ def en_text(rnd: random.Random, length: int) -> str:
     words: list[str] = []
     while sum(len(w) + 1 for w in words) < length:
         words.append(f"{rnd.randint(2, 90)} days" if rnd.random() < 0.03 else zipf_choice(rnd, EN))
+        if len(words) % 12 == 0:
+            words[-1] += "."
     return " ".join(words)[:length]
 
 
@@ -49,16 +52,23 @@ def zh_text(rnd: random.Random, length: int) -> str:
     chars: list[str] = []
     while len(chars) < length:
         chars.append(f"{rnd.randint(2, 90)}天" if rnd.random() < 0.02 else zipf_choice(rnd, ZH))
+        if len(chars) % 30 == 0:
+            chars.append("。")
     return "".join(chars)[:length]
 
 
-def traces(make, count: int, distinct_chunks: int | None, seed: int = 3) -> list[TraceEvent]:  # type: ignore[no-untyped-def]
+SIZES = {"short": (500, 300), "long": (2000, 1200)}  # chunk and answer characters
+
+
+def traces(make, count: int, distinct_chunks: int | None, size: str = "short", seed: int = 3) -> list[TraceEvent]:  # type: ignore[no-untyped-def]
     rnd = random.Random(seed)
-    pool = [make(rnd, 500) for _ in range(distinct_chunks or 0)]
+    chunk_chars, answer_chars = SIZES[size]
+    pool = [make(rnd, chunk_chars) for _ in range(distinct_chunks or 0)]
     out = []
     for i in range(count):
-        texts = [rnd.choice(pool) for _ in range(5)] if pool else [make(rnd, 500) for _ in range(5)]
-        out.append(TraceEvent(trace_id=str(i), query=make(rnd, 60), answer=make(rnd, 300), chunks=[Chunk(text=t) for t in texts]))
+        texts = [rnd.choice(pool) for _ in range(5)] if pool else [make(rnd, chunk_chars) for _ in range(5)]
+        out.append(TraceEvent(trace_id=str(i), query=make(rnd, 60), answer=make(rnd, answer_chars),
+                              chunks=[Chunk(text=t) for t in texts]))
     return out
 
 
@@ -66,7 +76,8 @@ def measure(events: list[TraceEvent], judge: bool) -> float:
     config = Config()
     metrics = Metrics(CollectorRegistry(), config.metrics, "bench")
     scorer = LexicalScorer(metrics, LabelGuard(["app"], 10, 10, metrics.label_overflow), config.local_scorers.chunk_cache_entries)
-    local = LocalJudge(scorer)
+    local = LocalJudge(LocalJudgeMetrics(CollectorRegistry()), cache_entries=config.judge.local_chunk_cache_entries,
+                       cache_max_bytes=config.judge.local_chunk_cache_max_bytes)
     started = time.perf_counter()
     if judge:
         for event in events:
@@ -111,11 +122,13 @@ if __name__ == "__main__":
         embeddings(args.embeddings)
         raise SystemExit(0)
     print(f"python {platform.python_version()} on {platform.machine()}, {time.strftime('%Y-%m-%d')}, {args.traces} traces, "
-          "5 chunks of 500 characters, median of 3 runs, us per trace")
-    for language, make in (("English", en_text), ("Chinese", zh_text)):
-        for label, distinct in (("chunks recur (50 in the KB)", 50), ("every chunk new", None)):
-            events = traces(make, args.traces, distinct)
-            scores = sorted(measure(events, judge=False) for _ in range(3))[1]
-            judged = sorted(measure(events, judge=True) for _ in range(3))[1]
-            print(f"  {language:8s} {label:28s} scorers {scores:7.1f} us   local judge {judged:7.1f} us")
+          "5 chunks, median of 3 runs, us per trace")
+    for size, (chunk_chars, answer_chars) in SIZES.items():
+        for language, make in (("English", en_text), ("Chinese", zh_text)):
+            for label, distinct in (("chunks recur (50 in the KB)", 50), ("every chunk new", None)):
+                events = traces(make, args.traces, distinct, size)
+                scores = sorted(measure(events, judge=False) for _ in range(3))[1]
+                judged = sorted(measure(events, judge=True) for _ in range(3))[1]
+                print(f"  {size} ({chunk_chars}/{answer_chars}) {language:8s} {label:28s} scorers {scores:7.1f} us   "
+                      f"local judge {judged:8.1f} us")
 

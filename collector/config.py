@@ -300,7 +300,7 @@ class PriorityRates(_Section):
 
 
 class JudgeConfig(_Section):
-    # auto: the LLM judge when base_url or an API key is set, else the local (lexical) judge;
+    # auto: the LLM judge when base_url or an API key is set, else the local (claim-level) judge;
     # llm, local, or off.
     mode: Literal["auto", "llm", "local", "off"] = "auto"
     # Any OpenAI-compatible API (OpenAI, Azure OpenAI, vLLM, Ollama...). Prefer api_key_file or
@@ -340,6 +340,10 @@ class JudgeConfig(_Section):
     # flagged traces at half of it; feedback and always-judge traces may spend it all.
     budget_reserve_share: Rate = 0.2
     cache_entries: Annotated[int, msgspec.Meta(ge=0)] = 10_000
+    # The local judge's analyses of chunk texts (clauses, terms, quantities), kept for the chunks
+    # that recur: at most this many, in at most this many bytes (an upper estimate of what they hold).
+    local_chunk_cache_entries: Positive = 5_000
+    local_chunk_cache_max_bytes: Positive = 32 * 1024 * 1024
     breaker_failures: Positive = 5
     breaker_cooldown_seconds: PositiveFloat = 30.0
     # A prompt template replacing the built-in one; placeholders {question}, {context}, {answer}.

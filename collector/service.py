@@ -56,7 +56,7 @@ from ragpulse.scorers.embedding import EmbeddingScorer, load_model
 from ragpulse.scorers.budget import RequestRateLimiter, SpendBudget
 from ragpulse.scorers.judge import BUILTIN_PROMPT, LlmJudge, builtin_template
 from ragpulse.scorers.lexical import LexicalScorer
-from ragpulse.scorers.local_judge import LocalJudge
+from ragpulse.scorers.local_judge import LocalJudge, LocalJudgeMetrics
 from ragpulse.scorers.join import FeedbackJoin, JoinMetrics, Listener
 from ragpulse.scorers.sampler import (
     PRIORITIES,
@@ -270,7 +270,8 @@ class Service:
                 guard,
                 writer,
                 llm=_llm_judge(judge, limiter, metrics.judge_retries) if judge.uses_llm else None,
-                local=LocalJudge(lexical),
+                local=LocalJudge(LocalJudgeMetrics(self.registry), cache_entries=judge.local_chunk_cache_entries,
+                                 cache_max_bytes=judge.local_chunk_cache_max_bytes),
                 concurrency=judge.concurrency,
                 breaker=CircuitBreaker(judge.breaker_failures, judge.breaker_cooldown_seconds),
                 budget=SpendBudget(

@@ -23,6 +23,7 @@ from ragpulse.collector.events import Envelope, TraceEvent
 from ragpulse.exporters.fast_metrics import FastCounter, FastHistogram
 from ragpulse.exporters.labels import LabelGuard
 from ragpulse.exporters.metrics import Metrics
+from ragpulse.scorers.text import cjk_number
 
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _UNITS = {
@@ -45,23 +46,9 @@ _NUMBER_WORDS = {
     "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "fifteen": "15", "twenty": "20", "thirty": "30",
     "forty": "40", "fifty": "50", "sixty": "60", "ninety": "90", "hundred": "100",
 }
-_CJK_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _CJK_NUMBER = re.compile(r"([零一二两三四五六七八九十百]+)(个月|天|年|周|小时|日|元)")
 
 
-def _cjk_value(numeral: str) -> str:
-    """三十五 -> 35, 十五 -> 15, 一百二十 -> 120, 七 -> 7."""
-    total = current = 0
-    for char in numeral:
-        if char == "百":
-            total += (current or 1) * 100
-            current = 0
-        elif char == "十":
-            total += (current or 1) * 10
-            current = 0
-        else:
-            current = _CJK_DIGITS[char]
-    return str(total + current)
 _WORD_NUMBER = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b")
 _NUMBER_WORD_SET = frozenset(_NUMBER_WORDS)
 _NONE: frozenset = frozenset()
@@ -91,7 +78,7 @@ def units(text: str) -> Units:
     if plurals:
         words = words.difference(plurals).union([word[:-1] for word in plurals])
     if _HAS_CJK.search(text) is not None:
-        text = _CJK_NUMBER.sub(lambda m: _cjk_value(m[1]) + m[2], text)
+        text = _CJK_NUMBER.sub(lambda m: f"{cjk_number(m[1]):g}" + m[2], text)
         bigrams: set[str] = set()
         for run in _CJK_RUN.findall(text):  # Chinese has no spaces: character bigrams
             bigrams.update(map(str.__add__, run, run[1:]) if len(run) > 1 else (run,))

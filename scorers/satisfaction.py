@@ -23,12 +23,12 @@ import re
 from collections import OrderedDict
 from collections.abc import Sequence
 
-import Stemmer
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
 from ragpulse.collector.events import FeedbackEvent
 from ragpulse.exporters.fast_metrics import CounterFamily, FastCounter
 from ragpulse.exporters.labels import LabelGuard
+from ragpulse.scorers.text import CJK, question_terms
 
 POSITIVE = ("thumbs_up", "rating_high", "copy", "citation_click", "silent_accept")
 NEGATIVE = ("thumbs_down", "rating_low", "escalation", "regenerate", "abandon", "rephrase", "repeat")
@@ -65,41 +65,16 @@ def rating_of(event: FeedbackEvent) -> float | None:
 
 # -- turn classification -------------------------------------------------------------------------
 
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_WORD = re.compile(rf"[a-z0-9]+(?:['’][a-z]+)*|[{_CJK}]+")
-_NORMALISE = re.compile(rf"[^a-z0-9'’{_CJK}]+")
-_STOPWORDS = frozenset(
-    "a an the and or but is are was were be been do does did can could would should will shall may might must i me my "
-    "we our you your it its this that these those there here what when where which who whom why how of in on at to "
-    "for from with by about as if then than so not no any some all please thanks thank hi hello just also still get "
-    "got have has had many say says i'm don't didn't doesn't isn't can't won't i've i'd there's what's".split()
-)
-# Characters that carry no topic in a question: pronouns, particles, question words.
-_CJK_FUNCTION = frozenset("的了吗呢吧啊呀嘛么我你您他她它们这那哪里是在有和与及或就都也还要想能可以会请问怎什么样多少几个为把被给对从到")
+_NORMALISE = re.compile(rf"[^a-z0-9'’{CJK}]+")
 # On normalised text: an English opener, a Chinese one, or a closing 呢 ("and for AirPods?", 那手机呢？).
 _FOLLOW_UP = re.compile(
     r"^(?:and|also|plus|what about|how about|what if|same for|then|but what about|and what about|what else)\b"
     r"|^(?:那|那么|还有|另外|如果|顺便|再问)|呢$"
 )
-# Snowball (Porter 2, PyStemmer: the Snowball project's C build, with its own word cache) folds
-# inflections the same on both sides: delivered/delivery/deliver meet.
-_stem = Stemmer.Stemmer("english").stemWord
 
 
 def normalised(question: str) -> str:
     return _NORMALISE.sub(" ", question.lower()).strip()
-
-
-def question_terms(question: str) -> frozenset[str]:
-    """English: stemmed content words. Chinese: the characters that carry the topic (not function
-    characters): single characters, because a paraphrase reorders them (保修期多长 / 保修多久)."""
-    terms: set[str] = set()
-    for token in _WORD.findall(question.lower()):
-        if token[0] > "\u33ff":  # a CJK run (the other tokens are ASCII letters, digits and apostrophes)
-            terms.update(char for char in token if char not in _CJK_FUNCTION)
-        elif token not in _STOPWORDS:
-            terms.add(_stem(token))
-    return frozenset(terms)
 
 
 def similarity(a: frozenset[str], b: frozenset[str]) -> float:

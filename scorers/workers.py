@@ -15,6 +15,7 @@ import hashlib
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import structlog
 from prometheus_client import CollectorRegistry, Counter
@@ -121,6 +122,9 @@ class JudgeWorkers:
         self._cache_entries = cache_entries
         self._self_judging_warned = False
         self._tasks: list[asyncio.Task[None]] = []
+        # The local judge is CPU work (milliseconds for long texts): on a thread of its own it does not hold
+        # up the event loop (the sources, the fast path), and one thread keeps its chunk cache single-owner.
+        self._local_thread: ThreadPoolExecutor | None = None
         metrics.judge_queue_depth.set_function(queue.qsize)
         metrics.judge_circuit_state.set_function(lambda: breaker.state)
         for name in budget.names:
@@ -128,6 +132,8 @@ class JudgeWorkers:
 
     async def start(self) -> None:
         self._results.start()
+        if self._llm is None:
+            self._local_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragpulse-local-judge")
         self._tasks = [asyncio.create_task(self._work(), name=f"ragpulse-judge-{i}") for i in range(self._concurrency)]
 
     async def shutdown(self) -> None:
@@ -139,6 +145,8 @@ class JudgeWorkers:
             self._metrics.judge_skipped.labels(priority=item.priority, reason="shutdown").inc()
         if self._llm is not None:
             await self._llm.close()
+        if self._local_thread is not None:
+            self._local_thread.shutdown(wait=True, cancel_futures=True)
         await asyncio.to_thread(self._results.close)
 
     async def _work(self) -> None:
@@ -166,7 +174,8 @@ class JudgeWorkers:
             return
         cost = 0.0
         if self._llm is None:
-            judgment = self._local.judge(event)
+            assert self._local_thread is not None, "start() makes the local judge's thread"
+            judgment = await asyncio.get_running_loop().run_in_executor(self._local_thread, self._local.judge, event)
         else:
             judged = await self._call_llm(self._llm, item)
             if judged is None:

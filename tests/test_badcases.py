@@ -1,4 +1,4 @@
-"""The local judge, the bad-case store, `ragpulse badcases` and GET /api/badcases."""
+"""The bad-case store, `ragpulse badcases` and GET /api/badcases (the local judge itself: test_local_judge.py)."""
 
 from __future__ import annotations
 
@@ -11,49 +11,17 @@ import pytest
 from prometheus_client import CollectorRegistry, Counter
 from support import RagpulseProcess, ndjson, ragpulse_command, trace, wait_until
 
-from ragpulse.collector.config import Config
-from ragpulse.collector.events import Chunk, TraceEvent
+from ragpulse.collector.events import TraceEvent
 from ragpulse.exporters import badcases, badcases_view
 from ragpulse.exporters.badcases import BadCaseStore
-from ragpulse.exporters.labels import LabelGuard
-from ragpulse.exporters.metrics import Metrics
 from ragpulse.exporters.records import build_record
 from ragpulse.scorers.judge import Judgment
-from ragpulse.scorers.lexical import LexicalScorer
-from ragpulse.scorers.local_judge import LocalJudge
 from ragpulse.scorers.sampler import JudgeItem
 
 Factory = Callable[..., RagpulseProcess]
 RETURNS = "Returns are accepted within 30 days of delivery. Refunds are paid to the original card."
 SHIPPING = "Standard shipping takes 3 to 5 working days."
 CHUNKS = [{"id": "kb-returns", "text": RETURNS}, {"id": "kb-shipping", "text": SHIPPING}]
-
-
-def local_judge() -> LocalJudge:
-    config = Config()
-    metrics = Metrics(CollectorRegistry(), config.metrics, "test")
-    return LocalJudge(LexicalScorer(metrics, LabelGuard(["app"], 10, 10, metrics.label_overflow)))
-
-
-@pytest.mark.parametrize(
-    ("query", "answer", "chunks", "groundedness", "relevancy", "chunk_relevance"),
-    [
-        ("How long do I have to return shoes?", "You can return them within 30 days of delivery.",
-         [RETURNS, SHIPPING], 5, 4, [2, 0]),  # the question's terms: long, return, shoe
-        ("How long do I have to return shoes?", "You can return them within 90 days of delivery.",
-         [RETURNS, SHIPPING], 2, 4, [2, 0]),  # a number not in the chunks caps groundedness at 2
-        ("How long do I have to return shoes?", "Our stores open at nine every morning.",
-         [RETURNS], 1, 1, [2]),
-        ("退货需要多少天？", "收货后三十天内可以退货。", ["收货后30天内可以退货，退款原路返回。"], 5, 3, [1]),
-        ("退货需要多少天？", "收货后七天内可以退货。", ["收货后30天内可以退货，退款原路返回。"], 2, 3, [1]),
-    ],
-)
-def test_local_judge_table(query: str, answer: str, chunks: list[str], groundedness: int, relevancy: int,
-                           chunk_relevance: list[int]) -> None:
-    judgment = local_judge().judge(TraceEvent(trace_id="t", query=query, answer=answer, chunks=[Chunk(text=c) for c in chunks]))
-    assert (judgment.groundedness, judgment.answer_relevancy, judgment.chunk_relevance) == (
-        groundedness, relevancy, chunk_relevance)
-    assert judgment.judge_model == "local" and judgment.claims
 
 
 def test_store_keeps_bad_cases_within_retention_and_max_rows(tmp_path: Path) -> None:
@@ -128,7 +96,7 @@ def test_without_a_key_the_local_judge_fills_the_store_the_api_and_the_cli(ragpu
     assert rp.get("/api/badcases").status == 401  # user content: behind the token
     wait_until(lambda: rp.get("/api/badcases", auth).json()["count"] == 3, what="3 stored bad cases")
     found = rp.get("/api/badcases?stage=generation&since=1h", auth).json()["badcases"]
-    assert [(r["trace_id"], r["judge"], r["groundedness"]) for r in found] == [("wrong-number", "local", 2)]
+    assert [(r["trace_id"], r["judge"], r["groundedness"]) for r in found] == [("wrong-number", "local", 1)]
     assert found[0]["chunks"][0] == {"text": RETURNS, "id": "kb-returns", "relevance": 2}
     assert rp.get("/api/badcases?route=warranty", auth).json()["badcases"][0]["trace_id"] == "nothing"
     assert rp.get("/api/badcases/refused", auth).json()["stage"] == "over_refusal"
@@ -148,7 +116,7 @@ def test_without_a_key_the_local_judge_fills_the_store_the_api_and_the_cli(ragpu
     shown = subprocess.run([*ragpulse_command(), "badcases", "show", "wrong-number", "--db", str(db)],
                            capture_output=True, text=True, timeout=60)
     assert shown.returncode == 0, shown.stderr
-    assert "stage: generation" in shown.stdout and "groundedness 2/5 HALLUCINATION" in shown.stdout
+    assert "stage: generation" in shown.stdout and "groundedness 1/5 HALLUCINATION" in shown.stdout
     assert "[0] kb-returns relevance 2/3" in shown.stdout and "within 90 days" in shown.stdout
     as_json = subprocess.run([*ragpulse_command(), "badcases", "list", "--db", str(db), "--json", "--since", "1h"],
                              capture_output=True, text=True, timeout=60)

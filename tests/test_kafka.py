@@ -383,14 +383,14 @@ def test_judgment_records_go_to_a_results_topic_and_the_audit_to_a_review_queue_
     messages = consume_all(results, 2)
     assert sorted(m.key for m in messages) == [b"fine", b"wrong"]
     by_id = {m.key.decode(): json.loads(m.value) for m in messages}
-    assert (by_id["wrong"]["judge"], by_id["wrong"]["groundedness"], by_id["wrong"]["stage"]) == ("local", 2, "generation")
+    assert (by_id["wrong"]["judge"], by_id["wrong"]["groundedness"], by_id["wrong"]["stage"]) == ("local", 1, "generation")
     assert (by_id["fine"]["bad"], by_id["fine"]["stage"]) == (False, None)  # every judgment, not only bad ones
     # The review queue: the content for a reviewer, the judge's verdict apart from it.
     queued = {m.key.decode(): json.loads(m.value) for m in consume_all(audit, 2)}
     assert sorted(queued) == ["fine", "wrong"]
     assert queued["wrong"]["item"] == {"question": "When are returns accepted?", "answer": "Within 90 days of delivery.",
                                        "chunks": [{"id": "kb-1", "text": "Returns are accepted within 30 days of delivery."}]}
-    assert (queued["wrong"]["judgment"]["groundedness"], queued["wrong"]["judgment"]["hallucination"]) == (2, True)
+    assert (queued["wrong"]["judgment"]["groundedness"], queued["wrong"]["judgment"]["hallucination"]) == (1, True)
     lines = [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
     assert sorted(line["trace_id"] for line in lines) == ["fine", "wrong"]
     assert rp.metrics().total("ragpulse_results_sink_errors_total") == 0

@@ -22,7 +22,8 @@ from ragpulse.collector.events import Chunk, Envelope, FeedbackEvent, TraceEvent
 from ragpulse.collector.service import Service
 from ragpulse.collector.traffic import TrafficGenerator, TrafficProfile
 from ragpulse.scorers.join import Listener, Turn
-from ragpulse.scorers.satisfaction import normalised, question_terms, turn_kind
+from ragpulse.scorers.satisfaction import normalised, turn_kind
+from ragpulse.scorers.text import question_terms
 
 TURNS = yaml.safe_load((Path(__file__).parent / "data" / "session_turns.yaml").read_text(encoding="utf-8"))
 
