@@ -8,7 +8,9 @@ nothing with their context.
 Text becomes units: content words (3+ letters, not stopwords) and numbers with their unit for
 alphabetic scripts; character bigrams for CJK runs (Chinese has no spaces). Number words
 ("seven", "七") become digits, plural units their singular, so "7 days" and "seven days" match.
-Chunk texts recur across traces (the same knowledge base), so their unit sets are cached.
+Chunk texts recur across traces (the same knowledge base) and questions too (a support bot's FAQ),
+so their unit sets are cached. Each text is scored on its first MAX_CHARS characters, which bounds
+the cost of a trace.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from ragpulse.exporters.metrics import Metrics
 from ragpulse.scorers.text import cjk_number
 
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+MAX_CHARS = 4_000  # of an answer, a question or a chunk: the cost per trace is bounded, longer texts scored on their start
 _UNITS = {
     "day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month", "months": "month",
     "year": "year", "years": "year", "hour": "hour", "hours": "hour", "minute": "minute", "minutes": "minute",
@@ -95,7 +98,29 @@ class LexicalScores(msgspec.Struct, frozen=True):
     answer_relevancy: float | None  # share of the question's units found in the answer
     context_relevance: float | None  # share of the question's units found in the chunks
     number_mismatch: bool  # the answer has a number (with its unit) that no chunk has
-    question: Units | None = None  # kept for the rephrase detector
+
+
+class _UnitsCache:
+    """units() of recurring texts, least recently used out first, capped in entries and in bytes of text
+    (the units take about as much again)."""
+
+    def __init__(self, max_entries: int, max_bytes: int) -> None:
+        self._items: OrderedDict[str, Units] = OrderedDict()
+        self._max_entries = max_entries
+        self._max_bytes = max_bytes
+        self._bytes = 0
+
+    def get(self, text: str) -> Units:
+        items = self._items
+        cached = items.get(text)
+        if cached is not None:
+            items.move_to_end(text)
+            return cached
+        cached = items[text] = units(text)
+        self._bytes += sys.getsizeof(text)
+        while len(items) > self._max_entries or self._bytes > self._max_bytes:
+            self._bytes -= sys.getsizeof(items.popitem(last=False)[0])
+        return cached
 
 
 class LexicalScorer:
@@ -105,17 +130,17 @@ class LexicalScorer:
                  cache_max_bytes: int = 16 * 1024 * 1024, *, max_label_sets: int = 2_000) -> None:
         self._metrics = metrics
         self._guard = guard
-        self._cache: OrderedDict[str, Units] = OrderedDict()
-        self._cache_entries = cache_entries
-        self._cache_max_bytes = cache_max_bytes
-        self._cache_bytes = 0  # of the cached texts (their units take about as much again)
+        # Chunk texts recur (one knowledge base) and so do questions (a support bot's FAQ): each has its
+        # own least-recently-used cache, so a stream of new questions never pushes out the chunks.
+        self._chunks = _UnitsCache(cache_entries, cache_max_bytes)
+        self._questions = _UnitsCache(cache_entries, cache_max_bytes)
         self._children: dict[tuple[str | None, ...], tuple[FastHistogram, FastHistogram, FastHistogram, FastCounter]] = {}
         self._max_children = 4 * max_label_sets
 
     def score(self, event: TraceEvent) -> LexicalScores | None:
         if not event.chunks:
             return None
-        answer, question = units(event.answer), units(event.query)
+        answer, question = units(event.answer[:MAX_CHARS]), self._questions.get(event.query[:MAX_CHARS])
         # What no chunk has, chunk by chunk: each difference walks the (shrinking) smaller side,
         # never a union of the chunks' larger sets.
         unfound_words, unfound_numbers = answer.words, answer.numbers
@@ -126,7 +151,7 @@ class LexicalScorer:
             if chunk.text is None:  # reported without its text: nothing to score against
                 continue
             with_text = True
-            context = self._chunk_units(chunk.text)
+            context = self._chunks.get(chunk.text[:MAX_CHARS])
             if unfound_words:
                 unfound_words = unfound_words - context.words
             if unfound_numbers:
@@ -147,27 +172,7 @@ class LexicalScorer:
             answer_relevancy=len(question.words & answer.words) / len(question.words) if question.words else None,
             context_relevance=1 - (len(unasked_words) + len(unasked_numbers)) / question_total if question_total else None,
             number_mismatch=mismatch,
-            question=question,
         )
-
-    def chunk_coverage(self, event: TraceEvent, question: Units) -> list[float]:
-        """Per chunk, the share of the question's units it has (for the local judge, not the hot path)."""
-        total = len(question.words) + len(question.numbers)
-        if not total:
-            return [0.0 for _ in event.chunks or []]
-        return [
-            (len(question.words & chunk.words) + len(question.numbers & chunk.numbers)) / total
-            for chunk in (self._chunk_units(c.text or "") for c in event.chunks or [])
-        ]
-
-    def _chunk_units(self, text: str) -> Units:
-        cached = self._cache.get(text)
-        if cached is None:
-            cached = self._cache[text] = units(text)
-            self._cache_bytes += sys.getsizeof(text)
-            while len(self._cache) > self._cache_entries or self._cache_bytes > self._cache_max_bytes:
-                self._cache_bytes -= sys.getsizeof(self._cache.popitem(last=False)[0])
-        return cached
 
     def __call__(self, envelope: Envelope) -> Envelope:
         event = envelope.event

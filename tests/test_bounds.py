@@ -115,7 +115,8 @@ def test_the_chunk_cache_and_the_sessions_are_bounded_in_bytes() -> None:
                            cache_max_bytes=50_000)
     for i in range(20):
         scorer.score(TraceEvent(trace_id=str(i), query="q", answer="a", chunks=[Chunk(text=f"{i} " + "word " * 2000)]))
-    assert 0 < scorer._cache_bytes <= 50_000 and len(scorer._cache) == 4  # 10 kB texts: four fit
+    # 10 kB texts, scored on their first 4,000 characters (4,049 bytes a string): twelve fit
+    assert 0 < scorer._chunks._bytes <= 50_000 and len(scorer._chunks._items) == 12
     join = feedback_join(registry, max_sessions_bytes=20_000)
     for i in range(50):
         join(Envelope(event(str(i), session=f"s{i}", query=" ".join(f"w{i}x{j}" for j in range(30))), "test", 0.0, i))

@@ -1,7 +1,7 @@
 """The demo's hallucination rate, as its summary prints it and as a real Prometheus computes it with
 the README's PromQL and the recording rules, is near the share the demo injects. The judge is the
 fake OpenAI-compatible one, which knows the generator's invented answers (the local judge misses
-one of the demo's seven kinds, a flipped negation: that is the local judge's issue, not the rates').
+one of the demo's seven kinds, a "lifetime" warranty where the chunk says 2 years: that is the local judge's limit, not the rates').
 Coverage of the exact truth is proven in test_rates_simulation.py."""
 
 from __future__ import annotations

@@ -85,3 +85,12 @@ def test_local_scores_reach_metrics_when_enabled(ragpulse_factory) -> None:  # t
     s = rp.metrics()
     assert s.get_value("ragpulse_local_number_mismatch_total", **labels) == 1
     assert s.get_value("ragpulse_local_groundedness_bucket", le="1.0", **labels) == 2
+
+
+def test_each_text_is_scored_on_its_first_max_chars_characters() -> None:
+    from ragpulse.scorers.lexical import MAX_CHARS
+
+    filler = "The warranty covers manufacturing defects. " * 150  # 6,450 characters
+    assert len(filler) > MAX_CHARS
+    assert score("How long is the warranty?", filler + "It lasts 5 years.", EN).number_mismatch is False  # past the cap
+    assert score("How long is the warranty?", "It lasts 5 years. " + filler, EN).number_mismatch is True
