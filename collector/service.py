@@ -25,7 +25,7 @@ from prometheus_client import CollectorRegistry, Counter
 
 import ragpulse
 from ragpulse.collector.config import Config, JudgeConfig
-from ragpulse.collector.errors import RejectReason, StartupError
+from ragpulse.collector.errors import ConfigError, ConfigProblem, RejectReason, StartupError
 from ragpulse.collector.decode import EventDecoder
 from ragpulse.collector.dedup import DedupStage, DedupWindow
 from ragpulse.collector.pipeline import Pipeline, Stage
@@ -56,6 +56,10 @@ from ragpulse.scorers.embedding import EmbeddingScorer, load_model
 from ragpulse.scorers.budget import RequestRateLimiter, SpendBudget
 from ragpulse.scorers.judge import BUILTIN_PROMPT, LlmJudge, builtin_template
 from ragpulse.scorers.lexical import LexicalScorer
+from ragpulse.probes import golden
+from ragpulse.probes.runner import Prober
+from ragpulse.probes.schedule import ProbeMetrics, ProbeSchedule
+from ragpulse.probes.target import HttpTarget, TargetError
 from ragpulse.scorers.local_judge import LocalJudge, LocalJudgeMetrics
 from ragpulse.scorers.join import FeedbackJoin, JoinMetrics, Listener
 from ragpulse.scorers.sampler import (
@@ -202,6 +206,36 @@ def precreate_series(metrics: Metrics, config: Config) -> None:
         metrics.judge_cost.labels(judge_model=config.judge.model)
 
 
+def _probe_schedules(config: Config, registry: CollectorRegistry, fallback: FallbackDetector) -> list[ProbeSchedule]:
+    """The golden sets probed on a schedule; a set that does not load or a target that cannot be used is a config error."""
+    options = config.probes
+    if not options.schedules:
+        return []
+    metrics = ProbeMetrics(registry)
+    metrics.k.set(options.k)
+    targets = {target.name: target for target in options.targets}
+    schedules, problems = [], []
+    for index, entry in enumerate(options.schedules):
+        try:
+            loaded = golden.load(entry.golden)
+            target = HttpTarget(targets[entry.target], options.probe_header)
+        except golden.GoldenError as exc:
+            problems += [ConfigProblem(f"probes.schedules[{index}].golden", problem) for problem in exc.problems]
+            continue
+        except TargetError as exc:
+            problems.append(ConfigProblem(f"probes.schedules[{index}].target", str(exc)))
+            continue
+        judge = LocalJudge(LocalJudgeMetrics(CollectorRegistry()), cache_entries=config.judge.local_chunk_cache_entries,
+                           cache_max_bytes=config.judge.local_chunk_cache_max_bytes)
+        prober = Prober(target, fallback, judge, k=options.k, concurrency=options.concurrency,
+                        max_requests_per_second=options.max_requests_per_second)
+        schedules.append(ProbeSchedule(loaded, prober, metrics, options.db_path, interval=entry.interval_seconds,
+                                       jitter=entry.jitter_seconds, target=entry.target))
+    if problems:
+        raise ConfigError(problems, "probes")
+    return schedules
+
+
 class Service:
     def __init__(self, config: Config, registry: CollectorRegistry | None = None) -> None:
         self.config = config
@@ -328,6 +362,7 @@ class Service:
             api_routes=[*badcases_api.routes(config.results.sqlite_path),
                         *calibration_api.routes(config.results.sqlite_path, config.calibration)],
         )
+        self.probes = _probe_schedules(config, self.registry, fallback)
         self._runner: web.AppRunner | None = None
         self._stopping = False
         self._ticker: asyncio.Task[None] | None = None
@@ -372,6 +407,8 @@ class Service:
             await self.judges.start()
         if self.embeddings is not None:
             self.embeddings.start()
+        for schedule in self.probes:
+            schedule.start()
         self._runner = web.AppRunner(self._app, **runner_options(self.config.http.idle_timeout_seconds))
         await self._runner.setup()
         limit_connections(self._runner, "http", self.config.http.max_connections, self.connections)
@@ -408,6 +445,8 @@ class Service:
         if self.otlp is not None:
             await self.otlp.stop_intake()
         await self.spans.stop_intake()
+        for schedule in self.probes:
+            await schedule.stop()
         lost = await self.pipeline.shutdown(self.config.pipeline.shutdown_timeout_seconds)
         if self._ticker is not None:
             self._ticker.cancel()

@@ -340,7 +340,9 @@ def exported_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
     from ragpulse.collector.supervisor import SupervisorMetrics
     from ragpulse.exporters.fast_metrics import HistogramFamily
     from ragpulse.exporters.metrics import Metrics
+    from ragpulse.probes.schedule import ProbeMetrics
     from ragpulse.scorers.calibration import CalibrationMetrics
+    from ragpulse.scorers.local_judge import LocalJudgeMetrics
     from ragpulse.scorers.join import JoinMetrics
     from ragpulse.scorers.sampler import SamplerMetrics
     from ragpulse.scorers.satisfaction import SatisfactionMetrics
@@ -349,7 +351,7 @@ def exported_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
     registry, labels = CollectorRegistry(), Config().metrics.labels
     holders = [Metrics(registry, Config().metrics, "test"), SamplerMetrics(registry, labels), RateMetrics(registry, labels),
                CalibrationMetrics(registry), QueueMetrics(registry), ConnectionMetrics(registry), SupervisorMetrics(registry),
-               JoinMetrics(registry), SatisfactionMetrics(registry, labels)]
+               JoinMetrics(registry), SatisfactionMetrics(registry, labels), LocalJudgeMetrics(registry), ProbeMetrics(registry)]
     found = {}
     for metric in (metric for holder in holders for metric in vars(holder).values()):
         if hasattr(metric, "_labelnames"):  # prometheus_client's own metrics

@@ -12,7 +12,7 @@ import pytest
 import ragpulse
 
 ROOT = Path(__file__).resolve().parent.parent
-TOP_LEVEL = ("collector", "scorers", "exporters", "mixin")
+TOP_LEVEL = ("collector", "scorers", "probes", "exporters", "mixin")
 
 
 def source_packages() -> set[str]:

@@ -1,5 +1,5 @@
 """The `ragpulse` command: one module per command group (run and demo, config, badcases,
-calibration, review)."""
+calibration, review, golden, probe)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from prometheus_client import disable_created_metrics
 
 import ragpulse
-from ragpulse.collector.cli import badcases, calibration, config, review, run
+from ragpulse.collector.cli import badcases, calibration, config, golden, probe, review, run
+from ragpulse.collector.cli.common import report_problems
 from ragpulse.collector.errors import ConfigError, StartupError
 
 
@@ -25,9 +26,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.handler(args))
     except ConfigError as exc:
-        print(f"ragpulse: invalid configuration ({exc.origin}):", file=sys.stderr)
-        for problem in exc.problems:
-            print(f"  {problem}", file=sys.stderr)
+        report_problems(f"invalid configuration ({exc.origin})", list(exc.problems))
         return 2
     except StartupError as exc:
         print(f"ragpulse: {exc}", file=sys.stderr)
@@ -40,6 +39,6 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ragpulse", description="Quality monitoring sidecar for live RAG services.")
     parser.add_argument("--version", action="version", version=f"ragpulse {ragpulse.__version__}")
     commands = parser.add_subparsers(dest="command")
-    for group in (run, config, badcases, calibration, review):
+    for group in (run, config, badcases, calibration, review, golden, probe):
         group.add_commands(commands)
     return parser

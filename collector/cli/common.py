@@ -45,6 +45,13 @@ def load(args: argparse.Namespace) -> Config:
     return config
 
 
+def report_problems(headline: str, problems: list[object]) -> None:
+    """`ragpulse: HEADLINE:` and every problem on a line of its own, on stderr."""
+    print(f"ragpulse: {headline}:", file=sys.stderr)
+    for problem in problems:
+        print(f"  {problem}", file=sys.stderr)
+
+
 def stop_event() -> asyncio.Event:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -1,0 +1,310 @@
+"""Golden-set probes: the metric maths against hand-computed values, golden-set validation, and
+`ragpulse probe run` against a small real RAG service (tests/rag_service.py) with a 32-question set."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+from rag_service import RagService
+from support import ragpulse_command
+
+from ragpulse.probes import compare, golden, retrieval
+from ragpulse.probes.runner import parse_gate
+
+DATA = Path(__file__).parent / "data"
+GOLDEN = DATA / "golden_shop.jsonl"
+LOG3 = math.log2(3)
+
+
+@pytest.mark.parametrize(
+    ("retrieved", "grades", "k", "expected"),
+    [
+        # fewer than k came back: precision still over k
+        (["a", "b", "c"], {"b": 1}, 5, (1.0, 0.5, 1.0, 0.2, 1 / LOG3)),
+        # an id retrieved twice counts once, at its first rank
+        (["b", "b", "a"], {"a": 1, "b": 1}, 3, (1.0, 1.0, 1.0, 2 / 3, (1 + 0.5) / (1 + 1 / LOG3))),
+        # nothing retrieved
+        ([], {"a": 1}, 5, (0.0, 0.0, 0.0, 0.0, 0.0)),
+        # the relevant chunk is past k
+        (["x", "a"], {"a": 1}, 1, (0.0, 0.0, 0.0, 0.0, 0.0)),
+        # graded relevance: the grade-1 chunk first, the grade-3 one second
+        (["c", "a"], {"a": 3, "c": 1}, 2, (1.0, 1.0, 1.0, 1.0, (1 + 7 / LOG3) / (7 + 1 / LOG3))),
+        # ties in score keep the service's order; a chunk without an id is never relevant
+        ([None, "b", "a"], {"a": 1}, 5, (1.0, 1 / 3, 1.0, 0.2, 0.5)),
+        # two relevant, one found
+        (["a", "x"], {"a": 2, "b": 2}, 2, (1.0, 1.0, 0.5, 0.5, 3 / (3 + 3 / LOG3))),
+    ],
+)
+def test_retrieval_metrics_against_hand_computed_values(retrieved: list[str | None], grades: dict[str, int], k: int,
+                                                        expected: tuple[float, ...]) -> None:
+    scores = retrieval.score(retrieved, grades, k)
+    assert scores is not None
+    assert (scores.hit, scores.reciprocal_rank, scores.recall, scores.precision) == pytest.approx(expected[:4])
+    assert scores.ndcg == pytest.approx(expected[4])
+
+
+def test_no_relevant_chunks_no_retrieval_metrics_and_k_must_be_positive() -> None:
+    assert retrieval.score(["a"], {}, 5) is None
+    with pytest.raises(ValueError, match="k must be at least 1"):
+        retrieval.score(["a"], {"a": 1}, 0)
+
+
+def test_a_golden_set_reports_every_problem_with_its_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join([
+        json.dumps({"id": "a", "query": "Q?", "relevant_chunk_ids": ["x"], "relevance": {"y": 2}}),
+        "{not json",
+        json.dumps({"id": "a", "query": "Q2?"}),
+        json.dumps({"query": ""}),
+        json.dumps({"query": "Q3?", "colour": "red"}),
+        json.dumps({"query": "Q4?", "expect_fallback": True, "relevant_chunk_ids": ["x"]}),
+        json.dumps({"query": "Q5?", "difficulty": "hard"}),
+    ]) + "\n")
+    with pytest.raises(golden.GoldenError) as caught:
+        golden.load(bad)
+    problems = caught.value.problems
+    assert problems[0].startswith("line 2: not JSON")
+    assert problems[1:] == [
+        "line 1: relevance grades ids that are not in relevant_chunk_ids: y",
+        "line 3: id 'a' is also line 1",
+        "line 4: Expected `str` of length >= 1 - at `$.query`",
+        "line 5: Object contains unknown field `colour`",
+        "line 6: expect_fallback: true is a question the knowledge base cannot answer: it has no relevant chunks",
+        "line 7: Invalid enum value 'hard' - at `$.difficulty`",
+    ]
+    as_yaml = tmp_path / "set.yaml"
+    as_yaml.write_text(yaml.safe_dump({"cases": [{"query": "Where is my order?", "relevant_chunk_ids": ["kb-1"]}]}))
+    loaded = golden.load(as_yaml)
+    assert loaded.name == "set" and loaded.cases[0].key.startswith("q-") and loaded.cases[0].grades == {"kb-1": 1}
+
+
+def test_golden_check_reports_coverage() -> None:
+    report = golden.coverage(golden.load(GOLDEN))
+    assert (report.cases, report.no_answer, report.multi_chunk, report.with_expected_answer) == (32, 2, 2, 30)
+    assert report.by_difficulty == {"simple": 18, "medium": 7, "complex": 5, "boundary": 2}
+    assert report.by_intent["shipping"] == 7 and report.by_intent["unknown"] == 2
+    # 18/32 simple is 16 points over the 40% practitioners aim for; 7/32 complex or boundary is within 10 of 30%
+    assert report.advice() == ["simple: 56% of the cases with a difficulty, aim for about 40%"]
+    done = subprocess.run([*ragpulse_command(), "golden", "check", str(GOLDEN)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "32 cases, valid" in done.stdout and "note: simple: 56%" in done.stdout
+
+
+def test_the_published_golden_schema_is_current() -> None:
+    committed = json.loads((Path(__file__).parent.parent / "collector" / "schemas" / "golden.v1.json").read_text())
+    assert committed == golden.json_schema(), "regenerate: ragpulse golden schema > collector/schemas/golden.v1.json"
+
+
+def test_gates_parse_or_say_what_is_wrong() -> None:
+    assert [str(t) for t in parse_gate("hit_rate>=0.9, mrr>=0.7,correctness>4")] == ["hit_rate>=0.9", "mrr>=0.7", "correctness>4"]
+    with pytest.raises(ValueError, match="unknown metric 'hits'"):
+        parse_gate("hits>=0.9")
+    with pytest.raises(ValueError, match="is not METRIC>=VALUE"):
+        parse_gate("hit_rate=0.9")
+
+
+@pytest.fixture
+def service() -> Iterator[RagService]:
+    rag = RagService()
+    yield rag
+    rag.close()
+
+
+def probe(config: Path, db: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*ragpulse_command(), "probe", "run", "-c", str(config), "--golden", str(GOLDEN), "--target", "shop",
+                           "--db", str(db), *extra], capture_output=True, text=True, timeout=120)
+
+
+def test_probe_runs_against_a_real_rag_service_score_exactly_and_gate(service: RagService, tmp_path: Path) -> None:
+    config = tmp_path / "ragpulse.yaml"
+    config.write_text(yaml.safe_dump({"probes": {"k": 5, "max_requests_per_second": 200, "targets": [
+        {"name": "shop", "url": f"{service.url}/query"}]}}))
+    db = tmp_path / "probes.sqlite3"
+    done = probe(config, db, "--gate", "hit_rate>=0.9,mrr>=0.9", "--json")
+    assert done.returncode == 0, done.stderr
+    run = json.loads(done.stdout)
+    by_id = {q["key"]: q for q in run["results"]}
+    # Hand-computed from the retrievals (tests/rag_service.py, k = 5, 30 questions with relevant chunks): 26 single
+    # chunks at rank 1; g29's at rank 2 (a water-damage chunk outranks it); g23, g24 two chunks at ranks 1 and 2;
+    # g22 nothing retrieved (no shared word: a vocabulary miss).
+    overall = _overall(run)
+    assert overall["hit_rate"] == pytest.approx(29 / 30)
+    assert overall["mrr"] == pytest.approx((26 + 0.5 + 1 + 1) / 30)
+    assert overall["recall"] == pytest.approx(29 / 30)
+    assert overall["precision"] == pytest.approx((26 * 0.2 + 0.2 + 0.4 + 0.4) / 30)
+    assert overall["ndcg"] == pytest.approx((26 + 1 / LOG3 + 1 + 1) / 30)
+    assert by_id["g29"]["retrieval"]["reciprocal_rank"] == 0.5 and by_id["g22"]["chunk_ids"] == []
+    # fallbacks: g31, g32 expected and given; g22 answerable and fell back (counted wrong: correctness 1)
+    assert (by_id["g31"]["fell_back"], by_id["g22"]["fell_back"], by_id["g01"]["fell_back"]) == (True, True, False)
+    assert overall["fallback_accuracy"] == pytest.approx(31 / 32)
+    assert (overall["expected_fallbacks_fell_back"], overall["answerable_fell_back"]) == (2, 1)
+    assert (by_id["g01"]["correctness"], by_id["g22"]["correctness"]) == (5, 1)
+    # g29 answers from the water-damage chunk: true, but without the 2-year warranty the expected answer gives (2);
+    # g08's answer says more than its expected answer (the delivery time besides the price): not wrong for it (5)
+    assert (by_id["g29"]["correctness"], by_id["g08"]["correctness"]) == (2, 5)
+    assert run["gate"] == {"hit_rate>=0.9": True, "mrr>=0.9": True}
+    # probe traffic is marked: every request carried the run's id
+    assert len(service.requests) == 32
+    assert {r["headers"]["X-Ragpulse-Probe"] for r in service.requests} == {run["run_id"]}
+
+    service.degraded = True  # the best chunk of every retrieval is lost
+    degraded = probe(config, db, "--gate", "hit_rate>=0.9,mrr>=0.9")
+    assert degraded.returncode == 1, degraded.stderr
+    assert "gate hit_rate>=0.9: 0.100 FAIL" in degraded.stdout and "gate mrr>=0.9: 0.100 FAIL" in degraded.stdout
+    listing = subprocess.run([*ragpulse_command(), "probe", "list", "--db", str(db)], capture_output=True, text=True, timeout=60)
+    assert listing.returncode == 0 and listing.stdout.count("golden_shop") == 2
+    from contextlib import closing
+
+    from ragpulse.probes import store
+
+    with closing(store.connect(db)) as connection:
+        second, first = store.runs(connection)
+        before, after = store.get(connection, first["run_id"]), store.get(connection, second["run_id"])
+    assert before is not None and after is not None
+    # Degraded, by hand: only g29 (now rank 1), g23 and g24 (their second chunk at rank 1) still hit.
+    degraded_g01 = next(q for q in after["questions"] if q["key"] == "g01")
+    # the return label's "24 hours" where the expected answer says 30 days: contradicted
+    assert (degraded_g01["answer"], degraded_g01["correctness"]) == (
+        "A prepaid return label is emailed within 24 hours of starting a return.", 1)
+    summary = after["summary"]["overall"]
+    assert (summary["hit_rate"], summary["mrr"]) == (pytest.approx(3 / 30), pytest.approx(3 / 30))
+    assert summary["recall"] == pytest.approx((1 + 0.5 + 0.5) / 30)
+    assert summary["ndcg"] == pytest.approx((1 + 3 / (3 + 3 / LOG3) + 1 / (7 + 1 / LOG3)) / 30)
+    differences = {d.metric: d for d in compare.compare(before, after)}
+    hits = differences["hit_rate"]
+    assert (hits.pairs, hits.better, hits.worse) == (30, 0, 26)
+    assert hits.p_value == pytest.approx(2 * 0.5**26)  # McNemar exact: 26 discordant pairs, all one way
+    rr = differences["mrr"]
+    assert (rr.better, rr.worse) == (1, 26) and rr.p_value == pytest.approx(2 * 28 / 2**27)  # sign test, 27 changed
+    shown = subprocess.run([*ragpulse_command(), "probe", "compare", first["run_id"][:8], second["run_id"][:8], "--db", str(db)],
+                           capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    assert "McNemar exact" in shown.stdout and "-0.867" in shown.stdout
+
+
+def _overall(run: dict[str, object]) -> dict[str, float]:
+    """The overall aggregate, recomputed by the CLI's own code from the JSON run."""
+    from ragpulse.probes.retrieval import RetrievalScores
+    from ragpulse.probes.runner import QuestionResult, aggregate
+
+    results = []
+    for q in run["results"]:  # type: ignore[attr-defined]
+        q = dict(q)
+        q["retrieval"] = RetrievalScores(**q["retrieval"]) if q["retrieval"] else None
+        results.append(QuestionResult(**q))
+    out = aggregate(results)
+    return {**vars(out), "error_rate": out.error_rate}
+
+
+def test_the_openai_chat_preset_reads_the_answer_and_configured_citations(service: RagService, tmp_path: Path) -> None:
+    config = tmp_path / "ragpulse.yaml"
+    config.write_text(yaml.safe_dump({"probes": {"max_requests_per_second": 200, "targets": [
+        {"name": "shop", "preset": "openai_chat", "model": "rag-bot", "url": f"{service.url}/v1/chat/completions",
+         "headers": {"Authorization": "env:SHOP_TOKEN"},
+         "response": {"answer": "$.choices[0].message.content", "chunks": "$.citations[*]"}}]}}))
+    db = tmp_path / "probes.sqlite3"
+    missing = probe(config, db)
+    assert missing.returncode == 2 and "the environment variable SHOP_TOKEN is not set" in missing.stderr
+    import os
+
+    done = subprocess.run([*ragpulse_command(), "probe", "run", "-c", str(config), "--golden", str(GOLDEN), "--target", "shop",
+                           "--db", str(db), "--json"], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "SHOP_TOKEN": "Bearer s3cret"})
+    assert done.returncode == 0, done.stderr
+    run = json.loads(done.stdout)
+    assert _overall(run)["hit_rate"] == pytest.approx(29 / 30)
+    request = service.requests[-1]
+    assert request["headers"]["Authorization"] == "Bearer s3cret" and request["body"]["model"] == "rag-bot"
+    assert request["body"]["messages"][0]["role"] == "user"
+    assert "s3cret" not in done.stdout
+
+
+def test_ragpulse_run_probes_on_a_schedule_and_exports_sums_and_counts(
+        service: RagService, tmp_path: Path, ragpulse_factory) -> None:  # type: ignore[no-untyped-def]
+    from support import wait_until
+
+    config = tmp_path / "ragpulse.yaml"
+    db = tmp_path / "probes.sqlite3"
+    config.write_text(yaml.safe_dump({"probes": {
+        "max_requests_per_second": 200, "db_path": str(db),
+        "targets": [{"name": "shop", "url": f"{service.url}/query"}],
+        "schedules": [{"golden": str(GOLDEN), "target": "shop", "interval_seconds": 2, "jitter_seconds": 0}],
+    }}))
+    rp = ragpulse_factory("--config", str(config))
+    wait_until(lambda: rp.metrics().total("ragpulse_probe_runs_total", outcome="ok") >= 2, timeout=60, what="two probe runs")
+    s = rp.metrics()
+    runs = s.total("ragpulse_probe_runs_total", outcome="ok")
+    if s.total("ragpulse_probe_hit_count") != 30 * runs:  # a run finished between the two reads: read again
+        s = rp.metrics()
+        runs = s.total("ragpulse_probe_runs_total", outcome="ok")
+    labels = {"golden_set": "golden_shop", "target": "shop"}
+    # per run, as by hand above: 29 hits and MRR sum 28.5 over 30 questions with relevant chunks
+    assert s.total("ragpulse_probe_hit_count", **labels) == 30 * runs
+    assert s.total("ragpulse_probe_hit_sum", **labels) == 29 * runs
+    assert s.total("ragpulse_probe_reciprocal_rank_sum", **labels) == pytest.approx(28.5 * runs)
+    assert s.total("ragpulse_probe_hit_sum", intent="warranty", release="not_reported") == 6 * runs
+    assert s.total("ragpulse_probe_questions_total", outcome="answered") == 32 * runs
+    assert s.total("ragpulse_probe_fallbacks_total", expected="true", fell_back="true") == 2 * runs
+    assert s.total("ragpulse_probe_fallbacks_total", expected="false", fell_back="true") == 1 * runs
+    assert s.total("ragpulse_probe_correctness_count", judge="local") == 30 * runs
+    assert s.get_value("ragpulse_probe_k") == 5
+    assert s.get_value("ragpulse_probe_last_run_timestamp_seconds", **labels) > 1.7e9
+    # probe traffic is not production traffic: none of it is counted as a trace of the sidecar
+    assert s.total("ragpulse_traces_total") == 0
+    from contextlib import closing
+
+    from ragpulse.probes import store
+
+    with closing(store.connect(db)) as connection:
+        assert len(store.runs(connection)) >= 2
+
+
+def test_probe_config_problems_name_what_to_fix(tmp_path: Path) -> None:
+    from ragpulse.collector.config import parse_config
+    from ragpulse.collector.errors import ConfigError
+
+    with pytest.raises(ConfigError) as caught:
+        parse_config({"probes": {
+            "targets": [{"name": "shop", "url": "rag.internal/query", "response": {"answer": "$.[["}},
+                        {"name": "shop", "url": "http://x", "preset": "openai_chat"}],
+            "schedules": [{"golden": str(tmp_path / "none.jsonl"), "target": "nope"}],
+        }})
+    assert [(p.path, p.message) for p in caught.value.problems] == [
+        ("probes.targets[0].url", "expected an http:// or https:// URL, got 'rag.internal/query'"),
+        ("probes.targets[0].response.answer", caught.value.problems[1].message),
+        ("probes.targets[1].name", "duplicate target name 'shop'"),
+        ("probes.targets[1].model", "the openai_chat preset needs the model to ask (or a body)"),
+        ("probes.schedules[0].target", "no probes.targets entry named 'nope'"),
+        ("probes.schedules[0].golden", f"no such file: {tmp_path / 'none.jsonl'}"),
+    ]
+    assert caught.value.problems[1].message.startswith("not a JSONPath expression")
+
+
+def test_perturbation_sensitivity(service: RagService, tmp_path: Path) -> None:
+    from ragpulse.probes.perturb import variant
+
+    config = tmp_path / "ragpulse.yaml"
+    config.write_text(yaml.safe_dump({"probes": {"max_requests_per_second": 500, "targets": [
+        {"name": "shop", "url": f"{service.url}/query"}]}}))
+    done = probe(config, tmp_path / "probes.sqlite3", "--perturb", "--json")
+    assert done.returncode == 0, done.stderr
+    sensitivity = json.loads(done.stdout)["sensitivity"]
+    # The service's retriever lower-cases, drops punctuation and ignores word order: those variants change nothing.
+    for kind in ("case", "punctuation", "word_order"):
+        assert sensitivity[kind]["retrieval_changed"] == 0, kind
+    # A typo loses a word: the service's own retriever says which hits it costs (none here: every question shares
+    # two or more words with its chunk, so one misspelt word does not lose it).
+    cases = [json.loads(line) for line in GOLDEN.read_text().splitlines()]
+    lost = sum(1 for case in cases if case.get("relevant_chunk_ids") and (typo := variant(case["query"], "typo"))
+               and any(c in case["relevant_chunk_ids"] for c, _ in service.retrieve(case["query"])[:5])
+               != any(c in case["relevant_chunk_ids"] for c, _ in service.retrieve(typo)[:5]))
+    assert sensitivity["typo"]["retrieval_changed"] == lost == 0
+    assert sensitivity["typo"]["retrieval_measured"] == 30
+    assert sensitivity["typo"]["variants"] == 32  # every question has a Latin word of four letters or more
+    assert sensitivity["all"]["variants"] == sum(s["variants"] for k, s in sensitivity.items() if k != "all")
