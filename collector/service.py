@@ -57,6 +57,7 @@ from ragpulse.scorers.budget import RequestRateLimiter, SpendBudget
 from ragpulse.scorers.judge import BUILTIN_PROMPT, LlmJudge, builtin_template
 from ragpulse.scorers.lexical import LexicalScorer
 from ragpulse.probes import golden
+from ragpulse.probes.correctness import LlmCorrectness
 from ragpulse.probes.runner import Prober
 from ragpulse.probes.schedule import ProbeMetrics, ProbeSchedule
 from ragpulse.probes.target import HttpTarget, TargetError
@@ -84,7 +85,8 @@ def tune_gc() -> None:
     gc.set_threshold(50_000, 20, 100)
 
 
-def _llm_judge(config: JudgeConfig, limiter: RequestRateLimiter, retries: Counter) -> LlmJudge:
+def llm_judge(config: JudgeConfig, limiter: RequestRateLimiter, retries: Counter | None) -> LlmJudge:
+    """The LLM judge of the config (base_url, key, model, prompt), behind `limiter`; retries counted when given."""
     client = AsyncOpenAI(
         api_key=config.key() or "not-needed",  # local servers (vLLM, Ollama) take any key
         base_url=config.base_url,
@@ -100,7 +102,7 @@ def _llm_judge(config: JudgeConfig, limiter: RequestRateLimiter, retries: Counte
         limiter=limiter,
         max_retries=config.max_retries,
         max_completion_tokens=config.max_completion_tokens,
-        on_retry=lambda error: retries.labels(judge_model=config.model, error=error).inc(),
+        on_retry=None if retries is None else lambda error: retries.labels(judge_model=config.model, error=error).inc(),
     )
 
 
@@ -206,7 +208,8 @@ def precreate_series(metrics: Metrics, config: Config) -> None:
         metrics.judge_cost.labels(judge_model=config.judge.model)
 
 
-def _probe_schedules(config: Config, registry: CollectorRegistry, fallback: FallbackDetector) -> list[ProbeSchedule]:
+def _probe_schedules(config: Config, registry: CollectorRegistry, fallback: FallbackDetector,
+                     retries: Counter) -> list[ProbeSchedule]:
     """The golden sets probed on a schedule; a set that does not load or a target that cannot be used is a config error."""
     options = config.probes
     if not options.schedules:
@@ -215,6 +218,10 @@ def _probe_schedules(config: Config, registry: CollectorRegistry, fallback: Fall
     metrics.k.set(options.k)
     targets = {target.name: target for target in options.targets}
     schedules, problems = [], []
+    # Correctness by the LLM judge when one is configured: its own request limiter at the judge's rate (the
+    # token and cost budgets are the sampled judging's, not the probes').
+    correctness = (LlmCorrectness(llm_judge(config.judge, RequestRateLimiter(config.judge.max_requests_per_minute), retries))
+                   if config.judge.mode != "off" and config.judge.uses_llm else None)
     for index, entry in enumerate(options.schedules):
         try:
             loaded = golden.load(entry.golden)
@@ -228,7 +235,7 @@ def _probe_schedules(config: Config, registry: CollectorRegistry, fallback: Fall
         judge = LocalJudge(LocalJudgeMetrics(CollectorRegistry()), cache_entries=config.judge.local_chunk_cache_entries,
                            cache_max_bytes=config.judge.local_chunk_cache_max_bytes)
         prober = Prober(target, fallback, judge, k=options.k, concurrency=options.concurrency,
-                        max_requests_per_second=options.max_requests_per_second)
+                        max_requests_per_second=options.max_requests_per_second, llm_correctness=correctness)
         schedules.append(ProbeSchedule(loaded, prober, metrics, options.db_path, interval=entry.interval_seconds,
                                        jitter=entry.jitter_seconds, target=entry.target))
     if problems:
@@ -303,7 +310,7 @@ class Service:
                 metrics,
                 guard,
                 writer,
-                llm=_llm_judge(judge, limiter, metrics.judge_retries) if judge.uses_llm else None,
+                llm=llm_judge(judge, limiter, metrics.judge_retries) if judge.uses_llm else None,
                 local=LocalJudge(LocalJudgeMetrics(self.registry), cache_entries=judge.local_chunk_cache_entries,
                                  cache_max_bytes=judge.local_chunk_cache_max_bytes),
                 concurrency=judge.concurrency,
@@ -362,7 +369,7 @@ class Service:
             api_routes=[*badcases_api.routes(config.results.sqlite_path),
                         *calibration_api.routes(config.results.sqlite_path, config.calibration)],
         )
-        self.probes = _probe_schedules(config, self.registry, fallback)
+        self.probes = _probe_schedules(config, self.registry, fallback, metrics.judge_retries)
         self._runner: web.AppRunner | None = None
         self._stopping = False
         self._ticker: asyncio.Task[None] | None = None

@@ -2,8 +2,9 @@
 
 Per question: the retrieval metrics against the labelled chunks (probes/retrieval.py), whether the
 service fell back (the configured fallback rules, as for live traffic) and whether it should have,
-and answer correctness against the expected answer. Correctness here is the local judge's
-(`correctness_judge="local"`): the expected answer's claims checked against the answer as the only
+and answer correctness against the expected answer: the LLM judge's when one is configured
+(probes/correctness.py), else, or when its call fails, the local judge's (`correctness_judge` says
+which): the expected answer's claims checked against the answer as the only
 context, their 1-5 groundedness read as correctness (an answer that leaves a fact out scores low,
 one that says more is not wrong for it), and 1 when either contradicts the other; an answerable
 question the service fell back on is 1. Questions run `concurrency` at a time, at most
@@ -23,6 +24,7 @@ import aiohttp
 
 from ragpulse.collector.events import Chunk, TraceEvent
 from ragpulse.probes import perturb as perturbations
+from ragpulse.probes.correctness import LlmCorrectness
 from ragpulse.probes import retrieval
 from ragpulse.probes.golden import GoldenCase, GoldenSet
 from ragpulse.probes.target import HttpTarget, ProbeAnswer
@@ -49,6 +51,7 @@ class QuestionResult:
     fell_back: bool | None = None
     correctness: int | None = None  # 1-5, against expected_answer
     correctness_reason: str = ""
+    correctness_judge: str | None = None  # llm, local (no LLM judge, or its call failed), or rule (fell back)
 
 
 @dataclass
@@ -214,10 +217,11 @@ def _verdict_changed(original: QuestionResult, variant: QuestionResult) -> bool 
 
 class Prober:
     def __init__(self, target: HttpTarget, fallback: FallbackDetector, correctness: LocalJudge, *, k: int,
-                 concurrency: int, max_requests_per_second: float) -> None:
+                 concurrency: int, max_requests_per_second: float, llm_correctness: LlmCorrectness | None = None) -> None:
         self._target = target
         self._fallback = fallback
         self._correctness = correctness
+        self._llm_correctness = llm_correctness
         self._k = k
         self._concurrency = concurrency
         self._interval = 1.0 / max_requests_per_second
@@ -228,7 +232,7 @@ class Prober:
                   perturb: bool = False) -> ProbeRun:
         """Every question once (and, with `perturb`, each of its variants: probes/perturb.py)."""
         run = ProbeRun(run_id=uuid.uuid4().hex[:16], golden_set=golden.name, target=self._target.name, k=self._k,
-                       started_at=time.time())
+                       started_at=time.time(), correctness_judge="local" if self._llm_correctness is None else "llm")
         jobs: list[tuple[int, GoldenCase, str | None, str]] = [(i, case, None, case.query) for i, case in enumerate(golden.cases)]
         if perturb:
             jobs += [(i, case, kind, query) for i, case in enumerate(golden.cases) for kind in perturbations.KINDS
@@ -246,7 +250,7 @@ class Prober:
                     index, case, kind, query = pending.get_nowait()
                     await self._paced()
                     answer = await self._target.ask(session, query, run.run_id)
-                    result = self._score(case, answer)
+                    result = await self._score(case, answer)
                     if kind is None:
                         results[index] = result
                         on_result(result)
@@ -273,7 +277,7 @@ class Prober:
         if wait > 0:
             await asyncio.sleep(wait)
 
-    def _score(self, case: GoldenCase, answer: ProbeAnswer) -> QuestionResult:
+    async def _score(self, case: GoldenCase, answer: ProbeAnswer) -> QuestionResult:
         chunk_ids = [chunk.id for chunk in answer.chunks] if answer.chunks is not None else None
         result = QuestionResult(case.key, case.query, case.intent, case.difficulty, case.expect_fallback, answer.answer,
                                 chunk_ids, answer.error, answer.seconds, answer.release)
@@ -286,9 +290,22 @@ class Prober:
         result.fell_back = self._fallback.detect(event) is not None
         if case.expected_answer is not None and result.fell_back and not case.expect_fallback:
             result.correctness, result.correctness_reason = 1, "it fell back on a question the knowledge base answers"
+            result.correctness_judge = "rule"
         elif case.expected_answer is not None and not result.fell_back:
-            result.correctness, result.correctness_reason = self._correct(case, answer.answer)
+            if self._llm_correctness is not None:
+                score, reason = await self._llm_correctness.grade(case.query, case.expected_answer, answer.answer)
+                if score is not None:
+                    result.correctness, result.correctness_reason, result.correctness_judge = score, reason, "llm"
+                    return result
+                result.correctness_reason = reason + "; "  # the local judge grades instead, and says so
+            score, reason = self._correct(case, answer.answer)
+            result.correctness, result.correctness_judge = score, "local"
+            result.correctness_reason += reason
         return result
+
+    async def close(self) -> None:
+        if self._llm_correctness is not None:
+            await self._llm_correctness.close()
 
     def _correct(self, case: GoldenCase, answer: str) -> tuple[int | None, str]:
         """1-5: the expected answer's claims found in the answer (an answer that says more is not wrong

@@ -71,7 +71,7 @@ class ProbeMetrics:
                 self.precision.labels(*labels).observe(scores.precision)
                 self.ndcg.labels(*labels).observe(scores.ndcg)
             if result.correctness is not None:
-                self.correctness.labels(*labels, run.correctness_judge).observe(result.correctness)
+                self.correctness.labels(*labels, result.correctness_judge or run.correctness_judge).observe(result.correctness)
 
 
 class ProbeSchedule:
@@ -95,6 +95,7 @@ class ProbeSchedule:
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
+        await self._prober.close()
 
     async def _loop(self) -> None:
         while True:

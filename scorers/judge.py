@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from importlib import resources
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 import msgspec
 import openai
@@ -40,6 +40,7 @@ MAX_BACKOFF_SECONDS = 30.0
 _PLACEHOLDER = re.compile(r"\{(question|context|answer)\}")
 _CLOSING_TAG = re.compile(r"</(question|context|answer|chunk)", re.IGNORECASE)
 _JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
+T = TypeVar("T")
 
 
 class Claim(msgspec.Struct):
@@ -85,10 +86,14 @@ def _strict_schema(node: Any) -> Any:
     return node
 
 
-_RESPONSE_FORMAT = {
-    "type": "json_schema",
-    "json_schema": {"name": "rag_judgment", "strict": True, "schema": _strict_schema(msgspec.json.schema(JudgeVerdict))},
-}
+@dataclass(slots=True)
+class Completion:
+    text: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    requests: int = 0  # HTTP requests made, retries included
+    seconds: float = 0.0
+    error: str | None = None
 
 
 @dataclass(slots=True)
@@ -179,21 +184,15 @@ class LlmJudge:
 
     async def judge(self, event: TraceEvent, prompt: str) -> Judgment:
         judgment = Judgment(trace_id=event.trace_id, judge_model=self.model, prompt_version=self.prompt_version)
-        started = time.perf_counter()
-        try:
-            response = await self._complete(prompt, judgment)
-        except openai.OpenAIError as exc:
-            judgment.error = type(exc).__name__
-            judgment.seconds = time.perf_counter() - started
+        done = await self.complete(prompt, _RESPONSE_FORMAT)
+        judgment.seconds, judgment.requests = done.seconds, done.requests
+        judgment.prompt_tokens, judgment.completion_tokens = done.prompt_tokens, done.completion_tokens
+        if done.error is not None:
+            judgment.error = done.error
             return judgment
-        judgment.seconds = time.perf_counter() - started
-        if response.usage is not None:
-            judgment.prompt_tokens = response.usage.prompt_tokens
-            judgment.completion_tokens = response.usage.completion_tokens
-        text = (response.choices[0].message.content or "") if response.choices else ""
-        verdict = _parse(text)
+        verdict = parse_verdict(done.text, JudgeVerdict)
         if verdict is None:
-            judgment.error, judgment.raw_output = "invalid_output", text[:4000]
+            judgment.error, judgment.raw_output = "invalid_output", done.text[:4000]
             return judgment
         judgment.groundedness, judgment.groundedness_reason = verdict.groundedness.score, verdict.groundedness.reason
         judgment.claims = verdict.claims
@@ -207,15 +206,32 @@ class LlmJudge:
         judgment.context_relevance_reason = verdict.context_relevance.reason
         return judgment
 
-    async def _complete(self, prompt: str, judgment: Judgment):  # type: ignore[no-untyped-def]
+    async def complete(self, prompt: str, response_format: dict[str, Any]) -> Completion:
+        """One prompt, its text answer and usage; a failure is `error` (an exception type), never raised."""
+        done = Completion()
+        started = time.perf_counter()
+        try:
+            response = await self._complete(prompt, done, response_format)
+        except openai.OpenAIError as exc:
+            done.error = type(exc).__name__
+            done.seconds = time.perf_counter() - started
+            return done
+        done.seconds = time.perf_counter() - started
+        if response.usage is not None:
+            done.prompt_tokens = response.usage.prompt_tokens
+            done.completion_tokens = response.usage.completion_tokens
+        done.text = (response.choices[0].message.content or "") if response.choices else ""
+        return done
+
+    async def _complete(self, prompt: str, done: Completion, response_format: dict[str, Any]):  # type: ignore[no-untyped-def]
         """One HTTP request per limiter slot: retries, and the plain retry after a server refused
         structured output, each take their own."""
         attempt = 0
         while True:
             await self._limiter.acquire()
-            judgment.requests += 1
+            done.requests += 1
             try:
-                return await self._create(prompt)
+                return await self._create(prompt, response_format)
             except openai.BadRequestError as exc:
                 if not self._json_schema or ("response_format" not in str(exc) and "json_schema" not in str(exc)):
                     raise
@@ -234,11 +250,11 @@ class LlmJudge:
             await asyncio.sleep(_retry_after(failure) or random.uniform(0, min(MAX_BACKOFF_SECONDS, 0.5 * 2**attempt)))
             attempt += 1
 
-    async def _create(self, prompt: str):  # type: ignore[no-untyped-def]
+    async def _create(self, prompt: str, response_format: dict[str, Any]):  # type: ignore[no-untyped-def]
         options: dict[str, Any] = {"model": self.model, "messages": [{"role": "user", "content": prompt}],
                                    "temperature": 0, "max_tokens": self.max_completion_tokens}
         if self._json_schema:
-            options["response_format"] = _RESPONSE_FORMAT
+            options["response_format"] = response_format
         return await self._client.chat.completions.create(**options)
 
 
@@ -258,13 +274,22 @@ def _retry_after(exc: Exception) -> float | None:
     return None
 
 
-def _parse(text: str) -> JudgeVerdict | None:
+def parse_verdict(text: str, kind: type[T]) -> T | None:
+    """The verdict in a model's text: all of it, or the JSON object inside it (chat models add words)."""
     for candidate in (text, *(m.group(0) for m in [_JSON_OBJECT.search(text)] if m)):
         try:
-            return msgspec.json.decode(candidate.strip(), type=JudgeVerdict)
+            return msgspec.json.decode(candidate.strip(), type=kind)
         except msgspec.DecodeError:
             continue
     return None
+
+
+def response_format(name: str, kind: type) -> dict[str, Any]:
+    """A strict structured-output request for answers of `kind`."""
+    return {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": _strict_schema(msgspec.json.schema(kind))}}
+
+
+_RESPONSE_FORMAT = response_format("rag_judgment", JudgeVerdict)
 
 
 def _escape(text: str) -> str:

@@ -97,7 +97,10 @@ class FakeOpenAI:
         if step == "malformed":
             content = "I think it is fine, maybe a 4?"
         else:
-            content = json.dumps(naive_grade(prompt) if prompt.startswith("NAIVE") else grade(prompt, violate=step == "schema_violation"))
+            if "<reference_answer>" in prompt:
+                content = json.dumps(correctness_grade(prompt))
+            else:
+                content = json.dumps(naive_grade(prompt) if prompt.startswith("NAIVE") else grade(prompt, violate=step == "schema_violation"))
             if "response_format" not in body:
                 content = "Here is my verdict:\n" + content  # text around JSON, as chat models do
         # About 4 characters a token; what was billed is kept for exact assertions.
@@ -131,6 +134,21 @@ def grade(prompt: str, *, violate: bool = False) -> dict[str, Any]:
         "answer_relevancy": {"score": 1 if refusal or "OFFTOPIC" in answer else 5, "reason": "graded by rule"},
         "context_relevance": {"chunks": chunks, "reason": "graded by rule"},
     }
+
+
+REFERENCE = re.compile(r"<reference_answer>\n(?P<reference>.*)\n</reference_answer>", re.DOTALL)
+NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def correctness_grade(prompt: str) -> dict[str, Any]:
+    """The probes' correctness prompt, by rule: 1 with HALLUCINATE, 5 when every number of the reference
+    answer is in the answer, else 2."""
+    answer = (ANSWER.search(prompt) or {"answer": ""})["answer"]  # type: ignore[index]
+    reference = (REFERENCE.search(prompt) or {"reference": ""})["reference"]  # type: ignore[index]
+    if "HALLUCINATE" in answer:
+        return {"score": 1, "reason": "graded by rule: contradicts the reference"}
+    missing = set(NUMBER.findall(reference)) - set(NUMBER.findall(answer))
+    return {"score": 2 if missing else 5, "reason": "graded by rule" + (f": lacks {sorted(missing)}" if missing else "")}
 
 
 def naive_grade(prompt: str) -> dict[str, Any]:

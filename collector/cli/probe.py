@@ -15,6 +15,7 @@ from rich.table import Table
 
 from ragpulse.collector.cli.common import config_flags, load, report_problems
 from ragpulse.probes import compare, golden, store
+from ragpulse.probes.correctness import LlmCorrectness
 from ragpulse.probes.runner import Aggregate, Prober, ProbeRun, QuestionResult, parse_gate
 from ragpulse.probes.target import HttpTarget, TargetError
 from ragpulse.scorers.fallback import FallbackDetector
@@ -93,8 +94,14 @@ def _run(args: argparse.Namespace) -> int:
 
     judge = LocalJudge(LocalJudgeMetrics(CollectorRegistry()), cache_entries=config.judge.local_chunk_cache_entries,
                        cache_max_bytes=config.judge.local_chunk_cache_max_bytes)
+    correctness = None
+    if config.judge.mode != "off" and config.judge.uses_llm:
+        from ragpulse.collector.service import llm_judge
+        from ragpulse.scorers.budget import RequestRateLimiter
+
+        correctness = LlmCorrectness(llm_judge(config.judge, RequestRateLimiter(config.judge.max_requests_per_minute), None))
     prober = Prober(target, fallback, judge, k=options.k, concurrency=options.concurrency,
-                    max_requests_per_second=options.max_requests_per_second)
+                    max_requests_per_second=options.max_requests_per_second, llm_correctness=correctness)
     console = Console(highlight=False, stderr=True)
     run = asyncio.run(_with_progress(prober, loaded, console, show=sys.stderr.isatty() and not args.json,
                                      perturb=args.perturb))
@@ -121,6 +128,13 @@ def _run(args: argparse.Namespace) -> int:
 
 async def _with_progress(prober: Prober, loaded: golden.GoldenSet, console: Console, *, show: bool,
                          perturb: bool) -> ProbeRun:
+    try:
+        return await _probe(prober, loaded, console, show=show, perturb=perturb)
+    finally:
+        await prober.close()
+
+
+async def _probe(prober: Prober, loaded: golden.GoldenSet, console: Console, *, show: bool, perturb: bool) -> ProbeRun:
     if not show:
         return await prober.run(loaded, perturb=perturb)
     columns = (TextColumn("probing"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[errors]} errors"),
