@@ -460,6 +460,10 @@ class ProbesConfig(_Section):
     probe_header: str = "X-Ragpulse-Probe"
     # Runs and their per-question results (`ragpulse probe list|show|compare`).
     db_path: str = "ragpulse-probes.sqlite3"
+    # Golden-set candidates from production (answers users signalled on), kept in results.sqlite_path for
+    # `ragpulse golden candidates`: at most this many; silent accepts (most quiet answers) only at this rate.
+    candidates_max_rows: Positive = 10_000
+    candidate_silent_accept_rate: Rate = 0.05
 
 
 class LoggingConfig(_Section):

@@ -56,7 +56,9 @@ from ragpulse.scorers.embedding import EmbeddingScorer, load_model
 from ragpulse.scorers.budget import RequestRateLimiter, SpendBudget
 from ragpulse.scorers.judge import BUILTIN_PROMPT, LlmJudge, builtin_template
 from ragpulse.scorers.lexical import LexicalScorer
+from ragpulse.exporters.candidates import CandidateStore
 from ragpulse.probes import golden
+from ragpulse.probes.candidates import CandidateCollector
 from ragpulse.probes.correctness import LlmCorrectness
 from ragpulse.probes.runner import Prober
 from ragpulse.probes.schedule import ProbeMetrics, ProbeSchedule
@@ -125,6 +127,8 @@ def _result_sinks(config: Config, metrics: Metrics) -> list[tuple[str, Sink]]:
                                              max_rows=results.max_rows, dropped=metrics.results_dropped)))
         sinks.append(("review_queue", ReviewQueueStore(results.sqlite_path, retention_seconds=audit.retention_days * 86400,
                                                        max_rows=audit.max_rows, dropped=metrics.results_dropped)))
+        sinks.append(("candidates", CandidateStore(results.sqlite_path, retention_seconds=results.retention_days * 86400,
+                                                   max_rows=config.probes.candidates_max_rows, dropped=metrics.results_dropped)))
     if results.jsonl_path:
         sinks.append(("jsonl", JsonlSink(results.jsonl_path, results.jsonl_max_bytes)))
     if results.kafka_topic:
@@ -301,6 +305,9 @@ class Service:
             writer = ResultWriter(_result_sinks(config, metrics), config.results.queue_capacity,
                                   metrics.results_dropped, metrics.results_sink_errors)
             join.listeners.append(_SignalsToRecords(writer))
+            if config.results.sqlite_path:
+                join.listeners.append(CandidateCollector(join, writer,
+                                                         silent_accept_rate=config.probes.candidate_silent_accept_rate))
             calibrator = _calibrator(config, self.registry, writer, join)
             limiter = RequestRateLimiter(judge.max_requests_per_minute)
             if judge.max_requests_per_minute is not None:

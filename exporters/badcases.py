@@ -122,7 +122,7 @@ def purge_table(db: sqlite3.Connection, table: str, time_column: str, *, cutoff:
     retention and max_rows, after `reason_prefix`). `table` and `time_column` are this package's names."""
     expired = db.execute(f"DELETE FROM {table} WHERE {time_column} < ?", (cutoff,)).rowcount
     over = db.execute(
-        f"DELETE FROM {table} WHERE trace_id IN (SELECT trace_id FROM {table} ORDER BY {time_column} DESC LIMIT -1 OFFSET ?)",
+        f"DELETE FROM {table} WHERE rowid IN (SELECT rowid FROM {table} ORDER BY {time_column} DESC LIMIT -1 OFFSET ?)",
         (max_rows,),
     ).rowcount
     if expired:

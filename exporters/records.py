@@ -108,7 +108,23 @@ class SignalRecord(msgspec.Struct):
     signal: str
 
 
-Record = JudgmentRecord | ReviewRecord | SignalRecord
+class CandidateRecord(msgspec.Struct):
+    """A production answer a user signalled on, as a golden-set candidate for a person to review:
+    `positive` (liked: its answer a candidate expected answer) or `to_label` (disliked or escalated)."""
+
+    trace_id: str
+    at: float  # epoch seconds of the signal
+    kind: str
+    signal: str
+    query: str
+    answer: str
+    chunks: list[dict[str, str | None]]  # id and text of each retrieved chunk
+    app: str | None = None
+    route: str | None = None
+    release: str | None = None
+
+
+Record = JudgmentRecord | ReviewRecord | SignalRecord | CandidateRecord
 # What a sink makes of a record: the object to write, or None to skip it.
 Select = Callable[[Record], object | None]
 

@@ -117,6 +117,9 @@ class Listener:
     def signal_after_judgment(self, trace_id: str, signal: str) -> None:
         """A signal on an answer already judged: its record gets it (the result sinks)."""
 
+    def signal(self, turn: Turn, signal: str) -> None:
+        """Any signal on an answer (golden-set candidates)."""
+
     def review(self, event: FeedbackEvent) -> bool:
         """A review event (calibration); False: it waits here for its trace's judgment."""
         return True
@@ -355,6 +358,8 @@ class FeedbackJoin:
         self._counter.count(turn.labels, turn.fallback, signal)
         if len(turn.signals) < MAX_SIGNALS_PER_TURN:
             turn.signals = (*turn.signals, signal)
+        for listener in self.listeners:
+            listener.signal(turn, signal)
         if turn.judgment is not None:
             sample, verdict, stage = turn.judgment
             self._counter.judged(turn.labels, signal, sample, verdict, stage)
@@ -416,6 +421,10 @@ class FeedbackJoin:
         turn = self._traces.get(trace_id)
         if turn is not None:
             turn.kept, turn.raised = True, ()
+
+    def peek(self, turn: Turn) -> TraceEvent | None:
+        """The kept event of an answer, left where it is (None when it was not kept or is gone)."""
+        return None if turn.payload is None else self._decode(turn.payload)
 
     def take(self, turn: Turn) -> tuple[TraceEvent, int] | None:
         """The kept event of an answer a late signal is about, and its size (once: it is evidence now)."""

@@ -341,3 +341,49 @@ def test_correctness_by_the_llm_judge_with_the_local_judge_when_it_fails(service
         assert "<reference_answer>\nUnused items can be returned within 30 days of delivery.\n</reference_answer>" in first
     finally:
         fake.close()
+
+
+def test_golden_candidates_from_production_signals_and_bad_cases(ragpulse_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from support import ndjson, trace, wait_until
+
+    rp = ragpulse_factory("--set", "judge.sample_rate=1.0")  # the local judge, the store in the working directory
+    chunks = [{"id": "kb-returns", "text": "Unused items can be returned within 30 days of delivery."}]
+    rp.post("/v1/events", ndjson([
+        trace("liked", chunks=chunks, query="How long do I have to return unused items?",
+              answer="Unused items can be returned within 30 days of delivery.", route="returns"),
+        trace("disliked", chunks=chunks, query="Can I return used items?", answer="Unused items can be returned within 30 days.",
+              route="returns"),
+        trace("invented", chunks=chunks, query="How long do returns take?", answer="Returns take 90 days.", route="returns"),
+        trace("no-chunks", query="Hi there", answer="Hello! How can I help?"),
+    ]))
+    wait_until(lambda: rp.metrics().total("ragpulse_judge_judged_total") == 3, what="three judgments")
+    rp.post("/v1/feedback", ndjson([
+        {"type": "feedback", "kind": "thumbs", "trace_id": "liked", "value": "up"},
+        {"type": "feedback", "kind": "thumbs", "trace_id": "disliked", "value": "down"},
+        {"type": "feedback", "kind": "thumbs", "trace_id": "no-chunks", "value": "up"},  # nothing to make a case of
+    ]))
+    db = tmp_path / "ragpulse-badcases.sqlite3"
+
+    def exported(*extra: str) -> list[dict[str, object]]:
+        done = subprocess.run([*ragpulse_command(), "golden", "candidates", "--db", str(db), *extra],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return [json.loads(line) for line in done.stdout.splitlines()]
+
+    wait_until(lambda: len(exported()) == 3, what="three candidates")
+    lines = sorted(exported(), key=lambda line: str(line["id"]))
+    assert lines == [
+        {"id": "cand-positive-liked", "query": "How long do I have to return unused items?",
+         "expected_answer": "Unused items can be returned within 30 days of delivery.", "relevant_chunk_ids": ["kb-returns"],
+         "intent": "returns", "tags": ["candidate", "positive", "thumbs_up"]},
+        {"id": "cand-to_label-disliked", "query": "Can I return used items?", "intent": "returns",
+         "tags": ["candidate", "to_label", "thumbs_down"]},
+        {"id": "cand-to_label-invented", "query": "How long do returns take?", "intent": "returns",
+         "tags": ["candidate", "to_label", "bad_case:generation"]},
+    ]
+    as_file = tmp_path / "candidates.jsonl"
+    as_file.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert len(golden.load(as_file).cases) == 3  # valid golden-set lines, ready for a person to edit
+    assert [line["id"] for line in exported("--kind", "positive")] == ["cand-positive-liked"]
+    review = exported("--format", "review", "--kind", "positive")
+    assert review[0]["answer"] == "Unused items can be returned within 30 days of delivery." and review[0]["signal"] == "thumbs_up"

@@ -1,17 +1,22 @@
-"""ragpulse golden check|schema: validate a golden set and report what it covers."""
+"""ragpulse golden check|candidates|schema: validate a golden set and report what it covers; export
+candidates from production for a person to label."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+import time
+from contextlib import closing
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-from ragpulse.collector.cli.common import report_problems
+from ragpulse.collector.cli.common import report_problems, store_flags, store_path
+from ragpulse.exporters import badcases, candidates
 from ragpulse.probes import golden
+from ragpulse.probes.candidates import as_golden
 
 
 def add_commands(commands: Any) -> None:
@@ -21,8 +26,40 @@ def add_commands(commands: Any) -> None:
     check.add_argument("file")
     check.add_argument("--json", action="store_true", help="the coverage as JSON")
     check.set_defaults(handler=_check)
+    found = golden_commands.add_parser(
+        "candidates", help="production answers users liked (positive) or disliked, escalated or had judged bad "
+                           "(to_label), as golden-set lines (JSONL) for a person to review")
+    store_flags(found)
+    found.add_argument("--kind", choices=("positive", "to_label"))
+    found.add_argument("--since", help="a duration back from now (30m, 2h, 7d), an RFC 3339 time or epoch seconds")
+    found.add_argument("--limit", type=int, default=500)
+    found.add_argument("--format", choices=("golden", "review"), default="golden",
+                       help="golden: lines of the golden-set format; review: the whole records (answer, chunks, signal)")
+    found.set_defaults(handler=_candidates)
     schema = golden_commands.add_parser("schema", help="print the JSON Schema of a golden-set case")
     schema.set_defaults(handler=lambda _: print(json.dumps(golden.json_schema(), indent=2)) or 0)
+
+
+def _candidates(args: argparse.Namespace) -> int:
+    try:
+        since = badcases.parse_time(args.since, time.time()) if args.since else None
+    except ValueError as exc:
+        print(f"ragpulse: {exc}", file=sys.stderr)
+        return 2
+    path = store_path(args, "bad-case store")
+    if path is None:
+        return 2
+    with closing(candidates.connect(path)) as db:
+        found = candidates.query(db, kind=args.kind, since=since, limit=args.limit)
+        bad = [] if args.kind == "positive" else badcases.query(db, since=since, limit=args.limit)
+    if args.format == "review":
+        lines: list[dict[str, Any]] = [*found, *({**record, "kind": "to_label", "signal": f"bad_case:{record['stage']}"}
+                                                 for record in bad)]
+    else:
+        lines = as_golden(found, bad)
+    for line in lines:
+        print(json.dumps(line, ensure_ascii=False))
+    return 0
 
 
 def _check(args: argparse.Namespace) -> int:
