@@ -14,7 +14,8 @@ from typing import Annotated
 
 import msgspec
 
-from ragpulse.scorers.judge import LlmJudge, parse_verdict, response_format
+from ragpulse.collector.events import TraceEvent
+from ragpulse.scorers.judge import Judgment, LlmJudge, parse_verdict, response_format
 
 PROMPT_VERSION = "correctness.v1"
 _CLOSING_TAG = re.compile(r"</(question|reference_answer|answer)", re.IGNORECASE)
@@ -50,6 +51,10 @@ class LlmCorrectness:
         if verdict is None:
             return None, "the LLM judge's answer was not a valid verdict"
         return verdict.score, verdict.reason
+
+    async def judge(self, event: TraceEvent) -> Judgment:
+        """The live-traffic judgment (groundedness, relevancy, chunk relevance) of a probe answer."""
+        return await self._llm.judge(event, self._llm.prompt(event))
 
     async def close(self) -> None:
         await self._llm.close()

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 
 import aiohttp
+import msgspec
 
 from ragpulse.collector.events import Chunk, TraceEvent
 from ragpulse.probes import perturb as perturbations
@@ -52,6 +53,11 @@ class QuestionResult:
     correctness: int | None = None  # 1-5, against expected_answer
     correctness_reason: str = ""
     correctness_judge: str | None = None  # llm, local (no LLM judge, or its call failed), or rule (fell back)
+    # The answer judged as live traffic is (groundedness 1-5, <= 2 a hallucination; answer relevancy 1-5),
+    # against the chunks it came with; None without chunk texts or for a fallback.
+    groundedness: int | None = None
+    answer_relevancy: int | None = None
+    judge: str | None = None
 
 
 @dataclass
@@ -288,6 +294,8 @@ class Prober:
         chunks = None if answer.chunks is None else [Chunk(id=c.id, text=c.text, score=c.score) for c in answer.chunks]
         event = TraceEvent(trace_id=result.key, query=case.query, answer=answer.answer, chunks=chunks)
         result.fell_back = self._fallback.detect(event) is not None
+        if not result.fell_back and chunks and any(chunk.text is not None for chunk in chunks):
+            await self._judge(event, result)
         if case.expected_answer is not None and result.fell_back and not case.expect_fallback:
             result.correctness, result.correctness_reason = 1, "it fell back on a question the knowledge base answers"
             result.correctness_judge = "rule"
@@ -302,6 +310,18 @@ class Prober:
             result.correctness, result.correctness_judge = score, "local"
             result.correctness_reason += reason
         return result
+
+    async def _judge(self, event: TraceEvent, result: QuestionResult) -> None:
+        """Groundedness and relevancy of the probe answer, by the judge live traffic gets (the LLM judge when
+        one is configured, the local judge when not or when its call fails), on the chunks that have text."""
+        with_text = msgspec.structs.replace(event, chunks=[c for c in event.chunks or [] if c.text is not None])
+        judgment = None
+        if self._llm_correctness is not None:
+            judgment = await self._llm_correctness.judge(with_text)
+        if judgment is None or judgment.error is not None:
+            judgment = self._correctness.judge(with_text)
+        result.groundedness, result.answer_relevancy = judgment.groundedness, judgment.answer_relevancy
+        result.judge = "local" if judgment.judge_model == "local" else "llm"
 
     async def close(self) -> None:
         if self._llm_correctness is not None:

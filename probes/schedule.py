@@ -52,6 +52,9 @@ class ProbeMetrics:
         self.recall = summary("recall", "Recall@k")
         self.precision = summary("precision", "Precision@k (over k, also when fewer came back)")
         self.ndcg = summary("ndcg", "nDCG@k")
+        self.hallucination = Summary("ragpulse_probe_hallucination", "Probe answers judged as live traffic is, 1 for a "
+                                     "hallucination (groundedness <= 2), else 0: _sum over _count is the rate.",
+                                     [*_LABELS, "judge"], registry=registry)
         self.correctness = Summary("ragpulse_probe_correctness", "Answer correctness against the expected answer, 1-5, by "
                                    "the judge that gave it: _sum over _count is the mean.", [*_LABELS, "judge"],
                                    registry=registry)
@@ -70,6 +73,8 @@ class ProbeMetrics:
                 self.recall.labels(*labels).observe(scores.recall)
                 self.precision.labels(*labels).observe(scores.precision)
                 self.ndcg.labels(*labels).observe(scores.ndcg)
+            if result.groundedness is not None:
+                self.hallucination.labels(*labels, result.judge or "local").observe(1.0 if result.groundedness <= 2 else 0.0)
             if result.correctness is not None:
                 self.correctness.labels(*labels, result.correctness_judge or run.correctness_judge).observe(result.correctness)
 

@@ -148,6 +148,10 @@ def test_probe_runs_against_a_real_rag_service_score_exactly_and_gate(service: R
     # g29 answers from the water-damage chunk: true, but without the 2-year warranty the expected answer gives (2);
     # g08's answer says more than its expected answer (the delivery time besides the price): not wrong for it (5)
     assert (by_id["g29"]["correctness"], by_id["g08"]["correctness"]) == (2, 5)
+    # each answer judged as live traffic is: the extractive "LLM" answers with its best chunk's own words
+    judged = [q for q in run["results"] if q["groundedness"] is not None]
+    assert len(judged) == 29 and {(q["groundedness"], q["judge"]) for q in judged} == {(5, "local")}
+    assert by_id["g22"]["groundedness"] is None  # it fell back: nothing to judge
     assert run["gate"] == {"hit_rate>=0.9": True, "mrr>=0.9": True}
     # probe traffic is marked: every request carried the run's id
     assert len(service.requests) == 32
@@ -254,6 +258,8 @@ def test_ragpulse_run_probes_on_a_schedule_and_exports_sums_and_counts(
     assert s.total("ragpulse_probe_fallbacks_total", expected="false", fell_back="true") == 1 * runs
     assert s.total("ragpulse_probe_correctness_count", judge="local") == 29 * runs
     assert s.total("ragpulse_probe_correctness_count", judge="rule") == 1 * runs  # g22 fell back
+    assert s.total("ragpulse_probe_hallucination_count", judge="local") == 29 * runs
+    assert s.total("ragpulse_probe_hallucination_sum") == 0
     assert s.get_value("ragpulse_probe_k") == 5
     assert s.get_value("ragpulse_probe_last_run_timestamp_seconds", **labels) > 1.7e9
     # probe traffic is not production traffic: none of it is counted as a trace of the sidecar
@@ -334,6 +340,8 @@ def test_correctness_by_the_llm_judge_with_the_local_judge_when_it_fails(service
         assert local["correctness_reason"].startswith("the LLM judge failed: InternalServerError; the expected answer in")
         by_id = {q["key"]: q for q in run["results"]}
         assert (by_id["g08"]["correctness"], by_id["g08"]["correctness_reason"]) == (5, "graded by rule")
+        assert {q["judge"] for q in run["results"] if q["groundedness"] is not None} == {"llm"}
+        assert local["key"] == "g03"  # the sixth judge call: g01 and g02 each made two (the judgment, the correctness)
         prompts = [p for p in fake.prompts() if "<reference_answer>" in p]
         assert len(prompts) == 29
         first = prompts[0]
