@@ -350,7 +350,9 @@ def test_otlp_proto_messages_as_the_collector_kafka_exporter_writes_them(ragpuls
     rp = ragpulse_factory("--set", "kafka.bootstrap_servers=" + kafka_bootstrap(), "--set", "kafka.group_id=" + unique("g"),
                           "--set", f"kafka.topics=[{{name: {topic}, encoding: otlp_proto}}]",
                           "--set", f"kafka.dead_letter_topic={dlq}", "--set", "otlp.grace_seconds=0.2")
-    wait_until(lambda: traces_total(rp.metrics()) == 2, what="2 traces from otlp_proto messages")
+    # As in the results-topic test: the group's first assignment can take a minute on a busy broker (it did in a
+    # CI run while the machine was loaded; an open finding for the Kafka consumer work). The counts stay exact.
+    wait_until(lambda: traces_total(rp.metrics()) == 2, timeout=150, what="2 traces from otlp_proto messages")
     s = rp.metrics()
     assert s.get_value("ragpulse_otlp_spans_received_total", encoding="kafka") == len(spans) == 8
     assert s.get_value("ragpulse_tokens_total", kind="prompt", app="shop-bot", release="1.2.3", route="unknown",
