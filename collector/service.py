@@ -59,6 +59,7 @@ from ragpulse.scorers.lexical import LexicalScorer
 from ragpulse.exporters.candidates import CandidateStore
 from ragpulse.probes import golden
 from ragpulse.probes.candidates import CandidateCollector
+from ragpulse.probes.marker import ProbeTrafficFilter
 from ragpulse.probes.correctness import LlmCorrectness
 from ragpulse.probes.runner import Prober
 from ragpulse.probes.schedule import ProbeMetrics, ProbeSchedule
@@ -276,7 +277,8 @@ class Service:
                                     fallback_rules=("explicit", "empty_retrieval",
                                                     *(rule.name for rule in config.all_fallback_rules())))
         precreate_series(metrics, config)
-        stages: list[tuple[str, Stage]] = [("dedup", DedupStage(dedup, metrics.events_duplicate)), ("fallback", fallback)]
+        stages: list[tuple[str, Stage]] = [("probe_filter", ProbeTrafficFilter(self.registry)),
+                                           ("dedup", DedupStage(dedup, metrics.events_duplicate)), ("fallback", fallback)]
         lexical = LexicalScorer(metrics, guard, config.local_scorers.chunk_cache_entries,
                                 config.local_scorers.chunk_cache_max_bytes, max_label_sets=config.metrics.max_label_sets)
         if config.local_scorers.enabled:

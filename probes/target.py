@@ -95,7 +95,8 @@ class HttpTarget:
     async def ask(self, session: aiohttp.ClientSession, query: str, probe_id: str) -> ProbeAnswer:
         started = time.monotonic()
         config = self._config
-        headers = {**self._headers, self._probe_header: probe_id}
+        # The probe header, and W3C baggage an instrumented app can copy to its spans (probes/marker.py).
+        headers = {**self._headers, self._probe_header: probe_id, "baggage": f"ragpulse.probe={probe_id}"}
         body = _fill(self._body, query)
         try:
             if config.method == "GET":

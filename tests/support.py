@@ -340,6 +340,7 @@ def exported_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
     from ragpulse.collector.supervisor import SupervisorMetrics
     from ragpulse.exporters.fast_metrics import HistogramFamily
     from ragpulse.exporters.metrics import Metrics
+    from ragpulse.probes.marker import ProbeTrafficFilter
     from ragpulse.probes.schedule import ProbeMetrics
     from ragpulse.scorers.calibration import CalibrationMetrics
     from ragpulse.scorers.local_judge import LocalJudgeMetrics
@@ -351,7 +352,8 @@ def exported_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
     registry, labels = CollectorRegistry(), Config().metrics.labels
     holders = [Metrics(registry, Config().metrics, "test"), SamplerMetrics(registry, labels), RateMetrics(registry, labels),
                CalibrationMetrics(registry), QueueMetrics(registry), ConnectionMetrics(registry), SupervisorMetrics(registry),
-               JoinMetrics(registry), SatisfactionMetrics(registry, labels), LocalJudgeMetrics(registry), ProbeMetrics(registry)]
+               JoinMetrics(registry), SatisfactionMetrics(registry, labels), LocalJudgeMetrics(registry), ProbeMetrics(registry),
+               ProbeTrafficFilter(registry)]
     found = {}
     for metric in (metric for holder in holders for metric in vars(holder).values()):
         if hasattr(metric, "_labelnames"):  # prometheus_client's own metrics

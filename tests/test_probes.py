@@ -156,6 +156,7 @@ def test_probe_runs_against_a_real_rag_service_score_exactly_and_gate(service: R
     # probe traffic is marked: every request carried the run's id
     assert len(service.requests) == 32
     assert {r["headers"]["X-Ragpulse-Probe"] for r in service.requests} == {run["run_id"]}
+    assert {r["headers"]["baggage"] for r in service.requests} == {f"ragpulse.probe={run['run_id']}"}
 
     service.degraded = True  # the best chunk of every retrieval is lost
     degraded = probe(config, db, "--gate", "hit_rate>=0.9,mrr>=0.9")
@@ -395,3 +396,45 @@ def test_golden_candidates_from_production_signals_and_bad_cases(ragpulse_factor
     assert [line["id"] for line in exported("--kind", "positive")] == ["cand-positive-liked"]
     review = exported("--format", "review", "--kind", "positive")
     assert review[0]["answer"] == "Unused items can be returned within 30 days of delivery." and review[0]["signal"] == "thumbs_up"
+
+
+def test_probe_traffic_reported_back_as_traces_stays_out_of_production_metrics(ragpulse_factory) -> None:  # type: ignore[no-untyped-def]
+    """A service asked by a probe reports the request's trace like any other: marked (the app copies the probe's
+    baggage to its spans, as OpenTelemetry's BaggageSpanProcessor does, or sets the attribute on the events it posts),
+    it is counted apart and nowhere else."""
+    from opentelemetry import baggage
+    from opentelemetry.baggage.propagation import W3CBaggagePropagator
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.trace import SpanProcessor
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from otlp_shapes import openinference_trace, provider
+    from support import ndjson, trace, wait_until
+
+    rp = ragpulse_factory()
+    rp.post("/v1/events", ndjson([trace("user-1"), trace("probe-1", attributes={"ragpulse.probe": "run-1"})]))
+
+    class BaggageToAttributes(SpanProcessor):
+        def on_start(self, span, parent_context=None) -> None:  # type: ignore[no-untyped-def]
+            value = baggage.get_baggage("ragpulse.probe", parent_context)
+            if value is not None:
+                span.set_attribute("ragpulse.probe", str(value))
+
+    exporter = OTLPSpanExporter(endpoint=f"http://127.0.0.1:{rp.otlp_port}/v1/traces")
+    tracer_provider = provider(BaggageToAttributes())
+    tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
+    # the request's headers, as the prober sends them, extracted by the app's propagator
+    from opentelemetry import context
+
+    token = context.attach(W3CBaggagePropagator().extract({"baggage": "ragpulse.probe=run-2"}))
+    try:
+        openinference_trace(tracer_provider)
+    finally:
+        context.detach(token)
+    openinference_trace(tracer_provider)  # a user's request: no baggage
+    tracer_provider.shutdown()
+    wait_until(lambda: rp.metrics().total("ragpulse_probe_events_ingested_total") == 2
+               and rp.metrics().total("ragpulse_traces_total") == 2, what="two probe events and two user traces")
+    s = rp.metrics()
+    assert (s.get_value("ragpulse_probe_events_ingested_total", source="http"),
+            s.get_value("ragpulse_probe_events_ingested_total", source="otlp")) == (1.0, 1.0)
+    assert s.total("ragpulse_events_processed_total", type="trace") == 2

@@ -15,7 +15,7 @@ session and user from `traceloop.association.properties.{session_id,user_id}`.
 | answer | the root's `output.value` (JSON: its `response`), else the last LLM span's `llm.output_messages` | the root's `output.value`, else the last chat span's `gen_ai.output.messages` / `gen_ai.completion` |
 | model, usage | leaf LLM spans: `llm.model_name`, `llm.token_count.{prompt,completion}` | leaf chat spans: `gen_ai.response.model` / `gen_ai.request.model`, `gen_ai.usage.{input,output}_tokens` (or `prompt_`/`completion_tokens`) |
 | session_id, user_id | `session.id`, `user.id` | `gen_ai.conversation.id` |
-| attributes | `metadata` (JSON), `tag.tags` | |
+| attributes | `metadata` (JSON), `tag.tags`, `ragpulse.probe` (a probe's request) | |
 | app, release, route | resource `service.name`, `service.version`; route from `otlp.route_attribute` | same |
 """
 
@@ -153,6 +153,9 @@ class TraceMapper:
         tags = _first(spans, "tag.tags")
         if tags is not None:
             attributes["tags"] = tags
+        probe = _first(spans, "ragpulse.probe")  # a probe's request, marked by the app (probes/marker.py)
+        if probe is not None:
+            attributes["ragpulse.probe"] = str(probe)[:256]
         route = _str(_first(spans, self._route_attribute)) if self._route_attribute else None
         return TraceEvent(
             trace_id=root.trace_id,
