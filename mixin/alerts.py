@@ -306,6 +306,35 @@ def alerts(settings: Settings) -> list[Alert]:
             ("sum by (topic, partition) (ragpulse_kafka_consumer_lag_records)", "rate(ragpulse_kafka_backpressure_pauses_total[15m])"),
         ),
         Alert(
+            "RagpulseProbeHitRateLow", "warning",
+            f"sum by (golden_set, target) (increase(ragpulse_probe_hit_sum[{s.probe_window}]))"
+            f" / sum by (golden_set, target) (increase(ragpulse_probe_hit_count[{s.probe_window}])) < {s.probe_hit_rate_min}"
+            f" and sum by (golden_set, target) (increase(ragpulse_probe_hit_count[{s.probe_window}])) >= {s.probe_min_questions}",
+            "15m",
+            "Golden-set probes find the relevant chunks less often.",
+            "{{ $labels.golden_set }} against {{ $labels.target }}: hit rate@k {{ $value | humanizePercentage }} over "
+            f"the last {s.probe_window}.",
+            f"Fewer than {s.probe_hit_rate_min:.0%} of the labelled questions of a golden set get a relevant chunk in the "
+            "top k: retrieval got worse for questions whose answer is known to be in the knowledge base (an index, an "
+            "embedding model, a chunking or a knowledge-base change).",
+            "`ragpulse probe list`, then `ragpulse probe compare` of the last good run and the latest (which questions "
+            "lost their hit); the hit rate by intent and by release; what was deployed when it fell.",
+            ("sum by (intent, release) (increase(ragpulse_probe_hit_sum[6h])) / sum by (intent, release) "
+             "(increase(ragpulse_probe_hit_count[6h]))",),
+        ),
+        Alert(
+            "RagpulseProbeStale", "warning",
+            f"time() - max by (golden_set, target) (ragpulse_probe_last_run_timestamp_seconds) > {s.probe_stale_seconds}",
+            "10m",
+            "A golden set has not been probed for hours.",
+            "{{ $labels.golden_set }} against {{ $labels.target }}: the last probe run finished "
+            "{{ $value | humanizeDuration }} ago.",
+            "The scheduled probe of a golden set has not completed a run: the probe metrics are old and a retrieval "
+            "regression would not show. Runs fail when the target cannot be reached or the sidecar restarts often.",
+            "ragpulse_probe_runs_total{outcome=\"failed\"}, the sidecar's log (probe run failed), the target's health.",
+            ('sum by (golden_set, target, outcome) (increase(ragpulse_probe_runs_total[6h]))',),
+        ),
+        Alert(
             "RagpulseOtlpTracesExpiring", "warning",
             'sum by (instance) (rate(ragpulse_otlp_traces_total{outcome="ttl_expired"}[15m]))'
             f" / sum by (instance) (rate(ragpulse_otlp_traces_total[15m])) > {s.otlp_ttl_ratio}",

@@ -187,6 +187,23 @@ def judge(settings: Settings) -> list[PanelSpec]:
                   "short", (Query("judge_model:ragpulse_calibration_reviews:increase30d", "{{judge_model}}"),
                             Query("sum by (reason) (increase(ragpulse_calibration_reviews_unmatched_total[$__range]))",
                                   "unmatched {{reason}} (time range)"))),
+        PanelSpec("Golden-set retrieval (time range)", "Scheduled probes (probes.schedules): hit rate@k, MRR and nDCG@k "
+                  "of each golden set's labelled questions over the dashboard's time range.", "percentunit",
+                  tuple(Query(f"sum by (golden_set) (increase(ragpulse_probe_{name}_sum[$__range])) / sum by (golden_set) "
+                              f"(increase(ragpulse_probe_{name}_count[$__range]))", f"{{{{golden_set}}}} {title}")
+                        for name, title in (("hit", "hit rate"), ("reciprocal_rank", "MRR"), ("ndcg", "nDCG"))),
+                  kind="bargauge"),
+        PanelSpec("Golden-set answers (time range)", "Scheduled probes: mean answer correctness against the expected "
+                  "answers (1-5, by judge) and the probes' hallucination rate.", "short",
+                  (Query("sum by (golden_set, judge) (increase(ragpulse_probe_correctness_sum[$__range])) / sum by "
+                         "(golden_set, judge) (increase(ragpulse_probe_correctness_count[$__range]))",
+                         "{{golden_set}} correctness ({{judge}})"),
+                   Query("sum by (golden_set) (increase(ragpulse_probe_hallucination_sum[$__range])) / sum by (golden_set) "
+                         "(increase(ragpulse_probe_hallucination_count[$__range]))", "{{golden_set}} hallucination rate")),
+                  kind="bargauge"),
+        PanelSpec("Last probe run", "Seconds since each golden set's last scheduled probe run finished.", "s",
+                  (Query("time() - max by (golden_set, target) (ragpulse_probe_last_run_timestamp_seconds)",
+                         "{{golden_set}} / {{target}}"),), kind="stat"),
     ]
 
 

@@ -46,6 +46,12 @@ class Settings:
     kafka_lag_records: int = 10_000
     otlp_ttl_ratio: float = 0.1
     health_for: str = "10m"
+    # Golden-set probes (probes.schedules): the hit rate@k over the window must not fall under the minimum
+    # with at least this many probed questions; a golden set whose last run is older than this is stale.
+    probe_hit_rate_min: float = 0.8
+    probe_window: str = "6h"
+    probe_min_questions: int = 20
+    probe_stale_seconds: int = 10_800  # three of the default hour-long intervals
     # The scrape job(s) of the sidecars, a regular expression on `job`.
     scrape_job: str = ".*ragpulse.*"
     # Where docs/runbook.md is served; alerts link to its sections.

@@ -263,3 +263,31 @@ def test_every_alert_follows_the_conventions_and_is_tested_here() -> None:
         assert "{{" not in alert.summary and "{{" in alert.description, alert.name  # static summary, templated description
         assert f'"{alert.name}"' in source, f"{alert.name} has no promtool test here"
     assert len({alert.name for alert in found}) == len(found)
+
+
+def test_probe_alerts_fire_on_a_hit_rate_drop_and_a_stale_golden_set(tmp_path: Path) -> None:
+    def hourly(per_run: int, runs: int) -> str:
+        """A counter that grows by `per_run` once an hour (a probe run), sampled every minute."""
+        return " ".join(f"{per_run * run}x59" for run in range(runs))
+
+    def probe(name: str, golden_set: str, per_run: int, runs: int = 8) -> dict[str, str]:
+        return counter(name, f'golden_set="{golden_set}",target="shop",intent="returns",release="not_reported"',
+                       hourly(per_run, runs))
+
+    series = [
+        probe("ragpulse_probe_hit_count", "bad", 30), probe("ragpulse_probe_hit_sum", "bad", 20),  # 67% < 80%
+        probe("ragpulse_probe_hit_count", "good", 30), probe("ragpulse_probe_hit_sum", "good", 29),  # 97%
+        probe("ragpulse_probe_hit_count", "few", 2), probe("ragpulse_probe_hit_sum", "few", 1),  # 50%, 12 questions in 6h
+        # last run: "old" finished at 0 s and never again; "fresh" finishes every minute
+        {"series": 'ragpulse_probe_last_run_timestamp_seconds{golden_set="old",target="shop"}', "values": "0x300"},
+        {"series": 'ragpulse_probe_last_run_timestamp_seconds{golden_set="fresh",target="shop"}', "values": "0+60x300"},
+    ]
+    run_promtool(tmp_path, [{
+        "interval": "1m",
+        "input_series": series,
+        "promql_expr_test": [
+            firing("RagpulseProbeHitRateLow", "7h", {"golden_set": "bad", "target": "shop"}),
+            firing("RagpulseProbeStale", "3h30m", {"golden_set": "old", "target": "shop"}),
+            {"expr": 'ALERTS{alertname="RagpulseProbeStale",alertstate="firing"}', "eval_time": "2h50m", "exp_samples": []},
+        ],
+    }])
