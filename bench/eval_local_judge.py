@@ -22,12 +22,11 @@ from prometheus_client import CollectorRegistry
 
 from ragpulse.collector.config import Config
 from ragpulse.collector.events import Chunk, TraceEvent
+from ragpulse.collector.service import fallback_detector, local_judge
 from ragpulse.exporters.labels import LabelGuard
 from ragpulse.exporters.metrics import Metrics
 from ragpulse.scorers.attribution import attribute
-from ragpulse.scorers.fallback import FallbackDetector
 from ragpulse.scorers.lexical import LexicalScorer
-from ragpulse.scorers.local_judge import LocalJudge, LocalJudgeMetrics
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 TABLES = (DATA / "judge_cases.yaml", DATA / "judge_cases_holdout.yaml")
@@ -80,9 +79,7 @@ def evaluate(path: Path) -> Evaluation:
     config = Config()
     metrics = Metrics(CollectorRegistry(), config.metrics, "eval")
     lexical = LexicalScorer(metrics, LabelGuard(["app"], 10, 10, metrics.label_overflow))
-    judge = LocalJudge(LocalJudgeMetrics(CollectorRegistry()), cache_entries=config.judge.local_chunk_cache_entries,
-                       cache_max_bytes=config.judge.local_chunk_cache_max_bytes)
-    fallback = FallbackDetector([(rule.name, rule.pattern) for rule in config.all_fallback_rules()], empty_retrieval=True)
+    judge, fallback = local_judge(config.judge, CollectorRegistry()), fallback_detector(config)
     result = Evaluation(cases=len(data["cases"]))
     judge_scores: dict[bool, list[float]] = {True: [], False: []}
     lexical_scores: dict[bool, list[float]] = {True: [], False: []}

@@ -213,6 +213,32 @@ def precreate_series(metrics: Metrics, config: Config) -> None:
         metrics.judge_cost.labels(judge_model=config.judge.model)
 
 
+def fallback_detector(config: Config) -> FallbackDetector:
+    return FallbackDetector([(rule.name, rule.pattern) for rule in config.all_fallback_rules()],
+                            empty_retrieval=config.fallback.empty_retrieval)
+
+
+def local_judge(config: JudgeConfig, registry: CollectorRegistry) -> LocalJudge:
+    return LocalJudge(LocalJudgeMetrics(registry), cache_entries=config.local_chunk_cache_entries,
+                      cache_max_bytes=config.local_chunk_cache_max_bytes)
+
+
+def probe_correctness(config: Config, retries: Counter | None) -> LlmCorrectness | None:
+    """Correctness by the LLM judge when one is configured, for every prober alike: one request limiter of its own
+    at the judge's rate (the token and cost budgets are the sampled judging's)."""
+    if config.judge.mode == "off" or not config.judge.uses_llm:
+        return None
+    return LlmCorrectness(llm_judge(config.judge, RequestRateLimiter(config.judge.max_requests_per_minute), retries))
+
+
+def prober(config: Config, target: HttpTarget, fallback: FallbackDetector, correctness: LlmCorrectness | None) -> Prober:
+    """A prober of `target` with the probes' options."""
+    options = config.probes
+    return Prober(target, fallback, local_judge(config.judge, CollectorRegistry()), k=options.k,
+                  concurrency=options.concurrency, max_requests_per_second=options.max_requests_per_second,
+                  llm_correctness=correctness)
+
+
 def _probe_schedules(config: Config, registry: CollectorRegistry, fallback: FallbackDetector,
                      retries: Counter) -> list[ProbeSchedule]:
     """The golden sets probed on a schedule; a set that does not load or a target that cannot be used is a config error."""
@@ -223,10 +249,7 @@ def _probe_schedules(config: Config, registry: CollectorRegistry, fallback: Fall
     metrics.k.set(options.k)
     targets = {target.name: target for target in options.targets}
     schedules, problems = [], []
-    # Correctness by the LLM judge when one is configured: its own request limiter at the judge's rate (the
-    # token and cost budgets are the sampled judging's, not the probes').
-    correctness = (LlmCorrectness(llm_judge(config.judge, RequestRateLimiter(config.judge.max_requests_per_minute), retries))
-                   if config.judge.mode != "off" and config.judge.uses_llm else None)
+    correctness = probe_correctness(config, retries)
     for index, entry in enumerate(options.schedules):
         try:
             loaded = golden.load(entry.golden)
@@ -237,12 +260,8 @@ def _probe_schedules(config: Config, registry: CollectorRegistry, fallback: Fall
         except TargetError as exc:
             problems.append(ConfigProblem(f"probes.schedules[{index}].target", str(exc)))
             continue
-        judge = LocalJudge(LocalJudgeMetrics(CollectorRegistry()), cache_entries=config.judge.local_chunk_cache_entries,
-                           cache_max_bytes=config.judge.local_chunk_cache_max_bytes)
-        prober = Prober(target, fallback, judge, k=options.k, concurrency=options.concurrency,
-                        max_requests_per_second=options.max_requests_per_second, llm_correctness=correctness)
-        schedules.append(ProbeSchedule(loaded, prober, metrics, options.db_path, interval=entry.interval_seconds,
-                                       jitter=entry.jitter_seconds, target=entry.target))
+        schedules.append(ProbeSchedule(loaded, prober(config, target, fallback, correctness), metrics, options.db_path,
+                                       interval=entry.interval_seconds, jitter=entry.jitter_seconds, target=entry.target))
     if problems:
         raise ConfigError(problems, "probes")
     return schedules
@@ -263,10 +282,7 @@ class Service:
             entries_gauge=metrics.dedup_entries,
             evicted_counter=metrics.dedup_evicted,
         )
-        fallback = FallbackDetector(
-            [(rule.name, rule.pattern) for rule in config.all_fallback_rules()],
-            empty_retrieval=config.fallback.empty_retrieval,
-        )
+        fallback = fallback_detector(config)
         guard = LabelGuard(
             config.metrics.labels,
             config.metrics.max_values_per_label,
@@ -320,8 +336,7 @@ class Service:
                 guard,
                 writer,
                 llm=llm_judge(judge, limiter, metrics.judge_retries) if judge.uses_llm else None,
-                local=LocalJudge(LocalJudgeMetrics(self.registry), cache_entries=judge.local_chunk_cache_entries,
-                                 cache_max_bytes=judge.local_chunk_cache_max_bytes),
+                local=local_judge(judge, self.registry),
                 concurrency=judge.concurrency,
                 breaker=CircuitBreaker(judge.breaker_failures, judge.breaker_cooldown_seconds),
                 budget=SpendBudget(

@@ -10,6 +10,7 @@ from typing import Any
 
 import msgspec
 
+from ragpulse.exporters import badcases
 from ragpulse.exporters.badcases import PURGE_EVERY_SECONDS, PURGE_EVERY_WRITES, RetainedStore, purge_table
 from ragpulse.exporters.records import CandidateRecord, Record
 
@@ -23,8 +24,6 @@ CREATE INDEX IF NOT EXISTS golden_candidates_at ON golden_candidates (at);
 
 
 def connect(path: str, *, any_thread: bool = False) -> sqlite3.Connection:
-    from ragpulse.exporters import badcases
-
     connection = badcases.connect(path, any_thread=any_thread)
     connection.executescript(_SCHEMA)
     return connection

@@ -250,7 +250,7 @@ class LocalJudge:
         whole context."""
         units = size(claim)
         candidates, context = where.candidates, where.context
-        context_quantities, context_names = context.quantities, context.names
+        missing_quantities = claim.quantities - context.quantities
         shared: dict[int, int] = {}
         for key in (*claim.terms, *claim.quantities):
             for position in where.holding(key):
@@ -264,7 +264,7 @@ class LocalJudge:
             evidence = f' (context: "{aligned.text}")' if best_dice > 0 else ""
             return _Verdict(Claim(claim.text, kind, reason + evidence), score, chunk)  # type: ignore[arg-type]
 
-        for quantity in claim.quantities - context_quantities:
+        for quantity in missing_quantities:
             rivals = [q for q in aligned.quantities if q[0] == quantity[0]]
             if rivals:
                 return verdict("contradicted", f"says {_describe(quantity)} where the context says "
@@ -285,10 +285,9 @@ class LocalJudge:
                 and (swap := _substitution(claim, aligned, where.statements))):
             moved, replaced = swap
             return verdict("contradicted", f"says {moved} where the context says {replaced}", 1)
-        missing_quantities = claim.quantities - context_quantities
         if missing_quantities:
             return verdict("not_in_context", f"{', '.join(map(_describe, missing_quantities))} is not in the context", 2)
-        missing_names = claim.names - context_names
+        missing_names = claim.names - context.names
         if missing_names:
             return verdict("not_in_context", f"the context does not mention {', '.join(sorted(missing_names))}", 2)
         share = supported_units(claim, context) / units

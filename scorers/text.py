@@ -45,7 +45,8 @@ CJK_FUNCTION = frozenset("的了吗呢吧啊呀嘛么我你您他她它们这那
 _CJK_NEGATORS = "不没未非无别勿"
 _CJK_NEGATOR_WORDS = "无法|没有|不|没|未|非|无|别|勿"
 _NOT_NEGATIONS = ("无理由", "无论", "不仅", "不但", "非常", "不同", "无线", "毫无疑问")
-_EN_NEGATORS = frozenset("not no never cannot none nor neither nothing nobody without".split()) - {"without"}
+# "without" is no negator here: "installments without interest" paraphrases "interest-free ones".
+_EN_NEGATORS = frozenset("not no never cannot none nor neither nothing nobody".split())
 _LEADING_ANSWER = re.compile(r"^\s*(?:yes|no|yeah|yep|nope|sure|correct|indeed|unfortunately)\b[\s,.!:;—-]*", re.IGNORECASE)
 _CJK_LEADING_ANSWER = re.compile(r"^\s*(?:是的|对|不|不是|不能|不可以|可以|能|会|不会)[，,。！!：:]")
 
@@ -209,7 +210,6 @@ _LATIN_IN_CJK = re.compile(r"[A-Za-z][A-Za-z0-9+]+")
 _CJK_FUNCTION_OR_NEGATOR = re.compile(f"(?:[{''.join(sorted(CJK_FUNCTION))}]|{_CJK_NEGATOR_WORDS})+")
 # Synonyms of the calendar that are units, not wording: 星期日 and 礼拜天 are 周日.
 _CJK_WEEK = re.compile("星期|礼拜")
-_DROP_FOR_TERMS = re.compile(rf"(?:{_CJK_QUANTITY.pattern})")
 
 
 # A quantity's words are not terms of their own: "two weeks" is the quantity 14 days, not "week".
@@ -235,13 +235,17 @@ _SCOPE = 4  # tokens after a negator that it can govern
 _ANY_NEGATOR = re.compile(rf"\b(?:{'|'.join(sorted(_EN_NEGATORS))})\b|n['’]t\b|[{_CJK_NEGATORS}]")
 
 
-def _negated(lower: str, has_cjk: bool) -> bool:
-    """Odd parity of the negators that govern content: a negator counts when one of the next few
-    tokens (within its clause) is a content word or character. "you don't have it, wait 48 hours"
-    negates nothing the context could contradict; "is not covered" and 不支持 do."""
-    if _ANY_NEGATOR.search(lower) is None:  # most clauses: no token walk
+def _is_en_negator(word: str) -> bool:
+    return word in _EN_NEGATORS or word.endswith(("n't", "n’t"))
+
+
+def _negated(body: str, has_cjk: bool) -> bool:
+    """Odd parity of the negators that govern content in `body` (lower case, without a leading yes or
+    no): a negator counts when one of the next few tokens (within its clause) is a content word or
+    character. "you don't have it, wait 48 hours" negates nothing the context could contradict; "is
+    not covered" and 不支持 do."""
+    if _ANY_NEGATOR.search(body) is None:  # most clauses: no token walk
         return False
-    body = _LEADING_ANSWER.sub("", lower, count=1)
     if has_cjk:
         body = _CJK_LEADING_ANSWER.sub("", body, count=1)
         for phrase in _NOT_NEGATIONS:
@@ -249,7 +253,7 @@ def _negated(lower: str, has_cjk: bool) -> bool:
     tokens = _POLARITY_TOKEN.findall(body)
     count = 0
     for index, token in enumerate(tokens):
-        if not (token in _EN_NEGATORS or token.endswith(("n't", "n’t")) or token in _CJK_NEGATORS):
+        if not (_is_en_negator(token) or token in _CJK_NEGATORS):
             continue
         for following in tokens[index + 1 : index + 1 + _SCOPE]:
             if following in _SCOPE_ENDS:
@@ -258,20 +262,19 @@ def _negated(lower: str, has_cjk: bool) -> bool:
                 if following not in CJK_FUNCTION and following not in _CJK_NEGATORS:
                     count += 1
                     break
-            elif following not in STOPWORDS and following not in _EN_NEGATORS and not following.endswith(("n't", "n’t")):
+            elif following not in STOPWORDS and not _is_en_negator(following):
                 count += 1
                 break
     return count % 2 == 1
 
 
 def _words(lower: str) -> list[str]:
-    words = [word for word in _LATIN_WORD.findall(lower) if word not in STOPWORDS and word not in _EN_NEGATORS
-             and not word.endswith(("n't", "n’t"))]
+    words = [word for word in _LATIN_WORD.findall(lower) if word not in STOPWORDS and not _is_en_negator(word)]
     return _stem_words(words) if words else []
 
 
 def _cjk_parts(text: str) -> list[str]:
-    return [part for run in _CJK_RUN.findall(_DROP_FOR_TERMS.sub(" ", text))
+    return [part for run in _CJK_RUN.findall(_CJK_QUANTITY.sub(" ", text))
             for part in _CJK_FUNCTION_OR_NEGATOR.split(run) if part]
 
 
@@ -319,7 +322,7 @@ def clause(text: str) -> Clause:
     joined = "".join(parts)
     sequence = (*(stem for stem in stems if stem in words), *joined)
     return Clause(text, frozenset(terms), words, tuple(parts), frozenset(joined), sequence, frozenset(quantities),
-                  frozenset(names), _negated(lower, has_cjk))
+                  frozenset(names), _negated(stripped, has_cjk))
 
 
 def size(parsed: Clause) -> int:

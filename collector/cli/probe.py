@@ -15,11 +15,8 @@ from rich.table import Table
 
 from ragpulse.collector.cli.common import config_flags, load, report_problems
 from ragpulse.probes import compare, golden, store
-from ragpulse.probes.correctness import LlmCorrectness
 from ragpulse.probes.runner import Aggregate, Prober, ProbeRun, QuestionResult, parse_gate
 from ragpulse.probes.target import HttpTarget, TargetError
-from ragpulse.scorers.fallback import FallbackDetector
-from ragpulse.scorers.local_judge import LocalJudge, LocalJudgeMetrics
 
 _COLUMNS = (("questions", "questions"), ("errors", "errors"), ("hit_rate", "hit@k"), ("mrr", "MRR"),
             ("recall", "recall@k"), ("precision", "precision@k"), ("ndcg", "nDCG@k"), ("correctness", "correctness"),
@@ -87,25 +84,13 @@ def _run(args: argparse.Namespace) -> int:
     except TargetError as exc:
         print(f"ragpulse: probe target {args.target!r}: {exc}", file=sys.stderr)
         return 2
-    options = config.probes
-    fallback = FallbackDetector([(r.name, r.pattern) for r in config.all_fallback_rules()],
-                                empty_retrieval=config.fallback.empty_retrieval)
-    from prometheus_client import CollectorRegistry
+    from ragpulse.collector.service import fallback_detector, probe_correctness, prober  # the sidecar's wiring
 
-    judge = LocalJudge(LocalJudgeMetrics(CollectorRegistry()), cache_entries=config.judge.local_chunk_cache_entries,
-                       cache_max_bytes=config.judge.local_chunk_cache_max_bytes)
-    correctness = None
-    if config.judge.mode != "off" and config.judge.uses_llm:
-        from ragpulse.collector.service import llm_judge
-        from ragpulse.scorers.budget import RequestRateLimiter
-
-        correctness = LlmCorrectness(llm_judge(config.judge, RequestRateLimiter(config.judge.max_requests_per_minute), None))
-    prober = Prober(target, fallback, judge, k=options.k, concurrency=options.concurrency,
-                    max_requests_per_second=options.max_requests_per_second, llm_correctness=correctness)
+    probing = prober(config, target, fallback_detector(config), probe_correctness(config, None))
     console = Console(highlight=False, stderr=True)
-    run = asyncio.run(_with_progress(prober, loaded, console, show=sys.stderr.isatty() and not args.json,
+    run = asyncio.run(_with_progress(probing, loaded, console, show=sys.stderr.isatty() and not args.json,
                                      perturb=args.perturb))
-    with closing(store.connect(args.db or options.db_path)) as db:
+    with closing(store.connect(args.db or config.probes.db_path)) as db:
         store.save(db, run)
     failed = [t for t in gate if not t.passes(run.overall().value(t.metric))]
     if args.json:
@@ -162,11 +147,9 @@ def _table(groups: dict[str, Aggregate], overall: Aggregate) -> Table:
     table.add_column("intent")
     for _, title in _COLUMNS:
         table.add_column(title, justify="right")
-    for name, group in groups.items():
+    for name, group in (*groups.items(), ("[b]overall[/b]", overall)):
         table.add_row(name, *(_cell(group.value(m) if m not in ("questions", "errors") else getattr(group, m))
                               for m, _ in _COLUMNS))
-    table.add_row("[b]overall[/b]", *(_cell(overall.value(m) if m not in ("questions", "errors") else getattr(overall, m))
-                                     for m, _ in _COLUMNS))
     return table
 
 
