@@ -11,6 +11,7 @@ hint where one helps (`ragpulse config check FILE`).
 from __future__ import annotations
 
 import difflib
+import importlib.util
 import os
 import re
 from collections.abc import Mapping
@@ -178,6 +179,9 @@ class KafkaTopic(_Section):
 class KafkaConfig(_Section):
     # Off while unset; e.g. "broker-1:9092,broker-2:9092".
     bootstrap_servers: str | None = None
+    # The client library: kafka-python (installed with ragpulse) or confluent-kafka (librdkafka, the
+    # `confluent` extra: several times the throughput, see docs/BENCHMARKS.md); the same guarantees on both.
+    client: Literal["kafka-python", "confluent-kafka"] = "kafka-python"
     group_id: str = "ragpulse"
     client_id: str = "ragpulse"
     topics: list[KafkaTopic] = msgspec.field(default_factory=lambda: [KafkaTopic(name="ragpulse-events")])
@@ -836,6 +840,8 @@ def _kafka_problems(kafka: KafkaConfig) -> list[ConfigProblem]:
         path = getattr(kafka, option)
         if path is not None and not Path(path).is_file():
             problems.append(ConfigProblem(f"kafka.{option}", f"no such file: {path}"))
+    if kafka.client == "confluent-kafka" and importlib.util.find_spec("confluent_kafka") is None:
+        problems.append(ConfigProblem("kafka.client", "confluent-kafka is not installed: pip install 'ragpulse[confluent]'"))
     sasl = kafka.security_protocol.startswith("SASL_")
     if sasl and (kafka.sasl_mechanism is None or kafka.sasl_username is None):
         problems.append(

@@ -36,7 +36,8 @@ from ragpulse.collector.sources.connections import ConnectionMetrics, limit_conn
 from ragpulse.collector.sources.http import SOURCE as HTTP_SOURCE
 from ragpulse.collector.sources.http import HttpIngest
 from ragpulse.collector.sources.kafka import SOURCE as KAFKA_SOURCE
-from ragpulse.collector.sources.kafka import KafkaSource, client_settings
+from ragpulse.collector.sources.kafka import KafkaSource
+from ragpulse.collector.sources.kafka.kafka_python import client_settings
 from ragpulse.collector.sources.otlp.intake import SOURCE as OTLP_SOURCE
 from ragpulse.collector.sources.otlp.intake import SpanIntake
 from ragpulse.collector.sources.otlp.receiver import OtlpReceiver

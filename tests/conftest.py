@@ -6,7 +6,16 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import support
 from support import RagpulseProcess, start_ragpulse
+
+
+@pytest.fixture(params=support.KAFKA_CLIENTS)
+def kafka_client(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Runs a Kafka test once per client library; kafka_args() passes it to the sidecar."""
+    support.kafka_client = request.param
+    yield request.param
+    support.kafka_client = support.KAFKA_CLIENTS[0]
 
 
 @pytest.fixture

@@ -172,6 +172,11 @@ def ndjson(events: list[dict[str, Any]]) -> bytes:
 KAFKA_SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "kafka.sh"
 
 
+# The Kafka client the next kafka_args() asks for; the kafka_client fixture sets it per test.
+KAFKA_CLIENTS = ("kafka-python", "confluent-kafka")
+kafka_client = KAFKA_CLIENTS[0]
+
+
 def kafka_bootstrap() -> str:
     bootstrap = os.environ.get("KAFKA_BOOTSTRAP")
     if not bootstrap:
@@ -224,6 +229,7 @@ def consume_all(topic: str, count: int, timeout: float = 30.0) -> list[Any]:
 def kafka_args(topic: str, group: str, dead_letters: str | None = None, **options: object) -> list[str]:
     """--set flags that point `ragpulse run` at the test broker; `options` are more kafka.* options."""
     args = ["--set", f"kafka.bootstrap_servers={kafka_bootstrap()}", "--set", f"kafka.group_id={group}",
+            "--set", f"kafka.client={kafka_client}",
             "--set", f"kafka.topics=[{{name: {topic}}}]",
             "--set", f"kafka.dead_letter_topic={dead_letters or topic + '-dlq'}"]
     for name, value in options.items():

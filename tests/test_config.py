@@ -143,7 +143,7 @@ def test_config_show_redacts_secrets(capsys: pytest.CaptureFixture[str], monkeyp
 
 
 def test_kafka_security_settings_and_secret_files(tmp_path: Path) -> None:
-    from ragpulse.collector.sources.kafka import client_settings
+    from ragpulse.collector.sources.kafka.kafka_python import client_settings
 
     secret = tmp_path / "sasl"
     secret.write_text("from-file\n")

@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 
 import grpc
+import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.trace.v1.trace_pb2 import Span as PbSpan
@@ -68,6 +69,7 @@ def export(*traces: list[PbSpan]) -> bytes:
     return request.SerializeToString()
 
 
+@pytest.mark.usefixtures("kafka_client")
 def test_a_poison_kafka_message_goes_to_the_dead_letters_and_its_partition_goes_on(ragpulse_factory: Factory) -> None:
     """Defect 1: a message nested 10,000 levels raised RecursionError, the consumer re-read it forever."""
     topic, dlq = f"poison-{time.monotonic_ns()}", f"poison-dlq-{time.monotonic_ns()}"

@@ -10,6 +10,8 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from support import (
     RagpulseProcess,
     kafka_bootstrap,
@@ -25,6 +27,9 @@ from support import (
 )
 
 Factory = Callable[..., RagpulseProcess]
+
+# Every test here runs on both client libraries (kafka.client).
+pytestmark = pytest.mark.usefixtures("kafka_client")
 
 
 def unique(prefix: str) -> str:
@@ -258,7 +263,7 @@ def test_two_collectors_share_partitions_and_a_rebalance_loses_nothing(ragpulse_
     assert traces_total(a.metrics()) + traces_total(b_last) == 4000
 
 
-def test_a_full_pipeline_pauses_fetching_and_keeps_memory_bounded() -> None:
+def test_a_full_pipeline_pauses_fetching_and_keeps_memory_bounded(kafka_client: str) -> None:
     import asyncio
 
     from prometheus_client import CollectorRegistry
@@ -283,7 +288,7 @@ def test_a_full_pipeline_pauses_fetching_and_keeps_memory_bounded() -> None:
         queue = EventQueue("pipeline", capacity, 1 << 30, QueueMetrics(registry))
         dedup = DedupWindow(1000, 60, entries_gauge=metrics.dedup_entries, evicted_counter=metrics.dedup_evicted)
         config = KafkaConfig(bootstrap_servers=kafka_bootstrap(), group_id=unique("group"),
-                             topics=[KafkaTopic(name=topic)], max_poll_records=poll)
+                             topics=[KafkaTopic(name=topic)], max_poll_records=poll, client=kafka_client)
         spans = SpanIntake(Config().otlp, EventDecoder(LimitsConfig(), "otlp"), queue, metrics, SupervisorMetrics(registry),
                            max_event_bytes=LimitsConfig().max_event_bytes)
         source = KafkaSource(config, EventDecoder(LimitsConfig(), "kafka"), queue, metrics, dedup, spans, max_batch_events=512)

@@ -1,7 +1,9 @@
 """Kafka source: a consumer group member feeding the pipeline, at least once.
 
-kafka-python is blocking, so the consumer lives on its own thread and hands
-batches to the event loop. The rules that keep counts right:
+The client library (kafka-python by default, confluent-kafka with the `confluent`
+extra: kafka.client) is blocking, so the consumer lives on its own thread and
+hands batches to the event loop. The rules, the same on both clients, that keep
+counts right:
 
 - A polled batch goes into the pipeline queue as one unit with an ack; the
   ack (called once every event of it went through the pipeline) marks its
@@ -39,13 +41,8 @@ import queue
 import threading
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 import structlog
-from kafka import KafkaConsumer, KafkaProducer
-from kafka.consumer.subscription_state import AsyncConsumerRebalanceListener
-from kafka.errors import KafkaError
-from kafka.structs import OffsetAndMetadata, TopicPartition
 from prometheus_client import Counter
 
 from ragpulse.collector.config import KafkaConfig, KafkaTopic
@@ -54,6 +51,7 @@ from ragpulse.collector.dedup import DedupWindow
 from ragpulse.collector.errors import EventError, RejectReason, ShuttingDown
 from ragpulse.collector.events import Envelope
 from ragpulse.collector.queue import EventQueue
+from ragpulse.collector.sources.kafka.client import Backend, ClientError, Consumer, Partition, Producer, Record
 from ragpulse.collector.sources.otlp.intake import SpanIntake
 from ragpulse.collector.sources.otlp.spans import Span, decode_protobuf
 from ragpulse.exporters.metrics import Metrics
@@ -63,8 +61,8 @@ POLL_TIMEOUT_MS = 100
 HEALTH_EVERY_SECONDS = 1.0
 REVOKE_WAIT_SECONDS = 10.0
 EXPORT_COMMIT_TIMEOUT_SECONDS = 5.0
-HEALTH_TIMEOUT_MS = 2000
-BOOTSTRAP_TIMEOUT_MS = 10_000
+HEALTH_TIMEOUT_SECONDS = 2.0
+RESTORE_TIMEOUT_SECONDS = 30.0
 
 log = structlog.get_logger("ragpulse.kafka")
 
@@ -102,28 +100,15 @@ def otlp_proto_codec(rejected: Counter) -> Codec:
     return decode
 
 
-def client_settings(config: KafkaConfig) -> dict[str, Any]:
-    """Connection and security settings shared by the consumer, the producer and the restore reader."""
-    settings: dict[str, Any] = {
-        "bootstrap_servers": [s.strip() for s in (config.bootstrap_servers or "").split(",") if s.strip()],
-        "client_id": config.client_id,
-        "security_protocol": config.security_protocol,
-    }
-    if config.security_protocol in ("SSL", "SASL_SSL"):
-        settings.update(
-            ssl_cafile=config.ssl_cafile,
-            ssl_certfile=config.ssl_certfile,
-            ssl_keyfile=config.ssl_keyfile,
-            ssl_password=config.secret("ssl_password"),
-            ssl_check_hostname=config.ssl_check_hostname,
-        )
-    if config.sasl_mechanism is not None:
-        settings.update(
-            sasl_mechanism=config.sasl_mechanism,
-            sasl_plain_username=config.sasl_username,
-            sasl_plain_password=config.secret("sasl_password"),
-        )
-    return settings
+def backend(config: KafkaConfig) -> Backend:
+    """The configured client library; confluent-kafka is imported only when chosen."""
+    if config.client == "confluent-kafka":
+        from ragpulse.collector.sources.kafka.confluent import ConfluentBackend
+
+        return ConfluentBackend(config)
+    from ragpulse.collector.sources.kafka.kafka_python import KafkaPythonBackend
+
+    return KafkaPythonBackend(config)
 
 
 class KafkaSource:
@@ -147,28 +132,28 @@ class KafkaSource:
         self._queue = queue_
         self._metrics = metrics
         self._dedup = dedup
-        self._settings = client_settings(config)
+        self._backend = backend(config)
         self._up = metrics.source_up.labels(source=SOURCE)
         self._up.set(0)
         self._not_ready: str | None = f"kafka: connecting to {config.bootstrap_servers}"
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
-        self._consumer: KafkaConsumer | None = None
-        self._producer: KafkaProducer | None = None
+        self._consumer: Consumer | None = None
+        self._producer: Producer | None = None
         # Intake stops first (drain), then the consumer closes (after the last scrape).
         self._intake_stopped = threading.Event()
         self._intake_idle = threading.Event()
         self._closing = threading.Event()
         # Offsets, keyed by partition: "next offset to read" semantics, as Kafka commits them.
         self._lock = threading.Condition()
-        self._assigned: set[TopicPartition] = set()
-        self._processed: dict[TopicPartition, int] = {}
-        self._committed: dict[TopicPartition, int] = {}
+        self._assigned: set[Partition] = set()
+        self._processed: dict[Partition, int] = {}
+        self._committed: dict[Partition, int] = {}
         self._in_flight = 0
-        self._newly_assigned: set[TopicPartition] = set()
+        self._newly_assigned: set[Partition] = set()
         # What this process processed, kept across reconnects: where to resume a partition.
-        self._resume: dict[TopicPartition, int] = {}
-        self._commit_requests: queue.SimpleQueue[tuple[dict[TopicPartition, int], concurrent.futures.Future[None]]] = (
+        self._resume: dict[Partition, int] = {}
+        self._commit_requests: queue.SimpleQueue[tuple[dict[Partition, int], concurrent.futures.Future[None]]] = (
             queue.SimpleQueue()
         )
         self._last_export = time.monotonic()
@@ -240,27 +225,16 @@ class KafkaSource:
                 backoff = min(backoff * 2, self._config.retry_backoff_max_seconds)
         self._close_consumer()
         if self._producer is not None:
-            self._producer.close(timeout=5)
+            self._producer.close()
         self._intake_idle.set()
 
-    def _connect(self) -> KafkaConsumer:
-        consumer = KafkaConsumer(
-            group_id=self._config.group_id,
-            enable_auto_commit=False,
-            auto_offset_reset=self._config.auto_offset_reset,
-            max_poll_records=self._config.max_poll_records,
-            session_timeout_ms=int(self._config.session_timeout_seconds * 1000),
-            bootstrap_timeout_ms=BOOTSTRAP_TIMEOUT_MS,
-            # Members learn of a rebalance from heartbeats: keep them frequent (the Java default, 3 s).
-            heartbeat_interval_ms=int(min(3.0, self._config.session_timeout_seconds / 3) * 1000),
-            **self._settings,
-        )
-        listener = _RebalanceListener(self, consumer, self._metrics.kafka_commits, self._metrics.kafka_commit_failures)
-        consumer.subscribe(list(self._topics), listener=listener)
-        log.info("kafka consumer connected", group=self._config.group_id, topics=list(self._topics))
+    def _connect(self) -> Consumer:
+        consumer = self._backend.consumer(list(self._topics), self)
+        log.info("kafka consumer connected", group=self._config.group_id, topics=list(self._topics),
+                 client=self._backend.name)
         return consumer
 
-    def _consume(self, consumer: KafkaConsumer) -> None:
+    def _consume(self, consumer: Consumer) -> None:
         next_health = 0.0
         while not self._closing.is_set():
             self._serve_commit_requests(consumer)
@@ -280,12 +254,12 @@ class KafkaSource:
                 self._intake_idle.set()
                 self._poll_paused(consumer)
                 continue
-            records = consumer.poll(timeout_ms=POLL_TIMEOUT_MS, max_records=self._config.max_poll_records)
+            records = consumer.poll(POLL_TIMEOUT_MS / 1000, self._config.max_poll_records)
             self._settle_assignment(consumer)
             if records:
                 self._hand_over(consumer, records)
 
-    def _hand_over(self, consumer: KafkaConsumer, records: dict[TopicPartition, list[Any]]) -> None:
+    def _hand_over(self, consumer: Consumer, records: dict[Partition, list[Record]]) -> None:
         with self._lock:
             # Records of a partition revoked since poll returned belong to the next owner now.
             # Counting the batch in flight under the same lock makes a revoke that comes later
@@ -294,7 +268,7 @@ class KafkaSource:
             if not records:
                 return
             self._in_flight += 1
-        parts: list[tuple[list[Envelope], dict[TopicPartition, int]]] = [([], {})]
+        parts: list[tuple[list[Envelope], dict[Partition, int]]] = [([], {})]
         spans: list[Span] = []
         for tp, messages in records.items():
             topic = self._topics[tp.topic]
@@ -302,7 +276,7 @@ class KafkaSource:
             processed = self._processed.get(tp, -1)
             size = 0
             for message in messages:
-                value = message.value or b""
+                value = message.value
                 size += len(value)
                 if message.offset < processed:
                     continue  # processed by this process before a reconnect: resumed past it
@@ -347,7 +321,7 @@ class KafkaSource:
                 self._in_flight -= len(parts) - queued
                 self._lock.notify_all()
 
-    def _wait_for_handed(self, consumer: KafkaConsumer) -> None:
+    def _wait_for_handed(self, consumer: Consumer) -> None:
         handed, self._handed = self._handed, None
         if handed is None:
             return
@@ -363,10 +337,10 @@ class KafkaSource:
                 self._poll_paused(consumer)
                 self._serve_commit_requests(consumer)
         if self._paused and not self._intake_stopped.is_set():
-            consumer.resume(*consumer.paused())
+            consumer.resume_all()
             self._paused = False
 
-    def _ack_callback(self, offsets: dict[TopicPartition, int]) -> Callable[[], None]:
+    def _ack_callback(self, offsets: dict[Partition, int]) -> Callable[[], None]:
         def ack() -> None:  # on the event loop, once the pipeline processed the batch
             with self._lock:
                 for tp, offset in offsets.items():
@@ -377,23 +351,21 @@ class KafkaSource:
 
         return ack
 
-    def _pause(self, consumer: KafkaConsumer) -> None:
-        assignment = consumer.assignment()
-        if assignment:
-            consumer.pause(*assignment)
+    def _pause(self, consumer: Consumer) -> None:
+        consumer.pause(consumer.assignment())
         self._paused = True
 
-    def _poll_paused(self, consumer: KafkaConsumer) -> None:
-        records = consumer.poll(timeout_ms=POLL_TIMEOUT_MS)
+    def _poll_paused(self, consumer: Consumer) -> None:
+        records = consumer.poll(POLL_TIMEOUT_MS / 1000, self._config.max_poll_records)
         self._settle_assignment(consumer)
         # A partition assigned during this poll is not paused yet: rewind what it returned
         # so the records are read again after resume, never dropped.
         for tp, messages in records.items():
             consumer.seek(tp, messages[0].offset)
-            consumer.pause(tp)
+            consumer.pause([tp])
 
-    def _serve_commit_requests(self, consumer: KafkaConsumer) -> None:
-        merged: dict[TopicPartition, int] = {}
+    def _serve_commit_requests(self, consumer: Consumer) -> None:
+        merged: dict[Partition, int] = {}
         waiting: list[concurrent.futures.Future[None]] = []
         while True:
             try:
@@ -411,7 +383,7 @@ class KafkaSource:
             for done in waiting:
                 done.set_result(None)
 
-    def _commit(self, consumer: KafkaConsumer, offsets: dict[TopicPartition, int], trigger: str) -> None:
+    def _commit(self, consumer: Consumer, offsets: dict[Partition, int], trigger: str) -> None:
         with self._lock:
             due = {
                 tp: offset
@@ -422,9 +394,9 @@ class KafkaSource:
             return
         try:
             if self._producer is not None:
-                self._producer.flush(timeout=10)  # dead letters are durable before their offsets move on
-            consumer.commit({tp: OffsetAndMetadata(offset, "", -1) for tp, offset in due.items()})
-        except KafkaError as exc:
+                self._producer.flush(10)  # dead letters are durable before their offsets move on
+            consumer.commit(due)
+        except ClientError as exc:
             self._metrics.kafka_commit_failures.inc()
             log.warning("offset commit failed", trigger=trigger, error=f"{type(exc).__name__}: {exc}")
             return
@@ -432,12 +404,12 @@ class KafkaSource:
             self._committed.update(due)
         self._metrics.kafka_commits.labels(trigger=trigger).inc()
 
-    def _dead_letter(self, message: Any, error: EventError) -> None:
+    def _dead_letter(self, message: Record, error: EventError) -> None:
         self._metrics.events_invalid.labels(source=SOURCE, reason=error.reason.value).inc()
         log.info(
             "kafka message rejected",
-            topic=message.topic,
-            partition=message.partition,
+            topic=message.partition.topic,
+            partition=message.partition.partition,
             offset=message.offset,
             reason=error.reason.value,
             field=error.field,
@@ -446,38 +418,34 @@ class KafkaSource:
         if topic is None:
             return
         if self._producer is None:
-            self._producer = KafkaProducer(acks="all", linger_ms=5, **self._settings)
+            self._producer = self._backend.producer()
         headers = [
             ("ragpulse.error.reason", error.reason.value.encode()),
             ("ragpulse.error.field", error.field.encode()),
             ("ragpulse.error.message", error.message.encode()),
-            ("ragpulse.origin.topic", message.topic.encode()),
-            ("ragpulse.origin.partition", str(message.partition).encode()),
+            ("ragpulse.origin.topic", message.partition.topic.encode()),
+            ("ragpulse.origin.partition", str(message.partition.partition).encode()),
             ("ragpulse.origin.offset", str(message.offset).encode()),
         ]
-        self._producer.send(topic, value=message.value, key=message.key, headers=headers)
-        self._metrics.kafka_dead_letters.labels(topic=message.topic).inc()
+        self._producer.send(topic, message.value, message.key, headers)
+        self._metrics.kafka_dead_letters.labels(topic=message.partition.topic).inc()
 
-    def _check_health(self, consumer: KafkaConsumer) -> None:
-        """A real round trip: end offsets of the assigned partitions (they also give the lag),
-        or the committed offset of one partition when nothing is assigned."""
-        assignment = list(consumer.assignment())
+    def _check_health(self, consumer: Consumer) -> None:
+        """A real round trip: the lag of the assigned partitions (end offsets from the broker),
+        or a metadata or committed-offset request when nothing is assigned."""
+        assignment = consumer.assignment()
         try:
             if assignment:
-                ends = consumer.end_offsets(assignment, timeout_ms=HEALTH_TIMEOUT_MS)
+                lags = consumer.lag(assignment, HEALTH_TIMEOUT_SECONDS)
             else:
-                consumer.committed(TopicPartition(next(iter(self._topics)), 0), timeout_ms=HEALTH_TIMEOUT_MS)
-                ends = {}
-        except KafkaError as exc:
-            self._set_health(False, f"kafka: no answer from {self._config.bootstrap_servers}: {type(exc).__name__}")
+                consumer.ping(HEALTH_TIMEOUT_SECONDS)
+                lags = {}
+        except ClientError as exc:
+            self._set_health(False, f"kafka: no answer from {self._config.bootstrap_servers}: {exc}"[:300])
             return
         self._set_health(True, None)
-        for tp, end in ends.items():
-            try:
-                position = consumer.position(tp, timeout_ms=HEALTH_TIMEOUT_MS)
-            except KafkaError:
-                continue
-            self._metrics.kafka_lag.labels(topic=tp.topic, partition=str(tp.partition)).set(max(0, end - position))
+        for tp, lag in lags.items():
+            self._metrics.kafka_lag.labels(topic=tp.topic, partition=str(tp.partition)).set(lag)
 
     def _set_health(self, up: bool, reason: str | None) -> None:
         if reason != self._not_ready:
@@ -492,7 +460,7 @@ class KafkaSource:
         if self._consumer is None:
             return
         try:
-            self._consumer.close(autocommit=False)
+            self._consumer.close()
         except Exception as exc:
             log.warning("closing the kafka consumer failed", error=f"{type(exc).__name__}: {exc}")
         self._consumer = None
@@ -503,12 +471,12 @@ class KafkaSource:
             self._committed.clear()
             self._newly_assigned.clear()
 
-    # -- rebalance callbacks: kafka-python runs them on its IO thread, inside poll ----------
-    # They must not call blocking consumer APIs there; what needs one (committed offsets,
-    # the dedup restore) runs on the consumer thread after poll returns, before any record
-    # of the new partitions is handed over.
+    # -- rebalance callbacks (client.RebalanceHandler), from inside poll --------------------
+    # kafka-python runs them on its IO thread, where blocking consumer calls are not allowed;
+    # so what needs one (committed offsets, the dedup restore) runs on the consumer thread
+    # after poll returns, before any record of the new partitions is handed over.
 
-    def offsets_to_commit_on_revoke(self, revoked: set[TopicPartition]) -> dict[TopicPartition, OffsetAndMetadata]:
+    def offsets_to_commit_on_revoke(self, revoked: set[Partition]) -> dict[Partition, int]:
         if self._closing.is_set():
             return {}  # leaving the group: the last scrape committed what it exported
         # Let the pipeline finish what we handed over, then commit it for the next owner.
@@ -519,12 +487,19 @@ class KafkaSource:
         log.info("kafka partitions revoked", partitions=len(revoked), waited_for_pipeline_s=round(waited, 3))
         with self._lock:
             return {
-                tp: OffsetAndMetadata(offset, "", -1)
+                tp: offset
                 for tp, offset in self._processed.items()
                 if tp in revoked and offset > self._committed.get(tp, -1)
             }
 
-    def forget(self, revoked: set[TopicPartition]) -> None:
+    def revoke_commit_done(self, error: str | None) -> None:
+        if error is None:
+            self._metrics.kafka_commits.labels(trigger="rebalance").inc()
+        else:
+            self._metrics.kafka_commit_failures.inc()
+            log.warning("offset commit on rebalance failed", error=error)
+
+    def forget(self, revoked: set[Partition]) -> None:
         with self._lock:
             for tp in revoked:
                 self._assigned.discard(tp)
@@ -535,27 +510,23 @@ class KafkaSource:
             with contextlib.suppress(KeyError):  # no lag was exported for it yet
                 self._metrics.kafka_lag.remove(tp.topic, str(tp.partition))
 
-    def note_assigned(self, assigned: set[TopicPartition]) -> None:
+    def note_assigned(self, assigned: set[Partition]) -> None:
         self._metrics.kafka_rebalances.inc()
         with self._lock:
             self._assigned.update(assigned)
             self._metrics.kafka_assigned.set(len(self._assigned))
             self._newly_assigned.update(assigned)
         if (self._paused or self._intake_stopped.is_set()) and assigned and self._consumer is not None:
-            self._consumer.pause(*assigned)
+            self._consumer.pause(assigned)
 
     # -- on the consumer thread, after poll ----------------------------------------------------
 
-    def _settle_assignment(self, consumer: KafkaConsumer) -> None:
+    def _settle_assignment(self, consumer: Consumer) -> None:
         with self._lock:
             assigned, self._newly_assigned = self._newly_assigned, set()
         if not assigned:
             return
-        committed = {}
-        for tp in assigned:
-            offset = consumer.committed(tp)
-            if offset is not None:
-                committed[tp] = offset
+        committed = consumer.committed(assigned)
         resumed = {}
         with self._lock:
             self._committed.update(committed)
@@ -574,7 +545,7 @@ class KafkaSource:
             self._restore_dedup(consumer, committed)
         log.info("kafka partitions assigned", partitions=sorted(f"{tp.topic}/{tp.partition}" for tp in assigned))
 
-    def _restore_dedup(self, consumer: KafkaConsumer, committed: dict[TopicPartition, int]) -> None:
+    def _restore_dedup(self, consumer: Consumer, committed: dict[Partition, int]) -> None:
         since_ms = int((time.time() - self._config.dedup_restore_seconds) * 1000)
         starts = consumer.offsets_for_times({tp: since_ms for tp in committed})
         ranges = {}
@@ -582,67 +553,21 @@ class KafkaSource:
             found = starts.get(tp)
             if found is None:
                 continue  # nothing that recent
-            start = max(found.offset, end - self._config.dedup_restore_max_messages, 0)
+            start = max(found, end - self._config.dedup_restore_max_messages, 0)
             if start < end:
                 ranges[tp] = (start, end)
         if not ranges:
             return
-        identities = self._read_identities(ranges)
+        identities: list[int] = []
+        for record in self._backend.read(ranges, RESTORE_TIMEOUT_SECONDS):
+            topic = self._topics[record.partition.topic]
+            try:
+                events, _ = self._codecs[topic.encoding](record.value, topic)
+                identities.extend(e.identity for e in events)
+            except Exception:  # noqa: BLE001 - it went to the dead letters, not the window
+                pass
         if identities and self._loop is not None:
             # Scheduled before any batch of these partitions, so the pipeline sees them first.
             self._loop.call_soon_threadsafe(self._dedup.remember, identities)
         self._metrics.kafka_dedup_restored.inc(len(identities))
         log.info("dedup window restored from kafka", identities=len(identities), partitions=len(ranges))
-
-    def _read_identities(self, ranges: dict[TopicPartition, tuple[int, int]]) -> list[int]:
-        reader = KafkaConsumer(group_id=None, enable_auto_commit=False, **self._settings)
-        identities: list[int] = []
-        try:
-            reader.assign(list(ranges))
-            for tp, (start, _) in ranges.items():
-                reader.seek(tp, start)
-            remaining = set(ranges)
-            deadline = time.monotonic() + 30
-            while remaining and time.monotonic() < deadline:
-                for tp, messages in reader.poll(timeout_ms=200, max_records=5000).items():
-                    end = ranges[tp][1]
-                    for message in messages:
-                        if message.offset >= end:
-                            break
-                        topic = self._topics[tp.topic]
-                        try:
-                            events, _ = self._codecs[topic.encoding](message.value or b"", topic)
-                            identities.extend(e.identity for e in events)
-                        except Exception:  # noqa: BLE001 - it went to the dead letters, not the window
-                            pass
-                    if messages[-1].offset >= end - 1:
-                        remaining.discard(tp)
-                        reader.pause(tp)
-        finally:
-            reader.close(autocommit=False)
-        return identities
-
-
-class _RebalanceListener(AsyncConsumerRebalanceListener):
-    """Async so the revoke commit can be awaited before the group moves the partitions on."""
-
-    def __init__(self, source: KafkaSource, consumer: KafkaConsumer, commits: Counter, failures: Counter) -> None:
-        self._source = source
-        self._consumer = consumer
-        self._commits = commits
-        self._failures = failures
-
-    async def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
-        offsets = self._source.offsets_to_commit_on_revoke(set(revoked))
-        if offsets:
-            try:
-                await self._consumer.commit_async(offsets)
-                self._commits.labels(trigger="rebalance").inc()
-            except KafkaError as exc:
-                self._failures.inc()
-                log.warning("offset commit on rebalance failed", error=f"{type(exc).__name__}: {exc}")
-        self._source.forget(set(revoked))
-
-    async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
-        self._source.note_assigned(set(assigned))
-
