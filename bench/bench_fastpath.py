@@ -48,12 +48,12 @@ def load_payload(events: int, path: str | None) -> list[bytes]:
     return payload
 
 
-def run(events: int, batch: int, repeats: int, stages: str, payload_path: str | None) -> None:
-    payload = load_payload(events, payload_path)
+def measure(payload: list[bytes], batch: int, repeats: int, stages: str) -> tuple[float, float]:
+    """Median seconds spent decoding and in the pipeline stages, over `repeats` fresh services."""
+    events = len(payload)
     bodies = [b"\n".join(payload[i : i + batch]) for i in range(0, events, batch)]
-    mean_size = sum(map(len, payload)) / len(payload)
 
-    async def measure() -> tuple[float, float]:
+    async def once() -> tuple[float, float]:
         # A fresh service per repeat: the dedup window must not see the events twice.
         service = Service(config(stages), CollectorRegistry())
         decoder, pipeline = service.ingest._decoder, service.pipeline  # noqa: SLF001 - the bench drives internals directly
@@ -74,9 +74,14 @@ def run(events: int, batch: int, repeats: int, stages: str, payload_path: str | 
     tune_gc()  # as `ragpulse run` does
     gc.collect()
     for _ in range(repeats):
-        results.append(asyncio.run(measure()))
-    decode = statistics.median(r[0] for r in results)
-    process = statistics.median(r[1] for r in results)
+        results.append(asyncio.run(once()))
+    return statistics.median(r[0] for r in results), statistics.median(r[1] for r in results)
+
+
+def run(events: int, batch: int, repeats: int, stages: str, payload_path: str | None) -> None:
+    payload = load_payload(events, payload_path)
+    mean_size = sum(map(len, payload)) / len(payload)
+    decode, process = measure(payload, batch, repeats, stages)
     print(f"python {platform.python_version()} on {platform.machine()}, {events} events of {mean_size:.0f} B, "
           f"NDJSON batches of {batch}, stages: {stages}")
     print(f"decode+validate : {events / decode:>10,.0f} events/s  ({1e6 * decode / events:.1f} us/event)")

@@ -1,7 +1,11 @@
-"""Kafka -> metrics: one `ragpulse run` process against a bare kafka-python consume loop, same topic, same run.
+"""Kafka -> metrics: `ragpulse run` on each Kafka client against bare consume loops and the in-process fast path.
 
     scripts/kafka.sh start   # then
-    KAFKA_BOOTSTRAP=127.0.0.1:PORT python bench/bench_kafka.py [--events 200000] [--partitions 4]
+    KAFKA_BOOTSTRAP=127.0.0.1:PORT python bench/bench_kafka.py [--events 200000] [--partitions 4] [--rounds 2]
+
+Each round, on the same topic: a bare kafka-python loop, ragpulse with kafka.client kafka-python, a bare
+confluent-kafka loop, ragpulse with kafka.client confluent-kafka, and the in-process fast path
+(bench_fastpath.measure, shipped defaults) on the same event bytes: the ceiling a Kafka source can reach.
 
 SCRAPE_EVERY (seconds, default 0.2) sets the scraper's period; BENCH_RAGPULSE_ARGS adds flags to
 `ragpulse run` (e.g. "--set kafka.max_poll_records=500").
@@ -25,6 +29,7 @@ import urllib.request
 import uuid
 from pathlib import Path
 
+from bench_fastpath import measure
 from common import free_port, processed_total, sized_events
 from kafka import KafkaConsumer, KafkaProducer
 from kafka.admin import KafkaAdminClient, NewTopic
@@ -59,12 +64,10 @@ def bare_loop(bootstrap: str, topic: str, count: int) -> float:
 SCRAPE_EVERY = float(os.environ.get("SCRAPE_EVERY", "0.2"))
 
 
-def confluent_loop(bootstrap: str, topic: str, count: int) -> float | None:
-    """The same bare loop on confluent-kafka (librdkafka does fetching in C), when it is installed."""
-    try:
-        from confluent_kafka import Consumer
-    except ImportError:
-        return None
+def confluent_loop(bootstrap: str, topic: str, count: int) -> float:
+    """The same bare loop on confluent-kafka (librdkafka does fetching in C)."""
+    from confluent_kafka import Consumer
+
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"confluent-{uuid.uuid4().hex[:6]}",
                          "auto.offset.reset": "earliest", "enable.auto.commit": False})
     consumer.subscribe([topic])
@@ -80,7 +83,7 @@ def confluent_loop(bootstrap: str, topic: str, count: int) -> float | None:
     return elapsed
 
 
-def ragpulse_loop(bootstrap: str, topic: str, count: int) -> float:
+def ragpulse_loop(bootstrap: str, topic: str, count: int, client: str) -> float:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     exe = shutil.which("ragpulse", path=str(Path(sys.executable).parent)) or "ragpulse"
@@ -88,6 +91,7 @@ def ragpulse_loop(bootstrap: str, topic: str, count: int) -> float:
         [exe, "run", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--set", "otlp.enabled=false",
          "--set", f"kafka.bootstrap_servers={bootstrap}", "--set", f"kafka.group_id=rp-{uuid.uuid4().hex[:6]}",
          "--set", f"kafka.topics=[{{name: {topic}}}]", "--set", "kafka.dedup_restore_seconds=0",
+         "--set", f"kafka.client={client}",
          *os.environ.get("BENCH_RAGPULSE_ARGS", "").split()],
         env={**os.environ, "RAGPULSE_LOGGING__FORMAT": "json"},
     )
@@ -111,21 +115,26 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--events", type=int, default=200_000)
     parser.add_argument("--partitions", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
     bootstrap = os.environ["KAFKA_BOOTSTRAP"]
     topic = f"bench-{uuid.uuid4().hex[:8]}"
     payload = sized_events(args.events)
     produce(bootstrap, topic, payload, args.partitions)
-
-    bare = bare_loop(bootstrap, topic, args.events)
-    ours = ragpulse_loop(bootstrap, topic, args.events)
-    confluent = confluent_loop(bootstrap, topic, args.events)
-    print(f"python {platform.python_version()}, {args.events} events of 2048 B on {args.partitions} partitions")
-    print(f"bare kafka-python loop : {args.events / bare:>9,.0f} msg/s ({1e6 * bare / args.events:.1f} us/msg)")
-    print(f"ragpulse (to /metrics) : {args.events / ours:>9,.0f} events/s ({1e6 * ours / args.events:.1f} us/event)")
-    print(f"ratio                  : {bare / ours:.2f}x of the bare loop")
-    if confluent is not None:
-        print(f"bare confluent-kafka   : {args.events / confluent:>9,.0f} msg/s ({1e6 * confluent / args.events:.1f} us/msg)")
+    n = args.events
+    print(f"python {platform.python_version()}, {n} events of 2048 B on {args.partitions} partitions")
+    print("round | bare kafka-python | ragpulse on kafka-python | bare confluent-kafka | ragpulse on confluent-kafka"
+          " | in-process fast path | kafka-python / fast path | confluent / fast path")
+    for round_ in range(1, args.rounds + 1):
+        bare = bare_loop(bootstrap, topic, n)
+        on_kafka_python = ragpulse_loop(bootstrap, topic, n, "kafka-python")
+        confluent = confluent_loop(bootstrap, topic, n)
+        on_confluent = ragpulse_loop(bootstrap, topic, n, "confluent-kafka")
+        decode, process = measure(payload, 500, 1, "default")
+        fast_path = decode + process
+        print(f"{round_} | {n / bare:,.0f} msg/s | {n / on_kafka_python:,.0f} events/s | "
+              f"{n / confluent:,.0f} msg/s | {n / on_confluent:,.0f} events/s | {n / fast_path:,.0f} events/s | "
+              f"{fast_path / on_kafka_python:.2f}x | {fast_path / on_confluent:.2f}x", flush=True)
 
 
 if __name__ == "__main__":

@@ -37,6 +37,8 @@ class Pipeline:
     ) -> None:
         self.queue = queue
         self._stages = list(stages)
+        # A stage cheaper done once per batch than once per event offers `prepare(batch)`.
+        self._preparers = [(name, stage.prepare) for name, stage in self._stages if hasattr(stage, "prepare")]
         self._exporters = list(exporters)
         self._metrics = metrics
         self._max_batch = max_batch_events
@@ -78,6 +80,12 @@ class Pipeline:
             await asyncio.sleep(0)  # let sources and /metrics run between batches
 
     def process(self, batch: Sequence[Envelope]) -> None:
+        for name, prepare in self._preparers:
+            try:
+                prepare(batch)
+            except Exception:  # the stage then does its work event by event
+                self._metrics.stage_errors.labels(stage=name).inc()
+                log.exception("pipeline component failed", component=name, source="batch")
         for envelope in batch:
             current: Envelope | None = envelope
             for name, stage in self._stages:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ragpulse.collector.config import Config
-from ragpulse.collector.events import Chunk, TraceEvent
+from ragpulse.collector.events import Chunk, Envelope, TraceEvent
 from ragpulse.scorers.fallback import FallbackDetector
 
 
@@ -18,35 +20,35 @@ def event(answer: str, chunks: list[Chunk] | None = None, fallback: bool | None 
     return TraceEvent(trace_id="t", query="q", answer=answer, chunks=chunks, fallback=fallback)
 
 
-@pytest.mark.parametrize(
-    ("answer", "rule"),
-    [
-        ("I'm sorry, I couldn't find any information about that in our help center.", "en_not_found"),
-        ("I could not find the details of that policy.", "en_not_found"),
-        ("We were unable to locate any records matching your request.", "en_not_found"),
-        ("I couldn’t find anything about drones.", "en_not_found"),  # typographic apostrophe
-        ("I can't find any information on that order.", "en_not_found"),
-        ("I can't answer that based on the documents I have.", "en_cannot_answer"),
+REFUSALS = [
+    ("I'm sorry, I couldn't find any information about that in our help center.", "en_not_found"),
+    ("I could not find the details of that policy.", "en_not_found"),
+    ("We were unable to locate any records matching your request.", "en_not_found"),
+    ("I couldn’t find anything about drones.", "en_not_found"),  # typographic apostrophe
+    ("I can't find any information on that order.", "en_not_found"),
+    ("I can't answer that based on the documents I have.", "en_cannot_answer"),
         # Contractions right after the subject (issue: local judge): the alternatives used to sit after a space.
-        ("I'm not able to help with that request.", "en_cannot_answer"),
-        ("I'm unable to answer that.", "en_cannot_answer"),
-        ("We're unable to help with that.", "en_cannot_answer"),
-        ("We’re not able to answer your question.", "en_cannot_answer"),
-        ("I'm unable to find any information about that.", "en_not_found"),
-        ("Sorry, I don't have information on that. Would you like to talk to an agent?", "en_no_information"),
-        ("I do not have enough information to answer.", "en_no_information"),
-        ("No relevant documents were found for your question.", "en_no_information"),
-        ("Unfortunately, I'm not able to help with this request.", "en_cannot_answer"),  # the first rule that fires
-        ("Sorry, we can't say for certain.", "en_apology_refusal"),
-        ("Sorry, I don't know.", "en_apology_refusal"),
-        ("抱歉，我无法回答这个问题。", "zh_apology_refusal"),
-        ("抱歉，没有找到相关信息。", "zh_not_found"),
-        ("对不起，我找不到相关的内容。", "zh_not_found"),
-        ("知识库中没有关于无人机的资料。", "zh_not_found"),
-        ("很遗憾，没有找到。", "zh_not_found"),
-        ("不好意思，我不清楚这个政策。", "zh_apology_refusal"),
-    ],
-)
+    ("I'm not able to help with that request.", "en_cannot_answer"),
+    ("I'm unable to answer that.", "en_cannot_answer"),
+    ("We're unable to help with that.", "en_cannot_answer"),
+    ("We’re not able to answer your question.", "en_cannot_answer"),
+    ("I'm unable to find any information about that.", "en_not_found"),
+    ("Sorry, I don't have information on that. Would you like to talk to an agent?", "en_no_information"),
+    ("I do not have enough information to answer.", "en_no_information"),
+    ("No relevant documents were found for your question.", "en_no_information"),
+    ("Unfortunately, I'm not able to help with this request.", "en_cannot_answer"),  # the first rule that fires
+    ("Sorry, we can't say for certain.", "en_apology_refusal"),
+    ("Sorry, I don't know.", "en_apology_refusal"),
+    ("抱歉，我无法回答这个问题。", "zh_apology_refusal"),
+    ("抱歉，没有找到相关信息。", "zh_not_found"),
+    ("对不起，我找不到相关的内容。", "zh_not_found"),
+    ("知识库中没有关于无人机的资料。", "zh_not_found"),
+    ("很遗憾，没有找到。", "zh_not_found"),
+    ("不好意思，我不清楚这个政策。", "zh_apology_refusal"),
+]
+
+
+@pytest.mark.parametrize(("answer", "rule"), REFUSALS)
 def test_refusals_are_detected_with_the_rule_that_fired(answer: str, rule: str) -> None:
     assert detector().detect(event(answer, chunks=[Chunk(text="x")])) == rule
 
@@ -92,3 +94,33 @@ def test_custom_rules_and_their_order() -> None:
     assert d.detect(event("Leider konnte ich keine Informationen finden.")) == "de_not_found"
     assert d.detect(event("SORRY!")) == "any_sorry"  # case-insensitive
     assert d.rule_names == ["explicit", "empty_retrieval", "de_not_found", "any_sorry"]
+
+
+ANSWERS = [answer for answer, _ in REFUSALS] + [
+    "Returns are accepted within 14 days.", "", "Sorry", "sorry\nI cannot say", "我们无法找到相关信息。", "OK.",
+    "no information here", "Information: none, sorry.", "\n", "can't\nfind",
+]
+# Rules whose matches depend on where an answer starts and ends, or could run into the next answer.
+TRICKY_RULES = [("starts_sorry", r"^sorry"), ("ends_ok", r"ok\.$"), ("greedy", r"information[^!]*"),
+                ("empty_answer", r"^$"), ("across_lines", r"(?s)sorry.*say"), ("zh", "无法找到")]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(ANSWERS) | st.text(alphabet="abc sorryOK.\n!无法找到", max_size=30), max_size=40),
+       st.sampled_from(["default", "tricky", "both"]))
+def test_a_batch_is_decided_exactly_as_its_answers_one_by_one(answers: list[str], rules: str) -> None:
+    """`prepare` joins a batch's answers for one search: it must change no event's rule."""
+    default = [(r.name, r.pattern) for r in Config().all_fallback_rules()]
+    chosen = {"default": default, "tricky": TRICKY_RULES, "both": TRICKY_RULES + default}[rules]
+    batched = FallbackDetector(chosen, empty_retrieval=True)
+    envelopes = [Envelope(event(answer), source="test", received_at=0.0, identity=i) for i, answer in enumerate(answers)]
+    batched.prepare(envelopes)
+    one_by_one = FallbackDetector(chosen, empty_retrieval=True)
+    assert [batched(e).fallback_rule for e in envelopes] == [one_by_one.detect(e.event) for e in envelopes]
+
+
+def test_a_rule_anchored_to_the_whole_text_turns_the_joined_search_off() -> None:
+    detector_ = FallbackDetector([("starts", r"\Asorry")], empty_retrieval=True)
+    envelopes = [Envelope(event(answer), source="test", received_at=0.0, identity=i) for i, answer in enumerate(["ok", "sorry"])]
+    detector_.prepare(envelopes)
+    assert [detector_(e).fallback_rule for e in envelopes] == [None, "starts"]

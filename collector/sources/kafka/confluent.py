@@ -15,6 +15,7 @@ from ragpulse.collector.sources.kafka.client import ClientError, Partition, Reba
 
 # librdkafka pre-fetches into a local queue; this caps it in bytes (its default is 64 MiB).
 PREFETCH_MAX_KIB = 16 * 1024
+FETCH_QUEUE_BACKOFF_MS = 20
 ERROR_LOG_EVERY_SECONDS = 60.0
 
 log = structlog.get_logger("ragpulse.kafka")
@@ -82,6 +83,9 @@ class _Consumer:
             "session.timeout.ms": int(config.session_timeout_seconds * 1000),
             "heartbeat.interval.ms": int(min(3.0, config.session_timeout_seconds / 3) * 1000),
             "queued.max.messages.kbytes": PREFETCH_MAX_KIB,
+            # Once the queue is at its cap librdkafka waits this long before fetching again (1 s by
+            # default): the pipeline drains 16 MiB in about that, and then sat idle (docs/BENCHMARKS.md).
+            "fetch.queue.backoff.ms": FETCH_QUEUE_BACKOFF_MS,
         })
         self._consumer.subscribe(topics, on_assign=self._on_assign, on_revoke=self._on_revoke, on_lost=self._on_lost)
 

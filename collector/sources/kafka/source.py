@@ -26,8 +26,9 @@ counts right:
   what was processed (the process lives on and is scraped later).
 - On shutdown intake stops, the consumer stays in the group to serve the
   scrapes of the drain, then leaves without committing more.
-- When the queue is full the consumer pauses its partitions and keeps
-  polling (heartbeats, rebalances) without fetching: memory stays bounded.
+- When the queue is full the consumer waits for it (up to 2 s), then pauses
+  its partitions and keeps polling (rebalances) without fetching: memory
+  stays bounded (librdkafka's pre-fetch has its own byte cap).
 - On assignment, identities of recently committed messages are read back
   into the dedup window, so duplicates across a restart are still caught.
 """
@@ -60,6 +61,10 @@ SOURCE = "kafka"
 POLL_TIMEOUT_MS = 100
 HEALTH_EVERY_SECONDS = 1.0
 REVOKE_WAIT_SECONDS = 10.0
+# A full queue is waited for this long before the partitions are paused and polled: a pause throws
+# away what the client pre-fetched (both clients fetch it again on resume), and short waits are the
+# steady state when the pipeline is the bottleneck.
+PAUSE_AFTER_SECONDS = 2.0
 EXPORT_COMMIT_TIMEOUT_SECONDS = 5.0
 HEALTH_TIMEOUT_SECONDS = 2.0
 RESTORE_TIMEOUT_SECONDS = 30.0
@@ -325,17 +330,20 @@ class KafkaSource:
         handed, self._handed = self._handed, None
         if handed is None:
             return
+        waiting_since = time.monotonic()
         while True:
             try:
                 handed.result(timeout=POLL_TIMEOUT_MS / 1000)
                 break
             except concurrent.futures.TimeoutError:
-                # The queue is full: stop fetching but keep polling, or the group would evict us.
+                self._serve_commit_requests(consumer)
+                if time.monotonic() - waiting_since < PAUSE_AFTER_SECONDS:
+                    continue  # heartbeats go on on the client's own thread; nothing more is fetched meanwhile
+                # Still full: stop fetching but poll again, so that a rebalance is served and the group keeps us.
                 if not self._paused:
                     self._metrics.kafka_pauses.inc()
                 self._pause(consumer)
                 self._poll_paused(consumer)
-                self._serve_commit_requests(consumer)
         if self._paused and not self._intake_stopped.is_set():
             consumer.resume_all()
             self._paused = False
