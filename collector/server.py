@@ -9,9 +9,9 @@ from collections.abc import Awaitable, Callable, Sequence
 import structlog
 from aiohttp import web
 from prometheus_client import CollectorRegistry
-from prometheus_client.exposition import choose_encoder
 
 from ragpulse.collector.sources.http import HttpIngest, json_response
+from ragpulse.exporters.exposition import TextExposition
 from ragpulse.exporters.metrics import Metrics
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -34,6 +34,7 @@ def build_app(
     api_routes: Sequence[web.RouteDef] = (),
 ) -> web.Application:
     expected = f"Bearer {auth_token}".encode() if auth_token else None
+    exposition = TextExposition(registry)
 
     @web.middleware
     async def observe(request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -68,7 +69,7 @@ def build_app(
             return _error(500, "internal_error", "ragpulse failed on this request; see its log")
 
     async def get_metrics(request: web.Request) -> web.Response:
-        encoder, content_type = choose_encoder(request.headers.get("Accept", ""))
+        encoder, content_type = exposition.encoder(request.headers.get("Accept", ""))
         body = encoder(registry)
         # What this body counts is now exported: sources may commit it (Kafka offsets) before
         # the scraper gets it. Each hook snapshots synchronously, right after the render.

@@ -137,7 +137,16 @@ def spans_of(request: ExportTraceServiceRequest) -> DecodedSpans:
 
 
 def _attributes(pairs: Any) -> dict[str, Any]:
-    return {pair.key: _value(pair.value) for pair in pairs}
+    # Scalars inline: a function call per attribute was a fifth of decoding a span.
+    attributes = {}
+    for pair in pairs:
+        value = pair.value
+        kind = value.WhichOneof("value")
+        if kind == "array_value" or kind == "kvlist_value":
+            attributes[pair.key] = _value(value)
+        else:
+            attributes[pair.key] = getattr(value, kind) if kind is not None else None
+    return attributes
 
 
 def _value(value: AnyValue) -> Any:

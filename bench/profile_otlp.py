@@ -1,0 +1,102 @@
+"""Where an OTLP span's cost goes, in-process, stage by stage (the receiver's own work, no network).
+
+    python bench/profile_otlp.py [--traces 20000] [--repeats 3]
+
+The bench payload (LlamaIndex-shaped traces of 8 spans, requests of 512 spans) through the shipped
+defaults: protobuf parsing, spans to Python records, the assembler, mapping a trace's spans to an
+event, the event's validation, the pipeline's stages, and one /metrics exposition after the run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import platform
+import statistics
+import time
+from collections import defaultdict
+
+import msgspec
+from otlp_payload import SPANS_PER_TRACE, batches
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from prometheus_client import CollectorRegistry, generate_latest
+
+from ragpulse.collector.config import Config, parse_config
+from ragpulse.collector.service import Service, tune_gc
+from ragpulse.collector.sources.otlp.mapping import feedback_of
+from ragpulse.collector.sources.otlp.spans import spans_of
+
+
+def config() -> Config:
+    data = msgspec.to_builtins(Config())
+    data["results"]["sqlite_path"] = None
+    return parse_config(data)
+
+
+def once(bodies: list[bytes], spans_total: int) -> dict[str, float]:
+    seconds: dict[str, float] = defaultdict(float)
+
+    async def run() -> None:
+        service = Service(config(), CollectorRegistry())
+        intake, pipeline = service.spans, service.pipeline
+        assembler, decoder = intake.assembler, intake._decoder  # noqa: SLF001 - the profile times internals
+        for body in bodies:
+            t0 = time.perf_counter()
+            request = ExportTraceServiceRequest()
+            request.ParseFromString(body)
+            t1 = time.perf_counter()
+            spans = spans_of(request).spans
+            t2 = time.perf_counter()
+            for span in spans:
+                if span.events:
+                    feedback_of(span)
+            assembler.add(spans)
+            t3 = time.perf_counter()
+            assembled = assembler.flush()  # each request holds whole traces: every one is complete here
+            t4 = time.perf_counter()
+            envelopes = [decoder.accept(event, size) for event, size in assembled]
+            t5 = time.perf_counter()
+            pipeline.process(envelopes)
+            t6 = time.perf_counter()
+            for stage, start, end in (("protobuf parse", t0, t1), ("spans to records", t1, t2),
+                                      ("assembler add", t2, t3), ("assemble + map", t3, t4),
+                                      ("event validation", t4, t5), ("pipeline stages", t5, t6)):
+                seconds[stage] += end - start
+        t0 = time.perf_counter()
+        exposition = generate_latest(service.registry)
+        seconds["one scrape"] = time.perf_counter() - t0
+        seconds["series"] = sum(1 for line in exposition.splitlines() if line and not line.startswith(b"#"))
+        traces = service.registry.get_sample_value("ragpulse_events_processed_total", {"type": "trace"})
+        assert traces == spans_total // SPANS_PER_TRACE, traces
+
+    asyncio.run(run())
+    return seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--traces", type=int, default=20_000)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    bodies = batches(args.traces)
+    spans_total = args.traces * SPANS_PER_TRACE
+    tune_gc()
+    gc.collect()
+    runs = [once(bodies, spans_total) for _ in range(args.repeats)]
+    print(f"python {platform.python_version()}, {args.traces} traces of {SPANS_PER_TRACE} spans, "
+          f"{len(bodies)} requests, median of {args.repeats}")
+    print("| stage | µs per span | µs per trace | share |")
+    print("|---|---|---|---|")
+    stages = [k for k in runs[0] if k not in ("one scrape", "series")]
+    total = sum(statistics.median(r[k] for r in runs) for k in stages)
+    for stage in stages:
+        s = statistics.median(r[stage] for r in runs)
+        print(f"| {stage} | {1e6 * s / spans_total:.2f} | {1e6 * s / args.traces:.1f} | {100 * s / total:.0f}% |")
+    print(f"| total | {1e6 * total / spans_total:.2f} | {1e6 * total / args.traces:.1f} | |")
+    print(f"one /metrics exposition after the run: {1e3 * statistics.median(r['one scrape'] for r in runs):.2f} ms "
+          f"for {int(runs[0]['series'])} series")
+
+
+if __name__ == "__main__":
+    main()
