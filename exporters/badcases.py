@@ -80,7 +80,20 @@ class RetainedStore:
     def purge(self) -> None:
         raise NotImplementedError
 
+    def _begin(self) -> None:
+        """Writes go into one transaction until the writer flushes (a transaction a record cost most of a write)."""
+        if not self._db.in_transaction:
+            self._db.execute("BEGIN")
+
+    def flush(self) -> None:
+        try:
+            if self._db.in_transaction:
+                self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise OSError(f"{type(self).__name__}: {exc}") from exc
+
     def close(self) -> None:
+        self.flush()
         self._db.close()
 
 
@@ -92,6 +105,7 @@ class BadCaseStore(RetainedStore):
         if not isinstance(record, JudgmentRecord) or record.stage is None:
             return
         try:
+            self._begin()
             self._db.execute(
                 "INSERT OR REPLACE INTO badcases VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (record.trace_id, record.judged_at, record.app, record.route, record.model, record.release,
@@ -105,6 +119,7 @@ class BadCaseStore(RetainedStore):
 
     def _append_signal(self, record: SignalRecord) -> None:
         try:  # a trace with no bad case has no row: nothing to append to
+            self._begin()
             self._db.execute("UPDATE badcases SET record = json_insert(record, '$.signals[#]', ?) WHERE trace_id = ?",
                              (record.signal, record.trace_id))
         except sqlite3.Error as exc:

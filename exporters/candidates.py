@@ -38,6 +38,7 @@ class CandidateStore(RetainedStore):
         if not isinstance(record, CandidateRecord):
             return
         try:  # the first signal of a kind on an answer makes its row; later ones change nothing
+            self._begin()
             self._db.execute("INSERT OR IGNORE INTO golden_candidates VALUES (?, ?, ?, ?)",
                              (record.trace_id, record.kind, record.at, self._encode(record).decode()))
             self._writes += 1

@@ -2,6 +2,9 @@
 files, Kafka topics) on one thread of their own, so disk and broker never hold up the event loop.
 
 The hand-over queue is bounded: when the sinks fall behind, records are dropped and counted.
+What is queued is written in batches (up to WRITE_BATCH records), sink by sink, and a sink with a
+`flush` is flushed after its part: the SQLite stores commit a batch in one transaction, where a
+transaction a record made the writer a sixth of the sidecar's CPU under OTLP load.
 A sink that fails (a full disk, a broker away) is counted and logged; the others still get the
 record, and judging goes on.
 """
@@ -20,6 +23,7 @@ from ragpulse.exporters.records import Record
 
 
 log = structlog.get_logger("ragpulse.results")
+WRITE_BATCH = 500
 
 
 class Sink(Protocol):
@@ -35,6 +39,7 @@ class ResultWriter:
         self._dropped = dropped
         self._errors = errors
         self._thread = threading.Thread(target=self._run, name="ragpulse-results", daemon=True)
+        self._closing = False
 
     def start(self) -> None:
         if self._sinks:
@@ -55,14 +60,41 @@ class ResultWriter:
         self._queue.put(None)
         self._thread.join(timeout)
 
+    def _next_batch(self) -> list[Record] | None:
+        """What is queued, up to WRITE_BATCH records, waiting for the first; None at the end."""
+        first = self._queue.get()
+        if first is None:
+            return None
+        batch = [first]
+        while len(batch) < WRITE_BATCH:
+            try:
+                record = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if record is None:
+                self._closing = True
+                break
+            batch.append(record)
+        return batch
+
     def _run(self) -> None:
-        while (record := self._queue.get()) is not None:
+        while (batch := self._next_batch()) is not None:
             for name, sink in self._sinks:
-                try:
-                    sink(record)
-                except Exception as exc:  # one record's failure (a full disk, a bug) never stops the writer
-                    self._errors.labels(sink=name).inc()
-                    log.warning("result sink failed", sink=name, error=f"{type(exc).__name__}: {exc}")
+                for record in batch:
+                    try:
+                        sink(record)
+                    except Exception as exc:  # one record's failure (a full disk, a bug) never stops the writer
+                        self._errors.labels(sink=name).inc()
+                        log.warning("result sink failed", sink=name, error=f"{type(exc).__name__}: {exc}")
+                flush = getattr(sink, "flush", None)
+                if flush is not None:
+                    try:
+                        flush()
+                    except Exception as exc:
+                        self._errors.labels(sink=name).inc()
+                        log.warning("result sink flush failed", sink=name, error=f"{type(exc).__name__}: {exc}")
+            if self._closing:
+                break
         for name, sink in self._sinks:
             try:
                 sink.close()

@@ -83,6 +83,7 @@ class ReviewQueueStore(badcases.RetainedStore):
 
     def __call__(self, record: Record) -> None:
         try:
+            self._begin()
             if isinstance(record, ReviewRecord):
                 write_review(self._db, record)
                 return

@@ -15,6 +15,7 @@ from ragpulse.collector.events import TraceEvent
 from ragpulse.exporters import badcases, badcases_view
 from ragpulse.exporters.badcases import BadCaseStore
 from ragpulse.exporters.records import build_record
+from ragpulse.exporters.results import ResultWriter
 from ragpulse.scorers.judge import Judgment
 from ragpulse.scorers.sampler import JudgeItem
 
@@ -35,6 +36,7 @@ def test_store_keeps_bad_cases_within_retention_and_max_rows(tmp_path: Path) -> 
         built = build_record(JudgeItem(event, False), Judgment(trace_id, "m", "v", groundedness=1), stage, "llm", 0.0, False)
         built.judged_at = at
         store(built)
+        store.flush()  # as the result writer does after each batch
 
     record("good", None, now[0])  # not a bad case: not stored
     for i in range(5):
@@ -145,6 +147,7 @@ def test_a_bad_case_is_found_by_its_id_or_a_unique_prefix_and_listed_whole(tmp_p
     for trace_id in ids:
         event = TraceEvent(trace_id=trace_id, query="q", answer="a", app="shop")
         store(build_record(JudgeItem(event, False), Judgment(trace_id, "m", "v", groundedness=1), "generation", "llm", 0.0, False))
+    store.flush()
     db = badcases.connect(tmp_path / "b.sqlite3")
     assert badcases.get_by_prefix(db, "d15d7d74a51667109d5f0b8e2c4a9e12")["trace_id"] == ids[1]  # type: ignore[index]
     with pytest.raises(badcases.AmbiguousPrefix, match="matches several bad cases"):
@@ -163,3 +166,37 @@ def test_a_bad_case_is_found_by_its_id_or_a_unique_prefix_and_listed_whole(tmp_p
     shown = subprocess.run([*ragpulse_command(), "badcases", "show", "0A", "--db", str(tmp_path / "b.sqlite3")],
                            capture_output=True, text=True, timeout=60)
     assert shown.returncode == 0 and "trace 0A1B_x" in shown.stdout
+
+
+def test_the_writer_stores_a_backlog_in_batches_one_transaction_each(tmp_path: Path) -> None:
+    registry = CollectorRegistry()
+    store = BadCaseStore(str(tmp_path / "b.sqlite3"), retention_seconds=86400, max_rows=10_000,
+                         dropped=Counter("dropped_total", "d", ["reason"], registry=registry))
+    flushes: list[int] = []
+
+    class Counting:
+        """A second sink: sees every record, and how they were grouped."""
+        seen = 0
+
+        def __call__(self, record: object) -> None:
+            self.seen += 1
+
+        def flush(self) -> None:
+            flushes.append(self.seen)
+
+        def close(self) -> None: ...
+
+    counting = Counting()
+    writer = ResultWriter([("sqlite", store), ("counting", counting)], capacity=2000,
+                          dropped=Counter("w_dropped_total", "d", ["reason"], registry=registry),
+                          errors=Counter("w_errors_total", "e", ["sink"], registry=registry))
+    for i in range(1200):  # queued before the writer starts: a backlog
+        event = TraceEvent(trace_id=f"t{i}", query="q", answer="a", app="shop")
+        writer.write(build_record(JudgeItem(event, False), Judgment(f"t{i}", "m", "v", groundedness=1), "generation", "llm",
+                                  0.0, False))
+    writer.start()
+    writer.close()
+    assert flushes == [500, 1000, 1200]
+    db = badcases.connect(tmp_path / "b.sqlite3")
+    assert db.execute("SELECT count(*) FROM badcases").fetchone()[0] == 1200
+    assert registry.get_sample_value("w_errors_total", {"sink": "sqlite"}) is None

@@ -287,6 +287,7 @@ def test_the_review_queue_keeps_audited_traces_within_retention_and_max_rows(tmp
     outside.judged_at = now[0]
     store(outside)
     store.purge()
+    store.flush()  # as the result writer does after each batch
     db = review_queue.connect(tmp_path / "q.sqlite3")
     assert [item["trace_id"] for item in review_queue.open_items(db, limit=10)] == ["t2", "t3", "t4"]
     assert value(registry, "dropped_total", reason="review_retention") == 1
