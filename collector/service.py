@@ -20,7 +20,6 @@ from pathlib import Path
 import msgspec
 import structlog
 from aiohttp import web
-from openai import AsyncOpenAI
 from prometheus_client import CollectorRegistry, Counter
 
 import ragpulse
@@ -37,14 +36,12 @@ from ragpulse.collector.sources.http import SOURCE as HTTP_SOURCE
 from ragpulse.collector.sources.http import HttpIngest
 from ragpulse.collector.sources.kafka import SOURCE as KAFKA_SOURCE
 from ragpulse.collector.sources.kafka import KafkaSource
-from ragpulse.collector.sources.kafka.kafka_python import client_settings
 from ragpulse.collector.sources.otlp.intake import SOURCE as OTLP_SOURCE
 from ragpulse.collector.sources.otlp.intake import SpanIntake
 from ragpulse.collector.sources.otlp.receiver import OtlpReceiver
 from ragpulse.exporters import badcases_api, calibration_api, review_queue
 from ragpulse.exporters.badcases import BadCaseStore
 from ragpulse.exporters.jsonl import JsonlSink
-from ragpulse.exporters.kafka_results import KafkaResultsSink
 from ragpulse.exporters.labels import LabelGuard
 from ragpulse.exporters.metrics import Metrics
 from ragpulse.exporters.prometheus import FastPathExporter
@@ -91,6 +88,8 @@ def tune_gc() -> None:
 
 def llm_judge(config: JudgeConfig, limiter: RequestRateLimiter, retries: Counter | None) -> LlmJudge:
     """The LLM judge of the config (base_url, key, model, prompt), behind `limiter`; retries counted when given."""
+    from openai import AsyncOpenAI  # 50 MB and half a second: loaded only for an LLM judge
+
     client = AsyncOpenAI(
         api_key=config.key() or "not-needed",  # local servers (vLLM, Ollama) take any key
         base_url=config.base_url,
@@ -133,6 +132,10 @@ def _result_sinks(config: Config, metrics: Metrics) -> list[tuple[str, Sink]]:
                                                    max_rows=config.probes.candidates_max_rows, dropped=metrics.results_dropped)))
     if results.jsonl_path:
         sinks.append(("jsonl", JsonlSink(results.jsonl_path, results.jsonl_max_bytes)))
+    if results.kafka_topic or audit.kafka_topic:
+        # kafka-python (24 MB) only for a sidecar that writes to Kafka
+        from ragpulse.collector.sources.kafka.kafka_python import client_settings
+        from ragpulse.exporters.kafka_results import KafkaResultsSink
     if results.kafka_topic:
         sinks.append(("kafka", KafkaResultsSink(results.kafka_topic, client_settings(config.kafka))))
     if audit.jsonl_path:

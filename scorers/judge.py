@@ -22,14 +22,15 @@ import time
 from dataclasses import dataclass, field
 from importlib import resources
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 import msgspec
-import openai
-from openai import AsyncOpenAI
 
 from ragpulse.collector.events import TraceEvent
 from ragpulse.scorers.budget import RequestRateLimiter
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
 
 BUILTIN_PROMPT = "judgment.v1"
 HALLUCINATION_AT_MOST = 2  # groundedness score
@@ -208,6 +209,8 @@ class LlmJudge:
 
     async def complete(self, prompt: str, response_format: dict[str, Any]) -> Completion:
         """One prompt, its text answer and usage; a failure is `error` (an exception type), never raised."""
+        import openai  # loaded with the client (collector/service.py): a sidecar without an LLM judge never needs it
+
         done = Completion()
         started = time.perf_counter()
         try:
@@ -226,6 +229,8 @@ class LlmJudge:
     async def _complete(self, prompt: str, done: Completion, response_format: dict[str, Any]):  # type: ignore[no-untyped-def]
         """One HTTP request per limiter slot: retries, and the plain retry after a server refused
         structured output, each take their own."""
+        import openai
+
         attempt = 0
         while True:
             await self._limiter.acquire()
