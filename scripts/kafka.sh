@@ -4,6 +4,7 @@
 #   scripts/kafka.sh start    start it (idempotent); prints KAFKA_BOOTSTRAP=127.0.0.1:PORT
 #   scripts/kafka.sh stop     stop it, keep its data (a later start reuses ports and data)
 #   scripts/kafka.sh clean    stop it and delete its data and ports
+#   scripts/kafka.sh sasl     print its SASL_PLAINTEXT listener (PLAIN; user ragpulse, password ragpulse-secret)
 #   scripts/kafka.sh status   say whether it runs, and where
 #
 # Needs Java 17+ and Maven: the broker jars come from Maven Central (scripts/kafka/pom.xml)
@@ -46,19 +47,23 @@ running() {
 }
 
 write_config() {
-    local broker_port controller_port
+    local broker_port controller_port sasl_port
     broker_port=$(free_port)
     controller_port=$(free_port)
     while [ "$controller_port" = "$broker_port" ]; do controller_port=$(free_port); done
+    sasl_port=$(free_port)
+    while [ "$sasl_port" = "$broker_port" ] || [ "$sasl_port" = "$controller_port" ]; do sasl_port=$(free_port); done
     mkdir -p "$RUN"
     cat > "$RUN/server.properties" <<PROPS
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:$controller_port
-listeners=PLAINTEXT://127.0.0.1:$broker_port,CONTROLLER://127.0.0.1:$controller_port
-advertised.listeners=PLAINTEXT://127.0.0.1:$broker_port
+listeners=PLAINTEXT://127.0.0.1:$broker_port,CONTROLLER://127.0.0.1:$controller_port,SASL_PLAINTEXT://127.0.0.1:$sasl_port
+advertised.listeners=PLAINTEXT://127.0.0.1:$broker_port,SASL_PLAINTEXT://127.0.0.1:$sasl_port
 controller.listener.names=CONTROLLER
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT
+sasl.enabled.mechanisms=PLAIN
+listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_ragpulse="ragpulse-secret";
 inter.broker.listener.name=PLAINTEXT
 log.dirs=$RUN/data
 num.partitions=1
@@ -72,6 +77,7 @@ share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
 PROPS
     echo "127.0.0.1:$broker_port" > "$RUN/bootstrap"
+    echo "127.0.0.1:$sasl_port" > "$RUN/sasl_bootstrap"
     # Like Kafka's own Uuid.randomUuid: never one that starts with "-", which its command line takes for a flag
     # (1 in 64 of them did, and the broker would not format).
     "$PYTHON" -c 'import base64, uuid
@@ -160,7 +166,8 @@ case "${1:-}" in
     start) start ;;
     stop) stop ;;
     clean) stop; rm -rf "$RUN" ;;
+    sasl) running && cat "$RUN/sasl_bootstrap" || { echo "scripts/kafka.sh: not running" >&2; exit 1; } ;;
     status)
         if running; then echo "running: KAFKA_BOOTSTRAP=$(cat "$RUN/bootstrap") (pid $(cat "$RUN/pid"))"; else echo "not running"; exit 1; fi ;;
-    *) echo "usage: scripts/kafka.sh start|stop|clean|status" >&2; exit 2 ;;
+    *) echo "usage: scripts/kafka.sh start|stop|clean|status|sasl" >&2; exit 2 ;;
 esac

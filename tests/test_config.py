@@ -157,6 +157,25 @@ def test_kafka_security_settings_and_secret_files(tmp_path: Path) -> None:
     assert settings["ssl_check_hostname"] is True
 
 
+def test_kafka_security_settings_in_librdkafka_names(tmp_path: Path) -> None:
+    from ragpulse.collector.sources.kafka.confluent import client_settings
+
+    secret, ca = tmp_path / "sasl", tmp_path / "ca.pem"
+    secret.write_text("from-file\n")
+    ca.write_text("-----BEGIN CERTIFICATE-----\n")
+    config = parse_config({"kafka": {"bootstrap_servers": "b1:9092, b2:9092", "client": "confluent-kafka",
+                                     "security_protocol": "SASL_SSL", "sasl_mechanism": "SCRAM-SHA-512",
+                                     "sasl_username": "rag", "sasl_password_file": str(secret), "ssl_cafile": str(ca),
+                                     "ssl_check_hostname": False}})
+    settings = client_settings(config.kafka)
+    assert settings["bootstrap.servers"] == "b1:9092,b2:9092"
+    assert (settings["security.protocol"], settings["sasl.mechanism"]) == ("SASL_SSL", "SCRAM-SHA-512")
+    assert (settings["sasl.username"], settings["sasl.password"]) == ("rag", "from-file")
+    assert settings["ssl.ca.location"] == str(ca)
+    assert settings["ssl.endpoint.identification.algorithm"] == "none"
+    assert "ssl.certificate.location" not in settings  # unset options are left to librdkafka's defaults
+
+
 @pytest.mark.parametrize(
     ("overrides", "path", "message"),
     [

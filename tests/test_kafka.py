@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
+import support
 from support import (
     RagpulseProcess,
     kafka_bootstrap,
@@ -403,3 +403,39 @@ def test_judgment_records_go_to_a_results_topic_and_the_audit_to_a_review_queue_
     lines = [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
     assert sorted(line["trace_id"] for line in lines) == ["fine", "wrong"]
     assert rp.metrics().total("ragpulse_results_sink_errors_total") == 0
+
+
+def test_sasl_plain_reads_the_topic_and_a_wrong_password_keeps_the_source_down(ragpulse_factory: Factory) -> None:
+    """The broker's SASL_PLAINTEXT listener (scripts/kafka.sh), user ragpulse; the password from the environment."""
+    import subprocess
+
+    from support import KAFKA_SCRIPT
+
+    sasl = subprocess.run([str(KAFKA_SCRIPT), "sasl"], check=True, capture_output=True, text=True, timeout=30).stdout.strip()
+    topic = unique("sasl")
+    create_topic(topic)
+    produce(topic, [encode(trace(f"s{i}")) for i in range(25)])
+    args = kafka_args(topic, unique("group"), bootstrap_servers=sasl, security_protocol="SASL_PLAINTEXT",
+                      sasl_mechanism="PLAIN", sasl_username="ragpulse")
+
+    rp = ragpulse_factory(*args, env={"RAGPULSE_KAFKA__SASL_PASSWORD": "ragpulse-secret"})
+    s = wait_caught_up(rp, topic, traces=25, timeout=150)
+    assert traces_total(s) == 25 and s.get_value("ragpulse_source_up", source="kafka") == 1
+
+    refused = ragpulse_factory(*args, env={"RAGPULSE_KAFKA__SASL_PASSWORD": "not-the-password"}, ready=False)
+    time.sleep(5)  # time enough to have read the topic, had it been let in
+
+    def kafka_reasons() -> list[str]:
+        return [reason for reason in http("GET", refused.url + "/readyz").json()["reasons"] if reason.startswith("kafka: ")]
+
+    # kafka-python tries its bootstrap for 10 s before it says why; until then the reason is "connecting".
+    wait_until(lambda: not kafka_reasons()[0].startswith("kafka: connecting"), timeout=60, what="a reason for the refusal")
+    reasons = kafka_reasons()
+    assert http("GET", refused.url + "/readyz").status == 503 and len(reasons) == 1
+    if support.kafka_client == "confluent-kafka":  # librdkafka says why; kafka-python only that it cannot bootstrap
+        assert "SASL authentication error" in reasons[0], reasons
+    else:
+        assert f"cannot reach {sasl}" in reasons[0] and "Unable to bootstrap" in reasons[0], reasons
+    s = refused.metrics()
+    assert s.get_value("ragpulse_source_up", source="kafka") == 0 and traces_total(s) == 0
+    assert "not-the-password" not in refused.log_path.read_text()

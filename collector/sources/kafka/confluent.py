@@ -54,9 +54,11 @@ class _ErrorLog:
 
     def __init__(self) -> None:
         self._last: dict[str, float] = {}
+        self.latest: str | None = None  # for the not-ready reason: "transport failure" alone hides a refused login
 
     def __call__(self, error: KafkaError) -> None:
         text, now = str(error), time.monotonic()
+        self.latest = error.str()
         if now - self._last.get(text, -ERROR_LOG_EVERY_SECONDS) >= ERROR_LOG_EVERY_SECONDS:
             self._last[text] = now
             log.warning("kafka client error", error=text)
@@ -74,6 +76,7 @@ class _Consumer:
     def __init__(self, config: KafkaConfig, settings: dict[str, Any], topics: list[str], handler: RebalanceHandler) -> None:
         self._handler = handler
         self._topics = topics
+        self._errors: _ErrorLog = settings["error_cb"]
         self._paused: set[Partition] = set()
         self._consumer = Consumer({
             **settings,
@@ -183,7 +186,7 @@ class _Consumer:
             # queue behind a long-polling fetch on the same connection (up to fetch.wait.max.ms each).
             self._consumer.committed(tps, timeout=timeout_s)
         except KafkaException as exc:
-            raise _error(exc) from exc
+            raise self._unreachable(exc) from exc
         lags = {}
         for tp in self._consumer.position(tps):
             # The end offset as of the last fetch response (librdkafka keeps it per partition).
@@ -196,7 +199,13 @@ class _Consumer:
         try:
             self._consumer.list_topics(self._topics[0], timeout=timeout_s)
         except KafkaException as exc:
-            raise _error(exc) from exc
+            raise self._unreachable(exc) from exc
+
+    def _unreachable(self, exc: KafkaException) -> ClientError:
+        error = _error(exc)
+        if self._errors.latest is not None:
+            error.args = (f"{error.args[0]} (the client's latest error: {self._errors.latest})",)
+        return error
 
     def offsets_for_times(self, times_ms: dict[Partition, int]) -> dict[Partition, int]:
         try:
