@@ -180,29 +180,31 @@ class Metrics:
             "ragpulse_otlp_feedback_unmapped_total", "gen_ai.evaluation.result events with neither a 1-5 score nor a pass/fail label."
         )
 
-        # Judging (the LLM judge, or the local one): coverage, verdicts, cost.
-        self.judgments = Counter(
+        # Judging (the LLM judge, or the local one): coverage, verdicts, cost. The verdict and score
+        # families are fast ones (updated on the event loop, where the workers record): with every
+        # verdict precreated per label set they hold most of a scrape's series (docs/BENCHMARKS.md).
+        self.judgments = CounterFamily(
             "ragpulse_judgments_total",
             "Judgments by judge (llm, local, rule), sample (routine: the base rate, unbiased; targeted: a stratum's "
             "class beyond it; feedback: judged because of a user signal, in no rate), metric and verdict. groundedness: grounded, hallucination, error; answer_relevancy: relevant, "
             "irrelevant, fallback, error; context_relevance: relevant, irrelevant, error.",
             [*labels, "judge", "sample", "metric", "verdict"],
-            registry=registry,
+            registry,
         )
-        self.judge_score = Histogram(
+        self.judge_score = HistogramFamily(
             "ragpulse_judge_score", "Judge scores by metric: groundedness and answer_relevancy 1-5, context_relevance "
-            "0-3 (the best chunk).", ["judge", "sample", "metric"], buckets=(0, 1, 2, 3, 4, 5), registry=registry,
+            "0-3 (the best chunk).", ["judge", "sample", "metric"], registry, (0, 1, 2, 3, 4, 5),
         )
         self.judge_supported_share = Histogram(
             "ragpulse_judge_supported_claims_ratio", "Share of an answer's claims the chunks support.", ["judge"],
             buckets=(0.2, 0.4, 0.6, 0.8, 0.99, 1.0), registry=registry,
         )
-        self.badcases = Counter(
+        self.badcases = CounterFamily(
             "ragpulse_badcases_total",
             "Judged bad cases by sample (routine, targeted, feedback) and the stage that failed: retrieval, generation, "
             "knowledge_gap, over_refusal.",
             [*labels, "sample", "stage"],
-            registry=registry,
+            registry,
         )
         self.judge_judged = plain("ragpulse_judge_judged_total", "Traces judged (cache hits included), by priority class.", "priority")
         self.judge_skipped = plain(

@@ -18,9 +18,10 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import structlog
-from prometheus_client import CollectorRegistry, Counter
+from prometheus_client import CollectorRegistry
 
 from ragpulse.collector.events import TraceEvent
+from ragpulse.exporters.fast_metrics import CounterFamily
 from ragpulse.exporters.labels import LabelGuard
 from ragpulse.exporters.metrics import Metrics
 from ragpulse.exporters.records import build_record
@@ -298,11 +299,11 @@ class RateMetrics:
     """The counters a stratified estimate needs, declared beside the workers that count them."""
 
     def __init__(self, registry: CollectorRegistry, labels: Sequence[str]) -> None:
-        self.stratum_judgments = Counter(
+        self.stratum_judgments = CounterFamily(  # recorded on the event loop: a fast family
             "ragpulse_judge_stratum_judgments_total",
             "Judgments of the routine and targeted samples by stratum at arrival and fallback: verdict hallucination, "
             "grounded or error for answers; over_refusal, knowledge_gap or error for fallbacks. n_s and the "
             "positives of the stratified estimate; feedback-triggered judgments are not counted.",
             [*labels, "judge", "fallback", "stratum", "verdict"],
-            registry=registry,
+            registry,
         )
