@@ -71,10 +71,11 @@ class TextExposition:
         timestamp = "" if sample.timestamp is None else f" {int(float(sample.timestamp) * 1000):d}"
         if not sample.labels:
             return f"{sample.name} {number(sample.value)}{timestamp}\n"
-        key = tuple(sorted(sample.labels.items()))
+        key = tuple(sample.labels.items())  # a metric builds its label dicts in one order: sorted only once
         labels = self._labels.get(key)
         if labels is None:
             if len(self._labels) >= MAX_CACHED_LABEL_SETS:
                 self._labels.clear()
-            labels = self._labels[key] = label_text([k for k, _ in key], [v for _, v in key])
+            ordered = sorted(key)
+            labels = self._labels[key] = label_text([k for k, _ in ordered], [v for _, v in ordered])
         return f"{sample.name}{{{labels}}} {number(sample.value)}{timestamp}\n"
