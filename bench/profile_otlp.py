@@ -20,10 +20,11 @@ from collections import defaultdict
 import msgspec
 from otlp_payload import SPANS_PER_TRACE, batches
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client import CollectorRegistry, disable_created_metrics
 
 from ragpulse.collector.config import Config, parse_config
 from ragpulse.collector.service import Service, tune_gc
+from ragpulse.exporters.exposition import TextExposition
 from ragpulse.collector.sources.otlp.mapping import feedback_of
 from ragpulse.collector.sources.otlp.spans import spans_of
 
@@ -63,8 +64,9 @@ def once(bodies: list[bytes], spans_total: int) -> dict[str, float]:
                                       ("assembler add", t2, t3), ("assemble + map", t3, t4),
                                       ("event validation", t4, t5), ("pipeline stages", t5, t6)):
                 seconds[stage] += end - start
+        writer = TextExposition(service.registry)
         t0 = time.perf_counter()
-        exposition = generate_latest(service.registry)
+        exposition = writer.render()
         seconds["one scrape"] = time.perf_counter() - t0
         seconds["series"] = sum(1 for line in exposition.splitlines() if line and not line.startswith(b"#"))
         traces = service.registry.get_sample_value("ragpulse_events_processed_total", {"type": "trace"})
@@ -81,7 +83,8 @@ def main() -> None:
     args = parser.parse_args()
     bodies = batches(args.traces)
     spans_total = args.traces * SPANS_PER_TRACE
-    tune_gc()
+    tune_gc()  # and no _created series: as `ragpulse run` does
+    disable_created_metrics()
     gc.collect()
     runs = [once(bodies, spans_total) for _ in range(args.repeats)]
     print(f"python {platform.python_version()}, {args.traces} traces of {SPANS_PER_TRACE} spans, "
