@@ -4,7 +4,9 @@
 FROM python:3.11-slim
 WORKDIR /src
 COPY . .
-RUN pip install --no-cache-dir . && rm -rf /src
+# With the confluent extra, so that kafka.client: confluent-kafka works from the chart's values (it is
+# imported only when chosen).
+RUN pip install --no-cache-dir ".[confluent]" && rm -rf /src
 RUN useradd --uid 10001 --no-create-home --shell /usr/sbin/nologin ragpulse && mkdir -p /var/lib/ragpulse \
     && chown 10001:10001 /var/lib/ragpulse
 USER 10001

@@ -16,6 +16,7 @@ from ragpulse.collector.sources.kafka.client import ClientError, Partition, Reba
 # librdkafka pre-fetches into a local queue; this caps it in bytes (its default is 64 MiB).
 PREFETCH_MAX_KIB = 16 * 1024
 FETCH_QUEUE_BACKOFF_MS = 20
+MAX_CONSUME_BATCH = 1_000_000  # librdkafka's limit for one consume()
 ERROR_LOG_EVERY_SECONDS = 60.0
 
 log = structlog.get_logger("ragpulse.kafka")
@@ -118,7 +119,7 @@ class _Consumer:
 
     def poll(self, timeout_s: float, max_records: int) -> dict[Partition, list[Record]]:
         try:
-            messages = self._consumer.consume(num_messages=max_records, timeout=timeout_s)
+            messages = self._consumer.consume(num_messages=min(max_records, MAX_CONSUME_BATCH), timeout=timeout_s)
         except KafkaException as exc:
             raise _error(exc) from exc
         records: dict[Partition, list[Record]] = {}

@@ -117,8 +117,8 @@ class _Consumer:
         return lags
 
     def ping(self, timeout_s: float) -> None:
-        # To the partition leader, not the group coordinator: an offset fetch while the group is
-        # joining can hold the consumer thread, and so the join itself (the slow first assignment).
+        # To the partition leader, not the group coordinator: keeps the health check out of the group's
+        # join (a suspect, not a proven cause, of the slow first assignment seen in CI).
         try:
             topic = next(iter(self._consumer.subscription() or ()), None)
             if topic is not None:
