@@ -1,8 +1,9 @@
 """Fast path in-process: decode + validate + the pipeline stages + Prometheus, events/s on one core.
 
-    python bench/bench_fastpath.py [--events 200000] [--batch 500] [--stages default|bare]
+    python bench/bench_fastpath.py [--events 200000] [--batch 500] [--stages default|bare|no_judge]
 
-default: the shipped configuration (dedup, fallback, local scorers, feedback join, judge sampler); bare:
+default: the shipped configuration (dedup, fallback, local scorers, feedback join, judge sampler); no_judge:
+the same with judge.mode off (no sampler); bare:
 dedup, fallback and the exporter only (local_scorers.enabled false, judge.mode off, satisfaction.enabled false). The judge workers do not
 run here: the sampler's queue fills and the rest is counted as skipped, as under overload.
 """
@@ -28,9 +29,10 @@ from ragpulse.collector.service import Service, tune_gc
 def config(stages: str) -> Config:
     data = msgspec.to_builtins(Config())
     data["results"]["sqlite_path"] = None
+    if stages in ("bare", "no_judge"):
+        data["judge"]["mode"] = "off"
     if stages == "bare":
         data["local_scorers"]["enabled"] = False
-        data["judge"]["mode"] = "off"
         data["satisfaction"]["enabled"] = False
     return parse_config(data)
 
@@ -94,7 +96,7 @@ if __name__ == "__main__":
     parser.add_argument("--events", type=int, default=200_000)
     parser.add_argument("--batch", type=int, default=500)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--stages", choices=["default", "bare"], default="default")
+    parser.add_argument("--stages", choices=["default", "bare", "no_judge"], default="default")
     parser.add_argument("--payload", help="read the events from this file (NDJSON), or write them there first")
     args = parser.parse_args()
     run(args.events, args.batch, args.repeats, args.stages, args.payload)

@@ -83,7 +83,7 @@ def confluent_loop(bootstrap: str, topic: str, count: int) -> float:
     return elapsed
 
 
-def ragpulse_loop(bootstrap: str, topic: str, count: int, client: str) -> float:
+def ragpulse_loop(bootstrap: str, topic: str, count: int, client: str, extra: list[str]) -> float:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     exe = shutil.which("ragpulse", path=str(Path(sys.executable).parent)) or "ragpulse"
@@ -91,7 +91,7 @@ def ragpulse_loop(bootstrap: str, topic: str, count: int, client: str) -> float:
         [exe, "run", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--set", "otlp.enabled=false",
          "--set", f"kafka.bootstrap_servers={bootstrap}", "--set", f"kafka.group_id=rp-{uuid.uuid4().hex[:6]}",
          "--set", f"kafka.topics=[{{name: {topic}}}]", "--set", "kafka.dedup_restore_seconds=0",
-         "--set", f"kafka.client={client}",
+         "--set", f"kafka.client={client}", *extra,
          *os.environ.get("BENCH_RAGPULSE_ARGS", "").split()],
         env={**os.environ, "RAGPULSE_LOGGING__FORMAT": "json"},
     )
@@ -116,21 +116,24 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=200_000)
     parser.add_argument("--partitions", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--stages", choices=["default", "no_judge"], default="default",
+                        help="no_judge: judge.mode off for ragpulse and the in-process fast path alike")
     args = parser.parse_args()
     bootstrap = os.environ["KAFKA_BOOTSTRAP"]
     topic = f"bench-{uuid.uuid4().hex[:8]}"
     payload = sized_events(args.events)
     produce(bootstrap, topic, payload, args.partitions)
     n = args.events
-    print(f"python {platform.python_version()}, {n} events of 2048 B on {args.partitions} partitions")
+    print(f"python {platform.python_version()}, {n} events of 2048 B on {args.partitions} partitions, stages {args.stages}")
     print("round | bare kafka-python | ragpulse on kafka-python | bare confluent-kafka | ragpulse on confluent-kafka"
           " | in-process fast path | kafka-python / fast path | confluent / fast path")
     for round_ in range(1, args.rounds + 1):
         bare = bare_loop(bootstrap, topic, n)
-        on_kafka_python = ragpulse_loop(bootstrap, topic, n, "kafka-python")
+        extra = ["--set", "judge.mode=off"] if args.stages == "no_judge" else []
+        on_kafka_python = ragpulse_loop(bootstrap, topic, n, "kafka-python", extra)
         confluent = confluent_loop(bootstrap, topic, n)
-        on_confluent = ragpulse_loop(bootstrap, topic, n, "confluent-kafka")
-        decode, process = measure(payload, 500, 1, "default")
+        on_confluent = ragpulse_loop(bootstrap, topic, n, "confluent-kafka", extra)
+        decode, process = measure(payload, 500, 1, args.stages)
         fast_path = decode + process
         print(f"{round_} | {n / bare:,.0f} msg/s | {n / on_kafka_python:,.0f} events/s | "
               f"{n / confluent:,.0f} msg/s | {n / on_confluent:,.0f} events/s | {n / fast_path:,.0f} events/s | "
