@@ -157,20 +157,18 @@ def query(
     limit: int = 50,
 ) -> list[dict[str, Any]]:
     """Bad cases, newest first, filtered by what is given."""
-    where: list[str] = []
-    args: list[object] = []
-    for column, value in (("app", app), ("route", route), ("stage", stage)):
-        if value is not None:
-            where.append(f"{column} = ?")
-            args.append(value)
-    if since is not None:
-        where.append("judged_at >= ?")
-        args.append(since)
-    if until is not None:
-        where.append("judged_at < ?")
-        args.append(until)
-    sql = "SELECT record FROM badcases" + (" WHERE " + " AND ".join(where) if where else "")
-    rows = connection.execute(sql + " ORDER BY judged_at DESC LIMIT ?", (*args, limit)).fetchall()
+    return select_records(connection, "badcases", "judged_at", limit, [
+        ("app = ?", app), ("route = ?", route), ("stage = ?", stage), ("judged_at >= ?", since), ("judged_at < ?", until),
+    ])
+
+
+def select_records(connection: sqlite3.Connection, table: str, time_column: str, limit: int,
+                   conditions: list[tuple[str, object]]) -> list[dict[str, Any]]:
+    """The records of `table`, newest first; each condition ("column = ?", value) applies when its value is given."""
+    given = [(clause, value) for clause, value in conditions if value is not None]
+    where = " WHERE " + " AND ".join(clause for clause, _ in given) if given else ""
+    rows = connection.execute(f"SELECT record FROM {table}{where} ORDER BY {time_column} DESC LIMIT ?",
+                              (*(value for _, value in given), limit)).fetchall()
     return [msgspec.json.decode(row[0]) for row in rows]
 
 

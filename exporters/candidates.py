@@ -8,10 +8,14 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-import msgspec
-
 from ragpulse.exporters import badcases
-from ragpulse.exporters.badcases import PURGE_EVERY_SECONDS, PURGE_EVERY_WRITES, RetainedStore, purge_table
+from ragpulse.exporters.badcases import (
+    PURGE_EVERY_SECONDS,
+    PURGE_EVERY_WRITES,
+    RetainedStore,
+    purge_table,
+    select_records,
+)
 from ragpulse.exporters.records import CandidateRecord, Record
 
 _SCHEMA = """
@@ -54,13 +58,4 @@ class CandidateStore(RetainedStore):
 
 
 def query(connection: sqlite3.Connection, *, kind: str | None, since: float | None, limit: int) -> list[dict[str, Any]]:
-    clauses, values = [], []
-    if kind is not None:
-        clauses.append("kind = ?")
-        values.append(kind)
-    if since is not None:
-        clauses.append("at >= ?")
-        values.append(since)
-    where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-    rows = connection.execute(f"SELECT record FROM golden_candidates {where} ORDER BY at DESC LIMIT ?", (*values, limit))
-    return [msgspec.json.decode(row[0]) for row in rows]
+    return select_records(connection, "golden_candidates", "at", limit, [("kind = ?", kind), ("at >= ?", since)])

@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from prometheus_client import CollectorRegistry
 from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4, choose_encoder
+from prometheus_client.metrics_core import Metric
 from prometheus_client.samples import Sample
 
 from ragpulse.exporters.fast_metrics import RenderedMetric, help_text, label_text, number
@@ -50,13 +51,13 @@ class TextExposition:
                 self._write(metric, output)
         return "".join(output).encode()
 
-    def _write(self, metric: object, output: list[str]) -> None:
-        name, typ = metric.name, metric.type  # type: ignore[attr-defined]
+    def _write(self, metric: Metric, output: list[str]) -> None:
+        name, typ = metric.name, metric.type
         suffix, typ = _RENAMED.get(typ, ("", typ))
-        documentation = help_text(metric.documentation)  # type: ignore[attr-defined]
+        documentation = help_text(metric.documentation)
         output.append(f"# HELP {name + suffix} {documentation}\n# TYPE {name + suffix} {typ}\n")
         later: dict[str, list[str]] = {}
-        for sample in metric.samples:  # type: ignore[attr-defined]
+        for sample in metric.samples:
             for openmetrics_suffix in _OPENMETRICS_ONLY_SUFFIXES:
                 if sample.name == name + openmetrics_suffix:  # a gauge of its own after the family, as prometheus_client does
                     later.setdefault(openmetrics_suffix, []).append(self._line(sample))

@@ -35,6 +35,7 @@ class Sink(Protocol):
 class ResultWriter:
     def __init__(self, sinks: Sequence[tuple[str, Sink]], capacity: int, dropped: Counter, errors: Counter) -> None:
         self._sinks = list(sinks)
+        self._flushes = [getattr(sink, "flush", None) for _, sink in self._sinks]  # aligned with _sinks
         self._queue: queue.Queue[Record | None] = queue.Queue(capacity)
         self._dropped = dropped
         self._errors = errors
@@ -79,14 +80,13 @@ class ResultWriter:
 
     def _run(self) -> None:
         while (batch := self._next_batch()) is not None:
-            for name, sink in self._sinks:
+            for (name, sink), flush in zip(self._sinks, self._flushes, strict=True):
                 for record in batch:
                     try:
                         sink(record)
                     except Exception as exc:  # one record's failure (a full disk, a bug) never stops the writer
                         self._errors.labels(sink=name).inc()
                         log.warning("result sink failed", sink=name, error=f"{type(exc).__name__}: {exc}")
-                flush = getattr(sink, "flush", None)
                 if flush is not None:
                     try:
                         flush()

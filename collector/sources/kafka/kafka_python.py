@@ -45,11 +45,11 @@ def client_settings(config: KafkaConfig) -> dict[str, Any]:
 
 
 def _records(polled: dict[TopicPartition, list[Any]]) -> dict[Partition, list[Record]]:
-    return {
-        Partition(tp.topic, tp.partition): [Record(Partition(tp.topic, tp.partition), m.offset, m.key, m.value or b"")
-                                            for m in messages]
-        for tp, messages in polled.items()
-    }
+    records = {}
+    for tp, messages in polled.items():
+        partition = Partition(tp.topic, tp.partition)
+        records[partition] = [Record(partition, m.offset, m.key, m.value or b"") for m in messages]
+    return records
 
 
 class _Consumer:
