@@ -1,3 +1,3 @@
-from ragpulse.collector.cli import main
+from ragpulse.app.cli import main
 
 raise SystemExit(main())

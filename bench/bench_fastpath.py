@@ -22,8 +22,9 @@ import msgspec
 from common import sized_events
 from prometheus_client import CollectorRegistry
 
-from ragpulse.collector.config import Config, parse_config
-from ragpulse.collector.service import Service, tune_gc
+from ragpulse.config import Config, parse_config
+from ragpulse.app.factories import tune_gc
+from ragpulse.app.service import Service
 
 
 def config(stages: str) -> Config:

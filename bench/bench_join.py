@@ -17,11 +17,11 @@ import random
 import statistics
 import time
 
-from prometheus_client import CollectorRegistry, Counter
+from prometheus_client import CollectorRegistry
 
-from ragpulse.collector.config import Config
+from ragpulse.config import Config
 from ragpulse.collector.events import Chunk, Envelope, FeedbackEvent, TraceEvent
-from ragpulse.exporters.labels import LabelGuard
+from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.scorers.join import FeedbackJoin, JoinMetrics
 from ragpulse.scorers.satisfaction import SatisfactionMetrics, SignalCounter
 
@@ -31,7 +31,7 @@ WORDS = ("return shoes order parcel warranty laptop refund express shipping cana
 
 def join() -> FeedbackJoin:
     config, registry = Config(), CollectorRegistry()
-    guard = LabelGuard(config.metrics.labels, 50, 2000, Counter("o_total", "o", ["label"], registry=registry))
+    guard = LabelGuard(config.metrics.labels, 50, 2000, registry)
     counter = SignalCounter(SatisfactionMetrics(registry, config.metrics.labels), guard, max_cached=8000)
     return FeedbackJoin(config.satisfaction, JoinMetrics(registry), counter, guard)
 

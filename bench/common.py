@@ -10,7 +10,7 @@ import urllib.request
 import msgspec
 from prometheus_client.parser import text_string_to_metric_families
 
-from ragpulse.collector.traffic import TrafficGenerator, TrafficProfile
+from ragpulse.app.traffic import TrafficGenerator, TrafficProfile
 
 
 def sized_events(count: int, size: int = 2048, *, seed: int = 7) -> list[bytes]:

@@ -20,13 +20,12 @@ from pathlib import Path
 import yaml
 from prometheus_client import CollectorRegistry
 
-from ragpulse.collector.config import Config
+from ragpulse.config import Config
 from ragpulse.collector.events import Chunk, TraceEvent
-from ragpulse.collector.service import fallback_detector, local_judge
-from ragpulse.exporters.labels import LabelGuard
-from ragpulse.exporters.metrics import Metrics
-from ragpulse.scorers.attribution import attribute
-from ragpulse.scorers.lexical import LexicalScorer
+from ragpulse.app.factories import fallback_detector, local_judge
+from ragpulse.collector.telemetry.labels import LabelGuard
+from ragpulse.judging.attribution import attribute
+from ragpulse.scorers.lexical import LexicalMetrics, LexicalScorer
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 TABLES = (DATA / "judge_cases.yaml", DATA / "judge_cases_holdout.yaml")
@@ -77,8 +76,8 @@ def evaluate(path: Path) -> Evaluation:
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     knowledge = data["knowledge_base"]
     config = Config()
-    metrics = Metrics(CollectorRegistry(), config.metrics, "eval")
-    lexical = LexicalScorer(metrics, LabelGuard(["app"], 10, 10, metrics.label_overflow))
+    registry = CollectorRegistry()
+    lexical = LexicalScorer(LexicalMetrics(registry, ["app"]), LabelGuard(["app"], 10, 10, registry))
     judge, fallback = local_judge(config.judge, CollectorRegistry()), fallback_detector(config)
     result = Evaluation(cases=len(data["cases"]))
     judge_scores: dict[bool, list[float]] = {True: [], False: []}

@@ -22,11 +22,12 @@ from otlp_payload import SPANS_PER_TRACE, batches
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from prometheus_client import CollectorRegistry, disable_created_metrics
 
-from ragpulse.collector.config import Config, parse_config
-from ragpulse.collector.service import Service, tune_gc
-from ragpulse.exporters.exposition import TextExposition
-from ragpulse.collector.sources.otlp.mapping import feedback_of
-from ragpulse.collector.sources.otlp.spans import spans_of
+from ragpulse.config import Config, parse_config
+from ragpulse.app.factories import tune_gc
+from ragpulse.app.service import Service
+from ragpulse.collector.telemetry.exposition import TextExposition
+from ragpulse.sources.otlp.mapping import feedback_of
+from ragpulse.sources.otlp.spans import spans_of
 
 
 def config() -> Config:

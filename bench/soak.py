@@ -31,7 +31,7 @@ from pathlib import Path
 import aiohttp
 from common import counter_total, free_port, processed_total, wait_ready
 
-from ragpulse.collector.traffic import TrafficGenerator, TrafficProfile
+from ragpulse.app.traffic import TrafficGenerator, TrafficProfile
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from test_hardening import export, otlp_trace  # noqa: E402 - the regression tests' OTLP builders

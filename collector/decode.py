@@ -15,9 +15,9 @@ from typing import Literal
 
 import msgspec
 
-from ragpulse.collector.config import LimitsConfig
+from ragpulse.config import LimitsConfig
 from ragpulse.collector.dedup import event_identity
-from ragpulse.collector.errors import EventError, RejectReason
+from ragpulse.errors import EventError, RejectReason
 from ragpulse.collector.events import (
     MAX_COUNT,
     MAX_ID_CHARS,

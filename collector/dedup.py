@@ -6,7 +6,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 
-from prometheus_client import Counter, Gauge
+from prometheus_client import CollectorRegistry, Counter, Gauge
 
 from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
 
@@ -28,6 +28,19 @@ def event_identity(event: TraceEvent | FeedbackEvent) -> int:
     if event.feedback_id:
         return hash("f\x00" + event.feedback_id)
     return hash(f"f\x00{event.trace_id}\x00{event.session_id}\x00{event.kind}\x00{event.value!r}\x00{event.timestamp!r}")
+
+
+class DedupMetrics:
+    """The dedup window's telemetry: duplicates dropped by type, identities held, identities forgotten early."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.duplicates = Counter("ragpulse_events_duplicate_total",
+                                  "Events dropped as duplicates of one seen in the dedup window.", ["type"], registry=registry)
+        for kind in ("trace", "feedback"):
+            self.duplicates.labels(type=kind)
+        self.entries = Gauge("ragpulse_dedup_window_entries", "Identities held in the dedup window.", registry=registry)
+        self.evicted = Counter("ragpulse_dedup_evicted_total",
+                               "Identities forgotten before their window ended because the window was full.", registry=registry)
 
 
 class DedupWindow:

@@ -11,12 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
+from typing import Annotated, Any, Literal, TypeAlias
 
 import msgspec
-
-if TYPE_CHECKING:
-    from ragpulse.scorers.lexical import LexicalScores
 
 # Ids and label values are short in every real producer; the bound keeps what ragpulse holds
 # per trace (dedup, joins, label caches) small whatever a client sends.
@@ -102,6 +99,15 @@ class FeedbackEvent(
 
 
 Event: TypeAlias = TraceEvent | FeedbackEvent
+
+
+class LexicalScores(msgspec.Struct, frozen=True):
+    """What the lexical scorer (scorers/lexical.py) finds, carried on the envelope for the judge sampler."""
+
+    groundedness: float | None  # share of the answer's units found in the chunks
+    answer_relevancy: float | None  # share of the question's units found in the answer
+    context_relevance: float | None  # share of the question's units found in the chunks
+    number_mismatch: bool  # the answer has a number (with its unit) that no chunk has
 
 
 @dataclass(slots=True)

@@ -12,16 +12,31 @@ import asyncio
 from collections.abc import Callable, Sequence
 
 import structlog
+from prometheus_client import CollectorRegistry, Counter
 
 from ragpulse.collector.events import Envelope, TraceEvent
 from ragpulse.collector.queue import EventQueue
 from ragpulse.collector.supervisor import Supervised, SupervisorMetrics
-from ragpulse.exporters.metrics import Metrics
+from ragpulse.collector.telemetry.fast_metrics import CounterFamily
 
 Stage = Callable[[Envelope], Envelope | None]
 Exporter = Callable[[Envelope], None]
 
 log = structlog.get_logger("ragpulse.pipeline")
+
+
+class PipelineMetrics:
+    """What the pipeline did with accepted events: processed, dropped, and the components that failed on one."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.processed = CounterFamily("ragpulse_events_processed_total", "Events that went through every pipeline stage.",
+                                       ["type"], registry)
+        self.dropped = Counter("ragpulse_events_dropped_total", "Accepted events lost before processing, by reason.",
+                               ["reason"], registry=registry)
+        self.dropped.labels(reason="shutdown_deadline")
+        # Components off the pipeline's task (judge workers, the embedding thread) count their failures here too.
+        self.stage_errors = Counter("ragpulse_stage_errors_total", "Exceptions raised by a pipeline stage or exporter.",
+                                    ["stage"], registry=registry)
 
 
 class Pipeline:
@@ -30,7 +45,7 @@ class Pipeline:
         queue: EventQueue,
         stages: Sequence[tuple[str, Stage]],
         exporters: Sequence[tuple[str, Exporter]],
-        metrics: Metrics,
+        metrics: PipelineMetrics,
         supervisor: SupervisorMetrics,
         *,
         max_batch_events: int,
@@ -42,8 +57,8 @@ class Pipeline:
         self._exporters = list(exporters)
         self._metrics = metrics
         self._max_batch = max_batch_events
-        self._processed_traces = metrics.events_processed.labels("trace")
-        self._processed_feedback = metrics.events_processed.labels("feedback")
+        self._processed_traces = metrics.processed.labels("trace")
+        self._processed_feedback = metrics.processed.labels("feedback")
         self.supervised = Supervised("pipeline", self._run, supervisor)
 
     async def start(self) -> None:
@@ -62,7 +77,7 @@ class Pipeline:
             lost = self.queue.discard_remaining()
             task.cancel()
             if lost:
-                self._metrics.events_dropped.labels(reason="shutdown_deadline").inc(lost)
+                self._metrics.dropped.labels(reason="shutdown_deadline").inc(lost)
                 log.warning("shutdown deadline passed, events dropped", dropped=lost, timeout_s=timeout)
         return lost
 

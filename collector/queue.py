@@ -10,7 +10,7 @@ from operator import attrgetter
 
 from prometheus_client import CollectorRegistry, Gauge
 
-from ragpulse.collector.errors import ShuttingDown
+from ragpulse.errors import ShuttingDown
 from ragpulse.collector.events import Envelope
 
 Ack = Callable[[], None]

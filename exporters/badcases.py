@@ -20,7 +20,7 @@ from typing import Any
 import msgspec
 from prometheus_client import Counter
 
-from ragpulse.exporters.records import JudgmentRecord, Record, SignalRecord
+from ragpulse.judging.records import JudgmentRecord, Record, SignalRecord
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS badcases (

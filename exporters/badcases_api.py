@@ -16,9 +16,9 @@ from typing import Any
 
 from aiohttp import web
 
-from ragpulse.collector.sources.http import json_response
+from ragpulse.exporters.api import json_response
 from ragpulse.exporters import badcases
-from ragpulse.scorers.attribution import STAGES
+from ragpulse.judging.attribution import STAGES
 
 MAX_LIMIT = 1000
 

@@ -16,10 +16,10 @@ from typing import Any
 
 from aiohttp import web
 
-from ragpulse.collector.config import CalibrationConfig
-from ragpulse.collector.sources.http import json_response
+from ragpulse.config import CalibrationConfig
+from ragpulse.exporters.api import json_response
 from ragpulse.exporters import badcases, review_queue
-from ragpulse.scorers.calibration import report
+from ragpulse.judging.agreement import report
 
 DEFAULT_SINCE = "30d"
 

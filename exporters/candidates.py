@@ -16,7 +16,7 @@ from ragpulse.exporters.badcases import (
     purge_table,
     select_records,
 )
-from ragpulse.exporters.records import CandidateRecord, Record
+from ragpulse.judging.records import CandidateRecord, Record
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS golden_candidates (

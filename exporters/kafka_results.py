@@ -13,7 +13,7 @@ import msgspec
 from kafka import KafkaProducer
 from kafka.errors import KafkaError
 
-from ragpulse.exporters.records import Record, Select, judgments_only
+from ragpulse.judging.records import Record, Select, judgments_only
 
 
 class KafkaResultsSink:

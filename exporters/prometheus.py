@@ -7,13 +7,56 @@ once (through the cardinality guard) and cached in a bounded dict.
 
 from __future__ import annotations
 
+from prometheus_client import CollectorRegistry
+
 from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
-from ragpulse.exporters.fast_metrics import FastCounter
-from ragpulse.exporters.labels import LabelGuard
-from ragpulse.exporters.metrics import Metrics
+from ragpulse.collector.telemetry.fast_metrics import CounterFamily, FastCounter, HistogramFamily
+from ragpulse.collector.telemetry.labels import LabelGuard
+from ragpulse.config import MetricsConfig
 
 # Feedback values that are bounded enough to be a label; others are "-".
 _VALUE_LABEL_KINDS = frozenset({"rating", "review"})
+
+
+class FastPathMetrics:
+    """The RAG service's signals, labelled by app/route/model/release: lock-free families, updated on every event."""
+
+    def __init__(self, registry: CollectorRegistry, config: MetricsConfig) -> None:
+        labels = list(config.labels)
+
+        def counter(name: str, doc: str, extra: tuple[str, ...] = ()) -> CounterFamily:
+            return CounterFamily(name, doc, [*labels, *extra], registry)
+
+        def histogram(name: str, doc: str, buckets: list[float]) -> HistogramFamily:
+            return HistogramFamily(name, doc, labels, registry, buckets)
+
+        self.traces = counter("ragpulse_traces_total", "Trace events processed (after dedup).")
+        self.fallbacks = counter(
+            "ragpulse_fallbacks_total", "Answers detected as fallbacks, by the signal or rule that fired.", ("rule",)
+        )
+        self.retrieval_empty = counter("ragpulse_retrieval_empty_total", "Traces whose retrieval returned no chunks.")
+        self.retrieval_chunks = histogram(
+            "ragpulse_retrieval_chunks", "Chunks retrieved per trace (traces that report retrieval).", config.chunk_buckets
+        )
+        self.retrieval_top_score = histogram(
+            "ragpulse_retrieval_top_score", "Highest retriever score among a trace's chunks.", config.score_buckets
+        )
+        self.retrieval_mean_score = histogram(
+            "ragpulse_retrieval_mean_score", "Mean retriever score of a trace's chunks.", config.score_buckets
+        )
+        self.chunk_age = histogram(
+            "ragpulse_retrieval_newest_chunk_age_seconds",
+            "Age of the newest retrieved chunk (updated_at) at the time of the trace.",
+            config.chunk_age_buckets_seconds,
+        )
+        self.latency = histogram(
+            "ragpulse_answer_latency_seconds", "End-to-end latency reported by the service.", config.latency_buckets_seconds
+        )
+        self.tokens = counter("ragpulse_tokens_total", "LLM tokens reported by the service, by kind.", ("kind",))
+        self.feedback = CounterFamily(
+            "ragpulse_feedback_total", "Feedback events processed (after dedup), by kind and bounded value.",
+            ["kind", "value"], registry,
+        )
 
 
 class _Series:
@@ -25,7 +68,7 @@ class _Series:
         "_fallback_parent", "_labels",
     )
 
-    def __init__(self, metrics: Metrics, labels: tuple[str, ...], overflowed: tuple[str, ...],
+    def __init__(self, metrics: FastPathMetrics, labels: tuple[str, ...], overflowed: tuple[str, ...],
                  fallback_rules: tuple[str, ...]) -> None:
         self.traces = metrics.traces.labels(*labels)
         self.retrieval_empty = metrics.retrieval_empty.labels(*labels)
@@ -51,7 +94,7 @@ class _Series:
 
 
 class FastPathExporter:
-    def __init__(self, metrics: Metrics, guard: LabelGuard, *, max_cached: int, fallback_rules: tuple[str, ...] = ()) -> None:
+    def __init__(self, metrics: FastPathMetrics, guard: LabelGuard, *, max_cached: int, fallback_rules: tuple[str, ...] = ()) -> None:
         self._metrics = metrics
         self._fallback_rules = fallback_rules
         self._guard = guard

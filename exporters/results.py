@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from typing import Protocol
 
 import structlog
-from prometheus_client import Counter
+from prometheus_client import CollectorRegistry, Counter
 
-from ragpulse.exporters.records import Record
+from ragpulse.judging.records import Record
 
 
 log = structlog.get_logger("ragpulse.results")
@@ -30,6 +30,23 @@ class Sink(Protocol):
     def __call__(self, record: Record) -> None: ...
 
     def close(self) -> None: ...
+
+
+class ResultMetrics:
+    """Records not kept (the writer's queue, the stores' retention and caps) and failed writes, by sink."""
+
+    DROP_REASONS = ("writer_full", "retention", "max_rows", "review_retention", "review_max_rows")
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.dropped = Counter(
+            "ragpulse_results_dropped_total",
+            "Judgment records not kept: writer_full (sinks behind), retention and max_rows (bad-case store), "
+            "review_retention and review_max_rows (review queue).", ["reason"], registry=registry,
+        )
+        for reason in self.DROP_REASONS:
+            self.dropped.labels(reason=reason)
+        self.sink_errors = Counter("ragpulse_results_sink_errors_total", "Failed writes of a judgment record, by sink.",
+                                   ["sink"], registry=registry)
 
 
 class ResultWriter:

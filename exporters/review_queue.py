@@ -18,8 +18,8 @@ from typing import Any
 import msgspec
 
 from ragpulse.exporters import badcases
-from ragpulse.exporters.records import Record, JudgmentRecord, ReviewRecord
-from ragpulse.scorers.calibration import AuditedJudgment, ReviewedRow, answer_length
+from ragpulse.judging.records import Record, JudgmentRecord, ReviewRecord
+from ragpulse.judging.agreement import AuditedJudgment, ReviewedRow, answer_length
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS review_queue (

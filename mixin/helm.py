@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from ragpulse.collector.config import Config
+from ragpulse.config import Config
 
 CHART_DIR = Path(__file__).resolve().parent.parent / "helm" / "ragpulse"
 

@@ -17,10 +17,10 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ragpulse.exporters.records import CandidateRecord
+from ragpulse.judging.records import CandidateRecord
 from ragpulse.exporters.results import ResultWriter
 from ragpulse.scorers.join import FeedbackJoin, Listener, Turn
-from ragpulse.scorers.sampler import in_sample
+from ragpulse.collector.sampling import in_sample
 from ragpulse.scorers.satisfaction import NEGATIVE, POSITIVE
 
 

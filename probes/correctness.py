@@ -15,7 +15,7 @@ from typing import Annotated
 import msgspec
 
 from ragpulse.collector.events import TraceEvent
-from ragpulse.scorers.judge import Judgment, LlmJudge, parse_verdict, response_format
+from ragpulse.judging.llm_judge import Judgment, LlmJudge, parse_verdict, response_format
 
 PROMPT_VERSION = "correctness.v1"
 _CLOSING_TAG = re.compile(r"</(question|reference_answer|answer)", re.IGNORECASE)

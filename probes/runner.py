@@ -30,7 +30,7 @@ from ragpulse.probes import retrieval
 from ragpulse.probes.golden import GoldenCase, GoldenSet
 from ragpulse.probes.target import HttpTarget, ProbeAnswer
 from ragpulse.scorers.fallback import FallbackDetector
-from ragpulse.scorers.local_judge import LocalJudge
+from ragpulse.judging.local_judge import LocalJudge
 
 METRICS = ("hit_rate", "mrr", "recall", "precision", "ndcg", "correctness", "fallback_accuracy", "error_rate")
 _GATE = re.compile(r"^\s*(?P<metric>[a-z_]+)\s*(?P<op>>=|<=|>|<)\s*(?P<value>-?\d+(?:\.\d+)?)\s*$")

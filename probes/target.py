@@ -18,7 +18,7 @@ from typing import Any
 import aiohttp
 import jsonpath_ng.ext
 
-from ragpulse.collector.config import ProbeResponse, ProbeTarget
+from ragpulse.config import ProbeResponse, ProbeTarget
 
 PRESET_RESPONSES = {
     "json": ProbeResponse(),

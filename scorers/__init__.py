@@ -1,1 +1,2 @@
-"""Scorers: cheap signals computed on events (fallback detection now; LLM judges later)."""
+"""Scorers: the cheap signals computed on every event (fallback, lexical, embeddings), the text analysis they
+share, and the feedback join that turns user signals into satisfaction."""

@@ -22,12 +22,12 @@ from collections.abc import Sequence
 from typing import Any
 
 import structlog
+from prometheus_client import CollectorRegistry, Counter, Histogram
 
-from ragpulse.collector.errors import ConfigError, ConfigProblem
+from ragpulse.errors import ConfigError, ConfigProblem
 from ragpulse.collector.events import Envelope, TraceEvent
-from ragpulse.exporters.labels import LabelGuard
-from ragpulse.exporters.metrics import Metrics
-from ragpulse.scorers.sampler import in_sample
+from ragpulse.collector.sampling import in_sample
+from ragpulse.collector.telemetry.labels import LabelGuard
 
 log = structlog.get_logger("ragpulse.embeddings")
 
@@ -46,10 +46,34 @@ def load_model(name: str, device: str) -> Any:
         raise ConfigError([ConfigProblem("embeddings.model", f"cannot load {name!r}: {exc}")], "embeddings") from None
 
 
+class EmbeddingMetrics:
+    """Observed from the embedding thread, so prometheus_client's (locked) metrics. `failures` is the pipeline's
+    stage-error child for this scorer: a model error is a component failure like any stage's."""
+
+    def __init__(self, registry: CollectorRegistry, labels: list[str], stage_errors: Counter) -> None:
+        similarity = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+        def histogram(name: str, doc: str) -> Histogram:
+            return Histogram(name, doc, labels, buckets=similarity, registry=registry)
+
+        self.embedding_answer_relevancy = histogram(
+            "ragpulse_embedding_answer_relevancy", "Cosine similarity of question and answer (embeddings scorer).")
+        self.embedding_context_relevance = histogram(
+            "ragpulse_embedding_context_relevance", "Best cosine similarity of the question and a chunk (embeddings scorer).")
+        self.embedding_groundedness = histogram(
+            "ragpulse_embedding_groundedness", "Best cosine similarity of the answer and a chunk (embeddings scorer).")
+        self.embedding_traces = Counter("ragpulse_embedding_traces_total", "Traces embedded.", registry=registry)
+        self.embedding_dropped = Counter(
+            "ragpulse_embedding_dropped_total", "Sampled traces not embedded because the embedding queue was full.",
+            registry=registry,
+        )
+        self.failures = stage_errors.labels(stage="embeddings")
+
+
 class EmbeddingScorer:
     """Pipeline stage plus its embedding thread."""
 
-    def __init__(self, model: Any, metrics: Metrics, guard: LabelGuard, *, sample_rate: float, queue_capacity: int,
+    def __init__(self, model: Any, metrics: EmbeddingMetrics, guard: LabelGuard, *, sample_rate: float, queue_capacity: int,
                  batch_traces: int, chunk_cache_entries: int) -> None:
         self._model = model
         self._metrics = metrics
@@ -98,7 +122,7 @@ class EmbeddingScorer:
                 try:
                     self._score(batch)
                 except Exception:  # a model error costs this batch, never the thread
-                    self._metrics.stage_errors.labels(stage="embeddings").inc()
+                    self._metrics.failures.inc()
                     log.exception("embedding failed", traces=len(batch))
 
     def _score(self, batch: Sequence[tuple[tuple[str, ...], TraceEvent]]) -> None:

@@ -44,16 +44,6 @@ def _options() -> re2.Options:
     return options
 
 
-def pattern_error(pattern: str) -> str | None:
-    """Why `pattern` is not a valid rule, or None."""
-    try:
-        re2.compile(pattern, options=_options())
-    except re2.error as exc:
-        message = exc.args[0] if exc.args else str(exc)
-        return message.decode() if isinstance(message, bytes) else str(message)
-    return None
-
-
 class FallbackDetector:
     def __init__(self, rules: Sequence[tuple[str, str]], *, empty_retrieval: bool) -> None:
         self._names = [name for name, _ in rules]

@@ -27,10 +27,10 @@ from collections.abc import Callable
 import msgspec
 from prometheus_client import CollectorRegistry, Gauge
 
-from ragpulse.collector.config import SatisfactionConfig
+from ragpulse.config import SatisfactionConfig
 from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
-from ragpulse.exporters.fast_metrics import CounterFamily
-from ragpulse.exporters.labels import LabelGuard
+from ragpulse.collector.telemetry.fast_metrics import CounterFamily
+from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.scorers.satisfaction import (
     NEGATIVE,
     PRIORITY_OF,
@@ -54,7 +54,7 @@ _EXPIRY_STEP_SECONDS = 0.05
 
 class JoinMetrics:
     def __init__(self, registry: CollectorRegistry) -> None:
-        # Lock-free (exporters/fast_metrics.py): updated from the event loop only, per event.
+        # Lock-free (collector/telemetry/fast_metrics.py): updated from the event loop only, per event.
         self.outcomes = CounterFamily(
             "ragpulse_feedback_joins_total",
             "Feedback by how it met its answer: joined (trace held), joined_after_wait (feedback first, trace came), "

@@ -21,10 +21,11 @@ from collections import OrderedDict
 
 import msgspec
 
-from ragpulse.collector.events import Envelope, TraceEvent
-from ragpulse.exporters.fast_metrics import FastCounter, FastHistogram
-from ragpulse.exporters.labels import LabelGuard
-from ragpulse.exporters.metrics import Metrics
+from prometheus_client import CollectorRegistry
+
+from ragpulse.collector.events import Envelope, LexicalScores, TraceEvent
+from ragpulse.collector.telemetry.fast_metrics import CounterFamily, FastCounter, FastHistogram, HistogramFamily
+from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.scorers.text import cjk_number
 
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -93,11 +94,24 @@ def units(text: str) -> Units:
     return Units(words, numbers, frozenset([value for value, _ in numbers]))
 
 
-class LexicalScores(msgspec.Struct, frozen=True):
-    groundedness: float | None  # share of the answer's units found in the chunks
-    answer_relevancy: float | None  # share of the question's units found in the answer
-    context_relevance: float | None  # share of the question's units found in the chunks
-    number_mismatch: bool  # the answer has a number (with its unit) that no chunk has
+class LexicalMetrics:
+    """The lexical scores' distributions, labelled like the fast path's families."""
+
+    def __init__(self, registry: CollectorRegistry, labels: list[str]) -> None:
+        shares = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
+
+        def histogram(name: str, doc: str) -> HistogramFamily:
+            return HistogramFamily(name, doc, labels, registry, shares)
+
+        self.local_groundedness = histogram(
+            "ragpulse_local_groundedness", "Share of the answer's words and numbers found in its chunks (lexical).")
+        self.local_answer_relevancy = histogram(
+            "ragpulse_local_answer_relevancy", "Share of the question's words found in the answer (lexical).")
+        self.local_context_relevance = histogram(
+            "ragpulse_local_context_relevance", "Share of the question's words and numbers found in the chunks (lexical).")
+        self.local_number_mismatch = CounterFamily(
+            "ragpulse_local_number_mismatch_total", "Answers with a number (and unit) that none of their chunks has.",
+            labels, registry)
 
 
 class _UnitsCache:
@@ -126,7 +140,7 @@ class _UnitsCache:
 class LexicalScorer:
     """Pipeline stage: scores every trace with retrieved chunks and exports the scores."""
 
-    def __init__(self, metrics: Metrics, guard: LabelGuard, cache_entries: int = 10_000,
+    def __init__(self, metrics: LexicalMetrics, guard: LabelGuard, cache_entries: int = 10_000,
                  cache_max_bytes: int = 16 * 1024 * 1024, *, max_label_sets: int = 2_000) -> None:
         self._metrics = metrics
         self._guard = guard

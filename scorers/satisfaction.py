@@ -26,8 +26,8 @@ from collections.abc import Sequence
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
 from ragpulse.collector.events import FeedbackEvent
-from ragpulse.exporters.fast_metrics import CounterFamily, FastCounter
-from ragpulse.exporters.labels import LabelGuard
+from ragpulse.collector.telemetry.fast_metrics import CounterFamily, FastCounter
+from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.scorers.text import CJK, question_terms
 
 POSITIVE = ("thumbs_up", "rating_high", "copy", "citation_click", "silent_accept")

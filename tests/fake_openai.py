@@ -21,7 +21,7 @@ from typing import Any
 from aiohttp import web
 from support import free_port
 
-from ragpulse.collector.traffic import HALLUCINATED_ANSWERS
+from ragpulse.app.traffic import HALLUCINATED_ANSWERS
 
 # Requests for this model are a RAG app's generation (the instrumentation tests), answered with
 # `app_answer` under a dated response model, with fixed usage (42 prompt, 7 completion tokens).

@@ -337,26 +337,44 @@ def start_alertmanager(tmp_path: Path, webhook_url: str) -> tuple[subprocess.Pop
 
 
 def exported_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
-    """Every ragpulse metric, name -> (type, labels): the hub's and those components declare beside their code."""
+    """Every ragpulse metric, name -> (type, labels): each component declares its own, beside its code."""
     from prometheus_client import CollectorRegistry
 
-    from ragpulse.collector.config import Config
+    from types import SimpleNamespace
+
+    from ragpulse.app.server import ServerMetrics
+    from ragpulse.app.service import process_metrics
+    from ragpulse.collector.dedup import DedupMetrics
+    from ragpulse.collector.intake import IntakeMetrics
+    from ragpulse.collector.pipeline import PipelineMetrics
     from ragpulse.collector.queue import QueueMetrics
-    from ragpulse.collector.sources.connections import ConnectionMetrics
     from ragpulse.collector.supervisor import SupervisorMetrics
-    from ragpulse.exporters.fast_metrics import HistogramFamily
-    from ragpulse.exporters.metrics import Metrics
+    from ragpulse.collector.telemetry.fast_metrics import HistogramFamily
+    from ragpulse.collector.telemetry.labels import LabelGuard
+    from ragpulse.config import Config
+    from ragpulse.exporters.prometheus import FastPathMetrics
+    from ragpulse.exporters.results import ResultMetrics
+    from ragpulse.judging.calibration import CalibrationMetrics
+    from ragpulse.judging.local_judge import LocalJudgeMetrics
+    from ragpulse.judging.metrics import JudgeMetrics, RateMetrics
+    from ragpulse.judging.sampler import SamplerMetrics
     from ragpulse.probes.marker import ProbeTrafficFilter
     from ragpulse.probes.schedule import ProbeMetrics
-    from ragpulse.scorers.calibration import CalibrationMetrics
-    from ragpulse.scorers.local_judge import LocalJudgeMetrics
+    from ragpulse.scorers.embedding import EmbeddingMetrics
     from ragpulse.scorers.join import JoinMetrics
-    from ragpulse.scorers.sampler import SamplerMetrics
+    from ragpulse.scorers.lexical import LexicalMetrics
     from ragpulse.scorers.satisfaction import SatisfactionMetrics
-    from ragpulse.scorers.workers import RateMetrics
+    from ragpulse.sources.connections import ConnectionMetrics
+    from ragpulse.sources.kafka.metrics import KafkaMetrics
+    from ragpulse.sources.otlp.metrics import OtlpMetrics
 
     registry, labels = CollectorRegistry(), Config().metrics.labels
-    holders = [Metrics(registry, Config().metrics, "test"), SamplerMetrics(registry, labels), RateMetrics(registry, labels),
+    pipeline, intake = PipelineMetrics(registry), IntakeMetrics(registry)
+    otlp = OtlpMetrics(registry, intake, pipeline.dropped)
+    holders = [LabelGuard(labels, 1, 1, registry), SimpleNamespace(build_info=process_metrics(registry)), pipeline, intake, otlp, KafkaMetrics(registry, intake, otlp), DedupMetrics(registry), ServerMetrics(registry),
+               FastPathMetrics(registry, Config().metrics), LexicalMetrics(registry, list(labels)),
+               EmbeddingMetrics(registry, list(labels), pipeline.stage_errors), ResultMetrics(registry),
+               JudgeMetrics(registry, labels, None), SamplerMetrics(registry, labels), RateMetrics(registry, labels),
                CalibrationMetrics(registry), QueueMetrics(registry), ConnectionMetrics(registry), SupervisorMetrics(registry),
                JoinMetrics(registry), SatisfactionMetrics(registry, labels), LocalJudgeMetrics(registry), ProbeMetrics(registry),
                ProbeTrafficFilter(registry)]
@@ -378,14 +396,14 @@ def feedback_join(registry: Any, clock: Callable[[], float] | None = None, **opt
     """A feedback join on `registry` with the default options but those given (tests of its users)."""
     import time as _time
 
-    from prometheus_client import Counter
+    from prometheus_client import CollectorRegistry
 
-    from ragpulse.collector.config import SatisfactionConfig
-    from ragpulse.exporters.labels import LabelGuard
+    from ragpulse.config import SatisfactionConfig
+    from ragpulse.collector.telemetry.labels import LabelGuard
     from ragpulse.scorers.join import FeedbackJoin, JoinMetrics
     from ragpulse.scorers.satisfaction import SatisfactionMetrics, SignalCounter
 
     labels = ("app", "route", "model", "release")
-    guard = LabelGuard(labels, 50, 2000, Counter("join_overflow_total", "o", ["label"], registry=registry))
+    guard = LabelGuard(labels, 50, 2000, CollectorRegistry())  # its overflow counter apart: a test may have its own guard
     counter = SignalCounter(SatisfactionMetrics(registry, labels), guard, max_cached=8000)
     return FeedbackJoin(SatisfactionConfig(**options), JoinMetrics(registry), counter, guard, clock=clock or _time.monotonic)

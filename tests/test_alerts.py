@@ -16,7 +16,7 @@ import yaml
 
 from ragpulse.mixin import alerts as mixin_alerts
 from ragpulse.mixin.rules import DEFAULTS, RULES_FILE, rules
-from ragpulse.scorers.estimators import Stratum, stratified
+from ragpulse.judging.estimators import Stratum, stratified
 
 LABELS = 'route="r",model="m",release="1"'
 

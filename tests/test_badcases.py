@@ -14,10 +14,10 @@ from support import RagpulseProcess, ndjson, ragpulse_command, trace, wait_until
 from ragpulse.collector.events import TraceEvent
 from ragpulse.exporters import badcases, badcases_view
 from ragpulse.exporters.badcases import BadCaseStore
-from ragpulse.exporters.records import build_record
+from ragpulse.judging.exit import build_record
 from ragpulse.exporters.results import ResultWriter
-from ragpulse.scorers.judge import Judgment
-from ragpulse.scorers.sampler import JudgeItem
+from ragpulse.judging.llm_judge import Judgment
+from ragpulse.judging.sampler import JudgeItem
 
 Factory = Callable[..., RagpulseProcess]
 RETURNS = "Returns are accepted within 30 days of delivery. Refunds are paid to the original card."

@@ -13,18 +13,17 @@ import msgspec
 from prometheus_client import CollectorRegistry, Counter
 from support import RagpulseProcess, feedback_join, ndjson, trace, wait_until
 
-from ragpulse.collector.config import Config
 from ragpulse.collector.dedup import event_identity
 from ragpulse.collector.events import Chunk, Envelope, TraceEvent
 from ragpulse.collector.queue import EventQueue, QueueMetrics
-from ragpulse.collector.sources.otlp.assembler import TraceAssembler
-from ragpulse.collector.sources.otlp.mapping import TraceMapper
-from ragpulse.collector.sources.otlp.spans import Span
+from ragpulse.sources.otlp.assembler import TraceAssembler
+from ragpulse.sources.otlp.mapping import TraceMapper
+from ragpulse.sources.otlp.spans import Span
 from ragpulse.collector.supervisor import Supervised, SupervisorMetrics
-from ragpulse.exporters.labels import LabelGuard
-from ragpulse.exporters.metrics import Metrics
+from ragpulse.collector.telemetry.labels import LabelGuard
+from ragpulse.scorers.lexical import LexicalMetrics
 from ragpulse.scorers.lexical import LexicalScorer
-from ragpulse.scorers.sampler import JudgeItem, JudgeQueue
+from ragpulse.judging.sampler import JudgeItem, JudgeQueue
 
 Factory = Callable[..., RagpulseProcess]
 
@@ -110,8 +109,7 @@ def test_dedup_identities_are_fixed_size_whatever_the_ids() -> None:
 
 def test_the_chunk_cache_and_the_sessions_are_bounded_in_bytes() -> None:
     registry = CollectorRegistry()
-    metrics = Metrics(registry, Config().metrics, "test")
-    scorer = LexicalScorer(metrics, LabelGuard(["app"], 10, 10, metrics.label_overflow), cache_entries=1000,
+    scorer = LexicalScorer(LexicalMetrics(registry, ["app"]), LabelGuard(["app"], 10, 10, registry), cache_entries=1000,
                            cache_max_bytes=50_000)
     for i in range(20):
         scorer.score(TraceEvent(trace_id=str(i), query="q", answer="a", chunks=[Chunk(text=f"{i} " + "word " * 2000)]))

@@ -9,10 +9,11 @@ import pytest
 from prometheus_client import CollectorRegistry, Counter
 
 from ragpulse.collector.events import TraceEvent
-from ragpulse.scorers.attribution import attribute
-from ragpulse.scorers.budget import Price, RequestRateLimiter, Reservation, SpendBudget
-from ragpulse.scorers.judge import Judgment
-from ragpulse.scorers.sampler import PRIORITIES, JudgeItem, JudgeQueue, TraceFilter
+from ragpulse.judging.attribution import attribute
+from ragpulse.config import Price
+from ragpulse.judging.budget import RequestRateLimiter, Reservation, SpendBudget
+from ragpulse.judging.llm_judge import Judgment
+from ragpulse.judging.sampler import PRIORITIES, JudgeItem, JudgeQueue, TraceFilter
 
 
 class Clock:
@@ -140,8 +141,8 @@ def test_trace_filter_matches_every_given_field() -> None:
 
 def test_sampling_policy_rates_by_class_and_app_route_overrides() -> None:
     from ragpulse.collector.events import Envelope
-    from ragpulse.scorers.lexical import LexicalScores
-    from ragpulse.scorers.sampler import SamplingPolicy
+    from ragpulse.collector.events import LexicalScores
+    from ragpulse.judging.sampler import SamplingPolicy
 
     policy = SamplingPolicy(
         base_rate=0.05,

@@ -16,8 +16,9 @@ from support import RagpulseProcess, Samples, feedback_join, ndjson, ragpulse_co
 
 from ragpulse.collector.events import Envelope, FeedbackEvent, ReviewScores
 from ragpulse.exporters import review_queue
-from ragpulse.exporters.records import JudgmentRecord, ReviewRecord
-from ragpulse.scorers.calibration import AuditedJudgment, CalibrationMetrics, Calibrator
+from ragpulse.judging.records import JudgmentRecord, ReviewRecord
+from ragpulse.judging.agreement import AuditedJudgment
+from ragpulse.judging.calibration import CalibrationMetrics, Calibrator
 
 Factory = Callable[..., RagpulseProcess]
 CHUNKS = [{"id": "kb-1", "text": "Returns are accepted within 30 days of delivery for unused items in their original packaging."}]

@@ -12,9 +12,9 @@ import pytest
 import yaml
 from support import ragpulse_command
 
-from ragpulse.collector.cli import main
-from ragpulse.collector.config import Config, default_config_dict, load_config, parse_config
-from ragpulse.collector.errors import ConfigError
+from ragpulse.app.cli import main
+from ragpulse.config import Config, default_config_dict, load_config, parse_config
+from ragpulse.errors import ConfigError
 
 
 def problems(data: object) -> list[str]:
@@ -28,7 +28,7 @@ def test_no_file_runs_on_defaults() -> None:
 
 
 def test_example_file_documents_exactly_the_defaults() -> None:
-    text = resources.files("ragpulse.collector").joinpath("ragpulse.example.yaml").read_text(encoding="utf-8")
+    text = resources.files("ragpulse.config").joinpath("ragpulse.example.yaml").read_text(encoding="utf-8")
     assert parse_config(yaml.safe_load(text)) == Config()
     # Every option of every section appears in the example (rules are listed by name, being long).
     example = yaml.safe_load(text)
@@ -143,7 +143,7 @@ def test_config_show_redacts_secrets(capsys: pytest.CaptureFixture[str], monkeyp
 
 
 def test_kafka_security_settings_and_secret_files(tmp_path: Path) -> None:
-    from ragpulse.collector.sources.kafka.kafka_python import client_settings
+    from ragpulse.sources.kafka.kafka_python import client_settings
 
     secret = tmp_path / "sasl"
     secret.write_text("from-file\n")
@@ -158,7 +158,7 @@ def test_kafka_security_settings_and_secret_files(tmp_path: Path) -> None:
 
 
 def test_kafka_security_settings_in_librdkafka_names(tmp_path: Path) -> None:
-    from ragpulse.collector.sources.kafka.confluent import client_settings
+    from ragpulse.sources.kafka.confluent import client_settings
 
     secret, ca = tmp_path / "sasl", tmp_path / "ca.pem"
     secret.write_text("from-file\n")

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 import pytest
 from support import ndjson, trace
 
-from ragpulse.collector.config import LimitsConfig
+from ragpulse.config import LimitsConfig
 from ragpulse.collector.decode import EventDecoder
 from ragpulse.collector.events import FeedbackEvent, TraceEvent
 
@@ -178,7 +178,7 @@ def test_unknown_fields_are_ignored_for_forward_compatibility() -> None:
 
 
 def test_decode_message_raises_event_error() -> None:
-    from ragpulse.collector.errors import EventError
+    from ragpulse.errors import EventError
 
     with pytest.raises(EventError) as info:
         decoder().decode_message(b'{"type":"trace","trace_id":"a","query":1,"answer":"x"}')

@@ -88,7 +88,7 @@ def test_stage_drops_and_counts_duplicates_by_type() -> None:
 
 
 def test_decoder_identity_uses_the_timestamp_as_sent() -> None:
-    from ragpulse.collector.config import LimitsConfig
+    from ragpulse.config import LimitsConfig
     from ragpulse.collector.decode import EventDecoder
 
     decoder = EventDecoder(LimitsConfig(), "test")

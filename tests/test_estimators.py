@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from ragpulse.scorers.estimators import Confusion, Stratum, rogan_gladen, stratified, wilson
-from ragpulse.scorers.sampler import draw
+from ragpulse.judging.estimators import Confusion, Stratum, rogan_gladen, stratified, wilson
+from ragpulse.collector.sampling import draw
 
 
 def test_wilson_interval() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Info, Summary, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
-from ragpulse.exporters.exposition import TextExposition
-from ragpulse.exporters.fast_metrics import CounterFamily, HistogramFamily
+from ragpulse.collector.telemetry.exposition import TextExposition
+from ragpulse.collector.telemetry.fast_metrics import CounterFamily, HistogramFamily
 
 
 def populated() -> CollectorRegistry:

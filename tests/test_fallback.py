@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragpulse.collector.config import Config
+from ragpulse.config import Config
 from ragpulse.collector.events import Chunk, Envelope, TraceEvent
 from ragpulse.scorers.fallback import FallbackDetector
 

@@ -30,10 +30,10 @@ from hypothesis import strategies as st
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
-from ragpulse.collector.config import Config, KafkaTopic, LimitsConfig, load_config, parse_config
+from ragpulse.config import Config, KafkaTopic, LimitsConfig, load_config, parse_config
 from ragpulse.collector.decode import EventDecoder
-from ragpulse.collector.errors import ConfigError, EventError
-from ragpulse.collector.sources.kafka import json_codec, otlp_proto_codec
+from ragpulse.errors import ConfigError, EventError
+from ragpulse.sources.kafka import json_codec, otlp_proto_codec
 
 FUZZ: dict[str, Any] = {"derandomize": True, "database": None, "deadline": None, "print_blob": True,
                         "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large,

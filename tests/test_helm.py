@@ -14,7 +14,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from ragpulse.collector.config import load_config
+from ragpulse.config import load_config
 from ragpulse.mixin import dashboards, helm
 from ragpulse.mixin.rules import DEFAULTS, render
 

@@ -10,13 +10,13 @@ from aiohttp.test_utils import TestClient, TestServer
 from prometheus_client import CollectorRegistry
 from support import ndjson, trace
 
-from ragpulse.collector.config import Config, LimitsConfig
+from ragpulse.config import LimitsConfig
 from ragpulse.collector.decode import EventDecoder
 from ragpulse.collector.queue import EventQueue, QueueMetrics
-from ragpulse.collector.sources.connections import ConnectionMetrics
-from ragpulse.collector.server import build_app
-from ragpulse.collector.sources.http import HttpIngest
-from ragpulse.exporters.metrics import Metrics
+from ragpulse.sources.connections import ConnectionMetrics
+from ragpulse.app.server import build_app
+from ragpulse.sources.http import HttpIngest
+from ragpulse.collector.intake import IntakeMetrics
 
 Scenario = Callable[[TestClient, HttpIngest, EventQueue, CollectorRegistry], Awaitable[None]]
 
@@ -26,11 +26,11 @@ def run_scenario(scenario: Scenario, *, capacity: int = 5, token: str | None = N
 
     async def main() -> None:
         registry = CollectorRegistry()
-        metrics = Metrics(registry, Config().metrics, "test")
+        metrics = IntakeMetrics(registry)
         queue = EventQueue("pipeline", capacity, 1 << 30, QueueMetrics(registry))
         ingest = HttpIngest(EventDecoder(LimitsConfig(), "http"), queue, metrics, ConnectionMetrics(registry),
                             retry_after_seconds=2, body_timeout_seconds=5)
-        app = build_app(ingest, registry, metrics, not_ready_reasons=lambda: [], auth_token=token, max_body_bytes=max_body)
+        app = build_app(ingest, registry, not_ready_reasons=lambda: [], auth_token=token, max_body_bytes=max_body)
         async with TestClient(TestServer(app)) as client:
             await scenario(client, ingest, queue, registry)
 
@@ -64,7 +64,7 @@ def test_a_full_queue_answers_429_before_reading_the_body() -> None:
         assert queue.full
         refused = await client.post("/v1/events", data=b"\xff" * 1_000_000)
         assert refused.status == 429 and refused.headers["Retry-After"] == "2"
-        assert registry.get_sample_value("ragpulse_events_invalid_total", {"source": "http", "reason": "malformed_json"}) is None
+        assert registry.get_sample_value("ragpulse_events_invalid_total", {"source": "http", "reason": "malformed_json"}) == 0  # precreated by the source, never incremented
         await queue.get(10)
         assert (await client.post("/v1/events", data=b"\xff" * 100)).status == 400  # read, once there is room
 

@@ -24,8 +24,8 @@ from instrumented_apps import GENAI_DOCUMENTS, GENAI_QUESTION, HAYSTACK_QUESTION
 from support import RagpulseProcess, Samples, start_ragpulse, wait_until
 
 from ragpulse.collector.events import TraceEvent
-from ragpulse.collector.sources.otlp.mapping import NotMapped, TraceMapper
-from ragpulse.collector.sources.otlp.spans import Span, decode_protobuf
+from ragpulse.sources.otlp.mapping import NotMapped, TraceMapper
+from ragpulse.sources.otlp.spans import Span, decode_protobuf
 
 TESTS = Path(__file__).resolve().parent
 

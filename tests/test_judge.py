@@ -11,7 +11,7 @@ import pytest
 from fake_openai import FakeOpenAI
 from support import RagpulseProcess, ndjson, trace, wait_until
 
-from ragpulse.scorers.sampler import in_sample
+from ragpulse.collector.sampling import in_sample
 
 Factory = Callable[..., RagpulseProcess]
 CHUNKS = [{"id": "kb-1", "text": "Returns are accepted within 30 days of delivery.", "score": 0.9}]

@@ -268,14 +268,18 @@ def test_a_full_pipeline_pauses_fetching_and_keeps_memory_bounded(kafka_client: 
 
     from prometheus_client import CollectorRegistry
 
-    from ragpulse.collector.config import Config, KafkaConfig, KafkaTopic, LimitsConfig
+    from ragpulse.config import Config, KafkaConfig, KafkaTopic, LimitsConfig
     from ragpulse.collector.decode import EventDecoder
     from ragpulse.collector.dedup import DedupWindow
     from ragpulse.collector.queue import EventQueue, QueueMetrics
-    from ragpulse.collector.sources.kafka import KafkaSource
-    from ragpulse.collector.sources.otlp.intake import SpanIntake
+    from ragpulse.sources.kafka import KafkaSource
+    from ragpulse.sources.otlp.intake import SpanIntake
     from ragpulse.collector.supervisor import SupervisorMetrics
-    from ragpulse.exporters.metrics import Metrics
+    from ragpulse.collector.dedup import DedupMetrics
+    from ragpulse.collector.intake import IntakeMetrics
+    from ragpulse.collector.pipeline import PipelineMetrics
+    from ragpulse.sources.kafka.metrics import KafkaMetrics
+    from ragpulse.sources.otlp.metrics import OtlpMetrics
 
     topic = unique("events")
     create_topic(topic)
@@ -284,12 +288,14 @@ def test_a_full_pipeline_pauses_fetching_and_keeps_memory_bounded(kafka_client: 
 
     async def main() -> None:
         registry = CollectorRegistry()
-        metrics = Metrics(registry, Config().metrics, "test")
+        otlp = OtlpMetrics(registry, IntakeMetrics(registry), PipelineMetrics(registry).dropped)
+        metrics = KafkaMetrics(registry, otlp.intake, otlp)
         queue = EventQueue("pipeline", capacity, 1 << 30, QueueMetrics(registry))
-        dedup = DedupWindow(1000, 60, entries_gauge=metrics.dedup_entries, evicted_counter=metrics.dedup_evicted)
+        dedup_metrics = DedupMetrics(registry)
+        dedup = DedupWindow(1000, 60, entries_gauge=dedup_metrics.entries, evicted_counter=dedup_metrics.evicted)
         config = KafkaConfig(bootstrap_servers=kafka_bootstrap(), group_id=unique("group"),
                              topics=[KafkaTopic(name=topic)], max_poll_records=poll, client=kafka_client)
-        spans = SpanIntake(Config().otlp, EventDecoder(LimitsConfig(), "otlp"), queue, metrics, SupervisorMetrics(registry),
+        spans = SpanIntake(Config().otlp, EventDecoder(LimitsConfig(), "otlp"), queue, otlp, SupervisorMetrics(registry),
                            max_event_bytes=LimitsConfig().max_event_bytes)
         source = KafkaSource(config, EventDecoder(LimitsConfig(), "kafka"), queue, metrics, dedup, spans, max_batch_events=512)
         await source.start()

@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter
+from prometheus_client import CollectorRegistry
 
-from ragpulse.collector.config import MetricsConfig
+from ragpulse.config import MetricsConfig
 from ragpulse.collector.events import Envelope, TraceEvent
-from ragpulse.exporters.labels import LabelGuard
-from ragpulse.exporters.metrics import Metrics
-from ragpulse.exporters.prometheus import FastPathExporter
-
-
-def overflow_counter(registry: CollectorRegistry) -> Counter:
-    return Counter("overflow_total", "test", ["label"], registry=registry)
+from ragpulse.collector.telemetry.labels import LabelGuard
+from ragpulse.exporters.prometheus import FastPathExporter, FastPathMetrics
 
 
 def test_values_over_the_per_label_cap_become_other_and_are_counted() -> None:
     registry = CollectorRegistry()
-    guard = LabelGuard(["app", "route"], max_values=2, max_label_sets=100, overflow=overflow_counter(registry))
+    guard = LabelGuard(["app", "route"], max_values=2, max_label_sets=100, registry=registry)
     assert guard.admit(("a", "r1")) == (("a", "r1"), ())
     assert guard.admit(("a", "r2")) == (("a", "r2"), ())
     assert guard.admit(("a", "r3")) == (("a", "other"), ("route",))
@@ -25,12 +20,12 @@ def test_values_over_the_per_label_cap_become_other_and_are_counted() -> None:
     assert guard.admit((None, "r2")) == (("unknown", "r2"), ())  # a missing label is "unknown", a value like any other
     assert guard.admit(("b", "r4")) == (("other", "other"), ("app", "route"))
     guard.count_overflow(("app", "route"))
-    assert registry.get_sample_value("overflow_total", {"label": "route"}) == 1.0
+    assert registry.get_sample_value("ragpulse_label_overflow_total", {"label": "route"}) == 1.0
 
 
 def test_label_set_cap_bounds_series_even_within_per_label_caps() -> None:
     registry = CollectorRegistry()
-    guard = LabelGuard(["app", "route"], max_values=10, max_label_sets=3, overflow=overflow_counter(registry))
+    guard = LabelGuard(["app", "route"], max_values=10, max_label_sets=3, registry=registry)
     admitted = [guard.admit((a, r))[0] for a in ("a", "b") for r in ("x", "y")]
     assert admitted == [("a", "x"), ("a", "y"), ("b", "x"), ("other", "other")]
     assert guard.admit(("b", "y"))[1] == ("label_set",)
@@ -39,8 +34,8 @@ def test_label_set_cap_bounds_series_even_within_per_label_caps() -> None:
 def test_exporter_never_exports_more_series_than_the_guard_allows() -> None:
     registry = CollectorRegistry()
     config = MetricsConfig(labels=["app", "route"], max_values_per_label=3)
-    metrics = Metrics(registry, config, "test")
-    guard = LabelGuard(config.labels, config.max_values_per_label, config.max_label_sets, metrics.label_overflow)
+    metrics = FastPathMetrics(registry, config)
+    guard = LabelGuard(config.labels, config.max_values_per_label, config.max_label_sets, registry)
     exporter = FastPathExporter(metrics, guard, max_cached=4)  # a tiny cache, cleared often
     for i in range(100):
         event = TraceEvent(trace_id=str(i), query="q", answer="a", app="shop", route=f"route-{i}", timestamp=0.0)

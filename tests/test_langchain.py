@@ -23,8 +23,8 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcess
 from otlp_shapes import RESOURCE, Collect
 from support import RagpulseProcess, wait_until
 
-from ragpulse.collector.sources.otlp.mapping import TraceMapper
-from ragpulse.collector.sources.otlp.spans import decode_protobuf
+from ragpulse.sources.otlp.mapping import TraceMapper
+from ragpulse.sources.otlp.spans import decode_protobuf
 
 QUESTION = "How long do I have to return shoes?"
 ANSWER = "You have 30 days from delivery."

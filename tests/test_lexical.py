@@ -5,11 +5,9 @@ from __future__ import annotations
 import pytest
 from prometheus_client import CollectorRegistry
 
-from ragpulse.collector.config import Config
 from ragpulse.collector.events import Chunk, TraceEvent
-from ragpulse.exporters.labels import LabelGuard
-from ragpulse.exporters.metrics import Metrics
-from ragpulse.scorers.lexical import LexicalScorer
+from ragpulse.collector.telemetry.labels import LabelGuard
+from ragpulse.scorers.lexical import LexicalMetrics, LexicalScorer
 
 EN = ["Returns are accepted within 30 days of delivery for unused items.",
       "The warranty covers manufacturing defects for 1 year. Express shipping costs $12.99."]
@@ -17,8 +15,8 @@ ZH = ["退货需要在三十天内完成，商品需未使用。", "保修期为
 
 
 def scorer() -> LexicalScorer:
-    metrics = Metrics(CollectorRegistry(), Config().metrics, "test")
-    return LexicalScorer(metrics, LabelGuard(["app"], 50, 100, metrics.label_overflow))
+    registry = CollectorRegistry()
+    return LexicalScorer(LexicalMetrics(registry, ["app"]), LabelGuard(["app"], 50, 100, registry))
 
 
 def score(question: str, answer: str, chunks: list[str]):  # type: ignore[no-untyped-def]

@@ -25,8 +25,8 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcess
 from otlp_shapes import RESOURCE, Collect
 from support import RagpulseProcess, wait_until
 
-from ragpulse.collector.sources.otlp.mapping import TraceMapper
-from ragpulse.collector.sources.otlp.spans import decode_protobuf
+from ragpulse.sources.otlp.mapping import TraceMapper
+from ragpulse.sources.otlp.spans import decode_protobuf
 
 DIMENSIONS = 64
 TEXTS = {

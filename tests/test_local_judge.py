@@ -14,8 +14,8 @@ from prometheus_client import CollectorRegistry
 from support import RagpulseProcess, ndjson, trace, wait_until
 
 from ragpulse.collector.events import Chunk, TraceEvent
-from ragpulse.scorers.attribution import attribute
-from ragpulse.scorers.local_judge import MAX_CHARS, LocalJudge, LocalJudgeMetrics
+from ragpulse.judging.attribution import attribute
+from ragpulse.judging.local_judge import MAX_CHARS, LocalJudge, LocalJudgeMetrics
 from ragpulse.scorers.text import clause, clauses
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))

@@ -8,9 +8,9 @@ from otlp_shapes import Collect, genai_trace, openinference_trace, provider
 from prometheus_client import CollectorRegistry, Counter
 
 from ragpulse.collector.events import TraceEvent
-from ragpulse.collector.sources.otlp.assembler import TraceAssembler
-from ragpulse.collector.sources.otlp.mapping import NotMapped, TraceMapper
-from ragpulse.collector.sources.otlp.spans import Span, decode_protobuf
+from ragpulse.sources.otlp.assembler import TraceAssembler
+from ragpulse.sources.otlp.mapping import NotMapped, TraceMapper
+from ragpulse.sources.otlp.spans import Span, decode_protobuf
 
 
 def recorded(shape) -> list[Span]:  # type: ignore[no-untyped-def]

@@ -201,19 +201,21 @@ def test_backpressure_and_shutdown_answers_on_both_protocols() -> None:
     from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
     from prometheus_client import CollectorRegistry
 
-    from ragpulse.collector.config import Config, LimitsConfig, parse_config
+    from ragpulse.config import LimitsConfig, parse_config
     from ragpulse.collector.decode import EventDecoder
     from ragpulse.collector.events import Envelope, TraceEvent
     from ragpulse.collector.queue import EventQueue, QueueMetrics
-    from ragpulse.collector.sources.connections import ConnectionMetrics
-    from ragpulse.collector.sources.otlp.intake import SpanIntake
-    from ragpulse.collector.sources.otlp.receiver import OtlpReceiver
+    from ragpulse.sources.connections import ConnectionMetrics
+    from ragpulse.sources.otlp.intake import SpanIntake
+    from ragpulse.sources.otlp.receiver import OtlpReceiver
     from ragpulse.collector.supervisor import SupervisorMetrics
-    from ragpulse.exporters.metrics import Metrics
+    from ragpulse.collector.intake import IntakeMetrics
+    from ragpulse.collector.pipeline import PipelineMetrics
+    from ragpulse.sources.otlp.metrics import OtlpMetrics
 
     async def main() -> None:
         registry = CollectorRegistry()
-        metrics = Metrics(registry, Config().metrics, "test")
+        metrics = OtlpMetrics(registry, IntakeMetrics(registry), PipelineMetrics(registry).dropped)
         queue = EventQueue("pipeline", 2, 1 << 30, QueueMetrics(registry))  # nobody consumes it
         config = parse_config({"otlp": {"host": "127.0.0.1", "http_port": 0, "grpc_port": 0}}).otlp
         intake = SpanIntake(config, EventDecoder(LimitsConfig(), "otlp"), queue, metrics, SupervisorMetrics(registry),

@@ -12,7 +12,7 @@ import pytest
 import ragpulse
 
 ROOT = Path(__file__).resolve().parent.parent
-TOP_LEVEL = ("collector", "scorers", "probes", "exporters", "mixin")
+TOP_LEVEL = ("app", "collector", "config", "sources", "scorers", "judging", "probes", "exporters", "mixin")
 
 
 def source_packages() -> set[str]:
@@ -39,4 +39,4 @@ def test_tests_run_against_a_regular_install_not_the_source_tree() -> None:
     installed = Path(ragpulse.__file__).resolve().parent
     assert "site-packages" in installed.parts
     assert installed != ROOT
-    assert (installed / "collector" / "ragpulse.example.yaml").is_file()  # package data shipped
+    assert (installed / "config" / "ragpulse.example.yaml").is_file()  # package data shipped

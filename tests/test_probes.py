@@ -274,8 +274,8 @@ def test_ragpulse_run_probes_on_a_schedule_and_exports_sums_and_counts(
 
 
 def test_probe_config_problems_name_what_to_fix(tmp_path: Path) -> None:
-    from ragpulse.collector.config import parse_config
-    from ragpulse.collector.errors import ConfigError
+    from ragpulse.config import parse_config
+    from ragpulse.errors import ConfigError
 
     with pytest.raises(ConfigError) as caught:
         parse_config({"probes": {

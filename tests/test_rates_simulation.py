@@ -17,7 +17,7 @@ import pytest
 from fake_openai import FakeOpenAI
 from support import RagpulseProcess, Samples, ndjson, trace, wait_until
 
-from ragpulse.scorers.estimators import HallucinationRates, hallucination_rates
+from ragpulse.judging.estimators import HallucinationRates, hallucination_rates
 
 RUNS = 40
 TRACES_PER_RUN = 1_000

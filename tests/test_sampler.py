@@ -7,16 +7,15 @@ from prometheus_client import CollectorRegistry, Counter
 from support import feedback_join
 
 from ragpulse.collector.events import Chunk, Envelope, TraceEvent
-from ragpulse.exporters.labels import LabelGuard
-from ragpulse.scorers.lexical import LexicalScores
-from ragpulse.scorers.sampler import (
+from ragpulse.collector.telemetry.labels import LabelGuard
+from ragpulse.collector.events import LexicalScores
+from ragpulse.judging.sampler import (
     JudgeQueue,
     JudgeSampler,
     SamplerMetrics,
     SamplingPolicy,
-    draw,
-    in_sample,
 )
+from ragpulse.collector.sampling import draw, in_sample
 
 IDS = [f"trace-{i:06d}" for i in range(100_000)]
 LABELS = ("app", "route", "model", "release")
@@ -61,7 +60,7 @@ def test_a_flagged_trace_has_the_same_routine_probability_as_an_unflagged_one() 
         SamplingPolicy(base_rate=0.1, rate_overrides={}, class_rates={"scorer_flag": 0.5, "over_refusal": 0.5, "always": 1.0,
                                                                        "negative_feedback": 1, "escalation": 1, "rephrase": 1},
                        always=[], flag_support_below=0.3, over_refusal_context_at_least=0.5),
-        queue, metrics, skipped, LabelGuard(LABELS, 50, 2000, Counter("o_total", "o", ["label"], registry=registry)),
+        queue, metrics, skipped, LabelGuard(LABELS, 50, 2000, registry),
         feedback_join(registry, max_traces=10),
         max_label_sets=2000,
     )

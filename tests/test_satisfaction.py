@@ -16,11 +16,11 @@ import yaml
 from prometheus_client import CollectorRegistry
 from support import RagpulseProcess, feedback_join, ndjson, ragpulse_command, wait_until
 
-from ragpulse.collector.config import parse_config
-from ragpulse.collector.errors import ConfigError
+from ragpulse.config import parse_config
+from ragpulse.errors import ConfigError
 from ragpulse.collector.events import Chunk, Envelope, FeedbackEvent, TraceEvent
-from ragpulse.collector.service import Service
-from ragpulse.collector.traffic import TrafficGenerator, TrafficProfile
+from ragpulse.app.service import Service
+from ragpulse.app.traffic import TrafficGenerator, TrafficProfile
 from ragpulse.scorers.join import Listener, Turn
 from ragpulse.scorers.satisfaction import normalised, turn_kind
 from ragpulse.scorers.text import question_terms

@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 from support import trace
 
-from ragpulse.collector.config import LimitsConfig
+from ragpulse.config import LimitsConfig
 from ragpulse.collector.decode import EventDecoder
 from ragpulse.collector.events import json_schema
 

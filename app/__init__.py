@@ -1,0 +1,1 @@
+"""The app shell: the CLI, the wiring of components into a service, the HTTP server, demo traffic, logging."""

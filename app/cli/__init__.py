@@ -1,0 +1,44 @@
+"""The `ragpulse` command: one module per command group (run and demo, config, badcases,
+calibration, review, golden, probe)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from prometheus_client import disable_created_metrics
+
+import ragpulse
+from ragpulse.app.cli import badcases, calibration, config, golden, probe, review, run
+from ragpulse.app.cli.common import report_problems
+from ragpulse.errors import ConfigError, StartupError
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    # The _created series double the series count and dashboards don't use them.
+    disable_created_metrics()
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(args.handler(args))
+    except ConfigError as exc:
+        report_problems(f"invalid configuration ({exc.origin})", list(exc.problems))
+        return 2
+    except StartupError as exc:
+        print(f"ragpulse: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ragpulse", description="Quality monitoring sidecar for live RAG services.")
+    parser.add_argument("--version", action="version", version=f"ragpulse {ragpulse.__version__}")
+    commands = parser.add_subparsers(dest="command")
+    for group in (run, config, badcases, calibration, review, golden, probe):
+        group.add_commands(commands)
+    return parser

@@ -1,0 +1,380 @@
+"""The service: builds every component from a validated Config and runs their lifecycle.
+
+start: the pipeline and the span intake first, then the HTTP server, the
+Kafka source and the OTLP receivers (nothing is accepted that cannot be
+processed). shutdown: stop intake (ingest and OTLP answer 503, /readyz fails,
+Kafka stops fetching), hand the traces still being assembled to the queue,
+drain it within pipeline.shutdown_timeout_seconds, close the server, then let
+the Kafka consumer leave its group: it stays until the last scrape has
+committed.
+
+Each component declares its own telemetry on the registry it is handed; the
+wiring only decides what is built, in what order, and who listens to whom.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from contextlib import closing
+from pathlib import Path
+
+import structlog
+from aiohttp import web
+from prometheus_client import CollectorRegistry, Counter, Gauge, GCCollector, PlatformCollector, ProcessCollector
+
+import ragpulse
+from ragpulse.app.factories import fallback_detector, llm_judge, local_judge, prober, probe_correctness, sampling_policy
+from ragpulse.app.server import build_app
+from ragpulse.app.sinks import SignalsToRecords, result_sinks
+from ragpulse.collector.decode import EventDecoder
+from ragpulse.collector.dedup import DedupMetrics, DedupStage, DedupWindow
+from ragpulse.collector.intake import IntakeMetrics
+from ragpulse.collector.pipeline import Pipeline, PipelineMetrics, Stage
+from ragpulse.collector.queue import EventQueue, QueueMetrics
+from ragpulse.collector.supervisor import Supervised, SupervisorMetrics
+from ragpulse.collector.telemetry.labels import LabelGuard
+from ragpulse.config import Config
+from ragpulse.errors import ConfigError, ConfigProblem, StartupError
+from ragpulse.exporters import badcases_api, calibration_api, review_queue
+from ragpulse.exporters.prometheus import FastPathExporter, FastPathMetrics
+from ragpulse.exporters.results import ResultMetrics, ResultWriter
+from ragpulse.judging.budget import RequestRateLimiter, SpendBudget
+from ragpulse.judging.calibration import CalibrationMetrics, Calibrator
+from ragpulse.judging.exit import JudgmentExit
+from ragpulse.judging.metrics import JudgeMetrics, JudgmentMetrics, RateMetrics
+from ragpulse.judging.sampler import JudgeQueue, JudgeSampler, SamplerMetrics
+from ragpulse.judging.workers import CircuitBreaker, JudgeWorkers
+from ragpulse.probes import golden
+from ragpulse.probes.candidates import CandidateCollector
+from ragpulse.probes.marker import ProbeTrafficFilter
+from ragpulse.probes.schedule import ProbeMetrics, ProbeSchedule
+from ragpulse.probes.target import HttpTarget, TargetError
+from ragpulse.scorers.embedding import EmbeddingMetrics, EmbeddingScorer, load_model
+from ragpulse.scorers.join import FeedbackJoin, JoinMetrics
+from ragpulse.scorers.lexical import LexicalMetrics, LexicalScorer
+from ragpulse.scorers.satisfaction import SatisfactionMetrics, SignalCounter
+from ragpulse.sources.connections import ConnectionMetrics, limit_connections, runner_options
+from ragpulse.sources.http import SOURCE as HTTP_SOURCE
+from ragpulse.sources.http import HttpIngest
+from ragpulse.sources.kafka import SOURCE as KAFKA_SOURCE
+from ragpulse.sources.kafka import KafkaSource
+from ragpulse.sources.kafka.metrics import KafkaMetrics
+from ragpulse.sources.otlp.intake import SOURCE as OTLP_SOURCE
+from ragpulse.sources.otlp.intake import SpanIntake
+from ragpulse.sources.otlp.metrics import OtlpMetrics
+from ragpulse.sources.otlp.receiver import OtlpReceiver
+
+log = structlog.get_logger("ragpulse.service")
+
+
+def _feedback_join(config: Config, registry: CollectorRegistry, guard: LabelGuard) -> FeedbackJoin:
+    counter = SignalCounter(SatisfactionMetrics(registry, config.metrics.labels), guard,
+                            max_cached=4 * config.metrics.max_label_sets)
+    return FeedbackJoin(config.satisfaction, JoinMetrics(registry), counter, guard)
+
+
+def _calibrator(config: Config, registry: CollectorRegistry, writer: ResultWriter, join: FeedbackJoin) -> Calibrator:
+    options = config.calibration
+    metrics = CalibrationMetrics(registry)
+    metrics.threshold.set(options.agreement_threshold)
+    metrics.min_reviews.set(options.min_reviews)
+    metrics.waiting_reviews.set_function(lambda: join.pending_reviews)
+    calibrator = Calibrator(metrics, writer, review_window=options.review_window_seconds, max_audited=options.max_audited)
+    path = config.results.sqlite_path
+    if path and Path(path).exists():  # audited judgments of an earlier run still wait for their reviews
+        with closing(review_queue.connect(path)) as db:
+            entries = review_queue.waiting(db, now=time.time(), window=options.review_window_seconds)
+        restored = calibrator.restore(entries[-options.max_audited:])
+        if restored:
+            log.info("audited judgments restored for the review join", count=restored)
+    return calibrator
+
+
+def _probe_schedules(config: Config, registry: CollectorRegistry, retries: Counter | None) -> list[ProbeSchedule]:
+    """The golden sets probed on a schedule; a set that does not load or a target that cannot be used is a config error."""
+    options = config.probes
+    if not options.schedules:
+        return []
+    metrics = ProbeMetrics(registry)
+    metrics.k.set(options.k)
+    targets = {target.name: target for target in options.targets}
+    schedules, problems = [], []
+    correctness = probe_correctness(config, retries)
+    fallback = fallback_detector(config)
+    for index, entry in enumerate(options.schedules):
+        try:
+            loaded = golden.load(entry.golden)
+            target = HttpTarget(targets[entry.target], options.probe_header)
+        except golden.GoldenError as exc:
+            problems += [ConfigProblem(f"probes.schedules[{index}].golden", problem) for problem in exc.problems]
+            continue
+        except TargetError as exc:
+            problems.append(ConfigProblem(f"probes.schedules[{index}].target", str(exc)))
+            continue
+        schedules.append(ProbeSchedule(loaded, prober(config, target, fallback, correctness), metrics, options.db_path,
+                                       interval=entry.interval_seconds, jitter=entry.jitter_seconds, target=entry.target))
+    if problems:
+        raise ConfigError(problems, "probes")
+    return schedules
+
+
+class Judging:
+    """The sampler stage, the judge queue and workers, and the one exit of their judgments: its consumers
+    (metrics, the result writer, the calibrator, the join) and the join's listeners are registered here."""
+
+    def __init__(self, config: Config, registry: CollectorRegistry, guard: LabelGuard, join: FeedbackJoin,
+                 stage_errors: Counter) -> None:
+        judge = config.judge
+        self.metrics = metrics = JudgeMetrics(registry, config.metrics.labels, judge.model if judge.uses_llm else None)
+        queue = JudgeQueue(judge.queue_capacity, judge.queue_max_bytes, metrics.judge_skipped)
+        self.sampler = JudgeSampler(sampling_policy(judge), queue, SamplerMetrics(registry, config.metrics.labels),
+                                    metrics.judge_skipped, guard, join, max_label_sets=config.metrics.max_label_sets)
+        results = ResultMetrics(registry)
+        self.writer = writer = ResultWriter(result_sinks(config, results.dropped), config.results.queue_capacity,
+                                            results.dropped, results.sink_errors)
+        calibrator = _calibrator(config, registry, writer, join)
+        join.listeners.extend([self.sampler, SignalsToRecords(writer), calibrator])
+        if config.results.sqlite_path:
+            join.listeners.append(CandidateCollector(join, writer, silent_accept_rate=config.probes.candidate_silent_accept_rate))
+        exit_ = JudgmentExit([
+            ("metrics", JudgmentMetrics(metrics, RateMetrics(registry, config.metrics.labels), guard).record),
+            ("results", lambda judged: writer.write(judged.record)),
+            ("calibrator", lambda judged: calibrator.judged(judged.record)),
+            ("join", lambda judged: join.release_reviews(judged.item.event.trace_id)),  # reviews held for this judgment
+        ], stage_errors)
+        limiter = RequestRateLimiter(judge.max_requests_per_minute)
+        if judge.max_requests_per_minute is not None:
+            metrics.judge_budget_remaining.labels(budget="requests_per_minute").set_function(limiter.remaining)
+        self.workers = JudgeWorkers(
+            queue, metrics, exit_,
+            llm=llm_judge(judge, limiter, metrics.judge_retries) if judge.uses_llm else None,
+            local=local_judge(judge, registry),
+            concurrency=judge.concurrency,
+            breaker=CircuitBreaker(judge.breaker_failures, judge.breaker_cooldown_seconds),
+            budget=SpendBudget(tokens_per_hour=judge.max_tokens_per_hour, tokens_per_day=judge.max_tokens_per_day,
+                               cost_per_hour=judge.max_cost_per_hour, cost_per_day=judge.max_cost_per_day),
+            reserve_share=judge.budget_reserve_share,
+            price=judge.prices.get(judge.model),
+            cache_entries=judge.cache_entries,
+            audit_rate=config.calibration.audit_rate,
+            join=join,
+            stage_errors=stage_errors,
+        )
+
+    async def start(self) -> None:
+        self.writer.start()
+        await self.workers.start()
+
+    async def shutdown(self) -> None:
+        await self.workers.shutdown()
+        await asyncio.to_thread(self.writer.close)
+
+
+def process_metrics(registry: CollectorRegistry) -> Gauge:
+    """The build info (version), and the process, platform and GC collectors; returns the build info gauge."""
+    info = Gauge("ragpulse_build_info", "Always 1; the version in a label.", ["version"], registry=registry)
+    info.labels(version=ragpulse.__version__).set(1)
+    ProcessCollector(registry=registry)
+    PlatformCollector(registry=registry)
+    GCCollector(registry=registry)
+    return info
+
+
+class Service:
+    def __init__(self, config: Config, registry: CollectorRegistry | None = None) -> None:
+        self.config = config
+        self.registry = registry = registry if registry is not None else CollectorRegistry()
+        process_metrics(registry)
+        pipeline_metrics = PipelineMetrics(registry)
+        intake = IntakeMetrics(registry)
+        self.queue = EventQueue("pipeline", config.pipeline.queue_capacity_events, config.pipeline.queue_capacity_bytes,
+                                QueueMetrics(registry))
+        self.connections = ConnectionMetrics(registry)
+        supervisor = SupervisorMetrics(registry)
+        dedup_metrics = DedupMetrics(registry)
+        dedup = DedupWindow(config.dedup.max_entries, config.dedup.window_seconds,
+                            entries_gauge=dedup_metrics.entries, evicted_counter=dedup_metrics.evicted)
+        options = config.metrics
+        guard = LabelGuard(options.labels, options.max_values_per_label, options.max_label_sets, registry)
+        self.embeddings = self._embeddings(config, registry, guard, pipeline_metrics.stage_errors)
+        self.join = _feedback_join(config, registry, guard) if config.satisfaction.enabled else None
+        # config: satisfaction is off only with the judge off, which needs the join
+        self.judging = (Judging(config, registry, guard, self.join, pipeline_metrics.stage_errors)
+                        if config.judge.mode != "off" and self.join is not None else None)
+        local = config.local_scorers
+        # The stages, in the order every event meets them.
+        stages: list[tuple[str, Stage | None]] = [
+            ("probe_filter", ProbeTrafficFilter(registry)),
+            ("dedup", DedupStage(dedup, dedup_metrics.duplicates)),
+            ("fallback", fallback_detector(config)),
+            ("local_scorers", LexicalScorer(LexicalMetrics(registry, list(options.labels)), guard, local.chunk_cache_entries,
+                                            local.chunk_cache_max_bytes, max_label_sets=options.max_label_sets)
+             if local.enabled else None),
+            ("embeddings", self.embeddings),
+            ("feedback_join", self.join),
+            ("judge_sampler", self.judging.sampler if self.judging is not None else None),
+        ]
+        exporter = FastPathExporter(FastPathMetrics(registry, options), guard, max_cached=4 * options.max_label_sets,
+                                    fallback_rules=("explicit", "empty_retrieval",
+                                                    *(rule.name for rule in config.all_fallback_rules())))
+        self.pipeline = Pipeline(self.queue, stages=[(name, stage) for name, stage in stages if stage is not None],
+                                 exporters=[("prometheus", exporter)], metrics=pipeline_metrics, supervisor=supervisor,
+                                 max_batch_events=config.pipeline.max_batch_events)
+        self._sources(config, registry, intake, pipeline_metrics, supervisor, dedup)
+        self._app = build_app(
+            self.ingest,
+            registry,
+            not_ready_reasons=self.not_ready_reasons,
+            readiness_notes=self.readiness_notes,
+            on_export=[self.kafka.on_export] if self.kafka else [],
+            auth_token=config.auth_token(),
+            max_body_bytes=config.http.max_body_bytes,
+            api_routes=[*badcases_api.routes(config.results.sqlite_path),
+                        *calibration_api.routes(config.results.sqlite_path, config.calibration)],
+        )
+        self._http_up = intake.source_up.labels(source=HTTP_SOURCE)
+        self.probes = _probe_schedules(config, registry,
+                                       self.judging.metrics.judge_retries if self.judging is not None else None)
+        self._runner: web.AppRunner | None = None
+        self._stopping = False
+        self._ticker: asyncio.Task[None] | None = None
+        self.port: int | None = None
+
+    @staticmethod
+    def _embeddings(config: Config, registry: CollectorRegistry, guard: LabelGuard,
+                    stage_errors: Counter) -> EmbeddingScorer | None:
+        options = config.embeddings
+        if not options.enabled:
+            return None
+        return EmbeddingScorer(
+            load_model(options.model, options.device), EmbeddingMetrics(registry, list(config.metrics.labels), stage_errors),
+            guard, sample_rate=options.sample_rate, queue_capacity=options.queue_capacity,
+            batch_traces=options.batch_traces, chunk_cache_entries=options.chunk_cache_entries,
+        )
+
+    def _sources(self, config: Config, registry: CollectorRegistry, intake: IntakeMetrics,
+                 pipeline_metrics: PipelineMetrics, supervisor: SupervisorMetrics, dedup: DedupWindow) -> None:
+        self.ingest = HttpIngest(EventDecoder(config.limits, HTTP_SOURCE), self.queue, intake, self.connections,
+                                 retry_after_seconds=config.http.retry_after_seconds,
+                                 body_timeout_seconds=config.http.body_timeout_seconds)
+        otlp = OtlpMetrics(registry, intake, pipeline_metrics.dropped)
+        # One span intake for every carrier of OTLP spans, so a trace's spans meet.
+        self.spans = SpanIntake(config.otlp, EventDecoder(config.limits, OTLP_SOURCE), self.queue, otlp, supervisor,
+                                max_event_bytes=config.limits.max_event_bytes)
+        self.kafka: KafkaSource | None = None
+        if config.kafka.bootstrap_servers:
+            self.kafka = KafkaSource(config.kafka, EventDecoder(config.limits, KAFKA_SOURCE), self.queue,
+                                     KafkaMetrics(registry, intake, otlp), dedup, self.spans,
+                                     max_batch_events=config.pipeline.max_batch_events)
+        self.otlp: OtlpReceiver | None = None
+        if config.otlp.enabled:
+            self.otlp = OtlpReceiver(config.otlp, self.spans, self.queue, otlp, self.connections)
+
+    def not_ready_reasons(self) -> list[str]:
+        reasons = []
+        if self._stopping:
+            reasons.append("shutting down")
+        elif self._runner is None:
+            reasons.append("starting")
+        if self.queue.full:
+            reasons.append("pipeline queue is full")
+        if self.kafka is not None and (reason := self.kafka.not_ready_reason()):
+            reasons.append(reason)
+        reasons.extend(reason for task in self._supervised() if (reason := task.down_reason()))
+        return reasons
+
+    def readiness_notes(self) -> list[str]:
+        """What /readyz reports without failing: components restarted in the last minute."""
+        return [note for task in self._supervised() if (note := task.recent_restart())]
+
+    def _supervised(self) -> list[Supervised]:
+        return [self.pipeline.supervised, self.spans.supervised]
+
+    @staticmethod
+    async def _tick(join: FeedbackJoin) -> None:
+        """Ends what is over in the feedback join when no event comes to do it (silent accepts, orphans)."""
+        while True:
+            await asyncio.sleep(1.0)
+            try:
+                join.expire()
+            except Exception:  # a defect: logged, and the next second tries again
+                log.exception("the feedback join's timer failed")
+
+    async def start(self) -> None:
+        await self.pipeline.start()
+        await self.spans.start()
+        if self.join is not None:
+            self._ticker = asyncio.create_task(self._tick(self.join), name="ragpulse-feedback-join")
+        if self.judging is not None:
+            await self.judging.start()
+        if self.embeddings is not None:
+            self.embeddings.start()
+        for schedule in self.probes:
+            schedule.start()
+        self._runner = web.AppRunner(self._app, **runner_options(self.config.http.idle_timeout_seconds))
+        await self._runner.setup()
+        limit_connections(self._runner, "http", self.config.http.max_connections, self.connections)
+        site = web.TCPSite(self._runner, self.config.http.host, self.config.http.port)
+        try:
+            await site.start()
+        except OSError as exc:
+            raise StartupError("HTTP", f"{self.config.http.host}:{self.config.http.port}", "http.port", exc.strerror or str(exc)) from None
+        self.port = self._runner.addresses[0][1]  # the bound port, also when http.port is 0
+        self._http_up.set(1)
+        if self.kafka is not None:
+            await self.kafka.start()
+        if self.otlp is not None:
+            await self.otlp.start()
+        self._log_started()
+
+    def _log_started(self) -> None:
+        config = self.config
+        judge = ("off" if config.judge.mode == "off" else f"llm {config.judge.model}" if config.judge.uses_llm
+                 else "local (no judge.api_key or judge.base_url)")
+        # What a newcomer needs to know of the defaults, in one line (README, CLI).
+        log.info("ragpulse started", version=ragpulse.__version__, host=config.http.host, port=self.port,
+                 otlp=(f"{config.otlp.host}:{self.otlp.http_port} (HTTP), "
+                       + (f":{self.otlp.grpc_port} (gRPC)" if self.otlp.grpc_port is not None else "gRPC off")
+                       if self.otlp is not None else "off"),
+                 kafka=config.kafka.bootstrap_servers or "off", judge=judge,
+                 sample_rate=config.judge.sample_rate if config.judge.mode != "off" else None,
+                 badcases=config.results.sqlite_path or "off")
+
+    async def shutdown(self) -> int:
+        """Drain and stop; returns the number of accepted events that could not be processed."""
+        self._stopping = True
+        self.ingest.accepting = False
+        self._http_up.set(0)
+        if self.kafka is not None:
+            await self.kafka.stop_intake()
+        if self.otlp is not None:
+            await self.otlp.stop_intake()
+        await self.spans.stop_intake()
+        for schedule in self.probes:
+            await schedule.stop()
+        lost = await self.pipeline.shutdown(self.config.pipeline.shutdown_timeout_seconds)
+        if self._ticker is not None:
+            self._ticker.cancel()
+        if self.judging is not None:
+            await self.judging.shutdown()
+        if self.embeddings is not None:
+            await asyncio.to_thread(self.embeddings.close)
+        if self._runner is not None:
+            await self._runner.cleanup()  # the last scrape (and its offset commit) is behind us
+        if self.kafka is not None:
+            await self.kafka.close()
+        if self.otlp is not None:
+            await self.otlp.close()
+        processed = {
+            kind: int(self.registry.get_sample_value("ragpulse_events_processed_total", {"type": kind}) or 0)
+            for kind in ("trace", "feedback")
+        }
+        log.info("ragpulse stopped", processed=processed, dropped=lost)
+        return lost
+
+    async def run(self, stop: asyncio.Event) -> int:
+        await self.start()
+        await stop.wait()
+        log.info("stopping: intake closed, draining", queued=self.queue.depth)
+        return await self.shutdown()

@@ -1,1 +1,0 @@
-"""Sources: where events come from (HTTP now; Kafka and OTLP in their own modules)."""

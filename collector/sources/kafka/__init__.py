@@ -1,5 +1,0 @@
-"""The Kafka source and its two client backends (kafka-python, confluent-kafka)."""
-
-from ragpulse.collector.sources.kafka.source import SOURCE, KafkaSource, item_error, json_codec, otlp_proto_codec
-
-__all__ = ["SOURCE", "KafkaSource", "item_error", "json_codec", "otlp_proto_codec"]

@@ -1,0 +1,66 @@
+"""The cardinality guard: bounded label values, so a bad producer cannot blow up Prometheus."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from operator import attrgetter
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter
+
+OTHER = "other"
+UNKNOWN = "unknown"  # the event did not carry the label
+
+
+class LabelGuard:
+    """Admits at most `max_values` distinct values per label and `max_label_sets` combinations.
+
+    First come, first served: once a label has `max_values` values, new values
+    become "other". The combination cap bounds series even when each label is
+    within its own cap (50 values on four labels is still 6 million sets); a
+    new combination over it becomes "other" on every label. Both are counted
+    per event in ragpulse_label_overflow_total (label="<name>" or "label_set").
+    """
+
+    def __init__(self, names: Sequence[str], max_values: int, max_label_sets: int, registry: CollectorRegistry) -> None:
+        self.overflow = overflow = Counter("ragpulse_label_overflow_total",
+                           "Events whose label value was replaced by 'other' by the cardinality guard.", ["label"],
+                           registry=registry)
+        self.names = tuple(names)
+        self._max_values = max_values
+        self._max_sets = max_label_sets
+        self._values: list[set[str]] = [set() for _ in self.names]
+        self._sets: set[tuple[str, ...]] = set()
+        self._other_set = tuple(OTHER for _ in self.names)
+        self._overflow = {name: overflow.labels(label=name) for name in (*self.names, "label_set")}
+        fields = attrgetter(*self.names)
+        # attrgetter of one name returns the value, of several a tuple: make it always a tuple.
+        self.raw_values = fields if len(self.names) > 1 else lambda event: (fields(event),)
+
+    def admit_event(self, event: Any) -> tuple[str, ...]:
+        """Guarded label values of an event (overflow is counted by the fast-path exporter)."""
+        return self.admit(self.raw_values(event))[0]
+
+    def admit(self, raw: Sequence[str | None]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """Guarded label values for `raw`, and the names of labels that overflowed."""
+        values: list[str] = []
+        overflowed: list[str] = []
+        for name, seen, value in zip(self.names, self._values, raw, strict=True):
+            value = value or UNKNOWN
+            if value not in seen:
+                if len(seen) >= self._max_values:
+                    overflowed.append(name)
+                    value = OTHER
+                else:
+                    seen.add(value)
+            values.append(value)
+        label_set = tuple(values)
+        if label_set not in self._sets:
+            if len(self._sets) >= self._max_sets:
+                return self._other_set, (*overflowed, "label_set")
+            self._sets.add(label_set)
+        return label_set, tuple(overflowed)
+
+    def count_overflow(self, overflowed: Sequence[str]) -> None:
+        for name in overflowed:
+            self._overflow[name].inc()

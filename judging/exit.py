@@ -1,0 +1,73 @@
+"""Judging's one exit: a judged trace is built once and handed to each consumer in turn.
+
+Like the pipeline's exporters: the consumers (metrics, the result writer, the calibrator, the feedback
+join) are registered in one place, the app's wiring, in the order they run; a consumer that fails costs
+its own part of this judgment, counted, never the others'.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import structlog
+from prometheus_client import Counter
+
+from ragpulse.judging.llm_judge import Judgment
+from ragpulse.judging.records import JudgmentRecord, RecordChunk
+from ragpulse.judging.sampler import JudgeItem
+
+log = structlog.get_logger("ragpulse.judge")
+
+
+@dataclass(frozen=True, slots=True)
+class JudgedTrace:
+    item: JudgeItem
+    judgment: Judgment
+    stage: str | None  # the failed stage of a bad case (judging/attribution.py), None for a good answer
+    judge: str  # llm, local or rule
+    record: JudgmentRecord  # what the sinks keep: built once, with the signals the join had seen
+
+
+Consumer = Callable[[JudgedTrace], None]
+
+
+def build_record(item: JudgeItem, judgment: Judgment, stage: str | None, judge: str, cost: float,
+                 audit: bool, signals: list[str] | None = None) -> JudgmentRecord:
+    event = item.event
+    relevance = judgment.chunk_relevance
+    chunks = [
+        RecordChunk(text=chunk.text, id=chunk.id, relevance=relevance[i] if i < len(relevance) else None)
+        for i, chunk in enumerate(event.chunks or [])
+    ]
+    return JudgmentRecord(
+        trace_id=event.trace_id, judged_at=time.time(),
+        app=event.app, route=event.route, model=event.model, release=event.release, session_id=event.session_id,
+        priority=item.priority, sample=item.sample, stratum=item.stratum, reasons=list(item.reasons), audit=audit,
+        fallback=item.fallback, stage=stage, bad=stage is not None,
+        query=event.query, answer=event.answer, chunks=chunks,
+        groundedness=judgment.groundedness, hallucination=judgment.hallucination,
+        supported_share=judgment.supported_share, claims=judgment.claims,
+        groundedness_reason=judgment.groundedness_reason,
+        answer_relevancy=judgment.answer_relevancy, answer_relevancy_reason=judgment.answer_relevancy_reason,
+        context_relevance=judgment.context_relevance, context_relevance_reason=judgment.context_relevance_reason,
+        error=judgment.error, raw_output=judgment.raw_output,
+        judge=judge, judge_model=judgment.judge_model, prompt_version=judgment.prompt_version,
+        prompt_tokens=judgment.prompt_tokens, completion_tokens=judgment.completion_tokens, cost=cost,
+        signals=signals or [],
+    )
+
+
+class JudgmentExit:
+    def __init__(self, consumers: Sequence[tuple[str, Consumer]], stage_errors: Counter) -> None:
+        self._consumers = list(consumers)
+        self._failures = stage_errors.labels(stage="judge")
+
+    def __call__(self, judged: JudgedTrace) -> None:
+        for name, consume in self._consumers:
+            try:
+                consume(judged)
+            except Exception:
+                self._failures.inc()
+                log.exception("a judgment consumer failed", consumer=name, trace_id=judged.item.event.trace_id)

@@ -1,0 +1,301 @@
+"""LLM-as-judge through any OpenAI-compatible API: groundedness, answer relevancy and context
+relevance of one answer, in one call.
+
+The call returns the answer's claims with a verdict each and a 1-5 groundedness score (score
+<= 2 is a hallucination), a 1-5 answer-relevancy score and a 0-3 relevance per chunk: the
+information of the naive design (one call to split claims, one per claim, one per metric) for a
+fraction of the tokens. The judged content is untrusted: it is delimited and escaped, and the
+prompt tells the judge to treat it as data.
+
+Retries are ragpulse's own, not the openai client's, so that every HTTP request passes the
+request-rate limiter: exponential backoff with full jitter on 408, 409, 429, 5xx, timeouts and
+connection errors, honouring Retry-After. A failed judgment is returned as data (`error`),
+never raised into the stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import time
+from dataclasses import dataclass, field
+from importlib import resources
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
+
+import msgspec
+
+from ragpulse.collector.events import TraceEvent
+from ragpulse.judging.budget import RequestRateLimiter
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
+BUILTIN_PROMPT = "judgment.v1"
+HALLUCINATION_AT_MOST = 2  # groundedness score
+IRRELEVANT_AT_MOST = 2  # answer relevancy score
+RELEVANT_CHUNK_AT_LEAST = 2  # chunk relevance 0-3
+RETRYABLE_STATUS = frozenset({408, 409, 429})
+MAX_BACKOFF_SECONDS = 30.0
+_PLACEHOLDER = re.compile(r"\{(question|context|answer)\}")
+_CLOSING_TAG = re.compile(r"</(question|context|answer|chunk)", re.IGNORECASE)
+_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
+T = TypeVar("T")
+
+
+class Claim(msgspec.Struct):
+    claim: str
+    verdict: Literal["supported", "contradicted", "not_in_context"]
+    reason: str = ""
+
+
+class Scored(msgspec.Struct):
+    score: Annotated[int, msgspec.Meta(ge=1, le=5)]
+    reason: str = ""
+
+
+class ChunkRelevance(msgspec.Struct):
+    index: Annotated[int, msgspec.Meta(ge=0)]
+    relevance: Annotated[int, msgspec.Meta(ge=0, le=3)]
+
+
+class ContextVerdict(msgspec.Struct):
+    chunks: list[ChunkRelevance]
+    reason: str = ""
+
+
+class JudgeVerdict(msgspec.Struct):
+    """What the judge must answer; every field is validated."""
+
+    claims: list[Claim]
+    groundedness: Scored
+    answer_relevancy: Scored
+    context_relevance: ContextVerdict
+
+
+def _strict_schema(node: Any) -> Any:
+    """Structured-output schemas want every property required and no others allowed."""
+    if isinstance(node, dict):
+        node = {key: _strict_schema(value) for key, value in node.items()}
+        if node.get("type") == "object" and "properties" in node:
+            node["required"] = list(node["properties"])
+            node["additionalProperties"] = False
+        return node
+    if isinstance(node, list):
+        return [_strict_schema(value) for value in node]
+    return node
+
+
+@dataclass(slots=True)
+class Completion:
+    text: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    requests: int = 0  # HTTP requests made, retries included
+    seconds: float = 0.0
+    error: str | None = None
+
+
+@dataclass(slots=True)
+class Judgment:
+    """The verdicts on one trace, or the reason there are none (`error`): failures are data."""
+
+    trace_id: str
+    judge_model: str  # "local" for the lexical judge, "rule" for a fallback with nothing retrieved
+    prompt_version: str
+    groundedness: int | None = None
+    claims: list[Claim] = field(default_factory=list)
+    groundedness_reason: str = ""
+    answer_relevancy: int | None = None
+    answer_relevancy_reason: str = ""
+    chunk_relevance: list[int | None] = field(default_factory=list)  # 0-3 per chunk, in chunk order
+    context_relevance_reason: str = ""
+    error: str | None = None  # an exception type, or "invalid_output"
+    raw_output: str | None = None  # kept when it could not be parsed, for inspection
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    requests: int = 0  # HTTP requests made, retries included
+    seconds: float = 0.0
+
+    @property
+    def hallucination(self) -> bool:
+        return self.groundedness is not None and self.groundedness <= HALLUCINATION_AT_MOST
+
+    @property
+    def supported_share(self) -> float | None:
+        if not self.claims:
+            return None
+        return sum(c.verdict == "supported" for c in self.claims) / len(self.claims)
+
+    @property
+    def context_relevance(self) -> int | None:
+        """The best chunk's relevance (0-3): could the answer have been found in the context?"""
+        known = [r for r in self.chunk_relevance if r is not None]
+        return max(known) if known else None
+
+
+def render_prompt(template: str, event: TraceEvent) -> str:
+    """Fill the template in one pass (content is never re-scanned), with closing tags in content escaped."""
+    context = "\n".join(
+        f'<chunk index="{i}" id="{_escape(c.id or str(i))}">\n{_escape(c.text or "")}\n</chunk>'
+        for i, c in enumerate(event.chunks or [])
+    )
+    values = {"question": _escape(event.query), "context": context, "answer": _escape(event.answer)}
+    return _PLACEHOLDER.sub(lambda m: values[m[1]], template)
+
+
+def builtin_template() -> str:
+    return resources.files("ragpulse.judging").joinpath(f"prompts/{BUILTIN_PROMPT}.md").read_text(encoding="utf-8")
+
+
+def estimate_prompt_tokens(prompt: str) -> int:
+    """An upper estimate without a tokenizer: about 4 bytes a token in English, 3 in CJK."""
+    return len(prompt.encode()) // 3 + 1
+
+
+class LlmJudge:
+    def __init__(
+        self,
+        client: AsyncOpenAI,
+        model: str,
+        template: str,
+        prompt_version: str,
+        *,
+        limiter: RequestRateLimiter,
+        max_retries: int,
+        max_completion_tokens: int,
+        on_retry: Callable[[str], None] | None = None,  # called with the error type of each retried attempt
+    ) -> None:
+        self._client = client
+        self.model = model
+        self.prompt_version = prompt_version
+        self.max_completion_tokens = max_completion_tokens
+        self._template = template
+        self._limiter = limiter
+        self._max_retries = max_retries
+        self._on_retry = on_retry
+        self._json_schema = True  # dropped once a server refuses response_format json_schema
+
+    def prompt(self, event: TraceEvent) -> str:
+        return render_prompt(self._template, event)
+
+    async def close(self) -> None:
+        await self._client.close()
+
+    async def judge(self, event: TraceEvent, prompt: str) -> Judgment:
+        judgment = Judgment(trace_id=event.trace_id, judge_model=self.model, prompt_version=self.prompt_version)
+        done = await self.complete(prompt, _RESPONSE_FORMAT)
+        judgment.seconds, judgment.requests = done.seconds, done.requests
+        judgment.prompt_tokens, judgment.completion_tokens = done.prompt_tokens, done.completion_tokens
+        if done.error is not None:
+            judgment.error = done.error
+            return judgment
+        verdict = parse_verdict(done.text, JudgeVerdict)
+        if verdict is None:
+            judgment.error, judgment.raw_output = "invalid_output", done.text[:4000]
+            return judgment
+        judgment.groundedness, judgment.groundedness_reason = verdict.groundedness.score, verdict.groundedness.reason
+        judgment.claims = verdict.claims
+        judgment.answer_relevancy = verdict.answer_relevancy.score
+        judgment.answer_relevancy_reason = verdict.answer_relevancy.reason
+        relevance: list[int | None] = [None] * len(event.chunks or [])
+        for chunk in verdict.context_relevance.chunks:
+            if chunk.index < len(relevance):
+                relevance[chunk.index] = chunk.relevance
+        judgment.chunk_relevance = relevance
+        judgment.context_relevance_reason = verdict.context_relevance.reason
+        return judgment
+
+    async def complete(self, prompt: str, response_format: dict[str, Any]) -> Completion:
+        """One prompt, its text answer and usage; a failure is `error` (an exception type), never raised."""
+        import openai  # loaded with the client (app/service.py): a sidecar without an LLM judge never needs it
+
+        done = Completion()
+        started = time.perf_counter()
+        try:
+            response = await self._complete(prompt, done, response_format)
+        except openai.OpenAIError as exc:
+            done.error = type(exc).__name__
+            done.seconds = time.perf_counter() - started
+            return done
+        done.seconds = time.perf_counter() - started
+        if response.usage is not None:
+            done.prompt_tokens = response.usage.prompt_tokens
+            done.completion_tokens = response.usage.completion_tokens
+        done.text = (response.choices[0].message.content or "") if response.choices else ""
+        return done
+
+    async def _complete(self, prompt: str, done: Completion, response_format: dict[str, Any]):  # type: ignore[no-untyped-def]
+        """One HTTP request per limiter slot: retries, and the plain retry after a server refused
+        structured output, each take their own."""
+        import openai
+
+        attempt = 0
+        while True:
+            await self._limiter.acquire()
+            done.requests += 1
+            try:
+                return await self._create(prompt, response_format)
+            except openai.BadRequestError as exc:
+                if not self._json_schema or ("response_format" not in str(exc) and "json_schema" not in str(exc)):
+                    raise
+                self._json_schema = False  # this server does not do structured output: parse text from now on
+                continue
+            except (openai.APIStatusError, openai.APITimeoutError, openai.APIConnectionError) as exc:
+                status = getattr(exc, "status_code", None)
+                retryable = status is None or status in RETRYABLE_STATUS or status >= 500
+                if not retryable or attempt >= self._max_retries:
+                    raise
+                failure: Exception = exc
+            finally:
+                self._limiter.release()
+            if self._on_retry is not None:
+                self._on_retry(type(failure).__name__)
+            await asyncio.sleep(_retry_after(failure) or random.uniform(0, min(MAX_BACKOFF_SECONDS, 0.5 * 2**attempt)))
+            attempt += 1
+
+    async def _create(self, prompt: str, response_format: dict[str, Any]):  # type: ignore[no-untyped-def]
+        options: dict[str, Any] = {"model": self.model, "messages": [{"role": "user", "content": prompt}],
+                                   "temperature": 0, "max_tokens": self.max_completion_tokens}
+        if self._json_schema:
+            options["response_format"] = response_format
+        return await self._client.chat.completions.create(**options)
+
+
+def _retry_after(exc: Exception) -> float | None:
+    """Seconds from Retry-After (or retry-after-ms), capped; None when the server gave none."""
+    response = getattr(exc, "response", None)
+    if response is None:
+        return None
+    headers = response.headers
+    try:
+        if "retry-after-ms" in headers:
+            return min(MAX_BACKOFF_SECONDS, float(headers["retry-after-ms"]) / 1000)
+        if "retry-after" in headers:
+            return min(MAX_BACKOFF_SECONDS, float(headers["retry-after"]))
+    except ValueError:
+        return None  # an HTTP date: rare for APIs; back off instead
+    return None
+
+
+def parse_verdict(text: str, kind: type[T]) -> T | None:
+    """The verdict in a model's text: all of it, or the JSON object inside it (chat models add words)."""
+    for candidate in (text, *(m.group(0) for m in [_JSON_OBJECT.search(text)] if m)):
+        try:
+            return msgspec.json.decode(candidate.strip(), type=kind)
+        except msgspec.DecodeError:
+            continue
+    return None
+
+
+def response_format(name: str, kind: type) -> dict[str, Any]:
+    """A strict structured-output request for answers of `kind`."""
+    return {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": _strict_schema(msgspec.json.schema(kind))}}
+
+
+_RESPONSE_FORMAT = response_format("rag_judgment", JudgeVerdict)
+
+
+def _escape(text: str) -> str:
+    return _CLOSING_TAG.sub(lambda m: "&lt;/" + m[1], text)

@@ -1,0 +1,332 @@
+"""The local judge: claim-level verdicts without an LLM, for when no LLM judge is configured.
+
+It fills every judgment series on a fresh machine, with `judge="local"` on them so nobody mistakes
+them for an LLM's, and it is the judge of `judge.mode: local`. Like the LLM judge it returns the
+answer's claims, each with a verdict and its evidence (README, The local judge):
+
+1. the answer is split into clauses (scorers/text.py); clauses of conversation are no claims;
+2. each claim is aligned with the chunk clause that shares most of its terms (Dice of the term
+   sets, quantities counted as terms);
+3. its verdict, the first rule that holds:
+   - contradicted: a quantity without an equal in the context where the aligned clause has one of
+     the same dimension (two weeks = 14 days is equal); the opposite polarity of every clause that
+     aligns as well; a term found only where the context negates it; a near copy of the aligned
+     clause with one thing swapped for another that the context says elsewhere, never with it;
+   - not_in_context: a quantity or a name the context does not have, or under half of its terms
+     supported (claims of two terms or fewer are too short to call unsupported: score 3);
+   - supported, with the share of its terms found;
+4. groundedness is the weakest claim's: 1 with a contradiction, 2 with a claim not in the context
+   (<= 2 is a hallucination, as for the LLM judge), 3 under 60% supported, 4 under 80%, else 5.
+
+Relevancy respects grounding: an answer whose supported claims come from a chunk relevant to the
+question is relevant even when it repeats none of the question's words. Every text is examined up
+to MAX_CHARS characters; chunk analyses are cached by text, capped in entries and bytes.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from difflib import SequenceMatcher
+
+import msgspec
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+from ragpulse.collector.events import TraceEvent
+from ragpulse.judging.llm_judge import Claim, Judgment
+from ragpulse.scorers.text import Clause, clause, clauses, is_chatter, question_terms, sentences, size, supported_units
+
+PROMPT_VERSION = "claims.v1"
+MAX_CHARS = 4_000  # of an answer, a question or a chunk: longer texts are judged on their start
+_SUPPORTED_AT_LEAST = 0.5  # share of a claim's terms in the context
+_ALIGNED_AT_LEAST = 0.5  # share of a claim's terms in its aligned clause, for a polarity or swap verdict
+_AS_WELL = 0.1  # clauses within this Dice of the best align as well
+_SWAP_ALIGNED_AT_LEAST = 0.75  # a claim this close to its aligned clause that differs in a thing replaced it
+_SWAP_MAX_TOKENS = 3  # words (or characters) replaced at most, for a substitution
+_SWAP_MAX_TERMS = 4  # terms that differ at most (three characters replaced change up to four bigrams)
+_TOO_SHORT_UNITS = 2  # a claim of this few terms, none a quantity or a name, is not called unsupported
+
+
+class ChunkAnalysis(msgspec.Struct, frozen=True, gc=False):
+    sentences: tuple[tuple[Clause, ...], ...]  # each sentence as its clauses
+    clauses: tuple[Clause, ...]  # the same, flat
+    index: dict[str | tuple[str, float], tuple[int, ...]]  # a term or a quantity -> the clauses (flat) that have it
+    terms: frozenset[str]  # of all its clauses
+    chars: frozenset[str]
+    quantities: frozenset[tuple[str, float]]
+    names: frozenset[str]
+    topic: frozenset[str]  # question_terms() of the chunk, for its relevance to a question
+
+
+def _analyse(text: str) -> ChunkAnalysis:
+    grouped = tuple(tuple(clause(part) for part in clauses(sentence)) for sentence in sentences(text[:MAX_CHARS]))
+    parsed = tuple(c for sentence in grouped for c in sentence)
+    index: dict[str | tuple[str, float], list[int]] = {}
+    for position, part in enumerate(parsed):
+        for key in (*part.terms, *part.quantities):
+            index.setdefault(key, []).append(position)
+    return ChunkAnalysis(
+        grouped,
+        parsed,
+        {key: tuple(positions) for key, positions in index.items()},
+        frozenset().union(*(c.terms for c in parsed)),
+        frozenset().union(*(c.chars for c in parsed)),
+        frozenset().union(*(c.quantities for c in parsed)),
+        frozenset().union(*(c.names for c in parsed)),
+        question_terms(text[:MAX_CHARS]),
+    )
+
+
+def _chunk_relevance(coverage: float) -> int:
+    """The share of the question's terms in a chunk to the 0-3 scale (2 and up: relevant)."""
+    return 3 if coverage >= 0.5 else 2 if coverage >= 0.3 else 1 if coverage > 0 else 0
+
+
+def _share_score(share: float) -> int:
+    return 5 if share >= 0.5 else 4 if share >= 0.3 else 3 if share >= 0.15 else 2 if share > 0 else 1
+
+
+def _describe(quantity: tuple[str, float]) -> str:
+    dimension, value = quantity
+    return f"{value:g} ({dimension})" if dimension not in ("duration", "rate") else f"{value:g} minutes ({dimension})"
+
+
+_NOTHING = clause("")  # the aligned clause of a claim that shares no term with the context
+
+
+class _Context(msgspec.Struct, gc=False):
+    """A trace's chunks as the judge reads them."""
+
+    candidates: list[tuple[int, Clause]]  # every chunk clause, with its chunk's index
+    located: list[tuple[int, int, ChunkAnalysis]]  # (chunk index, offset of its clauses in candidates, analysis)
+    statements: list[tuple[Clause, ...]]  # the chunks' sentences, as their clauses
+    context: Clause  # the union of everything the chunks say
+    only_negated: frozenset[str]  # terms the chunks only ever say negated
+
+    def holding(self, key: str | tuple[str, float]) -> list[int]:
+        """Positions in `candidates` of the clauses that have this term or quantity."""
+        return [offset + position for _, offset, chunk in self.located for position in chunk.index.get(key, ())]
+
+
+class _Verdict(msgspec.Struct, gc=False):
+    claim: Claim
+    score: int
+    chunk: int | None  # the aligned clause's chunk, when supported
+
+
+def _footprint(analysis: ChunkAnalysis) -> int:
+    """An upper estimate of what a cached analysis holds, in bytes (shared strings counted each time)."""
+    parsed = analysis.clauses
+    total = (sys.getsizeof(analysis) + sum(map(sys.getsizeof, analysis.sentences)) + sys.getsizeof(analysis.sentences)
+             + sys.getsizeof(parsed) + sys.getsizeof(analysis.index) + sum(map(sys.getsizeof, analysis.index.values())))
+    for part in (*parsed, analysis):
+        for field in ("terms", "chars", "quantities", "names") + (("words",) if isinstance(part, Clause) else ("topic",)):
+            items = getattr(part, field)
+            total += sys.getsizeof(items) + sum(map(sys.getsizeof, items))
+        if isinstance(part, Clause):
+            total += (sys.getsizeof(part) + sys.getsizeof(part.text) + sum(map(sys.getsizeof, part.cjk_parts))
+                      + sys.getsizeof(part.sequence))
+    return total
+
+
+def _spell(tokens: Sequence[str]) -> str:
+    return "".join(tokens) if all(len(t) == 1 and t > "\u33ff" for t in tokens) else " ".join(tokens)
+
+
+def _substitution(claim: Clause, aligned: Clause, statements: Sequence[tuple[Clause, ...]]) -> tuple[str, str] | None:
+    """The aligned clause word for word but for one span replaced by words the context says in another
+    statement, never in the same one: the Munich store's hours given as the Berlin store's, 上海门店
+    for 北京门店, standard shipping's price given as express shipping's. `statements` are the chunks'
+    sentences as their clauses."""
+    changes = [op for op in SequenceMatcher(None, claim.sequence, aligned.sequence, autojunk=False).get_opcodes()
+               if op[0] != "equal"]
+    if len(changes) != 1 or changes[0][0] != "replace":
+        return None
+    _, i1, i2, j1, j2 = changes[0]
+    # one thing for another is a span of about the same length ("use" for "tracking: every shipped
+    # order has" is a rewording)
+    if max(i2 - i1, j2 - j1) > _SWAP_MAX_TOKENS or abs((i2 - i1) - (j2 - j1)) > 1 or len(claim.sequence) - (i2 - i1) < 2:
+        return None
+    moved, replaced = _spell(claim.sequence[i1:i2]), _spell(aligned.sequence[j1:j2])
+    if len(moved) < 2 or len(replaced) < 2:  # one character (内 for 支持) is no thing of its own
+        return None
+    said = [any(_says(c, moved) for c in statement) for statement in statements]
+    together = any(any(_says(c, replaced) for c in statement) for statement, has in zip(statements, said) if has)
+    return (moved, replaced) if any(said) and not together else None
+
+
+def _says(parsed: Clause, spelled: str) -> bool:
+    """Whether a clause has these words (English stems) or these characters in a row (CJK)."""
+    if " " in spelled or spelled in parsed.words:
+        return all(word in parsed.words for word in spelled.split(" "))
+    return spelled in "".join(parsed.cjk_parts)
+
+
+class LocalJudgeMetrics:
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.duration = Histogram(
+            "ragpulse_local_judge_duration_seconds", "Time the local judge took for one trace (claims, alignment, verdicts).",
+            buckets=(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05), registry=registry,
+        )
+        self.cache_evicted = Counter(
+            "ragpulse_local_judge_chunk_cache_evicted_total",
+            "Chunk analyses the local judge dropped for its entry or byte cap (least recently used first).", registry=registry,
+        )
+        self.cache_entries = Gauge("ragpulse_local_judge_chunk_cache_entries", "Chunk analyses the local judge holds.",
+                                   registry=registry)
+        self.cache_bytes = Gauge("ragpulse_local_judge_chunk_cache_bytes",
+                                 "Estimated bytes of the chunk analyses the local judge holds.", registry=registry)
+
+
+class LocalJudge:
+    model = "local"
+    prompt_version = PROMPT_VERSION
+
+    def __init__(self, metrics: LocalJudgeMetrics, *, cache_entries: int, cache_max_bytes: int) -> None:
+        self._metrics = metrics
+        self._cache: OrderedDict[str, tuple[ChunkAnalysis, int]] = OrderedDict()
+        self._cache_entries = cache_entries
+        self._cache_max_bytes = cache_max_bytes
+        self._cache_bytes = 0
+
+    def judge(self, event: TraceEvent) -> Judgment:
+        started = time.perf_counter()
+        judgment = self._judge(event)
+        self._metrics.duration.observe(time.perf_counter() - started)
+        return judgment
+
+    def _judge(self, event: TraceEvent) -> Judgment:
+        judgment = Judgment(trace_id=event.trace_id, judge_model=self.model, prompt_version=self.prompt_version)
+        chunks = [self._chunk(c.text) if c.text is not None else None for c in event.chunks or []]
+        known = [c for c in chunks if c is not None]
+        question = question_terms(event.query[:MAX_CHARS])
+        coverage = [len(question & c.topic) / len(question) if c is not None and question else 0.0 for c in chunks]
+        judgment.chunk_relevance = [_chunk_relevance(share) if c is not None else None for c, share in zip(chunks, coverage)]
+        # Only traces with chunk texts reach a judge (the sampler judges nothing else).
+        if not known:
+            judgment.error = "no_chunk_text"
+            return judgment
+        context = Clause("", frozenset().union(*(c.terms for c in known)), frozenset(), (),
+                         frozenset().union(*(c.chars for c in known)), (), frozenset().union(*(c.quantities for c in known)),
+                         frozenset().union(*(c.names for c in known)), False)
+        located: list[tuple[int, int, ChunkAnalysis]] = []  # (chunk index, offset of its clauses, analysis)
+        candidates: list[tuple[int, Clause]] = []
+        for index, chunk in enumerate(chunks):
+            if chunk is not None:
+                located.append((index, len(candidates), chunk))
+                candidates.extend((index, c) for c in chunk.clauses)
+        statements = [sentence for chunk in known for sentence in chunk.sentences]
+        negated = frozenset().union(*(c.terms for _, c in candidates if c.negated))
+        only_negated = negated.difference(*(c.terms for _, c in candidates if not c.negated)) if negated else negated
+        where = _Context(candidates, located, statements, context, only_negated)
+        verdicts = [self._verdict(claim, where) for claim in self._claims(event.answer)]
+        judgment.claims = [v.claim for v in verdicts]
+        if not verdicts:
+            judgment.groundedness, judgment.groundedness_reason = 5, "the answer makes no claim to check"
+        else:
+            weakest = min(verdicts, key=lambda v: v.score)
+            judgment.groundedness = weakest.score
+            counts = {verdict: sum(v.claim.verdict == verdict for v in verdicts)
+                      for verdict in ("supported", "contradicted", "not_in_context")}
+            judgment.groundedness_reason = (
+                f"{counts['supported']} of {len(verdicts)} claims supported, {counts['contradicted']} contradicted, "
+                f"{counts['not_in_context']} not in the context"
+                + (f"; weakest: {weakest.claim.claim!r}: {weakest.claim.reason}" if weakest.score < 5 else "")
+            )
+        self._relevancy(judgment, event.answer, question, coverage, verdicts)
+        if question:
+            judgment.context_relevance_reason = f"the best chunk has {max(coverage, default=0.0):.0%} of the question's terms"
+        return judgment
+
+    def _claims(self, answer: str) -> list[Clause]:
+        parsed = [clause(part) for part in clauses(answer[:MAX_CHARS])]
+        return [c for c in parsed if (c.terms or c.quantities) and not is_chatter(c)]
+
+    @staticmethod
+    def _verdict(claim: Clause, where: _Context) -> _Verdict:
+        """The claim against the chunk clauses that share a term with it, the chunks' sentences and the
+        whole context."""
+        units = size(claim)
+        candidates, context = where.candidates, where.context
+        missing_quantities = claim.quantities - context.quantities
+        shared: dict[int, int] = {}
+        for key in (*claim.terms, *claim.quantities):
+            for position in where.holding(key):
+                shared[position] = shared.get(position, 0) + 1
+        claim_size = len(claim.terms) + len(claim.quantities)
+        scored = sorted(((2 * n / (claim_size + len(candidates[p][1].terms) + len(candidates[p][1].quantities)), p)
+                         for p, n in shared.items()), key=lambda scored_clause: (-scored_clause[0], scored_clause[1]))
+        best_dice, best_chunk, aligned = (scored[0][0], *candidates[scored[0][1]]) if scored else (0.0, None, _NOTHING)
+
+        def verdict(kind: str, reason: str, score: int, chunk: int | None = None) -> _Verdict:
+            evidence = f' (context: "{aligned.text}")' if best_dice > 0 else ""
+            return _Verdict(Claim(claim.text, kind, reason + evidence), score, chunk)  # type: ignore[arg-type]
+
+        for quantity in missing_quantities:
+            rivals = [q for q in aligned.quantities if q[0] == quantity[0]]
+            if rivals:
+                return verdict("contradicted", f"says {_describe(quantity)} where the context says "
+                               f"{', '.join(map(_describe, rivals))}", 1)
+        aligned_share = supported_units(claim, aligned) / units
+        if aligned_share >= _ALIGNED_AT_LEAST:
+            as_well = [candidates[p][1] for d, p in scored if d >= best_dice - _AS_WELL]
+            if all(c.negated != claim.negated for c in as_well):
+                return verdict("contradicted", "the context says the opposite", 1)
+            # a term the aligned clause lacks, found only where the context negates it (注销账号后订单记录
+            # 可以恢复 against 注销账号后订单记录将被永久删除，无法恢复); a negated claim is checked above
+            for term in () if claim.negated else (claim.terms - aligned.terms) & where.only_negated:
+                holders = [candidates[p][1] for p in where.holding(term)]
+                if all(len(c.terms & claim.terms) * 2 >= len(c.terms) for c in holders):
+                    return verdict("contradicted", f'the context says the opposite: "{holders[0].text}"', 1)
+        if (aligned_share >= _SWAP_ALIGNED_AT_LEAST and 0 < len(claim.terms - aligned.terms) <= _SWAP_MAX_TERMS
+                and 0 < len(aligned.terms - claim.terms) <= _SWAP_MAX_TERMS
+                and (swap := _substitution(claim, aligned, where.statements))):
+            moved, replaced = swap
+            return verdict("contradicted", f"says {moved} where the context says {replaced}", 1)
+        if missing_quantities:
+            return verdict("not_in_context", f"{', '.join(map(_describe, missing_quantities))} is not in the context", 2)
+        missing_names = claim.names - context.names
+        if missing_names:
+            return verdict("not_in_context", f"the context does not mention {', '.join(sorted(missing_names))}", 2)
+        share = supported_units(claim, context) / units
+        if share < _SUPPORTED_AT_LEAST:
+            if units <= _TOO_SHORT_UNITS:
+                return verdict("not_in_context", f"{share:.0%} of its {units} terms are in the context: too little "
+                               "to call it unsupported", 3)
+            return verdict("not_in_context", f"{share:.0%} of its terms are in the context", 2)
+        score = 5 if share >= 0.8 else 4 if share >= 0.6 else 3
+        return verdict("supported", f"{share:.0%} of its terms are in the context", score, best_chunk)
+
+    @staticmethod
+    def _relevancy(judgment: Judgment, answer: str, question: frozenset[str], coverage: list[float],
+                   verdicts: list[_Verdict]) -> None:
+        if not question:
+            return
+        lexical = len(question & question_terms(answer[:MAX_CHARS])) / len(question)
+        relevancy, reason = _share_score(lexical), f"{lexical:.0%} of the question's terms are in the answer"
+        grounded = [coverage[v.chunk] for v in verdicts if v.chunk is not None]
+        if grounded and _chunk_relevance(max(grounded)) >= 2:
+            via_chunk = 5 if _chunk_relevance(max(grounded)) == 3 else 4
+            if via_chunk > relevancy:
+                relevancy = via_chunk
+                reason = f"its supported claims come from a chunk with {max(grounded):.0%} of the question's terms"
+        judgment.answer_relevancy, judgment.answer_relevancy_reason = relevancy, reason
+
+    def _chunk(self, text: str) -> ChunkAnalysis:
+        """A chunk's analysis, cached by its text: a knowledge base's chunks are retrieved again and again."""
+        cached = self._cache.get(text)
+        if cached is not None:
+            self._cache.move_to_end(text)
+            return cached[0]
+        analysis = _analyse(text)
+        footprint = _footprint(analysis) + sys.getsizeof(text)
+        self._cache[text] = (analysis, footprint)
+        self._cache_bytes += footprint
+        while len(self._cache) > self._cache_entries or self._cache_bytes > self._cache_max_bytes:
+            self._cache_bytes -= self._cache.popitem(last=False)[1][1]
+            self._metrics.cache_evicted.inc()
+        self._metrics.cache_entries.set(len(self._cache))
+        self._metrics.cache_bytes.set(self._cache_bytes)
+        return analysis

@@ -1,0 +1,189 @@
+"""Judging's telemetry: coverage (judged, skipped), verdicts and scores, bad cases by stage, the LLM judge's
+calls, tokens, cost and budgets, and the counters a stratified rate estimate needs.
+
+`JudgmentMetrics.record` is the metrics consumer of a judged trace (judging/exit.py); the rest is counted
+where it happens (the workers, the judge queue, the sampler).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+from ragpulse.collector.telemetry.fast_metrics import CounterFamily, HistogramFamily
+from ragpulse.collector.telemetry.labels import LabelGuard
+from ragpulse.judging.attribution import STAGES
+from ragpulse.judging.exit import JudgedTrace
+from ragpulse.judging.llm_judge import IRRELEVANT_AT_MOST, RELEVANT_CHUNK_AT_LEAST
+from ragpulse.judging.sampler import PRIORITIES
+
+SKIP_REASONS = ("queue_full", "evicted", "budget_tokens", "budget_cost", "circuit_open", "trace_unknown", "shutdown")
+JUDGMENT_VERDICTS = {
+    "groundedness": ("grounded", "hallucination", "error"),
+    "answer_relevancy": ("relevant", "irrelevant", "fallback", "error"),
+    "context_relevance": ("relevant", "irrelevant", "error"),
+}
+
+
+
+
+class JudgeMetrics:
+    """Made once per sidecar with judging on; `llm_model` precreates the LLM judge's series when there is one."""
+
+    def __init__(self, registry: CollectorRegistry, labels: Sequence[str], llm_model: str | None) -> None:
+        def counter(name: str, doc: str, *labelnames: str) -> Counter:
+            return Counter(name, doc, labelnames, registry=registry)
+
+        def gauge(name: str, doc: str, *labelnames: str) -> Gauge:
+            return Gauge(name, doc, labelnames, registry=registry)
+
+        # The verdict and score families are fast ones (updated on the event loop, where the workers record):
+        # with every verdict precreated per label set they hold most of a scrape's series (docs/BENCHMARKS.md).
+        self.judgments = CounterFamily(
+            "ragpulse_judgments_total",
+            "Judgments by judge (llm, local, rule), sample (routine: the base rate, unbiased; targeted: a stratum's "
+            "class beyond it; feedback: judged because of a user signal, in no rate), metric and verdict. groundedness: grounded, hallucination, error; answer_relevancy: relevant, "
+            "irrelevant, fallback, error; context_relevance: relevant, irrelevant, error.",
+            [*labels, "judge", "sample", "metric", "verdict"],
+            registry,
+        )
+        self.judge_score = HistogramFamily(
+            "ragpulse_judge_score", "Judge scores by metric: groundedness and answer_relevancy 1-5, context_relevance "
+            "0-3 (the best chunk).", ["judge", "sample", "metric"], registry, (0, 1, 2, 3, 4, 5),
+        )
+        self.judge_supported_share = Histogram(
+            "ragpulse_judge_supported_claims_ratio", "Share of an answer's claims the chunks support.", ["judge"],
+            buckets=(0.2, 0.4, 0.6, 0.8, 0.99, 1.0), registry=registry,
+        )
+        self.badcases = CounterFamily(
+            "ragpulse_badcases_total",
+            "Judged bad cases by sample (routine, targeted, feedback) and the stage that failed: retrieval, generation, "
+            "knowledge_gap, over_refusal.",
+            [*labels, "sample", "stage"],
+            registry,
+        )
+        self.judge_judged = counter("ragpulse_judge_judged_total", "Traces judged (cache hits included), by priority class.", "priority")
+        self.judge_skipped = counter(
+            "ragpulse_judge_skipped_total",
+            "Sampled traces not judged, by priority class and reason: queue_full, evicted, budget_tokens, budget_cost, "
+            "circuit_open, trace_unknown, shutdown.",
+            "priority", "reason",
+        )
+        self.judge_requests = counter(
+            "ragpulse_judge_requests_total", "LLM judge calls, by judge model and outcome (ok or the error).", "judge_model", "outcome"
+        )
+        self.judge_http_requests = counter(
+            "ragpulse_judge_http_requests_total", "HTTP requests to the judge API, retries included.", "judge_model"
+        )
+        self.judge_retries = counter("ragpulse_judge_retries_total", "Judge requests retried, by error.", "judge_model", "error")
+        self.judge_duration = Histogram(
+            "ragpulse_judge_request_duration_seconds", "Time of a judge call, retries included.", ["judge_model"],
+            buckets=(0.25, 0.5, 1, 2, 4, 8, 15, 30, 60), registry=registry,
+        )
+        self.judge_tokens = counter("ragpulse_judge_tokens_total", "Tokens spent by the judge, by kind.", "judge_model", "kind")
+        self.judge_cost = counter(
+            "ragpulse_judge_cost_total", "What the judge cost, in the currency of judge.prices.", "judge_model"
+        )
+        self.judge_budget_remaining = gauge(
+            "ragpulse_judge_budget_remaining",
+            "What is left of each configured budget: requests_per_minute, tokens_per_hour, tokens_per_day, cost_per_hour, "
+            "cost_per_day.",
+            "budget",
+        )
+        self.judge_queue_depth = gauge("ragpulse_judge_queue_depth", "Traces waiting for the judge.")
+        self.judge_cache_hits = counter(
+            "ragpulse_judge_cache_hits_total", "Judgments reused for an identical question, chunks and answer (no call)."
+        )
+        self.judge_circuit_state = gauge("ragpulse_judge_circuit_state", "The judge's circuit breaker: 0 closed, 1 open, 2 half open.")
+        self.judge_self_judging = counter(
+            "ragpulse_judge_self_judging_total", "LLM judgments where the judge model is the model that answered (biased)."
+        )
+        self._precreate(llm_model)
+
+    def _precreate(self, llm_model: str | None) -> None:
+        """Coverage series that rules divide by exist at zero from the first scrape."""
+        for priority in PRIORITIES:
+            self.judge_judged.labels(priority=priority)
+            for reason in SKIP_REASONS:
+                self.judge_skipped.labels(priority=priority, reason=reason)
+        if llm_model is not None:
+            self.judge_requests.labels(judge_model=llm_model, outcome="ok")
+            self.judge_http_requests.labels(judge_model=llm_model)
+            for kind in ("prompt", "completion"):
+                self.judge_tokens.labels(judge_model=llm_model, kind=kind)
+            self.judge_cost.labels(judge_model=llm_model)
+
+
+class JudgmentMetrics:
+    """The metrics consumer of a judged trace: verdicts, scores, bad cases and the strata's counts."""
+
+    def __init__(self, metrics: JudgeMetrics, rates: RateMetrics, guard: LabelGuard) -> None:
+        self._metrics = metrics
+        self._rates = rates
+        self._guard = guard
+        self._seen: set[tuple[str, ...]] = set()  # label sets whose verdict series exist (bounded by the guard)
+
+    def record(self, judged: JudgedTrace) -> None:
+        metrics, item, judgment, judge, stage = self._metrics, judged.item, judged.judgment, judged.judge, judged.stage
+        labels = self._guard.admit_event(item.event)
+        sample = item.sample
+        count = metrics.judgments.labels
+        if (key := (*labels, judge, sample)) not in self._seen:
+            self._seen.add(key)
+            self._precreate(labels, judge, sample)
+        if not item.fallback:
+            if judgment.groundedness is None:
+                verdict = "error"
+            else:
+                verdict = "hallucination" if judgment.hallucination else "grounded"
+                metrics.judge_score.labels(judge, sample, "groundedness").observe(judgment.groundedness)
+                if (share := judgment.supported_share) is not None:
+                    metrics.judge_supported_share.labels(judge).observe(share)
+            count(*labels, judge, sample, "groundedness", verdict).inc()
+        else:
+            # For a fallback the question is whether it was right to refuse.
+            verdict = "error" if stage is None else stage
+        if sample != "feedback":  # the strata's judgments: random within each stratum
+            self._rates.stratum_judgments.labels(*labels, judge, "true" if item.fallback else "false", item.stratum,
+                                                 verdict).inc()
+        if item.fallback:
+            # A refusal is low-relevancy by design: reported apart, never averaged in.
+            count(*labels, judge, sample, "answer_relevancy", "fallback").inc()
+        elif judgment.answer_relevancy is None:
+            count(*labels, judge, sample, "answer_relevancy", "error").inc()
+        else:
+            relevant = judgment.answer_relevancy > IRRELEVANT_AT_MOST
+            count(*labels, judge, sample, "answer_relevancy", "relevant" if relevant else "irrelevant").inc()
+            metrics.judge_score.labels(judge, sample, "answer_relevancy").observe(judgment.answer_relevancy)
+        if item.event.chunks:
+            best = judgment.context_relevance
+            if best is None:
+                count(*labels, judge, sample, "context_relevance", "error").inc()
+            else:
+                count(*labels, judge, sample, "context_relevance", "relevant" if best >= RELEVANT_CHUNK_AT_LEAST else "irrelevant").inc()
+                metrics.judge_score.labels(judge, sample, "context_relevance").observe(best)
+        if stage is not None:
+            metrics.badcases.labels(*labels, sample, stage).inc()
+
+    def _precreate(self, labels: tuple[str, ...], judge: str, sample: str) -> None:
+        """Every verdict and stage of a new label set at zero, so a ratio over them is 0, not no data."""
+        for metric, verdicts in JUDGMENT_VERDICTS.items():
+            for verdict in verdicts:
+                self._metrics.judgments.labels(*labels, judge, sample, metric, verdict)
+        for stage in STAGES:
+            self._metrics.badcases.labels(*labels, sample, stage)
+
+
+class RateMetrics:
+    """The counters a stratified estimate needs, declared beside the workers that count them."""
+
+    def __init__(self, registry: CollectorRegistry, labels: Sequence[str]) -> None:
+        self.stratum_judgments = CounterFamily(  # recorded on the event loop: a fast family
+            "ragpulse_judge_stratum_judgments_total",
+            "Judgments of the routine and targeted samples by stratum at arrival and fallback: verdict hallucination, "
+            "grounded or error for answers; over_refusal, knowledge_gap or error for fallbacks. n_s and the "
+            "positives of the stratified estimate; feedback-triggered judgments are not counted.",
+            [*labels, "judge", "fallback", "stratum", "verdict"],
+            registry,
+        )

@@ -1,0 +1,105 @@
+"""The judgment record: what a bad-case review needs, built once and handed to every sink.
+
+A record carries the trace's labels and content (question, answer, chunks with their judged
+relevance), every verdict with its reason, the attributed stage, and what the judgment cost
+(judge model, prompt version, tokens, cost). `bad` is true when a stage was attributed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import msgspec
+
+from ragpulse.judging.llm_judge import Claim
+
+
+class RecordChunk(msgspec.Struct, omit_defaults=True):
+    text: str | None
+    id: str | None = None
+    relevance: int | None = None
+
+
+class JudgmentRecord(msgspec.Struct):
+    trace_id: str
+    judged_at: float
+    app: str | None
+    route: str | None
+    model: str | None
+    release: str | None
+    session_id: str | None
+    priority: str
+    sample: str  # routine, targeted or feedback (judging/sampler.py)
+    stratum: str
+    reasons: list[str]  # every class the trace qualified for, whichever sampled it
+    audit: bool  # in the random audit of the routine sample: queued for a human review
+    fallback: bool
+    stage: str | None
+    bad: bool
+    query: str
+    answer: str
+    chunks: list[RecordChunk]
+    groundedness: int | None
+    hallucination: bool
+    supported_share: float | None
+    claims: list[Claim]
+    groundedness_reason: str
+    answer_relevancy: int | None
+    answer_relevancy_reason: str
+    context_relevance: int | None
+    context_relevance_reason: str
+    error: str | None
+    raw_output: str | None
+    judge: str  # llm, local or rule
+    judge_model: str
+    prompt_version: str
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float
+    # What users did about the answer (scorers/satisfaction.py): those known when it was judged; in the
+    # bad-case store, later ones are appended.
+    signals: list[str] = []
+
+
+class ReviewRecord(msgspec.Struct):
+    """A human review of a judged trace, for the review queue's store (`ragpulse calibration`)."""
+
+    trace_id: str
+    reviewed_at: float
+    groundedness: int | None
+    answer_relevancy: int | None
+    claims: list[dict[str, str]]
+    comment: str | None
+    reviewer: str | None
+
+
+class SignalRecord(msgspec.Struct):
+    """A satisfaction signal on an answer after its judgment: appended to its bad-case record."""
+
+    trace_id: str
+    signal: str
+
+
+class CandidateRecord(msgspec.Struct):
+    """A production answer a user signalled on, as a golden-set candidate for a person to review:
+    `positive` (liked: its answer a candidate expected answer) or `to_label` (disliked or escalated)."""
+
+    trace_id: str
+    at: float  # epoch seconds of the signal
+    kind: str
+    signal: str
+    query: str
+    answer: str
+    chunks: list[dict[str, str | None]]  # id and text of each retrieved chunk
+    app: str | None = None
+    route: str | None = None
+    release: str | None = None
+
+
+Record = JudgmentRecord | ReviewRecord | SignalRecord | CandidateRecord
+# What a sink makes of a record: the object to write, or None to skip it.
+Select = Callable[[Record], object | None]
+
+
+def judgments_only(record: Record) -> object | None:
+    return record if isinstance(record, JudgmentRecord) else None

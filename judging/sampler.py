@@ -1,0 +1,286 @@
+"""Which traces the judge sees, and in what order.
+
+The sampler is a pipeline stage: it never waits. Every judgeable trace (one with chunks, or a
+fallback) gets two independent draws, each from its own hash of the trace id (deterministic:
+every replica and every restart makes the same choice):
+
+1. the routine sample, first and for every trace alike: the base rate (per app/route overrides),
+   decided by the trace id and nothing else, so its hallucination rate is unbiased for the traffic;
+2. for a trace not in the routine sample, its stratum's class at that class's rate. The stratum is
+   known at arrival: `always` (the always-judge filter), `flagged` (local scorers: low lexical
+   support or a number not in the chunks), `over_refusal` (a fallback whose chunks look relevant)
+   or `none`. Each stratum is judged at one known rate, so per-stratum rates weighted by the
+   traffic in each stratum give a second unbiased estimate with less variance (README, Rates).
+
+Signals that arrive after their trace are evidence, not a sample (their judgments are kept out of
+every rate), most urgent first: negative_feedback (thumbs down, rating 1-2, regenerate, abandon),
+escalation, rephrase (a rephrase or repeat of the question in its session). The feedback join
+(scorers/join.py) holds the recent traces and tells the sampler of them. Sampled traces wait in a bounded queue
+ordered by class; when full, a more urgent trace evicts the least urgent one. Every decision is
+counted, so coverage is visible.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from operator import attrgetter
+
+import msgspec
+import re2
+from prometheus_client import CollectorRegistry, Counter
+
+from ragpulse.collector.events import Envelope, TraceEvent
+from ragpulse.collector.sampling import in_sample
+from ragpulse.collector.telemetry.fast_metrics import CounterFamily, FastCounter
+from ragpulse.collector.telemetry.labels import LabelGuard
+from ragpulse.scorers.join import FeedbackJoin, Listener, Turn
+
+PRIORITIES = (
+    "negative_feedback", "escalation", "rephrase", "always", "scorer_flag", "over_refusal", "base_rate",
+)
+URGENCY = {name: rank for rank, name in enumerate(PRIORITIES)}  # lower is more urgent
+FEEDBACK_CLASSES = ("negative_feedback", "escalation", "rephrase")
+# The strata, known when the trace arrives, and the class that samples each beyond the routine sample.
+STRATUM_CLASS: dict[str, str | None] = {"always": "always", "flagged": "scorer_flag", "over_refusal": "over_refusal", "none": None}
+# A judgment's sample (JudgeItem.sample): routine (the base rate), targeted (a stratum's class, beyond
+# the routine sample) or feedback (judged because of a user signal: evidence, never in a rate).
+_TEXT = attrgetter("text")
+@dataclass(slots=True)
+class JudgeItem:
+    event: TraceEvent
+    fallback: bool
+    priority: str = "base_rate"
+    sample: str = "routine"
+    stratum: str = "none"
+    # Every class the trace qualified for at arrival (the record keeps them, whichever sampled it).
+    reasons: tuple[str, ...] = ()
+    size: int = 0  # bytes of the event, for the judge queue's byte budget
+
+
+class SamplerMetrics:
+    """What the sampler counts, declared beside it on the registry it is handed."""
+
+    def __init__(self, registry: CollectorRegistry, labels: Sequence[str]) -> None:
+        self.candidates = CounterFamily(
+            "ragpulse_judge_candidates_total",
+            "Traces offered to a priority class's draw, the coverage denominator: base_rate every judgeable trace; "
+            "a stratum's class the traces of that stratum outside the routine sample; a feedback class every signal.",
+            ["priority"], registry,
+        )
+        self.sampled = CounterFamily(
+            "ragpulse_judge_sampled_total", "Traces queued for the judge, by priority class.", ["priority"], registry
+        )
+        self.stratum_offered = CounterFamily(
+            "ragpulse_judge_stratum_offered_total",
+            "Judgeable traces by stratum at arrival (always, flagged, over_refusal, none) and fallback (true, false): "
+            "N_s of the stratified estimate.",
+            [*labels, "fallback", "stratum"], registry,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TraceFilter:
+    """Matches when every given field matches: labels by equality, the question by an RE2 search."""
+
+    app: str | None = None
+    route: str | None = None
+    model: str | None = None
+    release: str | None = None
+    query_pattern: str | None = None
+
+    def compile(self) -> Callable[[TraceEvent], bool]:
+        wanted = [(name, value) for name in ("app", "route", "model", "release") if (value := getattr(self, name)) is not None]
+        pattern = re2.compile(self.query_pattern) if self.query_pattern is not None else None
+
+        def matches(event: TraceEvent) -> bool:
+            return all(getattr(event, name) == value for name, value in wanted) and (
+                pattern is None or pattern.search(event.query) is not None
+            )
+
+        return matches
+
+
+@dataclass(frozen=True, slots=True)
+class SamplingPolicy:
+    base_rate: float
+    rate_overrides: Mapping[tuple[str | None, str | None], float]  # (app, route), either may be None: any
+    class_rates: Mapping[str, float]
+    always: Sequence[Callable[[TraceEvent], bool]]
+    flag_support_below: float  # lexical groundedness under this flags a trace
+    over_refusal_context_at_least: float  # lexical context relevance of a fallback at or above this
+
+    def base_rate_of(self, event: TraceEvent) -> float:
+        overrides = self.rate_overrides
+        for key in ((event.app, event.route), (None, event.route), (event.app, None)):
+            if key in overrides:
+                return overrides[key]
+        return self.base_rate
+
+    def stratum(self, envelope: Envelope) -> str:
+        """The trace's stratum at arrival (the first that applies): always, flagged, over_refusal, none."""
+        event = envelope.event
+        assert isinstance(event, TraceEvent)
+        if self.always and any(matches(event) for matches in self.always):
+            return "always"
+        scores = envelope.local_scores
+        if scores is not None:
+            if envelope.fallback_rule is None and (
+                scores.number_mismatch or (scores.groundedness is not None and scores.groundedness < self.flag_support_below)
+            ):
+                return "flagged"
+            if (envelope.fallback_rule is not None and scores.context_relevance is not None
+                    and scores.context_relevance >= self.over_refusal_context_at_least):
+                return "over_refusal"
+        return "none"
+
+
+class JudgeQueue:
+    """Bounded queue of traces to judge, most urgent first (then oldest first): a FIFO per class.
+
+    When full (`capacity` traces or `max_bytes`), a more urgent trace evicts the least urgent,
+    newest ones (counted as skipped, reason evicted); a trace no more urgent than everything
+    queued is skipped (queue_full).
+    """
+
+    def __init__(self, capacity: int, max_bytes: int, skipped: Counter) -> None:
+        self._classes: list[deque[JudgeItem]] = [deque() for _ in PRIORITIES]
+        self._size = 0
+        self._capacity = capacity
+        self._max_bytes = max_bytes
+        self.bytes = 0
+        # Resolved once: when the judge falls behind, this runs for every trace.
+        self._full = {p: skipped.labels(priority=p, reason="queue_full") for p in PRIORITIES}
+        self._evicted = {p: skipped.labels(priority=p, reason="evicted") for p in PRIORITIES}
+        self._ready = asyncio.Event()
+
+    def qsize(self) -> int:
+        return self._size
+
+    def offer(self, item: JudgeItem) -> bool:
+        urgency = URGENCY[item.priority]
+        while self._size and (self._size >= self._capacity or self.bytes + item.size > self._max_bytes):
+            least = max(rank for rank, queued in enumerate(self._classes) if queued)
+            if least <= urgency:
+                self._full[item.priority].inc()
+                return False
+            evicted = self._classes[least].pop()
+            self._size -= 1
+            self.bytes -= evicted.size
+            self._evicted[evicted.priority].inc()
+        self._classes[urgency].append(item)
+        self._size += 1
+        self.bytes += item.size
+        self._ready.set()
+        return True
+
+    def drain(self) -> list[JudgeItem]:
+        items = [item for queued in self._classes for item in queued]
+        for queued in self._classes:
+            queued.clear()
+        self._size = self.bytes = 0
+        return items
+
+    async def get(self) -> JudgeItem:
+        while not self._size:
+            self._ready.clear()
+            await self._ready.wait()
+        self._size -= 1
+        item = next(queued for queued in self._classes if queued).popleft()
+        self.bytes -= item.size
+        return item
+
+
+class JudgeSampler(Listener):
+    """Pipeline stage: hands traces to the judge queue; passes every envelope on. Told of negative
+    signals by the feedback join, whose traces it keeps for them."""
+
+    def __init__(self, policy: SamplingPolicy, queue: JudgeQueue, metrics: SamplerMetrics, skipped: Counter,
+                 guard: LabelGuard, join: FeedbackJoin, *, max_label_sets: int) -> None:
+        self._policy = policy
+        self._queue = queue
+        self._guard = guard
+        self._join = join
+        # Label children resolved once: this runs for every trace.
+        self._candidates = {p: metrics.candidates.labels(p) for p in PRIORITIES}
+        self._sampled = {p: metrics.sampled.labels(p) for p in PRIORITIES}
+        self._unknown = {p: skipped.labels(priority=p, reason="trace_unknown") for p in FEEDBACK_CLASSES}
+        self._offered_family = metrics.stratum_offered
+        # Children by raw label values, fallback and stratum, resolved through the guard once (bounded: it only caches).
+        self._offered: dict[tuple[object, ...], FastCounter] = {}
+        self._max_cached = 4 * max_label_sets
+
+    def __call__(self, envelope: Envelope) -> Envelope:
+        event = envelope.event
+        if not isinstance(event, TraceEvent):
+            return envelope  # feedback meets its trace in the join, which tells negative() of it
+        fallback = envelope.fallback_rule is not None
+        if not fallback and not event.chunks:
+            self._join.passed(event.trace_id)
+            return envelope  # no context and an answer: nothing to judge it against
+        if event.chunks and None in map(_TEXT, event.chunks):
+            # Chunks reported without their text (content not captured): judged on the ones with text;
+            # with none, there is nothing to judge against, and no bad case may rest on a made-up context.
+            with_text = [chunk for chunk in event.chunks if chunk.text is not None]
+            if not with_text:
+                self._join.passed(event.trace_id)
+                return envelope
+            event = msgspec.structs.replace(event, chunks=with_text)
+        policy, trace_id = self._policy, event.trace_id
+        stratum = policy.stratum(envelope)
+        self._offered_counter(event, fallback, stratum).inc()
+        cls = STRATUM_CLASS[stratum]
+        reasons = ("base_rate",) if cls is None else (cls, "base_rate")
+        # The routine draw first, by the trace id alone: flags and feedback cannot move a trace in or out.
+        self._candidates["base_rate"].inc()
+        sampled_by: tuple[str, ...] = ()
+        if in_sample(trace_id, policy.base_rate_of(event)):
+            if self._offer(JudgeItem(event, fallback, "base_rate", "routine", stratum, reasons, envelope.size)):
+                sampled_by = ("base_rate",)
+        elif cls is not None:
+            self._candidates[cls].inc()
+            # Its own stream: the class's rate does not nest inside the routine sample's.
+            if in_sample(trace_id, policy.class_rates[cls], cls) and self._offer(
+                    JudgeItem(event, fallback, cls, "targeted", stratum, reasons, envelope.size)):
+                sampled_by = (cls,)
+        turn = self._join.keep(event, fallback, sampled_by)
+        if turn is not None:
+            for priority in turn.raised:  # feedback that came before its trace
+                self.negative(priority, turn)
+            turn.raised = ()
+        return envelope
+
+    def _offered_counter(self, event: TraceEvent, fallback: bool, stratum: str) -> FastCounter:
+        key = (*self._guard.raw_values(event), fallback, stratum)
+        child = self._offered.get(key)
+        if child is None:
+            if len(self._offered) >= self._max_cached:
+                self._offered.clear()
+            labels = self._guard.admit_event(event)
+            child = self._offered[key] = self._offered_family.labels(*labels, "true" if fallback else "false", stratum)
+        return child
+
+    def negative(self, priority: str, turn: Turn) -> None:
+        """A signal that an answer failed: judge it, as evidence, if kept and in the class's rate."""
+        if not turn.kept:  # the trace is still on its way through the stages before this one
+            turn.raised = (*turn.raised, priority)
+            return
+        if turn.evidence:
+            return  # a second signal on an answer already queued as evidence
+        self._candidates[priority].inc()
+        if not in_sample(turn.trace_id, self._policy.class_rates[priority], priority):
+            return
+        taken = self._join.take(turn)
+        if taken is None:  # not judgeable, or no longer held
+            self._unknown[priority].inc()
+            return
+        event, size = taken
+        self._offer(JudgeItem(event, turn.fallback, priority, "feedback", reasons=(priority, *turn.sampled_by), size=size))
+
+    def _offer(self, item: JudgeItem) -> bool:
+        if self._queue.offer(item):
+            self._sampled[item.priority].inc()
+            return True
+        return False

@@ -1,0 +1,205 @@
+"""The kafka-python backend (the default dependency): pure Python, its IO on a thread of its own."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import structlog
+from kafka import KafkaConsumer, KafkaProducer
+from kafka.consumer.subscription_state import AsyncConsumerRebalanceListener
+from kafka.errors import KafkaError
+from kafka.structs import OffsetAndMetadata, TopicPartition
+
+from ragpulse.config import KafkaConfig
+from ragpulse.sources.kafka.client import ClientError, Partition, RebalanceHandler, Record
+
+BOOTSTRAP_TIMEOUT_MS = 10_000
+
+log = structlog.get_logger("ragpulse.kafka")
+
+
+def client_settings(config: KafkaConfig) -> dict[str, Any]:
+    """Connection and security settings shared by the consumer, the producer and the restore reader."""
+    settings: dict[str, Any] = {
+        "bootstrap_servers": [s.strip() for s in (config.bootstrap_servers or "").split(",") if s.strip()],
+        "client_id": config.client_id,
+        "security_protocol": config.security_protocol,
+    }
+    if config.security_protocol in ("SSL", "SASL_SSL"):
+        settings.update(
+            ssl_cafile=config.ssl_cafile,
+            ssl_certfile=config.ssl_certfile,
+            ssl_keyfile=config.ssl_keyfile,
+            ssl_password=config.secret("ssl_password"),
+            ssl_check_hostname=config.ssl_check_hostname,
+        )
+    if config.sasl_mechanism is not None:
+        settings.update(
+            sasl_mechanism=config.sasl_mechanism,
+            sasl_plain_username=config.sasl_username,
+            sasl_plain_password=config.secret("sasl_password"),
+        )
+    return settings
+
+
+def _records(polled: dict[TopicPartition, list[Any]]) -> dict[Partition, list[Record]]:
+    records = {}
+    for tp, messages in polled.items():
+        partition = Partition(tp.topic, tp.partition)
+        records[partition] = [Record(partition, m.offset, m.key, m.value or b"") for m in messages]
+    return records
+
+
+class _Consumer:
+    def __init__(self, config: KafkaConfig, settings: dict[str, Any], topics: list[str], handler: RebalanceHandler) -> None:
+        try:
+            self._consumer = KafkaConsumer(
+                group_id=config.group_id,
+                enable_auto_commit=False,
+                auto_offset_reset=config.auto_offset_reset,
+                max_poll_records=config.max_poll_records,
+                session_timeout_ms=int(config.session_timeout_seconds * 1000),
+                bootstrap_timeout_ms=BOOTSTRAP_TIMEOUT_MS,
+                # Members learn of a rebalance from heartbeats: keep them frequent (the Java default, 3 s).
+                heartbeat_interval_ms=int(min(3.0, config.session_timeout_seconds / 3) * 1000),
+                **settings,
+            )
+        except KafkaError as exc:
+            raise ClientError(f"{type(exc).__name__}: {exc}") from exc
+        self._consumer.subscribe(topics, listener=_RebalanceListener(self._consumer, handler))
+
+    def poll(self, timeout_s: float, max_records: int) -> dict[Partition, list[Record]]:
+        return _records(self._consumer.poll(timeout_ms=int(timeout_s * 1000), max_records=max_records))
+
+    def assignment(self) -> set[Partition]:
+        return {Partition(tp.topic, tp.partition) for tp in self._consumer.assignment()}
+
+    def pause(self, partitions: Iterable[Partition]) -> None:
+        tps = [TopicPartition(*p) for p in partitions]
+        if tps:
+            self._consumer.pause(*tps)
+
+    def resume_all(self) -> None:
+        self._consumer.resume(*self._consumer.paused())
+
+    def seek(self, partition: Partition, offset: int) -> None:
+        self._consumer.seek(TopicPartition(*partition), offset)
+
+    def commit(self, offsets: dict[Partition, int]) -> None:
+        try:
+            self._consumer.commit({TopicPartition(*p): OffsetAndMetadata(o, "", -1) for p, o in offsets.items()})
+        except KafkaError as exc:
+            raise ClientError(f"{type(exc).__name__}: {exc}") from exc
+
+    def committed(self, partitions: Iterable[Partition]) -> dict[Partition, int]:
+        found = {}
+        for partition in partitions:
+            offset = self._consumer.committed(TopicPartition(*partition))
+            if offset is not None:
+                found[partition] = offset
+        return found
+
+    def lag(self, partitions: Iterable[Partition], timeout_s: float) -> dict[Partition, int]:
+        tps = [TopicPartition(*p) for p in partitions]
+        timeout_ms = int(timeout_s * 1000)
+        try:
+            ends = self._consumer.end_offsets(tps, timeout_ms=timeout_ms)
+        except KafkaError as exc:
+            raise ClientError(f"{type(exc).__name__}: {exc}") from exc
+        lags = {}
+        for tp, end in ends.items():
+            try:
+                lags[Partition(tp.topic, tp.partition)] = max(0, end - self._consumer.position(tp, timeout_ms=timeout_ms))
+            except KafkaError:
+                continue  # no position yet: no lag to tell
+        return lags
+
+    def ping(self, timeout_s: float) -> None:
+        # To the partition leader, not the group coordinator: keeps the health check out of the group's
+        # join (a suspect, not a proven cause, of the slow first assignment seen in CI).
+        try:
+            topic = next(iter(self._consumer.subscription() or ()), None)
+            if topic is not None:
+                self._consumer.end_offsets([TopicPartition(topic, 0)], timeout_ms=int(timeout_s * 1000))
+        except KafkaError as exc:
+            raise ClientError(f"{type(exc).__name__}: {exc}") from exc
+
+    def offsets_for_times(self, times_ms: dict[Partition, int]) -> dict[Partition, int]:
+        found = self._consumer.offsets_for_times({TopicPartition(*p): t for p, t in times_ms.items()})
+        return {Partition(tp.topic, tp.partition): o.offset for tp, o in found.items() if o is not None}
+
+    def close(self) -> None:
+        self._consumer.close(autocommit=False)
+
+
+class _RebalanceListener(AsyncConsumerRebalanceListener):
+    """Async, on kafka-python's IO thread, so the revoke commit is awaited before the group moves on."""
+
+    def __init__(self, consumer: KafkaConsumer, handler: RebalanceHandler) -> None:
+        self._consumer = consumer
+        self._handler = handler
+
+    async def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
+        partitions = {Partition(tp.topic, tp.partition) for tp in revoked}
+        offsets = self._handler.offsets_to_commit_on_revoke(partitions)
+        if offsets:
+            try:
+                await self._consumer.commit_async({TopicPartition(*p): OffsetAndMetadata(o, "", -1) for p, o in offsets.items()})
+                self._handler.revoke_commit_done(None)
+            except KafkaError as exc:
+                self._handler.revoke_commit_done(f"{type(exc).__name__}: {exc}")
+        self._handler.forget(partitions)
+
+    async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
+        self._handler.note_assigned({Partition(tp.topic, tp.partition) for tp in assigned})
+
+
+class _Producer:
+    def __init__(self, settings: dict[str, Any]) -> None:
+        self._producer = KafkaProducer(acks="all", linger_ms=5, **settings)
+
+    def send(self, topic: str, value: bytes, key: bytes | None, headers: list[tuple[str, bytes]]) -> None:
+        self._producer.send(topic, value=value, key=key, headers=headers)
+
+    def flush(self, timeout_s: float) -> None:
+        try:
+            self._producer.flush(timeout=timeout_s)
+        except KafkaError as exc:
+            raise ClientError(f"{type(exc).__name__}: {exc}") from exc
+
+    def close(self) -> None:
+        self._producer.close(timeout=5)
+
+
+class KafkaPythonBackend:
+    name = "kafka-python"
+
+    def __init__(self, config: KafkaConfig) -> None:
+        self._config = config
+        self._settings = client_settings(config)
+
+    def consumer(self, topics: list[str], handler: RebalanceHandler) -> _Consumer:
+        return _Consumer(self._config, self._settings, topics, handler)
+
+    def producer(self) -> _Producer:
+        return _Producer(self._settings)
+
+    def read(self, ranges: dict[Partition, tuple[int, int]], timeout_s: float) -> Iterator[Record]:
+        reader = KafkaConsumer(group_id=None, enable_auto_commit=False, **self._settings)
+        try:
+            reader.assign([TopicPartition(*p) for p in ranges])
+            for partition, (start, _) in ranges.items():
+                reader.seek(TopicPartition(*partition), start)
+            remaining = set(ranges)
+            deadline = time.monotonic() + timeout_s
+            while remaining and time.monotonic() < deadline:
+                for partition, records in _records(reader.poll(timeout_ms=200, max_records=5000)).items():
+                    end = ranges[partition][1]
+                    yield from (r for r in records if r.offset < end)
+                    if records[-1].offset >= end - 1:
+                        remaining.discard(partition)
+                        reader.pause(TopicPartition(*partition))
+        finally:
+            reader.close(autocommit=False)

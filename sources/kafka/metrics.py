@@ -1,0 +1,38 @@
+"""The Kafka source's telemetry: messages and bytes consumed, lag, commits, rebalances, pauses, dead letters."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge
+
+from ragpulse.collector.intake import IntakeMetrics
+from ragpulse.sources.otlp.metrics import OtlpMetrics
+
+
+class KafkaMetrics:
+    """`intake` and `otlp` are the families the Kafka source shares with the other sources (events by source;
+    OTLP spans, which also arrive on Kafka topics)."""
+
+    def __init__(self, registry: CollectorRegistry, intake: IntakeMetrics, otlp: OtlpMetrics) -> None:
+        def counter(name: str, doc: str, *labelnames: str) -> Counter:
+            return Counter(name, doc, labelnames, registry=registry)
+
+        def gauge(name: str, doc: str, *labelnames: str) -> Gauge:
+            return Gauge(name, doc, labelnames, registry=registry)
+
+        self.intake = intake
+        self.otlp = otlp
+        self.records = counter("ragpulse_kafka_records_consumed_total", "Kafka messages consumed.", "topic")
+        self.bytes = counter("ragpulse_kafka_bytes_consumed_total", "Bytes of Kafka message values consumed.", "topic")
+        self.lag = gauge("ragpulse_kafka_consumer_lag_records",
+                         "Messages between the consumer's position and the partition's high watermark.", "topic", "partition")
+        self.dead_letters = counter("ragpulse_kafka_dead_letters_total",
+                                    "Malformed messages produced to the dead-letter topic.", "topic")
+        self.commits = counter("ragpulse_kafka_commits_total", "Offset commits, by what triggered them.", "trigger")
+        self.commit_failures = counter("ragpulse_kafka_commit_failures_total",
+                                       "Offset commits that failed (the next one covers them).")
+        self.rebalances = counter("ragpulse_kafka_rebalances_total", "Partition assignments received from the group.")
+        self.assigned = gauge("ragpulse_kafka_assigned_partitions", "Partitions assigned to this consumer.")
+        self.pauses = counter("ragpulse_kafka_backpressure_pauses_total",
+                              "Times fetching was paused because the pipeline queue was full.")
+        self.dedup_restored = counter("ragpulse_kafka_dedup_restored_total",
+                                      "Identities read back into the dedup window on partition assignment.")

@@ -1,0 +1,582 @@
+"""Kafka source: a consumer group member feeding the pipeline, at least once.
+
+The client library (kafka-python by default, confluent-kafka with the `confluent`
+extra: kafka.client) is blocking, so the consumer lives on its own thread and
+hands batches to the event loop. The rules, the same on both clients, that keep
+counts right:
+
+- A polled batch goes into the pipeline queue as one unit with an ack; the
+  ack (called once every event of it went through the pipeline) marks its
+  offsets processed. Malformed messages go to the dead-letter topic on the
+  way and count as processed; the producer is flushed before any commit.
+- Offsets are committed during a /metrics scrape, for what that scrape
+  exported (`on_export`). After a crash the successor starts from the last
+  exported position: what Prometheus saw is not counted again, and what it
+  did not see is counted by the successor. Without scrapes for
+  `commit_without_scrape_seconds`, processed offsets are committed anyway.
+  A polled batch is handed in parts of at most pipeline.max_batch_events
+  events, each with its own ack: the pipeline processes a part whole between
+  two scrapes, so a scrape never exports events its commit does not cover.
+- A message that cannot be decoded, whatever the exception, is that
+  message's failure: it goes to the dead letters, never stops the partition.
+- After a lost connection the consumer resumes each partition from what it
+  processed itself (when no other member committed past it meanwhile), not
+  from the older committed offset: its own events are not read twice.
+- On a rebalance the consumer waits for its in-flight batches, then commits
+  what was processed (the process lives on and is scraped later).
+- On shutdown intake stops, the consumer stays in the group to serve the
+  scrapes of the drain, then leaves without committing more.
+- When the queue is full the consumer waits for it (up to 2 s), then pauses
+  its partitions and keeps polling (rebalances) without fetching: memory
+  stays bounded (librdkafka's pre-fetch has its own byte cap).
+- On assignment, identities of recently committed messages are read back
+  into the dedup window, so duplicates across a restart are still caught.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import queue
+import threading
+import time
+from collections.abc import Awaitable, Callable
+
+import structlog
+from prometheus_client import Counter
+
+from ragpulse.config import KafkaConfig, KafkaTopic
+from ragpulse.collector.decode import EventDecoder
+from ragpulse.collector.dedup import DedupWindow
+from ragpulse.errors import EventError, RejectReason, ShuttingDown
+from ragpulse.collector.events import Envelope
+from ragpulse.collector.queue import EventQueue
+from ragpulse.sources.kafka.metrics import KafkaMetrics
+from ragpulse.sources.kafka.client import Backend, ClientError, Consumer, Partition, Producer, Record
+from ragpulse.sources.otlp.intake import SpanIntake
+from ragpulse.sources.otlp.spans import Span, decode_protobuf
+
+SOURCE = "kafka"
+POLL_TIMEOUT_MS = 100
+HEALTH_EVERY_SECONDS = 1.0
+REVOKE_WAIT_SECONDS = 10.0
+# A full queue is waited for this long before the partitions are paused and polled: a pause throws
+# away what the client pre-fetched (both clients fetch it again on resume), and short waits are the
+# steady state when the pipeline is the bottleneck.
+PAUSE_AFTER_SECONDS = 2.0
+EXPORT_COMMIT_TIMEOUT_SECONDS = 5.0
+HEALTH_TIMEOUT_SECONDS = 2.0
+RESTORE_TIMEOUT_SECONDS = 30.0
+
+log = structlog.get_logger("ragpulse.kafka")
+
+# A codec turns one message value into events, or spans for the span intake; raises EventError.
+Codec = Callable[[bytes, KafkaTopic], tuple[list[Envelope], list[Span]]]
+
+
+def item_error(exc: Exception) -> EventError:
+    """Any exception from decoding one message, as that message's rejection."""
+    if isinstance(exc, EventError):
+        return exc
+    if isinstance(exc, RecursionError):
+        return EventError(RejectReason.TOO_DEEP, "nested too deeply to decode (several hundred levels)")
+    return EventError(RejectReason.MALFORMED_JSON, f"cannot be decoded: {type(exc).__name__}: {exc}"[:500])
+
+
+def json_codec(decoder: EventDecoder) -> Codec:
+    """The v1 contract: one event a message."""
+
+    def decode(value: bytes, topic: KafkaTopic) -> tuple[list[Envelope], list[Span]]:
+        return [decoder.decode_message(value, event_type=topic.type)], []
+
+    return decode
+
+
+def otlp_proto_codec(rejected: Counter) -> Codec:
+    """A serialized ExportTraceServiceRequest, as the OpenTelemetry Collector's kafka exporter writes it."""
+
+    def decode(value: bytes, topic: KafkaTopic) -> tuple[list[Envelope], list[Span]]:
+        decoded = decode_protobuf(value)
+        if decoded.rejected:
+            rejected.inc(decoded.rejected)
+        return [], decoded.spans
+
+    return decode
+
+
+def backend(config: KafkaConfig) -> Backend:
+    """The configured client library; confluent-kafka is imported only when chosen."""
+    if config.client == "confluent-kafka":
+        from ragpulse.sources.kafka.confluent import ConfluentBackend
+
+        return ConfluentBackend(config)
+    from ragpulse.sources.kafka.kafka_python import KafkaPythonBackend
+
+    return KafkaPythonBackend(config)
+
+
+class KafkaSource:
+    def __init__(
+        self,
+        config: KafkaConfig,
+        decoder: EventDecoder,
+        queue_: EventQueue,
+        metrics: KafkaMetrics,
+        dedup: DedupWindow,
+        spans: SpanIntake,
+        *,
+        max_batch_events: int,
+    ) -> None:
+        self._config = config
+        self._max_batch = max_batch_events
+        self._decoder = decoder
+        self._codecs: dict[str, Codec] = {"json": json_codec(decoder), "otlp_proto": otlp_proto_codec(metrics.otlp.spans_rejected)}
+        self._spans = spans
+        self._topics = {topic.name: topic for topic in config.topics}
+        self._queue = queue_
+        self._metrics = metrics
+        self._dedup = dedup
+        self._backend = backend(config)
+        metrics.intake.precreate(SOURCE)
+        self._up = metrics.intake.source_up.labels(source=SOURCE)
+        self._up.set(0)
+        self._not_ready: str | None = f"kafka: connecting to {config.bootstrap_servers}"
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._consumer: Consumer | None = None
+        self._producer: Producer | None = None
+        # Intake stops first (drain), then the consumer closes (after the last scrape).
+        self._intake_stopped = threading.Event()
+        self._intake_idle = threading.Event()
+        self._closing = threading.Event()
+        # Offsets, keyed by partition: "next offset to read" semantics, as Kafka commits them.
+        self._lock = threading.Condition()
+        self._assigned: set[Partition] = set()
+        self._processed: dict[Partition, int] = {}
+        self._committed: dict[Partition, int] = {}
+        self._in_flight = 0
+        self._newly_assigned: set[Partition] = set()
+        # What this process processed, kept across reconnects: where to resume a partition.
+        self._resume: dict[Partition, int] = {}
+        self._commit_requests: queue.SimpleQueue[tuple[dict[Partition, int], concurrent.futures.Future[None]]] = (
+            queue.SimpleQueue()
+        )
+        self._last_export = time.monotonic()
+        self._paused = False
+        self._handed: concurrent.futures.Future[None] | None = None
+
+    # -- lifecycle, on the event loop ------------------------------------------------------
+
+    async def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._thread = threading.Thread(target=self._run, name="ragpulse-kafka", daemon=True)
+        self._thread.start()
+
+    async def stop_intake(self) -> None:
+        """Stop handing batches to the pipeline; returns once the consumer thread has noticed.
+
+        A batch still on its way when the queue closes is refused (ShuttingDown) and
+        never acked, so its offsets stay uncommitted and the next owner reads it again.
+        """
+        self._intake_stopped.set()
+        await asyncio.to_thread(self._intake_idle.wait, 5.0)
+
+    async def close(self) -> None:
+        self._intake_stopped.set()
+        self._closing.set()
+        if self._thread is not None:
+            await asyncio.to_thread(self._thread.join, 30.0)
+        self._up.set(0)
+
+    def not_ready_reason(self) -> str | None:
+        return self._not_ready
+
+    def on_export(self) -> Awaitable[None]:
+        """A scrape exported everything processed so far: snapshot those offsets now, and
+        return what to await so they are committed before the scrape is answered."""
+        self._last_export = time.monotonic()
+        with self._lock:
+            exported = dict(self._processed)
+        done: concurrent.futures.Future[None] = concurrent.futures.Future()
+        if exported and self._thread is not None and self._thread.is_alive():
+            self._commit_requests.put((exported, done))
+        else:
+            done.set_result(None)
+        return self._await_commit(done)
+
+    async def _await_commit(self, done: concurrent.futures.Future[None]) -> None:
+        try:
+            await asyncio.wait_for(asyncio.wrap_future(done), EXPORT_COMMIT_TIMEOUT_SECONDS)
+        except TimeoutError:
+            log.warning("offset commit for a scrape did not complete in time")
+
+    # -- the consumer thread ---------------------------------------------------------------
+
+    def _run(self) -> None:
+        backoff = 0.5
+        while not self._closing.is_set():
+            try:
+                self._consumer = self._connect()
+                backoff = 0.5
+                self._consume(self._consumer)
+            except Exception as exc:  # a broken connection must not end the source
+                reason = f"kafka: cannot reach {self._config.bootstrap_servers}: {type(exc).__name__}: {exc}"
+                self._set_health(False, reason)
+                log.warning("kafka consumer failed, retrying", error=f"{type(exc).__name__}: {exc}", retry_in_s=backoff)
+                self._close_consumer()
+                if self._intake_stopped.is_set():
+                    self._intake_idle.set()
+                self._closing.wait(backoff)
+                backoff = min(backoff * 2, self._config.retry_backoff_max_seconds)
+        self._close_consumer()
+        if self._producer is not None:
+            self._producer.close()
+        self._intake_idle.set()
+
+    def _connect(self) -> Consumer:
+        consumer = self._backend.consumer(list(self._topics), self)
+        log.info("kafka consumer connected", group=self._config.group_id, topics=list(self._topics),
+                 client=self._backend.name)
+        return consumer
+
+    def _consume(self, consumer: Consumer) -> None:
+        next_health = 0.0
+        while not self._closing.is_set():
+            self._serve_commit_requests(consumer)
+            now = time.monotonic()
+            if now >= next_health:
+                self._check_health(consumer)
+                next_health = now + HEALTH_EVERY_SECONDS
+            if now - self._last_export > self._config.commit_without_scrape_seconds:
+                with self._lock:
+                    processed = dict(self._processed)
+                self._commit(consumer, processed, "no_scrape")
+                self._last_export = now
+            if self._intake_stopped.is_set():
+                # Draining: stay in the group (heartbeats, commits for the last scrapes), fetch nothing.
+                self._wait_for_handed(consumer)
+                self._pause(consumer)
+                self._intake_idle.set()
+                self._poll_paused(consumer)
+                continue
+            records = consumer.poll(POLL_TIMEOUT_MS / 1000, self._config.max_poll_records)
+            self._settle_assignment(consumer)
+            if records:
+                self._hand_over(consumer, records)
+
+    def _hand_over(self, consumer: Consumer, records: dict[Partition, list[Record]]) -> None:
+        with self._lock:
+            # Records of a partition revoked since poll returned belong to the next owner now.
+            # Counting the batch in flight under the same lock makes a revoke that comes later
+            # wait for it (and commit it), so no record is counted by two members.
+            records = {tp: messages for tp, messages in records.items() if tp in self._assigned}
+            if not records:
+                return
+            self._in_flight += 1
+        parts: list[tuple[list[Envelope], dict[Partition, int]]] = [([], {})]
+        spans: list[Span] = []
+        for tp, messages in records.items():
+            topic = self._topics[tp.topic]
+            codec = self._codecs[topic.encoding]
+            processed = self._processed.get(tp, -1)
+            size = 0
+            for message in messages:
+                value = message.value
+                size += len(value)
+                if message.offset < processed:
+                    continue  # processed by this process before a reconnect: resumed past it
+                try:
+                    events, message_spans = codec(value, topic)
+                except Exception as exc:  # noqa: BLE001 - any failure is this message's, never the partition's
+                    self._dead_letter(message, item_error(exc))
+                    events, message_spans = [], []
+                if len(parts[-1][0]) + len(events) > self._max_batch and parts[-1][0]:
+                    parts.append(([], {}))
+                envelopes, offsets = parts[-1]
+                envelopes.extend(events)
+                spans.extend(message_spans)
+                offsets[tp] = message.offset + 1
+            self._metrics.records.labels(topic=tp.topic).inc(len(messages))
+            self._metrics.bytes.labels(topic=tp.topic).inc(size)
+        for envelopes, _ in parts:
+            self._metrics.intake.count_accepted(SOURCE, envelopes)
+        with self._lock:
+            self._in_flight += len(parts) - 1  # one was counted above, under the lock that filtered the records
+        assert self._loop is not None
+        # The previous batch must be in the queue before this one goes (order), and only one
+        # may be on its way: fetching and decoding overlap the pipeline, memory stays bounded.
+        self._wait_for_handed(consumer)
+        self._handed = asyncio.run_coroutine_threadsafe(
+            self._enqueue([(envelopes, self._ack_callback(offsets)) for envelopes, offsets in parts], spans), self._loop
+        )
+
+    async def _enqueue(self, parts: list[tuple[list[Envelope], Callable[[], None]]], spans: list[Span]) -> None:
+        queued = 0
+        try:
+            if spans:
+                # otlp_proto: the spans join the assembler; the ack then covers them once they are
+                # there, so a crash loses traces still being assembled (at most the grace period).
+                self._metrics.otlp.spans.labels(encoding="kafka").inc(len(spans))
+                await self._spans.take(spans)
+            for envelopes, ack in parts:
+                await self._queue.put(envelopes, ack)
+                queued += 1
+        except ShuttingDown:
+            with self._lock:  # never acked: their offsets stay uncommitted for the next owner
+                self._in_flight -= len(parts) - queued
+                self._lock.notify_all()
+
+    def _wait_for_handed(self, consumer: Consumer) -> None:
+        handed, self._handed = self._handed, None
+        if handed is None:
+            return
+        waiting_since = time.monotonic()
+        while True:
+            try:
+                handed.result(timeout=POLL_TIMEOUT_MS / 1000)
+                break
+            except concurrent.futures.TimeoutError:
+                self._serve_commit_requests(consumer)
+                if time.monotonic() - waiting_since < PAUSE_AFTER_SECONDS:
+                    continue  # heartbeats go on on the client's own thread; nothing more is fetched meanwhile
+                # Still full: stop fetching but poll again, so that a rebalance is served and the group keeps us.
+                if not self._paused:
+                    self._metrics.pauses.inc()
+                self._pause(consumer)
+                self._poll_paused(consumer)
+        if self._paused and not self._intake_stopped.is_set():
+            consumer.resume_all()
+            self._paused = False
+
+    def _ack_callback(self, offsets: dict[Partition, int]) -> Callable[[], None]:
+        def ack() -> None:  # on the event loop, once the pipeline processed the batch
+            with self._lock:
+                for tp, offset in offsets.items():
+                    if tp in self._assigned and offset > self._processed.get(tp, -1):
+                        self._processed[tp] = offset
+                self._in_flight -= 1
+                self._lock.notify_all()
+
+        return ack
+
+    def _pause(self, consumer: Consumer) -> None:
+        consumer.pause(consumer.assignment())
+        self._paused = True
+
+    def _poll_paused(self, consumer: Consumer) -> None:
+        records = consumer.poll(POLL_TIMEOUT_MS / 1000, self._config.max_poll_records)
+        self._settle_assignment(consumer)
+        # A partition assigned during this poll is not paused yet: rewind what it returned
+        # so the records are read again after resume, never dropped.
+        for tp, messages in records.items():
+            consumer.seek(tp, messages[0].offset)
+            consumer.pause([tp])
+
+    def _serve_commit_requests(self, consumer: Consumer) -> None:
+        merged: dict[Partition, int] = {}
+        waiting: list[concurrent.futures.Future[None]] = []
+        while True:
+            try:
+                offsets, done = self._commit_requests.get_nowait()
+            except queue.Empty:
+                break
+            waiting.append(done)
+            for tp, offset in offsets.items():
+                merged[tp] = max(offset, merged.get(tp, -1))
+        if not waiting:
+            return
+        try:
+            self._commit(consumer, merged, "scrape")
+        finally:
+            for done in waiting:
+                done.set_result(None)
+
+    def _commit(self, consumer: Consumer, offsets: dict[Partition, int], trigger: str) -> None:
+        with self._lock:
+            due = {
+                tp: offset
+                for tp, offset in offsets.items()
+                if tp in self._assigned and offset > self._committed.get(tp, -1)
+            }
+        if not due:
+            return
+        try:
+            if self._producer is not None:
+                self._producer.flush(10)  # dead letters are durable before their offsets move on
+            consumer.commit(due)
+        except ClientError as exc:
+            self._metrics.commit_failures.inc()
+            log.warning("offset commit failed", trigger=trigger, error=f"{type(exc).__name__}: {exc}")
+            return
+        with self._lock:
+            self._committed.update(due)
+        self._metrics.commits.labels(trigger=trigger).inc()
+
+    def _dead_letter(self, message: Record, error: EventError) -> None:
+        self._metrics.intake.events_invalid.labels(source=SOURCE, reason=error.reason.value).inc()
+        log.info(
+            "kafka message rejected",
+            topic=message.partition.topic,
+            partition=message.partition.partition,
+            offset=message.offset,
+            reason=error.reason.value,
+            field=error.field,
+        )
+        topic = self._config.dead_letter_topic
+        if topic is None:
+            return
+        if self._producer is None:
+            self._producer = self._backend.producer()
+        headers = [
+            ("ragpulse.error.reason", error.reason.value.encode()),
+            ("ragpulse.error.field", error.field.encode()),
+            ("ragpulse.error.message", error.message.encode()),
+            ("ragpulse.origin.topic", message.partition.topic.encode()),
+            ("ragpulse.origin.partition", str(message.partition.partition).encode()),
+            ("ragpulse.origin.offset", str(message.offset).encode()),
+        ]
+        self._producer.send(topic, message.value, message.key, headers)
+        self._metrics.dead_letters.labels(topic=message.partition.topic).inc()
+
+    def _check_health(self, consumer: Consumer) -> None:
+        """A real round trip: the lag of the assigned partitions (end offsets from the broker),
+        or a metadata or committed-offset request when nothing is assigned."""
+        assignment = consumer.assignment()
+        try:
+            if assignment:
+                lags = consumer.lag(assignment, HEALTH_TIMEOUT_SECONDS)
+            else:
+                consumer.ping(HEALTH_TIMEOUT_SECONDS)
+                lags = {}
+        except ClientError as exc:
+            self._set_health(False, f"kafka: no answer from {self._config.bootstrap_servers}: {exc}"[:300])
+            return
+        self._set_health(True, None)
+        for tp, lag in lags.items():
+            self._metrics.lag.labels(topic=tp.topic, partition=str(tp.partition)).set(lag)
+
+    def _set_health(self, up: bool, reason: str | None) -> None:
+        if reason != self._not_ready:
+            if up:
+                log.info("kafka source is up")
+            else:
+                log.warning("kafka source is down", reason=reason)
+        self._not_ready = reason
+        self._up.set(1 if up else 0)
+
+    def _close_consumer(self) -> None:
+        if self._consumer is None:
+            return
+        try:
+            self._consumer.close()
+        except Exception as exc:
+            log.warning("closing the kafka consumer failed", error=f"{type(exc).__name__}: {exc}")
+        self._consumer = None
+        with self._lock:
+            self._resume.update(self._processed)
+            self._assigned.clear()
+            self._processed.clear()
+            self._committed.clear()
+            self._newly_assigned.clear()
+
+    # -- rebalance callbacks (client.RebalanceHandler), from inside poll --------------------
+    # kafka-python runs them on its IO thread, where blocking consumer calls are not allowed;
+    # so what needs one (committed offsets, the dedup restore) runs on the consumer thread
+    # after poll returns, before any record of the new partitions is handed over.
+
+    def offsets_to_commit_on_revoke(self, revoked: set[Partition]) -> dict[Partition, int]:
+        if self._closing.is_set():
+            return {}  # leaving the group: the last scrape committed what it exported
+        # Let the pipeline finish what we handed over, then commit it for the next owner.
+        started = time.monotonic()
+        with self._lock:
+            self._lock.wait_for(lambda: self._in_flight == 0, REVOKE_WAIT_SECONDS)
+            waited = time.monotonic() - started
+        log.info("kafka partitions revoked", partitions=len(revoked), waited_for_pipeline_s=round(waited, 3))
+        with self._lock:
+            return {
+                tp: offset
+                for tp, offset in self._processed.items()
+                if tp in revoked and offset > self._committed.get(tp, -1)
+            }
+
+    def revoke_commit_done(self, error: str | None) -> None:
+        if error is None:
+            self._metrics.commits.labels(trigger="rebalance").inc()
+        else:
+            self._metrics.commit_failures.inc()
+            log.warning("offset commit on rebalance failed", error=error)
+
+    def forget(self, revoked: set[Partition]) -> None:
+        with self._lock:
+            for tp in revoked:
+                self._assigned.discard(tp)
+                self._processed.pop(tp, None)
+                self._committed.pop(tp, None)
+            self._metrics.assigned.set(len(self._assigned))
+        for tp in revoked:
+            with contextlib.suppress(KeyError):  # no lag was exported for it yet
+                self._metrics.lag.remove(tp.topic, str(tp.partition))
+
+    def note_assigned(self, assigned: set[Partition]) -> None:
+        self._metrics.rebalances.inc()
+        with self._lock:
+            self._assigned.update(assigned)
+            self._metrics.assigned.set(len(self._assigned))
+            self._newly_assigned.update(assigned)
+        if (self._paused or self._intake_stopped.is_set()) and assigned and self._consumer is not None:
+            self._consumer.pause(assigned)
+
+    # -- on the consumer thread, after poll ----------------------------------------------------
+
+    def _settle_assignment(self, consumer: Consumer) -> None:
+        with self._lock:
+            assigned, self._newly_assigned = self._newly_assigned, set()
+        if not assigned:
+            return
+        committed = consumer.committed(assigned)
+        resumed = {}
+        with self._lock:
+            self._committed.update(committed)
+            for tp in assigned:
+                position = self._resume.pop(tp, None)
+                if position is not None and position > committed.get(tp, -1):
+                    # Ours, processed before the connection was lost and not committed since by anyone:
+                    # skip them (the next scrape commits them), instead of counting them twice.
+                    self._processed[tp] = resumed[tp] = position
+        for tp, position in resumed.items():
+            consumer.seek(tp, position)
+        if resumed:
+            log.info("kafka partitions resumed from this process's own position",
+                     partitions={f"{tp.topic}/{tp.partition}": offset for tp, offset in resumed.items()})
+        if self._config.dedup_restore_seconds > 0 and self._config.dedup_restore_max_messages > 0 and committed:
+            self._restore_dedup(consumer, committed)
+        log.info("kafka partitions assigned", partitions=sorted(f"{tp.topic}/{tp.partition}" for tp in assigned))
+
+    def _restore_dedup(self, consumer: Consumer, committed: dict[Partition, int]) -> None:
+        since_ms = int((time.time() - self._config.dedup_restore_seconds) * 1000)
+        starts = consumer.offsets_for_times({tp: since_ms for tp in committed})
+        ranges = {}
+        for tp, end in committed.items():
+            found = starts.get(tp)
+            if found is None:
+                continue  # nothing that recent
+            start = max(found, end - self._config.dedup_restore_max_messages, 0)
+            if start < end:
+                ranges[tp] = (start, end)
+        if not ranges:
+            return
+        identities: list[int] = []
+        for record in self._backend.read(ranges, RESTORE_TIMEOUT_SECONDS):
+            topic = self._topics[record.partition.topic]
+            try:
+                events, _ = self._codecs[topic.encoding](record.value, topic)
+                identities.extend(e.identity for e in events)
+            except Exception:  # noqa: BLE001 - it went to the dead letters, not the window
+                pass
+        if identities and self._loop is not None:
+            # Scheduled before any batch of these partitions, so the pipeline sees them first.
+            self._loop.call_soon_threadsafe(self._dedup.remember, identities)
+        self._metrics.dedup_restored.inc(len(identities))
+        log.info("dedup window restored from kafka", identities=len(identities), partitions=len(ranges))

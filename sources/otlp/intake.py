@@ -1,0 +1,89 @@
+"""Span intake: spans from any source (OTLP gRPC/HTTP, Kafka otlp_proto) -> assembler -> pipeline queue.
+
+One intake per process, so the spans of a trace meet whatever carried them. It runs on
+the event loop: `take` adds spans, a timer hands assembled traces to the queue.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from ragpulse.config import OtlpConfig
+from ragpulse.collector.decode import EventDecoder
+from ragpulse.errors import EventError, ShuttingDown
+from ragpulse.collector.events import FeedbackEvent, TraceEvent
+from ragpulse.collector.queue import EventQueue
+from ragpulse.sources.otlp.assembler import TraceAssembler
+from ragpulse.sources.otlp.mapping import TraceMapper, feedback_of
+from ragpulse.sources.otlp.metrics import OtlpMetrics
+from ragpulse.sources.otlp.spans import Span
+from ragpulse.collector.supervisor import Supervised, SupervisorMetrics
+
+SOURCE = "otlp"
+FLUSH_EVERY_SECONDS = 0.1
+FEEDBACK_BYTES = 512  # what an evaluation event's feedback takes, for the byte budgets: a few short fields
+
+
+class SpanIntake:
+    def __init__(self, config: OtlpConfig, decoder: EventDecoder, queue: EventQueue, metrics: OtlpMetrics,
+                 supervisor: SupervisorMetrics, *, max_event_bytes: int) -> None:
+        self._decoder = decoder
+        self._max_event_bytes = max_event_bytes
+        self._queue = queue
+        self._metrics = metrics
+        metrics.intake.precreate(SOURCE)
+        self.assembler = TraceAssembler(
+            TraceMapper(config.route_attribute),
+            grace_seconds=config.grace_seconds,
+            ttl_seconds=config.trace_ttl_seconds,
+            max_traces=config.max_traces_in_flight,
+            max_bytes=config.max_bytes_in_flight,
+            max_spans_per_trace=config.max_spans_per_trace,
+            outcomes=metrics.traces,
+            dropped_spans=metrics.spans_dropped,
+        )
+        metrics.in_flight.set_function(lambda: self.assembler.in_flight)
+        metrics.in_flight_bytes.set_function(lambda: self.assembler.in_flight_bytes)
+        self.supervised = Supervised("span_assembler", self._flush_loop, supervisor)
+
+    async def start(self) -> None:
+        self.supervised.start()
+
+    async def take(self, spans: list[Span]) -> None:
+        # Evaluations often come after their trace was assembled: they are feedback on arrival.
+        feedback: list[tuple[FeedbackEvent, int]] = []
+        for span in spans:
+            if span.events:
+                events, unmapped = feedback_of(span)
+                feedback.extend((event, FEEDBACK_BYTES) for event in events)
+                if unmapped:
+                    self._metrics.feedback_unmapped.inc(unmapped)
+        await self._enqueue([*feedback, *self.assembler.add(spans)])
+
+    async def stop_intake(self) -> None:
+        """Hand every trace still being assembled to the pipeline, as it is."""
+        if self.supervised.task is not None:
+            self.supervised.task.cancel()
+        await self._enqueue(self.assembler.flush())
+
+    async def _flush_loop(self) -> None:
+        while True:
+            await asyncio.sleep(FLUSH_EVERY_SECONDS)
+            await self._enqueue(self.assembler.due())
+
+    async def _enqueue(self, events: list[tuple[TraceEvent, int]] | list[tuple[FeedbackEvent | TraceEvent, int]]) -> None:
+        envelopes = []
+        for event, size in events:
+            try:
+                # The spans' size, at most an event's: limits cut what the event keeps of them.
+                envelopes.append(self._decoder.accept(event, min(size, self._max_event_bytes)))
+            except EventError as exc:
+                self._metrics.intake.events_invalid.labels(source=SOURCE, reason=exc.reason.value).inc()
+        if not envelopes:
+            return
+        try:
+            await self._queue.put(envelopes)
+        except ShuttingDown:
+            self._metrics.dropped.labels(reason="shutdown_deadline").inc(len(envelopes))
+            return
+        self._metrics.intake.count_accepted(SOURCE, envelopes)

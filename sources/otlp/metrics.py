@@ -1,0 +1,48 @@
+"""The OTLP source's telemetry: requests and spans received, spans and traces the assembler dropped or finished."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge
+
+from ragpulse.collector.intake import IntakeMetrics
+
+TRACE_OUTCOMES = ("complete", "ttl_expired", "capacity", "shutdown", "not_rag", "content_not_captured", "mapping_failed")
+SPAN_DROP_REASONS = ("late_span", "duplicate", "too_many_spans", "over_bytes")
+
+
+class OtlpMetrics:
+    """Made once and shared by the receivers and the span intake; `intake` and `dropped` are the pipeline door's
+    families (events by source, events lost at shutdown), which the OTLP source reports into."""
+
+    def __init__(self, registry: CollectorRegistry, intake: IntakeMetrics, dropped: Counter) -> None:
+        def counter(name: str, doc: str, *labelnames: str) -> Counter:
+            return Counter(name, doc, labelnames, registry=registry)
+
+        self.intake = intake
+        self.dropped = dropped
+        self.requests = counter("ragpulse_otlp_requests_total", "OTLP export requests, by encoding and status code.",
+                                "encoding", "code")
+        self.spans = counter("ragpulse_otlp_spans_received_total", "Spans received over OTLP.", "encoding")
+        self.spans_rejected = counter(
+            "ragpulse_otlp_spans_rejected_total", "Spans rejected as unusable (reported back as partial success)."
+        )
+        self.spans_dropped = counter(
+            "ragpulse_otlp_spans_dropped_total", "Spans dropped by the assembler: late_span, duplicate, too_many_spans.",
+            "reason",
+        )
+        self.traces = counter(
+            "ragpulse_otlp_traces_total",
+            "Traces assembled from spans, by outcome: complete, ttl_expired, capacity, shutdown, not_rag.",
+            "outcome",
+        )
+        self.in_flight = Gauge("ragpulse_otlp_traces_in_flight", "Traces waiting for their spans.", registry=registry)
+        self.in_flight_bytes = Gauge("ragpulse_otlp_traces_in_flight_bytes",
+                                     "Bytes of the spans waiting to be assembled (protobuf size).", registry=registry)
+        self.feedback_unmapped = counter(
+            "ragpulse_otlp_feedback_unmapped_total",
+            "gen_ai.evaluation.result events with neither a 1-5 score nor a pass/fail label.",
+        )
+        for outcome in TRACE_OUTCOMES:
+            self.traces.labels(outcome=outcome)
+        for reason in SPAN_DROP_REASONS:
+            self.spans_dropped.labels(reason=reason)
