@@ -26,7 +26,7 @@ from ragpulse.config import Config, parse_config
 from ragpulse.app.factories import tune_gc
 from ragpulse.app.service import Service
 from ragpulse.collector.telemetry.exposition import TextExposition
-from ragpulse.sources.otlp.mapping import feedback_of
+from ragpulse.sources.otlp.evaluations import feedback_of
 from ragpulse.sources.otlp.spans import spans_of
 
 

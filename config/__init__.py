@@ -1,3 +1,47 @@
-"""Config, a leaf: the schema of every section, the loader (YAML, environment, --set) and the checks."""
+"""Config, a leaf: it imports nothing of ragpulse but the error types.
 
-from ragpulse.config.schema import *  # noqa: F401,F403
+A section's checks that msgspec cannot express sit beside its fields, in its `validate()` (as an
+OpenTelemetry Collector component's config has `Validate()`); `Config.validate()` runs them all,
+then the checks that span sections.
+
+- schema.py: `Config` and its sections but those below; `pattern_error` (RE2), `Price`.
+- sources.py: the Kafka consumer's and the OTLP receivers' sections.
+- probes.py: the probe targets' and schedules' sections.
+- base.py: what the section modules share: the `_Section` base, the constrained value types,
+  `read_secret`, the file and secret checks.
+- loader.py: `load_config` (defaults, YAML file, RAGPULSE_* environment, `--set`), `parse_config`,
+  and msgspec's errors turned into problems by dotted path.
+"""
+
+from ragpulse.config.loader import default_config_dict, load_config, parse_config
+from ragpulse.config.probes import ProbeResponse, ProbeTarget
+from ragpulse.config.schema import (
+    CalibrationConfig,
+    Config,
+    JudgeConfig,
+    LimitsConfig,
+    LoggingConfig,
+    MetricsConfig,
+    Price,
+    SatisfactionConfig,
+)
+from ragpulse.config.sources import KafkaConfig, KafkaTopic, OtlpConfig
+
+__all__ = [
+    "CalibrationConfig",
+    "Config",
+    "JudgeConfig",
+    "KafkaConfig",
+    "KafkaTopic",
+    "LimitsConfig",
+    "LoggingConfig",
+    "MetricsConfig",
+    "OtlpConfig",
+    "Price",
+    "ProbeResponse",
+    "ProbeTarget",
+    "SatisfactionConfig",
+    "default_config_dict",
+    "load_config",
+    "parse_config",
+]

@@ -1,43 +1,37 @@
-"""Configuration: one YAML file, RAGPULSE_* environment overrides, CLI flags.
+"""The config's schema: one msgspec Struct per section, and the checks msgspec cannot express.
 
-Precedence, lowest first: built-in defaults, the YAML file, environment
-variables (RAGPULSE_SECTION__OPTION=value, e.g. RAGPULSE_HTTP__PORT=9000),
-`--set section.option=value` flags. Every option is documented in
-`ragpulse.example.yaml` next to this module; a test keeps that file equal to
-the defaults here. Problems are reported all at once, by dotted path, with a
-hint where one helps (`ragpulse config check FILE`).
+Each section with such checks has `validate()`, as an OpenTelemetry Collector component's
+config has `Validate()`; `Config.validate()` runs them all, then the checks that span sections.
+Problems carry full dotted paths and are all reported at once. The Kafka and OTLP sections are
+in sources.py, the probes' in probes.py.
 """
 
 from __future__ import annotations
 
-import difflib
 import functools
-import importlib.util
-import os
-import re
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import msgspec
 import re2
 import yaml
 
-from ragpulse.errors import ConfigError, ConfigProblem
-
-Positive = Annotated[int, msgspec.Meta(gt=0)]
-PositiveFloat = Annotated[float, msgspec.Meta(gt=0)]
-NonNegativeFloat = Annotated[float, msgspec.Meta(ge=0)]
-Port = Annotated[int, msgspec.Meta(ge=0, le=65535)]
-LabelName = Literal["app", "route", "model", "release"]
-RuleName = Annotated[str, msgspec.Meta(pattern=r"^[a-z][a-z0-9_]{0,62}$")]
-
-ENV_PREFIX = "RAGPULSE_"
-ENV_CONFIG_FILE = "RAGPULSE_CONFIG"  # path of the YAML file; not an option itself
-
-
-class _Section(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
-    pass
+from ragpulse.config.base import (
+    LabelName,
+    NonNegativeFloat,
+    Port,
+    Positive,
+    PositiveFloat,
+    Rate,
+    RuleName,
+    _Section,
+    given_twice,
+    missing_files,
+    read_secret,
+)
+from ragpulse.config.probes import ProbesConfig
+from ragpulse.config.sources import KafkaConfig, OtlpConfig
+from ragpulse.errors import ConfigProblem
 
 
 class HttpConfig(_Section):
@@ -55,6 +49,12 @@ class HttpConfig(_Section):
     # ...and at most this many connections are open at once (one more is closed at accept).
     max_connections: Positive = 256
 
+    def validate(self) -> list[ConfigProblem]:
+        problems = given_twice("http", self, "auth_token")
+        if self.auth_token is not None and not self.auth_token.strip():
+            problems.append(ConfigProblem("http.auth_token", "must not be empty; leave it unset to turn auth off"))
+        return problems + missing_files("http", self, "auth_token_file")
+
 
 class PipelineConfig(_Section):
     queue_capacity_events: Positive = 20_000
@@ -62,6 +62,11 @@ class PipelineConfig(_Section):
     queue_capacity_bytes: Positive = 48 * 1024 * 1024
     max_batch_events: Positive = 512
     shutdown_timeout_seconds: NonNegativeFloat = 10.0
+
+    def validate(self) -> list[ConfigProblem]:
+        if self.max_batch_events > self.queue_capacity_events:
+            return [ConfigProblem("pipeline.max_batch_events", "must not exceed pipeline.queue_capacity_events")]
+        return []
 
 
 class LimitsConfig(_Section):
@@ -103,6 +108,20 @@ class FallbackConfig(_Section):
     rules: list[FallbackRule] = msgspec.field(default_factory=_default_rules)
     extra_rules: list[FallbackRule] = []  # appended to `rules`, to add without repeating the defaults
 
+    def validate(self) -> list[ConfigProblem]:
+        problems: list[ConfigProblem] = []
+        seen: set[str] = set()
+        for option, rules in (("rules", self.rules), ("extra_rules", self.extra_rules)):
+            for index, rule in enumerate(rules):
+                where = f"fallback.{option}[{index}]"
+                if rule.name in seen:
+                    problems.append(ConfigProblem(f"{where}.name", f"duplicate rule name {rule.name!r}"))
+                seen.add(rule.name)
+                if rule.name in ("explicit", "empty_retrieval"):
+                    problems.append(ConfigProblem(f"{where}.name", f"{rule.name!r} is reserved for built-in signals"))
+                problems += _pattern_problems(f"{where}.pattern", rule.pattern)
+        return problems
+
 
 class MetricsConfig(_Section):
     labels: list[LabelName] = msgspec.field(default_factory=lambda: ["app", "route", "model", "release"])
@@ -123,89 +142,15 @@ class MetricsConfig(_Section):
         default_factory=lambda: [3600.0, 21600.0, 86400.0, 604800.0, 2592000.0, 7776000.0, 15552000.0, 31536000.0, 63072000.0]
     )
 
-
-class KafkaTopic(_Section):
-    name: Annotated[str, msgspec.Meta(min_length=1)]
-    # How a message's bytes become events: "json" is the v1 contract, one event a message;
-    # "otlp_proto" a serialized ExportTraceServiceRequest (the OpenTelemetry Collector's kafka exporter).
-    encoding: Literal["json", "otlp_proto"] = "json"
-    # None: traces and feedback share the topic, told apart by `type`; else every message is this type.
-    type: Literal["trace", "feedback"] | None = None
-
-
-class KafkaConfig(_Section):
-    # Off while unset; e.g. "broker-1:9092,broker-2:9092".
-    bootstrap_servers: str | None = None
-    # The client library: kafka-python (installed with ragpulse) or confluent-kafka (librdkafka, the
-    # `confluent` extra: several times the throughput, see docs/BENCHMARKS.md); the same guarantees on both.
-    client: Literal["kafka-python", "confluent-kafka"] = "kafka-python"
-    group_id: str = "ragpulse"
-    client_id: str = "ragpulse"
-    topics: list[KafkaTopic] = msgspec.field(default_factory=lambda: [KafkaTopic(name="ragpulse-events")])
-    # Malformed messages go here with the error and their origin in headers; null: count and skip them.
-    dead_letter_topic: str | None = "ragpulse-dead-letters"
-    # Where a group with no committed offset starts.
-    auto_offset_reset: Literal["earliest", "latest"] = "earliest"
-    # Records per poll, and so per batch handed to the pipeline; at most two polls wait outside
-    # the queue. Large batches cost fewer thread hand-offs (see docs/BENCHMARKS.md).
-    max_poll_records: Positive = 2000
-    # A member that stops heartbeating (crash, kill -9) keeps its partitions this long; the
-    # broker bounds it (group.min/max.session.timeout.ms, by default 6 s to 30 min).
-    session_timeout_seconds: Annotated[float, msgspec.Meta(ge=1)] = 45.0
-    # Offsets are committed when a /metrics scrape has exported the events they cover; without a
-    # scrape for this long they are committed once processed, so a lone consumer still moves on.
-    commit_without_scrape_seconds: PositiveFloat = 60.0
-    # On partition assignment, ids of already-committed messages this recent are read back
-    # into the dedup window, so a duplicate arriving after a restart or rebalance is still caught.
-    dedup_restore_seconds: NonNegativeFloat = 120.0
-    dedup_restore_max_messages: Annotated[int, msgspec.Meta(ge=0)] = 100_000
-    retry_backoff_max_seconds: PositiveFloat = 30.0
-    security_protocol: Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"] = "PLAINTEXT"
-    ssl_cafile: str | None = None
-    ssl_certfile: str | None = None
-    ssl_keyfile: str | None = None
-    ssl_password: str | None = None
-    ssl_password_file: str | None = None
-    ssl_check_hostname: bool = True
-    sasl_mechanism: Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"] | None = None
-    sasl_username: str | None = None
-    sasl_password: str | None = None
-    sasl_password_file: str | None = None
-
-    def secret(self, name: Literal["ssl_password", "sasl_password"]) -> str | None:
-        return read_secret(getattr(self, name), getattr(self, f"{name}_file"))
-
-
-class OtlpConfig(_Section):
-    # The OTLP/HTTP receiver (POST /v1/traces, protobuf or JSON, gzip): on by default, it needs no broker.
-    enabled: bool = True
-    host: str = "0.0.0.0"
-    http_port: Port = 4318
-    grpc_enabled: bool = True
-    grpc_port: Port = 4317
-    # TLS for both receivers when set (PEM files).
-    tls_cert_file: str | None = None
-    tls_key_file: str | None = None
-    max_body_bytes: Positive = 16 * 1024 * 1024
-    auth_token: str | None = None
-    auth_token_file: str | None = None
-    # A span attribute whose value becomes the event's route (e.g. "rag.route"); null: no route.
-    route_attribute: str | None = None
-    # A trace is assembled this long after its root span arrived...
-    grace_seconds: NonNegativeFloat = 1.0
-    # ...or, without a root, this long after its first span, from what arrived.
-    trace_ttl_seconds: PositiveFloat = 30.0
-    max_traces_in_flight: Positive = 10_000
-    # The spans in flight in bytes (their protobuf size); over it the oldest trace is assembled early.
-    max_bytes_in_flight: Positive = 48 * 1024 * 1024
-    max_spans_per_trace: Positive = 1_000
-    # The OTLP/HTTP listener's connection limits, as http.*.
-    idle_timeout_seconds: PositiveFloat = 30.0
-    body_timeout_seconds: PositiveFloat = 30.0
-    max_connections: Positive = 256
-
-    def token(self) -> str | None:
-        return read_secret(self.auth_token, self.auth_token_file)
+    def validate(self) -> list[ConfigProblem]:
+        problems: list[ConfigProblem] = []
+        if len(set(self.labels)) != len(self.labels):
+            problems.append(ConfigProblem("metrics.labels", "lists a label twice"))
+        for name in ("latency_buckets_seconds", "score_buckets", "chunk_buckets", "chunk_age_buckets_seconds"):
+            buckets = getattr(self, name)
+            if not buckets or sorted(set(buckets)) != buckets:
+                problems.append(ConfigProblem(f"metrics.{name}", "must be a non-empty, strictly increasing list"))
+        return problems
 
 
 class LocalScorersConfig(_Section):
@@ -214,9 +159,6 @@ class LocalScorersConfig(_Section):
     # Chunk texts recur across traces; the units of this many are kept (in at most this many bytes of text).
     chunk_cache_entries: Positive = 10_000
     chunk_cache_max_bytes: Positive = 16 * 1024 * 1024
-
-
-Rate = Annotated[float, msgspec.Meta(ge=0, le=1)]
 
 
 class EmbeddingsConfig(_Section):
@@ -328,6 +270,22 @@ class JudgeConfig(_Section):
     def key(self) -> str | None:
         return read_secret(self.api_key, self.api_key_file)
 
+    def validate(self) -> list[ConfigProblem]:
+        problems = missing_files("judge", self, "api_key_file", "prompt_file") + given_twice("judge", self, "api_key")
+        if self.mode == "llm" and self.base_url is None and self.api_key is None and self.api_key_file is None:
+            problems.append(ConfigProblem("judge.mode", "llm needs judge.base_url or an API key (api_key, api_key_file)"))
+        for index, override in enumerate(self.sample_rate_overrides):
+            if override.app is None and override.route is None:
+                problems.append(ConfigProblem(f"judge.sample_rate_overrides[{index}]", "give an app, a route or both"))
+        for index, matcher in enumerate(self.always_judge):
+            if all(getattr(matcher, name) is None for name in ("app", "route", "model", "release", "query_pattern")):
+                problems.append(ConfigProblem(f"judge.always_judge[{index}]", "give at least one field, or it matches every trace"))
+            if matcher.query_pattern is not None:
+                problems += _pattern_problems(f"judge.always_judge[{index}].query_pattern", matcher.query_pattern)
+        if (self.max_cost_per_hour is not None or self.max_cost_per_day is not None) and self.model not in self.prices:
+            problems.append(ConfigProblem("judge.prices", f"a cost budget needs the price of the judge model {self.model!r}"))
+        return problems
+
 
 class ResultsConfig(_Section):
     # Judged bad cases in an SQLite file (`ragpulse badcases`, GET /api/badcases). null: none.
@@ -384,59 +342,6 @@ class SatisfactionConfig(_Section):
     escalation_routes: list[str] = msgspec.field(default_factory=lambda: ["human_handoff"])
 
 
-class ProbeResponse(_Section):
-    # Where the answer and the retrieved chunks are in the response: JSONPath (jsonpath-ng); the chunk
-    # fields are relative to each chunk. A field the response does not have is "not reported".
-    answer: str = "$.answer"
-    chunks: str | None = "$.chunks[*]"
-    chunk_id: str = "id"
-    chunk_text: str = "text"
-    chunk_score: str = "score"
-    release: str | None = None  # the service's release, when its response says it (else "not_reported")
-
-
-class ProbeTarget(_Section):
-    # A RAG service's own HTTP API, asked the golden set's questions (`ragpulse probe run`).
-    name: RuleName
-    url: str
-    # json: POST {"query": ...}, the answer and chunks as ragpulse's event contract has them;
-    # openai_chat: an OpenAI-compatible chat completions URL, the answer in choices[0].message.content.
-    preset: Literal["json", "openai_chat"] = "json"
-    method: Literal["POST", "GET"] = "POST"
-    # The request body, every "{query}" in its strings replaced by the question (null: the preset's).
-    body: Any = None
-    model: str | None = None  # openai_chat: the model to ask
-    # Header values: literal, "env:NAME" (an environment variable) or "file:PATH" (a file's content).
-    headers: dict[str, str] = {}
-    response: ProbeResponse | None = None  # null: the preset's
-    timeout_seconds: PositiveFloat = 30.0
-
-
-class ProbeSchedule(_Section):
-    # `ragpulse run` asks this golden set of this target every interval (after a random 0..jitter delay).
-    golden: str
-    target: RuleName
-    interval_seconds: PositiveFloat = 3600.0
-    jitter_seconds: Annotated[float, msgspec.Meta(ge=0)] = 60.0
-
-
-class ProbesConfig(_Section):
-    targets: list[ProbeTarget] = []
-    schedules: list[ProbeSchedule] = []
-    # Rank cut-off of the retrieval metrics (hit rate@k, MRR, recall@k, precision@k, nDCG@k).
-    k: Positive = 5
-    concurrency: Positive = 4
-    max_requests_per_second: PositiveFloat = 10.0
-    # Every probe request carries this header (the run's id), so the service can tell probes apart.
-    probe_header: str = "X-Ragpulse-Probe"
-    # Runs and their per-question results (`ragpulse probe list|show|compare`).
-    db_path: str = "ragpulse-probes.sqlite3"
-    # Golden-set candidates from production (answers users signalled on), kept in results.sqlite_path for
-    # `ragpulse golden candidates`: at most this many; silent accepts (most quiet answers) only at this rate.
-    candidates_max_rows: Positive = 10_000
-    candidate_silent_accept_rate: Rate = 0.05
-
-
 class LoggingConfig(_Section):
     level: Literal["debug", "info", "warning", "error"] = "info"
     format: Literal["auto", "json", "console"] = "auto"  # auto: console on a TTY, JSON otherwise
@@ -468,204 +373,26 @@ class Config(_Section):
         """The ingest bearer token, read from the file when one is configured."""
         return read_secret(self.http.auth_token, self.http.auth_token_file)
 
-
-def read_secret(value: str | None, path: str | None) -> str | None:
-    """A secret from its file (e.g. a mounted Kubernetes secret) when one is set, else the value itself."""
-    return Path(path).read_text(encoding="utf-8").strip() if path else value
-
-
-def load_config(
-    path: str | os.PathLike[str] | None = None,
-    *,
-    environ: Mapping[str, str] | None = None,
-    overrides: Mapping[str, str] | None = None,
-) -> Config:
-    """Build the effective config; raises ConfigError naming every problem found."""
-    environ = os.environ if environ is None else environ
-    path = path or environ.get(ENV_CONFIG_FILE) or None
-    data: dict[str, Any] = {}
-    if path:
-        data = _read_yaml(Path(path))
-    sources: dict[str, str] = {}  # dotted option -> the variable or flag that set it, for the error messages
-    for key, raw in sorted(environ.items()):
-        if key.startswith(ENV_PREFIX) and key != ENV_CONFIG_FILE:
-            dotted = key[len(ENV_PREFIX) :].lower().replace("__", ".")
-            _set_path(data, dotted, _parse_scalar(raw), origin=key)
-            sources[dotted] = key
-    for dotted, raw in (overrides or {}).items():
-        _set_path(data, dotted, _parse_scalar(raw), origin=f"--set {dotted}")
-        sources[dotted] = f"--set {dotted}"
-    kinds = [*([str(path)] if path else []), *(["environment"] if any(not s.startswith("--") for s in sources.values()) else []),
-             *(["--set"] if any(s.startswith("--") for s in sources.values()) else [])]
-    return parse_config(data, origin=", ".join(kinds) or "defaults", sources=sources)
-
-
-def parse_config(data: Any, *, origin: str = "config", sources: Mapping[str, str] | None = None) -> Config:
-    if data is None:
-        data = {}
-    problems = _option_problems(data) if isinstance(data, dict) else []
-    if problems:  # the checks across options too, on what is left without the wrong ones
-        data = _without(data, {problem.path.split("[")[0] for problem in problems})
-    try:
-        config = msgspec.convert(data, Config, strict=False)
-    except msgspec.ValidationError as exc:
-        problems.append(_problem_from_msgspec(str(exc)))
-    else:
-        problems.extend(_semantic_problems(config))
-    if problems:
-        raise ConfigError([_with_source(problem, sources or {}) for problem in problems], origin)
-    return config
-
-
-def _without(data: dict[str, Any], paths: set[str]) -> dict[str, Any]:
-    """`data` without the sections and options at `paths` (dotted, as the problems name them)."""
-    kept: dict[str, Any] = {}
-    for section, options in data.items():
-        if section in paths:
-            continue
-        kept[section] = ({option: value for option, value in options.items() if f"{section}.{option}" not in paths}
-                         if isinstance(options, dict) else options)
-    return kept
-
-
-def _option_problems(data: dict[str, Any]) -> list[ConfigProblem]:
-    """Every option's problem, not only the first: each option is checked on its own."""
-    problems: list[ConfigProblem] = []
-    sections = {f.name: f.type for f in msgspec.structs.fields(Config)}
-    defaults = Config()
-    for section, options in data.items():
-        if section not in sections:
-            hint = difflib.get_close_matches(section, list(sections), n=1)
-            problems.append(ConfigProblem(section, f"unknown section {section!r}" + (
-                f"; did you mean {hint[0]!r}?" if hint else f" (known: {', '.join(sections)})")))
-            continue
-        if not isinstance(options, dict):
-            problems.append(ConfigProblem(section, f"must be a mapping of options, got {type(options).__name__}"))
-            continue
-        section_type = sections[section]
-        option_types = {f.name: f.type for f in msgspec.structs.fields(section_type)}
-        for option, value in options.items():
-            try:
-                msgspec.convert({option: value}, section_type, strict=False)
-            except msgspec.ValidationError as exc:
-                problem = _problem_from_msgspec(str(exc).replace("`$", f"`$.{section}", 1) if "`$" in str(exc)
-                                                else f"{exc} - at `$.{section}`")
-                problems.append(_with_example(problem, f"{section}.{option}", getattr(getattr(defaults, section), option, None)))
-                continue
-            if isinstance(value, float) and _is_int(option_types.get(option)):
-                # Lax conversion would take 9000.0 for 9000; a config that says 9000.0 means something else.
-                problems.append(ConfigProblem(f"{section}.{option}", f"expected a whole number, got {value!r}"))
-    return problems
-
-
-def _is_int(annotation: Any) -> bool:
-    origin = getattr(annotation, "__origin__", None)
-    if origin is not None and getattr(annotation, "__metadata__", None) is not None:  # Annotated[int, Meta]
-        return _is_int(origin)
-    args = getattr(annotation, "__args__", None)
-    if args and type(None) in args:  # int | None
-        return any(_is_int(arg) for arg in args if arg is not type(None))
-    return annotation is int
-
-
-def _with_example(problem: ConfigProblem, path: str, default: Any) -> ConfigProblem:
-    """A wrong type gets what a right value looks like: the option's default."""
-    if problem.path != path or not problem.message.startswith("Expected") or default is None:
-        return problem
-    example = msgspec.json.encode(msgspec.to_builtins(default)).decode()
-    return ConfigProblem(problem.path, f"{problem.message}; for example {example} (the default)")
-
-
-def _with_source(problem: ConfigProblem, sources: Mapping[str, str]) -> ConfigProblem:
-    """A problem in an option set by an environment variable or --set names it."""
-    for dotted, source in sources.items():
-        if problem.path == dotted or problem.path.startswith(dotted + ".") or dotted.startswith(problem.path + "."):
-            return ConfigProblem(problem.path, f"{problem.message} (from {source})")
-    return problem
-
-
-def default_config_dict() -> dict[str, Any]:
-    return msgspec.to_builtins(Config())
-
-
-def _read_yaml(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError([ConfigProblem("", f"cannot read file: {exc.strerror}")], str(path)) from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ConfigError([ConfigProblem("", f"invalid YAML{where}: {problem}")], str(path)) from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise ConfigError(
-            [ConfigProblem("", f"the file must hold a mapping of sections, got {type(data).__name__}")],
-            str(path),
-        )
-    return data
-
-
-def _parse_scalar(raw: str) -> Any:
-    # Lists and maps are written in YAML flow style (`[app, route]`), no value as null; other
-    # values stay strings and msgspec's lax mode converts them, so "0123" stays a string.
-    if raw.strip() == "null":
-        return None
-    if raw.lstrip().startswith(("[", "{")):
-        try:
-            return yaml.safe_load(raw)
-        except yaml.YAMLError:
-            return raw
-    return raw
-
-
-def _set_path(data: dict[str, Any], dotted: str, value: Any, *, origin: str) -> None:
-    keys = dotted.split(".")
-    node = data
-    for key in keys[:-1]:
-        child = node.setdefault(key, {})
-        if not isinstance(child, dict):
-            raise ConfigError([ConfigProblem(dotted, f"{key!r} is not a section")], origin)
-        node = child
-    node[keys[-1]] = value
-
-
-_MSGSPEC_ERROR = re.compile(r"^(?P<message>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.S)
-_UNKNOWN_FIELD = re.compile(r"Object contains unknown field `(?P<name>[^`]+)`")
-
-
-def _problem_from_msgspec(text: str) -> ConfigProblem:
-    match = _MSGSPEC_ERROR.match(text)
-    assert match is not None  # the pattern matches any string
-    message, raw_path = match["message"], match["path"] or ""
-    path = raw_path.lstrip(".")
-    unknown = _UNKNOWN_FIELD.match(message)
-    if unknown:
-        name = unknown["name"]
-        known = _fields_at(raw_path)
-        hint = difflib.get_close_matches(name, known, n=1)
-        message = f"unknown option {name!r}" + (f"; did you mean {hint[0]!r}?" if hint else "")
-        message += f" (known: {', '.join(known)})" if known and not hint else ""
-        path = f"{path}.{name}" if path else name
-    return ConfigProblem(path, message)
-
-
-def _fields_at(raw_path: str) -> list[str]:
-    """Option names of the struct at a msgspec path like `.http` or `.fallback.rules[0]`."""
-    struct_type: Any = Config
-    for part in re.findall(r"\.(\w+)", raw_path):
-        field_types = {f.name: f.type for f in msgspec.structs.fields(struct_type)}
-        struct_type = field_types.get(part)
-        args = getattr(struct_type, "__args__", ())
-        if args and isinstance(args[0], type) and issubclass(args[0], msgspec.Struct):
-            struct_type = args[0]  # list[FallbackRule] -> FallbackRule
-        if not (isinstance(struct_type, type) and issubclass(struct_type, msgspec.Struct)):
-            return []
-    return [f.name for f in msgspec.structs.fields(struct_type)]
+    def validate(self) -> list[ConfigProblem]:
+        """Every section's problems, then those across sections, in the order they have always been listed."""
+        problems = [*self.http.validate(), *self.pipeline.validate(), *self.fallback.validate(),
+                    *self.kafka.validate(), *self.judge.validate()]
+        for option, topic in (("results.kafka_topic", self.results.kafka_topic),
+                              ("calibration.kafka_topic", self.calibration.kafka_topic)):
+            if topic is not None and self.kafka.bootstrap_servers is None:
+                problems.append(ConfigProblem(option, "needs kafka.bootstrap_servers"))
+            if topic is not None and topic in [t.name for t in self.kafka.topics]:
+                problems.append(ConfigProblem(option, "must not be one of the consumed topics"))
+        problems += self.probes.validate()
+        if not self.satisfaction.enabled and self.judge.mode != "off":
+            problems.append(ConfigProblem("satisfaction.enabled", "false needs judge.mode: off: the judge's late feedback "
+                                          "and calibration's reviews go through the feedback join"))
+        otlp = self.otlp.validate()
+        if self.otlp.enabled and self.otlp.http_port and self.otlp.http_port == self.http.port:
+            # Listed after otlp's token problems and before its TLS ones, as it always was.
+            at = sum(problem.path == "otlp.auth_token_file" for problem in otlp)
+            otlp.insert(at, ConfigProblem("otlp.http_port", f"is the same as http.port ({self.http.port})"))
+        return problems + otlp + self.metrics.validate()
 
 
 def pattern_error(pattern: str) -> str | None:
@@ -681,155 +408,6 @@ def pattern_error(pattern: str) -> str | None:
     return None
 
 
-def _semantic_problems(config: Config) -> list[ConfigProblem]:
-    problems: list[ConfigProblem] = []
-    if config.http.auth_token is not None and config.http.auth_token_file is not None:
-        problems.append(ConfigProblem("http.auth_token_file", "set auth_token or auth_token_file, not both"))
-    if config.http.auth_token is not None and not config.http.auth_token.strip():
-        problems.append(ConfigProblem("http.auth_token", "must not be empty; leave it unset to turn auth off"))
-    if config.http.auth_token_file is not None and not Path(config.http.auth_token_file).is_file():
-        problems.append(ConfigProblem("http.auth_token_file", f"no such file: {config.http.auth_token_file}"))
-    if config.pipeline.max_batch_events > config.pipeline.queue_capacity_events:
-        problems.append(
-            ConfigProblem("pipeline.max_batch_events", "must not exceed pipeline.queue_capacity_events")
-        )
-    seen: set[str] = set()
-    for section, rules in (("rules", config.fallback.rules), ("extra_rules", config.fallback.extra_rules)):
-        for index, rule in enumerate(rules):
-            where = f"fallback.{section}[{index}]"
-            if rule.name in seen:
-                problems.append(ConfigProblem(f"{where}.name", f"duplicate rule name {rule.name!r}"))
-            seen.add(rule.name)
-            if rule.name in ("explicit", "empty_retrieval"):
-                problems.append(ConfigProblem(f"{where}.name", f"{rule.name!r} is reserved for built-in signals"))
-            error = pattern_error(rule.pattern)
-            if error:
-                problems.append(ConfigProblem(f"{where}.pattern", f"invalid regular expression (RE2 syntax): {error}"))
-    problems.extend(_kafka_problems(config.kafka))
-    for option in ("api_key_file", "prompt_file"):
-        path = getattr(config.judge, option)
-        if path is not None and not Path(path).is_file():
-            problems.append(ConfigProblem(f"judge.{option}", f"no such file: {path}"))
-    problems.extend(_judge_problems(config))
-    problems.extend(_probe_problems(config.probes))
-    if not config.satisfaction.enabled and config.judge.mode != "off":
-        problems.append(ConfigProblem("satisfaction.enabled", "false needs judge.mode: off: the judge's late feedback "
-                                      "and calibration's reviews go through the feedback join"))
-    if config.otlp.auth_token is not None and config.otlp.auth_token_file is not None:
-        problems.append(ConfigProblem("otlp.auth_token_file", "set auth_token or auth_token_file, not both"))
-    if config.otlp.auth_token_file is not None and not Path(config.otlp.auth_token_file).is_file():
-        problems.append(ConfigProblem("otlp.auth_token_file", f"no such file: {config.otlp.auth_token_file}"))
-    if config.otlp.enabled and config.otlp.http_port and config.otlp.http_port == config.http.port:
-        problems.append(ConfigProblem("otlp.http_port", f"is the same as http.port ({config.http.port})"))
-    if (config.otlp.tls_cert_file is None) != (config.otlp.tls_key_file is None):
-        problems.append(ConfigProblem("otlp.tls_key_file", "set both tls_cert_file and tls_key_file, or neither"))
-    for option in ("tls_cert_file", "tls_key_file"):
-        path = getattr(config.otlp, option)
-        if path is not None and not Path(path).is_file():
-            problems.append(ConfigProblem(f"otlp.{option}", f"no such file: {path}"))
-    if len(set(config.metrics.labels)) != len(config.metrics.labels):
-        problems.append(ConfigProblem("metrics.labels", "lists a label twice"))
-    for name in ("latency_buckets_seconds", "score_buckets", "chunk_buckets", "chunk_age_buckets_seconds"):
-        buckets = getattr(config.metrics, name)
-        if not buckets or sorted(set(buckets)) != buckets:
-            problems.append(ConfigProblem(f"metrics.{name}", "must be a non-empty, strictly increasing list"))
-    return problems
-
-
-def _judge_problems(config: Config) -> list[ConfigProblem]:
-    judge, problems = config.judge, []
-    if judge.api_key is not None and judge.api_key_file is not None:
-        problems.append(ConfigProblem("judge.api_key_file", "set api_key or api_key_file, not both"))
-    if judge.mode == "llm" and judge.base_url is None and judge.api_key is None and judge.api_key_file is None:
-        problems.append(ConfigProblem("judge.mode", "llm needs judge.base_url or an API key (api_key, api_key_file)"))
-    for index, override in enumerate(judge.sample_rate_overrides):
-        if override.app is None and override.route is None:
-            problems.append(ConfigProblem(f"judge.sample_rate_overrides[{index}]", "give an app, a route or both"))
-    for index, matcher in enumerate(judge.always_judge):
-        if all(getattr(matcher, name) is None for name in ("app", "route", "model", "release", "query_pattern")):
-            problems.append(ConfigProblem(f"judge.always_judge[{index}]", "give at least one field, or it matches every trace"))
-        if matcher.query_pattern is not None and (error := pattern_error(matcher.query_pattern)):
-            problems.append(ConfigProblem(f"judge.always_judge[{index}].query_pattern", f"invalid regular expression (RE2 syntax): {error}"))
-    if (judge.max_cost_per_hour is not None or judge.max_cost_per_day is not None) and judge.model not in judge.prices:
-        problems.append(ConfigProblem("judge.prices", f"a cost budget needs the price of the judge model {judge.model!r}"))
-    for option, topic in (("results.kafka_topic", config.results.kafka_topic),
-                          ("calibration.kafka_topic", config.calibration.kafka_topic)):
-        if topic is not None and config.kafka.bootstrap_servers is None:
-            problems.append(ConfigProblem(option, "needs kafka.bootstrap_servers"))
-        if topic is not None and topic in [t.name for t in config.kafka.topics]:
-            problems.append(ConfigProblem(option, "must not be one of the consumed topics"))
-    return problems
-
-
-def _probe_problems(probes: ProbesConfig) -> list[ConfigProblem]:
-    """What a probe target cannot work with; header sources (env, files) are read when a run starts."""
-    problems: list[ConfigProblem] = []
-    names: set[str] = set()
-    for index, target in enumerate(probes.targets):
-        where = f"probes.targets[{index}]"
-        if target.name in names:
-            problems.append(ConfigProblem(f"{where}.name", f"duplicate target name {target.name!r}"))
-        names.add(target.name)
-        if not re.match(r"^https?://[^/\s]+", target.url):
-            problems.append(ConfigProblem(f"{where}.url", f"expected an http:// or https:// URL, got {target.url!r}"))
-        if target.preset == "openai_chat" and target.model is None and target.body is None:
-            problems.append(ConfigProblem(f"{where}.model", "the openai_chat preset needs the model to ask (or a body)"))
-        for header, value in target.headers.items():
-            if value.startswith("env:") and not value[4:]:
-                problems.append(ConfigProblem(f"{where}.headers.{header}", "env: needs a variable name, e.g. env:RAG_TOKEN"))
-        if target.response is not None:
-            import jsonpath_ng.ext  # 30 ms to import: only when a target says where its fields are
-
-            for option in ("answer", "chunks", "chunk_id", "chunk_text", "chunk_score", "release"):
-                expression = getattr(target.response, option)
-                if expression is None:
-                    continue
-                try:
-                    jsonpath_ng.ext.parse(expression)
-                except Exception as exc:  # jsonpath-ng raises several types for a bad expression
-                    problems.append(ConfigProblem(f"{where}.response.{option}", f"not a JSONPath expression: {exc}"))
-    for index, schedule in enumerate(probes.schedules):
-        where = f"probes.schedules[{index}]"
-        if schedule.target not in names:
-            problems.append(ConfigProblem(f"{where}.target", f"no probes.targets entry named {schedule.target!r}"))
-        if not Path(schedule.golden).is_file():
-            problems.append(ConfigProblem(f"{where}.golden", f"no such file: {schedule.golden}"))
-    return problems
-
-
-def _kafka_problems(kafka: KafkaConfig) -> list[ConfigProblem]:
-    problems: list[ConfigProblem] = []
-    if kafka.bootstrap_servers is None:
-        return problems
-    if not kafka.topics:
-        problems.append(ConfigProblem("kafka.topics", "list at least one topic to consume"))
-    names = [topic.name for topic in kafka.topics]
-    if len(set(names)) != len(names):
-        problems.append(ConfigProblem("kafka.topics", "lists a topic twice"))
-    for index, topic in enumerate(kafka.topics):
-        if topic.encoding == "otlp_proto" and topic.type == "feedback":
-            problems.append(ConfigProblem(f"kafka.topics[{index}].type", "otlp_proto topics carry traces, not feedback"))
-    if kafka.dead_letter_topic in names:
-        problems.append(ConfigProblem("kafka.dead_letter_topic", "must not be one of the consumed topics"))
-    for secret in ("ssl_password", "sasl_password"):
-        if getattr(kafka, secret) is not None and getattr(kafka, f"{secret}_file") is not None:
-            problems.append(ConfigProblem(f"kafka.{secret}_file", f"set {secret} or {secret}_file, not both"))
-        path = getattr(kafka, f"{secret}_file")
-        if path is not None and not Path(path).is_file():
-            problems.append(ConfigProblem(f"kafka.{secret}_file", f"no such file: {path}"))
-    for option in ("ssl_cafile", "ssl_certfile", "ssl_keyfile"):
-        path = getattr(kafka, option)
-        if path is not None and not Path(path).is_file():
-            problems.append(ConfigProblem(f"kafka.{option}", f"no such file: {path}"))
-    if kafka.client == "confluent-kafka" and importlib.util.find_spec("confluent_kafka") is None:
-        problems.append(ConfigProblem("kafka.client", "confluent-kafka is not installed: pip install 'ragpulse[confluent]'"))
-    sasl = kafka.security_protocol.startswith("SASL_")
-    if sasl and (kafka.sasl_mechanism is None or kafka.sasl_username is None):
-        problems.append(
-            ConfigProblem("kafka.sasl_mechanism", f"security_protocol {kafka.security_protocol} needs sasl_mechanism and sasl_username")
-        )
-    if sasl and kafka.sasl_password is None and kafka.sasl_password_file is None:
-        problems.append(ConfigProblem("kafka.sasl_password", "SASL needs sasl_password or sasl_password_file"))
-    if not sasl and kafka.sasl_mechanism is not None:
-        problems.append(ConfigProblem("kafka.sasl_mechanism", "is set but security_protocol is not SASL_PLAINTEXT or SASL_SSL"))
-    return problems
+def _pattern_problems(path: str, pattern: str) -> list[ConfigProblem]:
+    error = pattern_error(pattern)
+    return [ConfigProblem(path, f"invalid regular expression (RE2 syntax): {error}")] if error else []

@@ -44,18 +44,19 @@ import time
 from collections.abc import Awaitable, Callable
 
 import structlog
-from prometheus_client import Counter
 
-from ragpulse.config import KafkaConfig, KafkaTopic
+from ragpulse.config import KafkaConfig
 from ragpulse.collector.decode import EventDecoder
 from ragpulse.collector.dedup import DedupWindow
-from ragpulse.errors import EventError, RejectReason, ShuttingDown
+from ragpulse.errors import EventError, ShuttingDown
 from ragpulse.collector.events import Envelope
 from ragpulse.collector.queue import EventQueue
+from ragpulse.sources.kafka.codecs import Codec, item_error, json_codec, otlp_proto_codec
 from ragpulse.sources.kafka.metrics import KafkaMetrics
+from ragpulse.sources.kafka.offsets import OffsetBook
 from ragpulse.sources.kafka.client import Backend, ClientError, Consumer, Partition, Producer, Record
 from ragpulse.sources.otlp.intake import SpanIntake
-from ragpulse.sources.otlp.spans import Span, decode_protobuf
+from ragpulse.sources.otlp.spans import Span
 
 SOURCE = "kafka"
 POLL_TIMEOUT_MS = 100
@@ -70,40 +71,6 @@ HEALTH_TIMEOUT_SECONDS = 2.0
 RESTORE_TIMEOUT_SECONDS = 30.0
 
 log = structlog.get_logger("ragpulse.kafka")
-
-# A codec turns one message value into events, or spans for the span intake; raises EventError.
-Codec = Callable[[bytes, KafkaTopic], tuple[list[Envelope], list[Span]]]
-
-
-def item_error(exc: Exception) -> EventError:
-    """Any exception from decoding one message, as that message's rejection."""
-    if isinstance(exc, EventError):
-        return exc
-    if isinstance(exc, RecursionError):
-        return EventError(RejectReason.TOO_DEEP, "nested too deeply to decode (several hundred levels)")
-    return EventError(RejectReason.MALFORMED_JSON, f"cannot be decoded: {type(exc).__name__}: {exc}"[:500])
-
-
-def json_codec(decoder: EventDecoder) -> Codec:
-    """The v1 contract: one event a message."""
-
-    def decode(value: bytes, topic: KafkaTopic) -> tuple[list[Envelope], list[Span]]:
-        return [decoder.decode_message(value, event_type=topic.type)], []
-
-    return decode
-
-
-def otlp_proto_codec(rejected: Counter) -> Codec:
-    """A serialized ExportTraceServiceRequest, as the OpenTelemetry Collector's kafka exporter writes it."""
-
-    def decode(value: bytes, topic: KafkaTopic) -> tuple[list[Envelope], list[Span]]:
-        decoded = decode_protobuf(value)
-        if decoded.rejected:
-            rejected.inc(decoded.rejected)
-        return [], decoded.spans
-
-    return decode
-
 
 def backend(config: KafkaConfig) -> Backend:
     """The configured client library; confluent-kafka is imported only when chosen."""
@@ -150,15 +117,7 @@ class KafkaSource:
         self._intake_stopped = threading.Event()
         self._intake_idle = threading.Event()
         self._closing = threading.Event()
-        # Offsets, keyed by partition: "next offset to read" semantics, as Kafka commits them.
-        self._lock = threading.Condition()
-        self._assigned: set[Partition] = set()
-        self._processed: dict[Partition, int] = {}
-        self._committed: dict[Partition, int] = {}
-        self._in_flight = 0
-        self._newly_assigned: set[Partition] = set()
-        # What this process processed, kept across reconnects: where to resume a partition.
-        self._resume: dict[Partition, int] = {}
+        self._offsets = OffsetBook()
         self._commit_requests: queue.SimpleQueue[tuple[dict[Partition, int], concurrent.futures.Future[None]]] = (
             queue.SimpleQueue()
         )
@@ -196,8 +155,7 @@ class KafkaSource:
         """A scrape exported everything processed so far: snapshot those offsets now, and
         return what to await so they are committed before the scrape is answered."""
         self._last_export = time.monotonic()
-        with self._lock:
-            exported = dict(self._processed)
+        exported = self._offsets.processed()
         done: concurrent.futures.Future[None] = concurrent.futures.Future()
         if exported and self._thread is not None and self._thread.is_alive():
             self._commit_requests.put((exported, done))
@@ -249,9 +207,7 @@ class KafkaSource:
                 self._check_health(consumer)
                 next_health = now + HEALTH_EVERY_SECONDS
             if now - self._last_export > self._config.commit_without_scrape_seconds:
-                with self._lock:
-                    processed = dict(self._processed)
-                self._commit(consumer, processed, "no_scrape")
+                self._commit(consumer, self._offsets.processed(), "no_scrape")
                 self._last_export = now
             if self._intake_stopped.is_set():
                 # Draining: stay in the group (heartbeats, commits for the last scrapes), fetch nothing.
@@ -266,20 +222,15 @@ class KafkaSource:
                 self._hand_over(consumer, records)
 
     def _hand_over(self, consumer: Consumer, records: dict[Partition, list[Record]]) -> None:
-        with self._lock:
-            # Records of a partition revoked since poll returned belong to the next owner now.
-            # Counting the batch in flight under the same lock makes a revoke that comes later
-            # wait for it (and commit it), so no record is counted by two members.
-            records = {tp: messages for tp, messages in records.items() if tp in self._assigned}
-            if not records:
-                return
-            self._in_flight += 1
+        records = self._offsets.take_in_flight(records)
+        if not records:
+            return
         parts: list[tuple[list[Envelope], dict[Partition, int]]] = [([], {})]
         spans: list[Span] = []
         for tp, messages in records.items():
             topic = self._topics[tp.topic]
             codec = self._codecs[topic.encoding]
-            processed = self._processed.get(tp, -1)
+            processed = self._offsets.processed_at(tp)
             size = 0
             for message in messages:
                 value = message.value
@@ -301,14 +252,13 @@ class KafkaSource:
             self._metrics.bytes.labels(topic=tp.topic).inc(size)
         for envelopes, _ in parts:
             self._metrics.intake.count_accepted(SOURCE, envelopes)
-        with self._lock:
-            self._in_flight += len(parts) - 1  # one was counted above, under the lock that filtered the records
+        self._offsets.add_in_flight(len(parts) - 1)  # one was counted when the records were taken
         assert self._loop is not None
         # The previous batch must be in the queue before this one goes (order), and only one
         # may be on its way: fetching and decoding overlap the pipeline, memory stays bounded.
         self._wait_for_handed(consumer)
         self._handed = asyncio.run_coroutine_threadsafe(
-            self._enqueue([(envelopes, self._ack_callback(offsets)) for envelopes, offsets in parts], spans), self._loop
+            self._enqueue([(envelopes, self._offsets.ack_callback(offsets)) for envelopes, offsets in parts], spans), self._loop
         )
 
     async def _enqueue(self, parts: list[tuple[list[Envelope], Callable[[], None]]], spans: list[Span]) -> None:
@@ -323,9 +273,7 @@ class KafkaSource:
                 await self._queue.put(envelopes, ack)
                 queued += 1
         except ShuttingDown:
-            with self._lock:  # never acked: their offsets stay uncommitted for the next owner
-                self._in_flight -= len(parts) - queued
-                self._lock.notify_all()
+            self._offsets.release(len(parts) - queued)
 
     def _wait_for_handed(self, consumer: Consumer) -> None:
         handed, self._handed = self._handed, None
@@ -348,17 +296,6 @@ class KafkaSource:
         if self._paused and not self._intake_stopped.is_set():
             consumer.resume_all()
             self._paused = False
-
-    def _ack_callback(self, offsets: dict[Partition, int]) -> Callable[[], None]:
-        def ack() -> None:  # on the event loop, once the pipeline processed the batch
-            with self._lock:
-                for tp, offset in offsets.items():
-                    if tp in self._assigned and offset > self._processed.get(tp, -1):
-                        self._processed[tp] = offset
-                self._in_flight -= 1
-                self._lock.notify_all()
-
-        return ack
 
     def _pause(self, consumer: Consumer) -> None:
         consumer.pause(consumer.assignment())
@@ -393,12 +330,7 @@ class KafkaSource:
                 done.set_result(None)
 
     def _commit(self, consumer: Consumer, offsets: dict[Partition, int], trigger: str) -> None:
-        with self._lock:
-            due = {
-                tp: offset
-                for tp, offset in offsets.items()
-                if tp in self._assigned and offset > self._committed.get(tp, -1)
-            }
+        due = self._offsets.due(offsets)
         if not due:
             return
         try:
@@ -409,8 +341,7 @@ class KafkaSource:
             self._metrics.commit_failures.inc()
             log.warning("offset commit failed", trigger=trigger, error=f"{type(exc).__name__}: {exc}")
             return
-        with self._lock:
-            self._committed.update(due)
+        self._offsets.committed(due)
         self._metrics.commits.labels(trigger=trigger).inc()
 
     def _dead_letter(self, message: Record, error: EventError) -> None:
@@ -473,12 +404,7 @@ class KafkaSource:
         except Exception as exc:
             log.warning("closing the kafka consumer failed", error=f"{type(exc).__name__}: {exc}")
         self._consumer = None
-        with self._lock:
-            self._resume.update(self._processed)
-            self._assigned.clear()
-            self._processed.clear()
-            self._committed.clear()
-            self._newly_assigned.clear()
+        self._offsets.disconnected()
 
     # -- rebalance callbacks (client.RebalanceHandler), from inside poll --------------------
     # kafka-python runs them on its IO thread, where blocking consumer calls are not allowed;
@@ -489,17 +415,9 @@ class KafkaSource:
         if self._closing.is_set():
             return {}  # leaving the group: the last scrape committed what it exported
         # Let the pipeline finish what we handed over, then commit it for the next owner.
-        started = time.monotonic()
-        with self._lock:
-            self._lock.wait_for(lambda: self._in_flight == 0, REVOKE_WAIT_SECONDS)
-            waited = time.monotonic() - started
+        due, waited = self._offsets.due_on_revoke(revoked, REVOKE_WAIT_SECONDS)
         log.info("kafka partitions revoked", partitions=len(revoked), waited_for_pipeline_s=round(waited, 3))
-        with self._lock:
-            return {
-                tp: offset
-                for tp, offset in self._processed.items()
-                if tp in revoked and offset > self._committed.get(tp, -1)
-            }
+        return due
 
     def revoke_commit_done(self, error: str | None) -> None:
         if error is None:
@@ -509,42 +427,27 @@ class KafkaSource:
             log.warning("offset commit on rebalance failed", error=error)
 
     def forget(self, revoked: set[Partition]) -> None:
-        with self._lock:
-            for tp in revoked:
-                self._assigned.discard(tp)
-                self._processed.pop(tp, None)
-                self._committed.pop(tp, None)
-            self._metrics.assigned.set(len(self._assigned))
+        self._metrics.assigned.set(self._offsets.forget(revoked))
         for tp in revoked:
             with contextlib.suppress(KeyError):  # no lag was exported for it yet
                 self._metrics.lag.remove(tp.topic, str(tp.partition))
 
     def note_assigned(self, assigned: set[Partition]) -> None:
         self._metrics.rebalances.inc()
-        with self._lock:
-            self._assigned.update(assigned)
-            self._metrics.assigned.set(len(self._assigned))
-            self._newly_assigned.update(assigned)
+        self._metrics.assigned.set(self._offsets.assign(assigned))
         if (self._paused or self._intake_stopped.is_set()) and assigned and self._consumer is not None:
             self._consumer.pause(assigned)
 
     # -- on the consumer thread, after poll ----------------------------------------------------
 
     def _settle_assignment(self, consumer: Consumer) -> None:
-        with self._lock:
-            assigned, self._newly_assigned = self._newly_assigned, set()
+        assigned = self._offsets.take_newly_assigned()
         if not assigned:
             return
         committed = consumer.committed(assigned)
-        resumed = {}
-        with self._lock:
-            self._committed.update(committed)
-            for tp in assigned:
-                position = self._resume.pop(tp, None)
-                if position is not None and position > committed.get(tp, -1):
-                    # Ours, processed before the connection was lost and not committed since by anyone:
-                    # skip them (the next scrape commits them), instead of counting them twice.
-                    self._processed[tp] = resumed[tp] = position
+        # Ours, processed before the connection was lost and not committed since by anyone: skipped (the next
+        # scrape commits them), instead of counted twice.
+        resumed = self._offsets.settle(assigned, committed)
         for tp, position in resumed.items():
             consumer.seek(tp, position)
         if resumed:

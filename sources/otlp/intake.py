@@ -14,7 +14,8 @@ from ragpulse.errors import EventError, ShuttingDown
 from ragpulse.collector.events import FeedbackEvent, TraceEvent
 from ragpulse.collector.queue import EventQueue
 from ragpulse.sources.otlp.assembler import TraceAssembler
-from ragpulse.sources.otlp.mapping import TraceMapper, feedback_of
+from ragpulse.sources.otlp.evaluations import feedback_of
+from ragpulse.sources.otlp.mapping import TraceMapper
 from ragpulse.sources.otlp.metrics import OtlpMetrics
 from ragpulse.sources.otlp.spans import Span
 from ragpulse.collector.supervisor import Supervised, SupervisorMetrics

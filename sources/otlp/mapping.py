@@ -1,6 +1,6 @@
 """A trace's spans -> one v1 TraceEvent, for OpenInference and OpenTelemetry GenAI spans.
 
-Feedback: `gen_ai.evaluation.result` span events become feedback events (see `feedback_of`).
+Feedback: `gen_ai.evaluation.result` span events become feedback events (sources/otlp/evaluations.py).
 
 Also OpenLLMetry (Traceloop): chunks from vector-DB span events `db.query.result`
 (`db.query.result.{id,score,document}`) or a retriever task's `traceloop.entity.output`
@@ -27,8 +27,11 @@ from typing import Any
 
 import msgspec
 
-from ragpulse.collector.events import MAX_COUNT, Chunk, FeedbackEvent, ReviewScores, TraceEvent, Usage
+from ragpulse.collector.events import Chunk, TraceEvent, Usage
 from ragpulse.sources.otlp.spans import Span
+from ragpulse.sources.otlp.values import add_count as _add_count
+from ragpulse.sources.otlp.values import float_value as _float
+from ragpulse.sources.otlp.values import text_value as _str
 
 OI_KIND = "openinference.span.kind"
 TRACELOOP_KIND = "traceloop.span.kind"
@@ -42,48 +45,6 @@ _OUTPUT_MESSAGE = re.compile(r"^llm\.output_messages\.(?P<i>\d{1,9})\.message\.c
 _OI_INPUT_MESSAGE = re.compile(r"^llm\.input_messages\.(?P<i>\d{1,9})\.message\.(?P<field>role|content)$")
 _OI_PROMPT = re.compile(r"^llm\.prompts\.(?P<i>\d{1,9})(?:\.prompt\.text)?$")
 _GENAI_INDEXED = re.compile(r"^gen_ai\.(?P<kind>prompt|completion)\.(?P<i>\d{1,9})\.(?P<field>role|content)$")
-
-
-EVALUATION_EVENT = "gen_ai.evaluation.result"
-_RUBRIC = {"groundedness": "groundedness", "faithfulness": "groundedness",
-           "relevance": "answer_relevancy", "relevancy": "answer_relevancy", "answer_relevancy": "answer_relevancy",
-           "answer_relevance": "answer_relevancy"}
-_POSITIVE = frozenset({"pass", "passed", "correct", "relevant", "grounded", "faithful", "good", "yes", "true"})
-_NEGATIVE = frozenset({"fail", "failed", "incorrect", "not_relevant", "irrelevant", "ungrounded", "hallucinated",
-                       "bad", "no", "false"})
-
-
-def feedback_of(span: Span) -> tuple[list[FeedbackEvent], int]:
-    """Feedback carried by a span's `gen_ai.evaluation.result` events, and how many could not be mapped.
-
-    A score from 1 to 5 is a `review` with that value; otherwise a pass/fail-like label is a
-    `thumbs` up or down; anything else (a 0-1 score without a label, say) is not mapped.
-    """
-    events: list[FeedbackEvent] = []
-    unmapped = 0
-    for event in span.events:
-        if event.name != EVALUATION_EVENT:
-            continue
-        attrs = event.attributes
-        score = _float(attrs.get("gen_ai.evaluation.score.value"))
-        label = (_str(attrs.get("gen_ai.evaluation.score.label")) or "").strip().lower()
-        details = {"evaluation": _str(attrs.get("gen_ai.evaluation.name")), "label": label or None, "score": score,
-                   "explanation": _str(attrs.get("gen_ai.evaluation.explanation")), "span_id": span.span_id}
-        details = {k: v for k, v in details.items() if v is not None}
-        scores = None
-        if score is not None and 1 <= score <= 5:
-            kind, value = "review", score
-            # The rubric the evaluation scored; another evaluation (correctness, say) is no rubric score.
-            rubric = _RUBRIC.get((_str(attrs.get("gen_ai.evaluation.name")) or "").strip().lower())
-            scores = ReviewScores(**{rubric: round(score)}) if rubric else ReviewScores()
-        elif label in _POSITIVE or label in _NEGATIVE:
-            kind, value = "thumbs", "up" if label in _POSITIVE else "down"
-        else:
-            unmapped += 1
-            continue
-        events.append(FeedbackEvent(kind=kind, trace_id=span.trace_id, value=value, scores=scores,  # type: ignore[arg-type]
-                                    timestamp=event.time_unix_nano / 1e6 or None, attributes=details))
-    return events, unmapped
 
 
 @dataclass(frozen=True, slots=True)
@@ -527,29 +488,3 @@ def _json_or_text(value: Any) -> Any:
         except (msgspec.DecodeError, RecursionError):
             return value
     return value
-
-
-def _str(value: Any) -> str | None:
-    if value is None or isinstance(value, dict | list):
-        return None
-    return str(value)
-
-
-def _float(value: Any) -> float | None:
-    try:
-        return float(value) if value is not None and not isinstance(value, bool) else None
-    except (TypeError, ValueError):
-        return None  # a garbage score is dropped, not the chunk
-
-
-def _add_count(total: int | None, value: Any) -> int | None:
-    """total + a token count; absent counts add 0, and None (not reported) once any count is garbage."""
-    if total is None or value is None:
-        return total
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        return None
-    try:
-        count = int(value)
-    except (TypeError, ValueError, OverflowError):  # OverflowError: int(+Inf)
-        return None
-    return total + count if 0 <= count and total + count <= MAX_COUNT else None
