@@ -30,15 +30,20 @@ class SupervisorMetrics:
 
 
 class Supervised:
-    """Runs `loop()` as a task until it returns; restarts it (with backoff) when it raises."""
+    """Runs `loop()` as a task until it returns; restarts it (with backoff) when it raises.
+
+    `clock` dates the restarts /readyz reports and `sleep` waits out the backoff: tests drive both.
+    """
 
     def __init__(self, component: str, loop: Callable[[], Awaitable[None]], metrics: SupervisorMetrics,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self.component = component
         self._loop = loop
         self._restarts = metrics.restarts.labels(component=component)
         self._restarts.inc(0)
         self._clock = clock
+        self._sleep = sleep
         self._down_since: float | None = None
         self._last_restart: float | None = None
         self.task: asyncio.Task[None] | None = None
@@ -70,7 +75,7 @@ class Supervised:
                 self._down_since = self._clock()
                 self._restarts.inc()
                 log.exception("background task died; restarting", component=self.component, retry_in_s=backoff)
-            await asyncio.sleep(backoff)
+            await self._sleep(backoff)
             backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
             self._down_since = None
             self._last_restart = self._clock()

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 import support
 from support import RagpulseProcess, start_ragpulse
+
+if TYPE_CHECKING:
+    from fake_openai import FakeOpenAI
 
 
 @pytest.fixture(params=support.KAFKA_CLIENTS)
@@ -32,3 +36,13 @@ def ragpulse_factory(tmp_path: Path) -> Iterator[Callable[..., RagpulseProcess]]
         if instance.process.poll() is None:
             instance.process.kill()
             instance.process.wait()
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeOpenAI]:
+    """A fake OpenAI-compatible server (tests/fake_openai.py) for the judge, on a free port; closed after the test."""
+    # aiohttp and the demo's answers: loaded by the tests that use the server only
+    from fake_openai import FakeOpenAI
+
+    with FakeOpenAI() as server:
+        yield server

@@ -7,6 +7,7 @@ Requests for APP_MODEL are an instrumented app's own LLM calls and get `app_answ
 Scripted misbehaviour for the next requests: "slow" (1 s, then graded), "429" (with Retry-After: 1),
 "500", "malformed" (text that is not JSON), "schema_violation" (JSON with a score of 7),
 "reject_schema" (400 for response_format).
+The `fake` fixture (conftest.py) serves one for a test; `with FakeOpenAI() as fake:` for a longer scope.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import json
 import re
 import threading
 import time
-from typing import Any
+from typing import Any, Self
 
 from aiohttp import web
 from support import free_port
@@ -45,6 +46,12 @@ class FakeOpenAI:
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._thread.start()
         self._started.wait(10)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     @property
     def base_url(self) -> str:

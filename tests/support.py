@@ -1,9 +1,12 @@
-"""Test helpers: a real `ragpulse run` subprocess, HTTP calls, metric lookups, event builders."""
+"""Test helpers: a real `ragpulse run` subprocess, HTTP calls, metric lookups, event builders, time under
+the test's control (a manual clock, an event loop in virtual time), a process's memory."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import selectors
 import shutil
 import signal
 import socket
@@ -13,12 +16,17 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from prometheus_client.parser import text_string_to_metric_families
+
+if TYPE_CHECKING:
+    from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
+
+T = TypeVar("T")
 
 
 def free_port() -> int:
@@ -53,6 +61,69 @@ def wait_until(check: Callable[[], bool], timeout: float = 20.0, what: str = "co
             return
         time.sleep(0.05)
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+async def wait_until_async(check: Callable[[], bool], timeout: float = 20.0, what: str = "condition") -> None:
+    """wait_until inside an event loop: the loop's other tasks (and their I/O) go on while it waits."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+# -- time under the test's control ------------------------------------------------------------
+
+class Clock:
+    """A clock that moves only when the test moves it (`clock.now += 60`): give it to what takes a `clock`."""
+
+    def __init__(self, now: float = 0.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class VirtualTimeLoop(asyncio.SelectorEventLoop):
+    """An event loop in virtual time: when every task waits, the clock jumps to the next timer instead of
+    sleeping, so `asyncio.sleep(60)` takes no wall time and timers fire in exactly their order. Its `time`
+    is the clock to give components that date with a clock and wait with asyncio (they then agree).
+    For code without I/O: a socket or a thread would see the virtual jumps as real waits."""
+
+    def __init__(self) -> None:
+        self._now = 0.0
+        loop = self
+
+        class Selector(selectors.DefaultSelector):  # type: ignore[misc, valid-type]
+            def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+                if timeout is None:  # no timer is due: only another thread can wake the loop
+                    ready = super().select(30.0)
+                    if not ready:
+                        raise RuntimeError("virtual time: every task waits and no timer is set (a deadlock)")
+                    return ready
+                loop._now += timeout
+                return super().select(0)
+
+        super().__init__(Selector())
+
+    def time(self) -> float:
+        return self._now
+
+
+def run_in_virtual_time(main: Coroutine[Any, Any, T]) -> T:
+    """asyncio.run(main) on a VirtualTimeLoop, which starts at 0.0; inside, the clock is
+    `asyncio.get_running_loop().time`."""
+    with asyncio.Runner(loop_factory=VirtualTimeLoop) as runner:
+        return runner.run(main)
+
+
+def rss_bytes(pid: int) -> int:
+    """The resident memory of process `pid` (Linux /proc)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError(f"no VmRSS for process {pid}")
 
 
 class Samples(dict[tuple[str, frozenset[tuple[str, str]]], float]):
@@ -165,6 +236,16 @@ def trace(trace_id: str, **fields: Any) -> dict[str, Any]:
 
 def ndjson(events: list[dict[str, Any]]) -> bytes:
     return b"\n".join(json.dumps(e, ensure_ascii=False).encode() for e in events)
+
+
+def envelope(event: TraceEvent | FeedbackEvent, identity: int | None = None, *, source: str = "test",
+             received_at: float = 0.0, **fields: Any) -> Envelope:
+    """An accepted event as the pipeline carries it: its identity the dedup key of `event` unless one is
+    given; `fields` are the Envelope's others (size, fallback_rule, local_scores, truncated)."""
+    from ragpulse.collector.dedup import event_identity
+    from ragpulse.collector.events import Envelope
+
+    return Envelope(event, source, received_at, event_identity(event) if identity is None else identity, **fields)
 
 
 # -- Kafka: a real broker started by scripts/test (scripts/kafka.sh) ----------------------------
@@ -393,9 +474,8 @@ def exported_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
 
 
 def feedback_join(registry: Any, clock: Callable[[], float] | None = None, **options: Any) -> Any:
-    """A feedback join on `registry` with the default options but those given (tests of its users)."""
-    import time as _time
-
+    """A feedback join on `registry` with the default options but those given (tests of its users); its
+    windows move with `clock`, and without one time stands still (nothing expires unless a test says so)."""
     from prometheus_client import CollectorRegistry
 
     from ragpulse.config import SatisfactionConfig
@@ -406,4 +486,4 @@ def feedback_join(registry: Any, clock: Callable[[], float] | None = None, **opt
     labels = ("app", "route", "model", "release")
     guard = LabelGuard(labels, 50, 2000, CollectorRegistry())  # its overflow counter apart: a test may have its own guard
     counter = SignalCounter(SatisfactionMetrics(registry, labels), guard, max_cached=8000)
-    return FeedbackJoin(SatisfactionConfig(**options), JoinMetrics(registry), counter, guard, clock=clock or _time.monotonic)
+    return FeedbackJoin(SatisfactionConfig(**options), JoinMetrics(registry), counter, guard, clock=clock or Clock())

@@ -11,12 +11,10 @@ import os
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-import pytest
 from fake_openai import FakeOpenAI
 from support import free_port, http, ragpulse_command, start_alertmanager, start_prometheus, wait_until
 from test_dashboards import dashboard_queries
@@ -64,13 +62,6 @@ class Webhook:
 
     def close(self) -> None:
         self.server.shutdown()
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI()
-    yield server
-    server.close()
 
 
 def test_a_steady_demo_fires_nothing_and_a_drift_pages_through_alertmanager(fake: FakeOpenAI, tmp_path: Path) -> None:

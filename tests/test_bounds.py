@@ -7,14 +7,13 @@ import asyncio
 import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
 import msgspec
 from prometheus_client import CollectorRegistry, Counter
-from support import RagpulseProcess, feedback_join, ndjson, trace, wait_until
+from support import Clock, RagpulseProcess, envelope, feedback_join, ndjson, rss_bytes, trace, wait_until, wait_until_async
 
 from ragpulse.collector.dedup import event_identity
-from ragpulse.collector.events import Chunk, Envelope, TraceEvent
+from ragpulse.collector.events import Chunk, TraceEvent
 from ragpulse.collector.queue import EventQueue, QueueMetrics
 from ragpulse.sources.otlp.assembler import TraceAssembler
 from ragpulse.sources.otlp.mapping import TraceMapper
@@ -36,10 +35,10 @@ def test_the_pipeline_queue_refuses_by_bytes_and_reports_them() -> None:
     async def main() -> None:
         registry = CollectorRegistry()
         queue = EventQueue("pipeline", 100, 1000, QueueMetrics(registry))
-        big = [Envelope(event("a"), "t", 0.0, 1, size=600)]
+        big = [envelope(event("a"), size=600)]
         assert queue.offer(big)
-        assert not queue.offer([Envelope(event("b"), "t", 0.0, 2, size=500)])  # 1,100 bytes: over, although 2 < 100 events
-        assert queue.offer([Envelope(event("c"), "t", 0.0, 3, size=400)])  # exactly 1,000
+        assert not queue.offer([envelope(event("b"), size=500)])  # 1,100 bytes: over, although 2 < 100 events
+        assert queue.offer([envelope(event("c"), size=400)])  # exactly 1,000
         assert queue.full
         assert registry.get_sample_value("ragpulse_queue_depth_bytes", {"queue": "pipeline"}) == 1000
         assert registry.get_sample_value("ragpulse_queue_capacity_bytes", {"queue": "pipeline"}) == 1000
@@ -56,7 +55,7 @@ def test_the_feedback_join_evicts_kept_traces_by_bytes_and_counts_it() -> None:
     # Room for three kept events and their entries (240 bytes and the id each).
     join = feedback_join(registry, max_bytes=3 * (encoded + 245))
     for i in range(5):
-        join(Envelope(event(f"t{i:04d}", 1000), "test", 0.0, i))
+        join(envelope(event(f"t{i:04d}", 1000)))
         assert join.keep(event(f"t{i:04d}", 1000), False, ()) is not None
     assert len(join._traces) == 3 and join.traces_bytes == 3 * (encoded + 245)
     assert registry.get_sample_value("ragpulse_feedback_join_evicted_total", {"table": "traces"}) == 2
@@ -117,45 +116,84 @@ def test_the_chunk_cache_and_the_sessions_are_bounded_in_bytes() -> None:
     assert 0 < scorer._chunks._bytes <= 50_000 and len(scorer._chunks._items) == 12
     join = feedback_join(registry, max_sessions_bytes=20_000)
     for i in range(50):
-        join(Envelope(event(str(i), session=f"s{i}", query=" ".join(f"w{i}x{j}" for j in range(30))), "test", 0.0, i))
+        join(envelope(event(str(i), session=f"s{i}", query=" ".join(f"w{i}x{j}" for j in range(30)))))
     assert 0 < join.sessions_bytes <= 20_000
     evicted = registry.get_sample_value("ragpulse_feedback_join_evicted_total", {"table": "sessions"})
     assert evicted == 50 - len(join._sessions) > 0
 
 
 def test_a_loop_that_dies_is_restarted_counted_and_reported() -> None:
+    """The backoff waits on a sleep the test releases and the restart is dated by a clock the test moves."""
     async def main() -> None:
-        registry = CollectorRegistry()
+        registry, clock = CollectorRegistry(), Clock(100.0)
         runs: list[int] = []
-        gate = asyncio.Event()
+        backoffs: list[float] = []
+        sleeping, wake, gate = asyncio.Event(), asyncio.Event(), asyncio.Event()  # in a backoff; end it; let run 4 end
 
         async def loop() -> None:
             runs.append(1)
-            if len(runs) == 1:
+            if len(runs) <= 3:
                 raise RuntimeError("a bug nobody foresaw")
             await gate.wait()
 
-        supervised = Supervised("assembler", loop, SupervisorMetrics(registry))
+        async def sleep(seconds: float) -> None:  # the backoff: over when the test says so
+            backoffs.append(seconds)
+            sleeping.set()
+            await wake.wait()
+            wake.clear()
+
+        async def restart() -> None:
+            """Ends the backoff; returns once the next run is at its first wait (or dead, in the next backoff)."""
+            wake.set()
+            await wait_until_async(lambda: not wake.is_set(), what="the backoff over")
+
+        supervised = Supervised("assembler", loop, SupervisorMetrics(registry), clock=clock, sleep=sleep)
         supervised.start()
-        await asyncio.sleep(0.01)
+        await sleeping.wait()
         assert supervised.down_reason() == "assembler failed and is restarting"
-        await asyncio.sleep(0.2)
-        assert supervised.down_reason() is None and len(runs) == 2
-        assert "assembler restarted" in (supervised.recent_restart() or "")
-        assert registry.get_sample_value("ragpulse_component_restarts_total", {"component": "assembler"}) == 1
+        assert supervised.recent_restart() is None and backoffs == [0.1]
+        await restart()  # the second run dies at once: a backoff twice as long
+        assert len(runs) == 2 and backoffs == [0.1, 0.2]
+        assert supervised.down_reason() == "assembler failed and is restarting"
+        await restart()
+        assert len(runs) == 3 and backoffs == [0.1, 0.2, 0.4]
+        clock.now = 140.0
+        await restart()  # the fourth run lives
+        assert len(runs) == 4 and backoffs == [0.1, 0.2, 0.4] and supervised.down_reason() is None
+        assert supervised.recent_restart() == "assembler restarted 0 s ago after a failure (see the log)"
+        clock.now = 199.0
+        assert supervised.recent_restart() == "assembler restarted 59 s ago after a failure (see the log)"
+        clock.now = 200.0  # a minute on, /readyz no longer mentions it
+        assert supervised.recent_restart() is None
+        assert registry.get_sample_value("ragpulse_component_restarts_total", {"component": "assembler"}) == 3
         gate.set()
         assert supervised.task is not None
         await supervised.task  # a loop that returns is done, not restarted
-        assert len(runs) == 2
+        assert len(runs) == 4 and backoffs == [0.1, 0.2, 0.4]
 
     asyncio.run(main())
 
 
-def rss_bytes(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    raise AssertionError("no VmRSS")
+def test_the_restart_backoff_doubles_up_to_its_cap() -> None:
+    async def main() -> list[float]:
+        runs: list[int] = []
+        backoffs: list[float] = []
+
+        async def loop() -> None:
+            runs.append(1)
+            if len(runs) <= 9:
+                raise RuntimeError("still broken")
+
+        async def sleep(seconds: float) -> None:
+            backoffs.append(seconds)
+
+        supervised = Supervised("pipeline", loop, SupervisorMetrics(CollectorRegistry()), sleep=sleep)
+        supervised.start()
+        assert supervised.task is not None
+        await supervised.task
+        return backoffs
+
+    assert asyncio.run(main()) == [0.1, 0.2, 0.4, 0.8, 1.6, 3.2, 5.0, 5.0, 5.0]
 
 
 def test_events_near_the_size_limit_are_held_within_the_byte_budgets(ragpulse_factory: Factory) -> None:

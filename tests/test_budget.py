@@ -3,49 +3,92 @@
 from __future__ import annotations
 
 import asyncio
-import time
+from types import SimpleNamespace
 
 import pytest
 from prometheus_client import CollectorRegistry, Counter
+from support import Clock, envelope, run_in_virtual_time
 
 from ragpulse.collector.events import TraceEvent
 from ragpulse.judging.attribution import attribute
 from ragpulse.config import Price
 from ragpulse.judging.budget import RequestRateLimiter, Reservation, SpendBudget
-from ragpulse.judging.llm_judge import Judgment
+from ragpulse.judging.llm_judge import BUILTIN_PROMPT, Completion, Judgment, LlmJudge, builtin_template
 from ragpulse.judging.sampler import PRIORITIES, JudgeItem, JudgeQueue, TraceFilter
-
-
-class Clock:
-    def __init__(self, now: float = 0.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def test_request_limiter_never_lets_the_provider_see_more_than_the_limit_in_any_window() -> None:
     """A request reaches the provider somewhere between its start and its end: in any window, the
-    requests that could have been counted there must not exceed the limit."""
-    limiter = RequestRateLimiter(3, period=0.3)
+    requests that could have been counted there must not exceed the limit. In virtual time, so the
+    waits are the limiter's own to the second, and two minutes take none."""
     spans: list[tuple[float, float]] = []
 
-    async def main() -> None:
+    async def main() -> float:
+        clock = asyncio.get_running_loop().time
+        limiter = RequestRateLimiter(3, period=60.0, clock=clock)
+
         async def request(duration: float) -> None:
             await limiter.acquire()
-            started = time.monotonic()
+            started = clock()
             await asyncio.sleep(duration)
             limiter.release()
-            spans.append((started, time.monotonic()))
+            spans.append((started, clock()))
 
-        await asyncio.gather(*(request(0.02 * (i % 4)) for i in range(10)))
+        await asyncio.gather(*(request(i % 4) for i in range(10)))
+        return limiter.remaining()
 
-    asyncio.run(main())
-    assert len(spans) == 10
+    remaining = run_in_virtual_time(main())
+    # Three at once; each next one when a finished request's minute is over, in arrival order.
+    assert sorted(spans) == [(0, 0), (0, 1), (0, 2), (60, 63), (61, 61), (62, 63), (121, 123), (123, 123),
+                             (123, 126), (183, 184)]
     for start, _ in spans:  # requests that may have arrived within (start - period, start]
-        overlapping = [s for s, end in spans if s <= start and end > start - 0.3]
+        overlapping = [s for s, end in spans if s <= start and end > start - 60]
         assert len(overlapping) <= 3
-    assert limiter.remaining() <= 3
+    assert remaining == 1  # at 184: the ones that ended at 126 and 184 are inside the minute
+
+
+class ScriptedClient:
+    """The openai client's chat.completions.create in virtual time: each call takes `latency` seconds and
+    the first is answered 429 with Retry-After: 1."""
+
+    def __init__(self, latency: float) -> None:
+        self.latency = latency
+        self.sent: list[float] = []
+        self.chat = SimpleNamespace(completions=SimpleNamespace(create=self.create))
+
+    async def create(self, **options: object) -> SimpleNamespace:
+        import httpx
+        import openai
+
+        first = not self.sent
+        self.sent.append(asyncio.get_running_loop().time())
+        await asyncio.sleep(self.latency)
+        if first:
+            response = httpx.Response(429, headers={"retry-after": "1"},
+                                      request=httpx.Request("POST", "http://judge/v1/chat/completions"))
+            raise openai.RateLimitError("slow down", response=response, body=None)
+        message = SimpleNamespace(content="{}")
+        return SimpleNamespace(usage=SimpleNamespace(prompt_tokens=10, completion_tokens=2), choices=[SimpleNamespace(message=message)])
+
+
+def test_a_judge_retry_takes_a_slot_of_the_request_limit_like_any_request() -> None:
+    """Six judgments at 3 requests a minute, the first answered 429 (Retry-After: 1), one retry allowed:
+    the retry waits for the window like any request, after those that were waiting before it."""
+    client = ScriptedClient(latency=0.5)
+    retried: list[str] = []
+
+    async def main() -> list[Completion]:
+        limiter = RequestRateLimiter(3, clock=asyncio.get_running_loop().time)
+        judge = LlmJudge(client, "judge-model", builtin_template(), BUILTIN_PROMPT, limiter=limiter,  # type: ignore[arg-type]
+                         max_retries=1, max_completion_tokens=256, on_retry=retried.append)
+        return await asyncio.gather(*(judge.complete(f"prompt {i}", {}) for i in range(6)))
+
+    done = run_in_virtual_time(main())
+    # 0: three requests, the first refused at 0.5; at 60.5 (a minute after they ended) the three that
+    # waited since 0; the retry, waiting since 1.5, after them, a minute after they ended at 61.0.
+    assert client.sent == [0, 0, 0, 60.5, 60.5, 60.5, 121.0]
+    assert retried == ["RateLimitError"]
+    assert [c.requests for c in done] == [2, 1, 1, 1, 1, 1] and all(c.error is None for c in done)
 
 
 def test_request_limiter_counts_what_is_left() -> None:
@@ -140,7 +183,6 @@ def test_trace_filter_matches_every_given_field() -> None:
 
 
 def test_sampling_policy_rates_by_class_and_app_route_overrides() -> None:
-    from ragpulse.collector.events import Envelope
     from ragpulse.collector.events import LexicalScores
     from ragpulse.judging.sampler import SamplingPolicy
 
@@ -162,10 +204,9 @@ def test_sampling_policy_rates_by_class_and_app_route_overrides() -> None:
     assert policy.base_rate_of(event("shop", "shipping")) == 0.05
 
     def stratum(route: str, fallback: str | None, **scores: object) -> str:
-        envelope = Envelope(event("shop", route), "t", 0.0, "t", fallback_rule=fallback)
-        envelope.local_scores = LexicalScores(**{"groundedness": 0.9, "answer_relevancy": 0.5, "context_relevance": 0.2,
-                                                 "number_mismatch": False, **scores})
-        return policy.stratum(envelope)
+        scored = envelope(event("shop", route), fallback_rule=fallback, local_scores=LexicalScores(
+            **{"groundedness": 0.9, "answer_relevancy": 0.5, "context_relevance": 0.2, "number_mismatch": False, **scores}))
+        return policy.stratum(scored)
 
     assert stratum("returns", None) == "none"
     assert stratum("returns", None, number_mismatch=True) == "flagged"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from prometheus_client import CollectorRegistry
-from support import RagpulseProcess, Samples, feedback_join, ndjson, ragpulse_command, trace, wait_until
+from support import RagpulseProcess, Samples, envelope, feedback_join, ndjson, ragpulse_command, trace, wait_until
 
 from ragpulse.collector.events import Envelope, FeedbackEvent, ReviewScores
 from ragpulse.exporters import review_queue
@@ -49,7 +49,7 @@ def review(trace_id: str | None, groundedness: int, relevancy: int | None = None
     event = FeedbackEvent(kind="review", trace_id=trace_id, session_id=None if trace_id else "s", value=groundedness,
                           scores=ReviewScores(groundedness=groundedness, answer_relevancy=relevancy), comment=comment,
                           timestamp=1.0)
-    return Envelope(event, "http", 0.0, "id")
+    return envelope(event, source="http")
 
 
 class Harness:
@@ -190,9 +190,10 @@ def test_reviews_through_a_running_sidecar_give_the_confusion_counts_cli_and_api
     send_review("good-1", 2, 5)  # the human only
     send_review("bad-0", 1, 1)  # both
     send_review("bad-1", 4, 2)  # the judge only
-    send_review("ghost", 3, 3)  # no such trace: an orphan once its window is over
-    time.sleep(2.1)
-    send_review("good-2", 5, 4)  # neither; and "ghost" expires
+    send_review("ghost", 3, 3)  # no such trace: an orphan once its window (2 s) is over
+    wait_until(lambda: rp.metrics().get_value("ragpulse_calibration_reviews_unmatched_total", reason="orphan") == 1,
+               what="the ghost review expired")
+    send_review("good-2", 5, 4)  # neither
     wait_until(lambda: rp.metrics().total("ragpulse_calibration_reviews_total") == 6, what="6 matched reviews")
     s: Samples = rp.metrics()
     cells = {(j, h): s.total("ragpulse_calibration_reviews_total", judge="local", judge_model="local",

@@ -3,20 +3,13 @@
 from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
+from support import Clock, envelope
 
 from ragpulse.collector.dedup import DedupStage, DedupWindow, event_identity
-from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
+from ragpulse.collector.events import FeedbackEvent, TraceEvent
 
 
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def window(registry: CollectorRegistry, clock: FakeClock, max_entries: int = 10, seconds: float = 60.0) -> DedupWindow:
+def window(registry: CollectorRegistry, clock: Clock, max_entries: int = 10, seconds: float = 60.0) -> DedupWindow:
     return DedupWindow(
         max_entries,
         seconds,
@@ -27,7 +20,7 @@ def window(registry: CollectorRegistry, clock: FakeClock, max_entries: int = 10,
 
 
 def test_duplicates_within_the_window_are_recognised_and_expire_after_it() -> None:
-    registry, clock = CollectorRegistry(), FakeClock()
+    registry, clock = CollectorRegistry(), Clock(1000.0)
     w = window(registry, clock)
     assert w.seen_before("a") is False
     assert w.seen_before("a") is True
@@ -39,7 +32,7 @@ def test_duplicates_within_the_window_are_recognised_and_expire_after_it() -> No
 
 
 def test_window_is_capped_and_counts_what_it_forgets_early() -> None:
-    registry, clock = CollectorRegistry(), FakeClock()
+    registry, clock = CollectorRegistry(), Clock(1000.0)
     w = window(registry, clock, max_entries=3)
     for key in "abcd":
         assert w.seen_before(key) is False
@@ -50,7 +43,7 @@ def test_window_is_capped_and_counts_what_it_forgets_early() -> None:
 
 
 def test_expired_entries_are_dropped_without_counting_as_evictions() -> None:
-    registry, clock = CollectorRegistry(), FakeClock()
+    registry, clock = CollectorRegistry(), Clock(1000.0)
     w = window(registry, clock, max_entries=3, seconds=10)
     for key in "abc":
         w.seen_before(key)
@@ -71,12 +64,9 @@ def test_feedback_identity() -> None:
 
 
 def test_stage_drops_and_counts_duplicates_by_type() -> None:
-    registry, clock = CollectorRegistry(), FakeClock()
+    registry, clock = CollectorRegistry(), Clock(1000.0)
     duplicates = Counter("dup_total", "test", ["type"], registry=registry)
     stage = DedupStage(window(registry, clock), duplicates)
-    def envelope(event: TraceEvent | FeedbackEvent) -> Envelope:
-        return Envelope(event, "test", 0.0, event_identity(event))
-
     first = envelope(TraceEvent(trace_id="t", query="q", answer="a"))
     assert stage(first) is first
     assert stage(envelope(TraceEvent(trace_id="t", query="other", answer="b"))) is None

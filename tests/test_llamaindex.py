@@ -12,6 +12,7 @@ import zlib
 from collections.abc import Callable, Iterator
 
 import pytest
+from fake_openai import FakeOpenAI
 from llama_index.core import Document, Settings, VectorStoreIndex
 from llama_index.core.embeddings import BaseEmbedding
 from llama_index.core.llms import MockLLM
@@ -127,28 +128,22 @@ def test_llamaindex_over_the_real_otlp_exporters(
 
 
 def test_a_llamaindex_answer_is_judged_with_its_retrieved_chunks(
-    instrumented: Callable[[TracerProvider], str], ragpulse_factory: Callable[..., RagpulseProcess]
+    instrumented: Callable[[TracerProvider], str], ragpulse_factory: Callable[..., RagpulseProcess], fake: FakeOpenAI
 ) -> None:
-    from fake_openai import FakeOpenAI
-
-    fake = FakeOpenAI()
-    try:
-        rp = ragpulse_factory("--set", "otlp.grace_seconds=0.2", "--set", f"judge.base_url={fake.base_url}",
-                              "--set", "judge.model=judge-model", "--set", "judge.sample_rate=1.0")
-        tracer_provider = TracerProvider(resource=RESOURCE)
-        tracer_provider.add_span_processor(BatchSpanProcessor(HttpExporter(endpoint=f"http://127.0.0.1:{rp.otlp_port}/v1/traces")))
-        answer = instrumented(tracer_provider)
-        assert tracer_provider.force_flush(10_000)
-        wait_until(lambda: rp.metrics().total("ragpulse_judge_judged_total") == 1, what="the LlamaIndex answer judged")
-        [prompt] = fake.prompts()
-        assert f"<question>\n{QUESTION}\n</question>" in prompt
-        assert f"<answer>\n{answer}\n</answer>" in prompt
-        for index, (text, _) in enumerate(expected_chunks()):  # the retrieved chunks, in rank order
-            assert f'<chunk index="{index}"' in prompt and f"\n{text}\n</chunk>" in prompt
-        s = rp.metrics()
-        labels = {"app": "shop-bot", "release": "1.2.3", "route": "unknown", "model": "unknown"}
-        assert s.get_value("ragpulse_judgments_total", **labels, judge="llm", sample="routine",
-                           metric="groundedness", verdict="grounded") == 1
-        tracer_provider.shutdown()
-    finally:
-        fake.close()
+    rp = ragpulse_factory("--set", "otlp.grace_seconds=0.2", "--set", f"judge.base_url={fake.base_url}",
+                          "--set", "judge.model=judge-model", "--set", "judge.sample_rate=1.0")
+    tracer_provider = TracerProvider(resource=RESOURCE)
+    tracer_provider.add_span_processor(BatchSpanProcessor(HttpExporter(endpoint=f"http://127.0.0.1:{rp.otlp_port}/v1/traces")))
+    answer = instrumented(tracer_provider)
+    assert tracer_provider.force_flush(10_000)
+    wait_until(lambda: rp.metrics().total("ragpulse_judge_judged_total") == 1, what="the LlamaIndex answer judged")
+    [prompt] = fake.prompts()
+    assert f"<question>\n{QUESTION}\n</question>" in prompt
+    assert f"<answer>\n{answer}\n</answer>" in prompt
+    for index, (text, _) in enumerate(expected_chunks()):  # the retrieved chunks, in rank order
+        assert f'<chunk index="{index}"' in prompt and f"\n{text}\n</chunk>" in prompt
+    s = rp.metrics()
+    labels = {"app": "shop-bot", "release": "1.2.3", "route": "unknown", "model": "unknown"}
+    assert s.get_value("ragpulse_judgments_total", **labels, judge="llm", sample="routine",
+                       metric="groundedness", verdict="grounded") == 1
+    tracer_provider.shutdown()

@@ -6,6 +6,7 @@ from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from otlp_shapes import Collect, genai_trace, openinference_trace, provider
 from prometheus_client import CollectorRegistry, Counter
+from support import Clock
 
 from ragpulse.collector.events import TraceEvent
 from ragpulse.sources.otlp.assembler import TraceAssembler
@@ -61,13 +62,6 @@ def test_traces_without_retrieval_or_llm_are_not_rag() -> None:
     assert TraceMapper().map(spans) == NotMapped("not_rag")
 
 
-class Clock:
-    now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def assembler(clock: Clock, registry: CollectorRegistry, **overrides: float) -> TraceAssembler:
     options = {"grace_seconds": 1.0, "ttl_seconds": 10.0, "max_traces": 2, "max_bytes": 1 << 30, "max_spans_per_trace": 100, **overrides}
     return TraceAssembler(
@@ -83,7 +77,7 @@ def test_assembly_waits_for_the_grace_period_handles_any_order_and_duplicates() 
     spans = recorded(openinference_trace)
     root = [s for s in spans if s.parent_span_id is None]
     children = [s for s in spans if s.parent_span_id is not None]
-    clock, registry = Clock(), CollectorRegistry()
+    clock, registry = Clock(100.0), CollectorRegistry()
     a = assembler(clock, registry)
     assert a.add(root) == []  # root first
     clock.now += 0.5
@@ -104,7 +98,7 @@ def test_a_trace_without_root_is_assembled_after_the_ttl_and_the_cap_assembles_t
     spans = recorded(openinference_trace)
     other = recorded(genai_trace)
     third = recorded(openinference_trace)
-    clock, registry = Clock(), CollectorRegistry()
+    clock, registry = Clock(100.0), CollectorRegistry()
     a = assembler(clock, registry)
     a.add([s for s in spans if s.parent_span_id is not None])  # the root never comes
     clock.now += 9.9

@@ -13,7 +13,7 @@ from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExport
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
 from otlp_shapes import Collect, genai_trace, openinference_trace, provider
-from support import RagpulseProcess, http, wait_until
+from support import RagpulseProcess, envelope, http, wait_until
 
 Factory = Callable[..., RagpulseProcess]
 SHOP = {"app": "shop-bot", "release": "1.2.3"}
@@ -203,7 +203,7 @@ def test_backpressure_and_shutdown_answers_on_both_protocols() -> None:
 
     from ragpulse.config import LimitsConfig, parse_config
     from ragpulse.collector.decode import EventDecoder
-    from ragpulse.collector.events import Envelope, TraceEvent
+    from ragpulse.collector.events import TraceEvent
     from ragpulse.collector.queue import EventQueue, QueueMetrics
     from ragpulse.sources.connections import ConnectionMetrics
     from ragpulse.sources.otlp.intake import SpanIntake
@@ -240,7 +240,7 @@ def test_backpressure_and_shutdown_answers_on_both_protocols() -> None:
 
             assert (await post())[0] == 200 and await grpc_code() == grpc.StatusCode.OK
             event = TraceEvent(trace_id="t", query="q", answer="a")
-            assert queue.offer([Envelope(event, "test", 0.0, "t"), Envelope(event, "test", 0.0, "u")])  # now full
+            assert queue.offer([envelope(event, 1), envelope(event, 2)])  # now full
             status, retry_after, status_body = await post()
             assert (status, retry_after) == (429, "1")
             assert status_body.startswith(b"\x08\x08")  # google.rpc.Status code 8, RESOURCE_EXHAUSTED

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from fake_openai import FakeOpenAI
 from rag_service import RagService
 from support import ragpulse_command
 
@@ -318,38 +319,33 @@ def test_perturbation_sensitivity(service: RagService, tmp_path: Path) -> None:
     assert sensitivity["all"]["variants"] == sum(s["variants"] for k, s in sensitivity.items() if k != "all")
 
 
-def test_correctness_by_the_llm_judge_with_the_local_judge_when_it_fails(service: RagService, tmp_path: Path) -> None:
-    from fake_openai import FakeOpenAI
-
-    fake = FakeOpenAI()
-    try:
-        config = tmp_path / "ragpulse.yaml"
-        config.write_text(yaml.safe_dump({
-            "judge": {"base_url": fake.base_url, "api_key": "k", "model": "judge-m", "max_retries": 0},
-            "probes": {"max_requests_per_second": 200, "concurrency": 1,
-                       "targets": [{"name": "shop", "url": f"{service.url}/query"}]},
-        }))
-        fake.script = ["grade"] * 5 + ["500"]  # the sixth judge call fails: that question is graded locally
-        done = probe(config, tmp_path / "probes.sqlite3", "--json")
-        assert done.returncode == 0, done.stderr
-        run = json.loads(done.stdout)
-        assert run["correctness_judge"] == "llm"
-        judges = [q["correctness_judge"] for q in run["results"]]
-        # 29 answered with an expected answer (g22 fell back: rule; g31, g32 have none); the failed call: local
-        assert (judges.count("llm"), judges.count("local"), judges.count("rule"), judges.count(None)) == (28, 1, 1, 2)
-        local = next(q for q in run["results"] if q["correctness_judge"] == "local")
-        assert local["correctness_reason"].startswith("the LLM judge failed: InternalServerError; the expected answer in")
-        by_id = {q["key"]: q for q in run["results"]}
-        assert (by_id["g08"]["correctness"], by_id["g08"]["correctness_reason"]) == (5, "graded by rule")
-        assert {q["judge"] for q in run["results"] if q["groundedness"] is not None} == {"llm"}
-        assert local["key"] == "g03"  # the sixth judge call: g01 and g02 each made two (the judgment, the correctness)
-        prompts = [p for p in fake.prompts() if "<reference_answer>" in p]
-        assert len(prompts) == 29
-        first = prompts[0]
-        assert "<question>\nHow many days do I have to return unused items?\n</question>" in first
-        assert "<reference_answer>\nUnused items can be returned within 30 days of delivery.\n</reference_answer>" in first
-    finally:
-        fake.close()
+def test_correctness_by_the_llm_judge_with_the_local_judge_when_it_fails(service: RagService, fake: FakeOpenAI,
+                                                                        tmp_path: Path) -> None:
+    config = tmp_path / "ragpulse.yaml"
+    config.write_text(yaml.safe_dump({
+        "judge": {"base_url": fake.base_url, "api_key": "k", "model": "judge-m", "max_retries": 0},
+        "probes": {"max_requests_per_second": 200, "concurrency": 1,
+                   "targets": [{"name": "shop", "url": f"{service.url}/query"}]},
+    }))
+    fake.script = ["grade"] * 5 + ["500"]  # the sixth judge call fails: that question is graded locally
+    done = probe(config, tmp_path / "probes.sqlite3", "--json")
+    assert done.returncode == 0, done.stderr
+    run = json.loads(done.stdout)
+    assert run["correctness_judge"] == "llm"
+    judges = [q["correctness_judge"] for q in run["results"]]
+    # 29 answered with an expected answer (g22 fell back: rule; g31, g32 have none); the failed call: local
+    assert (judges.count("llm"), judges.count("local"), judges.count("rule"), judges.count(None)) == (28, 1, 1, 2)
+    local = next(q for q in run["results"] if q["correctness_judge"] == "local")
+    assert local["correctness_reason"].startswith("the LLM judge failed: InternalServerError; the expected answer in")
+    by_id = {q["key"]: q for q in run["results"]}
+    assert (by_id["g08"]["correctness"], by_id["g08"]["correctness_reason"]) == (5, "graded by rule")
+    assert {q["judge"] for q in run["results"] if q["groundedness"] is not None} == {"llm"}
+    assert local["key"] == "g03"  # the sixth judge call: g01 and g02 each made two (the judgment, the correctness)
+    prompts = [p for p in fake.prompts() if "<reference_answer>" in p]
+    assert len(prompts) == 29
+    first = prompts[0]
+    assert "<question>\nHow many days do I have to return unused items?\n</question>" in first
+    assert "<reference_answer>\nUnused items can be returned within 30 days of delivery.\n</reference_answer>" in first
 
 
 def test_golden_candidates_from_production_signals_and_bad_cases(ragpulse_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -11,9 +11,8 @@ stratified estimates must not be.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
-import pytest
 from fake_openai import FakeOpenAI
 from support import RagpulseProcess, Samples, ndjson, trace, wait_until
 
@@ -28,13 +27,6 @@ HALLUCINATED = ["HALLUCINATE Refunds arrive instantly by drone anywhere worldwid
                 "Returns are accepted within 90 days of delivery. HALLUCINATE",
                 "Returns are accepted within 30 days of delivery for unused items HALLUCINATE."]
 REFUSAL = "I'm sorry, I couldn't find any information about that."
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI()
-    yield server
-    server.close()
 
 
 def run_traffic(run: int) -> tuple[list[dict[str, object]], float]:

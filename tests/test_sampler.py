@@ -4,7 +4,7 @@ its own stream, and every replica and run makes the same choice."""
 from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter
-from support import feedback_join
+from support import envelope, feedback_join
 
 from ragpulse.collector.events import Chunk, Envelope, TraceEvent
 from ragpulse.collector.telemetry.labels import LabelGuard
@@ -43,12 +43,12 @@ def test_class_streams_are_independent_of_the_routine_draw() -> None:
     assert abs(len(flagged - routine) / (len(IDS) - len(routine)) - 0.05) < 0.003
 
 
-def envelope(trace_id: str, *, flagged: bool) -> Envelope:
+def scored(trace_id: str, *, flagged: bool) -> Envelope:
     event = TraceEvent(trace_id=trace_id, query="q", answer="a", app="shop", route="returns", model="m", release="r",
                        chunks=[Chunk(text="chunk")])
     scores = LexicalScores(groundedness=0.1 if flagged else 0.9, answer_relevancy=0.5, context_relevance=0.5,
                            number_mismatch=False)
-    return Envelope(event, "test", 0.0, trace_id, local_scores=scores)
+    return envelope(event, local_scores=scores)
 
 
 def test_a_flagged_trace_has_the_same_routine_probability_as_an_unflagged_one() -> None:
@@ -65,7 +65,7 @@ def test_a_flagged_trace_has_the_same_routine_probability_as_an_unflagged_one() 
         max_label_sets=2000,
     )
     for index, trace_id in enumerate(IDS):
-        sampler(envelope(trace_id, flagged=index % 2 == 0))  # every other trace is flagged
+        sampler(scored(trace_id, flagged=index % 2 == 0))  # every other trace is flagged
     items = queue.drain()
     routine = {"flagged": 0, "none": 0}
     for item in items:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from collections import Counter as Tally
 from collections.abc import Callable
 from pathlib import Path
@@ -14,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 from prometheus_client import CollectorRegistry
-from support import RagpulseProcess, feedback_join, ndjson, ragpulse_command, wait_until
+from support import Clock, RagpulseProcess, envelope, feedback_join, ndjson, ragpulse_command, wait_until
 
 from ragpulse.config import parse_config
 from ragpulse.errors import ConfigError
@@ -51,23 +50,15 @@ def test_the_turn_table_is_classified_with_known_confusion_counts() -> None:
     assert round(precision, 2) == 0.83 and round(recall, 2) == 0.90
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def trace(trace_id: str, query: str = "How do I return shoes?", *, session: str | None = None, app: str = "shop",
           route: str = "returns", fallback: bool = False) -> Envelope:
     event = TraceEvent(trace_id=trace_id, query=query, answer="Within 30 days.", session_id=session, app=app, route=route,
                        model="m", release="r1", chunks=[Chunk(text="Returns within 30 days.")])
-    return Envelope(event, "test", 0.0, hash(trace_id), fallback_rule="explicit" if fallback else None)
+    return envelope(event, fallback_rule="explicit" if fallback else None)
 
 
 def feedback(kind: str, value: object = None, *, trace_id: str | None = None, session: str | None = None) -> Envelope:
-    return Envelope(FeedbackEvent(kind=kind, value=value, trace_id=trace_id, session_id=session), "test", 0.0, 0)  # type: ignore[arg-type]
+    return envelope(FeedbackEvent(kind=kind, value=value, trace_id=trace_id, session_id=session))  # type: ignore[arg-type]
 
 
 def signals(registry: CollectorRegistry, **labels: str) -> dict[str, float]:
@@ -85,7 +76,7 @@ def value(registry: CollectorRegistry, name: str, **labels: str) -> float:
 
 
 def test_feedback_joins_its_trace_in_either_order_and_the_rest_is_counted() -> None:
-    registry, clock = CollectorRegistry(), Clock()
+    registry, clock = CollectorRegistry(), Clock(1000.0)
     join = feedback_join(registry, clock, window_seconds=100.0, pending_window_seconds=10.0)
     join(trace("t1", app="shop"))
     join(feedback("thumbs", "down", trace_id="t1"))  # trace first, within the window
@@ -110,7 +101,7 @@ def test_feedback_joins_its_trace_in_either_order_and_the_rest_is_counted() -> N
 
 
 def test_sessions_give_rephrase_repeat_escalation_and_silent_accept_on_the_answer_they_judge() -> None:
-    registry, clock = CollectorRegistry(), Clock()
+    registry, clock = CollectorRegistry(), Clock(1000.0)
     join = feedback_join(registry, clock, idle_seconds=300.0, rephrase_window_seconds=120.0,
                          escalation_routes=["human_handoff"])
     join(trace("a1", "How do I return a pair of shoes?", session="a", route="returns"))
@@ -160,7 +151,7 @@ class Recorder(Listener):
 
 
 def test_signals_meet_the_judgment_in_either_order_and_raise_the_judging_priority() -> None:
-    registry, clock = CollectorRegistry(), Clock()
+    registry, clock = CollectorRegistry(), Clock(1000.0)
     join = feedback_join(registry, clock)
     recorder = Recorder()
     join.listeners.append(recorder)
@@ -183,7 +174,7 @@ def test_signals_meet_the_judgment_in_either_order_and_raise_the_judging_priorit
 
 
 def test_state_stays_bounded_under_a_flood_of_sessions_and_evictions_are_counted() -> None:
-    registry, clock = CollectorRegistry(), Clock()
+    registry, clock = CollectorRegistry(), Clock(1000.0)
     join = feedback_join(registry, clock, max_traces=5_000, max_bytes=2_000_000, max_sessions=2_000,
                          max_sessions_bytes=1_000_000, max_pending=500, max_pending_bytes=200_000)
     peaks = []
@@ -224,9 +215,8 @@ def test_a_running_sidecar_derives_the_signals_the_demo_sessions_generated(ragpu
     for start in range(0, len(events), 500):
         assert rp.post("/v1/events", ndjson(events[start:start + 500])).status == 200
     rp.wait_processed(traces=traces, feedback=len(events) - traces)
-    wait_until(lambda: rp.metrics().total("ragpulse_satisfaction_signals_total", signal="silent_accept") > 0,
-               what="silent accepts after the sessions went idle")
-    time.sleep(1.5)  # every session idled out in the same second or the next
+    wait_until(lambda: rp.metrics().get_value("ragpulse_feedback_join_entries", table="sessions") == 0,
+               what="every session idled out (its unsignalled answers silently accepted)")
     s = rp.metrics()
     derived = {signal: s.total("ragpulse_satisfaction_signals_total", signal=signal) for signal in truth}
     print(f"generated {dict(truth)}\nderived   {derived}", file=sys.stderr)
