@@ -63,6 +63,11 @@ class EventError(RagpulseError):
         self.message = message
         super().__init__(f"{field}: {message}" if field else message)
 
+    def detached(self) -> EventError:
+        """The same rejection without the traceback and chained exceptions a raised one carries: kept in a
+        response or a dead letter, those would hold the decoding frames and, through them, the whole body."""
+        return EventError(self.reason, self.message, self.field)
+
 
 class PipelineError(RagpulseError):
     retryable = True
@@ -77,3 +82,8 @@ class Backpressure(PipelineError):
 class ShuttingDown(PipelineError):
     def __init__(self) -> None:
         super().__init__("ragpulse is shutting down and no longer accepts events")
+
+
+class ExportRefused(RagpulseError):
+    """A /metrics scrape that must not be answered: it would count events a source could not commit yet
+    (Kafka offsets during a broker outage), which a successor would then count again."""

@@ -11,6 +11,7 @@ from aiohttp import web
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
 from ragpulse.collector.telemetry.exposition import TextExposition
+from ragpulse.errors import ExportRefused
 from ragpulse.exporters.api import json_response
 from ragpulse.sources.http import HttpIngest
 
@@ -85,8 +86,11 @@ def build_app(
         body = encoder(registry)
         # What this body counts is now exported: sources may commit it (Kafka offsets) before
         # the scraper gets it. Each hook snapshots synchronously, right after the render.
-        for pending in [hook() for hook in on_export]:
-            await pending
+        try:
+            for pending in [hook() for hook in on_export]:
+                await pending
+        except ExportRefused as exc:  # a count ahead of what a source committed would be counted twice after a crash
+            return _error(503, "not_committed", str(exc))
         return web.Response(body=body, headers={"Content-Type": content_type})
 
     async def get_healthz(request: web.Request) -> web.Response:

@@ -177,7 +177,8 @@ class Service:
                  pipeline_metrics: PipelineMetrics, supervisor: SupervisorMetrics, dedup: DedupWindow) -> None:
         self.ingest = HttpIngest(EventDecoder(config.limits, HTTP_SOURCE), self.queue, intake, self.connections,
                                  retry_after_seconds=config.http.retry_after_seconds,
-                                 body_timeout_seconds=config.http.body_timeout_seconds)
+                                 body_timeout_seconds=config.http.body_timeout_seconds,
+                                 max_body_bytes=config.http.max_body_bytes)
         otlp = OtlpMetrics(registry, intake, pipeline_metrics.dropped)
         # One span intake for every carrier of OTLP spans, so a trace's spans meet.
         self.spans = SpanIntake(config.otlp, EventDecoder(config.limits, OTLP_SOURCE), self.queue, otlp, supervisor,

@@ -3,8 +3,9 @@ minutes, its RSS sampled every second.
 
 Traffic, per second at --rate events/s: NDJSON batches of the demo's traffic (traces and feedback,
 sessions included), and alongside them hostile requests: bodies nested 20,000 levels, a false
-Content-Encoding, integers past 2^64, 400 kB trace ids, garbage bytes, events near the 512 KiB limit
-(1 in 200), OTLP protobuf (valid and bit-flipped), and a few slowloris connections held open.
+Content-Encoding, a coding ragpulse does not read (br), integers past 2^64, 400 kB trace ids, garbage bytes,
+events near the 512 KiB limit (1 in 200), events of 2 MiB over it (rejected: they must leave no memory
+behind), OTLP protobuf (valid and bit-flipped), and a few slowloris connections held open.
 
     python bench/soak.py [--seconds 600] [--rate 2000]
 
@@ -56,6 +57,9 @@ def hostile_bodies(rnd: random.Random) -> list[tuple[str, bytes, dict[str, str]]
     return [
         ("/v1/events", b'{"type": "trace", "trace_id": "d", "query": "q", "answer": "a", "x": ' + deep + b"}", {}),
         ("/v1/events", b'{"type": "trace"}', {"Content-Encoding": "gzip"}),
+        ("/v1/events", b'{"type": "trace"}', {"Content-Encoding": "br"}),
+        ("/v1/events", json.dumps({"type": "trace", "trace_id": f"over-{rnd.random()}", "query": "q",
+                                   "answer": "x" * (2 * 1024 * 1024)}).encode(), {}),
         ("/v1/events", json.dumps({"type": "trace", "trace_id": "i", "query": "q", "answer": "a",
                                    "usage": {"prompt_tokens": 2**64 + 1}}).encode(), {}),
         ("/v1/events", json.dumps({"type": "trace", "trace_id": "t" * 400_000, "query": "q", "answer": "a"}).encode(), {}),
@@ -108,7 +112,8 @@ async def soak(url: str, otlp_url: str, pid: int, seconds: float, rate: int) -> 
             batches = [b"\n".join(events[i: i + 200]) for i in range(0, len(events), 200)]
             sends = [send(session, url + "/v1/events", body, NDJSON) for body in batches]
             hostile = hostile_bodies(rnd)
-            for path, body, headers in hostile if second % 2 == 0 else hostile[:5] + hostile[6:]:
+            near_limit = next(i for i, (_, body, _) in enumerate(hostile) if body.startswith(b'{"type": "trace", "trace_id": "big-'))
+            for path, body, headers in hostile if second % 2 == 0 else hostile[:near_limit] + hostile[near_limit + 1:]:
                 sends.append(send(session, otlp_url if path == "otlp" else url + path, body, headers))
             await asyncio.gather(*sends)
             second += 1

@@ -103,7 +103,8 @@ class EventDecoder:
                 else:
                     out.rejections.append(Rejection(0, _as_event_error(exc)))
             except msgspec.DecodeError as exc:
-                if "trailing characters" in str(exc):
+                # Not one JSON document: several lines are NDJSON without its content type, each line on its own.
+                if "trailing characters" in str(exc) or _several_lines(stripped):
                     self._decode_lines(body, event_type, received_at, out)
                 else:
                     out.rejections.append(Rejection(0, _from_msgspec(exc)))
@@ -152,12 +153,15 @@ class EventDecoder:
                     try:
                         self._accept(index, None, event, received_at, out, share)
                     except EventError as exc:
-                        out.rejections.append(Rejection(index, exc))
+                        out.rejections.append(Rejection(index, exc.detached()))
                 return
         try:
             items = self._raw_items.decode(body)
         except _ITEM_ERRORS as exc:
-            out.rejections.append(Rejection(0, _as_event_error(exc)))
+            if isinstance(exc, msgspec.DecodeError) and _several_lines(body.strip()):
+                self._decode_lines(body, event_type, received_at, out)  # NDJSON whose first line is no array
+            else:
+                out.rejections.append(Rejection(0, _as_event_error(exc)))
             return
         decoder = self._one[event_type]
         for index, raw in enumerate(items):
@@ -331,9 +335,16 @@ _MISSING = re.compile(r"^Object missing required field `(?P<name>[^`]+)`")
 
 
 def _as_event_error(exc: Exception) -> EventError:
+    """The rejection to keep for `exc`: a new error, so nothing holds the raised one's frames (and the body)."""
     if isinstance(exc, RecursionError):
         return EventError(RejectReason.TOO_DEEP, "JSON nested too deeply to decode (several hundred levels)")
-    return exc if isinstance(exc, EventError) else _from_msgspec(exc)
+    return exc.detached() if isinstance(exc, EventError) else _from_msgspec(exc)
+
+
+def _several_lines(body: bytes) -> bool:
+    """More than one non-empty line: a body that is not one JSON document is then read as NDJSON."""
+    first, _, rest = body.partition(b"\n")
+    return bool(first.strip()) and bool(rest.strip())
 
 
 _any_value = msgspec.json.Decoder(msgspec.Raw)

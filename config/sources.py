@@ -119,6 +119,10 @@ class OtlpConfig(_Section):
     route_attribute: str | None = None
     # A trace is assembled this long after its root span arrived...
     grace_seconds: NonNegativeFloat = 1.0
+    # ...unless its known spans are incomplete (a span whose parent has not come, or a call out to another
+    # service with no span of that service yet): then up to this long after its root. Covers an SDK's default
+    # BatchSpanProcessor delay (5 s) in the other process, plus the network.
+    max_wait_seconds: NonNegativeFloat = 6.0
     # ...or, without a root, this long after its first span, from what arrived.
     trace_ttl_seconds: PositiveFloat = 30.0
     max_traces_in_flight: Positive = 10_000
@@ -137,4 +141,6 @@ class OtlpConfig(_Section):
         problems = given_twice("otlp", self, "auth_token") + missing_files("otlp", self, "auth_token_file")
         if (self.tls_cert_file is None) != (self.tls_key_file is None):
             problems.append(ConfigProblem("otlp.tls_key_file", "set both tls_cert_file and tls_key_file, or neither"))
+        if self.max_wait_seconds < self.grace_seconds:
+            problems.append(ConfigProblem("otlp.max_wait_seconds", f"must be at least otlp.grace_seconds ({self.grace_seconds:g})"))
         return problems + missing_files("otlp", self, "tls_cert_file", "tls_key_file")

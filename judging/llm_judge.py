@@ -247,12 +247,13 @@ class LlmJudge:
                 retryable = status is None or status in RETRYABLE_STATUS or status >= 500
                 if not retryable or attempt >= self._max_retries:
                     raise
-                failure: Exception = exc
+                # What the retry needs, not the exception: kept, its traceback would hold this frame (a cycle).
+                error, retry_after = type(exc).__name__, _retry_after(exc)
             finally:
                 self._limiter.release()
             if self._on_retry is not None:
-                self._on_retry(type(failure).__name__)
-            await asyncio.sleep(_retry_after(failure) or random.uniform(0, min(MAX_BACKOFF_SECONDS, 0.5 * 2**attempt)))
+                self._on_retry(error)
+            await asyncio.sleep(retry_after or random.uniform(0, min(MAX_BACKOFF_SECONDS, 0.5 * 2**attempt)))
             attempt += 1
 
     async def _create(self, prompt: str, response_format: dict[str, Any]):  # type: ignore[no-untyped-def]

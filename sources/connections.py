@@ -8,6 +8,9 @@ hostile client may hold.
   sent is answered 408 and closed a second later, not held).
 - Connections: at most `max_connections` open at once; one more is closed at accept
   and counted.
+- Encodings: ragpulse undoes Content-Encoding itself (aiohttp's own decompression is off, so a coding
+  it cannot read never reaches its parser): identity, gzip, deflate; anything else is 415. The body
+  decompressed is held to the same size limit as the body sent (a small gzip of zeros is no way around it).
 """
 
 from __future__ import annotations
@@ -36,6 +39,10 @@ class BodyError(Exception):
         super().__init__(message)
 
 
+ENCODINGS = ("identity", "gzip", "deflate")
+_WBITS = {"gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}  # deflate: the zlib format (RFC 9110)
+
+
 class ConnectionMetrics:
     def __init__(self, registry: CollectorRegistry) -> None:
         self.refused = Counter(
@@ -52,7 +59,7 @@ def runner_options(idle_timeout: float) -> dict[str, Any]:
     """Keyword arguments for web.AppRunner. After an answer given before its body was read (429, 408),
     aiohttp drains the rest for `lingering_time` to keep the connection; one second, not its ten."""
     return {"keepalive_timeout": idle_timeout, "lingering_time": LINGERING_SECONDS, "access_log": None,
-            "handle_signals": False}
+            "handle_signals": False, "auto_decompress": False}
 
 
 def limit_connections(runner: web.AppRunner, listener: str, max_connections: int, metrics: ConnectionMetrics) -> None:
@@ -72,21 +79,52 @@ def limit_connections(runner: web.AppRunner, listener: str, max_connections: int
     server.connection_made = connection_made  # type: ignore[method-assign]
 
 
-async def read_body(request: web.Request, timeout: float, metrics: ConnectionMetrics, listener: str) -> bytes:
-    """The request body (Content-Encoding undone), or BodyError: 408 when it is too slow to arrive,
-    400 when its encoding is broken, 413 over the size limit."""
+def _codings(request: web.Request) -> list[str]:
+    """Content-Encoding's codings, in the order they were applied; BodyError 415 for one ragpulse cannot undo."""
+    codings = [c.strip().lower() for c in request.headers.get("Content-Encoding", "").split(",") if c.strip()]
+    unknown = [c for c in codings if c not in ENCODINGS]
+    if unknown:
+        raise BodyError(415, "unsupported_encoding",
+                        f"Content-Encoding {unknown[0]!r} is not supported; use one of {', '.join(ENCODINGS)}")
+    return [c for c in codings if c != "identity"]
+
+
+def _decoded(body: bytes, codings: list[str], max_bytes: int) -> bytes:
+    for coding in reversed(codings):  # the last applied is undone first
+        decompressor = zlib.decompressobj(_WBITS[coding])
+        body = decompressor.decompress(body, max_bytes + 1)
+        if len(body) > max_bytes or decompressor.unconsumed_tail:
+            raise web.HTTPRequestEntityTooLarge(max_size=max_bytes, actual_size=len(body))
+        if not decompressor.eof:
+            raise zlib.error("the compressed body ends early")
+    return body
+
+
+async def read_body(request: web.Request, timeout: float, metrics: ConnectionMetrics, listener: str,
+                    max_bytes: int) -> bytes:
+    """The request body (Content-Encoding undone, at most `max_bytes` either way), or BodyError: 408 when it is
+    too slow to arrive, 400 when its encoding is broken, 415 for a coding ragpulse does not read; 413 over the
+    size limit (HTTPRequestEntityTooLarge). After a 400 or 415 the connection is closed (the rest of the body is
+    unread), and the answer says so (Connection: close), so a keep-alive client sends its next request anew."""
     try:
-        return await asyncio.wait_for(request.read(), timeout)
+        codings = _codings(request)
+        return _decoded(await asyncio.wait_for(request.read(), timeout), codings, max_bytes)
     except TimeoutError:
         metrics.body_timeouts.labels(listener=listener).inc()
         raise BodyError(408, "body_timeout", f"the request body did not arrive within {timeout:g} s") from None
     except web.HTTPRequestEntityTooLarge:
         raise
+    except BodyError:
+        _close(request)
+        raise
     except (RequestPayloadError, HttpProcessingError, zlib.error) as exc:
-        # The rest of the body is unreadable too: no draining it after the answer (aiohttp would log
-        # the same error again as unhandled), and no next request on this connection.
-        request.content.feed_eof()
-        request.protocol.close()
+        _close(request)
         encoding = request.headers.get("Content-Encoding", "identity")
         raise BodyError(400, "bad_encoding", f"the body cannot be read as Content-Encoding {encoding!r}: "
                         f"{getattr(exc, 'message', None) or exc}") from None
+
+
+def _close(request: web.Request) -> None:
+    # The rest of the body is unreadable: no draining it after the answer, and no next request on this connection.
+    request.content.feed_eof()
+    request.protocol.close()

@@ -36,6 +36,7 @@ class HttpIngest:
         *,
         retry_after_seconds: float,
         body_timeout_seconds: float,
+        max_body_bytes: int,
     ) -> None:
         self._decoder = decoder
         self._queue = queue
@@ -43,6 +44,7 @@ class HttpIngest:
         metrics.precreate(SOURCE)
         self._connections = connections
         self._body_timeout = body_timeout_seconds
+        self._max_body = max_body_bytes
         self._retry_after = str(max(1, round(retry_after_seconds)))
         self.accepting = True
 
@@ -61,9 +63,12 @@ class HttpIngest:
         if self._queue.full:  # the events are not counted (unread): the request is, as a 429 in http_requests_total
             return self._refuse(429, "backpressure", "the pipeline queue is full; retry after the Retry-After delay")
         try:
-            body = await read_body(request, self._body_timeout, self._connections, "http")
+            body = await read_body(request, self._body_timeout, self._connections, "http", self._max_body)
         except BodyError as exc:
-            return json_response(exc.status, {"accepted": 0, "error": exc.reason, "message": exc.message})
+            response = json_response(exc.status, {"accepted": 0, "error": exc.reason, "message": exc.message})
+            if exc.status in (400, 415):
+                response.force_close()  # the body is unread: Connection: close, so the client's next request is new
+            return response
         decoded = self._decoder.decode_body(body, event_type=event_type, ndjson=request.content_type in NDJSON_TYPES)
         if len(decoded.envelopes) > self._queue.capacity:
             return json_response(413, {

@@ -126,6 +126,10 @@ def rss_bytes(pid: int) -> int:
     raise AssertionError(f"no VmRSS for process {pid}")
 
 
+class ScrapeRefused(OSError):
+    """A /metrics answer that is not 200: Prometheus records no sample for it and scrapes again."""
+
+
 class Samples(dict[tuple[str, frozenset[tuple[str, str]]], float]):
     def get_value(self, name: str, **labels: str) -> float:
         """The sample's value, or 0.0 when the series does not exist (yet)."""
@@ -169,7 +173,10 @@ class RagpulseProcess:
         return http("GET", self.url + path, None, headers)
 
     def metrics(self) -> Samples:
-        return parse_metrics(http("GET", self.url + "/metrics").body.decode())
+        response = http("GET", self.url + "/metrics")
+        if response.status != 200:  # a refused scrape (503: Kafka offsets not committed), as Prometheus sees it
+            raise ScrapeRefused(f"/metrics answered {response.status}: {response.body.decode()[:300]}")
+        return parse_metrics(response.body.decode())
 
     def wait_processed(self, traces: int, feedback: int = 0) -> Samples:
         def done() -> bool:

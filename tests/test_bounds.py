@@ -87,8 +87,10 @@ def test_the_assembler_assembles_the_oldest_early_when_over_its_bytes() -> None:
     registry = CollectorRegistry()
     outcomes = Counter("outcomes_total", "o", ["outcome"], registry=registry)
     dropped = Counter("dropped_total", "d", ["reason"], registry=registry)
-    assembler = TraceAssembler(TraceMapper(), grace_seconds=10, ttl_seconds=60, max_traces=100, max_bytes=1000,
-                               max_spans_per_trace=10, outcomes=outcomes, dropped_spans=dropped)
+    late = Counter("late_total", "l", ["kind"], registry=registry)
+    assembler = TraceAssembler(TraceMapper(), grace_seconds=10, max_wait_seconds=10, ttl_seconds=60, max_traces=100,
+                               max_bytes=1000, max_spans_per_trace=10, outcomes=outcomes, dropped_spans=dropped,
+                               late_spans=late)
     assert assembler.add([span("a" * 32, "1" * 16, 400), span("b" * 32, "2" * 16, 400)]) == []
     [(early, size)] = assembler.add([span("c" * 32, "3" * 16, 400)])  # 1,200 bytes: the oldest goes now
     assert (early.trace_id, size) == ("a" * 32, 400)

@@ -364,3 +364,44 @@ def test_config_files(tmp_path_factory: pytest.TempPathFactory, data: Any, as_te
         return
     assert isinstance(config, Config)
     assert not math.isnan(config.judge.sample_rate)
+
+
+# -- rejected oversized events leave nothing behind ------------------------------------------------
+
+@st.composite
+def oversized_events(draw: st.DrawFn) -> bytes:
+    """One event over limits.max_event_bytes (512 KiB): a huge string, a huge array or very many fields."""
+    shape = draw(st.sampled_from(["string", "array", "fields"]))
+    size = draw(st.integers(min_value=600_000, max_value=2_500_000))
+    event: dict[str, Any] = {"type": "trace", "trace_id": f"over-{draw(st.integers(0, 10**9))}", "query": "q", "answer": "a"}
+    if shape == "string":
+        event[draw(st.sampled_from(["answer", "query"]))] = draw(st.sampled_from("xyz语")) * size
+    elif shape == "array":
+        width = draw(st.integers(min_value=10, max_value=2000))
+        event["chunks"] = [{"text": "c" * width, "id": str(i)} for i in range(size // (width + 20))]
+    else:
+        event["attributes"] = {f"k{i}": i for i in range(size // 12)}
+    return json.dumps(event).encode()
+
+
+@pytest.fixture(scope="module")
+def oversized_target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
+    instance = Running(tmp_path_factory.mktemp("fuzz-oversized"))
+    yield instance
+    instance.stop()
+
+
+@settings(**FUZZ, max_examples=150)
+@given(oversized_events())
+def oversized_cases(running: Running, body: bytes) -> None:
+    status, answer = post(running.url + "/v1/events", body, {"Content-Type": "application/json"})
+    assert (status, json.loads(answer)["errors"][0]["reason"]) == (400, "too_large")
+    running.sample_rss()
+
+
+def test_rejected_oversized_events_of_every_shape_keep_no_memory(oversized_target: Running) -> None:
+    oversized_target.fuzz(oversized_cases)
+    rss = oversized_target.rss
+    warm = rss[20]  # after warm-up: the allocator's arenas at their steady size
+    assert max(rss[20:]) - warm < 30e6, [round(r / 1e6) for r in rss[::10]]
+    assert oversized_target.metrics().get_value("ragpulse_events_invalid_total", source="http", reason="too_large") == 150

@@ -29,7 +29,7 @@ def run_scenario(scenario: Scenario, *, capacity: int = 5, token: str | None = N
         metrics = IntakeMetrics(registry)
         queue = EventQueue("pipeline", capacity, 1 << 30, QueueMetrics(registry))
         ingest = HttpIngest(EventDecoder(LimitsConfig(), "http"), queue, metrics, ConnectionMetrics(registry),
-                            retry_after_seconds=2, body_timeout_seconds=5)
+                            retry_after_seconds=2, body_timeout_seconds=5, max_body_bytes=max_body)
         app = build_app(ingest, registry, not_ready_reasons=lambda: [], auth_token=token, max_body_bytes=max_body)
         async with TestClient(TestServer(app)) as client:
             await scenario(client, ingest, queue, registry)

@@ -63,11 +63,13 @@ def test_traces_without_retrieval_or_llm_are_not_rag() -> None:
 
 
 def assembler(clock: Clock, registry: CollectorRegistry, **overrides: float) -> TraceAssembler:
-    options = {"grace_seconds": 1.0, "ttl_seconds": 10.0, "max_traces": 2, "max_bytes": 1 << 30, "max_spans_per_trace": 100, **overrides}
+    options = {"grace_seconds": 1.0, "max_wait_seconds": 6.0, "ttl_seconds": 10.0, "max_traces": 2, "max_bytes": 1 << 30,
+               "max_spans_per_trace": 100, **overrides}
     return TraceAssembler(
         TraceMapper(),
         outcomes=Counter("outcomes_total", "t", ["outcome"], registry=registry),
         dropped_spans=Counter("dropped_total", "t", ["reason"], registry=registry),
+        late_spans=Counter("late_total", "t", ["kind"], registry=registry),
         clock=clock,
         **options,  # type: ignore[arg-type]
     )
@@ -198,3 +200,45 @@ def test_garbage_attribute_types_do_not_break_mapping() -> None:
     assert [(c.text, c.score) for c in event.chunks or []] == [("123", None), ("fine", 0.4)]
     assert event.usage is None  # "many" and -5 are no token counts: not reported, rather than 0 made up
     assert event.attributes == {"metadata": "{broken json"}
+
+
+def remote_call_trace(trace_id: str = "ab" * 16) -> tuple[list[Span], list[Span]]:
+    """A gateway's root and its CLIENT call to a retrieval service; that service's SERVER span and retriever."""
+
+    def make(span_id: str, parent: str | None, name: str, kind: int = 1, **attributes: object) -> Span:
+        return Span(trace_id, span_id, parent, name, 0, 1, dict(attributes), {"service.name": name}, kind=kind, size=10)
+
+    gateway = [make("01" * 8, None, "query", **{"openinference.span.kind": "CHAIN", "input.value": "Can I return it?",
+                                                "output.value": "Within 30 days."}),
+               make("02" * 8, "01" * 8, "POST /retrieve", kind=3)]
+    retrieval = [make("03" * 8, "02" * 8, "POST /retrieve", kind=2),
+                 make("04" * 8, "03" * 8, "retrieve", **{"openinference.span.kind": "RETRIEVER",
+                                                         "retrieval.documents.0.document.content": "30 days."})]
+    return gateway, retrieval
+
+
+def test_a_call_out_with_no_span_of_the_other_side_yet_waits_up_to_max_wait() -> None:
+    gateway, retrieval = remote_call_trace()
+    clock, registry = Clock(100.0), CollectorRegistry()
+    a = assembler(clock, registry, max_traces=10)
+    a.add(gateway)
+    clock.now += 1.5  # past the grace: but the CLIENT span has no child yet
+    assert a.due() == []
+    clock.now += 1.5
+    a.add(retrieval[1:])  # the retriever first: its parent, the SERVER span, is still missing
+    assert a.due() == []
+    a.add(retrieval[:1])
+    [(event, _)] = a.due()  # complete now, with its retrieval
+    assert [c.text for c in event.chunks or []] == ["30 days."]
+    # The other side never comes: assembled at max_wait after the root, and a straggler is counted by kind.
+    later_gateway, later_retrieval = remote_call_trace("cd" * 16)
+    a.add(later_gateway)
+    clock.now += 5.9
+    assert a.due() == [] and a.in_flight == 1
+    clock.now += 0.2
+    assert a.due() == [] and a.in_flight == 0  # assembled at max_wait: no retrieval nor model call, so not RAG
+    assert registry.get_sample_value("outcomes_total", {"outcome": "not_rag"}) == 1
+    a.add(later_retrieval)
+    assert registry.get_sample_value("late_total", {"kind": "retriever"}) == 1
+    assert registry.get_sample_value("late_total", {"kind": "other"}) == 1
+    assert registry.get_sample_value("dropped_total", {"reason": "late_span"}) == 2

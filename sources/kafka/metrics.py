@@ -34,5 +34,8 @@ class KafkaMetrics:
         self.assigned = gauge("ragpulse_kafka_assigned_partitions", "Partitions assigned to this consumer.")
         self.pauses = counter("ragpulse_kafka_backpressure_pauses_total",
                               "Times fetching was paused because the pipeline queue was full.")
+        self.scrapes_refused = counter(
+            "ragpulse_kafka_scrapes_refused_total",
+            "Scrapes answered 503 because the offsets of events they would count could not be committed.")
         self.dedup_restored = counter("ragpulse_kafka_dedup_restored_total",
                                       "Identities read back into the dedup window on partition assignment.")

@@ -24,6 +24,10 @@ class OffsetBook:
         self._newly_assigned: set[Partition] = set()
         # What this process processed, kept across reconnects: where to resume a partition.
         self._resume: dict[Partition, int] = {}
+        # Of those, what left the assignment (revoked, lost, the consumer closed) processed and not committed: a
+        # scrape would count events the partition's next reader counts again, so none is answered until settled.
+        self._unsettled: dict[Partition, int] = {}
+        self._revoke_commit: dict[Partition, int] = {}  # what a revoke is committing, for revoke_committed()
 
     def take_in_flight(self, records: Mapping[Partition, list[Record]]) -> dict[Partition, list[Record]]:
         """The records of partitions still assigned, counted as one batch in flight when there are any.
@@ -82,16 +86,39 @@ class OffsetBook:
         with self._lock:
             self._lock.wait_for(lambda: self._in_flight == 0, wait_seconds)
             waited = time.monotonic() - started
-            return {tp: offset for tp, offset in self._processed.items()
-                    if tp in revoked and offset > self._committed.get(tp, -1)}, waited
+            self._revoke_commit = {tp: offset for tp, offset in self._processed.items()
+                                   if tp in revoked and offset > self._committed.get(tp, -1)}
+            return dict(self._revoke_commit), waited
+
+    def revoke_committed(self) -> None:
+        """The revoke's commit went through."""
+        with self._lock:
+            self._committed.update(self._revoke_commit)
+            self._revoke_commit = {}
+
+    def unsettled(self) -> dict[Partition, int]:
+        with self._lock:
+            return dict(self._unsettled)
+
+    def _leave(self, partition: Partition) -> None:
+        """`partition` is no longer read here (the lock is held): keep its position for resuming, and as unsettled
+        when it is ahead of the commit."""
+        position = self._processed.pop(partition, None)
+        if position is None:
+            return
+        self._resume[partition] = max(position, self._resume.get(partition, -1))
+        if position > self._committed.get(partition, -1):
+            self._unsettled[partition] = position
 
     def forget(self, revoked: set[Partition]) -> int:
-        """Drops revoked partitions; returns how many stay assigned."""
+        """Drops revoked partitions, keeping where this process got to (a consumer being closed revokes first:
+        the rebuilt one resumes from there unless the group committed past it); returns how many stay assigned."""
         with self._lock:
             for tp in revoked:
                 self._assigned.discard(tp)
-                self._processed.pop(tp, None)
+                self._leave(tp)
                 self._committed.pop(tp, None)
+            self._revoke_commit = {}
             return len(self._assigned)
 
     def assign(self, assigned: set[Partition]) -> int:
@@ -106,23 +133,29 @@ class OffsetBook:
             assigned, self._newly_assigned = self._newly_assigned, set()
             return assigned
 
-    def settle(self, assigned: set[Partition], committed: Mapping[Partition, int]) -> dict[Partition, int]:
-        """Takes the group's committed offsets of new partitions; returns where to resume those this process
-        processed before its connection was lost and nobody committed past since (not counted twice)."""
+    def settle(self, assigned: set[Partition], committed: Mapping[Partition, int]) -> tuple[dict[Partition, int], set[Partition]]:
+        """Takes the group's committed offsets of new partitions. Returns where to resume those this process
+        processed before it lost them and nobody committed past since (not counted twice; the next commit covers
+        them), and the unsettled partitions that went to another member: their uncommitted events are counted
+        here and by the new owner, which no scrape can undo (they are dropped from the book, to be reported)."""
         resumed = {}
         with self._lock:
             self._committed.update(committed)
             for tp in assigned:
                 position = self._resume.pop(tp, None)
+                self._unsettled.pop(tp, None)
                 if position is not None and position > committed.get(tp, -1):
                     self._processed[tp] = resumed[tp] = position
-        return resumed
+            lost = set(self._unsettled) - self._assigned
+            for tp in lost:
+                del self._unsettled[tp]
+        return resumed, lost
 
     def disconnected(self) -> None:
         """The consumer closed: keep what was processed for resuming, forget the assignment."""
         with self._lock:
-            self._resume.update(self._processed)
+            for tp in list(self._processed):
+                self._leave(tp)
             self._assigned.clear()
-            self._processed.clear()
             self._committed.clear()
             self._newly_assigned.clear()

@@ -12,7 +12,11 @@ counts right:
 - Offsets are committed during a /metrics scrape, for what that scrape
   exported (`on_export`). After a crash the successor starts from the last
   exported position: what Prometheus saw is not counted again, and what it
-  did not see is counted by the successor. Without scrapes for
+  did not see is counted by the successor. A scrape whose offsets cannot be
+  committed (the broker is away, or the commit does not complete within
+  EXPORT_COMMIT_TIMEOUT_SECONDS) is refused, 503, at once when the source
+  is known down: it never shows a count ahead of the committed offsets, and
+  never waits on a broker that is not there. Without scrapes for
   `commit_without_scrape_seconds`, processed offsets are committed anyway.
   A polled batch is handed in parts of at most pipeline.max_batch_events
   events, each with its own ack: the pipeline processes a part whole between
@@ -48,7 +52,7 @@ import structlog
 from ragpulse.config import KafkaConfig
 from ragpulse.collector.decode import EventDecoder
 from ragpulse.collector.dedup import DedupWindow
-from ragpulse.errors import EventError, ShuttingDown
+from ragpulse.errors import EventError, ExportRefused, ShuttingDown
 from ragpulse.collector.events import Envelope
 from ragpulse.collector.queue import EventQueue
 from ragpulse.sources.kafka.codecs import Codec, item_error, json_codec, otlp_proto_codec
@@ -66,7 +70,7 @@ REVOKE_WAIT_SECONDS = 10.0
 # away what the client pre-fetched (both clients fetch it again on resume), and short waits are the
 # steady state when the pipeline is the bottleneck.
 PAUSE_AFTER_SECONDS = 2.0
-EXPORT_COMMIT_TIMEOUT_SECONDS = 5.0
+EXPORT_COMMIT_TIMEOUT_SECONDS = 2.0
 HEALTH_TIMEOUT_SECONDS = 2.0
 RESTORE_TIMEOUT_SECONDS = 30.0
 
@@ -156,18 +160,30 @@ class KafkaSource:
         return what to await so they are committed before the scrape is answered."""
         self._last_export = time.monotonic()
         exported = self._offsets.processed()
-        done: concurrent.futures.Future[None] = concurrent.futures.Future()
-        if exported and self._thread is not None and self._thread.is_alive():
-            self._commit_requests.put((exported, done))
+        done: concurrent.futures.Future[bool] = concurrent.futures.Future()
+        if self._offsets.unsettled():
+            # Partitions left this consumer with processed events not committed: until they come back (or go to
+            # another member), no count is safe to show.
+            done.set_result(False)
+        elif not self._offsets.due(exported):
+            done.set_result(True)  # everything this scrape counts is committed already
+        elif self._not_ready is not None or self._thread is None or not self._thread.is_alive():
+            done.set_result(False)  # known down: refuse now, never wait on a broker that is not there
         else:
-            done.set_result(None)
+            self._commit_requests.put((exported, done))
         return self._await_commit(done)
 
-    async def _await_commit(self, done: concurrent.futures.Future[None]) -> None:
-        try:
-            await asyncio.wait_for(asyncio.wrap_future(done), EXPORT_COMMIT_TIMEOUT_SECONDS)
-        except TimeoutError:
-            log.warning("offset commit for a scrape did not complete in time")
+    async def _await_commit(self, done: concurrent.futures.Future[bool]) -> None:
+        # asyncio.wait, not wait_for: a timeout must not cancel the future the consumer thread completes.
+        finished, _ = await asyncio.wait([asyncio.wrap_future(done)], timeout=EXPORT_COMMIT_TIMEOUT_SECONDS)
+        if finished and done.result():
+            return
+        self._metrics.scrapes_refused.inc()
+        reason = (self._not_ready or "the offset commit failed or partitions wait to be settled") if finished else (
+            f"the offset commit did not complete within {EXPORT_COMMIT_TIMEOUT_SECONDS:g} s")
+        log.warning("scrape refused: its events' kafka offsets are not committed", reason=reason)
+        raise ExportRefused(f"kafka offsets of events this scrape would count are not committed ({reason}); "
+                            "they are counted once the broker takes the commit")
 
     # -- the consumer thread ---------------------------------------------------------------
 
@@ -312,7 +328,7 @@ class KafkaSource:
 
     def _serve_commit_requests(self, consumer: Consumer) -> None:
         merged: dict[Partition, int] = {}
-        waiting: list[concurrent.futures.Future[None]] = []
+        waiting: list[concurrent.futures.Future[bool]] = []
         while True:
             try:
                 offsets, done = self._commit_requests.get_nowait()
@@ -323,16 +339,18 @@ class KafkaSource:
                 merged[tp] = max(offset, merged.get(tp, -1))
         if not waiting:
             return
+        committed = False
         try:
-            self._commit(consumer, merged, "scrape")
+            committed = self._commit(consumer, merged, "scrape")
         finally:
             for done in waiting:
-                done.set_result(None)
+                done.set_result(committed)
 
-    def _commit(self, consumer: Consumer, offsets: dict[Partition, int], trigger: str) -> None:
+    def _commit(self, consumer: Consumer, offsets: dict[Partition, int], trigger: str) -> bool:
+        """Commits what of `offsets` is due; whether everything of them is committed now."""
         due = self._offsets.due(offsets)
         if not due:
-            return
+            return True
         try:
             if self._producer is not None:
                 self._producer.flush(10)  # dead letters are durable before their offsets move on
@@ -340,9 +358,10 @@ class KafkaSource:
         except ClientError as exc:
             self._metrics.commit_failures.inc()
             log.warning("offset commit failed", trigger=trigger, error=f"{type(exc).__name__}: {exc}")
-            return
+            return False
         self._offsets.committed(due)
         self._metrics.commits.labels(trigger=trigger).inc()
+        return True
 
     def _dead_letter(self, message: Record, error: EventError) -> None:
         self._metrics.intake.events_invalid.labels(source=SOURCE, reason=error.reason.value).inc()
@@ -421,6 +440,7 @@ class KafkaSource:
 
     def revoke_commit_done(self, error: str | None) -> None:
         if error is None:
+            self._offsets.revoke_committed()
             self._metrics.commits.labels(trigger="rebalance").inc()
         else:
             self._metrics.commit_failures.inc()
@@ -447,7 +467,10 @@ class KafkaSource:
         committed = consumer.committed(assigned)
         # Ours, processed before the connection was lost and not committed since by anyone: skipped (the next
         # scrape commits them), instead of counted twice.
-        resumed = self._offsets.settle(assigned, committed)
+        resumed, lost = self._offsets.settle(assigned, committed)
+        if lost:
+            log.warning("partitions with processed, uncommitted events went to another member: those events are "
+                        "counted here and by their new owner", partitions=sorted(f"{tp.topic}/{tp.partition}" for tp in lost))
         for tp, position in resumed.items():
             consumer.seek(tp, position)
         if resumed:

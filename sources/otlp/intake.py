@@ -36,12 +36,14 @@ class SpanIntake:
         self.assembler = TraceAssembler(
             TraceMapper(config.route_attribute),
             grace_seconds=config.grace_seconds,
+            max_wait_seconds=config.max_wait_seconds,
             ttl_seconds=config.trace_ttl_seconds,
             max_traces=config.max_traces_in_flight,
             max_bytes=config.max_bytes_in_flight,
             max_spans_per_trace=config.max_spans_per_trace,
             outcomes=metrics.traces,
             dropped_spans=metrics.spans_dropped,
+            late_spans=metrics.late_spans,
         )
         metrics.in_flight.set_function(lambda: self.assembler.in_flight)
         metrics.in_flight_bytes.set_function(lambda: self.assembler.in_flight_bytes)

@@ -82,8 +82,8 @@ class TraceMapper:
     def map(self, spans: list[Span]) -> TraceEvent | NotMapped:
         """The trace event of these spans, or why there is none. Never an event with a question or
         an answer ragpulse would have had to make up."""
-        retrievers = [s for s in spans if _is_retrieval(s)]
-        llms = [s for s in spans if _is_llm(s)]
+        retrievers = [s for s in spans if is_retrieval(s)]
+        llms = [s for s in spans if is_llm(s)]
         if not retrievers and not llms:
             return NotMapped("not_rag")
         spans = sorted(spans, key=lambda s: s.start_unix_nano)
@@ -138,7 +138,7 @@ class TraceMapper:
         )
 
 
-def _is_retrieval(span: Span) -> bool:
+def is_retrieval(span: Span) -> bool:
     attrs = span.attributes
     return (
         attrs.get(OI_KIND) in ("RETRIEVER", "RERANKER")
@@ -149,7 +149,7 @@ def _is_retrieval(span: Span) -> bool:
     )
 
 
-def _is_llm(span: Span) -> bool:
+def is_llm(span: Span) -> bool:
     attrs = span.attributes
     operation = _str(attrs.get(GENAI_OPERATION))  # any attribute may be an array or a kvlist
     return (

@@ -30,6 +30,13 @@ class OtlpMetrics:
             "ragpulse_otlp_spans_dropped_total", "Spans dropped by the assembler: late_span, duplicate, too_many_spans.",
             "reason",
         )
+        self.late_spans = counter(
+            "ragpulse_otlp_late_spans_total",
+            "Spans that came after their trace was assembled, by kind (retriever, llm, other): raise otlp.max_wait_seconds.",
+            "kind",
+        )
+        for kind in ("retriever", "llm", "other"):
+            self.late_spans.labels(kind=kind)
         self.traces = counter(
             "ragpulse_otlp_traces_total",
             "Traces assembled from spans, by outcome: complete, ttl_expired, capacity, shutdown, not_rag.",

@@ -156,11 +156,15 @@ class OtlpReceiver:
             code, message = refused
             return _status(503 if code == UNAVAILABLE else 429, code, message, encoding, {"Retry-After": RETRY_AFTER_SECONDS})
         try:
-            body = await read_body(request, self._config.body_timeout_seconds, self._connections, "otlp")
+            body = await read_body(request, self._config.body_timeout_seconds, self._connections, "otlp",
+                                   self._config.max_body_bytes)
         except web.HTTPRequestEntityTooLarge:
             return _status(413, RESOURCE_EXHAUSTED, f"body over otlp.max_body_bytes={self._config.max_body_bytes}", encoding)
         except BodyError as exc:
-            return _status(exc.status, INVALID_ARGUMENT, exc.message, encoding)
+            response = _status(exc.status, INVALID_ARGUMENT, exc.message, encoding)
+            if exc.status in (400, 415):
+                response.force_close()  # the body is unread: Connection: close, so the client's next request is new
+            return response
         try:
             decoded = decode_json(body) if encoding == "json" else decode_protobuf(body)
         except EventError as exc:

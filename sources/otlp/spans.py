@@ -38,6 +38,7 @@ class Span:
     events: list[SpanEvent] = field(default_factory=list)
     size: int = 0  # bytes of the span in protobuf: what the assembler's byte budget counts
     scope: str = ""  # the instrumentation scope's name, e.g. "openinference.instrumentation.llama_index"
+    kind: int = 0  # OTLP SpanKind: 3 CLIENT and 4 PRODUCER call out, maybe to a service whose spans come later
 
     @property
     def duration_seconds(self) -> float:
@@ -131,6 +132,7 @@ def spans_of(request: ExportTraceServiceRequest) -> DecodedSpans:
                         events=events,
                         size=span.ByteSize(),
                         scope=scope,
+                        kind=span.kind,
                     )
                 )
     return DecodedSpans(spans, rejected, problems)

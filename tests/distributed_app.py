@@ -1,0 +1,72 @@
+"""A RAG service in two processes, each exporting its own spans with the OpenTelemetry SDK's defaults
+(BatchSpanProcessor: exported every 5 s or at exit), as a gateway and a retrieval service do.
+
+    python distributed_app.py gateway ENDPOINT N     answers N questions; prints each call's traceparent
+    python distributed_app.py retrieval ENDPOINT     serves the calls read from stdin, then exports 3 s later
+
+The gateway's spans (the root, and a CLIENT span calling the retrieval service) reach the sidecar before the
+retrieval service's (a SERVER span and the RETRIEVER span with the documents), as across real services.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+from opentelemetry import trace
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+PROPAGATOR = TraceContextTextMapPropagator()
+
+
+def provider(service: str, endpoint: str) -> TracerProvider:
+    tracer_provider = TracerProvider(resource=Resource.create({"service.name": service}))
+    tracer_provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=endpoint)))  # the defaults
+    return tracer_provider
+
+
+def gateway(endpoint: str, questions: int) -> None:
+    tracer_provider = provider("gateway", endpoint)
+    tracer = tracer_provider.get_tracer("openinference.instrumentation.gateway")
+    for number in range(questions):
+        question = f"Can I return opened headphones, order {number}?"
+        with tracer.start_as_current_span("query", attributes={
+            "openinference.span.kind": "CHAIN", "input.value": question,
+            "output.value": json.dumps({"response": "You can return them within 30 days."}),
+        }):
+            with tracer.start_as_current_span("POST /retrieve", kind=trace.SpanKind.CLIENT,
+                                              attributes={"http.request.method": "POST"}):
+                carrier: dict[str, str] = {}
+                PROPAGATOR.inject(carrier)
+                print(json.dumps({"traceparent": carrier["traceparent"], "question": question}), flush=True)
+    tracer_provider.shutdown()  # exports what is left, now: the gateway's spans go first
+
+
+def retrieval(endpoint: str) -> None:
+    tracer_provider = provider("retrieval", endpoint)
+    tracer = tracer_provider.get_tracer("openinference.instrumentation.retrieval")
+    for line in sys.stdin:
+        call = json.loads(line)
+        context = PROPAGATOR.extract({"traceparent": call["traceparent"]})
+        with tracer.start_as_current_span("POST /retrieve", context=context, kind=trace.SpanKind.SERVER):
+            with tracer.start_as_current_span("retrieve", attributes={
+                "openinference.span.kind": "RETRIEVER", "input.value": call["question"],
+                "retrieval.documents.0.document.id": "kb-1",
+                "retrieval.documents.0.document.content": "Returns are accepted within 30 days of delivery.",
+                "retrieval.documents.0.document.score": 0.9,
+            }):
+                pass
+    time.sleep(3.0)  # this service's batch goes out later than the gateway's: what the sidecar must wait for
+    tracer_provider.shutdown()
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "gateway":
+        gateway(sys.argv[2], int(sys.argv[3]))
+    else:
+        retrieval(sys.argv[2])
