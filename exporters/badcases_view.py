@@ -39,6 +39,13 @@ def table(records: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _refusal(r: dict[str, Any]) -> str:
+    """A fallback's verdict: right to refuse or not, from the relevance of what was retrieved."""
+    if r["stage"] == "over_refusal":
+        return "refusal: OVER-REFUSAL (a relevant chunk was retrieved; the answer was there)"
+    return "refusal: correct abstention (nothing relevant was retrieved: a knowledge gap)"
+
+
 def detail(r: dict[str, Any]) -> str:
     def block(text: str) -> str:
         return textwrap.indent(textwrap.fill(" ".join(text.split()), 96) or "(empty)", "    ")
@@ -49,6 +56,7 @@ def detail(r: dict[str, Any]) -> str:
         f"({r['judge_model']}, {r['prompt_version']}, {r['prompt_tokens']}+{r['completion_tokens']} tokens)",
         f"app {r['app']}  route {r['route']}  model {r['model']}  release {r['release']}  session {r['session_id']}",
         "",
+        _refusal(r) if r["fallback"] else
         f"groundedness {_score(r['groundedness'])}/5{' HALLUCINATION' if r['hallucination'] else ''}: {r['groundedness_reason']}",
         f"answer relevancy {_score(r['answer_relevancy'])}/5{' (fallback)' if r['fallback'] else ''}: {r['answer_relevancy_reason']}",
         f"context relevance {_score(r['context_relevance'])}/3 (best chunk): {r['context_relevance_reason']}",

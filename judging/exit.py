@@ -31,6 +31,7 @@ class JudgedTrace:
 
 
 Consumer = Callable[[JudgedTrace], None]
+REFUSAL_REASON = "a refusal (fallback): not judged for groundedness, never a hallucination"
 
 
 def build_record(item: JudgeItem, judgment: Judgment, stage: str | None, judge: str, cost: float,
@@ -47,9 +48,13 @@ def build_record(item: JudgeItem, judgment: Judgment, stage: str | None, judge: 
         priority=item.priority, sample=item.sample, stratum=item.stratum, reasons=list(item.reasons), audit=audit,
         fallback=item.fallback, stage=stage, bad=stage is not None,
         query=event.query, answer=event.answer, chunks=chunks,
-        groundedness=judgment.groundedness, hallucination=judgment.hallucination,
-        supported_share=judgment.supported_share, claims=judgment.claims,
-        groundedness_reason=judgment.groundedness_reason,
+        # A refusal asserts nothing to be grounded: never a hallucination; its stage says whether it was right
+        # to refuse (knowledge_gap: nothing relevant retrieved) or not (over_refusal).
+        groundedness=None if item.fallback else judgment.groundedness,
+        hallucination=False if item.fallback else judgment.hallucination,
+        supported_share=None if item.fallback else judgment.supported_share,
+        claims=[] if item.fallback else judgment.claims,
+        groundedness_reason=REFUSAL_REASON if item.fallback else judgment.groundedness_reason,
         answer_relevancy=judgment.answer_relevancy, answer_relevancy_reason=judgment.answer_relevancy_reason,
         context_relevance=judgment.context_relevance, context_relevance_reason=judgment.context_relevance_reason,
         error=judgment.error, raw_output=judgment.raw_output,

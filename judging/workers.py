@@ -219,7 +219,7 @@ class JudgeWorkers:
         self._metrics.judge_judged.labels(priority=item.priority).inc()
         stage = attribute(judgment, item.fallback)
         # The audit: a random share of the routine sample's groundedness verdicts goes to human review.
-        audit = (item.sample == "routine" and judgment.groundedness is not None and judge != "rule"
+        audit = (item.sample == "routine" and not item.fallback and judgment.groundedness is not None and judge != "rule"
                  and in_sample(item.event.trace_id, self._audit_rate, "audit"))
         grounded = None if item.fallback else judgment.groundedness
         # The join marks the turn judged and says which signals came before (they go in the record).

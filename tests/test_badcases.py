@@ -101,7 +101,12 @@ def test_without_a_key_the_local_judge_fills_the_store_the_api_and_the_cli(ragpu
     assert [(r["trace_id"], r["judge"], r["groundedness"]) for r in found] == [("wrong-number", "local", 1)]
     assert found[0]["chunks"][0] == {"text": RETURNS, "id": "kb-returns", "relevance": 2}
     assert rp.get("/api/badcases?route=warranty", auth).json()["badcases"][0]["trace_id"] == "nothing"
-    assert rp.get("/api/badcases/refused", auth).json()["stage"] == "over_refusal"
+    refused = rp.get("/api/badcases/refused", auth).json()
+    # A refusal is never a hallucination: its record says fallback, and its stage whether refusing was right.
+    assert {k: refused[k] for k in ("stage", "fallback", "hallucination", "groundedness", "claims")} == {
+        "stage": "over_refusal", "fallback": True, "hallucination": False, "groundedness": None, "claims": []}
+    nothing = rp.get("/api/badcases/nothing", auth).json()
+    assert (nothing["stage"], nothing["hallucination"], nothing["fallback"]) == ("knowledge_gap", False, True)
     missing = rp.get("/api/badcases/grounded", auth)
     assert (missing.status, missing.json()["error"]) == (404, "not_found")
     for query, parameter in (("stage=nowhere", "stage"), ("since=yesterday", "since"), ("limit=0", "limit"), ("color=red", "color")):
@@ -120,6 +125,10 @@ def test_without_a_key_the_local_judge_fills_the_store_the_api_and_the_cli(ragpu
     assert shown.returncode == 0, shown.stderr
     assert "stage: generation" in shown.stdout and "groundedness 1/5 HALLUCINATION" in shown.stdout
     assert "[0] kb-returns relevance 2/3" in shown.stdout and "within 90 days" in shown.stdout
+    for trace_id, verdict in (("refused", "refusal: OVER-REFUSAL"), ("nothing", "refusal: correct abstention")):
+        refusal = subprocess.run([*ragpulse_command(), "badcases", "show", trace_id, "--db", str(db)],
+                                 capture_output=True, text=True, timeout=60)
+        assert verdict in refusal.stdout and "HALLUCINATION" not in refusal.stdout, refusal.stdout
     as_json = subprocess.run([*ragpulse_command(), "badcases", "list", "--db", str(db), "--json", "--since", "1h"],
                              capture_output=True, text=True, timeout=60)
     assert sorted(json.loads(line)["trace_id"] for line in as_json.stdout.splitlines()) == ["nothing", "refused", "wrong-number"]
