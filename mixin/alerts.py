@@ -128,16 +128,18 @@ def alerts(settings: Settings) -> list[Alert]:
     found = [
         Alert(
             "RagpulseHallucinationRateHigh", "critical",
-            f"app:ragpulse_hallucination_stratified:lower{w} > {s.hallucination_threshold}"
-            f" and on (app) app:ragpulse_hallucination_stratified_judged:increase{w} >= {s.min_judgments}",
+            f"app:ragpulse_hallucination_trusted_stratified:lower{w} > {s.hallucination_threshold}"
+            f" and on (app) app:ragpulse_hallucination_trusted_stratified_judged:increase{w} >= {s.min_judgments}",
             s.hallucination_for,
             "The hallucination rate is above the red line, beyond sampling noise.",
-            f"{{{{ $labels.app }}}}: hallucination rate {_value(f'app:ragpulse_hallucination_stratified:ratio{w}')} "
+            f"{{{{ $labels.app }}}}: hallucination rate {_value(f'app:ragpulse_hallucination_trusted_stratified:ratio{w}')} "
             f"over {w}, 95% interval [{{{{ $value | humanizePercentage }}}}, "
-            f"{_value(f'app:ragpulse_hallucination_stratified:upper{w}')}], above "
+            f"{_value(f'app:ragpulse_hallucination_trusted_stratified:upper{w}')}], above "
             f"{s.hallucination_threshold:.0%}.",
             f"More than {s.hallucination_threshold:.0%} of the answers are hallucinated: the lower bound of the stratified "
-            f"estimate's 95% interval over {w} is above the line, with at least {s.min_judgments} judgments in the window.",
+            f"estimate's 95% interval over {w} is above the line, with at least {s.min_judgments} judgments in the window. "
+            "Only judgments of a trusted judge count here: an LLM judge, or a judge whose human reviews reach "
+            "calibration.min_reviews (judge:ragpulse_judge_trusted); an uncalibrated local judge pages on drift only.",
             "Which layer: the bad cases by stage tell retrieval (nothing relevant retrieved: the index, the retriever, "
             "top-k, the reranker) from generation (relevant chunks, an answer that adds or contradicts: the prompt, the "
             "model) from a knowledge gap. Then which release and route: a new release label is the usual suspect. Read "

@@ -66,33 +66,50 @@ def routine_share_rules(name: str, metric: str, bad: str, good: str, window: str
     ]
 
 
-def stratified_rules(window: str) -> list[dict[str, str]]:
+def stratified_rules(window: str, trusted: bool = False) -> list[dict[str, str]]:
+    """The stratified estimate over every judge's judgments, or (`trusted`) over the judgments of judges the
+    absolute-level page may rely on: an LLM judge, or a judge with a standing calibration (trust_rules)."""
     z2 = Z * Z
     level, keys = "app_route_stratum", "app, route, stratum"
+    kind = "_trusted" if trusted else ""
     offered = f"{level}:ragpulse_judge_stratum_offered:increase{window}"
-    judged = f"{level}:ragpulse_judge_stratum_judged:increase{window}"
-    bad = f"{level}:ragpulse_judge_stratum_hallucinated:increase{window}"
-    ratio = f"{level}:ragpulse_hallucination:ratio{window}"
+    judged = f"{level}:ragpulse_judge_stratum_judged{kind}:increase{window}"
+    bad = f"{level}:ragpulse_judge_stratum_hallucinated{kind}:increase{window}"
+    ratio = f"{level}:ragpulse_hallucination{kind}:ratio{window}"
+    name = f"ragpulse_hallucination{kind}_stratified"
     # The strata with judgments, weighted by their traffic: N_s for each, and ΣN_s per app.
     weight = f"({offered} and on ({keys}) {ratio})"
-    total = f"app:ragpulse_hallucination_stratified_offered:increase{window}"
-    estimate = f"app:ragpulse_hallucination_stratified:ratio{window}"
-    variance = f"app:ragpulse_hallucination_stratified:variance{window}"
+    total = f"app:{name}_offered:increase{window}"
+    estimate = f"app:{name}:ratio{window}"
+    variance = f"app:{name}:variance{window}"
     adjusted = f"(({bad} + {z2 / 2!r}) / ({judged} + {z2!r}))"
+    only = " and on (judge) judge:ragpulse_judge_trusted" if trusted else ""
     return [
-        _rule(offered, f'sum by ({keys}) (increase(ragpulse_judge_stratum_offered_total{{fallback="false"}}[{window}]))'),
-        _rule(judged, f'sum by ({keys}) (increase(ragpulse_judge_stratum_judgments_total{{fallback="false",{JUDGED}}}[{window}]))'),
-        _rule(bad, f'sum by ({keys}) (increase(ragpulse_judge_stratum_judgments_total{{fallback="false",verdict="hallucination"}}[{window}]))'
+        *([] if trusted else [_rule(offered, f'sum by ({keys}) (increase(ragpulse_judge_stratum_offered_total{{fallback="false"}}[{window}]))')]),
+        _rule(judged, f'sum by ({keys}) (increase(ragpulse_judge_stratum_judgments_total{{fallback="false",{JUDGED}}}[{window}]){only})'),
+        _rule(bad, f'sum by ({keys}) (increase(ragpulse_judge_stratum_judgments_total{{fallback="false",verdict="hallucination"}}[{window}]){only})'
                    f" or ({judged} * 0)"),
         _rule(ratio, f"{bad} / ({judged} > 0)"),
         _rule(total, f"sum by (app) {weight}"),
-        _rule(f"app:ragpulse_hallucination_stratified_judged:increase{window}",
-              f"sum by (app) ({judged} and on ({keys}) {ratio})"),
+        _rule(f"app:{name}_judged:increase{window}", f"sum by (app) ({judged} and on ({keys}) {ratio})"),
         _rule(estimate, f"sum by (app) ({offered} * on ({keys}) {ratio}) / on (app) ({total} > 0)"),
         _rule(variance, f"sum by (app) ({weight} ^ 2 * on ({keys}) ({adjusted} * (1 - {adjusted}) / ({judged} + {z2!r})))"
                         f" / on (app) ({total} ^ 2)"),
-        _rule(f"app:ragpulse_hallucination_stratified:lower{window}", f"clamp_min({estimate} - {Z} * sqrt({variance}), 0)"),
-        _rule(f"app:ragpulse_hallucination_stratified:upper{window}", f"clamp_max({estimate} + {Z} * sqrt({variance}), 1)"),
+        _rule(f"app:{name}:lower{window}", f"clamp_min({estimate} - {Z} * sqrt({variance}), 0)"),
+        _rule(f"app:{name}:upper{window}", f"clamp_max({estimate} + {Z} * sqrt({variance}), 1)"),
+    ]
+
+
+def trust_rules(window: str) -> list[dict[str, str]]:
+    """Which judges the absolute-level page relies on: a judge whose human reviews over `window` reach
+    calibration.min_reviews is calibrated; an LLM judge, or a calibrated one, is trusted. An uncalibrated local
+    judge pages on drift only: its bias cancels in a two-window comparison, not against a fixed line."""
+    calibrated = "judge:ragpulse_judge_calibrated"
+    return [
+        _rule(calibrated, f"(sum by (judge) (increase(ragpulse_calibration_reviews_total[{window}]))"
+                          " >= on () group_left () max(ragpulse_calibration_min_reviews)) * 0 + 1"),
+        _rule("judge:ragpulse_judge_trusted",
+              f'{calibrated} or (max by (judge) (ragpulse_judge_stratum_judgments_total{{judge="llm"}}) * 0 + 1)'),
     ]
 
 
@@ -166,6 +183,7 @@ def rules(settings: Settings = DEFAULTS) -> dict[str, Any]:
         {"name": f"ragpulse-hallucination-{window}", "interval": settings.interval,
          "rules": [*routine_share_rules("hallucination", "groundedness", "hallucination", "grounded", window, "hallucinated"),
                    *stratified_rules(window),
+                   *stratified_rules(window, trusted=True),
                    *routine_share_rules("irrelevant_answer", "answer_relevancy", "irrelevant", "relevant", window),
                    *routine_share_rules("irrelevant_context", "context_relevance", "irrelevant", "relevant", window),
                    *operations_rules(window),
@@ -174,6 +192,8 @@ def rules(settings: Settings = DEFAULTS) -> dict[str, Any]:
     ]
     groups += [{"name": f"ragpulse-calibration-{window}", "interval": settings.interval, "rules": calibration_rules(window)}
                for window in settings.calibration_windows]
+    groups.append({"name": "ragpulse-trust", "interval": settings.interval,
+                   "rules": trust_rules(settings.calibration_windows[-1])})
     groups += drift_groups(settings)
     groups += alert_groups(settings)
     return {"groups": groups}

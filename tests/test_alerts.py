@@ -83,6 +83,35 @@ def test_the_hallucination_red_line_pages_on_the_interval_not_the_point_estimate
     }])
 
 
+def local_strata(app: str, offered: str, hallucinated: str, grounded: str) -> list[dict[str, str]]:
+    return [{**s, "series": s["series"].replace('judge="llm"', 'judge="local"')} for s in strata(app, offered, hallucinated, grounded)]
+
+
+def test_the_red_line_trusts_an_llm_or_a_calibrated_judge_never_an_uncalibrated_local_one(tmp_path: Path) -> None:
+    """The page test's 30% at 120 judgments an hour from the LLM judge and from the local judge: the LLM judge's
+    pages; the local judge's does not while its human reviews are under calibration.min_reviews, and does once
+    they reach it."""
+    reviews = 'judge="local",judge_model="claims",prompt_version="v",answer_length="short",self_judging="false"'
+    series = [
+        *strata("llm", per_minute(10, 170), per_minute(0.6, 170), per_minute(1.4, 170)),
+        *local_strata("local", per_minute(10, 170), per_minute(0.6, 170), per_minute(1.4, 170)),
+        {"series": "ragpulse_calibration_min_reviews", "values": "140+0x170"},
+        # One review a minute: calibrated from minute 140.
+        counter("ragpulse_calibration_reviews_total", reviews + ',judge_verdict="hallucination",human_verdict="hallucination"',
+                per_minute(1, 170)),
+    ]
+    run_promtool(tmp_path, [{
+        "interval": "1m", "input_series": series,
+        "promql_expr_test": [
+            firing("RagpulseHallucinationRateHigh", "130m", {"app": "llm"}),
+            {"expr": "judge:ragpulse_judge_calibrated", "eval_time": "130m", "exp_samples": []},
+            {"expr": "judge:ragpulse_judge_calibrated", "eval_time": "145m",
+             "exp_samples": [{"labels": 'judge:ragpulse_judge_calibrated{judge="local"}', "value": 1}]},
+            firing("RagpulseHallucinationRateHigh", "165m", {"app": "llm"}, {"app": "local"}),
+        ],
+    }])
+
+
 def routine(app: str, hallucinated: str, grounded: str) -> list[dict[str, str]]:
     labels = f'app="{app}",{LABELS},judge="llm",sample="routine",metric="groundedness"'
     return [counter("ragpulse_judgments_total", labels + ',verdict="hallucination"', hallucinated),

@@ -225,6 +225,15 @@ class LiveSummary:
             await asyncio.sleep(seconds)
             print(self.text(), flush=True)
 
+    def _judge_standing(self, samples: list[Any]) -> str:
+        """Which judge the rate comes from and whether a calibration stands behind it (the pages' rule too)."""
+        if self._service.config.judge.uses_llm:
+            return "LLM judge"
+        reviews = sum(s.value for s in samples
+                      if s.name == "ragpulse_calibration_reviews_total" and s.labels.get("judge") == "local")
+        needed = self._service.config.calibration.min_reviews
+        return f"local judge, calibrated on {reviews:.0f} reviews" if reviews >= needed else "local judge, uncalibrated"
+
     def text(self, final: bool = False) -> str:
         """The summary; `final`: the whole run's, its rate averaged over the run."""
         totals: dict[str, float] = {}
@@ -269,7 +278,7 @@ class LiveSummary:
             f"{pad}top score {mean('ragpulse_retrieval_top_score'):.2f} · latency "
             f"{mean('ragpulse_answer_latency_seconds'):.2f}s · queue {self._service.queue.depth} · judged {totals.get('ragpulse_judge_judged_total', 0):.0f} "
             f"({judge}) · bad cases {totals.get('ragpulse_badcases_total', 0):.0f}",
-            f"{pad}hallucination: routine {interval(rates.routine)} of {rates.routine_judged:.0f}, "
+            f"{pad}hallucination ({self._judge_standing(samples)}): routine {interval(rates.routine)} of {rates.routine_judged:.0f}, "
             f"stratified {interval(rates.stratified)} of {rates.stratified_judged:.0f}",
             f"{pad}satisfaction proxy {proxy} · silent accept {signals['silent_accept']:.0f} · thumbs up "
             f"{signals['thumbs_up']:.0f}, down {signals['thumbs_down']:.0f} · copy {signals['copy']:.0f}",
