@@ -58,6 +58,7 @@ from ragpulse.collector.queue import EventQueue
 from ragpulse.sources.kafka.codecs import Codec, item_error, json_codec, otlp_proto_codec
 from ragpulse.sources.kafka.metrics import KafkaMetrics
 from ragpulse.sources.kafka.offsets import OffsetBook
+from ragpulse.sources.kafka.restore import committed_identities, restore_ranges
 from ragpulse.sources.kafka.client import Backend, ClientError, Consumer, Partition, Producer, Record
 from ragpulse.sources.otlp.intake import SpanIntake
 from ragpulse.sources.otlp.spans import Span
@@ -481,26 +482,10 @@ class KafkaSource:
         log.info("kafka partitions assigned", partitions=sorted(f"{tp.topic}/{tp.partition}" for tp in assigned))
 
     def _restore_dedup(self, consumer: Consumer, committed: dict[Partition, int]) -> None:
-        since_ms = int((time.time() - self._config.dedup_restore_seconds) * 1000)
-        starts = consumer.offsets_for_times({tp: since_ms for tp in committed})
-        ranges = {}
-        for tp, end in committed.items():
-            found = starts.get(tp)
-            if found is None:
-                continue  # nothing that recent
-            start = max(found, end - self._config.dedup_restore_max_messages, 0)
-            if start < end:
-                ranges[tp] = (start, end)
+        ranges = restore_ranges(consumer, committed, self._config)
         if not ranges:
             return
-        identities: list[int] = []
-        for record in self._backend.read(ranges, RESTORE_TIMEOUT_SECONDS):
-            topic = self._topics[record.partition.topic]
-            try:
-                events, _ = self._codecs[topic.encoding](record.value, topic)
-                identities.extend(e.identity for e in events)
-            except Exception:  # noqa: BLE001 - it went to the dead letters, not the window
-                pass
+        identities = committed_identities(self._backend, ranges, self._topics, self._codecs, RESTORE_TIMEOUT_SECONDS)
         if identities and self._loop is not None:
             # Scheduled before any batch of these partitions, so the pipeline sees them first.
             self._loop.call_soon_threadsafe(self._dedup.remember, identities)
