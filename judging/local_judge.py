@@ -12,8 +12,8 @@ answer's claims, each with a verdict and its evidence (README, The local judge):
      the same dimension (two weeks = 14 days is equal); the opposite polarity of every clause that
      aligns as well; a term found only where the context negates it; a near copy of the aligned
      clause with one thing swapped for another that the context says elsewhere, never with it;
-   - not_in_context: a quantity or a name the context does not have, or under half of its terms
-     supported (claims of two terms or fewer are too short to call unsupported: score 3);
+   - not_in_context: a quantity or a name the context does not have (in any case or position), or
+     under half of its terms supported (claims of two terms or fewer are too short to call unsupported: score 3);
    - supported, with the share of its terms found;
 4. groundedness is the weakest claim's: 1 with a contradiction, 2 with a claim not in the context
    (<= 2 is a hallucination, as for the LLM judge), 3 under 60% supported, 4 under 80%, else 5.
@@ -287,7 +287,9 @@ class LocalJudge:
             return verdict("contradicted", f"says {moved} where the context says {replaced}", 1)
         if missing_quantities:
             return verdict("not_in_context", f"{', '.join(map(_describe, missing_quantities))} is not in the context", 2)
-        missing_names = claim.names - context.names
+        # A name is in the context in any case and any position (names are lower-cased terms too): a lower-case
+        # source, or a sentence that opens with the name, is no reason to call it missing.
+        missing_names = claim.names - context.names - context.terms
         if missing_names:
             return verdict("not_in_context", f"the context does not mention {', '.join(sorted(missing_names))}", 2)
         share = supported_units(claim, context) / units

@@ -231,3 +231,21 @@ def test_a_running_sidecar_records_the_local_judges_claims(ragpulse_factory: Fac
     ]
     readme = judged_records["readme"]
     assert (readme["groundedness"], readme["answer_relevancy"], readme["stage"]) == (5, 5, None)
+
+
+@pytest.mark.parametrize(("answer", "context"), [
+    # A lower-case source has no capitalised names: the name is there as a word.
+    ("Kilauea has erupted continuously since 1983.", "the kilauea volcano has erupted continuously since 1983."),
+    # A name that opens the source's sentence is no name by capitalisation there, but it is there.
+    ("The film Poseidon grossed 181 million dollars.", "Poseidon grossed 181 million dollars at the box office."),
+])
+def test_a_name_is_found_in_any_case_and_position(answer: str, context: str) -> None:
+    verdict = judged("How did it do?", answer, context)
+    assert (verdict.hallucination, [c.verdict for c in verdict.claims]) == (False, ["supported"]), verdict.groundedness_reason
+
+
+def test_a_name_the_context_does_not_have_is_still_missing() -> None:
+    verdict = judged("How did it do?", "The film Titanic grossed 181 million dollars.",
+                     "Poseidon grossed 181 million dollars at the box office.")
+    assert verdict.hallucination and verdict.claims[0].verdict == "not_in_context"
+    assert "does not mention titan" in verdict.claims[0].reason
