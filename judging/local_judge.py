@@ -25,6 +25,7 @@ to MAX_CHARS characters; chunk analyses are cached by text, capped in entries an
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from collections import OrderedDict
@@ -47,6 +48,8 @@ _SWAP_ALIGNED_AT_LEAST = 0.75  # a claim this close to its aligned clause that d
 _SWAP_MAX_TOKENS = 3  # words (or characters) replaced at most, for a substitution
 _SWAP_MAX_TERMS = 4  # terms that differ at most (three characters replaced change up to four bigrams)
 _TOO_SHORT_UNITS = 2  # a claim of this few terms, none a quantity or a name, is not called unsupported
+# A model's preamble before what it was asked for: no claim about the context.
+_PREAMBLE = re.compile(r"^\s*(?:here(?:'s|’s| is| are)|below is|the following is)\b[^\n:]{0,200}:\s*", re.IGNORECASE)
 
 
 class ChunkAnalysis(msgspec.Struct, frozen=True, gc=False):
@@ -241,7 +244,8 @@ class LocalJudge:
         return judgment
 
     def _claims(self, answer: str) -> list[Clause]:
-        parsed = [clause(part) for part in clauses(answer[:MAX_CHARS])]
+        answer = _PREAMBLE.sub("", answer[:MAX_CHARS], count=1)  # "Here is a summary of the passage:" claims nothing
+        parsed = [clause(part) for part in clauses(answer)]
         return [c for c in parsed if (c.terms or c.quantities) and not is_chatter(c)]
 
     @staticmethod

@@ -311,7 +311,8 @@ def clause(text: str) -> Clause:
     terms = set(stems)
     quantities = _en_quantities(stripped)
     raw_names = _LATIN_IN_CJK.findall(text) if has_cjk else _NAME.findall(text.strip())
-    names = {stem for name in raw_names for stem in _words(name.lower())}
+    # "( Note: the numbers...": a capitalised word of conversation is no name.
+    names = {stem for name in raw_names for stem in _words(name.lower())} - _CHATTER
     parts: list[str] = []
     if has_cjk:
         parts = _cjk_parts(lower)

@@ -249,3 +249,13 @@ def test_a_name_the_context_does_not_have_is_still_missing() -> None:
                      "Poseidon grossed 181 million dollars at the box office.")
     assert verdict.hallucination and verdict.claims[0].verdict == "not_in_context"
     assert "does not mention titan" in verdict.claims[0].reason
+
+
+def test_a_preamble_and_a_note_to_the_reader_are_no_claims() -> None:
+    context = "Poseidon grossed $181,674,817 at the worldwide box office on a budget of $160 million."
+    verdict = judged("Summarize the passage.", "Here is a concise summary of the passage:\n\nPoseidon grossed "
+                     "$181,674,817 worldwide on a budget of $160 million.", context)
+    assert (verdict.hallucination, [c.verdict for c in verdict.claims]) == (False, ["supported"]), verdict.groundedness_reason
+    noted = judged("Summarize the passage.", "Poseidon grossed $181,674,817 worldwide ( Note: The budget was $160 million )",
+                   context)
+    assert not any("does not mention" in c.reason for c in noted.claims), [c.reason for c in noted.claims]
