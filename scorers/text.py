@@ -109,6 +109,7 @@ _EN_QUANTITY = re.compile(
     rf"|(?<![\w.])(?P<value>{_EN_NUM})(?:-|\s*)(?P<unit>{_EN_UNIT})?(?![a-z\d{CJK}])"  # 12个月 is Chinese's
     r"|\b(?P<times>once|twice)\b"
 )
+_CJK_NEXT = re.compile(rf"\s*[{CJK}]")
 _CJK_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _CJK_UNITS: dict[str, tuple[str, float]] = {
     "分钟": ("duration", 1.0), "小时": ("duration", 60.0), "天": ("duration", 1440.0), "周": ("duration", 10080.0),
@@ -167,7 +168,8 @@ def _en_quantities(text: str) -> list[tuple[str, float]]:
         else:
             value, unit = match["value"], match["unit"]
             if unit is None:
-                if value[0].isdigit():  # a bare number; a bare "a" or "one" is no quantity
+                # A bare number; a bare "a" or "one" is no quantity, and "7 天" is the Chinese parser's 7 days.
+                if value[0].isdigit() and not _CJK_NEXT.match(text, match.end()):
                     found.append(("count", float(value.replace(",", ""))))
                 continue
             dimension, factor = _EN_UNITS[unit]

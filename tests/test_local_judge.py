@@ -259,3 +259,8 @@ def test_a_preamble_and_a_note_to_the_reader_are_no_claims() -> None:
     noted = judged("Summarize the passage.", "Poseidon grossed $181,674,817 worldwide ( Note: The budget was $160 million )",
                    context)
     assert not any("does not mention" in c.reason for c in noted.claims), [c.reason for c in noted.claims]
+
+
+def test_a_number_in_digits_before_a_chinese_unit_is_that_quantity() -> None:
+    verdict = judged("多久可以退货？", "7 天内可以退货。", "收到商品后七天内可以无理由退货。")
+    assert (verdict.hallucination, [c.verdict for c in verdict.claims]) == (False, ["supported"]), verdict.groundedness_reason
