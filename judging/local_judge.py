@@ -39,7 +39,7 @@ from ragpulse.collector.events import TraceEvent
 from ragpulse.judging.llm_judge import Claim, Judgment
 from ragpulse.scorers.text import Clause, clause, clauses, is_chatter, question_terms, sentences, size, supported_units
 
-PROMPT_VERSION = "claims.v1"
+PROMPT_VERSION = "claims.v2"  # v2: names in any case and position, preambles and 7 天 (docs/BENCHMARKS.md)
 MAX_CHARS = 4_000  # of an answer, a question or a chunk: longer texts are judged on their start
 _SUPPORTED_AT_LEAST = 0.5  # share of a claim's terms in the context
 _ALIGNED_AT_LEAST = 0.5  # share of a claim's terms in its aligned clause, for a polarity or swap verdict
