@@ -106,10 +106,13 @@ def trust_rules(window: str) -> list[dict[str, str]]:
     judge pages on drift only: its bias cancels in a two-window comparison, not against a fixed line."""
     calibrated = "judge:ragpulse_judge_calibrated"
     return [
+        # 1 or 0 for every judge that judged (a judge without any review is 0, not absent).
         _rule(calibrated, f"(sum by (judge) (increase(ragpulse_calibration_reviews_total[{window}]))"
-                          " >= on () group_left () max(ragpulse_calibration_min_reviews)) * 0 + 1"),
+                          " >= bool on () group_left () max(ragpulse_calibration_min_reviews))"
+                          " or max by (judge) (ragpulse_judge_stratum_judgments_total) * 0"),
+        # Present only for a trusted judge: the trusted estimate keeps the judgments of the judges it lists.
         _rule("judge:ragpulse_judge_trusted",
-              f'{calibrated} or (max by (judge) (ragpulse_judge_stratum_judgments_total{{judge="llm"}}) * 0 + 1)'),
+              f'({calibrated} == 1) or (max by (judge) (ragpulse_judge_stratum_judgments_total{{judge="llm"}}) * 0 + 1)'),
     ]
 
 

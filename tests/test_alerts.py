@@ -104,9 +104,14 @@ def test_the_red_line_trusts_an_llm_or_a_calibrated_judge_never_an_uncalibrated_
         "interval": "1m", "input_series": series,
         "promql_expr_test": [
             firing("RagpulseHallucinationRateHigh", "130m", {"app": "llm"}),
-            {"expr": "judge:ragpulse_judge_calibrated", "eval_time": "130m", "exp_samples": []},
-            {"expr": "judge:ragpulse_judge_calibrated", "eval_time": "145m",
-             "exp_samples": [{"labels": 'judge:ragpulse_judge_calibrated{judge="local"}', "value": 1}]},
+            {"expr": "judge:ragpulse_judge_calibrated", "eval_time": "130m", "exp_samples": [
+                {"labels": 'judge:ragpulse_judge_calibrated{judge="llm"}', "value": 0},
+                {"labels": 'judge:ragpulse_judge_calibrated{judge="local"}', "value": 0}]},
+            {"expr": "judge:ragpulse_judge_calibrated", "eval_time": "145m", "exp_samples": [
+                {"labels": 'judge:ragpulse_judge_calibrated{judge="llm"}', "value": 0},
+                {"labels": 'judge:ragpulse_judge_calibrated{judge="local"}', "value": 1}]},
+            {"expr": "judge:ragpulse_judge_trusted", "eval_time": "130m", "exp_samples": [
+                {"labels": 'judge:ragpulse_judge_trusted{judge="llm"}', "value": 1}]},
             firing("RagpulseHallucinationRateHigh", "165m", {"app": "llm"}, {"app": "local"}),
         ],
     }])

@@ -18,7 +18,7 @@ from support import free_port, http, ragpulse_command, start_prometheus, wait_un
 from ragpulse.mixin.rules import RULES_FILE
 
 SHARE = 0.20
-SUMMARY = re.compile(r"hallucination \(LLM judge\): routine (?P<rate>[\d.]+)% \[(?P<low>[\d.]+)-(?P<high>[\d.]+)\] of (?P<n>\d+), "
+SUMMARY = re.compile(r"hallucination \(LLM judge\):\s+routine (?P<rate>[\d.]+)% \[(?P<low>[\d.]+)-(?P<high>[\d.]+)\] of (?P<n>\d+), "
                      r"stratified (?P<s_rate>[\d.]+)% \[(?P<s_low>[\d.]+)-(?P<s_high>[\d.]+)\] of (?P<s_n>\d+)")
 
 

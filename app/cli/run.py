@@ -278,7 +278,8 @@ class LiveSummary:
             f"{pad}top score {mean('ragpulse_retrieval_top_score'):.2f} · latency "
             f"{mean('ragpulse_answer_latency_seconds'):.2f}s · queue {self._service.queue.depth} · judged {totals.get('ragpulse_judge_judged_total', 0):.0f} "
             f"({judge}) · bad cases {totals.get('ragpulse_badcases_total', 0):.0f}",
-            f"{pad}hallucination ({self._judge_standing(samples)}): routine {interval(rates.routine)} of {rates.routine_judged:.0f}, "
+            f"{pad}hallucination ({self._judge_standing(samples)}):",
+            f"{pad}  routine {interval(rates.routine)} of {rates.routine_judged:.0f}, "
             f"stratified {interval(rates.stratified)} of {rates.stratified_judged:.0f}",
             f"{pad}satisfaction proxy {proxy} · silent accept {signals['silent_accept']:.0f} · thumbs up "
             f"{signals['thumbs_up']:.0f}, down {signals['thumbs_down']:.0f} · copy {signals['copy']:.0f}",
