@@ -4,7 +4,8 @@ A section's checks that msgspec cannot express sit beside its fields, in its `va
 OpenTelemetry Collector component's config has `Validate()`); `Config.validate()` runs them all,
 then the checks that span sections.
 
-- schema.py: `Config` and its sections but those below; `pattern_error` (RE2), `Price`.
+- schema.py: `Config` and its sections but those below; `pattern_error` and `re2_options` (how phrase
+  patterns are compiled, shared with the fallback detector), `Price`.
 - sources.py: the Kafka consumer's and the OTLP receivers' sections.
 - probes.py: the probe targets' and schedules' sections.
 - base.py: what the section modules share: the `_Section` base, the constrained value types,
@@ -24,6 +25,7 @@ from ragpulse.config.schema import (
     MetricsConfig,
     Price,
     SatisfactionConfig,
+    re2_options,
 )
 from ragpulse.config.sources import KafkaConfig, KafkaTopic, OtlpConfig
 
@@ -44,4 +46,5 @@ __all__ = [
     "default_config_dict",
     "load_config",
     "parse_config",
+    "re2_options",
 ]

@@ -395,13 +395,19 @@ class Config(_Section):
         return problems + otlp + self.metrics.validate()
 
 
-def pattern_error(pattern: str) -> str | None:
-    """Why `pattern` is not a valid RE2 expression (compiled case-insensitively, as the matchers do), or None."""
+def re2_options() -> re2.Options:
+    """How phrase patterns are compiled, by the checks here and by the fallback detector alike: case-insensitively,
+    and quietly (a bad pattern is reported as a config problem, not logged by RE2)."""
     options = re2.Options()
     options.case_sensitive = False
-    options.log_errors = False  # reported as a config problem instead
+    options.log_errors = False
+    return options
+
+
+def pattern_error(pattern: str) -> str | None:
+    """Why `pattern` is not a valid RE2 expression (compiled as the matchers compile it), or None."""
     try:
-        re2.compile(pattern, options=options)
+        re2.compile(pattern, options=re2_options())
     except re2.error as exc:
         message = exc.args[0] if exc.args else str(exc)
         return message.decode() if isinstance(message, bytes) else str(message)

@@ -176,7 +176,7 @@ class JudgmentMetrics:
 
 
 class RateMetrics:
-    """The counters a stratified estimate needs, declared beside the workers that count them."""
+    """The counters a stratified estimate needs; JudgmentMetrics counts them for every judged trace."""
 
     def __init__(self, registry: CollectorRegistry, labels: Sequence[str]) -> None:
         self.stratum_judgments = CounterFamily(  # recorded on the event loop: a fast family

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 import re2
 
 from ragpulse.collector.events import Envelope, TraceEvent
+from ragpulse.config import re2_options
 
 EXPLICIT = "explicit"
 EMPTY_RETRIEVAL = "empty_retrieval"
@@ -35,13 +36,6 @@ EMPTY_RETRIEVAL = "empty_retrieval"
 # miss an answer inside the joined batch: with one of them, answers are matched one by one.
 _WHOLE_TEXT_ANCHOR = re.compile(r"\\[Az]|\(\?[a-zA-Z]*-[a-zA-Z]*m")
 _UNDECIDED = object()
-
-
-def _options() -> re2.Options:
-    options = re2.Options()
-    options.case_sensitive = False
-    options.log_errors = False  # errors are raised and reported by config validation instead
-    return options
 
 
 class FallbackDetector:
@@ -52,12 +46,12 @@ class FallbackDetector:
         # next begins: it finds a superset of the answers that match, each then checked by the Set.
         self._any: re2._Regexp | None = None
         if rules:
-            self._rules = re2.Set.SearchSet(_options())
+            self._rules = re2.Set.SearchSet(re2_options())
             for _, pattern in rules:
                 self._rules.Add(pattern)
             self._rules.Compile()
             if not any(_WHOLE_TEXT_ANCHOR.search(pattern) for _, pattern in rules):
-                self._any = re2.compile("(?m)" + "|".join(f"(?:{pattern})" for _, pattern in rules), options=_options())
+                self._any = re2.compile("(?m)" + "|".join(f"(?:{pattern})" for _, pattern in rules), options=re2_options())
         self._empty_retrieval = empty_retrieval
         self._prepared: dict[int, str | None] = {}
         self._prepared_batch: Sequence[Envelope] = ()  # keeps the ids in _prepared from being reused
