@@ -1,132 +1,210 @@
-"""The local judge and the lexical score against labelled cases: precision, recall and AUROC for
-hallucinations, the confusion by kind of case and by stage (tests/data/judge_cases.yaml, then the
-held-out tests/data/judge_cases_holdout.yaml, by default).
+"""The local judge on public, human-labelled hallucination benchmarks it was never tuned on.
 
-    python bench/eval_local_judge.py [FILE ...]
+    python bench/eval_local_judge.py [--mirror /work/.mirror]
 
-Each case goes through what a sidecar does with a judged trace: the shipped fallback rules, the
-local judge, attribution. The lexical score is the fast path's (scorers/lexical.py): AUROC of
-1 - groundedness, and the sampler's flag (a number not in the chunks, or groundedness under
-judge.flag_support_below) as a classifier. tests/test_local_judge.py asserts these numbers exactly.
+Datasets (read from repository snapshots, never committed; fetch them with the `fetch` tool or `git clone`):
+- BEGIN (google/BEGIN-dataset, wow/begin_{dev,test}_wow.tsv; its licence is in the repository's wow/LICENSE): a knowledge sentence, a user turn and a
+  dialogue model's response, labelled "Fully attributable" (faithful) or "Not fully attributable"; "Generic" dropped.
+  Mapped to a trace: the user turn is the question, the knowledge the one chunk, the response the answer.
+- FaithBench (vectara/FaithBench, FaithBench.csv; licence in its LICENSE): a news-like source and an LLM's summary; the
+  summary is hallucinated when its worst annotation is "Unwanted", faithful when "Consistent" or "Benign";
+  "Questionable" is dropped as ambiguous. Mapped to a trace: "Summarize the passage." over the source as the chunk.
+  FaithBench's "Benign" is a hallucination in its taxonomy (true, but not in the source: what a groundedness judge
+  exists to flag), so a second row drops those summaries as ambiguous too.
+
+Tuning reads `--development` only. tests/data/begin_wow_sample.tsv is a small sample of BEGIN (CC BY 4.0) that
+tests/test_local_judge.py evaluates with exact numbers.
+
+Each item goes to the development or the held-out half by a hash of its id (fixed, decided before any tuning):
+tuning may read the development half only. For each half: base rate, flag rate, the false-positive rate (flags
+among faithful answers), precision, recall, F1, and AUROC of the judge's continuous risk; beside them a
+flag-everything baseline and an answer-length baseline (AUROC of the length; flags above the development
+half's median length).
 """
 
 from __future__ import annotations
 
+import argparse
+import csv
+import hashlib
+import io
+import statistics
+import subprocess
 import sys
-from collections import Counter
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
 from prometheus_client import CollectorRegistry
 
-from ragpulse.config import Config
+from ragpulse.app.factories import local_judge
 from ragpulse.collector.events import Chunk, TraceEvent
-from ragpulse.app.factories import fallback_detector, local_judge
-from ragpulse.collector.telemetry.labels import LabelGuard
-from ragpulse.judging.attribution import attribute
-from ragpulse.scorers.lexical import LexicalMetrics, LexicalScorer
-
-DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
-TABLES = (DATA / "judge_cases.yaml", DATA / "judge_cases_holdout.yaml")
-REFUSALS = ("knowledge_gap", "over_refusal")
+from ragpulse.config import Config
+from ragpulse.judging.llm_judge import Judgment
 
 
-@dataclass
-class Confusion:
-    tp: int = 0
-    fp: int = 0
-    fn: int = 0
-    tn: int = 0
-
-    def add(self, truth: bool, predicted: bool) -> None:
-        if truth:
-            self.tp, self.fn = self.tp + predicted, self.fn + (not predicted)
-        else:
-            self.fp, self.tn = self.fp + predicted, self.tn + (not predicted)
+@dataclass(frozen=True, slots=True)
+class Item:
+    id: str
+    question: str
+    answer: str
+    context: str
+    hallucinated: bool
 
     @property
-    def precision(self) -> float:
-        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 0.0
-
-    @property
-    def recall(self) -> float:
-        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 0.0
+    def held_out(self) -> bool:
+        return int(hashlib.sha256(self.id.encode()).hexdigest(), 16) % 2 == 1
 
 
-def auroc(positives: list[float], negatives: list[float]) -> float:
-    """The chance that a random hallucination scores above a random grounded answer (ties half)."""
-    wins = sum(1.0 if p > n else 0.5 if p == n else 0.0 for p in positives for n in negatives)
-    return wins / (len(positives) * len(negatives))
+def snapshot_file(mirror: Path, repo: str, path: str) -> str:
+    git_dir = mirror / repo / "repo"
+    return subprocess.run(["git", "--git-dir", str(git_dir), "show", f"HEAD:{path}"], check=True,
+                          capture_output=True, text=True).stdout
 
 
-@dataclass
-class Evaluation:
-    cases: int = 0
-    judge: Confusion = field(default_factory=Confusion)
-    lexical_flag: Confusion = field(default_factory=Confusion)
-    judge_auroc: float = 0.0
-    lexical_auroc: float = 0.0
-    wrong_by_kind: Counter[str] = field(default_factory=Counter)
-    stages: Counter[tuple[str, str]] = field(default_factory=Counter)  # (expected, attributed); "none": no bad case
-    unexpected_fallbacks: list[str] = field(default_factory=list)
+def begin_items(tsv: str, split: str) -> list[Item]:
+    """BEGIN's rows (a TSV of its own columns; a sample adds `item`, the row's id in the full set)."""
+    items = []
+    for number, row in enumerate(csv.DictReader(io.StringIO(tsv), delimiter="\t", quoting=csv.QUOTE_NONE)):
+        label = row["begin_label"].strip()
+        if label in ("Fully attributable", "Not fully attributable"):
+            items.append(Item(row.get("item") or f"begin:{split}:{number}", row["message"], row["response"],
+                              row["knowledge"], label == "Not fully attributable"))
+    return items
 
 
-def evaluate(path: Path) -> Evaluation:
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    knowledge = data["knowledge_base"]
-    config = Config()
-    registry = CollectorRegistry()
-    lexical = LexicalScorer(LexicalMetrics(registry, ["app"]), LabelGuard(["app"], 10, 10, registry))
-    judge, fallback = local_judge(config.judge, CollectorRegistry()), fallback_detector(config)
-    result = Evaluation(cases=len(data["cases"]))
-    judge_scores: dict[bool, list[float]] = {True: [], False: []}
-    lexical_scores: dict[bool, list[float]] = {True: [], False: []}
-    for index, case in enumerate(data["cases"]):
-        event = TraceEvent(trace_id=str(index), query=case["q"], answer=case["a"],
-                           chunks=[Chunk(id=key, text=knowledge[key]) for key in case["chunks"]])
-        refused = fallback.detect(event) is not None
-        judgment = judge.judge(event)
-        stage = attribute(judgment, refused) or "none"
-        expect = case["expect"]
-        if expect in REFUSALS:
-            result.stages[(expect, stage if refused else "answered")] += 1
-            result.wrong_by_kind[case["kind"]] += stage != expect
+def begin(mirror: Path) -> list[Item]:
+    return [item for split in ("dev", "test")
+            for item in begin_items(snapshot_file(mirror, "google+BEGIN-dataset", f"wow/begin_{split}_wow.tsv"), split)]
+
+
+def faithbench(mirror: Path, *, benign: bool | None = False) -> list[Item]:
+    """`benign`: what a "Benign" summary is (FaithBench's hallucination that is not bad: true, but not in the
+    source): faithful (False, as the issue measured), hallucinated (True), or dropped (None)."""
+    items = []
+    for number, row in enumerate(csv.DictReader(io.StringIO(snapshot_file(mirror, "vectara+FaithBench", "FaithBench.csv")))):
+        worst = row["worst-label"].strip()
+        if worst == "Questionable" or (worst == "Benign" and benign is None):
             continue
-        if refused:
-            result.unexpected_fallbacks.append(case["a"])
-            continue
-        truth = expect == "hallucination"
-        expected_stage = ("retrieval" if case["kind"] == "general_knowledge" else "generation") if truth else "none"
-        result.stages[(expected_stage, stage)] += 1
-        result.judge.add(truth, judgment.hallucination)
-        result.wrong_by_kind[case["kind"]] += judgment.hallucination != truth
-        assert judgment.groundedness is not None, case
-        judge_scores[truth].append(6 - judgment.groundedness)
-        scores = lexical.score(event)
-        assert scores is not None and scores.groundedness is not None, case
-        lexical_scores[truth].append(1 - scores.groundedness)
-        result.lexical_flag.add(truth, scores.number_mismatch or scores.groundedness < config.judge.flag_support_below)
-    result.judge_auroc = auroc(judge_scores[True], judge_scores[False])
-    result.lexical_auroc = auroc(lexical_scores[True], lexical_scores[False])
-    return result
+        items.append(Item(f"faithbench:{number}", "Summarize the passage.", row["summary"].strip(), row["source"].strip(),
+                          worst == "Unwanted" or (worst == "Benign" and bool(benign))))
+    return items
 
 
-def main(paths: list[Path]) -> None:
-    for path in paths:
-        result = evaluate(path)
-        judge, flag = result.judge, result.lexical_flag
-        print(f"{path.name}: {result.cases} cases")
-        print(f"  local judge  : precision {judge.precision:.3f} recall {judge.recall:.3f} AUROC {result.judge_auroc:.3f} "
-              f"(TP {judge.tp} FP {judge.fp} FN {judge.fn} TN {judge.tn})")
-        print(f"  lexical flag : precision {flag.precision:.3f} recall {flag.recall:.3f} AUROC {result.lexical_auroc:.3f} "
-              f"(TP {flag.tp} FP {flag.fp} FN {flag.fn} TN {flag.tn})")
-        print("  wrong by kind:", dict(sorted((k, v) for k, v in result.wrong_by_kind.items() if v)) or "none")
-        print("  stages (expected -> attributed):",
-              ", ".join(f"{e}->{a} {n}" for (e, a), n in sorted(result.stages.items())))
-        if result.unexpected_fallbacks:
-            print("  answers taken for fallbacks:", result.unexpected_fallbacks)
+def auroc(scores: list[float], positives: list[bool]) -> float:
+    """Mann–Whitney: the chance a hallucinated answer scores above a faithful one, ties counting half."""
+    ranked = sorted(zip(scores, positives, strict=True), key=lambda pair: pair[0])
+    rank_sum, position, n_pos = 0.0, 0, sum(positives)
+    while position < len(ranked):
+        end = position
+        while end < len(ranked) and ranked[end][0] == ranked[position][0]:
+            end += 1
+        mean_rank = (position + 1 + end) / 2
+        rank_sum += mean_rank * sum(1 for _, positive in ranked[position:end] if positive)
+        position = end
+    n_neg = len(ranked) - n_pos
+    return (rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg) if n_pos and n_neg else float("nan")
+
+
+def scores_of(flags: list[bool], positives: list[bool]) -> dict[str, float]:
+    tp = sum(f and p for f, p in zip(flags, positives, strict=True))
+    fp = sum(f and not p for f, p in zip(flags, positives, strict=True))
+    fn = sum(p and not f for f, p in zip(flags, positives, strict=True))
+    negatives = len(positives) - sum(positives)
+    precision = tp / (tp + fp) if tp + fp else float("nan")
+    recall = tp / (tp + fn) if tp + fn else float("nan")
+    return {"flag_rate": sum(flags) / len(flags), "fpr": fp / negatives if negatives else float("nan"),
+            "precision": precision, "recall": recall,
+            "f1": 2 * precision * recall / (precision + recall) if tp else 0.0}
+
+
+def risk(judged: Judgment) -> float:
+    """The judge's continuous score: above 0.5 a hallucination by its confidence, below it an answer it did not
+    fault, lower the surer it is (an uncertain one near 0.5)."""
+    confidence = judged.confidence if judged.confidence is not None else 0.0
+    return 0.5 + confidence / 2 if judged.hallucination else 0.5 - confidence / 2
+
+
+def evaluate(name: str, items: list[Item], *, development_only: bool = False) -> list[str]:
+    judge = local_judge(Config().judge, CollectorRegistry())
+    risks: dict[str, float] = {}
+    flags: dict[str, bool] = {}
+    for item in items:
+        judged = judge.judge(TraceEvent(trace_id=item.id, query=item.question, answer=item.answer,
+                                        chunks=[Chunk(text=item.context)]))
+        risks[item.id] = risk(judged)
+        flags[item.id] = bool(judged.hallucination)
+    dev = [i for i in items if not i.held_out]
+    median_length = statistics.median(len(i.answer) for i in dev)
+    rows = []
+    halves = [("development", dev)] + ([] if development_only else [("held out", [i for i in items if i.held_out])])
+    for half, part in halves:
+        positives = [i.hallucinated for i in part]
+        judge_scores = scores_of([flags[i.id] for i in part], positives)
+        everything = scores_of([True] * len(part), positives)
+        length = scores_of([len(i.answer) > median_length for i in part], positives)
+        base = sum(positives) / len(part)
+        cells = [
+            f"{judge_scores['flag_rate']:.1%}", f"{judge_scores['fpr']:.1%}", f"{judge_scores['precision']:.3f}",
+            f"{judge_scores['recall']:.3f}", f"{judge_scores['f1']:.3f}", f"{auroc([risks[i.id] for i in part], positives):.3f}",
+            f"{everything['f1']:.3f}", f"{length['precision']:.3f} / {length['f1']:.3f}",
+            f"{auroc([float(len(i.answer)) for i in part], positives):.3f}",
+        ]
+        rows.append(f"| {name} | {half} | {len(part)} | {base:.1%} | " + " | ".join(cells) + " |")
+    return rows
+
+
+def cost(items: list[Item], rounds: int = 3) -> tuple[float, float]:
+    """Median and 90th percentile, in µs, of one judged trace with its chunk cached (the chunk analysed once
+    before the clock runs, as a knowledge base's chunks recur): the best of `rounds` rounds per item."""
+    judge = local_judge(Config().judge, CollectorRegistry())
+    events = [TraceEvent(trace_id=i.id, query=i.question, answer=i.answer, chunks=[Chunk(text=i.context)]) for i in items]
+    timings = []
+    for event in events:
+        judge.judge(event)
+        best = float("inf")
+        for _ in range(rounds):
+            started = time.perf_counter()
+            judge.judge(event)
+            best = min(best, time.perf_counter() - started)
+        timings.append(best * 1e6)
+    timings.sort()
+    return statistics.median(timings), timings[int(0.9 * (len(timings) - 1))]
+
+
+BENCHMARKS = (
+    ("BEGIN (WoW)", begin),
+    ("FaithBench", faithbench),
+    ("FaithBench, Benign dropped", lambda mirror: faithbench(mirror, benign=None)),
+)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--mirror", type=Path, default=Path("/work/.mirror"),
+                        help="a folder of bare clones, DIR/<owner>+<name>/repo")
+    parser.add_argument("--development", action="store_true", help="the development halves only (for tuning)")
+    parser.add_argument("--cost", action="store_true", help="the judge's time per trace on each benchmark, chunks cached")
+    args = parser.parse_args(argv)
+    if args.cost:
+        for name, load in BENCHMARKS[:2]:
+            items = load(args.mirror)
+            for low, high in ((0, 10**9), (700, 1100)):
+                part = [i for i in items if low <= len(i.context) < high]
+                if part:
+                    median, p90 = cost(part)
+                    print(f"{name}, sources of {low}-{min(high, 10**6) - 1} characters: {len(part)} traces, median source "
+                          f"{statistics.median(len(i.context) for i in part):.0f} characters, answer "
+                          f"{statistics.median(len(i.answer) for i in part):.0f}: median {median:.0f} µs, p90 {p90:.0f} µs")
+        return 0
+    print("| benchmark | half | n | base rate | flag rate | FPR | precision | recall | F1 | AUROC | flag-all F1 "
+          "| length: precision / F1 | length AUROC |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for name, load in BENCHMARKS:
+        for row in evaluate(name, load(args.mirror), development_only=args.development):
+            print(row)
+    return 0
 
 
 if __name__ == "__main__":
-    main([Path(arg) for arg in sys.argv[1:]] or list(TABLES))
+    sys.exit(main(sys.argv[1:]))

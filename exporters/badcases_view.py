@@ -46,6 +46,13 @@ def _refusal(r: dict[str, Any]) -> str:
     return "refusal: correct abstention (nothing relevant was retrieved: a knowledge gap)"
 
 
+def _verdict(r: dict[str, Any]) -> str:
+    """ HALLUCINATION or UNCERTAIN, with the judge's confidence where it reports one (older records have neither)."""
+    label = "hallucination" if r["hallucination"] else r.get("verdict") or ""
+    shown = f" {label.upper()}" if label in ("hallucination", "uncertain") else ""
+    return shown + (f" (confidence {r['confidence']:.2f})" if r.get("confidence") is not None else "")
+
+
 def detail(r: dict[str, Any]) -> str:
     def block(text: str) -> str:
         return textwrap.indent(textwrap.fill(" ".join(text.split()), 96) or "(empty)", "    ")
@@ -57,7 +64,7 @@ def detail(r: dict[str, Any]) -> str:
         f"app {r['app']}  route {r['route']}  model {r['model']}  release {r['release']}  session {r['session_id']}",
         "",
         _refusal(r) if r["fallback"] else
-        f"groundedness {_score(r['groundedness'])}/5{' HALLUCINATION' if r['hallucination'] else ''}: {r['groundedness_reason']}",
+        f"groundedness {_score(r['groundedness'])}/5{_verdict(r)}: {r['groundedness_reason']}",
         f"answer relevancy {_score(r['answer_relevancy'])}/5{' (fallback)' if r['fallback'] else ''}: {r['answer_relevancy_reason']}",
         f"context relevance {_score(r['context_relevance'])}/3 (best chunk): {r['context_relevance_reason']}",
     ]

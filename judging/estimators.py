@@ -11,6 +11,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ragpulse.judging.llm_judge import JUDGED_VERDICTS
+
 Z95 = 1.959964
 
 
@@ -156,7 +158,7 @@ class HallucinationRates:
 def hallucination_rates(samples: Iterable[tuple[str, Mapping[str, str], float]]) -> HallucinationRates:
     """From exposition samples (name, labels, value): the routine sample's rate with its Wilson
     interval, and the stratified estimate over every judged answer of the routine and stratum draws."""
-    routine = {"hallucination": 0.0, "grounded": 0.0}
+    routine = {verdict: 0.0 for verdict in JUDGED_VERDICTS}
     offered: dict[str, float] = {}
     judged: dict[str, dict[str, float]] = {}
     for name, labels, value in samples:
@@ -168,7 +170,7 @@ def hallucination_rates(samples: Iterable[tuple[str, Mapping[str, str], float]])
         elif name == "ragpulse_judge_stratum_judgments_total" and labels.get("fallback") == "false":
             tally = judged.setdefault(labels["stratum"], {})
             tally[labels["verdict"]] = tally.get(labels["verdict"], 0.0) + value
-    strata = [Stratum(offered.get(s, 0.0), t.get("hallucination", 0.0) + t.get("grounded", 0.0), t.get("hallucination", 0.0))
+    strata = [Stratum(offered.get(s, 0.0), sum(t.get(v, 0.0) for v in JUDGED_VERDICTS), t.get("hallucination", 0.0))
               for s, t in judged.items()]
-    n = routine["hallucination"] + routine["grounded"]
+    n = sum(routine.values())
     return HallucinationRates(n, wilson(routine["hallucination"], n), sum(s.judged for s in strata), stratified(strata))

@@ -61,6 +61,8 @@ def build_record(item: JudgeItem, judgment: Judgment, stage: str | None, judge: 
         judge=judge, judge_model=judgment.judge_model, prompt_version=judgment.prompt_version,
         prompt_tokens=judgment.prompt_tokens, completion_tokens=judgment.completion_tokens, cost=cost,
         signals=signals or [],
+        verdict="refusal" if item.fallback else judgment.groundedness_verdict,
+        confidence=None if item.fallback else judgment.confidence,
     )
 
 

@@ -34,6 +34,9 @@ if TYPE_CHECKING:
 
 BUILTIN_PROMPT = "judgment.v1"
 HALLUCINATION_AT_MOST = 2  # groundedness score
+# The groundedness verdicts that judged an answer (error did not): the denominator of every hallucination rate.
+# "uncertain" is in it: an answer the judge could not fault counts against no rate, never for it.
+JUDGED_VERDICTS = ("hallucination", "grounded", "uncertain")
 IRRELEVANT_AT_MOST = 2  # answer relevancy score
 RELEVANT_CHUNK_AT_LEAST = 2  # chunk relevance 0-3
 RETRYABLE_STATUS = frozenset({408, 409, 429})
@@ -46,7 +49,7 @@ T = TypeVar("T")
 
 class Claim(msgspec.Struct):
     claim: str
-    verdict: Literal["supported", "contradicted", "not_in_context"]
+    verdict: Literal["supported", "contradicted", "not_in_context", "uncertain"]
     reason: str = ""
 
 
@@ -111,6 +114,8 @@ class Judgment:
     answer_relevancy_reason: str = ""
     chunk_relevance: list[int | None] = field(default_factory=list)  # 0-3 per chunk, in chunk order
     context_relevance_reason: str = ""
+    # The judge's confidence in its groundedness verdict, 0-1 (the local judge's; an LLM judge reports none)
+    confidence: float | None = None
     error: str | None = None  # an exception type, or "invalid_output"
     raw_output: str | None = None  # kept when it could not be parsed, for inspection
     prompt_tokens: int = 0
@@ -121,6 +126,16 @@ class Judgment:
     @property
     def hallucination(self) -> bool:
         return self.groundedness is not None and self.groundedness <= HALLUCINATION_AT_MOST
+
+    @property
+    def groundedness_verdict(self) -> str:
+        """hallucination, uncertain (a claim the judge could neither support nor fault: never a hallucination),
+        grounded, or error when there is no score."""
+        if self.groundedness is None:
+            return "error"
+        if self.hallucination:
+            return "hallucination"
+        return "uncertain" if any(c.verdict == "uncertain" for c in self.claims) else "grounded"
 
     @property
     def supported_share(self) -> float | None:

@@ -37,9 +37,12 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from ragpulse.collector.events import TraceEvent
 from ragpulse.judging.llm_judge import Claim, Judgment
-from ragpulse.scorers.text import Clause, clause, clauses, is_chatter, question_terms, sentences, size, supported_units
+from ragpulse.scorers.text import (Clause, clause, clauses, is_chatter, name_stems, question_terms, sentences, size,
+                                   supported_units)
 
-PROMPT_VERSION = "claims.v2"  # v2: names in any case and position, preambles and 7 天 (docs/BENCHMARKS.md)
+# v2: names in any case and position, preambles and 7 天; v3: uncertain claims, governed negation, numbers in
+# words, wrong subjects (docs/BENCHMARKS.md). Calibration is per version: a new one starts uncalibrated.
+PROMPT_VERSION = "claims.v3"
 MAX_CHARS = 4_000  # of an answer, a question or a chunk: longer texts are judged on their start
 _SUPPORTED_AT_LEAST = 0.5  # share of a claim's terms in the context
 _ALIGNED_AT_LEAST = 0.5  # share of a claim's terms in its aligned clause, for a polarity or swap verdict
@@ -51,6 +54,10 @@ _TOO_SHORT_UNITS = 2  # a claim of this few terms, none a quantity or a name, is
 # A model's preamble before what it was asked for: no claim about the context.
 _PREAMBLE = re.compile(r"^\s*(?:here(?:'s|’s| is| are)|below is|the following is)\b[^\n:]{0,200}:\s*", re.IGNORECASE)
 
+_DEMONYM_ENDINGS = ("ian", "ean", "ese", "ern", "ish", "an", "es", "ic")  # of stems: belgian, chines, western
+_CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9+]+")
+_LIST_MARKER = re.compile(r"\(?\d{1,2}[.)]?")  # "1." of a numbered list is no claim
+
 
 class ChunkAnalysis(msgspec.Struct, frozen=True, gc=False):
     sentences: tuple[tuple[Clause, ...], ...]  # each sentence as its clauses
@@ -60,6 +67,7 @@ class ChunkAnalysis(msgspec.Struct, frozen=True, gc=False):
     chars: frozenset[str]
     quantities: frozenset[tuple[str, float]]
     names: frozenset[str]
+    spelled: frozenset[tuple[str, float]]
     topic: frozenset[str]  # question_terms() of the chunk, for its relevance to a question
 
 
@@ -78,6 +86,7 @@ def _analyse(text: str) -> ChunkAnalysis:
         frozenset().union(*(c.chars for c in parsed)),
         frozenset().union(*(c.quantities for c in parsed)),
         frozenset().union(*(c.names for c in parsed)),
+        frozenset().union(*(c.spelled for c in parsed)),
         question_terms(text[:MAX_CHARS]),
     )
 
@@ -117,6 +126,7 @@ class _Verdict(msgspec.Struct, gc=False):
     claim: Claim
     score: int
     chunk: int | None  # the aligned clause's chunk, when supported
+    confidence: float  # in the verdict, 0-1: how much of the claim the evidence covers (README, The local judge)
 
 
 def _footprint(analysis: ChunkAnalysis) -> int:
@@ -132,6 +142,63 @@ def _footprint(analysis: ChunkAnalysis) -> int:
             total += (sys.getsizeof(part) + sys.getsizeof(part.text) + sum(map(sys.getsizeof, part.cjk_parts))
                       + sys.getsizeof(part.sequence))
     return total
+
+
+def _opposed(claim: Clause, other: Clause) -> bool:
+    """Opposite polarity about the same thing: the negation governs words the other clause says (at least
+    half of them) and does not negate too, or it is Chinese, where the whole clause is negated. "The mine
+    never had active mining again" does not contradict "the Pike mine is in Utah"; "is not covered by the
+    warranty" contradicts "the warranty covers it"; "he can't hide that he doesn't want the belt" agrees
+    with "he doesn't want the belt"."""
+    if claim.negated == other.negated:
+        return False
+    negative, positive = (claim, other) if claim.negated else (other, claim)
+    governed = negative.governed
+    if not governed:
+        return True
+    said = governed & positive.terms
+    return 2 * len(said) >= len(governed) and bool(said - positive.governed)
+
+
+def _demonym_of(name: str, context: Clause) -> bool:
+    """Belgian clubs for clubs in Belgium, Chinese cities for China, Western Australia for west Australian:
+    the name's stem without a demonym ending opens a term of the context ("belg" in "belgium")."""
+    for ending in _DEMONYM_ENDINGS:
+        if name.endswith(ending) and len(name) - len(ending) >= 4:
+            root = name[: -len(ending)]
+            return any(term.startswith(root) for term in context.terms)
+    return False
+
+
+def _kind(quantity: tuple[str, float]) -> tuple[str, bool]:
+    """A quantity's dimension, years apart from other counts: 1874 rivals 1865, not a 27-year-old."""
+    dimension, value = quantity
+    return dimension, dimension == "count" and 1000 <= value <= 2100 and value.is_integer()
+
+
+def _wrong_subject(claim: Clause, aligned: Clause,
+                   statements: Sequence[tuple[Clause, ...]]) -> tuple[tuple[str, float], list[tuple[str, float]]] | None:
+    """A quantity the context has, given to the wrong subject: "Dartmouth was founded in 1636" where the
+    clause about Dartmouth says 1769 and 1636 is only ever said without Dartmouth (of Harvard)."""
+    # One attribute, the rest of the claim the aligned clause's words: several quantities belong to several things.
+    if len(claim.quantities) != 1 or not claim.terms or len(claim.terms - aligned.terms) * 4 > len(claim.terms):
+        return None
+    subject = (claim.names | _opening_names(claim)) & aligned.terms
+    if not subject:
+        return None
+    for quantity in claim.quantities - aligned.quantities:
+        rivals = [q for q in aligned.quantities if _kind(q) == _kind(quantity)]
+        if not rivals:
+            continue
+        holders = [frozenset().union(*(c.terms for c in statement)) for statement in statements
+                   if any(quantity in c.quantities for c in statement)]
+        if holders and any(not any(name in terms for terms in holders) for name in subject):
+            return quantity, rivals
+    return None
+
+
+def _opening_names(claim: Clause) -> set[str]:
+    return {stem for word in _CAPITALISED.findall(claim.text) for stem in name_stems(word)}
 
 
 def _spell(tokens: Sequence[str]) -> str:
@@ -213,7 +280,8 @@ class LocalJudge:
             return judgment
         context = Clause("", frozenset().union(*(c.terms for c in known)), frozenset(), (),
                          frozenset().union(*(c.chars for c in known)), (), frozenset().union(*(c.quantities for c in known)),
-                         frozenset().union(*(c.names for c in known)), False)
+                         frozenset().union(*(c.names for c in known)), False,
+                         spelled=frozenset().union(*(c.spelled for c in known)))
         located: list[tuple[int, int, ChunkAnalysis]] = []  # (chunk index, offset of its clauses, analysis)
         candidates: list[tuple[int, Clause]] = []
         for index, chunk in enumerate(chunks):
@@ -221,21 +289,23 @@ class LocalJudge:
                 located.append((index, len(candidates), chunk))
                 candidates.extend((index, c) for c in chunk.clauses)
         statements = [sentence for chunk in known for sentence in chunk.sentences]
-        negated = frozenset().union(*(c.terms for _, c in candidates if c.negated))
+        negated = frozenset().union(*(c.governed or c.terms for _, c in candidates if c.negated))
         only_negated = negated.difference(*(c.terms for _, c in candidates if not c.negated)) if negated else negated
         where = _Context(candidates, located, statements, context, only_negated)
         verdicts = [self._verdict(claim, where) for claim in self._claims(event.answer)]
         judgment.claims = [v.claim for v in verdicts]
         if not verdicts:
             judgment.groundedness, judgment.groundedness_reason = 5, "the answer makes no claim to check"
+            judgment.confidence = 1.0
         else:
-            weakest = min(verdicts, key=lambda v: v.score)
+            weakest = min(verdicts, key=lambda v: (v.score, v.confidence))
             judgment.groundedness = weakest.score
+            judgment.confidence = weakest.confidence
             counts = {verdict: sum(v.claim.verdict == verdict for v in verdicts)
-                      for verdict in ("supported", "contradicted", "not_in_context")}
+                      for verdict in ("supported", "contradicted", "not_in_context", "uncertain")}
             judgment.groundedness_reason = (
                 f"{counts['supported']} of {len(verdicts)} claims supported, {counts['contradicted']} contradicted, "
-                f"{counts['not_in_context']} not in the context"
+                f"{counts['not_in_context']} not in the context, {counts['uncertain']} uncertain"
                 + (f"; weakest: {weakest.claim.claim!r}: {weakest.claim.reason}" if weakest.score < 5 else "")
             )
         self._relevancy(judgment, event.answer, question, coverage, verdicts)
@@ -246,7 +316,7 @@ class LocalJudge:
     def _claims(self, answer: str) -> list[Clause]:
         answer = _PREAMBLE.sub("", answer[:MAX_CHARS], count=1)  # "Here is a summary of the passage:" claims nothing
         parsed = [clause(part) for part in clauses(answer)]
-        return [c for c in parsed if (c.terms or c.quantities) and not is_chatter(c)]
+        return [c for c in parsed if (c.terms or c.quantities) and not is_chatter(c) and not _LIST_MARKER.fullmatch(c.text)]
 
     @staticmethod
     def _verdict(claim: Clause, where: _Context) -> _Verdict:
@@ -254,7 +324,7 @@ class LocalJudge:
         whole context."""
         units = size(claim)
         candidates, context = where.candidates, where.context
-        missing_quantities = claim.quantities - context.quantities
+        missing_quantities = claim.quantities - context.quantities - context.spelled
         shared: dict[int, int] = {}
         for key in (*claim.terms, *claim.quantities):
             for position in where.holding(key):
@@ -264,19 +334,32 @@ class LocalJudge:
                          for p, n in shared.items()), key=lambda scored_clause: (-scored_clause[0], scored_clause[1]))
         best_dice, best_chunk, aligned = (scored[0][0], *candidates[scored[0][1]]) if scored else (0.0, None, _NOTHING)
 
+        aligned_share = supported_units(claim, aligned) / units
+        share = supported_units(claim, context) / units
+
         def verdict(kind: str, reason: str, score: int, chunk: int | None = None) -> _Verdict:
             evidence = f' (context: "{aligned.text}")' if best_dice > 0 else ""
-            return _Verdict(Claim(claim.text, kind, reason + evidence), score, chunk)  # type: ignore[arg-type]
+            # A contradiction is surer the closer the claim copies the clause it contradicts; a missing name or
+            # number the more of the rest the context supports; a claim with nothing in the context the longer
+            # it is; support (and abstention) as sure as the share of the claim's terms found.
+            confidence = (0.5 + min(aligned_share, 1.0) / 2 if kind == "contradicted"
+                          else 0.5 + min(units, 10) / 20 if kind == "not_in_context" and share == 0
+                          else 0.5 + min(share, 1.0) / 2 if kind == "not_in_context" else min(share, 1.0))
+            return _Verdict(Claim(claim.text, kind, reason + evidence), score, chunk,  # type: ignore[arg-type]
+                            round(confidence, 3))
 
         for quantity in missing_quantities:
             rivals = [q for q in aligned.quantities if q[0] == quantity[0]]
             if rivals:
                 return verdict("contradicted", f"says {_describe(quantity)} where the context says "
                                f"{', '.join(map(_describe, rivals))}", 1)
-        aligned_share = supported_units(claim, aligned) / units
+        if (misplaced := _wrong_subject(claim, aligned, where.statements)) is not None:
+            quantity, rivals = misplaced
+            return verdict("contradicted", f"says {_describe(quantity)} where the context says "
+                           f"{', '.join(map(_describe, rivals))}; {_describe(quantity)} is said of something else", 1)
         if aligned_share >= _ALIGNED_AT_LEAST:
             as_well = [candidates[p][1] for d, p in scored if d >= best_dice - _AS_WELL]
-            if all(c.negated != claim.negated for c in as_well):
+            if all(_opposed(claim, c) for c in as_well):
                 return verdict("contradicted", "the context says the opposite", 1)
             # a term the aligned clause lacks, found only where the context negates it (注销账号后订单记录
             # 可以恢复 against 注销账号后订单记录将被永久删除，无法恢复); a negated claim is checked above
@@ -293,15 +376,18 @@ class LocalJudge:
             return verdict("not_in_context", f"{', '.join(map(_describe, missing_quantities))} is not in the context", 2)
         # A name is in the context in any case and any position (names are lower-cased terms too): a lower-case
         # source, or a sentence that opens with the name, is no reason to call it missing.
-        missing_names = claim.names - context.names - context.terms
+        missing_names = {name for name in claim.names - context.names - context.terms if not _demonym_of(name, context)}
+        if units <= _TOO_SHORT_UNITS:  # "Scotland.": a short answer's opening word is a name too
+            missing_names.update(name for name in _opening_names(claim) - context.terms if not _demonym_of(name, context))
         if missing_names:
             return verdict("not_in_context", f"the context does not mention {', '.join(sorted(missing_names))}", 2)
-        share = supported_units(claim, context) / units
+        if share == 0 and units > _TOO_SHORT_UNITS:  # no evidence at all is not weak evidence
+            return verdict("not_in_context", f"none of its {units} terms is in the context", 2)
         if share < _SUPPORTED_AT_LEAST:
-            if units <= _TOO_SHORT_UNITS:
-                return verdict("not_in_context", f"{share:.0%} of its {units} terms are in the context: too little "
-                               "to call it unsupported", 3)
-            return verdict("not_in_context", f"{share:.0%} of its terms are in the context", 2)
+            # Weak lexical evidence either way: a paraphrase and an invention look alike here, so the judge
+            # abstains (score 3, no hallucination) rather than cry wolf.
+            return verdict("uncertain", f"{share:.0%} of its {units} terms are in the context: too little to call "
+                           "it supported, nothing specific to call it unsupported", 3)
         score = 5 if share >= 0.8 else 4 if share >= 0.6 else 3
         return verdict("supported", f"{share:.0%} of its terms are in the context", score, best_chunk)
 

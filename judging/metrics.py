@@ -20,7 +20,7 @@ from ragpulse.judging.sampler import PRIORITIES
 
 SKIP_REASONS = ("queue_full", "evicted", "budget_tokens", "budget_cost", "circuit_open", "trace_unknown", "shutdown")
 JUDGMENT_VERDICTS = {
-    "groundedness": ("grounded", "hallucination", "error"),
+    "groundedness": ("grounded", "hallucination", "uncertain", "error"),
     "answer_relevancy": ("relevant", "irrelevant", "fallback", "error"),
     "context_relevance": ("relevant", "irrelevant", "error"),
 }
@@ -43,7 +43,7 @@ class JudgeMetrics:
         self.judgments = CounterFamily(
             "ragpulse_judgments_total",
             "Judgments by judge (llm, local, rule), sample (routine: the base rate, unbiased; targeted: a stratum's "
-            "class beyond it; feedback: judged because of a user signal, in no rate), metric and verdict. groundedness: grounded, hallucination, error; answer_relevancy: relevant, "
+            "class beyond it; feedback: judged because of a user signal, in no rate), metric and verdict. groundedness: grounded, hallucination, uncertain (the judge could not tell: never a hallucination), error; answer_relevancy: relevant, "
             "irrelevant, fallback, error; context_relevance: relevant, irrelevant, error.",
             [*labels, "judge", "sample", "metric", "verdict"],
             registry,
@@ -136,7 +136,7 @@ class JudgmentMetrics:
             if judgment.groundedness is None:
                 verdict = "error"
             else:
-                verdict = "hallucination" if judgment.hallucination else "grounded"
+                verdict = judgment.groundedness_verdict
                 metrics.judge_score.labels(judge, sample, "groundedness").observe(judgment.groundedness)
                 if (share := judgment.supported_share) is not None:
                     metrics.judge_supported_share.labels(judge).observe(share)
@@ -182,7 +182,7 @@ class RateMetrics:
         self.stratum_judgments = CounterFamily(  # recorded on the event loop: a fast family
             "ragpulse_judge_stratum_judgments_total",
             "Judgments of the routine and targeted samples by stratum at arrival and fallback: verdict hallucination, "
-            "grounded or error for answers; over_refusal, knowledge_gap or error for fallbacks. n_s and the "
+            "grounded, uncertain or error for answers; over_refusal, knowledge_gap or error for fallbacks. n_s and the "
             "positives of the stratified estimate; feedback-triggered judgments are not counted.",
             [*labels, "judge", "fallback", "stratum", "verdict"],
             registry,

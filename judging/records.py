@@ -59,6 +59,11 @@ class JudgmentRecord(msgspec.Struct):
     # What users did about the answer (scorers/satisfaction.py): those known when it was judged; in the
     # bad-case store, later ones are appended.
     signals: list[str] = []
+    # The groundedness verdict: grounded, hallucination, uncertain (the judge could not tell: never a
+    # hallucination), error, or refusal for a fallback; and the judge's confidence in it, 0-1 (None: the
+    # judge reports none, as an LLM judge does).
+    verdict: str = ""
+    confidence: float | None = None
 
 
 class ReviewRecord(msgspec.Struct):

@@ -224,7 +224,7 @@ class JudgeWorkers:
         grounded = None if item.fallback else judgment.groundedness
         # The join marks the turn judged and says which signals came before (they go in the record).
         signals = self._join.judged(item.event.trace_id, item.sample,
-                                    "not_scored" if grounded is None else "hallucination" if judgment.hallucination else "grounded",
+                                    "not_scored" if grounded is None else judgment.groundedness_verdict,
                                     stage or "none")
         record = build_record(item, judgment, stage, judge, cost, audit, signals)
         self._exit(JudgedTrace(item, judgment, stage, judge, record))

@@ -33,7 +33,7 @@ class Signal:
 SIGNALS = (
     Signal("hallucination", "Hallucination", "app",
            'ragpulse_judgments_total{sample="routine",metric="groundedness",verdict="hallucination"}',
-           'ragpulse_judgments_total{sample="routine",metric="groundedness",verdict=~"hallucination|grounded"}', True),
+           'ragpulse_judgments_total{sample="routine",metric="groundedness",verdict=~"hallucination|grounded|uncertain"}', True),
     Signal("fallback", "Fallback", "app", "ragpulse_fallbacks_total", "ragpulse_traces_total", False),
     Signal("rephrase", "Rephrase", "app", 'ragpulse_satisfaction_signals_total{signal="rephrase"}', "ragpulse_traces_total", False),
     Signal("escalation", "Escalation", "app", 'ragpulse_satisfaction_signals_total{signal="escalation"}', "ragpulse_traces_total",

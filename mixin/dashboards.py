@@ -116,7 +116,8 @@ def satisfaction(settings: Settings) -> list[PanelSpec]:
     think (README, Satisfaction)."""
     w = settings.hallucination_window
     signals = "ragpulse_satisfaction_signals_total"
-    routine = f'ragpulse_judgments_total{{{SELECTOR},sample="routine",metric="groundedness",verdict=~"hallucination|grounded"}}'
+    routine = (f'ragpulse_judgments_total{{{SELECTOR},sample="routine",metric="groundedness",'
+               f'verdict=~"hallucination|grounded|uncertain"}}')
     judged_down = f'ragpulse_satisfaction_judged_signals_total{{{APP},sample="routine",signal="thumbs_down"}}'
 
     def complaints(fallback: str) -> str:

@@ -47,7 +47,11 @@ _CJK_NEGATOR_WORDS = "无法|没有|不|没|未|非|无|别|勿"
 _NOT_NEGATIONS = ("无理由", "无论", "不仅", "不但", "非常", "不同", "无线", "毫无疑问")
 # "without" is no negator here: "installments without interest" paraphrases "interest-free ones".
 _EN_NEGATORS = frozenset("not no never cannot none nor neither nothing nobody".split())
-_LEADING_ANSWER = re.compile(r"^\s*(?:yes|no|yeah|yep|nope|sure|correct|indeed|unfortunately)\b[\s,.!:;—-]*", re.IGNORECASE)
+# "No, ..." and "No you can't" answer a question; "No immediate injuries were reported" negates.
+_LEADING_ANSWER = re.compile(
+    r"^\s*(?:(?:yes|yeah|yep|nope|sure|correct|indeed|unfortunately)\b|no\b(?=\s*[,.!:;—-]|\s+(?:you|we|i|it|they|that|"
+    r"this|there|he|she)\b))[\s,.!:;—-]*", re.IGNORECASE)
+_EN_NOT_NEGATIONS = re.compile(r"\bnot only\b|\bno doubt\b|\bno matter\b|\bnot just\b")
 _CJK_LEADING_ANSWER = re.compile(r"^\s*(?:是的|对|不|不是|不能|不可以|可以|能|会|不会)[，,。！!：:]")
 
 # -- clauses -----------------------------------------------------------------------------------
@@ -99,16 +103,29 @@ _NUMBER_WORDS = {
     "thirty": 30.0, "forty": 40.0, "fifty": 50.0, "sixty": 60.0, "ninety": 90.0, "hundred": 100.0,
     "half a": 0.5, "half an": 0.5,
 }
+_SCALES = {"hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
-_EN_NUM = rf"(?:{_NUM}|" + "|".join(sorted(map(re.escape, _NUMBER_WORDS), key=len, reverse=True)) + ")"
+_SCALE = "|".join(_SCALES)
+# A number in digits or words, times a scale word: "1.5 million", "two hundred", "a trillion".
+_EN_NUM = (rf"(?:(?:{_NUM}|" + "|".join(sorted(map(re.escape, _NUMBER_WORDS), key=len, reverse=True))
+           + rf")(?:\s+(?:{_SCALE})\b)?|\ban?\s+(?:{_SCALE})\b)")
 _EN_UNIT = "|".join(sorted(map(re.escape, _EN_UNITS), key=len, reverse=True))
 _EN_QUANTITY = re.compile(
-    rf"(?P<sign>[$€£¥￥])\s?(?P<money>{_NUM})"
-    rf"|\b(?P<low>{_NUM})\s*(?:to|-|–|~)\s*(?P<high>{_NUM})(?:-|\s*)(?P<range_unit>{_EN_UNIT})(?![a-z])"
+    rf"(?P<sign>[$€£¥￥])\s?(?P<money>{_NUM}(?:\s*(?:{_SCALE})\b)?)"
+    rf"|\b(?P<age>\d{{1,3}})(?:-|\s)years?(?:-|\s)old\b"  # an age is the number the source gives it ("Keating, 21")
+    rf"|\b(?P<low>{_EN_NUM})\s*(?:to|-|–|~)\s*(?P<high>{_EN_NUM})(?:-|\s*)(?P<range_unit>{_EN_UNIT})(?![a-z])"
     rf"|\b(?:per|every|each)\s+(?P<rate>minute|hour|day|week|month|year)\b"
     rf"|(?<![\w.])(?P<value>{_EN_NUM})(?:-|\s*)(?P<unit>{_EN_UNIT})?(?![a-z\d{CJK}])"  # 12个月 is Chinese's
     r"|\b(?P<times>once|twice)\b"
 )
+# Where a quantity can start: the full pattern is tried only there (trying it at every position costs ~15 µs a clause).
+_DIGIT_OR_SIGN = re.compile(r"[\d$€£¥￥]")
+_NOT_LETTERS = re.compile(r"[^a-z]+")
+_QUANTITY_WORDS_FIRST = frozenset({name.split()[0] for name in _NUMBER_WORDS} | {"per", "every", "each", "once", "twice",
+                                                                                *_SCALES})
+_QUANTITY_START = re.compile(r"[\d$€£¥￥]|\b(?:" + "|".join(sorted({name.split()[0] for name in _NUMBER_WORDS} | {
+    "per", "every", "each", "once", "twice"})) + rf"|an?\s+(?:{_SCALE}))\b")
+_NOT_COUNTS = frozenset(("one", "half a", "half an"))
 _CJK_NEXT = re.compile(rf"\s*[{CJK}]")
 _CJK_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _CJK_UNITS: dict[str, tuple[str, float]] = {
@@ -149,15 +166,40 @@ def cjk_number(numeral: str) -> float:
 
 
 def _en_number(token: str) -> float:
-    return _NUMBER_WORDS.get(token) or float(token.replace(",", ""))
+    """"1,500" -> 1500, "two hundred" -> 200, "a trillion" -> 1e12, "1.5 million" -> 1.5e6."""
+    *number, scale = token.split() if token.split()[-1] in _SCALES else (*token.split(), "")
+    spelled = " ".join(number)
+    value = 1.0 if spelled in ("", "a", "an") else _NUMBER_WORDS.get(spelled) or float(spelled.replace(",", ""))
+    return value * _SCALES.get(scale, 1.0)
 
 
-def _en_quantities(text: str) -> list[tuple[str, float]]:
-    """(dimension, base value) of each quantity in lower-cased English text."""
+def _en_matches(text: str) -> list[re.Match[str]]:
+    """_EN_QUANTITY's matches, as finditer finds them, tried only where a quantity can start."""
+    matches: list[re.Match[str]] = []
+    if _DIGIT_OR_SIGN.search(text) is None and _QUANTITY_WORDS_FIRST.isdisjoint(_NOT_LETTERS.split(text)):
+        return matches  # two clauses in three: no digit, no word a quantity starts with
+    end = 0
+    for start in _QUANTITY_START.finditer(text):
+        if start.start() < end:
+            continue
+        match = _EN_QUANTITY.match(text, start.start())
+        if match is not None and match.end() > match.start():
+            matches.append(match)
+            end = match.end()
+    return matches
+
+
+def _en_quantities(text: str) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+    """(dimension, base value) of each quantity in lower-cased English text, and apart the bare counts
+    spelled in words ("two films"): a summary counts things its source lists ("the passage describes two
+    films"), so a spelled count is evidence for a claim's count, never a claim of its own."""
     found: list[tuple[str, float]] = []
-    for match in _EN_QUANTITY.finditer(text):
+    spelled: list[tuple[str, float]] = []
+    for match in _en_matches(text):
         if match["money"]:
-            found.append((_CURRENCY_SIGN[match["sign"]], float(match["money"].replace(",", ""))))
+            found.append((_CURRENCY_SIGN[match["sign"]], _en_number(match["money"])))
+        elif match["age"]:
+            found.append(("count", float(match["age"])))
         elif match["range_unit"]:
             dimension, factor = _EN_UNITS[match["range_unit"]]
             found += [(dimension, _en_number(match["low"]) * factor), (dimension, _en_number(match["high"]) * factor)]
@@ -168,9 +210,11 @@ def _en_quantities(text: str) -> list[tuple[str, float]]:
         else:
             value, unit = match["value"], match["unit"]
             if unit is None:
-                # A bare number; a bare "a" or "one" is no quantity, and "7 天" is the Chinese parser's 7 days.
-                if value[0].isdigit() and not _CJK_NEXT.match(text, match.end()):
-                    found.append(("count", float(value.replace(",", ""))))
+                # A bare number, in digits or words ("two seasons" = 2 seasons); "a", "one" and "half" are
+                # words more often than counts, and "7 天" is the Chinese parser's 7 days.
+                if value not in _NOT_COUNTS and not _CJK_NEXT.match(text, match.end()):
+                    spoken = not value[0].isdigit() and value.split()[-1] not in _SCALES
+                    (spelled if spoken else found).append(("count", _en_number(value)))
                 continue
             dimension, factor = _EN_UNITS[unit]
             number = _en_number(value)
@@ -178,7 +222,7 @@ def _en_quantities(text: str) -> list[tuple[str, float]]:
                 found.append(("clock", number % 12 + factor))
             else:
                 found.append((dimension, number * factor))
-    return found
+    return found, spelled
 
 
 def _cjk_quantities(text: str) -> list[tuple[str, float]]:
@@ -208,6 +252,7 @@ _LATIN_WORD = re.compile(r"[a-z][a-z0-9+]*(?:['’][a-z]+)?")
 _CJK_RUN = re.compile(rf"[{CJK}]+")
 _HAS_CJK = re.compile(rf"[{CJK}]")
 _NAME = re.compile(r"(?<![.!?。！？]\s)(?<!^)\b[A-Z][A-Za-z0-9+]*(?:\s+[A-Z][A-Za-z0-9+]*)*")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\(?\d{1,2}[.)])?\s*")  # "- Full name: ..." opens a line, as a sentence does
 _LATIN_IN_CJK = re.compile(r"[A-Za-z][A-Za-z0-9+]+")
 _CJK_FUNCTION_OR_NEGATOR = re.compile(f"(?:[{''.join(sorted(CJK_FUNCTION))}]|{_CJK_NEGATOR_WORDS})+")
 # Synonyms of the calendar that are units, not wording: 星期日 and 礼拜天 are 周日.
@@ -215,7 +260,7 @@ _CJK_WEEK = re.compile("星期|礼拜")
 
 
 # A quantity's words are not terms of their own: "two weeks" is the quantity 14 days, not "week".
-_QUANTITY_WORDS = frozenset(_stem_words([word for word in (*_EN_UNITS, *_NUMBER_WORDS, "once", "twice", "per", "every")
+_QUANTITY_WORDS = frozenset(_stem_words([word for word in (*_EN_UNITS, *_NUMBER_WORDS, *_SCALES, "once", "twice", "per", "every", "old")
                                          if " " not in word]))
 
 
@@ -229,11 +274,14 @@ class Clause(msgspec.Struct, frozen=True, gc=False):
     quantities: frozenset[tuple[str, float]]
     names: frozenset[str]  # proper nouns, lower-cased and stemmed like terms
     negated: bool
+    governed: frozenset[str] = frozenset()  # the English words a negator governs (empty: the whole clause)
+    spelled: frozenset[tuple[str, float]] = frozenset()  # bare counts in words: evidence, not claims
 
 
 _POLARITY_TOKEN = re.compile(rf"[a-z][a-z0-9+'’]*|[,;:()]|[{CJK}]")
 _SCOPE_ENDS = frozenset(("and", "but", "or", "then", "if", "when", "while", ",", ";", ":", "(", ")"))
 _SCOPE = 4  # tokens after a negator that it can govern
+_NOTHING_GOVERNED: frozenset[str] = frozenset()
 _ANY_NEGATOR = re.compile(rf"\b(?:{'|'.join(sorted(_EN_NEGATORS))})\b|n['’]t\b|[{_CJK_NEGATORS}]")
 
 
@@ -241,38 +289,50 @@ def _is_en_negator(word: str) -> bool:
     return word in _EN_NEGATORS or word.endswith(("n't", "n’t"))
 
 
-def _negated(body: str, has_cjk: bool) -> bool:
+def _negation(body: str, has_cjk: bool) -> tuple[bool, frozenset[str]]:
     """Odd parity of the negators that govern content in `body` (lower case, without a leading yes or
-    no): a negator counts when one of the next few tokens (within its clause) is a content word or
-    character. "you don't have it, wait 48 hours" negates nothing the context could contradict; "is
-    not covered" and 不支持 do."""
+    no), and the English words they govern, stemmed. A negator counts when one of the next few tokens
+    (within its clause) is a content word or character. "you don't have it, wait 48 hours" negates
+    nothing the context could contradict; "is not covered" and 不支持 do. The governed words say what
+    is negated: "the mine never had active mining again" negates active mining, not the mine. Chinese
+    clauses report no governed words (the whole clause is negated: 不支持 / 支持 share their terms)."""
     if _ANY_NEGATOR.search(body) is None:  # most clauses: no token walk
-        return False
+        return False, _NOTHING_GOVERNED
     if has_cjk:
         body = _CJK_LEADING_ANSWER.sub("", body, count=1)
         for phrase in _NOT_NEGATIONS:
             body = body.replace(phrase, "")
+    body = _EN_NOT_NEGATIONS.sub(" ", body)
     tokens = _POLARITY_TOKEN.findall(body)
     count = 0
+    governed: list[str] = []
     for index, token in enumerate(tokens):
         if not (_is_en_negator(token) or token in _CJK_NEGATORS):
             continue
+        governs = False
         for following in tokens[index + 1 : index + 1 + _SCOPE]:
             if following in _SCOPE_ENDS:
                 break
             if following[0] > "\u33ff":
                 if following not in CJK_FUNCTION and following not in _CJK_NEGATORS:
-                    count += 1
+                    governs = True
                     break
             elif following not in STOPWORDS and not _is_en_negator(following):
-                count += 1
-                break
-    return count % 2 == 1
+                governs = True
+                governed.append(following)
+        count += governs
+    # Every governed word, whatever the parity: "can't hide that he doesn't want the belt" still negates wanting it.
+    return count % 2 == 1, frozenset(_stem_words(governed)) - _QUANTITY_WORDS if governed and not has_cjk else _NOTHING_GOVERNED
 
 
 def _words(lower: str) -> list[str]:
     words = [word for word in _LATIN_WORD.findall(lower) if word not in STOPWORDS and not _is_en_negator(word)]
     return _stem_words(words) if words else []
+
+
+def name_stems(word: str) -> frozenset[str]:
+    """A capitalised word as a name is compared: its content stems, not a word of conversation."""
+    return frozenset(_words(word.lower())) - _CHATTER
 
 
 def _cjk_parts(text: str) -> list[str]:
@@ -311,10 +371,10 @@ def clause(text: str) -> Clause:
     stripped = _LEADING_ANSWER.sub("", lower, count=1)
     stems = _words(stripped)
     terms = set(stems)
-    quantities = _en_quantities(stripped)
-    raw_names = _LATIN_IN_CJK.findall(text) if has_cjk else _NAME.findall(text.strip())
+    quantities, spelled = _en_quantities(stripped)
+    raw_names = _LATIN_IN_CJK.findall(text) if has_cjk else _NAME.findall(_LIST_ITEM.sub("", text, count=1))
     # "( Note: the numbers...": a capitalised word of conversation is no name.
-    names = {stem for name in raw_names for stem in _words(name.lower())} - _CHATTER
+    names = set(_words(" ".join(raw_names).lower())) - _CHATTER if raw_names else set()
     parts: list[str] = []
     if has_cjk:
         parts = _cjk_parts(lower)
@@ -324,8 +384,9 @@ def clause(text: str) -> Clause:
     terms.update(bigram for part in parts for bigram in _bigrams(part))
     joined = "".join(parts)
     sequence = (*(stem for stem in stems if stem in words), *joined)
+    negated, governed = _negation(stripped, has_cjk)
     return Clause(text, frozenset(terms), words, tuple(parts), frozenset(joined), sequence, frozenset(quantities),
-                  frozenset(names), _negated(stripped, has_cjk))
+                  frozenset(names), negated, governed, frozenset(spelled))
 
 
 def size(parsed: Clause) -> int:

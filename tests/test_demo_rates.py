@@ -44,9 +44,9 @@ def test_the_demo_shows_a_routine_rate_near_the_injected_share(fake: FakeOpenAI,
                    timeout=30, what="the demo's sidecar")
         routine = 'ragpulse_judgments_total{sample="routine",metric="groundedness"'
         readme_promql = (f'sum(ragpulse_judgments_total{{sample="routine",metric="groundedness",verdict="hallucination"}})'
-                         f' / sum({routine},verdict=~"hallucination|grounded"}})')
+                         f' / sum({routine},verdict=~"hallucination|grounded|uncertain"}})')
         # The last scrapes, while the demo still runs: at least 1,000 routine judgments behind them.
-        wait_until(lambda: (prometheus.value(f"sum({routine},verdict=~\"hallucination|grounded\"}})") or 0) >= 1_000,
+        wait_until(lambda: (prometheus.value(f"sum({routine},verdict=~\"hallucination|grounded|uncertain\"}})") or 0) >= 1_000,
                    timeout=60, what="1,000 routine judgments in Prometheus")
         wait_until(lambda: prometheus.value("app:ragpulse_hallucination_routine_judged:increase5m", app="support-bot")
                    is not None, timeout=20, what="the recording rules")

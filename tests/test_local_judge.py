@@ -19,7 +19,7 @@ from ragpulse.judging.local_judge import MAX_CHARS, LocalJudge, LocalJudgeMetric
 from ragpulse.scorers.text import clause, clauses
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-from eval_local_judge import TABLES, evaluate  # noqa: E402 - the evaluation the README's numbers come from
+from eval_own_table import TABLES, evaluate  # noqa: E402 - the evaluation the README's numbers come from
 
 Factory = Callable[..., RagpulseProcess]
 
@@ -36,18 +36,20 @@ def judged(question: str, answer: str, *chunks: str, local: LocalJudge | None = 
 
 
 def test_the_labelled_table() -> None:
-    """170 cases, 75 of them Chinese: recall 0.944 at precision 1.0 (README, The local judge)."""
+    """170 cases, 75 of them Chinese: recall 0.867 at precision 1.0 (README, The local judge). Recall fell from
+    0.944 when the judge learned to abstain: an added sentence with some of its words in the context is
+    "uncertain" now, never a hallucination (docs/BENCHMARKS.md has what that bought on public data)."""
     result = evaluate(TABLES[0])
     assert result.cases == 170 and not result.unexpected_fallbacks
-    assert (result.judge.tp, result.judge.fp, result.judge.fn, result.judge.tn) == (85, 0, 5, 65)
-    assert result.judge.recall >= 0.9 and result.judge.precision >= 0.8  # the issue's targets
+    assert (result.judge.tp, result.judge.fp, result.judge.fn, result.judge.tn) == (78, 0, 12, 65)
+    assert result.judge.recall >= 0.85 and result.judge.precision >= 0.9  # the issue's targets
     assert {kind: n for kind, n in result.wrong_by_kind.items() if n} == {
-        "added_claim": 2, "flipped_negation": 1, "swapped_entity": 2}  # no faithful answer or paraphrase flagged
-    assert round(result.judge_auroc, 4) == 0.9809
+        "added_claim": 7, "flipped_negation": 1, "swapped_entity": 3, "general_knowledge": 1}  # no faithful answer flagged
+    assert round(result.judge_auroc, 4) == 0.9774
     assert result.stages == Counter({
-        ("generation", "generation"): 72, ("generation", "none"): 5, ("generation", "retrieval"): 3,
+        ("generation", "generation"): 66, ("generation", "none"): 11, ("generation", "retrieval"): 3,
         ("knowledge_gap", "knowledge_gap"): 7, ("none", "none"): 64, ("none", "retrieval"): 1,
-        ("over_refusal", "over_refusal"): 8, ("retrieval", "generation"): 1, ("retrieval", "retrieval"): 9,
+        ("over_refusal", "over_refusal"): 8, ("retrieval", "none"): 1, ("retrieval", "retrieval"): 9,
     })
     # the fast path's lexical flag on the same cases: what decides which traces are judged first
     assert (result.lexical_flag.tp, result.lexical_flag.fp, result.lexical_flag.fn, result.lexical_flag.tn) == (50, 9, 40, 56)
@@ -55,12 +57,13 @@ def test_the_labelled_table() -> None:
 
 
 def test_the_held_out_table() -> None:
-    """Written after the judge was tuned on the first table, never tuned on."""
+    """Written after the judge was tuned on the first table, never tuned on: recall 0.842 (under the 0.85 target
+    by one case, an added claim the judge now abstains on)."""
     result = evaluate(TABLES[1])
     assert result.cases == 37 and not result.unexpected_fallbacks
-    assert (result.judge.tp, result.judge.fp, result.judge.fn, result.judge.tn) == (18, 0, 1, 14)
-    assert {kind: n for kind, n in result.wrong_by_kind.items() if n} == {"swapped_entity": 1}
-    assert round(result.judge_auroc, 4) == 0.9662
+    assert (result.judge.tp, result.judge.fp, result.judge.fn, result.judge.tn) == (16, 0, 3, 14)
+    assert {kind: n for kind, n in result.wrong_by_kind.items() if n} == {"added_claim": 2, "swapped_entity": 1}
+    assert round(result.judge_auroc, 4) == 0.9586
 
 
 @pytest.mark.parametrize(
@@ -224,13 +227,16 @@ def test_a_running_sidecar_records_the_local_judges_claims(ragpulse_factory: Fac
     wait_until(lambda: records.exists() and len(records.read_text().splitlines()) == 2, timeout=30)
     judged_records = {r["trace_id"]: r for r in map(json.loads, records.read_text().splitlines())}
     added = judged_records["added"]
-    assert (added["judge"], added["prompt_version"], added["groundedness"], added["stage"]) == ("local", "claims.v2", 1, "generation")
+    assert (added["judge"], added["prompt_version"], added["groundedness"], added["stage"]) == ("local", "claims.v3", 1, "generation")
     assert [(c["claim"], c["verdict"]) for c in added["claims"]] == [
         ("Yes, within 14 days if all accessories are included", "supported"),
         ("Return labels cost $9.95", "contradicted"),
     ]
     readme = judged_records["readme"]
     assert (readme["groundedness"], readme["answer_relevancy"], readme["stage"]) == (5, 5, None)
+    # the verdict and the judge's confidence in it travel with the record
+    assert (added["verdict"], added["confidence"], readme["verdict"], readme["confidence"]) == (
+        "hallucination", 0.75, "grounded", 1.0)
 
 
 @pytest.mark.parametrize(("answer", "context"), [
@@ -264,3 +270,116 @@ def test_a_preamble_and_a_note_to_the_reader_are_no_claims() -> None:
 def test_a_number_in_digits_before_a_chinese_unit_is_that_quantity() -> None:
     verdict = judged("多久可以退货？", "7 天内可以退货。", "收到商品后七天内可以无理由退货。")
     assert (verdict.hallucination, [c.verdict for c in verdict.claims]) == (False, ["supported"]), verdict.groundedness_reason
+
+
+# -- abstention and the failure classes found on public benchmarks (docs/BENCHMARKS.md) ----------------------------
+
+def verdicts(verdict) -> tuple[bool, list[str]]:  # type: ignore[no-untyped-def]
+    return verdict.hallucination, [c.verdict for c in verdict.claims]
+
+
+def test_weak_evidence_either_way_is_uncertain_never_a_hallucination() -> None:
+    """A reworded claim with a third of its words in the context: the judge cannot tell, so it says so, with a
+    confidence under one half, and the answer counts as judged but not as a hallucination."""
+    verdict = judged("What did the report find?", "Researchers observed a sharp decline in regional bee colonies.",
+                     "The survey counted fewer bee colonies in the region this spring than in any year before.")
+    assert verdicts(verdict) == (False, ["uncertain"]), verdict.groundedness_reason
+    assert (verdict.groundedness, verdict.groundedness_verdict) == (3, "uncertain")
+    assert verdict.confidence is not None and verdict.confidence < 0.5
+    assert "1 uncertain" in verdict.groundedness_reason
+
+
+def test_a_claim_with_none_of_its_words_in_the_context_is_unsupported() -> None:
+    verdict = judged("What is the return window?", "Returns take 14 days. Loyalty members also get free gift wrapping.",
+                     "Returns are accepted within 14 days of delivery.")
+    assert verdicts(verdict) == (True, ["supported", "not_in_context"]), verdict.groundedness_reason
+    assert "none of its 5 terms" in verdict.claims[1].reason  # loyalty, member, free, gift, wrap
+    assert verdict.confidence == 0.75  # 0.5 + 5 terms / 20
+
+
+def test_a_supported_answer_is_confident_and_a_contradiction_more_so_the_closer_it_copies() -> None:
+    context = "Accidental damage is not covered by the standard warranty."
+    grounded = judged("Is accidental damage covered?", "Accidental damage is not covered by the standard warranty.", context)
+    assert (grounded.groundedness_verdict, grounded.confidence) == ("grounded", 1.0)
+    contradicted = judged("Is accidental damage covered?", "Accidental damage is covered by the standard warranty.", context)
+    assert verdicts(contradicted) == (True, ["contradicted"]) and contradicted.confidence == 1.0
+
+
+@pytest.mark.parametrize(("answer", "context"), [
+    # the negator governs "active mining", not the mine
+    ("The Pike mine is in Utah.", "The Pike mine is in Utah. After 1920 the mine never had active mining again."),
+    # both negate the injuries ("No" opening a statement is no answer to a question)
+    ("No immediate injuries or damage were reported.", "There were no immediate reports of injuries or damage."),
+    # two negators in the source, the one that matters negates the same thing as the claim
+    ("He doesn't want the belt in his presence.", "He can't hide the fact he doesn't want the belt in his presence."),
+    # "not only" negates nothing
+    ("Evaluating the fights involves the quality of the action.",
+     "Evaluating the fights involves not only the quality of the action but the undertones."),
+])
+def test_a_negator_counts_only_where_it_governs_the_claims_words(answer: str, context: str) -> None:
+    verdict = judged("What does it say?", answer, context)
+    assert not verdict.hallucination and "contradicted" not in [c.verdict for c in verdict.claims], verdict.groundedness_reason
+
+
+@pytest.mark.parametrize(("answer", "context"), [
+    ("The program costs a trillion dollars.", "The program costs $1 trillion."),
+    ("The program costs $1 trillion.", "The program costs a trillion dollars."),
+    ("The hall seats two hundred people.", "The hall seats 200 people."),
+    ("The series ran for 2 seasons.", "The series ran for two seasons on CBS."),
+    ("Keating is a 21-year-old striker.", "Striker Keating, 21, was recommended to the manager."),
+    ("Sheerin, aged 39, joined the club.", "Sheerin, 39, joined the club in 2010."),
+])
+def test_numbers_in_words_scales_and_ages_are_the_numbers(answer: str, context: str) -> None:
+    verdict = judged("What does it say?", answer, context)
+    assert verdicts(verdict) == (False, ["supported"]), verdict.groundedness_reason
+
+
+def test_a_count_in_words_is_evidence_not_a_claim_and_a_wrong_digit_is_still_caught() -> None:
+    # "two films" counts what the source lists: no claim to check on its own
+    listed = judged("Summarize.", "The passage describes two films.", "Veeram is a 2014 film. Veeram is also a 2016 film.")
+    assert not listed.hallucination, listed.groundedness_reason
+    wrong = judged("How long did it run?", "The series ran for 3 seasons.", "The series ran for two seasons on CBS.")
+    assert wrong.hallucination and "3 (count) is not in the context" in wrong.claims[0].reason
+
+
+def test_a_one_word_wrong_entity_is_a_missing_name() -> None:
+    context = "He was born in England in 1950 and moved to Canada in 1975."
+    wrong = judged("Where was he born?", "Scotland.", context)
+    assert verdicts(wrong) == (True, ["not_in_context"]) and "does not mention scotland" in wrong.claims[0].reason
+    right = judged("Where was he born?", "England.", context)
+    assert not right.hallucination, right.groundedness_reason
+
+
+def test_an_attribute_given_to_the_wrong_subject_is_contradicted() -> None:
+    """Every word of the claim is in the source, but 1636 is Harvard's year, and the sentence about Dartmouth
+    says 1769."""
+    context = "Dartmouth College was founded in 1769. Harvard College was founded in 1636 in Cambridge."
+    wrong = judged("When was Dartmouth founded?", "Dartmouth College was founded in 1636.", context)
+    assert verdicts(wrong) == (True, ["contradicted"]), wrong.groundedness_reason
+    assert "1636 (count) is said of something else" in wrong.claims[0].reason
+    right = judged("When was Dartmouth founded?", "Dartmouth College was founded in 1769.", context)
+    assert verdicts(right) == (False, ["supported"]), right.groundedness_reason
+
+
+@pytest.mark.parametrize(("answer", "context"), [
+    ("Beckford has offers from Belgian clubs.", "beckford also has offers from clubs in belgium."),
+    ("Protests are illegal in several Chinese cities.", "though demonstrations are illegal in china, cities saw protests."),
+    ("- Full name: Christopher Livingstone Eubank", "Christopher Livingstone Eubank is a British boxer."),
+    ("1. Eubank is a British boxer.", "Christopher Livingstone Eubank is a British boxer."),
+])
+def test_demonyms_and_list_markers_are_no_missing_names(answer: str, context: str) -> None:
+    verdict = judged("Summarize.", answer, context)
+    assert not verdict.hallucination, verdict.groundedness_reason
+
+
+def test_a_public_benchmark_sample_through_the_benchmark_script() -> None:
+    """bench/eval_local_judge.py on 50 rows of BEGIN (tests/data/NOTICE): the report the docs' numbers come from,
+    exact, with its baselines (flag-everything F1, answer-length precision / F1 and AUROC)."""
+    import eval_local_judge
+
+    items = eval_local_judge.begin_items((Path(__file__).parent / "data" / "begin_wow_sample.tsv").read_text(), "dev")
+    assert (len(items), sum(i.held_out for i in items), sum(i.hallucinated for i in items)) == (50, 20, 25)
+    assert eval_local_judge.evaluate("BEGIN sample", items) == [
+        "| BEGIN sample | development | 30 | 43.3% | 16.7% | 0.0% | 1.000 | 0.385 | 0.556 | 0.986 | 0.605 | 0.533 / 0.571 | 0.620 |",
+        "| BEGIN sample | held out | 20 | 60.0% | 35.0% | 0.0% | 1.000 | 0.583 | 0.737 | 0.891 | 0.750 | 0.750 / 0.750 | 0.688 |",
+    ]
