@@ -139,7 +139,9 @@ def alerts(settings: Settings) -> list[Alert]:
             f"More than {s.hallucination_threshold:.0%} of the answers are hallucinated: the lower bound of the stratified "
             f"estimate's 95% interval over {w} is above the line, with at least {s.min_judgments} judgments in the window. "
             "Only judgments of a trusted judge count here: an LLM judge, or a judge whose human reviews reach "
-            "calibration.min_reviews (judge:ragpulse_judge_trusted); an uncalibrated local judge pages on drift only.",
+            "calibration.min_reviews and show it better than chance (judge:ragpulse_judge_trusted), its rate corrected "
+            "for its errors with the reviews' sensitivity and specificity (Rogan–Gladen); an uncalibrated local judge "
+            "pages on drift only.",
             "Which layer: the bad cases by stage tell retrieval (nothing relevant retrieved: the index, the retriever, "
             "top-k, the reranker) from generation (relevant chunks, an answer that adds or contradicts: the prompt, the "
             "model) from a knowledge gap. Then which release and route: a new release label is the usual suspect. Read "

@@ -21,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from ragpulse.judging.llm_judge import JUDGED_VERDICTS
 from ragpulse.mixin.alerts import alert_groups, drift_groups, runbook
 from ragpulse.mixin.settings import Settings
 from ragpulse.scorers.satisfaction import POSITIVE
@@ -30,7 +31,7 @@ DEFAULTS = Settings()
 Z = 1.959964
 RULES_FILE = Path(__file__).resolve().parent / "ragpulse.rules.yaml"
 RUNBOOK_FILE = Path(__file__).resolve().parent.parent / "docs" / "runbook.md"
-JUDGED = 'verdict=~"hallucination|grounded"'
+JUDGED = f'verdict=~"{"|".join(JUDGED_VERDICTS)}"'
 JUDGE = "judge, judge_model, prompt_version"
 
 
@@ -66,53 +67,107 @@ def routine_share_rules(name: str, metric: str, bad: str, good: str, window: str
     ]
 
 
-def stratified_rules(window: str, trusted: bool = False) -> list[dict[str, str]]:
-    """The stratified estimate over every judge's judgments, or (`trusted`) over the judgments of judges the
-    absolute-level page may rely on: an LLM judge, or a judge with a standing calibration (trust_rules)."""
+def stratified_rules(window: str) -> list[dict[str, str]]:
+    """The stratified estimate over every judge's judgments (what the dashboards show)."""
     z2 = Z * Z
     level, keys = "app_route_stratum", "app, route, stratum"
-    kind = "_trusted" if trusted else ""
     offered = f"{level}:ragpulse_judge_stratum_offered:increase{window}"
-    judged = f"{level}:ragpulse_judge_stratum_judged{kind}:increase{window}"
-    bad = f"{level}:ragpulse_judge_stratum_hallucinated{kind}:increase{window}"
-    ratio = f"{level}:ragpulse_hallucination{kind}:ratio{window}"
-    name = f"ragpulse_hallucination{kind}_stratified"
-    # The strata with judgments, weighted by their traffic: N_s for each, and ΣN_s per app.
+    judged = f"{level}:ragpulse_judge_stratum_judged:increase{window}"
+    bad = f"{level}:ragpulse_judge_stratum_hallucinated:increase{window}"
+    ratio = f"{level}:ragpulse_hallucination:ratio{window}"
+    name = "ragpulse_hallucination_stratified"
+    adjusted = f"(({bad} + {z2 / 2!r}) / ({judged} + {z2!r}))"
+    return [
+        _rule(offered, f'sum by ({keys}) (increase(ragpulse_judge_stratum_offered_total{{fallback="false"}}[{window}]))'),
+        _rule(judged, f'sum by ({keys}) (increase(ragpulse_judge_stratum_judgments_total{{fallback="false",{JUDGED}}}[{window}]))'),
+        _rule(bad, f'sum by ({keys}) (increase(ragpulse_judge_stratum_judgments_total{{fallback="false",verdict="hallucination"}}[{window}]))'
+                   f" or ({judged} * 0)"),
+        _rule(ratio, f"{bad} / ({judged} > 0)"),
+        *_estimate_rules(name, window, offered, judged, ratio, f"({adjusted} * (1 - {adjusted}) / ({judged} + {z2!r}))"),
+    ]
+
+
+def _estimate_rules(name: str, window: str, offered: str, judged: str, ratio: str, stratum_variance: str) -> list[dict[str, str]]:
+    """Σ N_s·p̂_s / Σ N_s over the strata with judgments, its count and its normal interval from
+    Σ N_s²·Var(p̂_s) / (Σ N_s)²."""
+    keys = "app, route, stratum"
     weight = f"({offered} and on ({keys}) {ratio})"
     total = f"app:{name}_offered:increase{window}"
     estimate = f"app:{name}:ratio{window}"
     variance = f"app:{name}:variance{window}"
-    adjusted = f"(({bad} + {z2 / 2!r}) / ({judged} + {z2!r}))"
-    only = " and on (judge) judge:ragpulse_judge_trusted" if trusted else ""
     return [
-        *([] if trusted else [_rule(offered, f'sum by ({keys}) (increase(ragpulse_judge_stratum_offered_total{{fallback="false"}}[{window}]))')]),
-        _rule(judged, f'sum by ({keys}) (increase(ragpulse_judge_stratum_judgments_total{{fallback="false",{JUDGED}}}[{window}]){only})'),
-        _rule(bad, f'sum by ({keys}) (increase(ragpulse_judge_stratum_judgments_total{{fallback="false",verdict="hallucination"}}[{window}]){only})'
-                   f" or ({judged} * 0)"),
-        _rule(ratio, f"{bad} / ({judged} > 0)"),
         _rule(total, f"sum by (app) {weight}"),
         _rule(f"app:{name}_judged:increase{window}", f"sum by (app) ({judged} and on ({keys}) {ratio})"),
         _rule(estimate, f"sum by (app) ({offered} * on ({keys}) {ratio}) / on (app) ({total} > 0)"),
-        _rule(variance, f"sum by (app) ({weight} ^ 2 * on ({keys}) ({adjusted} * (1 - {adjusted}) / ({judged} + {z2!r})))"
-                        f" / on (app) ({total} ^ 2)"),
+        _rule(variance, f"sum by (app) ({weight} ^ 2 * on ({keys}) {stratum_variance}) / on (app) ({total} ^ 2)"),
         _rule(f"app:{name}:lower{window}", f"clamp_min({estimate} - {Z} * sqrt({variance}), 0)"),
         _rule(f"app:{name}:upper{window}", f"clamp_max({estimate} + {Z} * sqrt({variance}), 1)"),
     ]
 
 
+def trusted_stratified_rules(window: str, calibration_window: str) -> list[dict[str, str]]:
+    """The estimate the absolute-level page reads: only judgments of trusted judges (trust_rules), each judge's
+    rate corrected for its errors where a calibration stands behind it (Rogan–Gladen, π = (p + Sp − 1) / J with
+    J = Se + Sp − 1, its variance Var(p) / J²; Se and Sp taken as known, so the interval is a little narrow while
+    reviews are few). Within a stratum each judge is a sub-stratum, weighted by its share of the judgments."""
+    z2 = Z * Z
+    keys, cell = "app, route, stratum", "app, route, stratum, judge"
+    offered = f"app_route_stratum:ragpulse_judge_stratum_offered:increase{window}"
+    judged = f"app_route_stratum_judge:ragpulse_judge_stratum_judged_trusted:increase{window}"
+    bad = f"app_route_stratum_judge:ragpulse_judge_stratum_hallucinated_trusted:increase{window}"
+    corrected = f"app_route_stratum_judge:ragpulse_hallucination_trusted_corrected:ratio{window}"
+    stratum_judged = f"app_route_stratum:ragpulse_judge_stratum_judged_trusted:increase{window}"
+    ratio = f"app_route_stratum:ragpulse_hallucination_trusted:ratio{window}"
+    cell_variance = f"app_route_stratum_judge:ragpulse_hallucination_trusted_corrected:variance{window}"
+    youden, specificity = (f"judge:ragpulse_judge_{name}:ratio{calibration_window}" for name in ("youden", "specificity"))
+    observed = f"({bad} / ({judged} > 0))"
+    adjusted = f"(({bad} + {z2 / 2!r}) / ({judged} + {z2!r}))"
+    binomial = f"({adjusted} * (1 - {adjusted}) / ({judged} + {z2!r}))"
+    share = f"({judged} / on ({keys}) group_left () ({stratum_judged} > 0))"
+    only = " and on (judge) judge:ragpulse_judge_trusted"
+    return [
+        _rule(judged, f'sum by ({cell}) (increase(ragpulse_judge_stratum_judgments_total{{fallback="false",{JUDGED}}}[{window}]){only})'),
+        _rule(bad, f'sum by ({cell}) (increase(ragpulse_judge_stratum_judgments_total{{fallback="false",verdict="hallucination"}}[{window}]){only})'
+                   f" or ({judged} * 0)"),
+        _rule(corrected, f"clamp((({observed} + on (judge) group_left () ({specificity} - 1)) / on (judge) group_left () {youden}), 0, 1)"
+                         f" or ({observed} unless on (judge) {youden})"),
+        _rule(cell_variance, f"({binomial} / on (judge) group_left () ({youden} ^ 2)) or ({binomial} unless on (judge) {youden})"),
+        _rule(stratum_judged, f"sum by ({keys}) ({judged})"),
+        _rule(ratio, f"sum by ({keys}) ({share} * {corrected})"),
+        *_estimate_rules("ragpulse_hallucination_trusted_stratified", window, offered, stratum_judged, ratio,
+                         f"sum by ({keys}) ({share} ^ 2 * {cell_variance})"),
+    ]
+
+
 def trust_rules(window: str) -> list[dict[str, str]]:
-    """Which judges the absolute-level page relies on: a judge whose human reviews over `window` reach
-    calibration.min_reviews is calibrated; an LLM judge, or a calibrated one, is trusted. An uncalibrated local
-    judge pages on drift only: its bias cancels in a two-window comparison, not against a fixed line."""
+    """Which judges the absolute-level page relies on, and the correction it applies: a judge whose human reviews
+    over `window` reach calibration.min_reviews is calibrated; its sensitivity, specificity and Youden's J = Se + Sp
+    − 1 (present only where J > 0: a judge no better than chance corrects nothing) come from those reviews. An LLM
+    judge, or a calibrated judge with J > 0, is trusted. An uncalibrated local judge pages on drift only: its bias
+    cancels in a two-window comparison, not against a fixed line."""
     calibrated = "judge:ragpulse_judge_calibrated"
+    youden = f"judge:ragpulse_judge_youden:ratio{window}"
+
+    def cells(judge: str, human: str) -> str:
+        return (f'(sum by (judge) (increase(ragpulse_calibration_reviews_total{{judge_verdict="{judge}",human_verdict="{human}"}}'
+                f"[{window}])) or (max by (judge) (ragpulse_calibration_reviews_total) * 0))")
+
+    both, judge_only, human_only, neither = (cells("hallucination", "hallucination"), cells("hallucination", "grounded"),
+                                             cells("grounded", "hallucination"), cells("grounded", "grounded"))
+    sensitivity = f"judge:ragpulse_judge_sensitivity:ratio{window}"
+    specificity = f"judge:ragpulse_judge_specificity:ratio{window}"
     return [
         # 1 or 0 for every judge that judged (a judge without any review is 0, not absent).
         _rule(calibrated, f"(sum by (judge) (increase(ragpulse_calibration_reviews_total[{window}]))"
                           " >= bool on () group_left () max(ragpulse_calibration_min_reviews))"
                           " or max by (judge) (ragpulse_judge_stratum_judgments_total) * 0"),
+        _rule(sensitivity, f"{both} / (({both} + {human_only}) > 0)"),
+        _rule(specificity, f"{neither} / (({neither} + {judge_only}) > 0)"),
+        _rule(youden, f"({sensitivity} + {specificity} - 1 > 0) and on (judge) ({calibrated} == 1)"),
         # Present only for a trusted judge: the trusted estimate keeps the judgments of the judges it lists.
         _rule("judge:ragpulse_judge_trusted",
-              f'({calibrated} == 1) or (max by (judge) (ragpulse_judge_stratum_judgments_total{{judge="llm"}}) * 0 + 1)'),
+              f'({calibrated} == 1 and on (judge) {youden})'
+              f' or (max by (judge) (ragpulse_judge_stratum_judgments_total{{judge="llm"}}) * 0 + 1)'),
     ]
 
 
@@ -184,9 +239,10 @@ def rules(settings: Settings = DEFAULTS) -> dict[str, Any]:
     """Every rule group: the sampled rates with their intervals, calibration, the drift signals, the alerts."""
     groups: list[dict[str, Any]] = [
         {"name": f"ragpulse-hallucination-{window}", "interval": settings.interval,
-         "rules": [*routine_share_rules("hallucination", "groundedness", "hallucination", "grounded", window, "hallucinated"),
+         "rules": [*routine_share_rules("hallucination", "groundedness", "hallucination", "grounded|uncertain", window,
+                                         "hallucinated"),
                    *stratified_rules(window),
-                   *stratified_rules(window, trusted=True),
+                   *trusted_stratified_rules(window, settings.calibration_windows[-1]),
                    *routine_share_rules("irrelevant_answer", "answer_relevancy", "irrelevant", "relevant", window),
                    *routine_share_rules("irrelevant_context", "context_relevance", "irrelevant", "relevant", window),
                    *operations_rules(window),

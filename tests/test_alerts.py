@@ -90,15 +90,22 @@ def local_strata(app: str, offered: str, hallucinated: str, grounded: str) -> li
 def test_the_red_line_trusts_an_llm_or_a_calibrated_judge_never_an_uncalibrated_local_one(tmp_path: Path) -> None:
     """The page test's 30% at 120 judgments an hour from the LLM judge and from the local judge: the LLM judge's
     pages; the local judge's does not while its human reviews are under calibration.min_reviews, and does once
-    they reach it."""
+    they reach it, on its rate corrected for its errors (Rogan–Gladen with the reviews' sensitivity 0.75 and
+    specificity 0.9: (0.3 + 0.9 - 1) / 0.65 = 30.77%)."""
     reviews = 'judge="local",judge_model="claims",prompt_version="v",answer_length="short",self_judging="false"'
+
+    def cells(judge: str, human: str, per_minute_count: float) -> dict[str, str]:
+        return counter("ragpulse_calibration_reviews_total", reviews + f',judge_verdict="{judge}",human_verdict="{human}"',
+                       per_minute(per_minute_count, 170))
+
     series = [
         *strata("llm", per_minute(10, 170), per_minute(0.6, 170), per_minute(1.4, 170)),
         *local_strata("local", per_minute(10, 170), per_minute(0.6, 170), per_minute(1.4, 170)),
-        {"series": "ragpulse_calibration_min_reviews", "values": "140+0x170"},
-        # One review a minute: calibrated from minute 140.
-        counter("ragpulse_calibration_reviews_total", reviews + ',judge_verdict="hallucination",human_verdict="hallucination"',
-                per_minute(1, 170)),
+        {"series": "ragpulse_calibration_min_reviews", "values": "560+0x170"},
+        # Four reviews a minute: calibrated from minute 140. Of 2 a minute the humans called hallucinated the judge
+        # caught 1.5 (sensitivity 0.75); of 2 they called grounded it flagged 0.2 (specificity 0.9).
+        cells("hallucination", "hallucination", 1.5), cells("grounded", "hallucination", 0.5),
+        cells("grounded", "grounded", 1.8), cells("hallucination", "grounded", 0.2),
     ]
     run_promtool(tmp_path, [{
         "interval": "1m", "input_series": series,
@@ -112,7 +119,33 @@ def test_the_red_line_trusts_an_llm_or_a_calibrated_judge_never_an_uncalibrated_
                 {"labels": 'judge:ragpulse_judge_calibrated{judge="local"}', "value": 1}]},
             {"expr": "judge:ragpulse_judge_trusted", "eval_time": "130m", "exp_samples": [
                 {"labels": 'judge:ragpulse_judge_trusted{judge="llm"}', "value": 1}]},
+            {"expr": "round(judge:ragpulse_judge_youden:ratio30d, 0.0001)", "eval_time": "145m", "exp_samples": [
+                {"labels": '{judge="local"}', "value": 0.65}]},
+            # The LLM judge's rate as observed (no calibration behind it), the local judge's corrected.
+            {"expr": "round(app:ragpulse_hallucination_trusted_stratified:ratio1h, 0.0001)", "eval_time": "165m",
+             "exp_samples": [{"labels": '{app="llm"}', "value": 0.3}, {"labels": '{app="local"}', "value": 0.3077}]},
             firing("RagpulseHallucinationRateHigh", "165m", {"app": "llm"}, {"app": "local"}),
+        ],
+    }])
+
+
+def test_a_calibrated_judge_no_better_than_chance_is_not_trusted(tmp_path: Path) -> None:
+    """Enough reviews, but the judge flags as often whatever the humans say (Se + Sp - 1 = 0): no correction
+    exists, so its judgments never reach the red line."""
+    reviews = 'judge="local",judge_model="claims",prompt_version="v",answer_length="short",self_judging="false"'
+    series = [
+        *local_strata("local", per_minute(10, 130), per_minute(0.6, 130), per_minute(1.4, 130)),
+        {"series": "ragpulse_calibration_min_reviews", "values": "20+0x130"},
+        *(counter("ragpulse_calibration_reviews_total", reviews + f',judge_verdict="{j}",human_verdict="{h}"', per_minute(1, 130))
+          for j in ("hallucination", "grounded") for h in ("hallucination", "grounded")),
+    ]
+    run_promtool(tmp_path, [{
+        "interval": "1m", "input_series": series,
+        "promql_expr_test": [
+            {"expr": "judge:ragpulse_judge_calibrated", "eval_time": "125m", "exp_samples": [
+                {"labels": 'judge:ragpulse_judge_calibrated{judge="local"}', "value": 1}]},
+            {"expr": "judge:ragpulse_judge_trusted", "eval_time": "125m", "exp_samples": []},
+            {"expr": 'ALERTS{alertname="RagpulseHallucinationRateHigh"}', "eval_time": "125m", "exp_samples": []},
         ],
     }])
 
