@@ -21,6 +21,7 @@ from ragpulse.judging.budget import RequestRateLimiter, SpendBudget
 from ragpulse.judging.calibration import CalibrationMetrics, Calibrator
 from ragpulse.judging.exit import JudgmentExit
 from ragpulse.judging.metrics import JudgeMetrics, JudgmentMetrics, RateMetrics
+from ragpulse.judging.routine_floor import RoutineFloor
 from ragpulse.judging.sampler import JudgeQueue, JudgeSampler, SamplerMetrics
 from ragpulse.judging.workers import CircuitBreaker, JudgeWorkers
 from ragpulse.probes.candidates import CandidateCollector
@@ -55,8 +56,10 @@ class Judging:
         judge = config.judge
         self.metrics = metrics = JudgeMetrics(registry, config.metrics.labels, judge.model if judge.uses_llm else None)
         queue = JudgeQueue(judge.queue_capacity, judge.queue_max_bytes, metrics.judge_skipped)
+        floor = RoutineFloor(judge.min_routine_per_minute, time.monotonic, config.metrics.max_label_sets)
         self.sampler = JudgeSampler(sampling_policy(judge), queue, SamplerMetrics(registry, config.metrics.labels),
-                                    metrics.judge_skipped, guard, join, max_label_sets=config.metrics.max_label_sets)
+                                    metrics.judge_skipped, guard, join, max_label_sets=config.metrics.max_label_sets,
+                                    floor=floor)
         results = ResultMetrics(registry)
         self.writer = writer = ResultWriter(result_sinks(config, results.dropped), config.results.queue_capacity,
                                             results.dropped, results.sink_errors)

@@ -231,6 +231,11 @@ class JudgeConfig(_Section):
     # The routine sample: share of traces judged, chosen by trace id (the same on every replica).
     sample_rate: Rate = 0.05
     sample_rate_overrides: list[RateOverride] = []
+    # A floor under the routine sample, per app: when the base rate would give fewer routine judgments a
+    # minute, the app's rate rises to give this many (0: no floor), within the budgets. 40 a minute lets the
+    # default drift test (5m against 1h) see 5% become 15% within 30 minutes in 99% of simulated runs
+    # (bench/sim_drift.py, docs/BENCHMARKS.md); at 20 it was 71%.
+    min_routine_per_minute: Annotated[int, msgspec.Meta(ge=0)] = 40
     # Rates of the classes that jump the queue (see README, Judging).
     priority_rates: PriorityRates = PriorityRates()
     always_judge: list[AlwaysJudge] = []

@@ -5,7 +5,9 @@ fallback) gets two independent draws, each from its own hash of the trace id (de
 every replica and every restart makes the same choice):
 
 1. the routine sample, first and for every trace alike: the base rate (per app/route overrides),
-   decided by the trace id and nothing else, so its hallucination rate is unbiased for the traffic;
+   decided by the trace id and nothing else, so its hallucination rate is unbiased for the traffic; an
+   app whose base rate gives too few judgments a minute for the drift tests is sampled at a higher rate
+   (judging/routine_floor.py);
 2. for a trace not in the routine sample, its stratum's class at that class's rate. The stratum is
    known at arrival: `always` (the always-judge filter), `flagged` (local scorers: low lexical
    support or a number not in the chunks), `over_refusal` (a fallback whose chunks look relevant)
@@ -36,6 +38,7 @@ from ragpulse.collector.events import Envelope, TraceEvent
 from ragpulse.collector.sampling import in_sample
 from ragpulse.collector.telemetry.fast_metrics import CounterFamily, FastCounter
 from ragpulse.collector.telemetry.labels import LabelGuard
+from ragpulse.judging.routine_floor import RoutineFloor
 from ragpulse.scorers.join import FeedbackJoin, Listener, Turn
 
 PRIORITIES = (
@@ -72,6 +75,11 @@ class SamplerMetrics:
         )
         self.sampled = CounterFamily(
             "ragpulse_judge_sampled_total", "Traces queued for the judge, by priority class.", ["priority"], registry
+        )
+        self.raised = Counter(
+            "ragpulse_judge_routine_raised_total",
+            "Traces in the routine sample only because of judge.min_routine_per_minute: the floor that gives an app's "
+            "drift tests enough judgments when its base rate would not.", registry=registry,
         )
         self.stratum_offered = CounterFamily(
             "ragpulse_judge_stratum_offered_total",
@@ -198,8 +206,10 @@ class JudgeSampler(Listener):
     signals by the feedback join, whose traces it keeps for them."""
 
     def __init__(self, policy: SamplingPolicy, queue: JudgeQueue, metrics: SamplerMetrics, skipped: Counter,
-                 guard: LabelGuard, join: FeedbackJoin, *, max_label_sets: int) -> None:
+                 guard: LabelGuard, join: FeedbackJoin, *, max_label_sets: int, floor: RoutineFloor) -> None:
         self._policy = policy
+        self._floor = floor
+        self._raised = metrics.raised
         self._queue = queue
         self._guard = guard
         self._join = join
@@ -236,7 +246,11 @@ class JudgeSampler(Listener):
         # The routine draw first, by the trace id alone: flags and feedback cannot move a trace in or out.
         self._candidates["base_rate"].inc()
         sampled_by: tuple[str, ...] = ()
-        if in_sample(trace_id, policy.base_rate_of(event)):
+        base_rate = policy.base_rate_of(event)
+        routine_rate = self._floor.rate(event.app, base_rate)
+        if in_sample(trace_id, routine_rate):
+            if routine_rate > base_rate and not in_sample(trace_id, base_rate):
+                self._raised.inc()  # in the routine sample because of the floor alone
             if self._offer(JudgeItem(event, fallback, "base_rate", "routine", stratum, reasons, envelope.size)):
                 sampled_by = ("base_rate",)
         elif cls is not None:

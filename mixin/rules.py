@@ -119,7 +119,7 @@ def trusted_stratified_rules(window: str, calibration_window: str) -> list[dict[
     stratum_judged = f"app_route_stratum:ragpulse_judge_stratum_judged_trusted:increase{window}"
     ratio = f"app_route_stratum:ragpulse_hallucination_trusted:ratio{window}"
     cell_variance = f"app_route_stratum_judge:ragpulse_hallucination_trusted_corrected:variance{window}"
-    youden, specificity = (f"judge:ragpulse_judge_{name}:ratio{calibration_window}" for name in ("youden", "specificity"))
+    youden, specificity = (f"judge:ragpulse_calibration_{name}:ratio{calibration_window}" for name in ("youden", "specificity"))
     observed = f"({bad} / ({judged} > 0))"
     adjusted = f"(({bad} + {z2 / 2!r}) / ({judged} + {z2!r}))"
     binomial = f"({adjusted} * (1 - {adjusted}) / ({judged} + {z2!r}))"
@@ -146,7 +146,7 @@ def trust_rules(window: str) -> list[dict[str, str]]:
     judge, or a calibrated judge with J > 0, is trusted. An uncalibrated local judge pages on drift only: its bias
     cancels in a two-window comparison, not against a fixed line."""
     calibrated = "judge:ragpulse_judge_calibrated"
-    youden = f"judge:ragpulse_judge_youden:ratio{window}"
+    youden = f"judge:ragpulse_calibration_youden:ratio{window}"
 
     def cells(judge: str, human: str) -> str:
         return (f'(sum by (judge) (increase(ragpulse_calibration_reviews_total{{judge_verdict="{judge}",human_verdict="{human}"}}'
@@ -154,8 +154,8 @@ def trust_rules(window: str) -> list[dict[str, str]]:
 
     both, judge_only, human_only, neither = (cells("hallucination", "hallucination"), cells("hallucination", "grounded"),
                                              cells("grounded", "hallucination"), cells("grounded", "grounded"))
-    sensitivity = f"judge:ragpulse_judge_sensitivity:ratio{window}"
-    specificity = f"judge:ragpulse_judge_specificity:ratio{window}"
+    sensitivity = f"judge:ragpulse_calibration_sensitivity:ratio{window}"
+    specificity = f"judge:ragpulse_calibration_specificity:ratio{window}"
     return [
         # 1 or 0 for every judge that judged (a judge without any review is 0, not absent).
         _rule(calibrated, f"(sum by (judge) (increase(ragpulse_calibration_reviews_total[{window}]))"

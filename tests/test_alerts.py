@@ -119,7 +119,7 @@ def test_the_red_line_trusts_an_llm_or_a_calibrated_judge_never_an_uncalibrated_
                 {"labels": 'judge:ragpulse_judge_calibrated{judge="local"}', "value": 1}]},
             {"expr": "judge:ragpulse_judge_trusted", "eval_time": "130m", "exp_samples": [
                 {"labels": 'judge:ragpulse_judge_trusted{judge="llm"}', "value": 1}]},
-            {"expr": "round(judge:ragpulse_judge_youden:ratio30d, 0.0001)", "eval_time": "145m", "exp_samples": [
+            {"expr": "round(judge:ragpulse_calibration_youden:ratio30d, 0.0001)", "eval_time": "145m", "exp_samples": [
                 {"labels": '{judge="local"}', "value": 0.65}]},
             # The LLM judge's rate as observed (no calibration behind it), the local judge's corrected.
             {"expr": "round(app:ragpulse_hallucination_trusted_stratified:ratio1h, 0.0001)", "eval_time": "165m",

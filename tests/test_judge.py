@@ -278,7 +278,7 @@ def test_urgent_classes_jump_the_queue_and_evict_routine_samples(fake: FakeOpenA
     sampled = [i for i in ids if in_sample(i, 0.5)][:4]
     unsampled = [i for i in ids if not in_sample(i, 0.5)][:1]
     rp = judged(fake, ragpulse_factory, "--set", "judge.sample_rate=0.5", "--set", "judge.concurrency=1",
-                "--set", "judge.queue_capacity=2")
+                "--set", "judge.queue_capacity=2", "--set", "judge.min_routine_per_minute=0")  # the base rate alone
     fake.script = ["slow"]  # the first judgment holds the only worker for a second
     rp.post("/v1/events", json.dumps(trace(unsampled[0], chunks=CHUNKS, answer="complained about")).encode())
     rp.post("/v1/events", json.dumps(trace(sampled[0], chunks=CHUNKS, answer=sampled[0])).encode())

@@ -9,6 +9,7 @@ from support import envelope, feedback_join
 from ragpulse.collector.events import Chunk, Envelope, TraceEvent
 from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.collector.events import LexicalScores
+from ragpulse.judging.routine_floor import RoutineFloor
 from ragpulse.judging.sampler import (
     JudgeQueue,
     JudgeSampler,
@@ -62,7 +63,7 @@ def test_a_flagged_trace_has_the_same_routine_probability_as_an_unflagged_one() 
                        always=[], flag_support_below=0.3, over_refusal_context_at_least=0.5),
         queue, metrics, skipped, LabelGuard(LABELS, 50, 2000, registry),
         feedback_join(registry, max_traces=10),
-        max_label_sets=2000,
+        max_label_sets=2000, floor=RoutineFloor(0, lambda: 0.0, 10),
     )
     for index, trace_id in enumerate(IDS):
         sampler(scored(trace_id, flagged=index % 2 == 0))  # every other trace is flagged
@@ -81,3 +82,50 @@ def test_a_flagged_trace_has_the_same_routine_probability_as_an_unflagged_one() 
     # The same traffic through a second sampler (another replica, a restart) picks the same traces.
     assert sorted(item.event.trace_id for item in items if item.sample == "routine") == sorted(
         i for i in IDS if in_sample(i, 0.1))
+
+
+def test_the_routine_floor_raises_a_quiet_apps_share_to_the_judgments_a_minute_it_asks_for() -> None:
+    """20 a minute: an app at 100 judgeable traces a minute (base rate 5%: 5) is sampled at 20%, one at 1,000 a
+    minute keeps its 5% (50 > 20); the first ten seconds count as ten, never less."""
+    now = [0.0]
+    floor = RoutineFloor(20, lambda: now[0], max_apps=10)
+    rates = {}
+    for second in range(120):
+        now[0] = float(second)
+        for _ in range(16):
+            rates["busy"] = floor.rate("busy", 0.05)  # 16 a second: 960 a minute
+        if second % 3 == 0:
+            rates["quiet"] = floor.rate("quiet", 0.05)  # one every 3 seconds: 20 a minute
+    assert rates["busy"] == 0.05
+    assert rates["quiet"] == 1.0  # 20 a minute is all of them
+    now[0] = 0.0
+    fresh = RoutineFloor(20, lambda: now[0], max_apps=10)
+    assert fresh.rate("new", 0.05) == 1.0  # one trace in its first ten seconds: 6 a minute
+    off = RoutineFloor(0, lambda: now[0], max_apps=10)
+    assert off.rate("any", 0.05) == 0.05
+    assert floor.rate("opted-out", 0.0) == 0.0  # a base rate of 0 keeps the routine sample off
+
+
+def test_the_routine_floor_holds_a_sample_of_the_asked_size_and_counts_what_it_added() -> None:
+    """100 judgeable traces a minute for ten minutes at a 5% base rate and a floor of 20: about 200 routine
+    judgments (not 50), those beyond the base rate's counted, every base-rate trace still in."""
+    registry = CollectorRegistry()
+    skipped = Counter("skipped_total", "s", ["priority", "reason"], registry=registry)
+    queue = JudgeQueue(100_000, 1 << 30, skipped)
+    now = [0.0]
+    sampler = JudgeSampler(
+        SamplingPolicy(base_rate=0.05, rate_overrides={}, class_rates={"scorer_flag": 0.0, "over_refusal": 0.0, "always": 1.0,
+                                                                        "negative_feedback": 1, "escalation": 1, "rephrase": 1},
+                       always=[], flag_support_below=0.3, over_refusal_context_at_least=0.5),
+        queue, SamplerMetrics(registry, LABELS), skipped, LabelGuard(LABELS, 50, 2000, registry),
+        feedback_join(registry, max_traces=10), max_label_sets=2000, floor=RoutineFloor(20, lambda: now[0], 10),
+    )
+    ids = IDS[:1_000]
+    for index, trace_id in enumerate(ids):
+        now[0] = index * 0.6  # 100 a minute
+        sampler(scored(trace_id, flagged=False))
+    routine = {item.event.trace_id for item in queue.drain() if item.sample == "routine"}
+    by_base_rate = {trace_id for trace_id in ids if in_sample(trace_id, 0.05)}
+    assert by_base_rate <= routine
+    assert 170 <= len(routine) <= 240, len(routine)
+    assert registry.get_sample_value("ragpulse_judge_routine_raised_total") == len(routine - by_base_rate)

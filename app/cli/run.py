@@ -65,6 +65,9 @@ def _traffic_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, help="random seed, for repeatable traffic")
 
 
+# Routine judgments a minute in the demo: its --stack rules (mixin/demo-settings.yaml) test 2-minute windows, which
+# need ~1,000 judgments to see 5% become 20% within 5 minutes nearly always (bench/sim_drift.py, docs/BENCHMARKS.md).
+DEMO_FLOOR = 500
 REACTIONS = tuple(name for name in TrafficProfile.__dataclass_fields__ if "_after_" in name)
 
 
@@ -118,6 +121,8 @@ def _demo(args: argparse.Namespace) -> int:
                   and not (path == "http.host" and args.host)), *args.set]
     if "satisfaction.idle_seconds" not in given:  # demo sessions settle within a summary or two, not 5 minutes
         args.set = ["satisfaction.idle_seconds=10", *args.set]
+    if "judge.min_routine_per_minute" not in given:  # the --stack rules' drift windows are minutes (bench/sim_drift.py)
+        args.set = [f"judge.min_routine_per_minute={DEMO_FLOOR}", *args.set]
     config = load(args)
     tune_gc()
 
