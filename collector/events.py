@@ -40,11 +40,15 @@ class Chunk(msgspec.Struct, kw_only=True, omit_defaults=True):
     rank: NonNegativeInt | None = None  # defaults to the chunk's position in the list
     source: str | None = None
     updated_at: Timestamp | None = None
+    # Which retrieval of the trace returned it (0-based, in the order they ran), when it made several.
+    retrieval: NonNegativeInt | None = None
 
 
 class Usage(msgspec.Struct, kw_only=True, omit_defaults=True):
     prompt_tokens: NonNegativeInt = 0
     completion_tokens: NonNegativeInt = 0
+    # LLM calls of the trace that reported no usage: above 0 the counts are partial, never the whole.
+    unreported_calls: NonNegativeInt = 0
 
 
 class TraceEvent(msgspec.Struct, tag_field="type", tag="trace", kw_only=True, omit_defaults=True):
@@ -65,6 +69,10 @@ class TraceEvent(msgspec.Struct, tag_field="type", tag="trace", kw_only=True, om
     latency_ms: NonNegative | None = None
     usage: Usage | None = None
     attributes: dict[str, Any] = {}
+    # An agent's searches: what each retrieval was asked (the query is the user's question, not these).
+    retrieval_queries: list[str] | None = None
+    # Retrievals the trace made (None: not reported; with chunks, at least one).
+    retrievals: NonNegativeInt | None = None
 
 
 Score = Annotated[int, msgspec.Meta(ge=1, le=5)]

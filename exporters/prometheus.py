@@ -52,7 +52,17 @@ class FastPathMetrics:
         self.latency = histogram(
             "ragpulse_answer_latency_seconds", "End-to-end latency reported by the service.", config.latency_buckets_seconds
         )
-        self.tokens = counter("ragpulse_tokens_total", "LLM tokens reported by the service, by kind.", ("kind",))
+        self.tokens = counter("ragpulse_tokens_total", "LLM tokens reported by the service, by kind (partial usage "
+                              "counts what was reported: ragpulse_usage_partial_total).", ("kind",))
+        self.usage_partial = counter(
+            "ragpulse_usage_partial_total",
+            "Traces whose usage is partial, by reason: calls_without_usage (some of its LLM calls reported no tokens, "
+            "streamed without usage, say; the tokens counted are those reported).", ("reason",),
+        )
+        self.retrievals = histogram(
+            "ragpulse_retrievals", "Retrievals per trace (an agent may search several times; traces that report them).",
+            [1, 2, 3, 4, 6, 8],
+        )
         self.feedback = CounterFamily(
             "ragpulse_feedback_total", "Feedback events processed (after dedup), by kind and bounded value.",
             ["kind", "value"], registry,
@@ -64,7 +74,7 @@ class _Series:
 
     __slots__ = (
         "traces", "fallbacks", "retrieval_empty", "chunks", "top_score", "mean_score",
-        "chunk_age", "latency", "prompt_tokens", "completion_tokens", "overflowed",
+        "chunk_age", "latency", "prompt_tokens", "completion_tokens", "usage_partial", "retrievals", "overflowed",
         "_fallback_parent", "_labels",
     )
 
@@ -79,6 +89,8 @@ class _Series:
         self.latency = metrics.latency.labels(*labels)
         self.prompt_tokens = metrics.tokens.labels(*labels, "prompt")
         self.completion_tokens = metrics.tokens.labels(*labels, "completion")
+        self.usage_partial = metrics.usage_partial.labels(*labels, "calls_without_usage")
+        self.retrievals = metrics.retrievals.labels(*labels)
         self.fallbacks: dict[str, FastCounter] = {}
         self.overflowed = overflowed
         self._fallback_parent = metrics.fallbacks
@@ -129,6 +141,8 @@ class FastPathExporter:
         chunks = event.chunks
         if chunks is not None:
             series.chunks.observe(len(chunks))
+            if event.retrievals is not None:
+                series.retrievals.observe(event.retrievals)
             if not chunks:
                 series.retrieval_empty.inc()
             else:
@@ -146,6 +160,8 @@ class FastPathExporter:
         if usage is not None:
             series.prompt_tokens.inc(usage.prompt_tokens)
             series.completion_tokens.inc(usage.completion_tokens)
+            if usage.unreported_calls:
+                series.usage_partial.inc()
 
     def _export_feedback(self, event: FeedbackEvent) -> None:
         # thumbs are "up"/"down"; ratings and reviews (1-5) are rounded to whole points.

@@ -63,6 +63,7 @@ def build_record(item: JudgeItem, judgment: Judgment, stage: str | None, judge: 
         signals=signals or [],
         verdict="refusal" if item.fallback else judgment.groundedness_verdict,
         confidence=None if item.fallback else judgment.confidence,
+        retrieval_queries=event.retrieval_queries or [],
     )
 
 

@@ -64,6 +64,8 @@ class JudgmentRecord(msgspec.Struct):
     # judge reports none, as an LLM judge does).
     verdict: str = ""
     confidence: float | None = None
+    # An agent's searches (TraceEvent.retrieval_queries): the question is `query`.
+    retrieval_queries: list[str] = []
 
 
 class ReviewRecord(msgspec.Struct):

@@ -228,8 +228,15 @@ def ingestion(settings: Settings) -> list[PanelSpec]:
                   "commits by trigger, per second.", "reqps",
                   (Query("sum by (topic) (rate(ragpulse_kafka_dead_letters_total[$__rate_interval]))", "dead letters {{topic}}"),
                    Query("sum by (trigger) (rate(ragpulse_kafka_commits_total[$__rate_interval]))", "commits {{trigger}}"))),
+        PanelSpec("Partial token usage and retrievals per trace", "Share of traces whose usage is partial (some of "
+                  "their LLM calls reported no tokens: the token counts are what was reported, not the whole), and the "
+                  "mean number of retrievals per trace (an agent may search several times).", "none",
+                  (Query(f"{_rate('ragpulse_usage_partial_total')} / {_rate('ragpulse_traces_total')}", "{{app}} partial usage"),
+                   Query(f"{_rate('ragpulse_retrievals_sum')} / {_rate('ragpulse_retrievals_count')}",
+                         "{{app}} retrievals per trace"))),
         PanelSpec("OTLP traces assembled", "Traces assembled from spans per second, by outcome: complete, "
-                  "ttl_expired (no root span came), capacity, shutdown, not_rag.", "reqps",
+                  "ttl_expired (no root span came), capacity, shutdown, not_rag, unmapped_genai (GenAI spans ragpulse "
+                  "cannot map), content_not_captured.", "reqps",
                   (Query("sum by (outcome) (rate(ragpulse_otlp_traces_total[$__rate_interval]))", "{{outcome}}"),), stacked=True),
         PanelSpec("OTLP spans", "Spans received per second, and spans rejected or dropped by the assembler.", "reqps",
                   (Query("sum by (encoding) (rate(ragpulse_otlp_spans_received_total[$__rate_interval]))", "received {{encoding}}"),

@@ -38,6 +38,7 @@ from ragpulse.scorers.satisfaction import (
     explicit_signal,
     QuestionCache,
     rating_of,
+    Analysis,
     turn_kind,
 )
 
@@ -103,7 +104,7 @@ class Turn(msgspec.Struct, gc=False):
 class _Session(msgspec.Struct, gc=False):
     last_at: float
     question: str  # the last question, as asked...
-    analysis: tuple[str, frozenset[str]] | None = None  # ...and once needed, its normalised text and terms
+    analysis: Analysis | None = None  # ...and once needed, its normalised text, terms and named things
     turns: tuple[Turn, ...] = ()  # answers not yet settled, oldest first
     size: int = 0
 
@@ -261,9 +262,9 @@ class FeedbackJoin:
             elif query == session.question:  # the very same text: no analysis needed
                 kind, analysis = "repeat", session.analysis
             else:
-                previous, previous_terms = session.analysis or self._questions.analyse(session.question)
+                previous = session.analysis or self._questions.analyse(session.question)
                 analysis = self._questions.analyse(query)
-                kind = turn_kind(previous, previous_terms, analysis[0], analysis[1], options.rephrase_similarity)
+                kind = turn_kind(previous, analysis, options.rephrase_similarity)
             self._turn_counts[kind].inc()
             if kind == "repeat" or kind == "rephrase":
                 self._signal(session.turns[-1], kind)
@@ -280,7 +281,7 @@ class FeedbackJoin:
         # for its normalised text and terms when held), a set slot per term, a tuple slot per open turn.
         held = session.analysis
         size = session.size = (_SESSION_BYTES + len(session_id) + 4 * len(session.question) + 64 * len(session.turns)
-                               + (8 * len(session.question) + 64 * len(held[1]) if held is not None else 0))
+                               + (8 * len(session.question) + 64 * (len(held[1]) + len(held[2])) if held is not None else 0))
         sessions = self._sessions
         sessions[session_id] = session
         self.sessions_bytes += size

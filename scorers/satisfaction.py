@@ -39,6 +39,8 @@ PRIORITY_OF = {
     "abandon": "negative_feedback", "escalation": "escalation", "rephrase": "rephrase", "repeat": "rephrase",
 }
 TURN_KINDS = ("first", "repeat", "rephrase", "follow_up", "new_topic")
+# A question's normalised text, its terms and what it names (named_things).
+Analysis = tuple[str, frozenset[str], frozenset[str]]
 _CACHED_QUESTION_BYTES = 300  # an entry besides its strings: key slot, tuple, frozenset
 _SIMPLE_KINDS = {"escalation": "escalation", "copy": "copy", "citation_click": "citation_click",
                  "regenerate": "regenerate", "abandon": "abandon"}
@@ -67,6 +69,8 @@ def rating_of(event: FeedbackEvent) -> float | None:
 
 _NORMALISE = re.compile(rf"[^a-z0-9'’{CJK}]+")
 # On normalised text: an English opener, a Chinese one, or a closing 呢 ("and for AirPods?", 那手机呢？).
+# A capitalised word of two letters or more that does not open the question or a sentence in it, or a number.
+_NAMED = re.compile(r"(?<!^)(?<![.!?。！？]\s)(?<![.!?。！？])\b[A-Z][A-Za-z0-9+'’]+|\d+(?:[.,]\d+)*")
 _FOLLOW_UP = re.compile(
     r"^(?:and|also|plus|what about|how about|what if|same for|then|but what about|and what about|what else)\b"
     r"|^(?:那|那么|还有|另外|如果|顺便|再问)|呢$"
@@ -89,7 +93,7 @@ class QuestionCache:
     used first out, counted."""
 
     def __init__(self, max_entries: int, max_bytes: int, evicted: FastCounter) -> None:
-        self._items: OrderedDict[str, tuple[str, frozenset[str], int]] = OrderedDict()
+        self._items: OrderedDict[str, tuple[Analysis, int]] = OrderedDict()
         self._max_entries = max_entries
         self._max_bytes = max_bytes
         self.bytes = 0
@@ -98,21 +102,28 @@ class QuestionCache:
     def __len__(self) -> int:
         return len(self._items)
 
-    def analyse(self, question: str) -> tuple[str, frozenset[str]]:
+    def analyse(self, question: str) -> Analysis:
         items = self._items
         hit = items.get(question)
         if hit is not None:
             items.move_to_end(question)
-            return hit[0], hit[1]
+            return hit[0]
         text = normalised(question)
         terms = question_terms(text)
-        size = _CACHED_QUESTION_BYTES + 12 * len(question) + 64 * len(terms)
-        items[question] = (text, terms, size)
+        named = named_things(question)
+        size = _CACHED_QUESTION_BYTES + 12 * len(question) + 64 * (len(terms) + len(named))
+        items[question] = ((text, terms, named), size)
         self.bytes += size
         while len(items) > self._max_entries or self.bytes > self._max_bytes:
-            self.bytes -= items.popitem(last=False)[1][2]
+            self.bytes -= items.popitem(last=False)[1][1]
             self._evicted.inc()
-        return text, terms
+        return text, terms, named
+
+
+def named_things(question: str) -> frozenset[str]:
+    """What a question names beyond its frame, on the raw text: capitalised words inside it (France, AirPods,
+    not the opening word) and numbers (iPhone 15, order 123456), lower-cased."""
+    return frozenset(match.group(0).lower() for match in _NAMED.finditer(question.strip()))
 
 
 def is_follow_up_opener(question: str) -> bool:
@@ -120,14 +131,17 @@ def is_follow_up_opener(question: str) -> bool:
     return _FOLLOW_UP.search(question) is not None
 
 
-def turn_kind(previous: str, previous_terms: frozenset[str], question: str, terms: frozenset[str],
-              threshold: float) -> str:
-    """repeat, follow_up, rephrase or new_topic: what this question is to the session's previous one
-    (both normalised())."""
-    if previous == question:
+def turn_kind(previous: Analysis, question: Analysis, threshold: float) -> str:
+    """repeat, follow_up, rephrase or new_topic: what this question is to the session's previous one (each
+    as QuestionCache.analyse gives it). The same frame about another named thing ("the capital of France",
+    then "the capital of Germany"; iPhone 15, then iPhone 16) is a new question, not a rephrase."""
+    (previous_text, previous_terms, previous_named), (text, terms, named) = previous, question
+    if previous_text == text:
         return "repeat"
-    if is_follow_up_opener(question) and not terms <= previous_terms:
+    if is_follow_up_opener(text) and not terms <= previous_terms:
         return "follow_up"
+    if previous_named - named and named - previous_named:
+        return "new_topic"
     if similarity(terms, previous_terms) >= threshold:
         return "rephrase"
     return "new_topic"

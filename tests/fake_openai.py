@@ -27,6 +27,11 @@ from ragpulse.app.traffic import HALLUCINATED_ANSWERS
 # Requests for this model are a RAG app's generation (the instrumentation tests), answered with
 # `app_answer` under a dated response model, with fixed usage (42 prompt, 7 completion tokens).
 APP_MODEL = "fake-rag-app"
+# Requests for this model are an agent's: with tools offered, it searches (a tool call) with the searches
+# `agent_searches` lists for the user's question, one per call, then answers `agent_answer`. Usage is fixed by
+# the call: 30 prompt tokens a message, 9 completion tokens for a tool call, 12 for the answer; streamed
+# calls report usage only when asked (stream_options.include_usage), as OpenAI does.
+AGENT_MODEL = "gpt-4.1-nano"  # a name LlamaIndex knows for a function-calling model
 APP_RESPONSE_MODEL = "fake-rag-app-2026-01-01"
 ANSWER = re.compile(r"<answer>\n(?P<answer>.*)\n</answer>", re.DOTALL)
 CHUNK = re.compile(r'<chunk index="(?P<index>\d+)"[^>]*>\n(?P<text>.*?)\n</chunk>', re.DOTALL)
@@ -40,6 +45,8 @@ class FakeOpenAI:
         self.latency = 0.0
         self.app_answer = "Unused items can be returned within 30 days."
         self.usage: list[tuple[int, int]] = []  # (prompt, completion) tokens of each graded answer
+        self.agent_searches: dict[str, list[str]] = {}  # a user question -> the searches the agent makes for it
+        self.agent_answer = "Paris is the capital of France."
         self.in_flight = self.max_in_flight = 0
         self._loop = asyncio.new_event_loop()
         self._started = threading.Event()
@@ -70,7 +77,7 @@ class FakeOpenAI:
         self._started.set()
         self._loop.run_forever()
 
-    async def _complete(self, request: web.Request) -> web.Response:
+    async def _complete(self, request: web.Request) -> web.StreamResponse:
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
@@ -78,7 +85,7 @@ class FakeOpenAI:
         finally:
             self.in_flight -= 1
 
-    async def _answer(self, request: web.Request) -> web.Response:
+    async def _answer(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
         self.requests.append((time.monotonic(), body))
         step = self.script.pop(0) if self.script else "grade"
@@ -92,6 +99,8 @@ class FakeOpenAI:
             return web.json_response({"error": {"message": "boom"}}, status=500)
         if step == "reject_schema" and "response_format" in body:
             return web.json_response({"error": {"message": "response_format json_schema is not supported"}}, status=400)
+        if body["model"] == AGENT_MODEL:
+            return await self._agent(request, body)
         if body["model"] == APP_MODEL:  # a RAG app's own LLM call, not a judge's
             return web.json_response({
                 "id": "chatcmpl-app", "object": "chat.completion", "created": int(time.time()), "model": APP_RESPONSE_MODEL,
@@ -119,11 +128,64 @@ class FakeOpenAI:
             "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)},
         })
 
+    async def _agent(self, request: web.Request, body: dict[str, Any]) -> web.StreamResponse:
+        messages = body["messages"]
+        last_user = max(i for i, m in enumerate(messages) if m["role"] == "user")
+        question = _text(messages[last_user]["content"])
+        done = sum(1 for m in messages[last_user:] if m["role"] == "tool")
+        searches = self.agent_searches.get(question, [])
+        usage = {"prompt_tokens": 30 * len(messages), "completion_tokens": 9 if done < len(searches) else 12}
+        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        if body.get("tools") and done < len(searches):
+            function = body["tools"][0]["function"]
+            parameters = function.get("parameters") or {}
+            argument = (parameters.get("required") or list(parameters.get("properties") or {}) or ["query"])[0]
+            call = {"id": f"call_{done}", "type": "function",
+                    "function": {"name": function["name"], "arguments": json.dumps({argument: searches[done]})}}
+            message: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [call]}
+            finish = "tool_calls"
+        else:
+            message, finish = {"role": "assistant", "content": self.agent_answer}, "stop"
+        created = int(time.time())
+        if not body.get("stream"):
+            return web.json_response({"id": f"chatcmpl-agent-{done}", "object": "chat.completion", "created": created,
+                                      "model": body["model"], "usage": usage,
+                                      "choices": [{"index": 0, "finish_reason": finish, "message": message}]})
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+
+        async def send(delta: dict[str, Any], finish_reason: str | None, **extra: Any) -> None:
+            chunk = {"id": f"chatcmpl-agent-{done}", "object": "chat.completion.chunk", "created": created,
+                     "model": body["model"], "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+                     **extra}
+            await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
+
+        if "tool_calls" in message:
+            await send({"role": "assistant", "tool_calls": [{"index": 0, **message["tool_calls"][0]}]}, None)
+        else:
+            for word in message["content"].split(" "):
+                await send({"role": "assistant", "content": word + " "}, None)
+        await send({}, finish)
+        if (body.get("stream_options") or {}).get("include_usage"):
+            chunk = {"id": f"chatcmpl-agent-{done}", "object": "chat.completion.chunk", "created": created,
+                     "model": body["model"], "choices": [], "usage": usage}
+            await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
+        await response.write(b"data: [DONE]\n\n")
+        await response.write_eof()
+        return response
+
     def close(self) -> None:
         """Close the connections and handlers still open (a slow answer, a waiting client), then stop."""
         asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(10)
+
+
+def _text(content: Any) -> str:
+    """A message's text: a string, or the text parts of a list of content parts."""
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return str(content or "")
 
 
 def grade(prompt: str, *, violate: bool = False) -> dict[str, Any]:

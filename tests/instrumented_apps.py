@@ -139,7 +139,90 @@ def genai(provider: TracerProvider, base_url: str) -> dict[str, Any]:
     return {"answer": reply.choices[0].message.content}
 
 
+AGENT_QUESTION = "What is the capital of France?"
+# The knowledge the agents search: ids and texts, for exact checks.
+AGENT_DOCS = {"kb-fr": "Paris is the capital and largest city of France.",
+              "kb-de": "Berlin is the capital of Germany.",
+              "kb-pop": "About 2.1 million people live in Paris."}
+
+
+def _knowledge_retriever() -> Any:
+    from langchain_core.documents import Document
+    from langchain_core.embeddings import DeterministicFakeEmbedding
+    from langchain_core.vectorstores import InMemoryVectorStore
+
+    store = InMemoryVectorStore(DeterministicFakeEmbedding(size=32))
+    store.add_documents([Document(page_content=text, id=key) for key, text in AGENT_DOCS.items()])
+    return store.as_retriever(search_kwargs={"k": 2})
+
+
+def langgraph_agent(provider: TracerProvider, base_url: str) -> dict[str, Any]:
+    """A LangGraph ReAct agent (langgraph.prebuilt) with a retriever tool, on ChatOpenAI, under OpenInference's
+    LangChain instrumentor: the model decides to search, searches (once or twice, as the fake model is told),
+    then answers."""
+    from langchain_core.tools import tool
+    from langchain_openai import ChatOpenAI
+    from langgraph.prebuilt import create_react_agent
+    from openinference.instrumentation import using_session, using_user
+    from openinference.instrumentation.langchain import LangChainInstrumentor
+
+    retriever = _knowledge_retriever()
+    found: list[list[str]] = []
+
+    @tool
+    def search_knowledge(query: str) -> str:
+        """Search the knowledge base."""
+        documents = retriever.invoke(query)
+        found.append([d.id for d in documents])
+        return "\n".join(d.page_content for d in documents)
+
+    from fake_openai import AGENT_MODEL
+
+    agent = create_react_agent(ChatOpenAI(model=AGENT_MODEL, base_url=base_url, api_key="not-needed"), [search_knowledge])
+    LangChainInstrumentor().instrument(tracer_provider=provider)
+    with using_session("agent-session"), using_user("agent-user"):
+        result = agent.invoke({"messages": [("user", AGENT_QUESTION)]})
+    return {"answer": result["messages"][-1].content, "found": found}
+
+
+def llamaindex_agent(provider: TracerProvider, base_url: str) -> dict[str, Any]:
+    """A LlamaIndex FunctionAgent (AgentWorkflow) with a QueryEngineTool over a vector index, on the OpenAI LLM
+    streaming its calls (as FunctionAgent does) without usage, under OpenInference's LlamaIndex instrumentor."""
+    import asyncio
+
+    from llama_index.core import Settings, VectorStoreIndex
+    from llama_index.core.agent.workflow import FunctionAgent
+    from llama_index.core.schema import TextNode
+    from llama_index.core.llms import MockLLM
+    from llama_index.core.tools import QueryEngineTool
+    from llama_index.llms.openai import OpenAI
+    from openinference.instrumentation import using_session
+    from openinference.instrumentation.llama_index import LlamaIndexInstrumentor
+    from test_llamaindex import WordEmbedding
+
+    from fake_openai import AGENT_MODEL
+
+    Settings.embed_model = WordEmbedding()
+    Settings.llm = MockLLM(max_tokens=8)
+    index = VectorStoreIndex([TextNode(id_=key, text=text) for key, text in AGENT_DOCS.items()])
+    tool = QueryEngineTool.from_defaults(index.as_query_engine(similarity_top_k=2), name="search_knowledge",
+                                         description="Search the knowledge base.")
+    # Usage of a streamed call comes only when asked for: the agent's calls report it, the query engine's LLM not.
+    llm = OpenAI(model=AGENT_MODEL, api_base=base_url, api_key="not-needed",
+                 additional_kwargs={"stream_options": {"include_usage": True}})
+    agent = FunctionAgent(tools=[tool], llm=llm,
+                          system_prompt="Answer from the knowledge base.")
+    LlamaIndexInstrumentor().instrument(tracer_provider=provider)
+    async def ask() -> str:
+        return str(await agent.run(user_msg=AGENT_QUESTION))  # run() needs a running loop
+
+    with using_session("llamaindex-agent-session"):
+        answer = asyncio.run(ask())
+    return {"answer": answer}
+
+
 APPS: dict[str, Callable[[TracerProvider, str], dict[str, Any]]] = {
+    "langgraph_agent": langgraph_agent, "llamaindex_agent": llamaindex_agent,
     "openllmetry_llamaindex": openllmetry_llamaindex, "llamaindex_streaming": llamaindex_streaming,
     "openllmetry_langchain": openllmetry_langchain, "haystack": haystack, "genai": genai,
 }

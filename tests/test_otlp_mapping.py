@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from otlp_shapes import Collect, genai_trace, openinference_trace, provider
 from prometheus_client import CollectorRegistry, Counter
 from support import Clock
 
-from ragpulse.collector.events import TraceEvent
+from ragpulse.collector.events import TraceEvent, Usage
 from ragpulse.sources.otlp.assembler import TraceAssembler
 from ragpulse.sources.otlp.mapping import NotMapped, TraceMapper
 from ragpulse.sources.otlp.spans import Span, decode_protobuf
@@ -242,3 +244,85 @@ def test_a_call_out_with_no_span_of_the_other_side_yet_waits_up_to_max_wait() ->
     assert registry.get_sample_value("late_total", {"kind": "retriever"}) == 1
     assert registry.get_sample_value("late_total", {"kind": "other"}) == 1
     assert registry.get_sample_value("dropped_total", {"reason": "late_span"}) == 2
+
+
+def _spans(build) -> list[Span]:  # type: ignore[no-untyped-def]
+    collect = Collect()
+    build(provider(SimpleSpanProcessor(collect)).get_tracer("shapes"))
+    return decode_protobuf(encode_spans(collect.spans).SerializeToString()).spans
+
+
+def test_multi_part_message_content_is_read_and_non_text_parts_are_skipped_and_counted() -> None:
+    """OpenInference writes list content as `message.contents.{j}.message_content.{type,text}` (openinference-vercel
+    always does): the question and the answer are there, not "content not captured"; an image part is skipped."""
+    def build(tracer) -> None:  # type: ignore[no-untyped-def]
+        with tracer.start_as_current_span("agent", attributes={"openinference.span.kind": "AGENT"}):
+            with tracer.start_as_current_span("llm", attributes={
+                "openinference.span.kind": "LLM", "llm.model_name": "m",
+                "llm.input_messages.0.message.role": "user",
+                "llm.input_messages.0.message.contents.0.message_content.type": "text",
+                "llm.input_messages.0.message.contents.0.message_content.text": "What does this receipt say",
+                "llm.input_messages.0.message.contents.1.message_content.type": "image",
+                "llm.input_messages.0.message.contents.1.message_content.image.image.url": "data:image/png;base64,AAAA",
+                "llm.input_messages.0.message.contents.2.message_content.type": "text",
+                "llm.input_messages.0.message.contents.2.message_content.text": "about returns?",
+                "llm.output_messages.0.message.role": "assistant",
+                "llm.output_messages.0.message.contents.0.message_content.type": "text",
+                "llm.output_messages.0.message.contents.0.message_content.text": "Returns within 30 days.",
+            }):
+                pass
+
+    mapper = TraceMapper()
+    event = mapper.map(_spans(build))
+    assert isinstance(event, TraceEvent)
+    assert (event.query, event.answer) == ("What does this receipt say\nabout returns?", "Returns within 30 days.")
+    assert mapper.skipped_parts == {"image": 1}
+
+
+def test_vercel_ai_sdk_spans_map_question_answer_model_usage_session_and_tool_documents() -> None:
+    """The AI SDK's `experimental_telemetry` spans, as the SDK writes them: ai.generateText around its provider
+    calls (ai.generateText.doGenerate, no gen_ai.operation.name) and an ai.toolCall whose result is documents."""
+    documents = [{"id": "kb-fr", "pageContent": "Paris is the capital of France.", "score": 0.9},
+                 {"id": "kb-de", "pageContent": "Berlin is the capital of Germany.", "score": 0.4}]
+
+    def build(tracer) -> None:  # type: ignore[no-untyped-def]
+        with tracer.start_as_current_span("ai.generateText", attributes={
+            "ai.operationId": "ai.generateText", "ai.model.id": "gpt-4o-mini",
+            "ai.prompt": json.dumps({"prompt": "What is the capital of France?"}),
+            "ai.response.text": "Paris.", "ai.telemetry.metadata.sessionId": "s-ai", "ai.telemetry.metadata.userId": "u-ai",
+        }):
+            with tracer.start_as_current_span("ai.generateText.doGenerate", attributes={
+                "ai.operationId": "ai.generateText.doGenerate", "gen_ai.system": "openai.chat",
+                "gen_ai.request.model": "gpt-4o-mini", "gen_ai.response.model": "gpt-4o-mini-2024-07-18",
+                "ai.prompt.messages": json.dumps([{"role": "user", "content": [{"type": "text", "text": "What is the capital of France?"}]}]),
+                "gen_ai.usage.input_tokens": 50, "gen_ai.usage.output_tokens": 8,
+            }):
+                pass
+            with tracer.start_as_current_span("ai.toolCall", attributes={
+                "ai.operationId": "ai.toolCall", "ai.toolCall.name": "search", "ai.toolCall.id": "call_0",
+                "ai.toolCall.args": json.dumps({"query": "capital of France"}), "ai.toolCall.result": json.dumps(documents),
+            }):
+                pass
+            with tracer.start_as_current_span("ai.generateText.doGenerate", attributes={
+                "ai.operationId": "ai.generateText.doGenerate", "gen_ai.response.model": "gpt-4o-mini-2024-07-18",
+                "ai.response.text": "Paris.", "ai.usage.promptTokens": 90, "ai.usage.completionTokens": 3,
+            }):
+                pass
+
+    event = TraceMapper().map(_spans(build))
+    assert isinstance(event, TraceEvent)
+    assert (event.query, event.answer, event.retrieval_queries) == ("What is the capital of France?", "Paris.", ["capital of France"])
+    assert [(c.id, c.text, c.score) for c in event.chunks or []] == [
+        ("kb-fr", "Paris is the capital of France.", 0.9), ("kb-de", "Berlin is the capital of Germany.", 0.4)]
+    assert (event.model, event.usage) == ("gpt-4o-mini-2024-07-18", Usage(prompt_tokens=140, completion_tokens=11))
+    assert (event.session_id, event.user_id) == ("s-ai", "u-ai")
+
+
+def test_genai_looking_spans_that_cannot_be_mapped_are_unmapped_genai_not_not_rag() -> None:
+    def build(tracer) -> None:  # type: ignore[no-untyped-def]
+        with tracer.start_as_current_span("ai.embed", attributes={"ai.operationId": "ai.embed", "ai.model.id": "e"}):
+            pass
+
+    outcome = TraceMapper().map(_spans(build))
+    assert isinstance(outcome, NotMapped) and outcome.reason == "unmapped_genai"
+    assert "no LLM call ragpulse can map" in outcome.hint

@@ -21,33 +21,39 @@ from ragpulse.collector.events import Chunk, Envelope, FeedbackEvent, TraceEvent
 from ragpulse.app.service import Service
 from ragpulse.app.traffic import TrafficGenerator, TrafficProfile
 from ragpulse.scorers.join import Listener, Turn
-from ragpulse.scorers.satisfaction import normalised, turn_kind
+from ragpulse.scorers.satisfaction import named_things, normalised, turn_kind
 from ragpulse.scorers.text import question_terms
 
 TURNS = yaml.safe_load((Path(__file__).parent / "data" / "session_turns.yaml").read_text(encoding="utf-8"))
 
 
+def analysis(question: str) -> tuple[str, frozenset[str], frozenset[str]]:
+    """What QuestionCache.analyse gives for a question."""
+    text = normalised(question)
+    return text, question_terms(text), named_things(question)
+
+
 def test_the_turn_table_is_classified_with_known_confusion_counts() -> None:
     confusion: Tally[tuple[str, str]] = Tally()
     for row in TURNS:
-        previous, question = normalised(row["previous"]), normalised(row["question"])
-        got = turn_kind(previous, question_terms(previous), question, question_terms(question), 0.5)
+        got = turn_kind(analysis(row["previous"]), analysis(row["question"]), 0.5)
         confusion[(row["expect"], got)] += 1
     chinese = sum(1 for row in TURNS if any("\u4e00" <= char <= "\u9fff" for char in row["question"]))
-    assert len(TURNS) == 52 and chinese == 20
+    assert len(TURNS) == 61 and chinese == 23
     # The detector's known errors: a swapped term read as a rephrase (换货 for 退货, exchange for return,
     # cancel my order after where is it, how long for how much), and rephrases sharing too few words
-    # ("ship to Canada" / "deliver orders to Canada", "return window" / "how many days to return").
+    # ("ship to Canada" / "deliver orders to Canada", "return window" / "how many days to return"). The same
+    # frame about another named thing (France, then Germany; iPhone 15, then 16; two order numbers) is new.
     assert dict(confusion) == {
         ("repeat", "repeat"): 5, ("follow_up", "follow_up"): 10,
-        ("rephrase", "rephrase"): 19, ("rephrase", "new_topic"): 2,
-        ("new_topic", "new_topic"): 12, ("new_topic", "rephrase"): 4,
+        ("rephrase", "rephrase"): 22, ("rephrase", "new_topic"): 2,
+        ("new_topic", "new_topic"): 18, ("new_topic", "rephrase"): 4,
     }
     true_positive = confusion[("rephrase", "rephrase")]
     precision = true_positive / sum(n for (_, got), n in confusion.items() if got == "rephrase")
     recall = true_positive / sum(n for (expected, _), n in confusion.items() if expected == "rephrase")
     print(f"rephrase detector: precision {precision:.2f}, recall {recall:.2f} on {len(TURNS)} turns", file=sys.stderr)
-    assert round(precision, 2) == 0.83 and round(recall, 2) == 0.90
+    assert round(precision, 2) == 0.85 and round(recall, 2) == 0.92
 
 
 def trace(trace_id: str, query: str = "How do I return shoes?", *, session: str | None = None, app: str = "shop",

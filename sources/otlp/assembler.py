@@ -74,7 +74,7 @@ class TraceAssembler:
         self._clock = clock
         self._pending: OrderedDict[str, _Pending] = OrderedDict()  # oldest first
         self._done: OrderedDict[str, None] = OrderedDict()  # recently assembled trace ids, bounded
-        self._warned: set[str] = set()  # services told how to turn content capture on (at most MAX_WARNED)
+        self._warned: set[tuple[str, str]] = set()  # (service, reason) told once (at most MAX_WARNED)
 
     @property
     def in_flight(self) -> int:
@@ -149,13 +149,16 @@ class TraceAssembler:
             log.warning("spans came after their trace was assembled and were dropped", service=service, span=span.name,
                         fix=f"raise otlp.max_wait_seconds (now {self._max_wait:g}) above this service's export delay")
 
-    def _warn_once(self, pending: _Pending, hint: str) -> None:
+    def _warn_once(self, pending: _Pending, reason: str, hint: str) -> None:
         service = next((str(s.resource.get("service.name")) for s in pending.spans.values()), "unknown")
-        if service in self._warned or len(self._warned) >= MAX_WARNED:
+        if (service, reason) in self._warned or len(self._warned) >= MAX_WARNED:
             return
-        self._warned.add(service)
-        log.warning("traces without question or answer text are not counted: the app records no content",
-                    service=service, fix=hint)
+        self._warned.add((service, reason))
+        if reason == "unmapped_genai":
+            log.warning("traces that look like GenAI telemetry are not mapped", service=service, missing=hint)
+        else:
+            log.warning("traces without question or answer text are not counted: the app records no content",
+                        service=service, fix=hint)
 
     def _assemble(self, trace_id: str, outcome: str) -> list[Assembled]:
         pending = self._pending.pop(trace_id)
@@ -171,8 +174,8 @@ class TraceAssembler:
             return []
         if isinstance(event, NotMapped):  # not_rag: indexing, health checks; content_not_captured
             self._outcomes.labels(outcome=event.reason).inc()
-            if event.reason == "content_not_captured":
-                self._warn_once(pending, event.hint)
+            if event.reason in ("content_not_captured", "unmapped_genai"):
+                self._warn_once(pending, event.reason, event.hint)
             return []
         self._outcomes.labels(outcome=outcome).inc()
         return [(event, pending.size)]

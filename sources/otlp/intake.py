@@ -22,6 +22,7 @@ from ragpulse.collector.supervisor import Supervised, SupervisorMetrics
 
 SOURCE = "otlp"
 FLUSH_EVERY_SECONDS = 0.1
+SKIPPED_PART_TYPES = ("image", "image_url", "audio", "file")
 FEEDBACK_BYTES = 512  # what an evaluation event's feedback takes, for the byte budgets: a few short fields
 
 
@@ -33,8 +34,9 @@ class SpanIntake:
         self._queue = queue
         self._metrics = metrics
         metrics.intake.precreate(SOURCE)
+        self._mapper = TraceMapper(config.route_attribute)
         self.assembler = TraceAssembler(
-            TraceMapper(config.route_attribute),
+            self._mapper,
             grace_seconds=config.grace_seconds,
             max_wait_seconds=config.max_wait_seconds,
             ttl_seconds=config.trace_ttl_seconds,
@@ -75,6 +77,10 @@ class SpanIntake:
             await self._enqueue(self.assembler.due())
 
     async def _enqueue(self, events: list[tuple[TraceEvent, int]] | list[tuple[FeedbackEvent | TraceEvent, int]]) -> None:
+        skipped = self._mapper.skipped_parts
+        for kind, count in skipped.items():  # message parts that are not text, met while mapping
+            self._metrics.parts_skipped.labels(type=kind if kind in SKIPPED_PART_TYPES else "other").inc(count)
+        skipped.clear()
         envelopes = []
         for event, size in events:
             try:

@@ -6,7 +6,8 @@ from prometheus_client import CollectorRegistry, Counter, Gauge
 
 from ragpulse.collector.intake import IntakeMetrics
 
-TRACE_OUTCOMES = ("complete", "ttl_expired", "capacity", "shutdown", "not_rag", "content_not_captured", "mapping_failed")
+TRACE_OUTCOMES = ("complete", "ttl_expired", "capacity", "shutdown", "not_rag", "unmapped_genai", "content_not_captured",
+                  "mapping_failed")
 SPAN_DROP_REASONS = ("late_span", "duplicate", "too_many_spans", "over_bytes")
 
 
@@ -39,12 +40,19 @@ class OtlpMetrics:
             self.late_spans.labels(kind=kind)
         self.traces = counter(
             "ragpulse_otlp_traces_total",
-            "Traces assembled from spans, by outcome: complete, ttl_expired, capacity, shutdown, not_rag.",
+            "Traces assembled from spans, by outcome: complete, ttl_expired, capacity, shutdown; not mapped: not_rag (no "
+            "LLM or retrieval span), unmapped_genai (GenAI-looking spans ragpulse cannot map), content_not_captured, "
+            "mapping_failed.",
             "outcome",
         )
         self.in_flight = Gauge("ragpulse_otlp_traces_in_flight", "Traces waiting for their spans.", registry=registry)
         self.in_flight_bytes = Gauge("ragpulse_otlp_traces_in_flight_bytes",
                                      "Bytes of the spans waiting to be assembled (protobuf size).", registry=registry)
+        self.parts_skipped = counter(
+            "ragpulse_otlp_message_parts_skipped_total",
+            "Message content parts that are not text (image, image_url, audio, file, other), skipped when reading "
+            "a question or answer.", "type",
+        )
         self.feedback_unmapped = counter(
             "ragpulse_otlp_feedback_unmapped_total",
             "gen_ai.evaluation.result events with neither a 1-5 score nor a pass/fail label.",

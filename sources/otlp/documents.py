@@ -1,0 +1,165 @@
+"""What a trace's retrieval spans returned: their documents as chunks, in every convention ragpulse maps, each
+tagged with the retrieval that returned it when there were several, with ids recovered from a retriever's output
+when its document attributes lack them."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+
+from ragpulse.collector.events import Chunk
+from ragpulse.sources.otlp.messages import json_or_text as _json_or_text
+from ragpulse.sources.otlp.spans import Span
+from ragpulse.sources.otlp.values import float_value as _float
+from ragpulse.sources.otlp.values import text_value as _str
+from ragpulse.sources.otlp.vercel import vercel_documents
+
+OI_KIND = "openinference.span.kind"
+DB_QUERY_RESULT = "db.query.result"
+# Indexes of at most 9 digits: a longer one is no real list position (and int() of 4,300 digits raises).
+_DOC_KEY = re.compile(r"^(?P<prefix>retrieval\.documents|reranker\.output_documents)\.(?P<i>\d{1,9})\.document\.(?P<field>\w+)$")
+
+
+def _reports_documents(span: Span) -> bool:
+    """Whether a retrieval span says what it retrieved (zero documents included), or only that it ran:
+    without content capture a retriever records no documents, which is not an empty retrieval."""
+    attrs = span.attributes
+    return (
+        has_documents(span)  # OpenInference document keys, or gen_ai.retrieval.documents
+        or any(e.name == DB_QUERY_RESULT for e in span.events)
+        or "traceloop.entity.output" in attrs
+        or (attrs.get(OI_KIND) in ("RETRIEVER", "RERANKER") and "output.value" in attrs)
+        or "ai.toolCall.result" in attrs
+    )
+
+
+def chunks_of(retrievers: list[Span]) -> tuple[list[Chunk] | None, int | None]:
+    """The retrieved chunks, each tagged with the retrieval that returned it (in the order they ran), and the
+    number of retrievals; (None, None) when no retrieval span reports its documents (retrieval not reported).
+    A reranker's output replaces what it reranked; a chunk retrieved twice is kept once, from its first."""
+    retrievers = [s for s in retrievers if _reports_documents(s)]
+    if not retrievers:
+        return None, None
+    rerankers = [s for s in retrievers if s.attributes.get(OI_KIND) == "RERANKER"]
+    for span in reversed(rerankers):
+        documents = _documents(span, "reranker.output_documents")
+        if documents:
+            return documents, 1
+    retrievals = [documents for span in sorted(retrievers, key=lambda s: s.start_unix_nano)
+                  if (documents := _retrieved(span)) is not None]
+    # A framework's outer and inner retriever spans of one search report the same documents: one retrieval.
+    distinct: list[list[Chunk]] = []
+    for documents in retrievals:
+        if not distinct or documents != distinct[-1]:
+            distinct.append(documents)
+    chunks: list[Chunk] = []
+    seen: set[tuple[str | None, str]] = set()
+    several = len(distinct) > 1
+    for number, documents in enumerate(distinct):
+        for chunk in documents:
+            key = (chunk.id, chunk.text if chunk.id is None else "")
+            if key not in seen:
+                seen.add(key)
+                chunks.append(msgspec.structs.replace(chunk, retrieval=number) if several else chunk)
+    return chunks, max(1, len(distinct))
+
+
+def _retrieved(span: Span) -> list[Chunk] | None:
+    documents = (
+        _documents(span, "retrieval.documents") or _genai_documents(span) or _db_result_documents(span)
+        or _traceloop_documents(span) or vercel_documents(span)
+    )
+    if documents and any(chunk.id is None for chunk in documents):
+        documents = _ids_from_output(span, documents)
+    return documents if documents or _reports_documents(span) else None
+
+
+def _ids_from_output(span: Span, chunks: list[Chunk]) -> list[Chunk]:
+    """Ids a retriever's output carries when its document attributes do not (OpenInference on LangChain writes
+    `retrieval.documents.N.document.content` without ids, its `output.value` has `{"documents": [{"id": ...}]}`):
+    matched by position, and only where the texts agree."""
+    output = _json_or_text(span.attributes.get("output.value"))
+    if isinstance(output, dict):
+        output = next((output[k] for k in ("documents", "nodes", "source_nodes") if isinstance(output.get(k), list)), None)
+    if not isinstance(output, list) or len(output) != len(chunks):
+        return chunks
+    matched = []
+    for chunk, item in zip(chunks, output, strict=True):
+        node = item.get("node") if isinstance(item, dict) and isinstance(item.get("node"), dict) else item
+        if chunk.id is None and isinstance(node, dict):
+            text = node.get("page_content") or node.get("text") or node.get("content")
+            identity = node.get("id") or node.get("id_") or node.get("node_id")
+            if identity is not None and (text is None or chunk.text is None or str(text).strip() == chunk.text.strip()):
+                chunk = msgspec.structs.replace(chunk, id=_str(identity))
+        matched.append(chunk)
+    return matched
+
+
+def _documents(span: Span, prefix: str) -> list[Chunk]:
+    fields: dict[int, dict[str, Any]] = {}
+    for key, value in span.attributes.items():
+        match = _DOC_KEY.match(key)
+        if match and match["prefix"] == prefix:
+            fields.setdefault(int(match["i"]), {})[match["field"]] = value
+    chunks = []
+    for _, doc in sorted(fields.items()):
+        metadata = _json_or_text(doc.get("metadata")) if doc.get("metadata") is not None else None
+        source = _str(metadata.get("source") or metadata.get("file_name")) if isinstance(metadata, dict) else None
+        chunks.append(Chunk(text=_str(doc.get("content")), id=_str(doc.get("id")), score=_float(doc.get("score")), source=source))
+    return chunks
+
+
+def _genai_documents(span: Span) -> list[Chunk]:
+    documents = span.attributes.get("gen_ai.retrieval.documents")
+    if isinstance(documents, str):
+        documents = _json_or_text(documents)
+    if not isinstance(documents, list):
+        return []
+    return [
+        # Spec-shaped documents carry id and score only: their text is not reported (None), not "".
+        Chunk(text=_str(d.get("content") if d.get("content") is not None else d.get("text")), id=_str(d.get("id")),
+              score=_float(d.get("score")))
+        for d in documents
+        if isinstance(d, dict)
+    ]
+
+
+def _db_result_documents(span: Span) -> list[Chunk]:
+    """OpenLLMetry vector-DB instrumentations: one `db.query.result` event per returned document."""
+    return [
+        Chunk(
+            text=_str(e.attributes.get("db.query.result.document")),
+            id=_str(e.attributes.get("db.query.result.id")),
+            score=_float(e.attributes.get("db.query.result.score")),
+        )
+        for e in span.events
+        if e.name == DB_QUERY_RESULT
+    ]
+
+
+def _traceloop_documents(span: Span) -> list[Chunk]:
+    """A Traceloop retriever task's output: a JSON list of nodes, each possibly JSON itself."""
+    output = _json_or_text(span.attributes.get("traceloop.entity.output"))
+    if isinstance(output, dict):
+        output = next((v for k, v in output.items() if k in ("nodes", "documents", "source_nodes") and isinstance(v, list)), None)
+    if not isinstance(output, list):
+        return []
+    chunks = []
+    for item in output:
+        item = _json_or_text(item)
+        if isinstance(item, str):
+            chunks.append(Chunk(text=item))
+            continue
+        if not isinstance(item, dict):
+            continue
+        node = item.get("node") if isinstance(item.get("node"), dict) else item
+        text = node.get("text") or node.get("page_content") or node.get("content")
+        chunks.append(Chunk(text=_str(text), id=_str(node.get("id_") or node.get("id") or node.get("node_id")),
+                            score=_float(item.get("score"))))
+    return chunks
+
+
+def has_documents(span: Span) -> bool:
+    return "gen_ai.retrieval.documents" in span.attributes or any(_DOC_KEY.match(k) for k in span.attributes)

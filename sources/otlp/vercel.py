@@ -1,0 +1,86 @@
+"""The Vercel AI SDK's telemetry (`experimental_telemetry`): `ai.*` spans.
+
+`ai.generateText` / `ai.streamText` / `ai.generateObject` / `ai.streamObject` wrap a call: `ai.prompt` (JSON:
+`prompt` or `messages`), `ai.response.text`, `ai.telemetry.metadata.*`. Their provider calls,
+`ai.generateText.doGenerate` and the like, are the LLM spans: `gen_ai.request.model`/`gen_ai.response.model`,
+`gen_ai.usage.input_tokens`/`output_tokens` (or `ai.usage.promptTokens`/`completionTokens`, and in v5
+`ai.usage.inputTokens`/`outputTokens`), `ai.prompt.messages`, `ai.response.text`. A tool call is an `ai.toolCall`
+span with `ai.toolCall.name`, `.args` and `.result`: a tool whose result is documents is a retrieval, and its
+args' query is a retrieval query. The SDK sets no `gen_ai.operation.name`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ragpulse.collector.events import Chunk
+from ragpulse.sources.otlp.messages import json_or_text, user_message_in
+from ragpulse.sources.otlp.spans import Span
+from ragpulse.sources.otlp.values import float_value, text_value
+
+AI_SDK_CALLS = frozenset({
+    "ai.generateText.doGenerate", "ai.streamText.doStream", "ai.generateObject.doGenerate", "ai.streamObject.doStream",
+})
+TOOL_CALL = "ai.toolCall"
+PROMPT_TOKENS = ("ai.usage.promptTokens", "ai.usage.inputTokens")
+COMPLETION_TOKENS = ("ai.usage.completionTokens", "ai.usage.outputTokens")
+# Where a document's text, id and score are, in the shapes tools return (LangChain-style, plain, search APIs).
+_TEXT_KEYS = ("pageContent", "page_content", "content", "text", "chunk", "snippet")
+_ID_KEYS = ("id", "documentId", "doc_id", "chunkId")
+
+
+def operation(span: Span) -> str:
+    return text_value(span.attributes.get("ai.operationId")) or span.name
+
+
+def is_ai_sdk_llm(span: Span) -> bool:
+    return operation(span) in AI_SDK_CALLS
+
+
+def vercel_query(span: Span) -> str | None:
+    """The user's question of an `ai.*` call: `ai.prompt`'s prompt, or its last user message."""
+    prompt = json_or_text(span.attributes.get("ai.prompt"))
+    if isinstance(prompt, dict):
+        if isinstance(prompt.get("prompt"), str) and prompt["prompt"].strip():
+            return prompt["prompt"]
+        if isinstance(prompt.get("messages"), list):
+            return user_message_in(prompt["messages"])
+    messages = json_or_text(span.attributes.get("ai.prompt.messages"))
+    return user_message_in(messages) if isinstance(messages, list) else None
+
+
+def tool_query(span: Span) -> str | None:
+    """The search string of a tool call: its args' query (or the one string argument)."""
+    args = json_or_text(span.attributes.get("ai.toolCall.args"))
+    if isinstance(args, dict):
+        for key in ("query", "question", "q", "search", "input", "text"):
+            if isinstance(args.get(key), str):
+                return args[key]
+        strings = [v for v in args.values() if isinstance(v, str)]
+        return strings[0] if len(strings) == 1 else None
+    return args if isinstance(args, str) else None
+
+
+def vercel_documents(span: Span) -> list[Chunk] | None:
+    """The documents an `ai.toolCall` returned, or None when its result is not documents."""
+    if operation(span) != TOOL_CALL:
+        return None
+    return documents_in(json_or_text(span.attributes.get("ai.toolCall.result")))
+
+
+def documents_in(result: Any) -> list[Chunk] | None:
+    """A list of documents (objects with a text), bare or under `documents` / `results` / `chunks`."""
+    if isinstance(result, dict):
+        result = next((result[k] for k in ("documents", "results", "chunks", "docs") if isinstance(result.get(k), list)), None)
+    if not isinstance(result, list) or not result or not all(isinstance(d, dict) for d in result):
+        return None
+    chunks = []
+    for document in result:
+        text = next((document[k] for k in _TEXT_KEYS if isinstance(document.get(k), str)), None)
+        if text is None:
+            return None  # not documents: a list of records of some other kind
+        metadata = document.get("metadata") if isinstance(document.get("metadata"), dict) else {}
+        identity = next((document.get(k) for k in _ID_KEYS if document.get(k) is not None),
+                        next((metadata.get(k) for k in _ID_KEYS if metadata.get(k) is not None), None))
+        chunks.append(Chunk(text=text, id=text_value(identity), score=float_value(document.get("score"))))
+    return chunks

@@ -1,0 +1,94 @@
+"""Agentic RAG over OTLP, with the real frameworks (issue: agentic traces): a LangGraph ReAct agent with a
+retriever tool (OpenInference's LangChain instrumentor), the same agent searching twice in one turn, and a
+LlamaIndex FunctionAgent with a QueryEngineTool (OpenInference's LlamaIndex instrumentor), each in its own
+process through the real OTLP exporter into one running sidecar, against the fake OpenAI-compatible server
+answering with tool calls (plain for LangChain, streamed for LlamaIndex). Checked exactly: the user's question
+(not the agent's search), every search, the chunks of each retrieval with their ids, the answer, the model,
+the usage (whole, or partial with the calls that reported none), session and user; and end to end in the
+sidecar's metrics and judgment records."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fake_openai import AGENT_MODEL, FakeOpenAI
+from instrumented_apps import AGENT_DOCS, AGENT_QUESTION
+from support import start_ragpulse, wait_until
+from test_instrumentations import Sidecar, labels
+
+from ragpulse.collector.events import TraceEvent, Usage
+
+
+@pytest.fixture(scope="module")
+def sidecar(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sidecar]:
+    tmp = tmp_path_factory.mktemp("agents")
+    results = tmp / "judgments.jsonl"
+    with FakeOpenAI() as fake:
+        rp = start_ragpulse(tmp, "--set", "otlp.grace_seconds=0.2", "--set", "judge.sample_rate=1.0",
+                            "--set", f"results.jsonl_path={results}")
+        yield Sidecar(rp, results, fake, tmp)
+        rp.terminate()
+
+
+def judged(sidecar: Sidecar, app: str) -> dict:  # type: ignore[type-arg]
+    wait_until(lambda: len(sidecar.records(app)) == 1, what=f"the {app} trace judged")
+    return sidecar.records(app)[0]
+
+
+def test_a_langgraph_agent_is_read_as_the_users_question_and_its_search(sidecar: Sidecar) -> None:
+    sidecar.fake.agent_searches = {AGENT_QUESTION: ["capital of France"]}
+    event, seen = sidecar.run("langgraph_agent", "lg-agent")
+    assert isinstance(event, TraceEvent)
+    assert seen["found"] == [["kb-de", "kb-fr"]]
+    # The question is the user's, from the graph's input messages; the tool's search string is a search.
+    assert (event.query, event.retrieval_queries, event.answer) == (
+        AGENT_QUESTION, ["capital of France"], "Paris is the capital of France.")
+    # The retriever span's documents carry no ids; its output does (matched by position and text).
+    assert [(c.id, c.text, c.retrieval) for c in event.chunks or []] == [
+        ("kb-de", AGENT_DOCS["kb-de"], None), ("kb-fr", AGENT_DOCS["kb-fr"], None)]
+    assert event.retrievals == 1
+    # Two model calls, both with usage: 30 and 90 prompt tokens (30 a message), 9 for the tool call, 12 for the answer.
+    assert (event.model, event.usage) == (AGENT_MODEL, Usage(prompt_tokens=120, completion_tokens=21))
+    assert (event.session_id, event.user_id) == ("agent-session", "agent-user")
+    record = judged(sidecar, "lg-agent")
+    assert (record["query"], record["retrieval_queries"]) == (AGENT_QUESTION, ["capital of France"])
+    s = sidecar.metrics()
+    assert s.get_value("ragpulse_tokens_total", **labels("lg-agent", AGENT_MODEL), kind="prompt") == 120
+    assert s.get_value("ragpulse_usage_partial_total", **labels("lg-agent", AGENT_MODEL), reason="calls_without_usage") == 0
+    assert s.get_value("ragpulse_retrievals_sum", **labels("lg-agent", AGENT_MODEL)) == 1
+
+
+def test_an_agent_that_searches_twice_keeps_every_retrieval(sidecar: Sidecar) -> None:
+    sidecar.fake.agent_searches = {AGENT_QUESTION: ["capital of France", "population of Paris"]}
+    event, seen = sidecar.run("langgraph_agent", "lg-twice")
+    assert isinstance(event, TraceEvent)
+    assert seen["found"] == [["kb-de", "kb-fr"], ["kb-pop", "kb-fr"]]
+    assert (event.query, event.retrieval_queries) == (AGENT_QUESTION, ["capital of France", "population of Paris"])
+    # The union the answer could use, each chunk from the first retrieval that returned it.
+    assert [(c.id, c.retrieval) for c in event.chunks or []] == [("kb-de", 0), ("kb-fr", 0), ("kb-pop", 1)]
+    assert event.retrievals == 2
+    assert event.usage == Usage(prompt_tokens=30 + 90 + 150, completion_tokens=9 + 9 + 12)
+    judged(sidecar, "lg-twice")
+    s = sidecar.metrics()
+    assert s.get_value("ragpulse_retrievals_bucket", **labels("lg-twice", AGENT_MODEL), le="1.0") == 0
+    assert s.get_value("ragpulse_retrievals_bucket", **labels("lg-twice", AGENT_MODEL), le="2.0") == 1
+    assert s.get_value("ragpulse_retrieval_chunks_sum", **labels("lg-twice", AGENT_MODEL)) == 3
+
+
+def test_a_llamaindex_function_agent_with_partial_usage_says_so(sidecar: Sidecar) -> None:
+    """The agent's two streamed calls report usage (asked for); the query engine's LLM inside the tool reports
+    none: the usage is partial, 1 call unreported, and counted as such, never shown as the whole."""
+    sidecar.fake.agent_searches = {AGENT_QUESTION: ["capital of France"]}
+    event, seen = sidecar.run("llamaindex_agent", "li-agent")
+    assert isinstance(event, TraceEvent)
+    assert (event.query, event.retrieval_queries) == (AGENT_QUESTION, ["capital of France"])
+    assert event.answer == seen["answer"] == "Paris is the capital of France. "
+    assert [c.id for c in event.chunks or []] == ["kb-fr", "kb-de"]
+    assert [c.text for c in event.chunks or []] == [AGENT_DOCS["kb-fr"], AGENT_DOCS["kb-de"]]
+    assert event.usage == Usage(prompt_tokens=60 + 120, completion_tokens=9 + 12, unreported_calls=1)
+    assert event.session_id == "llamaindex-agent-session"
+    judged(sidecar, "li-agent")
+    s = sidecar.metrics()
+    assert s.get_value("ragpulse_usage_partial_total", **labels("li-agent", AGENT_MODEL), reason="calls_without_usage") == 1
+    assert s.get_value("ragpulse_tokens_total", **labels("li-agent", AGENT_MODEL), kind="completion") == 21
