@@ -1,15 +1,19 @@
 """Agentic RAG over OTLP, with the real frameworks (issue: agentic traces): a LangGraph ReAct agent with a
 retriever tool (OpenInference's LangChain instrumentor), the same agent searching twice in one turn, and a
 LlamaIndex FunctionAgent with a QueryEngineTool (OpenInference's LlamaIndex instrumentor), each in its own
-process through the real OTLP exporter into one running sidecar, against the fake OpenAI-compatible server
-answering with tool calls (plain for LangChain, streamed for LlamaIndex). Checked exactly: the user's question
+process through the real OTLP exporter into one running sidecar, and a Node.js agent on the Vercel AI SDK with its
+OpenTelemetry integration, against the fake OpenAI-compatible server answering with tool calls (plain for LangChain
+and the AI SDK, streamed for LlamaIndex). Checked exactly: the user's question
 (not the agent's search), every search, the chunks of each retrieval with their ids, the answer, the model,
 the usage (whole, or partial with the calls that reported none), session and user; and end to end in the
 sidecar's metrics and judgment records."""
 
 from __future__ import annotations
 
+import json
+import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from fake_openai import AGENT_MODEL, FakeOpenAI
@@ -92,3 +96,32 @@ def test_a_llamaindex_function_agent_with_partial_usage_says_so(sidecar: Sidecar
     s = sidecar.metrics()
     assert s.get_value("ragpulse_usage_partial_total", **labels("li-agent", AGENT_MODEL), reason="calls_without_usage") == 1
     assert s.get_value("ragpulse_tokens_total", **labels("li-agent", AGENT_MODEL), kind="completion") == 21
+
+
+NODE_APP = Path(__file__).resolve().parent / "node_aisdk"
+
+
+def test_a_vercel_ai_sdk_agent_in_node_through_its_opentelemetry_integration(sidecar: Sidecar) -> None:
+    """The AI SDK 7 with @ai-sdk/otel (pinned in tests/node_aisdk/package-lock.json, installed with npm ci): its
+    invoke_agent, chat and execute_tool spans (GenAI conventions) under the app's own turn span, exported by the
+    OTLP/HTTP protobuf exporter of the OpenTelemetry JS SDK. The tool's result is documents: a retrieval."""
+    if not (NODE_APP / "node_modules").exists():
+        installed = subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=NODE_APP, capture_output=True,
+                                   text=True, timeout=300)
+        assert installed.returncode == 0, installed.stderr
+    sidecar.fake.agent_searches = {AGENT_QUESTION: ["capital of France"]}
+    done = subprocess.run(
+        ["node", "app.mjs", f"http://127.0.0.1:{sidecar.rp.otlp_port}/v1/traces", sidecar.fake.base_url, "aisdk-agent",
+         AGENT_MODEL, AGENT_QUESTION], cwd=NODE_APP, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1]) == {"answer": "Paris is the capital of France."}
+    record = judged(sidecar, "aisdk-agent")
+    assert (record["query"], record["retrieval_queries"], record["answer"]) == (
+        AGENT_QUESTION, ["capital of France"], "Paris is the capital of France.")
+    assert [(c["id"], c["text"]) for c in record["chunks"]] == [
+        ("kb-fr", "Paris is the capital and largest city of France."), ("kb-de", "Berlin is the capital of Germany.")]
+    assert (record["model"], record["session_id"]) == (AGENT_MODEL, "aisdk-session")
+    s = sidecar.metrics()
+    assert s.get_value("ragpulse_tokens_total", **labels("aisdk-agent", AGENT_MODEL), kind="prompt") == 30 + 90
+    assert s.get_value("ragpulse_tokens_total", **labels("aisdk-agent", AGENT_MODEL), kind="completion") == 9 + 12
+    assert s.get_value("ragpulse_retrieval_top_score_sum", **labels("aisdk-agent", AGENT_MODEL)) == 0.91

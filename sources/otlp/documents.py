@@ -14,7 +14,7 @@ from ragpulse.sources.otlp.messages import json_or_text as _json_or_text
 from ragpulse.sources.otlp.spans import Span
 from ragpulse.sources.otlp.values import float_value as _float
 from ragpulse.sources.otlp.values import text_value as _str
-from ragpulse.sources.otlp.vercel import vercel_documents
+from ragpulse.sources.otlp.vercel import tool_documents
 
 OI_KIND = "openinference.span.kind"
 DB_QUERY_RESULT = "db.query.result"
@@ -31,7 +31,7 @@ def _reports_documents(span: Span) -> bool:
         or any(e.name == DB_QUERY_RESULT for e in span.events)
         or "traceloop.entity.output" in attrs
         or (attrs.get(OI_KIND) in ("RETRIEVER", "RERANKER") and "output.value" in attrs)
-        or "ai.toolCall.result" in attrs
+        or "ai.toolCall.result" in attrs or "gen_ai.tool.call.result" in attrs
     )
 
 
@@ -69,7 +69,7 @@ def chunks_of(retrievers: list[Span]) -> tuple[list[Chunk] | None, int | None]:
 def _retrieved(span: Span) -> list[Chunk] | None:
     documents = (
         _documents(span, "retrieval.documents") or _genai_documents(span) or _db_result_documents(span)
-        or _traceloop_documents(span) or vercel_documents(span)
+        or _traceloop_documents(span) or tool_documents(span)
     )
     if documents and any(chunk.id is None for chunk in documents):
         documents = _ids_from_output(span, documents)

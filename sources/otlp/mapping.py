@@ -19,7 +19,7 @@ from ragpulse.sources.otlp.documents import has_documents as _has_documents
 from ragpulse.sources.otlp.messages import json_or_text as _json_or_text
 from ragpulse.sources.otlp.messages import last_user_message, llm_output, message_output, user_message_in
 from ragpulse.sources.otlp.spans import Span
-from ragpulse.sources.otlp.vercel import (COMPLETION_TOKENS, PROMPT_TOKENS, is_ai_sdk_llm, tool_query, vercel_documents,
+from ragpulse.sources.otlp.vercel import (COMPLETION_TOKENS, PROMPT_TOKENS, is_ai_sdk_llm, tool_query, tool_documents,
                                           vercel_query)
 from ragpulse.sources.otlp.values import add_count as _add_count
 from ragpulse.sources.otlp.values import text_value as _str
@@ -174,7 +174,8 @@ def is_retrieval(span: Span) -> bool:
         or "gen_ai.retrieval.documents" in attrs
         or any(e.name == DB_QUERY_RESULT for e in span.events)
         or (attrs.get(TRACELOOP_KIND) == "task" and "retriev" in str(attrs.get("traceloop.entity.name", span.name)).lower())
-        or ("ai.toolCall.result" in attrs and vercel_documents(span) is not None)  # an AI SDK tool that returned documents
+        # a tool call that returned documents (GenAI execute_tool, AI SDK ai.toolCall)
+        or (("gen_ai.tool.call.result" in attrs or "ai.toolCall.result" in attrs) and tool_documents(span) is not None)
     )
 
 

@@ -1,5 +1,10 @@
-"""The Vercel AI SDK's telemetry (`experimental_telemetry`): `ai.*` spans.
+"""Tool calls that retrieve, and the Vercel AI SDK's older telemetry (`ai.*` spans).
 
+A tool call whose result is documents is a retrieval: a GenAI `execute_tool` span (`gen_ai.tool.call.arguments`,
+`gen_ai.tool.call.result`: the AI SDK 7's OpenTelemetry integration `@ai-sdk/otel` writes these, with
+`invoke_agent` and `chat` spans the GenAI mapping reads), or an AI SDK `ai.toolCall` span (versions 4 to 6).
+
+The AI SDK's `experimental_telemetry` before its OpenTelemetry integration:
 `ai.generateText` / `ai.streamText` / `ai.generateObject` / `ai.streamObject` wrap a call: `ai.prompt` (JSON:
 `prompt` or `messages`), `ai.response.text`, `ai.telemetry.metadata.*`. Their provider calls,
 `ai.generateText.doGenerate` and the like, are the LLM spans: `gen_ai.request.model`/`gen_ai.response.model`,
@@ -50,8 +55,9 @@ def vercel_query(span: Span) -> str | None:
 
 
 def tool_query(span: Span) -> str | None:
-    """The search string of a tool call: its args' query (or the one string argument)."""
-    args = json_or_text(span.attributes.get("ai.toolCall.args"))
+    """The search string of a tool call (GenAI `gen_ai.tool.call.arguments`, AI SDK `ai.toolCall.args`): its
+    query (or the one string argument)."""
+    args = json_or_text(span.attributes.get("gen_ai.tool.call.arguments") or span.attributes.get("ai.toolCall.args"))
     if isinstance(args, dict):
         for key in ("query", "question", "q", "search", "input", "text"):
             if isinstance(args.get(key), str):
@@ -61,11 +67,14 @@ def tool_query(span: Span) -> str | None:
     return args if isinstance(args, str) else None
 
 
-def vercel_documents(span: Span) -> list[Chunk] | None:
-    """The documents an `ai.toolCall` returned, or None when its result is not documents."""
-    if operation(span) != TOOL_CALL:
-        return None
-    return documents_in(json_or_text(span.attributes.get("ai.toolCall.result")))
+def tool_documents(span: Span) -> list[Chunk] | None:
+    """The documents a tool call returned (GenAI `execute_tool` spans' `gen_ai.tool.call.result`, as the AI SDK's
+    OpenTelemetry integration and other GenAI instrumentations write them; the AI SDK's older `ai.toolCall.result`),
+    or None when it returned something else."""
+    result = span.attributes.get("gen_ai.tool.call.result")
+    if result is None and operation(span) == TOOL_CALL:
+        result = span.attributes.get("ai.toolCall.result")
+    return documents_in(json_or_text(result)) if result is not None else None
 
 
 def documents_in(result: Any) -> list[Chunk] | None:
