@@ -19,7 +19,7 @@ from ragpulse.sources.otlp.documents import has_documents as _has_documents
 from ragpulse.sources.otlp.messages import json_or_text as _json_or_text
 from ragpulse.sources.otlp.messages import last_user_message, llm_output, message_output, user_message_in
 from ragpulse.sources.otlp.spans import Span
-from ragpulse.sources.otlp.vercel import (COMPLETION_TOKENS, PROMPT_TOKENS, is_ai_sdk_llm, tool_query, tool_documents,
+from ragpulse.sources.otlp.tools import (COMPLETION_TOKENS, PROMPT_TOKENS, is_ai_sdk_llm, tool_query, tool_documents,
                                           vercel_query)
 from ragpulse.sources.otlp.values import add_count as _add_count
 from ragpulse.sources.otlp.values import text_value as _str
