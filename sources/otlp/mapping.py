@@ -1,8 +1,8 @@
 """A trace's spans -> one v1 TraceEvent: OpenInference, OpenTelemetry GenAI, OpenLLMetry (Traceloop) and the Vercel
 AI SDK, plain RAG pipelines and agents. README (OTLP) has the table of which span gives each field in each
-convention; the documents are read in sources/otlp/documents.py, the messages in sources/otlp/messages.py, the
-tool calls and the AI SDK's older spans in sources/otlp/tools.py. Feedback: `gen_ai.evaluation.result` span events become feedback
-events (sources/otlp/evaluations.py).
+convention. The documents are read in sources/otlp/documents.py, the messages in sources/otlp/messages.py, tool
+calls and the AI SDK's older spans in sources/otlp/tools.py. Feedback: `gen_ai.evaluation.result` span events
+become feedback events (sources/otlp/evaluations.py).
 """
 
 from __future__ import annotations
