@@ -4,8 +4,11 @@
 # webhook) and tmux (the review tool driven in a real terminal), from Debian's packages (root, or
 # sudo); helm, built with `go install` from the Go module proxy. Each is installed once, when missing.
 #
-#   scripts/tools.sh          install what is missing; prints where helm is (HELM=...)
+#   scripts/tools.sh            install what is missing; prints where helm is (HELM=...)
+#   scripts/tools.sh --no-helm  the same without helm (the demo needs Prometheus and Alertmanager only)
 set -euo pipefail
+with_helm=1
+[ "${1:-}" = "--no-helm" ] && with_helm=0
 
 missing=()
 command -v promtool >/dev/null 2>&1 && command -v prometheus >/dev/null 2>&1 || missing+=(prometheus)
@@ -13,7 +16,7 @@ command -v prometheus-alertmanager >/dev/null 2>&1 || missing+=(prometheus-alert
 command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 HELM_VERSION=v3.22.0
 helm_bin=$(command -v helm || true)
-if [ -z "$helm_bin" ] && command -v go >/dev/null 2>&1; then
+if [ "$with_helm" = 1 ] && [ -z "$helm_bin" ] && command -v go >/dev/null 2>&1; then
     gobin="$(go env GOPATH)/bin/helm"
     if [ ! -x "$gobin" ]; then
         echo "building helm $HELM_VERSION with go install (a few minutes, once)..." >&2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -125,3 +126,17 @@ def test_send_names_what_is_wrong_with_its_target_instead_of_a_traceback() -> No
         result = run("send", "--target", target, "--count", "5")
         assert result.returncode == code, (target, result.stderr)
         assert message in result.stderr and "Traceback" not in result.stderr, (target, result.stderr)
+
+
+def test_output_into_a_pipe_that_closes_early_ends_quietly() -> None:
+    """`ragpulse config example | head -5`: the reader is gone before ragpulse writes (its end of the pipe is
+    closed first, so the write fails every time); no BrokenPipeError traceback, exit 0."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run([*ragpulse_command(), "config", "example"], stdout=write_end, stderr=subprocess.PIPE,
+                              text=True, timeout=60)
+    finally:
+        os.close(write_end)
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
+    assert done.returncode == 0, done.stderr

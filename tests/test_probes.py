@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -165,6 +166,8 @@ def test_probe_runs_against_a_real_rag_service_score_exactly_and_gate(service: R
     assert "gate hit_rate>=0.9: 0.100 FAIL" in degraded.stdout and "gate mrr>=0.9: 0.100 FAIL" in degraded.stdout
     listing = subprocess.run([*ragpulse_command(), "probe", "list", "--db", str(db)], capture_output=True, text=True, timeout=60)
     assert listing.returncode == 0 and listing.stdout.count("golden_shop") == 2
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    assert "started (UTC)" in listing.stdout and listing.stdout.count(today) >= 2, listing.stdout  # when each ran
     from contextlib import closing
 
     from ragpulse.probes import store

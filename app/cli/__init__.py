@@ -4,6 +4,7 @@ calibration, review, golden, probe)."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -24,7 +25,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.handler(args))
+        status = int(args.handler(args))
+        sys.stdout.flush()  # inside the try: a reader gone away (`| head`) shows here, not at exit
+        return status
     except ConfigError as exc:
         report_problems(f"invalid configuration ({exc.origin})", list(exc.problems))
         return 2
@@ -33,6 +36,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader went away (`| head`): it had what it wanted. No traceback, and none at exit either, when
+        # Python flushes stdout: point it at /dev/null.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import sys
+import time
 from contextlib import closing
 from typing import Any
 
@@ -171,12 +172,13 @@ def _list(args: argparse.Namespace) -> int:
     with closing(_open(args)) as db:
         found = store.runs(db)
     table = Table()
-    for title in ("run", "golden set", "target", "questions", "hit@k", "MRR", "correctness"):
+    for title in ("run", "started (UTC)", "golden set", "target", "questions", "hit@k", "MRR", "correctness"):
         table.add_column(title)
     for run in found:
         overall = run["summary"]["overall"]
-        table.add_row(run["run_id"], run["golden_set"], run["target"], str(overall["questions"]), _cell(overall["hit_rate"]),
-                      _cell(overall["mrr"]), _cell(overall["correctness"]))
+        started = time.strftime("%Y-%m-%d %H:%M", time.gmtime(run["started_at"]))
+        table.add_row(run["run_id"], started, run["golden_set"], run["target"], str(overall["questions"]),
+                      _cell(overall["hit_rate"]), _cell(overall["mrr"]), _cell(overall["correctness"]))
     _console().print(table)
     return 0
 
