@@ -146,6 +146,9 @@ def purge_table(db: sqlite3.Connection, table: str, time_column: str, *, cutoff:
         dropped.labels(reason=f"{reason_prefix}max_rows").inc(over)
 
 
+DEFAULT_LIMIT = 20  # bad cases listed when no limit is given, by the CLI and the API alike
+
+
 def query(
     connection: sqlite3.Connection,
     *,
@@ -154,12 +157,23 @@ def query(
     stage: str | None = None,
     since: float | None = None,
     until: float | None = None,
-    limit: int = 50,
+    limit: int = DEFAULT_LIMIT,
 ) -> list[dict[str, Any]]:
     """Bad cases, newest first, filtered by what is given."""
-    return select_records(connection, "badcases", "judged_at", limit, [
-        ("app = ?", app), ("route = ?", route), ("stage = ?", stage), ("judged_at >= ?", since), ("judged_at < ?", until),
-    ])
+    return select_records(connection, "badcases", "judged_at", limit, _conditions(app, route, stage, since, until))
+
+
+def count(connection: sqlite3.Connection, *, app: str | None = None, route: str | None = None, stage: str | None = None,
+          since: float | None = None, until: float | None = None) -> int:
+    """How many bad cases the same filters match, whatever the limit (for "20 of 312")."""
+    given = [(clause, value) for clause, value in _conditions(app, route, stage, since, until) if value is not None]
+    where = " WHERE " + " AND ".join(clause for clause, _ in given) if given else ""
+    return int(connection.execute(f"SELECT count(*) FROM badcases{where}", [value for _, value in given]).fetchone()[0])
+
+
+def _conditions(app: str | None, route: str | None, stage: str | None, since: float | None,
+                until: float | None) -> list[tuple[str, object]]:
+    return [("app = ?", app), ("route = ?", route), ("stage = ?", stage), ("judged_at >= ?", since), ("judged_at < ?", until)]
 
 
 def select_records(connection: sqlite3.Connection, table: str, time_column: str, limit: int,

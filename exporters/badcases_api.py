@@ -1,7 +1,9 @@
 """GET /api/badcases and GET /api/badcases/{trace_id}: the bad-case store as JSON.
 
 Filters: app, route, stage, since and until (a duration back from now like 2h, an RFC 3339
-timestamp or epoch seconds), limit (1-1000, default 50). Newest first. A bad parameter is a
+timestamp or epoch seconds), limit (1-1000, default 20, as the CLI's). `count` is the bad cases returned,
+`total` how many the filters match. GET /api/badcases/<id> takes a trace id or a unique prefix of one, as
+`ragpulse badcases show` does (409 when the prefix matches several). Newest first. A bad parameter is a
 400 that names it. Reads run on a worker thread with their own connection.
 """
 
@@ -41,14 +43,18 @@ def routes(sqlite_path: str | None) -> list[web.RouteDef]:
         except ValueError as exc:
             parameter, message = exc.args
             return json_response(400, {"error": "bad_parameter", "parameter": parameter, "message": message})
-        found = await read(lambda db: badcases.query(db, **filters)) or []
-        return json_response(200, {"badcases": found, "count": len(found)})
+        matching = {name: value for name, value in filters.items() if name != "limit"}
+        found, total = await read(lambda db: (badcases.query(db, **filters), badcases.count(db, **matching))) or ([], 0)
+        return json_response(200, {"badcases": found, "count": len(found), "total": total})
 
     async def get_badcase(request: web.Request) -> web.Response:
         if sqlite_path is None:
             return no_store()
         trace_id = request.match_info["trace_id"]
-        found = await read(lambda db: badcases.get(db, trace_id))
+        try:
+            found = await read(lambda db: badcases.get_by_prefix(db, trace_id))
+        except badcases.AmbiguousPrefix as exc:
+            return json_response(409, {"error": "ambiguous_prefix", "message": str(exc), "matches": exc.matches})
         if found is None:
             return json_response(404, {"error": "not_found", "message": f"no bad case for trace {trace_id!r}"})
         return json_response(200, found)

@@ -107,6 +107,11 @@ def test_without_a_key_the_local_judge_fills_the_store_the_api_and_the_cli(ragpu
         "stage": "over_refusal", "fallback": True, "hallucination": False, "groundedness": None, "claims": []}
     nothing = rp.get("/api/badcases/nothing", auth).json()
     assert (nothing["stage"], nothing["hallucination"], nothing["fallback"]) == ("knowledge_gap", False, True)
+    # The API and the CLI agree: the same default limit, the total beside what is returned, a trace id prefix.
+    one = rp.get("/api/badcases?limit=1", auth).json()
+    assert (one["count"], one["total"], len(one["badcases"])) == (1, 3, 1)
+    assert rp.get("/api/badcases/wrong-num", auth).json()["trace_id"] == "wrong-number"
+    assert rp.get("/api/badcases/r", auth).json()["trace_id"] == "refused"  # the only one that starts with r
     missing = rp.get("/api/badcases/grounded", auth)
     assert (missing.status, missing.json()["error"]) == (404, "not_found")
     for query, parameter in (("stage=nowhere", "stage"), ("since=yesterday", "since"), ("limit=0", "limit"), ("color=red", "color")):
@@ -129,6 +134,9 @@ def test_without_a_key_the_local_judge_fills_the_store_the_api_and_the_cli(ragpu
         refusal = subprocess.run([*ragpulse_command(), "badcases", "show", trace_id, "--db", str(db)],
                                  capture_output=True, text=True, timeout=60)
         assert verdict in refusal.stdout and "HALLUCINATION" not in refusal.stdout, refusal.stdout
+    first = subprocess.run([*ragpulse_command(), "badcases", "list", "--db", str(db), "--limit", "1"],
+                           capture_output=True, text=True, timeout=60)
+    assert first.returncode == 0 and "1 of 3 bad cases, newest first (--limit for more)" in first.stderr, first.stderr
     as_json = subprocess.run([*ragpulse_command(), "badcases", "list", "--db", str(db), "--json", "--since", "1h"],
                              capture_output=True, text=True, timeout=60)
     assert sorted(json.loads(line)["trace_id"] for line in as_json.stdout.splitlines()) == ["nothing", "refused", "wrong-number"]

@@ -25,7 +25,8 @@ def add_commands(commands: Any) -> None:
     listing.add_argument("--stage", choices=STAGES)
     listing.add_argument("--since", help="a duration back from now (30m, 2h, 7d), an RFC 3339 time or epoch seconds")
     listing.add_argument("--until", help="same forms as --since")
-    listing.add_argument("--limit", type=int, default=20)
+    listing.add_argument("--limit", type=int, default=badcases.DEFAULT_LIMIT,
+                         help="at most this many, newest first (default %(default)s)")
     listing.add_argument("--json", action="store_true", help="one JSON record per line instead of a table")
     listing.set_defaults(handler=_badcases_list)
     show_case = case_commands.add_parser("show", help="one bad case in full: question, chunks, answer, verdicts")
@@ -52,13 +53,16 @@ def _badcases_list(args: argparse.Namespace) -> int:
     if db is None:
         return 2
     with closing(db):
-        found = badcases.query(db, app=args.app, route=args.route, stage=args.stage, since=since, until=until,
-                               limit=args.limit)
+        filters = {"app": args.app, "route": args.route, "stage": args.stage, "since": since, "until": until}
+        found = badcases.query(db, **filters, limit=args.limit)
+        total = badcases.count(db, **filters)
     if args.json:
         for record in found:
             print(json.dumps(record, ensure_ascii=False))
     else:
         print(badcases_view.table(found))
+    if total > len(found):  # on stderr: JSON lines stay JSON lines
+        print(f"{len(found)} of {total} bad cases, newest first (--limit for more)", file=sys.stderr)
     return 0
 
 
