@@ -272,7 +272,14 @@ class LiveSummary:
         judge = "LLM judge" if self._service.config.judge.uses_llm else "local judge"
         positive = sum(signals[name] for name in POSITIVE)
         negative = sum(signals[name] for name in NEGATIVE)
-        proxy = f"{100 * positive / (positive + negative):.1f}%" if positive + negative else "-"
+        idle = self._service.config.satisfaction.idle_seconds
+        waited = now - self._started
+        if not final and (waited < idle or (signals["silent_accept"] == 0 and waited < 3 * idle)):
+            # No session can have gone quiet yet, so no silent accept exists while rephrases and escalations come at
+            # once: a share now would be biased low.
+            proxy = f"- (silent accepts come after {idle:g} s idle)"
+        else:
+            proxy = f"{100 * positive / (positive + negative):.1f}%" if positive + negative else "-"
         feedback = totals.get("ragpulse_events_processed_total", 0.0) - traces
         head = "final" if final else f"{now - self._started:.0f}s"
         pad = " " * 9
