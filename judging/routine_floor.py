@@ -9,8 +9,10 @@ id, at the higher rate (every trace the base rate takes is still taken); what th
 The judge's budgets still hold: the routine sample is the first to stop when they run short. A base rate of 0
 (judge.sample_rate, or an override for an app or route) keeps the routine sample off: the floor raises no 0.
 
-Traffic per minute is a count over the last 60 seconds in six buckets of ten (the first minute of an app
-counts from its first trace, and at least ten seconds, so a first burst does not read as a flood).
+Traffic per minute is counted in buckets of ten seconds over the last minute; the rate is worked out when a
+bucket closes (this runs for every judgeable trace, so it costs a clock read and a counter most of the time).
+In an app's first ten seconds it is worked out every 64 traces from the time since its first, at least a
+second, so a first burst is neither judged whole nor missed.
 """
 
 from __future__ import annotations
@@ -20,6 +22,18 @@ from collections.abc import Callable
 
 BUCKET_SECONDS = 10.0
 BUCKETS = 6  # a minute
+_FIRST_EVERY = 64  # traces between estimates in an app's first bucket
+
+
+class _App:
+    __slots__ = ("first_seen", "bucket", "count", "closed", "rate")
+
+    def __init__(self, now: float, bucket: int) -> None:
+        self.first_seen = now
+        self.bucket = bucket
+        self.count = 0  # traces in the current bucket
+        self.closed: deque[tuple[int, int]] = deque()  # (bucket, traces) of the last minute's closed buckets
+        self.rate = 1.0  # the floor's rate, until traffic says otherwise
 
 
 class RoutineFloor:
@@ -27,27 +41,33 @@ class RoutineFloor:
         self._per_minute = per_minute
         self._clock = clock
         self._max_apps = max_apps
-        # app -> (first seen, [bucket number, count] of the last minute's buckets, oldest first)
-        self._apps: dict[str | None, tuple[float, deque[list[int]]]] = {}
+        self._apps: dict[str | None, _App] = {}
 
     def rate(self, app: str | None, base_rate: float) -> float:
         """Counts one judgeable trace of `app` and returns its routine rate."""
         if self._per_minute <= 0 or base_rate <= 0:  # a rate of 0 opts the app (or route) out of the routine sample
             return base_rate
         now = self._clock()
+        bucket = int(now // BUCKET_SECONDS)
         held = self._apps.get(app)
         if held is None:
             if len(self._apps) >= self._max_apps:  # bounded: a flood of app names starts the counts over
                 self._apps.clear()
-            held = self._apps[app] = (now, deque())
-        first_seen, buckets = held
-        number = int(now // BUCKET_SECONDS)
-        if buckets and buckets[-1][0] == number:
-            buckets[-1][1] += 1
-        else:
-            buckets.append([number, 1])
-        while buckets[0][0] <= number - BUCKETS:
-            buckets.popleft()
-        span = min(BUCKETS * BUCKET_SECONDS, max(BUCKET_SECONDS, now - first_seen))
-        per_minute = sum(count for _, count in buckets) * 60.0 / span
-        return max(base_rate, min(1.0, self._per_minute / per_minute))
+            held = self._apps[app] = _App(now, bucket)
+        if bucket != held.bucket:
+            self._close(held, bucket, now)
+        held.count += 1
+        if not held.closed and held.count % _FIRST_EVERY == 0:
+            held.rate = self._floor(held.count * 60.0 / max(1.0, now - held.first_seen))
+        return max(base_rate, held.rate)
+
+    def _close(self, held: _App, bucket: int, now: float) -> None:
+        held.closed.append((held.bucket, held.count))
+        while held.closed and held.closed[0][0] < bucket - BUCKETS:  # the six buckets before this one
+            held.closed.popleft()
+        held.bucket, held.count = bucket, 0
+        span = min(BUCKETS * BUCKET_SECONDS, max(BUCKET_SECONDS, now - held.first_seen))
+        held.rate = self._floor(sum(count for _, count in held.closed) * 60.0 / span)
+
+    def _floor(self, per_minute: float) -> float:
+        return min(1.0, self._per_minute / per_minute) if per_minute > 0 else 1.0
