@@ -277,7 +277,7 @@ class LiveSummary:
         if not final and (waited < idle or (signals["silent_accept"] == 0 and waited < 3 * idle)):
             # No session can have gone quiet yet, so no silent accept exists while rephrases and escalations come at
             # once: a share now would be biased low.
-            proxy = f"- (silent accepts come after {idle:g} s idle)"
+            proxy = f"- (after {idle:g}s idle)"
         else:
             proxy = f"{100 * positive / (positive + negative):.1f}%" if positive + negative else "-"
         feedback = totals.get("ragpulse_events_processed_total", 0.0) - traces
