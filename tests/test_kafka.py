@@ -16,6 +16,7 @@ from support import (
     RagpulseProcess,
     kafka_bootstrap,
     Samples,
+    ScrapeRefused,
     consume_all,
     create_topic,
     http,
@@ -45,19 +46,32 @@ def traces_total(s: Samples) -> float:
 
 
 def wait_caught_up(rp: RagpulseProcess, topic: str, traces: float, timeout: float = 60) -> Samples:
-    """Until `traces` traces are counted and the consumer has no lag left on `topic`."""
+    """Until `traces` traces are counted and the consumer has no lag left on `topic`. A refused scrape (503: offsets
+    not committed, as while a coordinator moves after a broker restart) is retried, as Prometheus retries it at its
+    next scrape; one that lasts the whole wait fails it."""
+    seen: list[Samples | ScrapeRefused] = []
+
     def done() -> bool:
-        s = rp.metrics()
+        try:
+            s = rp.metrics()
+        except ScrapeRefused as exc:
+            seen[:] = [exc]
+            return False
+        seen[:] = [s]
         return traces_total(s) >= traces and s.total("ragpulse_kafka_consumer_lag_records", topic=topic) == 0
     try:
         wait_until(done, timeout=timeout, what=f"{traces} traces from {topic}")
     except AssertionError as exc:  # say where it stood, for a failure seen once and not reproduced
-        s = rp.metrics()
-        lag = {k: v for k, v in s.items() if k[0] == "ragpulse_kafka_consumer_lag_records"}
         log_tail = "\n".join(rp.log_path.read_text().splitlines()[-30:])
+        if not seen or isinstance(seen[0], ScrapeRefused):
+            raise AssertionError(f"{exc}: the last scrape refused ({seen[0] if seen else 'none'})"
+                                 f"\nragpulse log:\n{log_tail}") from None
+        s = seen[0]
+        lag = {k: v for k, v in s.items() if k[0] == "ragpulse_kafka_consumer_lag_records"}
         raise AssertionError(f"{exc}: traces {traces_total(s)}, lag {lag}, source_up "
                              f"{s.get_value('ragpulse_source_up', source='kafka')}\nragpulse log:\n{log_tail}") from None
-    return rp.metrics()
+    assert isinstance(seen[0], Samples)
+    return seen[0]
 
 
 def test_valid_invalid_and_duplicate_messages_give_exact_counts_and_dead_letters(ragpulse_factory: Factory) -> None:
