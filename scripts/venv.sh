@@ -15,8 +15,20 @@ if [ ! -x "$VENV/bin/python" ]; then
     "$PYTHON" -m venv "$VENV"
 fi
 
+# What the wheel is built from (pyproject's packages and package data): a hash of it says whether an install is stale.
+package_hash() {
+    (cd "$ROOT" && find pyproject.toml README.md ./*.py app collector config sources scorers judging probes exporters \
+        mixin -type f ! -path '*/__pycache__/*' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
+}
+
 install_ragpulse() {  # $1: extras, e.g. "[test]" or ""
-    local wheels started=$SECONDS
+    local wheels started=$SECONDS hash stamp="$VENV/.ragpulse-installed"
+    hash=$(package_hash)
+    # Installed from these very files, with these extras (or, for none, with any): nothing to do.
+    if [ -f "$stamp" ] && { grep -qxF "$hash $1" "$stamp" || { [ -z "$1" ] && grep -q "^$hash " "$stamp"; }; }; then
+        echo "ragpulse: installed and unchanged since (delete $stamp to force a reinstall)" >&2
+        return
+    fi
     echo "ragpulse: installing ragpulse$1 and its dependencies into $VENV (about a minute the first time, seconds after)..." >&2
     wheels=$(mktemp -d)
     "$VENV/bin/pip" wheel --quiet --no-deps --wheel-dir "$wheels" "$ROOT"
@@ -25,5 +37,6 @@ install_ragpulse() {  # $1: extras, e.g. "[test]" or ""
     # Same version number, new code: replace the installed files.
     "$VENV/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps "${wheel[0]}"
     rm -rf "$wheels" "$ROOT/build" "$ROOT"/*.egg-info
+    { grep "^$hash " "$stamp" 2>/dev/null || true; echo "$hash $1"; } > "$stamp.new" && mv "$stamp.new" "$stamp"
     echo "ragpulse: installed in $((SECONDS - started)) s" >&2
 }

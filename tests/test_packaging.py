@@ -40,3 +40,50 @@ def test_tests_run_against_a_regular_install_not_the_source_tree() -> None:
     assert "site-packages" in installed.parts
     assert installed != ROOT
     assert (installed / "config" / "ragpulse.example.yaml").is_file()  # package data shipped
+
+
+FAKE_PIP = """#!/bin/sh
+echo "$@" >> "$(dirname "$0")/pip.log"
+if [ "$1" = wheel ]; then touch "$5/ragpulse-0.1.0-py3-none-any.whl"; fi
+"""
+
+
+def test_the_scripts_install_only_when_the_package_changed(tmp_path: Path) -> None:
+    """scripts/test and scripts/demo reinstall only when a file the wheel is built from changed, or more extras
+    are asked for than were installed (a stamp of the package's hash in the virtualenv)."""
+    import shutil
+    import subprocess
+    import sys
+
+    root = tmp_path / "checkout"
+    (root / "scripts").mkdir(parents=True)
+    shutil.copy(ROOT / "scripts" / "venv.sh", root / "scripts" / "venv.sh")
+    for name in ("pyproject.toml", "README.md", "__init__.py"):
+        (root / name).write_text(name)
+    for top in TOP_LEVEL:
+        (root / top).mkdir()
+        (root / top / "__init__.py").write_text(top)
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").symlink_to(sys.executable)
+    (venv / "bin" / "pip").write_text(FAKE_PIP)
+    (venv / "bin" / "pip").chmod(0o755)
+    log = venv / "bin" / "pip.log"
+
+    def install(extras: str) -> int:
+        before = len(log.read_text().splitlines()) if log.exists() else 0
+        subprocess.run(["bash", "-c", f'source "{root}/scripts/venv.sh"; install_ragpulse "{extras}"'], check=True,
+                       env={**os.environ, "RAGPULSE_VENV": str(venv)}, capture_output=True)
+        return (len(log.read_text().splitlines()) if log.exists() else 0) - before
+
+    assert install("[test]") == 3  # wheel, install with the extras, force-reinstall the package
+    assert install("[test]") == 0
+    assert install("") == 0  # fewer extras than installed
+    for top in TOP_LEVEL:  # every package the wheel holds is in the hash
+        (root / top / "__init__.py").write_text("changed")
+        assert install("") == 3, top
+    assert install("[test]") == 3  # the extras were installed from the old files
+    assert install("") == 0
+    (root / "tests").mkdir()
+    (root / "tests" / "test_new.py").write_text("a test is not in the wheel")
+    assert install("[test]") == 0
