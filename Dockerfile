@@ -5,7 +5,7 @@ FROM python:3.11-slim
 WORKDIR /src
 COPY . .
 # With the confluent extra, so that kafka.client: confluent-kafka works from the chart's values (it is
-# imported only when chosen).
+# imported only when chosen). Not embeddings (torch: gigabytes); tests/test_helm.py checks this list.
 RUN pip install --no-cache-dir ".[confluent]" && rm -rf /src
 RUN useradd --uid 10001 --no-create-home --shell /usr/sbin/nologin ragpulse && mkdir -p /var/lib/ragpulse \
     && chown 10001:10001 /var/lib/ragpulse

@@ -64,7 +64,12 @@ def values_schema() -> dict[str, Any]:
                                 "otlpHttpPort": _PORT, "otlpGrpcPort": _PORT}),
             "judge": _strict({"existingSecret": _STRING, "existingSecretKey": {"type": "string", "minLength": 1}}),
             "extraEnv": {"type": "array", "items": _OBJECT},
-            "persistence": _strict({"existingClaim": _STRING}),
+            # A writable store only (no ReadOnlyMany); size a storage quantity, so "1GB" fails at lint, not install.
+            "persistence": _strict({
+                "enabled": _BOOL, "existingClaim": _STRING, "storageClassName": _STRING, "annotations": labels,
+                "size": {"type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?([KMGTPE]i|[kMGTPE])?$"},
+                "accessModes": {"type": "array", "minItems": 1, "uniqueItems": True,
+                                "items": {"enum": ["ReadWriteOnce", "ReadWriteOncePod", "ReadWriteMany"]}}}),
             "config": config,
             "livenessProbe": _OBJECT,
             "readinessProbe": _OBJECT,

@@ -4,9 +4,12 @@ generated ones, ragpulse's own config check on the ConfigMap, and wrong values r
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import subprocess
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -34,10 +37,31 @@ def run_helm(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([helm_binary(), *args], capture_output=True, text=True, timeout=120)
 
 
-def manifests(values: Path) -> list[dict[str, Any]]:
-    rendered = run_helm("template", "rp", str(CHART), "--namespace", "rag", "-f", str(values))
+def template(*args: str) -> list[dict[str, Any]]:
+    rendered = run_helm("template", "rp", str(CHART), "--namespace", "rag", *args)
     assert rendered.returncode == 0, rendered.stderr
     return [doc for doc in yaml.safe_load_all(rendered.stdout) if doc]
+
+
+def manifests(values: Path) -> list[dict[str, Any]]:
+    return template("-f", str(values))
+
+
+def deployment_spec(docs: list[dict[str, Any]]) -> dict[str, Any]:
+    [deployment] = [doc for doc in docs if doc["kind"] == "Deployment"]
+    return deployment["spec"]
+
+
+def data_volume(docs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The pod's volume for /var/lib/ragpulse (the bad-case store)."""
+    pod = deployment_spec(docs)["template"]["spec"]
+    [mount] = [m for m in pod["containers"][0]["volumeMounts"] if m["mountPath"] == "/var/lib/ragpulse"]
+    [volume] = [v for v in pod["volumes"] if v["name"] == mount["name"]]
+    return volume
+
+
+def claims(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [doc for doc in docs if doc["kind"] == "PersistentVolumeClaim"]
 
 
 def test_the_chart_files_are_generated_from_the_source() -> None:
@@ -91,8 +115,7 @@ def test_everything_on_renders_the_generated_rules_and_dashboards() -> None:
     assert docs["PrometheusRule"]["metadata"]["labels"]["release"] == "prometheus"
     assert docs["ServiceMonitor"]["spec"]["endpoints"][0]["port"] == "http"
     assert "replicas" not in docs["Deployment"]["spec"]  # the HPA owns it
-    claim = next(v for v in docs["Deployment"]["spec"]["template"]["spec"]["volumes"] if v["name"] == "data")
-    assert claim["persistentVolumeClaim"]["claimName"] == "ragpulse-data"
+    assert data_volume(list(docs.values())) == {"name": "data", "emptyDir": {}}  # several replicas: no claim
     boards = [doc for doc in manifests(next(v for v in VALUES if v.stem == "everything"))
               if doc["kind"] == "ConfigMap" and doc["metadata"]["name"].endswith("-dashboards")]
     [board] = boards
@@ -107,9 +130,112 @@ def test_everything_on_renders_the_generated_rules_and_dashboards() -> None:
     ("replicaCount=-1", "at '/replicaCount'"),
     ("service.type=Internal", "at '/service/type'"),
     ("serviceMonitor.enabeld=true", "additional properties 'enabeld' not allowed"),
+    ("persistence.size=1GB", "at '/persistence/size': '1GB' does not match pattern"),
+    ("persistence.accessModes={ReadOnlyMany}", "at '/persistence/accessModes/0'"),  # the store is written
 ])
 def test_a_wrong_value_is_refused_by_the_schema(setting: str, message: str) -> None:
     for command in (("lint", str(CHART)), ("template", "rp", str(CHART))):
         refused = run_helm(*command, "--set", setting)
         assert refused.returncode != 0, setting
         assert message in refused.stdout + refused.stderr, refused.stdout + refused.stderr
+
+
+def test_the_store_is_on_an_emptydir_by_default() -> None:
+    docs = template()
+    assert claims(docs) == []
+    assert data_volume(docs) == {"name": "data", "emptyDir": {}}
+    assert "strategy" not in deployment_spec(docs)  # Kubernetes' RollingUpdate
+
+
+def test_persistence_enabled_creates_the_claim_the_pod_mounts() -> None:
+    docs = manifests(next(v for v in VALUES if v.stem == "persistence"))
+    [claim] = claims(docs)
+    assert claim["metadata"]["name"] == "rp-ragpulse"
+    assert claim["metadata"]["annotations"] == {"helm.sh/resource-policy": "keep"}
+    assert claim["spec"] == {"accessModes": ["ReadWriteOncePod"], "storageClassName": "fast-ssd",
+                             "resources": {"requests": {"storage": "5Gi"}}}
+    assert data_volume(docs) == {"name": "data", "persistentVolumeClaim": {"claimName": "rp-ragpulse"}}
+    # One writer on the SQLite file: the old pod goes before the new one starts.
+    assert deployment_spec(docs)["strategy"] == {"type": "Recreate"}
+    assert deployment_spec(docs)["replicas"] == 1
+
+
+def test_the_chart_claim_defaults_to_1gi_readwriteonce_on_the_default_storage_class() -> None:
+    [claim] = claims(template("--set", "persistence.enabled=true"))
+    assert "annotations" not in claim["metadata"]
+    # No storageClassName at all: "" would mean "no class" (static volumes only), not the cluster's default.
+    assert claim["spec"] == {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}
+
+
+@pytest.mark.parametrize("enabled", ["false", "true"])
+def test_an_existing_claim_is_mounted_and_none_created(enabled: str) -> None:
+    docs = template("--set", "persistence.existingClaim=ragpulse-data", "--set", f"persistence.enabled={enabled}")
+    assert claims(docs) == []
+    assert data_volume(docs) == {"name": "data", "persistentVolumeClaim": {"claimName": "ragpulse-data"}}
+    assert deployment_spec(docs)["strategy"] == {"type": "Recreate"}
+
+
+ONE_WRITER = ("persistence needs a single replica: the bad-case store is one SQLite file, which takes one writer, "
+              "and this would run up to {} pods on its claim. Run one replica (replicaCount: 1, and "
+              "autoscaling.enabled: false or autoscaling.maxReplicas: 1), or turn persistence off "
+              '(persistence.enabled: false, persistence.existingClaim: ""; each replica then keeps its own store '
+              "on an emptyDir).")
+
+
+@pytest.mark.parametrize(("settings", "pods"), [
+    (("persistence.enabled=true", "replicaCount=2"), 2),
+    (("persistence.existingClaim=ragpulse-data", "replicaCount=2"), 2),
+    (("persistence.enabled=true", "autoscaling.enabled=true"), 4),  # the HPA may scale to maxReplicas
+])
+def test_persistence_with_several_replicas_fails_to_render(settings: tuple[str, ...], pods: int) -> None:
+    refused = run_helm("template", "rp", str(CHART), *(arg for s in settings for arg in ("--set", s)))
+    assert refused.returncode != 0, settings
+    assert ONE_WRITER.format(pods) in refused.stderr, refused.stderr
+
+
+def test_persistence_with_an_autoscaler_capped_at_one_replica_renders() -> None:
+    docs = template("--set", "persistence.enabled=true", "--set", "autoscaling.enabled=true",
+                    "--set", "autoscaling.maxReplicas=1")
+    assert data_volume(docs) == {"name": "data", "persistentVolumeClaim": {"claimName": "rp-ragpulse"}}
+
+
+# The extras that a value under the chart's `config:` needs in the image: extra -> (config path, value,
+# the distribution the extra must bring).
+IMAGE_EXTRAS = {"confluent": (("kafka", "client"), "confluent-kafka", "confluent-kafka")}
+# Kept out of the image on purpose: embeddings brings torch (build your own image for embeddings.enabled);
+# mixin and test are for development. A new extra in pyproject must be put in one of the two.
+NOT_IN_THE_IMAGE = {"embeddings", "mixin", "test"}
+
+
+def dockerfile_extras() -> set[str]:
+    """The extras of the Dockerfile's `pip install ".[a,b]"` (continuation lines joined, comments skipped)."""
+    text = (ROOT / "Dockerfile").read_text(encoding="utf-8").replace("\\\n", " ")
+    installs = [line for line in text.splitlines() if "pip install" in line and not line.lstrip().startswith("#")]
+    assert installs, "no pip install in the Dockerfile"
+    return {extra.strip() for line in installs for spec in re.findall(r"\.\[([^\]]*)\]", line)
+            for extra in spec.split(",") if extra.strip()}
+
+
+def schema_at(schema: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
+    """The values schema's node for a key path under `config`, through its $refs."""
+    def resolved(node: dict[str, Any]) -> dict[str, Any]:
+        while "$ref" in node:
+            node = schema["definitions"][node["$ref"].removeprefix("#/definitions/")]
+        return node
+
+    node = schema["properties"]["config"]
+    for key in path:
+        node = resolved(node)["properties"][key]
+    return resolved(node)
+
+
+def test_the_image_installs_the_extras_the_chart_can_select() -> None:
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    schema = json.loads((CHART / "values.schema.json").read_text(encoding="utf-8"))
+    assert set(extras) == set(IMAGE_EXTRAS) | NOT_IN_THE_IMAGE, "a new extra: does the image need it?"
+    for extra, (path, value, distribution) in IMAGE_EXTRAS.items():
+        assert value in schema_at(schema, path)["enum"], (path, value)  # the chart's values can choose it
+        assert any(re.match(rf"{distribution}\b", req) for req in extras[extra]), (extra, extras[extra])
+    installed = dockerfile_extras()
+    assert installed <= set(extras), f"the Dockerfile names extras pyproject lacks: {installed - set(extras)}"
+    assert installed == set(IMAGE_EXTRAS), f"the image installs {installed}, the chart needs {set(IMAGE_EXTRAS)}"

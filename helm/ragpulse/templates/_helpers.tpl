@@ -34,3 +34,21 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- default "default" .Values.serviceAccount.name -}}
 {{- end -}}
 {{- end -}}
+
+{{- /* The claim holding the bad-case store: an existing one, the chart's own, or "" (an emptyDir). */}}
+{{- define "ragpulse.dataClaim" -}}
+{{- if .Values.persistence.existingClaim -}}
+{{- .Values.persistence.existingClaim -}}
+{{- else if .Values.persistence.enabled -}}
+{{- include "ragpulse.fullname" . -}}
+{{- end -}}
+{{- end -}}
+
+{{- /* SQLite takes one writer per file and a ReadWriteOnce claim one node: several replicas on one claim would
+fight over the file (or never start), so refuse to render rather than fail in the cluster. */}}
+{{- define "ragpulse.checkPersistence" -}}
+{{- $most := ternary .Values.autoscaling.maxReplicas .Values.replicaCount .Values.autoscaling.enabled -}}
+{{- if and (include "ragpulse.dataClaim" .) (gt (int $most) 1) -}}
+{{- fail (printf "persistence needs a single replica: the bad-case store is one SQLite file, which takes one writer, and this would run up to %d pods on its claim. Run one replica (replicaCount: 1, and autoscaling.enabled: false or autoscaling.maxReplicas: 1), or turn persistence off (persistence.enabled: false, persistence.existingClaim: \"\"; each replica then keeps its own store on an emptyDir)." (int $most)) -}}
+{{- end -}}
+{{- end -}}
