@@ -99,6 +99,7 @@ class Turn(msgspec.Struct, gc=False):
     evidence: bool = False  # a signal had it queued for judging (once is enough)
     sampled_by: tuple[str, ...] = ()
     raised: tuple[str, ...] = ()  # priorities raised before the sampler saw the trace
+    open: bool = False  # its session holds it: its signals are counted when it settles
 
 
 class _Session(msgspec.Struct, gc=False):
@@ -205,7 +206,7 @@ class FeedbackJoin:
             sessions.popitem(last=False)
             self.sessions_bytes -= session.size
             for turn in session.turns:
-                self._settle(turn)
+                self._close(turn, settled=True)
 
     # -- traces and sessions -----------------------------------------------------------------------
 
@@ -270,11 +271,13 @@ class FeedbackJoin:
                 self._signal(session.turns[-1], kind)
             turns = session.turns
             while turns and now - turns[0].at >= options.idle_seconds:  # a long session: its old answers settle
-                self._settle(turns[0])
+                self._close(turns[0], settled=True)
                 turns = turns[1:]
             if len(turns) >= MAX_TURNS_PER_SESSION:
+                self._close(turns[0], settled=False)
                 turns = turns[1:]
                 self._evicted["turns"].inc()
+            turn.open = True
             session.turns = (*turns, turn)
             session.question, session.analysis, session.last_at = query, analysis, now
         # Bounded above without walking anything: the question's characters (4 bytes each at most; again
@@ -289,6 +292,8 @@ class FeedbackJoin:
             evicted = sessions.popitem(last=False)[1]
             self.sessions_bytes -= evicted.size
             self._evicted["sessions"].inc()
+            for held in evicted.turns:
+                self._close(held, settled=False)
 
     def _cap_traces(self) -> None:
         traces = self._traces
@@ -313,9 +318,19 @@ class FeedbackJoin:
         while len(tombstones) > self._max_traces:
             tombstones.popitem(last=False)
 
-    def _settle(self, turn: Turn) -> None:
-        """An answer's session moved on or went idle: no signal at all on a real answer is a silent accept."""
-        if not turn.signals and not turn.fallback:
+    def _close(self, turn: Turn, *, settled: bool) -> None:
+        """The answer leaves its session: its signals are counted now. Settled (the session moved on or went
+        idle), no signal at all on a real answer is a silent accept; evicted (caps), silence says nothing.
+
+        Counted here and not as they came, so that every answer of a session is counted at the same delay
+        whatever its signal: a rephrase comes in seconds, a silent accept only after idle_seconds, and
+        counting each as it came biased the proxy low wherever answers were recent (a new app, a rise in
+        traffic, the first idle_seconds after a start)."""
+        turn.open = False
+        count = self._counter.count
+        for signal in turn.signals:
+            count(turn.labels, turn.fallback, signal)
+        if settled and not turn.signals and not turn.fallback:
             self._signal(turn, "silent_accept")
 
     # -- feedback ----------------------------------------------------------------------------------
@@ -356,9 +371,12 @@ class FeedbackJoin:
             self._signal(turn, signal)
 
     def _signal(self, turn: Turn, signal: str) -> None:
-        self._counter.count(turn.labels, turn.fallback, signal)
         if len(turn.signals) < MAX_SIGNALS_PER_TURN:
             turn.signals = (*turn.signals, signal)
+            if not turn.open:
+                self._counter.count(turn.labels, turn.fallback, signal)
+        else:  # beyond what a turn holds: counted at once (a session's answer with this many signals is rare)
+            self._counter.count(turn.labels, turn.fallback, signal)
         for listener in self.listeners:
             listener.signal(turn, signal)
         if turn.judgment is not None:

@@ -106,10 +106,24 @@ def test_feedback_joins_its_trace_in_either_order_and_the_rest_is_counted() -> N
     assert value(registry, "ragpulse_satisfaction_rating_count") == 0  # the orphan rating judged nothing
 
 
+class Recorder(Listener):
+    def __init__(self) -> None:
+        self.negatives: list[tuple[str, str]] = []
+        self.after: list[tuple[str, str]] = []
+
+    def negative(self, priority: str, turn: Turn) -> None:
+        self.negatives.append((priority, turn.trace_id))
+
+    def signal_after_judgment(self, trace_id: str, signal: str) -> None:
+        self.after.append((trace_id, signal))
+
+
 def test_sessions_give_rephrase_repeat_escalation_and_silent_accept_on_the_answer_they_judge() -> None:
     registry, clock = CollectorRegistry(), Clock(1000.0)
     join = feedback_join(registry, clock, idle_seconds=300.0, rephrase_window_seconds=120.0,
                          escalation_routes=["human_handoff"])
+    recorder = Recorder()
+    join.listeners.append(recorder)
     join(trace("a1", "How do I return a pair of shoes?", session="a", route="returns"))
     clock.now += 20
     join(trace("a2", "What's the process to return shoes?", session="a", route="returns_v2"))  # rephrase of a1
@@ -124,14 +138,18 @@ def test_sessions_give_rephrase_repeat_escalation_and_silent_accept_on_the_answe
     join(trace("c1", "Can I pay with crypto?", session="c", route="payments", fallback=True))
     join(feedback("abandon", session="c"))
     join(trace("d1", "Where is my order?", session="d", route="tracking"))
+    # A session's answers are counted when they settle, every signal at the same delay (a silent accept cannot
+    # come sooner): nothing yet, although the judge has heard of each negative signal already.
+    assert signals(registry) == {}
+    assert [priority for priority, _ in recorder.negatives] == [
+        "rephrase", "rephrase", "escalation", "negative_feedback", "negative_feedback"]
+    clock.now += 301  # every session idle: answers with no signal at all are silently accepted
+    join.expire()
     assert signals(registry, route="returns") == {"rephrase": 1}
     assert signals(registry, route="returns_v2") == {"repeat": 1}
     assert signals(registry, route="returns_v3") == {"escalation": 1}
     assert signals(registry, route="shipping_mx") == {"thumbs_down": 1}
     assert signals(registry, route="payments", fallback="true") == {"abandon": 1}
-    assert signals(registry, route="shipping") == {} and signals(registry, route="tracking") == {}
-    clock.now += 301  # every session idle: answers with no signal at all are silently accepted
-    join.expire()
     assert signals(registry, route="shipping") == {"silent_accept": 1}
     assert signals(registry, route="tracking") == {"silent_accept": 1}
     assert "silent_accept" not in signals(registry, route="payments")  # a fallback is not accepted by silence
@@ -144,16 +162,25 @@ def test_sessions_give_rephrase_repeat_escalation_and_silent_accept_on_the_answe
     assert turns == {"first": 4, "repeat": 1, "rephrase": 1, "follow_up": 1, "new_topic": 0}
 
 
-class Recorder(Listener):
-    def __init__(self) -> None:
-        self.negatives: list[tuple[str, str]] = []
-        self.after: list[tuple[str, str]] = []
-
-    def negative(self, priority: str, turn: Turn) -> None:
-        self.negatives.append((priority, turn.trace_id))
-
-    def signal_after_judgment(self, trace_id: str, signal: str) -> None:
-        self.after.append((trace_id, signal))
+def test_the_proxy_is_not_biased_by_answers_whose_silence_cannot_have_shown_yet() -> None:
+    """Half the sessions thumb their answer down at once, half stay silent. Counted as they came, the first
+    idle_seconds would read 0% positive; counted when each answer settles, any moment reads the settled answers'
+    own share (about half)."""
+    registry, clock = CollectorRegistry(), Clock(1000.0)
+    join = feedback_join(registry, clock, idle_seconds=60.0)
+    for i in range(100):  # one session a second
+        join(trace(f"t{i}", "Where is my order?", session=f"s{i}"))
+        if i % 2:
+            join(feedback("thumbs", "down", session=f"s{i}"))
+        clock.now += 1
+        join.expire()
+        if i == 30:  # half a minute in: no answer can have been accepted by silence, none counted
+            assert signals(registry) == {}
+    # s0..s40 have been idle a minute: settled, each counted once by what it got (the odd ones thumbed down).
+    assert signals(registry) == {"thumbs_down": 20, "silent_accept": 21}
+    clock.now += 60
+    join.expire()
+    assert signals(registry) == {"thumbs_down": 50, "silent_accept": 50}
 
 
 def test_signals_meet_the_judgment_in_either_order_and_raise_the_judging_priority() -> None:
