@@ -7,6 +7,7 @@ import os
 import re
 import signal
 import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -39,11 +40,16 @@ def test_send_pushes_exactly_count_events(ragpulse_factory: Callable[..., Ragpul
 
 def test_demo_runs_the_sidecar_with_traffic_and_a_live_summary() -> None:
     port = free_port()
-    result = run("demo", "--port", str(port), "--set", f"otlp.http_port={free_port()}", "--set", f"otlp.grpc_port={free_port()}", "--rate", "200", "--duration", "3", "--summary-every", "1", "--seed", "1",
-                 "--log-level", "warning")
+    started = time.monotonic()
+    result = run("demo", "--port", str(port), "--set", f"otlp.http_port={free_port()}", "--set",
+                 f"otlp.grpc_port={free_port()}", "--rate", "200", "--duration", "3", "--summary-every", "1", "--seed", "1")
     assert result.returncode == 0, result.stderr
+    assert time.monotonic() - started >= 3
+    # Not a terminal: no log lines on either stream at the demo's default level (a merged 2>&1 reads alone).
+    assert result.stderr == ""
     lines = [line for line in result.stdout.splitlines() if "traces" in line]
-    assert len(lines) >= 3
+    # --duration exact, the last periodic summary kept: 1 s, 2 s, 3 s, then the whole run's.
+    assert [line[:8] for line in lines] == ["[    1s]", "[    2s]", "[    3s]", "[ final]"]
     last = re.search(r"traces\s+(\d+) .* fallback\s+([\d.]+)%", lines[-1])
     assert last is not None, lines[-1]
     assert 300 <= int(last[1]) <= 700  # about 3 s x 200 events/s, less the feedback share
@@ -64,6 +70,9 @@ def test_demo_flags_say_what_they_do_and_their_defaults() -> None:
     assert "share of questions the knowledge base cannot answer (default 0.08)" in text
     assert "events per second: traces and the feedback on them (default 20)" in text
     assert "rephrase_after_bad=0.4" in text
+    assert "live summary period (default 5)" in text
+    assert "listen address (http.host; default 127.0.0.1, loopback only in the demo)" in text
+    assert "logging.level (default warning in the demo" in text
     bad = run("demo", "--react", "rephrase_after_bad=2", "--duration", "1")
     assert bad.returncode == 2 and "rephrase_after_bad: '2' is not a share between 0 and 1" in bad.stderr
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 from pathlib import Path
 
@@ -27,3 +28,50 @@ def test_rejection_reasons_and_feedback_kinds_are_documented() -> None:
         assert f"`{reason.value}`" in README
     for kind in FEEDBACK_KINDS:
         assert f"`{kind}`" in README
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def _flags(parser: argparse.ArgumentParser) -> set[str]:
+    return {option for action in parser._actions for option in action.option_strings}
+
+
+def test_the_cli_table_names_only_flags_its_commands_have() -> None:
+    """Each row of README's CLI table: the command exists, and every --flag the row names is one of its own
+    (or of the subcommands the row lists beside it), so the table cannot drift from `--help`."""
+    from ragpulse.app.cli import _parser
+
+    top = _parser()
+    table = README[README.index("## CLI"):]
+    table = table[:table.index("\n\n", table.index("| command |"))]
+    rows = re.findall(r"^\| (`ragpulse(?:[^|\\]|\\.)*)\|(.*)\|$", table, re.M)
+    assert len(rows) >= 10
+    for first, said in rows:
+        forms = re.findall(r"`([^`]*)`", first)
+        words = [w for w in forms[0].split()[1:] if re.fullmatch(r"[a-z]+", w)]
+        parent, parser = top, top
+        for word in words:
+            parent, parser = parser, _subparsers(parser)[word]
+        parsers = [parser] + [_subparsers(parent)[form.split()[0]] for form in forms[1:]]
+        known = set().union(*map(_flags, parsers))
+        named = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", first + said))
+        assert named <= known, (forms[0], named - known)
+
+
+def test_the_quoted_config_error_is_what_config_check_prints(tmp_path: Path) -> None:
+    import subprocess
+    from support import ragpulse_command
+
+    quoted = re.search(r"`ragpulse config check FILE` validates.*?```\n(.*?)\n\s*```", README, re.S)
+    assert quoted is not None
+    (tmp_path / "ragpulse.yaml").write_text('http:\n  prot: 8080\nfallback:\n  extra_rules:\n    - {name: x, pattern: "("}\n')
+    result = subprocess.run([*ragpulse_command(), "config", "check", "ragpulse.yaml"], capture_output=True, text=True,
+                            cwd=tmp_path)
+    assert result.returncode == 2
+    assert [line.strip() for line in result.stderr.strip().splitlines()] == [
+        line.strip() for line in quoted[1].splitlines()]

@@ -13,11 +13,11 @@ from ragpulse.errors import ConfigError, ConfigProblem
 from ragpulse.app.logs import configure_logging
 
 
-def config_flags(parser: argparse.ArgumentParser) -> None:
+def config_flags(parser: argparse.ArgumentParser, *, host_default: str = "0.0.0.0", level_default: str = "info") -> None:
     parser.add_argument("-c", "--config", help="YAML config file (default: $RAGPULSE_CONFIG, else built-in defaults)")
-    parser.add_argument("--host", help="listen address (http.host)")
-    parser.add_argument("--port", help="listen port (http.port)")
-    parser.add_argument("--log-level", help="logging.level")
+    parser.add_argument("--host", help=f"listen address (http.host; default {host_default})")
+    parser.add_argument("--port", help="listen port (http.port; default 8080)")
+    parser.add_argument("--log-level", help=f"logging.level (default {level_default})")
     parser.add_argument("--log-format", help="logging.format: auto, json or console")
     parser.add_argument(
         "--set", action="append", default=[], metavar="PATH=VALUE", help="set any option, e.g. --set limits.max_chunks=50"

@@ -29,11 +29,13 @@ def add_commands(commands: Any) -> None:
     run.set_defaults(handler=_run)
 
     demo = commands.add_parser("demo", help="run the sidecar with built-in demo traffic (or send it to --target)")
-    config_flags(demo)
+    config_flags(demo, host_default="127.0.0.1, loopback only in the demo", level_default="warning in the demo, so that "
+                 "its summaries read alone; logs go to stderr, summaries to stdout")
     _traffic_flags(demo)
     demo.add_argument("--target", help="send the traffic to a running sidecar at this URL instead of starting one")
     demo.add_argument("--duration", type=float, help="stop after this many seconds (default: until Ctrl-C)")
-    demo.add_argument("--summary-every", type=float, default=5.0, metavar="SECONDS", help="live summary period")
+    demo.add_argument("--summary-every", type=float, default=5.0, metavar="SECONDS",
+                      help="live summary period (default %(default)g)")
     demo.set_defaults(handler=_demo)
 
     send = commands.add_parser("send", help="push generated traffic into a running sidecar")
@@ -119,6 +121,8 @@ def _demo(args: argparse.Namespace) -> int:
     given = {item.partition("=")[0].strip() for item in args.set}
     args.set = [*(f"{path}=127.0.0.1" for path in ("http.host", "otlp.host") if path not in given
                   and not (path == "http.host" and args.host)), *args.set]
+    if args.log_level is None and "logging.level" not in given:
+        args.log_level = "warning"
     if "satisfaction.idle_seconds" not in given:  # demo sessions settle within a summary or two, not 5 minutes
         args.set = ["satisfaction.idle_seconds=10", *args.set]
     if "judge.min_routine_per_minute" not in given:  # the --stack rules' drift windows are minutes (bench/sim_drift.py)
@@ -138,11 +142,15 @@ def _demo(args: argparse.Namespace) -> int:
         sender = asyncio.create_task(
             send_traffic(target, _generator(args), rate=args.rate, duration=args.duration, token=config.auth_token())
         )
-        live = LiveSummary(service)
-        summary = asyncio.create_task(live.print_every(args.summary_every))
-        await asyncio.wait([sender, asyncio.create_task(stop.wait())], return_when=asyncio.FIRST_COMPLETED)
-        sender.cancel()
-        summary.cancel()
+        live = LiveSummary(service, every=args.summary_every)
+        summary = asyncio.create_task(live.print_every())
+        # With --duration the run lasts exactly that long from the first summary's clock (the sender may end sooner).
+        ends = [asyncio.create_task(stop.wait()),
+                asyncio.create_task(asyncio.sleep(args.duration)) if args.duration is not None else sender]
+        await asyncio.wait(ends, return_when=asyncio.FIRST_COMPLETED)
+        for task in (*ends, sender, summary):
+            task.cancel()
+        live.print_due()  # a periodic summary due at the very end (--duration 30 --summary-every 5: the 30 s one)
         await service.shutdown()
         print(live.text(final=True))
 
@@ -220,14 +228,23 @@ def _send_until_stopped(
 class LiveSummary:
     """What a newcomer would look for on the dashboard, every few seconds, in lines that fit a terminal."""
 
-    def __init__(self, service: Service) -> None:
+    def __init__(self, service: Service, every: float = 5.0) -> None:
         self._service = service
+        self._every = every
+        self._printed = 0  # periodic summaries printed: the next is due at (printed + 1) * every from the start
         self._started = self._last_time = time.monotonic()
         self._last_traces = 0.0
 
-    async def print_every(self, seconds: float) -> None:
+    async def print_every(self) -> None:
+        """On the start's clock, not a sleep after each print, so summaries do not drift later."""
         while True:
-            await asyncio.sleep(seconds)
+            await asyncio.sleep(max(0.0, self._started + (self._printed + 1) * self._every - time.monotonic()))
+            self.print_due()
+
+    def print_due(self) -> None:
+        """The periodic summary, if one is due (to within 50 ms: a timer that fires a little late is on time)."""
+        if time.monotonic() - self._started + 0.05 >= (self._printed + 1) * self._every:
+            self._printed += 1
             print(self.text(), flush=True)
 
     def _judge_standing(self, samples: list[Any]) -> str:
@@ -272,14 +289,10 @@ class LiveSummary:
         judge = "LLM judge" if self._service.config.judge.uses_llm else "local judge"
         positive = sum(signals[name] for name in POSITIVE)
         negative = sum(signals[name] for name in NEGATIVE)
-        idle = self._service.config.satisfaction.idle_seconds
-        waited = now - self._started
-        if not final and (waited < idle or (signals["silent_accept"] == 0 and waited < 3 * idle)):
-            # No session can have gone quiet yet, so no silent accept exists while rephrases and escalations come at
-            # once: a share now would be biased low.
-            proxy = f"- (after {idle:g}s idle)"
+        if positive + negative:  # settled answers only (scorers/join.py counts a session's signals as it settles)
+            proxy = f"{100 * positive / (positive + negative):.1f}%"
         else:
-            proxy = f"{100 * positive / (positive + negative):.1f}%" if positive + negative else "-"
+            proxy = f"- (after {self._service.config.satisfaction.idle_seconds:g}s idle)"
         feedback = totals.get("ragpulse_events_processed_total", 0.0) - traces
         head = "final" if final else f"{now - self._started:.0f}s"
         pad = " " * 9
