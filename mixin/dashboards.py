@@ -6,7 +6,9 @@ same source as the rules: every sampled rate is read from its recording rule wit
 - judge: coverage by priority, queue, latency, tokens, cost, errors, breaker, budgets, calibration;
 - ingestion: sources, invalid, refused, dropped and duplicate events, Kafka lag, OTLP assembly.
 
-Every panel has a title, a description and a unit; counters are aggregated before they are divided;
+Every panel has a title, a description and a unit; a panel only an optional component fills (the Kafka
+source, an LLM judge, human reviews, scheduled probes) says in its description what fills it, so an empty one
+explains itself. Counters are aggregated before they are divided;
 rates use $__rate_interval. tests/test_dashboards.py checks these on the generated JSON, and that every
 metric and recorded series a query names exists.
 """
@@ -58,6 +60,13 @@ class PanelSpec:
     red_line: float | None = None
     interval_band: bool = False  # queries "lower" and "upper" drawn as a band
     repeat_app: bool = False
+
+
+# What fills the panels of an optional component, in their descriptions (README: Kafka, Golden-set probes).
+LLM_JUDGE = "Filled by an LLM judge (judge.base_url or an API key)"
+KAFKA = "Filled when the Kafka source is configured (kafka.bootstrap_servers); empty otherwise."
+PROBES = ("Filled by scheduled probes (probes.schedules, with their probes.targets, inside `ragpulse run`); empty "
+          "otherwise: a `ragpulse probe run` from the terminal stores its run (probes.db_path) but exports nothing.")
 
 
 def _rate(metric: str, selector: str = SELECTOR, by: str = "app") -> str:
@@ -166,43 +175,54 @@ def judge(settings: Settings) -> list[PanelSpec]:
                   (Query("sum by (reason) (rate(ragpulse_judge_skipped_total[$__rate_interval]))", "{{reason}}"),), stacked=True),
         PanelSpec("Judge queue", "Traces waiting for the judge.", "short",
                   (Query("sum by (instance) (ragpulse_judge_queue_depth)", "{{instance}}"),)),
-        PanelSpec("Judge latency", "95th percentile of a judge call, retries included.", "s",
+        PanelSpec("Judge latency", f"95th percentile of an LLM judge call, retries included. {LLM_JUDGE}; the local "
+                  "judge makes no calls, so it stays empty.", "s",
                   (Query("histogram_quantile(0.95, sum by (le, judge_model) "
                          "(rate(ragpulse_judge_request_duration_seconds_bucket[$__rate_interval])))", "{{judge_model}}"),)),
-        PanelSpec("Tokens", "Tokens spent by the judge per second.", "short",
+        PanelSpec("Tokens", f"Tokens spent by the LLM judge per second. {LLM_JUDGE}; the local judge spends none, so it "
+                  "stays empty.", "short",
                   (Query("sum by (judge_model, kind) (rate(ragpulse_judge_tokens_total[$__rate_interval]))",
                          "{{judge_model}} {{kind}}"),)),
-        PanelSpec("Cost per hour", "What the judge costs per hour, in the currency of judge.prices.", "currencyUSD",
+        PanelSpec("Cost per hour", f"What the LLM judge costs per hour, in the currency of judge.prices. {LLM_JUDGE}; 0 "
+                  "without a price for its model in judge.prices; empty with the local judge.", "currencyUSD",
                   (Query("sum by (judge_model) (rate(ragpulse_judge_cost_total[$__rate_interval])) * 3600", "{{judge_model}}"),)),
-        PanelSpec("Judge errors", "Judge calls by outcome (ok or the error after retries).", "reqps",
+        PanelSpec("Judge errors", f"LLM judge calls by outcome (ok or the error after retries). {LLM_JUDGE}; empty with "
+                  "the local judge, which makes no calls.", "reqps",
                   (Query("sum by (outcome) (rate(ragpulse_judge_requests_total[$__rate_interval]))", "{{outcome}}"),), stacked=True),
-        PanelSpec("Circuit breaker", "0 closed, 1 open, 2 half open.", "none",
+        PanelSpec("Circuit breaker", "0 closed, 1 open, 2 half open. It guards the LLM judge's calls: with the "
+                  "local judge it stays 0.", "none",
                   (Query("max by (instance) (ragpulse_judge_circuit_state)", "{{instance}}"),), kind="stat", width=6),
         PanelSpec("Budgets left", "What is left of each configured budget.", "short",
                   (Query("min by (budget) (ragpulse_judge_budget_remaining)", "{{budget}}"),), kind="stat", width=6),
         PanelSpec("Judge agreement with human reviews", "Agreement, Cohen's kappa, sensitivity and specificity of the "
-                  "hallucination verdicts against the reviews of the audit sample, over 30 days.", "percentunit",
+                  "hallucination verdicts against the reviews of the audit sample, over 30 days. Filled when human "
+                  "reviews (feedback events of kind `review`, e.g. sent by `ragpulse review`) meet judgments of the "
+                  "audit sample (calibration.audit_rate); empty until then. Sensitivity needs reviews a human called "
+                  "hallucinated, specificity reviews a human called grounded.", "percentunit",
                   tuple(Query(f"judge_model:ragpulse_calibration_{name}:ratio30d", f"{{{{judge_model}}}} {name}")
                         for name in ("agreement", "kappa", "sensitivity", "specificity"))),
-        PanelSpec("Reviews", "Human reviews matched to audited judgments over 30 days, and reviews that met none.",
-                  "short", (Query("judge_model:ragpulse_calibration_reviews:increase30d", "{{judge_model}}"),
-                            Query("sum by (reason) (increase(ragpulse_calibration_reviews_unmatched_total[$__range]))",
-                                  "unmatched {{reason}} (time range)"))),
-        PanelSpec("Golden-set retrieval (time range)", "Scheduled probes (probes.schedules): hit rate@k, MRR and nDCG@k "
-                  "of each golden set's labelled questions over the dashboard's time range.", "percentunit",
+        PanelSpec("Reviews", "Human reviews matched to audited judgments over 30 days, and reviews that met none. "
+                  "Filled when human reviews arrive (feedback events of kind `review`, e.g. sent by `ragpulse review`) "
+                  "and meet judgments of the audit sample (calibration.audit_rate); reviews saved with `ragpulse "
+                  "review --offline` go to the store, not here.", "short",
+                  (Query("judge_model:ragpulse_calibration_reviews:increase30d", "{{judge_model}}"),
+                   Query("sum by (reason) (increase(ragpulse_calibration_reviews_unmatched_total[$__range]))",
+                         "unmatched {{reason}} (time range)"))),
+        PanelSpec("Golden-set retrieval (time range)", "Hit rate@k, MRR and nDCG@k of each golden set's labelled "
+                  f"questions over the dashboard's time range. {PROBES}", "percentunit",
                   tuple(Query(f"sum by (golden_set) (increase(ragpulse_probe_{name}_sum[$__range])) / sum by (golden_set) "
                               f"(increase(ragpulse_probe_{name}_count[$__range]))", f"{{{{golden_set}}}} {title}")
                         for name, title in (("hit", "hit rate"), ("reciprocal_rank", "MRR"), ("ndcg", "nDCG"))),
                   kind="bargauge"),
-        PanelSpec("Golden-set answers (time range)", "Scheduled probes: mean answer correctness against the expected "
-                  "answers (1-5, by judge) and the probes' hallucination rate.", "short",
+        PanelSpec("Golden-set answers (time range)", "Mean answer correctness against the expected answers (1-5, by "
+                  f"judge) and the probes' hallucination rate. {PROBES}", "short",
                   (Query("sum by (golden_set, judge) (increase(ragpulse_probe_correctness_sum[$__range])) / sum by "
                          "(golden_set, judge) (increase(ragpulse_probe_correctness_count[$__range]))",
                          "{{golden_set}} correctness ({{judge}})"),
                    Query("sum by (golden_set) (increase(ragpulse_probe_hallucination_sum[$__range])) / sum by (golden_set) "
                          "(increase(ragpulse_probe_hallucination_count[$__range]))", "{{golden_set}} hallucination rate")),
                   kind="bargauge"),
-        PanelSpec("Last probe run", "Seconds since each golden set's last scheduled probe run finished.", "s",
+        PanelSpec("Last probe run", f"Seconds since each golden set's last scheduled probe run finished. {PROBES}", "s",
                   (Query("time() - max by (golden_set, target) (ragpulse_probe_last_run_timestamp_seconds)",
                          "{{golden_set}} / {{target}}"),), kind="stat"),
     ]
@@ -222,10 +242,10 @@ def ingestion(settings: Settings) -> list[PanelSpec]:
         PanelSpec("Pipeline queue", "Events waiting in the pipeline queue, against its capacity.", "short",
                   (Query('sum by (instance) (ragpulse_queue_depth_events{queue="pipeline"})', "{{instance}} depth"),
                    Query('sum by (instance) (ragpulse_queue_capacity_events{queue="pipeline"})', "{{instance}} capacity"))),
-        PanelSpec("Kafka consumer lag", "Messages behind the high watermark, by topic.", "short",
+        PanelSpec("Kafka consumer lag", f"Messages behind the high watermark, by topic. {KAFKA}", "short",
                   (Query("sum by (topic) (ragpulse_kafka_consumer_lag_records)", "{{topic}}"),)),
         PanelSpec("Kafka dead letters and commits", "Malformed messages sent to the dead-letter topic, and offset "
-                  "commits by trigger, per second.", "reqps",
+                  f"commits by trigger, per second. {KAFKA}", "reqps",
                   (Query("sum by (topic) (rate(ragpulse_kafka_dead_letters_total[$__rate_interval]))", "dead letters {{topic}}"),
                    Query("sum by (trigger) (rate(ragpulse_kafka_commits_total[$__rate_interval]))", "commits {{trigger}}"))),
         PanelSpec("Partial token usage and retrievals per trace", "Share of traces whose usage is partial (some of "

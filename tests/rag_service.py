@@ -2,10 +2,14 @@
 an HTTP endpoint, and an extractive "LLM" (the answer is the best chunk's first sentence). POST /query
 {"query"} -> {"answer", "chunks": [{"id", "text", "score"}]}, the `json` preset's shape; POST
 /v1/chat/completions answers in the OpenAI shape with the chunks under "citations". `degraded = True`
-drops the best chunk from every retrieval, as a broken index or a bad embedding release would."""
+drops the best chunk from every retrieval, as a broken index or a bad embedding release would.
+
+Also a command, to try `ragpulse probe run` by hand (README, "Try a probe locally"):
+`.venv/bin/python tests/rag_service.py --port 8765` serves until Ctrl-C."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import re
 import threading
@@ -42,15 +46,20 @@ def words(text: str) -> set[str]:
 
 
 class RagService:
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.host, self.port = host, port  # port 0: a free one, known once it listens
         self.degraded = False
         self.requests: list[dict[str, Any]] = []  # headers and body of every request, for the tests
         self._index = {chunk_id: words(text) for chunk_id, text in KNOWLEDGE_BASE.items()}
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()
+        self._error: OSError | None = None
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._thread.start()
-        self._ready.wait(10)
+        if not self._ready.wait(10):
+            raise RuntimeError("the RAG service did not start within 10 s")
+        if self._error is not None:  # e.g. the port is taken
+            raise self._error
 
     def retrieve(self, query: str) -> list[tuple[str, float]]:
         asked = words(query)
@@ -84,16 +93,44 @@ class RagService:
         app.router.add_post("/v1/chat/completions", self._chat)
         self._runner = web.AppRunner(app)
         self._loop.run_until_complete(self._runner.setup())
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        self._loop.run_until_complete(site.start())
+        site = web.TCPSite(self._runner, self.host, self.port)
+        try:
+            self._loop.run_until_complete(site.start())
+        except OSError as exc:
+            self._error = exc
+            self._ready.set()
+            return
         self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
         self._ready.set()
         self._loop.run_forever()
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"http://{self.host}:{self.port}"
 
     def close(self) -> None:
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(5)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="A toy RAG service to probe: POST /query {\"query\"} -> "
+                                                 "{\"answer\", \"chunks\"}, the probe target preset `json`.")
+    parser.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: loopback only)")
+    parser.add_argument("--port", type=int, default=8765, help="the port (default 8765; 0: a free one)")
+    args = parser.parse_args()
+    try:
+        service = RagService(args.host, args.port)
+    except OSError as exc:
+        raise SystemExit(f"rag_service: {exc}") from None
+    print(f"rag_service: listening on {service.url} (POST /query; POST /v1/chat/completions); Ctrl-C stops.", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        service.close()
+
+
+if __name__ == "__main__":
+    main()

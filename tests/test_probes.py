@@ -1,11 +1,15 @@
 """Golden-set probes: the metric maths against hand-computed values, golden-set validation, and
-`ragpulse probe run` against a small real RAG service (tests/rag_service.py) with a 32-question set."""
+`ragpulse probe run` against a small real RAG service (tests/rag_service.py) with a 32-question set, also
+as the README's "Try a probe locally" tells a new user to run it."""
 
 from __future__ import annotations
 
 import json
 import math
+import re
+import shlex
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,11 +18,12 @@ import pytest
 import yaml
 from fake_openai import FakeOpenAI
 from rag_service import RagService
-from support import ragpulse_command
+from support import free_port, http, ragpulse_command, wait_until
 
 from ragpulse.probes import compare, golden, retrieval
 from ragpulse.probes.runner import parse_gate
 
+REPO = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data"
 GOLDEN = DATA / "golden_shop.jsonl"
 LOG3 = math.log2(3)
@@ -209,6 +214,77 @@ def _overall(run: dict[str, object]) -> dict[str, float]:
         results.append(QuestionResult(**q))
     out = aggregate(results)
     return {**vars(out), "error_rate": out.error_rate}
+
+
+TRY_IT = "**Try a probe locally.**"  # the README paragraph whose fenced blocks the next test runs
+
+
+def _try_it() -> tuple[str, list[tuple[str, str]]]:
+    """The README's "Try a probe locally" paragraph up to its last block, and its first four fenced blocks
+    (language, text): the command that starts the toy service, the config, the probe command, its output."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert TRY_IT in readme, f"README.md lost its {TRY_IT} paragraph"
+    after = readme[readme.index(TRY_IT):]
+    blocks = list(re.finditer(r"^```(\w*)\n(.*?)^```$", after, re.M | re.S))[:4]
+    return after[:blocks[-1].end()], [(b[1], b[2]) for b in blocks]
+
+
+def _argv(command: str) -> list[str]:
+    """A README command, with the clone's .venv executables replaced by the ones of the Python running the tests."""
+    argv = shlex.split(command)
+    if argv[0] == ".venv/bin/python":
+        return [sys.executable, *argv[1:]]
+    assert argv[0] == ".venv/bin/ragpulse", f"a README command the test does not know how to run: {command}"
+    return [*ragpulse_command(), *argv[1:]]
+
+
+def _normalised(output: str) -> str:
+    """What differs between runs, and nothing else: the run id, the duration; trailing blanks (rich pads the title)."""
+    output = re.sub(r"^run [0-9a-f]+ ", "run RUN_ID ", output.strip("\n"), flags=re.M)
+    output = re.sub(r" questions in \d+(\.\d+)?s ", " questions in DURATION ", output)
+    return "\n".join(line.rstrip() for line in output.splitlines())
+
+
+def _answers(url: str) -> bool:
+    try:
+        return http("POST", url, b'{"query": "return label"}', {"Content-Type": "application/json"}).status == 200
+    except OSError:  # not listening yet
+        return False
+
+
+def test_the_readme_try_a_probe_locally_runs_as_written_and_prints_its_table(tmp_path: Path) -> None:
+    paragraph, blocks = _try_it()
+    assert [language for language, _ in blocks] == ["sh", "yaml", "sh", ""], blocks
+    (_, start_service), (_, config_text), (_, probe_command), (_, quoted) = blocks
+    start_argv = _argv(start_service.strip())
+    assert "tests/rag_service.py" in start_argv and "--port" in start_argv
+    readme_port = start_argv[start_argv.index("--port") + 1]
+    target_url = yaml.safe_load(config_text)["probes"]["targets"][0]["url"]
+    assert f"127.0.0.1:{readme_port}/" in target_url, "the config must point at the port the service is started on"
+    # the README's port may be taken on this machine: the same commands on a free one
+    port = str(free_port())
+    start_argv[start_argv.index("--port") + 1] = port
+    (tmp_path / "ragpulse.yaml").write_text(config_text.replace(f"127.0.0.1:{readme_port}/", f"127.0.0.1:{port}/"))
+    (tmp_path / "tests").symlink_to(REPO / "tests")  # run where a clone's relative paths hold; the store lands here
+    check_command = re.search(r"`(\.venv/bin/ragpulse config check [^`]+)`", paragraph)
+    assert check_command, "the paragraph says how to validate the config"
+    check = subprocess.run(_argv(check_command[1]), cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert check.returncode == 0 and check.stdout.startswith("ragpulse.yaml: OK"), check.stdout + check.stderr
+    log = tmp_path / "rag_service.log"
+    with log.open("w") as out:
+        service = subprocess.Popen(start_argv, cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        url = target_url.replace(f":{readme_port}/", f":{port}/")
+        wait_until(lambda: service.poll() is not None or _answers(url), timeout=30, what="the toy RAG service to answer")
+        assert service.poll() is None, log.read_text()
+        assert log.read_text() == f"rag_service: listening on http://127.0.0.1:{port} (POST /query; POST /v1/chat/completions); Ctrl-C stops.\n"
+        done = subprocess.run(_argv(probe_command.strip()), cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    finally:
+        service.terminate()
+        service.wait(10)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert _normalised(done.stdout) == _normalised(quoted)
+    assert (tmp_path / "ragpulse-probes.sqlite3").exists()  # where the paragraph says the run is stored
 
 
 def test_the_openai_chat_preset_reads_the_answer_and_configured_citations(service: RagService, tmp_path: Path) -> None:
