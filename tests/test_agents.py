@@ -101,20 +101,27 @@ def test_a_llamaindex_function_agent_with_partial_usage_says_so(sidecar: Sidecar
 NODE_APP = Path(__file__).resolve().parent / "node_aisdk"
 
 
-def test_a_vercel_ai_sdk_agent_in_node_through_its_opentelemetry_integration(sidecar: Sidecar) -> None:
-    """The AI SDK 7 with @ai-sdk/otel (pinned in tests/node_aisdk/package-lock.json, installed with npm ci): its
-    invoke_agent, chat and execute_tool spans (GenAI conventions) under the app's own turn span, exported by the
-    OTLP/HTTP protobuf exporter of the OpenTelemetry JS SDK. The tool's result is documents: a retrieval."""
-    if not (NODE_APP / "node_modules").exists():
+def run_node_app(sidecar: Sidecar, service: str, *variant: str) -> None:
+    """tests/node_aisdk/app.mjs asks the agent question once; its packages (pinned in package-lock.json) are
+    installed with npm ci when one is missing."""
+    wanted = json.loads((NODE_APP / "package.json").read_text())["dependencies"]
+    if not all((NODE_APP / "node_modules" / name / "package.json").exists() for name in wanted):
         installed = subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=NODE_APP, capture_output=True,
                                    text=True, timeout=300)
         assert installed.returncode == 0, installed.stderr
     sidecar.fake.agent_searches = {AGENT_QUESTION: ["capital of France"]}
     done = subprocess.run(
-        ["node", "app.mjs", f"http://127.0.0.1:{sidecar.rp.otlp_port}/v1/traces", sidecar.fake.base_url, "aisdk-agent",
-         AGENT_MODEL, AGENT_QUESTION], cwd=NODE_APP, capture_output=True, text=True, timeout=120)
+        ["node", "app.mjs", f"http://127.0.0.1:{sidecar.rp.otlp_port}/v1/traces", sidecar.fake.base_url, service,
+         AGENT_MODEL, AGENT_QUESTION, *variant], cwd=NODE_APP, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.splitlines()[-1]) == {"answer": "Paris is the capital of France."}
+
+
+def test_a_vercel_ai_sdk_agent_in_node_through_its_opentelemetry_integration(sidecar: Sidecar) -> None:
+    """The AI SDK 7 with @ai-sdk/otel (pinned in tests/node_aisdk/package-lock.json, installed with npm ci): its
+    invoke_agent, chat and execute_tool spans (GenAI conventions) under the app's own turn span, exported by the
+    OTLP/HTTP protobuf exporter of the OpenTelemetry JS SDK. The tool's result is documents: a retrieval."""
+    run_node_app(sidecar, "aisdk-agent")
     record = judged(sidecar, "aisdk-agent")
     assert (record["query"], record["retrieval_queries"], record["answer"]) == (
         AGENT_QUESTION, ["capital of France"], "Paris is the capital of France.")
@@ -125,3 +132,21 @@ def test_a_vercel_ai_sdk_agent_in_node_through_its_opentelemetry_integration(sid
     assert s.get_value("ragpulse_tokens_total", **labels("aisdk-agent", AGENT_MODEL), kind="prompt") == 30 + 90
     assert s.get_value("ragpulse_tokens_total", **labels("aisdk-agent", AGENT_MODEL), kind="completion") == 9 + 12
     assert s.get_value("ragpulse_retrieval_top_score_sum", **labels("aisdk-agent", AGENT_MODEL)) == 0.91
+
+
+def test_a_vercel_ai_sdk_agent_through_openinference_vercel(sidecar: Sidecar) -> None:
+    """The same agent with @arizeai/openinference-vercel's span processor, as its README sets it up: OpenInference
+    spans beside the GenAI ones, the session from the AI SDK's runtime context as metadata.sessionId."""
+    run_node_app(sidecar, "aisdk-oi", "openinference")
+    record = judged(sidecar, "aisdk-oi")
+    assert (record["query"], record["retrieval_queries"], record["answer"]) == (
+        AGENT_QUESTION, ["capital of France"], "Paris is the capital of France.")
+    assert [(c["id"], c["text"]) for c in record["chunks"]] == [
+        ("kb-fr", "Paris is the capital and largest city of France."), ("kb-de", "Berlin is the capital of Germany.")]
+    assert (record["model"], record["session_id"]) == (AGENT_MODEL, "oi-session")  # records keep no user id
+    s = sidecar.metrics()
+    assert s.get_value("ragpulse_tokens_total", **labels("aisdk-oi", AGENT_MODEL), kind="prompt") == 30 + 90
+    assert s.get_value("ragpulse_tokens_total", **labels("aisdk-oi", AGENT_MODEL), kind="completion") == 9 + 12
+    assert s.get_value("ragpulse_retrieval_top_score_sum", **labels("aisdk-oi", AGENT_MODEL)) == 0.91
+    assert s.get_value("ragpulse_retrievals_sum", **labels("aisdk-oi", AGENT_MODEL)) == 1
+    assert s.get_value("ragpulse_otlp_message_parts_skipped_total") == 0

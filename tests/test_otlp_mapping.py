@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from otlp_shapes import Collect, genai_trace, openinference_trace, provider
@@ -279,9 +280,12 @@ def test_multi_part_message_content_is_read_and_non_text_parts_are_skipped_and_c
     assert mapper.skipped_parts == {"image": 1}
 
 
-def test_vercel_ai_sdk_spans_map_question_answer_model_usage_session_and_tool_documents() -> None:
+@pytest.mark.parametrize("context", ["ai.telemetry.metadata", "ai.settings.context", "metadata"])
+def test_vercel_ai_sdk_spans_map_question_answer_model_usage_session_and_tool_documents(context: str) -> None:
     """The AI SDK's `experimental_telemetry` spans, as the SDK writes them: ai.generateText around its provider
-    calls (ai.generateText.doGenerate, no gen_ai.operation.name) and an ai.toolCall whose result is documents."""
+    calls (ai.generateText.doGenerate, no gen_ai.operation.name) and an ai.toolCall whose result is documents.
+    Session and user as AI SDK 6 metadata, AI SDK 7 runtime context (@ai-sdk/otel, runtimeContext: true) or
+    OpenInference metadata (@arizeai/openinference-vercel)."""
     documents = [{"id": "kb-fr", "pageContent": "Paris is the capital of France.", "score": 0.9},
                  {"id": "kb-de", "pageContent": "Berlin is the capital of Germany.", "score": 0.4}]
 
@@ -289,7 +293,7 @@ def test_vercel_ai_sdk_spans_map_question_answer_model_usage_session_and_tool_do
         with tracer.start_as_current_span("ai.generateText", attributes={
             "ai.operationId": "ai.generateText", "ai.model.id": "gpt-4o-mini",
             "ai.prompt": json.dumps({"prompt": "What is the capital of France?"}),
-            "ai.response.text": "Paris.", "ai.telemetry.metadata.sessionId": "s-ai", "ai.telemetry.metadata.userId": "u-ai",
+            "ai.response.text": "Paris.", f"{context}.sessionId": "s-ai", f"{context}.userId": "u-ai",
         }):
             with tracer.start_as_current_span("ai.generateText.doGenerate", attributes={
                 "ai.operationId": "ai.generateText.doGenerate", "gen_ai.system": "openai.chat",

@@ -80,7 +80,7 @@ class TraceMapper:
             return NotMapped("content_not_captured", content_setting(spans))
         model, usage = _model_and_usage(_leaves(llms))
         session = _first(spans, "session.id", "gen_ai.conversation.id", ASSOCIATION + "session_id",
-                         "ai.telemetry.metadata.sessionId", "metadata.sessionId")
+                         "ai.telemetry.metadata.sessionId", "ai.settings.context.sessionId", "metadata.sessionId")
         attributes: dict[str, Any] = {}
         metadata = _first(spans, "metadata")
         if metadata is not None:
@@ -101,7 +101,7 @@ class TraceMapper:
             timestamp=root.start_unix_nano / 1e6,  # epoch milliseconds, as the contract takes them
             session_id=_str(session),
             user_id=_str(_first(spans, "user.id", ASSOCIATION + "user_id", "ai.telemetry.metadata.userId",
-                                "metadata.userId")),
+                                "ai.settings.context.userId", "metadata.userId")),
             app=_str(root.resource.get("service.name")),
             release=_str(root.resource.get("service.version")),
             route=route,
