@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -94,3 +95,36 @@ def _ready(port: int) -> bool:
         return http("GET", f"http://127.0.0.1:{port}/readyz").status == 200
     except OSError:
         return False
+
+
+def test_scripts_demo_stack_runs_the_sidecar_scraped_by_its_prometheus(tmp_path: Path) -> None:
+    """README's `./scripts/demo --stack`, with the ports its header names: Prometheus loads the ragpulse rules and
+    scrapes the sidecar, Alertmanager is up, and --duration ends it all with the final summary. The virtualenv
+    is the one scripts/test installed (its stamp: no reinstall)."""
+    port, prometheus_port, alertmanager_port = free_port(), free_port(), free_port()
+    env = {**os.environ, "RAGPULSE_DEMO_PORT": str(port), "PROMETHEUS_PORT": str(prometheus_port),
+           "ALERTMANAGER_PORT": str(alertmanager_port)}
+    started = time.monotonic()
+    demo = subprocess.Popen([str(ROOT / "scripts" / "demo"), "--stack", "--duration", "20", "--summary-every", "10",
+                             "--set", f"otlp.http_port={free_port()}", "--set", f"otlp.grpc_port={free_port()}"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+    prometheus = PrometheusProcess(prometheus_port, demo, Path("unused"))  # only its query API is used here
+    try:
+        def scraped() -> bool:
+            try:
+                return prometheus.value('up{job="ragpulse"}') == 1.0
+            except (OSError, ValueError, AssertionError):  # not listening yet, or no answer yet
+                return False
+        wait_until(scraped, timeout=25, what="Prometheus scraping the demo's sidecar")
+        up = time.monotonic() - started
+        assert prometheus.query('count(ALERTS) or vector(0)') is not None  # the rules' alerts are queryable
+        assert http("GET", f"http://127.0.0.1:{alertmanager_port}/-/ready").status == 200
+        out, err = demo.communicate(timeout=60)
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+            demo.wait()
+    assert demo.returncode == 0, err
+    assert f"Prometheus:   http://127.0.0.1:{prometheus_port}/alerts" in err
+    assert out.splitlines()[-6].startswith("[ final] traces"), out
+    print(f"stack demo: Prometheus scraping the sidecar {up:.1f} s after the script started", file=sys.stderr)
