@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from prometheus_client import CollectorRegistry
 
-from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
+from ragpulse.collector.events import Chunk, Envelope, FeedbackEvent, TraceEvent
 from ragpulse.collector.telemetry.fast_metrics import CounterFamily, FastCounter, HistogramFamily
 from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.config import MetricsConfig
@@ -63,6 +63,11 @@ class FastPathMetrics:
             "ragpulse_retrievals", "Retrievals per trace (an agent may search several times; traces that report them).",
             [1, 2, 3, 4, 6, 8],
         )
+        self.search_new_chunks = histogram(
+            "ragpulse_search_new_chunks",
+            "Per search of a trace that searched several times (an agent): the chunks it added to what the answer "
+            "could use; 0 when it found nothing, or only chunks an earlier search had found.", config.chunk_buckets,
+        )
         self.feedback = CounterFamily(
             "ragpulse_feedback_total", "Feedback events processed (after dedup), by kind and bounded value.",
             ["kind", "value"], registry,
@@ -74,7 +79,8 @@ class _Series:
 
     __slots__ = (
         "traces", "fallbacks", "retrieval_empty", "chunks", "top_score", "mean_score",
-        "chunk_age", "latency", "prompt_tokens", "completion_tokens", "usage_partial", "retrievals", "overflowed",
+        "chunk_age", "latency", "prompt_tokens", "completion_tokens", "usage_partial", "retrievals", "searches",
+        "overflowed",
         "_fallback_parent", "_labels",
     )
 
@@ -91,6 +97,7 @@ class _Series:
         self.completion_tokens = metrics.tokens.labels(*labels, "completion")
         self.usage_partial = metrics.usage_partial.labels(*labels, "calls_without_usage")
         self.retrievals = metrics.retrievals.labels(*labels)
+        self.searches = metrics.search_new_chunks.labels(*labels)
         self.fallbacks: dict[str, FastCounter] = {}
         self.overflowed = overflowed
         self._fallback_parent = metrics.fallbacks
@@ -143,6 +150,8 @@ class FastPathExporter:
             series.chunks.observe(len(chunks))
             if event.retrievals is not None:
                 series.retrievals.observe(event.retrievals)
+                if event.retrievals > 1:
+                    _observe_searches(series, chunks, event.retrievals)
             if not chunks:
                 series.retrieval_empty.inc()
             else:
@@ -176,3 +185,17 @@ class FastPathExporter:
         if child is None:  # kinds are an enum and their label values are bounded above
             child = self._feedback[key] = self._metrics.feedback.labels(event.kind, value)
         child.inc()
+
+
+MAX_SEARCHES = 64  # observed per trace at most: a count from outside must not make the loop long
+
+
+def _observe_searches(series: _Series, chunks: list[Chunk], retrievals: int) -> None:
+    """Each search's new chunks: the chunks tagged with its index (a chunk is tagged by the first search that
+    found it)."""
+    found = [0] * min(retrievals, MAX_SEARCHES)
+    for chunk in chunks:
+        if chunk.retrieval is not None and chunk.retrieval < len(found):
+            found[chunk.retrieval] += 1
+    for count in found:
+        series.searches.observe(count)

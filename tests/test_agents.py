@@ -78,6 +78,10 @@ def test_an_agent_that_searches_twice_keeps_every_retrieval(sidecar: Sidecar) ->
     assert s.get_value("ragpulse_retrievals_bucket", **labels("lg-twice", AGENT_MODEL), le="1.0") == 0
     assert s.get_value("ragpulse_retrievals_bucket", **labels("lg-twice", AGENT_MODEL), le="2.0") == 1
     assert s.get_value("ragpulse_retrieval_chunks_sum", **labels("lg-twice", AGENT_MODEL)) == 3
+    # Per search: the first found two chunks, the second one new one (kb-fr it had found again).
+    assert s.get_value("ragpulse_search_new_chunks_count", **labels("lg-twice", AGENT_MODEL)) == 2
+    assert s.get_value("ragpulse_search_new_chunks_sum", **labels("lg-twice", AGENT_MODEL)) == 3
+    assert s.get_value("ragpulse_search_new_chunks_bucket", **labels("lg-twice", AGENT_MODEL), le="1.0") == 1
 
 
 def test_a_llamaindex_function_agent_with_partial_usage_says_so(sidecar: Sidecar) -> None:
