@@ -21,6 +21,7 @@ from ragpulse.judging.budget import RequestRateLimiter, SpendBudget
 from ragpulse.judging.calibration import CalibrationMetrics, Calibrator
 from ragpulse.judging.exit import JudgmentExit
 from ragpulse.judging.metrics import JudgeMetrics, JudgmentMetrics, RateMetrics
+from ragpulse.judging.utilisation import ContextMetrics, ContextRecorder
 from ragpulse.judging.routine_floor import RoutineFloor
 from ragpulse.judging.sampler import JudgeQueue, JudgeSampler, SamplerMetrics
 from ragpulse.judging.workers import CircuitBreaker, JudgeWorkers
@@ -69,6 +70,7 @@ class Judging:
             join.listeners.append(CandidateCollector(join, writer, silent_accept_rate=config.probes.candidate_silent_accept_rate))
         exit_ = JudgmentExit([
             ("metrics", JudgmentMetrics(metrics, RateMetrics(registry, config.metrics.labels), guard).record),
+            ("context", ContextRecorder(ContextMetrics(registry, config.metrics.labels), guard).record),
             ("results", lambda judged: writer.write(judged.record)),
             ("calibrator", lambda judged: calibrator.judged(judged.record)),
             ("join", lambda judged: join.release_reviews(judged.item.event.trace_id)),  # reviews held for this judgment

@@ -39,6 +39,7 @@ from ragpulse.probes import golden
 from ragpulse.probes.marker import ProbeTrafficFilter
 from ragpulse.probes.schedule import ProbeMetrics, ProbeSchedule
 from ragpulse.probes.target import HttpTarget, TargetError
+from ragpulse.scorers.citations import CitationMetrics, CitationScorer
 from ragpulse.scorers.embedding import EmbeddingMetrics, EmbeddingScorer, load_model
 from ragpulse.scorers.join import FeedbackJoin, JoinMetrics
 from ragpulse.scorers.lexical import LexicalMetrics, LexicalScorer
@@ -131,6 +132,8 @@ class Service:
             ("local_scorers", LexicalScorer(LexicalMetrics(registry, list(options.labels)), guard, local.chunk_cache_entries,
                                             local.chunk_cache_max_bytes, max_label_sets=options.max_label_sets)
              if local.enabled else None),
+            ("citations", CitationScorer(CitationMetrics(registry, list(options.labels)), guard,
+                                         max_label_sets=options.max_label_sets) if local.enabled else None),
             ("embeddings", self.embeddings),
             ("feedback_join", self.join),
             ("judge_sampler", self.judging.sampler if self.judging is not None else None),

@@ -15,6 +15,13 @@ good answer a few give a thumbs up or copy it, some ask a follow-up, most
 leave without a word (a silent accept once the session is idle). `truth`
 tallies the signals generated, so a test can hold what ragpulse derives
 against it.
+
+Grounded answers cite their chunk at `cite_share`, as "[1]" after the last
+sentence; of those, `wrong_citation_share` cite a chunk that does not say it
+and `dangling_citation_share` a rank beyond the chunks retrieved. Citations
+are drawn from a random stream of their own, so a seed's other draws are the
+same with or without them; `truth` counts cited_answers, citation_correct,
+citation_wrong and citation_dangling.
 """
 
 from __future__ import annotations
@@ -143,6 +150,9 @@ class TrafficProfile:
     thumbs_up_after_good: float = 0.05
     copy_after_good: float = 0.03
     follow_up_after_good: float = 0.15
+    cite_share: float = 0.5
+    wrong_citation_share: float = 0.2
+    dangling_citation_share: float = 0.1
 
 
 @dataclass(slots=True)
@@ -159,6 +169,7 @@ class TrafficGenerator:
     def __init__(self, profile: TrafficProfile | None = None, *, seed: int | None = None) -> None:
         self.profile = profile or TrafficProfile()
         self._random = random.Random(seed)
+        self._citing = random.Random(None if seed is None else f"{seed}-citations")
         self._started = time.monotonic()
         self._waiting: deque[_NextTurn] = deque()  # sessions whose user asks again
         self._closing = False
@@ -206,7 +217,7 @@ class TrafficGenerator:
                 outcome = "hallucination"
                 answer = fact[2]
             else:
-                answer = fact[1]
+                answer = self._cite(fact[1], len(chunks))
         completion_tokens = max(8, len(answer) // 4)
         trace: dict[str, Any] = {
             "type": "trace",
@@ -277,6 +288,22 @@ class TrafficGenerator:
                 self._waiting.append(_NextTurn(session_id, user_id, follow_up, intent, "follow_up"))
         truth["silent_accept"] += 1
         return []
+
+    def _cite(self, answer: str, chunks: int) -> str:
+        """A grounded answer (its chunk ranks first), cited as the profile's shares say."""
+        profile, draw = self.profile, self._citing.random()
+        if draw >= profile.cite_share:
+            return answer
+        self.truth["cited_answers"] += 1
+        draw = self._citing.random()
+        if draw < profile.wrong_citation_share:
+            self.truth["citation_wrong"] += 1
+            return f"{answer} [{self._citing.randrange(2, chunks + 1)}]"  # a noise chunk's rank
+        if draw < profile.wrong_citation_share + profile.dangling_citation_share:
+            self.truth["citation_dangling"] += 1
+            return f"{answer} [{chunks + 3}]"
+        self.truth["citation_correct"] += 1
+        return f"{answer} [1]"
 
     def _signal(self, trace: dict[str, Any], kind: str, value: str | None = None) -> dict[str, Any]:
         name = f"thumbs_{value}" if kind == "thumbs" else kind

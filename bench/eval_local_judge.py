@@ -40,7 +40,7 @@ from prometheus_client import CollectorRegistry
 from ragpulse.app.factories import local_judge
 from ragpulse.collector.events import Chunk, TraceEvent
 from ragpulse.config import Config
-from ragpulse.judging.llm_judge import Judgment
+from ragpulse.judging.verdicts import Judgment
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,6 +51,20 @@ class Usage(msgspec.Struct, kw_only=True, omit_defaults=True):
     unreported_calls: NonNegativeInt = 0
 
 
+# An answer's structured citations: one entry a cited sentence, each naming at most this many chunks; the
+# parser of inline markers (scorers/citations.py) stops at the same count per answer.
+MAX_CITATIONS = 256
+Rank = Annotated[int, msgspec.Meta(ge=1, le=MAX_COUNT)]
+
+
+class EventCitation(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """What the app knows an answer cites (as OpenAI file citations or Anthropic's citations report it)."""
+
+    text: str | None = None  # the cited span or sentence of the answer
+    chunk_ids: Annotated[list[Id], msgspec.Meta(max_length=MAX_CITATIONS)] = []  # matched to chunks[].id
+    ranks: Annotated[list[Rank], msgspec.Meta(max_length=MAX_CITATIONS)] = []  # 1-based positions in chunks
+
+
 class TraceEvent(msgspec.Struct, tag_field="type", tag="trace", kw_only=True, omit_defaults=True):
     trace_id: NonEmptyId
     query: str
@@ -73,6 +87,8 @@ class TraceEvent(msgspec.Struct, tag_field="type", tag="trace", kw_only=True, om
     retrieval_queries: list[str] | None = None
     # Retrievals the trace made (None: not reported; with chunks, at least one).
     retrievals: NonNegativeInt | None = None
+    # The answer's citations as the app structured them; None: parsed from the answer's markers ("[1]").
+    citations: Annotated[list[EventCitation], msgspec.Meta(max_length=MAX_CITATIONS)] | None = None
 
 
 Score = Annotated[int, msgspec.Meta(ge=1, le=5)]

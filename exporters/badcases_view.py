@@ -53,6 +53,17 @@ def _verdict(r: dict[str, Any]) -> str:
     return shown + (f" (confidence {r['confidence']:.2f})" if r.get("confidence") is not None else "")
 
 
+def _citations(citations: list[dict[str, Any]]) -> list[str]:
+    """Each cited sentence: WRONG CITATION where the chunk it cites does not support it."""
+    lines = []
+    for c in citations:
+        cited = ", ".join([*(f"[{i}]" for i in c["chunks"]), *(f"{d} (dangling)" for d in c["dangling"])])
+        label = {"unsupported": "WRONG CITATION", "dangling": "DANGLING CITATION"}.get(c["verdict"], c["verdict"])
+        lines.append(f"citation {label}: {_clip(c['sentence'], 80)!r} cites {cited}"
+                     + (f" ({c['reason']})" if c.get("reason") else ""))
+    return lines
+
+
 def detail(r: dict[str, Any]) -> str:
     def block(text: str) -> str:
         return textwrap.indent(textwrap.fill(" ".join(text.split()), 96) or "(empty)", "    ")
@@ -70,8 +81,16 @@ def detail(r: dict[str, Any]) -> str:
     ]
     if r.get("error"):
         out.append(f"error: {r['error']}")
-    # What users did about the answer (older records have no signals).
+    # What users did about the answer (older records have no signals, searches, utilisation or citations).
     out.append(f"user signals: {', '.join(r.get('signals') or []) or 'none'}")
+    if r.get("retrieval_queries"):
+        out.append(f"searches {_score(r.get('search_relevance'))}/5: "
+                   + "; ".join(repr(_clip(q, 60)) for q in r["retrieval_queries"])
+                   + (f" ({r['search_relevance_reason']})" if r.get("search_relevance_reason") else ""))
+    used = r.get("used_chunks")
+    if used is not None and r["chunks"]:
+        out.append(f"context used: {len(used)} of {len(r['chunks'])} chunks ({', '.join(f'[{i}]' for i in used) or 'none'})")
+    out += _citations(r.get("citations") or [])
     out += ["", "question:", block(r["query"]), "answer:", block(r["answer"]), "chunks:"]
     for index, chunk in enumerate(r["chunks"]):
         out.append(f"  [{index}] {chunk.get('id') or ''} relevance {_score(chunk.get('relevance'))}/3")

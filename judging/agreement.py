@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragpulse.judging.estimators import Confusion, rogan_gladen, wilson
-from ragpulse.judging.llm_judge import HALLUCINATION_AT_MOST
+from ragpulse.judging.verdicts import HALLUCINATION_AT_MOST
 from ragpulse.judging.records import JudgmentRecord
 
 # Answer length in characters (so Chinese and English alike): short under 150, long over 500.

@@ -1,14 +1,16 @@
 """Which layer failed: every judged bad case gets a stage.
 
 - retrieval: the answer is a hallucination or off the question, and no chunk is relevant;
-- generation: the same, but a relevant chunk was retrieved: the model did not use it well;
+- generation: the same, but a relevant chunk was retrieved: the model did not use it well; or an
+  answer otherwise fine that cites a chunk which does not support the sentence (a wrong citation:
+  the user who clicks it finds nothing);
 - knowledge_gap: the service fell back and nothing relevant was retrieved;
 - over_refusal: the service fell back although a relevant chunk was retrieved.
 """
 
 from __future__ import annotations
 
-from ragpulse.judging.llm_judge import IRRELEVANT_AT_MOST, RELEVANT_CHUNK_AT_LEAST, Judgment
+from ragpulse.judging.verdicts import IRRELEVANT_AT_MOST, RELEVANT_CHUNK_AT_LEAST, Judgment
 
 STAGES = ("retrieval", "generation", "knowledge_gap", "over_refusal")
 
@@ -24,4 +26,6 @@ def attribute(judgment: Judgment, fallback: bool) -> str | None:
     off_question = judgment.answer_relevancy is not None and judgment.answer_relevancy <= IRRELEVANT_AT_MOST
     if judgment.hallucination or off_question:
         return "generation" if relevant else "retrieval"
+    if any(c.verdict == "unsupported" for c in judgment.citations):
+        return "generation"
     return None

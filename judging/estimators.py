@@ -11,7 +11,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ragpulse.judging.llm_judge import JUDGED_VERDICTS
+from ragpulse.judging.verdicts import JUDGED_VERDICTS
 
 Z95 = 1.959964
 

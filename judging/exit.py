@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import structlog
 from prometheus_client import Counter
 
-from ragpulse.judging.llm_judge import Judgment
+from ragpulse.judging.verdicts import Judgment
 from ragpulse.judging.records import JudgmentRecord, RecordChunk
 from ragpulse.judging.sampler import JudgeItem
 
@@ -64,6 +64,9 @@ def build_record(item: JudgeItem, judgment: Judgment, stage: str | None, judge: 
         verdict="refusal" if item.fallback else judgment.groundedness_verdict,
         confidence=None if item.fallback else judgment.confidence,
         retrieval_queries=event.retrieval_queries or [],
+        search_relevance=judgment.search_relevance, search_relevance_reason=judgment.search_relevance_reason,
+        used_chunks=None if item.fallback else judgment.used_chunks,
+        citations=[] if item.fallback else judgment.citations,
     )
 
 

@@ -1,10 +1,11 @@
 """LLM-as-judge through any OpenAI-compatible API: groundedness, answer relevancy and context
 relevance of one answer, in one call.
 
-The call returns the answer's claims with a verdict each and a 1-5 groundedness score (score
-<= 2 is a hallucination), a 1-5 answer-relevancy score and a 0-3 relevance per chunk: the
-information of the naive design (one call to split claims, one per claim, one per metric) for a
-fraction of the tokens. The judged content is untrusted: it is delimited and escaped, and the
+The call returns the answer's claims with a verdict each and the chunks that support it (context
+utilisation), a 1-5 groundedness score (score <= 2 is a hallucination), a 1-5 answer-relevancy score,
+a 0-3 relevance per chunk, whether each cited sentence is supported by the chunks it cites, and, for
+an agent, whether its searches read the question well: the information of the naive design (one call
+to split claims, one per claim, one per metric) for a fraction of the tokens. The judged content is untrusted: it is delimited and escaped, and the
 prompt tells the judge to treat it as data.
 
 Retries are ragpulse's own, not the openai client's, so that every HTTP request passes the
@@ -19,37 +20,35 @@ import asyncio
 import random
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import resources
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import msgspec
 
 from ragpulse.collector.events import TraceEvent
 from ragpulse.judging.budget import RequestRateLimiter
+from ragpulse.judging.verdicts import CitationVerdict, Claim, Judgment
+from ragpulse.scorers.citations import Citations, event_citations
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
-BUILTIN_PROMPT = "judgment.v1"
-HALLUCINATION_AT_MOST = 2  # groundedness score
-# The groundedness verdicts that judged an answer (error did not): the denominator of every hallucination rate.
-# "uncertain" is in it: an answer the judge could not fault counts against no rate, never for it.
-JUDGED_VERDICTS = ("hallucination", "grounded", "uncertain")
-IRRELEVANT_AT_MOST = 2  # answer relevancy score
-RELEVANT_CHUNK_AT_LEAST = 2  # chunk relevance 0-3
+BUILTIN_PROMPT = "judgment.v2"
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 MAX_BACKOFF_SECONDS = 30.0
-_PLACEHOLDER = re.compile(r"\{(question|context|answer)\}")
-_CLOSING_TAG = re.compile(r"</(question|context|answer|chunk)", re.IGNORECASE)
+_PLACEHOLDER = re.compile(r"\{(question|context|answer|searches|citations)\}")
+_CLOSING_TAG = re.compile(r"</(question|context|answer|chunk|searches|search|citations|cited)", re.IGNORECASE)
 _JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 T = TypeVar("T")
 
 
-class Claim(msgspec.Struct):
-    claim: str
-    verdict: Literal["supported", "contradicted", "not_in_context", "uncertain"]
+class CitationCheck(msgspec.Struct):
+    """The judge's answer about one cited sentence it was shown (by its index)."""
+
+    index: Annotated[int, msgspec.Meta(ge=0)]
+    supported: bool
     reason: str = ""
 
 
@@ -75,6 +74,8 @@ class JudgeVerdict(msgspec.Struct):
     groundedness: Scored
     answer_relevancy: Scored
     context_relevance: ContextVerdict
+    citations: list[CitationCheck] = []  # one per cited sentence shown
+    search: Scored | None = None  # an agent's searches as a reading of the question; null when none shown
 
 
 def _strict_schema(node: Any) -> Any:
@@ -100,64 +101,37 @@ class Completion:
     error: str | None = None
 
 
-@dataclass(slots=True)
-class Judgment:
-    """The verdicts on one trace, or the reason there are none (`error`): failures are data."""
-
-    trace_id: str
-    judge_model: str  # "local" for the lexical judge, "rule" for a fallback with nothing retrieved
-    prompt_version: str
-    groundedness: int | None = None
-    claims: list[Claim] = field(default_factory=list)
-    groundedness_reason: str = ""
-    answer_relevancy: int | None = None
-    answer_relevancy_reason: str = ""
-    chunk_relevance: list[int | None] = field(default_factory=list)  # 0-3 per chunk, in chunk order
-    context_relevance_reason: str = ""
-    # The judge's confidence in its groundedness verdict, 0-1 (the local judge's; an LLM judge reports none)
-    confidence: float | None = None
-    error: str | None = None  # an exception type, or "invalid_output"
-    raw_output: str | None = None  # kept when it could not be parsed, for inspection
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    requests: int = 0  # HTTP requests made, retries included
-    seconds: float = 0.0
-
-    @property
-    def hallucination(self) -> bool:
-        return self.groundedness is not None and self.groundedness <= HALLUCINATION_AT_MOST
-
-    @property
-    def groundedness_verdict(self) -> str:
-        """hallucination, uncertain (a claim the judge could neither support nor fault: never a hallucination),
-        grounded, or error when there is no score."""
-        if self.groundedness is None:
-            return "error"
-        if self.hallucination:
-            return "hallucination"
-        return "uncertain" if any(c.verdict == "uncertain" for c in self.claims) else "grounded"
-
-    @property
-    def supported_share(self) -> float | None:
-        if not self.claims:
-            return None
-        return sum(c.verdict == "supported" for c in self.claims) / len(self.claims)
-
-    @property
-    def context_relevance(self) -> int | None:
-        """The best chunk's relevance (0-3): could the answer have been found in the context?"""
-        known = [r for r in self.chunk_relevance if r is not None]
-        return max(known) if known else None
-
-
-def render_prompt(template: str, event: TraceEvent) -> str:
+def render_prompt(template: str, event: TraceEvent, cited: Citations | None = None) -> str:
     """Fill the template in one pass (content is never re-scanned), with closing tags in content escaped."""
     context = "\n".join(
         f'<chunk index="{i}" id="{_escape(c.id or str(i))}">\n{_escape(c.text or "")}\n</chunk>'
         for i, c in enumerate(event.chunks or [])
     )
-    values = {"question": _escape(event.query), "context": context, "answer": _escape(event.answer)}
+    searches = "\n".join(f"<search>{_escape(q)}</search>" for q in event.retrieval_queries or []) or "(none)"
+    shown = [s for s in cited.sentences if s.chunks] if cited is not None else []
+    citations = "\n".join(f'<cited index="{i}" chunks="{",".join(map(str, s.chunks))}">{_escape(s.sentence)}</cited>'
+                           for i, s in enumerate(shown)) or "(none)"
+    values = {"question": _escape(event.query), "context": context, "answer": _escape(event.answer),
+              "searches": searches, "citations": citations}
     return _PLACEHOLDER.sub(lambda m: values[m[1]], template)
+
+
+def citation_verdicts(cited: Citations | None, checks: Mapping[int, tuple[str, str]]) -> list[CitationVerdict]:
+    """Every cited sentence with its verdict: the judge's (verdict, reason) for each sentence shown it, by the
+    index render_prompt gave it; dangling for those that cite no retrieved chunk; error where the judge gave
+    none."""
+    if cited is None:
+        return []
+    verdicts, shown = [], 0
+    for sentence in cited.sentences:
+        chunks, dangling = list(sentence.chunks), list(sentence.dangling)
+        if not chunks:
+            verdicts.append(CitationVerdict(sentence.sentence, [], dangling, "dangling", "it cites no retrieved chunk"))
+            continue
+        verdict, reason = checks.get(shown, ("error", "the judge gave no verdict for it"))
+        shown += 1
+        verdicts.append(CitationVerdict(sentence.sentence, chunks, dangling, verdict, reason))  # type: ignore[arg-type]
+    return verdicts
 
 
 def builtin_template() -> str:
@@ -193,7 +167,7 @@ class LlmJudge:
         self._json_schema = True  # dropped once a server refuses response_format json_schema
 
     def prompt(self, event: TraceEvent) -> str:
-        return render_prompt(self._template, event)
+        return render_prompt(self._template, event, event_citations(event))
 
     async def close(self) -> None:
         await self._client.close()
@@ -220,6 +194,14 @@ class LlmJudge:
                 relevance[chunk.index] = chunk.relevance
         judgment.chunk_relevance = relevance
         judgment.context_relevance_reason = verdict.context_relevance.reason
+        supported = [c for c in verdict.claims if c.verdict == "supported"]
+        named = {i for c in supported for i in c.chunks if i < len(relevance)}
+        if named or not supported:  # a judge that names no chunk for any supported claim says nothing of use
+            judgment.used_chunks = sorted(named)
+        judgment.citations = citation_verdicts(event_citations(event), {
+            check.index: ("supported" if check.supported else "unsupported", check.reason) for check in verdict.citations})
+        if verdict.search is not None and event.retrieval_queries:
+            judgment.search_relevance, judgment.search_relevance_reason = verdict.search.score, verdict.search.reason
         return judgment
 
     async def complete(self, prompt: str, response_format: dict[str, Any]) -> Completion:

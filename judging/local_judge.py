@@ -19,7 +19,10 @@ answer's claims, each with a verdict and its evidence (README, The local judge):
    (<= 2 is a hallucination, as for the LLM judge), 3 under 60% supported, 4 under 80%, else 5.
 
 Relevancy respects grounding: an answer whose supported claims come from a chunk relevant to the
-question is relevant even when it repeats none of the question's words. Every text is examined up
+question is relevant even when it repeats none of the question's words. The chunks that support a
+claim are the ones the answer used (context utilisation). A cited sentence is judged the same way
+against the chunks it cites alone: support from another chunk is a wrong citation. An agent's searches
+are scored by the share of the question's terms the best of them carries. Every text is examined up
 to MAX_CHARS characters; chunk analyses are cached by text, capped in entries and bytes.
 """
 
@@ -36,13 +39,16 @@ import msgspec
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from ragpulse.collector.events import TraceEvent
-from ragpulse.judging.llm_judge import Claim, Judgment
+from ragpulse.judging.llm_judge import citation_verdicts
+from ragpulse.judging.verdicts import CitationVerdict, Claim, Judgment
+from ragpulse.scorers.citations import Citations, event_citations, strip_markers
 from ragpulse.scorers.text import (Clause, clause, clauses, is_chatter, name_stems, question_terms, sentences, size,
                                    supported_units)
 
 # v2: names in any case and position, preambles and 7 天; v3: uncertain claims, governed negation, numbers in
-# words, wrong subjects (docs/BENCHMARKS.md). Calibration is per version: a new one starts uncalibrated.
-PROMPT_VERSION = "claims.v3"
+# words, wrong subjects (docs/BENCHMARKS.md); v4: citation markers ("[1]") are no claims. Calibration is per
+# version: a new one starts uncalibrated.
+PROMPT_VERSION = "claims.v4"
 MAX_CHARS = 4_000  # of an answer, a question or a chunk: longer texts are judged on their start
 _SUPPORTED_AT_LEAST = 0.5  # share of a claim's terms in the context
 _ALIGNED_AT_LEAST = 0.5  # share of a claim's terms in its aligned clause, for a polarity or swap verdict
@@ -120,6 +126,37 @@ class _Context(msgspec.Struct, gc=False):
     def holding(self, key: str | tuple[str, float]) -> list[int]:
         """Positions in `candidates` of the clauses that have this term or quantity."""
         return [offset + position for _, offset, chunk in self.located for position in chunk.index.get(key, ())]
+
+
+def _where(chunks: Sequence[ChunkAnalysis | None]) -> _Context | None:
+    """The chunks with text as the judge reads them (indices kept), or None when none has text."""
+    known = [c for c in chunks if c is not None]
+    if not known:
+        return None
+    context = Clause("", frozenset().union(*(c.terms for c in known)), frozenset(), (),
+                     frozenset().union(*(c.chars for c in known)), (), frozenset().union(*(c.quantities for c in known)),
+                     frozenset().union(*(c.names for c in known)), False,
+                     spelled=frozenset().union(*(c.spelled for c in known)))
+    located: list[tuple[int, int, ChunkAnalysis]] = []  # (chunk index, offset of its clauses, analysis)
+    candidates: list[tuple[int, Clause]] = []
+    for index, chunk in enumerate(chunks):
+        if chunk is not None:
+            located.append((index, len(candidates), chunk))
+            candidates.extend((index, c) for c in chunk.clauses)
+    statements = [sentence for chunk in known for sentence in chunk.sentences]
+    negated = frozenset().union(*(c.governed or c.terms for _, c in candidates if c.negated))
+    only_negated = negated.difference(*(c.terms for _, c in candidates if not c.negated)) if negated else negated
+    return _Context(candidates, located, statements, context, only_negated)
+
+
+def _search_relevance(judgment: Judgment, searches: Sequence[str] | None, question: frozenset[str]) -> None:
+    """An agent's searches against the user's question: the share of its terms the best search carries."""
+    if not searches or not question:
+        return
+    shares = [(len(question & question_terms(search[:MAX_CHARS])) / len(question), search) for search in searches]
+    share, best = max(shares, key=lambda scored: scored[0])
+    judgment.search_relevance = _share_score(share)
+    judgment.search_relevance_reason = f"the best search ({best[:120]!r}) has {share:.0%} of the question's terms"
 
 
 class _Verdict(msgspec.Struct, gc=False):
@@ -270,30 +307,22 @@ class LocalJudge:
     def _judge(self, event: TraceEvent) -> Judgment:
         judgment = Judgment(trace_id=event.trace_id, judge_model=self.model, prompt_version=self.prompt_version)
         chunks = [self._chunk(c.text) if c.text is not None else None for c in event.chunks or []]
-        known = [c for c in chunks if c is not None]
         question = question_terms(event.query[:MAX_CHARS])
         coverage = [len(question & c.topic) / len(question) if c is not None and question else 0.0 for c in chunks]
         judgment.chunk_relevance = [_chunk_relevance(share) if c is not None else None for c, share in zip(chunks, coverage)]
         # Only traces with chunk texts reach a judge (the sampler judges nothing else).
-        if not known:
+        where = _where(chunks)
+        if where is None:
             judgment.error = "no_chunk_text"
             return judgment
-        context = Clause("", frozenset().union(*(c.terms for c in known)), frozenset(), (),
-                         frozenset().union(*(c.chars for c in known)), (), frozenset().union(*(c.quantities for c in known)),
-                         frozenset().union(*(c.names for c in known)), False,
-                         spelled=frozenset().union(*(c.spelled for c in known)))
-        located: list[tuple[int, int, ChunkAnalysis]] = []  # (chunk index, offset of its clauses, analysis)
-        candidates: list[tuple[int, Clause]] = []
-        for index, chunk in enumerate(chunks):
-            if chunk is not None:
-                located.append((index, len(candidates), chunk))
-                candidates.extend((index, c) for c in chunk.clauses)
-        statements = [sentence for chunk in known for sentence in chunk.sentences]
-        negated = frozenset().union(*(c.governed or c.terms for _, c in candidates if c.negated))
-        only_negated = negated.difference(*(c.terms for _, c in candidates if not c.negated)) if negated else negated
-        where = _Context(candidates, located, statements, context, only_negated)
-        verdicts = [self._verdict(claim, where) for claim in self._claims(event.answer)]
+        cited = event_citations(event)
+        answer = event.answer if cited is None else strip_markers(event.answer)
+        verdicts = [self._verdict(claim, where) for claim in self._claims(answer)]
         judgment.claims = [v.claim for v in verdicts]
+        judgment.used_chunks = sorted({v.chunk for v in verdicts if v.chunk is not None})
+        if cited is not None:
+            judgment.citations = self._citations(cited, chunks)
+        _search_relevance(judgment, event.retrieval_queries, question)
         if not verdicts:
             judgment.groundedness, judgment.groundedness_reason = 5, "the answer makes no claim to check"
             judgment.confidence = 1.0
@@ -312,6 +341,23 @@ class LocalJudge:
         if question:
             judgment.context_relevance_reason = f"the best chunk has {max(coverage, default=0.0):.0%} of the question's terms"
         return judgment
+
+    def _citations(self, cited: Citations, chunks: list[ChunkAnalysis | None]) -> list[CitationVerdict]:
+        """Each cited sentence's claims against the chunks it cites, and only those."""
+        checks: dict[int, tuple[str, str]] = {}
+        for index, sentence in enumerate(s for s in cited.sentences if s.chunks):
+            where = _where([c if i in sentence.chunks else None for i, c in enumerate(chunks)])
+            verdicts = [self._verdict(claim, where) for claim in self._claims(sentence.sentence)] if where else []
+            faults = [v for v in verdicts if v.claim.verdict in ("contradicted", "not_in_context")]
+            if where is None:
+                checks[index] = ("uncertain", "the cited chunks have no text")
+            elif faults:
+                checks[index] = ("unsupported", f"against the cited chunks: {faults[0].claim.reason}")
+            elif any(v.claim.verdict == "uncertain" for v in verdicts):
+                checks[index] = ("uncertain", "the cited chunks hold too little of it to tell")
+            else:
+                checks[index] = ("supported", "the cited chunks support every claim of it")
+        return citation_verdicts(cited, checks)
 
     def _claims(self, answer: str) -> list[Clause]:
         answer = _PREAMBLE.sub("", answer[:MAX_CHARS], count=1)  # "Here is a summary of the passage:" claims nothing
@@ -345,8 +391,8 @@ class LocalJudge:
             confidence = (0.5 + min(aligned_share, 1.0) / 2 if kind == "contradicted"
                           else 0.5 + min(units, 10) / 20 if kind == "not_in_context" and share == 0
                           else 0.5 + min(share, 1.0) / 2 if kind == "not_in_context" else min(share, 1.0))
-            return _Verdict(Claim(claim.text, kind, reason + evidence), score, chunk,  # type: ignore[arg-type]
-                            round(confidence, 3))
+            return _Verdict(Claim(claim.text, kind, reason + evidence, [] if chunk is None else [chunk]),  # type: ignore[arg-type]
+                            score, chunk, round(confidence, 3))
 
         for quantity in missing_quantities:
             rivals = [q for q in aligned.quantities if q[0] == quantity[0]]

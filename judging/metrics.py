@@ -15,7 +15,7 @@ from ragpulse.collector.telemetry.fast_metrics import CounterFamily, HistogramFa
 from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.judging.attribution import STAGES
 from ragpulse.judging.exit import JudgedTrace
-from ragpulse.judging.llm_judge import IRRELEVANT_AT_MOST, RELEVANT_CHUNK_AT_LEAST
+from ragpulse.judging.verdicts import IRRELEVANT_AT_MOST, RELEVANT_CHUNK_AT_LEAST
 from ragpulse.judging.sampler import PRIORITIES
 
 SKIP_REASONS = ("queue_full", "evicted", "budget_tokens", "budget_cost", "circuit_open", "trace_unknown", "shutdown")
@@ -23,6 +23,7 @@ JUDGMENT_VERDICTS = {
     "groundedness": ("grounded", "hallucination", "uncertain", "error"),
     "answer_relevancy": ("relevant", "irrelevant", "fallback", "error"),
     "context_relevance": ("relevant", "irrelevant", "error"),
+    "search_relevance": ("relevant", "irrelevant"),  # an agent's searches as a reading of the question
 }
 
 
@@ -44,7 +45,8 @@ class JudgeMetrics:
             "ragpulse_judgments_total",
             "Judgments by judge (llm, local, rule), sample (routine: the base rate, unbiased; targeted: a stratum's "
             "class beyond it; feedback: judged because of a user signal, in no rate), metric and verdict. groundedness: grounded, hallucination, uncertain (the judge could not tell: never a hallucination), error; answer_relevancy: relevant, "
-            "irrelevant, fallback, error; context_relevance: relevant, irrelevant, error.",
+            "irrelevant, fallback, error; context_relevance: relevant, irrelevant, error; search_relevance (agents: their "
+            "searches as a reading of the question): relevant, irrelevant.",
             [*labels, "judge", "sample", "metric", "verdict"],
             registry,
         )
@@ -163,6 +165,9 @@ class JudgmentMetrics:
             else:
                 count(*labels, judge, sample, "context_relevance", "relevant" if best >= RELEVANT_CHUNK_AT_LEAST else "irrelevant").inc()
                 metrics.judge_score.labels(judge, sample, "context_relevance").observe(best)
+        if judgment.search_relevance is not None:
+            relevant = judgment.search_relevance > IRRELEVANT_AT_MOST
+            count(*labels, judge, sample, "search_relevance", "relevant" if relevant else "irrelevant").inc()
         if stage is not None:
             metrics.badcases.labels(*labels, sample, stage).inc()
 

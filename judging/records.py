@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import msgspec
 
-from ragpulse.judging.llm_judge import Claim
+from ragpulse.judging.verdicts import CitationVerdict, Claim
 
 
 class RecordChunk(msgspec.Struct, omit_defaults=True):
@@ -64,8 +64,14 @@ class JudgmentRecord(msgspec.Struct):
     # judge reports none, as an LLM judge does).
     verdict: str = ""
     confidence: float | None = None
-    # An agent's searches (TraceEvent.retrieval_queries): the question is `query`.
+    # An agent's searches (TraceEvent.retrieval_queries): the question is `query`; and how well they read it, 1-5.
     retrieval_queries: list[str] = []
+    search_relevance: int | None = None
+    search_relevance_reason: str = ""
+    # The chunks (indices into `chunks`) that support at least one claim: None when the judge could not say.
+    used_chunks: list[int] | None = None
+    # The answer's cited sentences, each with the chunks it cites and whether they support it.
+    citations: list[CitationVerdict] = []
 
 
 class ReviewRecord(msgspec.Struct):

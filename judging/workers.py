@@ -25,7 +25,8 @@ from ragpulse.collector.sampling import in_sample
 from ragpulse.config import Price
 from ragpulse.judging.attribution import attribute
 from ragpulse.judging.budget import SpendBudget
-from ragpulse.judging.llm_judge import Judgment, LlmJudge, estimate_prompt_tokens
+from ragpulse.judging.llm_judge import LlmJudge, estimate_prompt_tokens
+from ragpulse.judging.verdicts import Judgment
 from ragpulse.judging.local_judge import LocalJudge
 from ragpulse.judging.metrics import JudgeMetrics
 from ragpulse.judging.exit import JudgedTrace, JudgmentExit, build_record

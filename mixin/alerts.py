@@ -378,7 +378,30 @@ def alerts(settings: Settings) -> list[Alert]:
             (f'up{{job=~"{s.scrape_job}"}}',),
         ),
     ]
+    if s.citation_precision_min is not None:  # off by default: an app that promises citations sets a floor
+        found.append(_citation_alert(s))
     return found
+
+
+def _citation_alert(s: Settings) -> Alert:
+    w = s.citation_window
+    return Alert(
+        "RagpulseCitationPrecisionLow", "warning",
+        f"app:ragpulse_citation_precision:ratio{w} < {s.citation_precision_min}"
+        f" and app:ragpulse_citation_judged:increase{w} >= {s.citation_min_judged}",
+        "15m",
+        "Answers cite chunks that do not support them.",
+        "{{ $labels.app }}: {{ $value | humanizePercentage }} of the judged cited sentences are supported by the "
+        f"chunks they cite, over the last {w}.",
+        f"Fewer than {s.citation_precision_min:.0%} of the judged cited sentences are supported by the chunk they cite: "
+        "a user who clicks the citation finds nothing that says it. Usually the prompt's citation instructions, a "
+        "model change, or chunk numbering that no longer matches what the model was shown.",
+        "Bad cases at stage generation with an unsupported citation (`ragpulse badcases show`); the release and model "
+        "labels of ragpulse_citation_verdicts_total; the dangling share (ragpulse_citations_total).",
+        ('sum by (release, model) (increase(ragpulse_citation_verdicts_total{verdict="unsupported"}[6h]))',
+         'sum by (app) (increase(ragpulse_citations_total{outcome="dangling"}[6h])) / sum by (app) '
+         '(increase(ragpulse_citations_total[6h]))'),
+    )
 
 
 _DRIFT_FIRST_LOOK = {

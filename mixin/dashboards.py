@@ -117,6 +117,33 @@ def overview(settings: Settings) -> list[PanelSpec]:
                   "question (fallbacks apart) and retrievals without a relevant chunk.", "percentunit",
                   (Query(f"app:ragpulse_irrelevant_answer_routine:ratio{w}{{{APP}}}", "{{app}} off-question"),
                    Query(f"app:ragpulse_irrelevant_context_routine:ratio{w}{{{APP}}}", "{{app}} irrelevant context"))),
+        *context(settings),
+    ]
+
+
+def context(settings: Settings) -> list[PanelSpec]:
+    """What the answers did with their chunks: which they used (judged answers) and whether their citations hold."""
+    w = settings.hallucination_window
+    used, retrieved = "ragpulse_context_chunks_used_total", "ragpulse_context_chunks_retrieved_total"
+    return [
+        PanelSpec("Context utilisation", f"Judged answers, over {w}: the share of retrieved chunks that support at "
+                  "least one claim, and of their characters. Falling after a top-k or chunking change: the model is "
+                  "handed more than it uses (README, Citations and context utilisation).", "percentunit",
+                  (Query(f"app:ragpulse_context_utilisation:ratio{w}{{{APP}}}", "{{app}} chunks"),
+                   Query(f"app:ragpulse_context_utilisation_chars:ratio{w}{{{APP}}}", "{{app}} characters"))),
+        PanelSpec("Which ranks the answers use (time range)", "Of the chunks retrieved at each rank for judged "
+                  "answers, the share the answer drew on: does the model use rank 1, or rank 6?", "percentunit",
+                  (Query(f"sum by (rank) (increase({used}{{{SELECTOR}}}[$__range])) / sum by (rank) "
+                         f"(increase({retrieved}{{{SELECTOR}}}[$__range]))", "rank {{rank}}"),), kind="bargauge"),
+        PanelSpec("Citations", f"Citation precision over {w} (judged cited sentences the cited chunk supports), the "
+                  "share of citations naming no retrieved chunk (dangling) and, among answers that cite, the share of "
+                  "sentences that carry a citation (coverage). Empty for apps whose answers cite nothing.",
+                  "percentunit",
+                  (Query(f"app:ragpulse_citation_precision:ratio{w}{{{APP}}}", "{{app}} precision"),
+                   Query(_rate("ragpulse_citations_total", SELECTOR + ',outcome="dangling"') + " / "
+                         + _rate("ragpulse_citations_total"), "{{app}} dangling"),
+                   Query(_rate("ragpulse_citation_sentences_total", SELECTOR + ',kind="cited"') + " / "
+                         + _rate("ragpulse_citation_sentences_total"), "{{app}} coverage"))),
     ]
 
 

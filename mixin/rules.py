@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from ragpulse.judging.llm_judge import JUDGED_VERDICTS
+from ragpulse.judging.verdicts import JUDGED_VERDICTS
 from ragpulse.mixin.alerts import alert_groups, drift_groups, runbook
 from ragpulse.mixin.settings import Settings
 from ragpulse.scorers.satisfaction import POSITIVE
@@ -235,6 +235,28 @@ def satisfaction_rules(window: str) -> list[dict[str, str]]:
     ]
 
 
+def context_rules(window: str) -> list[dict[str, str]]:
+    """Context utilisation (chunks the judged answers used among those retrieved, and by characters) and
+    citation precision (supported among the cited sentences judged either way) per app (README, Citations and
+    context utilisation); and, per app and rank, the share of retrieved chunks used."""
+    retrieved, used = "ragpulse_context_chunks_retrieved_total", "ragpulse_context_chunks_used_total"
+    chars, verdicts = "ragpulse_context_chars_total", "ragpulse_citation_verdicts_total"
+    return [
+        _rule(f"app:ragpulse_context_utilisation:ratio{window}",
+              f"sum by (app) (increase({used}[{window}])) / (sum by (app) (increase({retrieved}[{window}])) > 0)"),
+        _rule(f"app:ragpulse_context_utilisation_chars:ratio{window}",
+              f'sum by (app) (increase({chars}{{kind="used"}}[{window}])) '
+              f'/ (sum by (app) (increase({chars}{{kind="retrieved"}}[{window}])) > 0)'),
+        _rule(f"app_rank:ragpulse_context_utilisation:ratio{window}",
+              f"sum by (app, rank) (increase({used}[{window}])) / (sum by (app, rank) (increase({retrieved}[{window}])) > 0)"),
+        _rule(f"app:ragpulse_citation_judged:increase{window}",
+              f'sum by (app) (increase({verdicts}{{verdict=~"supported|unsupported"}}[{window}]))'),
+        _rule(f"app:ragpulse_citation_precision:ratio{window}",
+              f'sum by (app) (increase({verdicts}{{verdict="supported"}}[{window}])) '
+              f"/ (app:ragpulse_citation_judged:increase{window} > 0)"),
+    ]
+
+
 def rules(settings: Settings = DEFAULTS) -> dict[str, Any]:
     """Every rule group: the sampled rates with their intervals, calibration, the drift signals, the alerts."""
     groups: list[dict[str, Any]] = [
@@ -246,7 +268,8 @@ def rules(settings: Settings = DEFAULTS) -> dict[str, Any]:
                    *routine_share_rules("irrelevant_answer", "answer_relevancy", "irrelevant", "relevant", window),
                    *routine_share_rules("irrelevant_context", "context_relevance", "irrelevant", "relevant", window),
                    *operations_rules(window),
-                   *satisfaction_rules(window)]}
+                   *satisfaction_rules(window),
+                   *context_rules(window)]}
         for window in settings.rate_windows
     ]
     groups += [{"name": f"ragpulse-calibration-{window}", "interval": settings.interval, "rules": calibration_rules(window)}

@@ -52,6 +52,11 @@ class Settings:
     probe_window: str = "6h"
     probe_min_questions: int = 20
     probe_stale_seconds: int = 10_800  # three of the default hour-long intervals
+    # Citation precision (supported among judged cited sentences) under this floor over the window, with at
+    # least citation_min_judged of them, warns (RagpulseCitationPrecisionLow); None: no such alert.
+    citation_precision_min: float | None = None
+    citation_window: str = "6h"
+    citation_min_judged: int = 30
     # The scrape job(s) of the sidecars, a regular expression on `job`.
     scrape_job: str = ".*ragpulse.*"
     # Where docs/runbook.md is served; alerts link to its sections.

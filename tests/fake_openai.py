@@ -35,6 +35,11 @@ AGENT_MODEL = "gpt-4.1-nano"  # a name LlamaIndex knows for a function-calling m
 APP_RESPONSE_MODEL = "fake-rag-app-2026-01-01"
 ANSWER = re.compile(r"<answer>\n(?P<answer>.*)\n</answer>", re.DOTALL)
 CHUNK = re.compile(r'<chunk index="(?P<index>\d+)"[^>]*>\n(?P<text>.*?)\n</chunk>', re.DOTALL)
+QUESTION = re.compile(r"<question>\n(?P<question>.*?)\n</question>", re.DOTALL)
+CITED = re.compile(r'<cited index="(?P<index>\d+)" chunks="(?P<chunks>[\d,]+)">(?P<sentence>.*?)</cited>')
+SEARCH = re.compile(r"<search>(?P<search>.*?)</search>")
+MARKER = re.compile(r"\s*(?:\[\^?[\w, -]+\]|【\d+】)")  # citation markers, as answers write them
+WORD = re.compile(r"[A-Za-z]{5,}")
 
 
 class FakeOpenAI:
@@ -188,20 +193,42 @@ def _text(content: Any) -> str:
     return str(content or "")
 
 
+def _supports(chunk: str, sentence: str) -> bool:
+    """Two words of five letters or more in common (one, such as "within", is chance)."""
+    return len({w.lower() for w in WORD.findall(chunk)} & {w.lower() for w in WORD.findall(sentence)}) >= 2
+
+
 def grade(prompt: str, *, violate: bool = False) -> dict[str, Any]:
+    """judgment.v2's answer by rule. A supported claim's chunks: those sharing two words of five letters or
+    more with it; a cited sentence is supported when one of the chunks it cites does (and the answer is not a
+    hallucination); searches read the question well when their every word of four letters or more is in it."""
     match = ANSWER.search(prompt)
     answer = match["answer"] if match else ""
     bad = "HALLUCINATE" in answer or answer in HALLUCINATED_ANSWERS
     refusal = "sorry" in answer.lower()
-    sentences = [s for s in re.split(r"(?<=[.!?。])\s*", answer) if s.strip()]
-    claims = [] if refusal else [{"claim": sentence, "verdict": "contradicted" if bad else "supported",
-                                  "reason": "graded by rule"} for sentence in sentences]
-    chunks = [{"index": int(m["index"]), "relevance": 0 if "IRRELEVANT" in m["text"] else 3} for m in CHUNK.finditer(prompt)]
+    texts = {int(m["index"]): m["text"] for m in CHUNK.finditer(prompt)}
+    sentences = [s for s in re.split(r"(?<=[.!?。])\s*", MARKER.sub("", answer)) if s.strip()]
+    claims = [] if refusal else [
+        {"claim": sentence, "verdict": "contradicted" if bad else "supported", "reason": "graded by rule",
+         "chunks": [] if bad else [i for i, text in texts.items() if _supports(text, sentence)]}
+        for sentence in sentences]
+    chunks = [{"index": i, "relevance": 0 if "IRRELEVANT" in text else 3} for i, text in texts.items()]
+    citations = [{"index": int(m["index"]), "reason": "graded by rule",
+                  "supported": not bad and any(_supports(texts.get(int(i), ""), m["sentence"])
+                                               for i in m["chunks"].split(","))} for m in CITED.finditer(prompt)]
+    searches = SEARCH.findall(prompt)
+    question = QUESTION.search(prompt)
+    asked = {w.lower() for w in re.findall(r"[A-Za-z]{4,}", question["question"] if question else "")}
+    search = None if not searches else {
+        "score": 5 if all(w.lower() in asked for s in searches for w in re.findall(r"[A-Za-z]{4,}", s)) else 2,
+        "reason": "graded by rule"}
     return {
         "claims": claims,
         "groundedness": {"score": 7 if violate else 1 if bad else 5, "reason": "graded by rule"},
         "answer_relevancy": {"score": 1 if refusal or "OFFTOPIC" in answer else 5, "reason": "graded by rule"},
         "context_relevance": {"chunks": chunks, "reason": "graded by rule"},
+        "citations": citations,
+        "search": search,
     }
 
 

@@ -448,6 +448,8 @@ def exported_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
     from ragpulse.judging.sampler import SamplerMetrics
     from ragpulse.probes.marker import ProbeTrafficFilter
     from ragpulse.probes.schedule import ProbeMetrics
+    from ragpulse.judging.utilisation import ContextMetrics
+    from ragpulse.scorers.citations import CitationMetrics
     from ragpulse.scorers.embedding import EmbeddingMetrics
     from ragpulse.scorers.join import JoinMetrics
     from ragpulse.scorers.lexical import LexicalMetrics
@@ -465,7 +467,7 @@ def exported_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
                JudgeMetrics(registry, labels, None), SamplerMetrics(registry, labels), RateMetrics(registry, labels),
                CalibrationMetrics(registry), QueueMetrics(registry), ConnectionMetrics(registry), SupervisorMetrics(registry),
                JoinMetrics(registry), SatisfactionMetrics(registry, labels), LocalJudgeMetrics(registry), ProbeMetrics(registry),
-               ProbeTrafficFilter(registry)]
+               ProbeTrafficFilter(registry), CitationMetrics(registry, list(labels)), ContextMetrics(registry, labels)]
     found = {}
     for metric in (metric for holder in holders for metric in vars(holder).values()):
         if hasattr(metric, "_labelnames"):  # prometheus_client's own metrics

@@ -7,6 +7,7 @@ run through the real promtool."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import subprocess
 from pathlib import Path
@@ -15,7 +16,8 @@ from typing import Any
 import yaml
 
 from ragpulse.mixin import alerts as mixin_alerts
-from ragpulse.mixin.rules import DEFAULTS, RULES_FILE, rules
+from ragpulse.mixin.rules import DEFAULTS, RULES_FILE, render, rules
+from ragpulse.mixin.settings import Settings
 from ragpulse.judging.estimators import Stratum, stratified
 
 LABELS = 'route="r",model="m",release="1"'
@@ -30,8 +32,8 @@ def per_minute(rate: float, minutes: int, start: float = 0.0) -> str:
     return f"{start:g}+{rate:g}x{minutes}"
 
 
-def firing(alert: str, eval_time: str, *label_sets: dict[str, str]) -> dict[str, Any]:
-    severity = next(a.severity for a in mixin_alerts.alerts(DEFAULTS) if a.name == alert)
+def firing(alert: str, eval_time: str, *label_sets: dict[str, str], settings: Settings = DEFAULTS) -> dict[str, Any]:
+    severity = next(a.severity for a in mixin_alerts.alerts(settings) if a.name == alert)
     samples = []
     for labels in label_sets:
         all_labels = {"alertname": alert, "alertstate": "firing", "severity": severity, **labels}
@@ -40,13 +42,18 @@ def firing(alert: str, eval_time: str, *label_sets: dict[str, str]) -> dict[str,
     return {"expr": f'ALERTS{{alertname="{alert}",alertstate="firing"}}', "eval_time": eval_time, "exp_samples": samples}
 
 
-def run_promtool(tmp_path: Path, tests: list[dict[str, Any]], evaluation_interval: str = "1m") -> None:
+def run_promtool(tmp_path: Path, tests: list[dict[str, Any]], evaluation_interval: str = "1m",
+                 settings: Settings = DEFAULTS) -> None:
     binary = shutil.which("promtool")
     assert binary, "promtool is missing: scripts/test installs it (scripts/tools.sh)"
     path = tmp_path / "alerts.test.yaml"
+    rules_file = RULES_FILE
+    if settings != DEFAULTS:  # the shipped file is the defaults' (tests/test_mixin.py holds it to them)
+        rules_file = tmp_path / "ragpulse.rules.yaml"
+        rules_file.write_text(render(settings))
     # Groups in the file's order, each after those it reads, as Prometheus sees them (at most one interval apart).
-    order = [group["name"] for group in rules(DEFAULTS)["groups"]]
-    path.write_text(yaml.safe_dump({"rule_files": [str(RULES_FILE)], "evaluation_interval": evaluation_interval,
+    order = [group["name"] for group in rules(settings)["groups"]]
+    path.write_text(yaml.safe_dump({"rule_files": [str(rules_file)], "evaluation_interval": evaluation_interval,
                                     "group_eval_order": order, "tests": tests}, sort_keys=False))
     result = subprocess.run([binary, "test", "rules", str(path)], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -227,7 +234,7 @@ def test_rephrase_and_escalation_drift_per_app(tmp_path: Path) -> None:
 
 
 def reviews(model: str, agree: int, disagree: int) -> list[dict[str, str]]:
-    labels = f'judge="llm",judge_model="{model}",prompt_version="judgment.v1",answer_length="short",self_judging="false"'
+    labels = f'judge="llm",judge_model="{model}",prompt_version="judgment.v2",answer_length="short",self_judging="false"'
     return [
         counter("ragpulse_calibration_reviews_total", labels + ',judge_verdict="grounded",human_verdict="grounded"',
                 f"0+0x10 {agree}+0x170"),
@@ -247,7 +254,7 @@ def test_judge_agreement_below_its_line_with_enough_reviews(tmp_path: Path) -> N
     run_promtool(tmp_path, [{
         "interval": "1m", "input_series": series,
         "promql_expr_test": [firing("RagpulseJudgeAgreementLow", "180m",
-                                    {"judge": "llm", "judge_model": "weak", "prompt_version": "judgment.v1"})],
+                                    {"judge": "llm", "judge_model": "weak", "prompt_version": "judgment.v2"})],
     }], evaluation_interval="5m")
 
 
@@ -358,3 +365,28 @@ def test_probe_alerts_fire_on_a_hit_rate_drop_and_a_stale_golden_set(tmp_path: P
             {"expr": 'ALERTS{alertname="RagpulseProbeStale",alertstate="firing"}', "eval_time": "2h50m", "exp_samples": []},
         ],
     }])
+
+
+def test_the_citation_precision_floor_is_off_by_default_and_warns_when_set(tmp_path: Path) -> None:
+    assert "RagpulseCitationPrecisionLow" not in {alert.name for alert in mixin_alerts.alerts(DEFAULTS)}
+    settings = dataclasses.replace(DEFAULTS, citation_precision_min=0.8)
+
+    def verdicts(app: str, supported: float, unsupported: float) -> list[dict[str, str]]:
+        labels = f'app="{app}",{LABELS},judge="llm"'
+        return [counter("ragpulse_citation_verdicts_total", labels + ',verdict="supported"', per_minute(supported, 420)),
+                counter("ragpulse_citation_verdicts_total", labels + ',verdict="unsupported"', per_minute(unsupported, 420)),
+                counter("ragpulse_citation_verdicts_total", labels + ',verdict="dangling"', per_minute(1, 420))]
+
+    series = [*verdicts("bad", 3, 2),  # 60% supported over 6h, 1,800 judged (integers: exact ratios)
+              *verdicts("good", 9, 1),  # 90%
+              *verdicts("few", 0.025, 0.025)]  # 50%, but 18 judged in 6h: under citation_min_judged (30)
+    run_promtool(tmp_path, [{
+        "interval": "1m", "input_series": series,
+        "promql_expr_test": [
+            firing("RagpulseCitationPrecisionLow", "400m", {"app": "bad"}, settings=settings),
+            {"expr": "app:ragpulse_citation_precision:ratio6h", "eval_time": "400m",
+             "exp_samples": [{"labels": 'app:ragpulse_citation_precision:ratio6h{app="bad"}', "value": 0.6},
+                             {"labels": 'app:ragpulse_citation_precision:ratio6h{app="few"}', "value": 0.5},
+                             {"labels": 'app:ragpulse_citation_precision:ratio6h{app="good"}', "value": 0.9}]},
+        ],
+    }], settings=settings)

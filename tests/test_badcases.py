@@ -16,7 +16,7 @@ from ragpulse.exporters import badcases, badcases_view
 from ragpulse.exporters.badcases import BadCaseStore
 from ragpulse.judging.exit import build_record
 from ragpulse.exporters.results import ResultWriter
-from ragpulse.judging.llm_judge import Judgment
+from ragpulse.judging.verdicts import Judgment
 from ragpulse.judging.sampler import JudgeItem
 
 Factory = Callable[..., RagpulseProcess]

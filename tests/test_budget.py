@@ -13,7 +13,8 @@ from ragpulse.collector.events import TraceEvent
 from ragpulse.judging.attribution import attribute
 from ragpulse.config import Price
 from ragpulse.judging.budget import RequestRateLimiter, Reservation, SpendBudget
-from ragpulse.judging.llm_judge import BUILTIN_PROMPT, Completion, Judgment, LlmJudge, builtin_template
+from ragpulse.judging.llm_judge import BUILTIN_PROMPT, Completion, LlmJudge, builtin_template
+from ragpulse.judging.verdicts import Judgment
 from ragpulse.judging.sampler import PRIORITIES, JudgeItem, JudgeQueue, TraceFilter
 
 

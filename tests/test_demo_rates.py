@@ -6,6 +6,7 @@ Coverage of the exact truth is proven in test_rates_simulation.py."""
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import subprocess
@@ -13,8 +14,9 @@ from pathlib import Path
 
 import yaml
 from fake_openai import FakeOpenAI
-from support import free_port, http, ragpulse_command, start_prometheus, wait_until
+from support import PrometheusProcess, free_port, http, ragpulse_command, start_prometheus, wait_until
 
+from ragpulse.app.traffic import TrafficProfile
 from ragpulse.mixin.rules import RULES_FILE
 
 SHARE = 0.20
@@ -57,6 +59,7 @@ def test_the_demo_shows_a_routine_rate_near_the_injected_share(fake: FakeOpenAI,
         stratified = prometheus.value("app:ragpulse_hallucination_stratified:ratio5m", app="support-bot")
         s_low = prometheus.value("app:ragpulse_hallucination_stratified:lower5m", app="support-bot")
         s_high = prometheus.value("app:ragpulse_hallucination_stratified:upper5m", app="support-bot")
+        shown = context_shares(prometheus)
         output, _ = demo.communicate(timeout=90)
     finally:
         if demo.poll() is None:
@@ -76,6 +79,36 @@ def test_the_demo_shows_a_routine_rate_near_the_injected_share(fake: FakeOpenAI,
     assert abs(routine_rate - SHARE) < 0.04, last
     s_rate, s_lo, s_hi = (float(v) / 100 for v in last[4:7])
     assert abs(s_rate - SHARE) < 0.04 and s_lo <= s_rate <= s_hi, last
+    # Citations and utilisation, as Prometheus records them: the generator's shares (app/traffic.py), each
+    # within three standard errors of its sample. Of the cited grounded answers 70% cite their chunk, 20% a
+    # chunk that does not say it, 10% a rank past the chunks; a grounded answer uses 1 of its 4 chunks, an
+    # invented one none (the fake judge names the chunks by shared words).
+    profile = TrafficProfile()
+    dangling = profile.dangling_citation_share
+    wrong = profile.wrong_citation_share
+    for name, truth in (("precision", (1 - wrong - dangling) / (1 - dangling)), ("dangling", dangling),
+                        ("utilisation", (1 - SHARE) / 4)):
+        estimate, n = shown[name]
+        assert n >= 100 and abs(estimate - truth) <= 3 * math.sqrt(truth * (1 - truth) / n), (name, estimate, n, truth)
+    line = re.findall(r"citations supported ([\d.]+)% of (\d+) judged · dangling ([\d.]+)% of (\d+) · context used ([\d.]+)%",
+                      output)[-1]
+    assert abs(float(line[0]) / 100 - shown["precision"][0]) < 0.05 and int(line[1]) >= 100, line
+
+
+def context_shares(prometheus: PrometheusProcess) -> dict[str, tuple[float, float]]:
+    """Citation precision, the dangling share and context utilisation over 5m, each with its count."""
+    app = 'app="support-bot"'
+    judged = prometheus.value("app:ragpulse_citation_judged:increase5m", app="support-bot") or 0.0
+    markers = prometheus.value(f"sum(increase(ragpulse_citations_total{{{app}}}[5m]))") or 0.0
+    retrieved = prometheus.value(f"sum(increase(ragpulse_context_chunks_retrieved_total{{{app}}}[5m]))") or 0.0
+    return {
+        "precision": (prometheus.value("app:ragpulse_citation_precision:ratio5m", app="support-bot") or 0.0, judged),
+        "dangling": ((prometheus.value(f'sum(increase(ragpulse_citations_total{{{app},outcome="dangling"}}[5m]))') or 0.0)
+                     / max(markers, 1.0), markers),
+        # chunks are four an answer: the answers behind the ratio
+        "utilisation": (prometheus.value("app:ragpulse_context_utilisation:ratio5m", app="support-bot") or 0.0,
+                        retrieved / 4),
+    }
 
 
 def _up(port: int) -> bool:

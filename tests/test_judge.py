@@ -94,7 +94,7 @@ def test_one_call_judges_groundedness_relevancy_and_context_and_attributes_bad_c
     assert (bad["stage"], bad["bad"], bad["groundedness"], bad["hallucination"], bad["answer_relevancy"]) == (
         "retrieval", True, 1, True, 5)
     assert (bad["context_relevance"], bad["chunks"][0]["relevance"], bad["claims"][0]["verdict"]) == (0, 0, "contradicted")
-    assert (bad["judge"], bad["judge_model"], bad["prompt_version"], bad["priority"]) == ("llm", "judge-model", "judgment.v1", "base_rate")
+    assert (bad["judge"], bad["judge_model"], bad["prompt_version"], bad["priority"]) == ("llm", "judge-model", "judgment.v2", "base_rate")
     assert bad["query"] == "How do I return shoes?" and bad["chunks"][0]["id"] == "kb-9"
     good = by_id["ok-0"]
     assert (good["stage"], good["bad"], good["groundedness"], good["supported_share"]) == (None, False, 5, 1.0)
@@ -347,9 +347,9 @@ def test_requests_per_minute_is_never_exceeded(fake: FakeOpenAI, ragpulse_factor
 
 
 def test_token_budget_skips_routine_samples_first_and_costs_are_counted(fake: FakeOpenAI, ragpulse_factory: Factory) -> None:
-    # One judgment here is ~400 prompt + ~80 completion tokens, reserved at bytes/3 + 256.
+    # One judgment here is ~750 prompt + ~80 completion tokens, reserved at bytes/3 + 256 (about 1,350).
     rp = judged(fake, ragpulse_factory, "--set", "judge.concurrency=1", "--set", "judge.max_completion_tokens=256",
-                "--set", "judge.max_tokens_per_hour=2500", "--set", "judge.max_tokens_per_day=null",
+                "--set", "judge.max_tokens_per_hour=4000", "--set", "judge.max_tokens_per_day=null",
                 "--set", "judge.budget_reserve_share=0.5",
                 "--set", 'judge.prices={"judge-model": {"prompt_per_million": 1000, "completion_per_million": 2000}}')
     rp.post("/v1/events", ndjson([trace(f"b{i}", chunks=CHUNKS, answer=f"answer {i}") for i in range(6)]))
@@ -358,14 +358,14 @@ def test_token_budget_skips_routine_samples_first_and_costs_are_counted(fake: Fa
     routine = rp.metrics().total("ragpulse_judge_judged_total")
     assert 1 <= routine < 6
     spent = sum(p + c for p, c in fake.usage)
-    assert spent < 2500 * 0.5 + 700  # stopped at the reserve, give or take one estimate
+    assert spent < 4000 * 0.5 + 1000  # stopped at the reserve, give or take one estimate
     rp.post("/v1/feedback", json.dumps({"trace_id": "b5", "kind": "thumbs", "value": "down"}).encode())
     wait_until(lambda: rp.metrics().get_value("ragpulse_judge_judged_total", priority="negative_feedback") == 1,
                what="the complaint judged from the reserve")
     s = rp.metrics()
     cost = sum(p * 1000 + c * 2000 for p, c in fake.usage) / 1e6
     assert s.get_value("ragpulse_judge_cost_total", judge_model="judge-model") == pytest.approx(cost)
-    assert s.get_value("ragpulse_judge_budget_remaining", budget="tokens_per_hour") == 2500 - sum(p + c for p, c in fake.usage)
+    assert s.get_value("ragpulse_judge_budget_remaining", budget="tokens_per_hour") == 4000 - sum(p + c for p, c in fake.usage)
 
 
 def test_ingestion_does_not_wait_for_a_slow_judge_and_memory_stays_bounded(fake: FakeOpenAI, ragpulse_factory: Factory) -> None:

@@ -310,4 +310,21 @@ class LiveSummary:
             f"{signals['thumbs_up']:.0f}, down {signals['thumbs_down']:.0f} · copy {signals['copy']:.0f}",
             f"{pad}rephrase {signals['rephrase']:.0f} · repeat {signals['repeat']:.0f} · escalation "
             f"{signals['escalation']:.0f} · abandon {signals['abandon']:.0f} · regenerate {signals['regenerate']:.0f}",
+            f"{pad}{self._context_line(samples)}",
         ])
+
+    @staticmethod
+    def _context_line(samples: list[Any]) -> str:
+        """Citation precision (judged), the dangling share (every answer) and context utilisation (judged)."""
+        def total(name: str, **labels: str) -> float:
+            return sum(s.value for s in samples if s.name == name and labels.items() <= s.labels.items())
+
+        def share(part: float, whole: float) -> str:
+            return f"{100 * part / whole:.1f}%" if whole else "-"
+
+        supported = total("ragpulse_citation_verdicts_total", verdict="supported")
+        judged = supported + total("ragpulse_citation_verdicts_total", verdict="unsupported")
+        citations = total("ragpulse_citations_total")
+        return (f"citations supported {share(supported, judged)} of {judged:.0f} judged · dangling "
+                f"{share(total('ragpulse_citations_total', outcome='dangling'), citations)} of {citations:.0f} · "
+                f"context used {share(total('ragpulse_context_chunks_used_total'), total('ragpulse_context_chunks_retrieved_total'))}")

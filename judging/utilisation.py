@@ -1,0 +1,109 @@
+"""What judged answers did with their context: the chunks they used, by rank, and whether their citations
+hold. A consumer of judging's exit (judging/exit.py), like JudgmentMetrics.
+
+Counted for the routine sample only (a simple random sample of the traffic: the ratios are unbiased; the
+targeted and feedback samples over-represent suspect answers), for answers (not fallbacks, not failed
+judgments), and only where the judge said which chunks the claims came from: a judge that could not say
+(`used_chunks` None) is counted as unreported, never as an answer that used nothing. Utilisation is used / retrieved over the same answers (README, Context
+utilisation); citation precision is supported / (supported + unsupported) cited sentences.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from prometheus_client import CollectorRegistry, Counter
+
+from ragpulse.collector.telemetry.fast_metrics import CounterFamily
+from ragpulse.collector.telemetry.labels import LabelGuard
+from ragpulse.judging.exit import JudgedTrace
+
+MAX_RANK = 10  # ranks above are counted together as "11+": a bounded label
+RANKS = (*(str(rank) for rank in range(1, MAX_RANK + 1)), f"{MAX_RANK + 1}+")
+CITATION_VERDICTS = ("supported", "unsupported", "uncertain", "dangling", "error")
+
+
+def rank_label(index: int) -> str:
+    """A chunk's 0-based index as its 1-based rank label."""
+    return str(index + 1) if index < MAX_RANK else RANKS[-1]
+
+
+class ContextMetrics:
+    def __init__(self, registry: CollectorRegistry, labels: Sequence[str]) -> None:
+        self.retrieved = CounterFamily(
+            "ragpulse_context_chunks_retrieved_total",
+            "Chunks retrieved for answers of the routine sample whose judge said which chunks the claims came from, by "
+            "rank (1-10, 11+): the denominator of context utilisation.",
+            [*labels, "judge", "rank"], registry,
+        )
+        self.used = CounterFamily(
+            "ragpulse_context_chunks_used_total",
+            "Of those chunks, the ones that support at least one claim of the answer, by rank.",
+            [*labels, "judge", "rank"], registry,
+        )
+        self.chars = CounterFamily(
+            "ragpulse_context_chars_total",
+            "Characters of those chunks, retrieved and used (the used chunks' whole text).",
+            [*labels, "judge", "kind"], registry,
+        )
+        self.unreported = Counter(
+            "ragpulse_context_utilisation_unreported_total",
+            "Answers of the routine sample whose judge did not say which chunks its supported claims came from: in no "
+            "utilisation.",
+            ["judge"], registry=registry,
+        )
+        self.citations = CounterFamily(
+            "ragpulse_citation_verdicts_total",
+            "Cited sentences of the routine sample's answers by verdict: supported (the cited chunks support it), unsupported (a "
+            "wrong citation), uncertain, dangling (it cites no retrieved chunk), error (no verdict from the judge).",
+            [*labels, "judge", "verdict"], registry,
+        )
+
+
+class ContextRecorder:
+    """The exit consumer: counts a judged answer's chunk use and citation verdicts by its labels."""
+
+    def __init__(self, metrics: ContextMetrics, guard: LabelGuard) -> None:
+        self._metrics = metrics
+        self._guard = guard
+        self._seen: set[tuple[str, ...]] = set()  # label sets whose series exist (bounded by the guard)
+
+    def record(self, judged: JudgedTrace) -> None:
+        item, judgment = judged.item, judged.judgment
+        if item.sample != "routine" or item.fallback or judgment.error is not None:
+            return
+        labels, judge = self._guard.admit_event(item.event), judged.judge
+        metrics = self._metrics
+        if (key := (*labels, judge)) not in self._seen:
+            self._seen.add(key)
+            self._precreate(labels, judge)
+        chunks, used = item.event.chunks or [], judgment.used_chunks
+        if chunks and used is None:
+            metrics.unreported.labels(judge).inc()
+        elif chunks and used is not None:
+            chosen = set(used)
+            retrieved_chars = used_chars = 0
+            for index, chunk in enumerate(chunks):
+                rank = rank_label(index)
+                metrics.retrieved.labels(*labels, judge, rank).inc()
+                length = len(chunk.text or "")
+                retrieved_chars += length
+                if index in chosen:
+                    metrics.used.labels(*labels, judge, rank).inc()
+                    used_chars += length
+            metrics.chars.labels(*labels, judge, "retrieved").inc(retrieved_chars)
+            metrics.chars.labels(*labels, judge, "used").inc(used_chars)
+        for citation in judgment.citations:
+            metrics.citations.labels(*labels, judge, citation.verdict).inc()
+
+    def _precreate(self, labels: tuple[str, ...], judge: str) -> None:
+        """Ratios over a new label set read 0, not no data."""
+        metrics = self._metrics
+        for rank in RANKS:
+            metrics.retrieved.labels(*labels, judge, rank)
+            metrics.used.labels(*labels, judge, rank)
+        for kind in ("retrieved", "used"):
+            metrics.chars.labels(*labels, judge, kind)
+        for verdict in CITATION_VERDICTS:
+            metrics.citations.labels(*labels, judge, verdict)
+        metrics.unreported.labels(judge)

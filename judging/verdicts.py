@@ -1,0 +1,94 @@
+"""What a judgment is: the verdicts on one trace (claims, scores, cited sentences), their thresholds, and
+the types a judgment record carries.
+
+Apart from the judges, so that what reads judgments and records (the sinks, the bad-case store, the rate
+estimators) needs neither judge nor the scorers the judges use.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Annotated, Literal
+
+import msgspec
+
+HALLUCINATION_AT_MOST = 2  # groundedness score
+# The groundedness verdicts that judged an answer (error did not): the denominator of every hallucination rate.
+# "uncertain" is in it: an answer the judge could not fault counts against no rate, never for it.
+JUDGED_VERDICTS = ("hallucination", "grounded", "uncertain")
+IRRELEVANT_AT_MOST = 2  # answer relevancy score
+RELEVANT_CHUNK_AT_LEAST = 2  # chunk relevance 0-3
+
+class Claim(msgspec.Struct):
+    claim: str
+    verdict: Literal["supported", "contradicted", "not_in_context", "uncertain"]
+    reason: str = ""
+    chunks: list[Annotated[int, msgspec.Meta(ge=0)]] = []  # the chunks (indices) that support it
+
+
+class CitationVerdict(msgspec.Struct):
+    """A cited sentence of the answer: the chunks it cites (indices; markers naming no retrieved chunk are
+    `dangling`) and whether those chunks, not any others, support it: supported, unsupported, uncertain (the
+    judge could not tell), dangling (it cites no retrieved chunk) or error (the judge gave no verdict)."""
+
+    sentence: str
+    chunks: list[int]
+    dangling: list[str]
+    verdict: Literal["supported", "unsupported", "uncertain", "dangling", "error"]
+    reason: str = ""
+
+
+@dataclass(slots=True)
+class Judgment:
+    """The verdicts on one trace, or the reason there are none (`error`): failures are data."""
+
+    trace_id: str
+    judge_model: str  # "local" for the lexical judge, "rule" for a fallback with nothing retrieved
+    prompt_version: str
+    groundedness: int | None = None
+    claims: list[Claim] = field(default_factory=list)
+    groundedness_reason: str = ""
+    answer_relevancy: int | None = None
+    answer_relevancy_reason: str = ""
+    chunk_relevance: list[int | None] = field(default_factory=list)  # 0-3 per chunk, in chunk order
+    context_relevance_reason: str = ""
+    # The judge's confidence in its groundedness verdict, 0-1 (the local judge's; an LLM judge reports none)
+    confidence: float | None = None
+    # The chunks (indices) that support at least one claim: context utilisation; None when the judge could
+    # not say (an error, a refusal, or an LLM judge that named no chunks for its supported claims).
+    used_chunks: list[int] | None = None
+    citations: list[CitationVerdict] = field(default_factory=list)  # the answer's cited sentences
+    search_relevance: int | None = None  # 1-5: the agent's searches as a reading of the question
+    search_relevance_reason: str = ""
+    error: str | None = None  # an exception type, or "invalid_output"
+    raw_output: str | None = None  # kept when it could not be parsed, for inspection
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    requests: int = 0  # HTTP requests made, retries included
+    seconds: float = 0.0
+
+    @property
+    def hallucination(self) -> bool:
+        return self.groundedness is not None and self.groundedness <= HALLUCINATION_AT_MOST
+
+    @property
+    def groundedness_verdict(self) -> str:
+        """hallucination, uncertain (a claim the judge could neither support nor fault: never a hallucination),
+        grounded, or error when there is no score."""
+        if self.groundedness is None:
+            return "error"
+        if self.hallucination:
+            return "hallucination"
+        return "uncertain" if any(c.verdict == "uncertain" for c in self.claims) else "grounded"
+
+    @property
+    def supported_share(self) -> float | None:
+        if not self.claims:
+            return None
+        return sum(c.verdict == "supported" for c in self.claims) / len(self.claims)
+
+    @property
+    def context_relevance(self) -> int | None:
+        """The best chunk's relevance (0-3): could the answer have been found in the context?"""
+        known = [r for r in self.chunk_relevance if r is not None]
+        return max(known) if known else None
