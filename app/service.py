@@ -129,11 +129,12 @@ class Service:
             ("probe_filter", ProbeTrafficFilter(registry)),
             ("dedup", DedupStage(dedup, dedup_metrics.duplicates)),
             ("fallback", fallback_detector(config)),
+            # Citations first: the lexical scorer reads the answer without its markers.
+            ("citations", CitationScorer(CitationMetrics(registry, list(options.labels)), guard,
+                                         max_label_sets=options.max_label_sets) if local.enabled else None),
             ("local_scorers", LexicalScorer(LexicalMetrics(registry, list(options.labels)), guard, local.chunk_cache_entries,
                                             local.chunk_cache_max_bytes, max_label_sets=options.max_label_sets)
              if local.enabled else None),
-            ("citations", CitationScorer(CitationMetrics(registry, list(options.labels)), guard,
-                                         max_label_sets=options.max_label_sets) if local.enabled else None),
             ("embeddings", self.embeddings),
             ("feedback_join", self.join),
             ("judge_sampler", self.judging.sampler if self.judging is not None else None),

@@ -146,6 +146,9 @@ class Envelope:
     size: int = 0  # bytes the event takes, as decoded or estimated: what byte budgets count
     fallback_rule: str | None = None  # set by the fallback stage; None: not a fallback
     local_scores: LexicalScores | None = None  # set by the local scorers stage, read by the judge sampler
+    # The answer without its citation markers, set by the citations stage when it cites ("[1]" is no number to
+    # the local scorers); None: the answer as sent.
+    answer_text: str | None = None
 
 
 def json_schema(event_type: str) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import msgspec
 from prometheus_client import CollectorRegistry
@@ -246,8 +247,16 @@ def _read(answer: str, chunk_ids: Sequence[str | None]) -> tuple[str, list[tuple
     return _scan(answer, _Resolver(chunk_ids))
 
 
-def parse_citations(answer: str, chunk_ids: Sequence[str | None]) -> Citations | None:
-    """The answer's inline citations; None when it cites nothing (the common case, a few substring tests)."""
+class _Owned(NamedTuple):
+    text: str  # the answer without its markers
+    sentences: list[tuple[int, str]]
+    owned: dict[int, list[Marker]]  # sentence index -> its markers
+    resolved: int
+    dangling: int
+
+
+def _own(answer: str, chunk_ids: Sequence[str | None]) -> _Owned | None:
+    """Each marker group given to its sentence; None when the answer cites nothing."""
     if not may_cite(answer):
         return None
     text, placed, over = _read(answer, chunk_ids)
@@ -263,8 +272,36 @@ def parse_citations(answer: str, chunk_ids: Sequence[str | None]) -> Citations |
         found, missing = _counts(markers)
         resolved += found
         dangling += missing
-    cited = tuple(_cited(sentences[owner][1], markers) for owner, markers in sorted(owned.items()) if sentences)
-    return Citations(cited, len(sentences) - len(cited), resolved, dangling)
+    return _Owned(text, sentences, owned if sentences else {}, resolved, dangling)
+
+
+def parse_citations(answer: str, chunk_ids: Sequence[str | None]) -> Citations | None:
+    """The answer's inline citations; None when it cites nothing (the common case, a few substring tests)."""
+    found = _own(answer, chunk_ids)
+    if found is None:
+        return None
+    sentences = found.sentences
+    cited = tuple(_cited(sentences[owner][1], markers) for owner, markers in sorted(found.owned.items()))
+    return Citations(cited, len(sentences) - len(cited), found.resolved, found.dangling)
+
+
+class InlineCount(NamedTuple):
+    """What the fast path counts of an answer's inline citations, and the answer without its markers."""
+
+    text: str
+    cited: int  # sentences
+    uncited: int
+    resolved: int
+    dangling: int
+
+
+def count_inline(answer: str, chunk_ids: Sequence[str | None]) -> InlineCount | None:
+    """parse_citations' counts without the cited sentences' records: the fast path's cost."""
+    found = _own(answer, chunk_ids)
+    if found is None:
+        return None
+    cited = len(found.owned)
+    return InlineCount(found.text, cited, len(found.sentences) - cited, found.resolved, found.dangling)
 
 
 def strip_markers(answer: str, chunk_ids: Sequence[str | None] = ()) -> str:
@@ -349,20 +386,43 @@ class CitationScorer:
 
     def __call__(self, envelope: Envelope) -> Envelope:
         event = envelope.event
-        if isinstance(event, TraceEvent) and envelope.fallback_rule is None and event.answer:
-            series = self._series_for(event)
+        if not isinstance(event, TraceEvent) or not event.answer:
+            return envelope
+        structured = event.citations is not None
+        inline = None if structured else self._inline(envelope, event)
+        if envelope.fallback_rule is not None:  # a refusal's citations are no answer's
+            return envelope
+        series = self._series_for(event)
+        if structured:
             citations = event_citations(event)
             if citations is None:
                 series.not_cited.inc()
                 return envelope
-            series.cited.inc()
-            if event.citations is None:  # coverage is known of inline markers only (structured_citations)
-                series.cited_sentences.inc(len(citations.sentences))
-                series.uncited_sentences.inc(citations.uncited)
-            if event.chunks is not None:  # without its retrieval reported, no marker could name a chunk
-                series.resolved.inc(citations.resolved)
-                series.dangling.inc(citations.dangling)
+            resolved, dangling = citations.resolved, citations.dangling
+        elif inline is None:
+            series.not_cited.inc()
+            return envelope
+        else:
+            # Coverage is known of inline markers only (structured_citations).
+            series.cited_sentences.inc(inline.cited)
+            series.uncited_sentences.inc(inline.uncited)
+            resolved, dangling = inline.resolved, inline.dangling
+        series.cited.inc()
+        if event.chunks is not None:  # without its retrieval reported, no marker could name a chunk
+            series.resolved.inc(resolved)
+            series.dangling.inc(dangling)
         return envelope
+
+    @staticmethod
+    def _inline(envelope: Envelope, event: TraceEvent) -> InlineCount | None:
+        """The answer's inline citations; its text without them is left on the envelope for the lexical
+        scorer ("[1]" is no number)."""
+        if not may_cite(event.answer):  # before the chunk ids are gathered: this is every answer's cost
+            return None
+        inline = count_inline(event.answer, [chunk.id for chunk in event.chunks or ()])
+        if inline is not None:
+            envelope.answer_text = inline.text
+        return inline
 
     def _series_for(self, event: TraceEvent) -> _Series:
         """The event's counters, resolved through the guard once per raw label set."""

@@ -151,10 +151,13 @@ class LexicalScorer:
         self._children: dict[tuple[str | None, ...], tuple[FastHistogram, FastHistogram, FastHistogram, FastCounter]] = {}
         self._max_children = 4 * max_label_sets
 
-    def score(self, event: TraceEvent) -> LexicalScores | None:
+    def score(self, event: TraceEvent, answer_text: str | None = None) -> LexicalScores | None:
+        """`answer_text`: the answer without its citation markers (the citations stage's), when it cites:
+        "[1]" is a citation, not the number 1 that no chunk has."""
         if not event.chunks:
             return None
-        answer, question = units(event.answer[:MAX_CHARS]), self._questions.get(event.query[:MAX_CHARS])
+        text = (answer_text if answer_text is not None else event.answer)[:MAX_CHARS]
+        answer, question = units(text), self._questions.get(event.query[:MAX_CHARS])
         # What no chunk has, chunk by chunk: each difference walks the (shrinking) smaller side,
         # never a union of the chunks' larger sets.
         unfound_words, unfound_numbers = answer.words, answer.numbers
@@ -191,7 +194,7 @@ class LexicalScorer:
     def __call__(self, envelope: Envelope) -> Envelope:
         event = envelope.event
         if isinstance(event, TraceEvent):
-            scores = envelope.local_scores = self.score(event)
+            scores = envelope.local_scores = self.score(event, envelope.answer_text)
             # A refusal's scores only serve the sampler (possible over-refusal): not exported.
             if scores is not None and envelope.fallback_rule is None:
                 groundedness, relevancy, context, mismatch = self._children_for(event)

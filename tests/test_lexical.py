@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from prometheus_client import CollectorRegistry
 
-from ragpulse.collector.events import Chunk, TraceEvent
+from ragpulse.collector.events import Chunk, Envelope, LexicalScores, TraceEvent
 from ragpulse.collector.telemetry.labels import LabelGuard
+from ragpulse.scorers.citations import CitationMetrics, CitationScorer
 from ragpulse.scorers.lexical import LexicalMetrics, LexicalScorer
 
 EN = ["Returns are accepted within 30 days of delivery for unused items.",
@@ -92,3 +93,23 @@ def test_each_text_is_scored_on_its_first_max_chars_characters() -> None:
     assert len(filler) > MAX_CHARS
     assert score("How long is the warranty?", filler + "It lasts 5 years.", EN).number_mismatch is False  # past the cap
     assert score("How long is the warranty?", "It lasts 5 years. " + filler, EN).number_mismatch is True
+
+
+def test_citation_markers_are_no_numbers() -> None:
+    """"[1]" cites the first chunk; read as the number 1, no chunk would have it: a false number mismatch. The
+    citations stage, first in the pipeline, leaves the answer without its markers for the lexical scorer."""
+    registry = CollectorRegistry()
+    guard = LabelGuard(["app"], 50, 2000, registry)
+    citations = CitationScorer(CitationMetrics(registry, ["app"]), guard)
+    scorer = LexicalScorer(LexicalMetrics(registry, ["app"]), guard)
+    chunks = [Chunk(id="kb-1", text="Returns are accepted within 30 days of delivery.")]
+
+    def scored(answer: str) -> LexicalScores | None:
+        envelope = citations(Envelope(TraceEvent(trace_id="t", query="Return window?", chunks=chunks, answer=answer),
+                                      "http", 0.0, 0))
+        return scorer(envelope).local_scores
+
+    cited = scored("Returns are accepted within 30 days of delivery [1]. (source: kb-1)")
+    assert cited is not None and (cited.number_mismatch, cited.groundedness) == (False, 1.0)
+    wrong = scored("Returns are accepted within 60 days of delivery [1].")
+    assert wrong is not None and wrong.number_mismatch  # the real number still counts
