@@ -86,10 +86,11 @@ class ContextRecorder:
             for index, chunk in enumerate(chunks):
                 rank = rank_label(index)
                 metrics.retrieved.labels(*labels, judge, rank).inc()
+                used_at_rank = metrics.used.labels(*labels, judge, rank)  # exists at 0 where a rank was retrieved
                 length = len(chunk.text or "")
                 retrieved_chars += length
                 if index in chosen:
-                    metrics.used.labels(*labels, judge, rank).inc()
+                    used_at_rank.inc()
                     used_chars += length
             metrics.chars.labels(*labels, judge, "retrieved").inc(retrieved_chars)
             metrics.chars.labels(*labels, judge, "used").inc(used_chars)
@@ -97,11 +98,9 @@ class ContextRecorder:
             metrics.citations.labels(*labels, judge, citation.verdict).inc()
 
     def _precreate(self, labels: tuple[str, ...], judge: str) -> None:
-        """Ratios over a new label set read 0, not no data."""
+        """Ratios over a new label set read 0, not no data. Ranks are made as they are retrieved (an app that
+        retrieves five chunks has five), each with its used series at 0."""
         metrics = self._metrics
-        for rank in RANKS:
-            metrics.retrieved.labels(*labels, judge, rank)
-            metrics.used.labels(*labels, judge, rank)
         for kind in ("retrieved", "used"):
             metrics.chars.labels(*labels, judge, kind)
         for verdict in CITATION_VERDICTS:
