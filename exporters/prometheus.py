@@ -11,7 +11,7 @@ from prometheus_client import CollectorRegistry
 
 from ragpulse.collector.events import Chunk, Envelope, FeedbackEvent, TraceEvent
 from ragpulse.collector.telemetry.fast_metrics import CounterFamily, FastCounter, HistogramFamily
-from ragpulse.collector.telemetry.labels import LabelGuard
+from ragpulse.collector.telemetry.labels import LabelGuard, SeriesCache
 from ragpulse.config import MetricsConfig
 
 # Feedback values that are bounded enough to be a label; others are "-".
@@ -117,8 +117,7 @@ class FastPathExporter:
         self._metrics = metrics
         self._fallback_rules = fallback_rules
         self._guard = guard
-        self._series: dict[tuple[str | None, ...], _Series] = {}
-        self._max_cached = max_cached
+        self._series_for = SeriesCache(guard, self._new_series, max_cached)
         self._feedback: dict[tuple[str, str], FastCounter] = {}
 
     def __call__(self, envelope: Envelope) -> None:
@@ -128,15 +127,9 @@ class FastPathExporter:
         else:
             self._export_feedback(event)
 
-    def _series_for(self, event: TraceEvent) -> _Series:
-        raw = self._guard.raw_values(event)
-        series = self._series.get(raw)
-        if series is None:
-            if len(self._series) >= self._max_cached:
-                self._series.clear()  # raw values are unbounded; the children behind them are not
-            labels, overflowed = self._guard.admit(raw)
-            series = self._series[raw] = _Series(self._metrics, labels, overflowed, self._fallback_rules)
-        return series
+    def _new_series(self, raw: tuple[str | None, ...]) -> _Series:
+        labels, overflowed = self._guard.admit(raw)
+        return _Series(self._metrics, labels, overflowed, self._fallback_rules)
 
     def _export_trace(self, event: TraceEvent, fallback_rule: str | None) -> None:
         series = self._series_for(event)

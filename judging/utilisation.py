@@ -19,13 +19,13 @@ from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.judging.exit import JudgedTrace
 
 MAX_RANK = 10  # ranks above are counted together as "11+": a bounded label
-RANKS = (*(str(rank) for rank in range(1, MAX_RANK + 1)), f"{MAX_RANK + 1}+")
+BEYOND_MAX_RANK = f"{MAX_RANK + 1}+"
 CITATION_VERDICTS = ("supported", "unsupported", "uncertain", "dangling", "error")
 
 
 def rank_label(index: int) -> str:
     """A chunk's 0-based index as its 1-based rank label."""
-    return str(index + 1) if index < MAX_RANK else RANKS[-1]
+    return str(index + 1) if index < MAX_RANK else BEYOND_MAX_RANK
 
 
 class ContextMetrics:

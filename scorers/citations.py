@@ -30,7 +30,7 @@ from prometheus_client import CollectorRegistry
 
 from ragpulse.collector.events import MAX_CITATIONS, Envelope, EventCitation, TraceEvent
 from ragpulse.collector.telemetry.fast_metrics import CounterFamily, FastCounter
-from ragpulse.collector.telemetry.labels import LabelGuard
+from ragpulse.collector.telemetry.labels import LabelGuard, SeriesCache
 
 MAX_MARKERS = MAX_CITATIONS  # per answer, inline or structured
 MAX_RANGE = 50  # "[1-3]" is three markers; "[1-500]" is no citation
@@ -379,10 +379,7 @@ class CitationScorer:
     """Pipeline stage: counts every answer's citations (not a fallback's, whose citations are no answer's)."""
 
     def __init__(self, metrics: CitationMetrics, guard: LabelGuard, *, max_label_sets: int = 2_000) -> None:
-        self._metrics = metrics
-        self._guard = guard
-        self._children: dict[tuple[str | None, ...], _Series] = {}
-        self._max_children = 4 * max_label_sets
+        self._series_for = SeriesCache(guard, lambda raw: _Series(metrics, guard.admit(raw)[0]), 4 * max_label_sets)
 
     def __call__(self, envelope: Envelope) -> Envelope:
         event = envelope.event
@@ -424,12 +421,3 @@ class CitationScorer:
             envelope.answer_text = inline.text
         return inline
 
-    def _series_for(self, event: TraceEvent) -> _Series:
-        """The event's counters, resolved through the guard once per raw label set."""
-        raw = self._guard.raw_values(event)
-        series = self._children.get(raw)
-        if series is None:
-            if len(self._children) >= self._max_children:
-                self._children.clear()  # raw values are unbounded; the series behind them are not
-            series = self._children[raw] = _Series(self._metrics, self._guard.admit_event(event))
-        return series

@@ -25,7 +25,7 @@ from prometheus_client import CollectorRegistry
 
 from ragpulse.collector.events import Envelope, LexicalScores, TraceEvent
 from ragpulse.collector.telemetry.fast_metrics import CounterFamily, FastCounter, FastHistogram, HistogramFamily
-from ragpulse.collector.telemetry.labels import LabelGuard
+from ragpulse.collector.telemetry.labels import LabelGuard, SeriesCache
 from ragpulse.scorers.text import cjk_number
 
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -148,8 +148,7 @@ class LexicalScorer:
         # own least-recently-used cache, so a stream of new questions never pushes out the chunks.
         self._chunks = _UnitsCache(cache_entries, cache_max_bytes)
         self._questions = _UnitsCache(cache_entries, cache_max_bytes)
-        self._children: dict[tuple[str | None, ...], tuple[FastHistogram, FastHistogram, FastHistogram, FastCounter]] = {}
-        self._max_children = 4 * max_label_sets
+        self._children_for = SeriesCache(guard, self._new_children, 4 * max_label_sets)
 
     def score(self, event: TraceEvent, answer_text: str | None = None) -> LexicalScores | None:
         """`answer_text`: the answer without its citation markers (the citations stage's), when it cites:
@@ -208,16 +207,7 @@ class LexicalScorer:
                     mismatch.inc()
         return envelope
 
-    def _children_for(self, event: TraceEvent) -> tuple[FastHistogram, FastHistogram, FastHistogram, FastCounter]:
-        """The score series of the event's labels, resolved through the guard once per raw label set."""
-        raw = self._guard.raw_values(event)
-        children = self._children.get(raw)
-        if children is None:
-            if len(self._children) >= self._max_children:
-                self._children.clear()  # raw values are unbounded; the series behind them are not
-            labels, metrics = self._guard.admit_event(event), self._metrics
-            children = self._children[raw] = (
-                metrics.local_groundedness.labels(*labels), metrics.local_answer_relevancy.labels(*labels),
-                metrics.local_context_relevance.labels(*labels), metrics.local_number_mismatch.labels(*labels),
-            )
-        return children
+    def _new_children(self, raw: tuple[str | None, ...]) -> tuple[FastHistogram, FastHistogram, FastHistogram, FastCounter]:
+        labels, metrics = self._guard.admit(raw)[0], self._metrics
+        return (metrics.local_groundedness.labels(*labels), metrics.local_answer_relevancy.labels(*labels),
+                metrics.local_context_relevance.labels(*labels), metrics.local_number_mismatch.labels(*labels))

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from operator import attrgetter
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from prometheus_client import CollectorRegistry, Counter
 
 OTHER = "other"
 UNKNOWN = "unknown"  # the event did not carry the label
+T = TypeVar("T")
 
 
 class LabelGuard:
@@ -64,3 +65,23 @@ class LabelGuard:
     def count_overflow(self, overflowed: Sequence[str]) -> None:
         for name in overflowed:
             self._overflow[name].inc()
+
+
+class SeriesCache(Generic[T]):
+    """A component's children per raw label set, made once through the guard (`make` gets the raw values):
+    an event's series are a dict lookup. Bounded: raw values are unbounded, the series behind them are not."""
+
+    def __init__(self, guard: LabelGuard, make: Callable[[tuple[str | None, ...]], T], max_entries: int) -> None:
+        self._raw_values = guard.raw_values
+        self._make = make
+        self._max_entries = max_entries
+        self._cache: dict[tuple[str | None, ...], T] = {}
+
+    def __call__(self, event: Any) -> T:
+        raw = self._raw_values(event)
+        found = self._cache.get(raw)
+        if found is None:
+            if len(self._cache) >= self._max_entries:
+                self._cache.clear()
+            found = self._cache[raw] = self._make(raw)
+        return found
