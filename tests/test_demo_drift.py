@@ -128,3 +128,13 @@ def test_scripts_demo_stack_runs_the_sidecar_scraped_by_its_prometheus(tmp_path:
     assert f"Prometheus:   http://127.0.0.1:{prometheus_port}/alerts" in err
     assert sum(line.startswith("[ final] traces") for line in out.splitlines()) == 1, out
     print(f"stack demo: Prometheus scraping the sidecar {up:.1f} s after the script started", file=sys.stderr)
+
+
+def test_scripts_demo_takes_its_port_variable_without_the_stack_too(tmp_path: Path) -> None:
+    port = free_port()
+    demo = subprocess.run([str(ROOT / "scripts" / "demo"), "--duration", "2", "--summary-every", "1", "--set",
+                           f"otlp.http_port={free_port()}", "--set", f"otlp.grpc_port={free_port()}"],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                          env={**os.environ, "RAGPULSE_DEMO_PORT": str(port)})
+    assert demo.returncode == 0, demo.stderr
+    assert f"sidecar on 127.0.0.1:{port} " in demo.stdout
