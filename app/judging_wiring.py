@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Sequence
 from contextlib import closing
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from ragpulse.exporters import review_queue
 from ragpulse.exporters.results import ResultMetrics, ResultWriter
 from ragpulse.judging.budget import RequestRateLimiter, SpendBudget
 from ragpulse.judging.calibration import CalibrationMetrics, Calibrator
-from ragpulse.judging.exit import JudgmentExit
+from ragpulse.judging.exit import Consumer, JudgmentExit
 from ragpulse.judging.metrics import JudgeMetrics, JudgmentMetrics, RateMetrics
 from ragpulse.judging.utilisation import ContextMetrics, ContextRecorder
 from ragpulse.judging.routine_floor import RoutineFloor
@@ -53,7 +54,7 @@ class Judging:
     (metrics, the result writer, the calibrator, the join) and the join's listeners are registered here."""
 
     def __init__(self, config: Config, registry: CollectorRegistry, guard: LabelGuard, join: FeedbackJoin,
-                 stage_errors: Counter) -> None:
+                 stage_errors: Counter, outputs: Sequence[tuple[str, Consumer]] = ()) -> None:
         judge = config.judge
         self.metrics = metrics = JudgeMetrics(registry, config.metrics.labels, judge.model if judge.uses_llm else None)
         queue = JudgeQueue(judge.queue_capacity, judge.queue_max_bytes, metrics.judge_skipped)
@@ -74,6 +75,7 @@ class Judging:
             ("results", lambda judged: writer.write(judged.record)),
             ("calibrator", lambda judged: calibrator.judged(judged.record)),
             ("join", lambda judged: join.release_reviews(judged.item.event.trace_id)),  # reviews held for this judgment
+            *outputs,  # the interop outputs (app/interop_wiring.py)
         ], stage_errors)
         limiter = RequestRateLimiter(judge.max_requests_per_minute)
         if judge.max_requests_per_minute is not None:

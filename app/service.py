@@ -22,6 +22,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, GCCollector, Pl
 
 import ragpulse
 from ragpulse.app.factories import fallback_detector, prober, probe_correctness
+from ragpulse.app.interop_wiring import Interop
 from ragpulse.app.judging_wiring import Judging
 from ragpulse.app.server import build_app
 from ragpulse.collector.decode import EventDecoder
@@ -121,7 +122,9 @@ class Service:
         self.embeddings = self._embeddings(config, registry, guard, pipeline_metrics.stage_errors)
         self.join = _feedback_join(config, registry, guard) if config.satisfaction.enabled else None
         # config: satisfaction is off only with the judge off, which needs the join
-        self.judging = (Judging(config, registry, guard, self.join, pipeline_metrics.stage_errors)
+        self.interop = Interop(config, registry)
+        self.judging = (Judging(config, registry, guard, self.join, pipeline_metrics.stage_errors,
+                                self.interop.judgment_consumers())
                         if config.judge.mode != "off" and self.join is not None else None)
         local = config.local_scorers
         # The stages, in the order every event meets them.
@@ -231,6 +234,7 @@ class Service:
         await self.spans.start()
         if self.join is not None:
             self._ticker = asyncio.create_task(self._tick(self.join), name="ragpulse-feedback-join")
+        await self.interop.start()
         if self.judging is not None:
             await self.judging.start()
         if self.embeddings is not None:
@@ -283,6 +287,7 @@ class Service:
             self._ticker.cancel()
         if self.judging is not None:
             await self.judging.shutdown()
+        await self.interop.shutdown()
         if self.embeddings is not None:
             await asyncio.to_thread(self.embeddings.close)
         if self._runner is not None:

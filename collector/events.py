@@ -24,6 +24,8 @@ Id = Annotated[str, msgspec.Meta(max_length=MAX_ID_CHARS)]
 NonEmptyId = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ID_CHARS)]
 NonNegative = Annotated[float, msgspec.Meta(ge=0)]
 NonNegativeInt = Annotated[int, msgspec.Meta(ge=0, le=MAX_COUNT)]
+# An OpenTelemetry span id: 8 bytes in lower-case hex, not all zero.
+SpanId = Annotated[str, msgspec.Meta(pattern="^(?!0{16})[0-9a-f]{16}$")]
 # RFC 3339 with an offset, or epoch milliseconds. Normalised to epoch seconds (float).
 Timestamp: TypeAlias = Annotated[datetime, msgspec.Meta(tz=True)] | float
 
@@ -89,6 +91,10 @@ class TraceEvent(msgspec.Struct, tag_field="type", tag="trace", kw_only=True, om
     retrievals: NonNegativeInt | None = None
     # The answer's citations as the app structured them; None: parsed from the answer's markers ("[1]").
     citations: Annotated[list[EventCitation], msgspec.Meta(max_length=MAX_CITATIONS)] | None = None
+    # Where the verdicts go back to (config interop): the span the answer is judged on, the trace's root
+    # (OTLP: from the spans; HTTP and Kafka: as the producer gives it), and the answering model's response id.
+    span_id: SpanId | None = None
+    response_id: Id | None = None
 
 
 Score = Annotated[int, msgspec.Meta(ge=1, le=5)]

@@ -8,12 +8,14 @@ then the checks that span sections.
   patterns are compiled, shared with the fallback detector), `Price`.
 - sources.py: the Kafka consumer's and the OTLP receivers' sections.
 - probes.py: the probe targets' and schedules' sections.
+- interop.py: the outputs to other tools (OTel evaluation events, OTLP metrics push, Phoenix annotations).
 - base.py: what the section modules share: the `_Section` base, the constrained value types,
   `read_secret`, the file and secret checks.
 - loader.py: `load_config` (defaults, YAML file, RAGPULSE_* environment, `--set`), `parse_config`,
   and msgspec's errors turned into problems by dotted path.
 """
 
+from ragpulse.config.interop import EvaluationEventsConfig, InteropConfig, OtlpEndpointConfig, OtlpMetricsConfig, PhoenixConfig
 from ragpulse.config.loader import default_config_dict, load_config, parse_config
 from ragpulse.config.probes import ProbeResponse, ProbeTarget
 from ragpulse.config.schema import (
@@ -32,6 +34,8 @@ from ragpulse.config.sources import KafkaConfig, KafkaTopic, OtlpConfig
 __all__ = [
     "CalibrationConfig",
     "Config",
+    "EvaluationEventsConfig",
+    "InteropConfig",
     "JudgeConfig",
     "KafkaConfig",
     "KafkaTopic",
@@ -39,6 +43,9 @@ __all__ = [
     "LoggingConfig",
     "MetricsConfig",
     "OtlpConfig",
+    "OtlpEndpointConfig",
+    "OtlpMetricsConfig",
+    "PhoenixConfig",
     "Price",
     "ProbeResponse",
     "ProbeTarget",

@@ -29,6 +29,7 @@ from ragpulse.config.base import (
     missing_files,
     read_secret,
 )
+from ragpulse.config.interop import InteropConfig
 from ragpulse.config.probes import ProbesConfig
 from ragpulse.config.sources import KafkaConfig, OtlpConfig
 from ragpulse.errors import ConfigProblem
@@ -368,6 +369,7 @@ class Config(_Section):
     calibration: CalibrationConfig = CalibrationConfig()
     satisfaction: SatisfactionConfig = SatisfactionConfig()
     probes: ProbesConfig = ProbesConfig()
+    interop: InteropConfig = InteropConfig()
     logging: LoggingConfig = LoggingConfig()
 
 
@@ -397,7 +399,7 @@ class Config(_Section):
             # Listed after otlp's token problems and before its TLS ones, as it always was.
             at = sum(problem.path == "otlp.auth_token_file" for problem in otlp)
             otlp.insert(at, ConfigProblem("otlp.http_port", f"is the same as http.port ({self.http.port})"))
-        return problems + otlp + self.metrics.validate()
+        return problems + otlp + self.metrics.validate() + self.interop.validate()
 
 
 def re2_options() -> re2.Options:

@@ -67,6 +67,7 @@ def build_record(item: JudgeItem, judgment: Judgment, stage: str | None, judge: 
         search_relevance=judgment.search_relevance, search_relevance_reason=judgment.search_relevance_reason,
         used_chunks=None if item.fallback else judgment.used_chunks,
         citations=[] if item.fallback else judgment.citations,
+        span_id=event.span_id, response_id=event.response_id,
     )
 
 

@@ -72,6 +72,10 @@ class JudgmentRecord(msgspec.Struct):
     used_chunks: list[int] | None = None
     # The answer's cited sentences, each with the chunks it cites and whether they support it.
     citations: list[CitationVerdict] = []
+    # The judged span (the trace's root, an OpenTelemetry span id) and the answering model's response id,
+    # for outputs that put the verdicts back on the trace (config interop).
+    span_id: str | None = None
+    response_id: str | None = None
 
 
 class ReviewRecord(msgspec.Struct):

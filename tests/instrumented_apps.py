@@ -1,7 +1,7 @@
 """RAG apps under the real instrumentors, each run as its own process (an instrumentor's global state,
 its content-capture mode from the environment, stays in that process, as in a real deployment).
 
-    python instrumented_apps.py APP SERVICE_NAME OTLP_ENDPOINT OPENAI_BASE_URL SPANS_FILE
+    python instrumented_apps.py APP SERVICE_NAME OTLP_ENDPOINT[,OTLP_ENDPOINT...] OPENAI_BASE_URL SPANS_FILE
 
 The spans go to the sidecar through the real OTLP/HTTP exporter behind a BatchSpanProcessor (what an
 app uses), and to SPANS_FILE (protobuf) for exact checks; what the app saw (its answer, the retrieved
@@ -221,7 +221,45 @@ def llamaindex_agent(provider: TracerProvider, base_url: str) -> dict[str, Any]:
     return {"answer": answer}
 
 
+# The judged app of the interop tests: a question, and the answer its scripted model gives (HALLUCINATE: the
+# fake judge's groundedness 1).
+JUDGED_QUESTIONS = {
+    "How many days do I have for returns of unused items?": "Unused items can be returned within 30 days.",
+    "How long does standard shipping take?": "Standard shipping takes 3 to 5 business days.",
+    "What does the warranty cover?": "HALLUCINATE: the warranty covers accidental damage for 10 years.",
+    "Can I return a used item?": "HALLUCINATE: used items can be returned within 90 days.",
+}
+
+
+def llamaindex_judged(provider: TracerProvider, base_url: str) -> dict[str, Any]:
+    """A LlamaIndex query engine under OpenInference's instrumentor, over a vector index, whose model (a
+    LlamaIndex CustomLLM) answers each of JUDGED_QUESTIONS as scripted; one trace a question."""
+    from llama_index.core.llms import CompletionResponse, CustomLLM, LLMMetadata
+    from openinference.instrumentation import using_session
+    from openinference.instrumentation.llama_index import LlamaIndexInstrumentor
+
+    class ScriptedLLM(CustomLLM):
+        @property
+        def metadata(self) -> LLMMetadata:
+            return LLMMetadata(model_name="scripted-rag-model")
+
+        def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
+            return CompletionResponse(text=next(a for q, a in JUDGED_QUESTIONS.items() if q in prompt))
+
+        def stream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> Any:
+            yield self.complete(prompt)
+
+    engine = llamaindex_engine(llm=ScriptedLLM())
+    LlamaIndexInstrumentor().instrument(tracer_provider=provider)
+    answers = []
+    for turn, question in enumerate(JUDGED_QUESTIONS):
+        with using_session(f"judged-session-{turn}"):
+            answers.append(str(engine.query(question)))
+    return {"answers": answers}
+
+
 APPS: dict[str, Callable[[TracerProvider, str], dict[str, Any]]] = {
+    "llamaindex_judged": llamaindex_judged,
     "langgraph_agent": langgraph_agent, "llamaindex_agent": llamaindex_agent,
     "openllmetry_llamaindex": openllmetry_llamaindex, "llamaindex_streaming": llamaindex_streaming,
     "openllmetry_langchain": openllmetry_langchain, "haystack": haystack, "genai": genai,
@@ -233,7 +271,8 @@ def main() -> None:
     collect = Collect()
     provider = TracerProvider(resource=Resource.create({"service.name": service, "service.version": "1.0"}))
     provider.add_span_processor(SimpleSpanProcessor(collect))
-    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=endpoint)))
+    for url in endpoint.split(","):  # an app may send to several backends (ragpulse and Phoenix)
+        provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=url)))
     seen = APPS[app](provider, base_url)
     assert provider.force_flush(10_000)
     with open(spans_file, "wb") as out:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the benchmark's OpenTelemetry Collector with the Collector Builder (ocb) from the Go module proxy.
-# Prints the binary's path. Not part of CI: only bench/bench_otlp_collector.py needs it.
+# Prints the binary's path. Used by bench/bench_otlp_collector.py and the interop tests (tests/otelcol.py);
+# rebuilt when builder-config.yaml changes.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 builder_version=v0.165.0
@@ -9,8 +10,10 @@ if [[ ! -x "$gobin/builder" ]] || [[ "$("$gobin/builder" version 2>/dev/null)" !
   echo "installing the Collector Builder $builder_version" >&2
   go install "go.opentelemetry.io/collector/cmd/builder@$builder_version"
 fi
-if [[ ! -x "$here/build/otelcol-bench" ]]; then
-  echo "building the Collector (a few minutes the first time)" >&2
+stamp="$(sha256sum "$here/builder-config.yaml" | cut -d' ' -f1)"
+if [[ ! -x "$here/build/otelcol-bench" ]] || [[ "$(cat "$here/build/.config-sha256" 2>/dev/null)" != "$stamp" ]]; then
+  echo "building the Collector (about 2 minutes on 2 cores the first time)" >&2
   (cd "$here" && "$gobin/builder" --config builder-config.yaml >&2)
+  echo "$stamp" > "$here/build/.config-sha256"
 fi
 echo "$here/build/otelcol-bench"

@@ -112,7 +112,18 @@ class TraceMapper:
             attributes=attributes,
             retrieval_queries=searches or None,
             retrievals=retrievals,
+            span_id=root.span_id,
+            response_id=_response_id(llms),
         )
+
+
+def _response_id(llms: list[Span]) -> str | None:
+    """The answering call's response id (gen_ai.response.id): the last LLM span that carries one."""
+    for span in sorted(llms, key=lambda s: s.start_unix_nano, reverse=True):
+        value = _str(span.attributes.get("gen_ai.response.id"))
+        if value:
+            return value[:256]
+    return None
 
 
 def _model_and_usage(leaf_llms: list[Span]) -> tuple[str | None, Usage | None]:

@@ -1,0 +1,61 @@
+"""The interop outputs, wired: which are built (config interop), the judging exit's consumers they add,
+and their lifecycle. Each is off by default."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+
+from opentelemetry.sdk.resources import Resource
+from prometheus_client import CollectorRegistry
+
+import ragpulse
+from ragpulse.config import Config
+from ragpulse.exporters.evaluation_events import EvaluationEvents
+from ragpulse.exporters.otlp_metrics import OtlpMetricsPush
+from ragpulse.exporters.otlp_out import InteropMetrics
+from ragpulse.exporters.phoenix import PhoenixAnnotations
+from ragpulse.judging.exit import Consumer
+
+
+def resource(config: Config) -> Resource:
+    """Who sends: ragpulse, and which replica (host and HTTP port), so a backend keeps replicas' series apart."""
+    return Resource.create({"service.name": "ragpulse", "service.version": ragpulse.__version__,
+                            "service.instance.id": f"{socket.gethostname()}:{config.http.port}"})
+
+
+class Interop:
+    def __init__(self, config: Config, registry: CollectorRegistry) -> None:
+        options = config.interop
+        enabled = (options.evaluation_events.enabled, options.otlp_metrics.enabled, options.phoenix.enabled)
+        metrics = InteropMetrics(registry) if any(enabled) else None
+        self.events = EvaluationEvents(options, metrics, resource(config)) if metrics and enabled[0] else None
+        self.metrics_push = (OtlpMetricsPush(options.otlp_metrics, registry, resource(config), metrics)
+                             if metrics and enabled[1] else None)
+        self.phoenix = PhoenixAnnotations(options, metrics) if metrics and enabled[2] else None
+
+    def judgment_consumers(self) -> list[tuple[str, Consumer]]:
+        """The judging exit's consumers (judging/exit.py), in the order they run."""
+        consumers: list[tuple[str, Consumer]] = []
+        if self.events is not None:
+            events = self.events
+            consumers.append(("evaluation_events", lambda judged: events(judged.record)))
+        if self.phoenix is not None:
+            phoenix = self.phoenix
+            consumers.append(("phoenix", lambda judged: phoenix.add(judged.record)))
+        return consumers
+
+    async def start(self) -> None:
+        if self.metrics_push is not None:
+            await self.metrics_push.start()
+        if self.phoenix is not None:
+            await self.phoenix.start()
+
+    async def shutdown(self) -> None:
+        """After judging has stopped: what its last judgments made is sent, within each output's timeout."""
+        if self.phoenix is not None:
+            await self.phoenix.shutdown()
+        if self.events is not None:
+            await asyncio.to_thread(self.events.shutdown)
+        if self.metrics_push is not None:
+            await self.metrics_push.shutdown()

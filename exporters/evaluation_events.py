@@ -1,0 +1,155 @@
+"""Judgments as OpenTelemetry evaluation events: one `gen_ai.evaluation.result` log record per evaluation
+(exporters/evaluations.py), on the judged trace's trace id and span id, so a tracing backend shows the
+verdict on the trace. Sent with the OpenTelemetry SDK's LoggerProvider, its batch processor and its OTLP
+log exporter (gRPC or HTTP), on the SDK's own thread.
+
+Bounded: records handed to the SDK and not yet exported are capped in count and bytes here, before the
+SDK's queue (which drops silently when full); past a cap a record is dropped and counted, as is a batch the
+exporter gave up on (the endpoint away past its retries). A trace with no OpenTelemetry trace id is counted
+and skipped.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+from opentelemetry import trace
+from opentelemetry._logs import SeverityNumber
+from opentelemetry.sdk._logs import LoggerProvider, ReadableLogRecord
+from opentelemetry.sdk._logs.export import BatchLogRecordProcessor, LogRecordExporter, LogRecordExportResult
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
+from opentelemetry.util.types import Attributes
+
+from ragpulse import __version__
+from ragpulse.config import InteropConfig
+from ragpulse.exporters.evaluations import Evaluation, evaluations, otel_trace_id
+from ragpulse.exporters.otlp_out import InteropMetrics, exporter_settings
+from ragpulse.judging.records import JudgmentRecord
+
+EVENT_NAME = "gen_ai.evaluation.result"
+OUTPUT = "evaluation_events"
+
+
+def record_attributes(record: JudgmentRecord, evaluation: Evaluation) -> dict[str, str | float]:
+    """The conventions' attributes of one evaluation, then ragpulse's: which judge, prompt and sample."""
+    attributes: dict[str, str | float] = {"gen_ai.evaluation.name": evaluation.name,
+                                          "gen_ai.evaluation.score.label": evaluation.label}
+    if evaluation.score is not None:
+        attributes["gen_ai.evaluation.score.value"] = float(evaluation.score)
+    if evaluation.explanation is not None:
+        attributes["gen_ai.evaluation.explanation"] = evaluation.explanation
+    if evaluation.error is not None:
+        attributes["error.type"] = evaluation.error
+    if record.response_id:
+        attributes["gen_ai.response.id"] = record.response_id
+    attributes["ragpulse.judge"] = record.judge
+    attributes["ragpulse.judge.model"] = record.judge_model
+    attributes["ragpulse.prompt.version"] = record.prompt_version
+    attributes["ragpulse.sample"] = record.sample
+    if evaluation.name == "groundedness" and record.confidence is not None:
+        attributes["ragpulse.confidence"] = record.confidence
+    if record.stage is not None:
+        attributes["ragpulse.stage"] = record.stage  # the bad answer's failed stage: retrieval, generation, knowledge_gap...
+    for key, value in (("ragpulse.app", record.app), ("ragpulse.route", record.route)):
+        if value:
+            attributes[key] = value
+    return attributes
+
+
+def _size(attributes: Attributes) -> int:
+    """What a record holds, roughly in bytes: its attributes' text (the same count at emit and at export)."""
+    return sum(len(key) + (len(value) if isinstance(value, str) else 8) for key, value in (attributes or {}).items())
+
+
+class _Bounded(LogRecordExporter):
+    """The SDK's OTLP exporter, counting what it delivered and dropped and releasing the hand-over's caps."""
+
+    def __init__(self, exporter: LogRecordExporter, owner: EvaluationEvents) -> None:
+        self._exporter = exporter
+        self._owner = owner
+
+    def export(self, batch: Sequence[ReadableLogRecord]) -> LogRecordExportResult:
+        try:
+            result = self._exporter.export(batch)
+        except Exception:  # an exporter bug must not kill the SDK's worker thread, nor leak the caps
+            result = LogRecordExportResult.FAILURE
+        self._owner.exported(batch, result is LogRecordExportResult.SUCCESS)
+        return result
+
+    def shutdown(self) -> None:
+        self._exporter.shutdown()
+
+    def force_flush(self, timeout_millis: int = 30_000) -> bool:
+        return True
+
+
+class EvaluationEvents:
+    """Emits each judgment record's evaluations, never blocking: a consumer of judging's exit (app/interop_wiring.py)."""
+
+    def __init__(self, config: InteropConfig, metrics: InteropMetrics, resource: Resource,
+                 exporter: LogRecordExporter | None = None) -> None:
+        options = config.evaluation_events
+        self._include_content = config.include_content
+        self._max_chars = config.explanation_max_chars
+        self._max_records, self._max_bytes = options.max_queue, options.max_queue_bytes
+        self._lock = threading.Lock()
+        self._records = self._bytes = 0
+        self._sent = metrics.sent.labels(output=OUTPUT)
+        self._full = metrics.dropped.labels(output=OUTPUT, reason="queue_full")
+        self._failed = metrics.dropped.labels(output=OUTPUT, reason="export_failed")
+        self._no_trace_id = metrics.dropped.labels(output=OUTPUT, reason="no_trace_id")
+        metrics.queued.labels(output=OUTPUT).set_function(lambda: self._records)
+        self._provider = LoggerProvider(resource=resource)
+        self._provider.add_log_record_processor(BatchLogRecordProcessor(
+            _Bounded(exporter or _otlp_log_exporter(config), self),
+            schedule_delay_millis=options.schedule_delay_seconds * 1000, max_export_batch_size=options.max_batch,
+            # Larger than the caps here, so the SDK's queue never drops a record uncounted.
+            max_queue_size=options.max_queue + options.max_batch))
+        self._logger = self._provider.get_logger("ragpulse.judging", __version__)
+
+    def __call__(self, record: JudgmentRecord) -> None:
+        found = evaluations(record, include_content=self._include_content, max_chars=self._max_chars)
+        trace_id = otel_trace_id(record.trace_id)
+        if trace_id is None:
+            self._no_trace_id.inc(len(found))
+            return
+        span_id = int(record.span_id, 16) if record.span_id else 0
+        context = trace.set_span_in_context(NonRecordingSpan(
+            SpanContext(trace_id, span_id, is_remote=True, trace_flags=TraceFlags(TraceFlags.SAMPLED))))
+        timestamp = int(record.judged_at * 1e9)
+        for evaluation in found:
+            attributes = record_attributes(record, evaluation)
+            size = _size(attributes)
+            with self._lock:
+                if self._records >= self._max_records or self._bytes + size > self._max_bytes:
+                    self._full.inc()
+                    continue
+                self._records += 1
+                self._bytes += size
+            self._logger.emit(timestamp=timestamp, context=context, severity_number=SeverityNumber.INFO,
+                              severity_text="INFO", event_name=EVENT_NAME, attributes=attributes)
+
+    def exported(self, batch: Sequence[ReadableLogRecord], delivered: bool) -> None:
+        size = sum(_size(data.log_record.attributes) for data in batch)
+        with self._lock:
+            self._records -= len(batch)
+            self._bytes -= size
+        (self._sent if delivered else self._failed).inc(len(batch))
+
+    def shutdown(self, timeout_seconds: float = 10.0) -> None:
+        """Export what is queued (within about the exporter's timeout), then stop the SDK's thread."""
+        self._provider.force_flush(int(timeout_seconds * 1000))
+        self._provider.shutdown()
+
+
+def _otlp_log_exporter(config: InteropConfig) -> LogRecordExporter:
+    protocol, settings = exporter_settings(config.evaluation_events, "logs")
+    if protocol == "http":
+        from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter as HttpLogExporter
+
+        return HttpLogExporter(**settings)
+    from opentelemetry.exporter.otlp.proto.grpc._log_exporter import OTLPLogExporter as GrpcLogExporter
+
+    return GrpcLogExporter(**settings)

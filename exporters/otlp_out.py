@@ -1,0 +1,65 @@
+"""What the interop outputs share: their telemetry, and the OpenTelemetry SDK's OTLP exporters built from
+an endpoint's settings (gRPC or HTTP/protobuf, headers, TLS, compression, timeout)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import grpc
+from prometheus_client import CollectorRegistry, Counter, Gauge
+
+from ragpulse.config import OtlpEndpointConfig
+
+OUTPUTS = ("evaluation_events", "otlp_metrics", "phoenix")
+DROP_REASONS = {
+    "evaluation_events": ("queue_full", "export_failed", "no_trace_id"),
+    "otlp_metrics": ("export_failed",),
+    "phoenix": ("queue_full", "export_failed", "rejected", "span_not_found", "no_trace_id", "no_span_id"),
+}
+
+
+class InteropMetrics:
+    """What each interop output sent and dropped (by reason), and what waits in its queue."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.sent = Counter("ragpulse_interop_sent_total",
+                            "Items an interop output delivered: evaluation log records, metric pushes, Phoenix annotations.",
+                            ["output"], registry=registry)
+        self.dropped = Counter(
+            "ragpulse_interop_dropped_total",
+            "Items an interop output did not deliver, by reason: queue_full (its queue at a cap), export_failed (the "
+            "endpoint refused or was away past the retries), rejected (the server refused them as invalid), "
+            "span_not_found (Phoenix never ingested the span in interop.phoenix.span_wait_seconds), no_trace_id and "
+            "no_span_id (the trace carries no OpenTelemetry id to put the verdict on).",
+            ["output", "reason"], registry=registry)
+        self.queued = Gauge("ragpulse_interop_queued", "Items waiting in an interop output's queue.", ["output"],
+                            registry=registry)
+        for output in OUTPUTS:
+            self.sent.labels(output=output)
+            for reason in DROP_REASONS[output]:
+                self.dropped.labels(output=output, reason=reason)
+
+
+def exporter_settings(options: OtlpEndpointConfig, signal: str) -> tuple[str, dict[str, Any]]:
+    """The protocol and the keyword arguments of the SDK's OTLP exporter for `signal` (logs or metrics)."""
+    assert options.endpoint is not None  # validated: required when enabled
+    common: dict[str, Any] = {"headers": dict(options.headers), "timeout": options.timeout_seconds}
+    if options.protocol == "http/protobuf":
+        from opentelemetry.exporter.otlp.proto.http import Compression
+
+        return "http", {**common, "endpoint": options.endpoint.rstrip("/") + f"/v1/{signal}",
+                        "certificate_file": options.certificate_file, "client_key_file": options.client_key_file,
+                        "client_certificate_file": options.client_certificate_file,
+                        "compression": Compression.Gzip if options.compression == "gzip" else Compression.NoCompression}
+    credentials = None
+    if not options.insecure and (options.certificate_file or options.client_certificate_file):
+        credentials = grpc.ssl_channel_credentials(
+            root_certificates=_read(options.certificate_file), private_key=_read(options.client_key_file),
+            certificate_chain=_read(options.client_certificate_file))
+    return "grpc", {**common, "endpoint": options.endpoint, "insecure": options.insecure, "credentials": credentials,
+                    "compression": grpc.Compression.Gzip if options.compression == "gzip" else grpc.Compression.NoCompression}
+
+
+def _read(path: str | None) -> bytes | None:
+    return Path(path).read_bytes() if path else None

@@ -1,0 +1,187 @@
+"""Interop with real parts: ragpulse's judgments as OpenTelemetry evaluation events, and its metrics pushed
+over OTLP, received by a real OpenTelemetry Collector (bench/otelcol's build: OTLP receiver, debug exporter
+for logs, Prometheus exporter for metrics), for the traces of a real instrumented app (LlamaIndex under
+OpenInference's instrumentor, in its own process, through the real OTLP exporter)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fake_openai import FakeOpenAI
+from instrumented_apps import JUDGED_QUESTIONS
+from otelcol import Collector, LogRecord, collector_binary
+from support import RagpulseProcess, Samples, free_port, ndjson, rss_bytes, start_ragpulse, trace, wait_until
+
+from ragpulse.sources.otlp.spans import Span, decode_protobuf
+
+TESTS = Path(__file__).resolve().parent
+# Labels the Collector's Prometheus exporter adds from the resource and scope: not ragpulse's.
+COLLECTOR_LABELS = {"job", "instance", "otel_scope_name", "otel_scope_version", "otel_scope_schema_url"}
+
+
+@pytest.fixture(scope="module")
+def otelcol() -> str:
+    return collector_binary()
+
+
+@pytest.fixture
+def collector(otelcol: str, tmp_path: Path) -> Iterator[Collector]:
+    instance = Collector(otelcol, tmp_path)
+    instance.start()
+    yield instance
+    instance.stop()
+
+
+def run_app(tmp_path: Path, endpoints: list[str], judge_url: str) -> tuple[dict[str, list[Span]], list[str]]:
+    """The judged LlamaIndex app (tests/instrumented_apps.py) in its own process: its spans by trace, and its answers."""
+    spans_file = tmp_path / "app-spans.pb"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    done = subprocess.run([sys.executable, str(TESTS / "instrumented_apps.py"), "llamaindex_judged", "shop-bot",
+                           ",".join(endpoints), judge_url, str(spans_file)],
+                          capture_output=True, text=True, timeout=180, cwd=TESTS, env={**env, "PYTHONPATH": str(TESTS)})
+    assert done.returncode == 0, done.stderr
+    by_trace: dict[str, list[Span]] = {}
+    for span in decode_protobuf(spans_file.read_bytes()).spans:
+        by_trace.setdefault(span.trace_id, []).append(span)
+    return by_trace, json.loads(done.stdout.splitlines()[-1])["answers"]
+
+
+def interop_args(collector: Collector, **extra: str) -> list[str]:
+    settings = {
+        "interop.include_content": "true",
+        "interop.evaluation_events.enabled": "true",
+        "interop.evaluation_events.endpoint": f"127.0.0.1:{collector.grpc_port}",
+        "interop.evaluation_events.insecure": "true",
+        "interop.evaluation_events.schedule_delay_seconds": "0.2",
+        "interop.otlp_metrics.enabled": "true",
+        "interop.otlp_metrics.endpoint": f"http://127.0.0.1:{collector.http_port}",
+        "interop.otlp_metrics.protocol": "http/protobuf",
+        "interop.otlp_metrics.interval_seconds": "0.5",
+        **extra,
+    }
+    return [arg for key, value in settings.items() for arg in ("--set", f"{key}={value}")]
+
+
+def ragpulse_series(samples: Samples) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
+    """ragpulse's own series, without the labels the Collector adds and without `_created` (OTLP carries it as
+    a start time)."""
+    return {(name, frozenset((k, repr(float(v)) if k == "le" else v) for k, v in labels if k not in COLLECTOR_LABELS)): value
+            for (name, labels), value in samples.items()
+            if name.startswith("ragpulse_") and not name.endswith("_created")}
+
+
+def test_each_judged_trace_has_its_evaluation_events_on_its_root_span(
+        collector: Collector, fake: FakeOpenAI, tmp_path: Path) -> None:
+    rp = start_ragpulse(tmp_path, "--set", "otlp.grace_seconds=0.2", "--set", f"judge.base_url={fake.base_url}",
+                        "--set", "judge.api_key=k", "--set", "judge.sample_rate=1.0", *interop_args(collector))
+    try:
+        by_trace, answers = run_app(tmp_path, [f"http://127.0.0.1:{rp.otlp_port}/v1/traces"], fake.base_url)
+        assert answers == list(JUDGED_QUESTIONS.values())
+        wait_until(lambda: rp.metrics().total("ragpulse_judge_judged_total") == 4, what="the app's 4 answers judged")
+        wait_until(lambda: len(collector.log_records()) >= 16, what="16 evaluation records in the Collector")
+        records = collector.log_records()
+        roots = {trace_id: next(s.span_id for s in spans if s.parent_span_id is None) for trace_id, spans in by_trace.items()}
+        assert len(roots) == 4 and len(records) == 16  # 4 evaluations a trace
+        by_trace_records: dict[str, list[LogRecord]] = {}
+        for record in records:
+            assert record.event_name == "gen_ai.evaluation.result"
+            assert record.span_id == roots[record.trace_id], "on the root span of its trace"
+            by_trace_records.setdefault(record.trace_id, []).append(record)
+        hallucinated = 0
+        for trace_id, found in by_trace_records.items():
+            attributes = {r.attributes["gen_ai.evaluation.name"]: r.attributes for r in found}
+            assert sorted(attributes) == ["answer_relevancy", "context_relevance", "groundedness", "search_relevance"]
+            grounded = attributes["groundedness"]
+            bad = grounded["gen_ai.evaluation.score.label"] == "hallucination"
+            hallucinated += bad
+            assert grounded["gen_ai.evaluation.score.value"] == ("1" if bad else "5")
+            assert grounded["ragpulse.judge"] == "llm" and grounded["ragpulse.sample"] == "routine"
+            assert grounded["ragpulse.prompt.version"].startswith("judgment.")
+            assert (grounded.get("ragpulse.stage") == "generation") is bad
+            assert "gen_ai.evaluation.explanation" in grounded  # include_content is set
+            assert attributes["answer_relevancy"]["gen_ai.evaluation.score.label"] == "relevant"
+            assert attributes["answer_relevancy"]["gen_ai.evaluation.score.value"] == "5"
+            assert attributes["context_relevance"]["gen_ai.evaluation.score.label"] == "relevant"
+            assert attributes["context_relevance"]["gen_ai.evaluation.score.value"] == "3"
+            # The retriever searched with the question itself: a perfect reading of it.
+            assert attributes["search_relevance"]["gen_ai.evaluation.score.label"] == "relevant"
+            assert attributes["search_relevance"]["gen_ai.evaluation.score.value"] == "5"
+        assert hallucinated == 2  # the two HALLUCINATE answers of JUDGED_QUESTIONS
+        s = rp.metrics()
+        assert s.get_value("ragpulse_interop_sent_total", output="evaluation_events") == 16
+        assert s.total("ragpulse_interop_dropped_total", output="evaluation_events") == 0
+
+        # Pushed metrics: after the traffic, every ragpulse series as the Collector's Prometheus exporter
+        # serves it (OTLP names mapped back) equals /metrics, read before and after a push that came in between.
+        def pushes() -> float:
+            return collector.metrics().total("ragpulse_interop_sent_total", output="otlp_metrics")
+
+        before = rp.metrics()
+        seen = pushes()
+        wait_until(lambda: pushes() >= seen + 2, what="two pushes after the scrape")  # one began after it
+        pushed, after = collector.metrics(), rp.metrics()
+        ours, theirs = ragpulse_series(before), ragpulse_series(pushed)
+        stable = {key for key, value in ours.items() if ragpulse_series(after).get(key) == value}
+        # What moves between the two scrapes: the pushes' own counter, and the scrapes' (endpoint /metrics).
+        moved = {key for key in set(ours) - stable
+                 if key[0] != "ragpulse_interop_sent_total" and ("endpoint", "/metrics") not in key[1]}
+        assert not moved, moved
+        differing = {key: (theirs.get(key), ours[key]) for key in stable if theirs.get(key) != ours[key]}
+        assert not differing, differing
+    finally:
+        rp.terminate()
+
+
+def test_a_collector_that_is_down_costs_counted_drops_and_never_stalls_the_pipeline(otelcol: str, tmp_path: Path) -> None:
+    collector = Collector(otelcol, tmp_path)  # its ports chosen, nothing listening on them yet
+    rp = start_ragpulse(tmp_path, "--set", "judge.mode=local", "--set", "judge.sample_rate=1.0",
+                        "--set", "judge.queue_capacity=5000", *interop_args(collector, **{
+                            "interop.evaluation_events.max_queue": "60", "interop.evaluation_events.max_batch": "20",
+                            "interop.evaluation_events.timeout_seconds": "1", "interop.otlp_metrics.timeout_seconds": "1"}))
+
+    def burst(first: int, count: int) -> None:
+        for start in range(first, first + count, 100):
+            events = [trace(f"{i:032x}", span_id=f"{i:016x}", query="How long is the warranty?",
+                            answer="The warranty lasts 2 years." if i % 3 else "The warranty lasts 5 years.",
+                            chunks=[{"id": "w", "text": "The warranty covers manufacturing defects for 2 years."}])
+                      for i in range(start, min(start + 100, first + count))]
+            assert rp.post("/v1/events", ndjson(events)).status == 200
+
+    def judged() -> float:
+        return rp.metrics().total("ragpulse_judge_judged_total")
+
+    try:
+        burst(1, 300)
+        wait_until(lambda: judged() == 300, what="300 judged with the Collector down")
+        grown_from = rss_bytes(rp.process.pid)
+        burst(301, 900)
+        wait_until(lambda: judged() == 1_200, timeout=60, what="1,200 judged with the Collector down")
+        s = rp.metrics()
+        dropped = {reason: s.get_value("ragpulse_interop_dropped_total", output="evaluation_events", reason=reason)
+                   for reason in ("queue_full", "export_failed", "no_trace_id")}
+        queued = s.get_value("ragpulse_interop_queued", output="evaluation_events")
+        # Every evaluation accounted for: three a judgment (groundedness, answer and context relevance).
+        assert s.get_value("ragpulse_interop_sent_total", output="evaluation_events") == 0
+        assert dropped["queue_full"] + dropped["export_failed"] + queued == 3 * 1_200, (dropped, queued)
+        assert queued <= 60 and dropped["queue_full"] > 0 and dropped["no_trace_id"] == 0
+        wait_until(lambda: rp.metrics().get_value("ragpulse_interop_dropped_total", output="evaluation_events",
+                                                  reason="export_failed") > 0, what="a failed export of events, counted")
+        wait_until(lambda: rp.metrics().get_value("ragpulse_interop_dropped_total", output="otlp_metrics",
+                                                  reason="export_failed") > 0, what="a failed metrics push, counted")
+        assert s.get_value("ragpulse_events_processed_total", type="trace") == 1_200  # the pipeline never waited
+        assert rss_bytes(rp.process.pid) - grown_from < 40 * 1024 * 1024  # 900 more judgments held nothing
+        collector.start()  # back: what waited is delivered, and what is judged from now on
+        wait_until(lambda: rp.metrics().get_value("ragpulse_interop_queued", output="evaluation_events") == 0,
+                   timeout=40, what="the waiting events delivered")
+        burst(1_201, 10)
+        wait_until(lambda: {f"{i:032x}" for i in range(1_201, 1_211)} <= {r.trace_id for r in collector.log_records()},
+                   timeout=40, what="the new judgments' events in the Collector")
+    finally:
+        rp.terminate()
+        collector.stop()
