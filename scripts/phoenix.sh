@@ -11,6 +11,11 @@ STAMP=$VENV/.installed  # written last: without it the venv is half-made and is 
 
 make_venv() {
     [ -f "$STAMP" ] && return
+    mkdir -p "$(dirname "$VENV")"
+    # One maker at a time (scripts/test starts one early, in the background; a test may ask meanwhile).
+    exec 9>"$VENV.lock"
+    flock 9
+    [ -f "$STAMP" ] && return
     echo "phoenix: installing arize-phoenix==$VERSION into $VENV (about a minute, once)..." >&2
     rm -rf "$VENV"
     mkdir -p "$(dirname "$VENV")"

@@ -16,6 +16,7 @@ import pytest
 from fake_openai import FakeOpenAI
 from instrumented_apps import JUDGED_QUESTIONS
 from otelcol import Collector, LogRecord, collector_binary
+from phoenix import Phoenix, phoenix_python
 from support import RagpulseProcess, Samples, free_port, ndjson, rss_bytes, start_ragpulse, trace, wait_until
 
 from ragpulse.sources.otlp.spans import Span, decode_protobuf
@@ -28,6 +29,14 @@ COLLECTOR_LABELS = {"job", "instance", "otel_scope_name", "otel_scope_version", 
 @pytest.fixture(scope="module")
 def otelcol() -> str:
     return collector_binary()
+
+
+@pytest.fixture(scope="module")
+def phoenix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Phoenix]:
+    server = Phoenix(phoenix_python(), tmp_path_factory.mktemp("phoenix"))
+    server.start()
+    yield server
+    server.stop()
 
 
 @pytest.fixture
@@ -185,3 +194,55 @@ def test_a_collector_that_is_down_costs_counted_drops_and_never_stalls_the_pipel
     finally:
         rp.terminate()
         collector.stop()
+
+
+def test_phoenix_shows_one_ragpulse_annotation_per_judged_span_and_metric(
+        phoenix: Phoenix, fake: FakeOpenAI, tmp_path: Path) -> None:
+    rp = start_ragpulse(tmp_path, "--set", "otlp.grace_seconds=0.2", "--set", f"judge.base_url={fake.base_url}",
+                        "--set", "judge.api_key=k", "--set", "judge.sample_rate=1.0",
+                        "--set", "interop.include_content=true", "--set", "interop.phoenix.enabled=true",
+                        "--set", f"interop.phoenix.base_url={phoenix.url}", "--set", "interop.phoenix.flush_seconds=0.2",
+                        "--set", "interop.phoenix.span_wait_seconds=2")
+    try:
+        # The app sends its traces to Phoenix and to ragpulse, as a user's app does.
+        by_trace, _ = run_app(tmp_path, [f"http://127.0.0.1:{rp.otlp_port}/v1/traces", f"{phoenix.url}/v1/traces"],
+                              fake.base_url)
+        # A trace Phoenix never gets (HTTP, with an OpenTelemetry span id): its three annotations wait, then are counted.
+        orphan = trace("f" * 32, span_id="e" * 16, query="How long is the warranty?", answer="Two years.",
+                       chunks=[{"id": "w", "text": "The warranty lasts 2 years."}])
+        assert rp.post("/v1/events", ndjson([orphan])).status == 200
+        wait_until(lambda: rp.metrics().total("ragpulse_judge_judged_total") == 5, what="5 judged")
+
+        def delivered() -> tuple[float, float]:
+            s = rp.metrics()
+            return (s.get_value("ragpulse_interop_sent_total", output="phoenix"),
+                    s.get_value("ragpulse_interop_dropped_total", output="phoenix", reason="span_not_found"))
+
+        wait_until(lambda: delivered() == (16, 3), timeout=30, what="16 annotations delivered, the orphan's 3 counted")
+        roots = {trace_id: next(s for s in spans if s.parent_span_id is None) for trace_id, spans in by_trace.items()}
+        annotations = phoenix.span_annotations("default", [root.span_id for root in roots.values()])
+        assert len(annotations) == 16
+        found = {(a["span_id"], a["name"]): a for a in annotations}
+        assert len(found) == 16  # one per judged span and metric
+        for root in roots.values():
+            bad = "HALLUCINATE" in str(root.attributes["output.value"])
+            grounded = found[(root.span_id, "groundedness")]
+            assert (grounded["result"]["label"], grounded["result"]["score"]) == (("hallucination", 1) if bad else ("grounded", 5))
+            assert grounded["annotator_kind"] == "LLM" and grounded["identifier"] == "ragpulse"
+            assert grounded["metadata"]["judge"] == "llm" and grounded["metadata"].get("stage") == ("generation" if bad else None)
+            assert grounded["result"]["explanation"]  # include_content is set
+            for name in ("answer_relevancy", "context_relevance", "search_relevance"):
+                assert found[(root.span_id, name)]["result"]["label"] == "relevant"
+        if shot := os.environ.get("TEST_PHOENIX_SCREENSHOT"):  # README's picture: a hallucinated trace in Phoenix
+            trace_id = next(t for t, root in roots.items() if "HALLUCINATE" in str(root.attributes["output.value"]))
+            screenshot(f"{phoenix.url}/redirects/traces/{trace_id}", Path(shot))
+    finally:
+        rp.terminate()
+
+
+def screenshot(url: str, path: Path) -> None:
+    """A page as headless Chromium renders it (Debian's chromium)."""
+    done = subprocess.run(["chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                           "--window-size=1600,1000", "--virtual-time-budget=15000", f"--screenshot={path}", url],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and path.stat().st_size > 10_000, done.stderr[-2000:]
