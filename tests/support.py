@@ -440,6 +440,7 @@ def exported_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
     from ragpulse.collector.telemetry.fast_metrics import HistogramFamily
     from ragpulse.collector.telemetry.labels import LabelGuard
     from ragpulse.config import Config
+    from ragpulse.exporters.otlp_out import InteropMetrics
     from ragpulse.exporters.prometheus import FastPathMetrics
     from ragpulse.exporters.results import ResultMetrics
     from ragpulse.judging.calibration import CalibrationMetrics
@@ -467,7 +468,8 @@ def exported_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
                JudgeMetrics(registry, labels, None), SamplerMetrics(registry, labels), RateMetrics(registry, labels),
                CalibrationMetrics(registry), QueueMetrics(registry), ConnectionMetrics(registry), SupervisorMetrics(registry),
                JoinMetrics(registry), SatisfactionMetrics(registry, labels), LocalJudgeMetrics(registry), ProbeMetrics(registry),
-               ProbeTrafficFilter(registry), CitationMetrics(registry, list(labels)), ContextMetrics(registry, labels)]
+               ProbeTrafficFilter(registry), CitationMetrics(registry, list(labels)), ContextMetrics(registry, labels),
+               InteropMetrics(registry)]
     found = {}
     for metric in (metric for holder in holders for metric in vars(holder).values()):
         if hasattr(metric, "_labelnames"):  # prometheus_client's own metrics
