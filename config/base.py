@@ -3,6 +3,7 @@ secret, and the checks several sections make (a file that must exist, a secret g
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -26,6 +27,22 @@ class _Section(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=
 def read_secret(value: str | None, path: str | None) -> str | None:
     """A secret from its file (e.g. a mounted Kubernetes secret) when one is set, else the value itself."""
     return Path(path).read_text(encoding="utf-8").strip() if path else value
+
+
+def header_value(name: str, value: str) -> str:
+    """A header's value as configured: literal, "env:NAME" (an environment variable) or "file:PATH" (a file's
+    content, e.g. a mounted Kubernetes secret). ValueError says which is missing."""
+    if value.startswith("env:"):
+        found = os.environ.get(value[4:])
+        if found is None:
+            raise ValueError(f"header {name}: the environment variable {value[4:]} is not set")
+        return found
+    if value.startswith("file:"):
+        try:
+            return Path(value[5:]).read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise ValueError(f"header {name}: cannot read {value[5:]}: {exc.strerror}") from None
+    return value
 
 
 def given_twice(section: str, struct: Any, option: str) -> list[ConfigProblem]:

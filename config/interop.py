@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Literal
 from urllib.parse import urlsplit
 
-from ragpulse.config.base import PositiveFloat, Positive, _Section, given_twice, missing_files, read_secret
+from ragpulse.config.base import Positive, PositiveFloat, _Section, given_twice, header_value, missing_files, read_secret
 from ragpulse.errors import ConfigProblem
 
 
@@ -22,7 +22,8 @@ class OtlpEndpointConfig(_Section):
     # grpc: host:port or http(s)://host:port; http/protobuf: the base URL (…:4318), /v1/logs or /v1/metrics appended.
     endpoint: str | None = None
     protocol: Literal["grpc", "http/protobuf"] = "grpc"
-    headers: dict[str, str] = {}  # e.g. an API key header of a vendor's intake
+    # e.g. an API key header of a vendor's intake: literal, "env:NAME" or "file:PATH" (a mounted secret)
+    headers: dict[str, str] = {}
     insecure: bool = False  # grpc without TLS (a Collector beside ragpulse); http follows the URL's scheme
     certificate_file: str | None = None  # the CA that signed the endpoint's certificate
     client_certificate_file: str | None = None  # mutual TLS: ragpulse's certificate...
@@ -34,6 +35,11 @@ class OtlpEndpointConfig(_Section):
         if not self.enabled:
             return []
         problems = missing_files(section, self, "certificate_file", "client_certificate_file", "client_key_file")
+        for header, value in self.headers.items():
+            try:
+                header_value(header, value)
+            except ValueError as exc:
+                problems.append(ConfigProblem(f"{section}.headers.{header}", str(exc).split(": ", 1)[1]))
         if (self.client_certificate_file is None) != (self.client_key_file is None):
             problems.append(ConfigProblem(f"{section}.client_key_file", "set client_certificate_file and client_key_file together"))
         if not self.endpoint:

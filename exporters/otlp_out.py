@@ -10,6 +10,7 @@ import grpc
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
 from ragpulse.config import OtlpEndpointConfig
+from ragpulse.config.base import header_value
 
 OUTPUTS = ("evaluation_events", "otlp_metrics", "phoenix")
 DROP_REASONS = {
@@ -42,9 +43,11 @@ class InteropMetrics:
 
 
 def exporter_settings(options: OtlpEndpointConfig, signal: str) -> tuple[str, dict[str, Any]]:
-    """The protocol and the keyword arguments of the SDK's OTLP exporter for `signal` (logs or metrics)."""
+    """The protocol and the keyword arguments of the SDK's OTLP exporter for `signal` (logs or metrics).
+    ValueError: a header's variable or file is missing."""
     assert options.endpoint is not None  # validated: required when enabled
-    common: dict[str, Any] = {"headers": dict(options.headers), "timeout": options.timeout_seconds}
+    headers = {name: header_value(name, value) for name, value in options.headers.items()}
+    common: dict[str, Any] = {"headers": headers, "timeout": options.timeout_seconds}
     if options.protocol == "http/protobuf":
         from opentelemetry.exporter.otlp.proto.http import Compression
 

@@ -9,16 +9,15 @@ response with JSONPath; a field the response does not carry is None ("not report
 from __future__ import annotations
 
 import json
-import os
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import aiohttp
 import jsonpath_ng.ext
 
 from ragpulse.config import ProbeResponse, ProbeTarget
+from ragpulse.config.base import header_value
 
 PRESET_RESPONSES = {
     "json": ProbeResponse(),
@@ -49,17 +48,10 @@ class TargetError(Exception):
 
 
 def _header_value(name: str, value: str) -> str:
-    if value.startswith("env:"):
-        found = os.environ.get(value[4:])
-        if found is None:
-            raise TargetError(f"header {name}: the environment variable {value[4:]} is not set")
-        return found
-    if value.startswith("file:"):
-        try:
-            return Path(value[5:]).read_text(encoding="utf-8").strip()
-        except OSError as exc:
-            raise TargetError(f"header {name}: cannot read {value[5:]}: {exc.strerror}") from None
-    return value
+    try:
+        return header_value(name, value)
+    except ValueError as exc:
+        raise TargetError(str(exc)) from None
 
 
 def _fill(template: Any, query: str) -> Any:

@@ -132,6 +132,8 @@ def test_everything_on_renders_the_generated_rules_and_dashboards() -> None:
     ("serviceMonitor.enabeld=true", "additional properties 'enabeld' not allowed"),
     ("persistence.size=1GB", "at '/persistence/size': '1GB' does not match pattern"),
     ("persistence.accessModes={ReadOnlyMany}", "at '/persistence/accessModes/0'"),  # the store is written
+    ("config.interop.phoenix.base_ur=http://phoenix:6006", "additional properties 'base_ur' not allowed"),
+    ("config.interop.otlp_metrics.temporality=weekly", "at '/config/interop/otlp_metrics/temporality'"),
 ])
 def test_a_wrong_value_is_refused_by_the_schema(setting: str, message: str) -> None:
     for command in (("lint", str(CHART)), ("template", "rp", str(CHART))):

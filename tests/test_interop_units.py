@@ -134,13 +134,14 @@ def test_settings_say_what_to_fix() -> None:
         parse_config({"interop": {
             "evaluation_events": {"enabled": True, "max_batch": 10, "max_queue": 5},
             "otlp_metrics": {"enabled": True, "protocol": "http/protobuf", "endpoint": "collector:4318",
-                             "client_certificate_file": "/nonexistent.pem"},
+                             "client_certificate_file": "/nonexistent.pem", "headers": {"api-key": "env:NO_SUCH_VARIABLE_HERE"}},
             "phoenix": {"enabled": True, "base_url": "phoenix:6006"}}})
     assert [str(p) for p in info.value.problems] == [
         "interop.evaluation_events.endpoint: is required when enabled (e.g. http://otel-collector:4317)",
         "interop.evaluation_events.max_batch: must not exceed max_queue (5)",
         "interop.otlp_metrics.endpoint: 'collector:4318': http/protobuf needs an http:// or https:// URL (e.g. http://otel-collector:4318)",
         "interop.otlp_metrics.client_certificate_file: no such file: /nonexistent.pem",
+        "interop.otlp_metrics.headers.api-key: the environment variable NO_SUCH_VARIABLE_HERE is not set",
         "interop.otlp_metrics.client_key_file: set client_certificate_file and client_key_file together",
         "interop.phoenix.base_url: 'phoenix:6006': needs an http(s):// URL of the Phoenix server (e.g. http://phoenix:6006) when enabled",
     ]
