@@ -52,6 +52,8 @@ class PhoenixAnnotations:
         self._queue: deque[_Pending] = deque()
         self._bytes = 0
         self._failures = 0  # flushes in a row that found the server away
+        self._stopping = False
+        self._in_flight = 0  # annotations of the batch being posted
         self._wake = asyncio.Event()
         self._session: aiohttp.ClientSession | None = None
         self._task: asyncio.Task[None] | None = None
@@ -59,7 +61,7 @@ class PhoenixAnnotations:
         self._sent = metrics.sent.labels(output=OUTPUT)
         self._drops = {reason: dropped.labels(output=OUTPUT, reason=reason)
                        for reason in ("queue_full", "export_failed", "rejected", "span_not_found", "no_trace_id", "no_span_id")}
-        metrics.queued.labels(output=OUTPUT).set_function(lambda: len(self._queue))
+        metrics.queued.labels(output=OUTPUT).set_function(lambda: len(self._queue) + self._in_flight)
 
     def add(self, record: JudgmentRecord) -> None:
         """Queues a judgment record's annotations, never blocking: a consumer of judging's exit (app/interop_wiring.py)."""
@@ -94,7 +96,7 @@ class PhoenixAnnotations:
         self._task = asyncio.create_task(self._run(), name="ragpulse-phoenix")
 
     async def _run(self) -> None:
-        while True:
+        while not self._stopping:
             # After failed attempts, wait longer each time (up to a minute): a restarting server is not hammered.
             pause = min(self._options.flush_seconds * 2 ** self._failures, 60.0)
             try:
@@ -110,7 +112,11 @@ class PhoenixAnnotations:
         while self._queue:
             batch = [self._queue.popleft() for _ in range(min(self._options.max_batch, len(self._queue)))]
             self._bytes -= sum(item.size for item in batch)
-            retry = await self._post(batch)
+            self._in_flight = len(batch)
+            try:
+                retry = await self._post(batch)
+            finally:
+                self._in_flight = 0
             if retry is None:  # the server is away: what is left waits for the next flush, in order
                 self._failures += 1
                 break
@@ -171,9 +177,11 @@ class PhoenixAnnotations:
         return kept
 
     async def shutdown(self) -> None:
-        """Posts what is queued, once, then stops; what is still queued is counted as not delivered."""
+        """Lets a post under way finish (never cancelled: its batch would be lost uncounted), posts what is
+        queued once more, then stops; what is still queued is counted as not delivered."""
+        self._stopping = True
+        self._wake.set()
         if self._task is not None:
-            self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
         if self._session is not None:
             await self.flush()
