@@ -135,7 +135,7 @@ def stored_roots(server: object, count: int) -> dict[str, str]:
 async def phoenix_cost(records: list[JudgmentRecord], tmp: Path) -> float:
     """CPU ms per 1,000 judgments posted to a real Phoenix (whose spans it has), from hand-over to the last sent."""
     sys.path.insert(0, str(HERE.parent / "tests"))
-    from phoenix import Phoenix, phoenix_python  # the tests' helper: Phoenix from its own venv
+    from phoenix_server import Phoenix, phoenix_python  # the tests' helper: Phoenix from its own venv
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.trace.export import BatchSpanProcessor

@@ -94,6 +94,7 @@ class EvaluationEvents:
         self._include_content = config.include_content
         self._max_chars = config.explanation_max_chars
         self._max_records, self._max_bytes = options.max_queue, options.max_queue_bytes
+        self._timeout = options.timeout_seconds
         self._lock = threading.Lock()
         self._records = self._bytes = 0
         self._sent = metrics.sent.labels(output=OUTPUT)
@@ -135,13 +136,17 @@ class EvaluationEvents:
         size = sum(_size(data.log_record.attributes) for data in batch)
         with self._lock:
             self._records -= len(batch)
-            self._bytes -= size
+            # Never below zero, and nothing held when no record is: sizes are estimates of the attributes,
+            # which an SDK attribute limit (OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT) may have cut since.
+            self._bytes = max(0, self._bytes - size) if self._records else 0
         (self._sent if delivered else self._failed).inc(len(batch))
 
-    def shutdown(self, timeout_seconds: float = 10.0) -> None:
-        """Export what is queued (within about the exporter's timeout), then stop the SDK's thread."""
-        self._provider.force_flush(int(timeout_seconds * 1000))
-        self._provider.shutdown()
+    def shutdown(self) -> None:
+        """Exports what is queued, waiting at most the endpoint's timeout: the SDK's own flush and shutdown
+        would try every batch in turn, each for as long, against an endpoint that is away."""
+        worker = threading.Thread(target=self._provider.shutdown, name="ragpulse-evaluation-events-shutdown", daemon=True)
+        worker.start()
+        worker.join(self._timeout)
 
 
 def _otlp_log_exporter(config: InteropConfig) -> LogRecordExporter:

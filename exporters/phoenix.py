@@ -106,10 +106,11 @@ class PhoenixAnnotations:
             self._wake.clear()
             await self.flush()
 
-    async def flush(self) -> None:
-        """Posts what is queued, a batch at a time; what must wait (a missing span, a server away) stays queued."""
+    async def flush(self, deadline: float | None = None) -> None:
+        """Posts what is queued, a batch at a time, until the queue is done (or the deadline, a monotonic time,
+        passed, or shutdown began); what must wait (a missing span, a server away) stays queued."""
         waiting: list[_Pending] = []
-        while self._queue:
+        while self._queue and not (deadline is not None and time.monotonic() > deadline):
             batch = [self._queue.popleft() for _ in range(min(self._options.max_batch, len(self._queue)))]
             self._bytes -= sum(item.size for item in batch)
             self._in_flight = len(batch)
@@ -122,6 +123,8 @@ class PhoenixAnnotations:
                 break
             self._failures = 0
             waiting += retry
+            if self._stopping and deadline is None:  # the loop's flush: shutdown takes over from here
+                break
         self._requeue(waiting)
 
     def _requeue(self, items: list[_Pending]) -> None:
@@ -178,13 +181,13 @@ class PhoenixAnnotations:
 
     async def shutdown(self) -> None:
         """Lets a post under way finish (never cancelled: its batch would be lost uncounted), posts what is
-        queued once more, then stops; what is still queued is counted as not delivered."""
+        queued for at most timeout_seconds more, then stops; what is still queued is counted as not delivered."""
         self._stopping = True
         self._wake.set()
         if self._task is not None:
             await asyncio.gather(self._task, return_exceptions=True)
         if self._session is not None:
-            await self.flush()
+            await self.flush(deadline=time.monotonic() + self._options.timeout_seconds)
             await self._session.close()
         if self._queue:
             self._drops["export_failed"].inc(len(self._queue))

@@ -5,19 +5,21 @@ OpenInference's instrumentor, in its own process, through the real OTLP exporter
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI
 from instrumented_apps import JUDGED_QUESTIONS
 from otelcol import Collector, LogRecord, collector_binary
-from phoenix import Phoenix, phoenix_python
-from support import RagpulseProcess, Samples, free_port, ndjson, rss_bytes, start_ragpulse, trace, wait_until
+from phoenix_server import Phoenix, phoenix_python
+from support import Samples, free_port, http, ndjson, rss_bytes, start_ragpulse, trace, wait_until
 
 from ragpulse.sources.otlp.spans import Span, decode_protobuf
 
@@ -241,8 +243,58 @@ def test_phoenix_shows_one_ragpulse_annotation_per_judged_span_and_metric(
 
 
 def screenshot(url: str, path: Path) -> None:
-    """A page as headless Chromium renders it (Debian's chromium)."""
-    done = subprocess.run(["chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                           "--window-size=1600,1000", "--virtual-time-budget=15000", f"--screenshot={path}", url],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0 and path.stat().st_size > 10_000, done.stderr[-2000:]
+    """The page as headless Chromium (Debian's chromium) renders it, with its annotations panel opened (a click
+    through the DevTools protocol, over aiohttp's websocket client)."""
+    port = free_port()
+    browser = subprocess.Popen(["chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                                f"--remote-debugging-port={port}", "--window-size=1600,1000", "about:blank"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_until(lambda: _devtools_page(port) is not None, timeout=30, what="Chromium's DevTools endpoint")
+        png = asyncio.run(_open_and_shoot(_devtools_page(port) or "", url))
+        path.write_bytes(png)
+    finally:
+        browser.terminate()
+        browser.wait(30)
+
+
+def _devtools_page(port: int) -> str | None:
+    try:
+        pages = json.loads(http("GET", f"http://127.0.0.1:{port}/json/list").body)
+    except OSError:
+        return None
+    return next((page["webSocketDebuggerUrl"] for page in pages if page.get("type") == "page"), None)
+
+
+async def _open_and_shoot(websocket_url: str, url: str) -> bytes:
+    import base64
+
+    import aiohttp
+
+    async with aiohttp.ClientSession() as session, session.ws_connect(websocket_url, max_msg_size=0) as ws:
+        ids = iter(range(1, 1_000))
+
+        async def call(method: str, **params: Any) -> dict[str, Any]:
+            number = next(ids)
+            await ws.send_json({"id": number, "method": method, "params": params})
+            async for message in ws:
+                answer = json.loads(message.data)
+                if answer.get("id") == number:
+                    return answer.get("result", {})
+            raise AssertionError("Chromium closed the DevTools connection")
+
+        async def evaluate(script: str) -> Any:
+            return (await call("Runtime.evaluate", expression=script, returnByValue=True)).get("result", {}).get("value")
+
+        await call("Page.navigate", url=url)
+        opened = "document.querySelector('button[aria-label=Annotations]')"  # the span's annotations card, collapsed
+        for _ in range(200):  # the app renders after its data arrives
+            if await evaluate(f"!!({opened})"):
+                break
+            await asyncio.sleep(0.1)
+        await evaluate(f"({opened}).click()")
+        for _ in range(200):  # the opened card lists every annotation, groundedness among them
+            if await evaluate("document.body.innerText.includes('groundedness')"):
+                break
+            await asyncio.sleep(0.1)
+        return base64.b64decode((await call("Page.captureScreenshot", format="png"))["data"])

@@ -46,7 +46,7 @@ class Phoenix:
                "PHOENIX_ALLOW_EXTERNAL_RESOURCES": "false"}
         with (self.workdir / "phoenix.log").open("ab") as log:
             self.process = subprocess.Popen([self.python, "-m", "phoenix.server.main", "serve"], stdout=log,
-                                            stderr=subprocess.STDOUT, env=env)
+                                            stderr=subprocess.STDOUT, env=env, cwd=self.workdir)
         wait_until(self._ready, timeout=90, what="Phoenix /readyz")
 
     def _ready(self) -> bool:
