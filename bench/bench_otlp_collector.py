@@ -2,8 +2,8 @@
 
     python bench/bench_otlp_collector.py [--traces 20000] [--rounds 3] [--connections 4]
 
-The Collector (v0.165.0, built by bench/otelcol/build.sh with the Collector Builder from the Go module
-proxy: otlp receiver -> span_metrics connector (200 ms flush) -> prometheus exporter) is the floor for
+The Collector (v0.161.0 since the scale-out issue, v0.165.0 in the runs recorded before it; built by
+bench/otelcol/build.sh with the Collector Builder from the Go module proxy: otlp receiver -> span_metrics connector (200 ms flush) -> prometheus exporter) is the floor for
 the ingestion part alone: it computes no quality signal. ragpulse runs with its shipped defaults (local
 scorers, the local judge, the bad-case store in a temporary directory). Both get the bench payload
 (LlamaIndex-shaped traces of 8 spans, requests of up to 512 spans) from one client process over 4

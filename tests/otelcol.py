@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,10 +43,10 @@ class Collector:
     def output(self) -> Path:
         return self.tmp_path / "otelcol.out"
 
-    def start(self) -> None:
-        config = {
-            "receivers": {"otlp": {"protocols": {"grpc": {"endpoint": f"127.0.0.1:{self.grpc_port}"},
-                                                 "http": {"endpoint": f"127.0.0.1:{self.http_port}"}}}},
+    def start(self, config: dict[str, object] | None = None) -> None:
+        """With the interop tests' pipelines unless `config` is given (its receiver on this instance's ports)."""
+        config = config or {
+            "receivers": self.receivers(),
             "exporters": {"debug": {"verbosity": "detailed"},
                           "prometheus": {"endpoint": f"127.0.0.1:{self.metrics_port}", "resource_to_telemetry_conversion":
                                          {"enabled": False}}},
@@ -60,13 +61,19 @@ class Collector:
         wait_until(self._up, timeout=30, what="the Collector's OTLP receiver")
 
     def _up(self) -> bool:
+        """The OTLP/HTTP receiver accepts connections (the Collector starts its receivers last)."""
         assert self.process is not None
         if self.process.poll() is not None:
             raise AssertionError(f"the Collector exited:\n{self.output.read_text()[-3000:]}")
         try:
-            return http("GET", f"http://127.0.0.1:{self.metrics_port}/metrics").status == 200
+            socket.create_connection(("127.0.0.1", self.http_port), timeout=1).close()
+            return True
         except OSError:
             return False
+
+    def receivers(self) -> dict[str, object]:
+        return {"otlp": {"protocols": {"grpc": {"endpoint": f"127.0.0.1:{self.grpc_port}"},
+                                       "http": {"endpoint": f"127.0.0.1:{self.http_port}"}}}}
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:

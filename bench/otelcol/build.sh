@@ -4,7 +4,7 @@
 # rebuilt when builder-config.yaml changes.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-builder_version=v0.165.0
+builder_version=v0.161.0
 gobin="$(go env GOPATH)/bin"
 if [[ ! -x "$gobin/builder" ]] || [[ "$("$gobin/builder" version 2>&1)" != *"${builder_version#v}"* ]]; then
   echo "installing the Collector Builder $builder_version" >&2
