@@ -3,6 +3,7 @@ it, and promtool's unit tests of every recording rule pass (tests/promtool/)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -46,3 +47,41 @@ def test_every_recording_rule_file_passes_its_promtool_unit_tests() -> None:
     tested = promtool("test", "rules", *map(str, files))
     assert tested.returncode == 0, tested.stdout + tested.stderr
     assert tested.stdout.count("SUCCESS") == len(files)
+
+
+# Gauges the rules read, and why each may be: config values every replica reports alike (max), a state per
+# replica that pages per replica, lag a replica reports only for the partitions it holds (summed per topic),
+# and a timestamp (max). Any other gauge in a rule would be summed or averaged across replicas wrongly.
+# Each with the aggregation that must wrap it (None: read per replica).
+MAX = r"max(?: by \([^)]*\))? ?\("
+GAUGES_IN_RULES: dict[str, str | None] = {
+    "ragpulse_calibration_min_reviews": MAX, "ragpulse_calibration_agreement_threshold_ratio": MAX,
+    "ragpulse_judge_circuit_state": None, "ragpulse_kafka_consumer_lag_records": r"sum by \(topic\) \(",
+    "ragpulse_probe_last_run_timestamp_seconds": MAX,
+}
+
+
+def test_every_rate_across_replicas_is_a_ratio_of_sums() -> None:
+    """Replicas add up: every rate() and increase() of a counter is summed before anything divides it, no rule
+    averages, and a gauge appears only where summing or taking the max across replicas is right."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from support import exported_metrics
+
+    kinds = {name: kind for name, (kind, _) in exported_metrics().items()}
+    checked = 0
+    for group in rules.rules()["groups"]:
+        for rule in group["rules"]:
+            name, expr = rule.get("record") or rule.get("alert"), rule["expr"]
+            assert not re.search(r"\bavg(_over_time)?\b", expr), (name, expr)
+            for match in re.finditer(r"\b(?:rate|increase)\(", expr):
+                assert re.search(r"sum(?: by \([^)]*\))? ?\($", expr[: match.start()].rstrip()), (name, expr)
+                checked += 1
+            for metric in re.findall(r"(?<![:\w])ragpulse_\w+", expr):
+                if kinds.get(metric) == "gauge":
+                    assert metric in GAUGES_IN_RULES, (name, metric)
+                    wrapped = GAUGES_IN_RULES[metric]
+                    assert wrapped is None or all(re.search(wrapped + "$", expr[: m.start()])
+                                                  for m in re.finditer(rf"(?<![:\w]){metric}\b", expr)), (name, expr)
+    assert checked > 150
