@@ -62,6 +62,7 @@ def values_schema() -> dict[str, Any]:
             "resources": _OBJECT,
             "service": _strict({"type": {"enum": ["ClusterIP", "NodePort", "LoadBalancer"]}, "httpPort": _PORT,
                                 "otlpHttpPort": _PORT, "otlpGrpcPort": _PORT}),
+            "headlessService": _strict({"enabled": _BOOL}),
             "judge": _strict({"existingSecret": _STRING, "existingSecretKey": {"type": "string", "minLength": 1}}),
             "extraEnv": {"type": "array", "items": _OBJECT},
             # A writable store only (no ReadOnlyMany); size a storage quantity, so "1GB" fails at lint, not install.

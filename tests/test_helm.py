@@ -241,3 +241,32 @@ def test_the_image_installs_the_extras_the_chart_can_select() -> None:
     installed = dockerfile_extras()
     assert installed <= set(extras), f"the Dockerfile names extras pyproject lacks: {installed - set(extras)}"
     assert installed == set(IMAGE_EXTRAS), f"the image installs {installed}, the chart needs {set(IMAGE_EXTRAS)}"
+
+
+def test_the_headless_service_names_every_replica_for_the_collectors_load_balancer() -> None:
+    assert not [d for d in template() if d["kind"] == "Service" and d["metadata"]["name"].endswith("-headless")]
+    docs = template("--set", "headlessService.enabled=true", "--set", "replicaCount=3")
+    [headless] = [d for d in docs if d["kind"] == "Service" and d["metadata"]["name"].endswith("-headless")]
+    [deployment] = [d for d in docs if d["kind"] == "Deployment"]
+    assert headless["spec"]["clusterIP"] == "None" and deployment["spec"]["replicas"] == 3
+    assert headless["spec"]["selector"] == deployment["spec"]["selector"]["matchLabels"]
+    assert [(p["name"], p["port"], p["targetPort"]) for p in headless["spec"]["ports"]] == [("otlp-grpc", 4317, "otlp-grpc")]
+    kubernetes_validate.validate(headless, KUBERNETES, strict=True)
+
+
+def test_the_example_collector_values_hold_a_config_the_collector_accepts(tmp_path: Path) -> None:
+    """helm/examples/otel-collector-loadbalancing.yaml: its `config`, as the upstream chart hands it to the
+    Collector, validated by the Collector this repository builds (bench/otelcol), load balancer included; a
+    wrong routing key is refused the same way."""
+    from otelcol import collector_binary
+
+    example = yaml.safe_load((ROOT / "helm" / "examples" / "otel-collector-loadbalancing.yaml").read_text())
+    exporter = example["config"]["exporters"]["load_balancing"]
+    assert exporter["resolver"]["dns"]["hostname"].startswith("ragpulse-headless.")
+    for routing_key, accepted in (("traceID", True), ("sessionID", False)):
+        exporter["routing_key"] = routing_key
+        config = tmp_path / f"collector-{routing_key}.json"
+        config.write_text(json.dumps(example["config"]))
+        checked = subprocess.run([collector_binary(), "validate", f"--config={config}"], capture_output=True, text=True,
+                                 timeout=60)
+        assert (checked.returncode == 0) is accepted, checked.stdout + checked.stderr
