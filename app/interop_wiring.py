@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+from collections.abc import Awaitable
 
 from opentelemetry.sdk.resources import Resource
 from prometheus_client import CollectorRegistry
@@ -52,10 +53,13 @@ class Interop:
             await self.phoenix.start()
 
     async def shutdown(self) -> None:
-        """After judging has stopped: what its last judgments made is sent, within each output's timeout."""
+        """After judging has stopped: what its last judgments made is sent, each output within its own timeout,
+        the three at once (one endpoint away must not add its wait to the others' in a pod's grace period)."""
+        waits: list[Awaitable[None]] = []
         if self.phoenix is not None:
-            await self.phoenix.shutdown()
+            waits.append(self.phoenix.shutdown())
         if self.events is not None:
-            await asyncio.to_thread(self.events.shutdown)
+            waits.append(asyncio.to_thread(self.events.shutdown))
         if self.metrics_push is not None:
-            await self.metrics_push.shutdown()
+            waits.append(self.metrics_push.shutdown())
+        await asyncio.gather(*waits)
