@@ -28,12 +28,18 @@ def resource(config: Config) -> Resource:
 class Interop:
     def __init__(self, config: Config, registry: CollectorRegistry) -> None:
         options = config.interop
-        enabled = (options.evaluation_events.enabled, options.otlp_metrics.enabled, options.phoenix.enabled)
-        metrics = InteropMetrics(registry) if any(enabled) else None
-        self.events = EvaluationEvents(options, metrics, resource(config)) if metrics and enabled[0] else None
-        self.metrics_push = (OtlpMetricsPush(options.otlp_metrics, registry, resource(config), metrics)
-                             if metrics and enabled[1] else None)
-        self.phoenix = PhoenixAnnotations(options, metrics) if metrics and enabled[2] else None
+        self.events: EvaluationEvents | None = None
+        self.metrics_push: OtlpMetricsPush | None = None
+        self.phoenix: PhoenixAnnotations | None = None
+        if not (options.evaluation_events.enabled or options.otlp_metrics.enabled or options.phoenix.enabled):
+            return  # no interop series either
+        metrics, sender = InteropMetrics(registry), resource(config)
+        if options.evaluation_events.enabled:
+            self.events = EvaluationEvents(options, metrics, sender)
+        if options.otlp_metrics.enabled:
+            self.metrics_push = OtlpMetricsPush(options.otlp_metrics, registry, sender, metrics)
+        if options.phoenix.enabled:
+            self.phoenix = PhoenixAnnotations(options, metrics)
 
     def judgment_consumers(self) -> list[tuple[str, Consumer]]:
         """The judging exit's consumers (judging/exit.py), in the order they run."""

@@ -13,7 +13,8 @@ SPANS_PER_TRACE = 8
 SDK_BATCH_SPANS = 512  # BatchSpanProcessor's max_export_batch_size
 
 
-def _kv(key: str, value: object) -> KeyValue:
+def kv(key: str, value: object) -> KeyValue:
+    """An OTLP attribute of a Python value (str, int or float)."""
     if isinstance(value, float):
         return KeyValue(key=key, value=AnyValue(double_value=value))
     if isinstance(value, int):
@@ -50,7 +51,7 @@ def _trace(rnd: random.Random) -> list[Span]:
         spans.append(Span(trace_id=trace_id, span_id=ids[index], parent_span_id=ids[parent] if parent is not None else b"",
                           name=name, kind=Span.SPAN_KIND_INTERNAL, start_time_unix_nano=start + index * 1000,
                           end_time_unix_nano=start + 2_000_000_000 - index * 1000,
-                          attributes=[_kv(k, v) for k, v in attributes.items()]))
+                          attributes=[kv(k, v) for k, v in attributes.items()]))
     return spans
 
 
@@ -58,7 +59,7 @@ def batches(traces: int, seed: int = 11) -> list[bytes]:
     """Serialized ExportTraceServiceRequests of up to 512 spans, children before their root as the SDK ends them."""
     rnd = random.Random(seed)
     spans = [span for _ in range(traces) for span in reversed(_trace(rnd))]
-    resource = [_kv("service.name", "bench-bot"), _kv("service.version", "1.0.0"), _kv("host.name", os.uname().nodename)]
+    resource = [kv("service.name", "bench-bot"), kv("service.version", "1.0.0"), kv("host.name", os.uname().nodename)]
     out = []
     for i in range(0, len(spans), SDK_BATCH_SPANS):
         request = ExportTraceServiceRequest(resource_spans=[ResourceSpans(

@@ -25,7 +25,7 @@ from opentelemetry.util.types import Attributes
 from ragpulse import __version__
 from ragpulse.config import InteropConfig
 from ragpulse.exporters.evaluations import Evaluation, evaluations, otel_trace_id
-from ragpulse.exporters.otlp_out import InteropMetrics, exporter_settings
+from ragpulse.exporters.otlp_out import InteropMetrics, log_exporter
 from ragpulse.judging.records import JudgmentRecord
 
 EVENT_NAME = "gen_ai.evaluation.result"
@@ -88,8 +88,7 @@ class _Bounded(LogRecordExporter):
 class EvaluationEvents:
     """Emits each judgment record's evaluations, never blocking: a consumer of judging's exit (app/interop_wiring.py)."""
 
-    def __init__(self, config: InteropConfig, metrics: InteropMetrics, resource: Resource,
-                 exporter: LogRecordExporter | None = None) -> None:
+    def __init__(self, config: InteropConfig, metrics: InteropMetrics, resource: Resource) -> None:
         options = config.evaluation_events
         self._include_content = config.include_content
         self._max_chars = config.explanation_max_chars
@@ -104,7 +103,7 @@ class EvaluationEvents:
         metrics.queued.labels(output=OUTPUT).set_function(lambda: self._records)
         self._provider = LoggerProvider(resource=resource)
         self._provider.add_log_record_processor(BatchLogRecordProcessor(
-            _Bounded(exporter or _otlp_log_exporter(config), self),
+            _Bounded(log_exporter(options), self),
             schedule_delay_millis=options.schedule_delay_seconds * 1000, max_export_batch_size=options.max_batch,
             # Larger than the caps here, so the SDK's queue never drops a record uncounted.
             max_queue_size=options.max_queue + options.max_batch))
@@ -148,13 +147,3 @@ class EvaluationEvents:
         worker.start()
         worker.join(self._timeout)
 
-
-def _otlp_log_exporter(config: InteropConfig) -> LogRecordExporter:
-    protocol, settings = exporter_settings(config.evaluation_events, "logs")
-    if protocol == "http":
-        from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter as HttpLogExporter
-
-        return HttpLogExporter(**settings)
-    from opentelemetry.exporter.otlp.proto.grpc._log_exporter import OTLPLogExporter as GrpcLogExporter
-
-    return GrpcLogExporter(**settings)

@@ -21,7 +21,7 @@ from typing import Any
 
 import structlog
 from opentelemetry.sdk.metrics.export import (AggregationTemporality, Gauge, Histogram, HistogramDataPoint,
-                                              Metric, MetricExporter, MetricExportResult, MetricsData,
+                                              Metric, MetricExportResult, MetricsData,
                                               NumberDataPoint, ResourceMetrics, ScopeMetrics, Sum)
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.util.instrumentation import InstrumentationScope
@@ -30,12 +30,11 @@ from prometheus_client.metrics_core import Metric as PrometheusMetric
 
 from ragpulse import __version__
 from ragpulse.config import OtlpMetricsConfig
-from ragpulse.exporters.otlp_out import InteropMetrics, exporter_settings
+from ragpulse.exporters.otlp_out import InteropMetrics, metric_exporter
 
 log = structlog.get_logger("ragpulse.interop")
 OUTPUT = "otlp_metrics"
 _UNITS = (("_seconds", "s"), ("_bytes", "By"))
-_MONOTONIC = ("counter",)
 _TO_GAUGE = ("gauge", "info", "stateset", "unknown", "untyped")
 
 
@@ -104,7 +103,7 @@ class PrometheusBridge:
         if family.type == "histogram":
             points: list[Any] = self._histogram_points(family.name, samples, now, current)
             data: Any = Histogram(points, self._temporality)
-        elif family.type in _MONOTONIC:
+        elif family.type == "counter":
             created = {_key(s.labels): s.value for s in samples if s.name == family.name + "_created"}
             points = []
             for sample in samples:
@@ -154,10 +153,10 @@ class OtlpMetricsPush:
     """Pushes the bridge's data every interval, and once more at shutdown."""
 
     def __init__(self, options: OtlpMetricsConfig, registry: CollectorRegistry, resource: Resource,
-                 metrics: InteropMetrics, exporter: MetricExporter | None = None) -> None:
+                 metrics: InteropMetrics) -> None:
         self._interval = options.interval_seconds
         self._bridge = PrometheusBridge(registry, resource, options.temporality)
-        self._exporter = exporter or _otlp_metric_exporter(options)
+        self._exporter = metric_exporter(options)
         self._timeout_ms = options.timeout_seconds * 1000
         self._sent = metrics.sent.labels(output=OUTPUT)
         self._failed = metrics.dropped.labels(output=OUTPUT, reason="export_failed")
@@ -167,16 +166,14 @@ class OtlpMetricsPush:
     async def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="ragpulse-otlp-metrics")
 
-    async def push(self) -> bool:
+    async def push(self) -> None:
         data = self._bridge.collect()  # on the loop, as a scrape reads the registry
         try:
             result = await asyncio.to_thread(self._exporter.export, data, timeout_millis=self._timeout_ms)
         except Exception as exc:  # an exporter bug costs this push, never the loop
             log.warning("OTLP metrics push failed", error=f"{type(exc).__name__}: {exc}")
             result = MetricExportResult.FAILURE
-        delivered = result is MetricExportResult.SUCCESS
-        (self._sent if delivered else self._failed).inc()
-        return delivered
+        (self._sent if result is MetricExportResult.SUCCESS else self._failed).inc()
 
     async def _run(self) -> None:
         while True:
@@ -190,13 +187,3 @@ class OtlpMetricsPush:
             await self.push()
         await asyncio.to_thread(self._exporter.shutdown)
 
-
-def _otlp_metric_exporter(options: OtlpMetricsConfig) -> MetricExporter:
-    protocol, settings = exporter_settings(options, "metrics")
-    if protocol == "http":
-        from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter as HttpMetricExporter
-
-        return HttpMetricExporter(**settings)
-    from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import OTLPMetricExporter as GrpcMetricExporter
-
-    return GrpcMetricExporter(**settings)

@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+from opentelemetry.sdk._logs.export import LogRecordExporter
+from opentelemetry.sdk.metrics.export import MetricExporter
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
 from ragpulse.config import OtlpEndpointConfig
@@ -42,8 +44,30 @@ class InteropMetrics:
                 self.dropped.labels(output=output, reason=reason)
 
 
-def exporter_settings(options: OtlpEndpointConfig, signal: str) -> tuple[str, dict[str, Any]]:
-    """The protocol and the keyword arguments of the SDK's OTLP exporter for `signal` (logs or metrics).
+def log_exporter(options: OtlpEndpointConfig) -> LogRecordExporter:
+    """The SDK's OTLP log exporter of the configured protocol (imported only when an output uses it)."""
+    if options.protocol == "http/protobuf":
+        from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter as HttpLogExporter
+
+        return HttpLogExporter(**_settings(options, "logs"))
+    from opentelemetry.exporter.otlp.proto.grpc._log_exporter import OTLPLogExporter as GrpcLogExporter
+
+    return GrpcLogExporter(**_settings(options, "logs"))
+
+
+def metric_exporter(options: OtlpEndpointConfig) -> MetricExporter:
+    """The SDK's OTLP metric exporter of the configured protocol."""
+    if options.protocol == "http/protobuf":
+        from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter as HttpMetricExporter
+
+        return HttpMetricExporter(**_settings(options, "metrics"))
+    from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import OTLPMetricExporter as GrpcMetricExporter
+
+    return GrpcMetricExporter(**_settings(options, "metrics"))
+
+
+def _settings(options: OtlpEndpointConfig, signal: str) -> dict[str, Any]:
+    """The keyword arguments of the SDK's OTLP exporter for `signal` (logs or metrics).
     ValueError: a header's variable or file is missing."""
     assert options.endpoint is not None  # validated: required when enabled
     headers = {name: header_value(name, value) for name, value in options.headers.items()}
@@ -51,7 +75,7 @@ def exporter_settings(options: OtlpEndpointConfig, signal: str) -> tuple[str, di
     if options.protocol == "http/protobuf":
         from opentelemetry.exporter.otlp.proto.http import Compression
 
-        return "http", {**common, "endpoint": options.endpoint.rstrip("/") + f"/v1/{signal}",
+        return {**common, "endpoint": options.endpoint.rstrip("/") + f"/v1/{signal}",
                         "certificate_file": options.certificate_file, "client_key_file": options.client_key_file,
                         "client_certificate_file": options.client_certificate_file,
                         "compression": Compression.Gzip if options.compression == "gzip" else Compression.NoCompression}
@@ -60,7 +84,7 @@ def exporter_settings(options: OtlpEndpointConfig, signal: str) -> tuple[str, di
         credentials = grpc.ssl_channel_credentials(
             root_certificates=_read(options.certificate_file), private_key=_read(options.client_key_file),
             certificate_chain=_read(options.client_certificate_file))
-    return "grpc", {**common, "endpoint": options.endpoint, "insecure": options.insecure, "credentials": credentials,
+    return {**common, "endpoint": options.endpoint, "insecure": options.insecure, "credentials": credentials,
                     "compression": grpc.Compression.Gzip if options.compression == "gzip" else grpc.Compression.NoCompression}
 
 

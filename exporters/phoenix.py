@@ -23,7 +23,7 @@ import structlog
 
 from ragpulse.config import InteropConfig
 from ragpulse.exporters.evaluations import evaluations, otel_trace_id
-from ragpulse.exporters.otlp_out import InteropMetrics
+from ragpulse.exporters.otlp_out import DROP_REASONS, InteropMetrics
 from ragpulse.judging.records import JudgmentRecord
 
 log = structlog.get_logger("ragpulse.interop")
@@ -59,8 +59,7 @@ class PhoenixAnnotations:
         self._task: asyncio.Task[None] | None = None
         dropped = metrics.dropped
         self._sent = metrics.sent.labels(output=OUTPUT)
-        self._drops = {reason: dropped.labels(output=OUTPUT, reason=reason)
-                       for reason in ("queue_full", "export_failed", "rejected", "span_not_found", "no_trace_id", "no_span_id")}
+        self._drops = {reason: dropped.labels(output=OUTPUT, reason=reason) for reason in DROP_REASONS[OUTPUT]}
         metrics.queued.labels(output=OUTPUT).set_function(lambda: len(self._queue) + self._in_flight)
 
     def add(self, record: JudgmentRecord) -> None:

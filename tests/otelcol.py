@@ -11,15 +11,13 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from support import free_port, http, parse_metrics, Samples, wait_until
+from support import Samples, check_running, free_port, http, parse_metrics, script_stdout, stop_process, wait_until
 
 BUILD = Path(__file__).resolve().parent.parent / "bench" / "otelcol" / "build.sh"
 
 
 def collector_binary() -> str:
-    built = subprocess.run(["bash", str(BUILD)], capture_output=True, text=True, timeout=1_200)
-    assert built.returncode == 0, f"bench/otelcol/build.sh failed:\n{built.stderr[-3000:]}"
-    return built.stdout.strip()
+    return script_stdout(["bash", str(BUILD)], timeout=1_200)
 
 
 @dataclass
@@ -63,8 +61,7 @@ class Collector:
     def _up(self) -> bool:
         """The OTLP/HTTP receiver accepts connections (the Collector starts its receivers last)."""
         assert self.process is not None
-        if self.process.poll() is not None:
-            raise AssertionError(f"the Collector exited:\n{self.output.read_text()[-3000:]}")
+        check_running(self.process, self.output, "the Collector")
         try:
             socket.create_connection(("127.0.0.1", self.http_port), timeout=1).close()
             return True
@@ -76,9 +73,7 @@ class Collector:
                                        "http": {"endpoint": f"127.0.0.1:{self.http_port}"}}}}
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(30)
+        stop_process(self.process)
 
     def metrics(self) -> Samples:
         return parse_metrics(http("GET", f"http://127.0.0.1:{self.metrics_port}/metrics").body.decode())

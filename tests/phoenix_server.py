@@ -12,15 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from support import free_port, http, wait_until
+from support import check_running, free_port, http, script_stdout, stop_process, wait_until
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "phoenix.sh"
 
 
 def phoenix_python() -> str:
-    made = subprocess.run(["bash", str(SCRIPT), "venv"], capture_output=True, text=True, timeout=900)
-    assert made.returncode == 0, f"scripts/phoenix.sh venv failed:\n{made.stderr[-3000:]}"
-    return made.stdout.strip()
+    return script_stdout(["bash", str(SCRIPT), "venv"], timeout=900)
 
 
 @dataclass
@@ -51,17 +49,14 @@ class Phoenix:
 
     def _ready(self) -> bool:
         assert self.process is not None
-        if self.process.poll() is not None:
-            raise AssertionError(f"Phoenix exited:\n{(self.workdir / 'phoenix.log').read_text()[-3000:]}")
+        check_running(self.process, self.workdir / "phoenix.log", "Phoenix")
         try:
             return http("GET", self.url + "/readyz").status == 200
         except OSError:
             return False
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(30)
+        stop_process(self.process)
 
     def get(self, path: str, **query: Any) -> tuple[int, Any]:
         params = [(key, item) for key, value in query.items() for item in (value if isinstance(value, list) else [value])]

@@ -118,6 +118,25 @@ def run_in_virtual_time(main: Coroutine[Any, Any, T]) -> T:
         return runner.run(main)
 
 
+def script_stdout(args: list[str], timeout: float) -> str:
+    """What a set-up script (a cached build or virtualenv) prints; its stderr's end when it fails."""
+    done = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, f"{' '.join(args)} failed:\n{done.stderr[-3000:]}"
+    return done.stdout.strip()
+
+
+def check_running(process: subprocess.Popen[bytes], log_path: Path, name: str) -> None:
+    """Fails, with the end of its log, when a server the test started has exited."""
+    if process.poll() is not None:
+        raise AssertionError(f"{name} exited with {process.returncode}:\n{log_path.read_text()}")
+
+
+def stop_process(process: subprocess.Popen[bytes] | None) -> None:
+    if process is not None and process.poll() is None:
+        process.terminate()
+        process.wait(30)
+
+
 def rss_bytes(pid: int) -> int:
     """The resident memory of process `pid` (Linux /proc)."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -223,8 +242,7 @@ def start_ragpulse(tmp_path: Path, *args: str, env: dict[str, str] | None = None
     instance = RagpulseProcess(port, process, log_path, otlp_port, grpc_port)
 
     def up() -> bool:
-        if process.poll() is not None:
-            raise AssertionError(f"ragpulse exited with {process.returncode}:\n{log_path.read_text()}")
+        check_running(process, log_path, "ragpulse")
         try:
             return http("GET", instance.url + ("/readyz" if ready else "/healthz")).status == 200
         except OSError:
@@ -355,9 +373,7 @@ class PrometheusProcess:
         return found[0] if found else None
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(30)
+        stop_process(self.process)
 
 
 def start_prometheus(tmp_path: Path, targets: list[str], rule_files: list[Path], *, scrape_interval: str = "1s",
@@ -384,8 +400,7 @@ def start_prometheus(tmp_path: Path, targets: list[str], rule_files: list[Path],
     instance = PrometheusProcess(port, process, log_path)
 
     def ready() -> bool:
-        if process.poll() is not None:
-            raise AssertionError(f"prometheus exited with {process.returncode}:\n{log_path.read_text()}")
+        check_running(process, log_path, "prometheus")
         try:
             return http("GET", instance.url + "/-/ready").status == 200
         except OSError:
@@ -413,8 +428,7 @@ def start_alertmanager(tmp_path: Path, webhook_url: str) -> tuple[subprocess.Pop
              f"--web.listen-address=127.0.0.1:{port}", "--cluster.listen-address="], stdout=log, stderr=subprocess.STDOUT)
 
     def ready() -> bool:
-        if process.poll() is not None:
-            raise AssertionError(f"alertmanager exited with {process.returncode}:\n{log_path.read_text()}")
+        check_running(process, log_path, "alertmanager")
         try:
             return http("GET", f"http://127.0.0.1:{port}/-/ready").status == 200
         except OSError:

@@ -5,19 +5,22 @@ exactly one replica, and every counter summed over the replicas equal to the sin
 from __future__ import annotations
 
 import random
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span
 from otelcol import Collector, collector_binary
 from support import (PrometheusProcess, RagpulseProcess, Samples, exported_metrics, http, start_prometheus, start_ragpulse,
                      wait_until)
 
 from ragpulse.mixin.rules import RULES_FILE
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from otlp_payload import kv  # noqa: E402  # the bench's OTLP attribute builder
 
 TRACES = 3_000
 WARM_UP = 300
@@ -36,14 +39,6 @@ PER_REPLICA = ("ragpulse_otlp_requests_total", "ragpulse_http_", "ragpulse_otlp_
                "ragpulse_judge_cache_hits_total", "ragpulse_local_judge_duration_seconds")
 
 
-def _kv(key: str, value: object) -> KeyValue:
-    if isinstance(value, int):
-        return KeyValue(key=key, value=AnyValue(int_value=value))
-    if isinstance(value, float):
-        return KeyValue(key=key, value=AnyValue(double_value=value))
-    return KeyValue(key=key, value=AnyValue(string_value=str(value)))
-
-
 def trace_spans(rnd: random.Random, index: int) -> list[Span]:
     """A LlamaIndex-shaped trace under OpenInference's conventions: query > retrieve, query > llm."""
     trace_id, ids = rnd.randbytes(16), [rnd.randbytes(8) for _ in range(3)]
@@ -59,7 +54,7 @@ def trace_spans(rnd: random.Random, index: int) -> list[Span]:
     ]
     return [Span(trace_id=trace_id, span_id=ids[i], parent_span_id=ids[parent] if parent is not None else b"", name=name,
                  kind=Span.SPAN_KIND_INTERNAL, start_time_unix_nano=start + i, end_time_unix_nano=start + 900_000_000 - i,
-                 attributes=[_kv(k, v) for k, v in attributes.items()])
+                 attributes=[kv(k, v) for k, v in attributes.items()])
             for i, (name, parent, attributes) in enumerate(shapes)]
 
 
@@ -74,7 +69,7 @@ def export_requests(traces: int, seed: int = 5) -> list[bytes]:
         cut = rnd.randrange(1, len(spans))
         pieces += [spans[:cut], spans[cut:]]
     rnd.shuffle(pieces)
-    resource = {"attributes": [_kv("service.name", "shop-bot"), _kv("service.version", "1.0")]}
+    resource = {"attributes": [kv("service.name", "shop-bot"), kv("service.version", "1.0")]}
     requests, batch = [], []
     for piece in pieces:
         batch += piece

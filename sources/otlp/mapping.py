@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 
-from ragpulse.collector.events import TraceEvent, Usage
+from ragpulse.collector.events import MAX_ID_CHARS, TraceEvent, Usage
 from ragpulse.sources.otlp.documents import DB_QUERY_RESULT, OI_KIND
 from ragpulse.sources.otlp.documents import chunks_of as _chunks
 from ragpulse.sources.otlp.documents import has_documents as _has_documents
@@ -122,7 +122,7 @@ def _response_id(llms: list[Span]) -> str | None:
     for span in sorted(llms, key=lambda s: s.start_unix_nano, reverse=True):
         value = _str(span.attributes.get("gen_ai.response.id"))
         if value:
-            return value[:256]
+            return value[:MAX_ID_CHARS]
     return None
 
 
