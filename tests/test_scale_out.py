@@ -90,9 +90,11 @@ def post(url: str, body: bytes) -> None:
 @pytest.fixture
 def replicas(tmp_path: Path) -> Iterator[list[RagpulseProcess]]:
     """Three replicas and a single one, each with its own bad-case store; the local judge on a fixed sample
-    (no routine floor: a floor raises each replica's rate by its own traffic)."""
+    (no routine floor: a floor raises each replica's rate by its own traffic). A trace's second part reaches a
+    replica through the load balancer's own batching: at a grace of 0.5 s, one run in about eight assembled a
+    trace before its LLM span came (a model "unknown", then a late span); 2 s covers it on a loaded machine."""
     started = [start_ragpulse(tmp_path, "--set", "judge.mode=local", "--set", "judge.sample_rate=0.2",
-                              "--set", "judge.min_routine_per_minute=0", "--set", "otlp.grace_seconds=0.5",
+                              "--set", "judge.min_routine_per_minute=0", "--set", "otlp.grace_seconds=2",
                               "--set", f"results.sqlite_path={tmp_path / f'badcases-{n}.sqlite3'}")
                for n in range(REPLICAS + 1)]
     yield started
