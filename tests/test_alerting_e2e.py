@@ -15,6 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fake_openai import FakeOpenAI
 from support import free_port, http, ragpulse_command, start_alertmanager, start_prometheus, wait_until
 from test_dashboards import dashboard_queries
@@ -64,6 +65,7 @@ class Webhook:
         self.server.shutdown()
 
 
+@pytest.mark.wallclock
 def test_a_steady_demo_fires_nothing_and_a_drift_pages_through_alertmanager(fake: FakeOpenAI, tmp_path: Path) -> None:
     rules_file = tmp_path / "ragpulse.rules.yaml"
     rules_file.write_text(rules.render(SETTINGS))

@@ -14,6 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 import test_alerting_e2e as e2e
 from support import (PrometheusProcess, free_port, http, ragpulse_command, start_alertmanager, start_prometheus,
                      wait_until)
@@ -51,6 +53,7 @@ class Watch:
         return ALERT in webhook.names()
 
 
+@pytest.mark.wallclock
 def test_the_stack_demo_pages_on_its_drift_within_five_minutes(tmp_path: Path) -> None:
     settings = Settings.load(ROOT / "mixin" / "demo-settings.yaml")
     rules_file = tmp_path / "ragpulse.rules.yaml"
