@@ -65,7 +65,7 @@ class Webhook:
         self.server.shutdown()
 
 
-@pytest.mark.wallclock
+@pytest.mark.beside
 def test_a_steady_demo_fires_nothing_and_a_drift_pages_through_alertmanager(fake: FakeOpenAI, tmp_path: Path) -> None:
     rules_file = tmp_path / "ragpulse.rules.yaml"
     rules_file.write_text(rules.render(SETTINGS))

@@ -53,7 +53,7 @@ class Watch:
         return ALERT in webhook.names()
 
 
-@pytest.mark.wallclock
+@pytest.mark.beside
 def test_the_stack_demo_pages_on_its_drift_within_five_minutes(tmp_path: Path) -> None:
     settings = Settings.load(ROOT / "mixin" / "demo-settings.yaml")
     rules_file = tmp_path / "ragpulse.rules.yaml"

@@ -34,6 +34,8 @@ from ragpulse.collector.decode import EventDecoder
 from ragpulse.errors import ConfigError, EventError
 from ragpulse.sources.kafka import json_codec, otlp_proto_codec
 
+pytestmark = pytest.mark.beside  # run in scripts/test's second pytest (pyproject.toml)
+
 FUZZ: dict[str, Any] = {"derandomize": True, "database": None, "deadline": None, "print_blob": True,
                         "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large,
                                                   HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture]}

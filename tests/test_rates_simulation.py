@@ -13,10 +13,13 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+import pytest
 from fake_openai import FakeOpenAI
 from support import RagpulseProcess, Samples, ndjson, trace, wait_until
 
 from ragpulse.judging.estimators import HallucinationRates, hallucination_rates
+
+pytestmark = pytest.mark.beside  # run in scripts/test's second pytest (pyproject.toml)
 
 RUNS = 40
 TRACES_PER_RUN = 1_000
