@@ -6,7 +6,7 @@ then the checks that span sections.
 
 - schema.py: `Config` and its sections but those below; `pattern_error` and `re2_options` (how phrase
   patterns are compiled, shared with the fallback detector), `Price`.
-- sources.py: the Kafka consumer's and the OTLP receivers' sections.
+- sources.py: the Kafka consumer's and the OTLP receivers' sections, and the forwarding role's producer.
 - probes.py: the probe targets' and schedules' sections.
 - interop.py: the outputs to other tools (OTel evaluation events, OTLP metrics push, Phoenix annotations).
 - base.py: what the section modules share: the `_Section` base, the constrained value types,
@@ -29,12 +29,13 @@ from ragpulse.config.schema import (
     SatisfactionConfig,
     re2_options,
 )
-from ragpulse.config.sources import KafkaConfig, KafkaTopic, OtlpConfig
+from ragpulse.config.sources import ForwardConfig, KafkaConfig, KafkaTopic, OtlpConfig
 
 __all__ = [
     "CalibrationConfig",
     "Config",
     "EvaluationEventsConfig",
+    "ForwardConfig",
     "InteropConfig",
     "JudgeConfig",
     "KafkaConfig",

@@ -31,7 +31,7 @@ from ragpulse.config.base import (
 )
 from ragpulse.config.interop import InteropConfig
 from ragpulse.config.probes import ProbesConfig
-from ragpulse.config.sources import KafkaConfig, OtlpConfig
+from ragpulse.config.sources import ForwardConfig, KafkaConfig, OtlpConfig
 from ragpulse.errors import ConfigProblem
 
 
@@ -361,6 +361,7 @@ class Config(_Section):
     fallback: FallbackConfig = FallbackConfig()
     metrics: MetricsConfig = MetricsConfig()
     kafka: KafkaConfig = KafkaConfig()
+    forward: ForwardConfig = ForwardConfig()
     otlp: OtlpConfig = OtlpConfig()
     local_scorers: LocalScorersConfig = LocalScorersConfig()
     embeddings: EmbeddingsConfig = EmbeddingsConfig()
@@ -380,10 +381,25 @@ class Config(_Section):
         """The ingest bearer token, read from the file when one is configured."""
         return read_secret(self.http.auth_token, self.http.auth_token_file)
 
+    def _forwarding_problems(self) -> list[ConfigProblem]:
+        """A forwarding replica analyses nothing: what only analysis feeds cannot be asked of it."""
+        if self.forward.topic is None:
+            return []
+        asked = [("interop.evaluation_events.enabled", self.interop.evaluation_events.enabled),
+                 ("interop.otlp_metrics.enabled", self.interop.otlp_metrics.enabled),
+                 ("interop.phoenix.enabled", self.interop.phoenix.enabled),
+                 ("embeddings.enabled", self.embeddings.enabled),
+                 ("probes.schedules", bool(self.probes.schedules)),
+                 ("results.kafka_topic", self.results.kafka_topic is not None),
+                 ("calibration.kafka_topic", self.calibration.kafka_topic is not None)]
+        return [ConfigProblem(option, "is for the analysing replicas: a forwarding one (forward.topic) judges and "
+                              "exports nothing of its own") for option, on in asked if on]
+
     def validate(self) -> list[ConfigProblem]:
         """Every section's problems, then those across sections, in the order they have always been listed."""
         problems = [*self.http.validate(), *self.pipeline.validate(), *self.fallback.validate(),
-                    *self.kafka.validate(), *self.judge.validate()]
+                    *self.kafka.validate(forwarding=self.forward.topic is not None), *self.forward.validate(self.kafka),
+                    *self._forwarding_problems(), *self.judge.validate()]
         for option, topic in (("results.kafka_topic", self.results.kafka_topic),
                               ("calibration.kafka_topic", self.calibration.kafka_topic)):
             if topic is not None and self.kafka.bootstrap_servers is None:

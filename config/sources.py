@@ -1,4 +1,5 @@
-"""The sections of the event sources (ragpulse.sources): the Kafka consumer and the OTLP receivers."""
+"""The sections of the event sources (ragpulse.sources): the Kafka consumer and the OTLP receivers; and the
+forwarding role's Kafka producer, which shares the consumer's connection settings."""
 
 from __future__ import annotations
 
@@ -71,12 +72,13 @@ class KafkaConfig(_Section):
     def secret(self, name: Literal["ssl_password", "sasl_password"]) -> str | None:
         return read_secret(getattr(self, name), getattr(self, f"{name}_file"))
 
-    def validate(self) -> list[ConfigProblem]:
+    def validate(self, forwarding: bool = False) -> list[ConfigProblem]:
         if self.bootstrap_servers is None:
             return []  # off: the rest does not matter
         problems: list[ConfigProblem] = []
-        if not self.topics:
-            problems.append(ConfigProblem("kafka.topics", "list at least one topic to consume"))
+        if not self.topics and not forwarding:
+            problems.append(ConfigProblem("kafka.topics", "list at least one topic to consume (an empty list only "
+                                          "with forward.topic: the connection is then the forwarder's alone)"))
         names = [topic.name for topic in self.topics]
         if len(set(names)) != len(names):
             problems.append(ConfigProblem("kafka.topics", "lists a topic twice"))
@@ -144,3 +146,34 @@ class OtlpConfig(_Section):
         if self.max_wait_seconds < self.grace_seconds:
             problems.append(ConfigProblem("otlp.max_wait_seconds", f"must be at least otlp.grace_seconds ({self.grace_seconds:g})"))
         return problems + missing_files("otlp", self, "tls_cert_file", "tls_key_file")
+
+
+class ForwardConfig(_Section):
+    """The forwarding role (README "Scaling out", the two-tier way): assemble and check events, then publish them
+    to a Kafka topic keyed by session id (else trace id) for the analysing replicas, and analyse nothing here."""
+
+    # Off while unset. Set: this replica forwards, over the kafka section's connection (bootstrap_servers, client,
+    # TLS, SASL); give it kafka.topics: [] unless it also consumes spans from Kafka.
+    topic: Annotated[str, msgspec.Meta(min_length=1)] | None = None
+    # Events waiting for the broker (also while it is away), in count and bytes; past either, dropped and counted.
+    max_queue_events: Positive = 50_000
+    max_queue_bytes: Positive = 128 * 1024 * 1024
+    # Events sent before each wait for the broker's acknowledgement (acks=all).
+    batch_events: Positive = 1_000
+    # How long shutdown waits for what is queued to be acknowledged.
+    shutdown_timeout_seconds: PositiveFloat = 10.0
+
+    def validate(self, kafka: KafkaConfig) -> list[ConfigProblem]:
+        if self.topic is None:
+            return []
+        problems: list[ConfigProblem] = []
+        if kafka.bootstrap_servers is None:
+            problems.append(ConfigProblem("forward.topic", "needs kafka.bootstrap_servers (the broker it publishes to)"))
+        elif self.topic in [topic.name for topic in kafka.topics]:
+            problems.append(ConfigProblem("forward.topic", "is one of kafka.topics: a forwarding replica would read back "
+                                          "what it publishes; set kafka.topics: [] on it"))
+        if self.topic == kafka.dead_letter_topic:
+            problems.append(ConfigProblem("forward.topic", "is kafka.dead_letter_topic"))
+        if self.batch_events > self.max_queue_events:
+            problems.append(ConfigProblem("forward.batch_events", f"must be at most forward.max_queue_events ({self.max_queue_events})"))
+        return problems

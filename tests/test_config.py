@@ -73,7 +73,7 @@ def test_config_file_from_environment(tmp_path: Path) -> None:
           "http.port: Expected `int`, got `str`; for example 8080 (the default)",
           "judge.sample_rate: Expected `float` <= 1.0; for example 0.05 (the default)",
           "judge.concurrency: Expected `int`, got `str`; for example 4 (the default)",
-          "nonsense: unknown section 'nonsense' (known: http, pipeline, limits, dedup, fallback, metrics, kafka, otlp, "
+          "nonsense: unknown section 'nonsense' (known: http, pipeline, limits, dedup, fallback, metrics, kafka, forward, otlp, "
           "local_scorers, embeddings, judge, results, calibration, satisfaction, probes, interop, logging)",
           "fallback.extra_rules[0].pattern: invalid regular expression (RE2 syntax): missing ): ("]),
         ({"limits": {"on_oversize": "drop"}}, ["limits.on_oversize: Invalid enum value 'drop'"]),
@@ -90,7 +90,18 @@ def test_config_file_from_environment(tmp_path: Path) -> None:
           "metrics.score_buckets: must be a non-empty, strictly increasing list"]),
         ({"http": {"auth_token": "  "}}, ["http.auth_token: must not be empty; leave it unset to turn auth off"]),
         ([1, 2], ["<root>: Expected `object`, got `array`"]),
-        ({"kafka": {"bootstrap_servers": "b:9092", "topics": []}}, ["kafka.topics: list at least one topic to consume"]),
+        ({"kafka": {"bootstrap_servers": "b:9092", "topics": []}},
+         ["kafka.topics: list at least one topic to consume (an empty list only with forward.topic: the connection is "
+          "then the forwarder's alone)"]),
+        ({"forward": {"topic": "events"}}, ["forward.topic: needs kafka.bootstrap_servers (the broker it publishes to)"]),
+        ({"kafka": {"bootstrap_servers": "b:9092"}, "forward": {"topic": "ragpulse-events"}},
+         ["forward.topic: is one of kafka.topics: a forwarding replica would read back what it publishes; set "
+          "kafka.topics: [] on it"]),
+        ({"kafka": {"bootstrap_servers": "b:9092", "topics": []}, "forward": {"topic": "e", "batch_events": 10, "max_queue_events": 5},
+          "embeddings": {"enabled": True}},
+         ["forward.batch_events: must be at most forward.max_queue_events (5)",
+          "embeddings.enabled: is for the analysing replicas: a forwarding one (forward.topic) judges and exports nothing "
+          "of its own"]),
         ({"kafka": {"bootstrap_servers": "b:9092", "topics": [{"name": "a"}], "dead_letter_topic": "a"}},
          ["kafka.dead_letter_topic: must not be one of the consumed topics"]),
         ({"kafka": {"bootstrap_servers": "b:9092", "security_protocol": "SASL_SSL"}},

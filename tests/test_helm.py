@@ -23,7 +23,8 @@ from ragpulse.mixin.rules import DEFAULTS, render
 
 ROOT = Path(__file__).resolve().parent.parent
 CHART = ROOT / "helm" / "ragpulse"
-VALUES = sorted((Path(__file__).resolve().parent / "helm").glob("*.yaml"))
+# The test's values files, and the examples of ragpulse's own values (the two tiers of README "Scaling out").
+VALUES = [*sorted((Path(__file__).resolve().parent / "helm").glob("*.yaml")), *sorted((ROOT / "helm" / "examples").glob("ragpulse-*.yaml"))]
 KUBERNETES = "1.30.0"
 
 
@@ -252,6 +253,21 @@ def test_the_headless_service_names_every_replica_for_the_collectors_load_balanc
     assert headless["spec"]["selector"] == deployment["spec"]["selector"]["matchLabels"]
     assert [(p["name"], p["port"], p["targetPort"]) for p in headless["spec"]["ports"]] == [("otlp-grpc", 4317, "otlp-grpc")]
     kubernetes_validate.validate(headless, KUBERNETES, strict=True)
+
+
+def test_the_two_tier_examples_fit_together(tmp_path: Path) -> None:
+    """helm/examples/ragpulse-forward.yaml publishes to the topic ragpulse-analyse.yaml consumes, on the same broker;
+    the forwarders have the headless Service the Collector's load balancer resolves, and consume nothing."""
+    configs = {}
+    for role in ("forward", "analyse"):
+        docs = manifests(ROOT / "helm" / "examples" / f"ragpulse-{role}.yaml")
+        [config_map] = [doc for doc in docs if doc["kind"] == "ConfigMap" and "config.yaml" in doc["data"]]
+        (tmp_path / f"{role}.yaml").write_text(config_map["data"]["config.yaml"])
+        configs[role] = (load_config(tmp_path / f"{role}.yaml", environ={}), docs)
+    (forward, forward_docs), (analyse, _) = configs["forward"], configs["analyse"]
+    assert forward.kafka.topics == [] and [t.name for t in analyse.kafka.topics] == [forward.forward.topic]
+    assert forward.kafka.bootstrap_servers == analyse.kafka.bootstrap_servers and analyse.forward.topic is None
+    assert sorted(d["metadata"]["name"] for d in forward_docs if d["kind"] == "Service") == ["rp-ragpulse", "rp-ragpulse-headless"]
 
 
 def test_the_example_collector_values_hold_a_config_the_collector_accepts(tmp_path: Path) -> None:

@@ -241,7 +241,7 @@ class _Producer:
         left = self._producer.flush(timeout_s)
         failures, self._failures = self._failures, []
         if left or failures:
-            raise ClientError(f"dead letters not delivered: {left} still queued, {len(failures)} failed"
+            raise ClientError(f"messages not delivered: {left} still queued, {len(failures)} failed"
                               + (f" ({failures[0]})" if failures else ""))
 
     def close(self) -> None:

@@ -16,6 +16,7 @@ from ragpulse.config import KafkaConfig
 from ragpulse.sources.kafka.client import ClientError, Partition, RebalanceHandler, Record
 
 BOOTSTRAP_TIMEOUT_MS = 10_000
+PRODUCER_MAX_BLOCK_MS = 10_000
 
 log = structlog.get_logger("ragpulse.kafka")
 
@@ -158,16 +159,29 @@ class _RebalanceListener(AsyncConsumerRebalanceListener):
 
 class _Producer:
     def __init__(self, settings: dict[str, Any]) -> None:
-        self._producer = KafkaProducer(acks="all", linger_ms=5, **settings)
+        # max_block_ms: send() waits this long at most for metadata or buffer space while the broker is away.
+        self._producer = KafkaProducer(acks="all", linger_ms=5, max_block_ms=PRODUCER_MAX_BLOCK_MS,
+                                       bootstrap_timeout_ms=BOOTSTRAP_TIMEOUT_MS, **settings)
+        self._failures: list[str] = []
+
+    def _failed(self, exc: BaseException) -> None:
+        self._failures.append(f"{type(exc).__name__}: {exc}")
 
     def send(self, topic: str, value: bytes, key: bytes | None, headers: list[tuple[str, bytes]]) -> None:
-        self._producer.send(topic, value=value, key=key, headers=headers)
+        try:
+            self._producer.send(topic, value=value, key=key, headers=headers).add_errback(self._failed)
+        except KafkaError as exc:
+            raise ClientError(f"{type(exc).__name__}: {exc}") from exc
 
     def flush(self, timeout_s: float) -> None:
+        # flush() returns when every send is done, delivered or failed: the failures come from the sends' futures.
         try:
             self._producer.flush(timeout=timeout_s)
         except KafkaError as exc:
             raise ClientError(f"{type(exc).__name__}: {exc}") from exc
+        failures, self._failures = self._failures, []
+        if failures:
+            raise ClientError(f"{len(failures)} messages not delivered ({failures[0]})")
 
     def close(self) -> None:
         self._producer.close(timeout=5)
