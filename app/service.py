@@ -27,14 +27,16 @@ from ragpulse.app.judging_wiring import Judging
 from ragpulse.app.server import build_app
 from ragpulse.collector.decode import EventDecoder
 from ragpulse.collector.dedup import DedupMetrics, DedupStage, DedupWindow
+from ragpulse.collector.events import Envelope, TraceEvent
 from ragpulse.collector.intake import IntakeMetrics
-from ragpulse.collector.pipeline import Pipeline, PipelineMetrics, Stage
+from ragpulse.collector.pipeline import Exporter, Pipeline, PipelineMetrics, Stage
 from ragpulse.collector.queue import EventQueue, QueueMetrics
 from ragpulse.collector.supervisor import Supervised, SupervisorMetrics
 from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.config import Config
 from ragpulse.errors import ConfigError, ConfigProblem, StartupError
 from ragpulse.exporters import badcases_api, calibration_api
+from ragpulse.exporters.forward import ForwardMetrics, KafkaForwarder
 from ragpulse.exporters.prometheus import FastPathExporter, FastPathMetrics
 from ragpulse.probes import golden
 from ragpulse.probes.marker import ProbeTrafficFilter
@@ -42,7 +44,9 @@ from ragpulse.probes.schedule import ProbeMetrics, ProbeSchedule
 from ragpulse.probes.target import HttpTarget, TargetError
 from ragpulse.scorers.citations import CitationMetrics, CitationScorer
 from ragpulse.scorers.embedding import EmbeddingMetrics, EmbeddingScorer, load_model
-from ragpulse.scorers.join import FeedbackJoin, JoinMetrics
+from ragpulse.scorers.fallback import FallbackDetector
+from ragpulse.scorers.join import FeedbackJoin
+from ragpulse.scorers.join_tables import JoinMetrics
 from ragpulse.scorers.lexical import LexicalMetrics, LexicalScorer
 from ragpulse.scorers.satisfaction import SatisfactionMetrics, SignalCounter
 from ragpulse.sources.connections import ConnectionMetrics, limit_connections, runner_options
@@ -50,6 +54,7 @@ from ragpulse.sources.http import SOURCE as HTTP_SOURCE
 from ragpulse.sources.http import HttpIngest
 from ragpulse.sources.kafka import SOURCE as KAFKA_SOURCE
 from ragpulse.sources.kafka import KafkaSource
+from ragpulse.sources.kafka.backends import backend as kafka_backend
 from ragpulse.sources.kafka.metrics import KafkaMetrics
 from ragpulse.sources.otlp.intake import SOURCE as OTLP_SOURCE
 from ragpulse.sources.otlp.intake import SpanIntake
@@ -119,35 +124,24 @@ class Service:
                             entries_gauge=dedup_metrics.entries, evicted_counter=dedup_metrics.evicted)
         options = config.metrics
         guard = LabelGuard(options.labels, options.max_values_per_label, options.max_label_sets, registry)
-        self.embeddings = self._embeddings(config, registry, guard, pipeline_metrics.stage_errors)
-        self.join = _feedback_join(config, registry, guard) if config.satisfaction.enabled else None
-        # config: satisfaction is off only with the judge off, which needs the join
+        self.forwarder: KafkaForwarder | None = None
+        self.embeddings: EmbeddingScorer | None = None
+        self.join: FeedbackJoin | None = None
+        self.judging: Judging | None = None
+        self._fallback: FallbackDetector | None = None
         self.interop = Interop(config, registry)
-        self.judging = (Judging(config, registry, guard, self.join, pipeline_metrics.stage_errors,
-                                self.interop.judgment_consumers())
-                        if config.judge.mode != "off" and self.join is not None else None)
-        local = config.local_scorers
-        # The stages, in the order every event meets them.
-        stages: list[tuple[str, Stage | None]] = [
-            ("probe_filter", ProbeTrafficFilter(registry)),
-            ("dedup", DedupStage(dedup, dedup_metrics.duplicates)),
-            ("fallback", fallback_detector(config)),
-            # Citations first: the lexical scorer reads the answer without its markers.
-            ("citations", CitationScorer(CitationMetrics(registry, list(options.labels)), guard,
-                                         max_label_sets=options.max_label_sets) if local.enabled else None),
-            ("local_scorers", LexicalScorer(LexicalMetrics(registry, list(options.labels)), guard, local.chunk_cache_entries,
-                                            local.chunk_cache_max_bytes, max_label_sets=options.max_label_sets)
-             if local.enabled else None),
-            ("embeddings", self.embeddings),
-            ("feedback_join", self.join),
-            ("judge_sampler", self.judging.sampler if self.judging is not None else None),
-        ]
-        exporter = FastPathExporter(FastPathMetrics(registry, options), guard, max_cached=4 * options.max_label_sets,
-                                    fallback_rules=("explicit", "empty_retrieval",
-                                                    *(rule.name for rule in config.all_fallback_rules())))
-        self.pipeline = Pipeline(self.queue, stages=[(name, stage) for name, stage in stages if stage is not None],
-                                 exporters=[("prometheus", exporter)], metrics=pipeline_metrics, supervisor=supervisor,
-                                 max_batch_events=config.pipeline.max_batch_events)
+        if config.forward.topic is not None:
+            # The forwarding role (README "Scaling out"): checked, deduplicated events go to the topic, analysed elsewhere.
+            self.forwarder = KafkaForwarder(config.forward, kafka_backend(config.kafka).producer, ForwardMetrics(registry))
+            stages: list[tuple[str, Stage]] = [("dedup", DedupStage(dedup, dedup_metrics.duplicates))]
+            exporters: list[tuple[str, Exporter]] = [("forward", self.forwarder)]
+        else:
+            stages = self._analysis_stages(config, registry, guard, pipeline_metrics, dedup, dedup_metrics)
+            exporters = [("prometheus", FastPathExporter(
+                FastPathMetrics(registry, options), guard, max_cached=4 * options.max_label_sets,
+                fallback_rules=("explicit", "empty_retrieval", *(rule.name for rule in config.all_fallback_rules()))))]
+        self.pipeline = Pipeline(self.queue, stages=stages, exporters=exporters, metrics=pipeline_metrics,
+                                 supervisor=supervisor, max_batch_events=config.pipeline.max_batch_events)
         self._sources(config, registry, intake, pipeline_metrics, supervisor, dedup)
         self._app = build_app(
             self.ingest,
@@ -167,6 +161,34 @@ class Service:
         self._stopping = False
         self._ticker: asyncio.Task[None] | None = None
         self.port: int | None = None
+
+    def _analysis_stages(self, config: Config, registry: CollectorRegistry, guard: LabelGuard,
+                         pipeline_metrics: PipelineMetrics, dedup: DedupWindow,
+                         dedup_metrics: DedupMetrics) -> list[tuple[str, Stage]]:
+        """The stages of an analysing replica, in the order every event meets them; builds the join and the judging."""
+        options, local = config.metrics, config.local_scorers
+        self._fallback = fallback_detector(config)
+        self.embeddings = self._embeddings(config, registry, guard, pipeline_metrics.stage_errors)
+        self.join = _feedback_join(config, registry, guard) if config.satisfaction.enabled else None
+        # config: satisfaction is off only with the judge off, which needs the join
+        self.judging = (Judging(config, registry, guard, self.join, pipeline_metrics.stage_errors,
+                                self.interop.judgment_consumers())
+                        if config.judge.mode != "off" and self.join is not None else None)
+        stages: list[tuple[str, Stage | None]] = [
+            ("probe_filter", ProbeTrafficFilter(registry)),
+            ("dedup", DedupStage(dedup, dedup_metrics.duplicates)),
+            ("fallback", self._fallback),
+            # Citations first: the lexical scorer reads the answer without its markers.
+            ("citations", CitationScorer(CitationMetrics(registry, list(options.labels)), guard,
+                                         max_label_sets=options.max_label_sets) if local.enabled else None),
+            ("local_scorers", LexicalScorer(LexicalMetrics(registry, list(options.labels)), guard, local.chunk_cache_entries,
+                                            local.chunk_cache_max_bytes, max_label_sets=options.max_label_sets)
+             if local.enabled else None),
+            ("embeddings", self.embeddings),
+            ("feedback_join", self.join),
+            ("judge_sampler", self.judging.sampler if self.judging is not None else None),
+        ]
+        return [(name, stage) for name, stage in stages if stage is not None]
 
     @staticmethod
     def _embeddings(config: Config, registry: CollectorRegistry, guard: LabelGuard,
@@ -191,13 +213,24 @@ class Service:
         self.spans = SpanIntake(config.otlp, EventDecoder(config.limits, OTLP_SOURCE), self.queue, otlp, supervisor,
                                 max_event_bytes=config.limits.max_event_bytes)
         self.kafka: KafkaSource | None = None
-        if config.kafka.bootstrap_servers:
+        if config.kafka.bootstrap_servers and config.kafka.topics:  # no topics: the connection is the forwarder's
             self.kafka = KafkaSource(config.kafka, EventDecoder(config.limits, KAFKA_SOURCE), self.queue,
                                      KafkaMetrics(registry, intake, otlp), dedup, self.spans,
-                                     max_batch_events=config.pipeline.max_batch_events)
+                                     max_batch_events=config.pipeline.max_batch_events,
+                                     on_partitions_lost=self.join.drop_partitions if self.join is not None else None,
+                                     on_replay=self._replay if self.join is not None else None,
+                                     # A session's answers are settled within idle_seconds: read back at least that.
+                                     read_back_seconds=max(config.kafka.dedup_restore_seconds, config.satisfaction.idle_seconds))
         self.otlp: OtlpReceiver | None = None
         if config.otlp.enabled:
             self.otlp = OtlpReceiver(config.otlp, self.spans, self.queue, otlp, self.connections)
+
+    def _replay(self, envelopes: list[Envelope]) -> None:
+        """Events read back from Kafka partitions new to this replica (counted by their previous owner), replayed
+        by the join with each trace's fallback as the pipeline's fallback stage decides it."""
+        assert self.join is not None and self._fallback is not None
+        detect = self._fallback.detect
+        self.join.replay([(e, isinstance(e.event, TraceEvent) and detect(e.event) is not None) for e in envelopes])
 
     def not_ready_reasons(self) -> list[str]:
         reasons = []
@@ -208,6 +241,8 @@ class Service:
         if self.queue.full:
             reasons.append("pipeline queue is full")
         if self.kafka is not None and (reason := self.kafka.not_ready_reason()):
+            reasons.append(reason)
+        if self.forwarder is not None and (reason := self.forwarder.not_ready_reason()):
             reasons.append(reason)
         reasons.extend(reason for task in self._supervised() if (reason := task.down_reason()))
         return reasons
@@ -235,6 +270,8 @@ class Service:
         if self.join is not None:
             self._ticker = asyncio.create_task(self._tick(self.join), name="ragpulse-feedback-join")
         await self.interop.start()
+        if self.forwarder is not None:
+            await self.forwarder.start()
         if self.judging is not None:
             await self.judging.start()
         if self.embeddings is not None:
@@ -263,6 +300,7 @@ class Service:
                  else "local (no judge.api_key or judge.base_url)")
         # What a newcomer needs to know of the defaults, in one line (README, CLI).
         log.info("ragpulse started", version=ragpulse.__version__, host=config.http.host, port=self.port,
+                 role=f"forward to kafka topic {config.forward.topic}" if self.forwarder is not None else "analyse",
                  otlp=(f"{config.otlp.host}:{self.otlp.http_port} (HTTP), "
                        + (f":{self.otlp.grpc_port} (gRPC)" if self.otlp.grpc_port is not None else "gRPC off")
                        if self.otlp is not None else "off"),
@@ -288,6 +326,8 @@ class Service:
         if self.judging is not None:
             await self.judging.shutdown()
         await self.interop.shutdown()
+        if self.forwarder is not None:
+            await self.forwarder.shutdown()
         if self.embeddings is not None:
             await asyncio.to_thread(self.embeddings.close)
         if self._runner is not None:

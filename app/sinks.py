@@ -11,7 +11,7 @@ from ragpulse.exporters.jsonl import JsonlSink
 from ragpulse.exporters.results import Record, ResultWriter, Sink
 from ragpulse.exporters.review_queue import ReviewQueueStore, audit_entry
 from ragpulse.judging.records import JudgmentRecord, SignalRecord
-from ragpulse.scorers.join import Listener
+from ragpulse.scorers.join_tables import Listener
 
 
 def result_sinks(config: Config, dropped: Counter) -> list[tuple[str, Sink]]:

@@ -22,7 +22,8 @@ from prometheus_client import CollectorRegistry
 from ragpulse.config import Config
 from ragpulse.collector.events import Chunk, Envelope, FeedbackEvent, TraceEvent
 from ragpulse.collector.telemetry.labels import LabelGuard
-from ragpulse.scorers.join import FeedbackJoin, JoinMetrics
+from ragpulse.scorers.join import FeedbackJoin
+from ragpulse.scorers.join_tables import JoinMetrics
 from ragpulse.scorers.satisfaction import SatisfactionMetrics, SignalCounter
 
 WORDS = ("return shoes order parcel warranty laptop refund express shipping canada address delivery opened item "

@@ -25,7 +25,8 @@ from ragpulse.app.traffic import TrafficGenerator, TrafficProfile
 from ragpulse.collector.decode import EventDecoder
 from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.config import Config
-from ragpulse.scorers.join import FeedbackJoin, JoinMetrics
+from ragpulse.scorers.join import FeedbackJoin
+from ragpulse.scorers.join_tables import JoinMetrics
 from ragpulse.scorers.satisfaction import SIGNALS, SatisfactionMetrics, SignalCounter
 
 

@@ -155,6 +155,9 @@ class Envelope:
     # The answer without its citation markers, set by the citations stage when it cites ("[1]" is no number to
     # the local scorers); None: the answer as sent.
     answer_text: str | None = None
+    # The Kafka partition it was read from (None: another source). The feedback join keeps a partition's answers
+    # and feedback together: they meet only when from the same partition, and leave when it goes to another replica.
+    partition: int | None = None
 
 
 def json_schema(event_type: str) -> dict[str, Any]:

@@ -25,9 +25,9 @@ from prometheus_client import CollectorRegistry, Counter, Gauge
 from ragpulse.collector.events import FeedbackEvent, ReviewScores
 from ragpulse.judging.agreement import AuditedJudgment, score_agreement, verdict_of
 from ragpulse.judging.records import JudgmentRecord, ReviewRecord
-from ragpulse.scorers.join import Listener
+from ragpulse.scorers.join_tables import Listener
 
-UNMATCHED = ("not_audited", "orphan", "no_trace_id", "pending_full")
+UNMATCHED = ("not_audited", "orphan", "no_trace_id", "pending_full", "revoked")
 
 
 class ReviewSink(Protocol):
@@ -52,7 +52,8 @@ class CalibrationMetrics:
         self.unmatched = Counter(
             "ragpulse_calibration_reviews_unmatched_total",
             "Reviews that met no audited judgment: not_audited (the trace was judged outside the audit), orphan (no "
-            "judgment within the window), no_trace_id, pending_full (evicted while waiting).",
+            "judgment within the window), no_trace_id, pending_full (evicted while waiting), revoked (waiting when its "
+            "Kafka partition went to another replica).",
             ["reason"], registry=registry,
         )
         self.audited = Counter(

@@ -39,7 +39,8 @@ from ragpulse.collector.sampling import in_sample
 from ragpulse.collector.telemetry.fast_metrics import CounterFamily, FastCounter
 from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.judging.routine_floor import RoutineFloor
-from ragpulse.scorers.join import FeedbackJoin, Listener, Turn
+from ragpulse.scorers.join import FeedbackJoin
+from ragpulse.scorers.join_tables import Listener, Turn
 
 PRIORITIES = (
     "negative_feedback", "escalation", "rephrase", "always", "scorer_flag", "over_refusal", "base_rate",

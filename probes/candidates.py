@@ -19,7 +19,8 @@ from typing import Any
 
 from ragpulse.judging.records import CandidateRecord
 from ragpulse.exporters.results import ResultWriter
-from ragpulse.scorers.join import FeedbackJoin, Listener, Turn
+from ragpulse.scorers.join import FeedbackJoin
+from ragpulse.scorers.join_tables import Listener, Turn
 from ragpulse.collector.sampling import in_sample
 from ragpulse.scorers.satisfaction import NEGATIVE, POSITIVE
 

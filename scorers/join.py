@@ -25,12 +25,23 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 import msgspec
-from prometheus_client import CollectorRegistry, Gauge
 
 from ragpulse.config import SatisfactionConfig
 from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
-from ragpulse.collector.telemetry.fast_metrics import CounterFamily
 from ragpulse.collector.telemetry.labels import LabelGuard
+from ragpulse.scorers.join_tables import (
+    MAX_SIGNALS_PER_TURN,
+    MAX_TURNS_PER_SESSION,
+    OUTCOMES,
+    PENDING_BYTES,
+    SESSION_BYTES,
+    TABLES,
+    TURN_BYTES,
+    JoinMetrics,
+    Listener,
+    Session,
+    Turn,
+)
 from ragpulse.scorers.satisfaction import (
     NEGATIVE,
     PRIORITY_OF,
@@ -38,99 +49,26 @@ from ragpulse.scorers.satisfaction import (
     explicit_signal,
     QuestionCache,
     rating_of,
-    Analysis,
     turn_kind,
 )
 
-OUTCOMES = ("joined", "joined_after_wait", "session", "late", "orphan", "pending_full", "session_unknown", "unreferenced")
-TABLES = ("traces", "sessions", "pending", "turns", "questions")
-MAX_SIGNALS_PER_TURN = 16
-MAX_TURNS_PER_SESSION = 16
-# What an entry costs besides its strings (object, slots, dict slot), for the byte budgets.
-_TURN_BYTES = 240
-_SESSION_BYTES = 200
-_PENDING_BYTES = 256
 _EXPIRY_STEP_SECONDS = 0.05
+class _Uncounted:
+    """What replay() counts with: nothing (the events were counted by the partition's previous owner)."""
+
+    def inc(self, amount: float = 1) -> None:
+        pass
 
 
-class JoinMetrics:
-    def __init__(self, registry: CollectorRegistry) -> None:
-        # Lock-free (collector/telemetry/fast_metrics.py): updated from the event loop only, per event.
-        self.outcomes = CounterFamily(
-            "ragpulse_feedback_joins_total",
-            "Feedback by how it met its answer: joined (trace held), joined_after_wait (feedback first, trace came), "
-            "session (by session id, to its last answer), late (the trace left the window), orphan (the trace never "
-            "came within pending_window_seconds), pending_full (evicted while waiting), session_unknown, unreferenced "
-            "(neither trace nor session id).",
-            ["outcome"], registry,
-        )
-        self.evicted = CounterFamily(
-            "ragpulse_feedback_join_evicted_total",
-            "Entries the join dropped before their window ended (caps in entries or bytes), by table: traces, "
-            "sessions (their open turns get no silent accept), pending (counted as pending_full too), turns "
-            "(a session past its turn cap), questions (the cache of analysed questions).",
-            ["table"], registry,
-        )
-        self.entries = Gauge("ragpulse_feedback_join_entries", "Entries held by the feedback join, by table.", ["table"],
-                             registry=registry)
-        self.bytes = Gauge("ragpulse_feedback_join_bytes", "Bytes held by the feedback join (estimated), by table.",
-                           ["table"], registry=registry)
-        for outcome in OUTCOMES:
-            self.outcomes.labels(outcome)
-        for table in TABLES:
-            self.evicted.labels(table)
+_UNCOUNTED = _Uncounted()
+# Feedback waiting for its answer: the event, the bytes it counts for, the Kafka partition it came from (-1: none).
+Waiting = tuple[FeedbackEvent, int, int]
 
 
-class Turn(msgspec.Struct, gc=False):
-    """One answer the join holds: shared by the trace table and its session's open turns.
-
-    Not tracked by the garbage collector (gc=False: it holds no reference cycle, only strings, bytes
-    and tuples of them), so tens of thousands held cost the collector's passes nothing."""
-
-    trace_id: str
-    at: float
-    labels: tuple[str | None, ...]
-    fallback: bool
-    size: int
-    signals: tuple[str, ...] = ()
-    judgment: tuple[str, str, str] | None = None  # (sample, verdict, stage) of its first judgment
-    payload: bytes | None = None  # the serialized event, when the judge sampler kept it
-    kept: bool = False  # the judge sampler has seen this trace
-    evidence: bool = False  # a signal had it queued for judging (once is enough)
-    sampled_by: tuple[str, ...] = ()
-    raised: tuple[str, ...] = ()  # priorities raised before the sampler saw the trace
-    open: bool = False  # its session holds it: its signals are counted when it settles
-
-
-class _Session(msgspec.Struct, gc=False):
-    last_at: float
-    question: str  # the last question, as asked...
-    analysis: Analysis | None = None  # ...and once needed, its normalised text, terms and named things
-    turns: tuple[Turn, ...] = ()  # answers not yet settled, oldest first
-    size: int = 0
-
-
-class Listener:
-    """What the join tells the rest: overridden by whoever needs it (the defaults ignore)."""
-
-    def negative(self, priority: str, turn: Turn) -> None:
-        """A negative signal on an answer (the judge sampler)."""
-
-    def signal_after_judgment(self, trace_id: str, signal: str) -> None:
-        """A signal on an answer already judged: its record gets it (the result sinks)."""
-
-    def signal(self, turn: Turn, signal: str) -> None:
-        """Any signal on an answer (golden-set candidates)."""
-
-    def review(self, event: FeedbackEvent) -> bool:
-        """A review event (calibration); False: it waits here for its trace's judgment."""
-        return True
-
-    def review_expired(self, reason: str) -> None:
-        """A waiting review was dropped: orphan or pending_full."""
-
-    def reviews_judged(self, trace_id: str, reviews: list[FeedbackEvent]) -> None:
-        """Reviews that waited for this trace's judgment, now that it is judged."""
+def _crossed(partition: int, other: int) -> bool:
+    """Feedback and its answer came from different Kafka partitions: keyed otherwise, they meet on one replica only by
+    chance (and none after a rebalance), so they never meet, on one replica as on many."""
+    return partition >= 0 and other >= 0 and partition != other
 
 
 class FeedbackJoin:
@@ -148,13 +86,14 @@ class FeedbackJoin:
         self._clock = clock
         self._traces: OrderedDict[str, Turn] = OrderedDict()
         self._tombstones: OrderedDict[int, None] = OrderedDict()
-        self._sessions: OrderedDict[str, _Session] = OrderedDict()
-        # trace id -> (arrival of the first, [(waiting feedback, its bytes)])
-        self._pending: OrderedDict[str, tuple[float, list[tuple[FeedbackEvent, int]]]] = OrderedDict()
+        self._sessions: OrderedDict[str, Session] = OrderedDict()
+        # trace id -> (arrival of the first, [(waiting feedback, its bytes, its partition)])
+        self._pending: OrderedDict[str, tuple[float, list[Waiting]]] = OrderedDict()
         self.listeners: list[Listener] = []
         self.traces_bytes = self.sessions_bytes = self.pending_bytes = 0
         self.pending_reviews = 0
         self._next_expiry = 0.0
+        self._replaying = False  # replay(): state is rebuilt, nothing counted
         self._outcome = {outcome: metrics.outcomes.labels(outcome) for outcome in OUTCOMES}
         self._evicted = {table: metrics.evicted.labels(table) for table in TABLES}
         self._questions = QuestionCache(options.question_cache_entries, options.question_cache_max_bytes,
@@ -174,10 +113,11 @@ class FeedbackJoin:
         if now >= self._next_expiry:  # windows end to within 50 ms: not a walk of three tables per event
             self.expire(now)
         event = envelope.event
+        partition = -1 if envelope.partition is None else envelope.partition
         if isinstance(event, TraceEvent):
-            self._trace(event, envelope.fallback_rule is not None, now)
+            self._trace(event, envelope.fallback_rule is not None, now, partition)
         else:
-            self._feedback(event, now)
+            self._feedback(event, now, partition)
         return envelope
 
     def expire(self, now: float | None = None) -> None:
@@ -208,14 +148,61 @@ class FeedbackJoin:
             for turn in session.turns:
                 self._close(turn, settled=True)
 
+    def drop_partitions(self, partitions: frozenset[int]) -> None:
+        """Kafka partitions went to another replica: their answers, sessions and waiting feedback leave this replica,
+        counted as entries only. Their new owner reads them back (replay) and counts what is still to count (a session's
+        signals as it settles, waiting feedback as it meets its answer), so counting any of it here would count it twice."""
+        revoked = self._metrics.revoked
+        gone = [trace_id for trace_id, turn in self._traces.items() if turn.partition in partitions]
+        for trace_id in gone:
+            self._release(self._traces.pop(trace_id))
+        revoked.labels("traces").inc(len(gone))
+        gone = [session_id for session_id, session in self._sessions.items() if session.partition in partitions]
+        for session_id in gone:
+            self.sessions_bytes -= self._sessions.pop(session_id).size
+        revoked.labels("sessions").inc(len(gone))
+        gone = [trace_id for trace_id, (_, waiting) in self._pending.items() if waiting[0][2] in partitions]
+        for trace_id in gone:
+            for event, size, _ in self._pending.pop(trace_id)[1]:
+                self.pending_bytes -= size
+                if event.kind == "review":  # reviews are not read back: this is their one count
+                    self.pending_reviews -= 1
+                    for listener in self.listeners:
+                        listener.review_expired("revoked")
+        revoked.labels("pending").inc(len(gone))
+
+    def replay(self, events: list[tuple[Envelope, bool]]) -> None:
+        """Events of Kafka partitions this replica was just given, read back from before their committed offsets (with
+        whether each trace is a fallback): their previous owner counted them, so they rebuild the join's state here
+        (answers, sessions, signals so far, waiting feedback) without counting anything or telling a listener; what
+        comes next is counted as if this replica had seen it all. A session's answers are counted when they settle,
+        here; their previous owner counted none of it (it lets go of a partition's entries uncounted)."""
+        outcome, turn_counts, listeners = self._outcome, self._turn_counts, self.listeners
+        self._outcome, self._turn_counts = dict.fromkeys(outcome, _UNCOUNTED), dict.fromkeys(turn_counts, _UNCOUNTED)
+        self.listeners, self._replaying = [], True
+        try:
+            now, seen = self._clock(), set()
+            for envelope, fallback in events:
+                if envelope.identity in seen:
+                    continue  # a duplicate the previous owner's dedup window dropped
+                seen.add(envelope.identity)
+                event = envelope.event
+                partition = -1 if envelope.partition is None else envelope.partition
+                if isinstance(event, FeedbackEvent):
+                    self._feedback(event, now, partition)
+                elif event.trace_id not in self._traces:
+                    self._trace(event, fallback, now, partition)
+        finally:
+            self._outcome, self._turn_counts, self.listeners, self._replaying = outcome, turn_counts, listeners, False
+
     # -- traces and sessions -----------------------------------------------------------------------
 
-    def _trace(self, event: TraceEvent, fallback: bool, now: float) -> None:
+    def _trace(self, event: TraceEvent, fallback: bool, now: float, partition: int) -> None:
         trace_id = event.trace_id
         labels = self._raw_labels(event)
         if labels not in self._counter.answered_labels:
             self._counter.answered(labels)
-        turn = Turn(trace_id, now, labels, fallback, _TURN_BYTES + len(trace_id))
+        turn = Turn(trace_id, now, labels, fallback, TURN_BYTES + len(trace_id), partition=partition)
         traces = self._traces
         previous = traces.pop(trace_id, None)
         if previous is not None:  # the same trace again (re-sent, or its late spans): the newer wins
@@ -234,9 +221,12 @@ class FeedbackJoin:
                 self._pending[trace_id] = (entry[0], reviews)
             else:
                 del self._pending[trace_id]
-            for feedback, size in entry[1]:
+            for feedback, size, feedback_partition in entry[1]:
                 if feedback.kind != "review":
                     self.pending_bytes -= size
+                    if _crossed(feedback_partition, partition):
+                        self._outcome["key_mismatch"].inc()
+                        continue
                     self._outcome["joined_after_wait"].inc()
                     self._apply(turn, feedback)
 
@@ -257,7 +247,7 @@ class FeedbackJoin:
             query, analysis = event.query, None
             if session is None:
                 kind = "first"
-                session = _Session(now, query)
+                session = Session(now, query)
             elif now - session.last_at > options.rephrase_window_seconds or not session.turns:
                 kind = "first"
             elif query == session.question:  # the very same text: no analysis needed
@@ -280,12 +270,17 @@ class FeedbackJoin:
             turn.open = True
             session.turns = (*turns, turn)
             session.question, session.analysis, session.last_at = query, analysis, now
+        session.partition = turn.partition
+        self._store(session_id, session)
+
+    def _store(self, session_id: str, session: Session) -> None:
+        """The session back in its table (as the most recent), within the table's caps."""
         # Bounded above without walking anything: the question's characters (4 bytes each at most; again
         # for its normalised text and terms when held), a set slot per term, a tuple slot per open turn.
         held = session.analysis
-        size = session.size = (_SESSION_BYTES + len(session_id) + 4 * len(session.question) + 64 * len(session.turns)
+        size = session.size = (SESSION_BYTES + len(session_id) + 4 * len(session.question) + 64 * len(session.turns)
                                + (8 * len(session.question) + 64 * (len(held[1]) + len(held[2])) if held is not None else 0))
-        sessions = self._sessions
+        sessions, options = self._sessions, self._options
         sessions[session_id] = session
         self.sessions_bytes += size
         while len(sessions) > options.max_sessions or self.sessions_bytes > options.max_sessions_bytes:
@@ -327,6 +322,8 @@ class FeedbackJoin:
         counting each as it came biased the proxy low wherever answers were recent (a new app, a rise in
         traffic, the first idle_seconds after a start)."""
         turn.open = False
+        if self._replaying:
+            return  # closed as its previous owner closed it, and counted there
         count = self._counter.count
         for signal in turn.signals:
             count(turn.labels, turn.fallback, signal)
@@ -335,28 +332,32 @@ class FeedbackJoin:
 
     # -- feedback ----------------------------------------------------------------------------------
 
-    def _feedback(self, event: FeedbackEvent, now: float) -> None:
+    def _feedback(self, event: FeedbackEvent, now: float, partition: int) -> None:
         if event.kind == "review":
             handled = all([listener.review(event) for listener in self.listeners])  # every listener hears it
             if not handled and event.trace_id:
-                self._hold(event.trace_id, event, now)
+                self._hold(event.trace_id, event, now, partition)
             return
         if explicit_signal(event) is None and rating_of(event) is None:
             return  # a rating of 3 with nothing else to say is counted by the fast path only
         trace_id = event.trace_id
         if trace_id:
             turn = self._traces.get(trace_id)
-            if turn is not None:
+            if turn is not None and _crossed(partition, turn.partition):
+                self._outcome["key_mismatch"].inc()
+            elif turn is not None:
                 self._outcome["joined"].inc()
                 self._apply(turn, event)
             elif hash(trace_id) in self._tombstones:
                 self._outcome["late"].inc()
             else:
-                self._hold(trace_id, event, now)
+                self._hold(trace_id, event, now, partition)
             return
         session_id = event.session_id
         session = self._sessions.get(session_id) if session_id else None
-        if session is not None and session.turns:
+        if session is not None and session.turns and _crossed(partition, session.partition):
+            self._outcome["key_mismatch"].inc()
+        elif session is not None and session.turns:
             self._outcome["session"].inc()
             self._apply(session.turns[-1], event)
         else:
@@ -364,7 +365,7 @@ class FeedbackJoin:
 
     def _apply(self, turn: Turn, event: FeedbackEvent) -> None:
         rating = rating_of(event)
-        if rating is not None:
+        if rating is not None and not self._replaying:
             self._counter.rating(turn.labels, rating)
         signal = explicit_signal(event)
         if signal is not None:
@@ -373,9 +374,9 @@ class FeedbackJoin:
     def _signal(self, turn: Turn, signal: str) -> None:
         if len(turn.signals) < MAX_SIGNALS_PER_TURN:
             turn.signals = (*turn.signals, signal)
-            if not turn.open:
+            if not turn.open and not self._replaying:
                 self._counter.count(turn.labels, turn.fallback, signal)
-        else:  # beyond what a turn holds: counted at once (a session's answer with this many signals is rare)
+        elif not self._replaying:  # beyond what a turn holds: counted at once (a session's answer with this many is rare)
             self._counter.count(turn.labels, turn.fallback, signal)
         for listener in self.listeners:
             listener.signal(turn, signal)
@@ -389,15 +390,15 @@ class FeedbackJoin:
             for listener in self.listeners:
                 listener.negative(priority, turn)
 
-    def _hold(self, trace_id: str, event: FeedbackEvent, now: float) -> None:
-        size = _PENDING_BYTES + len(trace_id) + 4 * len(event.comment or "")
+    def _hold(self, trace_id: str, event: FeedbackEvent, now: float, partition: int) -> None:
+        size = PENDING_BYTES + len(trace_id) + 4 * len(event.comment or "")
         entry = self._pending.get(trace_id)
         if entry is None:
-            self._pending[trace_id] = (now, [(event, size)])
+            self._pending[trace_id] = (now, [(event, size, partition)])
         elif len(entry[1]) < MAX_SIGNALS_PER_TURN:
-            entry[1].append((event, size))
+            entry[1].append((event, size, partition))
         else:
-            self._drop_pending([(event, 0)], "pending_full")
+            self._drop_pending([(event, 0, partition)], "pending_full")
             return
         self.pending_bytes += size
         if event.kind == "review":
@@ -407,8 +408,8 @@ class FeedbackJoin:
             self._drop_pending(self._pending.popitem(last=False)[1][1], "pending_full")
             self._evicted["pending"].inc()
 
-    def _drop_pending(self, waiting: list[tuple[FeedbackEvent, int]], reason: str) -> None:
-        for event, size in waiting:
+    def _drop_pending(self, waiting: list[Waiting], reason: str) -> None:
+        for event, size, _ in waiting:
             self.pending_bytes -= size
             if event.kind == "review":
                 self.pending_reviews -= 1
@@ -482,6 +483,6 @@ class FeedbackJoin:
                 else:
                     del self._pending[trace_id]
                 self.pending_reviews -= len(reviews)
-                self.pending_bytes -= sum(size for _, size in reviews)
+                self.pending_bytes -= sum(size for _, size, _ in reviews)
                 for listener in self.listeners:
-                    listener.reviews_judged(trace_id, [event for event, _ in reviews])
+                    listener.reviews_judged(trace_id, [event for event, _, _ in reviews])

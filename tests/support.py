@@ -454,6 +454,7 @@ def exported_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
     from ragpulse.collector.telemetry.fast_metrics import HistogramFamily
     from ragpulse.collector.telemetry.labels import LabelGuard
     from ragpulse.config import Config
+    from ragpulse.exporters.forward import ForwardMetrics
     from ragpulse.exporters.otlp_out import InteropMetrics
     from ragpulse.exporters.prometheus import FastPathMetrics
     from ragpulse.exporters.results import ResultMetrics
@@ -466,7 +467,7 @@ def exported_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
     from ragpulse.judging.utilisation import ContextMetrics
     from ragpulse.scorers.citations import CitationMetrics
     from ragpulse.scorers.embedding import EmbeddingMetrics
-    from ragpulse.scorers.join import JoinMetrics
+    from ragpulse.scorers.join_tables import JoinMetrics
     from ragpulse.scorers.lexical import LexicalMetrics
     from ragpulse.scorers.satisfaction import SatisfactionMetrics
     from ragpulse.sources.connections import ConnectionMetrics
@@ -483,7 +484,7 @@ def exported_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
                CalibrationMetrics(registry), QueueMetrics(registry), ConnectionMetrics(registry), SupervisorMetrics(registry),
                JoinMetrics(registry), SatisfactionMetrics(registry, labels), LocalJudgeMetrics(registry), ProbeMetrics(registry),
                ProbeTrafficFilter(registry), CitationMetrics(registry, list(labels)), ContextMetrics(registry, labels),
-               InteropMetrics(registry)]
+               InteropMetrics(registry), ForwardMetrics(registry)]
     found = {}
     for metric in (metric for holder in holders for metric in vars(holder).values()):
         if hasattr(metric, "_labelnames"):  # prometheus_client's own metrics
@@ -505,7 +506,8 @@ def feedback_join(registry: Any, clock: Callable[[], float] | None = None, **opt
 
     from ragpulse.config import SatisfactionConfig
     from ragpulse.collector.telemetry.labels import LabelGuard
-    from ragpulse.scorers.join import FeedbackJoin, JoinMetrics
+    from ragpulse.scorers.join import FeedbackJoin
+    from ragpulse.scorers.join_tables import JoinMetrics
     from ragpulse.scorers.satisfaction import SatisfactionMetrics, SignalCounter
 
     labels = ("app", "route", "model", "release")

@@ -20,7 +20,7 @@ from ragpulse.errors import ConfigError
 from ragpulse.collector.events import Chunk, Envelope, FeedbackEvent, TraceEvent
 from ragpulse.app.service import Service
 from ragpulse.app.traffic import TrafficGenerator, TrafficProfile
-from ragpulse.scorers.join import Listener, Turn
+from ragpulse.scorers.join_tables import Listener, Turn
 from ragpulse.scorers.satisfaction import named_things, normalised, turn_kind
 from ragpulse.scorers.text import question_terms
 
@@ -104,6 +104,79 @@ def test_feedback_joins_its_trace_in_either_order_and_the_rest_is_counted() -> N
     assert signals(registry, app="shop") == {"thumbs_down": 1}  # by the labels of the answer judged
     assert signals(registry, app="bank", route="returns", fallback="false") == {"thumbs_up": 1}
     assert value(registry, "ragpulse_satisfaction_rating_count") == 0  # the orphan rating judged nothing
+
+
+def test_feedback_from_another_kafka_partition_than_its_answer_is_counted_not_joined() -> None:
+    """Keyed otherwise than its answer (README "Scaling out"), feedback would meet it only when one replica happens to
+    hold both partitions: it never does, on one replica as on many, and says so."""
+    registry, clock = CollectorRegistry(), Clock(1000.0)
+    join = feedback_join(registry, clock, idle_seconds=300.0)
+    join(on_partition(trace("t1", session="s1"), 0))
+    join(on_partition(feedback("thumbs", "down", trace_id="t1"), 1))  # the answer's on 0
+    join(on_partition(feedback("thumbs", "down", session="s1"), 2))  # by session, its last answer on 0
+    join(on_partition(feedback("thumbs", "up", trace_id="t2"), 1))  # waits for t2...
+    join(on_partition(trace("t2"), 2))  # ...which comes from partition 2
+    join(on_partition(feedback("thumbs", "up", trace_id="t1"), 0))  # the same partition: joined
+    join(feedback("copy", trace_id="t1"))  # not from Kafka (HTTP): joined
+    outcomes = {o: value(registry, "ragpulse_feedback_joins_total", outcome=o) for o in ("joined", "joined_after_wait", "key_mismatch")}
+    assert outcomes == {"joined": 2, "joined_after_wait": 0, "key_mismatch": 3}
+
+
+def test_a_revoked_partition_leaves_uncounted_and_its_new_owner_replays_it_to_the_same_counts() -> None:
+    """One replica holds partition 0 until it moves; the next reads its events back and replays them (nothing counted
+    again) and goes on: what the two count together is what one replica counts seeing everything."""
+    def stream(part: int) -> list[Envelope]:
+        early = [trace("a1", "How do I return shoes?", session="a", route="returns"),
+                 trace("a2", "What's the process to return shoes?", session="a", route="returns_v2"),  # rephrase of a1
+                 feedback("thumbs", "down", trace_id="a2", session="a"),
+                 trace("b1", "Do you ship to Canada?", route="shipping"),  # no session: closed, counted at once
+                 feedback("rating", 1, trace_id="b1"),
+                 feedback("thumbs", "up", trace_id="c1")]  # waits for c1
+        late = [trace("c1", "Where is my order?", route="tracking"),
+                trace("a3", "What's the process to return shoes?", session="a", route="returns_v3"),  # repeat of a2
+                feedback("copy", trace_id="b1")]
+        return [on_partition(e, 0) for e in (early if part == 0 else late)]
+
+    def counts(registry: CollectorRegistry) -> dict[str, float]:
+        return {**signals(registry),
+                **{f"turns_{k}": value(registry, "ragpulse_session_turns_total", kind=k) for k in ("first", "rephrase", "repeat")},
+                **{o: value(registry, "ragpulse_feedback_joins_total", outcome=o) for o in ("joined", "joined_after_wait")},
+                "ratings": value(registry, "ragpulse_satisfaction_rating_count")}
+
+    whole, clock = CollectorRegistry(), Clock(1000.0)
+    one = feedback_join(whole, clock, idle_seconds=300.0)
+    for event in stream(0) + stream(1):
+        one(event)
+    one(trace("h1", "Where is my parcel?", session="h", route="tracking"))
+    clock.now += 301
+    one.expire()
+
+    first, second, clock = CollectorRegistry(), CollectorRegistry(), Clock(1000.0)
+    old, new = feedback_join(first, clock, idle_seconds=300.0), feedback_join(second, clock, idle_seconds=300.0)
+    for event in stream(0):
+        old(event)
+    old(trace("h1", "Where is my parcel?", session="h", route="tracking"))  # HTTP: no partition, stays
+    old.drop_partitions(frozenset({0}))
+    revoked = {t: value(first, "ragpulse_feedback_join_revoked_total", table=t) for t in ("traces", "sessions", "pending")}
+    assert revoked == {"traces": 3, "sessions": 1, "pending": 1}
+    new.replay([(event, False) for event in stream(0)])
+    assert counts(second) == {"turns_first": 0, "turns_rephrase": 0, "turns_repeat": 0, "joined": 0,
+                              "joined_after_wait": 0, "ratings": 0}  # the previous owner counted all of it
+    for event in stream(1):
+        new(event)
+    clock.now += 301
+    old.expire()
+    new.expire()
+    together = {key: counts(first).get(key, 0) + counts(second).get(key, 0) for key in counts(whole)}
+    assert together == counts(whole) == {"rephrase": 1, "repeat": 1, "thumbs_down": 1, "rating_low": 1, "copy": 1,
+                                         "thumbs_up": 1, "silent_accept": 2, "turns_first": 2, "turns_rephrase": 1,
+                                         "turns_repeat": 1, "joined": 3, "joined_after_wait": 1, "ratings": 1}
+    assert signals(first) == {"rating_low": 1, "silent_accept": 1}  # b1's rating at once; h1 (not Kafka's) settled here
+
+
+def on_partition(envelope: Envelope, partition: int) -> Envelope:
+    envelope.partition = partition
+    return envelope
 
 
 class Recorder(Listener):

@@ -39,3 +39,9 @@ class KafkaMetrics:
             "Scrapes answered 503 because the offsets of events they would count could not be committed.")
         self.dedup_restored = counter("ragpulse_kafka_dedup_restored_total",
                                       "Identities read back into the dedup window on partition assignment.")
+        self.replayed = counter(
+            "ragpulse_kafka_join_replayed_total",
+            "Events of partitions new to this process read back (the same window) for the feedback join to replay, by "
+            "outcome: replayed, over_budget (past the read-back's byte cap: the oldest left out).", "outcome")
+        for outcome in ("replayed", "over_budget"):
+            self.replayed.labels(outcome=outcome)

@@ -1,40 +1,33 @@
 """Kafka source: a consumer group member feeding the pipeline, at least once.
 
-The client library (kafka-python by default, confluent-kafka with the `confluent`
-extra: kafka.client) is blocking, so the consumer lives on its own thread and
-hands batches to the event loop. The rules, the same on both clients, that keep
-counts right:
+The client library (kafka-python by default, confluent-kafka with the `confluent` extra: kafka.client) is blocking,
+so the consumer lives on its own thread and hands batches to the event loop. The rules, the same on both clients,
+that keep counts right:
 
-- A polled batch goes into the pipeline queue as one unit with an ack; the
-  ack (called once every event of it went through the pipeline) marks its
-  offsets processed. Malformed messages go to the dead-letter topic on the
-  way and count as processed; the producer is flushed before any commit.
-- Offsets are committed during a /metrics scrape, for what that scrape
-  exported (`on_export`). After a crash the successor starts from the last
-  exported position: what Prometheus saw is not counted again, and what it
-  did not see is counted by the successor. A scrape whose offsets cannot be
-  committed (the broker is away, or the commit does not complete within
-  EXPORT_COMMIT_TIMEOUT_SECONDS) is refused, 503, at once when the source
-  is known down: it never shows a count ahead of the committed offsets, and
-  never waits on a broker that is not there. Without scrapes for
-  `commit_without_scrape_seconds`, processed offsets are committed anyway.
-  A polled batch is handed in parts of at most pipeline.max_batch_events
-  events, each with its own ack: the pipeline processes a part whole between
-  two scrapes, so a scrape never exports events its commit does not cover.
-- A message that cannot be decoded, whatever the exception, is that
-  message's failure: it goes to the dead letters, never stops the partition.
-- After a lost connection the consumer resumes each partition from what it
-  processed itself (when no other member committed past it meanwhile), not
-  from the older committed offset: its own events are not read twice.
-- On a rebalance the consumer waits for its in-flight batches, then commits
-  what was processed (the process lives on and is scraped later).
-- On shutdown intake stops, the consumer stays in the group to serve the
-  scrapes of the drain, then leaves without committing more.
-- When the queue is full the consumer waits for it (up to 2 s), then pauses
-  its partitions and keeps polling (rebalances) without fetching: memory
-  stays bounded (librdkafka's pre-fetch has its own byte cap).
-- On assignment, identities of recently committed messages are read back
-  into the dedup window, so duplicates across a restart are still caught.
+- A polled batch goes into the pipeline queue as one unit with an ack; the ack (called once every event of it went
+  through the pipeline) marks its offsets processed. Malformed messages go to the dead-letter topic on the way and
+  count as processed; the producer is flushed before any commit.
+- Offsets are committed during a /metrics scrape, for what that scrape exported (`on_export`). After a crash the
+  successor starts from the last exported position: what Prometheus saw is not counted again, and what it did not
+  see is counted by the successor. A scrape whose offsets cannot be committed (the broker is away, or the commit
+  does not complete within EXPORT_COMMIT_TIMEOUT_SECONDS) is refused, 503, at once when the source is known down:
+  it never shows a count ahead of the committed offsets, and never waits on a broker that is not there. Without
+  scrapes for `commit_without_scrape_seconds`, processed offsets are committed anyway. A polled batch is handed in
+  parts of at most pipeline.max_batch_events events, each with its own ack: the pipeline processes a part whole
+  between two scrapes, so a scrape never exports events its commit does not cover.
+- A message that cannot be decoded, whatever the exception, goes to the dead letters, never stops the partition.
+- After a lost connection the consumer resumes each partition from what it processed itself (when no other member
+  committed past it meanwhile), not from the older committed offset: its own events are not read twice.
+- On a rebalance the consumer waits for its in-flight batches, then commits what was processed (the process lives
+  on and is scraped later).
+- On shutdown intake stops, the consumer stays in the group to serve the scrapes of the drain, then leaves without
+  committing more.
+- When the queue is full the consumer waits for it (up to 2 s), then pauses its partitions and keeps polling
+  (rebalances) without fetching: memory stays bounded (librdkafka's pre-fetch has its own byte cap).
+- On assignment, recently committed messages are read back: their identities into the dedup window (duplicates
+  across a restart are still caught); for a partition new to this process, their events to the feedback join,
+  which replays them uncounted (its sessions and waiting feedback go on where the previous owner left them).
+- Partitions revoked and not assigned back are told to the join, which lets go of what it holds of them.
 """
 
 from __future__ import annotations
@@ -58,8 +51,9 @@ from ragpulse.collector.queue import EventQueue
 from ragpulse.sources.kafka.codecs import Codec, item_error, json_codec, otlp_proto_codec
 from ragpulse.sources.kafka.metrics import KafkaMetrics
 from ragpulse.sources.kafka.offsets import OffsetBook
-from ragpulse.sources.kafka.restore import committed_identities, restore_ranges
-from ragpulse.sources.kafka.client import Backend, ClientError, Consumer, Partition, Producer, Record
+from ragpulse.sources.kafka.restore import read_back, restore_ranges
+from ragpulse.sources.kafka.backends import backend
+from ragpulse.sources.kafka.client import ClientError, Consumer, Partition, Producer, Record
 from ragpulse.sources.otlp.intake import SpanIntake
 from ragpulse.sources.otlp.spans import Span
 
@@ -77,17 +71,6 @@ RESTORE_TIMEOUT_SECONDS = 30.0
 
 log = structlog.get_logger("ragpulse.kafka")
 
-def backend(config: KafkaConfig) -> Backend:
-    """The configured client library; confluent-kafka is imported only when chosen."""
-    if config.client == "confluent-kafka":
-        from ragpulse.sources.kafka.confluent import ConfluentBackend
-
-        return ConfluentBackend(config)
-    from ragpulse.sources.kafka.kafka_python import KafkaPythonBackend
-
-    return KafkaPythonBackend(config)
-
-
 class KafkaSource:
     def __init__(
         self,
@@ -99,8 +82,19 @@ class KafkaSource:
         spans: SpanIntake,
         *,
         max_batch_events: int,
+        on_partitions_lost: Callable[[frozenset[int]], None] | None = None,
+        on_replay: Callable[[list[Envelope]], None] | None = None,
+        read_back_seconds: float | None = None,
     ) -> None:
         self._config = config
+        # Told on the event loop: partitions gone to another member, events read back from ones new to this process.
+        self._on_partitions_lost = on_partitions_lost
+        self._on_replay = on_replay
+        # How far back a newly assigned partition is read (dedup identities, the join's replay).
+        self._read_back_seconds = config.dedup_restore_seconds if read_back_seconds is None else read_back_seconds
+        self._held: set[Partition] = set()  # partitions whose events this process's join holds
+        self._revocations = 0
+        self._revoked: set[Partition] = set()  # revoked since the last assignment
         self._max_batch = max_batch_events
         self._decoder = decoder
         self._codecs: dict[str, Codec] = {"json": json_codec(decoder), "otlp_proto": otlp_proto_codec(metrics.otlp.spans_rejected)}
@@ -259,6 +253,8 @@ class KafkaSource:
                 except Exception as exc:  # noqa: BLE001 - any failure is this message's, never the partition's
                     self._dead_letter(message, item_error(exc))
                     events, message_spans = [], []
+                for envelope in events:
+                    envelope.partition = tp.partition
                 if len(parts[-1][0]) + len(events) > self._max_batch and parts[-1][0]:
                     parts.append(([], {}))
                 envelopes, offsets = parts[-1]
@@ -366,34 +362,25 @@ class KafkaSource:
 
     def _dead_letter(self, message: Record, error: EventError) -> None:
         self._metrics.intake.events_invalid.labels(source=SOURCE, reason=error.reason.value).inc()
-        log.info(
-            "kafka message rejected",
-            topic=message.partition.topic,
-            partition=message.partition.partition,
-            offset=message.offset,
-            reason=error.reason.value,
-            field=error.field,
-        )
+        log.info("kafka message rejected", topic=message.partition.topic, partition=message.partition.partition,
+                 offset=message.offset, reason=error.reason.value, field=error.field)
         topic = self._config.dead_letter_topic
         if topic is None:
             return
         if self._producer is None:
             self._producer = self._backend.producer()
-        headers = [
-            ("ragpulse.error.reason", error.reason.value.encode()),
-            ("ragpulse.error.field", error.field.encode()),
-            ("ragpulse.error.message", error.message.encode()),
-            ("ragpulse.origin.topic", message.partition.topic.encode()),
-            ("ragpulse.origin.partition", str(message.partition.partition).encode()),
-            ("ragpulse.origin.offset", str(message.offset).encode()),
-        ]
+        headers = [("ragpulse.error.reason", error.reason.value.encode()), ("ragpulse.error.field", error.field.encode()),
+                   ("ragpulse.error.message", error.message.encode()),
+                   ("ragpulse.origin.topic", message.partition.topic.encode()),
+                   ("ragpulse.origin.partition", str(message.partition.partition).encode()),
+                   ("ragpulse.origin.offset", str(message.offset).encode())]
         self._producer.send(topic, message.value, message.key, headers)
         self._metrics.dead_letters.labels(topic=message.partition.topic).inc()
 
     def _check_health(self, consumer: Consumer) -> None:
         """A real round trip: the lag of the assigned partitions (end offsets from the broker),
         or a metadata or committed-offset request when nothing is assigned."""
-        assignment = consumer.assignment()
+        assignment, revocations = consumer.assignment(), self._revocations
         try:
             if assignment:
                 lags = consumer.lag(assignment, HEALTH_TIMEOUT_SECONDS)
@@ -404,6 +391,8 @@ class KafkaSource:
             self._set_health(False, f"kafka: no answer from {self._config.bootstrap_servers}: {exc}"[:300])
             return
         self._set_health(True, None)
+        if self._revocations != revocations:
+            return  # a rebalance meanwhile took partitions and their lag series: the next check measures afresh
         for tp, lag in lags.items():
             self._metrics.lag.labels(topic=tp.topic, partition=str(tp.partition)).set(lag)
 
@@ -448,12 +437,21 @@ class KafkaSource:
             log.warning("offset commit on rebalance failed", error=error)
 
     def forget(self, revoked: set[Partition]) -> None:
+        self._revocations += 1
+        self._revoked |= revoked
         self._metrics.assigned.set(self._offsets.forget(revoked))
         for tp in revoked:
             with contextlib.suppress(KeyError):  # no lag was exported for it yet
                 self._metrics.lag.remove(tp.topic, str(tp.partition))
 
     def note_assigned(self, assigned: set[Partition]) -> None:
+        # Both clients rebalance eagerly (every partition revoked, then the new assignment): a partition is gone to
+        # another member when it was revoked and is not assigned back.
+        lost = frozenset(tp.partition for tp in self._revoked) - {tp.partition for tp in assigned}
+        self._held -= self._revoked - assigned
+        self._revoked = set()
+        if lost and self._on_partitions_lost is not None and self._loop is not None:
+            self._loop.call_soon_threadsafe(self._on_partitions_lost, lost)
         self._metrics.rebalances.inc()
         self._metrics.assigned.set(self._offsets.assign(assigned))
         if (self._paused or self._intake_stopped.is_set()) and assigned and self._consumer is not None:
@@ -478,16 +476,23 @@ class KafkaSource:
             log.info("kafka partitions resumed from this process's own position",
                      partitions={f"{tp.topic}/{tp.partition}": offset for tp, offset in resumed.items()})
         if self._config.dedup_restore_seconds > 0 and self._config.dedup_restore_max_messages > 0 and committed:
-            self._restore_dedup(consumer, committed)
+            self._restore(consumer, committed, replayed=assigned - self._held)
+        self._held |= assigned
         log.info("kafka partitions assigned", partitions=sorted(f"{tp.topic}/{tp.partition}" for tp in assigned))
 
-    def _restore_dedup(self, consumer: Consumer, committed: dict[Partition, int]) -> None:
-        ranges = restore_ranges(consumer, committed, self._config)
+    def _restore(self, consumer: Consumer, committed: dict[Partition, int], replayed: set[Partition]) -> None:
+        ranges = restore_ranges(consumer, committed, self._config, self._read_back_seconds)
         if not ranges:
             return
-        identities = committed_identities(self._backend, ranges, self._topics, self._codecs, RESTORE_TIMEOUT_SECONDS)
-        if identities and self._loop is not None:
+        found = read_back(self._backend, ranges, self._topics, self._codecs, RESTORE_TIMEOUT_SECONDS,
+                          replayed if self._on_replay is not None else set())
+        if self._loop is not None:
             # Scheduled before any batch of these partitions, so the pipeline sees them first.
-            self._loop.call_soon_threadsafe(self._dedup.remember, identities)
-        self._metrics.dedup_restored.inc(len(identities))
-        log.info("dedup window restored from kafka", identities=len(identities), partitions=len(ranges))
+            if found.identities:
+                self._loop.call_soon_threadsafe(self._dedup.remember, found.identities)
+            if found.events and self._on_replay is not None:
+                self._loop.call_soon_threadsafe(self._on_replay, list(found.events))
+        self._metrics.dedup_restored.inc(len(found.identities))
+        self._metrics.replayed.labels(outcome="replayed").inc(len(found.events))
+        self._metrics.replayed.labels(outcome="over_budget").inc(found.over_budget)
+        log.info("restored from kafka", identities=len(found.identities), replayed=len(found.events), partitions=len(ranges))

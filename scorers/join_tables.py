@@ -1,0 +1,112 @@
+"""The feedback join's tables and what it tells the rest: the entries it holds (an answer's turn, a session), its
+telemetry, and the listener interface the judge sampler, calibration and the result sinks implement."""
+
+from __future__ import annotations
+
+import msgspec
+from prometheus_client import CollectorRegistry, Gauge
+
+from ragpulse.collector.events import FeedbackEvent
+from ragpulse.collector.telemetry.fast_metrics import CounterFamily
+from ragpulse.scorers.satisfaction import Analysis
+
+OUTCOMES = ("joined", "joined_after_wait", "session", "late", "orphan", "pending_full", "session_unknown", "unreferenced",
+            "key_mismatch")
+TABLES = ("traces", "sessions", "pending", "turns", "questions")
+MAX_SIGNALS_PER_TURN = 16
+MAX_TURNS_PER_SESSION = 16
+# What an entry costs besides its strings (object, slots, dict slot), for the byte budgets.
+TURN_BYTES = 240
+SESSION_BYTES = 200
+PENDING_BYTES = 256
+
+
+class JoinMetrics:
+    def __init__(self, registry: CollectorRegistry) -> None:
+        # Lock-free (collector/telemetry/fast_metrics.py): updated from the event loop only, per event.
+        self.outcomes = CounterFamily(
+            "ragpulse_feedback_joins_total",
+            "Feedback by how it met its answer: joined (trace held), joined_after_wait (feedback first, trace came), "
+            "session (by session id, to its last answer), late (the trace left the window), orphan (the trace never "
+            "came within pending_window_seconds), pending_full (evicted while waiting), session_unknown, unreferenced "
+            "(neither trace nor session id), key_mismatch (from another Kafka partition than its answer: keyed otherwise, "
+            "so not joined).",
+            ["outcome"], registry,
+        )
+        self.evicted = CounterFamily(
+            "ragpulse_feedback_join_evicted_total",
+            "Entries the join dropped before their window ended (caps in entries or bytes), by table: traces, "
+            "sessions (their open turns get no silent accept), pending (counted as pending_full too), turns "
+            "(a session past its turn cap), questions (the cache of analysed questions).",
+            ["table"], registry,
+        )
+        self.revoked = CounterFamily(
+            "ragpulse_feedback_join_revoked_total",
+            "Entries let go because their Kafka partition went to another replica (which reads them back and counts "
+            "what is left to count), by table: traces, sessions, pending.",
+            ["table"], registry,
+        )
+        self.entries = Gauge("ragpulse_feedback_join_entries", "Entries held by the feedback join, by table.", ["table"],
+                             registry=registry)
+        self.bytes = Gauge("ragpulse_feedback_join_bytes", "Bytes held by the feedback join (estimated), by table.",
+                           ["table"], registry=registry)
+        for outcome in OUTCOMES:
+            self.outcomes.labels(outcome)
+        for table in TABLES:
+            self.evicted.labels(table)
+        for table in ("traces", "sessions", "pending"):
+            self.revoked.labels(table)
+
+
+class Turn(msgspec.Struct, gc=False):
+    """One answer the join holds: shared by the trace table and its session's open turns.
+
+    Not tracked by the garbage collector (gc=False: it holds no reference cycle, only strings, bytes
+    and tuples of them), so tens of thousands held cost the collector's passes nothing."""
+
+    trace_id: str
+    at: float
+    labels: tuple[str | None, ...]
+    fallback: bool
+    size: int
+    signals: tuple[str, ...] = ()
+    judgment: tuple[str, str, str] | None = None  # (sample, verdict, stage) of its first judgment
+    payload: bytes | None = None  # the serialized event, when the judge sampler kept it
+    kept: bool = False  # the judge sampler has seen this trace
+    evidence: bool = False  # a signal had it queued for judging (once is enough)
+    sampled_by: tuple[str, ...] = ()
+    raised: tuple[str, ...] = ()  # priorities raised before the sampler saw the trace
+    open: bool = False  # its session holds it: its signals are counted when it settles
+    partition: int = -1  # the Kafka partition it came from; -1: another source
+
+
+class Session(msgspec.Struct, gc=False):
+    last_at: float
+    question: str  # the last question, as asked...
+    analysis: Analysis | None = None  # ...and once needed, its normalised text, terms and named things
+    turns: tuple[Turn, ...] = ()  # answers not yet settled, oldest first
+    size: int = 0
+    partition: int = -1  # the Kafka partition of its last answer; -1: another source
+
+
+class Listener:
+    """What the join tells the rest: overridden by whoever needs it (the defaults ignore)."""
+
+    def negative(self, priority: str, turn: Turn) -> None:
+        """A negative signal on an answer (the judge sampler)."""
+
+    def signal_after_judgment(self, trace_id: str, signal: str) -> None:
+        """A signal on an answer already judged: its record gets it (the result sinks)."""
+
+    def signal(self, turn: Turn, signal: str) -> None:
+        """Any signal on an answer (golden-set candidates)."""
+
+    def review(self, event: FeedbackEvent) -> bool:
+        """A review event (calibration); False: it waits here for its trace's judgment."""
+        return True
+
+    def review_expired(self, reason: str) -> None:
+        """A waiting review was dropped: orphan or pending_full."""
+
+    def reviews_judged(self, trace_id: str, reviews: list[FeedbackEvent]) -> None:
+        """Reviews that waited for this trace's judgment, now that it is judged."""
