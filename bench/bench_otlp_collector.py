@@ -70,6 +70,11 @@ class Run:
     scrape_cpu_ms: float
 
 
+def built_collector() -> str:
+    """The bench's Collector binary, built first when missing or out of date (bench/otelcol/build.sh)."""
+    return subprocess.run([str(HERE / "otelcol" / "build.sh")], check=True, capture_output=True, text=True).stdout.strip()
+
+
 def cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -161,15 +166,19 @@ def ragpulse_run(bodies: list[bytes], traces: int, connections: int) -> Run:
             server.wait(timeout=60)
 
 
-def main() -> None:
+def collector_bench() -> tuple[argparse.Namespace, str, list[bytes], int]:
+    """What the benches against the Collector share: their options (--traces, --rounds, --connections), the built
+    Collector, the payload's requests and its span count."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--traces", type=int, default=20_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--connections", type=int, default=4)
     args = parser.parse_args()
-    binary = subprocess.run([str(HERE / "otelcol" / "build.sh")], check=True, capture_output=True, text=True).stdout.strip()
-    bodies = batches(args.traces)
-    spans = args.traces * SPANS_PER_TRACE
+    return args, built_collector(), batches(args.traces), args.traces * SPANS_PER_TRACE
+
+
+def main() -> None:
+    args, binary, bodies, spans = collector_bench()
     print(f"python {platform.python_version()}, {args.traces} traces x {SPANS_PER_TRACE} spans = {spans:,} spans in "
           f"{len(bodies)} requests, OTLP/HTTP protobuf over {args.connections} connections")
     print("| round | who | accepted spans/s | shown spans/s | CPU s per 100k spans | peak RSS MB | idle RSS MB | scrape CPU ms |")

@@ -1,12 +1,19 @@
 """Several replicas behind the OpenTelemetry Collector's load balancer (the `load_balancing` exporter, trace-id
 routing, static resolver), against one replica on the same input: every trace assembled once, complete, on
-exactly one replica, and every counter summed over the replicas equal to the single replica's."""
+exactly one replica, and every counter summed over the replicas equal to the single replica's. And the two-tier
+way (README "Scaling out"): the load balancer's replicas forward assembled events to Kafka by session, and a
+consumer group of analysing replicas gets each session whole: its signals as one replica counts them."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import random
+import signal
 import sys
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -14,8 +21,8 @@ import yaml
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span
 from otelcol import Collector, collector_binary
-from support import (PrometheusProcess, RagpulseProcess, Samples, exported_metrics, http, start_prometheus, start_ragpulse,
-                     wait_until)
+from support import (PrometheusProcess, RagpulseProcess, Samples, create_topic, exported_metrics, http, kafka_args,
+                     kafka_bootstrap, ndjson, produce, start_prometheus, start_ragpulse, trace, wait_until)
 
 from ragpulse.mixin.rules import RULES_FILE
 
@@ -196,3 +203,315 @@ def test_three_replicas_behind_the_load_balancer_count_what_one_replica_counts(
         collector.stop()
         for instance in prometheus:
             instance.stop()
+
+
+# -- the two-tier way: assembling replicas forward to Kafka, analysing replicas consume it by session ---------------
+
+SESSIONS = 120
+# A session's questions, by session index mod 4: each second and third question is a repeat, a rephrase, a
+# follow-up or a new topic of the one before, as the join's classifier (scorers/satisfaction.py) tells them.
+SESSION_QUESTIONS = [
+    [QUESTION, QUESTION, "What is the time limit for sending back unused items?"],
+    [QUESTION, "What's the time limit to return unused items?", "And what about opened items?"],
+    [QUESTION, "What about opened items?", QUESTION],
+    [QUESTION, "Do you ship to Canada?", "How long does standard shipping take?"],
+]
+
+
+def session_requests(turn: int, seed: int) -> list[bytes]:
+    """Every session's `turn`-th trace, its spans over several requests out of order; the session id on the root."""
+    rnd = random.Random(seed)
+    pieces = []
+    for session in range(SESSIONS):
+        spans = trace_spans(rnd, session * 3 + turn)
+        question = SESSION_QUESTIONS[session % 4][turn]
+        for span in spans:
+            for attribute in span.attributes:
+                if attribute.key == "input.value":
+                    attribute.value.string_value = question
+        spans[0].attributes.append(kv("session.id", f"session-{session}"))
+        rnd.shuffle(spans)
+        cut = rnd.randrange(1, len(spans))
+        pieces += [spans[:cut], spans[cut:]]
+    rnd.shuffle(pieces)
+    resource = {"attributes": [kv("service.name", "shop-bot")]}
+    return [ExportTraceServiceRequest(resource_spans=[ResourceSpans(resource=resource, scope_spans=[ScopeSpans(
+        scope={"name": "openinference.instrumentation.llama_index"}, spans=[s for piece in pieces[i:i + 40] for s in piece])])]
+    ).SerializeToString() for i in range(0, len(pieces), 40)]
+
+
+def session_feedback() -> list[dict[str, object]]:
+    """Feedback on sessions' last answers, by session id, as the app's thumbs and ratings send it."""
+    return [{"type": "feedback", "kind": kind, "value": value, "session_id": f"session-{session}"}
+            for session in range(SESSIONS) for kind, value in [(("thumbs", "down"), ("thumbs", "up"), ("rating", 2))[session % 3]]
+            if session % 2 == 0]
+
+
+ANALYSIS = ("ragpulse_satisfaction_", "ragpulse_session_turns_total", "ragpulse_feedback_joins_total", "ragpulse_traces_total",
+            "ragpulse_feedback_total", "ragpulse_fallback", "ragpulse_lexical_", "ragpulse_citation", "ragpulse_tokens_total",
+            "ragpulse_retriev", "ragpulse_answer_", "ragpulse_latency")
+
+
+def analysis_series(samples: Samples) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
+    return {key: value for key, value in samples.items() if key[0].startswith(ANALYSIS) and value}
+
+
+def test_two_tiers_keep_sessions_whole_and_count_what_one_replica_counts(tmp_path: Path) -> None:
+    """apps -> the Collector's load balancer (trace ids) -> 2 assembling replicas (forward.topic) -> a Kafka topic of
+    3 partitions keyed by session id -> 2 analysing replicas in one group; against one replica fed the same spans and
+    feedback directly. Turns come in waves (every session's first question, then second, then third), each wave
+    through before the next, so that order within a session is the same on both sides."""
+    topic, group = f"assembled-{random.randrange(1 << 30):x}", f"analysers-{random.randrange(1 << 30):x}"
+    create_topic(topic, partitions=3)
+    session = ["--set", "satisfaction.idle_seconds=8", "--set", "satisfaction.rephrase_window_seconds=120",
+               "--set", "judge.mode=off"]
+    forwarders = [start_ragpulse(tmp_path, "--set", f"kafka.bootstrap_servers={kafka_bootstrap()}", "--set", "kafka.topics=[]",
+                                 "--set", f"forward.topic={topic}", "--set", "otlp.grace_seconds=2") for _ in range(2)]
+    analysers = [start_ragpulse(tmp_path, *kafka_args(topic, group, session_timeout_seconds=6), *session) for _ in range(2)]
+    single = start_ragpulse(tmp_path, *session, "--set", "otlp.grace_seconds=2")
+    collector = Collector(collector_binary(), tmp_path)
+    collector.start({
+        "receivers": collector.receivers(),
+        "exporters": {"load_balancing": {
+            "routing_key": "traceID", "protocol": {"otlp": {"timeout": "5s", "tls": {"insecure": True}}},
+            "resolver": {"static": {"hostnames": [f"127.0.0.1:{r.grpc_port}" for r in forwarders]}}}},
+        "service": {"pipelines": {"traces": {"receivers": ["otlp"], "exporters": ["load_balancing"]}},
+                    "telemetry": {"metrics": {"level": "none"}}},
+    })
+    try:
+        wait_until(lambda: [a.metrics().get_value("ragpulse_kafka_assigned_partitions") for a in analysers] in ([1, 2], [2, 1]),
+                   timeout=90, what="the analysers' group sharing the 3 partitions")
+
+        state: list[object] = []
+
+        def through(traces: int, feedback: int = 0) -> bool:
+            sent = [f.metrics() for f in forwarders]
+            processed = [a.metrics() for a in analysers]
+            state[:] = [[(s.get_value("ragpulse_forward_sent_total", type="trace"), s.total("ragpulse_otlp_traces_total"),
+                          s.total("ragpulse_forward_dropped_total")) for s in sent],
+                        [(s.get_value("ragpulse_events_processed_total", type="trace"), s.total("ragpulse_kafka_records_consumed_total"))
+                         for s in processed], single.metrics().get_value("ragpulse_events_processed_total", type="trace")]
+            return (sum(s.get_value("ragpulse_forward_sent_total", type="trace") for s in sent) == traces
+                    and sum(s.get_value("ragpulse_forward_sent_total", type="feedback") for s in sent) == feedback
+                    and sum(s.get_value("ragpulse_events_processed_total", type="trace") for s in processed) == traces
+                    and sum(s.get_value("ragpulse_events_processed_total", type="feedback") for s in processed) == feedback
+                    and single.metrics().get_value("ragpulse_events_processed_total", type="trace") == traces
+                    and single.metrics().get_value("ragpulse_events_processed_total", type="feedback") == feedback)
+
+        for turn in range(3):
+            for body in session_requests(turn, seed=11 + turn):
+                post(f"http://127.0.0.1:{collector.http_port}/v1/traces", body)
+                post(f"http://127.0.0.1:{single.otlp_port}/v1/traces", body)
+            try:
+                wait_until(lambda: through(SESSIONS * (turn + 1)), timeout=60, what=f"wave {turn + 1} through both tiers")
+            except AssertionError as exc:
+                raise AssertionError(f"{exc}: {state}") from None
+        feedback = session_feedback()
+        for index, event in enumerate(feedback):  # the app's feedback, to any replica of the first tier
+            for target in (forwarders[index % 2], single):
+                assert target.post("/v1/events", ndjson([event])).status == 200
+        wait_until(lambda: through(3 * SESSIONS, len(feedback)), timeout=60, what="the feedback through both tiers")
+
+        def settled(replica: RagpulseProcess) -> bool:
+            return replica.metrics().get_value("ragpulse_feedback_join_entries", table="sessions") == 0
+
+        wait_until(lambda: all(settled(r) for r in [*analysers, single]), timeout=30, what="every session idle, settled")
+        first_tier = [f.metrics() for f in forwarders]
+        assert sum(s.get_value("ragpulse_otlp_traces_total", outcome="complete") for s in first_tier) == 3 * SESSIONS
+        assert all(s.total("ragpulse_forward_dropped_total") == 0 and s.get_value("ragpulse_forward_queued_events") == 0
+                   for s in first_tier)
+        assert all(analysis_series(s) == {} for s in first_tier), "the first tier analyses nothing"
+        ours = [analysis_series(a.metrics()) for a in analysers]
+        theirs = analysis_series(single.metrics())
+        summed = {key: sum(r.get(key, 0.0) for r in ours) for key in set(theirs) | {k for r in ours for k in r}}
+        differing = {key: (summed[key], theirs.get(key, 0.0)) for key in summed
+                     if summed[key] != (pytest.approx(theirs.get(key, 0.0), rel=1e-12) if key[0].endswith("_sum")
+                                        else theirs.get(key, 0.0))}
+        assert not differing, "\n".join(f"{k[0]} {sorted(k[1])}: {v}" for k, v in sorted(differing.items(), key=str))
+        turns = {kind: theirs.get(("ragpulse_session_turns_total", frozenset({("kind", kind)})), 0.0)
+                 for kind in ("first", "repeat", "rephrase", "follow_up", "new_topic")}
+        assert turns == {"first": SESSIONS, "repeat": 30, "rephrase": 30, "follow_up": 60, "new_topic": 120}, turns
+        signals = {dict(key[1])["signal"] for key in theirs if key[0] == "ragpulse_satisfaction_signals_total"}
+        assert signals == {"repeat", "rephrase", "silent_accept", "thumbs_down", "thumbs_up", "rating_low"}, signals
+        joins = theirs.get(("ragpulse_feedback_joins_total", frozenset({("outcome", "session")})))
+        assert joins == len(feedback) == SESSIONS // 2
+    finally:
+        collector.stop()
+        for replica in [*forwarders, *analysers, single]:
+            replica.terminate()
+
+
+# -- Kafka: one consumer group of three replicas, one killed -9 and one restarted mid-stream -----------------------
+
+KAFKA_SESSIONS, TURNS_PER_SESSION = 2_500, 10  # 25,000 traces, and feedback on every second one: 30,000 events
+
+
+def keyed_stream() -> tuple[list[bytes], list[bytes], int]:
+    """Sessions interleaved as live traffic is, each message keyed by its session id; thumbs on every second answer
+    of a session, by trace and session id, right after the answer; every 50th message delivered twice (a producer
+    retry). Returns the values, the keys and how many duplicates."""
+    rnd = random.Random(3)
+    events: list[dict[str, object]] = []
+    turn = [0] * KAFKA_SESSIONS
+    open_sessions = list(range(KAFKA_SESSIONS))
+    while open_sessions:
+        session = rnd.choice(open_sessions)
+        trace_id = f"s{session}-t{turn[session]}"
+        events.append(trace(trace_id, session_id=f"session-{session}", query=f"question {turn[session]} of {session}"))
+        if turn[session] % 2 == 1:
+            events.append({"type": "feedback", "kind": "thumbs", "value": "down" if session % 3 else "up",
+                           "trace_id": trace_id, "session_id": f"session-{session}"})
+        turn[session] += 1
+        if turn[session] == TURNS_PER_SESSION:
+            open_sessions.remove(session)
+    stream = [e for i, e in enumerate(events) for _ in range(2 if i % 50 == 0 else 1)]
+    return [json.dumps(e).encode() for e in stream], [str(e["session_id"]).encode() for e in stream], len(stream) - len(events)
+
+
+class Scraper:
+    """Plays Prometheus: scrapes one replica every 100 ms (each scrape commits its offsets) and keeps the last answer."""
+
+    def __init__(self, replica: RagpulseProcess) -> None:
+        self.replica, self.last = replica, Samples()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(0.1):
+            try:
+                self.last = self.replica.metrics()
+            except OSError:  # refused (503) or slow: the next interval tries again, as Prometheus does
+                if self.replica.process.poll() is not None:
+                    return
+
+    def stop(self) -> Samples:
+        self._stop.set()
+        self._thread.join()
+        return self.last
+
+
+def test_three_kafka_replicas_with_a_kill_and_a_restart_count_and_join_what_one_replica_does(tmp_path: Path) -> None:
+    """What Prometheus kept of each process (its last scrape), summed, is exact: every trace and feedback counted
+    once, every duplicate counted as one; and every feedback is joined to its answer, as one replica joins it, also
+    when its answer was read by the killed or the restarted replica before the commit (the new owner reads it back)."""
+    topic, group = f"sessions-{random.randrange(1 << 30):x}", f"replicas-{random.randrange(1 << 30):x}"
+    create_topic(topic, partitions=6)
+    values, keys, duplicates = keyed_stream()
+    traces, feedback = KAFKA_SESSIONS * TURNS_PER_SESSION, KAFKA_SESSIONS * TURNS_PER_SESSION // 2
+    # Sessions must not go idle while a partition waits for its new owner (a kill's session timeout, a restart), or
+    # the replicas would settle what one replica, never stalled, does not.
+    settle = ["--set", "satisfaction.idle_seconds=20"]
+    args = [*kafka_args(topic, group, max_poll_records=200, commit_without_scrape_seconds=3600, session_timeout_seconds=6),
+            *settle]
+    single = start_ragpulse(tmp_path, *kafka_args(topic, group + "-single"), *settle)
+    replicas = [start_ragpulse(tmp_path, *args) for _ in range(3)]
+    scrapers = [Scraper(r) for r in replicas]
+    kept: list[Samples] = []  # the last scrape of each process that is gone
+    try:
+        wait_until(lambda: [s.last.get_value("ragpulse_kafka_assigned_partitions") for s in scrapers] == [2, 2, 2],
+                   timeout=120, what="the group's three members with two partitions each")
+        producer = threading.Thread(target=lambda: [produce(topic, values[i:i + 3000], keys[i:i + 3000])
+                                                    for i in range(0, len(values), 3000)])
+        producer.start()
+
+        def counted() -> float:
+            return sum(s.total("ragpulse_traces_total") for s in kept) + sum(s.last.total("ragpulse_traces_total") for s in scrapers)
+
+        wait_until(lambda: counted() >= 0.3 * traces, timeout=60, what="30% counted")
+        kept.append(scrapers[0].stop())  # the scrape that committed last; the kill comes right after it
+        replicas[0].process.send_signal(signal.SIGKILL)
+        replicas[0].process.wait()
+        scrapers.pop(0)
+        replicas.pop(0)
+        wait_until(lambda: counted() >= 0.6 * traces, timeout=60, what="60% counted")
+        kept.append(scrapers[0].stop())
+        assert replicas[0].terminate() == 0  # a rolling restart: the drain's last scrape was the scraper's
+        replicas[0] = start_ragpulse(tmp_path, *args)
+        scrapers[0] = Scraper(replicas[0])
+        producer.join()
+
+        def caught_up() -> bool:
+            return (counted() == traces and all(s.last.total("ragpulse_kafka_consumer_lag_records", topic=topic) == 0
+                                                 and s.last.get_value("ragpulse_kafka_assigned_partitions") == 3 for s in scrapers))
+
+        try:
+            wait_until(caught_up, timeout=120, what=f"{traces} traces counted over the replicas, no lag")
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}: counted {counted()}, kept {[s.total('ragpulse_traces_total') for s in kept]}, "
+                                 f"running {[(s.last.total('ragpulse_traces_total'), {k: v for k, v in s.last.items() if k[0] == 'ragpulse_kafka_consumer_lag_records'}, s.last.get_value('ragpulse_kafka_assigned_partitions'), s.last.total('ragpulse_kafka_scrapes_refused_total')) for s in scrapers]}; logs {[r.log_path for r in replicas]}") from None
+        one = single.wait_processed(traces, feedback)
+        final = [*kept, *(s.stop() for s in scrapers)]
+
+        def summed(name: str, **labels: str) -> float:
+            return sum(s.get_value(name, **labels) for s in final)
+
+        assert summed("ragpulse_events_processed_total", type="trace") == traces
+        assert summed("ragpulse_events_processed_total", type="feedback") == feedback
+        assert summed("ragpulse_events_duplicate_total", type="trace") + summed(
+            "ragpulse_events_duplicate_total", type="feedback") == duplicates
+        joins = {o: summed("ragpulse_feedback_joins_total", outcome=o) for o in ("joined", "key_mismatch", "orphan", "late")}
+        theirs = {o: one.get_value("ragpulse_feedback_joins_total", outcome=o) for o in joins}
+        assert theirs == {"joined": feedback, "key_mismatch": 0, "orphan": 0, "late": 0}
+        assert joins == theirs, (joins, theirs)
+        assert sum(s.get_value("ragpulse_kafka_join_replayed_total", outcome="replayed") for s in final) > 0
+        # Every signal as one replica counts it once the sessions settle (the new owners replayed the open sessions of
+        # the killed and the restarted replica): the thumbs on their answers' labels, rephrases, silent accepts.
+        wait_until(lambda: all(r.metrics().get_value("ragpulse_feedback_join_entries", table="sessions") == 0
+                               for r in [*replicas, single]), timeout=45, what="every session settled")
+        final[-len(replicas):] = [r.metrics() for r in replicas]
+        one = single.metrics()
+        signals = {k: v for k, v in one.items() if k[0] in ("ragpulse_satisfaction_signals_total", "ragpulse_session_turns_total") and v}
+        summed_signals = {k: sum(s.get(k, 0.0) for s in final) for k in signals}
+        assert summed_signals == signals, {k: (summed_signals[k], v) for k, v in signals.items() if summed_signals[k] != v}
+        assert one.total("ragpulse_satisfaction_signals_total", signal="thumbs_down") == 8_330
+    finally:
+        for scraper in scrapers:
+            scraper.stop()
+        for replica in [*replicas, single]:
+            replica.terminate()
+
+
+def test_the_forwarder_publishes_keyed_by_session_and_holds_within_its_caps_while_the_broker_is_away() -> None:
+    from prometheus_client import CollectorRegistry
+
+    from ragpulse.collector.events import FeedbackEvent, TraceEvent
+    from ragpulse.config import ForwardConfig, KafkaConfig
+    from ragpulse.exporters.forward import ForwardMetrics, KafkaForwarder
+    from ragpulse.sources.kafka.backends import backend
+    from support import consume_all, envelope, free_port
+
+    events = [TraceEvent(trace_id=f"t{i}", query="q", answer="a", session_id=f"s{i % 7}" if i % 4 else None) for i in range(40)]
+    events += [FeedbackEvent(kind="thumbs", value="up", trace_id="t1", session_id="s1"), FeedbackEvent(kind="copy", trace_id="t2")]
+
+    async def forward(kafka: KafkaConfig, config: ForwardConfig, registry: CollectorRegistry,
+                      until: Callable[[KafkaForwarder], bool]) -> KafkaForwarder:
+        forwarder = KafkaForwarder(config, backend(kafka).producer, ForwardMetrics(registry))
+        await forwarder.start()
+        for event in events:
+            forwarder(envelope(event))
+        deadline = time.monotonic() + 30
+        while not until(forwarder) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        await forwarder.shutdown()
+        return forwarder
+
+    topic = f"forwarded-{random.randrange(1 << 30):x}"
+    create_topic(topic, partitions=3)
+    registry = CollectorRegistry()
+    asyncio.run(forward(KafkaConfig(bootstrap_servers=kafka_bootstrap(), topics=[]), ForwardConfig(topic=topic, batch_events=8),
+                        registry, lambda _: (registry.get_sample_value("ragpulse_forward_sent_total", {"type": "trace"}) or 0) == 40))
+    assert registry.get_sample_value("ragpulse_forward_sent_total", {"type": "feedback"}) == 2
+    messages = consume_all(topic, len(events))
+    keyed = sorted((m.key.decode(), json.loads(m.value)["type"], json.loads(m.value)["trace_id"]) for m in messages)
+    expected = sorted((e.session_id or e.trace_id, "trace" if isinstance(e, TraceEvent) else "feedback", e.trace_id) for e in events)
+    assert keyed == expected
+
+    away = CollectorRegistry()  # nothing listens on the port: the broker is away the whole time
+    asyncio.run(forward(
+        KafkaConfig(bootstrap_servers=f"127.0.0.1:{free_port()}", topics=[]),
+        ForwardConfig(topic=topic, max_queue_events=30, batch_events=10, shutdown_timeout_seconds=1), away,
+        lambda f: (away.get_sample_value("ragpulse_forward_dropped_total", {"reason": "queue_full"}) or 0) > 0))
+    dropped = {reason: away.get_sample_value("ragpulse_forward_dropped_total", {"reason": reason}) for reason in ("queue_full", "shutdown")}
+    assert dropped == {"queue_full": 12, "shutdown": 30}
+    assert (away.get_sample_value("ragpulse_forward_sent_total", {"type": "trace"}), away.get_sample_value("ragpulse_forward_queued_events")) == (0, 0)
