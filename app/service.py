@@ -39,7 +39,7 @@ from ragpulse.exporters import badcases_api, calibration_api
 from ragpulse.exporters.forward import ForwardMetrics, KafkaForwarder
 from ragpulse.exporters.prometheus import FastPathExporter, FastPathMetrics
 from ragpulse.probes import golden
-from ragpulse.probes.marker import ProbeTrafficFilter
+from ragpulse.probes.marker import ProbeTrafficFilter, is_probe
 from ragpulse.probes.schedule import ProbeMetrics, ProbeSchedule
 from ragpulse.probes.target import HttpTarget, TargetError
 from ragpulse.scorers.citations import CitationMetrics, CitationScorer
@@ -132,7 +132,8 @@ class Service:
         self.interop = Interop(config, registry)
         if config.forward.topic is not None:
             # The forwarding role (README "Scaling out"): checked, deduplicated events go to the topic, analysed elsewhere.
-            self.forwarder = KafkaForwarder(config.forward, kafka_backend(config.kafka).producer, ForwardMetrics(registry))
+            self.forwarder = KafkaForwarder(config.forward, kafka_backend(config.kafka).producer, ForwardMetrics(registry),
+                                            max_message_bytes=config.limits.max_event_bytes)
             stages: list[tuple[str, Stage]] = [("dedup", DedupStage(dedup, dedup_metrics.duplicates))]
             exporters: list[tuple[str, Exporter]] = [("forward", self.forwarder)]
         else:
@@ -219,8 +220,8 @@ class Service:
                                      max_batch_events=config.pipeline.max_batch_events,
                                      on_partitions_lost=self.join.drop_partitions if self.join is not None else None,
                                      on_replay=self._replay if self.join is not None else None,
-                                     # A session's answers are settled within idle_seconds: read back at least that.
-                                     read_back_seconds=max(config.kafka.dedup_restore_seconds, config.satisfaction.idle_seconds))
+                                     # What the previous owner has not settled: the last idle_seconds of sessions.
+                                     replay_seconds=config.satisfaction.idle_seconds)
         self.otlp: OtlpReceiver | None = None
         if config.otlp.enabled:
             self.otlp = OtlpReceiver(config.otlp, self.spans, self.queue, otlp, self.connections)
@@ -230,7 +231,8 @@ class Service:
         by the join with each trace's fallback as the pipeline's fallback stage decides it."""
         assert self.join is not None and self._fallback is not None
         detect = self._fallback.detect
-        self.join.replay([(e, isinstance(e.event, TraceEvent) and detect(e.event) is not None) for e in envelopes])
+        self.join.replay([(e, isinstance(e.event, TraceEvent) and detect(e.event) is not None) for e in envelopes
+                          if not is_probe(e)])  # as the pipeline's first stage keeps probe traffic out
 
     def not_ready_reasons(self) -> list[str]:
         reasons = []

@@ -53,7 +53,8 @@ class ForwardMetrics:
                             ["type"], registry=registry)
         self.dropped = Counter("ragpulse_forward_dropped_total",
                                "Events not forwarded, by reason: queue_full (forward.max_queue_events or max_queue_bytes, "
-                               "e.g. while the broker is away), shutdown (still unacknowledged at the shutdown timeout).",
+                               "e.g. while the broker is away), too_large (encoded past limits.max_event_bytes, which the "
+                               "analysing replicas would refuse), shutdown (still unacknowledged at the shutdown timeout).",
                                ["reason"], registry=registry)
         self.send_failures = Counter("ragpulse_forward_send_failures_total",
                                      "Batches the broker did not acknowledge; each is sent again after a back-off.",
@@ -64,7 +65,7 @@ class ForwardMetrics:
                                   registry=registry)
         for kind in ("trace", "feedback"):
             self.sent.labels(type=kind)
-        for reason in ("queue_full", "shutdown"):
+        for reason in ("queue_full", "too_large", "shutdown"):
             self.dropped.labels(reason=reason)
 
 
@@ -91,8 +92,12 @@ def partition_key(event: Event) -> bytes | None:
 class KafkaForwarder:
     """A pipeline exporter (called on the event loop) with a sending thread behind a bounded queue."""
 
-    def __init__(self, config: ForwardConfig, producer: Callable[[], Producer], metrics: ForwardMetrics) -> None:
+    def __init__(self, config: ForwardConfig, producer: Callable[[], Producer], metrics: ForwardMetrics, *,
+                 max_message_bytes: int) -> None:
         assert config.topic is not None
+        # An event assembled from spans may encode past what the analysers' decoder takes (limits.max_event_bytes):
+        # sent, it would stop at their dead letters; retried, at the broker's message size, forever.
+        self._max_message_bytes = max_message_bytes
         self._topic = config.topic
         self._max_events = config.max_queue_events
         self._max_bytes = config.max_queue_bytes
@@ -113,6 +118,9 @@ class KafkaForwarder:
     def __call__(self, envelope: Envelope) -> None:
         event = envelope.event
         value = self._encode(as_contract(event))
+        if len(value) > self._max_message_bytes:
+            self._metrics.dropped.labels(reason="too_large").inc()
+            return
         with self._lock:
             if self._held_events >= self._max_events or self._held_bytes + len(value) > self._max_bytes:
                 self._metrics.dropped.labels(reason="queue_full").inc()
@@ -194,15 +202,15 @@ class KafkaForwarder:
             return self._stopping
 
     def _delivered(self, batch: list[tuple[str, bytes | None, bytes]]) -> None:
-        if self._abandoned:
-            return
         if self._problem is not None:
             log.info("forwarding to kafka works again", topic=self._topic)
             self._problem = None
         traces = sum(kind == "trace" for kind, _, _ in batch)
-        self._metrics.sent.labels(type="trace").inc(traces)
-        self._metrics.sent.labels(type="feedback").inc(len(batch) - traces)
-        with self._lock:
+        with self._lock:  # one step with shutdown's: an abandoned batch is counted dropped there, never also sent
+            if self._abandoned:
+                return
+            self._metrics.sent.labels(type="trace").inc(traces)
+            self._metrics.sent.labels(type="feedback").inc(len(batch) - traces)
             self._hold(-len(batch), -sum(len(value) for _, _, value in batch))
 
     @staticmethod

@@ -483,12 +483,13 @@ def test_the_forwarder_publishes_keyed_by_session_and_holds_within_its_caps_whil
 
     events = [TraceEvent(trace_id=f"t{i}", query="q", answer="a", session_id=f"s{i % 7}" if i % 4 else None) for i in range(40)]
     events += [FeedbackEvent(kind="thumbs", value="up", trace_id="t1", session_id="s1"), FeedbackEvent(kind="copy", trace_id="t2")]
+    too_large = TraceEvent(trace_id="big", query="q", answer="a" * 3000)  # past the analysers' limits: dropped here
 
     async def forward(kafka: KafkaConfig, config: ForwardConfig, registry: CollectorRegistry,
                       until: Callable[[KafkaForwarder], bool]) -> KafkaForwarder:
-        forwarder = KafkaForwarder(config, backend(kafka).producer, ForwardMetrics(registry))
+        forwarder = KafkaForwarder(config, backend(kafka).producer, ForwardMetrics(registry), max_message_bytes=2000)
         await forwarder.start()
-        for event in events:
+        for event in [*events, too_large]:
             forwarder(envelope(event))
         deadline = time.monotonic() + 30
         while not until(forwarder) and time.monotonic() < deadline:
@@ -502,6 +503,7 @@ def test_the_forwarder_publishes_keyed_by_session_and_holds_within_its_caps_whil
     asyncio.run(forward(KafkaConfig(bootstrap_servers=kafka_bootstrap(), topics=[]), ForwardConfig(topic=topic, batch_events=8),
                         registry, lambda _: (registry.get_sample_value("ragpulse_forward_sent_total", {"type": "trace"}) or 0) == 40))
     assert registry.get_sample_value("ragpulse_forward_sent_total", {"type": "feedback"}) == 2
+    assert registry.get_sample_value("ragpulse_forward_dropped_total", {"reason": "too_large"}) == 1
     messages = consume_all(topic, len(events))
     keyed = sorted((m.key.decode(), json.loads(m.value)["type"], json.loads(m.value)["trace_id"]) for m in messages)
     expected = sorted((e.session_id or e.trace_id, "trace" if isinstance(e, TraceEvent) else "feedback", e.trace_id) for e in events)
@@ -512,6 +514,7 @@ def test_the_forwarder_publishes_keyed_by_session_and_holds_within_its_caps_whil
         KafkaConfig(bootstrap_servers=f"127.0.0.1:{free_port()}", topics=[]),
         ForwardConfig(topic=topic, max_queue_events=30, batch_events=10, shutdown_timeout_seconds=1), away,
         lambda f: (away.get_sample_value("ragpulse_forward_dropped_total", {"reason": "queue_full"}) or 0) > 0))
-    dropped = {reason: away.get_sample_value("ragpulse_forward_dropped_total", {"reason": reason}) for reason in ("queue_full", "shutdown")}
-    assert dropped == {"queue_full": 12, "shutdown": 30}
+    dropped = {reason: away.get_sample_value("ragpulse_forward_dropped_total", {"reason": reason})
+               for reason in ("queue_full", "too_large", "shutdown")}
+    assert dropped == {"queue_full": 12, "too_large": 1, "shutdown": 30}
     assert (away.get_sample_value("ragpulse_forward_sent_total", {"type": "trace"}), away.get_sample_value("ragpulse_forward_queued_events")) == (0, 0)
