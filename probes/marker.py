@@ -24,8 +24,12 @@ class ProbeTrafficFilter:
                                 registry=registry)
 
     def __call__(self, envelope: Envelope) -> Envelope | None:
-        attributes = envelope.event.attributes
-        if attributes and PROBE_ATTRIBUTE in attributes:
+        if is_probe(envelope):
             self._dropped.labels(source=envelope.source).inc()
             return None
         return envelope
+
+
+def is_probe(envelope: Envelope) -> bool:
+    attributes = envelope.event.attributes
+    return bool(attributes) and PROBE_ATTRIBUTE in attributes

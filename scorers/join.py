@@ -61,8 +61,9 @@ class _Uncounted:
 
 
 _UNCOUNTED = _Uncounted()
-# Feedback waiting for its answer: the event, the bytes it counts for, the Kafka partition it came from (-1: none).
-Waiting = tuple[FeedbackEvent, int, int]
+# Feedback waiting for its answer: the event, the bytes it counts for, the Kafka partition it came from (-1: none),
+# and whether a replay put it there (its previous owner may have counted it already: see replay()).
+Waiting = tuple[FeedbackEvent, int, int, bool]
 
 
 def _crossed(partition: int, other: int) -> bool:
@@ -161,22 +162,30 @@ class FeedbackJoin:
         for session_id in gone:
             self.sessions_bytes -= self._sessions.pop(session_id).size
         revoked.labels("sessions").inc(len(gone))
-        gone = [trace_id for trace_id, (_, waiting) in self._pending.items() if waiting[0][2] in partitions]
-        for trace_id in gone:
-            for event, size, _ in self._pending.pop(trace_id)[1]:
+        left = 0
+        for trace_id, (arrived, waiting) in list(self._pending.items()):
+            kept = [item for item in waiting if item[2] not in partitions]  # keyed otherwise, items may differ
+            for event, size, _, _ in (item for item in waiting if item[2] in partitions):
+                left += 1
                 self.pending_bytes -= size
                 if event.kind == "review":  # reviews are not read back: this is their one count
                     self.pending_reviews -= 1
                     for listener in self.listeners:
                         listener.review_expired("revoked")
-        revoked.labels("pending").inc(len(gone))
+            if not kept:
+                del self._pending[trace_id]
+            elif len(kept) < len(waiting):
+                self._pending[trace_id] = (arrived, kept)
+        revoked.labels("pending").inc(left)
 
     def replay(self, events: list[tuple[Envelope, bool]]) -> None:
         """Events of Kafka partitions this replica was just given, read back from before their committed offsets (with
         whether each trace is a fallback): their previous owner counted them, so they rebuild the join's state here
         (answers, sessions, signals so far, waiting feedback) without counting anything or telling a listener; what
         comes next is counted as if this replica had seen it all. A session's answers are counted when they settle,
-        here; their previous owner counted none of it (it lets go of a partition's entries uncounted)."""
+        here; their previous owner counted none of it (it lets go of a partition's entries uncounted). Replayed
+        feedback whose answer was not read back waits for it as usual and is counted if it comes, but not when it
+        never does (orphan, pending_full): its answer may be older than the read-back and the feedback counted."""
         outcome, turn_counts, listeners = self._outcome, self._turn_counts, self.listeners
         self._outcome, self._turn_counts = dict.fromkeys(outcome, _UNCOUNTED), dict.fromkeys(turn_counts, _UNCOUNTED)
         self.listeners, self._replaying = [], True
@@ -221,7 +230,7 @@ class FeedbackJoin:
                 self._pending[trace_id] = (entry[0], reviews)
             else:
                 del self._pending[trace_id]
-            for feedback, size, feedback_partition in entry[1]:
+            for feedback, size, feedback_partition, _ in entry[1]:
                 if feedback.kind != "review":
                     self.pending_bytes -= size
                     if _crossed(feedback_partition, partition):
@@ -380,7 +389,7 @@ class FeedbackJoin:
             self._counter.count(turn.labels, turn.fallback, signal)
         for listener in self.listeners:
             listener.signal(turn, signal)
-        if turn.judgment is not None:
+        if turn.judgment is not None and not self._replaying:
             sample, verdict, stage = turn.judgment
             self._counter.judged(turn.labels, signal, sample, verdict, stage)
             for listener in self.listeners:
@@ -394,11 +403,11 @@ class FeedbackJoin:
         size = PENDING_BYTES + len(trace_id) + 4 * len(event.comment or "")
         entry = self._pending.get(trace_id)
         if entry is None:
-            self._pending[trace_id] = (now, [(event, size, partition)])
+            self._pending[trace_id] = (now, [(event, size, partition, self._replaying)])
         elif len(entry[1]) < MAX_SIGNALS_PER_TURN:
-            entry[1].append((event, size, partition))
+            entry[1].append((event, size, partition, self._replaying))
         else:
-            self._drop_pending([(event, 0, partition)], "pending_full")
+            self._drop_pending([(event, 0, partition, self._replaying)], "pending_full")
             return
         self.pending_bytes += size
         if event.kind == "review":
@@ -409,13 +418,13 @@ class FeedbackJoin:
             self._evicted["pending"].inc()
 
     def _drop_pending(self, waiting: list[Waiting], reason: str) -> None:
-        for event, size, _ in waiting:
+        for event, size, _, replayed in waiting:
             self.pending_bytes -= size
             if event.kind == "review":
                 self.pending_reviews -= 1
                 for listener in self.listeners:
                     listener.review_expired(reason)
-            else:
+            elif not replayed:  # a replayed one's answer may have met it on the previous owner, before the read-back
                 self._outcome[reason].inc()
 
     # -- for the judge sampler and the judge workers ----------------------------------------------
@@ -483,6 +492,6 @@ class FeedbackJoin:
                 else:
                     del self._pending[trace_id]
                 self.pending_reviews -= len(reviews)
-                self.pending_bytes -= sum(size for _, size, _ in reviews)
+                self.pending_bytes -= sum(item[1] for item in reviews)
                 for listener in self.listeners:
-                    listener.reviews_judged(trace_id, [event for event, _, _ in reviews])
+                    listener.reviews_judged(trace_id, [item[0] for item in reviews])

@@ -174,6 +174,24 @@ def test_a_revoked_partition_leaves_uncounted_and_its_new_owner_replays_it_to_th
     assert signals(first) == {"rating_low": 1, "silent_accept": 1}  # b1's rating at once; h1 (not Kafka's) settled here
 
 
+def test_replayed_feedback_waits_uncounted_and_a_revoked_partition_takes_only_its_own_waiting_feedback() -> None:
+    registry, clock = CollectorRegistry(), Clock(1000.0)
+    join = feedback_join(registry, clock, pending_window_seconds=10.0)
+    join.replay([(on_partition(feedback("thumbs", "up", trace_id="older"), 0), False),  # its answer: before the read-back
+                 (on_partition(feedback("thumbs", "down", trace_id="next"), 0), False)])
+    join(on_partition(trace("next"), 0))  # comes after the committed offset: the previous owner never joined them
+    join(on_partition(feedback("copy", trace_id="x"), 1))
+    join(on_partition(feedback("copy", trace_id="x"), 2))  # keyed otherwise: the same answer's wait, another partition
+    join.drop_partitions(frozenset({2}))
+    assert value(registry, "ragpulse_feedback_join_revoked_total", table="pending") == 1
+    join(on_partition(trace("x"), 1))
+    clock.now += 11
+    join.expire()
+    outcomes = {o: value(registry, "ragpulse_feedback_joins_total", outcome=o) for o in ("joined_after_wait", "orphan")}
+    assert outcomes == {"joined_after_wait": 2, "orphan": 0}  # "older" was not counted a second time
+    assert signals(registry) == {"thumbs_down": 1, "copy": 1}
+
+
 def on_partition(envelope: Envelope, partition: int) -> Envelope:
     envelope.partition = partition
     return envelope

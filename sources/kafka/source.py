@@ -24,9 +24,8 @@ that keep counts right:
   committing more.
 - When the queue is full the consumer waits for it (up to 2 s), then pauses its partitions and keeps polling
   (rebalances) without fetching: memory stays bounded (librdkafka's pre-fetch has its own byte cap).
-- On assignment, recently committed messages are read back: their identities into the dedup window (duplicates
-  across a restart are still caught); for a partition new to this process, their events to the feedback join,
-  which replays them uncounted (its sessions and waiting feedback go on where the previous owner left them).
+- On assignment, recently committed messages are read back: identities into the dedup window; for a partition new
+  to this process, events to the feedback join, which replays them uncounted (sessions go on where they were).
 - Partitions revoked and not assigned back are told to the join, which lets go of what it holds of them.
 """
 
@@ -51,7 +50,7 @@ from ragpulse.collector.queue import EventQueue
 from ragpulse.sources.kafka.codecs import Codec, item_error, json_codec, otlp_proto_codec
 from ragpulse.sources.kafka.metrics import KafkaMetrics
 from ragpulse.sources.kafka.offsets import OffsetBook
-from ragpulse.sources.kafka.restore import read_back, restore_ranges
+from ragpulse.sources.kafka.restore import REPLAY_MAX_MESSAGES, read_back, restore_ranges
 from ragpulse.sources.kafka.backends import backend
 from ragpulse.sources.kafka.client import ClientError, Consumer, Partition, Producer, Record
 from ragpulse.sources.otlp.intake import SpanIntake
@@ -84,14 +83,14 @@ class KafkaSource:
         max_batch_events: int,
         on_partitions_lost: Callable[[frozenset[int]], None] | None = None,
         on_replay: Callable[[list[Envelope]], None] | None = None,
-        read_back_seconds: float | None = None,
+        replay_seconds: float = 0.0,
     ) -> None:
         self._config = config
         # Told on the event loop: partitions gone to another member, events read back from ones new to this process.
         self._on_partitions_lost = on_partitions_lost
         self._on_replay = on_replay
-        # How far back a newly assigned partition is read (dedup identities, the join's replay).
-        self._read_back_seconds = config.dedup_restore_seconds if read_back_seconds is None else read_back_seconds
+        # How far back a partition new to this process is read for the join's replay (its sessions' idle time).
+        self._replay_seconds = replay_seconds
         self._held: set[Partition] = set()  # partitions whose events this process's join holds
         self._revocations = 0
         self._revoked: set[Partition] = set()  # revoked since the last assignment
@@ -475,17 +474,18 @@ class KafkaSource:
         if resumed:
             log.info("kafka partitions resumed from this process's own position",
                      partitions={f"{tp.topic}/{tp.partition}": offset for tp, offset in resumed.items()})
-        if self._config.dedup_restore_seconds > 0 and self._config.dedup_restore_max_messages > 0 and committed:
-            self._restore(consumer, committed, replayed=assigned - self._held)
+        self._restore(consumer, committed, replayed=assigned - self._held if self._on_replay is not None else set())
         self._held |= assigned
         log.info("kafka partitions assigned", partitions=sorted(f"{tp.topic}/{tp.partition}" for tp in assigned))
 
     def _restore(self, consumer: Consumer, committed: dict[Partition, int], replayed: set[Partition]) -> None:
-        ranges = restore_ranges(consumer, committed, self._config, self._read_back_seconds)
-        if not ranges:
+        config = self._config
+        dedup = restore_ranges(consumer, committed, config.dedup_restore_seconds, config.dedup_restore_max_messages)
+        replay = restore_ranges(consumer, {tp: offset for tp, offset in committed.items() if tp in replayed},
+                                self._replay_seconds, REPLAY_MAX_MESSAGES)
+        if not dedup and not replay:
             return
-        found = read_back(self._backend, ranges, self._topics, self._codecs, RESTORE_TIMEOUT_SECONDS,
-                          replayed if self._on_replay is not None else set())
+        found = read_back(self._backend, dedup, replay, self._topics, self._codecs, RESTORE_TIMEOUT_SECONDS)
         if self._loop is not None:
             # Scheduled before any batch of these partitions, so the pipeline sees them first.
             if found.identities:
@@ -495,4 +495,5 @@ class KafkaSource:
         self._metrics.dedup_restored.inc(len(found.identities))
         self._metrics.replayed.labels(outcome="replayed").inc(len(found.events))
         self._metrics.replayed.labels(outcome="over_budget").inc(found.over_budget)
-        log.info("restored from kafka", identities=len(found.identities), replayed=len(found.events), partitions=len(ranges))
+        log.info("restored from kafka", identities=len(found.identities), replayed=len(found.events),
+                 partitions=len(dedup.keys() | replay.keys()))
