@@ -18,7 +18,8 @@ fi
 # What the wheel is built from (pyproject's packages and package data): a hash of it says whether an install is stale.
 package_hash() {
     (cd "$ROOT" && find pyproject.toml README.md ./*.py app collector config sources scorers judging probes exporters \
-        mixin -type f ! -path '*/__pycache__/*' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
+        mixin native -path native/target -prune -o -type f ! -path '*/__pycache__/*' -print0 | LC_ALL=C sort -z \
+        | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
 }
 
 install_ragpulse() {  # $1: extras, e.g. "[test]" or ""

@@ -63,6 +63,8 @@ def test_the_scripts_install_only_when_the_package_changed(tmp_path: Path) -> No
     for top in TOP_LEVEL:
         (root / top).mkdir()
         (root / top / "__init__.py").write_text(top)
+    (root / "native" / "src").mkdir(parents=True)
+    (root / "native" / "src" / "lib.rs").write_text("// the crate")
     venv = tmp_path / "venv"
     (venv / "bin").mkdir(parents=True)
     (venv / "bin" / "python").symlink_to(sys.executable)
@@ -84,6 +86,11 @@ def test_the_scripts_install_only_when_the_package_changed(tmp_path: Path) -> No
         assert install("") == 3, top
     assert install("[test]") == 3  # the extras were installed from the old files
     assert install("") == 0
+    (root / "native" / "src" / "lib.rs").write_text("// changed: the extension module is in the wheel")
+    assert install("[test]") == 3
+    (root / "native" / "target").mkdir()
+    (root / "native" / "target" / "cache").write_text("cargo's build output is not")
+    assert install("[test]") == 0
     (root / "tests").mkdir()
     (root / "tests" / "test_new.py").write_text("a test is not in the wheel")
     assert install("[test]") == 0
