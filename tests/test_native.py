@@ -29,3 +29,110 @@ def test_the_stems_are_pystemmers_on_every_word_of_the_docs_and_test_tables() ->
 @given(st.lists(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=24), max_size=20))
 def test_the_stems_are_pystemmers_on_any_text(words: list[str]) -> None:
     assert _native.stem_words(words) == ORACLE(words)
+
+
+# -- OTLP: the native decoding against opentelemetry-proto's (upb) on the same bytes --------------------------------
+
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest  # noqa: E402
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue  # noqa: E402
+from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span  # noqa: E402
+
+from ragpulse.sources.otlp.spans import _attributes  # noqa: E402  # the oracle's own conversion of attributes
+
+SCALARS = st.one_of(st.text(max_size=12).map(lambda s: AnyValue(string_value=s)), st.booleans().map(lambda b: AnyValue(bool_value=b)),
+                    st.integers(-2**63, 2**63 - 1).map(lambda i: AnyValue(int_value=i)),
+                    st.floats(allow_nan=False).map(lambda f: AnyValue(double_value=f)),
+                    st.binary(max_size=8).map(lambda b: AnyValue(bytes_value=b)), st.just(AnyValue()))
+VALUES = st.recursive(SCALARS, lambda inner: st.one_of(
+    st.lists(inner, max_size=3).map(lambda vs: AnyValue(array_value={"values": vs})),
+    st.lists(st.tuples(st.text(max_size=6), inner), max_size=3).map(
+        lambda kvs: AnyValue(kvlist_value={"values": [KeyValue(key=k, value=v) for k, v in kvs]}))), max_leaves=8)
+ATTRIBUTES = st.lists(st.tuples(st.sampled_from(["input.value", "llm.model_name", "a", "b", ""]), VALUES), max_size=5).map(
+    lambda kvs: [KeyValue(key=k, value=v) for k, v in kvs])
+SPANS = st.builds(lambda trace, span, parent, name, kind, start, end, attributes, events: Span(
+    trace_id=trace, span_id=span, parent_span_id=parent, name=name, kind=kind, start_time_unix_nano=start,
+    end_time_unix_nano=end, attributes=attributes, events=[Span.Event(name=n, time_unix_nano=t, attributes=a) for n, t, a in events]),
+    st.binary(min_size=0, max_size=17), st.binary(min_size=0, max_size=9), st.binary(max_size=9), st.text(max_size=10),
+    st.integers(-2**31, 2**31 - 1), st.integers(0, 2**64 - 1), st.integers(0, 2**64 - 1), ATTRIBUTES,
+    st.lists(st.tuples(st.text(max_size=6), st.integers(0, 2**64 - 1), ATTRIBUTES), max_size=2))
+REQUESTS = st.lists(st.tuples(ATTRIBUTES, st.lists(st.tuples(st.text(max_size=8), st.lists(SPANS, max_size=3)), max_size=2)),
+                    max_size=3).map(lambda resources: ExportTraceServiceRequest(resource_spans=[ResourceSpans(
+                        resource={"attributes": attributes}, scope_spans=[ScopeSpans(scope={"name": scope}, spans=spans)
+                                                                          for scope, spans in scopes])
+                        for attributes, scopes in resources]))
+
+
+def oracle(request: ExportTraceServiceRequest) -> tuple[list[object], list[object]]:
+    resources, spans = [], []
+    for index, resource_spans in enumerate(request.resource_spans):
+        resources.append(_attributes(resource_spans.resource.attributes))
+        for scope_spans in resource_spans.scope_spans:
+            spans += [(s.trace_id, s.span_id, s.parent_span_id, s.name, s.kind, s.start_time_unix_nano, s.end_time_unix_nano,
+                       _attributes(s.attributes), [(e.name, e.time_unix_nano, _attributes(e.attributes)) for e in s.events],
+                       s.ByteSize(), index, scope_spans.scope.name) for s in scope_spans.spans]
+    return resources, spans
+
+
+def same(a: object, b: object) -> bool:
+    """Equal, with -0.0 apart from 0.0 (the wire keeps the sign)."""
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b and str(a) == str(b)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+@settings(max_examples=300, derandomize=True, database=None, deadline=None)
+@given(REQUESTS)
+def test_the_native_otlp_decoding_equals_opentelemetry_protos_on_any_request(request: ExportTraceServiceRequest) -> None:
+    body = request.SerializeToString()
+    resources, spans = _native.decode_otlp_traces(body)
+    expected = oracle(ExportTraceServiceRequest.FromString(body))
+    assert same([resources, spans], list(expected))
+
+
+def outcome(body: bytes) -> object:
+    """What each decoding makes of `body`: its records, or that it refused it."""
+    try:
+        request = ExportTraceServiceRequest.FromString(body)
+    except Exception:  # noqa: BLE001 - DecodeError, and RecursionError past the depth limit
+        expected: object = "refused"
+    else:
+        expected = list(oracle(request))
+    try:
+        resources, spans = _native.decode_otlp_traces(body)
+    except ValueError:
+        return expected, "refused"
+    return expected, [resources, spans]
+
+
+@settings(max_examples=400, derandomize=True, database=None, deadline=None)
+@given(REQUESTS, st.data())
+def test_a_truncated_or_corrupted_request_is_refused_or_read_alike(request: ExportTraceServiceRequest, data: st.DataObject) -> None:
+    body = bytearray(request.SerializeToString())
+    if body:
+        if data.draw(st.booleans()):
+            del body[data.draw(st.integers(0, len(body) - 1)):]
+        else:
+            for _ in range(data.draw(st.integers(1, 3))):
+                body[data.draw(st.integers(0, len(body) - 1))] = data.draw(st.integers(0, 255))
+    expected, got = outcome(bytes(body))
+    assert (expected == "refused") == (got == "refused") and (expected == "refused" or same(expected, got)), (expected, got)
+
+
+def test_bad_utf8_and_nesting_past_the_depth_limit_are_refused_as_the_protobuf_runtime_refuses_them() -> None:
+    def nested(levels: int) -> bytes:
+        value = AnyValue(string_value="x")
+        for _ in range(levels):
+            value = AnyValue(array_value={"values": [value]})
+        span = Span(trace_id=b"\x01" * 16, span_id=b"\x02" * 8, attributes=[KeyValue(key="deep", value=value)])
+        return ExportTraceServiceRequest(resource_spans=[ResourceSpans(scope_spans=[ScopeSpans(spans=[span])])]).SerializeToString()
+
+    assert outcome(nested(47))[0] != "refused" and outcome(nested(47))[1] != "refused"
+    assert outcome(nested(48)) == ("refused", "refused")
+    good = ExportTraceServiceRequest(resource_spans=[ResourceSpans(scope_spans=[ScopeSpans(spans=[Span(name="n\u00e9")])])])
+    body = good.SerializeToString()
+    bad = body.replace("n\u00e9".encode(), b"n\xff\xfe"[:3])
+    assert outcome(bad) == ("refused", "refused")

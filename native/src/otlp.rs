@@ -1,0 +1,344 @@
+//! OTLP ExportTraceServiceRequest, protobuf wire format, read over the borrowed request bytes: only the messages
+//! and fields the span records carry are decoded, the rest skipped. Field numbers: opentelemetry-proto's trace
+//! and common protos (v1). Errors match the Python protobuf runtime's where tested (invalid UTF-8 in a string,
+//! nesting past its depth limit, truncated data).
+
+/// upb's default message nesting limit (the request itself is at depth 1).
+const MAX_DEPTH: u32 = 100;
+
+#[derive(Debug)]
+pub struct DecodeError(pub String);
+
+pub enum Value<'a> {
+    Str(&'a str),
+    Bool(bool),
+    Int(i64),
+    Double(f64),
+    Bytes(&'a [u8]),
+    Array(Vec<Value<'a>>),
+    KvList(Vec<(&'a str, Value<'a>)>),
+    Empty,
+}
+
+pub type Attributes<'a> = Vec<(&'a str, Value<'a>)>;
+
+pub struct Event<'a> {
+    pub name: &'a str,
+    pub time_unix_nano: u64,
+    pub attributes: Attributes<'a>,
+}
+
+pub struct SpanRecord<'a> {
+    pub trace_id: &'a [u8],
+    pub span_id: &'a [u8],
+    pub parent_span_id: &'a [u8],
+    pub name: &'a str,
+    pub kind: i64,
+    pub start_unix_nano: u64,
+    pub end_unix_nano: u64,
+    pub attributes: Attributes<'a>,
+    pub events: Vec<Event<'a>>,
+    pub size: usize,
+    pub resource: usize,
+    pub scope: &'a str,
+}
+
+pub struct Request<'a> {
+    pub resources: Vec<Attributes<'a>>,
+    pub spans: Vec<SpanRecord<'a>>,
+}
+
+struct Reader<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+enum Field<'a> {
+    Varint(u64),
+    Fixed64(u64),
+    Fixed32,
+    Bytes(&'a [u8]),
+}
+
+fn error<T>(what: &str) -> Result<T, DecodeError> {
+    Err(DecodeError(what.to_string()))
+}
+
+impl<'a> Reader<'a> {
+    fn new(data: &'a [u8]) -> Self {
+        Reader { data, pos: 0 }
+    }
+
+    fn varint(&mut self) -> Result<u64, DecodeError> {
+        let mut value: u64 = 0;
+        for shift in (0..70).step_by(7) {
+            let Some(&byte) = self.data.get(self.pos) else { return error("truncated message") };
+            self.pos += 1;
+            if shift == 63 && byte > 1 {
+                return error("varint too long");
+            }
+            value |= u64::from(byte & 0x7f) << shift;
+            if byte & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+        error("varint too long")
+    }
+
+    fn take(&mut self, len: usize) -> Result<&'a [u8], DecodeError> {
+        let end = self.pos.checked_add(len).filter(|&end| end <= self.data.len());
+        let Some(end) = end else { return error("truncated message") };
+        let out = &self.data[self.pos..end];
+        self.pos = end;
+        Ok(out)
+    }
+
+    /// The next field's number and value; None at the end of the message.
+    fn next(&mut self) -> Result<Option<(u64, Field<'a>)>, DecodeError> {
+        if self.pos >= self.data.len() {
+            return Ok(None);
+        }
+        let tag = self.varint()?;
+        let number = tag >> 3;
+        if number == 0 {
+            return error("invalid field number 0");
+        }
+        let field = match tag & 7 {
+            0 => Field::Varint(self.varint()?),
+            1 => Field::Fixed64(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes"))),
+            2 => {
+                let len = usize::try_from(self.varint()?).map_err(|_| DecodeError("length too large".into()))?;
+                Field::Bytes(self.take(len)?)
+            }
+            5 => {
+                self.take(4)?;
+                Field::Fixed32
+            }
+            _ => return error("unsupported wire type (groups are not part of OTLP)"),
+        };
+        Ok(Some((number, field)))
+    }
+}
+
+fn text(bytes: &[u8]) -> Result<&str, DecodeError> {
+    std::str::from_utf8(bytes).map_err(|_| DecodeError("string field had bad UTF-8".into()))
+}
+
+fn deeper(depth: u32) -> Result<u32, DecodeError> {
+    if depth >= MAX_DEPTH {
+        return error("message nested past the depth limit (100)");
+    }
+    Ok(depth + 1)
+}
+
+pub fn decode(body: &[u8]) -> Result<Request<'_>, DecodeError> {
+    let mut request = Request { resources: Vec::new(), spans: Vec::new() };
+    let mut reader = Reader::new(body);
+    while let Some((number, field)) = reader.next()? {
+        if let (1, Field::Bytes(bytes)) = (number, field) {
+            resource_spans(bytes, 2, &mut request)?;
+        }
+    }
+    Ok(request)
+}
+
+fn resource_spans<'a>(data: &'a [u8], depth: u32, request: &mut Request<'a>) -> Result<(), DecodeError> {
+    let index = request.resources.len();
+    request.resources.push(Vec::new());
+    let mut reader = Reader::new(data);
+    while let Some((number, field)) = reader.next()? {
+        match (number, field) {
+            (1, Field::Bytes(bytes)) => request.resources[index] = resource(bytes, deeper(depth)?)?,
+            (2, Field::Bytes(bytes)) => scope_spans(bytes, deeper(depth)?, index, request)?,
+            (3, Field::Bytes(bytes)) => {
+                text(bytes)?;
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn resource(data: &[u8], depth: u32) -> Result<Attributes<'_>, DecodeError> {
+    let mut attributes = Vec::new();
+    let mut reader = Reader::new(data);
+    while let Some((number, field)) = reader.next()? {
+        if let (1, Field::Bytes(bytes)) = (number, field) {
+            attributes.push(key_value(bytes, deeper(depth)?)?);
+        }
+    }
+    Ok(attributes)
+}
+
+fn scope_spans<'a>(data: &'a [u8], depth: u32, resource: usize, request: &mut Request<'a>) -> Result<(), DecodeError> {
+    let mut scope = "";
+    let mut spans = Vec::new();
+    let mut reader = Reader::new(data);
+    while let Some((number, field)) = reader.next()? {
+        match (number, field) {
+            (1, Field::Bytes(bytes)) => scope = scope_name(bytes, deeper(depth)?)?,
+            (2, Field::Bytes(bytes)) => spans.push(span(bytes, deeper(depth)?, resource)?),
+            (3, Field::Bytes(bytes)) => {
+                text(bytes)?;
+            }
+            _ => {}
+        }
+    }
+    for mut record in spans {
+        record.scope = scope; // the scope may come after its spans on the wire
+        request.spans.push(record);
+    }
+    Ok(())
+}
+
+fn scope_name(data: &[u8], depth: u32) -> Result<&str, DecodeError> {
+    let mut name = "";
+    let mut reader = Reader::new(data);
+    while let Some((number, field)) = reader.next()? {
+        match (number, field) {
+            (1, Field::Bytes(bytes)) => name = text(bytes)?,
+            (2, Field::Bytes(bytes)) => {
+                text(bytes)?;
+            }
+            (3, Field::Bytes(bytes)) => {
+                key_value(bytes, deeper(depth)?)?;
+            }
+            _ => {}
+        }
+    }
+    Ok(name)
+}
+
+fn span(data: &[u8], depth: u32, resource: usize) -> Result<SpanRecord<'_>, DecodeError> {
+    let mut record = SpanRecord {
+        trace_id: &[],
+        span_id: &[],
+        parent_span_id: &[],
+        name: "",
+        kind: 0,
+        start_unix_nano: 0,
+        end_unix_nano: 0,
+        attributes: Vec::new(),
+        events: Vec::new(),
+        size: data.len(),
+        resource,
+        scope: "",
+    };
+    let mut reader = Reader::new(data);
+    while let Some((number, field)) = reader.next()? {
+        match (number, field) {
+            (1, Field::Bytes(bytes)) => record.trace_id = bytes,
+            (2, Field::Bytes(bytes)) => record.span_id = bytes,
+            (3, Field::Bytes(bytes)) => {
+                text(bytes)?; // trace_state
+            }
+            (4, Field::Bytes(bytes)) => record.parent_span_id = bytes,
+            (5, Field::Bytes(bytes)) => record.name = text(bytes)?,
+            // An enum (int32): a negative value is sent as a ten-byte varint.
+            (6, Field::Varint(value)) => record.kind = i64::from(value as i32),
+            (7, Field::Fixed64(value)) => record.start_unix_nano = value,
+            (8, Field::Fixed64(value)) => record.end_unix_nano = value,
+            (9, Field::Bytes(bytes)) => record.attributes.push(key_value(bytes, deeper(depth)?)?),
+            (11, Field::Bytes(bytes)) => record.events.push(event(bytes, deeper(depth)?)?),
+            (13, Field::Bytes(bytes)) => link(bytes, deeper(depth)?)?,
+            (15, Field::Bytes(bytes)) => status(bytes, deeper(depth)?)?,
+            _ => {}
+        }
+    }
+    Ok(record)
+}
+
+fn event(data: &[u8], depth: u32) -> Result<Event<'_>, DecodeError> {
+    let mut out = Event { name: "", time_unix_nano: 0, attributes: Vec::new() };
+    let mut reader = Reader::new(data);
+    while let Some((number, field)) = reader.next()? {
+        match (number, field) {
+            (1, Field::Fixed64(value)) => out.time_unix_nano = value,
+            (2, Field::Bytes(bytes)) => out.name = text(bytes)?,
+            (3, Field::Bytes(bytes)) => out.attributes.push(key_value(bytes, deeper(depth)?)?),
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// Links are not carried, but their strings are checked as the protobuf runtime checks them.
+fn link(data: &[u8], depth: u32) -> Result<(), DecodeError> {
+    let mut reader = Reader::new(data);
+    while let Some((number, field)) = reader.next()? {
+        match (number, field) {
+            (3, Field::Bytes(bytes)) => {
+                text(bytes)?;
+            }
+            (4, Field::Bytes(bytes)) => {
+                key_value(bytes, deeper(depth)?)?;
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn status(data: &[u8], _depth: u32) -> Result<(), DecodeError> {
+    let mut reader = Reader::new(data);
+    while let Some((number, field)) = reader.next()? {
+        if let (2, Field::Bytes(bytes)) = (number, field) {
+            text(bytes)?;
+        }
+    }
+    Ok(())
+}
+
+fn key_value(data: &[u8], depth: u32) -> Result<(&str, Value<'_>), DecodeError> {
+    let mut key = "";
+    let mut value = Value::Empty;
+    let mut reader = Reader::new(data);
+    while let Some((number, field)) = reader.next()? {
+        match (number, field) {
+            (1, Field::Bytes(bytes)) => key = text(bytes)?,
+            (2, Field::Bytes(bytes)) => value = any_value(bytes, deeper(depth)?)?,
+            _ => {}
+        }
+    }
+    Ok((key, value))
+}
+
+fn any_value(data: &[u8], depth: u32) -> Result<Value<'_>, DecodeError> {
+    let mut value = Value::Empty; // a oneof: the last member on the wire wins
+    let mut reader = Reader::new(data);
+    while let Some((number, field)) = reader.next()? {
+        value = match (number, field) {
+            (1, Field::Bytes(bytes)) => Value::Str(text(bytes)?),
+            (2, Field::Varint(raw)) => Value::Bool(raw != 0),
+            (3, Field::Varint(raw)) => Value::Int(raw as i64),
+            (4, Field::Fixed64(raw)) => Value::Double(f64::from_bits(raw)),
+            (5, Field::Bytes(bytes)) => Value::Array(array(bytes, deeper(depth)?)?),
+            (6, Field::Bytes(bytes)) => Value::KvList(kv_list(bytes, deeper(depth)?)?),
+            (7, Field::Bytes(bytes)) => Value::Bytes(bytes),
+            _ => continue,
+        };
+    }
+    Ok(value)
+}
+
+fn array(data: &[u8], depth: u32) -> Result<Vec<Value<'_>>, DecodeError> {
+    let mut values = Vec::new();
+    let mut reader = Reader::new(data);
+    while let Some((number, field)) = reader.next()? {
+        if let (1, Field::Bytes(bytes)) = (number, field) {
+            values.push(any_value(bytes, deeper(depth)?)?);
+        }
+    }
+    Ok(values)
+}
+
+fn kv_list(data: &[u8], depth: u32) -> Result<Attributes<'_>, DecodeError> {
+    let mut values = Vec::new();
+    let mut reader = Reader::new(data);
+    while let Some((number, field)) = reader.next()? {
+        if let (1, Field::Bytes(bytes)) = (number, field) {
+            values.push(key_value(bytes, deeper(depth)?)?);
+        }
+    }
+    Ok(values)
+}
