@@ -30,6 +30,10 @@ install_ragpulse() {  # $1: extras, e.g. "[test]" or ""
         echo "ragpulse: installed and unchanged since (delete $stamp to force a reinstall)" >&2
         return
     fi
+    if ! command -v cargo >/dev/null; then
+        echo "ragpulse: building needs a Rust toolchain (cargo on the PATH, Rust 1.85 or newer) for its compiled core, native/" >&2
+        return 1
+    fi
     echo "ragpulse: installing ragpulse$1 and its dependencies into $VENV (about a minute the first time, seconds after)..." >&2
     wheels=$(mktemp -d)
     "$VENV/bin/pip" wheel --quiet --no-deps --wheel-dir "$wheels" "$ROOT"

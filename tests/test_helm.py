@@ -211,11 +211,12 @@ NOT_IN_THE_IMAGE = {"embeddings", "mixin", "test"}
 
 
 def dockerfile_extras() -> set[str]:
-    """The extras of the Dockerfile's `pip install ".[a,b]"` (continuation lines joined, comments skipped)."""
+    """The extras of the Dockerfile's `pip install "ragpulse[a,b]"` (or `".[a,b]"`; continuation lines joined,
+    comments skipped)."""
     text = (ROOT / "Dockerfile").read_text(encoding="utf-8").replace("\\\n", " ")
     installs = [line for line in text.splitlines() if "pip install" in line and not line.lstrip().startswith("#")]
     assert installs, "no pip install in the Dockerfile"
-    return {extra.strip() for line in installs for spec in re.findall(r"\.\[([^\]]*)\]", line)
+    return {extra.strip() for line in installs for spec in re.findall(r"(?:\.|ragpulse)\[([^\]]*)\]", line)
             for extra in spec.split(",") if extra.strip()}
 
 

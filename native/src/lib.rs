@@ -9,13 +9,6 @@ mod otlp;
 /// Requests from this size on are parsed with the GIL released, so the event loop keeps serving meanwhile.
 const DETACH_FROM_BYTES: usize = 64 * 1024;
 
-/// English Snowball stems of `words`, as PyStemmer's "english" stemmer gives them.
-#[pyfunction]
-fn stem_words(words: Vec<String>) -> Vec<String> {
-    let stemmer = snowstem::Stemmer::create(snowstem::Algorithm::English);
-    words.iter().map(|word| stemmer.stem(word).to_string()).collect()
-}
-
 fn value_to_py<'py>(py: Python<'py>, value: &otlp::Value) -> PyResult<Bound<'py, PyAny>> {
     Ok(match value {
         otlp::Value::Str(text) => PyString::new(py, text).into_any(),
@@ -78,7 +71,6 @@ fn decode_otlp_traces<'py>(py: Python<'py>, body: &Bound<'py, PyBytes>) -> PyRes
 
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
-    module.add_function(wrap_pyfunction!(stem_words, module)?)?;
     module.add_function(wrap_pyfunction!(decode_otlp_traces, module)?)?;
     Ok(())
 }

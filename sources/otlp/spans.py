@@ -9,10 +9,9 @@ from typing import Any
 
 import msgspec
 from google.protobuf import json_format
-from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
+from ragpulse._native import decode_otlp_traces
 from ragpulse.errors import EventError, RejectReason
 
 _ID_FIELDS = ("traceId", "spanId", "parentSpanId")
@@ -53,12 +52,13 @@ class DecodedSpans:
 
 
 def decode_protobuf(body: bytes) -> DecodedSpans:
-    request = ExportTraceServiceRequest()
+    """One call into the compiled core (native/src/otlp.rs) reads the request's bytes: what the protobuf runtime
+    refuses (truncated data, bad UTF-8, nesting past 100 levels) it refuses too (tests/test_native.py)."""
     try:
-        request.ParseFromString(body)
-    except (DecodeError, RecursionError, ValueError) as exc:
+        resources, records = decode_otlp_traces(body)
+    except ValueError as exc:
         raise EventError(RejectReason.MALFORMED_JSON, f"not an OTLP protobuf ExportTraceServiceRequest: {exc}") from None
-    return spans_of(request)
+    return _spans(resources, records)
 
 
 def decode_json(body: bytes) -> DecodedSpans:
@@ -81,85 +81,34 @@ def decode_json(body: bytes) -> DecodedSpans:
     request = ExportTraceServiceRequest()
     try:
         json_format.ParseDict(data, request, ignore_unknown_fields=True)
+        body = request.SerializeToString()
     except (json_format.ParseError, RecursionError, ValueError, TypeError) as exc:
         raise EventError(RejectReason.WRONG_TYPE, f"not an OTLP/JSON ExportTraceServiceRequest: {exc}") from None
-    decoded = spans_of(request)
+    # The same records as protobuf's, from the same reader: one decoding of spans to keep right, not two.
+    try:
+        resources, records = decode_otlp_traces(body)
+    except ValueError as exc:  # nesting past the protobuf limit (100 levels), which JSON alone does not have
+        raise EventError(RejectReason.TOO_DEEP, f"OTLP/JSON values nested too deeply: {exc}") from None
+    decoded = _spans(resources, records)
     decoded.problems[:0] = problems
     return decoded
 
 
-def spans_of(request: ExportTraceServiceRequest) -> DecodedSpans:
+def _spans(resources: list[dict[str, Any]], records: list[tuple[Any, ...]]) -> DecodedSpans:
+    """Span records from the compiled core's tuples (native/src/lib.rs decode_otlp_traces), ids checked."""
     spans: list[Span] = []
-    rejected = 0
     problems: list[str] = []
-    for resource_spans in request.resource_spans:
-        try:
-            resource = _attributes(resource_spans.resource.attributes)
-        except RecursionError:
-            count = sum(len(scope.spans) for scope in resource_spans.scope_spans)
-            rejected += count
-            problems.append(f"{count} spans: resource attribute values nested too deeply")
+    for trace_id, span_id, parent, name, kind, start, end, attributes, events, size, resource, scope in records:
+        if len(trace_id) != 16 or not any(trace_id):
+            problems.append(f"span {name!r}: trace_id must be 16 non-zero bytes")
             continue
-        for scope_spans in resource_spans.scope_spans:
-            scope = scope_spans.scope.name
-            for span in scope_spans.spans:
-                if len(span.trace_id) != 16 or not any(span.trace_id):
-                    rejected += 1
-                    problems.append(f"span {span.name!r}: trace_id must be 16 non-zero bytes")
-                    continue
-                if len(span.span_id) != 8 or not any(span.span_id):
-                    rejected += 1
-                    problems.append(f"span {span.name!r}: span_id must be 8 non-zero bytes")
-                    continue
-                parent = span.parent_span_id.hex() if len(span.parent_span_id) == 8 and any(span.parent_span_id) else None
-                try:
-                    attributes = _attributes(span.attributes)
-                    events = [SpanEvent(e.name, e.time_unix_nano, _attributes(e.attributes)) for e in span.events]
-                except RecursionError:  # values nested past the stack; protobuf allows 100 levels, JSON more
-                    rejected += 1
-                    problems.append(f"span {span.name!r}: attribute values nested too deeply")
-                    continue
-                spans.append(
-                    Span(
-                        trace_id=span.trace_id.hex(),
-                        span_id=span.span_id.hex(),
-                        parent_span_id=parent,
-                        name=span.name,
-                        start_unix_nano=span.start_time_unix_nano,
-                        end_unix_nano=span.end_time_unix_nano,
-                        attributes=attributes,
-                        resource=resource,
-                        events=events,
-                        size=span.ByteSize(),
-                        scope=scope,
-                        kind=span.kind,
-                    )
-                )
-    return DecodedSpans(spans, rejected, problems)
-
-
-def _attributes(pairs: Any) -> dict[str, Any]:
-    # Scalars inline: a function call per attribute was a fifth of decoding a span.
-    attributes = {}
-    for pair in pairs:
-        value = pair.value
-        kind = value.WhichOneof("value")
-        if kind == "array_value" or kind == "kvlist_value":
-            attributes[pair.key] = _value(value)
-        else:
-            attributes[pair.key] = getattr(value, kind) if kind is not None else None
-    return attributes
-
-
-def _value(value: AnyValue) -> Any:
-    kind = value.WhichOneof("value")
-    if kind == "array_value":
-        return [_value(v) for v in value.array_value.values]
-    if kind == "kvlist_value":
-        return {kv.key: _value(kv.value) for kv in value.kvlist_value.values}
-    if kind is None:
-        return None
-    return getattr(value, kind)
+        if len(span_id) != 8 or not any(span_id):
+            problems.append(f"span {name!r}: span_id must be 8 non-zero bytes")
+            continue
+        spans.append(Span(trace_id.hex(), span_id.hex(), parent.hex() if len(parent) == 8 and any(parent) else None, name,
+                          start, end, attributes, resources[resource], [SpanEvent(*event) for event in events], size,
+                          scope, kind))
+    return DecodedSpans(spans, len(problems), problems)
 
 
 def _hex_to_base64(text: str, name: str, problems: list[str]) -> str:
