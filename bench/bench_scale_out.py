@@ -32,7 +32,6 @@ from bench_otlp_collector import collector_bench, cpu_seconds
 from common import counter_total, free_port
 from otlp_payload import SPANS_PER_TRACE
 
-HERE = Path(__file__).resolve().parent
 COLLECTOR_CONFIG = """
 receivers:
   otlp:

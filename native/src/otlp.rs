@@ -148,7 +148,7 @@ fn resource_spans<'a>(data: &'a [u8], depth: u32, request: &mut Request<'a>) -> 
     let mut reader = Reader::new(data);
     while let Some((number, field)) = reader.next()? {
         match (number, field) {
-            (1, Field::Bytes(bytes)) => request.resources[index] = resource(bytes, deeper(depth)?)?,
+            (1, Field::Bytes(bytes)) => request.resources[index] = repeated(bytes, deeper(depth)?, key_value)?,
             (2, Field::Bytes(bytes)) => scope_spans(bytes, deeper(depth)?, index, request)?,
             (3, Field::Bytes(bytes)) => {
                 text(bytes)?;
@@ -159,15 +159,21 @@ fn resource_spans<'a>(data: &'a [u8], depth: u32, request: &mut Request<'a>) -> 
     Ok(())
 }
 
-fn resource(data: &[u8], depth: u32) -> Result<Attributes<'_>, DecodeError> {
-    let mut attributes = Vec::new();
+/// A message whose one field read is a repeated message in field 1: Resource's attributes, ArrayValue's values,
+/// KeyValueList's values.
+fn repeated<'a, T>(
+    data: &'a [u8],
+    depth: u32,
+    parse: fn(&'a [u8], u32) -> Result<T, DecodeError>,
+) -> Result<Vec<T>, DecodeError> {
+    let mut items = Vec::new();
     let mut reader = Reader::new(data);
     while let Some((number, field)) = reader.next()? {
         if let (1, Field::Bytes(bytes)) = (number, field) {
-            attributes.push(key_value(bytes, deeper(depth)?)?);
+            items.push(parse(bytes, deeper(depth)?)?);
         }
     }
-    Ok(attributes)
+    Ok(items)
 }
 
 fn scope_spans<'a>(data: &'a [u8], depth: u32, resource: usize, request: &mut Request<'a>) -> Result<(), DecodeError> {
@@ -312,33 +318,11 @@ fn any_value(data: &[u8], depth: u32) -> Result<Value<'_>, DecodeError> {
             (2, Field::Varint(raw)) => Value::Bool(raw != 0),
             (3, Field::Varint(raw)) => Value::Int(raw as i64),
             (4, Field::Fixed64(raw)) => Value::Double(f64::from_bits(raw)),
-            (5, Field::Bytes(bytes)) => Value::Array(array(bytes, deeper(depth)?)?),
-            (6, Field::Bytes(bytes)) => Value::KvList(kv_list(bytes, deeper(depth)?)?),
+            (5, Field::Bytes(bytes)) => Value::Array(repeated(bytes, deeper(depth)?, any_value)?),
+            (6, Field::Bytes(bytes)) => Value::KvList(repeated(bytes, deeper(depth)?, key_value)?),
             (7, Field::Bytes(bytes)) => Value::Bytes(bytes),
             _ => continue,
         };
     }
     Ok(value)
-}
-
-fn array(data: &[u8], depth: u32) -> Result<Vec<Value<'_>>, DecodeError> {
-    let mut values = Vec::new();
-    let mut reader = Reader::new(data);
-    while let Some((number, field)) = reader.next()? {
-        if let (1, Field::Bytes(bytes)) = (number, field) {
-            values.push(any_value(bytes, deeper(depth)?)?);
-        }
-    }
-    Ok(values)
-}
-
-fn kv_list(data: &[u8], depth: u32) -> Result<Attributes<'_>, DecodeError> {
-    let mut values = Vec::new();
-    let mut reader = Reader::new(data);
-    while let Some((number, field)) = reader.next()? {
-        if let (1, Field::Bytes(bytes)) = (number, field) {
-            values.push(key_value(bytes, deeper(depth)?)?);
-        }
-    }
-    Ok(values)
 }
