@@ -22,7 +22,18 @@ def kv(key: str, value: object) -> KeyValue:
     return KeyValue(key=key, value=AnyValue(string_value=str(value)))
 
 
-def _trace(rnd: random.Random) -> list[Span]:
+# What OpenInference's LlamaIndex instrumentor also records and no mapping rule reads: mime types, the query's
+# embedding vector (1,536 floats: text-embedding-3-small's), the embedding model.
+APP_ATTRIBUTES = {"input.mime_type": "text/plain", "output.mime_type": "text/plain",
+                  "embedding.model_name": "text-embedding-3-small"}
+
+
+def _vector(rnd: random.Random) -> KeyValue:
+    floats = [AnyValue(double_value=rnd.uniform(-0.1, 0.1)) for _ in range(1536)]
+    return KeyValue(key="embedding.embeddings.0.embedding.vector", value=AnyValue(array_value={"values": floats}))
+
+
+def _trace(rnd: random.Random, app_attributes: bool = False) -> list[Span]:
     trace_id = rnd.randbytes(16)
     ids = [rnd.randbytes(8) for _ in range(SPANS_PER_TRACE)]
     start = 1_764_000_000_000_000_000 + rnd.randrange(10**12)
@@ -48,17 +59,21 @@ def _trace(rnd: random.Random) -> list[Span]:
     ]
     spans = []
     for index, (name, parent, attributes) in enumerate(shapes):
+        extra = [kv(k, v) for k, v in APP_ATTRIBUTES.items()] if app_attributes else []
+        if app_attributes and name == "Embedding.get_query_embedding":
+            extra.append(_vector(rnd))
         spans.append(Span(trace_id=trace_id, span_id=ids[index], parent_span_id=ids[parent] if parent is not None else b"",
                           name=name, kind=Span.SPAN_KIND_INTERNAL, start_time_unix_nano=start + index * 1000,
                           end_time_unix_nano=start + 2_000_000_000 - index * 1000,
-                          attributes=[kv(k, v) for k, v in attributes.items()]))
+                          attributes=[kv(k, v) for k, v in attributes.items()] + extra))
     return spans
 
 
-def batches(traces: int, seed: int = 11) -> list[bytes]:
-    """Serialized ExportTraceServiceRequests of up to 512 spans, children before their root as the SDK ends them."""
+def batches(traces: int, seed: int = 11, app_attributes: bool = False) -> list[bytes]:
+    """Serialized ExportTraceServiceRequests of up to 512 spans, children before their root as the SDK ends them;
+    with `app_attributes`, also the attributes an instrumentor records that no rule reads (APP_ATTRIBUTES)."""
     rnd = random.Random(seed)
-    spans = [span for _ in range(traces) for span in reversed(_trace(rnd))]
+    spans = [span for _ in range(traces) for span in reversed(_trace(rnd, app_attributes))]
     resource = [kv("service.name", "bench-bot"), kv("service.version", "1.0.0"), kv("host.name", os.uname().nodename)]
     out = []
     for i in range(0, len(spans), SDK_BATCH_SPANS):

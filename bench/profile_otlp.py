@@ -1,6 +1,6 @@
 """Where an OTLP span's cost goes, in-process, stage by stage (the receiver's own work, no network).
 
-    python bench/profile_otlp.py [--traces 20000] [--repeats 3]
+    python bench/profile_otlp.py [--traces 20000] [--repeats 3] [--app-attributes] [--keep-all]
 
 The bench payload (LlamaIndex-shaped traces of 8 spans, requests of 512 spans) through the shipped
 defaults: protobuf parsing, spans to Python records, the assembler, mapping a trace's spans to an
@@ -26,6 +26,8 @@ from ragpulse.app.factories import tune_gc
 from ragpulse.app.service import Service
 from ragpulse.collector.telemetry.exposition import TextExposition
 from ragpulse.sources.otlp.evaluations import feedback_of
+from ragpulse._native import KeyFilter
+from ragpulse.sources.otlp.keys import MAPPED_KEYS
 from ragpulse.sources.otlp.spans import decode_protobuf
 
 
@@ -35,7 +37,7 @@ def config() -> Config:
     return parse_config(data)
 
 
-def once(bodies: list[bytes], spans_total: int) -> dict[str, float]:
+def once(bodies: list[bytes], spans_total: int, keys: KeyFilter) -> dict[str, float]:
     seconds: dict[str, float] = defaultdict(float)
 
     async def run() -> None:
@@ -45,7 +47,7 @@ def once(bodies: list[bytes], spans_total: int) -> dict[str, float]:
         for body in bodies:
             t0 = time.perf_counter()
             t1 = t0  # one native call parses and makes the records: no parse apart (0 here)
-            spans = decode_protobuf(body).spans
+            spans = decode_protobuf(body, keys).spans
             t2 = time.perf_counter()
             for span in spans:
                 if span.events:
@@ -78,15 +80,20 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--traces", type=int, default=20_000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--app-attributes", action="store_true",
+                        help="spans also carry what an instrumentor records and no rule reads (an embedding vector, mime types)")
+    parser.add_argument("--keep-all", action="store_true", help="decode every span attribute, not only the mapping's keys")
     args = parser.parse_args()
-    bodies = batches(args.traces)
+    bodies = batches(args.traces, app_attributes=args.app_attributes)
+    keys = KeyFilter(set(), [""]) if args.keep_all else MAPPED_KEYS
     spans_total = args.traces * SPANS_PER_TRACE
     tune_gc()  # and no _created series: as `ragpulse run` does
     disable_created_metrics()
     gc.collect()
-    runs = [once(bodies, spans_total) for _ in range(args.repeats)]
+    runs = [once(bodies, spans_total, keys) for _ in range(args.repeats)]
     print(f"python {platform.python_version()}, {args.traces} traces of {SPANS_PER_TRACE} spans, "
-          f"{len(bodies)} requests, median of {args.repeats}")
+          f"{len(bodies)} requests ({sum(map(len, bodies)) / spans_total:.0f} B a span), median of {args.repeats}, "
+          f"{'every attribute' if args.keep_all else 'the mapping keys'} decoded")
     print("| stage | µs per span | µs per trace | share |")
     print("|---|---|---|---|")
     stages = [k for k in runs[0] if k not in ("one scrape", "series")]

@@ -15,7 +15,6 @@ the cost of a trace.
 
 from __future__ import annotations
 
-import re
 import sys
 from collections import OrderedDict
 
@@ -23,13 +22,14 @@ import msgspec
 
 from prometheus_client import CollectorRegistry
 
+from ragpulse._native import LexicalAnalyser
 from ragpulse.collector.events import Envelope, LexicalScores, TraceEvent
 from ragpulse.collector.telemetry.fast_metrics import CounterFamily, FastCounter, FastHistogram, HistogramFamily
 from ragpulse.collector.telemetry.labels import LabelGuard, SeriesCache
-from ragpulse.scorers.text import cjk_number
+from ragpulse.scorers.text import CJK_DIGITS
 
-_CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 MAX_CHARS = 4_000  # of an answer, a question or a chunk: the cost per trace is bounded, longer texts scored on their start
+# The word tables; the compiled core (native/src/lexical.rs) does the scanning with them.
 _UNITS = {
     "day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month", "months": "month",
     "year": "year", "years": "year", "hour": "hour", "hours": "hour", "minute": "minute", "minutes": "minute",
@@ -37,31 +37,21 @@ _UNITS = {
     "eur": "eur", "gb": "gb", "mb": "mb", "kg": "kg", "km": "km",
     "天": "day", "日": "day", "周": "week", "个月": "month", "月": "month", "年": "year", "小时": "hour", "元": "cny",
 }
-# A number and its unit, also hyphenated ("a 1-year warranty" is 1 year, not a bare 1).
-_NUMBER = re.compile(
-    r"(\d+(?:[.,]\d+)?)(?:-|\s*)(" + "|".join(sorted(map(re.escape, _UNITS), key=len, reverse=True)) + r")?(?![a-z])"
-)
-_DIGIT = re.compile(r"\d")
-_CJK_RUN = re.compile(rf"[{_CJK}]+")
-_LATIN_WORD = re.compile(r"[a-z][a-z'’-]{2,}")
-_HAS_CJK = re.compile(rf"[{_CJK}]")
 _NUMBER_WORDS = {
     "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
     "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "fifteen": "15", "twenty": "20", "thirty": "30",
     "forty": "40", "fifty": "50", "sixty": "60", "ninety": "90", "hundred": "100",
 }
-_CJK_NUMBER = re.compile(r"([零一二两三四五六七八九十百]+)(个月|天|年|周|小时|日|元)")
-
-
-_WORD_NUMBER = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b")
-_NUMBER_WORD_SET = frozenset(_NUMBER_WORDS)
-_NONE: frozenset = frozenset()
+_CJK_NUMBER_UNITS = ["个月", "天", "年", "周", "小时", "日", "元"]  # what makes a Chinese numeral a number here
 _STOPWORDS = frozenset(
     "the and for are but not you your yours with this that these those from have has had was were will would can "
     "could should may might must shall into onto over under about after before then than them they their there "
     "here what when where which who whom why how all any each few more most other some such only own same very "
     "just also our ours its it's i'm we're you're isn't don't can't won't please thank thanks yes sure".split()
 )
+_ANALYSER = LexicalAnalyser(
+    sorted(_UNITS.items(), key=lambda item: len(item[0]), reverse=True),  # the longest spelling first
+    _NUMBER_WORDS, _STOPWORDS, CJK_DIGITS, _CJK_NUMBER_UNITS)
 
 
 class Units(msgspec.Struct, frozen=True, gc=False):  # Struct: a fraction of a dataclass's init cost
@@ -71,27 +61,11 @@ class Units(msgspec.Struct, frozen=True, gc=False):  # Struct: a fraction of a d
 
 
 def units(text: str) -> Units:
-    text = text.lower()
-    tokens = _LATIN_WORD.findall(text)
-    if not _NUMBER_WORD_SET.isdisjoint(tokens):  # "seven days" is "7 days"
-        text = _WORD_NUMBER.sub(lambda m: _NUMBER_WORDS[m[1]], text)
-        tokens = _LATIN_WORD.findall(text)
-    words = frozenset(tokens) - _STOPWORDS  # a binary difference iterates the smaller set
-    # crude plural folding, the same on both sides: "returns" and "return" meet
-    plurals = [word for word in words if word[-1] == "s" and len(word) > 4]
-    if plurals:
-        words = words.difference(plurals).union([word[:-1] for word in plurals])
-    if _HAS_CJK.search(text) is not None:
-        text = _CJK_NUMBER.sub(lambda m: f"{cjk_number(m[1]):g}" + m[2], text)
-        bigrams: set[str] = set()
-        for run in _CJK_RUN.findall(text):  # Chinese has no spaces: character bigrams
-            bigrams.update(map(str.__add__, run, run[1:]) if len(run) > 1 else (run,))
-        words = words.union(bigrams)
-    found = _NUMBER.findall(text) if _DIGIT.search(text) else None
-    if not found:
-        return Units(words, _NONE, _NONE)
-    numbers = frozenset([(value.replace(",", "."), _UNITS.get(unit, "")) for value, unit in found])
-    return Units(words, numbers, frozenset([value for value, _ in numbers]))
+    """Content words (3+ letters, `[a-z][a-z'’-]{2,}`, not stopwords, a plural's final "s" dropped past 4
+    letters), CJK bigrams (a lone CJK character as itself) and numbers with their unit
+    (`(\\d+(?:[.,]\\d+)?)(?:-|\\s*)(<unit>)?(?![a-z])`, "," read as "."), after number words became digits:
+    "seven days" and "七天" are "7 days" and "7天"."""
+    return Units(*_ANALYSER.units(text))
 
 
 class LexicalMetrics:

@@ -127,7 +127,7 @@ _QUANTITY_START = re.compile(r"[\d$€£¥￥]|\b(?:" + "|".join(sorted({name.sp
     "per", "every", "each", "once", "twice"})) + rf"|an?\s+(?:{_SCALE}))\b")
 _NOT_COUNTS = frozenset(("one", "half a", "half an"))
 _CJK_NEXT = re.compile(rf"\s*[{CJK}]")
-_CJK_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+CJK_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _CJK_UNITS: dict[str, tuple[str, float]] = {
     "分钟": ("duration", 1.0), "小时": ("duration", 60.0), "天": ("duration", 1440.0), "周": ("duration", 10080.0),
     "星期": ("duration", 10080.0), "个星期": ("duration", 10080.0), "个月": ("duration", 43830.0),
@@ -161,7 +161,7 @@ def cjk_number(numeral: str) -> float:
             total += (current or 1) * 10
             current = 0
         else:
-            current = _CJK_DIGITS[char]
+            current = CJK_DIGITS[char]
     return float(total + current)
 
 

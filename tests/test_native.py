@@ -48,15 +48,36 @@ REQUESTS = st.lists(st.tuples(ATTRIBUTES, st.lists(st.tuples(st.text(max_size=8)
                         for attributes, scopes in resources]))
 
 
-def oracle(request: ExportTraceServiceRequest) -> tuple[list[object], list[object]]:
-    resources, spans = [], []
-    for index, resource_spans in enumerate(request.resource_spans):
-        resources.append(_attributes(resource_spans.resource.attributes))
+def _record(*fields: object) -> tuple[object, ...]:
+    return fields
+
+
+def native(body: bytes, keys: _native.KeyFilter | None = None) -> list[object]:
+    """The compiled core's records, as tuples (Span's and SpanEvent's fields in order), and its rejected spans."""
+    spans, rejected = _native.decode_otlp_traces(body, keys, _record, _record)
+    return [spans, rejected]
+
+
+def _id(value: bytes, size: int) -> bool:
+    return len(value) == size and any(value)
+
+
+def oracle(request: ExportTraceServiceRequest) -> list[object]:
+    """The Python decoding before the compiled core took over (sources/otlp/spans.py at 77929e0)."""
+    spans: list[object] = []
+    rejected: list[object] = []
+    for resource_spans in request.resource_spans:
+        resource = _attributes(resource_spans.resource.attributes)
         for scope_spans in resource_spans.scope_spans:
-            spans += [(s.trace_id, s.span_id, s.parent_span_id, s.name, s.kind, s.start_time_unix_nano, s.end_time_unix_nano,
-                       _attributes(s.attributes), [(e.name, e.time_unix_nano, _attributes(e.attributes)) for e in s.events],
-                       s.ByteSize(), index, scope_spans.scope.name) for s in scope_spans.spans]
-    return resources, spans
+            for s in scope_spans.spans:
+                if not _id(s.trace_id, 16) or not _id(s.span_id, 8):
+                    rejected.append((s.name, "span_id" if _id(s.trace_id, 16) else "trace_id"))
+                    continue
+                spans.append((s.trace_id.hex(), s.span_id.hex(), s.parent_span_id.hex() if _id(s.parent_span_id, 8) else None,
+                              s.name, s.start_time_unix_nano, s.end_time_unix_nano, _attributes(s.attributes), resource,
+                              [(e.name, e.time_unix_nano, _attributes(e.attributes)) for e in s.events], s.ByteSize(),
+                              scope_spans.scope.name, s.kind))
+    return [spans, rejected]
 
 
 def same(a: object, b: object) -> bool:
@@ -74,9 +95,7 @@ def same(a: object, b: object) -> bool:
 @given(REQUESTS)
 def test_the_native_otlp_decoding_equals_opentelemetry_protos_on_any_request(request: ExportTraceServiceRequest) -> None:
     body = request.SerializeToString()
-    resources, spans = _native.decode_otlp_traces(body)
-    expected = oracle(ExportTraceServiceRequest.FromString(body))
-    assert same([resources, spans], list(expected))
+    assert same(native(body), oracle(ExportTraceServiceRequest.FromString(body)))
 
 
 def outcome(body: bytes) -> object:
@@ -86,12 +105,11 @@ def outcome(body: bytes) -> object:
     except Exception:  # noqa: BLE001 - DecodeError, and RecursionError past the depth limit
         expected: object = "refused"
     else:
-        expected = list(oracle(request))
+        expected = oracle(request)
     try:
-        resources, spans = _native.decode_otlp_traces(body)
+        return expected, native(body)
     except ValueError:
         return expected, "refused"
-    return expected, [resources, spans]
 
 
 @settings(max_examples=400, derandomize=True, database=None, deadline=None)
@@ -122,3 +140,15 @@ def test_bad_utf8_and_nesting_past_the_depth_limit_are_refused_as_the_protobuf_r
     body = good.SerializeToString()
     bad = body.replace("n\u00e9".encode(), b"n\xff\xfe"[:3])
     assert outcome(bad) == ("refused", "refused")
+
+
+@settings(max_examples=200, derandomize=True, database=None, deadline=None)
+@given(REQUESTS, st.sets(st.sampled_from(["input.value", "a", "b", ""]), max_size=3), st.sampled_from([[], ["llm."], ["", "x"]]))
+def test_a_key_filter_keeps_exactly_the_span_attributes_it_names(request: ExportTraceServiceRequest, exact: set[str],
+                                                                  prefixes: list[str]) -> None:
+    body = request.SerializeToString()
+    keys = _native.KeyFilter(exact, prefixes)
+    spans, rejected = native(body)
+    filtered = [tuple(record[:6]) + ({k: v for k, v in record[6].items() if k in exact or k.startswith(tuple(prefixes))},)  # type: ignore[index,union-attr]
+                + tuple(record[7:]) for record in spans]  # type: ignore[index]
+    assert same(native(body, keys), [filtered, rejected])

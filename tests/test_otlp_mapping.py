@@ -14,19 +14,21 @@ from support import Clock
 from ragpulse.collector.events import TraceEvent, Usage
 from ragpulse.sources.otlp.assembler import TraceAssembler
 from ragpulse.sources.otlp.mapping import NotMapped, TraceMapper
+from ragpulse.sources.otlp.keys import key_filter
 from ragpulse.sources.otlp.spans import Span, decode_protobuf
 
 
-def recorded(shape) -> list[Span]:  # type: ignore[no-untyped-def]
+def recorded(shape, route_attribute: str | None = None) -> list[Span]:  # type: ignore[no-untyped-def]
+    """The spans as the receiver decodes them: only the attributes the mapping (and the route) reads."""
     collect = Collect()
     shape(provider(SimpleSpanProcessor(collect)))
-    decoded = decode_protobuf(encode_spans(collect.spans).SerializeToString())
+    decoded = decode_protobuf(encode_spans(collect.spans).SerializeToString(), key_filter(route_attribute))
     assert decoded.rejected == 0
     return decoded.spans
 
 
 def test_openinference_trace_maps_query_chunks_answer_model_tokens_and_session() -> None:
-    spans = recorded(openinference_trace)
+    spans = recorded(openinference_trace, "rag.route")
     event = TraceMapper(route_attribute="rag.route").map(spans)
     assert event is not None
     assert event.trace_id == spans[0].trace_id and len(event.trace_id) == 32

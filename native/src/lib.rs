@@ -1,9 +1,11 @@
 //! ragpulse._native: the compiled core behind ragpulse's Python API (README "Packaging").
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyFrozenSet, PyList, PyString, PyTuple};
 use pyo3::IntoPyObject;
+use std::collections::{HashMap, HashSet};
 
+mod lexical;
 mod otlp;
 
 /// Requests from this size on are parsed with the GIL released, so the event loop keeps serving meanwhile.
@@ -23,24 +25,63 @@ fn value_to_py<'py>(py: Python<'py>, value: &otlp::Value) -> PyResult<Bound<'py,
             }
             list.into_any()
         }
-        otlp::Value::KvList(pairs) => attributes_to_py(py, pairs)?.into_any(),
+        otlp::Value::KvList(pairs) => attributes_to_py(py, pairs, None)?.into_any(),
         otlp::Value::Empty => py.None().into_bound(py),
     })
 }
 
-fn attributes_to_py<'py>(py: Python<'py>, pairs: &otlp::Attributes) -> PyResult<Bound<'py, PyDict>> {
+fn attributes_to_py<'py>(py: Python<'py>, pairs: &otlp::Attributes, keys: Option<&KeyFilter>) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     for (key, value) in pairs {
-        dict.set_item(*key, value_to_py(py, value)?)?; // a key given twice: the last wins, as in the Python decoding
+        if keys.is_none_or(|keys| keys.keeps(key)) {
+            dict.set_item(*key, value_to_py(py, value)?)?; // a key given twice: the last wins, as in the Python decoding
+        }
     }
     Ok(dict)
 }
 
-/// An OTLP ExportTraceServiceRequest (protobuf bytes) as (resources, spans): each resource's attributes as a dict;
-/// each span as (trace_id, span_id, parent_span_id, name, kind, start, end, attributes, events, size, resource
-/// index, scope name), events as (name, time, attributes). Raises ValueError with the reason on a malformed request.
+/// The span attribute keys the mapping reads (sources/otlp/keys.py): exact keys and key prefixes. The others
+/// are still read and checked like the protobuf runtime checks them, but never become Python objects.
+#[pyclass(frozen, module = "ragpulse._native")]
+struct KeyFilter {
+    exact: HashSet<String>,
+    prefixes: Vec<String>,
+}
+
+#[pymethods]
+impl KeyFilter {
+    #[new]
+    fn new(exact: HashSet<String>, prefixes: Vec<String>) -> Self {
+        KeyFilter { exact, prefixes }
+    }
+
+    fn keeps(&self, key: &str) -> bool {
+        self.exact.contains(key) || self.prefixes.iter().any(|prefix| key.starts_with(prefix.as_str()))
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    bytes.iter().flat_map(|b| [DIGITS[usize::from(b >> 4)] as char, DIGITS[usize::from(b & 15)] as char]).collect()
+}
+
+/// An id the span records carry: `size` bytes, not all zero.
+fn valid_id(bytes: &[u8], size: usize) -> bool {
+    bytes.len() == size && bytes.iter().any(|b| *b != 0)
+}
+
+/// An OTLP ExportTraceServiceRequest (protobuf bytes) as (spans, rejected). Each span is made by calling
+/// `span_type(trace_id, span_id, parent_span_id, name, start, end, attributes, resource, events, size, scope, kind)`
+/// (ids in hex, the parent None unless 8 non-zero bytes; the resource's attributes one dict per resource; each
+/// event `event_type(name, time, attributes)`); span attributes only those `keys` keeps (all without it). A span
+/// without a 16-byte trace id or an 8-byte span id (or all zero) is not made: (its name, "trace_id" or "span_id")
+/// is in `rejected`. Raises ValueError with the reason on a malformed request.
 #[pyfunction]
-fn decode_otlp_traces<'py>(py: Python<'py>, body: &Bound<'py, PyBytes>) -> PyResult<Bound<'py, PyTuple>> {
+#[pyo3(signature = (body, keys, span_type, event_type))]
+fn decode_otlp_traces<'py>(
+    py: Python<'py>, body: &Bound<'py, PyBytes>, keys: Option<PyRef<'py, KeyFilter>>, span_type: &Bound<'py, PyAny>,
+    event_type: &Bound<'py, PyAny>,
+) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>)> {
     let bytes = body.as_bytes();
     let parse = move || std::panic::catch_unwind(|| otlp::decode(bytes));
     let parsed = if bytes.len() >= DETACH_FROM_BYTES { py.detach(parse) } else { parse() };
@@ -49,28 +90,63 @@ fn decode_otlp_traces<'py>(py: Python<'py>, body: &Bound<'py, PyBytes>) -> PyRes
         Ok(Err(otlp::DecodeError(reason))) => return Err(PyValueError::new_err(reason)),
         Err(_) => return Err(PyValueError::new_err("the native OTLP decoder failed (a defect: please report it)")),
     };
-    let resources = PyList::empty(py);
-    for attributes in &request.resources {
-        resources.append(attributes_to_py(py, attributes)?)?;
-    }
-    let spans = PyList::empty(py);
+    let keys = keys.as_deref();
+    let resources: Vec<Bound<'py, PyDict>> =
+        request.resources.iter().map(|attributes| attributes_to_py(py, attributes, None)).collect::<PyResult<_>>()?;
+    let (spans, rejected) = (PyList::empty(py), PyList::empty(py));
     for span in &request.spans {
+        if !valid_id(span.trace_id, 16) || !valid_id(span.span_id, 8) {
+            rejected.append((span.name, if valid_id(span.trace_id, 16) { "span_id" } else { "trace_id" }))?;
+            continue;
+        }
         let events = PyList::empty(py);
         for event in &span.events {
-            events.append((event.name, event.time_unix_nano, attributes_to_py(py, &event.attributes)?))?;
+            events.append(event_type.call1((event.name, event.time_unix_nano, attributes_to_py(py, &event.attributes, None)?))?)?;
         }
-        let record = (
-            PyBytes::new(py, span.trace_id), PyBytes::new(py, span.span_id), PyBytes::new(py, span.parent_span_id),
-            span.name, span.kind, span.start_unix_nano, span.end_unix_nano, attributes_to_py(py, &span.attributes)?,
-            events, span.size, span.resource, span.scope,
-        );
-        spans.append(record)?;
+        let parent = valid_id(span.parent_span_id, 8).then(|| hex(span.parent_span_id));
+        spans.append(span_type.call1((
+            hex(span.trace_id), hex(span.span_id), parent, span.name, span.start_unix_nano, span.end_unix_nano,
+            attributes_to_py(py, &span.attributes, keys)?, &resources[span.resource], events, span.size, span.scope,
+            span.kind,
+        ))?)?;
     }
-    PyTuple::new(py, [resources.into_any(), spans.into_any()])
+    Ok((spans, rejected))
+}
+
+/// The lexical scorer's text units (scorers/lexical.py), built once from its word tables.
+#[pyclass(frozen, module = "ragpulse._native")]
+struct LexicalAnalyser {
+    tables: lexical::Tables,
+}
+
+#[pymethods]
+impl LexicalAnalyser {
+    #[new]
+    fn new(
+        units: Vec<(String, String)>, number_words: HashMap<String, String>, stopwords: HashSet<String>,
+        cjk_digits: HashMap<char, u64>, cjk_units: Vec<String>,
+    ) -> Self {
+        let units = units.into_iter().map(|(spelling, unit)| (spelling.chars().collect(), unit)).collect();
+        let cjk_units = cjk_units.iter().map(|unit| unit.chars().collect()).collect();
+        LexicalAnalyser { tables: lexical::Tables { units, number_words, stopwords, cjk_digits, cjk_units } }
+    }
+
+    /// (words, numbers as (value, unit), the numbers' values), each a frozenset.
+    fn units<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyTuple>> {
+        let tables = std::panic::AssertUnwindSafe(&self.tables);
+        let found = std::panic::catch_unwind(|| lexical::units(text, *tables))
+            .map_err(|_| PyValueError::new_err("the native text analysis failed (a defect: please report it)"))?;
+        let values: HashSet<&str> = found.numbers.iter().map(|(value, _)| value.as_str()).collect();
+        let words = PyFrozenSet::new(py, &found.words)?;
+        let numbers = PyFrozenSet::new(py, &found.numbers)?;
+        PyTuple::new(py, [words, numbers, PyFrozenSet::new(py, &values)?])
+    }
 }
 
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(decode_otlp_traces, module)?)?;
+    module.add_class::<LexicalAnalyser>()?;
+    module.add_class::<KeyFilter>()?;
     Ok(())
 }

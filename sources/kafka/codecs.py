@@ -6,10 +6,12 @@ from collections.abc import Callable
 
 from prometheus_client import Counter
 
+from ragpulse._native import KeyFilter
 from ragpulse.collector.decode import EventDecoder
 from ragpulse.collector.events import Envelope
 from ragpulse.config import KafkaTopic
 from ragpulse.errors import EventError, RejectReason
+from ragpulse.sources.otlp.keys import MAPPED_KEYS
 from ragpulse.sources.otlp.spans import Span, decode_protobuf
 
 # A codec turns one message value into events, or spans for the span intake; raises EventError.
@@ -34,11 +36,11 @@ def json_codec(decoder: EventDecoder) -> Codec:
     return decode
 
 
-def otlp_proto_codec(rejected: Counter) -> Codec:
+def otlp_proto_codec(rejected: Counter, keys: KeyFilter = MAPPED_KEYS) -> Codec:
     """A serialized ExportTraceServiceRequest, as the OpenTelemetry Collector's kafka exporter writes it."""
 
     def decode(value: bytes, topic: KafkaTopic) -> tuple[list[Envelope], list[Span]]:
-        decoded = decode_protobuf(value)
+        decoded = decode_protobuf(value, keys)
         if decoded.rejected:
             rejected.inc(decoded.rejected)
         return [], decoded.spans

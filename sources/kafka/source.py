@@ -96,7 +96,7 @@ class KafkaSource:
         self._revoked: set[Partition] = set()  # revoked since the last assignment
         self._max_batch = max_batch_events
         self._decoder = decoder
-        self._codecs: dict[str, Codec] = {"json": json_codec(decoder), "otlp_proto": otlp_proto_codec(metrics.otlp.spans_rejected)}
+        self._codecs: dict[str, Codec] = {"json": json_codec(decoder), "otlp_proto": otlp_proto_codec(metrics.otlp.spans_rejected, spans.keys)}
         self._spans = spans
         self._topics = {topic.name: topic for topic in config.topics}
         self._queue = queue_

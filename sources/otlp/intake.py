@@ -13,6 +13,7 @@ from ragpulse.collector.decode import EventDecoder
 from ragpulse.errors import EventError, ShuttingDown
 from ragpulse.collector.events import FeedbackEvent, TraceEvent
 from ragpulse.collector.queue import EventQueue
+from ragpulse.sources.otlp.keys import key_filter
 from ragpulse.sources.otlp.assembler import TraceAssembler
 from ragpulse.sources.otlp.evaluations import feedback_of
 from ragpulse.sources.otlp.mapping import TraceMapper
@@ -35,6 +36,7 @@ class SpanIntake:
         self._metrics = metrics
         metrics.intake.precreate(SOURCE)
         self._mapper = TraceMapper(config.route_attribute)
+        self.keys = key_filter(config.route_attribute)  # what the decoding keeps of a span's attributes
         self.assembler = TraceAssembler(
             self._mapper,
             grace_seconds=config.grace_seconds,

@@ -21,6 +21,7 @@ import structlog
 from aiohttp import web
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
+from ragpulse._native import KeyFilter
 from ragpulse.config import OtlpConfig
 from ragpulse.errors import EventError, StartupError
 from ragpulse.collector.queue import EventQueue
@@ -129,6 +130,10 @@ class OtlpReceiver:
         self._metrics.requests.labels(encoding=encoding, code=str(response.status)).inc()
         return response
 
+    @property
+    def keys(self) -> KeyFilter:
+        return self._intake.keys
+
     def authorized(self, header: str) -> bool:
         return self._expected_auth is None or hmac.compare_digest(header.encode(), self._expected_auth)
 
@@ -166,7 +171,8 @@ class OtlpReceiver:
                 response.force_close()  # the body is unread: Connection: close, so the client's next request is new
             return response
         try:
-            decoded = decode_json(body) if encoding == "json" else decode_protobuf(body)
+            keys = self.keys
+            decoded = decode_json(body, keys) if encoding == "json" else decode_protobuf(body, keys)
         except EventError as exc:
             return _status(400, INVALID_ARGUMENT, exc.message, encoding)
         await self.take(decoded, encoding)
@@ -193,7 +199,7 @@ def _trace_service(receiver: OtlpReceiver, metrics: OtlpMetrics) -> grpc.Generic
             metrics.requests.labels(encoding="grpc", code=code.name).inc()
             await context.abort(code, refused[1])
         try:
-            decoded = decode_protobuf(body)
+            decoded = decode_protobuf(body, receiver.keys)
         except EventError as exc:
             metrics.requests.labels(encoding="grpc", code="INVALID_ARGUMENT").inc()
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, exc.message)

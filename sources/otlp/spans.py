@@ -11,8 +11,9 @@ import msgspec
 from google.protobuf import json_format
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from ragpulse._native import decode_otlp_traces
+from ragpulse._native import KeyFilter, decode_otlp_traces
 from ragpulse.errors import EventError, RejectReason
+from ragpulse.sources.otlp.keys import MAPPED_KEYS
 
 _ID_FIELDS = ("traceId", "spanId", "parentSpanId")
 
@@ -51,17 +52,18 @@ class DecodedSpans:
     problems: list[str]
 
 
-def decode_protobuf(body: bytes) -> DecodedSpans:
+def decode_protobuf(body: bytes, keys: KeyFilter = MAPPED_KEYS) -> DecodedSpans:
     """One call into the compiled core (native/src/otlp.rs) reads the request's bytes: what the protobuf runtime
-    refuses (truncated data, bad UTF-8, nesting past 100 levels) it refuses too (tests/test_native.py)."""
+    refuses (truncated data, bad UTF-8, nesting past 100 levels) it refuses too (tests/test_native.py). Span
+    attributes: only those `keys` keeps (sources/otlp/keys.py)."""
     try:
-        resources, records = decode_otlp_traces(body)
+        spans, rejected = decode_otlp_traces(body, keys, Span, SpanEvent)
     except ValueError as exc:
         raise EventError(RejectReason.MALFORMED_JSON, f"not an OTLP protobuf ExportTraceServiceRequest: {exc}") from None
-    return _spans(resources, records)
+    return _decoded(spans, rejected)
 
 
-def decode_json(body: bytes) -> DecodedSpans:
+def decode_json(body: bytes, keys: KeyFilter = MAPPED_KEYS) -> DecodedSpans:
     """OTLP/JSON: trace and span ids are hex strings, which protobuf's JSON mapping would read as base64."""
     try:
         data = msgspec.json.decode(body)
@@ -86,28 +88,17 @@ def decode_json(body: bytes) -> DecodedSpans:
         raise EventError(RejectReason.WRONG_TYPE, f"not an OTLP/JSON ExportTraceServiceRequest: {exc}") from None
     # The same records as protobuf's, from the same reader: one decoding of spans to keep right, not two.
     try:
-        resources, records = decode_otlp_traces(body)
+        spans, rejected = decode_otlp_traces(body, keys, Span, SpanEvent)
     except ValueError as exc:  # nesting past the protobuf limit (100 levels), which JSON alone does not have
         raise EventError(RejectReason.TOO_DEEP, f"OTLP/JSON values nested too deeply: {exc}") from None
-    decoded = _spans(resources, records)
+    decoded = _decoded(spans, rejected)
     decoded.problems[:0] = problems
     return decoded
 
 
-def _spans(resources: list[dict[str, Any]], records: list[tuple[Any, ...]]) -> DecodedSpans:
-    """Span records from the compiled core's tuples (native/src/lib.rs decode_otlp_traces), ids checked."""
-    spans: list[Span] = []
-    problems: list[str] = []
-    for trace_id, span_id, parent, name, kind, start, end, attributes, events, size, resource, scope in records:
-        if len(trace_id) != 16 or not any(trace_id):
-            problems.append(f"span {name!r}: trace_id must be 16 non-zero bytes")
-            continue
-        if len(span_id) != 8 or not any(span_id):
-            problems.append(f"span {name!r}: span_id must be 8 non-zero bytes")
-            continue
-        spans.append(Span(trace_id.hex(), span_id.hex(), parent.hex() if len(parent) == 8 and any(parent) else None, name,
-                          start, end, attributes, resources[resource], [SpanEvent(*event) for event in events], size,
-                          scope, kind))
+def _decoded(spans: list[Span], rejected: list[tuple[str, str]]) -> DecodedSpans:
+    size = {"trace_id": 16, "span_id": 8}
+    problems = [f"span {name!r}: {field} must be {size[field]} non-zero bytes" for name, field in rejected]
     return DecodedSpans(spans, len(problems), problems)
 
 

@@ -1,0 +1,294 @@
+//! The lexical scorer's text units (scorers/lexical.py): content words, CJK bigrams and numbers with their unit.
+//! The word lists come from Python (the tables stay there, readable); this is the scanning. It reproduces the
+//! regular expressions it replaced, backtracking included, with Python's character classes (\w: letters, numbers
+//! and "_"; \d: decimal digits; \s: Python's whitespace) and offsets in characters, not bytes: parity with the
+//! Python units is tested in tests/test_native_text.py.
+use std::collections::{HashMap, HashSet};
+
+use unicode_general_category::{get_general_category, GeneralCategory as Category};
+
+pub struct Tables {
+    /// Unit spellings in the order they are tried (longest first), each with the unit it means.
+    pub units: Vec<(Vec<char>, String)>,
+    pub number_words: HashMap<String, String>,
+    pub stopwords: HashSet<String>,
+    /// Chinese numerals' digits; 十 and 百 are the multipliers.
+    pub cjk_digits: HashMap<char, u64>,
+    /// What may follow a Chinese numeral for it to be read as a number ("三十天" is 30 days).
+    pub cjk_units: Vec<Vec<char>>,
+}
+
+pub struct Units {
+    pub words: HashSet<String>,
+    /// (value, unit): unit "" when none.
+    pub numbers: HashSet<(String, String)>,
+}
+
+pub fn is_cjk(c: char) -> bool {
+    matches!(c, '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}' | '\u{f900}'..='\u{faff}')
+}
+
+/// Python's `\d` on str: the decimal digits of every script.
+pub fn is_decimal(c: char) -> bool {
+    c.is_ascii_digit() || (!c.is_ascii() && get_general_category(c) == Category::DecimalNumber)
+}
+
+/// Python's `\w` on str: letters, numbers and the underscore.
+fn is_word(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_alphanumeric() || c == '_';
+    }
+    use Category::*;
+    matches!(
+        get_general_category(c),
+        UppercaseLetter | LowercaseLetter | TitlecaseLetter | ModifierLetter | OtherLetter
+            | DecimalNumber | LetterNumber | OtherNumber
+    )
+}
+
+/// Python's `\s` on str (str.isspace): Unicode's White_Space and the four ASCII separators 0x1C-0x1F.
+fn is_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+fn is_latin_word_char(c: char) -> bool {
+    c.is_ascii_lowercase() || c == '\'' || c == '’' || c == '-'
+}
+
+/// `[a-z][a-z'’-]{2,}`, all matches: in each run of word characters, from its first letter to its end.
+fn latin_words(text: &[char]) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut i = 0;
+    while i < text.len() {
+        if !is_latin_word_char(text[i]) {
+            i += 1;
+            continue;
+        }
+        let end = i + text[i..].iter().take_while(|c| is_latin_word_char(**c)).count();
+        if let Some(first) = text[i..end].iter().position(|c| c.is_ascii_lowercase()) {
+            if end - (i + first) >= 3 {
+                words.push(text[i + first..end].iter().collect());
+            }
+        }
+        i = end;
+    }
+    words
+}
+
+/// `\b(one|two|...)\b` replaced by the digits: a whole run of word characters that is a number word.
+fn digits_for_number_words(text: &[char], number_words: &HashMap<String, String>) -> Vec<char> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        if !is_word(text[i]) {
+            out.push(text[i]);
+            i += 1;
+            continue;
+        }
+        let end = i + text[i..].iter().take_while(|c| is_word(**c)).count();
+        let run: String = text[i..end].iter().collect();
+        match number_words.get(&run) {
+            Some(digits) => out.extend(digits.chars()),
+            None => out.extend_from_slice(&text[i..end]),
+        }
+        i = end;
+    }
+    out
+}
+
+/// 三十五 -> 35, 十五 -> 15, 一百二十 -> 120, 七 -> 7 (scorers/text.py cjk_number).
+fn cjk_number(numeral: &[char], digits: &HashMap<char, u64>) -> u64 {
+    let (mut total, mut current) = (0u64, 0u64);
+    for c in numeral {
+        match c {
+            '百' | '十' => {
+                total += current.max(1) * if *c == '百' { 100 } else { 10 };
+                current = 0;
+            }
+            _ => current = digits[c],
+        }
+    }
+    total + current
+}
+
+/// Python's `f"{float(n):g}"`: up to six significant digits, scientific notation from a million on.
+fn format_g(n: u64) -> String {
+    if n < 1_000_000 {
+        return n.to_string();
+    }
+    let digits: Vec<u8> = n.to_string().bytes().map(|b| b - b'0').collect();
+    let mut exponent = digits.len() - 1;
+    let mut kept: Vec<u8> = digits[..6].to_vec();
+    let rest = &digits[6..];
+    let above_half = rest[0] > 5 || (rest[0] == 5 && rest[1..].iter().any(|d| *d != 0));
+    let tie = rest[0] == 5 && rest[1..].iter().all(|d| *d == 0);
+    if above_half || (tie && kept[5] % 2 == 1) {
+        let mut position = 5;
+        loop {
+            if kept[position] < 9 {
+                kept[position] += 1;
+                break;
+            }
+            kept[position] = 0;
+            if position == 0 {
+                kept.insert(0, 1);
+                kept.truncate(6);
+                exponent += 1;
+                break;
+            }
+            position -= 1;
+        }
+    }
+    while kept.len() > 1 && kept[kept.len() - 1] == 0 {
+        kept.pop();
+    }
+    let mut mantissa = ((kept[0] + b'0') as char).to_string();
+    if kept.len() > 1 {
+        mantissa.push('.');
+        mantissa.extend(kept[1..].iter().map(|d| (d + b'0') as char));
+    }
+    format!("{mantissa}e+{exponent:02}")
+}
+
+/// `([零一...百]+)(个月|天|...)` replaced by the number in digits and its unit ("三十天" -> "30天").
+fn digits_for_cjk_numbers(text: &[char], tables: &Tables) -> Vec<char> {
+    let is_numeral = |c: char| c == '十' || c == '百' || tables.cjk_digits.contains_key(&c);
+    let mut out = Vec::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        if !is_numeral(text[i]) {
+            out.push(text[i]);
+            i += 1;
+            continue;
+        }
+        let end = i + text[i..].iter().take_while(|c| is_numeral(**c)).count();
+        // No unit starts with a numeral, so only the whole run can be followed by one.
+        match tables.cjk_units.iter().find(|unit| text[end..].starts_with(unit)) {
+            Some(unit) => {
+                out.extend(format_g(cjk_number(&text[i..end], &tables.cjk_digits)).chars());
+                out.extend_from_slice(unit);
+                i = end + unit.len();
+            }
+            None => {
+                out.extend_from_slice(&text[i..end]);
+                i = end;
+            }
+        }
+    }
+    out
+}
+
+struct Number {
+    end: usize,
+    value: (usize, usize),
+    unit: Option<usize>,
+}
+
+/// `(\d+(?:[.,]\d+)?)(?:-|\s*)(<unit>)?(?![a-z])` tried at `start`, backtracking in the regex engine's order.
+fn number_at(text: &[char], start: usize, units: &[(Vec<char>, String)]) -> Option<Number> {
+    let run = |from: usize, class: fn(char) -> bool| text[from..].iter().take_while(|c| class(**c)).count();
+    let free = |at: usize| at >= text.len() || !text[at].is_ascii_lowercase();
+    let unit_at = |at: usize| -> Option<(usize, Option<usize>)> {
+        for (index, (spelling, _)) in units.iter().enumerate() {
+            if text[at..].starts_with(spelling) && free(at + spelling.len()) {
+                return Some((at + spelling.len(), Some(index)));
+            }
+        }
+        free(at).then_some((at, None))
+    };
+    let rest = |at: usize| -> Option<(usize, Option<usize>)> {
+        if at < text.len() && text[at] == '-' {
+            if let Some(found) = unit_at(at + 1) {
+                return Some(found);
+            }
+        }
+        (0..=run(at, is_space)).rev().find_map(|spaces| unit_at(at + spaces))
+    };
+    let digits = run(start, is_decimal);
+    for length in (1..=digits).rev() {
+        let at = start + length;
+        if length == digits && at < text.len() && (text[at] == '.' || text[at] == ',') {
+            for fraction in (1..=run(at + 1, is_decimal)).rev() {
+                if let Some((end, unit)) = rest(at + 1 + fraction) {
+                    return Some(Number { end, value: (start, at + 1 + fraction), unit });
+                }
+            }
+        }
+        if let Some((end, unit)) = rest(at) {
+            return Some(Number { end, value: (start, at), unit });
+        }
+    }
+    None
+}
+
+fn numbers(text: &[char], units: &[(Vec<char>, String)]) -> HashSet<(String, String)> {
+    let mut found = HashSet::new();
+    let mut i = 0;
+    while i < text.len() {
+        if !is_decimal(text[i]) {
+            i += 1;
+            continue;
+        }
+        match number_at(text, i, units) {
+            Some(number) => {
+                let value = text[number.value.0..number.value.1].iter().map(|c| if *c == ',' { '.' } else { *c });
+                let unit = number.unit.map_or(String::new(), |index| units[index].1.clone());
+                found.insert((value.collect(), unit));
+                i = number.end;
+            }
+            None => i += 1,
+        }
+    }
+    found
+}
+
+pub fn units(text: &str, tables: &Tables) -> Units {
+    let mut text: Vec<char> = text.to_lowercase().chars().collect();
+    let mut tokens = latin_words(&text);
+    if tokens.iter().any(|token| tables.number_words.contains_key(token)) {
+        text = digits_for_number_words(&text, &tables.number_words); // "seven days" is "7 days"
+        tokens = latin_words(&text);
+    }
+    let mut words: HashSet<String> = tokens.into_iter().filter(|token| !tables.stopwords.contains(token)).collect();
+    // crude plural folding, the same on both sides: "returns" and "return" meet
+    let plurals: Vec<String> = words.iter().filter(|word| word.ends_with('s') && word.chars().count() > 4).cloned().collect();
+    for plural in &plurals {
+        words.remove(plural);
+    }
+    words.extend(plurals.into_iter().map(|mut plural| {
+        plural.pop(); // all removed before any is added: "returnss" folds to "returns", kept
+        plural
+    }));
+    if text.iter().any(|c| is_cjk(*c)) {
+        text = digits_for_cjk_numbers(&text, tables);
+        let mut i = 0;
+        while i < text.len() {
+            let length = text[i..].iter().take_while(|c| is_cjk(**c)).count();
+            if length == 1 {
+                words.insert(text[i].to_string());
+            }
+            for pair in text[i..i + length].windows(2) {
+                words.insert(pair.iter().collect()); // Chinese has no spaces: character bigrams
+            }
+            i += length.max(1);
+        }
+    }
+    let numbers = if text.iter().any(|c| is_decimal(*c)) { numbers(&text, &tables.units) } else { HashSet::new() };
+    Units { words, numbers }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format_g;
+
+    #[test]
+    fn format_g_rounds_like_python() {
+        assert_eq!(format_g(999_999), "999999");
+        assert_eq!(format_g(1_000_000), "1e+06");
+        assert_eq!(format_g(1_234_565), "1.23456e+06"); // a tie: to even
+        assert_eq!(format_g(1_234_575), "1.23458e+06");
+        assert_eq!(format_g(1_234_565_1), "1.23457e+07");
+        assert_eq!(format_g(9_999_995), "1e+07");
+        assert_eq!(format_g(18_000_000), "1.8e+07");
+    }
+}
