@@ -25,17 +25,15 @@ fn value_to_py<'py>(py: Python<'py>, value: &otlp::Value) -> PyResult<Bound<'py,
             }
             list.into_any()
         }
-        otlp::Value::KvList(pairs) => attributes_to_py(py, pairs, None)?.into_any(),
+        otlp::Value::KvList(pairs) => attributes_to_py(py, pairs)?.into_any(),
         otlp::Value::Empty => py.None().into_bound(py),
     })
 }
 
-fn attributes_to_py<'py>(py: Python<'py>, pairs: &otlp::Attributes, keys: Option<&KeyFilter>) -> PyResult<Bound<'py, PyDict>> {
+fn attributes_to_py<'py>(py: Python<'py>, pairs: &otlp::Attributes) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     for (key, value) in pairs {
-        if keys.is_none_or(|keys| keys.keeps(key)) {
-            dict.set_item(*key, value_to_py(py, value)?)?; // a key given twice: the last wins, as in the Python decoding
-        }
+        dict.set_item(*key, value_to_py(py, value)?)?; // a key given twice: the last wins, as in the Python decoding
     }
     Ok(dict)
 }
@@ -79,20 +77,21 @@ fn valid_id(bytes: &[u8], size: usize) -> bool {
 #[pyfunction]
 #[pyo3(signature = (body, keys, span_type, event_type))]
 fn decode_otlp_traces<'py>(
-    py: Python<'py>, body: &Bound<'py, PyBytes>, keys: Option<PyRef<'py, KeyFilter>>, span_type: &Bound<'py, PyAny>,
+    py: Python<'py>, body: &Bound<'py, PyBytes>, keys: Option<Bound<'py, KeyFilter>>, span_type: &Bound<'py, PyAny>,
     event_type: &Bound<'py, PyAny>,
 ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>)> {
     let bytes = body.as_bytes();
-    let parse = move || std::panic::catch_unwind(|| otlp::decode(bytes));
+    let filter: Option<&KeyFilter> = keys.as_ref().map(|keys| keys.get());
+    let keep = move |key: &str| filter.is_none_or(|filter| filter.keeps(key));
+    let parse = move || std::panic::catch_unwind(|| otlp::decode(bytes, &keep));
     let parsed = if bytes.len() >= DETACH_FROM_BYTES { py.detach(parse) } else { parse() };
     let request = match parsed {
         Ok(Ok(request)) => request,
         Ok(Err(otlp::DecodeError(reason))) => return Err(PyValueError::new_err(reason)),
         Err(_) => return Err(PyValueError::new_err("the native OTLP decoder failed (a defect: please report it)")),
     };
-    let keys = keys.as_deref();
     let resources: Vec<Bound<'py, PyDict>> =
-        request.resources.iter().map(|attributes| attributes_to_py(py, attributes, None)).collect::<PyResult<_>>()?;
+        request.resources.iter().map(|attributes| attributes_to_py(py, attributes)).collect::<PyResult<_>>()?;
     let (spans, rejected) = (PyList::empty(py), PyList::empty(py));
     for span in &request.spans {
         if !valid_id(span.trace_id, 16) || !valid_id(span.span_id, 8) {
@@ -101,12 +100,12 @@ fn decode_otlp_traces<'py>(
         }
         let events = PyList::empty(py);
         for event in &span.events {
-            events.append(event_type.call1((event.name, event.time_unix_nano, attributes_to_py(py, &event.attributes, None)?))?)?;
+            events.append(event_type.call1((event.name, event.time_unix_nano, attributes_to_py(py, &event.attributes)?))?)?;
         }
         let parent = valid_id(span.parent_span_id, 8).then(|| hex(span.parent_span_id));
         spans.append(span_type.call1((
             hex(span.trace_id), hex(span.span_id), parent, span.name, span.start_unix_nano, span.end_unix_nano,
-            attributes_to_py(py, &span.attributes, keys)?, &resources[span.resource], events, span.size, span.scope,
+            attributes_to_py(py, &span.attributes)?, &resources[span.resource], events, span.size, span.scope,
             span.kind,
         ))?)?;
     }

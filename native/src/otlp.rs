@@ -131,25 +131,29 @@ fn deeper(depth: u32) -> Result<u32, DecodeError> {
     Ok(depth + 1)
 }
 
-pub fn decode(body: &[u8]) -> Result<Request<'_>, DecodeError> {
+/// Which span attributes become values; the others are only checked (strings' UTF-8, nesting) as the protobuf
+/// runtime would check them.
+pub type Keep<'k> = &'k (dyn Fn(&str) -> bool + Sync);
+
+pub fn decode<'a>(body: &'a [u8], keep: Keep) -> Result<Request<'a>, DecodeError> {
     let mut request = Request { resources: Vec::new(), spans: Vec::new() };
     let mut reader = Reader::new(body);
     while let Some((number, field)) = reader.next()? {
         if let (1, Field::Bytes(bytes)) = (number, field) {
-            resource_spans(bytes, 2, &mut request)?;
+            resource_spans(bytes, 2, &mut request, keep)?;
         }
     }
     Ok(request)
 }
 
-fn resource_spans<'a>(data: &'a [u8], depth: u32, request: &mut Request<'a>) -> Result<(), DecodeError> {
+fn resource_spans<'a>(data: &'a [u8], depth: u32, request: &mut Request<'a>, keep: Keep) -> Result<(), DecodeError> {
     let index = request.resources.len();
     request.resources.push(Vec::new());
     let mut reader = Reader::new(data);
     while let Some((number, field)) = reader.next()? {
         match (number, field) {
             (1, Field::Bytes(bytes)) => request.resources[index] = repeated(bytes, deeper(depth)?, key_value)?,
-            (2, Field::Bytes(bytes)) => scope_spans(bytes, deeper(depth)?, index, request)?,
+            (2, Field::Bytes(bytes)) => scope_spans(bytes, deeper(depth)?, index, request, keep)?,
             (3, Field::Bytes(bytes)) => {
                 text(bytes)?;
             }
@@ -176,14 +180,16 @@ fn repeated<'a, T>(
     Ok(items)
 }
 
-fn scope_spans<'a>(data: &'a [u8], depth: u32, resource: usize, request: &mut Request<'a>) -> Result<(), DecodeError> {
+fn scope_spans<'a>(
+    data: &'a [u8], depth: u32, resource: usize, request: &mut Request<'a>, keep: Keep,
+) -> Result<(), DecodeError> {
     let mut scope = "";
     let mut spans = Vec::new();
     let mut reader = Reader::new(data);
     while let Some((number, field)) = reader.next()? {
         match (number, field) {
             (1, Field::Bytes(bytes)) => scope = scope_name(bytes, deeper(depth)?)?,
-            (2, Field::Bytes(bytes)) => spans.push(span(bytes, deeper(depth)?, resource)?),
+            (2, Field::Bytes(bytes)) => spans.push(span(bytes, deeper(depth)?, resource, keep)?),
             (3, Field::Bytes(bytes)) => {
                 text(bytes)?;
             }
@@ -215,7 +221,7 @@ fn scope_name(data: &[u8], depth: u32) -> Result<&str, DecodeError> {
     Ok(name)
 }
 
-fn span(data: &[u8], depth: u32, resource: usize) -> Result<SpanRecord<'_>, DecodeError> {
+fn span<'a>(data: &'a [u8], depth: u32, resource: usize, keep: Keep) -> Result<SpanRecord<'a>, DecodeError> {
     let mut record = SpanRecord {
         trace_id: &[],
         span_id: &[],
@@ -244,7 +250,11 @@ fn span(data: &[u8], depth: u32, resource: usize) -> Result<SpanRecord<'_>, Deco
             (6, Field::Varint(value)) => record.kind = i64::from(value as i32),
             (7, Field::Fixed64(value)) => record.start_unix_nano = value,
             (8, Field::Fixed64(value)) => record.end_unix_nano = value,
-            (9, Field::Bytes(bytes)) => record.attributes.push(key_value(bytes, deeper(depth)?)?),
+            (9, Field::Bytes(bytes)) => {
+                if let Some(pair) = kept_key_value(bytes, deeper(depth)?, keep)? {
+                    record.attributes.push(pair);
+                }
+            }
             (11, Field::Bytes(bytes)) => record.events.push(event(bytes, deeper(depth)?)?),
             (13, Field::Bytes(bytes)) => link(bytes, deeper(depth)?)?,
             (15, Field::Bytes(bytes)) => status(bytes, deeper(depth)?)?,
@@ -307,6 +317,69 @@ fn key_value(data: &[u8], depth: u32) -> Result<(&str, Value<'_>), DecodeError> 
         }
     }
     Ok((key, value))
+}
+
+/// A span attribute: its value when `keep` keeps its key (the key may come after the value on the wire), else
+/// only checked, nothing allocated (an embedding vector is 1,536 values).
+fn kept_key_value<'a>(data: &'a [u8], depth: u32, keep: Keep) -> Result<Option<(&'a str, Value<'a>)>, DecodeError> {
+    let mut key = "";
+    let mut reader = Reader::new(data);
+    while let Some((number, field)) = reader.next()? {
+        if let (1, Field::Bytes(bytes)) = (number, field) {
+            key = text(bytes)?;
+        }
+    }
+    if keep(key) {
+        return key_value(data, depth).map(Some);
+    }
+    let mut reader = Reader::new(data);
+    while let Some((number, field)) = reader.next()? {
+        if let (2, Field::Bytes(bytes)) = (number, field) {
+            check_any_value(bytes, deeper(depth)?)?;
+        }
+    }
+    Ok(None)
+}
+
+/// What any_value checks, without building the value.
+fn check_any_value(data: &[u8], depth: u32) -> Result<(), DecodeError> {
+    let mut reader = Reader::new(data);
+    while let Some((number, field)) = reader.next()? {
+        match (number, field) {
+            (1, Field::Bytes(bytes)) => {
+                text(bytes)?;
+            }
+            (5 | 6, Field::Bytes(bytes)) => {
+                let item_depth = deeper(depth)?;
+                let mut items = Reader::new(bytes);
+                while let Some((item_number, item)) = items.next()? {
+                    if let (1, Field::Bytes(item_bytes)) = (item_number, item) {
+                        if number == 5 {
+                            check_any_value(item_bytes, deeper(item_depth)?)?;
+                        } else {
+                            check_key_value(item_bytes, deeper(item_depth)?)?;
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn check_key_value(data: &[u8], depth: u32) -> Result<(), DecodeError> {
+    let mut reader = Reader::new(data);
+    while let Some((number, field)) = reader.next()? {
+        match (number, field) {
+            (1, Field::Bytes(bytes)) => {
+                text(bytes)?;
+            }
+            (2, Field::Bytes(bytes)) => check_any_value(bytes, deeper(depth)?)?,
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 fn any_value(data: &[u8], depth: u32) -> Result<Value<'_>, DecodeError> {
