@@ -3,23 +3,27 @@
 //! regular expressions it replaced, backtracking included, with Python's character classes (\w: letters, numbers
 //! and "_"; \d: decimal digits; \s: Python's whitespace) and offsets in characters, not bytes: parity with the
 //! Python units is tested in tests/test_native_text.py.
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
+use rustc_hash::{FxHashMap, FxHashSet};
 use unicode_general_category::{get_general_category, GeneralCategory as Category};
+
+/// Words are slices of the lowered text's characters: no allocation per token.
+type Word<'t> = &'t [char];
 
 pub struct Tables {
     /// Unit spellings in the order they are tried (longest first), each with the unit it means.
     pub units: Vec<(Vec<char>, String)>,
-    pub number_words: HashMap<String, String>,
-    pub stopwords: HashSet<String>,
+    pub number_words: FxHashMap<Vec<char>, Vec<char>>,
+    pub stopwords: FxHashSet<Vec<char>>,
     /// Chinese numerals' digits; 十 and 百 are the multipliers.
-    pub cjk_digits: HashMap<char, u64>,
+    pub cjk_digits: FxHashMap<char, u64>,
     /// What may follow a Chinese numeral for it to be read as a number ("三十天" is 30 days).
     pub cjk_units: Vec<Vec<char>>,
 }
 
 pub struct Units {
-    pub words: HashSet<String>,
+    pub words: Vec<String>,
     /// (value, unit): unit "" when none.
     pub numbers: HashSet<(String, String)>,
 }
@@ -56,7 +60,7 @@ fn is_latin_word_char(c: char) -> bool {
 }
 
 /// `[a-z][a-z'’-]{2,}`, all matches: in each run of word characters, from its first letter to its end.
-fn latin_words(text: &[char]) -> Vec<String> {
+fn latin_words(text: &[char]) -> Vec<Word<'_>> {
     let mut words = Vec::new();
     let mut i = 0;
     while i < text.len() {
@@ -67,7 +71,7 @@ fn latin_words(text: &[char]) -> Vec<String> {
         let end = i + text[i..].iter().take_while(|c| is_latin_word_char(**c)).count();
         if let Some(first) = text[i..end].iter().position(|c| c.is_ascii_lowercase()) {
             if end - (i + first) >= 3 {
-                words.push(text[i + first..end].iter().collect());
+                words.push(&text[i + first..end]);
             }
         }
         i = end;
@@ -76,7 +80,7 @@ fn latin_words(text: &[char]) -> Vec<String> {
 }
 
 /// `\b(one|two|...)\b` replaced by the digits: a whole run of word characters that is a number word.
-fn digits_for_number_words(text: &[char], number_words: &HashMap<String, String>) -> Vec<char> {
+fn digits_for_number_words(text: &[char], number_words: &FxHashMap<Vec<char>, Vec<char>>) -> Vec<char> {
     let mut out = Vec::with_capacity(text.len());
     let mut i = 0;
     while i < text.len() {
@@ -86,9 +90,8 @@ fn digits_for_number_words(text: &[char], number_words: &HashMap<String, String>
             continue;
         }
         let end = i + text[i..].iter().take_while(|c| is_word(**c)).count();
-        let run: String = text[i..end].iter().collect();
-        match number_words.get(&run) {
-            Some(digits) => out.extend(digits.chars()),
+        match number_words.get(&text[i..end]) {
+            Some(digits) => out.extend_from_slice(digits),
             None => out.extend_from_slice(&text[i..end]),
         }
         i = end;
@@ -97,7 +100,7 @@ fn digits_for_number_words(text: &[char], number_words: &HashMap<String, String>
 }
 
 /// 三十五 -> 35, 十五 -> 15, 一百二十 -> 120, 七 -> 7 (scorers/text.py cjk_number).
-fn cjk_number(numeral: &[char], digits: &HashMap<char, u64>) -> u64 {
+fn cjk_number(numeral: &[char], digits: &FxHashMap<char, u64>) -> u64 {
     let (mut total, mut current) = (0u64, 0u64);
     for c in numeral {
         match c {
@@ -243,38 +246,39 @@ fn numbers(text: &[char], units: &[(Vec<char>, String)]) -> HashSet<(String, Str
 }
 
 pub fn units(text: &str, tables: &Tables) -> Units {
-    let mut text: Vec<char> = text.to_lowercase().chars().collect();
-    let mut tokens = latin_words(&text);
-    if tokens.iter().any(|token| tables.number_words.contains_key(token)) {
-        text = digits_for_number_words(&text, &tables.number_words); // "seven days" is "7 days"
-        tokens = latin_words(&text);
+    let lowered: Vec<char> = text.to_lowercase().chars().collect();
+    let mut tokens = latin_words(&lowered);
+    let replaced: Vec<char>;
+    let mut text = &lowered[..];
+    if tokens.iter().any(|token| tables.number_words.contains_key(*token)) {
+        replaced = digits_for_number_words(&lowered, &tables.number_words); // "seven days" is "7 days"
+        text = &replaced[..];
+        tokens = latin_words(text);
     }
-    let mut words: HashSet<String> = tokens.into_iter().filter(|token| !tables.stopwords.contains(token)).collect();
-    // crude plural folding, the same on both sides: "returns" and "return" meet
-    let plurals: Vec<String> = words.iter().filter(|word| word.ends_with('s') && word.chars().count() > 4).cloned().collect();
+    let mut words: FxHashSet<Word> = tokens.into_iter().filter(|token| !tables.stopwords.contains(*token)).collect();
+    // crude plural folding, the same on both sides: "returns" and "return" meet; all plurals removed before any
+    // is added ("returnss" folds to "returns", kept)
+    let plurals: Vec<Word> = words.iter().filter(|word| word.last() == Some(&'s') && word.len() > 4).copied().collect();
     for plural in &plurals {
         words.remove(plural);
     }
-    words.extend(plurals.into_iter().map(|mut plural| {
-        plural.pop(); // all removed before any is added: "returnss" folds to "returns", kept
-        plural
-    }));
+    words.extend(plurals.iter().map(|plural| &plural[..plural.len() - 1]));
+    let with_cjk_numbers: Vec<char>;
     if text.iter().any(|c| is_cjk(*c)) {
-        text = digits_for_cjk_numbers(&text, tables);
+        with_cjk_numbers = digits_for_cjk_numbers(text, tables);
+        text = &with_cjk_numbers[..];
         let mut i = 0;
         while i < text.len() {
             let length = text[i..].iter().take_while(|c| is_cjk(**c)).count();
             if length == 1 {
-                words.insert(text[i].to_string());
+                words.insert(&text[i..=i]);
             }
-            for pair in text[i..i + length].windows(2) {
-                words.insert(pair.iter().collect()); // Chinese has no spaces: character bigrams
-            }
+            words.extend(text[i..i + length].windows(2)); // Chinese has no spaces: character bigrams
             i += length.max(1);
         }
     }
-    let numbers = if text.iter().any(|c| is_decimal(*c)) { numbers(&text, &tables.units) } else { HashSet::new() };
-    Units { words, numbers }
+    let numbers = if text.iter().any(|c| is_decimal(*c)) { numbers(text, &tables.units) } else { HashSet::new() };
+    Units { words: words.into_iter().map(|word| word.iter().collect()).collect(), numbers }
 }
 
 #[cfg(test)]

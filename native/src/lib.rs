@@ -125,8 +125,12 @@ impl LexicalAnalyser {
         units: Vec<(String, String)>, number_words: HashMap<String, String>, stopwords: HashSet<String>,
         cjk_digits: HashMap<char, u64>, cjk_units: Vec<String>,
     ) -> Self {
-        let units = units.into_iter().map(|(spelling, unit)| (spelling.chars().collect(), unit)).collect();
-        let cjk_units = cjk_units.iter().map(|unit| unit.chars().collect()).collect();
+        let chars = |text: &str| text.chars().collect::<Vec<char>>();
+        let units = units.into_iter().map(|(spelling, unit)| (chars(&spelling), unit)).collect();
+        let cjk_units = cjk_units.iter().map(|unit| chars(unit)).collect();
+        let number_words = number_words.iter().map(|(word, digits)| (chars(word), chars(digits))).collect();
+        let stopwords = stopwords.iter().map(|word| chars(word)).collect();
+        let cjk_digits = cjk_digits.into_iter().collect();
         LexicalAnalyser { tables: lexical::Tables { units, number_words, stopwords, cjk_digits, cjk_units } }
     }
 
