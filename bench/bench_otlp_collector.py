@@ -1,6 +1,6 @@
 """OTLP/HTTP ingest against the OpenTelemetry Collector: the same payload, the same run, alternating rounds.
 
-    python bench/bench_otlp_collector.py [--traces 20000] [--rounds 3] [--connections 4]
+    python bench/bench_otlp_collector.py [--traces 20000] [--rounds 3] [--connections 4] [--set KEY=VALUE ...]
 
 The Collector (v0.161.0 since the scale-out issue, v0.165.0 in the runs recorded before it; built by
 bench/otelcol/build.sh with the Collector Builder from the Go module proxy: otlp receiver -> span_metrics connector (200 ms flush) -> prometheus exporter) is the floor for
@@ -147,13 +147,15 @@ def collector_run(binary: str, bodies: list[bytes], spans: int, connections: int
             server.wait(timeout=60)
 
 
-def ragpulse_run(bodies: list[bytes], traces: int, connections: int) -> Run:
+def ragpulse_run(bodies: list[bytes], traces: int, connections: int, settings: list[str] | None = None) -> Run:
+    """`settings`: KEY=VALUE overrides of the shipped defaults (`ragpulse run --set`), e.g. judge.mode=off."""
     port, http_port, grpc_port = free_port(), free_port(), free_port()
     exe = str(Path(sys.executable).parent / "ragpulse")
     with tempfile.TemporaryDirectory() as workdir:
         server = subprocess.Popen(
             [exe, "run", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
-             "--set", f"otlp.http_port={http_port}", "--set", f"otlp.grpc_port={grpc_port}", "--set", "otlp.host=127.0.0.1"],
+             "--set", f"otlp.http_port={http_port}", "--set", f"otlp.grpc_port={grpc_port}", "--set", "otlp.host=127.0.0.1",
+             *[part for setting in settings or [] for part in ("--set", setting)]],
             cwd=workdir, env={**os.environ, "RAGPULSE_LOGGING__FORMAT": "json"},
         )
         url = f"http://127.0.0.1:{port}"
@@ -173,6 +175,8 @@ def collector_bench() -> tuple[argparse.Namespace, str, list[bytes], int]:
     parser.add_argument("--traces", type=int, default=20_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--connections", type=int, default=4)
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a ragpulse default for the run (where its CPU goes: judge.mode=off, ...)")
     args = parser.parse_args()
     return args, built_collector(), batches(args.traces), args.traces * SPANS_PER_TRACE
 
@@ -180,14 +184,15 @@ def collector_bench() -> tuple[argparse.Namespace, str, list[bytes], int]:
 def main() -> None:
     args, binary, bodies, spans = collector_bench()
     print(f"python {platform.python_version()}, {args.traces} traces x {SPANS_PER_TRACE} spans = {spans:,} spans in "
-          f"{len(bodies)} requests, OTLP/HTTP protobuf over {args.connections} connections")
+          f"{len(bodies)} requests, OTLP/HTTP protobuf over {args.connections} connections"
+          + (f", ragpulse with {' '.join(args.set)}" if args.set else ""))
     print("| round | who | accepted spans/s | shown spans/s | CPU s per 100k spans | peak RSS MB | idle RSS MB | scrape CPU ms |")
     print("|---|---|---|---|---|---|---|---|")
     results: dict[str, list[Run]] = {"collector": [], "ragpulse": []}
     for round_ in range(1, args.rounds + 1):
         for who in ("collector", "ragpulse"):  # alternating, so drift of the machine hits both
             run = (collector_run(binary, bodies, spans, args.connections) if who == "collector"
-                   else ragpulse_run(bodies, args.traces, args.connections))
+                   else ragpulse_run(bodies, args.traces, args.connections, args.set))
             results[who].append(run)
             print(f"| {round_} | {who} | {spans / run.accepted_s:,.0f} | {spans / run.shown_s:,.0f} | "
                   f"{run.cpu_s * 100_000 / spans:.2f} | {run.peak_rss_mb:.0f} | {run.idle_rss_mb:.0f} | {run.scrape_cpu_ms:.1f} |",
