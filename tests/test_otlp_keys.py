@@ -5,6 +5,7 @@ instrumented apps' traces with and without the filter, to the same events."""
 from __future__ import annotations
 
 import ast
+import json
 import re
 from pathlib import Path
 
@@ -46,3 +47,29 @@ def test_what_no_rule_reads_is_dropped_and_the_route_attribute_kept() -> None:
                 "openinference.instrumentation", "db.query.result.document"]:
         assert not MAPPED_KEYS.keeps(key), key
     assert key_filter("deployment.environment").keeps("deployment.environment")
+
+
+def test_the_route_attribute_survives_the_json_and_kafka_decodings() -> None:
+    """The HTTP protobuf path is tested end to end (tests/test_otlp_receiver.py); OTLP/JSON and the Kafka codec
+    take the same filter."""
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+    from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
+    from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span
+    from google.protobuf import json_format
+    from prometheus_client import CollectorRegistry, Counter
+
+    from ragpulse.config import KafkaTopic
+    from ragpulse.sources.kafka import otlp_proto_codec
+    from ragpulse.sources.otlp.spans import decode_json
+
+    attributes = [KeyValue(key=key, value=AnyValue(string_value=key)) for key in ("rag.route", "input.value", "x.y")]
+    request = ExportTraceServiceRequest(resource_spans=[ResourceSpans(scope_spans=[ScopeSpans(spans=[
+        Span(trace_id=b"\x01" * 16, span_id=b"\x02" * 8, attributes=attributes)])])])
+    keys = key_filter("rag.route")
+    data = json_format.MessageToDict(request)
+    data["resourceSpans"][0]["scopeSpans"][0]["spans"][0].update(traceId="01" * 16, spanId="02" * 8)  # OTLP/JSON: hex
+    body = json.dumps(data)
+    assert decode_json(body.encode(), keys).spans[0].attributes == {"rag.route": "rag.route", "input.value": "input.value"}
+    codec = otlp_proto_codec(Counter("rejected", "r", registry=CollectorRegistry()), keys)
+    spans = codec(request.SerializeToString(), KafkaTopic(name="t", encoding="otlp_proto"))[1]
+    assert spans[0].attributes == {"rag.route": "rag.route", "input.value": "input.value"}

@@ -51,6 +51,8 @@ pub struct Request<'a> {
 struct Reader<'a> {
     data: &'a [u8],
     pos: usize,
+    /// The message's nesting depth: unknown groups inside it count from there.
+    depth: u32,
 }
 
 enum Field<'a> {
@@ -58,15 +60,20 @@ enum Field<'a> {
     Fixed64(u64),
     Fixed32,
     Bytes(&'a [u8]),
+    /// An unknown group (deprecated wire types 3 and 4), skipped whole as the protobuf runtime skips it.
+    Group,
 }
+
+/// The largest field number protobuf allows (2^29 - 1).
+const MAX_FIELD_NUMBER: u64 = (1 << 29) - 1;
 
 fn error<T>(what: &str) -> Result<T, DecodeError> {
     Err(DecodeError(what.to_string()))
 }
 
 impl<'a> Reader<'a> {
-    fn new(data: &'a [u8]) -> Self {
-        Reader { data, pos: 0 }
+    fn new(data: &'a [u8], depth: u32) -> Self {
+        Reader { data, pos: 0, depth }
     }
 
     fn varint(&mut self) -> Result<u64, DecodeError> {
@@ -98,25 +105,58 @@ impl<'a> Reader<'a> {
         if self.pos >= self.data.len() {
             return Ok(None);
         }
+        let (number, wire_type) = self.tag()?;
+        if wire_type == 4 {
+            return error("end of a group that was not started");
+        }
+        Ok(Some((number, self.value(number, wire_type, self.depth)?)))
+    }
+
+    fn tag(&mut self) -> Result<(u64, u64), DecodeError> {
         let tag = self.varint()?;
         let number = tag >> 3;
-        if number == 0 {
-            return error("invalid field number 0");
+        if number == 0 || number > MAX_FIELD_NUMBER {
+            return error("invalid field number");
         }
-        let field = match tag & 7 {
+        Ok((number, tag & 7))
+    }
+
+    fn value(&mut self, number: u64, wire_type: u64, depth: u32) -> Result<Field<'a>, DecodeError> {
+        Ok(match wire_type {
             0 => Field::Varint(self.varint()?),
             1 => Field::Fixed64(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes"))),
             2 => {
                 let len = usize::try_from(self.varint()?).map_err(|_| DecodeError("length too large".into()))?;
                 Field::Bytes(self.take(len)?)
             }
+            3 => {
+                self.skip_group(number, depth)?;
+                Field::Group
+            }
             5 => {
                 self.take(4)?;
                 Field::Fixed32
             }
-            _ => return error("unsupported wire type (groups are not part of OTLP)"),
-        };
-        Ok(Some((number, field)))
+            _ => return error("invalid wire type"),
+        })
+    }
+
+    /// Up to the group's end; a group nests one level deeper than what holds it, under the same limit as
+    /// messages (upb allows a group at level 101 where a message stops at 100).
+    fn skip_group(&mut self, number: u64, depth: u32) -> Result<(), DecodeError> {
+        if depth > MAX_DEPTH {
+            return error("message nested past the depth limit (100)");
+        }
+        loop {
+            if self.pos >= self.data.len() {
+                return error("truncated group");
+            }
+            let (inner, wire_type) = self.tag()?;
+            if wire_type == 4 {
+                return if inner == number { Ok(()) } else { error("end of another group") };
+            }
+            self.value(inner, wire_type, depth + 1)?;
+        }
     }
 }
 
@@ -137,7 +177,7 @@ pub type Keep<'k> = &'k (dyn Fn(&str) -> bool + Sync);
 
 pub fn decode<'a>(body: &'a [u8], keep: Keep) -> Result<Request<'a>, DecodeError> {
     let mut request = Request { resources: Vec::new(), spans: Vec::new() };
-    let mut reader = Reader::new(body);
+    let mut reader = Reader::new(body, 1);
     while let Some((number, field)) = reader.next()? {
         if let (1, Field::Bytes(bytes)) = (number, field) {
             resource_spans(bytes, 2, &mut request, keep)?;
@@ -149,10 +189,11 @@ pub fn decode<'a>(body: &'a [u8], keep: Keep) -> Result<Request<'a>, DecodeError
 fn resource_spans<'a>(data: &'a [u8], depth: u32, request: &mut Request<'a>, keep: Keep) -> Result<(), DecodeError> {
     let index = request.resources.len();
     request.resources.push(Vec::new());
-    let mut reader = Reader::new(data);
+    let mut reader = Reader::new(data, depth);
     while let Some((number, field)) = reader.next()? {
         match (number, field) {
-            (1, Field::Bytes(bytes)) => request.resources[index] = repeated(bytes, deeper(depth)?, key_value)?,
+            // a message field given twice is merged, as the protobuf runtime merges it
+            (1, Field::Bytes(bytes)) => request.resources[index].extend(repeated(bytes, deeper(depth)?, key_value)?),
             (2, Field::Bytes(bytes)) => scope_spans(bytes, deeper(depth)?, index, request, keep)?,
             (3, Field::Bytes(bytes)) => {
                 text(bytes)?;
@@ -171,7 +212,7 @@ fn repeated<'a, T>(
     parse: fn(&'a [u8], u32) -> Result<T, DecodeError>,
 ) -> Result<Vec<T>, DecodeError> {
     let mut items = Vec::new();
-    let mut reader = Reader::new(data);
+    let mut reader = Reader::new(data, depth);
     while let Some((number, field)) = reader.next()? {
         if let (1, Field::Bytes(bytes)) = (number, field) {
             items.push(parse(bytes, deeper(depth)?)?);
@@ -185,10 +226,14 @@ fn scope_spans<'a>(
 ) -> Result<(), DecodeError> {
     let mut scope = "";
     let mut spans = Vec::new();
-    let mut reader = Reader::new(data);
+    let mut reader = Reader::new(data, depth);
     while let Some((number, field)) = reader.next()? {
         match (number, field) {
-            (1, Field::Bytes(bytes)) => scope = scope_name(bytes, deeper(depth)?)?,
+            (1, Field::Bytes(bytes)) => {
+                if let Some(name) = scope_name(bytes, deeper(depth)?)? {
+                    scope = name; // merged: a second scope without a name keeps the first's
+                }
+            }
             (2, Field::Bytes(bytes)) => spans.push(span(bytes, deeper(depth)?, resource, keep)?),
             (3, Field::Bytes(bytes)) => {
                 text(bytes)?;
@@ -203,12 +248,12 @@ fn scope_spans<'a>(
     Ok(())
 }
 
-fn scope_name(data: &[u8], depth: u32) -> Result<&str, DecodeError> {
-    let mut name = "";
-    let mut reader = Reader::new(data);
+fn scope_name(data: &[u8], depth: u32) -> Result<Option<&str>, DecodeError> {
+    let mut name = None;
+    let mut reader = Reader::new(data, depth);
     while let Some((number, field)) = reader.next()? {
         match (number, field) {
-            (1, Field::Bytes(bytes)) => name = text(bytes)?,
+            (1, Field::Bytes(bytes)) => name = Some(text(bytes)?),
             (2, Field::Bytes(bytes)) => {
                 text(bytes)?;
             }
@@ -236,7 +281,7 @@ fn span<'a>(data: &'a [u8], depth: u32, resource: usize, keep: Keep) -> Result<S
         resource,
         scope: "",
     };
-    let mut reader = Reader::new(data);
+    let mut reader = Reader::new(data, depth);
     while let Some((number, field)) = reader.next()? {
         match (number, field) {
             (1, Field::Bytes(bytes)) => record.trace_id = bytes,
@@ -266,7 +311,7 @@ fn span<'a>(data: &'a [u8], depth: u32, resource: usize, keep: Keep) -> Result<S
 
 fn event(data: &[u8], depth: u32) -> Result<Event<'_>, DecodeError> {
     let mut out = Event { name: "", time_unix_nano: 0, attributes: Vec::new() };
-    let mut reader = Reader::new(data);
+    let mut reader = Reader::new(data, depth);
     while let Some((number, field)) = reader.next()? {
         match (number, field) {
             (1, Field::Fixed64(value)) => out.time_unix_nano = value,
@@ -280,7 +325,7 @@ fn event(data: &[u8], depth: u32) -> Result<Event<'_>, DecodeError> {
 
 /// Links are not carried, but their strings are checked as the protobuf runtime checks them.
 fn link(data: &[u8], depth: u32) -> Result<(), DecodeError> {
-    let mut reader = Reader::new(data);
+    let mut reader = Reader::new(data, depth);
     while let Some((number, field)) = reader.next()? {
         match (number, field) {
             (3, Field::Bytes(bytes)) => {
@@ -295,8 +340,8 @@ fn link(data: &[u8], depth: u32) -> Result<(), DecodeError> {
     Ok(())
 }
 
-fn status(data: &[u8], _depth: u32) -> Result<(), DecodeError> {
-    let mut reader = Reader::new(data);
+fn status(data: &[u8], depth: u32) -> Result<(), DecodeError> {
+    let mut reader = Reader::new(data, depth);
     while let Some((number, field)) = reader.next()? {
         if let (2, Field::Bytes(bytes)) = (number, field) {
             text(bytes)?;
@@ -308,11 +353,11 @@ fn status(data: &[u8], _depth: u32) -> Result<(), DecodeError> {
 fn key_value(data: &[u8], depth: u32) -> Result<(&str, Value<'_>), DecodeError> {
     let mut key = "";
     let mut value = Value::Empty;
-    let mut reader = Reader::new(data);
+    let mut reader = Reader::new(data, depth);
     while let Some((number, field)) = reader.next()? {
         match (number, field) {
             (1, Field::Bytes(bytes)) => key = text(bytes)?,
-            (2, Field::Bytes(bytes)) => value = any_value(bytes, deeper(depth)?)?,
+            (2, Field::Bytes(bytes)) => merge(&mut value, any_value(bytes, deeper(depth)?)?),
             _ => {}
         }
     }
@@ -323,7 +368,7 @@ fn key_value(data: &[u8], depth: u32) -> Result<(&str, Value<'_>), DecodeError> 
 /// only checked, nothing allocated (an embedding vector is 1,536 values).
 fn kept_key_value<'a>(data: &'a [u8], depth: u32, keep: Keep) -> Result<Option<(&'a str, Value<'a>)>, DecodeError> {
     let mut key = "";
-    let mut reader = Reader::new(data);
+    let mut reader = Reader::new(data, depth);
     while let Some((number, field)) = reader.next()? {
         if let (1, Field::Bytes(bytes)) = (number, field) {
             key = text(bytes)?;
@@ -332,7 +377,7 @@ fn kept_key_value<'a>(data: &'a [u8], depth: u32, keep: Keep) -> Result<Option<(
     if keep(key) {
         return key_value(data, depth).map(Some);
     }
-    let mut reader = Reader::new(data);
+    let mut reader = Reader::new(data, depth);
     while let Some((number, field)) = reader.next()? {
         if let (2, Field::Bytes(bytes)) = (number, field) {
             check_any_value(bytes, deeper(depth)?)?;
@@ -343,7 +388,7 @@ fn kept_key_value<'a>(data: &'a [u8], depth: u32, keep: Keep) -> Result<Option<(
 
 /// What any_value checks, without building the value.
 fn check_any_value(data: &[u8], depth: u32) -> Result<(), DecodeError> {
-    let mut reader = Reader::new(data);
+    let mut reader = Reader::new(data, depth);
     while let Some((number, field)) = reader.next()? {
         match (number, field) {
             (1, Field::Bytes(bytes)) => {
@@ -351,7 +396,7 @@ fn check_any_value(data: &[u8], depth: u32) -> Result<(), DecodeError> {
             }
             (5 | 6, Field::Bytes(bytes)) => {
                 let item_depth = deeper(depth)?;
-                let mut items = Reader::new(bytes);
+                let mut items = Reader::new(bytes, item_depth);
                 while let Some((item_number, item)) = items.next()? {
                     if let (1, Field::Bytes(item_bytes)) = (item_number, item) {
                         if number == 5 {
@@ -369,7 +414,7 @@ fn check_any_value(data: &[u8], depth: u32) -> Result<(), DecodeError> {
 }
 
 fn check_key_value(data: &[u8], depth: u32) -> Result<(), DecodeError> {
-    let mut reader = Reader::new(data);
+    let mut reader = Reader::new(data, depth);
     while let Some((number, field)) = reader.next()? {
         match (number, field) {
             (1, Field::Bytes(bytes)) => {
@@ -383,10 +428,10 @@ fn check_key_value(data: &[u8], depth: u32) -> Result<(), DecodeError> {
 }
 
 fn any_value(data: &[u8], depth: u32) -> Result<Value<'_>, DecodeError> {
-    let mut value = Value::Empty; // a oneof: the last member on the wire wins
-    let mut reader = Reader::new(data);
+    let mut value = Value::Empty; // a oneof: the last member on the wire wins (an array or kvlist given twice merges)
+    let mut reader = Reader::new(data, depth);
     while let Some((number, field)) = reader.next()? {
-        value = match (number, field) {
+        let member = match (number, field) {
             (1, Field::Bytes(bytes)) => Value::Str(text(bytes)?),
             (2, Field::Varint(raw)) => Value::Bool(raw != 0),
             (3, Field::Varint(raw)) => Value::Int(raw as i64),
@@ -396,6 +441,18 @@ fn any_value(data: &[u8], depth: u32) -> Result<Value<'_>, DecodeError> {
             (7, Field::Bytes(bytes)) => Value::Bytes(bytes),
             _ => continue,
         };
+        merge(&mut value, member);
     }
     Ok(value)
+}
+
+/// A value merged into another as the protobuf runtime merges a message field given twice: arrays and kvlists
+/// append, a value that sets nothing keeps the one before, any other replaces it.
+fn merge<'a>(into: &mut Value<'a>, value: Value<'a>) {
+    match (into, value) {
+        (Value::Array(items), Value::Array(more)) => items.extend(more),
+        (Value::KvList(pairs), Value::KvList(more)) => pairs.extend(more),
+        (_, Value::Empty) => {}
+        (slot, value) => *slot = value,
+    }
 }

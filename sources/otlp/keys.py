@@ -1,7 +1,8 @@
 """The span attribute keys the mapping reads (mapping.py, documents.py, messages.py, tools.py), declared once.
 
-The decoder (native/src/otlp.rs) keeps only these: an instrumentor's other attributes (embedding vectors,
-invocation parameters, mime types) are read and checked on the wire but never become Python objects. A rule
+The decoder (native/src/otlp.rs) keeps only these: an instrumentor's other attributes (embedding vectors, mime
+types) are read and checked on the wire but never become Python objects. A family is kept whole, with what no
+rule reads in it (llm.invocation_parameters, tool schemas). A rule
 that reads a new key adds it here; tests/test_otlp_keys.py fails when a key the mapping names is not kept.
 Resource and event attributes are kept whole (one resource per request; events are few).
 """
