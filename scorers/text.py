@@ -2,7 +2,7 @@
 
 - clauses: sentences, split again where a clause starts (English `, but` / `, and` / `;`, Chinese
   `，` `；`), since one unsupported clause must not hide behind a supported one;
-- terms: English content words stemmed by Snowball (PyStemmer, the Snowball project's C build:
+- terms: English content words stemmed by Snowball (the Snowball project's algorithm, in the crate:
   returned/returns/return meet); Chinese has no spaces, so character bigrams of each run once
   function characters (的了吗…) and negators are taken out, a run of one character as itself;
 - quantities: a number with its unit as (dimension, value in the dimension's base unit), so that
@@ -13,7 +13,10 @@
   leading yes/no and without fixed phrases that only look negative (无理由: no-reason returns);
 - names: capitalised words that do not start a sentence, and Latin words inside Chinese text.
 
-Every function is pure; callers cache by text (chunks recur across traces).
+Every function is pure; callers cache by text (chunks recur across traces). The word tables and the
+patterns are here; clause() and question_terms() run in the compiled core (native/src/clause.rs), which
+reads them translated (scorers/crate_regex.py). sentences() and clauses() stay on Python's `re`: their
+lookbehinds are faster there. tests/test_native_clause.py holds the crate to the Python analysis it replaced.
 """
 
 from __future__ import annotations
@@ -21,10 +24,11 @@ from __future__ import annotations
 import re
 
 import msgspec
-import Stemmer
+
+from ragpulse._native import TextAnalyser, stem_words
+from ragpulse.scorers.crate_regex import to_crate
 
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_stem_words = Stemmer.Stemmer("english").stemWords
 
 STOPWORDS = frozenset(
     "a an the and or but is are was were be been being do does did can could would should will shall may might must "
@@ -35,7 +39,7 @@ STOPWORDS = frozenset(
     "half both either like".split()
 )
 # Clauses made only of these are conversation, not claims ("Let me know if you need anything else").
-_CHATTER = frozenset(_stem_words(
+_CHATTER = frozenset(stem_words(
     "let know need help hope happy glad anything else further assist question questions contact reach feel free "
     "welcome great day ask note".split()
 ))
@@ -118,9 +122,8 @@ _EN_QUANTITY = re.compile(
     rf"|(?<![\w.])(?P<value>{_EN_NUM})(?:-|\s*)(?P<unit>{_EN_UNIT})?(?![a-z\d{CJK}])"  # 12个月 is Chinese's
     r"|\b(?P<times>once|twice)\b"
 )
-# Where a quantity can start: the full pattern is tried only there (trying it at every position costs ~15 µs a clause).
-_DIGIT_OR_SIGN = re.compile(r"[\d$€£¥￥]")
-_NOT_LETTERS = re.compile(r"[^a-z]+")
+# Where a quantity can start: the full pattern is tried only there, and only in a clause with a digit, a currency
+# sign or one of these words.
 _QUANTITY_WORDS_FIRST = frozenset({name.split()[0] for name in _NUMBER_WORDS} | {"per", "every", "each", "once", "twice",
                                                                                 *_SCALES})
 _QUANTITY_START = re.compile(r"[\d$€£¥￥]|\b(?:" + "|".join(sorted({name.split()[0] for name in _NUMBER_WORDS} | {
@@ -148,109 +151,9 @@ _RATE_MINUTES = {**_MINUTES, "天": 1440.0, "周": 10080.0, "星期": 10080.0, "
 _HALF = {"年": 262980.0, "小时": 30.0, "个月": 21915.0}
 
 
-def cjk_number(numeral: str) -> float:
-    """三十五 -> 35, 十五 -> 15, 一百二十 -> 120, 七 -> 7; digits as they are."""
-    if numeral[0].isdigit():
-        return float(numeral.replace(",", ""))
-    total = current = 0
-    for char in numeral:
-        if char in "百千":
-            total += (current or 1) * (100 if char == "百" else 1000)
-            current = 0
-        elif char == "十":
-            total += (current or 1) * 10
-            current = 0
-        else:
-            current = CJK_DIGITS[char]
-    return float(total + current)
-
-
-def _en_number(token: str) -> float:
-    """"1,500" -> 1500, "two hundred" -> 200, "a trillion" -> 1e12, "1.5 million" -> 1.5e6."""
-    *number, scale = token.split() if token.split()[-1] in _SCALES else (*token.split(), "")
-    spelled = " ".join(number)
-    value = 1.0 if spelled in ("", "a", "an") else _NUMBER_WORDS.get(spelled) or float(spelled.replace(",", ""))
-    return value * _SCALES.get(scale, 1.0)
-
-
-def _en_matches(text: str) -> list[re.Match[str]]:
-    """_EN_QUANTITY's matches, as finditer finds them, tried only where a quantity can start."""
-    matches: list[re.Match[str]] = []
-    if _DIGIT_OR_SIGN.search(text) is None and _QUANTITY_WORDS_FIRST.isdisjoint(_NOT_LETTERS.split(text)):
-        return matches  # two clauses in three: no digit, no word a quantity starts with
-    end = 0
-    for start in _QUANTITY_START.finditer(text):
-        if start.start() < end:
-            continue
-        match = _EN_QUANTITY.match(text, start.start())
-        if match is not None and match.end() > match.start():
-            matches.append(match)
-            end = match.end()
-    return matches
-
-
-def _en_quantities(text: str) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
-    """(dimension, base value) of each quantity in lower-cased English text, and apart the bare counts
-    spelled in words ("two films"): a summary counts things its source lists ("the passage describes two
-    films"), so a spelled count is evidence for a claim's count, never a claim of its own."""
-    found: list[tuple[str, float]] = []
-    spelled: list[tuple[str, float]] = []
-    for match in _en_matches(text):
-        if match["money"]:
-            found.append((_CURRENCY_SIGN[match["sign"]], _en_number(match["money"])))
-        elif match["age"]:
-            found.append(("count", float(match["age"])))
-        elif match["range_unit"]:
-            dimension, factor = _EN_UNITS[match["range_unit"]]
-            found += [(dimension, _en_number(match["low"]) * factor), (dimension, _en_number(match["high"]) * factor)]
-        elif match["rate"]:
-            found.append(("rate", _MINUTES[match["rate"]]))
-        elif match["times"]:
-            found.append(("times", 1.0 if match["times"] == "once" else 2.0))
-        else:
-            value, unit = match["value"], match["unit"]
-            if unit is None:
-                # A bare number, in digits or words ("two seasons" = 2 seasons); "a", "one" and "half" are
-                # words more often than counts, and "7 天" is the Chinese parser's 7 days.
-                if value not in _NOT_COUNTS and not _CJK_NEXT.match(text, match.end()):
-                    spoken = not value[0].isdigit() and value.split()[-1] not in _SCALES
-                    (spelled if spoken else found).append(("count", _en_number(value)))
-                continue
-            dimension, factor = _EN_UNITS[unit]
-            number = _en_number(value)
-            if dimension == "clock":
-                found.append(("clock", number % 12 + factor))
-            else:
-                found.append((dimension, number * factor))
-    return found, spelled
-
-
-def _cjk_quantities(text: str) -> list[tuple[str, float]]:
-    found: list[tuple[str, float]] = []
-    for match in _CJK_QUANTITY.finditer(text):
-        if match["clock"]:
-            hour = cjk_number(match["clock"])
-            found.append(("clock", hour + 12 if match["period"] in ("下午", "晚上") and hour < 12 else hour))
-        elif match["range_unit"]:
-            dimension, factor = _CJK_UNITS[match["range_unit"]]
-            found += [(dimension, cjk_number(match["low"]) * factor), (dimension, cjk_number(match["high"]) * factor)]
-        elif match["rate"]:
-            found.append(("rate", _RATE_MINUTES[match["rate"]]))
-        elif match["half"]:
-            found.append(("duration", _HALF[match["half_unit"]]))
-        elif match["unit"]:
-            dimension, factor = _CJK_UNITS[match["unit"]]
-            found.append((dimension, cjk_number(match["value"]) * factor))
-        elif match["value"][0].isdigit():  # a bare CJK numeral is usually a word (一起, 一些), not a count
-            found.append(("count", cjk_number(match["value"])))
-    return found
-
-
 # -- terms, names, polarity --------------------------------------------------------------------
 
 _LATIN_WORD = re.compile(r"[a-z][a-z0-9+]*(?:['’][a-z]+)?")
-_CJK_RUN = re.compile(rf"[{CJK}]+")
-_HAS_CJK = re.compile(rf"[{CJK}]")
 _NAME = re.compile(r"(?<![.!?。！？]\s)(?<!^)\b[A-Z][A-Za-z0-9+]*(?:\s+[A-Z][A-Za-z0-9+]*)*")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\(?\d{1,2}[.)])?\s*")  # "- Full name: ..." opens a line, as a sentence does
 _LATIN_IN_CJK = re.compile(r"[A-Za-z][A-Za-z0-9+]+")
@@ -260,7 +163,7 @@ _CJK_WEEK = re.compile("星期|礼拜")
 
 
 # A quantity's words are not terms of their own: "two weeks" is the quantity 14 days, not "week".
-_QUANTITY_WORDS = frozenset(_stem_words([word for word in (*_EN_UNITS, *_NUMBER_WORDS, *_SCALES, "once", "twice", "per", "every", "old")
+_QUANTITY_WORDS = frozenset(stem_words([word for word in (*_EN_UNITS, *_NUMBER_WORDS, *_SCALES, "once", "twice", "per", "every", "old")
                                          if " " not in word]))
 
 
@@ -281,67 +184,7 @@ class Clause(msgspec.Struct, frozen=True, gc=False):
 _POLARITY_TOKEN = re.compile(rf"[a-z][a-z0-9+'’]*|[,;:()]|[{CJK}]")
 _SCOPE_ENDS = frozenset(("and", "but", "or", "then", "if", "when", "while", ",", ";", ":", "(", ")"))
 _SCOPE = 4  # tokens after a negator that it can govern
-_NOTHING_GOVERNED: frozenset[str] = frozenset()
 _ANY_NEGATOR = re.compile(rf"\b(?:{'|'.join(sorted(_EN_NEGATORS))})\b|n['’]t\b|[{_CJK_NEGATORS}]")
-
-
-def _is_en_negator(word: str) -> bool:
-    return word in _EN_NEGATORS or word.endswith(("n't", "n’t"))
-
-
-def _negation(body: str, has_cjk: bool) -> tuple[bool, frozenset[str]]:
-    """Odd parity of the negators that govern content in `body` (lower case, without a leading yes or
-    no), and the English words they govern, stemmed. A negator counts when one of the next few tokens
-    (within its clause) is a content word or character. "you don't have it, wait 48 hours" negates
-    nothing the context could contradict; "is not covered" and 不支持 do. The governed words say what
-    is negated: "the mine never had active mining again" negates active mining, not the mine. Chinese
-    clauses report no governed words (the whole clause is negated: 不支持 / 支持 share their terms)."""
-    if _ANY_NEGATOR.search(body) is None:  # most clauses: no token walk
-        return False, _NOTHING_GOVERNED
-    if has_cjk:
-        body = _CJK_LEADING_ANSWER.sub("", body, count=1)
-        for phrase in _NOT_NEGATIONS:
-            body = body.replace(phrase, "")
-    body = _EN_NOT_NEGATIONS.sub(" ", body)
-    tokens = _POLARITY_TOKEN.findall(body)
-    count = 0
-    governed: list[str] = []
-    for index, token in enumerate(tokens):
-        if not (_is_en_negator(token) or token in _CJK_NEGATORS):
-            continue
-        governs = False
-        for following in tokens[index + 1 : index + 1 + _SCOPE]:
-            if following in _SCOPE_ENDS:
-                break
-            if following[0] > "\u33ff":
-                if following not in CJK_FUNCTION and following not in _CJK_NEGATORS:
-                    governs = True
-                    break
-            elif following not in STOPWORDS and not _is_en_negator(following):
-                governs = True
-                governed.append(following)
-        count += governs
-    # Every governed word, whatever the parity: "can't hide that he doesn't want the belt" still negates wanting it.
-    return count % 2 == 1, frozenset(_stem_words(governed)) - _QUANTITY_WORDS if governed and not has_cjk else _NOTHING_GOVERNED
-
-
-def _words(lower: str) -> list[str]:
-    words = [word for word in _LATIN_WORD.findall(lower) if word not in STOPWORDS and not _is_en_negator(word)]
-    return _stem_words(words) if words else []
-
-
-def name_stems(word: str) -> frozenset[str]:
-    """A capitalised word as a name is compared: its content stems, not a word of conversation."""
-    return frozenset(_words(word.lower())) - _CHATTER
-
-
-def _cjk_parts(text: str) -> list[str]:
-    return [part for run in _CJK_RUN.findall(_CJK_QUANTITY.sub(" ", text))
-            for part in _CJK_FUNCTION_OR_NEGATOR.split(run) if part]
-
-
-def _bigrams(part: str) -> list[str]:
-    return [part] if len(part) == 1 else list(map(str.__add__, part, part[1:]))
 
 
 def cjk_covered(parts: tuple[str, ...], found: frozenset[str], chars: frozenset[str]) -> float:
@@ -364,29 +207,13 @@ def cjk_covered(parts: tuple[str, ...], found: frozenset[str], chars: frozenset[
 
 
 def clause(text: str) -> Clause:
-    lower = text.lower()
-    has_cjk = _HAS_CJK.search(text) is not None
-    if has_cjk:
-        lower = _CJK_WEEK.sub("周", lower)
-    stripped = _LEADING_ANSWER.sub("", lower, count=1)
-    stems = _words(stripped)
-    terms = set(stems)
-    quantities, spelled = _en_quantities(stripped)
-    raw_names = _LATIN_IN_CJK.findall(text) if has_cjk else _NAME.findall(_LIST_ITEM.sub("", text, count=1))
-    # "( Note: the numbers...": a capitalised word of conversation is no name.
-    names = set(_words(" ".join(raw_names).lower())) - _CHATTER if raw_names else set()
-    parts: list[str] = []
-    if has_cjk:
-        parts = _cjk_parts(lower)
-        quantities += _cjk_quantities(lower)
-    terms -= _QUANTITY_WORDS
-    words = frozenset(terms)
-    terms.update(bigram for part in parts for bigram in _bigrams(part))
-    joined = "".join(parts)
-    sequence = (*(stem for stem in stems if stem in words), *joined)
-    negated, governed = _negation(stripped, has_cjk)
-    return Clause(text, frozenset(terms), words, tuple(parts), frozenset(joined), sequence, frozenset(quantities),
-                  frozenset(names), negated, governed, frozenset(spelled))
+    """The clause's terms, quantities, names and polarity (the steps: native/src/clause.rs, Analyser::clause)."""
+    return Clause(text, *_ANALYSER.clause(text))
+
+
+def name_stems(word: str) -> frozenset[str]:
+    """A capitalised word as a name is compared: its content stems, not a word of conversation."""
+    return frozenset(_ANALYSER.words(word.lower())) - _CHATTER
 
 
 def size(parsed: Clause) -> int:
@@ -420,13 +247,29 @@ def question_terms(text: str) -> frozenset[str]:
     """What a question is about. English: stemmed content words. Chinese: the characters that carry
     the topic (not function characters): single characters, because a paraphrase reorders them
     (保修期多长 / 保修多久). Also used for a chunk's terms when its relevance to a question is measured."""
-    terms: set[str] = set()
-    english: list[str] = []
-    for token in _QUESTION_WORD.findall(text.lower()):
-        if token[0] > "\u33ff":  # a CJK run (the other tokens are ASCII letters, digits and apostrophes)
-            terms.update(char for char in token if char not in CJK_FUNCTION)
-        elif token not in _QUESTION_STOPWORDS:
-            english.append(token)
-    if english:
-        terms.update(_stem_words(english))
-    return frozenset(terms)
+    return _ANALYSER.question_terms(text)
+
+
+# The crate's analyser: the patterns above (translated) and the tables.
+_PATTERNS = {
+    "leading_answer": _LEADING_ANSWER, "en_not_negations": _EN_NOT_NEGATIONS, "cjk_leading_answer": _CJK_LEADING_ANSWER,
+    "en_quantity": _EN_QUANTITY,
+    "quantity_start": _QUANTITY_START, "name": _NAME, "list_item": _LIST_ITEM, "latin_in_cjk": _LATIN_IN_CJK,
+    "cjk_function_or_negator": _CJK_FUNCTION_OR_NEGATOR, "cjk_quantity": _CJK_QUANTITY, "latin_word": _LATIN_WORD,
+    "polarity_token": _POLARITY_TOKEN, "any_negator": _ANY_NEGATOR, "question_word": _QUESTION_WORD,
+    "cjk_next": _CJK_NEXT, "cjk_week": _CJK_WEEK,
+}
+_CRATE_PATTERNS = {name: to_crate(pattern.pattern, bool(pattern.flags & re.IGNORECASE)) for name, pattern in _PATTERNS.items()}
+# Matched at a position (Python's pattern.match(text, pos)): an alternative matching any character stops the
+# crate's search from running past the position; the analysis tells the two apart by the groups set.
+_CRATE_PATTERNS["en_quantity"] = f"(?:{_CRATE_PATTERNS['en_quantity']})|[\\s\\S]"
+_CRATE_PATTERNS["cjk_next"] = f"({_CRATE_PATTERNS['cjk_next']})|[\\s\\S]|$"
+_ANALYSER = TextAnalyser(_CRATE_PATTERNS, {
+    "stopwords": set(STOPWORDS), "chatter": set(_CHATTER), "cjk_function": set(CJK_FUNCTION),
+    "cjk_negators": set(_CJK_NEGATORS), "not_negations": list(_NOT_NEGATIONS), "en_negators": set(_EN_NEGATORS),
+    "quantity_words": set(_QUANTITY_WORDS), "quantity_words_first": set(_QUANTITY_WORDS_FIRST), "en_units": _EN_UNITS,
+    "currency_sign": _CURRENCY_SIGN, "number_words": _NUMBER_WORDS, "scales": _SCALES, "minutes": _MINUTES,
+    "rate_minutes": _RATE_MINUTES, "half": _HALF, "cjk_units": _CJK_UNITS, "cjk_digits": CJK_DIGITS,
+    "not_counts": set(_NOT_COUNTS), "scope_ends": set(_SCOPE_ENDS), "scope": _SCOPE,
+    "question_stopwords": set(_QUESTION_STOPWORDS),
+})

@@ -13,7 +13,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ragpulse.scorers import lexical
-from ragpulse.scorers.text import cjk_number
+from tests.text_oracle import cjk_number
 
 # The Python units() before the crate took over, verbatim but for names (scorers/lexical.py at 6639606).
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"

@@ -5,6 +5,7 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyFrozenSet, PyList, PyStrin
 use pyo3::IntoPyObject;
 use std::collections::{HashMap, HashSet};
 
+mod clause;
 mod lexical;
 mod otlp;
 
@@ -146,10 +147,98 @@ impl LexicalAnalyser {
     }
 }
 
+/// The local judge's text analysis (scorers/text.py), built once from its translated patterns and word tables.
+#[pyclass(frozen, module = "ragpulse._native")]
+struct TextAnalyser {
+    analyser: clause::Analyser,
+}
+
+fn table<'py, T: for<'a> FromPyObject<'a, 'py>>(tables: &Bound<'py, PyDict>, name: &str) -> PyResult<T> {
+    match tables.get_item(name)? {
+        Some(value) => value.extract::<T>().map_err(|_| PyValueError::new_err(format!("table {name}: not of its type"))),
+        None => Err(PyValueError::new_err(format!("table {name} missing"))),
+    }
+}
+
+fn guarded<T>(work: impl FnOnce() -> T) -> PyResult<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
+        .map_err(|_| PyValueError::new_err("the native text analysis failed (a defect: please report it)"))
+}
+
+#[pymethods]
+impl TextAnalyser {
+    #[new]
+    fn new(patterns: &Bound<'_, PyDict>, tables: &Bound<'_, PyDict>) -> PyResult<Self> {
+        let pattern = |name: &str| -> PyResult<fancy_regex::Regex> {
+            let source: String = table(patterns, name)?;
+            fancy_regex::Regex::new(&source).map_err(|err| PyValueError::new_err(format!("pattern {name}: {err}")))
+        };
+        let patterns = clause::Patterns {
+            leading_answer: pattern("leading_answer")?, en_not_negations: pattern("en_not_negations")?,
+            cjk_leading_answer: pattern("cjk_leading_answer")?, en_quantity: pattern("en_quantity")?,
+            quantity_start: pattern("quantity_start")?, name: pattern("name")?, list_item: pattern("list_item")?,
+            latin_in_cjk: pattern("latin_in_cjk")?, cjk_function_or_negator: pattern("cjk_function_or_negator")?,
+            cjk_quantity: pattern("cjk_quantity")?, latin_word: pattern("latin_word")?,
+            polarity_token: pattern("polarity_token")?, any_negator: pattern("any_negator")?,
+            question_word: pattern("question_word")?, cjk_next: pattern("cjk_next")?, cjk_week: pattern("cjk_week")?,
+        };
+        let tables = clause::Tables {
+            stopwords: table(tables, "stopwords")?, chatter: table(tables, "chatter")?,
+            cjk_function: table(tables, "cjk_function")?, cjk_negators: table(tables, "cjk_negators")?,
+            not_negations: table(tables, "not_negations")?, en_negators: table(tables, "en_negators")?,
+            quantity_words: table(tables, "quantity_words")?, quantity_words_first: table(tables, "quantity_words_first")?,
+            en_units: table(tables, "en_units")?, currency_sign: table(tables, "currency_sign")?,
+            number_words: table(tables, "number_words")?, scales: table(tables, "scales")?,
+            minutes: table(tables, "minutes")?, rate_minutes: table(tables, "rate_minutes")?, half: table(tables, "half")?,
+            cjk_units: table(tables, "cjk_units")?, cjk_digits: table(tables, "cjk_digits")?,
+            not_counts: table(tables, "not_counts")?, scope_ends: table(tables, "scope_ends")?,
+            scope: table(tables, "scope")?, question_stopwords: table(tables, "question_stopwords")?,
+        };
+        Ok(TextAnalyser { analyser: clause::Analyser::new(patterns, tables) })
+    }
+
+    /// The stemmed content words of lower-cased text.
+    fn words(&self, lower: &str) -> PyResult<Vec<String>> {
+        guarded(|| self.analyser.words(lower))
+    }
+
+    fn question_terms<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyFrozenSet>> {
+        PyFrozenSet::new(py, &guarded(|| self.analyser.question_terms(text))?)
+    }
+
+    /// A clause's analysis: (terms, words, cjk_parts, chars, sequence, quantities, names, negated, governed,
+    /// spelled), the fields of scorers/text.py's Clause after its text.
+    fn clause<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyTuple>> {
+        let c = guarded(|| self.analyser.clause(text))?;
+        let quantities: HashSet<(String, u64)> = c.quantities.iter().map(|(d, v)| (d.clone(), v.to_bits())).collect();
+        let spelled: HashSet<(String, u64)> = c.spelled.iter().map(|(d, v)| (d.clone(), v.to_bits())).collect();
+        let as_floats = |set: &HashSet<(String, u64)>| -> Vec<(String, f64)> {
+            set.iter().map(|(d, bits)| (d.clone(), f64::from_bits(*bits))).collect()
+        };
+        let items: [Bound<'py, PyAny>; 10] = [
+            PyFrozenSet::new(py, &c.terms)?.into_any(), PyFrozenSet::new(py, &c.words)?.into_any(),
+            PyTuple::new(py, &c.parts)?.into_any(), PyFrozenSet::new(py, &c.chars)?.into_any(),
+            PyTuple::new(py, &c.sequence)?.into_any(), PyFrozenSet::new(py, as_floats(&quantities))?.into_any(),
+            PyFrozenSet::new(py, &c.names)?.into_any(), PyBool::new(py, c.negated).to_owned().into_any(),
+            PyFrozenSet::new(py, &c.governed)?.into_any(), PyFrozenSet::new(py, as_floats(&spelled))?.into_any(),
+        ];
+        PyTuple::new(py, items)
+    }
+}
+
+/// English words stemmed by Snowball (snowstem: the Snowball project's algorithm, as PyStemmer's C build).
+#[pyfunction]
+fn stem_words(words: Vec<String>) -> PyResult<Vec<String>> {
+    let stemmer = snowstem::Stemmer::create(snowstem::Algorithm::English);
+    guarded(|| words.iter().map(|word| stemmer.stem(word).to_string()).collect())
+}
+
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(decode_otlp_traces, module)?)?;
+    module.add_function(wrap_pyfunction!(stem_words, module)?)?;
     module.add_class::<LexicalAnalyser>()?;
     module.add_class::<KeyFilter>()?;
+    module.add_class::<TextAnalyser>()?;
     Ok(())
 }
