@@ -253,8 +253,8 @@ def question_terms(text: str) -> frozenset[str]:
 # The crate's analyser: the patterns above (translated) and the tables.
 _PATTERNS = {
     "leading_answer": _LEADING_ANSWER, "en_not_negations": _EN_NOT_NEGATIONS, "cjk_leading_answer": _CJK_LEADING_ANSWER,
-    "en_quantity": _EN_QUANTITY,
-    "quantity_start": _QUANTITY_START, "name": _NAME, "list_item": _LIST_ITEM, "latin_in_cjk": _LATIN_IN_CJK,
+    "en_quantity": _EN_QUANTITY, "quantity_start": _QUANTITY_START, "name": _NAME, "list_item": _LIST_ITEM,
+    "latin_in_cjk": _LATIN_IN_CJK,
     "cjk_function_or_negator": _CJK_FUNCTION_OR_NEGATOR, "cjk_quantity": _CJK_QUANTITY, "latin_word": _LATIN_WORD,
     "polarity_token": _POLARITY_TOKEN, "any_negator": _ANY_NEGATOR, "question_word": _QUESTION_WORD,
     "cjk_next": _CJK_NEXT, "cjk_week": _CJK_WEEK,

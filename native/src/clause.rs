@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use fancy_regex::{Captures, Regex};
 use snowstem::{Algorithm, Stemmer};
 
-use crate::lexical::{is_cjk, is_decimal};
+use crate::lexical::{cjk_numeral, is_cjk, is_decimal, is_space};
 
 pub struct Patterns {
     pub leading_answer: Regex,
@@ -73,11 +73,6 @@ pub struct Analyser {
     stemmer: Stemmer,
 }
 
-/// Python's str.isspace.
-fn is_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
 /// Python's float() of a number the patterns matched: decimal digits of any script, "." and no ",".
 fn parse_number(text: &str) -> f64 {
     let ascii: String = text
@@ -118,21 +113,7 @@ impl Analyser {
         if is_decimal(first) {
             return parse_number(numeral);
         }
-        let (mut total, mut current) = (0u64, 0u64);
-        for c in numeral.chars() {
-            match c {
-                '百' | '千' => {
-                    total += current.max(1) * if c == '百' { 100 } else { 1000 };
-                    current = 0;
-                }
-                '十' => {
-                    total += current.max(1) * 10;
-                    current = 0;
-                }
-                _ => current = self.tables.cjk_digits.get(&c).copied().unwrap_or(0),
-            }
-        }
-        (total + current) as f64
+        cjk_numeral(numeral.chars(), |c| self.tables.cjk_digits.get(&c).copied().unwrap_or(0)) as f64
     }
 
     fn en_number(&self, token: &str) -> f64 {

@@ -51,7 +51,7 @@ fn is_word(c: char) -> bool {
 }
 
 /// Python's `\s` on str (str.isspace): Unicode's White_Space and the four ASCII separators 0x1C-0x1F.
-fn is_space(c: char) -> bool {
+pub fn is_space(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
@@ -99,17 +99,22 @@ fn digits_for_number_words(text: &[char], number_words: &FxHashMap<Vec<char>, Ve
     out
 }
 
-/// 三十五 -> 35, 十五 -> 15, 一百二十 -> 120, 七 -> 7 (scorers/text.py cjk_number).
-fn cjk_number(numeral: &[char], digits: &FxHashMap<char, u64>) -> u64 {
+/// A Chinese numeral's value, `digit` giving each digit character's: 三十五 -> 35, 十五 -> 15, 一百二十 -> 120,
+/// 七 -> 7; 十, 百 and 千 multiply what precedes them (one when nothing does).
+pub fn cjk_numeral(numeral: impl IntoIterator<Item = char>, digit: impl Fn(char) -> u64) -> u64 {
     let (mut total, mut current) = (0u64, 0u64);
     for c in numeral {
-        match c {
-            '百' | '十' => {
-                total += current.max(1) * if *c == '百' { 100 } else { 10 };
-                current = 0;
+        let scale = match c {
+            '十' => 10,
+            '百' => 100,
+            '千' => 1000,
+            _ => {
+                current = digit(c);
+                continue;
             }
-            _ => current = digits[c],
-        }
+        };
+        total += current.max(1) * scale;
+        current = 0;
     }
     total + current
 }
@@ -168,7 +173,7 @@ fn digits_for_cjk_numbers(text: &[char], tables: &Tables) -> Vec<char> {
         // No unit starts with a numeral, so only the whole run can be followed by one.
         match tables.cjk_units.iter().find(|unit| text[end..].starts_with(unit)) {
             Some(unit) => {
-                out.extend(format_g(cjk_number(&text[i..end], &tables.cjk_digits)).chars());
+                out.extend(format_g(cjk_numeral(text[i..end].iter().copied(), |c| tables.cjk_digits[&c])).chars());
                 out.extend_from_slice(unit);
                 i = end + unit.len();
             }

@@ -137,9 +137,7 @@ impl LexicalAnalyser {
 
     /// (words, numbers as (value, unit), the numbers' values), each a frozenset.
     fn units<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyTuple>> {
-        let tables = std::panic::AssertUnwindSafe(&self.tables);
-        let found = std::panic::catch_unwind(|| lexical::units(text, *tables))
-            .map_err(|_| PyValueError::new_err("the native text analysis failed (a defect: please report it)"))?;
+        let found = guarded(|| lexical::units(text, &self.tables))?;
         let values: HashSet<&str> = found.numbers.iter().map(|(value, _)| value.as_str()).collect();
         let words = PyFrozenSet::new(py, &found.words)?;
         let numbers = PyFrozenSet::new(py, &found.numbers)?;
@@ -209,18 +207,13 @@ impl TextAnalyser {
     /// A clause's analysis: (terms, words, cjk_parts, chars, sequence, quantities, names, negated, governed,
     /// spelled), the fields of scorers/text.py's Clause after its text.
     fn clause<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyTuple>> {
-        let c = guarded(|| self.analyser.clause(text))?;
-        let quantities: HashSet<(String, u64)> = c.quantities.iter().map(|(d, v)| (d.clone(), v.to_bits())).collect();
-        let spelled: HashSet<(String, u64)> = c.spelled.iter().map(|(d, v)| (d.clone(), v.to_bits())).collect();
-        let as_floats = |set: &HashSet<(String, u64)>| -> Vec<(String, f64)> {
-            set.iter().map(|(d, bits)| (d.clone(), f64::from_bits(*bits))).collect()
-        };
+        let c = guarded(|| self.analyser.clause(text))?; // the frozensets drop repeated quantities, as Python's did
         let items: [Bound<'py, PyAny>; 10] = [
             PyFrozenSet::new(py, &c.terms)?.into_any(), PyFrozenSet::new(py, &c.words)?.into_any(),
             PyTuple::new(py, &c.parts)?.into_any(), PyFrozenSet::new(py, &c.chars)?.into_any(),
-            PyTuple::new(py, &c.sequence)?.into_any(), PyFrozenSet::new(py, as_floats(&quantities))?.into_any(),
+            PyTuple::new(py, &c.sequence)?.into_any(), PyFrozenSet::new(py, &c.quantities)?.into_any(),
             PyFrozenSet::new(py, &c.names)?.into_any(), PyBool::new(py, c.negated).to_owned().into_any(),
-            PyFrozenSet::new(py, &c.governed)?.into_any(), PyFrozenSet::new(py, as_floats(&spelled))?.into_any(),
+            PyFrozenSet::new(py, &c.governed)?.into_any(), PyFrozenSet::new(py, &c.spelled)?.into_any(),
         ];
         PyTuple::new(py, items)
     }
