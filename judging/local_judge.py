@@ -34,10 +34,12 @@ import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from difflib import SequenceMatcher
+from itertools import repeat
 
 import msgspec
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
+from ragpulse._native import ClauseIndex, align_claim
 from ragpulse.collector.events import TraceEvent
 from ragpulse.judging.llm_judge import citation_verdicts
 from ragpulse.judging.verdicts import CitationVerdict, Claim, Judgment
@@ -68,32 +70,32 @@ _LIST_MARKER = re.compile(r"\(?\d{1,2}[.)]?")  # "1." of a numbered list is no c
 class ChunkAnalysis(msgspec.Struct, frozen=True, gc=False):
     sentences: tuple[tuple[Clause, ...], ...]  # each sentence as its clauses
     clauses: tuple[Clause, ...]  # the same, flat
-    index: dict[str | tuple[str, float], tuple[int, ...]]  # a term or a quantity -> the clauses (flat) that have it
+    index: ClauseIndex  # a term or a quantity -> the clauses (flat) that have it, in the crate (the alignment's)
     terms: frozenset[str]  # of all its clauses
     chars: frozenset[str]
     quantities: frozenset[tuple[str, float]]
     names: frozenset[str]
     spelled: frozenset[tuple[str, float]]
     topic: frozenset[str]  # question_terms() of the chunk, for its relevance to a question
+    negated: frozenset[str]  # the terms its negated clauses negate
+    affirmed: frozenset[str]  # the terms of its clauses that are not negated
 
 
 def _analyse(text: str) -> ChunkAnalysis:
     grouped = tuple(tuple(clause(part) for part in clauses(sentence)) for sentence in sentences(text[:MAX_CHARS]))
     parsed = tuple(c for sentence in grouped for c in sentence)
-    index: dict[str | tuple[str, float], list[int]] = {}
-    for position, part in enumerate(parsed):
-        for key in (*part.terms, *part.quantities):
-            index.setdefault(key, []).append(position)
     return ChunkAnalysis(
         grouped,
         parsed,
-        {key: tuple(positions) for key, positions in index.items()},
+        ClauseIndex([(c.terms, c.quantities) for c in parsed]),
         frozenset().union(*(c.terms for c in parsed)),
         frozenset().union(*(c.chars for c in parsed)),
         frozenset().union(*(c.quantities for c in parsed)),
         frozenset().union(*(c.names for c in parsed)),
         frozenset().union(*(c.spelled for c in parsed)),
         question_terms(text[:MAX_CHARS]),
+        frozenset().union(*(c.governed or c.terms for c in parsed if c.negated)),
+        frozenset().union(*(c.terms for c in parsed if not c.negated)),
     )
 
 
@@ -118,14 +120,21 @@ class _Context(msgspec.Struct, gc=False):
     """A trace's chunks as the judge reads them."""
 
     candidates: list[tuple[int, Clause]]  # every chunk clause, with its chunk's index
-    located: list[tuple[int, int, ChunkAnalysis]]  # (chunk index, offset of its clauses in candidates, analysis)
+    located: list[tuple[int, ClauseIndex]]  # each chunk's index, with the offset of its clauses in candidates
     statements: list[tuple[Clause, ...]]  # the chunks' sentences, as their clauses
     context: Clause  # the union of everything the chunks say
     only_negated: frozenset[str]  # terms the chunks only ever say negated
 
     def holding(self, key: str | tuple[str, float]) -> list[int]:
         """Positions in `candidates` of the clauses that have this term or quantity."""
-        return [offset + position for _, offset, chunk in self.located for position in chunk.index.get(key, ())]
+        return [offset + position for offset, index in self.located for position in index.positions(key)]
+
+    def aligned(self, claim: Clause) -> tuple[float, int, list[int]] | None:
+        """The claim's best aligned clause, by the Dice of their terms and quantities (the first of equals):
+        (its Dice, its position in `candidates`, the positions of those within _AS_WELL of it); None when no
+        clause shares a term or a quantity with the claim. Counted in the crate (native/src/align.rs): in
+        Python this was most of a judgment on recurring chunks."""
+        return align_claim(claim.terms, claim.quantities, self.located, _AS_WELL)
 
 
 def _where(chunks: Sequence[ChunkAnalysis | None]) -> _Context | None:
@@ -137,15 +146,15 @@ def _where(chunks: Sequence[ChunkAnalysis | None]) -> _Context | None:
                      frozenset().union(*(c.chars for c in known)), (), frozenset().union(*(c.quantities for c in known)),
                      frozenset().union(*(c.names for c in known)), False,
                      spelled=frozenset().union(*(c.spelled for c in known)))
-    located: list[tuple[int, int, ChunkAnalysis]] = []  # (chunk index, offset of its clauses, analysis)
+    located: list[tuple[int, ClauseIndex]] = []
     candidates: list[tuple[int, Clause]] = []
     for index, chunk in enumerate(chunks):
         if chunk is not None:
-            located.append((index, len(candidates), chunk))
-            candidates.extend((index, c) for c in chunk.clauses)
+            located.append((len(candidates), chunk.index))
+            candidates.extend(zip(repeat(index), chunk.clauses))
     statements = [sentence for chunk in known for sentence in chunk.sentences]
-    negated = frozenset().union(*(c.governed or c.terms for _, c in candidates if c.negated))
-    only_negated = negated.difference(*(c.terms for _, c in candidates if not c.negated)) if negated else negated
+    negated = frozenset().union(*(c.negated for c in known))
+    only_negated = negated.difference(*(c.affirmed for c in known)) if negated else negated
     return _Context(candidates, located, statements, context, only_negated)
 
 
@@ -170,9 +179,10 @@ def _footprint(analysis: ChunkAnalysis) -> int:
     """An upper estimate of what a cached analysis holds, in bytes (shared strings counted each time)."""
     parsed = analysis.clauses
     total = (sys.getsizeof(analysis) + sum(map(sys.getsizeof, analysis.sentences)) + sys.getsizeof(analysis.sentences)
-             + sys.getsizeof(parsed) + sys.getsizeof(analysis.index) + sum(map(sys.getsizeof, analysis.index.values())))
+             + sys.getsizeof(parsed) + sys.getsizeof(analysis.index))
     for part in (*parsed, analysis):
-        for field in ("terms", "chars", "quantities", "names") + (("words",) if isinstance(part, Clause) else ("topic",)):
+        for field in ("terms", "chars", "quantities", "names") + (("words",) if isinstance(part, Clause)
+                                                                  else ("topic", "negated", "affirmed")):
             items = getattr(part, field)
             total += sys.getsizeof(items) + sum(map(sys.getsizeof, items))
         if isinstance(part, Clause):
@@ -371,14 +381,9 @@ class LocalJudge:
         units = size(claim)
         candidates, context = where.candidates, where.context
         missing_quantities = claim.quantities - context.quantities - context.spelled
-        shared: dict[int, int] = {}
-        for key in (*claim.terms, *claim.quantities):
-            for position in where.holding(key):
-                shared[position] = shared.get(position, 0) + 1
-        claim_size = len(claim.terms) + len(claim.quantities)
-        scored = sorted(((2 * n / (claim_size + len(candidates[p][1].terms) + len(candidates[p][1].quantities)), p)
-                         for p, n in shared.items()), key=lambda scored_clause: (-scored_clause[0], scored_clause[1]))
-        best_dice, best_chunk, aligned = (scored[0][0], *candidates[scored[0][1]]) if scored else (0.0, None, _NOTHING)
+        alignment = where.aligned(claim)
+        best_dice, best, as_well = alignment if alignment is not None else (0.0, None, [])
+        best_chunk, aligned = candidates[best] if best is not None else (None, _NOTHING)
 
         aligned_share = supported_units(claim, aligned) / units
         share = supported_units(claim, context) / units
@@ -404,8 +409,7 @@ class LocalJudge:
             return verdict("contradicted", f"says {_describe(quantity)} where the context says "
                            f"{', '.join(map(_describe, rivals))}; {_describe(quantity)} is said of something else", 1)
         if aligned_share >= _ALIGNED_AT_LEAST:
-            as_well = [candidates[p][1] for d, p in scored if d >= best_dice - _AS_WELL]
-            if all(_opposed(claim, c) for c in as_well):
+            if all(_opposed(claim, candidates[p][1]) for p in as_well):
                 return verdict("contradicted", "the context says the opposite", 1)
             # a term the aligned clause lacks, found only where the context negates it (注销账号后订单记录
             # 可以恢复 against 注销账号后订单记录将被永久删除，无法恢复); a negated claim is checked above
