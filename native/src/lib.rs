@@ -284,6 +284,25 @@ fn align_claim(
     Ok(found.map(|found| (found.dice, found.best, found.near)))
 }
 
+/// Every match of a pattern in each text, as (start, end) in characters, as Python's finditer gives them: what
+/// tests/test_crate_regex.py holds scorers/crate_regex.py's translations of the Python patterns to.
+#[pyfunction]
+fn regex_spans(pattern: &str, texts: Vec<String>) -> PyResult<Vec<Vec<(usize, usize)>>> {
+    let regex = fancy_regex::Regex::new(pattern).map_err(|err| PyValueError::new_err(format!("pattern: {err}")))?;
+    texts
+        .iter()
+        .map(|text| {
+            let chars_before: Vec<usize> = text.char_indices().map(|(at, _)| at).chain([text.len()]).collect();
+            let at = |byte: usize| chars_before.partition_point(|&start| start < byte);
+            regex
+                .find_iter(text)
+                .map(|found| found.map(|found| (at(found.start()), at(found.end()))))
+                .collect::<Result<_, _>>()
+                .map_err(|err| PyValueError::new_err(format!("matching: {err}")))
+        })
+        .collect()
+}
+
 /// English words stemmed by Snowball (snowstem: the Snowball project's algorithm, as PyStemmer's C build).
 #[pyfunction]
 fn stem_words(words: Vec<String>) -> PyResult<Vec<String>> {
@@ -296,6 +315,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(decode_otlp_traces, module)?)?;
     module.add_function(wrap_pyfunction!(stem_words, module)?)?;
     module.add_function(wrap_pyfunction!(align_claim, module)?)?;
+    module.add_function(wrap_pyfunction!(regex_spans, module)?)?;
     module.add_class::<PyClauseIndex>()?;
     module.add_class::<LexicalAnalyser>()?;
     module.add_class::<KeyFilter>()?;
