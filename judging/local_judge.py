@@ -257,6 +257,8 @@ def _substitution(claim: Clause, aligned: Clause, statements: Sequence[tuple[Cla
     statement, never in the same one: the Munich store's hours given as the Berlin store's, 上海门店
     for 北京门店, standard shipping's price given as express shipping's. `statements` are the chunks'
     sentences as their clauses."""
+    if not _one_span_apart(claim.sequence, aligned.sequence):
+        return None
     changes = [op for op in SequenceMatcher(None, claim.sequence, aligned.sequence, autojunk=False).get_opcodes()
                if op[0] != "equal"]
     if len(changes) != 1 or changes[0][0] != "replace":
@@ -272,6 +274,16 @@ def _substitution(claim: Clause, aligned: Clause, statements: Sequence[tuple[Cla
     said = [any(_says(c, moved) for c in statement) for statement in statements]
     together = any(any(_says(c, replaced) for c in statement) for statement, has in zip(statements, said) if has)
     return (moved, replaced) if any(said) and not together else None
+
+
+def _one_span_apart(claim: Sequence[str], aligned: Sequence[str]) -> bool:
+    """Whether the two can be one replaced span of at most _SWAP_MAX_TOKENS apart: what they share around the
+    span is a common start and a common end, so the longest common start and end must leave no more than that of
+    either. A necessary condition only, checked before the matcher (which it spares most clauses)."""
+    shortest = min(len(claim), len(aligned))
+    start = next((i for i in range(shortest) if claim[i] != aligned[i]), shortest)
+    end = next((i for i in range(shortest) if claim[-1 - i] != aligned[-1 - i]), shortest)
+    return max(len(claim), len(aligned)) - start - end <= _SWAP_MAX_TOKENS
 
 
 def _says(parsed: Clause, spelled: str) -> bool:

@@ -27,6 +27,7 @@ import re
 import msgspec
 
 from ragpulse._native import TextAnalyser, stem_words
+from ragpulse._native import cjk_covered as _cjk_covered
 from ragpulse.scorers.crate_regex import to_crate
 
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -192,19 +193,9 @@ def cjk_covered(parts: tuple[str, ...], found: frozenset[str], chars: frozenset[
     """How many characters of `parts` lie in a bigram (or a one-character part) that is in `found`,
     a character that is only somewhere in `chars` counting half (用原来的 for 通过原: a synonym
     shares a character more often than a word). A bigram across a word boundary (制造上的缺陷: 造上)
-    is no evidence either way: the measure is by character, not by bigram."""
-    covered = 0.0
-    for part in parts:
-        if len(part) == 1:
-            covered += 1.0 if part in found else 0.5 if part in chars else 0.0
-            continue
-        hits = [pair in found for pair in map(str.__add__, part, part[1:])]
-        for i, char in enumerate(part):
-            if (i > 0 and hits[i - 1]) or (i < len(hits) and hits[i]):
-                covered += 1.0
-            elif char in chars:
-                covered += 0.5
-    return covered
+    is no evidence either way: the measure is by character, not by bigram. Counted in the crate
+    (a judged Chinese answer asks it twice a claim)."""
+    return _cjk_covered(parts, found, chars) if parts else 0.0
 
 
 def clause(text: str) -> Clause:

@@ -7,15 +7,18 @@ import json
 import sys
 from collections import Counter
 from collections.abc import Callable
+from difflib import SequenceMatcher
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from prometheus_client import CollectorRegistry
 from support import RagpulseProcess, ndjson, trace, wait_until
 
 from ragpulse.collector.events import Chunk, TraceEvent
 from ragpulse.judging.attribution import attribute
-from ragpulse.judging.local_judge import MAX_CHARS, LocalJudge, LocalJudgeMetrics
+from ragpulse.judging.local_judge import _SWAP_MAX_TOKENS, MAX_CHARS, LocalJudge, LocalJudgeMetrics, _one_span_apart
 from ragpulse.scorers.text import clause, clauses
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
@@ -383,3 +386,16 @@ def test_a_public_benchmark_sample_through_the_benchmark_script() -> None:
         "| BEGIN sample | development | 30 | 43.3% | 16.7% | 0.0% | 1.000 | 0.385 | 0.556 | 0.986 | 0.605 | 0.533 / 0.571 | 0.620 |",
         "| BEGIN sample | held out | 20 | 60.0% | 35.0% | 0.0% | 1.000 | 0.583 | 0.737 | 0.891 | 0.750 | 0.750 / 0.750 | 0.688 |",
     ]
+
+
+@settings(max_examples=2_000, deadline=None)
+@given(st.lists(st.sampled_from("abcde"), max_size=12), st.lists(st.sampled_from("abcde"), max_size=12))
+def test_the_swap_prefilter_never_drops_what_the_matcher_would_find(claim: list[str], aligned: list[str]) -> None:
+    """_one_span_apart spares most clauses the matcher: it must pass every pair the matcher finds one replaced
+    span of at most _SWAP_MAX_TOKENS apart (it may pass others: the matcher decides)."""
+    changes = [op for op in SequenceMatcher(None, claim, aligned, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if len(changes) == 1 and changes[0][0] == "replace":
+        _, i1, i2, j1, j2 = changes[0]
+        if max(i2 - i1, j2 - j1) <= _SWAP_MAX_TOKENS:
+            assert _one_span_apart(claim, aligned)
+    assert _one_span_apart(list("abcxyz"), list("abcqz")) and not _one_span_apart(list("abcdefgh"), list("xbcdefgy"))

@@ -36,6 +36,11 @@ def test_known_analyses() -> None:
     chinese = text.clause("三十天内可以退货")
     assert (chinese.terms, chinese.chars, chinese.quantities) == ({"内", "退货"}, {"退", "货", "内"}, {("duration", 43200.0)})
     assert text.question_terms("How long do I have to return delivered headphones?") == {"deliv", "long", "return", "headphon"}
+    # 退货 and 货运 cover 退货运 (3); 费 and the one-character part 内 are only among the characters (a half each)
+    assert text.cjk_covered(("退货运费", "内"), frozenset({"退货", "货运"}), frozenset({"费", "内"})) == 4.0
+    assert text.cjk_covered(("退货运费",), frozenset({"退货"}), frozenset()) == 2.0
+    with pytest.raises(ValueError, match="a CJK part is a str"):
+        text.cjk_covered((1,), frozenset(), frozenset())  # type: ignore[arg-type]
     assert lexical.units("Returns within thirty days, 1,500 kg") == lexical.Units(
         frozenset({"within", "return", "days"}), frozenset({("30", "day"), ("1.500", "kg")}), frozenset({"30", "1.500"}))
 

@@ -22,6 +22,7 @@ import random
 import sys
 import unicodedata
 from pathlib import Path
+from functools import cache
 from typing import Any
 
 import msgspec
@@ -93,11 +94,23 @@ def _plain(value: Any) -> Any:
     return value
 
 
+@cache
+def _knowledge() -> text.Clause:
+    """The judge table's Chinese knowledge base as one clause: what a claim's CJK characters are covered against."""
+    table = yaml.safe_load((DATA / "judge_cases.yaml").read_text())["knowledge_base"]
+    return text.clause("".join(value for key, value in table.items() if key.startswith("zh-")))
+
+
 def analysis(sample: str) -> dict[str, Any]:
-    """Everything the crate's analysis gives for a text: its clauses' analyses (and its own as one clause), its
-    question terms, its name stems and the lexical scorer's units."""
+    """Everything the crate's analysis gives for a text: its clauses' analyses (and its own as one clause), how
+    much of each clause's CJK characters the whole text and the Chinese knowledge base cover, its question terms,
+    its name stems and the lexical scorer's units."""
+    parsed = [text.clause(part) for part in [*text.clauses(sample), sample]]
+    knowledge = _knowledge()
     return _plain({
-        "clauses": [msgspec.structs.astuple(text.clause(part)) for part in [*text.clauses(sample), sample]],
+        "clauses": [msgspec.structs.astuple(part) for part in parsed],
+        "covered": [(text.cjk_covered(part.cjk_parts, parsed[-1].terms, parsed[-1].chars),
+                     text.cjk_covered(part.cjk_parts, knowledge.terms, knowledge.chars)) for part in parsed],
         "question_terms": text.question_terms(sample),
         "name_stems": text.name_stems(sample),
         "units": msgspec.structs.astuple(lexical.units(sample)),

@@ -303,6 +303,37 @@ fn regex_spans(pattern: &str, texts: Vec<String>) -> PyResult<Vec<Vec<(usize, us
         .collect()
 }
 
+/// How many characters of the CJK parts lie in a bigram (or a one-character part) that is in `found`, a character
+/// that is only in `chars` counting half: scorers/text.py's cjk_covered, which says why.
+#[pyfunction]
+fn cjk_covered(parts: &Bound<'_, PyTuple>, found: &Bound<'_, PyFrozenSet>, chars: &Bound<'_, PyFrozenSet>) -> PyResult<f64> {
+    let py = parts.py();
+    let mut covered = 0.0; // halves and wholes: exact in a float
+    let mut pair = String::with_capacity(8);
+    for part in parts.iter() {
+        let part = part.cast_into::<PyString>().map_err(|_| PyValueError::new_err("a CJK part is a str"))?;
+        let letters: Vec<char> = part.to_str()?.chars().collect();
+        if letters.len() == 1 {
+            covered += if found.contains(&part)? { 1.0 } else if chars.contains(&part)? { 0.5 } else { 0.0 };
+            continue;
+        }
+        let mut hits = Vec::with_capacity(letters.len());
+        for window in letters.windows(2) {
+            pair.clear();
+            pair.extend(window);
+            hits.push(found.contains(PyString::new(py, &pair))?);
+        }
+        for (i, letter) in letters.iter().enumerate() {
+            if (i > 0 && hits[i - 1]) || (i < hits.len() && hits[i]) {
+                covered += 1.0;
+            } else if chars.contains(PyString::new(py, letter.encode_utf8(&mut [0; 4])))? {
+                covered += 0.5;
+            }
+        }
+    }
+    Ok(covered)
+}
+
 /// English words stemmed by Snowball (snowstem: the Snowball project's algorithm, as PyStemmer's C build).
 #[pyfunction]
 fn stem_words(words: Vec<String>) -> PyResult<Vec<String>> {
@@ -316,6 +347,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(stem_words, module)?)?;
     module.add_function(wrap_pyfunction!(align_claim, module)?)?;
     module.add_function(wrap_pyfunction!(regex_spans, module)?)?;
+    module.add_function(wrap_pyfunction!(cjk_covered, module)?)?;
     module.add_class::<PyClauseIndex>()?;
     module.add_class::<LexicalAnalyser>()?;
     module.add_class::<KeyFilter>()?;
