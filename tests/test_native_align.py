@@ -6,9 +6,11 @@ every clause within the margin of it. Keys are terms and quantities as Python's 
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -88,11 +90,12 @@ def test_an_index_finds_positions_and_reports_its_size() -> None:
     assert sys.getsizeof(index) > sys.getsizeof(empty) > 0  # the judge's cache counts it in its byte cap
 
 
-def test_a_key_of_another_type_is_refused_with_its_reason() -> None:
+def test_a_key_of_another_type_and_offsets_out_of_turn_are_refused_with_their_reason() -> None:
     for bad in ([(frozenset({1}), frozenset())], [(frozenset(), frozenset({("count",)}))]):
-        try:
+        with pytest.raises(ValueError, match=re.escape("a clause key is a term (str) or a quantity ((str, float))")):
             ClauseIndex(bad)  # type: ignore[arg-type]
-        except ValueError as error:
-            assert "a clause key is a term (str) or a quantity ((str, float))" in str(error)
-        else:
-            raise AssertionError(f"{bad} was accepted")
+    index = ClauseIndex([(frozenset({"a"}), frozenset())])
+    for located, message in (([(1, index)], "offset 1 where 0 was due"), ([(0, index), (0, index)], "offset 0 where 1"),
+                             ([(0, index), (5, index)], "offset 5 where 1 was due")):
+        with pytest.raises(ValueError, match=message):
+            align_claim(frozenset({"a"}), frozenset(), located, 0.1)

@@ -270,7 +270,8 @@ impl PyClauseIndex {
 }
 
 /// The claim (its terms and quantities) aligned with the clauses of the indexes, each at its offset: (Dice of the
-/// best clause, its position, the positions within `margin` of it), or None when no clause shares a key.
+/// best clause, its position, the positions within `margin` of it), or None when no clause shares a key. The
+/// offsets run on from 0, each index after the one before.
 #[pyfunction]
 fn align_claim(
     terms: &Bound<'_, PyFrozenSet>,
@@ -280,6 +281,13 @@ fn align_claim(
 ) -> PyResult<Option<(f64, usize, Vec<usize>)>> {
     let (keys, size) = clause_keys(terms, quantities)?;
     let indexes: Vec<(usize, &align::ClauseIndex)> = located.iter().map(|(offset, index)| (*offset, &index.index)).collect();
+    let mut next = 0; // each index's clauses follow the previous one's: the counts are one array that long
+    for (offset, index) in &indexes {
+        if *offset != next {
+            return Err(PyValueError::new_err(format!("an index at offset {offset} where {next} was due")));
+        }
+        next += index.len();
+    }
     let found = guarded(|| align::align(&keys, size as usize, &indexes, margin))?;
     Ok(found.map(|found| (found.dice, found.best, found.near)))
 }
