@@ -233,8 +233,8 @@ def _wrong_subject(claim: Clause, aligned: Clause,
     subject = (claim.names | _opening_names(claim)) & aligned.terms
     if not subject:
         return None
-    for quantity in claim.quantities - aligned.quantities:
-        rivals = [q for q in aligned.quantities if _kind(q) == _kind(quantity)]
+    for quantity in sorted(claim.quantities - aligned.quantities):
+        rivals = [q for q in sorted(aligned.quantities) if _kind(q) == _kind(quantity)]
         if not rivals:
             continue
         holders = [frozenset().union(*(c.terms for c in statement)) for statement in statements
@@ -392,7 +392,8 @@ class LocalJudge:
         whole context."""
         units = size(claim)
         candidates, context = where.candidates, where.context
-        missing_quantities = claim.quantities - context.quantities - context.spelled
+        # in order, as every set a reason names: a set's order changes with the process's hash seed
+        missing_quantities = sorted(claim.quantities - context.quantities - context.spelled)
         alignment = where.aligned(claim)
         best_dice, best, as_well = alignment if alignment is not None else (0.0, None, [])
         best_chunk, aligned = candidates[best] if best is not None else (None, _NOTHING)
@@ -412,7 +413,7 @@ class LocalJudge:
                             score, chunk, round(confidence, 3))
 
         for quantity in missing_quantities:
-            rivals = [q for q in aligned.quantities if q[0] == quantity[0]]
+            rivals = [q for q in sorted(aligned.quantities) if q[0] == quantity[0]]
             if rivals:
                 return verdict("contradicted", f"says {_describe(quantity)} where the context says "
                                f"{', '.join(map(_describe, rivals))}", 1)
@@ -425,7 +426,7 @@ class LocalJudge:
                 return verdict("contradicted", "the context says the opposite", 1)
             # a term the aligned clause lacks, found only where the context negates it (注销账号后订单记录
             # 可以恢复 against 注销账号后订单记录将被永久删除，无法恢复); a negated claim is checked above
-            for term in () if claim.negated else (claim.terms - aligned.terms) & where.only_negated:
+            for term in () if claim.negated else sorted((claim.terms - aligned.terms) & where.only_negated):
                 holders = [candidates[p][1] for p in where.holding(term)]
                 if all(len(c.terms & claim.terms) * 2 >= len(c.terms) for c in holders):
                     return verdict("contradicted", f'the context says the opposite: "{holders[0].text}"', 1)

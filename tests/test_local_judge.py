@@ -4,6 +4,8 @@ rests on (quantities, polarity, clauses), its bounds, and its verdicts in a runn
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -399,3 +401,21 @@ def test_the_swap_prefilter_never_drops_what_the_matcher_would_find(claim: list[
         if max(i2 - i1, j2 - j1) <= _SWAP_MAX_TOKENS:
             assert _one_span_apart(claim, aligned)
     assert _one_span_apart(list("abcxyz"), list("abcqz")) and not _one_span_apart(list("abcdefgh"), list("xbcdefgy"))
+
+
+def test_a_reason_is_the_same_whatever_the_hash_seed() -> None:
+    """Quantities are sets: a reason that named the first in a set's order changed from process to process."""
+    script = (
+        "from prometheus_client import CollectorRegistry\n"
+        "from ragpulse.collector.events import Chunk, TraceEvent\n"
+        "from ragpulse.judging.local_judge import LocalJudge, LocalJudgeMetrics\n"
+        "judge = LocalJudge(LocalJudgeMetrics(CollectorRegistry()), cache_entries=10, cache_max_bytes=10**6)\n"
+        "print(judge.judge(TraceEvent(trace_id='t', query='How long do returns take?', answer="
+        "'Returns take 14 days, 3 hours or 2 weeks and cost $5 or $7.', chunks=[Chunk(text="
+        "'Returns take 30 days, 5 hours or 6 weeks and cost $9 or $12.')])).claims[0].reason)\n"
+    )
+    reasons = {subprocess.run([sys.executable, "-c", script], env={**os.environ, "PYTHONHASHSEED": str(seed)},
+                              capture_output=True, text=True, check=True).stdout.strip() for seed in (1, 2, 3, 4)}
+    assert reasons == {'says 180 minutes (duration) where the context says 300 minutes (duration), 43200 minutes '
+                       '(duration), 60480 minutes (duration) (context: "Returns take 30 days, 5 hours or 6 weeks and '
+                       'cost $9 or $12")'}
