@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import random
 
+from google.protobuf import json_format
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span
@@ -82,3 +85,17 @@ def batches(traces: int, seed: int = 11, app_attributes: bool = False) -> list[b
             scope_spans=[ScopeSpans(scope={"name": "openinference.instrumentation.llama_index"}, spans=spans[i : i + SDK_BATCH_SPANS])])])
         out.append(request.SerializeToString())
     return out
+
+
+def as_json(body: bytes) -> bytes:
+    """The same request in OTLP/JSON, as an HTTP exporter sends it (ids in hex, int64 as strings, enums by name)."""
+    request = ExportTraceServiceRequest()
+    request.ParseFromString(body)
+    data = json_format.MessageToDict(request)
+    for resource_spans in data.get("resourceSpans", []):
+        for scope_spans in resource_spans.get("scopeSpans", []):
+            for span in scope_spans.get("spans", []):
+                for field in ("traceId", "spanId", "parentSpanId"):
+                    if field in span:
+                        span[field] = base64.b64decode(span[field]).hex()
+    return json.dumps(data).encode()

@@ -1,9 +1,9 @@
 """Where an OTLP span's cost goes, in-process, stage by stage (the receiver's own work, no network).
 
-    python bench/profile_otlp.py [--traces 20000] [--repeats 3] [--app-attributes] [--keep-all]
+    python bench/profile_otlp.py [--traces 20000] [--repeats 3] [--app-attributes] [--keep-all] [--json]
 
 The bench payload (LlamaIndex-shaped traces of 8 spans, requests of 512 spans) through the shipped
-defaults: protobuf parsing, spans to Python records, the assembler, mapping a trace's spans to an
+defaults: protobuf (or, with --json, OTLP/JSON) to Python records, the assembler, mapping a trace's spans to an
 event, the event's validation, the pipeline's stages, and one /metrics exposition after the run.
 """
 
@@ -18,7 +18,7 @@ import time
 from collections import defaultdict
 
 import msgspec
-from otlp_payload import SPANS_PER_TRACE, batches
+from otlp_payload import SPANS_PER_TRACE, as_json, batches
 from prometheus_client import CollectorRegistry, disable_created_metrics
 
 from ragpulse.config import Config, parse_config
@@ -28,7 +28,7 @@ from ragpulse.collector.telemetry.exposition import TextExposition
 from ragpulse.sources.otlp.evaluations import feedback_of
 from ragpulse._native import KeyFilter
 from ragpulse.sources.otlp.keys import MAPPED_KEYS
-from ragpulse.sources.otlp.spans import decode_protobuf
+from ragpulse.sources.otlp.spans import decode_json, decode_protobuf
 
 
 def config() -> Config:
@@ -37,7 +37,7 @@ def config() -> Config:
     return parse_config(data)
 
 
-def once(bodies: list[bytes], spans_total: int, keys: KeyFilter) -> dict[str, float]:
+def once(bodies: list[bytes], spans_total: int, keys: KeyFilter, json: bool = False) -> dict[str, float]:
     seconds: dict[str, float] = defaultdict(float)
 
     async def run() -> None:
@@ -46,8 +46,8 @@ def once(bodies: list[bytes], spans_total: int, keys: KeyFilter) -> dict[str, fl
         assembler, decoder = intake.assembler, intake._decoder  # noqa: SLF001 - the profile times internals
         for body in bodies:
             t0 = time.perf_counter()
-            t1 = t0  # one native call parses and makes the records: no parse apart (0 here)
-            spans = decode_protobuf(body, keys).spans
+            t1 = t0  # one call parses and makes the records: no parse apart (0 here)
+            spans = (decode_json if json else decode_protobuf)(body, keys).spans
             t2 = time.perf_counter()
             for span in spans:
                 if span.events:
@@ -60,7 +60,8 @@ def once(bodies: list[bytes], spans_total: int, keys: KeyFilter) -> dict[str, fl
             t5 = time.perf_counter()
             pipeline.process(envelopes)
             t6 = time.perf_counter()
-            for stage, start, end in (("protobuf parse", t0, t1), ("protobuf to records (native)", t1, t2),
+            for stage, start, end in (("protobuf parse", t0, t1),
+                                      ("OTLP/JSON to records" if json else "protobuf to records (native)", t1, t2),
                                       ("assembler add", t2, t3), ("assemble + map", t3, t4),
                                       ("event validation", t4, t5), ("pipeline stages", t5, t6)):
                 seconds[stage] += end - start
@@ -83,17 +84,20 @@ def main() -> None:
     parser.add_argument("--app-attributes", action="store_true",
                         help="spans also carry what an instrumentor records and no rule reads (an embedding vector, mime types)")
     parser.add_argument("--keep-all", action="store_true", help="decode every span attribute, not only the mapping's keys")
+    parser.add_argument("--json", action="store_true", help="the same requests in OTLP/JSON, as an HTTP exporter sends them")
     args = parser.parse_args()
     bodies = batches(args.traces, app_attributes=args.app_attributes)
+    if args.json:
+        bodies = [as_json(body) for body in bodies]
     keys = KeyFilter(set(), [""]) if args.keep_all else MAPPED_KEYS
     spans_total = args.traces * SPANS_PER_TRACE
     tune_gc()  # and no _created series: as `ragpulse run` does
     disable_created_metrics()
     gc.collect()
-    runs = [once(bodies, spans_total, keys) for _ in range(args.repeats)]
+    runs = [once(bodies, spans_total, keys, args.json) for _ in range(args.repeats)]
     print(f"python {platform.python_version()}, {args.traces} traces of {SPANS_PER_TRACE} spans, "
           f"{len(bodies)} requests ({sum(map(len, bodies)) / spans_total:.0f} B a span), median of {args.repeats}, "
-          f"{'every attribute' if args.keep_all else 'the mapping keys'} decoded")
+          f"{'every attribute' if args.keep_all else 'the mapping keys'} decoded{', OTLP/JSON' if args.json else ''}")
     print("| stage | µs per span | µs per trace | share |")
     print("|---|---|---|---|")
     stages = [k for k in runs[0] if k not in ("one scrape", "series")]
