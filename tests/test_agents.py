@@ -10,18 +10,23 @@ sidecar's metrics and judgment records."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 from fake_openai import AGENT_MODEL, FakeOpenAI
 from instrumented_apps import AGENT_DOCS, AGENT_QUESTION
-from support import start_ragpulse, wait_until
+from support import http, start_ragpulse, wait_until
 from test_instrumentations import Sidecar, labels
 
+from ragpulse._native import decode_otlp_json
 from ragpulse.collector.events import TraceEvent, Usage
+from ragpulse.sources.otlp.spans import MAPPED_KEYS, Span, SpanEvent, decode_json_generally
 
 
 @pytest.fixture(scope="module")
@@ -105,9 +110,9 @@ def test_a_llamaindex_function_agent_with_partial_usage_says_so(sidecar: Sidecar
 NODE_APP = Path(__file__).resolve().parent / "node_aisdk"
 
 
-def run_node_app(sidecar: Sidecar, service: str, *variant: str) -> None:
+def run_node_app(sidecar: Sidecar, service: str, *variant: str, endpoint: str | None = None) -> None:
     """tests/node_aisdk/app.mjs asks the agent question once; its packages (pinned in package-lock.json) are
-    installed with npm ci when one is missing."""
+    installed with npm ci when one is missing. It exports to the sidecar unless `endpoint` says otherwise."""
     wanted = json.loads((NODE_APP / "package.json").read_text())["dependencies"]
     if not all((NODE_APP / "node_modules" / name / "package.json").exists() for name in wanted):
         installed = subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=NODE_APP, capture_output=True,
@@ -115,7 +120,7 @@ def run_node_app(sidecar: Sidecar, service: str, *variant: str) -> None:
         assert installed.returncode == 0, installed.stderr
     sidecar.fake.agent_searches = {AGENT_QUESTION: ["capital of France"]}
     done = subprocess.run(
-        ["node", "app.mjs", f"http://127.0.0.1:{sidecar.rp.otlp_port}/v1/traces", sidecar.fake.base_url, service,
+        ["node", "app.mjs", endpoint or f"http://127.0.0.1:{sidecar.rp.otlp_port}/v1/traces", sidecar.fake.base_url, service,
          AGENT_MODEL, AGENT_QUESTION, *variant], cwd=NODE_APP, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.splitlines()[-1]) == {"answer": "Paris is the capital of France."}
@@ -154,3 +159,58 @@ def test_a_vercel_ai_sdk_agent_through_openinference_vercel(sidecar: Sidecar) ->
     assert s.get_value("ragpulse_retrieval_top_score_sum", **labels("aisdk-oi", AGENT_MODEL)) == 0.91
     assert s.get_value("ragpulse_retrievals_sum", **labels("aisdk-oi", AGENT_MODEL)) == 1
     assert s.get_value("ragpulse_otlp_message_parts_skipped_total") == 0
+
+
+class _Relay(BaseHTTPRequestHandler):
+    """Keeps what an exporter posts and hands it on to the sidecar, answering with the sidecar's answer."""
+
+    bodies: list[tuple[str, bytes]] = []
+    target = ""
+
+    def do_POST(self) -> None:  # noqa: N802 - the handler's name
+        if self.headers["Content-Length"] is not None:
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+        else:  # Node's http sends chunks
+            body = b""
+            while size := int(self.rfile.readline().split(b";")[0], 16):
+                body += self.rfile.read(size)
+                self.rfile.readline()
+            self.rfile.readline()
+        gzipped = self.headers["Content-Encoding"] == "gzip"
+        type(self).bodies.append((self.headers["Content-Type"], gzip.decompress(body) if gzipped else body))
+        answer = http("POST", type(self).target, body, {"Content-Type": self.headers["Content-Type"],
+                                                        **({"Content-Encoding": "gzip"} if gzipped else {})})
+        self.send_response(answer.status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(answer.body)))
+        self.end_headers()
+        self.wfile.write(answer.body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_the_same_agent_through_the_otlp_json_exporter(sidecar: Sidecar) -> None:
+    """The JS SDK's OTLP/HTTP JSON exporter (@opentelemetry/exporter-trace-otlp-http, the default of its HTTP
+    exporters): every request it sends is one the crate's OTLP/JSON reader reads itself (native/src/otlp_json.rs,
+    not the general path), into the records the general path makes; the sidecar records the trace it records
+    through the protobuf exporter."""
+    _Relay.bodies, _Relay.target = [], f"http://127.0.0.1:{sidecar.rp.otlp_port}/v1/traces"
+    relay = ThreadingHTTPServer(("127.0.0.1", 0), _Relay)
+    threading.Thread(target=relay.serve_forever, daemon=True).start()
+    try:
+        run_node_app(sidecar, "aisdk-json", "json", endpoint=f"http://127.0.0.1:{relay.server_port}/v1/traces")
+    finally:
+        relay.shutdown()
+    assert _Relay.bodies and {kind for kind, _ in _Relay.bodies} == {"application/json"}
+    for _, body in _Relay.bodies:
+        read = decode_otlp_json(body, MAPPED_KEYS, Span, SpanEvent)
+        assert read is not None
+        general = decode_json_generally(body)
+        assert (read[0], len(read[1])) == (general.spans, general.rejected)
+    record = judged(sidecar, "aisdk-json")
+    assert (record["query"], record["retrieval_queries"], record["answer"]) == (
+        AGENT_QUESTION, ["capital of France"], "Paris is the capital of France.")
+    assert [(c["id"], c["text"]) for c in record["chunks"]] == [
+        ("kb-fr", "Paris is the capital and largest city of France."), ("kb-de", "Berlin is the capital of Germany.")]
+    assert (record["model"], record["session_id"]) == (AGENT_MODEL, "aisdk-session")

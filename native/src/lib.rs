@@ -9,6 +9,7 @@ mod align;
 mod clause;
 mod lexical;
 mod otlp;
+mod otlp_json;
 
 /// Requests from this size on are parsed with the GIL released, so the event loop keeps serving meanwhile.
 const DETACH_FROM_BYTES: usize = 64 * 1024;
@@ -82,7 +83,31 @@ fn decode_otlp_traces<'py>(
     py: Python<'py>, body: &Bound<'py, PyBytes>, keys: Option<Bound<'py, KeyFilter>>, span_type: &Bound<'py, PyAny>,
     event_type: &Bound<'py, PyAny>,
 ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>)> {
+    records(py, body.as_bytes(), keys, span_type, event_type)
+}
+
+/// An OTLP/JSON request as decode_otlp_traces reads its protobuf form (native/src/otlp_json.rs); None when it is
+/// outside the subset read here: the caller takes the general path, which reads or refuses it.
+#[pyfunction]
+#[pyo3(signature = (body, keys, span_type, event_type))]
+fn decode_otlp_json<'py>(
+    py: Python<'py>, body: &Bound<'py, PyBytes>, keys: Option<Bound<'py, KeyFilter>>, span_type: &Bound<'py, PyAny>,
+    event_type: &Bound<'py, PyAny>,
+) -> PyResult<Option<(Bound<'py, PyList>, Bound<'py, PyList>)>> {
     let bytes = body.as_bytes();
+    let transcode = move || std::panic::catch_unwind(|| otlp_json::transcode(bytes));
+    let transcoded = if bytes.len() >= DETACH_FROM_BYTES { py.detach(transcode) } else { transcode() };
+    match transcoded {
+        Ok(Some(protobuf)) => records(py, &protobuf, keys, span_type, event_type).map(Some),
+        Ok(None) => Ok(None),
+        Err(_) => Err(PyValueError::new_err("the native OTLP/JSON reader failed (a defect: please report it)")),
+    }
+}
+
+fn records<'py>(
+    py: Python<'py>, bytes: &[u8], keys: Option<Bound<'py, KeyFilter>>, span_type: &Bound<'py, PyAny>,
+    event_type: &Bound<'py, PyAny>,
+) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>)> {
     let filter: Option<&KeyFilter> = keys.as_ref().map(|keys| keys.get());
     let keep = move |key: &str| filter.is_none_or(|filter| filter.keeps(key));
     let parse = move || std::panic::catch_unwind(|| otlp::decode(bytes, &keep));
@@ -352,6 +377,7 @@ fn stem_words(words: Vec<String>) -> PyResult<Vec<String>> {
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(decode_otlp_traces, module)?)?;
+    module.add_function(wrap_pyfunction!(decode_otlp_json, module)?)?;
     module.add_function(wrap_pyfunction!(stem_words, module)?)?;
     module.add_function(wrap_pyfunction!(align_claim, module)?)?;
     module.add_function(wrap_pyfunction!(regex_spans, module)?)?;

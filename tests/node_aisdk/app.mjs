@@ -4,11 +4,13 @@
 // With "openinference" as its sixth argument, as @arizeai/openinference-vercel's README sets it up: its span
 // processor turns the spans into OpenInference ones before export, and the session and user ride on the AI
 // SDK's runtime context (recorded by the integration with runtimeContext: true), with no span of the app's own.
-//   node app.mjs OTLP_ENDPOINT OPENAI_BASE_URL SERVICE_NAME MODEL QUESTION [openinference]
+// With "json", it exports through the OTLP/HTTP JSON exporter (@opentelemetry/exporter-trace-otlp-http) instead.
+//   node app.mjs OTLP_ENDPOINT OPENAI_BASE_URL SERVICE_NAME MODEL QUESTION [openinference|json]
 import { generateText, registerTelemetry, stepCountIs, tool } from "ai";
 import { createOpenAI } from "@ai-sdk/openai";
 import { OpenTelemetry } from "@ai-sdk/otel";
 import { OpenInferenceSimpleSpanProcessor } from "@arizeai/openinference-vercel";
+import { OTLPTraceExporter as JsonExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
@@ -17,7 +19,7 @@ import { z } from "zod";
 
 const [endpoint, baseURL, service, model, question, variant] = process.argv.slice(2);
 const openinference = variant === "openinference";
-const exporter = new OTLPTraceExporter({ url: endpoint });
+const exporter = variant === "json" ? new JsonExporter({ url: endpoint }) : new OTLPTraceExporter({ url: endpoint });
 const provider = new NodeTracerProvider({
   resource: resourceFromAttributes({ "service.name": service, "service.version": "1.0" }),
   spanProcessors: [openinference ? new OpenInferenceSimpleSpanProcessor({ exporter }) : new SimpleSpanProcessor(exporter)],

@@ -1,0 +1,181 @@
+"""OTLP/JSON in the compiled core (native/src/otlp_json.rs) against the general path it spares
+(sources/otlp/spans.py decode_json_generally: protobuf's JSON mapping, then the protobuf reader): the same span
+records, sizes in protobuf bytes included, and the same problems, on random requests written as exporters write
+them (ids in hex; field names in camelCase or as in the proto; integers as strings or numbers); and every
+oddity outside the crate's subset is left to the general path, which reads or refuses it as before."""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+from typing import Any
+
+import pytest
+from google.protobuf import json_format
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from ragpulse._native import decode_otlp_json
+from ragpulse.errors import EventError
+from ragpulse.sources.otlp.spans import MAPPED_KEYS, Span, SpanEvent, decode_json, decode_json_generally
+from tests.test_native import REQUESTS
+
+ID_FIELDS = ("traceId", "spanId", "parentSpanId", "trace_id", "span_id", "parent_span_id")
+INTEGER_FIELDS = ("startTimeUnixNano", "endTimeUnixNano", "timeUnixNano", "intValue", "start_time_unix_nano",
+                  "end_time_unix_nano", "time_unix_nano", "int_value")
+
+
+def _walk(value: Any, numbers: bool) -> Any:
+    if isinstance(value, list):
+        return [_walk(item, numbers) for item in value]
+    if not isinstance(value, dict):
+        return value
+    out = {}
+    for key, item in value.items():
+        if key in ID_FIELDS and isinstance(item, str):
+            item = base64.b64decode(item).hex()
+        elif numbers and key in INTEGER_FIELDS and isinstance(item, str):
+            item = int(item)
+        out[key] = _walk(item, numbers)
+    return out
+
+
+def as_json(request: ExportTraceServiceRequest, proto_names: bool = False, numbers: bool = False) -> bytes:
+    """The request as an exporter writes OTLP/JSON: ids in hex, int64 as strings (or, `numbers`, as JSON numbers)."""
+    return json.dumps(_walk(json_format.MessageToDict(request, preserving_proto_field_name=proto_names), numbers)).encode()
+
+
+def outcome(read: Any, body: bytes) -> Any:
+    try:
+        decoded = read(body, MAPPED_KEYS)
+    except EventError as error:
+        return ("refused", error.reason, str(error))
+    return (decoded.spans, decoded.rejected, decoded.problems)
+
+
+def _values(pairs: Any) -> Any:
+    for pair in pairs:
+        yield pair.value
+        yield from _nested(pair.value)
+
+
+def _nested(value: Any) -> Any:
+    kind = value.WhichOneof("value")
+    if kind == "array_value":
+        for item in value.array_value.values:
+            yield item
+            yield from _nested(item)
+    elif kind == "kvlist_value":
+        yield from _values(value.kvlist_value.values)
+
+
+def in_the_crates_subset(request: ExportTraceServiceRequest) -> bool:
+    """What MessageToDict writes outside the subset: a span kind without a name, an infinite double ("Infinity"), a
+    negative zero."""
+    values = []
+    for resource_spans in request.resource_spans:
+        values += _values(resource_spans.resource.attributes)
+        for scope_spans in resource_spans.scope_spans:
+            for span in scope_spans.spans:
+                if not 0 <= span.kind <= 5:
+                    return False
+                values += _values(span.attributes)
+                for event in span.events:
+                    values += _values(event.attributes)
+    return not any(v.WhichOneof("value") == "double_value"
+                   and (math.isinf(v.double_value) or (v.double_value == 0 and math.copysign(1.0, v.double_value) < 0))
+                   for v in values)
+
+
+@settings(max_examples=300, derandomize=True, database=None, deadline=None)
+@given(REQUESTS, st.booleans(), st.booleans())
+def test_the_crate_reads_what_the_general_path_reads(request: ExportTraceServiceRequest, proto_names: bool,
+                                                     numbers: bool) -> None:
+    body = as_json(request, proto_names, numbers)
+    assert (decode_otlp_json(body, MAPPED_KEYS, Span, SpanEvent) is not None) == in_the_crates_subset(request)
+    assert outcome(decode_json, body) == outcome(decode_json_generally, body)
+
+
+SPAN = {"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "b7ad6b7169203331", "name": "query",
+        "startTimeUnixNano": "1764000000000000000", "endTimeUnixNano": "1764000002000000000"}
+
+
+def request(span: dict[str, Any] | None = None, **top: Any) -> bytes:
+    body = {"resourceSpans": [{"resource": {"attributes": []}, "scopeSpans": [{"scope": {"name": "s"},
+                                                                             "spans": [span or SPAN]}]}], **top}
+    return json.dumps(body).encode()
+
+
+def value(any_value: Any) -> bytes:
+    return request({**SPAN, "attributes": [{"key": "input.value", "value": any_value}]})
+
+
+def nested(levels: int) -> Any:
+    inner: Any = {"stringValue": "deep"}
+    for _ in range(levels):
+        inner = {"arrayValue": {"values": [inner]}}
+    return inner
+
+
+# What the crate leaves to the general path: each is read or refused there, as before.
+ODDITIES = {
+    "a null": request({**SPAN, "traceState": None}),
+    "a field by both its names": request({**SPAN, "span_id": "b7ad6b7169203331"}),
+    "a key the schema lacks": request({**SPAN, "custom": 1}),
+    "an extension-like key": request({**SPAN, "[x.y]": 1}),
+    "an id in base64": request({**SPAN, "spanId": base64.b64encode(bytes.fromhex("b7ad6b7169203331")).decode()}),
+    "an id with spaces": request({**SPAN, "spanId": "b7 ad 6b 71 69 20 33 31"}),
+    "an id of odd length": request({**SPAN, "spanId": "b7ad6b716920333"}),
+    "a time as a float": request({**SPAN, "startTimeUnixNano": 1.5e18}),
+    "a time with an exponent": request({**SPAN, "startTimeUnixNano": "1e18"}),
+    "a time with a sign": request({**SPAN, "startTimeUnixNano": "+1764000000000000000"}),
+    "a negative time": request({**SPAN, "startTimeUnixNano": "-1"}),
+    "a kind by number in a string": request({**SPAN, "kind": "2"}),
+    "an unknown kind name": request({**SPAN, "kind": "SPAN_KIND_SIDEWAYS"}),
+    "an unknown kind number": request({**SPAN, "kind": 9}),
+    "a link": request({**SPAN, "links": [{"traceId": SPAN["traceId"], "spanId": SPAN["spanId"]}]}),
+    "two members of a value": value({"stringValue": "a", "intValue": "1"}),
+    "an int value out of range": value({"intValue": str(2**63)}),
+    "a double as a string": value({"doubleValue": "1.5"}),
+    "NaN": value({"doubleValue": "NaN"}),
+    "a negative zero (-0 is Python's integer 0)": value({"doubleValue": 12345}).replace(b"12345", b"-0"),
+    "a negative zero double": value({"doubleValue": -0.0}),
+    "an integer -0": value({"intValue": 12345}).replace(b"12345", b"-0"),
+    "a URL-safe base64 value": value({"bytesValue": "-_8="}),
+    "an unpadded base64 value": value({"bytesValue": "aGk"}),
+    "a bool as a string": value({"boolValue": "true"}),
+    "values nested past the crate's depth": value(nested(40)),
+    "a list where an object belongs": request({**SPAN, "status": []}),
+    "a top level that is a list": b"[]",
+    "not JSON": b'{"resourceSpans": [',
+    "a lone surrogate": request({**SPAN, "name": "\ud800"}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ODDITIES))
+def test_an_oddity_is_left_to_the_general_path(name: str) -> None:
+    body = ODDITIES[name]
+    assert decode_otlp_json(body, MAPPED_KEYS, Span, SpanEvent) is None
+    assert repr(outcome(decode_json, body)) == repr(outcome(decode_json_generally, body))  # NaN is not NaN; its repr is
+
+
+def test_what_the_crate_reads_is_what_the_general_path_reads() -> None:
+    """Exporters' spellings the crate reads itself: integers as numbers and strings, enums by name and number,
+    empty values, zeros of each type (left out of the protobuf bytes, or kept in a value, as protobuf does)."""
+    bodies = [
+        request({**SPAN, "kind": 2, "status": {"code": "STATUS_CODE_ERROR", "message": "boom"}, "flags": 257}),
+        request({**SPAN, "kind": "SPAN_KIND_SERVER", "status": {}, "droppedAttributesCount": 0, "traceState": ""}),
+        request({**SPAN, "startTimeUnixNano": 1764000000000000000, "events": [{"name": "e", "timeUnixNano": "0"}]}),
+        request({**SPAN, "parentSpanId": ""}),
+        request({**SPAN, "spanId": "B7AD6B7169203331"}),
+        request({**SPAN, "traceId": "00000000000000000000000000000000"}),  # read, and refused as a zero id
+        value({}), value({"stringValue": ""}), value({"intValue": 0}), value({"intValue": "-9223372036854775808"}),
+        value({"boolValue": False}), value({"doubleValue": 0}), value({"doubleValue": -1.5e-300}),
+        value({"doubleValue": 1e308}), value({"doubleValue": 0.1}), value({"bytesValue": "aGk="}),
+        value({"arrayValue": {}}), value({"kvlistValue": {"values": [{"key": "k"}]}}), value(nested(30)),
+    ]
+    for body in bodies:
+        assert decode_otlp_json(body, MAPPED_KEYS, Span, SpanEvent) is not None, body
+        assert repr(outcome(decode_json, body)) == repr(outcome(decode_json_generally, body)), body
