@@ -191,10 +191,9 @@ class _Relay(BaseHTTPRequestHandler):
 
 
 def test_the_same_agent_through_the_otlp_json_exporter(sidecar: Sidecar) -> None:
-    """The JS SDK's OTLP/HTTP JSON exporter (@opentelemetry/exporter-trace-otlp-http, the default of its HTTP
-    exporters): every request it sends is one the crate's OTLP/JSON reader reads itself (native/src/otlp_json.rs,
-    not the general path), into the records the general path makes; the sidecar records the trace it records
-    through the protobuf exporter."""
+    """The JS SDK's OTLP/HTTP JSON exporter (@opentelemetry/exporter-trace-otlp-http): every request it sends is
+    one the crate's OTLP/JSON reader reads itself (native/src/otlp_json.rs, not the general path), into the records
+    the general path makes; the sidecar records the trace it records through the protobuf exporter."""
     _Relay.bodies, _Relay.target = [], f"http://127.0.0.1:{sidecar.rp.otlp_port}/v1/traces"
     relay = ThreadingHTTPServer(("127.0.0.1", 0), _Relay)
     threading.Thread(target=relay.serve_forever, daemon=True).start()
