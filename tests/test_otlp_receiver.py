@@ -98,6 +98,8 @@ def test_otlp_json_with_hex_ids_partial_success_and_errors(ragpulse_factory: Fac
     s = rp.metrics()
     assert s.get_value("ragpulse_answer_latency_seconds_sum", app="json-bot", route="unknown", model="unknown", release="unknown") == 1.5
     assert s.get_value("ragpulse_otlp_spans_rejected_total") == 1
+    # the request with "abc" for an id took the general path; the root's was read by the crate
+    assert s.get_value("ragpulse_otlp_json_general_total") == 1
 
     garbage = http("POST", url, b"\xff\x00garbage", {"Content-Type": "application/x-protobuf"})
     assert garbage.status == 400 and b"not an OTLP protobuf" in garbage.body

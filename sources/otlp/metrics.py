@@ -24,6 +24,11 @@ class OtlpMetrics:
         self.requests = counter("ragpulse_otlp_requests_total", "OTLP export requests, by encoding and status code.",
                                 "encoding", "code")
         self.spans = counter("ragpulse_otlp_spans_received_total", "Spans received over OTLP.", "encoding")
+        self.json_general = counter(
+            "ragpulse_otlp_json_general_total",
+            "OTLP/JSON requests read by protobuf's JSON mapping in Python, about ten times the compiled reader's cost a "
+            "span: the exporter writes outside its subset (links, ids in base64, numbers as floats...).",
+        )
         self.spans_rejected = counter(
             "ragpulse_otlp_spans_rejected_total", "Spans rejected as unusable (reported back as partial success)."
         )

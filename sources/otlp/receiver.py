@@ -175,6 +175,8 @@ class OtlpReceiver:
             decoded = decode_json(body, keys) if encoding == "json" else decode_protobuf(body, keys)
         except EventError as exc:
             return _status(400, INVALID_ARGUMENT, exc.message, encoding)
+        if decoded.general:
+            self._metrics.json_general.inc()
         await self.take(decoded, encoding)
         if encoding == "json":
             body: dict[str, object] = {}

@@ -50,6 +50,7 @@ class DecodedSpans:
     spans: list[Span]
     rejected: int
     problems: list[str]
+    general: bool = False  # OTLP/JSON read by protobuf's JSON mapping: outside the crate's subset
 
 
 def decode_protobuf(body: bytes, keys: KeyFilter = MAPPED_KEYS) -> DecodedSpans:
@@ -102,6 +103,7 @@ def decode_json_generally(body: bytes, keys: KeyFilter = MAPPED_KEYS) -> Decoded
         raise EventError(RejectReason.TOO_DEEP, f"OTLP/JSON values nested too deeply: {exc}") from None
     decoded = _decoded(spans, rejected)
     decoded.problems[:0] = problems
+    decoded.general = True
     return decoded
 
 
