@@ -126,17 +126,22 @@ def run_node_app(sidecar: Sidecar, service: str, *variant: str, endpoint: str | 
     assert json.loads(done.stdout.splitlines()[-1]) == {"answer": "Paris is the capital of France."}
 
 
+def assert_the_agents_record(record: dict, session: str) -> None:  # type: ignore[type-arg]
+    """The AI SDK agent's judged record, whichever exporter and span processor carried it."""
+    assert (record["query"], record["retrieval_queries"], record["answer"]) == (
+        AGENT_QUESTION, ["capital of France"], "Paris is the capital of France.")
+    assert [(c["id"], c["text"]) for c in record["chunks"]] == [
+        ("kb-fr", "Paris is the capital and largest city of France."), ("kb-de", "Berlin is the capital of Germany.")]
+    assert (record["model"], record["session_id"]) == (AGENT_MODEL, session)
+
+
 def test_a_vercel_ai_sdk_agent_in_node_through_its_opentelemetry_integration(sidecar: Sidecar) -> None:
     """The AI SDK 7 with @ai-sdk/otel (pinned in tests/node_aisdk/package-lock.json, installed with npm ci): its
     invoke_agent, chat and execute_tool spans (GenAI conventions) under the app's own turn span, exported by the
     OTLP/HTTP protobuf exporter of the OpenTelemetry JS SDK. The tool's result is documents: a retrieval."""
     run_node_app(sidecar, "aisdk-agent")
     record = judged(sidecar, "aisdk-agent")
-    assert (record["query"], record["retrieval_queries"], record["answer"]) == (
-        AGENT_QUESTION, ["capital of France"], "Paris is the capital of France.")
-    assert [(c["id"], c["text"]) for c in record["chunks"]] == [
-        ("kb-fr", "Paris is the capital and largest city of France."), ("kb-de", "Berlin is the capital of Germany.")]
-    assert (record["model"], record["session_id"]) == (AGENT_MODEL, "aisdk-session")
+    assert_the_agents_record(record, "aisdk-session")
     s = sidecar.metrics()
     assert s.get_value("ragpulse_tokens_total", **labels("aisdk-agent", AGENT_MODEL), kind="prompt") == 30 + 90
     assert s.get_value("ragpulse_tokens_total", **labels("aisdk-agent", AGENT_MODEL), kind="completion") == 9 + 12
@@ -148,11 +153,7 @@ def test_a_vercel_ai_sdk_agent_through_openinference_vercel(sidecar: Sidecar) ->
     spans beside the GenAI ones, the session from the AI SDK's runtime context as metadata.sessionId."""
     run_node_app(sidecar, "aisdk-oi", "openinference")
     record = judged(sidecar, "aisdk-oi")
-    assert (record["query"], record["retrieval_queries"], record["answer"]) == (
-        AGENT_QUESTION, ["capital of France"], "Paris is the capital of France.")
-    assert [(c["id"], c["text"]) for c in record["chunks"]] == [
-        ("kb-fr", "Paris is the capital and largest city of France."), ("kb-de", "Berlin is the capital of Germany.")]
-    assert (record["model"], record["session_id"]) == (AGENT_MODEL, "oi-session")  # records keep no user id
+    assert_the_agents_record(record, "oi-session")  # records keep no user id
     s = sidecar.metrics()
     assert s.get_value("ragpulse_tokens_total", **labels("aisdk-oi", AGENT_MODEL), kind="prompt") == 30 + 90
     assert s.get_value("ragpulse_tokens_total", **labels("aisdk-oi", AGENT_MODEL), kind="completion") == 9 + 12
@@ -208,8 +209,4 @@ def test_the_same_agent_through_the_otlp_json_exporter(sidecar: Sidecar) -> None
         general = decode_json_generally(body)
         assert (read[0], len(read[1])) == (general.spans, general.rejected)
     record = judged(sidecar, "aisdk-json")
-    assert (record["query"], record["retrieval_queries"], record["answer"]) == (
-        AGENT_QUESTION, ["capital of France"], "Paris is the capital of France.")
-    assert [(c["id"], c["text"]) for c in record["chunks"]] == [
-        ("kb-fr", "Paris is the capital and largest city of France."), ("kb-de", "Berlin is the capital of Germany.")]
-    assert (record["model"], record["session_id"]) == (AGENT_MODEL, "aisdk-session")
+    assert_the_agents_record(record, "aisdk-session")

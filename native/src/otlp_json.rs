@@ -94,23 +94,14 @@ fn put_varint(out: &mut Vec<u8>, field: u32, value: Option<&Json>, min: i128, ma
     Some(())
 }
 
-fn put_fixed64(out: &mut Vec<u8>, field: u32, value: Option<&Json>) -> Option<()> {
+/// A fixed64 (`wide`) or fixed32 field: left out when zero.
+fn put_fixed(out: &mut Vec<u8>, field: u32, value: Option<&Json>, wide: bool) -> Option<()> {
     if let Some(value) = value {
-        let number = u64::try_from(integer(value)?).ok()?;
+        let max = if wide { i128::from(u64::MAX) } else { i128::from(u32::MAX) };
+        let number = integer(value).filter(|number| (0..=max).contains(number))?;
         if number != 0 {
-            tag(out, field, 1);
-            out.extend_from_slice(&number.to_le_bytes());
-        }
-    }
-    Some(())
-}
-
-fn put_fixed32(out: &mut Vec<u8>, field: u32, value: Option<&Json>) -> Option<()> {
-    if let Some(value) = value {
-        let number = u32::try_from(integer(value)?).ok()?;
-        if number != 0 {
-            tag(out, field, 5);
-            out.extend_from_slice(&number.to_le_bytes());
+            tag(out, field, if wide { 1 } else { 5 });
+            out.extend_from_slice(&(number as u64).to_le_bytes()[..if wide { 8 } else { 4 }]);
         }
     }
     Some(())
@@ -123,7 +114,11 @@ fn put_enum(out: &mut Vec<u8>, field: u32, value: Option<&Json>, names: &[&str])
         Some(Json::String(name)) => names.iter().position(|known| known == name)?,
         Some(other) => usize::try_from(integer(other)?).ok().filter(|&number| number < names.len())?,
     };
-    put_varint(out, field, Some(&Json::from(number as u64)), 0, i128::from(i32::MAX))
+    if number != 0 {
+        tag(out, field, 0);
+        varint(out, number as u64);
+    }
+    Some(())
 }
 
 fn hex_id(out: &mut Vec<u8>, field: u32, value: Option<&Json>) -> Option<()> {
@@ -267,8 +262,8 @@ fn span(out: &mut Vec<u8>, value: &Json) -> Option<()> {
     hex_id(out, 4, parent)?;
     put_str(out, 5, name)?;
     put_enum(out, 6, kind, &SPAN_KINDS)?;
-    put_fixed64(out, 7, start)?;
-    put_fixed64(out, 8, end)?;
+    put_fixed(out, 7, start, true)?;
+    put_fixed(out, 8, end, true)?;
     key_values(out, 9, attributes, 1)?;
     put_varint(out, 10, dropped_attributes, UINT32.0, UINT32.1)?;
     for event in items(events)? {
@@ -277,7 +272,7 @@ fn span(out: &mut Vec<u8>, value: &Json) -> Option<()> {
                 ("timeUnixNano", "time_unix_nano"), ("name", "name"), ("attributes", "attributes"),
                 ("droppedAttributesCount", "dropped_attributes_count"),
             ])?;
-            put_fixed64(inner, 1, time)?;
+            put_fixed(inner, 1, time, true)?;
             put_str(inner, 2, name)?;
             key_values(inner, 3, attributes, 1)?;
             put_varint(inner, 4, dropped, UINT32.0, UINT32.1)
@@ -292,7 +287,7 @@ fn span(out: &mut Vec<u8>, value: &Json) -> Option<()> {
             put_enum(inner, 3, code, &STATUS_CODES)
         })?;
     }
-    put_fixed32(out, 16, flags)
+    put_fixed(out, 16, flags, false)
 }
 
 fn scope_spans(out: &mut Vec<u8>, value: &Json) -> Option<()> {
