@@ -18,11 +18,9 @@ from __future__ import annotations
 import sys
 from collections import OrderedDict
 
-import msgspec
-
 from prometheus_client import CollectorRegistry
 
-from ragpulse._native import LexicalAnalyser
+from ragpulse._native import LexicalAnalyser, LexicalUnits
 from ragpulse.collector.events import Envelope, LexicalScores, TraceEvent
 from ragpulse.collector.telemetry.fast_metrics import CounterFamily, FastCounter, FastHistogram, HistogramFamily
 from ragpulse.collector.telemetry.labels import LabelGuard, SeriesCache
@@ -54,18 +52,13 @@ _ANALYSER = LexicalAnalyser(
     _NUMBER_WORDS, _STOPWORDS, CJK_DIGITS, _CJK_NUMBER_UNITS)
 
 
-class Units(msgspec.Struct, frozen=True, gc=False):  # Struct: a fraction of a dataclass's init cost
-    words: frozenset[str]  # content words and CJK bigrams
-    numbers: frozenset[tuple[str, str]]  # (value, unit); unit "" when none
-    values: frozenset[str]  # the numbers' values, unit-less
-
-
-def units(text: str) -> Units:
+def units(text: str) -> LexicalUnits:
     """Content words (3+ letters, `[a-z][a-z'’-]{2,}`, not stopwords, a plural's final "s" dropped past 4
     letters), CJK bigrams (a lone CJK character as itself) and numbers with their unit
     (`(\\d+(?:[.,]\\d+)?)(?:-|\\s*)(<unit>)?(?![a-z])`, "," read as "."), after number words became digits:
-    "seven days" and "七天" are "7 days" and "7天"."""
-    return Units(*_ANALYSER.units(text))
+    "seven days" and "七天" are "7 days" and "7天". Held in the crate; `.words`, `.numbers` (value, unit) and
+    `.values` read them as frozensets."""
+    return _ANALYSER.units(text)
 
 
 class LexicalMetrics:
@@ -93,12 +86,12 @@ class _UnitsCache:
     (the units take about as much again)."""
 
     def __init__(self, max_entries: int, max_bytes: int) -> None:
-        self._items: OrderedDict[str, Units] = OrderedDict()
+        self._items: OrderedDict[str, LexicalUnits] = OrderedDict()
         self._max_entries = max_entries
         self._max_bytes = max_bytes
         self._bytes = 0
 
-    def get(self, text: str) -> Units:
+    def get(self, text: str) -> LexicalUnits:
         items = self._items
         cached = items.get(text)
         if cached is not None:
@@ -130,39 +123,14 @@ class LexicalScorer:
         if not event.chunks:
             return None
         text = (answer_text if answer_text is not None else event.answer)[:MAX_CHARS]
-        answer, question = units(text), self._questions.get(event.query[:MAX_CHARS])
-        # What no chunk has, chunk by chunk: each difference walks the (shrinking) smaller side,
-        # never a union of the chunks' larger sets.
-        unfound_words, unfound_numbers = answer.words, answer.numbers
-        unasked_words, unasked_numbers = question.words, question.numbers
-        unitless_values: set[str] = set()
-        with_text = False
-        for chunk in event.chunks:
-            if chunk.text is None:  # reported without its text: nothing to score against
-                continue
-            with_text = True
-            context = self._chunks.get(chunk.text[:MAX_CHARS])
-            if unfound_words:
-                unfound_words = unfound_words - context.words
-            if unfound_numbers:
-                unfound_numbers = unfound_numbers - context.numbers
-                unitless_values |= context.values
-            if unasked_words:
-                unasked_words = unasked_words - context.words
-            if unasked_numbers:
-                unasked_numbers = unasked_numbers - context.numbers
-        if not with_text:
+        chunks = self._chunks
+        contexts = [chunks.get(chunk.text[:MAX_CHARS]) for chunk in event.chunks if chunk.text is not None]
+        if not contexts:  # chunks reported without their text: nothing to score against
             return None
-        answer_total = len(answer.words) + len(answer.numbers)
-        # A number counts as a mismatch when neither it with its unit nor (unit-less) its value is there.
-        mismatch = any(unit != "" or value not in unitless_values for value, unit in unfound_numbers)
-        question_total = len(question.words) + len(question.numbers)
-        return LexicalScores(
-            groundedness=1 - (len(unfound_words) + len(unfound_numbers)) / answer_total if answer_total else None,
-            answer_relevancy=len(question.words & answer.words) / len(question.words) if question.words else None,
-            context_relevance=1 - (len(unasked_words) + len(unasked_numbers)) / question_total if question_total else None,
-            number_mismatch=mismatch,
-        )
+        groundedness, answer_relevancy, context_relevance, mismatch = _ANALYSER.score(
+            text, self._questions.get(event.query[:MAX_CHARS]), contexts)
+        return LexicalScores(groundedness=groundedness, answer_relevancy=answer_relevancy,
+                             context_relevance=context_relevance, number_mismatch=mismatch)
 
     def __call__(self, envelope: Envelope) -> Envelope:
         event = envelope.event

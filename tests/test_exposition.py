@@ -62,3 +62,26 @@ def test_samples_of_a_fast_family_are_still_read_by_the_registry() -> None:
     assert registry.get_sample_value("ragpulse_test_events_total", {"app": "shop", "route": "returns"}) == 0.5
     assert registry.get_sample_value("ragpulse_test_latency_seconds_bucket", {"app": "shop", "le": "1.0"}) == 3
     assert registry.get_sample_value("ragpulse_test_latency_seconds_count", {"app": "empty"}) == 0
+
+
+def test_fast_children_count_as_prometheus_client_does() -> None:
+    """The crate's children against prometheus_client's own Histogram and Counter on the same updates: a value
+    on a bound counts in that bound's bucket ("le"), ints and floats alike, NaN and infinities included."""
+    ours, theirs = CollectorRegistry(), CollectorRegistry()
+    bounds = [0.1, 0.5, 1.0, 30.0]
+    family = HistogramFamily("h_seconds", "h", ["app"], ours, bounds)
+    reference = Histogram("h_seconds", "h", ["app"], registry=theirs, buckets=bounds)
+    counter, reference_counter = CounterFamily("c_total", "c", ["app"], ours), Counter("c", "c", ["app"], registry=theirs)
+    for value in [0, 0.1, 0.10000000000000002, 0.5, 1, 29.999, 30, 31, 1e300, float("inf"), -5, 3]:
+        family.labels("a").observe(value)
+        reference.labels("a").observe(value)
+        counter.labels("a").inc(value if value >= 0 else 1)
+        reference_counter.labels("a").inc(value if value >= 0 else 1)
+    assert family.labels("a").counts == [3, 2, 1, 3, 3]  # -5, 0, 0.1 | 0.1000...2, 0.5 | 1 | 3, 29.999, 30 | the rest
+    ours_samples = {(s.name, tuple(sorted(s.labels.items())), s.value) for m in ours.collect() for s in m.samples}
+    theirs_samples = {(s.name, tuple(sorted(s.labels.items())), s.value) for m in theirs.collect() for s in m.samples
+                      if not s.name.endswith("_created")}
+    assert ours_samples == theirs_samples
+    nan = HistogramFamily("n", "n", [], ours, bounds).labels()
+    nan.observe(float("nan"))
+    assert nan.counts == [1, 0, 0, 0, 0] and nan.sum != nan.sum  # bisect's bucket for NaN, as before

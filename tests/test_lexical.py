@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from prometheus_client import CollectorRegistry
 
 from ragpulse.collector.events import Chunk, Envelope, LexicalScores, TraceEvent
 from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.scorers.citations import CitationMetrics, CitationScorer
-from ragpulse.scorers.lexical import LexicalMetrics, LexicalScorer
+from ragpulse.scorers.lexical import LexicalMetrics, LexicalScorer, units
 
 EN = ["Returns are accepted within 30 days of delivery for unused items.",
       "The warranty covers manufacturing defects for 1 year. Express shipping costs $12.99."]
@@ -113,3 +115,40 @@ def test_citation_markers_are_no_numbers() -> None:
     assert cited is not None and (cited.number_mismatch, cited.groundedness) == (False, 1.0)
     wrong = scored("Returns are accepted within 60 days of delivery [1].")
     assert wrong is not None and wrong.number_mismatch  # the real number still counts
+
+
+def defined_scores(question: str, answer: str, chunks: list[str]) -> LexicalScores:
+    """The scores' definition on the units as sets: what the crate's scoring is held to."""
+    asked, said, known = units(question), units(answer), [units(chunk) for chunk in chunks]
+    words = frozenset().union(*(chunk.words for chunk in known))
+    numbers = frozenset().union(*(chunk.numbers for chunk in known))
+    values = frozenset().union(*(chunk.values for chunk in known))
+    unfound_numbers = said.numbers - numbers
+
+    def share_found(found: int, total: int) -> float | None:
+        return 1 - (total - found) / total if total else None
+
+    return LexicalScores(
+        groundedness=share_found(len(said.words & words) + len(said.numbers & numbers), len(said.words) + len(said.numbers)),
+        answer_relevancy=len(asked.words & said.words) / len(asked.words) if asked.words else None,
+        context_relevance=share_found(len(asked.words & words) + len(asked.numbers & numbers),
+                                      len(asked.words) + len(asked.numbers)),
+        number_mismatch=any(unit != "" or value not in values for value, unit in unfound_numbers))
+
+
+_PIECES = ["return", "returns", "warranty", "days", "7", "seven", "30", "1.5", "1,5", "kg", "year", "years", "%",
+           "usd", "the", "within", "退货", "三十天", "30天", "保修", "一年", "两年", "元", " ", ", ", "-", "."]
+_TEXTS = st.lists(st.sampled_from(_PIECES), max_size=14).map(" ".join)
+
+
+@settings(max_examples=600, deadline=None)
+@given(_TEXTS, _TEXTS, st.lists(_TEXTS, min_size=1, max_size=4))
+def test_the_crate_scores_as_defined_on_the_units(question: str, answer: str, chunks: list[str]) -> None:
+    assert score(question, answer, chunks) == defined_scores(question, answer, chunks)
+
+
+def test_chunks_without_text_are_not_scored_against() -> None:
+    event = TraceEvent(trace_id="t", query="How long is the warranty?", answer="It lasts 2 years.",
+                       chunks=[Chunk(id="kb-9"), Chunk(text=EN[1])])
+    assert scorer().score(event) == score("How long is the warranty?", "It lasts 2 years.", [EN[1]])
+    assert scorer().score(TraceEvent(trace_id="t", query="q", answer="a", chunks=[Chunk(id="kb-9")])) is None

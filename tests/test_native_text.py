@@ -41,8 +41,9 @@ def test_known_analyses() -> None:
     assert text.cjk_covered(("退货运费",), frozenset({"退货"}), frozenset()) == 2.0
     with pytest.raises(ValueError, match="a CJK part is a str"):
         text.cjk_covered((1,), frozenset(), frozenset())  # type: ignore[arg-type]
-    assert lexical.units("Returns within thirty days, 1,500 kg") == lexical.Units(
-        frozenset({"within", "return", "days"}), frozenset({("30", "day"), ("1.500", "kg")}), frozenset({"30", "1.500"}))
+    units = lexical.units("Returns within thirty days, 1,500 kg")
+    assert (units.words, units.numbers, units.values) == (
+        {"within", "return", "days"}, {("30", "day"), ("1.500", "kg")}, {"30", "1.500"})
 
 
 def _assigned(char: str) -> bool:

@@ -106,14 +106,14 @@ def analysis(sample: str) -> dict[str, Any]:
     much of each clause's CJK characters the whole text and the Chinese knowledge base cover, its question terms,
     its name stems and the lexical scorer's units."""
     parsed = [text.clause(part) for part in [*text.clauses(sample), sample]]
-    knowledge = _knowledge()
+    knowledge, units = _knowledge(), lexical.units(sample)
     return _plain({
         "clauses": [msgspec.structs.astuple(part) for part in parsed],
         "covered": [(text.cjk_covered(part.cjk_parts, parsed[-1].terms, parsed[-1].chars),
                      text.cjk_covered(part.cjk_parts, knowledge.terms, knowledge.chars)) for part in parsed],
         "question_terms": text.question_terms(sample),
         "name_stems": text.name_stems(sample),
-        "units": msgspec.structs.astuple(lexical.units(sample)),
+        "units": (units.words, units.numbers, units.values),
     })
 
 

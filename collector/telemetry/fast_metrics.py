@@ -2,10 +2,9 @@
 
 prometheus_client's Counter and Histogram take a lock per update and walk the
 buckets in Python: about 3 us per histogram observation, half the fast-path
-budget. These families keep plain numbers instead, are updated only from the
-event-loop thread (the pipeline) and are read by prometheus_client at scrape
-time through the Collector interface, on the same thread (the /metrics
-handler), so a scrape always sees a consistent state.
+budget. These families' children are the crate's (native/src/metrics.rs):
+plain numbers updated by atomic adds, about ten an event, read by
+prometheus_client at scrape time through the Collector interface.
 
 Each child's label text is written once, when the child is made: a family
 renders its own exposition lines (collector/telemetry/exposition.py), which was most of
@@ -16,7 +15,6 @@ asked for.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from typing import Generic, TypeVar
 
@@ -25,32 +23,10 @@ from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily, M
 from prometheus_client.samples import Sample
 from prometheus_client.utils import floatToGoString
 
+from ragpulse._native import FastCounter, FastHistogram
+
 Child = TypeVar("Child", "FastCounter", "FastHistogram")
 _INF = float("inf")
-
-
-class FastCounter:
-    __slots__ = ("value",)
-
-    def __init__(self) -> None:
-        self.value = 0.0
-
-    def inc(self, amount: float = 1.0) -> None:
-        self.value += amount
-
-
-class FastHistogram:
-    __slots__ = ("_bounds", "counts", "sum")
-
-    def __init__(self, bounds: tuple[float, ...]) -> None:
-        self._bounds = bounds
-        self.counts = [0] * (len(bounds) + 1)  # the last slot is +Inf
-        self.sum = 0.0
-
-    def observe(self, value: float) -> None:
-        # bisect_left finds the first bound >= value: Prometheus buckets are "le".
-        self.counts[bisect_left(self._bounds, value)] += 1
-        self.sum += value
 
 
 def label_text(names: Sequence[str], values: Sequence[str]) -> str:

@@ -3,8 +3,6 @@
 //! regular expressions it replaced, backtracking included, with Python's character classes (\w: letters, numbers
 //! and "_"; \d: decimal digits; \s: Python's whitespace) and offsets in characters, not bytes: parity with the
 //! Python units is tested in tests/test_native_text.py.
-use std::collections::HashSet;
-
 use rustc_hash::{FxHashMap, FxHashSet};
 use unicode_general_category::{get_general_category, GeneralCategory as Category};
 
@@ -23,9 +21,42 @@ pub struct Tables {
 }
 
 pub struct Units {
-    pub words: Vec<String>,
+    pub words: FxHashSet<String>,
     /// (value, unit): unit "" when none.
-    pub numbers: HashSet<(String, String)>,
+    pub numbers: FxHashSet<(String, String)>,
+    /// The numbers' values, unit-less.
+    pub values: FxHashSet<String>,
+}
+
+/// The lexical scores of an answer and its question against the units of the trace's chunks (those with a text).
+pub struct Scores {
+    /// Share of the answer's words and numbers found in some chunk; None when it has none.
+    pub groundedness: Option<f64>,
+    /// Share of the question's words found in the answer; None when it has none.
+    pub answer_relevancy: Option<f64>,
+    /// Share of the question's words and numbers found in some chunk; None when it has none.
+    pub context_relevance: Option<f64>,
+    /// An answer's number that no chunk has: with its unit, or (unit-less) its value either.
+    pub number_mismatch: bool,
+}
+
+pub fn score(answer: &Units, question: &Units, chunks: &[&Units]) -> Scores {
+    let unfound_word = |word: &String| !chunks.iter().any(|chunk| chunk.words.contains(word));
+    let unfound_number = |number: &(String, String)| !chunks.iter().any(|chunk| chunk.numbers.contains(number));
+    let unfound_numbers: Vec<&(String, String)> = answer.numbers.iter().filter(|n| unfound_number(n)).collect();
+    let unfound = answer.words.iter().filter(|word| unfound_word(word)).count() + unfound_numbers.len();
+    let unasked = question.words.iter().filter(|word| unfound_word(word)).count()
+        + question.numbers.iter().filter(|number| unfound_number(number)).count();
+    let share_found = |missing: usize, total: usize| (total > 0).then(|| 1.0 - missing as f64 / total as f64);
+    let shared = question.words.iter().filter(|word| answer.words.contains(*word)).count();
+    Scores {
+        groundedness: share_found(unfound, answer.words.len() + answer.numbers.len()),
+        answer_relevancy: (!question.words.is_empty()).then(|| shared as f64 / question.words.len() as f64),
+        context_relevance: share_found(unasked, question.words.len() + question.numbers.len()),
+        number_mismatch: unfound_numbers.iter().any(|(value, unit)| {
+            !unit.is_empty() || !chunks.iter().any(|chunk| chunk.values.contains(value))
+        }),
+    }
 }
 
 pub fn is_cjk(c: char) -> bool {
@@ -229,8 +260,8 @@ fn number_at(text: &[char], start: usize, units: &[(Vec<char>, String)]) -> Opti
     None
 }
 
-fn numbers(text: &[char], units: &[(Vec<char>, String)]) -> HashSet<(String, String)> {
-    let mut found = HashSet::new();
+fn numbers(text: &[char], units: &[(Vec<char>, String)]) -> FxHashSet<(String, String)> {
+    let mut found = FxHashSet::default();
     let mut i = 0;
     while i < text.len() {
         if !is_decimal(text[i]) {
@@ -282,8 +313,9 @@ pub fn units(text: &str, tables: &Tables) -> Units {
             i += length.max(1);
         }
     }
-    let numbers = if text.iter().any(|c| is_decimal(*c)) { numbers(text, &tables.units) } else { HashSet::new() };
-    Units { words: words.into_iter().map(|word| word.iter().collect()).collect(), numbers }
+    let numbers = if text.iter().any(|c| is_decimal(*c)) { numbers(text, &tables.units) } else { FxHashSet::default() };
+    let values = numbers.iter().map(|(value, _)| value.clone()).collect();
+    Units { words: words.into_iter().map(|word| word.iter().collect()).collect(), numbers, values }
 }
 
 #[cfg(test)]

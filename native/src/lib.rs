@@ -8,6 +8,7 @@ use std::collections::{HashMap, HashSet};
 mod align;
 mod clause;
 mod lexical;
+mod metrics;
 mod otlp;
 mod otlp_json;
 
@@ -161,13 +162,44 @@ impl LexicalAnalyser {
         LexicalAnalyser { tables: lexical::Tables { units, number_words, stopwords, cjk_digits, cjk_units } }
     }
 
-    /// (words, numbers as (value, unit), the numbers' values), each a frozenset.
-    fn units<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyTuple>> {
-        let found = guarded(|| lexical::units(text, &self.tables))?;
-        let values: HashSet<&str> = found.numbers.iter().map(|(value, _)| value.as_str()).collect();
-        let words = PyFrozenSet::new(py, &found.words)?;
-        let numbers = PyFrozenSet::new(py, &found.numbers)?;
-        PyTuple::new(py, [words, numbers, PyFrozenSet::new(py, &values)?])
+    fn units(&self, text: &str) -> PyResult<LexicalUnits> {
+        Ok(LexicalUnits { units: guarded(|| lexical::units(text, &self.tables))? })
+    }
+
+    /// The answer's units against its question's and its chunks' (groundedness, answer relevancy, context
+    /// relevance, number mismatch); the answer's units never become Python objects.
+    fn score(
+        &self, answer: &str, question: &LexicalUnits, chunks: Vec<PyRef<'_, LexicalUnits>>,
+    ) -> PyResult<(Option<f64>, Option<f64>, Option<f64>, bool)> {
+        let answer = guarded(|| lexical::units(answer, &self.tables))?;
+        let chunks: Vec<&lexical::Units> = chunks.iter().map(|chunk| &chunk.units).collect();
+        let s = lexical::score(&answer, &question.units, &chunks);
+        Ok((s.groundedness, s.answer_relevancy, s.context_relevance, s.number_mismatch))
+    }
+}
+
+/// One text's lexical units, kept in the crate so that scoring reads them there: words (content words and CJK
+/// bigrams), numbers as (value, unit) and the numbers' values, each a frozenset when read from Python.
+#[pyclass(frozen, module = "ragpulse._native")]
+struct LexicalUnits {
+    units: lexical::Units,
+}
+
+#[pymethods]
+impl LexicalUnits {
+    #[getter]
+    fn words<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyFrozenSet>> {
+        PyFrozenSet::new(py, &self.units.words)
+    }
+
+    #[getter]
+    fn numbers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyFrozenSet>> {
+        PyFrozenSet::new(py, &self.units.numbers)
+    }
+
+    #[getter]
+    fn values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyFrozenSet>> {
+        PyFrozenSet::new(py, &self.units.values)
     }
 }
 
@@ -384,6 +416,9 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(cjk_covered, module)?)?;
     module.add_class::<PyClauseIndex>()?;
     module.add_class::<LexicalAnalyser>()?;
+    module.add_class::<LexicalUnits>()?;
+    module.add_class::<metrics::FastCounter>()?;
+    module.add_class::<metrics::FastHistogram>()?;
     module.add_class::<KeyFilter>()?;
     module.add_class::<TextAnalyser>()?;
     Ok(())
