@@ -86,3 +86,19 @@ impl FastHistogram {
         self.sum.get()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::AtomicF64;
+
+    #[test]
+    fn adds_from_many_threads_lose_nothing() {
+        let total = AtomicF64::new();
+        std::thread::scope(|scope| {
+            for _ in 0..4 {
+                scope.spawn(|| (0..10_000).for_each(|_| total.add(0.5)));
+            }
+        });
+        assert_eq!(total.get(), 20_000.0);
+    }
+}
