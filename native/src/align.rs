@@ -89,7 +89,7 @@ pub fn align(keys: &[Key], claim_size: usize, located: &[(usize, &ClauseIndex)],
     let mut best: Option<(f64, usize)> = None;
     for position in (0..total).filter(|&position| shared[position] > 0) {
         let score = dice(position);
-        if best.map_or(true, |(top, _)| score > top) {
+        if best.is_none_or(|(top, _)| score > top) {
             best = Some((score, position));
         }
     }

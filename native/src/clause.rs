@@ -189,7 +189,7 @@ impl Analyser {
                         let end = m.get(0).expect("group 0").end();
                         let cjk_next = matches!(self.patterns.cjk_next.captures_from_pos(text, end), Ok(Some(c)) if c.get(1).is_some());
                         if !tables.not_counts.contains(value) && !cjk_next {
-                            let last = value.split(is_space).filter(|p| !p.is_empty()).last().unwrap_or("");
+                            let last = value.split(is_space).rfind(|p| !p.is_empty()).unwrap_or("");
                             let spoken = !value.chars().next().is_some_and(is_decimal) && !tables.scales.contains_key(last);
                             (if spoken { &mut spelled } else { &mut quantities }).push(("count".to_string(), self.en_number(value)));
                         }

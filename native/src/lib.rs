@@ -140,6 +140,9 @@ fn records<'py>(
     Ok((spans, rejected))
 }
 
+/// (groundedness, answer relevancy, context relevance, number mismatch): scorers/lexical.py's LexicalScores.
+type LexicalScoresTuple = (Option<f64>, Option<f64>, Option<f64>, bool);
+
 /// The lexical scorer's text units (scorers/lexical.py), built once from its word tables.
 #[pyclass(frozen, module = "ragpulse._native")]
 struct LexicalAnalyser {
@@ -170,10 +173,9 @@ impl LexicalAnalyser {
     /// relevance, number mismatch); the answer's units never become Python objects.
     fn score(
         &self, answer: &str, question: &LexicalUnits, chunks: Vec<PyRef<'_, LexicalUnits>>,
-    ) -> PyResult<(Option<f64>, Option<f64>, Option<f64>, bool)> {
-        let answer = guarded(|| lexical::units(answer, &self.tables))?;
+    ) -> PyResult<LexicalScoresTuple> {
         let chunks: Vec<&lexical::Units> = chunks.iter().map(|chunk| &chunk.units).collect();
-        let s = lexical::score(&answer, &question.units, &chunks);
+        let s = guarded(|| lexical::score(&lexical::units(answer, &self.tables), &question.units, &chunks))?;
         Ok((s.groundedness, s.answer_relevancy, s.context_relevance, s.number_mismatch))
     }
 }
