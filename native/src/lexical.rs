@@ -24,8 +24,6 @@ pub struct Units {
     pub words: FxHashSet<String>,
     /// (value, unit): unit "" when none.
     pub numbers: FxHashSet<(String, String)>,
-    /// The numbers' values, unit-less.
-    pub values: FxHashSet<String>,
 }
 
 /// The lexical scores of an answer and its question against the units of the trace's chunks (those with a text).
@@ -54,7 +52,7 @@ pub fn score(answer: &Units, question: &Units, chunks: &[&Units]) -> Scores {
         answer_relevancy: (!question.words.is_empty()).then(|| shared as f64 / question.words.len() as f64),
         context_relevance: share_found(unasked, question.words.len() + question.numbers.len()),
         number_mismatch: unfound_numbers.iter().any(|(value, unit)| {
-            !unit.is_empty() || !chunks.iter().any(|chunk| chunk.values.contains(value))
+            !unit.is_empty() || !chunks.iter().flat_map(|chunk| &chunk.numbers).any(|(other, _)| other == value)
         }),
     }
 }
@@ -314,8 +312,7 @@ pub fn units(text: &str, tables: &Tables) -> Units {
         }
     }
     let numbers = if text.iter().any(|c| is_decimal(*c)) { numbers(text, &tables.units) } else { FxHashSet::default() };
-    let values = numbers.iter().map(|(value, _)| value.clone()).collect();
-    Units { words: words.into_iter().map(|word| word.iter().collect()).collect(), numbers, values }
+    Units { words: words.into_iter().map(|word| word.iter().collect()).collect(), numbers }
 }
 
 #[cfg(test)]

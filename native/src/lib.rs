@@ -201,7 +201,7 @@ impl LexicalUnits {
 
     #[getter]
     fn values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyFrozenSet>> {
-        PyFrozenSet::new(py, &self.units.values)
+        PyFrozenSet::new(py, self.units.numbers.iter().map(|(value, _)| value))
     }
 }
 

@@ -311,30 +311,32 @@ fn scope_spans(out: &mut Vec<u8>, value: &Json) -> Option<()> {
     put_str(out, 3, schema_url)
 }
 
+fn resource_spans(out: &mut Vec<u8>, value: &Json) -> Option<()> {
+    let [resource, scopes, schema_url] = fields(value.as_object()?, [
+        ("resource", "resource"), ("scopeSpans", "scope_spans"), ("schemaUrl", "schema_url"),
+    ])?;
+    if let Some(resource) = resource {
+        message(out, 1, |inner| {
+            let [attributes, dropped] = fields(resource.as_object()?, [
+                ("attributes", "attributes"), ("droppedAttributesCount", "dropped_attributes_count"),
+            ])?;
+            key_values(inner, 1, attributes, 1)?;
+            put_varint(inner, 2, dropped, UINT32.0, UINT32.1)
+        })?;
+    }
+    for scope in items(scopes)? {
+        message(out, 2, |inner| scope_spans(inner, scope))?;
+    }
+    put_str(out, 3, schema_url)
+}
+
 /// The protobuf bytes of an OTLP/JSON ExportTraceServiceRequest in this subset; None for anything else.
 pub fn transcode(body: &[u8]) -> Option<Vec<u8>> {
     let request: Json = serde_json::from_slice(body).ok()?;
-    let [resource_spans] = fields(request.as_object()?, [("resourceSpans", "resource_spans")])?;
+    let [resources] = fields(request.as_object()?, [("resourceSpans", "resource_spans")])?;
     let mut out = Vec::with_capacity(body.len() / 2);
-    for item in items(resource_spans)? {
-        message(&mut out, 1, |inner| {
-            let [resource, scopes, schema_url] = fields(item.as_object()?, [
-                ("resource", "resource"), ("scopeSpans", "scope_spans"), ("schemaUrl", "schema_url"),
-            ])?;
-            if let Some(resource) = resource {
-                message(inner, 1, |resource_out| {
-                    let [attributes, dropped] = fields(resource.as_object()?, [
-                        ("attributes", "attributes"), ("droppedAttributesCount", "dropped_attributes_count"),
-                    ])?;
-                    key_values(resource_out, 1, attributes, 1)?;
-                    put_varint(resource_out, 2, dropped, UINT32.0, UINT32.1)
-                })?;
-            }
-            for scope in items(scopes)? {
-                message(inner, 2, |scope_out| scope_spans(scope_out, scope))?;
-            }
-            put_str(inner, 3, schema_url)
-        })?;
+    for item in items(resources)? {
+        message(&mut out, 1, |inner| resource_spans(inner, item))?;
     }
     Some(out)
 }
