@@ -31,7 +31,11 @@ from otlp_payload import kv  # noqa: E402  # the bench's OTLP attribute builder
 
 TRACES = 3_000
 WARM_UP = 300
-SAMPLED = 30  # scrapes (1 s apart) behind the compared rates: at 10, the stretch still moved ratios by a point
+# Scrapes behind the compared rates, a quarter second apart: increase() stretches each target's change by up to
+# about an interval over the sampled span, differently per target. At 10 scrapes a second apart ratios moved by a
+# point; at 30 by 0.0002-0.0023 (over 0.002 in one CI run of many); 120 in the same 30 s: 0.00001-0.00005 here.
+SCRAPE_INTERVAL = 0.25
+SAMPLED = 120
 REPLICAS = 3
 QUESTION = "How many days do I have to return unused items?"
 CHUNKS = [("kb-returns", "Returns are accepted within 30 days of delivery for unused items.", 0.91),
@@ -136,7 +140,8 @@ def test_three_replicas_behind_the_load_balancer_count_what_one_replica_counts(
     fast_rules = tmp_path / "rules.yaml"
     fast_rules.write_text(yaml.safe_dump(rules))
     # One real Prometheus scraping the three replicas, one the single replica; both evaluate the shipped rules.
-    prometheus = [start_prometheus(tmp_path, [f"127.0.0.1:{r.port}" for r in targets], [fast_rules])
+    prometheus = [start_prometheus(tmp_path, [f"127.0.0.1:{r.port}" for r in targets], [fast_rules],
+                                   scrape_interval=f"{int(SCRAPE_INTERVAL * 1000)}ms")
                   for targets in (behind, [single])]
     collector = Collector(collector_binary(), tmp_path)
     collector.start({
@@ -194,7 +199,8 @@ def test_three_replicas_behind_the_load_balancer_count_what_one_replica_counts(
         # series' change to the window's end by its own sampled span, a stretch that is the same for a ratio's two
         # counters of one target (one replica: it cancels) but not across targets (less, the longer sampled).
         wait_until(lambda: all((p.value("min(count_over_time(ragpulse_traces_total[5m]))") or 0) >= SAMPLED
-                               for p in prometheus), timeout=SAMPLED + 30, what=f"{SAMPLED} scrapes of every replica")
+                               for p in prometheus), timeout=SAMPLED * SCRAPE_INTERVAL + 30,
+                   what=f"{SAMPLED} scrapes of every replica")
         many, one = (recorded_ratios(p) for p in prometheus)
         assert set(many) == set(one) and len(one) >= 10, (sorted(set(many) ^ set(one)), len(one))
         apart = {key: (many[key], one[key]) for key in one if abs(many[key] - one[key]) > 0.002}
