@@ -157,9 +157,10 @@ class MetricsConfig(_Section):
 class LocalScorersConfig(_Section):
     # Lexical groundedness, relevancy and number checks on every trace with chunks (no LLM).
     enabled: bool = True
-    # Chunk texts recur across traces; the units of this many are kept (in at most this many bytes of text).
+    # Chunk texts recur across traces, questions too: the units of this many of each are kept, in at most this
+    # many bytes each (the texts and an upper estimate of their units).
     chunk_cache_entries: Positive = 10_000
-    chunk_cache_max_bytes: Positive = 16 * 1024 * 1024
+    chunk_cache_max_bytes: Positive = 64 * 1024 * 1024  # 10,000 English chunks of ~900 characters fit
 
 
 class EmbeddingsConfig(_Section):

@@ -79,16 +79,22 @@ class LexicalMetrics:
         self.local_number_mismatch = CounterFamily(
             "ragpulse_local_number_mismatch_total", "Answers with a number (and unit) that none of their chunks has.",
             labels, registry)
+        self.cache_evicted = CounterFamily(
+            "ragpulse_local_scorer_cache_evicted_total",
+            "Texts' units the lexical scorer dropped from its cache (chunks, questions) for "
+            "local_scorers.chunk_cache_entries or chunk_cache_max_bytes: they are analysed again when they recur.",
+            ["cache"], registry)
 
 
 class _UnitsCache:
-    """units() of recurring texts, least recently used out first, capped in entries and in bytes of text
-    (the units take about as much again)."""
+    """units() of recurring texts, least recently used out first, capped in entries and in bytes: each text's
+    and its units' (the crate's estimate of its sets, LexicalUnits.__sizeof__), counted when evicted."""
 
-    def __init__(self, max_entries: int, max_bytes: int) -> None:
+    def __init__(self, max_entries: int, max_bytes: int, evicted: FastCounter) -> None:
         self._items: OrderedDict[str, LexicalUnits] = OrderedDict()
         self._max_entries = max_entries
         self._max_bytes = max_bytes
+        self._evicted = evicted
         self._bytes = 0
 
     def get(self, text: str) -> LexicalUnits:
@@ -98,9 +104,11 @@ class _UnitsCache:
             items.move_to_end(text)
             return cached
         cached = items[text] = units(text)
-        self._bytes += sys.getsizeof(text)
+        self._bytes += sys.getsizeof(text) + sys.getsizeof(cached)
         while len(items) > self._max_entries or self._bytes > self._max_bytes:
-            self._bytes -= sys.getsizeof(items.popitem(last=False)[0])
+            text, evicted = items.popitem(last=False)
+            self._bytes -= sys.getsizeof(text) + sys.getsizeof(evicted)  # units are immutable: the same size
+            self._evicted.inc()
         return cached
 
 
@@ -108,13 +116,13 @@ class LexicalScorer:
     """Pipeline stage: scores every trace with retrieved chunks and exports the scores."""
 
     def __init__(self, metrics: LexicalMetrics, guard: LabelGuard, cache_entries: int = 10_000,
-                 cache_max_bytes: int = 16 * 1024 * 1024, *, max_label_sets: int = 2_000) -> None:
+                 cache_max_bytes: int = 64 * 1024 * 1024, *, max_label_sets: int = 2_000) -> None:
         self._metrics = metrics
         self._guard = guard
         # Chunk texts recur (one knowledge base) and so do questions (a support bot's FAQ): each has its
         # own least-recently-used cache, so a stream of new questions never pushes out the chunks.
-        self._chunks = _UnitsCache(cache_entries, cache_max_bytes)
-        self._questions = _UnitsCache(cache_entries, cache_max_bytes)
+        self._chunks = _UnitsCache(cache_entries, cache_max_bytes, metrics.cache_evicted.labels("chunks"))
+        self._questions = _UnitsCache(cache_entries, cache_max_bytes, metrics.cache_evicted.labels("questions"))
         self._children_for = SeriesCache(guard, self._new_children, 4 * max_label_sets)
 
     def score(self, event: TraceEvent, answer_text: str | None = None) -> LexicalScores | None:

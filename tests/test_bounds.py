@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import sys
 from collections.abc import Callable
@@ -21,7 +22,7 @@ from ragpulse.sources.otlp.spans import Span
 from ragpulse.collector.supervisor import Supervised, SupervisorMetrics
 from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.scorers.lexical import LexicalMetrics
-from ragpulse.scorers.lexical import LexicalScorer
+from ragpulse.scorers.lexical import LexicalScorer, units
 from ragpulse.judging.sampler import JudgeItem, JudgeQueue
 
 Factory = Callable[..., RagpulseProcess]
@@ -112,10 +113,28 @@ def test_the_chunk_cache_and_the_sessions_are_bounded_in_bytes() -> None:
     registry = CollectorRegistry()
     scorer = LexicalScorer(LexicalMetrics(registry, ["app"]), LabelGuard(["app"], 10, 10, registry), cache_entries=1000,
                            cache_max_bytes=50_000)
-    for i in range(20):
-        scorer.score(TraceEvent(trace_id=str(i), query="q", answer="a", chunks=[Chunk(text=f"{i} " + "word " * 2000)]))
-    # 10 kB texts, scored on their first 4,000 characters (4,049 bytes a string): twelve fit
-    assert 0 < scorer._chunks._bytes <= 50_000 and len(scorer._chunks._items) == 12
+
+    def evicted(cache: str) -> float | None:
+        return registry.get_sample_value("ragpulse_local_scorer_cache_evicted_total", {"cache": cache})
+
+    def held(texts: list[str]) -> int:
+        return sum(sys.getsizeof(text) + sys.getsizeof(units(text)) for text in texts)
+
+    texts = [(f"{i} " + "word " * 2000)[:4000] for i in range(20)]
+    for i, text in enumerate(texts):
+        scorer.score(TraceEvent(trace_id=str(i), query="q", answer="a", chunks=[Chunk(text=text + "word " * 1000)]))
+    # 10 kB texts, scored on their first 4,000 characters (4,049 bytes a string, its units 400 more): eleven fit
+    assert list(scorer._chunks._items) == texts[9:] and scorer._chunks._bytes == held(texts[9:]) <= 50_000
+    assert evicted("chunks") == 9 and evicted("questions") == 0
+    # Texts of many distinct words: their units weigh eight times the text, and they are counted.
+    words = ["".join(letters) for letters in itertools.product("bcdfghjklm", repeat=4)]
+    rich = [" ".join(words[800 * i:800 * (i + 1)])[:4000] for i in range(3)]
+    assert [sys.getsizeof(units(text)) > 7 * sys.getsizeof(text) for text in rich] == [True] * 3
+    for i, text in enumerate(rich):
+        scorer.score(TraceEvent(trace_id=f"r{i}", query=text, answer="a", chunks=[Chunk(text=texts[-1])]))
+    # One fits (36 kB; at the texts' 4 kB, all would have, with "q"): the second pushes out "q" and the first.
+    assert list(scorer._questions._items) == [rich[-1]] and scorer._questions._bytes == held([rich[-1]])
+    assert evicted("questions") == 3 and evicted("chunks") == 9
     join = feedback_join(registry, max_sessions_bytes=20_000)
     for i in range(50):
         join(envelope(event(str(i), session=f"s{i}", query=" ".join(f"w{i}x{j}" for j in range(30)))))

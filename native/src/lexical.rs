@@ -26,6 +26,20 @@ pub struct Units {
     pub numbers: FxHashSet<(String, String)>,
 }
 
+impl Units {
+    /// An upper estimate of the heap the sets hold: their tables (buckets at 8/7 of the capacity, an entry and a
+    /// control byte each) and their strings' buffers; what a cache of units counts against its byte cap.
+    pub fn heap_bytes(&self) -> usize {
+        fn table<T>(capacity: usize) -> usize {
+            (capacity * 8 / 7 + 1) * (std::mem::size_of::<T>() + 1)
+        }
+        table::<String>(self.words.capacity())
+            + self.words.iter().map(String::capacity).sum::<usize>()
+            + table::<(String, String)>(self.numbers.capacity())
+            + self.numbers.iter().map(|(value, unit)| value.capacity() + unit.capacity()).sum::<usize>()
+    }
+}
+
 /// The lexical scores of an answer and its question against the units of the trace's chunks (those with a text).
 pub struct Scores {
     /// Share of the answer's words and numbers found in some chunk; None when it has none.

@@ -203,6 +203,10 @@ impl LexicalUnits {
     fn values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyFrozenSet>> {
         PyFrozenSet::new(py, self.units.numbers.iter().map(|(value, _)| value))
     }
+
+    fn __sizeof__(&self) -> usize {
+        std::mem::size_of::<Self>() + self.units.heap_bytes()
+    }
 }
 
 /// The local judge's text analysis (scorers/text.py), built once from its translated patterns and word tables.
