@@ -25,7 +25,7 @@ from ragpulse.judging.metrics import JudgeMetrics, JudgmentMetrics, RateMetrics
 from ragpulse.judging.utilisation import ContextMetrics, ContextRecorder
 from ragpulse.judging.routine_floor import RoutineFloor
 from ragpulse.judging.sampler import JudgeQueue, JudgeSampler, SamplerMetrics
-from ragpulse.judging.workers import CircuitBreaker, JudgeWorkers
+from ragpulse.judging.workers import CircuitBreaker, JudgeWorkers, JudgmentCache
 from ragpulse.probes.candidates import CandidateCollector
 from ragpulse.scorers.join import FeedbackJoin
 
@@ -90,7 +90,7 @@ class Judging:
                                cost_per_hour=judge.max_cost_per_hour, cost_per_day=judge.max_cost_per_day),
             reserve_share=judge.budget_reserve_share,
             price=judge.prices.get(judge.model),
-            cache_entries=judge.cache_entries,
+            cache=JudgmentCache(judge.cache_entries, judge.cache_max_bytes, metrics.judge_cache_evicted),
             audit_rate=config.calibration.audit_rate,
             join=join,
             stage_errors=stage_errors,

@@ -259,7 +259,10 @@ class JudgeConfig(_Section):
     # The routine sample stops when less than this share of a token or cost budget is left,
     # flagged traces at half of it; feedback and always-judge traces may spend it all.
     budget_reserve_share: Rate = 0.2
+    # Identical (question, chunks, answer) are judged once: this many judgments are kept (0: no cache), in at
+    # most this many bytes (an upper estimate of what they hold: a few kB a judgment, its claims and reasons).
     cache_entries: Annotated[int, msgspec.Meta(ge=0)] = 10_000
+    cache_max_bytes: Positive = 32 * 1024 * 1024
     # The local judge's analyses of chunk texts (clauses, terms, quantities), kept for the chunks
     # that recur: at most this many, in at most this many bytes (an upper estimate of what they hold).
     local_chunk_cache_entries: Positive = 5_000

@@ -97,6 +97,11 @@ class JudgeMetrics:
         self.judge_cache_hits = counter(
             "ragpulse_judge_cache_hits_total", "Judgments reused for an identical question, chunks and answer (no call)."
         )
+        self.judge_cache_evicted = counter(
+            "ragpulse_judge_cache_evicted_total",
+            "Judgments dropped from the judgment cache for judge.cache_entries or judge.cache_max_bytes: an identical "
+            "trace after it is judged again.",
+        )
         self.judge_circuit_state = gauge("ragpulse_judge_circuit_state", "The judge's circuit breaker: 0 closed, 1 open, 2 half open.")
         self.judge_self_judging = counter(
             "ragpulse_judge_self_judging_total", "LLM judgments where the judge model is the model that answered (biased)."

@@ -7,7 +7,8 @@ estimators) needs neither judge nor the scorers the judges use.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import sys
+from dataclasses import dataclass, field, fields
 from typing import Annotated, Literal
 
 import msgspec
@@ -92,3 +93,17 @@ class Judgment:
         """The best chunk's relevance (0-3): could the answer have been found in the context?"""
         known = [r for r in self.chunk_relevance if r is not None]
         return max(known) if known else None
+
+
+def _held(value: object) -> int:
+    if isinstance(value, list):
+        return sys.getsizeof(value) + sum(map(_held, value))
+    if isinstance(value, msgspec.Struct):
+        return sys.getsizeof(value) + sum(_held(getattr(value, name)) for name in value.__struct_fields__)
+    return sys.getsizeof(value)
+
+
+def judgment_bytes(judgment: Judgment) -> int:
+    """An upper estimate of what a judgment holds in memory, in bytes (shared objects counted each time):
+    what a cache of judgments counts against its byte cap."""
+    return sys.getsizeof(judgment) + sum(_held(getattr(judgment, f.name)) for f in fields(judgment))

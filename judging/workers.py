@@ -12,6 +12,7 @@ import asyncio
 import dataclasses
 import functools
 import hashlib
+import sys
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -26,7 +27,7 @@ from ragpulse.config import Price
 from ragpulse.judging.attribution import attribute
 from ragpulse.judging.budget import SpendBudget
 from ragpulse.judging.llm_judge import LlmJudge, estimate_prompt_tokens
-from ragpulse.judging.verdicts import Judgment
+from ragpulse.judging.verdicts import Judgment, judgment_bytes
 from ragpulse.judging.local_judge import LocalJudge
 from ragpulse.judging.metrics import JudgeMetrics
 from ragpulse.judging.exit import JudgedTrace, JudgmentExit, build_record
@@ -80,6 +81,42 @@ def cache_key(event: TraceEvent) -> bytes:
     return digest.digest()
 
 
+class JudgmentCache:
+    """Judgments by cache_key(), least recently used out first, capped in entries (0: nothing is kept) and in
+    bytes (an upper estimate of what each judgment holds), counted when evicted."""
+
+    def __init__(self, max_entries: int, max_bytes: int, evicted: Counter) -> None:
+        self._items: OrderedDict[bytes, tuple[Judgment, int]] = OrderedDict()
+        self._max_entries = max_entries
+        self._max_bytes = max_bytes
+        self._evicted = evicted
+        self.bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def get(self, key: bytes) -> Judgment | None:
+        held = self._items.get(key)
+        if held is None:
+            return None
+        self._items.move_to_end(key)
+        return held[0]
+
+    def put(self, key: bytes, judgment: Judgment) -> None:
+        if not self._max_entries:
+            return
+        items = self._items
+        replaced = items.pop(key, None)  # two workers judged the same inputs at once: the last is kept
+        if replaced is not None:
+            self.bytes -= replaced[1]
+        size = judgment_bytes(judgment) + sys.getsizeof(key)
+        items[key] = (judgment, size)
+        self.bytes += size
+        while len(items) > self._max_entries or self.bytes > self._max_bytes:
+            self.bytes -= items.popitem(last=False)[1][1]
+            self._evicted.inc()
+
+
 class JudgeWorkers:
     def __init__(
         self,
@@ -94,7 +131,7 @@ class JudgeWorkers:
         budget: SpendBudget,
         reserve_share: float,
         price: Price | None,
-        cache_entries: int,
+        cache: JudgmentCache,
         audit_rate: float,
         join: FeedbackJoin,
         stage_errors: Counter,
@@ -113,8 +150,7 @@ class JudgeWorkers:
         self._budget = budget
         self._reserve_share = reserve_share
         self._price = price
-        self._cache: OrderedDict[bytes, Judgment] = OrderedDict()
-        self._cache_entries = cache_entries
+        self._cache = cache
         self._self_judging_warned = False
         self._tasks: list[asyncio.Task[None]] = []
         # The local judge is CPU work (milliseconds for long texts): on a thread of its own it does not hold
@@ -160,7 +196,6 @@ class JudgeWorkers:
         key = cache_key(event)
         cached = self._cache.get(key)
         if cached is not None:
-            self._cache.move_to_end(key)
             self._metrics.judge_cache_hits.inc()
             reused = dataclasses.replace(cached, trace_id=event.trace_id, prompt_tokens=0, completion_tokens=0, requests=0)
             self._record(item, reused, self._judge_kind, 0.0)
@@ -174,10 +209,8 @@ class JudgeWorkers:
             if judged is None:
                 return
             judgment, cost = judged
-        if judgment.error is None and self._cache_entries:
-            self._cache[key] = judgment
-            if len(self._cache) > self._cache_entries:
-                self._cache.popitem(last=False)
+        if judgment.error is None:
+            self._cache.put(key, judgment)
         self._record(item, judgment, self._judge_kind, cost)
 
     async def _call_llm(self, llm: LlmJudge, item: JudgeItem) -> tuple[Judgment, float] | None:

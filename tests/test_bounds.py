@@ -7,6 +7,7 @@ import asyncio
 import itertools
 import os
 import sys
+import tracemalloc
 from collections.abc import Callable
 
 import msgspec
@@ -23,7 +24,10 @@ from ragpulse.collector.supervisor import Supervised, SupervisorMetrics
 from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.scorers.lexical import LexicalMetrics
 from ragpulse.scorers.lexical import LexicalScorer, units
+from ragpulse.judging.local_judge import LocalJudge, LocalJudgeMetrics
 from ragpulse.judging.sampler import JudgeItem, JudgeQueue
+from ragpulse.judging.verdicts import Claim, Judgment, judgment_bytes
+from ragpulse.judging.workers import JudgmentCache
 
 Factory = Callable[..., RagpulseProcess]
 
@@ -107,6 +111,50 @@ def test_dedup_identities_are_fixed_size_whatever_the_ids() -> None:
     assert isinstance(identity, int) and identity.bit_length() <= 64
     assert identity == event_identity(TraceEvent(trace_id="t" * 400_000, query="other", answer="b"))
     assert identity != event_identity(TraceEvent(trace_id="t" * 399_999, query="q", answer="a"))
+
+
+def test_the_judgment_cache_is_bounded_in_entries_and_bytes_and_counts_what_it_evicts() -> None:
+    local = LocalJudge(LocalJudgeMetrics(CollectorRegistry()), cache_entries=10, cache_max_bytes=1 << 20)
+    chunk = Chunk(text="Returns are accepted within 30 days of delivery. Refunds take 5 business days.")
+    judged = [local.judge(TraceEvent(trace_id=str(i), query="How long do refunds take?", chunks=[chunk],
+                                     answer=f"Refunds take {i + 2} business days. " * (1 + i % 3))) for i in range(6)]
+    # The estimate is an upper one: no more than the estimate is allocated for a judgment's objects made afresh.
+    decoder = msgspec.msgpack.Decoder(Judgment)
+    for judgment in judged:
+        encoded = msgspec.msgpack.encode(judgment)
+        tracemalloc.start()
+        fresh = decoder.decode(encoded)
+        allocated = tracemalloc.get_traced_memory()[0]
+        tracemalloc.stop()
+        assert fresh == judgment and allocated <= judgment_bytes(judgment) <= 3 * allocated
+    registry = CollectorRegistry()
+    evicted = Counter("evicted_total", "", registry=registry)
+
+    def made(claim: str) -> Judgment:
+        return Judgment("t", "local", "claims.v4", groundedness=5, claims=[Claim(claim, "supported", "in chunk 0")])
+
+    size = judgment_bytes(made("x" * 100)) + sys.getsizeof(b"k0")  # each of these, keys k0-k9 alike
+    cache = JudgmentCache(4, size * 7 // 2, evicted)  # four entries, or three of these by their bytes
+    for key in (b"k0", b"k1", b"k2"):
+        cache.put(key, made("x" * 100))
+    assert len(cache) == 3 and cache.bytes == 3 * size and registry.get_sample_value("evicted_total") == 0
+    cache.put(b"k3", made("x" * 100))  # over the bytes: the least recently used goes
+    assert cache.get(b"k0") is None and cache.get(b"k1") is not None  # k1 now the most recently used
+    cache.put(b"k4", made("x" * 100))  # k2 goes, not k1
+    assert [cache.get(b"k%d" % i) is not None for i in range(5)] == [False, True, False, True, True]
+    assert cache.bytes == 3 * size and registry.get_sample_value("evicted_total") == 2
+    cache.put(b"k4", made("x" * 100))  # the same inputs judged twice at once: one entry, counted once
+    assert len(cache) == 3 and cache.bytes == 3 * size
+    cache.put(b"k5", made("x" * 100_000))  # alone over the cap: it and everything else go, counted
+    assert len(cache) == 0 and cache.bytes == 0 and registry.get_sample_value("evicted_total") == 6
+    by_count = JudgmentCache(2, 1 << 30, evicted)
+    for key in (b"k6", b"k7", b"k8"):
+        by_count.put(key, made("x"))
+    assert [by_count.get(key) is not None for key in (b"k6", b"k7", b"k8")] == [False, True, True]
+    assert registry.get_sample_value("evicted_total") == 7
+    nothing = JudgmentCache(0, 1 << 20, evicted)
+    nothing.put(b"k9", judged[0])
+    assert len(nothing) == 0 and nothing.get(b"k9") is None
 
 
 def test_the_chunk_cache_and_the_sessions_are_bounded_in_bytes() -> None:

@@ -21,7 +21,7 @@ from ragpulse.judging.llm_judge import BUILTIN_PROMPT, LlmJudge, builtin_templat
 from ragpulse.judging.local_judge import LocalJudge, LocalJudgeMetrics
 from ragpulse.judging.metrics import JudgeMetrics
 from ragpulse.judging.sampler import JudgeItem, JudgeQueue
-from ragpulse.judging.workers import CircuitBreaker, JudgeWorkers
+from ragpulse.judging.workers import CircuitBreaker, JudgeWorkers, JudgmentCache
 
 Factory = Callable[..., RagpulseProcess]
 CHUNKS = [{"id": "kb-1", "text": "Returns are accepted within 30 days of delivery.", "score": 0.9}]
@@ -193,7 +193,8 @@ def test_the_breaker_probes_after_its_cooldown_and_closes_after_a_good_probe(fak
         local=LocalJudge(LocalJudgeMetrics(registry), cache_entries=10, cache_max_bytes=1 << 20), concurrency=1,
         breaker=CircuitBreaker(2, 1.0, clock=clock),
         budget=SpendBudget(tokens_per_hour=None, tokens_per_day=None, cost_per_hour=None, cost_per_day=None),
-        reserve_share=0.0, price=None, cache_entries=0, audit_rate=0.0, join=feedback_join(registry), stage_errors=stage_errors)
+        reserve_share=0.0, price=None, cache=JudgmentCache(0, 1, metrics.judge_cache_evicted), audit_rate=0.0,
+        join=feedback_join(registry), stage_errors=stage_errors)
 
     def value(name: str, **labels: str) -> float:
         return registry.get_sample_value(name, labels) or 0.0
