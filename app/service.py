@@ -200,6 +200,7 @@ class Service:
         return EmbeddingScorer(
             load_model(options.model, options.device), EmbeddingMetrics(registry, list(config.metrics.labels), stage_errors),
             guard, sample_rate=options.sample_rate, queue_capacity=options.queue_capacity,
+            queue_max_bytes=options.queue_max_bytes,
             batch_traces=options.batch_traces, chunk_cache_entries=options.chunk_cache_entries,
         )
 

@@ -111,7 +111,8 @@ def embeddings(count: int) -> None:
             registry, labels = CollectorRegistry(), list(config.metrics.labels)
             metrics = EmbeddingMetrics(registry, labels, PipelineMetrics(registry).stage_errors)
             scorer = EmbeddingScorer(model, metrics, LabelGuard(labels, 10, 10, registry), sample_rate=1.0,
-                                     queue_capacity=count, batch_traces=32, chunk_cache_entries=10_000)
+                                     queue_capacity=count, queue_max_bytes=1 << 30, batch_traces=32,
+                                     chunk_cache_entries=10_000)
             started = time.perf_counter()
             scorer.start()
             for event in events:

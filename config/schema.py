@@ -171,10 +171,13 @@ class EmbeddingsConfig(_Section):
     device: str = "cpu"
     # Share of traces with chunks embedded, chosen by trace id (a CPU embeds tens of traces a second).
     sample_rate: Rate = 0.1
-    # Traces waiting for the embedding thread; past this they are dropped and counted.
+    # Traces waiting for the embedding thread, in at most this many bytes (the events' sizes); past either they
+    # are dropped and counted.
     queue_capacity: Positive = 1_000
+    queue_max_bytes: Positive = 16 * 1024 * 1024
     # Traces embedded together in one model call.
     batch_traces: Positive = 32
+    # Chunk vectors kept, by a digest of the text (a fixed size each: ~1.8 kB for a 384-dimension model).
     chunk_cache_entries: Positive = 10_000
 
 

@@ -3,18 +3,21 @@
 Installed with the `embeddings` extra (`pip install 'ragpulse[embeddings]'`, which brings torch);
 the core never imports it. Embedding costs milliseconds, so the pipeline stage only hands a
 sampled trace to a bounded queue (full: dropped and counted) and one thread embeds batches of
-traces in single `encode` calls (torch releases the GIL while it computes). Per trace it observes:
+traces in single `encode` calls (torch releases the GIL while it computes). The queue is capped in traces and in
+bytes (the events' sizes). Per trace it observes:
 
 - answer relevancy: cos(question, answer);
 - context relevance: the best cos(question, chunk);
 - groundedness proxy: the best cos(answer, chunk).
 
 Like the lexical scores these are proxies, not verdicts: similar is not the same as supported.
-Chunk embeddings are cached by text, since the same knowledge base is retrieved again and again.
+Chunk embeddings are cached by a digest of their text (a fixed size an entry, whatever the chunk's length),
+since the same knowledge base is retrieved again and again.
 """
 
 from __future__ import annotations
 
+import hashlib
 import queue
 import threading
 from collections import OrderedDict
@@ -64,25 +67,66 @@ class EmbeddingMetrics:
             "ragpulse_embedding_groundedness", "Best cosine similarity of the answer and a chunk (embeddings scorer).")
         self.embedding_traces = Counter("ragpulse_embedding_traces_total", "Traces embedded.", registry=registry)
         self.embedding_dropped = Counter(
-            "ragpulse_embedding_dropped_total", "Sampled traces not embedded because the embedding queue was full.",
+            "ragpulse_embedding_dropped_total",
+            "Sampled traces not embedded because the embedding queue was full (embeddings.queue_capacity or "
+            "queue_max_bytes).", registry=registry,
+        )
+        self.chunk_cache_evicted = Counter(
+            "ragpulse_embedding_chunk_cache_evicted_total",
+            "Chunk vectors dropped from the cache for embeddings.chunk_cache_entries: embedded again when they recur.",
             registry=registry,
         )
         self.failures = stage_errors.labels(stage="embeddings")
+
+
+def text_key(text: str) -> bytes:
+    """A chunk's cache key: a 16-byte digest of its text."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+class VectorCache:
+    """Chunk vectors by text_key(), least recently used out first, at most `entries` (each a digest and a vector of
+    the model's dimension: a fixed size), counted when evicted."""
+
+    def __init__(self, entries: int, evicted: Counter) -> None:
+        self._items: OrderedDict[bytes, Any] = OrderedDict()
+        self._entries = entries
+        self._evicted = evicted
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def get(self, key: bytes) -> Any | None:
+        vector = self._items.get(key)
+        if vector is not None:
+            self._items.move_to_end(key)
+        return vector
+
+    def put(self, key: bytes, vector: Any) -> None:
+        self._items[key] = vector
+        while len(self._items) > self._entries:
+            self._items.popitem(last=False)
+            self._evicted.inc()
+
+
+Queued = tuple[tuple[str, ...], TraceEvent, int]  # the trace's labels, the trace, its size in bytes
 
 
 class EmbeddingScorer:
     """Pipeline stage plus its embedding thread."""
 
     def __init__(self, model: Any, metrics: EmbeddingMetrics, guard: LabelGuard, *, sample_rate: float, queue_capacity: int,
-                 batch_traces: int, chunk_cache_entries: int) -> None:
+                 queue_max_bytes: int, batch_traces: int, chunk_cache_entries: int) -> None:
         self._model = model
         self._metrics = metrics
         self._guard = guard
         self._rate = sample_rate
         self._batch = batch_traces
-        self._queue: queue.Queue[tuple[tuple[str, ...], TraceEvent] | None] = queue.Queue(queue_capacity)
-        self._chunks: OrderedDict[str, Any] = OrderedDict()
-        self._chunk_cache_entries = chunk_cache_entries
+        self._queue: queue.Queue[Queued | None] = queue.Queue(queue_capacity)
+        self._max_bytes = queue_max_bytes
+        self._bytes_lock = threading.Lock()  # the stage adds, the embedding thread takes away
+        self.queued_bytes = 0
+        self._chunks = VectorCache(chunk_cache_entries, metrics.chunk_cache_evicted)
         self._thread = threading.Thread(target=self._run, name="ragpulse-embeddings", daemon=True)
 
     def start(self) -> None:
@@ -98,49 +142,72 @@ class EmbeddingScorer:
         event = envelope.event
         if (isinstance(event, TraceEvent) and event.chunks and envelope.fallback_rule is None
                 and in_sample(event.trace_id, self._rate, "embeddings")):
+            size = envelope.size
+            if not self._reserve(size):
+                self._metrics.embedding_dropped.inc()
+                return envelope
             try:
-                self._queue.put_nowait((self._guard.admit_event(event), event))
+                self._queue.put_nowait((self._guard.admit_event(event), event, size))
             except queue.Full:
+                self._release(size)
                 self._metrics.embedding_dropped.inc()
         return envelope
+
+    def _reserve(self, size: int) -> bool:
+        with self._bytes_lock:
+            if self.queued_bytes + size > self._max_bytes:
+                return False
+            self.queued_bytes += size
+            return True
+
+    def _release(self, size: int) -> None:
+        with self._bytes_lock:
+            self.queued_bytes -= size
 
     def _run(self) -> None:
         done = False
         while not done:
-            batch: list[tuple[tuple[str, ...], TraceEvent]] = []
-            item = self._queue.get()
-            while item is not None:
-                batch.append(item)
-                if len(batch) >= self._batch:
-                    break
-                try:
-                    item = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-            done = item is None
+            batch, done = self.take_batch()
             if batch:
                 try:
                     self._score(batch)
                 except Exception:  # a model error costs this batch, never the thread
                     self._metrics.failures.inc()
                     log.exception("embedding failed", traces=len(batch))
+                finally:
+                    self._release(sum(size for _, _, size in batch))
 
-    def _score(self, batch: Sequence[tuple[tuple[str, ...], TraceEvent]]) -> None:
-        texts = [text for _, event in batch for text in (event.query, event.answer)]
-        new_chunks = list(dict.fromkeys(c.text for _, event in batch for c in event.chunks or []
-                                        if c.text is not None and c.text not in self._chunks))
+    def take_batch(self) -> tuple[list[Queued], bool]:
+        """Up to batch_traces queued traces, waiting for the first; and whether close() asked to stop. Their bytes
+        stay counted until the caller releases them (embedded or failed)."""
+        batch: list[Queued] = []
+        item = self._queue.get()
+        while item is not None:
+            batch.append(item)
+            if len(batch) >= self._batch:
+                break
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+        return batch, item is None
+
+    def _score(self, batch: Sequence[Queued]) -> None:
+        texts = [text for _, event, _ in batch for text in (event.query, event.answer)]
+        keys = {c.text: text_key(c.text) for _, event, _ in batch for c in event.chunks or [] if c.text is not None}
+        known = {key: vector for key in keys.values() if (vector := self._chunks.get(key)) is not None}
+        new_chunks = [text for text, key in keys.items() if key not in known]
         vectors = self._model.encode(texts + new_chunks, batch_size=64, normalize_embeddings=True, convert_to_numpy=True)
         for text, vector in zip(new_chunks, vectors[len(texts):], strict=True):
-            self._chunks[text] = vector
+            known[keys[text]] = vector
+            self._chunks.put(keys[text], vector.copy())  # a row of its own: a view would keep the batch's whole matrix
         metrics = self._metrics
-        for index, (labels, event) in enumerate(batch):
+        for index, (labels, event, _) in enumerate(batch):
             question, answer = vectors[2 * index], vectors[2 * index + 1]
-            chunks = [self._chunks[c.text] for c in event.chunks or [] if c.text is not None]
+            chunks = [known[keys[c.text]] for c in event.chunks or [] if c.text is not None]
             metrics.embedding_answer_relevancy.labels(*labels).observe(float(question @ answer))
             if not chunks:  # the chunks' text was not reported
                 continue
             metrics.embedding_context_relevance.labels(*labels).observe(max(float(question @ c) for c in chunks))
             metrics.embedding_groundedness.labels(*labels).observe(max(float(answer @ c) for c in chunks))
         metrics.embedding_traces.inc(len(batch))
-        while len(self._chunks) > self._chunk_cache_entries:
-            self._chunks.popitem(last=False)
