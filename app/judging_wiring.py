@@ -64,6 +64,7 @@ class Judging:
                                     floor=floor)
         results = ResultMetrics(registry)
         self.writer = writer = ResultWriter(result_sinks(config, results.dropped), config.results.queue_capacity,
+                                            config.results.queue_max_bytes,
                                             results.dropped, results.sink_errors)
         calibrator = _calibrator(config, registry, writer, join)
         join.listeners.extend([self.sampler, SignalsToRecords(writer), calibrator])

@@ -310,8 +310,10 @@ class ResultsConfig(_Section):
     jsonl_max_bytes: Positive = 100 * 1024 * 1024
     # Every judgment as a JSON message on this topic of kafka.bootstrap_servers. null: none.
     kafka_topic: str | None = None
-    # Records waiting for the sinks; past this they are dropped and counted.
+    # Records waiting for the sinks, in at most this many bytes (an estimate of what they hold: their texts);
+    # past either they are dropped and counted.
     queue_capacity: Positive = 10_000
+    queue_max_bytes: Positive = 64 * 1024 * 1024
 
 
 class CalibrationConfig(_Section):

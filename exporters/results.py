@@ -1,7 +1,8 @@
 """Hands judgment and review records to the sinks (SQLite bad-case store and review queue, JSONL
 files, Kafka topics) on one thread of their own, so disk and broker never hold up the event loop.
 
-The hand-over queue is bounded: when the sinks fall behind, records are dropped and counted.
+The hand-over queue is bounded in records and in bytes (judging/records.py's record_bytes): when the sinks
+fall behind, records are dropped and counted.
 What is queued is written in batches (up to WRITE_BATCH records), sink by sink, and a sink with a
 `flush` is flushed after its part: the SQLite stores commit a batch in one transaction, where a
 transaction a record made the writer a sixth of the sidecar's CPU under OTLP load.
@@ -11,7 +12,6 @@ record, and judging goes on.
 
 from __future__ import annotations
 
-import queue
 import threading
 from collections.abc import Sequence
 from typing import Protocol
@@ -19,7 +19,8 @@ from typing import Protocol
 import structlog
 from prometheus_client import CollectorRegistry, Counter
 
-from ragpulse.judging.records import Record
+from ragpulse.collector.handover import Handover
+from ragpulse.judging.records import Record, record_bytes
 
 
 log = structlog.get_logger("ragpulse.results")
@@ -50,70 +51,56 @@ class ResultMetrics:
 
 
 class ResultWriter:
-    def __init__(self, sinks: Sequence[tuple[str, Sink]], capacity: int, dropped: Counter, errors: Counter) -> None:
+    def __init__(self, sinks: Sequence[tuple[str, Sink]], capacity: int, max_bytes: int, dropped: Counter,
+                 errors: Counter) -> None:
         self._sinks = list(sinks)
         self._flushes = [getattr(sink, "flush", None) for _, sink in self._sinks]  # aligned with _sinks
-        self._queue: queue.Queue[Record | None] = queue.Queue(capacity)
+        self.queue: Handover[Record] = Handover(capacity, max_bytes)
         self._dropped = dropped
         self._errors = errors
         self._thread = threading.Thread(target=self._run, name="ragpulse-results", daemon=True)
-        self._closing = False
 
     def start(self) -> None:
         if self._sinks:
             self._thread.start()
 
     def write(self, record: Record) -> None:
-        if not self._sinks:
-            return
-        try:
-            self._queue.put_nowait(record)
-        except queue.Full:
+        if self._sinks and not self.queue.offer(record, record_bytes(record)):
             self._dropped.labels(reason="writer_full").inc()
 
     def close(self, timeout: float = 10.0) -> None:
         """Write what is queued (within `timeout`), then close the sinks."""
         if not self._thread.is_alive():
             return
-        self._queue.put(None)
+        self.queue.end()
         self._thread.join(timeout)
 
-    def _next_batch(self) -> list[Record] | None:
-        """What is queued, up to WRITE_BATCH records, waiting for the first; None at the end."""
-        first = self._queue.get()
-        if first is None:
-            return None
-        batch = [first]
-        while len(batch) < WRITE_BATCH:
-            try:
-                record = self._queue.get_nowait()
-            except queue.Empty:
-                break
-            if record is None:
-                self._closing = True
-                break
-            batch.append(record)
-        return batch
-
     def _run(self) -> None:
-        while (batch := self._next_batch()) is not None:
-            for (name, sink), flush in zip(self._sinks, self._flushes, strict=True):
-                for record in batch:
-                    try:
-                        sink(record)
-                    except Exception as exc:  # one record's failure (a full disk, a bug) never stops the writer
-                        self._errors.labels(sink=name).inc()
-                        log.warning("result sink failed", sink=name, error=f"{type(exc).__name__}: {exc}")
-                if flush is not None:
-                    try:
-                        flush()
-                    except Exception as exc:
-                        self._errors.labels(sink=name).inc()
-                        log.warning("result sink flush failed", sink=name, error=f"{type(exc).__name__}: {exc}")
-            if self._closing:
-                break
+        ended = False
+        while not ended:
+            batch, ended = self.queue.take(WRITE_BATCH)
+            self._write([record for record, _ in batch])
+            self.queue.release(sum(size for _, size in batch))
         for name, sink in self._sinks:
             try:
                 sink.close()
             except Exception as exc:  # closing must not hide the others' close
                 log.warning("result sink close failed", sink=name, error=str(exc))
+
+    def _write(self, batch: list[Record]) -> None:
+        """The batch to every sink in turn, each flushed after its part."""
+        if not batch:
+            return
+        for (name, sink), flush in zip(self._sinks, self._flushes, strict=True):
+            for record in batch:
+                try:
+                    sink(record)
+                except Exception as exc:  # one record's failure (a full disk, a bug) never stops the writer
+                    self._errors.labels(sink=name).inc()
+                    log.warning("result sink failed", sink=name, error=f"{type(exc).__name__}: {exc}")
+            if flush is not None:
+                try:
+                    flush()
+                except Exception as exc:
+                    self._errors.labels(sink=name).inc()
+                    log.warning("result sink flush failed", sink=name, error=f"{type(exc).__name__}: {exc}")

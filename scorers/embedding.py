@@ -18,7 +18,6 @@ since the same knowledge base is retrieved again and again.
 from __future__ import annotations
 
 import hashlib
-import queue
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -29,6 +28,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 
 from ragpulse.errors import ConfigError, ConfigProblem
 from ragpulse.collector.events import Envelope, TraceEvent
+from ragpulse.collector.handover import Handover
 from ragpulse.collector.sampling import in_sample
 from ragpulse.collector.telemetry.labels import LabelGuard
 
@@ -109,7 +109,7 @@ class VectorCache:
             self._evicted.inc()
 
 
-Queued = tuple[tuple[str, ...], TraceEvent, int]  # the trace's labels, the trace, its size in bytes
+Queued = tuple[tuple[str, ...], TraceEvent]  # the trace's labels, the trace
 
 
 class EmbeddingScorer:
@@ -122,10 +122,7 @@ class EmbeddingScorer:
         self._guard = guard
         self._rate = sample_rate
         self._batch = batch_traces
-        self._queue: queue.Queue[Queued | None] = queue.Queue(queue_capacity)
-        self._max_bytes = queue_max_bytes
-        self._bytes_lock = threading.Lock()  # the stage adds, the embedding thread takes away
-        self.queued_bytes = 0
+        self.queue: Handover[Queued] = Handover(queue_capacity, queue_max_bytes)
         self._chunks = VectorCache(chunk_cache_entries, metrics.chunk_cache_evicted)
         self._thread = threading.Thread(target=self._run, name="ragpulse-embeddings", daemon=True)
 
@@ -135,66 +132,33 @@ class EmbeddingScorer:
     def close(self, timeout: float = 10.0) -> None:
         """Embed what is queued (within `timeout`), then stop."""
         if self._thread.is_alive():
-            self._queue.put(None)
+            self.queue.end()
             self._thread.join(timeout)
 
     def __call__(self, envelope: Envelope) -> Envelope:
         event = envelope.event
         if (isinstance(event, TraceEvent) and event.chunks and envelope.fallback_rule is None
                 and in_sample(event.trace_id, self._rate, "embeddings")):
-            size = envelope.size
-            if not self._reserve(size):
-                self._metrics.embedding_dropped.inc()
-                return envelope
-            try:
-                self._queue.put_nowait((self._guard.admit_event(event), event, size))
-            except queue.Full:
-                self._release(size)
+            if not self.queue.offer((self._guard.admit_event(event), event), envelope.size):
                 self._metrics.embedding_dropped.inc()
         return envelope
 
-    def _reserve(self, size: int) -> bool:
-        with self._bytes_lock:
-            if self.queued_bytes + size > self._max_bytes:
-                return False
-            self.queued_bytes += size
-            return True
-
-    def _release(self, size: int) -> None:
-        with self._bytes_lock:
-            self.queued_bytes -= size
-
     def _run(self) -> None:
-        done = False
-        while not done:
-            batch, done = self.take_batch()
-            if batch:
+        ended = False
+        while not ended:
+            taken, ended = self.queue.take(self._batch)
+            if taken:
                 try:
-                    self._score(batch)
+                    self._score([queued for queued, _ in taken])
                 except Exception:  # a model error costs this batch, never the thread
                     self._metrics.failures.inc()
-                    log.exception("embedding failed", traces=len(batch))
+                    log.exception("embedding failed", traces=len(taken))
                 finally:
-                    self._release(sum(size for _, _, size in batch))
-
-    def take_batch(self) -> tuple[list[Queued], bool]:
-        """Up to batch_traces queued traces, waiting for the first; and whether close() asked to stop. Their bytes
-        stay counted until the caller releases them (embedded or failed)."""
-        batch: list[Queued] = []
-        item = self._queue.get()
-        while item is not None:
-            batch.append(item)
-            if len(batch) >= self._batch:
-                break
-            try:
-                item = self._queue.get_nowait()
-            except queue.Empty:
-                break
-        return batch, item is None
+                    self.queue.release(sum(size for _, size in taken))
 
     def _score(self, batch: Sequence[Queued]) -> None:
-        texts = [text for _, event, _ in batch for text in (event.query, event.answer)]
-        keys = {c.text: text_key(c.text) for _, event, _ in batch for c in event.chunks or [] if c.text is not None}
+        texts = [text for _, event in batch for text in (event.query, event.answer)]
+        keys = {c.text: text_key(c.text) for _, event in batch for c in event.chunks or [] if c.text is not None}
         known = {key: vector for key in keys.values() if (vector := self._chunks.get(key)) is not None}
         new_chunks = [text for text, key in keys.items() if key not in known]
         vectors = self._model.encode(texts + new_chunks, batch_size=64, normalize_embeddings=True, convert_to_numpy=True)
@@ -202,7 +166,7 @@ class EmbeddingScorer:
             known[keys[text]] = vector
             self._chunks.put(keys[text], vector.copy())  # a row of its own: a view would keep the batch's whole matrix
         metrics = self._metrics
-        for index, (labels, event, _) in enumerate(batch):
+        for index, (labels, event) in enumerate(batch):
             question, answer = vectors[2 * index], vectors[2 * index + 1]
             chunks = [known[keys[c.text]] for c in event.chunks or [] if c.text is not None]
             metrics.embedding_answer_relevancy.labels(*labels).observe(float(question @ answer))

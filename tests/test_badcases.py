@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import subprocess
+import threading
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,12 +13,15 @@ import pytest
 from prometheus_client import CollectorRegistry, Counter
 from support import RagpulseProcess, ndjson, ragpulse_command, trace, wait_until
 
-from ragpulse.collector.events import TraceEvent
+import msgspec
+
+from ragpulse.collector.events import Chunk, TraceEvent
 from ragpulse.exporters import badcases, badcases_view
 from ragpulse.exporters.badcases import BadCaseStore
 from ragpulse.judging.exit import build_record
 from ragpulse.exporters.results import ResultWriter
-from ragpulse.judging.verdicts import Judgment
+from ragpulse.judging.records import CandidateRecord, Record, ReviewRecord, SignalRecord, record_bytes
+from ragpulse.judging.verdicts import CitationVerdict, Claim, Judgment
 from ragpulse.judging.sampler import JudgeItem
 
 Factory = Callable[..., RagpulseProcess]
@@ -204,7 +209,7 @@ def test_the_writer_stores_a_backlog_in_batches_one_transaction_each(tmp_path: P
         def close(self) -> None: ...
 
     counting = Counting()
-    writer = ResultWriter([("sqlite", store), ("counting", counting)], capacity=2000,
+    writer = ResultWriter([("sqlite", store), ("counting", counting)], capacity=2000, max_bytes=1 << 30,
                           dropped=Counter("w_dropped_total", "d", ["reason"], registry=registry),
                           errors=Counter("w_errors_total", "e", ["sink"], registry=registry))
     for i in range(1200):  # queued before the writer starts: a backlog
@@ -217,3 +222,66 @@ def test_the_writer_stores_a_backlog_in_batches_one_transaction_each(tmp_path: P
     db = badcases.connect(tmp_path / "b.sqlite3")
     assert db.execute("SELECT count(*) FROM badcases").fetchone()[0] == 1200
     assert registry.get_sample_value("w_errors_total", {"sink": "sqlite"}) is None
+
+
+def judgment_record(name: str, answer: str = "Refunds take 5 business days.") -> Record:
+    chunks = [Chunk(text=f"Refunds take 5 business days. {name} " * 20, id=f"kb-{i}") for i in range(3)]
+    event = TraceEvent(trace_id=name, query="How long do refunds take?", answer=answer, chunks=chunks,
+                       retrieval_queries=["refund time"])
+    claims = [Claim(answer, "contradicted", f"says 6 days where the context says 5 ({name})", [0])] * 3
+    cited = [CitationVerdict(answer, [0], [], "supported", "the cited chunks support every claim of it")]
+    judgment = Judgment(name, "local", "claims.v4", groundedness=1, claims=claims, citations=cited,
+                        groundedness_reason="1 of 1 claims contradicted", answer_relevancy=5,
+                        answer_relevancy_reason="100% of the question's terms are in the answer")
+    return build_record(JudgeItem(event, False), judgment, "generation", "local", 0.0, False, signals=["thumbs_down"])
+
+
+def test_a_record_estimate_is_at_least_what_a_fresh_copy_of_it_allocates() -> None:
+    records = [
+        judgment_record("ascii"), judgment_record("中文", answer="退款需要五个工作日。" * 10),
+        CandidateRecord("t", 1.0, "to_label", "thumbs_down", "How long?", "Five days.",
+                        [{"id": "kb-1", "text": "Refunds take 5 business days. " * 30}]),
+        ReviewRecord("t", 1.0, 2, 4, [{"claim": "Refunds take 6 days.", "verdict": "contradicted"}], "wrong", "ana"),
+        SignalRecord("t", "rephrase"),
+    ]
+    for record in records:
+        encoded = msgspec.msgpack.encode(record)
+        decoder = msgspec.msgpack.Decoder(type(record))  # made first: its type information is not the record's
+        tracemalloc.start()
+        fresh = decoder.decode(encoded)
+        allocated = tracemalloc.get_traced_memory()[0]
+        tracemalloc.stop()
+        assert fresh == record and allocated <= record_bytes(record) <= 3 * allocated + 1_024, type(record)
+
+
+def test_the_writer_queue_is_capped_in_bytes_and_gives_them_back_as_it_writes() -> None:
+    registry = CollectorRegistry()
+    release, seen = threading.Event(), []
+
+    class Stalled:
+        """A sink that holds the writer until the test lets it go (a slow disk, a broker away)."""
+
+        def __call__(self, record: Record) -> None:
+            release.wait(timeout=30)
+            seen.append(record.trace_id)
+
+        def close(self) -> None: ...
+
+    records = [judgment_record(f"t{i}") for i in range(10)]
+    size = record_bytes(records[0])
+    assert all(record_bytes(r) == size for r in records)  # names of one length: records of one size
+    writer = ResultWriter([("stalled", Stalled())], capacity=100, max_bytes=4 * size,
+                          dropped=Counter("w_dropped_total", "d", ["reason"], registry=registry),
+                          errors=Counter("w_errors_total", "e", ["sink"], registry=registry))
+    writer.start()
+    writer.write(records[0])
+    wait_until(lambda: writer.queue.qsize() == 0, what="the first record taken by the stalled sink")
+    for record in records[1:]:
+        writer.write(record)  # t0 is held by the sink and still counted: three more fit
+    assert writer.queue.bytes == 4 * size
+    assert registry.get_sample_value("w_dropped_total", {"reason": "writer_full"}) == 6
+    release.set()
+    wait_until(lambda: writer.queue.bytes == 0, what="every queued byte given back")
+    writer.write(records[9])  # room again
+    writer.close()
+    assert seen == ["t0", "t1", "t2", "t3", "t9"] and writer.queue.bytes == 0

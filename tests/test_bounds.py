@@ -15,6 +15,7 @@ from prometheus_client import CollectorRegistry, Counter
 from support import Clock, RagpulseProcess, envelope, feedback_join, ndjson, rss_bytes, trace, wait_until, wait_until_async
 
 from ragpulse.collector.dedup import event_identity
+from ragpulse.collector.handover import Handover
 from ragpulse.collector.events import Chunk, TraceEvent
 from ragpulse.collector.queue import EventQueue, QueueMetrics
 from ragpulse.sources.otlp.assembler import TraceAssembler
@@ -111,6 +112,20 @@ def test_dedup_identities_are_fixed_size_whatever_the_ids() -> None:
     assert isinstance(identity, int) and identity.bit_length() <= 64
     assert identity == event_identity(TraceEvent(trace_id="t" * 400_000, query="other", answer="b"))
     assert identity != event_identity(TraceEvent(trace_id="t" * 399_999, query="q", answer="a"))
+
+
+def test_a_handover_to_a_thread_is_capped_in_items_and_bytes_until_what_was_taken_is_released() -> None:
+    handover: Handover[str] = Handover(capacity=3, max_bytes=100)
+    offered = [handover.offer(name, size) for name, size in (("a", 40), ("b", 40), ("c", 30), ("d", 10), ("e", 10))]
+    assert offered == [True, True, False, True, False]  # c: over the bytes; e: a fourth item
+    assert handover.bytes == 90 and handover.qsize() == 3
+    taken, ended = handover.take(2)
+    assert (taken, ended, handover.bytes) == ([("a", 40), ("b", 40)], False, 90)  # taken, still counted
+    assert not handover.offer("f", 20)
+    handover.release(80)
+    assert handover.offer("f", 20) and handover.bytes == 30
+    handover.end()
+    assert handover.take(10) == ([("d", 10), ("f", 20)], True)
 
 
 def test_the_judgment_cache_is_bounded_in_entries_and_bytes_and_counts_what_it_evicts() -> None:

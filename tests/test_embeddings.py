@@ -46,14 +46,14 @@ def test_the_queue_is_capped_in_traces_and_bytes_and_a_failed_batch_gives_its_by
 
     for name, size in (("a", 400), ("b", 400), ("c", 400), ("d", 100), ("e", 50), ("huge", 5_000)):
         offer(name, size)  # c: over the bytes; e: a fourth trace; huge: alone over the bytes
-    assert value("ragpulse_embedding_dropped_total") == 3 and scorer.queued_bytes == 900
+    assert value("ragpulse_embedding_dropped_total") == 3 and scorer.queue.bytes == 900
     scorer.start()
     wait_until(lambda: value("ragpulse_stage_errors_total", stage="embeddings") == 2, what="two failed batches")
-    wait_until(lambda: scorer.queued_bytes == 0, what="their bytes released")
+    wait_until(lambda: scorer.queue.bytes == 0, what="their bytes released")
     offer("f", 1_000)  # room again
     wait_until(lambda: value("ragpulse_stage_errors_total", stage="embeddings") == 3, what="a third failed batch")
     scorer.close()
-    assert scorer.queued_bytes == 0 and value("ragpulse_embedding_dropped_total") == 3
+    assert scorer.queue.bytes == 0 and value("ragpulse_embedding_dropped_total") == 3
     assert value("ragpulse_embedding_traces_total") == 0
 
 

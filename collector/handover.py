@@ -1,0 +1,60 @@
+"""A bounded hand-over from the event loop to a worker thread (the result writer's sinks, the embedding model),
+capped in items and in bytes.
+
+offer() never blocks: past either cap it says no, and the caller counts the drop. What the thread took stays
+counted in bytes until it releases it (written, embedded, or failed), so the cap covers what is being worked on too.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from typing import Generic, TypeVar
+
+Item = TypeVar("Item")
+
+
+class Handover(Generic[Item]):
+    def __init__(self, capacity: int, max_bytes: int) -> None:
+        self._queue: queue.Queue[tuple[Item, int] | None] = queue.Queue(capacity)
+        self._max_bytes = max_bytes
+        self._lock = threading.Lock()  # offer() adds on the event loop, release() takes away on the thread
+        self.bytes = 0
+
+    def offer(self, item: Item, size: int) -> bool:
+        """Queued, or False when it would pass either cap."""
+        with self._lock:
+            if self.bytes + size > self._max_bytes:
+                return False
+            self.bytes += size
+        try:
+            self._queue.put_nowait((item, size))
+        except queue.Full:
+            self.release(size)
+            return False
+        return True
+
+    def release(self, size: int) -> None:
+        with self._lock:
+            self.bytes -= size
+
+    def qsize(self) -> int:
+        return self._queue.qsize()
+
+    def end(self) -> None:
+        """After what is queued, take() says the end (waits for room: the thread is draining)."""
+        self._queue.put(None)
+
+    def take(self, limit: int) -> tuple[list[tuple[Item, int]], bool]:
+        """Up to `limit` items with their sizes, waiting for the first; and whether the end came."""
+        taken: list[tuple[Item, int]] = []
+        queued = self._queue.get()
+        while queued is not None:
+            taken.append(queued)
+            if len(taken) >= limit:
+                break
+            try:
+                queued = self._queue.get_nowait()
+            except queue.Empty:
+                break
+        return taken, queued is None
