@@ -73,7 +73,7 @@ class Judging:
         exit_ = JudgmentExit([
             ("metrics", JudgmentMetrics(metrics, RateMetrics(registry, config.metrics.labels), guard).record),
             ("context", ContextRecorder(ContextMetrics(registry, config.metrics.labels), guard).record),
-            ("results", lambda judged: writer.write(judged.record)),
+            ("results", lambda judged: writer.write(judged.record, judged.record_size)),
             ("calibrator", lambda judged: calibrator.judged(judged.record)),
             ("join", lambda judged: join.release_reviews(judged.item.event.trace_id)),  # reviews held for this judgment
             *outputs,  # the interop outputs (app/interop_wiring.py)

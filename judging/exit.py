@@ -28,6 +28,7 @@ class JudgedTrace:
     stage: str | None  # the failed stage of a bad case (judging/attribution.py), None for a good answer
     judge: str  # llm, local or rule
     record: JudgmentRecord  # what the sinks keep: built once, with the signals the join had seen
+    record_size: int  # an estimate of what the record holds (judging/records.py), for the writer's byte cap
 
 
 Consumer = Callable[[JudgedTrace], None]

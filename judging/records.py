@@ -154,3 +154,10 @@ def record_bytes(record: Record) -> int:
         size += (getsizeof(record.comment) + len(record.claims) * _PART_ALLOWANCE
                  + sum(getsizeof(value) for claim in record.claims for value in claim.values()))
     return size
+
+
+def judged_record_bytes(record: JudgmentRecord, event_bytes: int, judgment_bytes: int) -> int:
+    """record_bytes() of a judgment's record from its parts' sizes, known already: the event's as decoded (its texts
+    in UTF-8: at least what Python holds of them, but for each string's header, in the allowance) and the judgment's
+    estimate (kept beside a cached judgment). The judge's path, where every judged trace makes a record."""
+    return _RECORD_ALLOWANCE + event_bytes + judgment_bytes + (len(record.chunks) + 2) * _PART_ALLOWANCE

@@ -31,6 +31,7 @@ from ragpulse.judging.verdicts import Judgment, judgment_bytes
 from ragpulse.judging.local_judge import LocalJudge
 from ragpulse.judging.metrics import JudgeMetrics
 from ragpulse.judging.exit import JudgedTrace, JudgmentExit, build_record
+from ragpulse.judging.records import judged_record_bytes
 from ragpulse.judging.sampler import JudgeItem, JudgeQueue
 from ragpulse.scorers.join import FeedbackJoin
 
@@ -81,6 +82,9 @@ def cache_key(event: TraceEvent) -> bytes:
     return digest.digest()
 
 
+_KEY_BYTES = sys.getsizeof(cache_key(TraceEvent(trace_id="", query="", answer="")))  # a digest: one size
+
+
 class JudgmentCache:
     """Judgments by cache_key(), least recently used out first, capped in entries (0: nothing is kept) and in
     bytes (an upper estimate of what each judgment holds), counted when evicted."""
@@ -95,25 +99,26 @@ class JudgmentCache:
     def __len__(self) -> int:
         return len(self._items)
 
-    def get(self, key: bytes) -> Judgment | None:
+    def get(self, key: bytes) -> tuple[Judgment, int] | None:
+        """The judgment and judgment_bytes() of it."""
         held = self._items.get(key)
         if held is None:
             return None
         self._items.move_to_end(key)
-        return held[0]
+        return held
 
-    def put(self, key: bytes, judgment: Judgment) -> None:
+    def put(self, key: bytes, judgment: Judgment, size: int) -> None:
+        """`size`: judgment_bytes(judgment), which the caller has (a record counts it too)."""
         if not self._max_entries:
             return
         items = self._items
         replaced = items.pop(key, None)  # two workers judged the same inputs at once: the last is kept
         if replaced is not None:
-            self.bytes -= replaced[1]
-        size = judgment_bytes(judgment) + sys.getsizeof(key)
+            self.bytes -= replaced[1] + _KEY_BYTES
         items[key] = (judgment, size)
-        self.bytes += size
+        self.bytes += size + _KEY_BYTES
         while len(items) > self._max_entries or self.bytes > self._max_bytes:
-            self.bytes -= items.popitem(last=False)[1][1]
+            self.bytes -= items.popitem(last=False)[1][1] + _KEY_BYTES
             self._evicted.inc()
 
 
@@ -191,14 +196,17 @@ class JudgeWorkers:
         event = item.event
         if item.fallback and not event.chunks:
             # Nothing retrieved and a refusal: a knowledge gap, no judge needed.
-            self._record(item, Judgment(event.trace_id, judge_model="rule", prompt_version="rule"), "rule", 0.0)
+            rule = Judgment(event.trace_id, judge_model="rule", prompt_version="rule")
+            self._record(item, rule, "rule", 0.0, judgment_bytes(rule))
             return
         key = cache_key(event)
         cached = self._cache.get(key)
         if cached is not None:
+            judgment, size = cached
             self._metrics.judge_cache_hits.inc()
-            reused = dataclasses.replace(cached, trace_id=event.trace_id, prompt_tokens=0, completion_tokens=0, requests=0)
-            self._record(item, reused, self._judge_kind, 0.0)
+            reused = dataclasses.replace(judgment, trace_id=event.trace_id, prompt_tokens=0, completion_tokens=0,
+                                         requests=0)
+            self._record(item, reused, self._judge_kind, 0.0, size)
             return
         cost = 0.0
         if self._llm is None:
@@ -209,9 +217,10 @@ class JudgeWorkers:
             if judged is None:
                 return
             judgment, cost = judged
+        size = judgment_bytes(judgment)
         if judgment.error is None:
-            self._cache.put(key, judgment)
-        self._record(item, judgment, self._judge_kind, cost)
+            self._cache.put(key, judgment, size)
+        self._record(item, judgment, self._judge_kind, cost, size)
 
     async def _call_llm(self, llm: LlmJudge, item: JudgeItem) -> tuple[Judgment, float] | None:
         metrics, model = self._metrics, llm.model
@@ -246,8 +255,9 @@ class JudgeWorkers:
                             judge_model=model)
         return judgment, cost
 
-    def _record(self, item: JudgeItem, judgment: Judgment, judge: str, cost: float) -> None:
-        """Builds the judged trace once and hands it to the exit's consumers."""
+    def _record(self, item: JudgeItem, judgment: Judgment, judge: str, cost: float, judgment_size: int) -> None:
+        """Builds the judged trace once and hands it to the exit's consumers. `judgment_size`: judgment_bytes() of
+        it, kept beside a cached judgment: with the event's size, what its record is counted at."""
         if judgment.error is not None:
             log.warning("judgment failed", trace_id=judgment.trace_id, error=judgment.error)
         self._metrics.judge_judged.labels(priority=item.priority).inc()
@@ -261,4 +271,5 @@ class JudgeWorkers:
                                     "not_scored" if grounded is None else judgment.groundedness_verdict,
                                     stage or "none")
         record = build_record(item, judgment, stage, judge, cost, audit, signals)
-        self._exit(JudgedTrace(item, judgment, stage, judge, record))
+        size = judged_record_bytes(record, item.size, judgment_size)
+        self._exit(JudgedTrace(item, judgment, stage, judge, record, size))

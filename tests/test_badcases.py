@@ -20,8 +20,9 @@ from ragpulse.exporters import badcases, badcases_view
 from ragpulse.exporters.badcases import BadCaseStore
 from ragpulse.judging.exit import build_record
 from ragpulse.exporters.results import ResultWriter
-from ragpulse.judging.records import CandidateRecord, Record, ReviewRecord, SignalRecord, record_bytes
-from ragpulse.judging.verdicts import CitationVerdict, Claim, Judgment
+from ragpulse.judging.records import (CandidateRecord, JudgmentRecord, Record, ReviewRecord, SignalRecord,
+                                      judged_record_bytes, record_bytes)
+from ragpulse.judging.verdicts import CitationVerdict, Claim, Judgment, judgment_bytes
 from ragpulse.judging.sampler import JudgeItem
 
 Factory = Callable[..., RagpulseProcess]
@@ -224,7 +225,8 @@ def test_the_writer_stores_a_backlog_in_batches_one_transaction_each(tmp_path: P
     assert registry.get_sample_value("w_errors_total", {"sink": "sqlite"}) is None
 
 
-def judgment_record(name: str, answer: str = "Refunds take 5 business days.") -> Record:
+def judged(name: str, answer: str = "Refunds take 5 business days.") -> tuple[JudgmentRecord, int, Judgment]:
+    """A judgment's record, its event's size as decoded (JSON) and the judgment."""
     chunks = [Chunk(text=f"Refunds take 5 business days. {name} " * 20, id=f"kb-{i}") for i in range(3)]
     event = TraceEvent(trace_id=name, query="How long do refunds take?", answer=answer, chunks=chunks,
                        retrieval_queries=["refund time"])
@@ -233,7 +235,12 @@ def judgment_record(name: str, answer: str = "Refunds take 5 business days.") ->
     judgment = Judgment(name, "local", "claims.v4", groundedness=1, claims=claims, citations=cited,
                         groundedness_reason="1 of 1 claims contradicted", answer_relevancy=5,
                         answer_relevancy_reason="100% of the question's terms are in the answer")
-    return build_record(JudgeItem(event, False), judgment, "generation", "local", 0.0, False, signals=["thumbs_down"])
+    record = build_record(JudgeItem(event, False), judgment, "generation", "local", 0.0, False, signals=["thumbs_down"])
+    return record, len(msgspec.json.encode(event)), judgment
+
+
+def judgment_record(name: str, answer: str = "Refunds take 5 business days.") -> JudgmentRecord:
+    return judged(name, answer)[0]
 
 
 def test_a_record_estimate_is_at_least_what_a_fresh_copy_of_it_allocates() -> None:
@@ -244,14 +251,23 @@ def test_a_record_estimate_is_at_least_what_a_fresh_copy_of_it_allocates() -> No
         ReviewRecord("t", 1.0, 2, 4, [{"claim": "Refunds take 6 days.", "verdict": "contradicted"}], "wrong", "ana"),
         SignalRecord("t", "rephrase"),
     ]
-    for record in records:
+    def allocated(record: Record) -> int:
         encoded = msgspec.msgpack.encode(record)
         decoder = msgspec.msgpack.Decoder(type(record))  # made first: its type information is not the record's
         tracemalloc.start()
         fresh = decoder.decode(encoded)
-        allocated = tracemalloc.get_traced_memory()[0]
+        held = tracemalloc.get_traced_memory()[0]
         tracemalloc.stop()
-        assert fresh == record and allocated <= record_bytes(record) <= 3 * allocated + 1_024, type(record)
+        assert fresh == record
+        return held
+
+    for record in records:
+        assert allocated(record) <= record_bytes(record) <= 3 * allocated(record) + 1_024, type(record)
+    # A judged trace's record, from its event's size and the judgment's estimate (the judge's path).
+    for answer in ("Refunds take 5 business days.", "退款需要五个工作日。" * 10, "Rückerstattung 😀 " * 40):
+        record, event_bytes, judgment = judged("t", answer)
+        estimate = judged_record_bytes(record, event_bytes, judgment_bytes(judgment))
+        assert allocated(record) <= estimate <= 3 * allocated(record), answer
 
 
 def test_the_writer_queue_is_capped_in_bytes_and_gives_them_back_as_it_writes() -> None:

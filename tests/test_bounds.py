@@ -148,27 +148,32 @@ def test_the_judgment_cache_is_bounded_in_entries_and_bytes_and_counts_what_it_e
     def made(claim: str) -> Judgment:
         return Judgment("t", "local", "claims.v4", groundedness=5, claims=[Claim(claim, "supported", "in chunk 0")])
 
-    size = judgment_bytes(made("x" * 100)) + sys.getsizeof(b"k0")  # each of these, keys k0-k9 alike
+    def put(cache: JudgmentCache, key: bytes, judgment: Judgment) -> None:
+        cache.put(key, judgment, judgment_bytes(judgment))
+
+    size = judgment_bytes(made("x" * 100)) + sys.getsizeof(bytes(16))  # each of these, with its key (a digest)
     cache = JudgmentCache(4, size * 7 // 2, evicted)  # four entries, or three of these by their bytes
     for key in (b"k0", b"k1", b"k2"):
-        cache.put(key, made("x" * 100))
+        put(cache, key, made("x" * 100))
     assert len(cache) == 3 and cache.bytes == 3 * size and registry.get_sample_value("evicted_total") == 0
-    cache.put(b"k3", made("x" * 100))  # over the bytes: the least recently used goes
+    put(cache, b"k3", made("x" * 100))  # over the bytes: the least recently used goes
     assert cache.get(b"k0") is None and cache.get(b"k1") is not None  # k1 now the most recently used
-    cache.put(b"k4", made("x" * 100))  # k2 goes, not k1
+    put(cache, b"k4", made("x" * 100))  # k2 goes, not k1
     assert [cache.get(b"k%d" % i) is not None for i in range(5)] == [False, True, False, True, True]
     assert cache.bytes == 3 * size and registry.get_sample_value("evicted_total") == 2
-    cache.put(b"k4", made("x" * 100))  # the same inputs judged twice at once: one entry, counted once
+    kept = cache.get(b"k4")
+    assert kept is not None and kept[1] == judgment_bytes(kept[0])  # its size kept beside it, for its records
+    put(cache, b"k4", made("x" * 100))  # the same inputs judged twice at once: one entry, counted once
     assert len(cache) == 3 and cache.bytes == 3 * size
-    cache.put(b"k5", made("x" * 100_000))  # alone over the cap: it and everything else go, counted
+    put(cache, b"k5", made("x" * 100_000))  # alone over the cap: it and everything else go, counted
     assert len(cache) == 0 and cache.bytes == 0 and registry.get_sample_value("evicted_total") == 6
     by_count = JudgmentCache(2, 1 << 30, evicted)
     for key in (b"k6", b"k7", b"k8"):
-        by_count.put(key, made("x"))
+        put(by_count, key, made("x"))
     assert [by_count.get(key) is not None for key in (b"k6", b"k7", b"k8")] == [False, True, True]
     assert registry.get_sample_value("evicted_total") == 7
     nothing = JudgmentCache(0, 1 << 20, evicted)
-    nothing.put(b"k9", judged[0])
+    put(nothing, b"k9", judged[0])
     assert len(nothing) == 0 and nothing.get(b"k9") is None
 
 
