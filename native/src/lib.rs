@@ -165,17 +165,18 @@ impl LexicalAnalyser {
         LexicalAnalyser { tables: lexical::Tables { units, number_words, stopwords, cjk_digits, cjk_units } }
     }
 
-    fn units(&self, text: &str) -> PyResult<LexicalUnits> {
-        Ok(LexicalUnits { units: guarded(|| lexical::units(text, &self.tables))? })
+    fn units(&self, text: &Bound<'_, PyString>) -> PyResult<LexicalUnits> {
+        with_text(text, |text| Ok(LexicalUnits { units: guarded(|| lexical::units(text, &self.tables))? }))
     }
 
     /// The answer's units against its question's and its chunks' (groundedness, answer relevancy, context
     /// relevance, number mismatch); the answer's units never become Python objects.
     fn score(
-        &self, answer: &str, question: &LexicalUnits, chunks: Vec<PyRef<'_, LexicalUnits>>,
+        &self, answer: &Bound<'_, PyString>, question: &LexicalUnits, chunks: Vec<PyRef<'_, LexicalUnits>>,
     ) -> PyResult<LexicalScoresTuple> {
         let chunks: Vec<&lexical::Units> = chunks.iter().map(|chunk| &chunk.units).collect();
-        let s = guarded(|| lexical::score(&lexical::units(answer, &self.tables), &question.units, &chunks))?;
+        let answer = with_text(answer, |answer| guarded(|| lexical::units(answer, &self.tables)))?;
+        let s = guarded(|| lexical::score(&answer, &question.units, &chunks))?;
         Ok((s.groundedness, s.answer_relevancy, s.context_relevance, s.number_mismatch))
     }
 }
@@ -222,6 +223,21 @@ fn table<'py, T: for<'a> FromPyObject<'a, 'py>>(tables: &Bound<'py, PyDict>, nam
     }
 }
 
+/// A str's text, read without leaving a UTF-8 copy on it: CPython keeps the UTF-8 that a read as &str makes on every
+/// non-ASCII str for as long as the str lives, and the texts read here are held on (queues, the join, the caches: a
+/// Chinese chunk 5 bytes a character instead of 2, and not what their byte caps count). ASCII is read in place (its
+/// UTF-8 is its own data); the rest is encoded into a bytes object of its own, dropped after the call.
+fn with_text<T>(text: &Bound<'_, PyString>, read: impl FnOnce(&str) -> PyResult<T>) -> PyResult<T> {
+    // SAFETY: `text` is a live str, held by its Bound; the macro reads its state flags.
+    if unsafe { pyo3::ffi::PyUnicode_IS_ASCII(text.as_ptr()) } != 0 {
+        return read(text.to_str()?);
+    }
+    let encoded = text.encode_utf8()?; // a lone surrogate raises UnicodeEncodeError, as to_str() did
+    // SAFETY: CPython's strict UTF-8 encoder made these bytes: valid UTF-8 (checking again cost 3% of a Chinese
+    // answer's scoring).
+    read(unsafe { std::str::from_utf8_unchecked(encoded.as_bytes()) })
+}
+
 fn guarded<T>(work: impl FnOnce() -> T) -> PyResult<T> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
         .map_err(|_| PyValueError::new_err("the native text analysis failed (a defect: please report it)"))
@@ -260,18 +276,19 @@ impl TextAnalyser {
     }
 
     /// The stemmed content words of lower-cased text.
-    fn words(&self, lower: &str) -> PyResult<Vec<String>> {
-        guarded(|| self.analyser.words(lower))
+    fn words(&self, lower: &Bound<'_, PyString>) -> PyResult<Vec<String>> {
+        with_text(lower, |lower| guarded(|| self.analyser.words(lower)))
     }
 
-    fn question_terms<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyFrozenSet>> {
-        PyFrozenSet::new(py, &guarded(|| self.analyser.question_terms(text))?)
+    fn question_terms<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyFrozenSet>> {
+        PyFrozenSet::new(py, &with_text(text, |text| guarded(|| self.analyser.question_terms(text)))?)
     }
 
     /// A clause's analysis: (terms, words, cjk_parts, chars, sequence, quantities, names, negated, governed,
     /// spelled), the fields of scorers/text.py's Clause after its text.
-    fn clause<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyTuple>> {
-        let c = guarded(|| self.analyser.clause(text))?; // the frozensets drop repeated quantities, as Python's did
+    fn clause<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyTuple>> {
+        // the frozensets drop repeated quantities, as Python's did
+        let c = with_text(text, |text| guarded(|| self.analyser.clause(text)))?;
         let items: [Bound<'py, PyAny>; 10] = [
             PyFrozenSet::new(py, &c.terms)?.into_any(), PyFrozenSet::new(py, &c.words)?.into_any(),
             PyTuple::new(py, &c.parts)?.into_any(), PyFrozenSet::new(py, &c.chars)?.into_any(),
@@ -286,7 +303,7 @@ impl TextAnalyser {
 /// A key as Python's dict holds it: a term (str) or a quantity ((dimension, value)); None for a NaN quantity.
 fn key_of(key: &Bound<'_, PyAny>) -> PyResult<Option<align::Key>> {
     if let Ok(term) = key.cast::<PyString>() {
-        return Ok(Some(align::Key::Term(term.to_str()?.to_owned())));
+        return with_text(term, |term| Ok(Some(align::Key::Term(term.to_owned()))));
     }
     let (dimension, value): (String, f64) = key
         .extract()
@@ -383,7 +400,7 @@ fn cjk_covered(parts: &Bound<'_, PyTuple>, found: &Bound<'_, PyFrozenSet>, chars
     let mut pair = String::with_capacity(8);
     for part in parts.iter() {
         let part = part.cast_into::<PyString>().map_err(|_| PyValueError::new_err("a CJK part is a str"))?;
-        let letters: Vec<char> = part.to_str()?.chars().collect();
+        let letters: Vec<char> = with_text(&part, |part| Ok(part.chars().collect()))?;
         if letters.len() == 1 {
             covered += if found.contains(&part)? { 1.0 } else if chars.contains(&part)? { 0.5 } else { 0.0 };
             continue;
