@@ -41,9 +41,14 @@ class Handover(Generic[Item]):
     def qsize(self) -> int:
         return self._queue.qsize()
 
-    def end(self) -> None:
-        """After what is queued, take() says the end (waits for room: the thread is draining)."""
-        self._queue.put(None)
+    def end(self, timeout: float) -> bool:
+        """After what is queued, take() says the end; False when no room came within `timeout` (a thread stuck
+        in a sink or a model: what is queued is abandoned with it)."""
+        try:
+            self._queue.put(None, timeout=timeout)
+        except queue.Full:
+            return False
+        return True
 
     def take(self, limit: int) -> tuple[list[tuple[Item, int]], bool]:
         """Up to `limit` items with their sizes, waiting for the first; and whether the end came."""

@@ -13,6 +13,7 @@ record, and judging goes on.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -73,15 +74,20 @@ class ResultWriter:
         """Write what is queued (within `timeout`), then close the sinks."""
         if not self._thread.is_alive():
             return
-        self.queue.end()
-        self._thread.join(timeout)
+        deadline = time.monotonic() + timeout
+        if not self.queue.end(timeout):
+            log.warning("result writer still busy at shutdown: queued records not written", queued=self.queue.qsize())
+            return
+        self._thread.join(max(0.0, deadline - time.monotonic()))
 
     def _run(self) -> None:
         ended = False
         while not ended:
             batch, ended = self.queue.take(WRITE_BATCH)
-            self._write([record for record, _ in batch])
-            self.queue.release(sum(size for _, size in batch))
+            try:
+                self._write([record for record, _ in batch])
+            finally:
+                self.queue.release(sum(size for _, size in batch))
         for name, sink in self._sinks:
             try:
                 sink.close()

@@ -156,8 +156,10 @@ def record_bytes(record: Record) -> int:
     return size
 
 
-def judged_record_bytes(record: JudgmentRecord, event_bytes: int, judgment_bytes: int) -> int:
-    """record_bytes() of a judgment's record from its parts' sizes, known already: the event's as decoded (its texts
-    in UTF-8: at least what Python holds of them, but for each string's header, in the allowance) and the judgment's
-    estimate (kept beside a cached judgment). The judge's path, where every judged trace makes a record."""
-    return _RECORD_ALLOWANCE + event_bytes + judgment_bytes + (len(record.chunks) + 2) * _PART_ALLOWANCE
+def judged_record_bytes(record: JudgmentRecord, event_bytes: int, judgment_size: int) -> int:
+    """record_bytes() of a judgment's record from its parts' sizes, known already (the judge's path, where every
+    judged trace makes a record): its event's size as decoded, the measure of every event budget here (the
+    pipeline's and the judge's queues, the join), and the judgment's estimate (kept beside a cached judgment),
+    with an allowance for the record and its chunks' structs. Like those budgets it counts the texts' encoded
+    bytes: Python holds a text with one character past Latin-1 at 2 or 4 bytes a character."""
+    return _RECORD_ALLOWANCE + event_bytes + judgment_size + len(record.chunks) * _PART_ALLOWANCE

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
@@ -132,8 +133,12 @@ class EmbeddingScorer:
     def close(self, timeout: float = 10.0) -> None:
         """Embed what is queued (within `timeout`), then stop."""
         if self._thread.is_alive():
-            self.queue.end()
-            self._thread.join(timeout)
+            deadline = time.monotonic() + timeout
+            if self.queue.end(timeout):
+                self._thread.join(max(0.0, deadline - time.monotonic()))
+            else:
+                log.warning("embedding thread still busy at shutdown: queued traces not embedded",
+                            queued=self.queue.qsize())
 
     def __call__(self, envelope: Envelope) -> Envelope:
         event = envelope.event

@@ -106,8 +106,8 @@ class _UnitsCache:
         cached = items[text] = units(text)
         self._bytes += sys.getsizeof(text) + sys.getsizeof(cached)
         while len(items) > self._max_entries or self._bytes > self._max_bytes:
-            text, evicted = items.popitem(last=False)
-            self._bytes -= sys.getsizeof(text) + sys.getsizeof(evicted)  # units are immutable: the same size
+            oldest, oldest_units = items.popitem(last=False)
+            self._bytes -= sys.getsizeof(oldest) + sys.getsizeof(oldest_units)  # units are immutable: the same size
             self._evicted.inc()
         return cached
 

@@ -124,8 +124,9 @@ def test_a_handover_to_a_thread_is_capped_in_items_and_bytes_until_what_was_take
     assert not handover.offer("f", 20)
     handover.release(80)
     assert handover.offer("f", 20) and handover.bytes == 30
-    handover.end()
-    assert handover.take(10) == ([("d", 10), ("f", 20)], True)
+    assert handover.offer("g", 0) and not handover.end(timeout=0)  # full: the end cannot be queued, said at once
+    assert handover.take(1) == ([("d", 10)], False)
+    assert handover.end(timeout=0) and handover.take(10) == ([("f", 20), ("g", 0)], True)
 
 
 def test_the_judgment_cache_is_bounded_in_entries_and_bytes_and_counts_what_it_evicts() -> None:
