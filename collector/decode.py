@@ -68,11 +68,6 @@ class EventDecoder:
             "trace": msgspec.json.Decoder(TraceEvent),
             "feedback": msgspec.json.Decoder(FeedbackEvent),
         }
-        self._many = {
-            None: msgspec.json.Decoder(list[Event]),
-            "trace": msgspec.json.Decoder(list[TraceEvent]),
-            "feedback": msgspec.json.Decoder(list[FeedbackEvent]),
-        }
         self._raw_items = msgspec.json.Decoder(list[msgspec.Raw])
 
     def decode_body(
@@ -140,21 +135,8 @@ class EventDecoder:
     def _decode_array(
         self, body: bytes, event_type: EventType | None, received_at: float, out: Decoded
     ) -> None:
-        # Fast path: the whole array decodes at once, and no item can be over the
-        # size limit because the body is not. Otherwise go item by item for precise errors.
-        if len(body) <= self._limits.max_event_bytes:
-            try:
-                events = self._many[event_type].decode(body)
-            except _ITEM_ERRORS:
-                pass
-            else:
-                share = len(body) // max(1, len(events))  # each event's size: its share of the body
-                for index, event in enumerate(events):
-                    try:
-                        self._accept(index, None, event, received_at, out, share)
-                    except EventError as exc:
-                        out.rejections.append(Rejection(index, exc.detached()))
-                return
+        # Item by item, from each item's own bytes: its size is what every byte budget counts it at (an even share
+        # of the body undercounted one big event among small ones, up to the body's size), and an error names it.
         try:
             items = self._raw_items.decode(body)
         except _ITEM_ERRORS as exc:
@@ -170,13 +152,9 @@ class EventDecoder:
             except _ITEM_ERRORS as exc:
                 out.rejections.append(Rejection(index, _as_event_error(exc)))
 
-    def _accept(
-        self, index: int, raw: bytes | msgspec.Raw | None, event: Event, received_at: float, out: Decoded,
-        size: int = 0,
-    ) -> None:
-        if raw is not None:
-            size = len(raw)
-            self._check_size(size)
+    def _accept(self, index: int, raw: bytes | msgspec.Raw, event: Event, received_at: float, out: Decoded) -> None:
+        size = len(raw)
+        self._check_size(size)
         envelope = self._envelope(event, received_at, size)
         out.envelopes.append(envelope)
         if envelope.truncated:

@@ -173,6 +173,16 @@ def test_event_over_max_bytes_is_rejected_in_every_body_form() -> None:
         assert [r.error.reason.value for r in decoded.rejections] == ["too_large"]
 
 
+def test_every_event_is_sized_by_its_own_bytes_in_every_body_form() -> None:
+    """What every byte budget counts an event at: one big event among small ones is not an even share of its body."""
+    events = [trace("big", answer="x" * 50_000), *(trace(f"t{i}") for i in range(9))]
+    items = [json.dumps(event).encode() for event in events]
+    for body in (b"[" + b", ".join(items) + b"]", b"\n".join(items), items[0]):
+        decoded = decoder().decode_body(body)
+        assert [e.size for e in decoded.envelopes] == [len(item) for item in items][:len(decoded.envelopes)]
+        assert len(decoded.envelopes) == (1 if body == items[0] else 10)
+
+
 def test_unknown_fields_are_ignored_for_forward_compatibility() -> None:
     assert errors(json.dumps(trace("a", future_field={"x": 1})).encode()) == []
 
