@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
+from collections.abc import Callable
 from typing import Generic, TypeVar
 
 Item = TypeVar("Item")
@@ -63,3 +65,24 @@ class Handover(Generic[Item]):
             except queue.Empty:
                 break
         return taken, queued is None
+
+    def serve(self, limit: int, work: Callable[[list[Item]], None]) -> None:
+        """The worker thread's loop, until the end: up to `limit` items at a time to `work`, their bytes released
+        after it, done or failed."""
+        ended = False
+        while not ended:
+            taken, ended = self.take(limit)
+            if taken:
+                try:
+                    work([item for item, _ in taken])
+                finally:
+                    self.release(sum(size for _, size in taken))
+
+    def close(self, thread: threading.Thread, timeout: float) -> bool:
+        """Ends the hand-over and waits, within `timeout` in all, for `thread` to finish what is queued; False when
+        the end could not even be queued (the thread stuck behind a full queue)."""
+        deadline = time.monotonic() + timeout
+        if not self.end(timeout):
+            return False
+        thread.join(max(0.0, deadline - time.monotonic()))
+        return True

@@ -13,7 +13,6 @@ record, and judging goes on.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -72,22 +71,11 @@ class ResultWriter:
 
     def close(self, timeout: float = 10.0) -> None:
         """Write what is queued (within `timeout`), then close the sinks."""
-        if not self._thread.is_alive():
-            return
-        deadline = time.monotonic() + timeout
-        if not self.queue.end(timeout):
+        if self._thread.is_alive() and not self.queue.close(self._thread, timeout):
             log.warning("result writer still busy at shutdown: queued records not written", queued=self.queue.qsize())
-            return
-        self._thread.join(max(0.0, deadline - time.monotonic()))
 
     def _run(self) -> None:
-        ended = False
-        while not ended:
-            batch, ended = self.queue.take(WRITE_BATCH)
-            try:
-                self._write([record for record, _ in batch])
-            finally:
-                self.queue.release(sum(size for _, size in batch))
+        self.queue.serve(WRITE_BATCH, self._write)
         for name, sink in self._sinks:
             try:
                 sink.close()
@@ -96,8 +84,6 @@ class ResultWriter:
 
     def _write(self, batch: list[Record]) -> None:
         """The batch to every sink in turn, each flushed after its part."""
-        if not batch:
-            return
         for (name, sink), flush in zip(self._sinks, self._flushes, strict=True):
             for record in batch:
                 try:

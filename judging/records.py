@@ -132,8 +132,8 @@ _TEXT, _CLAIM, _REASON, _SENTENCE = (attrgetter(name) for name in ("text", "clai
 def record_bytes(record: Record) -> int:
     """An estimate of what a queued record holds, for the result writer's byte cap: its texts as they are held
     (sys.getsizeof) and an allowance for the structs around them; 0.9x a walk of every field and 1.0-2.1x what
-    a fresh copy allocates (tests/test_badcases.py), at a tenth of the walk's cost (C loops: it runs for every
-    record)."""
+    a fresh copy allocates (tests/test_badcases.py), at a tenth of the walk's cost. For a record written without
+    its size (the judge's own come with theirs: judged_record_bytes)."""
     size = _RECORD_ALLOWANCE
     if isinstance(record, JudgmentRecord):
         chunks, claims, cited = record.chunks, record.claims, record.citations

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
@@ -132,13 +131,9 @@ class EmbeddingScorer:
 
     def close(self, timeout: float = 10.0) -> None:
         """Embed what is queued (within `timeout`), then stop."""
-        if self._thread.is_alive():
-            deadline = time.monotonic() + timeout
-            if self.queue.end(timeout):
-                self._thread.join(max(0.0, deadline - time.monotonic()))
-            else:
-                log.warning("embedding thread still busy at shutdown: queued traces not embedded",
-                            queued=self.queue.qsize())
+        if self._thread.is_alive() and not self.queue.close(self._thread, timeout):
+            log.warning("embedding thread still busy at shutdown: queued traces not embedded",
+                        queued=self.queue.qsize())
 
     def __call__(self, envelope: Envelope) -> Envelope:
         event = envelope.event
@@ -149,17 +144,14 @@ class EmbeddingScorer:
         return envelope
 
     def _run(self) -> None:
-        ended = False
-        while not ended:
-            taken, ended = self.queue.take(self._batch)
-            if taken:
-                try:
-                    self._score([queued for queued, _ in taken])
-                except Exception:  # a model error costs this batch, never the thread
-                    self._metrics.failures.inc()
-                    log.exception("embedding failed", traces=len(taken))
-                finally:
-                    self.queue.release(sum(size for _, size in taken))
+        self.queue.serve(self._batch, self._embed)
+
+    def _embed(self, batch: list[Queued]) -> None:
+        try:
+            self._score(batch)
+        except Exception:  # a model error costs this batch, never the thread
+            self._metrics.failures.inc()
+            log.exception("embedding failed", traces=len(batch))
 
     def _score(self, batch: Sequence[Queued]) -> None:
         texts = [text for _, event in batch for text in (event.query, event.answer)]
