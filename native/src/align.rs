@@ -1,6 +1,9 @@
 //! The local judge's alignment of a claim with the chunks' clauses (judging/local_judge.py): the Dice of the
 //! claim's terms and quantities with each clause's, counted over an index of a chunk's clauses by key. In
 //! Python this counting was most of a judgment on recurring chunks (a dict hit per shared key and clause).
+
+pub mod bindings;
+
 use rustc_hash::FxHashMap;
 
 /// A term, or a quantity as Python's dict tells quantities apart: -0.0 is 0.0, and NaN equals nothing.

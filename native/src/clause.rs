@@ -1,7 +1,10 @@
 //! The local judge's text analysis (scorers/text.py): a clause's terms, quantities, names and polarity.
 //! The patterns and word tables come from Python (scorers/text.py builds them and translates Python's character
 //! classes for this engine); this mirrors the Python functions that used them, step for step. Parity with the
-//! Python it replaced is tested in tests/test_native_clause.py.
+//! Python it replaced is held by a snapshot in tests/test_native_text.py.
+
+pub mod bindings;
+
 use std::collections::{HashMap, HashSet};
 
 use fancy_regex::{Captures, Regex};

@@ -3,6 +3,9 @@
 //! regular expressions it replaced, backtracking included, with Python's character classes (\w: letters, numbers
 //! and "_"; \d: decimal digits; \s: Python's whitespace) and offsets in characters, not bytes: parity with the
 //! Python units is tested in tests/test_native_text.py.
+
+pub mod bindings;
+
 use rustc_hash::{FxHashMap, FxHashSet};
 use unicode_general_category::{get_general_category, GeneralCategory as Category};
 
@@ -339,7 +342,7 @@ mod tests {
         assert_eq!(format_g(1_000_000), "1e+06");
         assert_eq!(format_g(1_234_565), "1.23456e+06"); // a tie: to even
         assert_eq!(format_g(1_234_575), "1.23458e+06");
-        assert_eq!(format_g(1_234_565_1), "1.23457e+07");
+        assert_eq!(format_g(12_345_651), "1.23457e+07");
         assert_eq!(format_g(9_999_995), "1e+07");
         assert_eq!(format_g(18_000_000), "1.8e+07");
     }

@@ -3,6 +3,8 @@
 //! and common protos (v1). Errors match the Python protobuf runtime's where tested (invalid UTF-8 in a string,
 //! nesting past its depth limit, truncated data).
 
+pub mod bindings;
+
 /// upb's default message nesting limit (the request itself is at depth 1).
 const MAX_DEPTH: u32 = 100;
 

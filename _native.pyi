@@ -1,0 +1,156 @@
+"""The types of ragpulse._native, the compiled core (native/: each area's bindings in native/src/<area>/bindings.rs,
+registered in native/src/lib.rs). tests/test_native_stub.py holds this stub and the built module to the same names,
+methods, properties and arities. PyO3 extracts exactly the Python types named here: a frozenset where it says
+frozenset (not a set), a dict where it says dict (not any mapping)."""
+
+from collections.abc import Callable, Sequence
+from typing import Self, TypeAlias, TypedDict, TypeVar, final
+
+# In the order native/src/lib.rs registers them.
+__all__ = [
+    "decode_otlp_traces", "decode_otlp_json", "stem_words", "align_claim", "regex_spans", "cjk_covered", "ClauseIndex",
+    "LexicalAnalyser", "LexicalUnits", "FastCounter", "FastHistogram", "KeyFilter", "TextAnalyser",
+]
+
+# An OTLP AnyValue as the decoders give it: kvlists as dicts, arrays as lists, an empty value as None.
+_AnyValue: TypeAlias = str | bool | int | float | bytes | list[_AnyValue] | dict[str, _AnyValue] | None
+_Attributes: TypeAlias = dict[str, _AnyValue]
+_Span = TypeVar("_Span")
+_Event = TypeVar("_Event")
+# span_type(trace_id, span_id, parent_span_id, name, start_unix_nano, end_unix_nano, attributes, resource, events,
+# size, scope, kind): ids in hex, the parent None unless it has 8 non-zero bytes.
+_SpanType: TypeAlias = Callable[
+    [str, str, str | None, str, int, int, _Attributes, _Attributes, list[_Event], int, str, int], _Span
+]
+# event_type(name, time_unix_nano, attributes)
+_EventType: TypeAlias = Callable[[str, int, _Attributes], _Event]
+# The spans made, and (name, "trace_id" or "span_id": the id missing or all zero) of each span not made; a plain str
+# there, as the callers' lists hold it (a list of Literal would not pass for one).
+_Decoded: TypeAlias = tuple[list[_Span], list[tuple[str, str]]]
+# A quantity: (dimension, value), e.g. ("days", 30.0).
+_Quantity: TypeAlias = tuple[str, float]
+
+# OTLP decoding (native/src/otlp/bindings.rs)
+
+@final
+class KeyFilter:
+    def __new__(cls, exact: set[str] | frozenset[str], prefixes: Sequence[str]) -> Self: ...
+    def keeps(self, key: str) -> bool: ...
+
+def decode_otlp_traces(
+    body: bytes, keys: KeyFilter | None, span_type: _SpanType[_Event, _Span], event_type: _EventType[_Event]
+) -> _Decoded[_Span]: ...
+def decode_otlp_json(
+    body: bytes, keys: KeyFilter | None, span_type: _SpanType[_Event, _Span], event_type: _EventType[_Event]
+) -> _Decoded[_Span] | None: ...
+
+# The lexical scorer (native/src/lexical/bindings.rs)
+
+@final
+class LexicalUnits:
+    @property
+    def words(self) -> frozenset[str]: ...
+    @property
+    def numbers(self) -> frozenset[tuple[str, str]]: ...  # (value, unit), unit "" when none
+    @property
+    def values(self) -> frozenset[str]: ...
+    def __sizeof__(self) -> int: ...
+
+@final
+class LexicalAnalyser:
+    def __new__(
+        cls,
+        units: Sequence[tuple[str, str]],
+        number_words: dict[str, str],
+        stopwords: set[str] | frozenset[str],
+        cjk_digits: dict[str, int],
+        cjk_units: Sequence[str],
+    ) -> Self: ...
+    def units(self, text: str) -> LexicalUnits: ...
+    # (groundedness, answer relevancy, context relevance, number mismatch)
+    def score(
+        self, answer: str, question: LexicalUnits, chunks: Sequence[LexicalUnits]
+    ) -> tuple[float | None, float | None, float | None, bool]: ...
+
+# The local judge's text analysis (native/src/clause/bindings.rs)
+
+class _TextTables(TypedDict):
+    stopwords: set[str] | frozenset[str]
+    chatter: set[str] | frozenset[str]
+    cjk_function: set[str] | frozenset[str]  # single characters
+    cjk_negators: set[str] | frozenset[str]  # single characters
+    not_negations: Sequence[str]
+    en_negators: set[str] | frozenset[str]
+    quantity_words: set[str] | frozenset[str]
+    quantity_words_first: set[str] | frozenset[str]
+    en_units: dict[str, _Quantity]
+    currency_sign: dict[str, str]
+    number_words: dict[str, float]
+    scales: dict[str, float]
+    minutes: dict[str, float]
+    rate_minutes: dict[str, float]
+    half: dict[str, float]
+    cjk_units: dict[str, _Quantity]
+    cjk_digits: dict[str, int]
+    not_counts: set[str] | frozenset[str]
+    scope_ends: set[str] | frozenset[str]
+    scope: int
+    question_stopwords: set[str] | frozenset[str]
+
+@final
+class TextAnalyser:
+    def __new__(cls, patterns: dict[str, str], tables: _TextTables) -> Self: ...
+    def words(self, lower: str) -> list[str]: ...
+    def question_terms(self, text: str) -> frozenset[str]: ...
+    # scorers/text.py's Clause after its text: (terms, words, cjk_parts, chars, sequence, quantities, names, negated,
+    # governed, spelled)
+    def clause(
+        self, text: str
+    ) -> tuple[
+        frozenset[str],
+        frozenset[str],
+        tuple[str, ...],
+        frozenset[str],
+        tuple[str, ...],
+        frozenset[_Quantity],
+        frozenset[str],
+        bool,
+        frozenset[str],
+        frozenset[_Quantity],
+    ]: ...
+
+def cjk_covered(parts: tuple[str, ...], found: frozenset[str], chars: frozenset[str]) -> float: ...
+def stem_words(words: Sequence[str]) -> list[str]: ...
+def regex_spans(pattern: str, texts: Sequence[str]) -> list[list[tuple[int, int]]]: ...  # (start, end) in characters
+
+# The local judge's alignment (native/src/align/bindings.rs)
+
+@final
+class ClauseIndex:
+    def __new__(cls, clauses: Sequence[tuple[frozenset[str], frozenset[_Quantity]]]) -> Self: ...
+    def positions(self, key: str | _Quantity) -> list[int]: ...
+    def __len__(self) -> int: ...
+    def __sizeof__(self) -> int: ...
+
+# (Dice of the best clause, its position, the positions within margin of it), or None when no clause shares a key
+def align_claim(
+    terms: frozenset[str], quantities: frozenset[_Quantity], located: Sequence[tuple[int, ClauseIndex]], margin: float
+) -> tuple[float, int, list[int]] | None: ...
+
+# The fast path's metric children (native/src/metrics.rs)
+
+@final
+class FastCounter:
+    def __new__(cls) -> Self: ...
+    def inc(self, amount: float = 1.0) -> None: ...
+    @property
+    def value(self) -> float: ...
+
+@final
+class FastHistogram:
+    def __new__(cls, bounds: Sequence[float]) -> Self: ...
+    def observe(self, value: float) -> None: ...
+    @property
+    def counts(self) -> list[int]: ...  # each bucket's own count, the +Inf bucket last
+    @property
+    def sum(self) -> float: ...

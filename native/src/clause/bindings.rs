@@ -1,0 +1,138 @@
+//! The local judge's text analysis bindings (scorers/text.py): the analyser built from its translated patterns
+//! and word tables, the CJK coverage of a clause, Snowball stemming, and the crate's regex engine for the tests
+//! of the patterns' translation (scorers/crate_regex.py).
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFrozenSet, PyString, PyTuple};
+
+use crate::bridge::{guarded, with_text};
+use crate::clause;
+
+/// The local judge's text analysis (scorers/text.py), built once from its translated patterns and word tables.
+#[pyclass(frozen, module = "ragpulse._native")]
+pub struct TextAnalyser {
+    analyser: clause::Analyser,
+}
+
+fn table<'py, T: for<'a> FromPyObject<'a, 'py>>(tables: &Bound<'py, PyDict>, name: &str) -> PyResult<T> {
+    match tables.get_item(name)? {
+        Some(value) => value.extract::<T>().map_err(|_| PyValueError::new_err(format!("table {name}: not of its type"))),
+        None => Err(PyValueError::new_err(format!("table {name} missing"))),
+    }
+}
+
+#[pymethods]
+impl TextAnalyser {
+    #[new]
+    fn new(patterns: &Bound<'_, PyDict>, tables: &Bound<'_, PyDict>) -> PyResult<Self> {
+        let pattern = |name: &str| -> PyResult<fancy_regex::Regex> {
+            let source: String = table(patterns, name)?;
+            fancy_regex::Regex::new(&source).map_err(|err| PyValueError::new_err(format!("pattern {name}: {err}")))
+        };
+        let patterns = clause::Patterns {
+            leading_answer: pattern("leading_answer")?, en_not_negations: pattern("en_not_negations")?,
+            cjk_leading_answer: pattern("cjk_leading_answer")?, en_quantity: pattern("en_quantity")?,
+            quantity_start: pattern("quantity_start")?, name: pattern("name")?, list_item: pattern("list_item")?,
+            latin_in_cjk: pattern("latin_in_cjk")?, cjk_function_or_negator: pattern("cjk_function_or_negator")?,
+            cjk_quantity: pattern("cjk_quantity")?, latin_word: pattern("latin_word")?,
+            polarity_token: pattern("polarity_token")?, any_negator: pattern("any_negator")?,
+            question_word: pattern("question_word")?, cjk_next: pattern("cjk_next")?, cjk_week: pattern("cjk_week")?,
+        };
+        let tables = clause::Tables {
+            stopwords: table(tables, "stopwords")?, chatter: table(tables, "chatter")?,
+            cjk_function: table(tables, "cjk_function")?, cjk_negators: table(tables, "cjk_negators")?,
+            not_negations: table(tables, "not_negations")?, en_negators: table(tables, "en_negators")?,
+            quantity_words: table(tables, "quantity_words")?, quantity_words_first: table(tables, "quantity_words_first")?,
+            en_units: table(tables, "en_units")?, currency_sign: table(tables, "currency_sign")?,
+            number_words: table(tables, "number_words")?, scales: table(tables, "scales")?,
+            minutes: table(tables, "minutes")?, rate_minutes: table(tables, "rate_minutes")?, half: table(tables, "half")?,
+            cjk_units: table(tables, "cjk_units")?, cjk_digits: table(tables, "cjk_digits")?,
+            not_counts: table(tables, "not_counts")?, scope_ends: table(tables, "scope_ends")?,
+            scope: table(tables, "scope")?, question_stopwords: table(tables, "question_stopwords")?,
+        };
+        Ok(TextAnalyser { analyser: clause::Analyser::new(patterns, tables) })
+    }
+
+    /// The stemmed content words of lower-cased text.
+    fn words(&self, lower: &Bound<'_, PyString>) -> PyResult<Vec<String>> {
+        with_text(lower, |lower| guarded(|| self.analyser.words(lower)))
+    }
+
+    fn question_terms<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyFrozenSet>> {
+        PyFrozenSet::new(py, &with_text(text, |text| guarded(|| self.analyser.question_terms(text)))?)
+    }
+
+    /// A clause's analysis: (terms, words, cjk_parts, chars, sequence, quantities, names, negated, governed,
+    /// spelled), the fields of scorers/text.py's Clause after its text.
+    fn clause<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyTuple>> {
+        // the frozensets drop repeated quantities, as Python's did
+        let c = with_text(text, |text| guarded(|| self.analyser.clause(text)))?;
+        let items: [Bound<'py, PyAny>; 10] = [
+            PyFrozenSet::new(py, &c.terms)?.into_any(), PyFrozenSet::new(py, &c.words)?.into_any(),
+            PyTuple::new(py, &c.parts)?.into_any(), PyFrozenSet::new(py, &c.chars)?.into_any(),
+            PyTuple::new(py, &c.sequence)?.into_any(), PyFrozenSet::new(py, &c.quantities)?.into_any(),
+            PyFrozenSet::new(py, &c.names)?.into_any(), PyBool::new(py, c.negated).to_owned().into_any(),
+            PyFrozenSet::new(py, &c.governed)?.into_any(), PyFrozenSet::new(py, &c.spelled)?.into_any(),
+        ];
+        PyTuple::new(py, items)
+    }
+}
+
+/// Every match of a pattern in each text, as (start, end) in characters, as Python's finditer gives them: what
+/// tests/test_crate_regex.py holds scorers/crate_regex.py's translations of the Python patterns to.
+#[pyfunction]
+pub fn regex_spans(pattern: &str, texts: Vec<String>) -> PyResult<Vec<Vec<(usize, usize)>>> {
+    let regex = fancy_regex::Regex::new(pattern).map_err(|err| PyValueError::new_err(format!("pattern: {err}")))?;
+    texts
+        .iter()
+        .map(|text| {
+            let chars_before: Vec<usize> = text.char_indices().map(|(at, _)| at).chain([text.len()]).collect();
+            let at = |byte: usize| chars_before.partition_point(|&start| start < byte);
+            regex
+                .find_iter(text)
+                .map(|found| found.map(|found| (at(found.start()), at(found.end()))))
+                .collect::<Result<_, _>>()
+                .map_err(|err| PyValueError::new_err(format!("matching: {err}")))
+        })
+        .collect()
+}
+
+/// How many characters of the CJK parts lie in a bigram (or a one-character part) that is in `found`, a character
+/// that is only in `chars` counting half: scorers/text.py's cjk_covered, which says why.
+#[pyfunction]
+pub fn cjk_covered(
+    parts: &Bound<'_, PyTuple>, found: &Bound<'_, PyFrozenSet>, chars: &Bound<'_, PyFrozenSet>,
+) -> PyResult<f64> {
+    let py = parts.py();
+    let mut covered = 0.0; // halves and wholes: exact in a float
+    let mut pair = String::with_capacity(8);
+    for part in parts.iter() {
+        let part = part.cast_into::<PyString>().map_err(|_| PyValueError::new_err("a CJK part is a str"))?;
+        let letters: Vec<char> = with_text(&part, |part| Ok(part.chars().collect()))?;
+        if letters.len() == 1 {
+            covered += if found.contains(&part)? { 1.0 } else if chars.contains(&part)? { 0.5 } else { 0.0 };
+            continue;
+        }
+        let mut hits = Vec::with_capacity(letters.len());
+        for window in letters.windows(2) {
+            pair.clear();
+            pair.extend(window);
+            hits.push(found.contains(PyString::new(py, &pair))?);
+        }
+        for (i, letter) in letters.iter().enumerate() {
+            if (i > 0 && hits[i - 1]) || (i < hits.len() && hits[i]) {
+                covered += 1.0;
+            } else if chars.contains(PyString::new(py, letter.encode_utf8(&mut [0; 4])))? {
+                covered += 0.5;
+            }
+        }
+    }
+    Ok(covered)
+}
+
+/// English words stemmed by Snowball (snowstem: the Snowball project's algorithm, as PyStemmer's C build).
+#[pyfunction]
+pub fn stem_words(words: Vec<String>) -> PyResult<Vec<String>> {
+    let stemmer = snowstem::Stemmer::create(snowstem::Algorithm::English);
+    guarded(|| words.iter().map(|word| stemmer.stem(word).to_string()).collect())
+}

@@ -1,0 +1,137 @@
+//! The OTLP decoders' bindings (sources/otlp/spans.py): a request, protobuf or OTLP/JSON, as the span records the
+//! Python types given make, with only the span attribute keys kept that the mapping reads.
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyString};
+use pyo3::IntoPyObject;
+use std::collections::HashSet;
+
+use crate::{otlp, otlp_json};
+
+/// Requests from this size on are parsed with the GIL released, so the event loop keeps serving meanwhile.
+const DETACH_FROM_BYTES: usize = 64 * 1024;
+
+fn value_to_py<'py>(py: Python<'py>, value: &otlp::Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        otlp::Value::Str(text) => PyString::new(py, text).into_any(),
+        otlp::Value::Bool(flag) => PyBool::new(py, *flag).to_owned().into_any(),
+        otlp::Value::Int(number) => number.into_pyobject(py)?.into_any(),
+        otlp::Value::Double(number) => PyFloat::new(py, *number).into_any(),
+        otlp::Value::Bytes(bytes) => PyBytes::new(py, bytes).into_any(),
+        otlp::Value::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(value_to_py(py, item)?)?;
+            }
+            list.into_any()
+        }
+        otlp::Value::KvList(pairs) => attributes_to_py(py, pairs)?.into_any(),
+        otlp::Value::Empty => py.None().into_bound(py),
+    })
+}
+
+fn attributes_to_py<'py>(py: Python<'py>, pairs: &otlp::Attributes) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    for (key, value) in pairs {
+        dict.set_item(*key, value_to_py(py, value)?)?; // a key given twice: the last wins, as in the Python decoding
+    }
+    Ok(dict)
+}
+
+/// The span attribute keys the mapping reads (sources/otlp/keys.py): exact keys and key prefixes. The others
+/// are still read and checked like the protobuf runtime checks them, but never become Python objects.
+#[pyclass(frozen, module = "ragpulse._native")]
+pub struct KeyFilter {
+    exact: HashSet<String>,
+    prefixes: Vec<String>,
+}
+
+#[pymethods]
+impl KeyFilter {
+    #[new]
+    fn new(exact: HashSet<String>, prefixes: Vec<String>) -> Self {
+        KeyFilter { exact, prefixes }
+    }
+
+    fn keeps(&self, key: &str) -> bool {
+        self.exact.contains(key) || self.prefixes.iter().any(|prefix| key.starts_with(prefix.as_str()))
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    bytes.iter().flat_map(|b| [DIGITS[usize::from(b >> 4)] as char, DIGITS[usize::from(b & 15)] as char]).collect()
+}
+
+/// An id the span records carry: `size` bytes, not all zero.
+fn valid_id(bytes: &[u8], size: usize) -> bool {
+    bytes.len() == size && bytes.iter().any(|b| *b != 0)
+}
+
+/// An OTLP ExportTraceServiceRequest (protobuf bytes) as (spans, rejected). Each span is made by calling
+/// `span_type(trace_id, span_id, parent_span_id, name, start, end, attributes, resource, events, size, scope, kind)`
+/// (ids in hex, the parent None unless 8 non-zero bytes; the resource's attributes one dict per resource; each
+/// event `event_type(name, time, attributes)`); span attributes only those `keys` keeps (all without it). A span
+/// without a 16-byte trace id or an 8-byte span id (or all zero) is not made: (its name, "trace_id" or "span_id")
+/// is in `rejected`. Raises ValueError with the reason on a malformed request.
+#[pyfunction]
+#[pyo3(signature = (body, keys, span_type, event_type))]
+pub fn decode_otlp_traces<'py>(
+    py: Python<'py>, body: &Bound<'py, PyBytes>, keys: Option<Bound<'py, KeyFilter>>, span_type: &Bound<'py, PyAny>,
+    event_type: &Bound<'py, PyAny>,
+) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>)> {
+    records(py, body.as_bytes(), keys, span_type, event_type)
+}
+
+/// An OTLP/JSON request as decode_otlp_traces reads its protobuf form (native/src/otlp_json.rs); None when it is
+/// outside the subset read here: the caller takes the general path, which reads or refuses it.
+#[pyfunction]
+#[pyo3(signature = (body, keys, span_type, event_type))]
+pub fn decode_otlp_json<'py>(
+    py: Python<'py>, body: &Bound<'py, PyBytes>, keys: Option<Bound<'py, KeyFilter>>, span_type: &Bound<'py, PyAny>,
+    event_type: &Bound<'py, PyAny>,
+) -> PyResult<Option<(Bound<'py, PyList>, Bound<'py, PyList>)>> {
+    let bytes = body.as_bytes();
+    let transcode = move || std::panic::catch_unwind(|| otlp_json::transcode(bytes));
+    let transcoded = if bytes.len() >= DETACH_FROM_BYTES { py.detach(transcode) } else { transcode() };
+    match transcoded {
+        Ok(Some(protobuf)) => records(py, &protobuf, keys, span_type, event_type).map(Some),
+        Ok(None) => Ok(None),
+        Err(_) => Err(PyValueError::new_err("the native OTLP/JSON reader failed (a defect: please report it)")),
+    }
+}
+
+fn records<'py>(
+    py: Python<'py>, bytes: &[u8], keys: Option<Bound<'py, KeyFilter>>, span_type: &Bound<'py, PyAny>,
+    event_type: &Bound<'py, PyAny>,
+) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>)> {
+    let filter: Option<&KeyFilter> = keys.as_ref().map(|keys| keys.get());
+    let keep = move |key: &str| filter.is_none_or(|filter| filter.keeps(key));
+    let parse = move || std::panic::catch_unwind(|| otlp::decode(bytes, &keep));
+    let parsed = if bytes.len() >= DETACH_FROM_BYTES { py.detach(parse) } else { parse() };
+    let request = match parsed {
+        Ok(Ok(request)) => request,
+        Ok(Err(otlp::DecodeError(reason))) => return Err(PyValueError::new_err(reason)),
+        Err(_) => return Err(PyValueError::new_err("the native OTLP decoder failed (a defect: please report it)")),
+    };
+    let resources: Vec<Bound<'py, PyDict>> =
+        request.resources.iter().map(|attributes| attributes_to_py(py, attributes)).collect::<PyResult<_>>()?;
+    let (spans, rejected) = (PyList::empty(py), PyList::empty(py));
+    for span in &request.spans {
+        if !valid_id(span.trace_id, 16) || !valid_id(span.span_id, 8) {
+            rejected.append((span.name, if valid_id(span.trace_id, 16) { "span_id" } else { "trace_id" }))?;
+            continue;
+        }
+        let events = PyList::empty(py);
+        for event in &span.events {
+            events.append(event_type.call1((event.name, event.time_unix_nano, attributes_to_py(py, &event.attributes)?))?)?;
+        }
+        let parent = valid_id(span.parent_span_id, 8).then(|| hex(span.parent_span_id));
+        spans.append(span_type.call1((
+            hex(span.trace_id), hex(span.span_id), parent, span.name, span.start_unix_nano, span.end_unix_nano,
+            attributes_to_py(py, &span.attributes)?, &resources[span.resource], events, span.size, span.scope,
+            span.kind,
+        ))?)?;
+    }
+    Ok((spans, rejected))
+}
