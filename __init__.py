@@ -1,9 +1,8 @@
 """ragpulse: an online quality-monitoring sidecar for live RAG services.
 
-The public surface is small on purpose: the event model, the config loader,
-the service that wires sources, stages and exporters, and the error types.
-Everything else lives in private-by-convention modules under
-``ragpulse.collector``, ``ragpulse.scorers`` and ``ragpulse.exporters``.
+ragpulse is used as a program, not a library: its public surface is the `ragpulse` command, its configuration
+file, the event contract it reads (HTTP, Kafka, OTLP) and the metrics, APIs and files it writes (docs/). The
+Python package exports only its version; the subpackages are the sidecar's own and may change between releases.
 """
 
 from importlib.metadata import PackageNotFoundError, version

@@ -12,11 +12,10 @@ from prometheus_client import CollectorRegistry
 
 import ragpulse
 from ragpulse.config import Config
-from ragpulse.exporters.evaluation_events import EvaluationEvents
-from ragpulse.exporters.otlp_metrics import OtlpMetricsPush
-from ragpulse.exporters.otlp_out import InteropMetrics
-from ragpulse.exporters.phoenix import PhoenixAnnotations
-from ragpulse.judging.exit import Consumer
+from ragpulse.interop.evaluation_events import EvaluationEvents
+from ragpulse.interop.otlp_metrics import OtlpMetricsPush
+from ragpulse.interop.phoenix import PhoenixAnnotations
+from ragpulse.judging import Consumer
 
 
 def resource(config: Config) -> Resource:
@@ -31,15 +30,13 @@ class Interop:
         self.events: EvaluationEvents | None = None
         self.metrics_push: OtlpMetricsPush | None = None
         self.phoenix: PhoenixAnnotations | None = None
-        if not (options.evaluation_events.enabled or options.otlp_metrics.enabled or options.phoenix.enabled):
-            return  # no interop series either
-        metrics, sender = InteropMetrics(registry), resource(config)
+        sender = resource(config)  # each output makes the interop series it counts: none when all are off
         if options.evaluation_events.enabled:
-            self.events = EvaluationEvents(options, metrics, sender)
+            self.events = EvaluationEvents(options, registry, sender)
         if options.otlp_metrics.enabled:
-            self.metrics_push = OtlpMetricsPush(options.otlp_metrics, registry, sender, metrics)
+            self.metrics_push = OtlpMetricsPush(options.otlp_metrics, registry, sender)
         if options.phoenix.enabled:
-            self.phoenix = PhoenixAnnotations(options, metrics)
+            self.phoenix = PhoenixAnnotations(options, registry)
 
     def judgment_consumers(self) -> list[tuple[str, Consumer]]:
         """The judging exit's consumers (judging/exit.py), in the order they run."""

@@ -12,7 +12,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 
 from ragpulse.collector.telemetry.exposition import TextExposition
 from ragpulse.errors import ExportRefused
-from ragpulse.exporters.api import json_response
+from ragpulse.results.json_response import json_response
 from ragpulse.sources.http import HttpIngest
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]

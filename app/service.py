@@ -18,68 +18,62 @@ import asyncio
 
 import structlog
 from aiohttp import web
-from prometheus_client import CollectorRegistry, Counter, Gauge, GCCollector, PlatformCollector, ProcessCollector
+from prometheus_client import CollectorRegistry, Gauge, GCCollector, PlatformCollector, ProcessCollector
 
 import ragpulse
-from ragpulse.app.factories import fallback_detector, prober, probe_correctness
+from ragpulse.app.components import fallback_detector, prober, probe_correctness
 from ragpulse.app.interop_wiring import Interop
 from ragpulse.app.judging_wiring import Judging
 from ragpulse.app.server import build_app
 from ragpulse.collector.decode import EventDecoder
-from ragpulse.collector.dedup import DedupMetrics, DedupStage, DedupWindow
+from ragpulse.collector.dedup import DedupStage, DedupWindow
 from ragpulse.collector.events import Envelope, TraceEvent
-from ragpulse.collector.intake import IntakeMetrics
-from ragpulse.collector.pipeline import Exporter, Pipeline, PipelineMetrics, Stage
-from ragpulse.collector.queue import EventQueue, QueueMetrics
-from ragpulse.collector.supervisor import Supervised, SupervisorMetrics
+from ragpulse.collector.pipeline import Exporter, Pipeline, Stage
+from ragpulse.collector.queue import EventQueue
+from ragpulse.collector.supervisor import Supervised
 from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.config import Config
 from ragpulse.errors import ConfigError, ConfigProblem, StartupError
-from ragpulse.exporters import badcases_api, calibration_api
-from ragpulse.exporters.forward import ForwardMetrics, KafkaForwarder
-from ragpulse.exporters.prometheus import FastPathExporter, FastPathMetrics
+from ragpulse.exporters.forward import KafkaForwarder
+from ragpulse.exporters.prometheus import FastPathExporter
+from ragpulse.feedback.join import FeedbackJoin
+from ragpulse.feedback.satisfaction import SignalCounter
 from ragpulse.probes import golden
 from ragpulse.probes.marker import ProbeTrafficFilter, is_probe
-from ragpulse.probes.schedule import ProbeMetrics, ProbeSchedule
+from ragpulse.probes.schedule import ProbeSchedule
 from ragpulse.probes.target import HttpTarget, TargetError
-from ragpulse.scorers.citations import CitationMetrics, CitationScorer
-from ragpulse.scorers.embedding import EmbeddingMetrics, EmbeddingScorer, load_model
+from ragpulse.results import badcases_api, calibration_api
+from ragpulse.scorers.citations import CitationScorer
+from ragpulse.scorers.embedding import EmbeddingScorer, load_model
 from ragpulse.scorers.fallback import FallbackDetector
-from ragpulse.scorers.join import FeedbackJoin
-from ragpulse.scorers.join_tables import JoinMetrics
-from ragpulse.scorers.lexical import LexicalMetrics, LexicalScorer
-from ragpulse.scorers.satisfaction import SatisfactionMetrics, SignalCounter
-from ragpulse.sources.connections import ConnectionMetrics, limit_connections, runner_options
+from ragpulse.scorers.lexical import LexicalScorer
+from ragpulse.sources.connections import limit_connections, runner_options
 from ragpulse.sources.http import SOURCE as HTTP_SOURCE
 from ragpulse.sources.http import HttpIngest
 from ragpulse.sources.kafka import SOURCE as KAFKA_SOURCE
 from ragpulse.sources.kafka import KafkaSource
 from ragpulse.sources.kafka.backends import backend as kafka_backend
-from ragpulse.sources.kafka.metrics import KafkaMetrics
 from ragpulse.sources.otlp.intake import SOURCE as OTLP_SOURCE
 from ragpulse.sources.otlp.intake import SpanIntake
-from ragpulse.sources.otlp.metrics import OtlpMetrics
 from ragpulse.sources.otlp.receiver import OtlpReceiver
 
 log = structlog.get_logger("ragpulse.service")
 
 
 def _feedback_join(config: Config, registry: CollectorRegistry, guard: LabelGuard) -> FeedbackJoin:
-    counter = SignalCounter(SatisfactionMetrics(registry, config.metrics.labels), guard,
-                            max_cached=4 * config.metrics.max_label_sets)
-    return FeedbackJoin(config.satisfaction, JoinMetrics(registry), counter, guard)
+    counter = SignalCounter(registry, guard, max_cached=4 * config.metrics.max_label_sets)
+    return FeedbackJoin(config.satisfaction, registry, counter, guard)
 
 
-def _probe_schedules(config: Config, registry: CollectorRegistry, retries: Counter | None) -> list[ProbeSchedule]:
-    """The golden sets probed on a schedule; a set that does not load or a target that cannot be used is a config error."""
+def _probe_schedules(config: Config, registry: CollectorRegistry, judging: bool) -> list[ProbeSchedule]:
+    """The golden sets probed on a schedule; a set that does not load or a target that cannot be used is a config error.
+    With `judging` on, the probes' LLM correctness calls count their retries with the judge's."""
     options = config.probes
     if not options.schedules:
         return []
-    metrics = ProbeMetrics(registry)
-    metrics.k.set(options.k)
     targets = {target.name: target for target in options.targets}
     schedules, problems = [], []
-    correctness = probe_correctness(config, retries)
+    correctness = probe_correctness(config, registry if judging else None)
     fallback = fallback_detector(config)
     for index, entry in enumerate(options.schedules):
         try:
@@ -91,7 +85,7 @@ def _probe_schedules(config: Config, registry: CollectorRegistry, retries: Count
         except TargetError as exc:
             problems.append(ConfigProblem(f"probes.schedules[{index}].target", str(exc)))
             continue
-        schedules.append(ProbeSchedule(loaded, prober(config, target, fallback, correctness), metrics, options.db_path,
+        schedules.append(ProbeSchedule(loaded, prober(config, target, fallback, correctness), registry, options.db_path,
                                        interval=entry.interval_seconds, jitter=entry.jitter_seconds, target=entry.target))
     if problems:
         raise ConfigError(problems, "probes")
@@ -113,15 +107,9 @@ class Service:
         self.config = config
         self.registry = registry = registry if registry is not None else CollectorRegistry()
         process_metrics(registry)
-        pipeline_metrics = PipelineMetrics(registry)
-        intake = IntakeMetrics(registry)
         self.queue = EventQueue("pipeline", config.pipeline.queue_capacity_events, config.pipeline.queue_capacity_bytes,
-                                QueueMetrics(registry))
-        self.connections = ConnectionMetrics(registry)
-        supervisor = SupervisorMetrics(registry)
-        dedup_metrics = DedupMetrics(registry)
-        dedup = DedupWindow(config.dedup.max_entries, config.dedup.window_seconds,
-                            entries_gauge=dedup_metrics.entries, evicted_counter=dedup_metrics.evicted)
+                                registry)
+        dedup = DedupWindow(config.dedup.max_entries, config.dedup.window_seconds, registry)
         options = config.metrics
         guard = LabelGuard(options.labels, options.max_values_per_label, options.max_label_sets, registry)
         self.forwarder: KafkaForwarder | None = None
@@ -131,19 +119,19 @@ class Service:
         self._fallback: FallbackDetector | None = None
         self.interop = Interop(config, registry)
         if config.forward.topic is not None:
-            # The forwarding role (README "Scaling out"): checked, deduplicated events go to the topic, analysed elsewhere.
-            self.forwarder = KafkaForwarder(config.forward, kafka_backend(config.kafka).producer, ForwardMetrics(registry),
+            # The forwarding role (docs/scaling-out.md): checked, deduplicated events go to the topic, analysed elsewhere.
+            self.forwarder = KafkaForwarder(config.forward, kafka_backend(config.kafka).producer, registry,
                                             max_message_bytes=config.limits.max_event_bytes)
-            stages: list[tuple[str, Stage]] = [("dedup", DedupStage(dedup, dedup_metrics.duplicates))]
+            stages: list[tuple[str, Stage]] = [("dedup", DedupStage(dedup, registry))]
             exporters: list[tuple[str, Exporter]] = [("forward", self.forwarder)]
         else:
-            stages = self._analysis_stages(config, registry, guard, pipeline_metrics, dedup, dedup_metrics)
+            stages = self._analysis_stages(config, registry, guard, dedup)
             exporters = [("prometheus", FastPathExporter(
-                FastPathMetrics(registry, options), guard, max_cached=4 * options.max_label_sets,
+                registry, options, guard, max_cached=4 * options.max_label_sets,
                 fallback_rules=("explicit", "empty_retrieval", *(rule.name for rule in config.all_fallback_rules()))))]
-        self.pipeline = Pipeline(self.queue, stages=stages, exporters=exporters, metrics=pipeline_metrics,
-                                 supervisor=supervisor, max_batch_events=config.pipeline.max_batch_events)
-        self._sources(config, registry, intake, pipeline_metrics, supervisor, dedup)
+        self.pipeline = Pipeline(self.queue, stages=stages, exporters=exporters, registry=registry,
+                                 max_batch_events=config.pipeline.max_batch_events)
+        self._sources(config, registry, dedup)
         self._app = build_app(
             self.ingest,
             registry,
@@ -155,36 +143,30 @@ class Service:
             api_routes=[*badcases_api.routes(config.results.sqlite_path),
                         *calibration_api.routes(config.results.sqlite_path, config.calibration)],
         )
-        self._http_up = intake.source_up.labels(source=HTTP_SOURCE)
-        self.probes = _probe_schedules(config, registry,
-                                       self.judging.metrics.judge_retries if self.judging is not None else None)
+        self.probes = _probe_schedules(config, registry, judging=self.judging is not None)
         self._runner: web.AppRunner | None = None
         self._stopping = False
         self._ticker: asyncio.Task[None] | None = None
         self.port: int | None = None
 
     def _analysis_stages(self, config: Config, registry: CollectorRegistry, guard: LabelGuard,
-                         pipeline_metrics: PipelineMetrics, dedup: DedupWindow,
-                         dedup_metrics: DedupMetrics) -> list[tuple[str, Stage]]:
+                         dedup: DedupWindow) -> list[tuple[str, Stage]]:
         """The stages of an analysing replica, in the order every event meets them; builds the join and the judging."""
         options, local = config.metrics, config.local_scorers
         self._fallback = fallback_detector(config)
-        self.embeddings = self._embeddings(config, registry, guard, pipeline_metrics.stage_errors)
+        self.embeddings = self._embeddings(config, registry, guard)
         self.join = _feedback_join(config, registry, guard) if config.satisfaction.enabled else None
         # config: satisfaction is off only with the judge off, which needs the join
-        self.judging = (Judging(config, registry, guard, self.join, pipeline_metrics.stage_errors,
-                                self.interop.judgment_consumers())
+        self.judging = (Judging(config, registry, guard, self.join, self.interop.judgment_consumers())
                         if config.judge.mode != "off" and self.join is not None else None)
         stages: list[tuple[str, Stage | None]] = [
             ("probe_filter", ProbeTrafficFilter(registry)),
-            ("dedup", DedupStage(dedup, dedup_metrics.duplicates)),
+            ("dedup", DedupStage(dedup, registry)),
             ("fallback", self._fallback),
             # Citations first: the lexical scorer reads the answer without its markers.
-            ("citations", CitationScorer(CitationMetrics(registry, list(options.labels)), guard,
-                                         max_label_sets=options.max_label_sets) if local.enabled else None),
-            ("local_scorers", LexicalScorer(LexicalMetrics(registry, list(options.labels)), guard, local.chunk_cache_entries,
-                                            local.chunk_cache_max_bytes, max_label_sets=options.max_label_sets)
-             if local.enabled else None),
+            ("citations", CitationScorer(registry, guard, max_label_sets=options.max_label_sets) if local.enabled else None),
+            ("local_scorers", LexicalScorer(registry, guard, local.chunk_cache_entries, local.chunk_cache_max_bytes,
+                                            max_label_sets=options.max_label_sets) if local.enabled else None),
             ("embeddings", self.embeddings),
             ("feedback_join", self.join),
             ("judge_sampler", self.judging.sampler if self.judging is not None else None),
@@ -192,32 +174,28 @@ class Service:
         return [(name, stage) for name, stage in stages if stage is not None]
 
     @staticmethod
-    def _embeddings(config: Config, registry: CollectorRegistry, guard: LabelGuard,
-                    stage_errors: Counter) -> EmbeddingScorer | None:
+    def _embeddings(config: Config, registry: CollectorRegistry, guard: LabelGuard) -> EmbeddingScorer | None:
         options = config.embeddings
         if not options.enabled:
             return None
         return EmbeddingScorer(
-            load_model(options.model, options.device), EmbeddingMetrics(registry, list(config.metrics.labels), stage_errors),
-            guard, sample_rate=options.sample_rate, queue_capacity=options.queue_capacity,
+            load_model(options.model, options.device), registry, guard, sample_rate=options.sample_rate, queue_capacity=options.queue_capacity,
             queue_max_bytes=options.queue_max_bytes,
             batch_traces=options.batch_traces, chunk_cache_entries=options.chunk_cache_entries,
         )
 
-    def _sources(self, config: Config, registry: CollectorRegistry, intake: IntakeMetrics,
-                 pipeline_metrics: PipelineMetrics, supervisor: SupervisorMetrics, dedup: DedupWindow) -> None:
-        self.ingest = HttpIngest(EventDecoder(config.limits, HTTP_SOURCE), self.queue, intake, self.connections,
+    def _sources(self, config: Config, registry: CollectorRegistry, dedup: DedupWindow) -> None:
+        self.ingest = HttpIngest(EventDecoder(config.limits, HTTP_SOURCE), self.queue, registry,
                                  retry_after_seconds=config.http.retry_after_seconds,
                                  body_timeout_seconds=config.http.body_timeout_seconds,
                                  max_body_bytes=config.http.max_body_bytes)
-        otlp = OtlpMetrics(registry, intake, pipeline_metrics.dropped)
         # One span intake for every carrier of OTLP spans, so a trace's spans meet.
-        self.spans = SpanIntake(config.otlp, EventDecoder(config.limits, OTLP_SOURCE), self.queue, otlp, supervisor,
+        self.spans = SpanIntake(config.otlp, EventDecoder(config.limits, OTLP_SOURCE), self.queue, registry,
                                 max_event_bytes=config.limits.max_event_bytes)
         self.kafka: KafkaSource | None = None
         if config.kafka.bootstrap_servers and config.kafka.topics:  # no topics: the connection is the forwarder's
             self.kafka = KafkaSource(config.kafka, EventDecoder(config.limits, KAFKA_SOURCE), self.queue,
-                                     KafkaMetrics(registry, intake, otlp), dedup, self.spans,
+                                     registry, dedup, self.spans,
                                      max_batch_events=config.pipeline.max_batch_events,
                                      on_partitions_lost=self.join.drop_partitions if self.join is not None else None,
                                      on_replay=self._replay if self.join is not None else None,
@@ -225,7 +203,7 @@ class Service:
                                      replay_seconds=config.satisfaction.idle_seconds)
         self.otlp: OtlpReceiver | None = None
         if config.otlp.enabled:
-            self.otlp = OtlpReceiver(config.otlp, self.spans, self.queue, otlp, self.connections)
+            self.otlp = OtlpReceiver(config.otlp, self.spans, self.queue, registry)
 
     def _replay(self, envelopes: list[Envelope]) -> None:
         """Events read back from Kafka partitions new to this replica (counted by their previous owner), replayed
@@ -283,14 +261,14 @@ class Service:
             schedule.start()
         self._runner = web.AppRunner(self._app, **runner_options(self.config.http.idle_timeout_seconds))
         await self._runner.setup()
-        limit_connections(self._runner, "http", self.config.http.max_connections, self.connections)
+        limit_connections(self._runner, "http", self.config.http.max_connections, self.registry)
         site = web.TCPSite(self._runner, self.config.http.host, self.config.http.port)
         try:
             await site.start()
         except OSError as exc:
             raise StartupError("HTTP", f"{self.config.http.host}:{self.config.http.port}", "http.port", exc.strerror or str(exc)) from None
         self.port = self._runner.addresses[0][1]  # the bound port, also when http.port is 0
-        self._http_up.set(1)
+        self.ingest.up.set(1)
         if self.kafka is not None:
             await self.kafka.start()
         if self.otlp is not None:
@@ -301,7 +279,7 @@ class Service:
         config = self.config
         judge = ("off" if config.judge.mode == "off" else f"llm {config.judge.model}" if config.judge.uses_llm
                  else "local (no judge.api_key or judge.base_url)")
-        # What a newcomer needs to know of the defaults, in one line (README, CLI).
+        # What a newcomer needs to know of the defaults, in one line (docs/configuration.md, CLI).
         log.info("ragpulse started", version=ragpulse.__version__, host=config.http.host, port=self.port,
                  role=f"forward to kafka topic {config.forward.topic}" if self.forwarder is not None else "analyse",
                  otlp=(f"{config.otlp.host}:{self.otlp.http_port} (HTTP), "
@@ -315,7 +293,7 @@ class Service:
         """Drain and stop; returns the number of accepted events that could not be processed."""
         self._stopping = True
         self.ingest.accepting = False
-        self._http_up.set(0)
+        self.ingest.up.set(0)
         if self.kafka is not None:
             await self.kafka.stop_intake()
         if self.otlp is not None:

@@ -15,8 +15,8 @@ from typing import Literal
 
 import msgspec
 
-from ragpulse.config import LimitsConfig
 from ragpulse.collector.dedup import event_identity
+from ragpulse.config import LimitsConfig
 from ragpulse.errors import EventError, RejectReason
 from ragpulse.collector.events import (
     MAX_COUNT,

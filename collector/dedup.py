@@ -9,6 +9,7 @@ from collections.abc import Callable
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
 from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
+from ragpulse.collector.telemetry.shared import shared
 
 
 def event_identity(event: TraceEvent | FeedbackEvent) -> int:
@@ -31,7 +32,8 @@ def event_identity(event: TraceEvent | FeedbackEvent) -> int:
 
 
 class DedupMetrics:
-    """The dedup window's telemetry: duplicates dropped by type, identities held, identities forgotten early."""
+    """The dedup window's telemetry: duplicates dropped by type, identities held, identities forgotten early.
+    One set per registry (`shared`): the window and the stage count into it."""
 
     def __init__(self, registry: CollectorRegistry) -> None:
         self.duplicates = Counter("ragpulse_events_duplicate_total",
@@ -55,17 +57,17 @@ class DedupWindow:
         self,
         max_entries: int,
         window_seconds: float,
+        registry: CollectorRegistry,
         *,
-        entries_gauge: Gauge,
-        evicted_counter: Counter,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._max_entries = max_entries
         self._window = window_seconds
         self._expiry: OrderedDict[int, float] = OrderedDict()
         self._clock = clock
-        self._evicted = evicted_counter
-        entries_gauge.set_function(lambda: len(self._expiry))
+        metrics = shared(registry, DedupMetrics)
+        self._evicted = metrics.evicted
+        metrics.entries.set_function(lambda: len(self._expiry))
 
     def __len__(self) -> int:
         return len(self._expiry)
@@ -98,7 +100,8 @@ class DedupWindow:
 class DedupStage:
     """Pipeline stage: drops an event whose identity is still in the window."""
 
-    def __init__(self, window: DedupWindow, duplicates: Counter) -> None:
+    def __init__(self, window: DedupWindow, registry: CollectorRegistry) -> None:
+        duplicates = shared(registry, DedupMetrics).duplicates
         self._window = window
         self._trace_duplicates = duplicates.labels(type="trace")
         self._feedback_duplicates = duplicates.labels(type="feedback")

@@ -1,7 +1,8 @@
 """What every source reports at the pipeline's door: events accepted, rejected, cut, refused, and whether it is up.
 
-One instance for all sources (they share the families, labelled by source); each source names itself with
-`precreate(source)` when it is built, so its series exist at zero from the first scrape.
+One instance a registry for all sources (they share the families, labelled by source: `shared(registry,
+IntakeMetrics)`); each source names itself with `precreate(source)` when it is built, so its series exist at zero
+from the first scrape.
 """
 
 from __future__ import annotations

@@ -16,8 +16,9 @@ from prometheus_client import CollectorRegistry, Counter
 
 from ragpulse.collector.events import Envelope, TraceEvent
 from ragpulse.collector.queue import EventQueue
-from ragpulse.collector.supervisor import Supervised, SupervisorMetrics
+from ragpulse.collector.supervisor import Supervised
 from ragpulse.collector.telemetry.fast_metrics import CounterFamily
+from ragpulse.collector.telemetry.shared import shared
 
 Stage = Callable[[Envelope], Envelope | None]
 Exporter = Callable[[Envelope], None]
@@ -26,7 +27,9 @@ log = structlog.get_logger("ragpulse.pipeline")
 
 
 class PipelineMetrics:
-    """What the pipeline did with accepted events: processed, dropped, and the components that failed on one."""
+    """What the pipeline did with accepted events: processed, dropped, and the components that failed on one.
+    One set per registry (`shared`): the OTLP source counts its own losses at shutdown into `dropped`, and
+    components off the pipeline's task their failures into `stage_errors`."""
 
     def __init__(self, registry: CollectorRegistry) -> None:
         self.processed = CounterFamily("ragpulse_events_processed_total", "Events that went through every pipeline stage.",
@@ -45,8 +48,7 @@ class Pipeline:
         queue: EventQueue,
         stages: Sequence[tuple[str, Stage]],
         exporters: Sequence[tuple[str, Exporter]],
-        metrics: PipelineMetrics,
-        supervisor: SupervisorMetrics,
+        registry: CollectorRegistry,
         *,
         max_batch_events: int,
     ) -> None:
@@ -55,11 +57,11 @@ class Pipeline:
         # A stage cheaper done once per batch than once per event offers `prepare(batch)`.
         self._preparers = [(name, stage.prepare) for name, stage in self._stages if hasattr(stage, "prepare")]
         self._exporters = list(exporters)
-        self._metrics = metrics
+        self._metrics = metrics = shared(registry, PipelineMetrics)
         self._max_batch = max_batch_events
         self._processed_traces = metrics.processed.labels("trace")
         self._processed_feedback = metrics.processed.labels("feedback")
-        self.supervised = Supervised("pipeline", self._run, supervisor)
+        self.supervised = Supervised("pipeline", self._run, registry)
 
     async def start(self) -> None:
         self.supervised.start()

@@ -10,8 +10,9 @@ from operator import attrgetter
 
 from prometheus_client import CollectorRegistry, Gauge
 
-from ragpulse.errors import ShuttingDown
 from ragpulse.collector.events import Envelope
+from ragpulse.collector.telemetry.shared import shared
+from ragpulse.errors import ShuttingDown
 
 Ack = Callable[[], None]
 
@@ -25,7 +26,7 @@ class Batch:
 
 
 class QueueMetrics:
-    """The gauges of the queues between sources and the pipeline, by queue name."""
+    """The gauges of the queues between sources and the pipeline, by queue name: one set per registry (`shared`)."""
 
     def __init__(self, registry: CollectorRegistry) -> None:
         self.depth = Gauge("ragpulse_queue_depth_events", "Events waiting in a queue.", ["queue"], registry=registry)
@@ -52,7 +53,8 @@ class EventQueue:
     it cannot interleave with another task.
     """
 
-    def __init__(self, name: str, capacity: int, capacity_bytes: int, metrics: QueueMetrics) -> None:
+    def __init__(self, name: str, capacity: int, capacity_bytes: int, registry: CollectorRegistry) -> None:
+        metrics = shared(registry, QueueMetrics)
         self.name = name
         self.capacity = capacity
         self.capacity_bytes = capacity_bytes

@@ -14,6 +14,8 @@ from collections.abc import Awaitable, Callable
 import structlog
 from prometheus_client import CollectorRegistry, Counter
 
+from ragpulse.collector.telemetry.shared import shared
+
 log = structlog.get_logger("ragpulse.supervisor")
 
 FIRST_BACKOFF_SECONDS = 0.1
@@ -22,6 +24,8 @@ RECENT_SECONDS = 60.0  # a restart this recent is reported by /readyz (without m
 
 
 class SupervisorMetrics:
+    """Restarts by component: one family per registry (`shared`), every supervised loop counts into it."""
+
     def __init__(self, registry: CollectorRegistry) -> None:
         self.restarts = Counter(
             "ragpulse_component_restarts_total", "Background tasks restarted after they died of an unexpected error.",
@@ -35,12 +39,12 @@ class Supervised:
     `clock` dates the restarts /readyz reports and `sleep` waits out the backoff: tests drive both.
     """
 
-    def __init__(self, component: str, loop: Callable[[], Awaitable[None]], metrics: SupervisorMetrics,
+    def __init__(self, component: str, loop: Callable[[], Awaitable[None]], registry: CollectorRegistry,
                  clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self.component = component
         self._loop = loop
-        self._restarts = metrics.restarts.labels(component=component)
+        self._restarts = shared(registry, SupervisorMetrics).restarts.labels(component=component)
         self._restarts.inc(0)
         self._clock = clock
         self._sleep = sleep

@@ -1,9 +1,9 @@
 """The interop section: judgments and metrics sent where users already look, each output off by default.
 
 - evaluation_events: each judgment as OpenTelemetry `gen_ai.evaluation.result` log records on the judged
-  trace, over OTLP (exporters/evaluation_events.py);
-- otlp_metrics: the series of /metrics pushed over OTLP on an interval (exporters/otlp_metrics.py);
-- phoenix: each judgment as span annotations in an Arize Phoenix server (exporters/phoenix.py).
+  trace, over OTLP (interop/evaluation_events.py);
+- otlp_metrics: the series of /metrics pushed over OTLP on an interval (interop/otlp_metrics.py);
+- phoenix: each judgment as span annotations in an Arize Phoenix server (interop/phoenix.py).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ in sources.py, the probes' in probes.py.
 from __future__ import annotations
 
 import functools
-from pathlib import Path
+from importlib import resources
 from typing import Annotated, Literal
 
 import msgspec
@@ -95,8 +95,8 @@ class FallbackRule(_Section):
 
 @functools.cache
 def _phrase_catalogue() -> tuple[tuple[str, str], ...]:
-    """The fallback scorer's built-in phrase rules: its data (scorers/fallback_phrases.yaml), read, not imported."""
-    text = (Path(__file__).resolve().parent.parent / "scorers" / "fallback_phrases.yaml").read_text(encoding="utf-8")
+    """The fallback scorer's built-in phrase rules: package data of this package (fallback_phrases.yaml)."""
+    text = resources.files(__package__).joinpath("fallback_phrases.yaml").read_text(encoding="utf-8")
     return tuple((rule["name"], rule["pattern"]) for rule in yaml.safe_load(text)["rules"])
 
 
@@ -239,9 +239,9 @@ class JudgeConfig(_Section):
     # A floor under the routine sample, per app: when the base rate would give fewer routine judgments a
     # minute, the app's rate rises to give this many (0: no floor), within the budgets. 40 a minute lets the
     # default drift test (5m against 1h) see 5% become 15% within 30 minutes in 99% of simulated runs
-    # (bench/sim_drift.py, docs/BENCHMARKS.md); at 20 it was 71%.
+    # (bench/sim_drift.py, docs/benchmarks-log.md); at 20 it was 71%.
     min_routine_per_minute: Annotated[int, msgspec.Meta(ge=0)] = 40
-    # Rates of the classes that jump the queue (see README, Judging).
+    # Rates of the classes that jump the queue (see docs/judging.md).
     priority_rates: PriorityRates = PriorityRates()
     always_judge: list[AlwaysJudge] = []
     # Local-scorer flags: lexical support under this, or a number not in the chunks...

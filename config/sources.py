@@ -34,7 +34,7 @@ class KafkaConfig(_Section):
     # Off while unset; e.g. "broker-1:9092,broker-2:9092".
     bootstrap_servers: str | None = None
     # The client library: kafka-python (installed with ragpulse) or confluent-kafka (librdkafka, the
-    # `confluent` extra: several times the throughput, see docs/BENCHMARKS.md); the same guarantees on both.
+    # `confluent` extra: several times the throughput, see docs/benchmarks.md); the same guarantees on both.
     client: Literal["kafka-python", "confluent-kafka"] = "kafka-python"
     group_id: str = "ragpulse"
     client_id: str = "ragpulse"
@@ -44,7 +44,7 @@ class KafkaConfig(_Section):
     # Where a group with no committed offset starts.
     auto_offset_reset: Literal["earliest", "latest"] = "earliest"
     # Records per poll, and so per batch handed to the pipeline; at most two polls wait outside
-    # the queue. Large batches cost fewer thread hand-offs (see docs/BENCHMARKS.md).
+    # the queue. Large batches cost fewer thread hand-offs (see docs/benchmarks-log.md).
     max_poll_records: Positive = 2000
     # A member that stops heartbeating (crash, kill -9) keeps its partitions this long; the
     # broker bounds it (group.min/max.session.timeout.ms, by default 6 s to 30 min).
@@ -149,7 +149,7 @@ class OtlpConfig(_Section):
 
 
 class ForwardConfig(_Section):
-    """The forwarding role (README "Scaling out", the two-tier way): assemble and check events, then publish them
+    """The forwarding role (docs/scaling-out.md, the two-tier way): assemble and check events, then publish them
     to a Kafka topic keyed by session id (else trace id) for the analysing replicas, and analyse nothing here."""
 
     # Off while unset. Set: this replica forwards, over the kafka section's connection (bootstrap_servers, client,

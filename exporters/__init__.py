@@ -1,2 +1,2 @@
-"""Exporters: the fast path's Prometheus exporter, and the sinks judged results go to (the result writer,
-SQLite bad-case store and review queue, JSONL, Kafka) with the HTTP APIs that read them."""
+"""Exporters: where the pipeline's processed events go (the fast path's Prometheus series, and the forwarding
+role's Kafka topic). Judged results go to ragpulse.results; interop outputs live in ragpulse.interop."""

@@ -1,6 +1,6 @@
 """The forwarding role's exporter: assembled, checked events published to a Kafka topic for the analysing replicas.
 
-The two-tier way of README "Scaling out": replicas behind the Collector's trace-id load balancing assemble traces
+The two-tier way of docs/scaling-out.md: replicas behind the Collector's trace-id load balancing assemble traces
 and forward them, keyed by session id (else trace id), so that a consumer group of analysing replicas gets each
 session whole on one replica (its feedback join, sampler and judge). Nothing here counts, joins or judges: a
 forwarded event is counted once, by the replica that analyses it.
@@ -92,7 +92,7 @@ def partition_key(event: Event) -> bytes | None:
 class KafkaForwarder:
     """A pipeline exporter (called on the event loop) with a sending thread behind a bounded queue."""
 
-    def __init__(self, config: ForwardConfig, producer: Callable[[], Producer], metrics: ForwardMetrics, *,
+    def __init__(self, config: ForwardConfig, producer: Callable[[], Producer], registry: CollectorRegistry, *,
                  max_message_bytes: int) -> None:
         assert config.topic is not None
         # An event assembled from spans may encode past what the analysers' decoder takes (limits.max_event_bytes):
@@ -104,7 +104,7 @@ class KafkaForwarder:
         self._batch_events = config.batch_events
         self._shutdown_timeout = config.shutdown_timeout_seconds
         self._new_producer = producer
-        self._metrics = metrics
+        self._metrics = ForwardMetrics(registry)
         self._encode = msgspec.json.Encoder().encode
         self._waiting: deque[tuple[str, bytes | None, bytes]] = deque()
         self._held_events = 0  # waiting, plus the batch being sent: what the caps count

@@ -113,8 +113,9 @@ class _Series:
 
 
 class FastPathExporter:
-    def __init__(self, metrics: FastPathMetrics, guard: LabelGuard, *, max_cached: int, fallback_rules: tuple[str, ...] = ()) -> None:
-        self._metrics = metrics
+    def __init__(self, registry: CollectorRegistry, config: MetricsConfig, guard: LabelGuard, *, max_cached: int,
+                 fallback_rules: tuple[str, ...] = ()) -> None:
+        self._metrics = FastPathMetrics(registry, config)
         self._fallback_rules = fallback_rules
         self._guard = guard
         self._series_for = SeriesCache(guard, self._new_series, max_cached)

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragpulse.judging.estimators import Confusion, rogan_gladen, wilson
-from ragpulse.judging.verdicts import HALLUCINATION_AT_MOST
 from ragpulse.judging.records import JudgmentRecord
+from ragpulse.judging.verdicts import HALLUCINATION_AT_MOST
 
 # Answer length in characters (so Chinese and English alike): short under 150, long over 500.
 LENGTH_BUCKETS = ((150, "short"), (500, "medium"))
@@ -57,7 +57,7 @@ class AuditedJudgment:
 
 @dataclass(frozen=True, slots=True)
 class ReviewedRow:
-    """One audited judgment with its human review (from exporters/review_queue.py)."""
+    """One audited judgment with its human review (from results/review_queue.py)."""
 
     judge: str
     judge_model: str

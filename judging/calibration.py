@@ -3,7 +3,7 @@ the audit, a random share of the routine sample queued for review.
 
 The calibrator holds, bounded in count, the audited judgments waiting for a review
 (`review_window_seconds`, days: far longer than any trace stays in the feedback join); reviews
-that come before their judgment wait in the feedback join (scorers/join.py, its pending table),
+that come before their judgment wait in the feedback join (feedback/join.py, its pending table),
 so either may come first. A match counts the hallucination decision of both (judge_verdict x
 human_verdict: the confusion counts) and the score agreement, per judge, judge model and prompt
 version, with the answer's length bucket (verbosity bias) and whether the judge judged its own
@@ -23,9 +23,10 @@ from typing import Protocol
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
 from ragpulse.collector.events import FeedbackEvent, ReviewScores
+from ragpulse.config import CalibrationConfig
+from ragpulse.feedback.tables import Listener
 from ragpulse.judging.agreement import AuditedJudgment, score_agreement, verdict_of
 from ragpulse.judging.records import JudgmentRecord, ReviewRecord
-from ragpulse.scorers.join_tables import Listener
 
 UNMATCHED = ("not_audited", "orphan", "no_trace_id", "pending_full", "revoked")
 
@@ -90,18 +91,21 @@ class Calibrator(Listener):
 
     def __init__(
         self,
-        metrics: CalibrationMetrics,
+        options: CalibrationConfig,
+        registry: CollectorRegistry,
         sink: ReviewSink,
         *,
-        review_window: float,
-        max_audited: int,
+        pending_reviews: Callable[[], int],  # the reviews the join holds for their judgment
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
     ) -> None:
-        self._metrics = metrics
+        self._metrics = metrics = CalibrationMetrics(registry)
+        metrics.threshold.set(options.agreement_threshold)
+        metrics.min_reviews.set(options.min_reviews)
+        metrics.waiting_reviews.set_function(pending_reviews)
         self._sink = sink
-        self._review_window = review_window
-        self._max_audited = max_audited
+        self._review_window = options.review_window_seconds
+        self._max_audited = options.max_audited
         self._clock = clock
         self._wall_clock = wall_clock
         self._audited: OrderedDict[bytes, tuple[float, AuditedJudgment]] = OrderedDict()

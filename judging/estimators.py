@@ -1,4 +1,4 @@
-"""The estimators behind ragpulse's rates, in plain Python (../shared/STATISTICS.md has the formulas).
+"""The estimators behind ragpulse's rates, in plain Python (docs/statistics.md has the formulas).
 
 The same maths runs in PromQL (mixin/rules.py) over the exported counters; this module serves the
 terminal (`ragpulse calibration`, the demo summary), the calibration API and the simulation tests

@@ -12,11 +12,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import structlog
-from prometheus_client import Counter
+from prometheus_client import CollectorRegistry
 
-from ragpulse.judging.verdicts import Judgment
+from ragpulse.collector.pipeline import PipelineMetrics
+from ragpulse.collector.telemetry.shared import shared
 from ragpulse.judging.records import JudgmentRecord, RecordChunk
 from ragpulse.judging.sampler import JudgeItem
+from ragpulse.judging.verdicts import Judgment
 
 log = structlog.get_logger("ragpulse.judge")
 
@@ -73,9 +75,9 @@ def build_record(item: JudgeItem, judgment: Judgment, stage: str | None, judge: 
 
 
 class JudgmentExit:
-    def __init__(self, consumers: Sequence[tuple[str, Consumer]], stage_errors: Counter) -> None:
+    def __init__(self, consumers: Sequence[tuple[str, Consumer]], registry: CollectorRegistry) -> None:
         self._consumers = list(consumers)
-        self._failures = stage_errors.labels(stage="judge")
+        self._failures = shared(registry, PipelineMetrics).stage_errors.labels(stage="judge")  # a consumer's failure
 
     def __call__(self, judged: JudgedTrace) -> None:
         for name, consume in self._consumers:

@@ -2,7 +2,7 @@
 
 It fills every judgment series on a fresh machine, with `judge="local"` on them so nobody mistakes
 them for an LLM's, and it is the judge of `judge.mode: local`. Like the LLM judge it returns the
-answer's claims, each with a verdict and its evidence (README, The local judge):
+answer's claims, each with a verdict and its evidence (docs/judging.md, The local judge):
 
 1. the answer is split into clauses (scorers/text.py); clauses of conversation are no claims;
 2. each claim is aligned with the chunk clause that shares most of its terms (Dice of the term
@@ -48,7 +48,7 @@ from ragpulse.scorers.text import (Clause, clause, clauses, is_chatter, name_ste
                                    supported_units)
 
 # v2: names in any case and position, preambles and 7 天; v3: uncertain claims, governed negation, numbers in
-# words, wrong subjects (docs/BENCHMARKS.md); v4: citation markers ("[1]") are no claims. Calibration is per
+# words, wrong subjects (docs/benchmarks-log.md); v4: citation markers ("[1]") are no claims. Calibration is per
 # version: a new one starts uncalibrated.
 PROMPT_VERSION = "claims.v4"
 MAX_CHARS = 4_000  # of an answer, a question or a chunk: longer texts are judged on their start
@@ -172,7 +172,7 @@ class _Verdict(msgspec.Struct, gc=False):
     claim: Claim
     score: int
     chunk: int | None  # the aligned clause's chunk, when supported
-    confidence: float  # in the verdict, 0-1: how much of the claim the evidence covers (README, The local judge)
+    confidence: float  # in the verdict, 0-1: how much of the claim the evidence covers (docs/judging.md, The local judge)
 
 
 def _footprint(analysis: ChunkAnalysis) -> int:
@@ -313,8 +313,8 @@ class LocalJudge:
     model = "local"
     prompt_version = PROMPT_VERSION
 
-    def __init__(self, metrics: LocalJudgeMetrics, *, cache_entries: int, cache_max_bytes: int) -> None:
-        self._metrics = metrics
+    def __init__(self, registry: CollectorRegistry, *, cache_entries: int, cache_max_bytes: int) -> None:
+        self._metrics = LocalJudgeMetrics(registry)
         self._cache: OrderedDict[str, tuple[ChunkAnalysis, int]] = OrderedDict()
         self._cache_entries = cache_entries
         self._cache_max_bytes = cache_max_bytes

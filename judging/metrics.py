@@ -1,24 +1,25 @@
 """Judging's telemetry: coverage (judged, skipped), verdicts and scores, bad cases by stage, the LLM judge's
 calls, tokens, cost and budgets, and the counters a stratified rate estimate needs.
 
-`JudgmentMetrics.record` is the metrics consumer of a judged trace (judging/exit.py); the rest is counted
-where it happens (the workers, the judge queue, the sampler).
+`JudgmentMetrics.record` is the metrics consumer of a judged trace (judging/exit.py), with the families labelled
+like the fast path's; the rest is counted where it happens (the workers, the judge queue, the sampler), into the
+registry's one JudgeMetrics (`shared`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from ragpulse.collector.telemetry.fast_metrics import CounterFamily, HistogramFamily
 from ragpulse.collector.telemetry.labels import LabelGuard
+from ragpulse.collector.telemetry.shared import shared
 from ragpulse.judging.attribution import STAGES
 from ragpulse.judging.exit import JudgedTrace
+from ragpulse.judging.sampler import PRIORITIES, judge_skipped
 from ragpulse.judging.verdicts import IRRELEVANT_AT_MOST, RELEVANT_CHUNK_AT_LEAST
-from ragpulse.judging.sampler import PRIORITIES
 
-SKIP_REASONS = ("queue_full", "evicted", "budget_tokens", "budget_cost", "circuit_open", "trace_unknown", "shutdown")
 JUDGMENT_VERDICTS = {
     "groundedness": ("grounded", "hallucination", "uncertain", "error"),
     "answer_relevancy": ("relevant", "irrelevant", "fallback", "error"),
@@ -27,51 +28,19 @@ JUDGMENT_VERDICTS = {
 }
 
 
-
-
 class JudgeMetrics:
-    """Made once per sidecar with judging on; `llm_model` precreates the LLM judge's series when there is one."""
+    """The judge's own counts, one set per registry (`shared(registry, JudgeMetrics)`): the workers, the judgment
+    cache and the LLM judges' retries count into it; the skips are the sampler's family (judge_skipped)."""
 
-    def __init__(self, registry: CollectorRegistry, labels: Sequence[str], llm_model: str | None) -> None:
+    def __init__(self, registry: CollectorRegistry) -> None:
         def counter(name: str, doc: str, *labelnames: str) -> Counter:
             return Counter(name, doc, labelnames, registry=registry)
 
         def gauge(name: str, doc: str, *labelnames: str) -> Gauge:
             return Gauge(name, doc, labelnames, registry=registry)
 
-        # The verdict and score families are fast ones (updated on the event loop, where the workers record):
-        # with every verdict precreated per label set they hold most of a scrape's series (docs/BENCHMARKS.md).
-        self.judgments = CounterFamily(
-            "ragpulse_judgments_total",
-            "Judgments by judge (llm, local, rule), sample (routine: the base rate, unbiased; targeted: a stratum's "
-            "class beyond it; feedback: judged because of a user signal, in no rate), metric and verdict. groundedness: grounded, hallucination, uncertain (the judge could not tell: never a hallucination), error; answer_relevancy: relevant, "
-            "irrelevant, fallback, error; context_relevance: relevant, irrelevant, error; search_relevance (agents: their "
-            "searches as a reading of the question): relevant, irrelevant.",
-            [*labels, "judge", "sample", "metric", "verdict"],
-            registry,
-        )
-        self.judge_score = HistogramFamily(
-            "ragpulse_judge_score", "Judge scores by metric: groundedness and answer_relevancy 1-5, context_relevance "
-            "0-3 (the best chunk).", ["judge", "sample", "metric"], registry, (0, 1, 2, 3, 4, 5),
-        )
-        self.judge_supported_share = Histogram(
-            "ragpulse_judge_supported_claims_ratio", "Share of an answer's claims the chunks support.", ["judge"],
-            buckets=(0.2, 0.4, 0.6, 0.8, 0.99, 1.0), registry=registry,
-        )
-        self.badcases = CounterFamily(
-            "ragpulse_badcases_total",
-            "Judged bad cases by sample (routine, targeted, feedback) and the stage that failed: retrieval, generation, "
-            "knowledge_gap, over_refusal.",
-            [*labels, "sample", "stage"],
-            registry,
-        )
         self.judge_judged = counter("ragpulse_judge_judged_total", "Traces judged (cache hits included), by priority class.", "priority")
-        self.judge_skipped = counter(
-            "ragpulse_judge_skipped_total",
-            "Sampled traces not judged, by priority class and reason: queue_full, evicted, budget_tokens, budget_cost, "
-            "circuit_open, trace_unknown, shutdown.",
-            "priority", "reason",
-        )
+        self.judge_skipped = shared(registry, judge_skipped)
         self.judge_requests = counter(
             "ragpulse_judge_requests_total", "LLM judge calls, by judge model and outcome (ok or the error).", "judge_model", "outcome"
         )
@@ -106,36 +75,65 @@ class JudgeMetrics:
         self.judge_self_judging = counter(
             "ragpulse_judge_self_judging_total", "LLM judgments where the judge model is the model that answered (biased)."
         )
-        self._precreate(llm_model)
-
-    def _precreate(self, llm_model: str | None) -> None:
-        """Coverage series that rules divide by exist at zero from the first scrape."""
-        for priority in PRIORITIES:
+        for priority in PRIORITIES:  # coverage series that rules divide by exist at zero from the first scrape
             self.judge_judged.labels(priority=priority)
-            for reason in SKIP_REASONS:
-                self.judge_skipped.labels(priority=priority, reason=reason)
-        if llm_model is not None:
-            self.judge_requests.labels(judge_model=llm_model, outcome="ok")
-            self.judge_http_requests.labels(judge_model=llm_model)
-            for kind in ("prompt", "completion"):
-                self.judge_tokens.labels(judge_model=llm_model, kind=kind)
-            self.judge_cost.labels(judge_model=llm_model)
+
+    def precreate_llm(self, llm_model: str) -> None:
+        """The LLM judge's series at zero, for a sidecar that has one."""
+        self.judge_requests.labels(judge_model=llm_model, outcome="ok")
+        self.judge_http_requests.labels(judge_model=llm_model)
+        for kind in ("prompt", "completion"):
+            self.judge_tokens.labels(judge_model=llm_model, kind=kind)
+        self.judge_cost.labels(judge_model=llm_model)
+
+
+def count_retries(registry: CollectorRegistry, judge_model: str) -> Callable[[str], None]:
+    """An LLM judge's on_retry: each retried request counted by error on the registry's judge families."""
+    retries = shared(registry, JudgeMetrics).judge_retries
+    return lambda error: retries.labels(judge_model=judge_model, error=error).inc()
 
 
 class JudgmentMetrics:
-    """The metrics consumer of a judged trace: verdicts, scores, bad cases and the strata's counts."""
+    """The metrics consumer of a judged trace: verdicts, scores, bad cases and the strata's counts, labelled as
+    `guard` admits."""
 
-    def __init__(self, metrics: JudgeMetrics, rates: RateMetrics, guard: LabelGuard) -> None:
-        self._metrics = metrics
-        self._rates = rates
+    def __init__(self, registry: CollectorRegistry, guard: LabelGuard) -> None:
+        labels = guard.names
+        # The verdict and score families are fast ones (updated on the event loop, where the workers record):
+        # with every verdict precreated per label set they hold most of a scrape's series (docs/benchmarks-log.md).
+        self.judgments = CounterFamily(
+            "ragpulse_judgments_total",
+            "Judgments by judge (llm, local, rule), sample (routine: the base rate, unbiased; targeted: a stratum's "
+            "class beyond it; feedback: judged because of a user signal, in no rate), metric and verdict. groundedness: grounded, hallucination, uncertain (the judge could not tell: never a hallucination), error; answer_relevancy: relevant, "
+            "irrelevant, fallback, error; context_relevance: relevant, irrelevant, error; search_relevance (agents: their "
+            "searches as a reading of the question): relevant, irrelevant.",
+            [*labels, "judge", "sample", "metric", "verdict"],
+            registry,
+        )
+        self.judge_score = HistogramFamily(
+            "ragpulse_judge_score", "Judge scores by metric: groundedness and answer_relevancy 1-5, context_relevance "
+            "0-3 (the best chunk).", ["judge", "sample", "metric"], registry, (0, 1, 2, 3, 4, 5),
+        )
+        self.judge_supported_share = Histogram(
+            "ragpulse_judge_supported_claims_ratio", "Share of an answer's claims the chunks support.", ["judge"],
+            buckets=(0.2, 0.4, 0.6, 0.8, 0.99, 1.0), registry=registry,
+        )
+        self.badcases = CounterFamily(
+            "ragpulse_badcases_total",
+            "Judged bad cases by sample (routine, targeted, feedback) and the stage that failed: retrieval, generation, "
+            "knowledge_gap, over_refusal.",
+            [*labels, "sample", "stage"],
+            registry,
+        )
+        self.rates = RateMetrics(registry, labels)
         self._guard = guard
         self._seen: set[tuple[str, ...]] = set()  # label sets whose verdict series exist (bounded by the guard)
 
     def record(self, judged: JudgedTrace) -> None:
-        metrics, item, judgment, judge, stage = self._metrics, judged.item, judged.judgment, judged.judge, judged.stage
+        item, judgment, judge, stage = judged.item, judged.judgment, judged.judge, judged.stage
         labels = self._guard.admit_event(item.event)
         sample = item.sample
-        count = metrics.judgments.labels
+        count = self.judgments.labels
         if (key := (*labels, judge, sample)) not in self._seen:
             self._seen.add(key)
             self._precreate(labels, judge, sample)
@@ -144,15 +142,15 @@ class JudgmentMetrics:
                 verdict = "error"
             else:
                 verdict = judgment.groundedness_verdict
-                metrics.judge_score.labels(judge, sample, "groundedness").observe(judgment.groundedness)
+                self.judge_score.labels(judge, sample, "groundedness").observe(judgment.groundedness)
                 if (share := judgment.supported_share) is not None:
-                    metrics.judge_supported_share.labels(judge).observe(share)
+                    self.judge_supported_share.labels(judge).observe(share)
             count(*labels, judge, sample, "groundedness", verdict).inc()
         else:
             # For a fallback the question is whether it was right to refuse.
             verdict = "error" if stage is None else stage
         if sample != "feedback":  # the strata's judgments: random within each stratum
-            self._rates.stratum_judgments.labels(*labels, judge, "true" if item.fallback else "false", item.stratum,
+            self.rates.stratum_judgments.labels(*labels, judge, "true" if item.fallback else "false", item.stratum,
                                                  verdict).inc()
         if item.fallback:
             # A refusal is low-relevancy by design: reported apart, never averaged in.
@@ -162,27 +160,27 @@ class JudgmentMetrics:
         else:
             relevant = judgment.answer_relevancy > IRRELEVANT_AT_MOST
             count(*labels, judge, sample, "answer_relevancy", "relevant" if relevant else "irrelevant").inc()
-            metrics.judge_score.labels(judge, sample, "answer_relevancy").observe(judgment.answer_relevancy)
+            self.judge_score.labels(judge, sample, "answer_relevancy").observe(judgment.answer_relevancy)
         if item.event.chunks:
             best = judgment.context_relevance
             if best is None:
                 count(*labels, judge, sample, "context_relevance", "error").inc()
             else:
                 count(*labels, judge, sample, "context_relevance", "relevant" if best >= RELEVANT_CHUNK_AT_LEAST else "irrelevant").inc()
-                metrics.judge_score.labels(judge, sample, "context_relevance").observe(best)
+                self.judge_score.labels(judge, sample, "context_relevance").observe(best)
         if judgment.search_relevance is not None:
             relevant = judgment.search_relevance > IRRELEVANT_AT_MOST
             count(*labels, judge, sample, "search_relevance", "relevant" if relevant else "irrelevant").inc()
         if stage is not None:
-            metrics.badcases.labels(*labels, sample, stage).inc()
+            self.badcases.labels(*labels, sample, stage).inc()
 
     def _precreate(self, labels: tuple[str, ...], judge: str, sample: str) -> None:
         """Every verdict and stage of a new label set at zero, so a ratio over them is 0, not no data."""
         for metric, verdicts in JUDGMENT_VERDICTS.items():
             for verdict in verdicts:
-                self._metrics.judgments.labels(*labels, judge, sample, metric, verdict)
+                self.judgments.labels(*labels, judge, sample, metric, verdict)
         for stage in STAGES:
-            self._metrics.badcases.labels(*labels, sample, stage)
+            self.badcases.labels(*labels, sample, stage)
 
 
 class RateMetrics:

@@ -58,7 +58,7 @@ class JudgmentRecord(msgspec.Struct):
     prompt_tokens: int
     completion_tokens: int
     cost: float
-    # What users did about the answer (scorers/satisfaction.py): those known when it was judged; in the
+    # What users did about the answer (feedback/satisfaction.py): those known when it was judged; in the
     # bad-case store, later ones are appended.
     signals: list[str] = []
     # The groundedness verdict: grounded, hallucination, uncertain (the judge could not tell: never a

@@ -2,7 +2,7 @@
 
 The drift alerts compare the routine hallucination rate of a recent window with a baseline (a two-proportion
 z-test). At a base rate of 5%, a quiet app gets too few routine judgments for the test to see a regression
-within its window (docs/BENCHMARKS.md: the power, by simulation). The floor raises an app's routine share
+within its window (docs/benchmarks-log.md: the power, by simulation). The floor raises an app's routine share
 when its judgeable traffic of the last minute at the base rate would give fewer than `per_minute`
 judgments: rate = max(base rate, per_minute / traffic per minute). The routine draw stays a draw by trace
 id, at the higher rate (every trace the base rate takes is still taken); what the floor adds is counted.

@@ -12,12 +12,12 @@ every replica and every restart makes the same choice):
    known at arrival: `always` (the always-judge filter), `flagged` (local scorers: low lexical
    support or a number not in the chunks), `over_refusal` (a fallback whose chunks look relevant)
    or `none`. Each stratum is judged at one known rate, so per-stratum rates weighted by the
-   traffic in each stratum give a second unbiased estimate with less variance (README, Rates).
+   traffic in each stratum give a second unbiased estimate with less variance (docs/rates.md).
 
 Signals that arrive after their trace are evidence, not a sample (their judgments are kept out of
 every rate), most urgent first: negative_feedback (thumbs down, rating 1-2, regenerate, abandon),
 escalation, rephrase (a rephrase or repeat of the question in its session). The feedback join
-(scorers/join.py) holds the recent traces and tells the sampler of them. Sampled traces wait in a bounded queue
+(feedback/join.py) holds the recent traces and tells the sampler of them. Sampled traces wait in a bounded queue
 ordered by class; when full, a more urgent trace evicts the least urgent one. Every decision is
 counted, so coverage is visible.
 """
@@ -38,15 +38,17 @@ from ragpulse.collector.events import Envelope, TraceEvent
 from ragpulse.collector.sampling import in_sample
 from ragpulse.collector.telemetry.fast_metrics import CounterFamily, FastCounter
 from ragpulse.collector.telemetry.labels import LabelGuard
+from ragpulse.collector.telemetry.shared import shared
+from ragpulse.feedback.join import FeedbackJoin
+from ragpulse.feedback.tables import Listener, Turn
 from ragpulse.judging.routine_floor import RoutineFloor
-from ragpulse.scorers.join import FeedbackJoin
-from ragpulse.scorers.join_tables import Listener, Turn
 
 PRIORITIES = (
     "negative_feedback", "escalation", "rephrase", "always", "scorer_flag", "over_refusal", "base_rate",
 )
 URGENCY = {name: rank for rank, name in enumerate(PRIORITIES)}  # lower is more urgent
 FEEDBACK_CLASSES = ("negative_feedback", "escalation", "rephrase")
+SKIP_REASONS = ("queue_full", "evicted", "budget_tokens", "budget_cost", "circuit_open", "trace_unknown", "shutdown")
 # The strata, known when the trace arrives, and the class that samples each beyond the routine sample.
 STRATUM_CLASS: dict[str, str | None] = {"always": "always", "flagged": "scorer_flag", "over_refusal": "over_refusal", "none": None}
 # A judgment's sample (JudgeItem.sample): routine (the base rate), targeted (a stratum's class, beyond
@@ -62,6 +64,21 @@ class JudgeItem:
     # Every class the trace qualified for at arrival (the record keeps them, whichever sampled it).
     reasons: tuple[str, ...] = ()
     size: int = 0  # bytes of the event, for the judge queue's byte budget
+
+
+def judge_skipped(registry: CollectorRegistry) -> Counter:
+    """The skip family, every priority and reason at zero (rules divide by it). The judge queue, the sampler and the
+    workers count into it: had as `shared(registry, judge_skipped)`."""
+    skipped = Counter(
+        "ragpulse_judge_skipped_total",
+        "Sampled traces not judged, by priority class and reason: queue_full, evicted, budget_tokens, budget_cost, "
+        "circuit_open, trace_unknown, shutdown.",
+        ["priority", "reason"], registry=registry,
+    )
+    for priority in PRIORITIES:
+        for reason in SKIP_REASONS:
+            skipped.labels(priority=priority, reason=reason)
+    return skipped
 
 
 class SamplerMetrics:
@@ -154,7 +171,8 @@ class JudgeQueue:
     queued is skipped (queue_full).
     """
 
-    def __init__(self, capacity: int, max_bytes: int, skipped: Counter) -> None:
+    def __init__(self, capacity: int, max_bytes: int, registry: CollectorRegistry) -> None:
+        skipped = shared(registry, judge_skipped)
         self._classes: list[deque[JudgeItem]] = [deque() for _ in PRIORITIES]
         self._size = 0
         self._capacity = capacity
@@ -206,8 +224,10 @@ class JudgeSampler(Listener):
     """Pipeline stage: hands traces to the judge queue; passes every envelope on. Told of negative
     signals by the feedback join, whose traces it keeps for them."""
 
-    def __init__(self, policy: SamplingPolicy, queue: JudgeQueue, metrics: SamplerMetrics, skipped: Counter,
-                 guard: LabelGuard, join: FeedbackJoin, *, max_label_sets: int, floor: RoutineFloor) -> None:
+    def __init__(self, policy: SamplingPolicy, queue: JudgeQueue, registry: CollectorRegistry, guard: LabelGuard,
+                 join: FeedbackJoin, *, max_label_sets: int, floor: RoutineFloor) -> None:
+        metrics = SamplerMetrics(registry, guard.names)  # labelled as the guard admits
+        skipped = shared(registry, judge_skipped)
         self._policy = policy
         self._floor = floor
         self._raised = metrics.raised

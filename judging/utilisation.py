@@ -4,8 +4,9 @@ hold. A consumer of judging's exit (judging/exit.py), like JudgmentMetrics.
 Counted for the routine sample only (a simple random sample of the traffic: the ratios are unbiased; the
 targeted and feedback samples over-represent suspect answers), for answers (not fallbacks, not failed
 judgments), and only where the judge said which chunks the claims came from: a judge that could not say
-(`used_chunks` None) is counted as unreported, never as an answer that used nothing. Utilisation is used / retrieved over the same answers (README, Context
-utilisation); citation precision is supported / (supported + unsupported) cited sentences.
+(`used_chunks` None) is counted as unreported, never as an answer that used nothing. Utilisation is used /
+retrieved over the same answers (docs/judging.md, Citations and context utilisation); citation precision is
+supported / (supported + unsupported) cited sentences.
 """
 
 from __future__ import annotations
@@ -63,8 +64,8 @@ class ContextMetrics:
 class ContextRecorder:
     """The exit consumer: counts a judged answer's chunk use and citation verdicts by its labels."""
 
-    def __init__(self, metrics: ContextMetrics, guard: LabelGuard) -> None:
-        self._metrics = metrics
+    def __init__(self, registry: CollectorRegistry, guard: LabelGuard) -> None:
+        self._metrics = ContextMetrics(registry, guard.names)  # labelled as the guard admits
         self._guard = guard
         self._seen: set[tuple[str, ...]] = set()  # label sets whose series exist (bounded by the guard)
 

@@ -19,21 +19,23 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import structlog
-from prometheus_client import Counter
+from prometheus_client import CollectorRegistry
 
 from ragpulse.collector.events import TraceEvent
+from ragpulse.collector.pipeline import PipelineMetrics
 from ragpulse.collector.sampling import in_sample
+from ragpulse.collector.telemetry.shared import shared
 from ragpulse.config import Price
+from ragpulse.feedback.join import FeedbackJoin
 from ragpulse.judging.attribution import attribute
-from ragpulse.judging.budget import SpendBudget
+from ragpulse.judging.budget import RequestRateLimiter, SpendBudget
+from ragpulse.judging.exit import JudgedTrace, JudgmentExit, build_record
 from ragpulse.judging.llm_judge import LlmJudge, estimate_prompt_tokens
-from ragpulse.judging.verdicts import Judgment, judgment_bytes
 from ragpulse.judging.local_judge import LocalJudge
 from ragpulse.judging.metrics import JudgeMetrics
-from ragpulse.judging.exit import JudgedTrace, JudgmentExit, build_record
 from ragpulse.judging.records import judged_record_bytes
 from ragpulse.judging.sampler import JudgeItem, JudgeQueue
-from ragpulse.scorers.join import FeedbackJoin
+from ragpulse.judging.verdicts import Judgment, judgment_bytes
 
 log = structlog.get_logger("ragpulse.judge")
 
@@ -89,11 +91,11 @@ class JudgmentCache:
     """Judgments by cache_key(), least recently used out first, capped in entries (0: nothing is kept) and in
     bytes (an upper estimate of what each judgment holds), counted when evicted."""
 
-    def __init__(self, max_entries: int, max_bytes: int, evicted: Counter) -> None:
+    def __init__(self, max_entries: int, max_bytes: int, registry: CollectorRegistry) -> None:
         self._items: OrderedDict[bytes, tuple[Judgment, int]] = OrderedDict()
         self._max_entries = max_entries
         self._max_bytes = max_bytes
-        self._evicted = evicted
+        self._evicted = shared(registry, JudgeMetrics).judge_cache_evicted
         self.bytes = 0
 
     def __len__(self) -> int:
@@ -126,7 +128,7 @@ class JudgeWorkers:
     def __init__(
         self,
         queue: JudgeQueue,
-        metrics: JudgeMetrics,
+        registry: CollectorRegistry,
         exit_: JudgmentExit,
         *,
         llm: LlmJudge | None,
@@ -139,14 +141,14 @@ class JudgeWorkers:
         cache: JudgmentCache,
         audit_rate: float,
         join: FeedbackJoin,
-        stage_errors: Counter,
+        limiter: RequestRateLimiter | None = None,  # the LLM judge's, with a limit: its room is a budget reported
     ) -> None:
         self._join = join
         self._audit_rate = audit_rate
         self._queue = queue
-        self._metrics = metrics
+        self._metrics = metrics = shared(registry, JudgeMetrics)
         self._exit = exit_
-        self._failures = stage_errors.labels(stage="judge")
+        self._failures = shared(registry, PipelineMetrics).stage_errors.labels(stage="judge")
         self._llm = llm
         self._local = local
         self._judge_kind = "llm" if llm is not None else "local"
@@ -163,8 +165,12 @@ class JudgeWorkers:
         self._local_thread: ThreadPoolExecutor | None = None
         metrics.judge_queue_depth.set_function(queue.qsize)
         metrics.judge_circuit_state.set_function(lambda: breaker.state)
+        if limiter is not None:
+            metrics.judge_budget_remaining.labels(budget="requests_per_minute").set_function(limiter.remaining)
         for name in budget.names:
             metrics.judge_budget_remaining.labels(budget=name).set_function(functools.partial(budget.remaining, name))
+        if llm is not None:
+            metrics.precreate_llm(llm.model)
 
     async def start(self) -> None:
         if self._llm is None:

@@ -34,7 +34,8 @@ from grafana_foundation_sdk.models.dashboard import (
 
 from ragpulse.mixin.settings import Settings
 
-DASHBOARDS_DIR = Path(__file__).resolve().parent.parent / "grafana" / "dashboards"
+# Where the dashboards are committed, from the repository root (the generating command writes there).
+DASHBOARDS_DIR = Path("grafana", "dashboards")
 DATASOURCE = DataSourceRef(type_val="prometheus", uid="${datasource}")
 LABELS = ("app", "route", "model", "release")
 SELECTOR = ",".join(f'{label}=~"${label}"' for label in LABELS)  # every labelled ragpulse series
@@ -62,7 +63,7 @@ class PanelSpec:
     repeat_app: bool = False
 
 
-# What fills the panels of an optional component, in their descriptions (README: Kafka, Golden-set probes).
+# What fills the panels of an optional component, in their descriptions (docs/kafka.md, docs/probes.md).
 LLM_JUDGE = "Filled by an LLM judge (judge.base_url or an API key)"
 KAFKA = "Filled when the Kafka source is configured (kafka.bootstrap_servers); empty otherwise."
 PROBES = ("Filled by scheduled probes (probes.schedules, with their probes.targets, inside `ragpulse run`); empty "
@@ -85,7 +86,7 @@ def overview(settings: Settings) -> list[PanelSpec]:
                   band=(low, high)),
         PanelSpec("Hallucination rate, $app", f"Stratified estimate over {w} with its 95% interval (the band), and the "
                   f"routine sample's rate; the red line is {settings.hallucination_threshold:.0%}. An estimate from "
-                  "the judged sample: README, Rates you can trust.", "percentunit",
+                  "the judged sample: docs/rates.md.", "percentunit",
                   (Query(f"app:ragpulse_hallucination_stratified:ratio{w}{{{APP}}}", "stratified"),
                    Query(f"app:ragpulse_hallucination_stratified:lower{w}{{{APP}}}", "lower"),
                    Query(f"app:ragpulse_hallucination_stratified:upper{w}{{{APP}}}", "upper"),
@@ -128,7 +129,7 @@ def context(settings: Settings) -> list[PanelSpec]:
     return [
         PanelSpec("Context utilisation", f"Judged answers, over {w}: the share of retrieved chunks that support at "
                   "least one claim, and of their characters. Falling after a top-k or chunking change: the model is "
-                  "handed more than it uses (README, Citations and context utilisation).", "percentunit",
+                  "handed more than it uses (docs/judging.md, Citations and context utilisation).", "percentunit",
                   (Query(f"app:ragpulse_context_utilisation:ratio{w}{{{APP}}}", "{{app}} chunks"),
                    Query(f"app:ragpulse_context_utilisation_chars:ratio{w}{{{APP}}}", "{{app}} characters"))),
         PanelSpec("Which ranks the answers use (time range)", "Of the chunks retrieved at each rank for judged "
@@ -149,7 +150,7 @@ def context(settings: Settings) -> list[PanelSpec]:
 
 def satisfaction(settings: Settings) -> list[PanelSpec]:
     """The satisfaction proxy beside its parts, and the joined views that say whether a signal means what we
-    think (README, Satisfaction)."""
+    think (docs/satisfaction.md)."""
     w = settings.hallucination_window
     signals = "ragpulse_satisfaction_signals_total"
     routine = (f'ragpulse_judgments_total{{{SELECTOR},sample="routine",metric="groundedness",'

@@ -14,7 +14,8 @@ import msgspec
 
 from ragpulse.config import Config
 
-CHART_DIR = Path(__file__).resolve().parent.parent / "helm" / "ragpulse"
+# Where the chart is committed, from the repository root (the generating command writes there).
+CHART_DIR = Path("helm", "ragpulse")
 
 _STRING = {"type": "string"}
 _BOOL = {"type": "boolean"}

@@ -1,5 +1,5 @@
 """The recording rules: every sampled rate with its count and its 95% interval, computed from
-counters (they add up across replicas; ../shared/STATISTICS.md has the formulas).
+counters (they add up across replicas; docs/statistics.md has the formulas).
 
 Rules are named level:metric:operations. Per app, for each window:
 - the routine sample's hallucination rate (a simple random sample of judgeable answers), its
@@ -21,16 +21,17 @@ from typing import Any
 
 import yaml
 
-from ragpulse.judging.verdicts import JUDGED_VERDICTS
+from ragpulse.feedback.satisfaction import POSITIVE
+from ragpulse.judging import JUDGED_VERDICTS
 from ragpulse.mixin.alerts import alert_groups, drift_groups, runbook
 from ragpulse.mixin.settings import Settings
-from ragpulse.scorers.satisfaction import POSITIVE
 
 DEFAULTS = Settings()
 
 Z = 1.959964
 RULES_FILE = Path(__file__).resolve().parent / "ragpulse.rules.yaml"
-RUNBOOK_FILE = Path(__file__).resolve().parent.parent / "docs" / "runbook.md"
+# Where the runbook is committed, from the repository root.
+RUNBOOK_FILE = Path("docs", "runbook.md")
 JUDGED = f'verdict=~"{"|".join(JUDGED_VERDICTS)}"'
 JUDGE = "judge, judge_model, prompt_version"
 
@@ -223,7 +224,7 @@ def operations_rules(window: str) -> list[dict[str, str]]:
 
 
 def satisfaction_rules(window: str) -> list[dict[str, str]]:
-    """The satisfaction proxy per app: positive signals among all (README, Satisfaction). Recorded beside its
+    """The satisfaction proxy per app: positive signals among all (docs/satisfaction.md). Recorded beside its
     parts, which stay counters: the dashboard shows both."""
     signals = "ragpulse_satisfaction_signals_total"
     positive = "|".join(POSITIVE)
@@ -237,7 +238,7 @@ def satisfaction_rules(window: str) -> list[dict[str, str]]:
 
 def context_rules(window: str) -> list[dict[str, str]]:
     """Context utilisation (chunks the judged answers used among those retrieved, and by characters) and
-    citation precision (supported among the cited sentences judged either way) per app (README, Citations and
+    citation precision (supported among the cited sentences judged either way) per app (docs/judging.md, Citations and
     context utilisation); and, per app and rank, the share of retrieved chunks used."""
     retrieved, used = "ragpulse_context_chunks_retrieved_total", "ragpulse_context_chunks_used_total"
     chars, verdicts = "ragpulse_context_chars_total", "ragpulse_citation_verdicts_total"
@@ -289,22 +290,26 @@ def render(settings: Settings = DEFAULTS) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ragpulse.mixin", description="Write the rules file and the runbook.")
     parser.add_argument("--settings", help="a YAML file of mixin settings (mixin/settings.py); default: the defaults")
-    parser.add_argument("--out", help="a directory for ragpulse.rules.yaml and runbook.md (default: the repository's)")
+    parser.add_argument("--out", help="a directory for ragpulse.rules.yaml, runbook.md, the dashboards and the chart's "
+                        "files (default: their places in the ragpulse checkout that is the current directory)")
     parser.add_argument("--rules-only", action="store_true", help="only the rules file (no grafana-foundation-sdk needed)")
     args = parser.parse_args(argv)
     settings = Settings.load(args.settings) if args.settings else DEFAULTS
+    out = Path(args.out) if args.out else None
+    if out is None and not Path("mixin", "rules.py").is_file():
+        # The committed files live in the source tree, not in an installed package: write there only from a checkout.
+        print("run from the root of a ragpulse checkout, or pass --out DIR", file=sys.stderr)
+        return 2
+    rules_file = out / RULES_FILE.name if out else Path("mixin", RULES_FILE.name)
     if args.rules_only:
-        target = Path(args.out) / RULES_FILE.name if args.out else RULES_FILE
-        target.write_text(render(settings), encoding="utf-8")
-        print(f"wrote {target}", file=sys.stderr)
+        rules_file.write_text(render(settings), encoding="utf-8")
+        print(f"wrote {rules_file}", file=sys.stderr)
         return 0
     try:
         from ragpulse.mixin import dashboards, helm
     except ImportError:
         print("the dashboards need grafana-foundation-sdk: pip install 'ragpulse[mixin]'", file=sys.stderr)
         return 2
-    out = Path(args.out) if args.out else None
-    rules_file = out / RULES_FILE.name if out else RULES_FILE
     runbook_file = out / RUNBOOK_FILE.name if out else RUNBOOK_FILE
     dashboards_dir = out / "dashboards" if out else dashboards.DASHBOARDS_DIR
     dashboards_dir.mkdir(parents=True, exist_ok=True)

@@ -17,12 +17,12 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ragpulse.judging.records import CandidateRecord
-from ragpulse.exporters.results import ResultWriter
-from ragpulse.scorers.join import FeedbackJoin
-from ragpulse.scorers.join_tables import Listener, Turn
 from ragpulse.collector.sampling import in_sample
-from ragpulse.scorers.satisfaction import NEGATIVE, POSITIVE
+from ragpulse.feedback.join import FeedbackJoin
+from ragpulse.feedback.satisfaction import NEGATIVE, POSITIVE
+from ragpulse.feedback.tables import Listener, Turn
+from ragpulse.judging import CandidateRecord
+from ragpulse.results.writer import ResultWriter
 
 
 class CandidateCollector(Listener):

@@ -1,7 +1,7 @@
 """Two probe runs on the same questions (before and after a change), compared question by question
-(STATISTICS.md): McNemar's exact test on the hits (only the questions whose hit changed count), a
-sign test on the scores (reciprocal rank, recall, precision, nDCG, correctness: only the questions
-whose score changed count). Two independent proportions would ignore that the questions are the same."""
+(docs/statistics.md, Probes): McNemar's exact test on the hits (only the questions whose hit changed
+count), a sign test on the scores (reciprocal rank, recall, precision, nDCG, correctness: only the
+questions whose score changed count). Two independent proportions would ignore that the questions are the same."""
 
 from __future__ import annotations
 

@@ -15,8 +15,8 @@ from typing import Annotated
 import msgspec
 
 from ragpulse.collector.events import TraceEvent
-from ragpulse.judging.llm_judge import LlmJudge, parse_verdict, response_format
-from ragpulse.judging.verdicts import Judgment
+from ragpulse.judging import LlmJudge, parse_verdict, response_format
+from ragpulse.judging import Judgment
 
 PROMPT_VERSION = "correctness.v1"
 _CLOSING_TAG = re.compile(r"</(question|reference_answer|answer)", re.IGNORECASE)

@@ -1,4 +1,4 @@
-"""Retrieval metrics of one probed question against its labelled relevant chunks (STATISTICS.md).
+"""Retrieval metrics of one probed question against its labelled relevant chunks (docs/statistics.md, Probes).
 
 The ranking is the order the service returned its chunks in (ties in score keep that order); an
 id retrieved twice counts once, at its first rank; a chunk without an id is never relevant.

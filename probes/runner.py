@@ -24,13 +24,13 @@ import aiohttp
 import msgspec
 
 from ragpulse.collector.events import Chunk, TraceEvent
+from ragpulse.judging import LocalJudge
 from ragpulse.probes import perturb as perturbations
-from ragpulse.probes.correctness import LlmCorrectness
 from ragpulse.probes import retrieval
+from ragpulse.probes.correctness import LlmCorrectness
 from ragpulse.probes.golden import GoldenCase, GoldenSet
 from ragpulse.probes.target import HttpTarget, ProbeAnswer
 from ragpulse.scorers.fallback import FallbackDetector
-from ragpulse.judging.local_judge import LocalJudge
 
 METRICS = ("hit_rate", "mrr", "recall", "precision", "ndcg", "correctness", "fallback_accuracy", "error_rate")
 _GATE = re.compile(r"^\s*(?P<metric>[a-z_]+)\s*(?P<op>>=|<=|>|<)\s*(?P<value>-?\d+(?:\.\d+)?)\s*$")
@@ -228,7 +228,7 @@ class Prober:
         self._fallback = fallback
         self._correctness = correctness
         self._llm_correctness = llm_correctness
-        self._k = k
+        self.k = k
         self._concurrency = concurrency
         self._interval = 1.0 / max_requests_per_second
         self._next_start = 0.0
@@ -237,7 +237,7 @@ class Prober:
     async def run(self, golden: GoldenSet, on_result: Callable[[QuestionResult], None] = lambda _: None, *,
                   perturb: bool = False) -> ProbeRun:
         """Every question once (and, with `perturb`, each of its variants: probes/perturb.py)."""
-        run = ProbeRun(run_id=uuid.uuid4().hex[:16], golden_set=golden.name, target=self._target.name, k=self._k,
+        run = ProbeRun(run_id=uuid.uuid4().hex[:16], golden_set=golden.name, target=self._target.name, k=self.k,
                        started_at=time.time(), correctness_judge="local" if self._llm_correctness is None else "llm")
         jobs: list[tuple[int, GoldenCase, str | None, str]] = [(i, case, None, case.query) for i, case in enumerate(golden.cases)]
         if perturb:
@@ -290,7 +290,7 @@ class Prober:
         if answer.answer is None:
             return result  # no answer: nothing to score, and nothing made up
         if chunk_ids is not None:
-            result.retrieval = retrieval.score(chunk_ids, case.grades, self._k)
+            result.retrieval = retrieval.score(chunk_ids, case.grades, self.k)
         chunks = None if answer.chunks is None else [Chunk(id=c.id, text=c.text, score=c.score) for c in answer.chunks]
         event = TraceEvent(trace_id=result.key, query=case.query, answer=answer.answer, chunks=chunks)
         result.fell_back = self._fallback.detect(event) is not None

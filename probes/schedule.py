@@ -21,6 +21,7 @@ from contextlib import closing
 import structlog
 from prometheus_client import CollectorRegistry, Counter, Gauge, Summary
 
+from ragpulse.collector.telemetry.shared import shared
 from ragpulse.probes import store
 from ragpulse.probes.golden import GoldenSet
 from ragpulse.probes.runner import Prober, ProbeRun
@@ -30,6 +31,8 @@ _LABELS = ("golden_set", "target", "intent", "release")
 
 
 class ProbeMetrics:
+    """By golden set and target: one set per registry (`shared`), every schedule counts into it."""
+
     def __init__(self, registry: CollectorRegistry) -> None:
         self.runs = Counter("ragpulse_probe_runs_total", "Probe runs of a golden set against a target, by outcome "
                             "(ok: every question asked; failed: the run itself failed).", ["golden_set", "target", "outcome"],
@@ -82,11 +85,12 @@ class ProbeMetrics:
 class ProbeSchedule:
     """One golden set against one target, every interval, until cancelled."""
 
-    def __init__(self, golden: GoldenSet, prober: Prober, metrics: ProbeMetrics, db_path: str, *, interval: float,
+    def __init__(self, golden: GoldenSet, prober: Prober, registry: CollectorRegistry, db_path: str, *, interval: float,
                  jitter: float, target: str) -> None:
         self._golden = golden
         self._prober = prober
-        self._metrics = metrics
+        self._metrics = shared(registry, ProbeMetrics)
+        self._metrics.k.set(prober.k)  # probes.k, every prober's
         self._db_path = db_path
         self._interval = interval
         self._jitter = jitter

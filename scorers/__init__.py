@@ -1,2 +1,2 @@
-"""Scorers: the cheap signals computed on every event (fallback, lexical, embeddings), the text analysis they
-share, and the feedback join that turns user signals into satisfaction."""
+"""Scorers: the cheap signals computed on every event (fallback, lexical, citations, embeddings) and the text
+analysis they share."""

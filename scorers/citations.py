@@ -378,7 +378,8 @@ class _Series:
 class CitationScorer:
     """Pipeline stage: counts every answer's citations (not a fallback's, whose citations are no answer's)."""
 
-    def __init__(self, metrics: CitationMetrics, guard: LabelGuard, *, max_label_sets: int = 2_000) -> None:
+    def __init__(self, registry: CollectorRegistry, guard: LabelGuard, *, max_label_sets: int = 2_000) -> None:
+        metrics = CitationMetrics(registry, list(guard.names))  # labelled as the guard admits
         self._series_for = SeriesCache(guard, lambda raw: _Series(metrics, guard.admit(raw)[0]), 4 * max_label_sets)
 
     def __call__(self, envelope: Envelope) -> Envelope:

@@ -26,11 +26,13 @@ from typing import Any
 import structlog
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
-from ragpulse.errors import ConfigError, ConfigProblem
 from ragpulse.collector.events import Envelope, TraceEvent
 from ragpulse.collector.handover import Handover
+from ragpulse.collector.pipeline import PipelineMetrics
 from ragpulse.collector.sampling import in_sample
 from ragpulse.collector.telemetry.labels import LabelGuard
+from ragpulse.collector.telemetry.shared import shared
+from ragpulse.errors import ConfigError, ConfigProblem
 
 log = structlog.get_logger("ragpulse.embeddings")
 
@@ -115,10 +117,12 @@ Queued = tuple[tuple[str, ...], TraceEvent]  # the trace's labels, the trace
 class EmbeddingScorer:
     """Pipeline stage plus its embedding thread."""
 
-    def __init__(self, model: Any, metrics: EmbeddingMetrics, guard: LabelGuard, *, sample_rate: float, queue_capacity: int,
-                 queue_max_bytes: int, batch_traces: int, chunk_cache_entries: int) -> None:
+    def __init__(self, model: Any, registry: CollectorRegistry, guard: LabelGuard, *, sample_rate: float,
+                 queue_capacity: int, queue_max_bytes: int, batch_traces: int, chunk_cache_entries: int) -> None:
         self._model = model
-        self._metrics = metrics
+        # Labelled as the guard admits; a model error counts as a failure of the pipeline stage it is.
+        stage_errors = shared(registry, PipelineMetrics).stage_errors
+        self._metrics = metrics = EmbeddingMetrics(registry, list(guard.names), stage_errors)
         self._guard = guard
         self._rate = sample_rate
         self._batch = batch_traces

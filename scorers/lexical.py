@@ -115,9 +115,9 @@ class _UnitsCache:
 class LexicalScorer:
     """Pipeline stage: scores every trace with retrieved chunks and exports the scores."""
 
-    def __init__(self, metrics: LexicalMetrics, guard: LabelGuard, cache_entries: int = 10_000,
+    def __init__(self, registry: CollectorRegistry, guard: LabelGuard, cache_entries: int = 10_000,
                  cache_max_bytes: int = 64 * 1024 * 1024, *, max_label_sets: int = 2_000) -> None:
-        self._metrics = metrics
+        self._metrics = metrics = LexicalMetrics(registry, list(guard.names))  # labelled as the guard admits
         self._guard = guard
         # Chunk texts recur (one knowledge base) and so do questions (a support bot's FAQ): each has its
         # own least-recently-used cache, so a stream of new questions never pushes out the chunks.

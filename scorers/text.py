@@ -17,7 +17,7 @@ Every function is pure; callers cache by text (chunks recur across traces). The 
 patterns are here; clause() and question_terms() run in the compiled core (native/src/clause.rs), which
 reads them translated (scorers/crate_regex.py). sentences() and clauses() stay on Python's `re`: their
 lookbehinds are faster there. tests/test_native_text.py holds the crate to a snapshot of the analysis taken when
-it was shown equal to the Python it replaced (tests/text_snapshot.py).
+it was shown equal to the Python it replaced (tests/helpers/text_snapshot.py).
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.web_protocol import RequestPayloadError
 from prometheus_client import CollectorRegistry, Counter
 
+from ragpulse.collector.telemetry.shared import shared
 
 LINGERING_SECONDS = 1.0
 
@@ -44,6 +45,8 @@ _WBITS = {"gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}  # deflate: th
 
 
 class ConnectionMetrics:
+    """By listener (http, otlp): one set per registry (`shared`)."""
+
     def __init__(self, registry: CollectorRegistry) -> None:
         self.refused = Counter(
             "ragpulse_http_connections_refused_total",
@@ -62,12 +65,12 @@ def runner_options(idle_timeout: float) -> dict[str, Any]:
             "handle_signals": False, "auto_decompress": False}
 
 
-def limit_connections(runner: web.AppRunner, listener: str, max_connections: int, metrics: ConnectionMetrics) -> None:
+def limit_connections(runner: web.AppRunner, listener: str, max_connections: int, registry: CollectorRegistry) -> None:
     """Close a connection at accept when `max_connections` are open already. Call after `runner.setup()`."""
     server = runner.server
     assert server is not None, "call after runner.setup()"
     admit: Callable[[Any, asyncio.Transport], None] = server.connection_made
-    refused = metrics.refused.labels(listener=listener)
+    refused = shared(registry, ConnectionMetrics).refused.labels(listener=listener)
 
     def connection_made(handler: Any, transport: asyncio.Transport) -> None:
         admit(handler, transport)  # the server tracks it, so connection_lost finds it

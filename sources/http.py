@@ -15,10 +15,12 @@ from typing import Any
 
 import msgspec
 from aiohttp import web
+from prometheus_client import CollectorRegistry
 
 from ragpulse.collector.decode import Decoded, EventDecoder, EventType
 from ragpulse.collector.intake import IntakeMetrics
 from ragpulse.collector.queue import EventQueue
+from ragpulse.collector.telemetry.shared import shared
 from ragpulse.sources.connections import BodyError, ConnectionMetrics, read_body
 
 SOURCE = "http"
@@ -31,8 +33,7 @@ class HttpIngest:
         self,
         decoder: EventDecoder,
         queue: EventQueue,
-        metrics: IntakeMetrics,
-        connections: ConnectionMetrics,
+        registry: CollectorRegistry,
         *,
         retry_after_seconds: float,
         body_timeout_seconds: float,
@@ -40,9 +41,11 @@ class HttpIngest:
     ) -> None:
         self._decoder = decoder
         self._queue = queue
-        self._metrics = metrics
+        self._metrics = metrics = shared(registry, IntakeMetrics)
         metrics.precreate(SOURCE)
-        self._connections = connections
+        # 1 while the server that routes to this ingest listens (the service runs it).
+        self.up = metrics.source_up.labels(source=SOURCE)
+        self._connections = shared(registry, ConnectionMetrics)
         self._body_timeout = body_timeout_seconds
         self._max_body = max_body_bytes
         self._retry_after = str(max(1, round(retry_after_seconds)))

@@ -11,8 +11,8 @@ from contextlib import closing
 from typing import Any
 
 from ragpulse.app.cli.common import store_flags, store_path
-from ragpulse.exporters import badcases, badcases_view
-from ragpulse.judging.attribution import STAGES
+from ragpulse.judging import STAGES
+from ragpulse.results import badcases, badcases_view
 
 
 def add_commands(commands: Any) -> None:

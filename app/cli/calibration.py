@@ -12,8 +12,8 @@ from rich.console import Console
 from rich.table import Table
 
 from ragpulse.app.cli.common import load, store_flags, store_path
-from ragpulse.exporters import badcases
-from ragpulse.exporters.calibration_api import DEFAULT_SINCE, calibration_report
+from ragpulse.results import badcases
+from ragpulse.results.calibration_api import DEFAULT_SINCE, calibration_report
 
 
 def add_commands(commands: Any) -> None:

@@ -8,9 +8,9 @@ import signal
 import sys
 from pathlib import Path
 
+from ragpulse.app.logs import configure_logging
 from ragpulse.config import Config, load_config
 from ragpulse.errors import ConfigError, ConfigProblem
-from ragpulse.app.logs import configure_logging
 
 
 def config_flags(parser: argparse.ArgumentParser, *, host_default: str = "0.0.0.0", level_default: str = "info") -> None:

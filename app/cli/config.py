@@ -10,9 +10,9 @@ from typing import Any
 import msgspec
 import yaml
 
+from ragpulse.collector.events import json_schema
 from ragpulse.config import load_config
 from ragpulse.errors import ConfigError, ConfigProblem
-from ragpulse.collector.events import json_schema
 
 
 def add_commands(commands: Any) -> None:

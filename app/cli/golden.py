@@ -14,9 +14,9 @@ from rich.console import Console
 from rich.table import Table
 
 from ragpulse.app.cli.common import report_problems, store_flags, store_path
-from ragpulse.exporters import badcases, candidates
 from ragpulse.probes import golden
 from ragpulse.probes.candidates import as_golden
+from ragpulse.results import badcases, candidates_table
 
 
 def add_commands(commands: Any) -> None:
@@ -49,8 +49,8 @@ def _candidates(args: argparse.Namespace) -> int:
     path = store_path(args, "bad-case store")
     if path is None:
         return 2
-    with closing(candidates.connect(path)) as db:
-        found = candidates.query(db, kind=args.kind, since=since, limit=args.limit)
+    with closing(candidates_table.connect(path)) as db:
+        found = candidates_table.query(db, kind=args.kind, since=since, limit=args.limit)
         bad = [] if args.kind == "positive" else badcases.query(db, since=since, limit=args.limit)
     if args.format == "review":
         lines: list[dict[str, Any]] = [*found, *({**record, "kind": "to_label", "signal": f"bad_case:{record['stage']}"}

@@ -85,7 +85,7 @@ def _run(args: argparse.Namespace) -> int:
     except TargetError as exc:
         print(f"ragpulse: probe target {args.target!r}: {exc}", file=sys.stderr)
         return 2
-    from ragpulse.app.factories import fallback_detector, probe_correctness, prober  # as the sidecar builds them
+    from ragpulse.app.components import fallback_detector, probe_correctness, prober  # as the sidecar builds them
 
     probing = prober(config, target, fallback_detector(config), probe_correctness(config, None))
     console = Console(highlight=False, stderr=True)

@@ -23,8 +23,8 @@ from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Static
 
 from ragpulse.app.cli.common import store_flags, store_path
-from ragpulse.exporters import review_queue
-from ragpulse.judging.records import ReviewRecord
+from ragpulse.judging import ReviewRecord
+from ragpulse.results import review_queue
 
 RUBRIC = {
     "groundedness": "Groundedness against the chunks: 5 only what the chunks say · 4 minor unsupported detail · "

@@ -14,13 +14,13 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ragpulse.app.cli.common import config_flags, load, stop_event
-from ragpulse.config import load_config
+from ragpulse.app.components import tune_gc
 from ragpulse.app.logs import configure_logging
-from ragpulse.app.factories import tune_gc
 from ragpulse.app.service import Service
 from ragpulse.app.traffic import SendStats, TrafficGenerator, TrafficProfile, send_traffic
-from ragpulse.judging.estimators import Interval, hallucination_rates
-from ragpulse.scorers.satisfaction import NEGATIVE, POSITIVE, SIGNALS
+from ragpulse.config import load_config
+from ragpulse.feedback.satisfaction import NEGATIVE, POSITIVE, SIGNALS
+from ragpulse.judging import Interval, hallucination_rates
 
 
 def add_commands(commands: Any) -> None:
@@ -68,7 +68,7 @@ def _traffic_flags(parser: argparse.ArgumentParser) -> None:
 
 
 # Routine judgments a minute in the demo: its --stack rules (mixin/demo-settings.yaml) test 2-minute windows, which
-# need ~1,000 judgments to see 5% become 20% within 5 minutes nearly always (bench/sim_drift.py, docs/BENCHMARKS.md).
+# need ~1,000 judgments to see 5% become 20% within 5 minutes nearly always (bench/sim_drift.py, docs/benchmarks-log.md).
 DEMO_FLOOR = 500
 REACTIONS = tuple(name for name in TrafficProfile.__dataclass_fields__ if "_after_" in name)
 
@@ -289,7 +289,7 @@ class LiveSummary:
         judge = "LLM judge" if self._service.config.judge.uses_llm else "local judge"
         positive = sum(signals[name] for name in POSITIVE)
         negative = sum(signals[name] for name in NEGATIVE)
-        if positive + negative:  # settled answers only (scorers/join.py counts a session's signals as it settles)
+        if positive + negative:  # settled answers only (feedback/join.py counts a session's signals as it settles)
             proxy = f"{100 * positive / (positive + negative):.1f}%"
         else:
             proxy = f"- (after {self._service.config.satisfaction.idle_seconds:g}s idle)"

@@ -1,1 +1,2 @@
-"""Self-telemetry primitives: lock-free metric families, the label cardinality guard, the /metrics writer."""
+"""Self-telemetry primitives: lock-free metric families, the label cardinality guard, the /metrics writer, and the
+families several components share (made once per registry)."""

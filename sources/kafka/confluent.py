@@ -88,7 +88,7 @@ class _Consumer:
             "heartbeat.interval.ms": int(min(3.0, config.session_timeout_seconds / 3) * 1000),
             "queued.max.messages.kbytes": PREFETCH_MAX_KIB,
             # Once the queue is at its cap librdkafka waits this long before fetching again (1 s by
-            # default): the pipeline drains 16 MiB in about that, and then sat idle (docs/BENCHMARKS.md).
+            # default): the pipeline drains 16 MiB in about that, and then sat idle (docs/benchmarks-log.md).
             "fetch.queue.backoff.ms": FETCH_QUEUE_BACKOFF_MS,
         })
         self._consumer.subscribe(topics, on_assign=self._on_assign, on_revoke=self._on_revoke, on_lost=self._on_lost)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
 from ragpulse.collector.intake import IntakeMetrics
-from ragpulse.sources.otlp.metrics import OtlpMetrics
+from ragpulse.collector.telemetry.shared import shared
+from ragpulse.sources.otlp.metrics import OtlpMetrics, otlp_metrics
 
 
 class KafkaMetrics:
@@ -45,3 +46,8 @@ class KafkaMetrics:
             "outcome: replayed, over_budget (past the read-back's byte cap: the oldest left out).", "outcome")
         for outcome in ("replayed", "over_budget"):
             self.replayed.labels(outcome=outcome)
+
+
+def kafka_metrics(registry: CollectorRegistry) -> KafkaMetrics:
+    """The Kafka source's telemetry on `registry`, reporting into the registry's one IntakeMetrics and OtlpMetrics."""
+    return KafkaMetrics(registry, shared(registry, IntakeMetrics), otlp_metrics(registry))

@@ -8,9 +8,9 @@ from __future__ import annotations
 import time
 from collections import deque
 
+from ragpulse.collector.events import Envelope
 from ragpulse.config import KafkaTopic
 from ragpulse.sources.kafka.client import Backend, Consumer, Partition
-from ragpulse.collector.events import Envelope
 from ragpulse.sources.kafka.codecs import Codec
 
 # The events read back for the join, in messages a partition and in bytes (as decoded): past either the oldest are

@@ -40,19 +40,20 @@ import time
 from collections.abc import Awaitable, Callable
 
 import structlog
+from prometheus_client import CollectorRegistry
 
-from ragpulse.config import KafkaConfig
 from ragpulse.collector.decode import EventDecoder
 from ragpulse.collector.dedup import DedupWindow
-from ragpulse.errors import EventError, ExportRefused, ShuttingDown
 from ragpulse.collector.events import Envelope
 from ragpulse.collector.queue import EventQueue
-from ragpulse.sources.kafka.codecs import Codec, item_error, json_codec, otlp_proto_codec
-from ragpulse.sources.kafka.metrics import KafkaMetrics
-from ragpulse.sources.kafka.offsets import OffsetBook
-from ragpulse.sources.kafka.restore import REPLAY_MAX_MESSAGES, read_back, restore_ranges
+from ragpulse.config import KafkaConfig
+from ragpulse.errors import EventError, ExportRefused, ShuttingDown
 from ragpulse.sources.kafka.backends import backend
 from ragpulse.sources.kafka.client import ClientError, Consumer, Partition, Producer, Record
+from ragpulse.sources.kafka.codecs import Codec, item_error, json_codec, otlp_proto_codec
+from ragpulse.sources.kafka.metrics import kafka_metrics
+from ragpulse.sources.kafka.offsets import OffsetBook
+from ragpulse.sources.kafka.restore import REPLAY_MAX_MESSAGES, read_back, restore_ranges
 from ragpulse.sources.otlp.intake import SpanIntake
 from ragpulse.sources.otlp.spans import Span
 
@@ -76,7 +77,7 @@ class KafkaSource:
         config: KafkaConfig,
         decoder: EventDecoder,
         queue_: EventQueue,
-        metrics: KafkaMetrics,
+        registry: CollectorRegistry,
         dedup: DedupWindow,
         spans: SpanIntake,
         *,
@@ -96,11 +97,11 @@ class KafkaSource:
         self._revoked: set[Partition] = set()  # revoked since the last assignment
         self._max_batch = max_batch_events
         self._decoder = decoder
+        self._metrics = metrics = kafka_metrics(registry)
         self._codecs: dict[str, Codec] = {"json": json_codec(decoder), "otlp_proto": otlp_proto_codec(metrics.otlp.spans_rejected, spans.keys)}
         self._spans = spans
         self._topics = {topic.name: topic for topic in config.topics}
         self._queue = queue_
-        self._metrics = metrics
         self._dedup = dedup
         self._backend = backend(config)
         metrics.intake.precreate(SOURCE)

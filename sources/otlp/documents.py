@@ -12,9 +12,9 @@ import msgspec
 from ragpulse.collector.events import Chunk
 from ragpulse.sources.otlp.messages import json_or_text as _json_or_text
 from ragpulse.sources.otlp.spans import Span
+from ragpulse.sources.otlp.tool_calls import tool_documents
 from ragpulse.sources.otlp.values import float_value as _float
 from ragpulse.sources.otlp.values import text_value as _str
-from ragpulse.sources.otlp.tools import tool_documents
 
 OI_KIND = "openinference.span.kind"
 DB_QUERY_RESULT = "db.query.result"

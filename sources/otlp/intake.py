@@ -8,18 +8,20 @@ from __future__ import annotations
 
 import asyncio
 
-from ragpulse.config import OtlpConfig
+from prometheus_client import CollectorRegistry
+
 from ragpulse.collector.decode import EventDecoder
-from ragpulse.errors import EventError, ShuttingDown
 from ragpulse.collector.events import FeedbackEvent, TraceEvent
 from ragpulse.collector.queue import EventQueue
-from ragpulse.sources.otlp.keys import key_filter
+from ragpulse.collector.supervisor import Supervised
+from ragpulse.config import OtlpConfig
+from ragpulse.errors import EventError, ShuttingDown
 from ragpulse.sources.otlp.assembler import TraceAssembler
 from ragpulse.sources.otlp.evaluations import feedback_of
+from ragpulse.sources.otlp.keys import key_filter
 from ragpulse.sources.otlp.mapping import TraceMapper
-from ragpulse.sources.otlp.metrics import OtlpMetrics
+from ragpulse.sources.otlp.metrics import otlp_metrics
 from ragpulse.sources.otlp.spans import Span
-from ragpulse.collector.supervisor import Supervised, SupervisorMetrics
 
 SOURCE = "otlp"
 FLUSH_EVERY_SECONDS = 0.1
@@ -28,12 +30,12 @@ FEEDBACK_BYTES = 512  # what an evaluation event's feedback takes, for the byte 
 
 
 class SpanIntake:
-    def __init__(self, config: OtlpConfig, decoder: EventDecoder, queue: EventQueue, metrics: OtlpMetrics,
-                 supervisor: SupervisorMetrics, *, max_event_bytes: int) -> None:
+    def __init__(self, config: OtlpConfig, decoder: EventDecoder, queue: EventQueue, registry: CollectorRegistry, *,
+                 max_event_bytes: int) -> None:
         self._decoder = decoder
         self._max_event_bytes = max_event_bytes
         self._queue = queue
-        self._metrics = metrics
+        self._metrics = metrics = otlp_metrics(registry)
         metrics.intake.precreate(SOURCE)
         self._mapper = TraceMapper(config.route_attribute)
         self.keys = key_filter(config.route_attribute)  # what the decoding keeps of a span's attributes
@@ -51,7 +53,7 @@ class SpanIntake:
         )
         metrics.in_flight.set_function(lambda: self.assembler.in_flight)
         metrics.in_flight_bytes.set_function(lambda: self.assembler.in_flight_bytes)
-        self.supervised = Supervised("span_assembler", self._flush_loop, supervisor)
+        self.supervised = Supervised("span_assembler", self._flush_loop, registry)
 
     async def start(self) -> None:
         self.supervised.start()

@@ -1,7 +1,7 @@
 """A trace's spans -> one v1 TraceEvent: OpenInference, OpenTelemetry GenAI, OpenLLMetry (Traceloop) and the Vercel
-AI SDK, plain RAG pipelines and agents. README (OTLP) has the table of which span gives each field in each
+AI SDK, plain RAG pipelines and agents. docs/otlp.md has the table of which span gives each field in each
 convention. The documents are read in sources/otlp/documents.py, the messages in sources/otlp/messages.py, tool
-calls and the AI SDK's older spans in sources/otlp/tools.py. Feedback: `gen_ai.evaluation.result` span events
+calls and the AI SDK's older spans in sources/otlp/tool_calls.py. Feedback: `gen_ai.evaluation.result` span events
 become feedback events (sources/otlp/evaluations.py).
 """
 
@@ -19,7 +19,7 @@ from ragpulse.sources.otlp.documents import has_documents as _has_documents
 from ragpulse.sources.otlp.messages import json_or_text as _json_or_text
 from ragpulse.sources.otlp.messages import last_user_message, llm_output, message_output, user_message_in
 from ragpulse.sources.otlp.spans import Span
-from ragpulse.sources.otlp.tools import (COMPLETION_TOKENS, PROMPT_TOKENS, is_ai_sdk_llm, tool_query, tool_documents,
+from ragpulse.sources.otlp.tool_calls import (COMPLETION_TOKENS, PROMPT_TOKENS, is_ai_sdk_llm, tool_query, tool_documents,
                                           vercel_query)
 from ragpulse.sources.otlp.values import add_count as _add_count
 from ragpulse.sources.otlp.values import text_value as _str
@@ -48,7 +48,7 @@ CONTENT_SETTINGS: tuple[tuple[str | tuple[str, ...], str], ...] = (
     ("opentelemetry.instrumentation.", "set TRACELOOP_TRACE_CONTENT=true (OpenLLMetry), or turn on the instrumentation's "
      "message content capture"),
 )
-ANY_CONTENT_SETTING = "turn on the instrumentation's message content capture (see README, OTLP)"
+ANY_CONTENT_SETTING = "turn on the instrumentation's message content capture (see docs/otlp.md)"
 
 
 def content_setting(spans: list[Span]) -> str:

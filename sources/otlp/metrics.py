@@ -5,6 +5,8 @@ from __future__ import annotations
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
 from ragpulse.collector.intake import IntakeMetrics
+from ragpulse.collector.pipeline import PipelineMetrics
+from ragpulse.collector.telemetry.shared import shared
 
 TRACE_OUTCOMES = ("complete", "ttl_expired", "capacity", "shutdown", "not_rag", "unmapped_genai", "content_not_captured",
                   "mapping_failed")
@@ -12,8 +14,9 @@ SPAN_DROP_REASONS = ("late_span", "duplicate", "too_many_spans", "over_bytes")
 
 
 class OtlpMetrics:
-    """Made once and shared by the receivers and the span intake; `intake` and `dropped` are the pipeline door's
-    families (events by source, events lost at shutdown), which the OTLP source reports into."""
+    """Made once a registry (`otlp_metrics`) and shared by the receivers, the span intake and the Kafka source;
+    `intake` and `dropped` are the pipeline door's families (events by source, events lost at shutdown), which the
+    OTLP source reports into."""
 
     def __init__(self, registry: CollectorRegistry, intake: IntakeMetrics, dropped: Counter) -> None:
         def counter(name: str, doc: str, *labelnames: str) -> Counter:
@@ -66,3 +69,8 @@ class OtlpMetrics:
             self.traces.labels(outcome=outcome)
         for reason in SPAN_DROP_REASONS:
             self.spans_dropped.labels(reason=reason)
+
+
+def otlp_metrics(registry: CollectorRegistry) -> OtlpMetrics:
+    """The registry's one OtlpMetrics, reporting into its one IntakeMetrics and PipelineMetrics."""
+    return shared(registry, OtlpMetrics, shared(registry, IntakeMetrics), shared(registry, PipelineMetrics).dropped)

@@ -20,11 +20,13 @@ import msgspec
 import structlog
 from aiohttp import web
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
+from prometheus_client import CollectorRegistry
 
 from ragpulse._native import KeyFilter
+from ragpulse.collector.queue import EventQueue
+from ragpulse.collector.telemetry.shared import shared
 from ragpulse.config import OtlpConfig
 from ragpulse.errors import EventError, StartupError
-from ragpulse.collector.queue import EventQueue
 from ragpulse.sources.connections import (
     BodyError,
     ConnectionMetrics,
@@ -33,7 +35,7 @@ from ragpulse.sources.connections import (
     runner_options,
 )
 from ragpulse.sources.otlp.intake import SOURCE, SpanIntake
-from ragpulse.sources.otlp.metrics import OtlpMetrics
+from ragpulse.sources.otlp.metrics import OtlpMetrics, otlp_metrics
 from ragpulse.sources.otlp.spans import DecodedSpans, decode_json, decode_protobuf
 
 PROTOBUF = "application/x-protobuf"
@@ -47,13 +49,13 @@ log = structlog.get_logger("ragpulse.otlp")
 
 
 class OtlpReceiver:
-    def __init__(self, config: OtlpConfig, intake: SpanIntake, queue: EventQueue, metrics: OtlpMetrics,
-                 connections: ConnectionMetrics) -> None:
+    def __init__(self, config: OtlpConfig, intake: SpanIntake, queue: EventQueue, registry: CollectorRegistry) -> None:
         self._config = config
         self._intake = intake
         self._queue = queue
-        self._metrics = metrics
-        self._connections = connections
+        self._registry = registry
+        self._metrics = otlp_metrics(registry)
+        self._connections = shared(registry, ConnectionMetrics)
         token = config.token()
         self._expected_auth = f"Bearer {token}".encode() if token else None
         self._accepting = True
@@ -68,7 +70,7 @@ class OtlpReceiver:
         app.add_routes([web.post("/v1/traces", self._export)])
         self._runner = web.AppRunner(app, **runner_options(self._config.idle_timeout_seconds))
         await self._runner.setup()
-        limit_connections(self._runner, "otlp", self._config.max_connections, self._connections)
+        limit_connections(self._runner, "otlp", self._config.max_connections, self._registry)
         context = None
         if tls is not None:
             context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)

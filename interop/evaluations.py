@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ragpulse.judging.records import JudgmentRecord
-from ragpulse.judging.verdicts import IRRELEVANT_AT_MOST, RELEVANT_CHUNK_AT_LEAST
+from ragpulse.judging import JudgmentRecord
+from ragpulse.judging import IRRELEVANT_AT_MOST, RELEVANT_CHUNK_AT_LEAST
 
 _HEX32 = re.compile(r"[0-9a-fA-F]{32}")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")

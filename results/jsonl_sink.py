@@ -11,7 +11,7 @@ from pathlib import Path
 
 import msgspec
 
-from ragpulse.judging.records import Record, Select, judgments_only
+from ragpulse.judging import Record, Select, judgments_only
 
 
 class JsonlSink:

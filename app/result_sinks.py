@@ -2,33 +2,33 @@
 
 from __future__ import annotations
 
-from prometheus_client import Counter
+from prometheus_client import CollectorRegistry
 
 from ragpulse.config import Config
-from ragpulse.exporters.badcases import BadCaseStore
-from ragpulse.exporters.candidates import CandidateStore
-from ragpulse.exporters.jsonl import JsonlSink
-from ragpulse.exporters.results import Record, ResultWriter, Sink
-from ragpulse.exporters.review_queue import ReviewQueueStore, audit_entry
-from ragpulse.judging.records import JudgmentRecord, SignalRecord
-from ragpulse.scorers.join_tables import Listener
+from ragpulse.feedback.tables import Listener
+from ragpulse.judging import JudgmentRecord, SignalRecord
+from ragpulse.results.badcases import BadCaseStore
+from ragpulse.results.candidates_table import CandidateStore
+from ragpulse.results.jsonl_sink import JsonlSink
+from ragpulse.results.review_queue import ReviewQueueStore, audit_entry
+from ragpulse.results.writer import Record, ResultWriter, Sink
 
 
-def result_sinks(config: Config, dropped: Counter) -> list[tuple[str, Sink]]:
+def result_sinks(config: Config, registry: CollectorRegistry) -> list[tuple[str, Sink]]:
     results, audit = config.results, config.calibration
     sinks: list[tuple[str, Sink]] = []
     if results.sqlite_path:
         sinks.append(("sqlite", BadCaseStore(results.sqlite_path, retention_seconds=results.retention_days * 86400,
-                                             max_rows=results.max_rows, dropped=dropped)))
+                                             max_rows=results.max_rows, registry=registry)))
         sinks.append(("review_queue", ReviewQueueStore(results.sqlite_path, retention_seconds=audit.retention_days * 86400,
-                                                       max_rows=audit.max_rows, dropped=dropped)))
+                                                       max_rows=audit.max_rows, registry=registry)))
         sinks.append(("candidates", CandidateStore(results.sqlite_path, retention_seconds=results.retention_days * 86400,
-                                                   max_rows=config.probes.candidates_max_rows, dropped=dropped)))
+                                                   max_rows=config.probes.candidates_max_rows, registry=registry)))
     if results.jsonl_path:
         sinks.append(("jsonl", JsonlSink(results.jsonl_path, results.jsonl_max_bytes)))
     if results.kafka_topic or audit.kafka_topic:
         # kafka-python (24 MB) only for a sidecar that writes to Kafka
-        from ragpulse.exporters.kafka_results import KafkaResultsSink
+        from ragpulse.results.kafka_sink import KafkaResultsSink
         from ragpulse.sources.kafka.kafka_python import client_settings
     if results.kafka_topic:
         sinks.append(("kafka", KafkaResultsSink(results.kafka_topic, client_settings(config.kafka))))

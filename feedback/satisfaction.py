@@ -2,11 +2,11 @@
 
 Explicit signals come from feedback events (thumbs, ratings, escalation, copy, citation click,
 regenerate, abandon); implicit ones are derived from the stream by the feedback join
-(scorers/join.py): a rephrase or a repeat of the question in the same session soon after, an
+(feedback/join.py): a rephrase or a repeat of the question in the same session soon after, an
 escalation route after an answer, and a silent accept (the session went idle after an answer
 that got no signal at all). Every signal is counted by the labels of the answer it judges, never
-combined into one number here: the proxy is a ratio of these counters in PromQL (README,
-Satisfaction).
+combined into one number here: the proxy is a ratio of these counters in PromQL
+(docs/satisfaction.md).
 
 Turn classification (previous question -> this one, same session, within the rephrase window):
 repeat (the same text once normalised), follow_up (a follow-up opener such as "and", "what
@@ -14,7 +14,7 @@ about", 那/还有, or a closing 呢, that brings a new term: "and for AirPods?"
 (similar terms: the Dice coefficient of the questions' term sets at or above the threshold), else
 new_topic. Terms: stemmed English content words (Snowball); for Chinese, the characters other than
 function characters. Limits, measured on tests/data/session_turns.yaml:
-README, Satisfaction.
+docs/satisfaction.md.
 """
 
 from __future__ import annotations
@@ -182,8 +182,8 @@ class SatisfactionMetrics:
 class SignalCounter:
     """Counts a signal by the raw labels of its answer; children resolved once per label set (bounded)."""
 
-    def __init__(self, metrics: SatisfactionMetrics, guard: LabelGuard, *, max_cached: int) -> None:
-        self._metrics = metrics
+    def __init__(self, registry: CollectorRegistry, guard: LabelGuard, *, max_cached: int) -> None:
+        self._metrics = metrics = SatisfactionMetrics(registry, guard.names)  # labelled as the guard admits
         self._guard = guard
         self._children: dict[tuple[object, ...], FastCounter] = {}
         self.answered_labels: set[tuple[str | None, ...]] = set()  # label sets whose signals exist

@@ -23,7 +23,8 @@ DROP_REASONS = {
 
 
 class InteropMetrics:
-    """What each interop output sent and dropped (by reason), and what waits in its queue."""
+    """What each interop output sent and dropped (by reason), and what waits in its queue: one set per registry
+    (`shared`), every output counts into it."""
 
     def __init__(self, registry: CollectorRegistry) -> None:
         self.sent = Counter("ragpulse_interop_sent_total",

@@ -1,6 +1,6 @@
 """A Kafka sink of judgment records: one JSON message per judgment, keyed by trace id.
 
-Runs on the result writer's thread (exporters/results.py). The producer is made at the first
+Runs on the result writer's thread (results/writer.py). The producer is made at the first
 record and again after a failure, so a broker that is down at start only costs the records
 written meanwhile, each counted as a sink error.
 """
@@ -13,7 +13,7 @@ import msgspec
 from kafka import KafkaProducer
 from kafka.errors import KafkaError
 
-from ragpulse.judging.records import Record, Select, judgments_only
+from ragpulse.judging import Record, Select, judgments_only
 
 
 class KafkaResultsSink:

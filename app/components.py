@@ -9,13 +9,13 @@ import gc
 from pathlib import Path
 
 import msgspec
-from prometheus_client import CollectorRegistry, Counter
+from prometheus_client import CollectorRegistry
 
 from ragpulse.config import Config, JudgeConfig
-from ragpulse.judging.budget import RequestRateLimiter
-from ragpulse.judging.llm_judge import BUILTIN_PROMPT, LlmJudge, builtin_template
-from ragpulse.judging.local_judge import LocalJudge, LocalJudgeMetrics
-from ragpulse.judging.sampler import SamplingPolicy, TraceFilter
+from ragpulse.judging import RequestRateLimiter
+from ragpulse.judging import BUILTIN_PROMPT, LlmJudge, builtin_template
+from ragpulse.judging import LocalJudge, count_retries
+from ragpulse.judging import SamplingPolicy, TraceFilter
 from ragpulse.probes.correctness import LlmCorrectness
 from ragpulse.probes.runner import Prober
 from ragpulse.probes.target import HttpTarget
@@ -25,7 +25,7 @@ from ragpulse.scorers.fallback import FallbackDetector
 def tune_gc() -> None:
     """Collect the young generation every 50,000 allocations instead of 700: a sidecar that keeps
     windows of recent traces has many long-lived objects, and with the default thresholds the
-    collector's passes over them cost a third of the fast path (docs/BENCHMARKS.md). ragpulse
+    collector's passes over them cost a third of the fast path (docs/benchmarks-log.md). ragpulse
     makes few reference cycles, so garbage is still freed by reference counting at once."""
     gc.set_threshold(50_000, 20, 100)
 
@@ -36,12 +36,13 @@ def fallback_detector(config: Config) -> FallbackDetector:
 
 
 def local_judge(config: JudgeConfig, registry: CollectorRegistry) -> LocalJudge:
-    return LocalJudge(LocalJudgeMetrics(registry), cache_entries=config.local_chunk_cache_entries,
+    return LocalJudge(registry, cache_entries=config.local_chunk_cache_entries,
                       cache_max_bytes=config.local_chunk_cache_max_bytes)
 
 
-def llm_judge(config: JudgeConfig, limiter: RequestRateLimiter, retries: Counter | None) -> LlmJudge:
-    """The LLM judge of the config (base_url, key, model, prompt), behind `limiter`; retries counted when given."""
+def llm_judge(config: JudgeConfig, limiter: RequestRateLimiter, registry: CollectorRegistry | None) -> LlmJudge:
+    """The LLM judge of the config (base_url, key, model, prompt), behind `limiter`; its retries counted on
+    `registry`'s judge families when one is given."""
     from openai import AsyncOpenAI  # 50 MB and half a second: loaded only for an LLM judge
 
     client = AsyncOpenAI(
@@ -59,7 +60,7 @@ def llm_judge(config: JudgeConfig, limiter: RequestRateLimiter, retries: Counter
         limiter=limiter,
         max_retries=config.max_retries,
         max_completion_tokens=config.max_completion_tokens,
-        on_retry=None if retries is None else lambda error: retries.labels(judge_model=config.model, error=error).inc(),
+        on_retry=None if registry is None else count_retries(registry, config.model),
     )
 
 
@@ -74,12 +75,13 @@ def sampling_policy(config: JudgeConfig) -> SamplingPolicy:
     )
 
 
-def probe_correctness(config: Config, retries: Counter | None) -> LlmCorrectness | None:
+def probe_correctness(config: Config, registry: CollectorRegistry | None) -> LlmCorrectness | None:
     """Correctness by the LLM judge when one is configured, for every prober alike: one request limiter of its own
-    at the judge's rate (the token and cost budgets are the sampled judging's)."""
+    at the judge's rate (the token and cost budgets are the sampled judging's); retries counted on `registry`'s
+    judge families when one is given (the sidecar judges)."""
     if config.judge.mode == "off" or not config.judge.uses_llm:
         return None
-    return LlmCorrectness(llm_judge(config.judge, RequestRateLimiter(config.judge.max_requests_per_minute), retries))
+    return LlmCorrectness(llm_judge(config.judge, RequestRateLimiter(config.judge.max_requests_per_minute), registry))
 
 
 def prober(config: Config, target: HttpTarget, fallback: FallbackDetector, correctness: LlmCorrectness | None) -> Prober:

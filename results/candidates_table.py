@@ -8,15 +8,15 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from ragpulse.exporters import badcases
-from ragpulse.exporters.badcases import (
+from ragpulse.results import badcases
+from ragpulse.results.badcases import (
     PURGE_EVERY_SECONDS,
     PURGE_EVERY_WRITES,
     RetainedStore,
     purge_table,
     select_records,
 )
-from ragpulse.judging.records import CandidateRecord, Record
+from ragpulse.judging import CandidateRecord, Record
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS golden_candidates (

@@ -18,9 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from prometheus_client import Counter
+from prometheus_client import CollectorRegistry, Counter
 
-from ragpulse.judging.records import JudgmentRecord, Record, SignalRecord
+from ragpulse.collector.telemetry.shared import shared
+from ragpulse.judging import JudgmentRecord, Record, SignalRecord
+from ragpulse.results.writer import ResultMetrics
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS badcases (
@@ -59,14 +61,14 @@ class RetainedStore:
         *,
         retention_seconds: float,
         max_rows: int,
-        dropped: Counter,
+        registry: CollectorRegistry,
         clock: Callable[[], float] = time.time,
     ) -> None:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         self._db = self.connect(path)
         self._retention = retention_seconds
         self._max_rows = max_rows
-        self._dropped = dropped
+        self._dropped = shared(registry, ResultMetrics).dropped  # the writer's family: the records not kept
         self._clock = clock
         self._encode = msgspec.json.Encoder().encode
         self._writes = 0

@@ -18,9 +18,9 @@ from typing import Any
 
 from aiohttp import web
 
-from ragpulse.exporters.api import json_response
-from ragpulse.exporters import badcases
-from ragpulse.judging.attribution import STAGES
+from ragpulse.judging import STAGES
+from ragpulse.results import badcases
+from ragpulse.results.json_response import json_response
 
 MAX_LIMIT = 1000
 

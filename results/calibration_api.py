@@ -17,9 +17,9 @@ from typing import Any
 from aiohttp import web
 
 from ragpulse.config import CalibrationConfig
-from ragpulse.exporters.api import json_response
-from ragpulse.exporters import badcases, review_queue
-from ragpulse.judging.agreement import report
+from ragpulse.judging import report
+from ragpulse.results import badcases, review_queue
+from ragpulse.results.json_response import json_response
 
 DEFAULT_SINCE = "30d"
 

@@ -9,7 +9,7 @@ metric exporter (gRPC or HTTP) on a thread. One export is in flight at a time; a
 Names map so that the OpenTelemetry Collector's Prometheus exporter maps them back: `ragpulse_` becomes the
 `ragpulse.` namespace, a counter loses `_total`, and a `_seconds` or `_bytes` suffix becomes the unit
 (`ragpulse_judgments_total` -> `ragpulse.judgments`; `ragpulse_answer_latency_seconds` ->
-`ragpulse.answer_latency`, unit s; see otel_name). README's table lists every name; a test holds it to this.
+`ragpulse.answer_latency`, unit s; see otel_name). docs/metrics.md's table lists every name; a test holds it to this.
 """
 
 from __future__ import annotations
@@ -29,8 +29,9 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.metrics_core import Metric as PrometheusMetric
 
 from ragpulse import __version__
+from ragpulse.collector.telemetry.shared import shared
 from ragpulse.config import OtlpMetricsConfig
-from ragpulse.exporters.otlp_out import InteropMetrics, metric_exporter
+from ragpulse.interop.otlp_exporters import InteropMetrics, metric_exporter
 
 log = structlog.get_logger("ragpulse.interop")
 OUTPUT = "otlp_metrics"
@@ -152,8 +153,8 @@ def _key(labels: dict[str, str]) -> tuple[tuple[str, str], ...]:
 class OtlpMetricsPush:
     """Pushes the bridge's data every interval, and once more at shutdown."""
 
-    def __init__(self, options: OtlpMetricsConfig, registry: CollectorRegistry, resource: Resource,
-                 metrics: InteropMetrics) -> None:
+    def __init__(self, options: OtlpMetricsConfig, registry: CollectorRegistry, resource: Resource) -> None:
+        metrics = shared(registry, InteropMetrics)
         self._interval = options.interval_seconds
         self._bridge = PrometheusBridge(registry, resource, options.temporality)
         self._exporter = metric_exporter(options)

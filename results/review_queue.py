@@ -1,6 +1,6 @@
 """The review queue: the audit sample waiting for human review, and the reviews it got.
 
-A sink on the result writer's thread (exporters/results.py), in the SQLite file of the bad-case
+A sink on the result writer's thread (results/writer.py), in the SQLite file of the bad-case
 store. An audited judgment becomes a row with what a reviewer needs (question, chunks, answer) in
 `item` and the judge's verdict apart in `judgment`, so a review tool can hide it until the
 reviewer has scored; a review fills `review`. The routine sample's verdicts are tallied per day,
@@ -17,9 +17,9 @@ from typing import Any
 
 import msgspec
 
-from ragpulse.exporters import badcases
-from ragpulse.judging.records import Record, JudgmentRecord, ReviewRecord
-from ragpulse.judging.agreement import AuditedJudgment, ReviewedRow, answer_length
+from ragpulse.judging import Record, JudgmentRecord, ReviewRecord
+from ragpulse.judging import AuditedJudgment, ReviewedRow, answer_length
+from ragpulse.results import badcases
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS review_queue (

@@ -1,5 +1,5 @@
 """Judgments as span annotations in an Arize Phoenix server: one annotation per evaluation
-(exporters/evaluations.py) on the judged trace's root span, posted in batches to Phoenix's REST API
+(interop/evaluations.py) on the judged trace's root span, posted in batches to Phoenix's REST API
 (POST /v1/span_annotations?sync=true), annotator kind LLM for the LLM judge and CODE for the local one.
 
 Each annotation has the identifier "ragpulse", so Phoenix upserts on (name, span, identifier): a retried
@@ -20,11 +20,13 @@ from dataclasses import dataclass
 
 import aiohttp
 import structlog
+from prometheus_client import CollectorRegistry
 
+from ragpulse.collector.telemetry.shared import shared
 from ragpulse.config import InteropConfig
-from ragpulse.exporters.evaluations import evaluations, otel_trace_id
-from ragpulse.exporters.otlp_out import DROP_REASONS, InteropMetrics
-from ragpulse.judging.records import JudgmentRecord
+from ragpulse.interop.evaluations import evaluations, otel_trace_id
+from ragpulse.interop.otlp_exporters import DROP_REASONS, InteropMetrics
+from ragpulse.judging import JudgmentRecord
 
 log = structlog.get_logger("ragpulse.interop")
 OUTPUT = "phoenix"
@@ -42,7 +44,8 @@ class _Pending:
 
 
 class PhoenixAnnotations:
-    def __init__(self, config: InteropConfig, metrics: InteropMetrics) -> None:
+    def __init__(self, config: InteropConfig, registry: CollectorRegistry) -> None:
+        metrics = shared(registry, InteropMetrics)
         self._options = options = config.phoenix
         self._include_content, self._max_chars = config.include_content, config.explanation_max_chars
         assert options.base_url is not None  # validated: required when enabled

@@ -20,7 +20,8 @@ import structlog
 from prometheus_client import CollectorRegistry, Counter
 
 from ragpulse.collector.handover import Handover
-from ragpulse.judging.records import Record, record_bytes
+from ragpulse.collector.telemetry.shared import shared
+from ragpulse.judging import Record, record_bytes
 
 
 log = structlog.get_logger("ragpulse.results")
@@ -34,7 +35,8 @@ class Sink(Protocol):
 
 
 class ResultMetrics:
-    """Records not kept (the writer's queue, the stores' retention and caps) and failed writes, by sink."""
+    """Records not kept (the writer's queue, the stores' retention and caps) and failed writes, by sink: one set
+    per registry (`shared`), the writer and the stores count into it."""
 
     DROP_REASONS = ("writer_full", "retention", "max_rows", "review_retention", "review_max_rows")
 
@@ -51,13 +53,14 @@ class ResultMetrics:
 
 
 class ResultWriter:
-    def __init__(self, sinks: Sequence[tuple[str, Sink]], capacity: int, max_bytes: int, dropped: Counter,
-                 errors: Counter) -> None:
+    def __init__(self, sinks: Sequence[tuple[str, Sink]], capacity: int, max_bytes: int,
+                 registry: CollectorRegistry) -> None:
+        metrics = shared(registry, ResultMetrics)
         self._sinks = list(sinks)
         self._flushes = [getattr(sink, "flush", None) for _, sink in self._sinks]  # aligned with _sinks
         self.queue: Handover[Record] = Handover(capacity, max_bytes)
-        self._dropped = dropped
-        self._errors = errors
+        self._dropped = metrics.dropped
+        self._errors = metrics.sink_errors
         self._thread = threading.Thread(target=self._run, name="ragpulse-results", daemon=True)
 
     def start(self) -> None:

@@ -11,7 +11,7 @@ session's last answer). Either may come first:
 - feedback first: it waits (`pending_window_seconds`) for its trace: `joined_after_wait`, or an
   `orphan` (its trace never came: another replica's, or lost upstream).
 
-Whoever needs the join asks it: the satisfaction signals are counted here (scorers/satisfaction.py),
+Whoever needs the join asks it: the satisfaction signals are counted here (feedback/satisfaction.py),
 the judge sampler gets the negative ones (late evidence: the answer is judged), the judge workers
 read a trace's signals into its judgment record and report the verdict back (the joined views),
 and calibration's reviews wait here for their judgment. Each table is capped in entries and bytes;
@@ -25,11 +25,12 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 import msgspec
+from prometheus_client import CollectorRegistry
 
-from ragpulse.config import SatisfactionConfig
 from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
 from ragpulse.collector.telemetry.labels import LabelGuard
-from ragpulse.scorers.join_tables import (
+from ragpulse.config import SatisfactionConfig
+from ragpulse.feedback.tables import (
     MAX_SIGNALS_PER_TURN,
     MAX_TURNS_PER_SESSION,
     OUTCOMES,
@@ -42,7 +43,7 @@ from ragpulse.scorers.join_tables import (
     Session,
     Turn,
 )
-from ragpulse.scorers.satisfaction import (
+from ragpulse.feedback.satisfaction import (
     NEGATIVE,
     PRIORITY_OF,
     SignalCounter,
@@ -75,13 +76,13 @@ def _crossed(partition: int, other: int) -> bool:
 class FeedbackJoin:
     """Pipeline stage (before the judge sampler), and the store the sampler and the judge use."""
 
-    def __init__(self, options: SatisfactionConfig, metrics: JoinMetrics, counter: SignalCounter, guard: LabelGuard,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, options: SatisfactionConfig, registry: CollectorRegistry, counter: SignalCounter,
+                 guard: LabelGuard, clock: Callable[[], float] = time.monotonic) -> None:
         self._options = options
         self._max_traces, self._max_bytes = options.max_traces, options.max_bytes
         self._escalation_routes = frozenset(options.escalation_routes)
         self._turn_counts = counter.turn_counters
-        self._metrics = metrics
+        self._metrics = metrics = JoinMetrics(registry)
         self._counter = counter
         self._raw_labels = guard.raw_values
         self._clock = clock

@@ -8,7 +8,7 @@ from prometheus_client import CollectorRegistry, Gauge
 
 from ragpulse.collector.events import FeedbackEvent
 from ragpulse.collector.telemetry.fast_metrics import CounterFamily
-from ragpulse.scorers.satisfaction import Analysis
+from ragpulse.feedback.satisfaction import Analysis
 
 OUTCOMES = ("joined", "joined_after_wait", "session", "late", "orphan", "pending_full", "session_unknown", "unreferenced",
             "key_mismatch")

@@ -1,5 +1,5 @@
 """Judgments as OpenTelemetry evaluation events: one `gen_ai.evaluation.result` log record per evaluation
-(exporters/evaluations.py), on the judged trace's trace id and span id, so a tracing backend shows the
+(interop/evaluations.py), on the judged trace's trace id and span id, so a tracing backend shows the
 verdict on the trace. Sent with the OpenTelemetry SDK's LoggerProvider, its batch processor and its OTLP
 log exporter (gRPC or HTTP), on the SDK's own thread.
 
@@ -21,12 +21,14 @@ from opentelemetry.sdk._logs.export import BatchLogRecordProcessor, LogRecordExp
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 from opentelemetry.util.types import Attributes
+from prometheus_client import CollectorRegistry
 
 from ragpulse import __version__
+from ragpulse.collector.telemetry.shared import shared
 from ragpulse.config import InteropConfig
-from ragpulse.exporters.evaluations import Evaluation, evaluations, otel_trace_id
-from ragpulse.exporters.otlp_out import InteropMetrics, log_exporter
-from ragpulse.judging.records import JudgmentRecord
+from ragpulse.interop.evaluations import Evaluation, evaluations, otel_trace_id
+from ragpulse.interop.otlp_exporters import InteropMetrics, log_exporter
+from ragpulse.judging import JudgmentRecord
 
 EVENT_NAME = "gen_ai.evaluation.result"
 OUTPUT = "evaluation_events"
@@ -88,7 +90,8 @@ class _Bounded(LogRecordExporter):
 class EvaluationEvents:
     """Emits each judgment record's evaluations, never blocking: a consumer of judging's exit (app/interop_wiring.py)."""
 
-    def __init__(self, config: InteropConfig, metrics: InteropMetrics, resource: Resource) -> None:
+    def __init__(self, config: InteropConfig, registry: CollectorRegistry, resource: Resource) -> None:
+        metrics = shared(registry, InteropMetrics)
         options = config.evaluation_events
         self._include_content = config.include_content
         self._max_chars = config.explanation_max_chars
