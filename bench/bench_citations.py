@@ -22,10 +22,10 @@ import msgspec
 from prometheus_client import CollectorRegistry
 
 from ragpulse.app.traffic import TrafficGenerator, TrafficProfile
-from ragpulse.config import Config
 from ragpulse.collector.events import Envelope, TraceEvent
 from ragpulse.collector.telemetry.labels import LabelGuard
-from ragpulse.scorers.citations import CitationMetrics, CitationScorer, event_citations, strip_markers
+from ragpulse.config import Config
+from ragpulse.scorers.citations import CitationScorer, event_citations, strip_markers
 
 MIN_CHARS, MAX_CHARS = 120, 400
 
@@ -64,7 +64,7 @@ def per_event(envelopes: list[Envelope], stage: bool) -> float:
         registry = CollectorRegistry()
         options = Config().metrics
         guard = LabelGuard(options.labels, options.max_values_per_label, options.max_label_sets, registry)
-        scorer = CitationScorer(CitationMetrics(registry, list(options.labels)), guard)
+        scorer = CitationScorer(registry, guard)
         for envelope in envelopes[:100]:  # the label sets seen once, as a running sidecar has
             scorer(envelope)
         started = time.perf_counter()

@@ -25,9 +25,9 @@ import msgspec
 from common import sized_events
 from prometheus_client import CollectorRegistry
 
-from ragpulse.config import Config, parse_config
-from ragpulse.app.factories import tune_gc
+from ragpulse.app.components import tune_gc
 from ragpulse.app.service import Service
+from ragpulse.config import Config, parse_config
 
 
 def config(stages: str) -> Config:

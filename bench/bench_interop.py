@@ -19,7 +19,6 @@ import os
 import platform
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -33,10 +32,9 @@ from prometheus_client import CollectorRegistry, disable_created_metrics
 
 from ragpulse.app.service import Service
 from ragpulse.config import Config, parse_config
-from ragpulse.exporters.evaluation_events import EvaluationEvents
-from ragpulse.exporters.otlp_metrics import PrometheusBridge
-from ragpulse.exporters.otlp_out import InteropMetrics
-from ragpulse.exporters.phoenix import PhoenixAnnotations
+from ragpulse.interop.evaluation_events import EvaluationEvents
+from ragpulse.interop.otlp_metrics import PrometheusBridge
+from ragpulse.interop.phoenix import PhoenixAnnotations
 from ragpulse.judging.records import JudgmentRecord, RecordChunk
 from ragpulse.judging.verdicts import Claim
 
@@ -81,7 +79,7 @@ def events_cost(records: list[JudgmentRecord], grpc: int, include_content: bool)
         "enabled": True, "endpoint": f"127.0.0.1:{grpc}", "insecure": True, "max_queue": 200_000,
         "max_queue_bytes": 1 << 30, "schedule_delay_seconds": 0.1}}}).interop
     registry = CollectorRegistry()
-    events = EvaluationEvents(config, InteropMetrics(registry), RESOURCE)
+    events = EvaluationEvents(config, registry, RESOURCE)
     started = time.process_time()
     for record in records:
         events(record)
@@ -134,8 +132,7 @@ def stored_roots(server: object, count: int) -> dict[str, str]:
 
 async def phoenix_cost(records: list[JudgmentRecord], tmp: Path) -> float:
     """CPU ms per 1,000 judgments posted to a real Phoenix (whose spans it has), from hand-over to the last sent."""
-    sys.path.insert(0, str(HERE.parent / "tests"))
-    from phoenix_server import Phoenix, phoenix_python  # the tests' helper: Phoenix from its own venv
+    from helpers.phoenix_server import Phoenix, phoenix_python  # the tests' helper: Phoenix from its own venv
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
@@ -161,7 +158,7 @@ async def phoenix_cost(records: list[JudgmentRecord], tmp: Path) -> float:
         config = parse_config({"interop": {"include_content": True, "phoenix": {
             "enabled": True, "base_url": server.url, "max_queue": 200_000, "max_queue_bytes": 1 << 30}}}).interop
         registry = CollectorRegistry()
-        exporter = PhoenixAnnotations(config, InteropMetrics(registry))
+        exporter = PhoenixAnnotations(config, registry)
         await exporter.start()
         started = time.process_time()
         for record in records:

@@ -19,12 +19,11 @@ import time
 
 from prometheus_client import CollectorRegistry
 
-from ragpulse.config import Config
 from ragpulse.collector.events import Chunk, Envelope, FeedbackEvent, TraceEvent
 from ragpulse.collector.telemetry.labels import LabelGuard
-from ragpulse.scorers.join import FeedbackJoin
-from ragpulse.scorers.join_tables import JoinMetrics
-from ragpulse.scorers.satisfaction import SatisfactionMetrics, SignalCounter
+from ragpulse.config import Config
+from ragpulse.feedback.join import FeedbackJoin
+from ragpulse.feedback.satisfaction import SignalCounter
 
 WORDS = ("return shoes order parcel warranty laptop refund express shipping canada address delivery opened item "
          "headphones blender window label damage claim").split()
@@ -33,8 +32,8 @@ WORDS = ("return shoes order parcel warranty laptop refund express shipping cana
 def join() -> FeedbackJoin:
     config, registry = Config(), CollectorRegistry()
     guard = LabelGuard(config.metrics.labels, 50, 2000, registry)
-    counter = SignalCounter(SatisfactionMetrics(registry, config.metrics.labels), guard, max_cached=8000)
-    return FeedbackJoin(config.satisfaction, JoinMetrics(registry), counter, guard)
+    counter = SignalCounter(registry, guard, max_cached=8000)
+    return FeedbackJoin(config.satisfaction, registry, counter, guard)
 
 
 def question(rnd: random.Random) -> str:

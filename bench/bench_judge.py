@@ -1,4 +1,4 @@
-"""The LLM judge against the fake OpenAI-compatible server of the tests (tests/fake_openai.py).
+"""The LLM judge against the fake OpenAI-compatible server of the tests (tests/helpers/fake_openai.py).
 
     python bench/bench_judge.py tokens      # tokens per judged trace: one call vs the naive claim-split design
     python bench/bench_judge.py throughput  # judged/s against concurrency, with a fixed judge latency
@@ -18,23 +18,20 @@ import asyncio
 import json
 import platform
 import random
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+import common  # noqa: F401 - tests/ on the path, for helpers
+import msgspec
+from helpers.fake_openai import FakeOpenAI
+from openai import AsyncOpenAI
+from prometheus_client import CollectorRegistry
 
-import msgspec  # noqa: E402
-from fake_openai import FakeOpenAI  # noqa: E402
-from openai import AsyncOpenAI  # noqa: E402
-from prometheus_client import CollectorRegistry  # noqa: E402
-
-from ragpulse.config import Config, parse_config  # noqa: E402
-from ragpulse.collector.events import Chunk, TraceEvent  # noqa: E402
-from ragpulse.app.service import Service  # noqa: E402
-from ragpulse.app.traffic import TrafficGenerator, TrafficProfile  # noqa: E402
-from ragpulse.judging.budget import RequestRateLimiter  # noqa: E402
-from ragpulse.judging.llm_judge import BUILTIN_PROMPT, LlmJudge, builtin_template  # noqa: E402
+from ragpulse.app.service import Service
+from ragpulse.app.traffic import TrafficGenerator, TrafficProfile
+from ragpulse.collector.events import Chunk, TraceEvent
+from ragpulse.config import Config, parse_config
+from ragpulse.judging.budget import RequestRateLimiter
+from ragpulse.judging.llm_judge import BUILTIN_PROMPT, LlmJudge, builtin_template
 
 SPLIT = """NAIVE SPLIT
 Break the ANSWER to the QUESTION into standalone factual claims: each claim one fact, understandable

@@ -29,9 +29,9 @@ from pathlib import Path
 import aiohttp
 import grpc
 from common import counter_total, free_port
+from helpers.otlp_payload import SPANS_PER_TRACE, batches
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2_grpc
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-from otlp_payload import SPANS_PER_TRACE, batches
 
 
 async def post_http(url: str, bodies: list[bytes], connections: int) -> None:

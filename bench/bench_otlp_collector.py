@@ -31,7 +31,7 @@ from pathlib import Path
 
 from bench_otlp import post_http, wait_http
 from common import counter_total, free_port
-from otlp_payload import SPANS_PER_TRACE, batches
+from helpers.otlp_payload import SPANS_PER_TRACE, batches
 
 HERE = Path(__file__).resolve().parent
 COLLECTOR_CONFIG = """

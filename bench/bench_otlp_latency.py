@@ -23,11 +23,9 @@ import time
 from pathlib import Path
 
 from common import counter_total, free_port, wait_ready
+from helpers.otlp_shapes import openinference_trace, provider  # the receiver tests' trace shape
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor, SpanProcessor
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from otlp_shapes import openinference_trace, provider  # noqa: E402 - the receiver tests' trace shape
 
 
 def measure(url: str, processor: SpanProcessor, traces: int) -> list[float]:

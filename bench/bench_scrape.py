@@ -30,9 +30,9 @@ from bench_otlp_collector import scrape_cpu_ms
 from common import free_port, sized_events
 from prometheus_client import CollectorRegistry, disable_created_metrics, generate_latest
 
-from ragpulse.config import Config, parse_config
 from ragpulse.app.service import Service
 from ragpulse.collector.telemetry.exposition import TextExposition
+from ragpulse.config import Config, parse_config
 
 
 def median_ms(write: object, repeats: int) -> float:

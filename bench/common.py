@@ -1,16 +1,27 @@
-"""Shared by the benchmarks: payloads of a fixed size, a free port, the processed count from /metrics."""
+"""Shared by the benchmarks: payloads of a fixed size, a free port, the processed count from /metrics.
+
+And the path to what the benchmarks share with the tests: a benchmark runs as `python bench/NAME.py`, which puts
+bench/ on sys.path (so `from common import ...`); importing this module puts tests/ there too, so the benchmark
+imports the tests' helpers as the tests do (`from helpers.otlp_payload import batches`). This is the one place
+a benchmark's path is set: import common before helpers (the import order sorts it first)."""
 
 from __future__ import annotations
 
 import random
 import socket
+import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import msgspec
 from prometheus_client.parser import text_string_to_metric_families
 
 from ragpulse.app.traffic import TrafficGenerator, TrafficProfile
+
+TESTS = str(Path(__file__).resolve().parent.parent / "tests")
+if TESTS not in sys.path:
+    sys.path.append(TESTS)
 
 
 def sized_events(count: int, size: int = 2048, *, seed: int = 7) -> list[bytes]:

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from prometheus_client import CollectorRegistry
 
-from ragpulse.app.factories import local_judge
+from ragpulse.app.components import local_judge
 from ragpulse.collector.events import Chunk, TraceEvent
 from ragpulse.config import Config
 from ragpulse.judging.verdicts import Judgment

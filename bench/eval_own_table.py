@@ -20,12 +20,12 @@ from pathlib import Path
 import yaml
 from prometheus_client import CollectorRegistry
 
-from ragpulse.config import Config
+from ragpulse.app.components import fallback_detector, local_judge
 from ragpulse.collector.events import Chunk, TraceEvent
-from ragpulse.app.factories import fallback_detector, local_judge
 from ragpulse.collector.telemetry.labels import LabelGuard
+from ragpulse.config import Config
 from ragpulse.judging.attribution import attribute
-from ragpulse.scorers.lexical import LexicalMetrics, LexicalScorer
+from ragpulse.scorers.lexical import LexicalScorer
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 TABLES = (DATA / "judge_cases.yaml", DATA / "judge_cases_holdout.yaml")
@@ -77,7 +77,7 @@ def evaluate(path: Path) -> Evaluation:
     knowledge = data["knowledge_base"]
     config = Config()
     registry = CollectorRegistry()
-    lexical = LexicalScorer(LexicalMetrics(registry, ["app"]), LabelGuard(["app"], 10, 10, registry))
+    lexical = LexicalScorer(registry, LabelGuard(["app"], 10, 10, registry))
     judge, fallback = local_judge(config.judge, CollectorRegistry()), fallback_detector(config)
     result = Evaluation(cases=len(data["cases"]))
     judge_scores: dict[bool, list[float]] = {True: [], False: []}

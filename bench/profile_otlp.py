@@ -17,16 +17,17 @@ import statistics
 import time
 from collections import defaultdict
 
+import common  # noqa: F401 - tests/ on the path, for helpers
 import msgspec
-from otlp_payload import SPANS_PER_TRACE, as_json, batches
+from helpers.otlp_payload import SPANS_PER_TRACE, as_json, batches
 from prometheus_client import CollectorRegistry, disable_created_metrics
 
-from ragpulse.config import Config, parse_config
-from ragpulse.app.factories import tune_gc
+from ragpulse._native import KeyFilter
+from ragpulse.app.components import tune_gc
 from ragpulse.app.service import Service
 from ragpulse.collector.telemetry.exposition import TextExposition
+from ragpulse.config import Config, parse_config
 from ragpulse.sources.otlp.evaluations import feedback_of
-from ragpulse._native import KeyFilter
 from ragpulse.sources.otlp.keys import MAPPED_KEYS
 from ragpulse.sources.otlp.spans import decode_json, decode_protobuf
 

@@ -6,7 +6,7 @@ which need a session's turns on one replica.
 
 The demo's traffic (app/traffic.py: sessions whose users rephrase, repeat, escalate, follow up, leave, rate),
 at `--rate` turns a second of virtual time, goes through ragpulse's own decoder, fallback detector and feedback
-join (scorers/join.py, the shipped satisfaction settings) once whole, as one replica sees it, and once split
+join (feedback/join.py, the shipped satisfaction settings) once whole, as one replica sees it, and once split
 over N joins by a hash of the trace id (feedback follows its trace's id, as a load balancer would route it).
 Printed: each signal's count on one replica, summed over N, and the change.
 """
@@ -20,14 +20,13 @@ from collections import Counter
 import msgspec
 from prometheus_client import CollectorRegistry
 
-from ragpulse.app.factories import fallback_detector
+from ragpulse.app.components import fallback_detector
 from ragpulse.app.traffic import TrafficGenerator, TrafficProfile
 from ragpulse.collector.decode import EventDecoder
 from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.config import Config
-from ragpulse.scorers.join import FeedbackJoin
-from ragpulse.scorers.join_tables import JoinMetrics
-from ragpulse.scorers.satisfaction import SIGNALS, SatisfactionMetrics, SignalCounter
+from ragpulse.feedback.join import FeedbackJoin
+from ragpulse.feedback.satisfaction import SIGNALS, SignalCounter
 
 
 class Clock:
@@ -43,8 +42,8 @@ class Replica:
         self.registry = CollectorRegistry()
         labels = tuple(config.metrics.labels)
         guard = LabelGuard(labels, config.metrics.max_values_per_label, config.metrics.max_label_sets, CollectorRegistry())
-        counter = SignalCounter(SatisfactionMetrics(self.registry, labels), guard, max_cached=8_000)
-        self.join = FeedbackJoin(config.satisfaction, JoinMetrics(self.registry), counter, guard, clock=clock)
+        counter = SignalCounter(self.registry, guard, max_cached=8_000)
+        self.join = FeedbackJoin(config.satisfaction, self.registry, counter, guard, clock=clock)
         self.decoder = EventDecoder(config.limits, "sim")
         self.fallback = fallback_detector(config)
 

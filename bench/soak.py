@@ -31,11 +31,9 @@ from pathlib import Path
 
 import aiohttp
 from common import counter_total, free_port, processed_total, wait_ready
+from helpers.otlp_payload import export, otlp_trace  # the hostile-client regression tests' OTLP builders
 
 from ragpulse.app.traffic import TrafficGenerator, TrafficProfile
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from test_hardening import export, otlp_trace  # noqa: E402 - the regression tests' OTLP builders
 
 NDJSON = {"Content-Type": "application/x-ndjson"}
 

@@ -1,25 +1,33 @@
-"""Fixtures shared by the tests; helpers live in support.py."""
+"""Fixtures shared by the tests, and the `unit` marker's guard; the helpers live in helpers/, one module a topic."""
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import socket
+import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
-import support
-from support import RagpulseProcess, start_ragpulse
+from helpers import kafka_broker
+from helpers.sidecar import RagpulseProcess, start_ragpulse
 
 if TYPE_CHECKING:
-    from fake_openai import FakeOpenAI
+    from helpers.fake_openai import FakeOpenAI
 
 
-@pytest.fixture(params=support.KAFKA_CLIENTS)
-def kafka_client(request: pytest.FixtureRequest) -> Iterator[str]:
-    """Runs a Kafka test once per client library; kafka_args() passes it to the sidecar."""
-    support.kafka_client = request.param
-    yield request.param
-    support.kafka_client = support.KAFKA_CLIENTS[0]
+@pytest.fixture(params=kafka_broker.KAFKA_CLIENTS)
+def kafka_client(request: pytest.FixtureRequest) -> str:
+    """Runs a Kafka test once per client library (kafka.client)."""
+    return str(request.param)
+
+
+@pytest.fixture
+def kafka_args(kafka_client: str) -> kafka_broker.KafkaArgs:
+    """helpers.kafka_broker.kafka_args for this run's client library: the flags that point a sidecar at the broker."""
+    return functools.partial(kafka_broker.kafka_args, client=kafka_client)
 
 
 @pytest.fixture
@@ -40,9 +48,51 @@ def ragpulse_factory(tmp_path: Path) -> Iterator[Callable[..., RagpulseProcess]]
 
 @pytest.fixture
 def fake() -> Iterator[FakeOpenAI]:
-    """A fake OpenAI-compatible server (tests/fake_openai.py) for the judge, on a free port; closed after the test."""
+    """A fake OpenAI-compatible server (helpers/fake_openai.py) for the judge, on a free port; closed after the test."""
     # aiohttp and the demo's answers: loaded by the tests that use the server only
-    from fake_openai import FakeOpenAI
+    from helpers.fake_openai import FakeOpenAI
 
     with FakeOpenAI() as server:
         yield server
+
+
+# -- the `unit` marker: a test so marked starts no process and binds no port, or fails saying so -----------------
+
+def _refuse(what: str) -> Callable[..., NoReturn]:
+    def refused(*args: Any, **kwargs: Any) -> NoReturn:
+        raise AssertionError(f"a test marked unit {what}: take the mark off, or the process or port out of it")
+
+    return refused
+
+
+_bind = socket.socket.bind
+
+
+def _bind_no_port(sock: socket.socket, address: Any) -> None:
+    if sock.family in (socket.AF_INET, socket.AF_INET6):
+        _refuse(f"binds a port ({address})")()
+    _bind(sock, address)  # a Unix socket: a file, no port
+
+
+@contextlib.contextmanager
+def _no_process_or_port(item: pytest.Item) -> Iterator[None]:
+    if item.get_closest_marker("unit") is None:
+        yield
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        # Where every subprocess starts (run, Popen, asyncio's subprocesses) and where every server binds.
+        patch.setattr(subprocess.Popen, "_execute_child", _refuse("starts a process"))
+        patch.setattr(socket.socket, "bind", _bind_no_port)
+        yield
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    with _no_process_or_port(item):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    with _no_process_or_port(item):
+        return (yield)

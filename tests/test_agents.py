@@ -19,10 +19,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from fake_openai import AGENT_MODEL, FakeOpenAI
-from instrumented_apps import AGENT_DOCS, AGENT_QUESTION
-from support import http, start_ragpulse, wait_until
-from test_instrumentations import Sidecar, labels
+from helpers.fake_openai import AGENT_MODEL, FakeOpenAI
+from helpers.instrumented import Sidecar, labels
+from helpers.instrumented_apps import AGENT_DOCS, AGENT_QUESTION
+from helpers.net import http
+from helpers.sidecar import start_ragpulse
+from helpers.waiting import wait_until
 
 from ragpulse._native import decode_otlp_json
 from ragpulse.collector.events import TraceEvent, Usage

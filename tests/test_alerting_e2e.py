@@ -6,19 +6,18 @@ of the dashboards parses in Prometheus and returns data (but for what the demo d
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
-from fake_openai import FakeOpenAI
-from support import free_port, http, ragpulse_command, start_alertmanager, start_prometheus, wait_until
-from test_dashboards import dashboard_queries
+from helpers.alerting import Webhook, start_alertmanager, start_prometheus
+from helpers.dashboard_queries import dashboard_queries
+from helpers.fake_openai import FakeOpenAI
+from helpers.net import free_port
+from helpers.sidecar import is_ready, ragpulse_command
+from helpers.waiting import wait_until
 
 from ragpulse.mixin import rules
 from ragpulse.mixin.settings import Settings
@@ -35,34 +34,6 @@ NO_DATA_EXPECTED = ("calibration",)
 # Dashboard queries of what the demo does not run. The demo reads no Kafka, sends no OTLP, has no reviews or budgets and probes no golden set (test_probes.py checks
 # the probe metrics' values): those panels' queries must parse here, not return data.
 NO_DATA_PANELS = ("kafka", "otlp", "calibration", "budget", "ragpulse_probe")
-
-
-class Webhook:
-    """Alertmanager's webhook receiver: keeps every notification's alerts."""
-
-    def __init__(self) -> None:
-        self.alerts: list[dict[str, Any]] = []
-        received = self.alerts
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - the http.server interface
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                received.extend(body["alerts"])
-                self.send_response(200)
-                self.end_headers()
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_port}/alerts"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def names(self) -> set[str]:
-        return {alert["labels"]["alertname"] for alert in list(self.alerts)}
-
-    def close(self) -> None:
-        self.server.shutdown()
 
 
 @pytest.mark.beside
@@ -84,7 +55,7 @@ def test_a_steady_demo_fires_nothing_and_a_drift_pages_through_alertmanager(fake
     )
     started = time.monotonic()
     try:
-        wait_until(lambda: _ready(port), timeout=30, what="the demo's sidecar")
+        wait_until(lambda: is_ready(port), timeout=30, what="the demo's sidecar")
         # The steady release: nothing fires.
         time.sleep(max(0.0, started + DRIFT_AT - 5 - time.monotonic()))
         firing = prometheus.query('ALERTS{alertstate="firing"}')
@@ -124,10 +95,3 @@ def test_a_steady_demo_fires_nothing_and_a_drift_pages_through_alertmanager(fake
     assert page["labels"]["app"] == "support-bot" and page["labels"]["severity"] == "critical"
     assert page["annotations"]["runbook_url"] == "docs/runbook.md#ragpulsehallucinationratehigh"
     assert "support-bot: hallucination rate" in page["annotations"]["description"]
-
-
-def _ready(port: int) -> bool:
-    try:
-        return http("GET", f"http://127.0.0.1:{port}/readyz").status == 200
-    except OSError:
-        return False

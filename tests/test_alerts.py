@@ -13,12 +13,13 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
+from ragpulse.judging.estimators import Stratum, stratified
 from ragpulse.mixin import alerts as mixin_alerts
 from ragpulse.mixin.rules import DEFAULTS, RULES_FILE, render, rules
 from ragpulse.mixin.settings import Settings
-from ragpulse.judging.estimators import Stratum, stratified
 
 LABELS = 'route="r",model="m",release="1"'
 
@@ -328,6 +329,7 @@ def test_pipeline_health_alerts(tmp_path: Path) -> None:
     ])
 
 
+@pytest.mark.unit
 def test_every_alert_follows_the_conventions_and_is_tested_here() -> None:
     found = mixin_alerts.alerts(DEFAULTS)
     source = Path(__file__).read_text(encoding="utf-8")

@@ -1,5 +1,5 @@
-"""The house rules: the README's layer picture is the code's, modules and functions stay small, and every
-component creates the series rules divide by when it is built (a new sidecar's first scrape has them)."""
+"""The house rules: the layer picture of docs/architecture.md is the code's, modules and functions stay small, and
+every component creates the series rules divide by when it is built (a new sidecar's first scrape has them)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,14 @@ import ast
 import importlib.util
 from pathlib import Path
 
+import pytest
 from prometheus_client import CollectorRegistry
 
 from ragpulse.app.service import Service
 from ragpulse.config import parse_config
 from ragpulse.errors import RejectReason
+
+pytestmark = pytest.mark.unit  # starts no process and binds no port (pyproject.toml)
 
 ROOT = Path(__file__).resolve().parent.parent
 NOT_PRODUCT = {"tests", "bench", "scripts", "docs", "grafana", "helm", ".venv", "build", ".cache"}
@@ -24,15 +27,16 @@ def product_modules() -> list[Path]:
     return sorted(p for p in ROOT.rglob("*.py") if p.relative_to(ROOT).parts[0] not in NOT_PRODUCT)
 
 
-def test_the_readme_picture_is_drawn_from_the_code() -> None:
+def test_the_docs_layer_picture_is_drawn_from_the_code() -> None:
     spec = importlib.util.spec_from_file_location("architecture", ROOT / "scripts" / "architecture.py")
     assert spec is not None and spec.loader is not None
     architecture = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(architecture)
     import grimp
 
-    expected = architecture.readme_block(grimp.build_graph("ragpulse"))
-    assert expected in (ROOT / "README.md").read_text(encoding="utf-8"), "run: python scripts/architecture.py --write"
+    expected = architecture.page_block(grimp.build_graph("ragpulse"))
+    assert expected in (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8"), \
+        "run: python scripts/architecture.py --write"
 
 
 def test_modules_and_functions_stay_small() -> None:
@@ -96,3 +100,13 @@ def test_an_llm_judge_and_a_kafka_source_bring_their_series() -> None:
     assert expected - scrape == set()
     judge_off = first_scrape({"judge": {"mode": "off"}})
     assert not any(name.startswith("ragpulse_judge_") for name, _ in judge_off)
+
+
+def test_judging_surface_resolves_every_name() -> None:
+    """Every name judging declares public is defined by the module its surface names, and nothing else is served."""
+    import ragpulse.judging as judging
+
+    for name in judging.__all__:
+        assert getattr(judging, name) is not None, name
+    with pytest.raises(AttributeError, match="no attribute 'LexicalScorer'"):
+        judging.LexicalScorer  # noqa: B018

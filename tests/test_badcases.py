@@ -10,20 +10,22 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from prometheus_client import CollectorRegistry, Counter
-from support import RagpulseProcess, ndjson, ragpulse_command, trace, wait_until
+from helpers.events import ndjson, trace
+from helpers.sidecar import RagpulseProcess, ragpulse_command
+from helpers.waiting import wait_until
+from prometheus_client import CollectorRegistry
 
 import msgspec
 
 from ragpulse.collector.events import Chunk, TraceEvent
-from ragpulse.exporters import badcases, badcases_view
-from ragpulse.exporters.badcases import BadCaseStore
 from ragpulse.judging.exit import build_record
-from ragpulse.exporters.results import ResultWriter
+from ragpulse.results import badcases, badcases_view
+from ragpulse.results.badcases import BadCaseStore
+from ragpulse.results.writer import ResultWriter
 from ragpulse.judging.records import (CandidateRecord, JudgmentRecord, Record, ReviewRecord, SignalRecord,
                                       judged_record_bytes, record_bytes)
-from ragpulse.judging.verdicts import CitationVerdict, Claim, Judgment, judgment_bytes
 from ragpulse.judging.sampler import JudgeItem
+from ragpulse.judging.verdicts import CitationVerdict, Claim, Judgment, judgment_bytes
 
 Factory = Callable[..., RagpulseProcess]
 RETURNS = "Returns are accepted within 30 days of delivery. Refunds are paid to the original card."
@@ -31,10 +33,11 @@ SHIPPING = "Standard shipping takes 3 to 5 working days."
 CHUNKS = [{"id": "kb-returns", "text": RETURNS}, {"id": "kb-shipping", "text": SHIPPING}]
 
 
+@pytest.mark.unit
 def test_store_keeps_bad_cases_within_retention_and_max_rows(tmp_path: Path) -> None:
     registry, now = CollectorRegistry(), [1_000_000.0]
-    dropped = Counter("dropped_total", "d", ["reason"], registry=registry)
-    store = BadCaseStore(str(tmp_path / "b.sqlite3"), retention_seconds=5000, max_rows=3, dropped=dropped,
+    dropped = "ragpulse_results_dropped_total"
+    store = BadCaseStore(str(tmp_path / "b.sqlite3"), retention_seconds=5000, max_rows=3, registry=registry,
                          clock=lambda: now[0])
 
     def record(trace_id: str, stage: str | None, at: float) -> None:
@@ -53,21 +56,22 @@ def test_store_keeps_bad_cases_within_retention_and_max_rows(tmp_path: Path) -> 
     store.purge()
     assert [r["trace_id"] for r in badcases.query(db)] == ["bad-3", "bad-4", "bad-2"]  # newest first
     assert badcases.get(db, "bad-3")["stage"] == "retrieval"
-    assert registry.get_sample_value("dropped_total", {"reason": "retention"}) == 2
+    assert registry.get_sample_value(dropped, {"reason": "retention"}) == 2
     record("bad-5", "generation", now[0] + 0.5)
     record("bad-6", "generation", now[0] + 1)
     store.purge()
     assert [r["trace_id"] for r in badcases.query(db)] == ["bad-6", "bad-5", "bad-3"]
-    assert registry.get_sample_value("dropped_total", {"reason": "max_rows"}) == 2
+    assert registry.get_sample_value(dropped, {"reason": "max_rows"}) == 2
     assert [r["trace_id"] for r in badcases.query(db, stage="retrieval")] == ["bad-3"]
     assert [r["trace_id"] for r in badcases.query(db, since=now[0] + 0.75)] == ["bad-6"]
     assert badcases.query(db, app="other") == []
     now[0] += 6000  # past ten minutes since the last purge, the next write purges: bad-3, bad-5, bad-6 have expired
     record("bad-7", "generation", now[0])
     assert [r["trace_id"] for r in badcases.query(db)] == ["bad-7"]
-    assert registry.get_sample_value("dropped_total", {"reason": "retention"}) == 5
+    assert registry.get_sample_value(dropped, {"reason": "retention"}) == 5
 
 
+@pytest.mark.unit
 def test_parse_time() -> None:
     assert badcases.parse_time("2h", 10_000.0) == 10_000.0 - 7200
     assert badcases.parse_time("30m", 10_000.0) == 10_000.0 - 1800
@@ -165,7 +169,7 @@ def test_the_store_can_be_turned_off(ragpulse_factory: Factory) -> None:
 def test_a_bad_case_is_found_by_its_id_or_a_unique_prefix_and_listed_whole(tmp_path: Path) -> None:
     registry = CollectorRegistry()
     store = BadCaseStore(str(tmp_path / "b.sqlite3"), retention_seconds=5000, max_rows=100,
-                         dropped=Counter("dropped_total", "d", ["reason"], registry=registry))
+                         registry=registry)
     ids = ["d15d7d74a51667109d5f0b8e2c4a9e11", "d15d7d74a51667109d5f0b8e2c4a9e12", "0a1b", "0A1B_x"]
     for trace_id in ids:
         event = TraceEvent(trace_id=trace_id, query="q", answer="a", app="shop")
@@ -191,10 +195,11 @@ def test_a_bad_case_is_found_by_its_id_or_a_unique_prefix_and_listed_whole(tmp_p
     assert shown.returncode == 0 and "trace 0A1B_x" in shown.stdout
 
 
+@pytest.mark.unit
 def test_the_writer_stores_a_backlog_in_batches_one_transaction_each(tmp_path: Path) -> None:
     registry = CollectorRegistry()
     store = BadCaseStore(str(tmp_path / "b.sqlite3"), retention_seconds=86400, max_rows=10_000,
-                         dropped=Counter("dropped_total", "d", ["reason"], registry=registry))
+                         registry=registry)
     flushes: list[int] = []
 
     class Counting:
@@ -211,8 +216,7 @@ def test_the_writer_stores_a_backlog_in_batches_one_transaction_each(tmp_path: P
 
     counting = Counting()
     writer = ResultWriter([("sqlite", store), ("counting", counting)], capacity=2000, max_bytes=1 << 30,
-                          dropped=Counter("w_dropped_total", "d", ["reason"], registry=registry),
-                          errors=Counter("w_errors_total", "e", ["sink"], registry=registry))
+                          registry=registry)
     for i in range(1200):  # queued before the writer starts: a backlog
         event = TraceEvent(trace_id=f"t{i}", query="q", answer="a", app="shop")
         writer.write(build_record(JudgeItem(event, False), Judgment(f"t{i}", "m", "v", groundedness=1), "generation", "llm",
@@ -222,7 +226,7 @@ def test_the_writer_stores_a_backlog_in_batches_one_transaction_each(tmp_path: P
     assert flushes == [500, 1000, 1200]
     db = badcases.connect(tmp_path / "b.sqlite3")
     assert db.execute("SELECT count(*) FROM badcases").fetchone()[0] == 1200
-    assert registry.get_sample_value("w_errors_total", {"sink": "sqlite"}) is None
+    assert registry.get_sample_value("ragpulse_results_sink_errors_total", {"sink": "sqlite"}) is None
 
 
 def judged(name: str, answer: str = "Refunds take 5 business days.") -> tuple[JudgmentRecord, int, Judgment]:
@@ -243,6 +247,7 @@ def judgment_record(name: str, answer: str = "Refunds take 5 business days.") ->
     return judged(name, answer)[0]
 
 
+@pytest.mark.unit
 def test_a_record_estimate_is_at_least_what_a_fresh_copy_of_it_allocates() -> None:
     records = [
         judgment_record("ascii"), judgment_record("中文", answer="退款需要五个工作日。" * 10),
@@ -270,6 +275,7 @@ def test_a_record_estimate_is_at_least_what_a_fresh_copy_of_it_allocates() -> No
         assert allocated(record) <= estimate <= 3 * allocated(record), answer
 
 
+@pytest.mark.unit
 def test_the_writer_queue_is_capped_in_bytes_and_gives_them_back_as_it_writes() -> None:
     registry = CollectorRegistry()
     release, seen = threading.Event(), []
@@ -287,15 +293,14 @@ def test_the_writer_queue_is_capped_in_bytes_and_gives_them_back_as_it_writes() 
     size = record_bytes(records[0])
     assert all(record_bytes(r) == size for r in records)  # names of one length: records of one size
     writer = ResultWriter([("stalled", Stalled())], capacity=100, max_bytes=4 * size,
-                          dropped=Counter("w_dropped_total", "d", ["reason"], registry=registry),
-                          errors=Counter("w_errors_total", "e", ["sink"], registry=registry))
+                          registry=registry)
     writer.start()
     writer.write(records[0])
     wait_until(lambda: writer.queue.qsize() == 0, what="the first record taken by the stalled sink")
     for record in records[1:]:
         writer.write(record)  # t0 is held by the sink and still counted: three more fit
     assert writer.queue.bytes == 4 * size
-    assert registry.get_sample_value("w_dropped_total", {"reason": "writer_full"}) == 6
+    assert registry.get_sample_value("ragpulse_results_dropped_total", {"reason": "writer_full"}) == 6
     release.set()
     wait_until(lambda: writer.queue.bytes == 0, what="every queued byte given back")
     writer.write(records[9])  # room again

@@ -11,24 +11,28 @@ import tracemalloc
 from collections.abc import Callable
 
 import msgspec
+import pytest
+from helpers.clocks import Clock
+from helpers.events import envelope, feedback_join, ndjson, trace
+from helpers.processes import rss_bytes
+from helpers.sidecar import RagpulseProcess
+from helpers.waiting import wait_until, wait_until_async
 from prometheus_client import CollectorRegistry, Counter
-from support import Clock, RagpulseProcess, envelope, feedback_join, ndjson, rss_bytes, trace, wait_until, wait_until_async
 
 from ragpulse.collector.dedup import event_identity
-from ragpulse.collector.handover import Handover
 from ragpulse.collector.events import Chunk, TraceEvent
-from ragpulse.collector.queue import EventQueue, QueueMetrics
-from ragpulse.sources.otlp.assembler import TraceAssembler
-from ragpulse.sources.otlp.mapping import TraceMapper
-from ragpulse.sources.otlp.spans import Span
-from ragpulse.collector.supervisor import Supervised, SupervisorMetrics
+from ragpulse.collector.handover import Handover
+from ragpulse.collector.queue import EventQueue
+from ragpulse.collector.supervisor import Supervised
 from ragpulse.collector.telemetry.labels import LabelGuard
-from ragpulse.scorers.lexical import LexicalMetrics
-from ragpulse.scorers.lexical import LexicalScorer, units
-from ragpulse.judging.local_judge import LocalJudge, LocalJudgeMetrics
+from ragpulse.judging.local_judge import LocalJudge
 from ragpulse.judging.sampler import JudgeItem, JudgeQueue
 from ragpulse.judging.verdicts import Claim, Judgment, judgment_bytes
 from ragpulse.judging.workers import JudgmentCache
+from ragpulse.scorers.lexical import LexicalScorer, units
+from ragpulse.sources.otlp.assembler import TraceAssembler
+from ragpulse.sources.otlp.mapping import TraceMapper
+from ragpulse.sources.otlp.spans import Span
 
 Factory = Callable[..., RagpulseProcess]
 
@@ -37,10 +41,11 @@ def event(trace_id: str, text_chars: int = 0, session: str | None = None, query:
     return TraceEvent(trace_id=trace_id, query=query, answer="a", session_id=session, chunks=[Chunk(text="x" * text_chars)])
 
 
+@pytest.mark.unit
 def test_the_pipeline_queue_refuses_by_bytes_and_reports_them() -> None:
     async def main() -> None:
         registry = CollectorRegistry()
-        queue = EventQueue("pipeline", 100, 1000, QueueMetrics(registry))
+        queue = EventQueue("pipeline", 100, 1000, registry)
         big = [envelope(event("a"), size=600)]
         assert queue.offer(big)
         assert not queue.offer([envelope(event("b"), size=500)])  # 1,100 bytes: over, although 2 < 100 events
@@ -55,6 +60,7 @@ def test_the_pipeline_queue_refuses_by_bytes_and_reports_them() -> None:
     asyncio.run(main())
 
 
+@pytest.mark.unit
 def test_the_feedback_join_evicts_kept_traces_by_bytes_and_counts_it() -> None:
     registry = CollectorRegistry()
     encoded = len(msgspec.msgpack.encode(event("t0000", 1000)))
@@ -70,18 +76,18 @@ def test_the_feedback_join_evicts_kept_traces_by_bytes_and_counts_it() -> None:
     assert taken is not None and taken[1] == encoded and join.traces_bytes == 2 * (encoded + 245) + 245
 
 
+@pytest.mark.unit
 def test_the_judge_queue_gives_way_by_bytes_to_more_urgent_traces() -> None:
     registry = CollectorRegistry()
-    skipped = Counter("skipped_total", "s", ["priority", "reason"], registry=registry)
-    queue = JudgeQueue(capacity=100, max_bytes=1000, skipped=skipped)
+    queue = JudgeQueue(capacity=100, max_bytes=1000, registry=registry)
     assert queue.offer(JudgeItem(event("r1"), False, "base_rate", size=600))
     assert queue.offer(JudgeItem(event("r2"), False, "base_rate", size=300))
     assert not queue.offer(JudgeItem(event("r3"), False, "base_rate", size=200))  # as urgent as what is queued
     # More urgent: the routine traces give way, newest first, until it fits (900 + 500 > 1,000, then 600 + 500).
     assert queue.offer(JudgeItem(event("down"), False, "negative_feedback", size=500))
     assert (queue.qsize(), queue.bytes) == (1, 500)
-    assert registry.get_sample_value("skipped_total", {"priority": "base_rate", "reason": "queue_full"}) == 1
-    assert registry.get_sample_value("skipped_total", {"priority": "base_rate", "reason": "evicted"}) == 2
+    assert registry.get_sample_value("ragpulse_judge_skipped_total", {"priority": "base_rate", "reason": "queue_full"}) == 1
+    assert registry.get_sample_value("ragpulse_judge_skipped_total", {"priority": "base_rate", "reason": "evicted"}) == 2
 
 
 def span(trace_id: str, span_id: str, size: int) -> Span:
@@ -89,6 +95,7 @@ def span(trace_id: str, span_id: str, size: int) -> Span:
                                                           "output.value": "a."}, {}, size=size)
 
 
+@pytest.mark.unit
 def test_the_assembler_assembles_the_oldest_early_when_over_its_bytes() -> None:
     registry = CollectorRegistry()
     outcomes = Counter("outcomes_total", "o", ["outcome"], registry=registry)
@@ -106,6 +113,7 @@ def test_the_assembler_assembles_the_oldest_early_when_over_its_bytes() -> None:
     assert registry.get_sample_value("outcomes_total", {"outcome": "capacity"}) == 3
 
 
+@pytest.mark.unit
 def test_dedup_identities_are_fixed_size_whatever_the_ids() -> None:
     huge = TraceEvent(trace_id="t" * 400_000, query="q", answer="a")
     identity = event_identity(huge)
@@ -114,6 +122,7 @@ def test_dedup_identities_are_fixed_size_whatever_the_ids() -> None:
     assert identity != event_identity(TraceEvent(trace_id="t" * 399_999, query="q", answer="a"))
 
 
+@pytest.mark.unit
 def test_a_handover_to_a_thread_is_capped_in_items_and_bytes_until_what_was_taken_is_released() -> None:
     handover: Handover[str] = Handover(capacity=3, max_bytes=100)
     offered = [handover.offer(name, size) for name, size in (("a", 40), ("b", 40), ("c", 30), ("d", 10), ("e", 10))]
@@ -129,8 +138,9 @@ def test_a_handover_to_a_thread_is_capped_in_items_and_bytes_until_what_was_take
     assert handover.end(timeout=0) and handover.take(10) == ([("f", 20), ("g", 0)], True)
 
 
+@pytest.mark.unit
 def test_the_judgment_cache_is_bounded_in_entries_and_bytes_and_counts_what_it_evicts() -> None:
-    local = LocalJudge(LocalJudgeMetrics(CollectorRegistry()), cache_entries=10, cache_max_bytes=1 << 20)
+    local = LocalJudge(CollectorRegistry(), cache_entries=10, cache_max_bytes=1 << 20)
     chunk = Chunk(text="Returns are accepted within 30 days of delivery. Refunds take 5 business days.")
     judged = [local.judge(TraceEvent(trace_id=str(i), query="How long do refunds take?", chunks=[chunk],
                                      answer=f"Refunds take {i + 2} business days. " * (1 + i % 3))) for i in range(6)]
@@ -144,7 +154,7 @@ def test_the_judgment_cache_is_bounded_in_entries_and_bytes_and_counts_what_it_e
         tracemalloc.stop()
         assert fresh == judgment and allocated <= judgment_bytes(judgment) <= 3 * allocated
     registry = CollectorRegistry()
-    evicted = Counter("evicted_total", "", registry=registry)
+    evicted = "ragpulse_judge_cache_evicted_total"
 
     def made(claim: str) -> Judgment:
         return Judgment("t", "local", "claims.v4", groundedness=5, claims=[Claim(claim, "supported", "in chunk 0")])
@@ -153,34 +163,35 @@ def test_the_judgment_cache_is_bounded_in_entries_and_bytes_and_counts_what_it_e
         cache.put(key, judgment, judgment_bytes(judgment))
 
     size = judgment_bytes(made("x" * 100)) + sys.getsizeof(bytes(16))  # each of these, with its key (a digest)
-    cache = JudgmentCache(4, size * 7 // 2, evicted)  # four entries, or three of these by their bytes
+    cache = JudgmentCache(4, size * 7 // 2, registry)  # four entries, or three of these by their bytes
     for key in (b"k0", b"k1", b"k2"):
         put(cache, key, made("x" * 100))
-    assert len(cache) == 3 and cache.bytes == 3 * size and registry.get_sample_value("evicted_total") == 0
+    assert len(cache) == 3 and cache.bytes == 3 * size and registry.get_sample_value(evicted) == 0
     put(cache, b"k3", made("x" * 100))  # over the bytes: the least recently used goes
     assert cache.get(b"k0") is None and cache.get(b"k1") is not None  # k1 now the most recently used
     put(cache, b"k4", made("x" * 100))  # k2 goes, not k1
     assert [cache.get(b"k%d" % i) is not None for i in range(5)] == [False, True, False, True, True]
-    assert cache.bytes == 3 * size and registry.get_sample_value("evicted_total") == 2
+    assert cache.bytes == 3 * size and registry.get_sample_value(evicted) == 2
     kept = cache.get(b"k4")
     assert kept is not None and kept[1] == judgment_bytes(kept[0])  # its size kept beside it, for its records
     put(cache, b"k4", made("x" * 100))  # the same inputs judged twice at once: one entry, counted once
     assert len(cache) == 3 and cache.bytes == 3 * size
     put(cache, b"k5", made("x" * 100_000))  # alone over the cap: it and everything else go, counted
-    assert len(cache) == 0 and cache.bytes == 0 and registry.get_sample_value("evicted_total") == 6
-    by_count = JudgmentCache(2, 1 << 30, evicted)
+    assert len(cache) == 0 and cache.bytes == 0 and registry.get_sample_value(evicted) == 6
+    by_count = JudgmentCache(2, 1 << 30, registry)
     for key in (b"k6", b"k7", b"k8"):
         put(by_count, key, made("x"))
     assert [by_count.get(key) is not None for key in (b"k6", b"k7", b"k8")] == [False, True, True]
-    assert registry.get_sample_value("evicted_total") == 7
-    nothing = JudgmentCache(0, 1 << 20, evicted)
+    assert registry.get_sample_value(evicted) == 7
+    nothing = JudgmentCache(0, 1 << 20, registry)
     put(nothing, b"k9", judged[0])
     assert len(nothing) == 0 and nothing.get(b"k9") is None
 
 
+@pytest.mark.unit
 def test_the_chunk_cache_and_the_sessions_are_bounded_in_bytes() -> None:
     registry = CollectorRegistry()
-    scorer = LexicalScorer(LexicalMetrics(registry, ["app"]), LabelGuard(["app"], 10, 10, registry), cache_entries=1000,
+    scorer = LexicalScorer(registry, LabelGuard(["app"], 10, 10, registry), cache_entries=1000,
                            cache_max_bytes=50_000)
 
     def evicted(cache: str) -> float | None:
@@ -212,6 +223,7 @@ def test_the_chunk_cache_and_the_sessions_are_bounded_in_bytes() -> None:
     assert evicted == 50 - len(join._sessions) > 0
 
 
+@pytest.mark.unit
 def test_a_loop_that_dies_is_restarted_counted_and_reported() -> None:
     """The backoff waits on a sleep the test releases and the restart is dated by a clock the test moves."""
     async def main() -> None:
@@ -237,7 +249,7 @@ def test_a_loop_that_dies_is_restarted_counted_and_reported() -> None:
             wake.set()
             await wait_until_async(lambda: not wake.is_set(), what="the backoff over")
 
-        supervised = Supervised("assembler", loop, SupervisorMetrics(registry), clock=clock, sleep=sleep)
+        supervised = Supervised("assembler", loop, registry, clock=clock, sleep=sleep)
         supervised.start()
         await sleeping.wait()
         assert supervised.down_reason() == "assembler failed and is restarting"
@@ -264,6 +276,7 @@ def test_a_loop_that_dies_is_restarted_counted_and_reported() -> None:
     asyncio.run(main())
 
 
+@pytest.mark.unit
 def test_the_restart_backoff_doubles_up_to_its_cap() -> None:
     async def main() -> list[float]:
         runs: list[int] = []
@@ -277,7 +290,7 @@ def test_the_restart_backoff_doubles_up_to_its_cap() -> None:
         async def sleep(seconds: float) -> None:
             backoffs.append(seconds)
 
-        supervised = Supervised("pipeline", loop, SupervisorMetrics(CollectorRegistry()), sleep=sleep)
+        supervised = Supervised("pipeline", loop, CollectorRegistry(), sleep=sleep)
         supervised.start()
         assert supervised.task is not None
         await supervised.task

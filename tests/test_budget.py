@@ -6,16 +6,20 @@ import asyncio
 from types import SimpleNamespace
 
 import pytest
-from prometheus_client import CollectorRegistry, Counter
-from support import Clock, envelope, run_in_virtual_time
+from helpers.clocks import Clock, run_in_virtual_time
+from helpers.events import envelope
+from prometheus_client import CollectorRegistry
 
 from ragpulse.collector.events import TraceEvent
-from ragpulse.judging.attribution import attribute
 from ragpulse.config import Price
+from ragpulse.judging.attribution import attribute
 from ragpulse.judging.budget import RequestRateLimiter, Reservation, SpendBudget
 from ragpulse.judging.llm_judge import BUILTIN_PROMPT, Completion, LlmJudge, builtin_template
-from ragpulse.judging.verdicts import Judgment
 from ragpulse.judging.sampler import PRIORITIES, JudgeItem, JudgeQueue, TraceFilter
+from ragpulse.judging.verdicts import Judgment
+
+
+pytestmark = pytest.mark.unit  # starts no process and binds no port (pyproject.toml)
 
 
 def test_request_limiter_never_lets_the_provider_see_more_than_the_limit_in_any_window() -> None:
@@ -136,10 +140,10 @@ def item(name: str, priority: str) -> JudgeItem:
 
 def test_judge_queue_serves_urgent_first_and_evicts_the_least_urgent_newest() -> None:
     registry = CollectorRegistry()
-    skipped = Counter("skipped_total", "s", ["priority", "reason"], registry=registry)
+    skipped = "ragpulse_judge_skipped_total"
 
     async def main() -> list[str]:
-        queue = JudgeQueue(3, 1 << 20, skipped)
+        queue = JudgeQueue(3, 1 << 20, registry)
         assert queue.offer(item("b1", "base_rate")) and queue.offer(item("f1", "scorer_flag"))
         assert queue.offer(item("b2", "base_rate"))
         assert queue.offer(item("n1", "negative_feedback"))  # full: evicts b2 (least urgent, newest)
@@ -148,8 +152,8 @@ def test_judge_queue_serves_urgent_first_and_evicts_the_least_urgent_newest() ->
         return [(await queue.get()).event.trace_id for _ in range(queue.qsize())]
 
     assert asyncio.run(main()) == ["n1", "a1", "f1"]
-    assert registry.get_sample_value("skipped_total", {"priority": "base_rate", "reason": "evicted"}) == 2
-    assert registry.get_sample_value("skipped_total", {"priority": "base_rate", "reason": "queue_full"}) == 1
+    assert registry.get_sample_value(skipped, {"priority": "base_rate", "reason": "evicted"}) == 2
+    assert registry.get_sample_value(skipped, {"priority": "base_rate", "reason": "queue_full"}) == 1
     assert PRIORITIES[0] == "negative_feedback" and PRIORITIES[-1] == "base_rate"
 
 

@@ -11,14 +11,18 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from helpers.events import envelope, feedback_join, ndjson, trace
+from helpers.metrics import Samples
+from helpers.sidecar import RagpulseProcess, ragpulse_command
+from helpers.waiting import wait_until
 from prometheus_client import CollectorRegistry
-from support import RagpulseProcess, Samples, envelope, feedback_join, ndjson, ragpulse_command, trace, wait_until
 
 from ragpulse.collector.events import Envelope, FeedbackEvent, ReviewScores
-from ragpulse.exporters import review_queue
-from ragpulse.judging.records import JudgmentRecord, ReviewRecord
+from ragpulse.config import CalibrationConfig
 from ragpulse.judging.agreement import AuditedJudgment
-from ragpulse.judging.calibration import CalibrationMetrics, Calibrator
+from ragpulse.judging.calibration import Calibrator
+from ragpulse.judging.records import JudgmentRecord, ReviewRecord
+from ragpulse.results import review_queue
 
 Factory = Callable[..., RagpulseProcess]
 CHUNKS = [{"id": "kb-1", "text": "Returns are accepted within 30 days of delivery for unused items in their original packaging."}]
@@ -59,9 +63,8 @@ class Harness:
                  max_pending: int = 100, max_pending_bytes: int = 1_000_000) -> None:
         self.join = feedback_join(registry, clock=lambda: now[0], pending_window_seconds=10.0, max_pending=max_pending,
                                   max_pending_bytes=max_pending_bytes)
-        metrics = CalibrationMetrics(registry)
-        metrics.waiting_reviews.set_function(lambda: self.join.pending_reviews)
-        self.calibrator = Calibrator(metrics, sink, review_window=1000.0, max_audited=max_audited, clock=lambda: now[0])
+        self.calibrator = Calibrator(CalibrationConfig(review_window_seconds=1000.0, max_audited=max_audited), registry, sink,
+                                     pending_reviews=lambda: self.join.pending_reviews, clock=lambda: now[0])
         self.join.listeners.append(self.calibrator)
 
     def __call__(self, envelope: Envelope) -> None:
@@ -88,6 +91,7 @@ def value(registry: CollectorRegistry, name: str, **labels: str) -> float:
                if s.name == name and labels.items() <= s.labels.items())
 
 
+@pytest.mark.unit
 def test_reviews_meet_judgments_in_either_order_and_the_rest_is_counted_by_reason() -> None:
     now = [0.0]
     join, registry, sink = calibrator(now)
@@ -121,6 +125,7 @@ def test_reviews_meet_judgments_in_either_order_and_the_rest_is_counted_by_reaso
     assert value(registry, reviews) == 3
 
 
+@pytest.mark.unit
 def test_the_join_is_bounded_in_count_and_bytes() -> None:
     now = [0.0]
     join, registry, _ = calibrator(now, max_pending=100, max_audited=50, max_pending_bytes=200_000)
@@ -141,12 +146,10 @@ def test_the_join_is_bounded_in_count_and_bytes() -> None:
     assert value(registry, "ragpulse_calibration_reviews_total") == 1
 
 
+@pytest.mark.unit
 def test_restored_judgments_from_an_earlier_run_still_meet_their_reviews(tmp_path: Path) -> None:
     path = str(tmp_path / "store.sqlite3")
-    registry = CollectorRegistry()
-    from prometheus_client import Counter
-    store = review_queue.ReviewQueueStore(path, retention_seconds=86400, max_rows=10,
-                                          dropped=Counter("d", "d", ["reason"], registry=registry))
+    store = review_queue.ReviewQueueStore(path, retention_seconds=86400, max_rows=10, registry=CollectorRegistry())
     fresh = record("restart", 1)
     fresh.judged_at = time.time() - 60
     store(fresh)
@@ -275,12 +278,11 @@ def test_ragpulse_review_in_a_real_terminal_scores_three_traces(ragpulse_factory
     assert sorted((r.judge_groundedness, r.human_groundedness) for r in rows) == [(2, 1), (5, 4), (5, 5)]
 
 
+@pytest.mark.unit
 def test_the_review_queue_keeps_audited_traces_within_retention_and_max_rows(tmp_path: Path) -> None:
-    from prometheus_client import Counter
     registry, now = CollectorRegistry(), [1_000_000.0]
-    dropped = Counter("dropped_total", "d", ["reason"], registry=registry)
     store = review_queue.ReviewQueueStore(str(tmp_path / "q.sqlite3"), retention_seconds=5000, max_rows=3,
-                                          dropped=dropped, clock=lambda: now[0])
+                                          registry=registry, clock=lambda: now[0])
     for index, age in enumerate((6000, 100, 90, 80, 70)):  # the first is past retention
         judged = record(f"t{index}", 1 if index % 2 else 5)
         judged.judged_at = now[0] - age
@@ -292,8 +294,8 @@ def test_the_review_queue_keeps_audited_traces_within_retention_and_max_rows(tmp
     store.flush()  # as the result writer does after each batch
     db = review_queue.connect(tmp_path / "q.sqlite3")
     assert [item["trace_id"] for item in review_queue.open_items(db, limit=10)] == ["t2", "t3", "t4"]
-    assert value(registry, "dropped_total", reason="review_retention") == 1
-    assert value(registry, "dropped_total", reason="review_max_rows") == 1
+    assert value(registry, "ragpulse_results_dropped_total", reason="review_retention") == 1
+    assert value(registry, "ragpulse_results_dropped_total", reason="review_max_rows") == 1
     assert review_queue.write_review(db, ReviewRecord("t3", 1.0, 2, 5, [], None, "ana"))
     assert not review_queue.write_review(db, ReviewRecord("t0", 1.0, 2, 5, [], None, "ana"))  # gone with retention
     [row] = review_queue.reviewed_rows(db, since=0)

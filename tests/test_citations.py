@@ -11,7 +11,6 @@ from ragpulse.collector.events import Chunk, Envelope, EventCitation, FeedbackEv
 from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.scorers.citations import (
     MAX_MARKERS,
-    CitationMetrics,
     CitationScorer,
     Citations,
     CitedSentence,
@@ -20,6 +19,8 @@ from ragpulse.scorers.citations import (
     parse_citations,
     strip_markers,
 )
+
+pytestmark = pytest.mark.unit  # starts no process and binds no port (pyproject.toml)
 
 IDS = ["kb-1", "kb-2", "kb-12"]  # chunks 0, 1, 2
 
@@ -163,7 +164,7 @@ def test_structured_citations_decode_and_are_bounded() -> None:
 
 def stage() -> tuple[CitationScorer, CollectorRegistry]:
     registry = CollectorRegistry()
-    return CitationScorer(CitationMetrics(registry, ["app"]), LabelGuard(["app"], 50, 100, registry)), registry
+    return CitationScorer(registry, LabelGuard(["app"], 50, 100, registry)), registry
 
 
 def envelope(answer: str, *, app: str = "shop", chunks: int | None = 3, fallback: str | None = None,

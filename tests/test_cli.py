@@ -11,8 +11,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from helpers.net import free_port
+from helpers.sidecar import RagpulseProcess, ragpulse_command
+
 import ragpulse
-from support import RagpulseProcess, free_port, ragpulse_command
 
 
 def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import msgspec
 import pytest
 import yaml
-from support import ragpulse_command
+from helpers.sidecar import ragpulse_command
 
 from ragpulse.app.cli import main
 from ragpulse.config import Config, default_config_dict, load_config, parse_config
@@ -23,10 +23,12 @@ def problems(data: object) -> list[str]:
     return [str(p) for p in info.value.problems]
 
 
+@pytest.mark.unit
 def test_no_file_runs_on_defaults() -> None:
     assert load_config(None, environ={}) == Config()
 
 
+@pytest.mark.unit
 def test_example_file_documents_exactly_the_defaults() -> None:
     text = resources.files("ragpulse.config").joinpath("ragpulse.example.yaml").read_text(encoding="utf-8")
     assert parse_config(yaml.safe_load(text)) == Config()
@@ -37,6 +39,7 @@ def test_example_file_documents_exactly_the_defaults() -> None:
         assert not missing, f"{section}: {missing} not documented in ragpulse.example.yaml"
 
 
+@pytest.mark.unit
 def test_precedence_file_then_environment_then_flags(tmp_path: Path) -> None:
     path = tmp_path / "ragpulse.yaml"
     path.write_text("http:\n  port: 9001\n  host: 127.0.0.1\nmetrics:\n  labels: [app]\n")
@@ -49,12 +52,14 @@ def test_precedence_file_then_environment_then_flags(tmp_path: Path) -> None:
     assert config.http.auth_token == "0123"  # stays a string
 
 
+@pytest.mark.unit
 def test_config_file_from_environment(tmp_path: Path) -> None:
     path = tmp_path / "c.yaml"
     path.write_text("dedup:\n  window_seconds: 5\n")
     assert load_config(None, environ={"RAGPULSE_CONFIG": str(path)}).dedup.window_seconds == 5.0
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     ("data", "expected"),
     [
@@ -116,6 +121,7 @@ def test_errors_name_the_option_and_what_to_fix(data: object, expected: list[str
     assert problems(data) == expected
 
 
+@pytest.mark.unit
 def test_auth_token_file_is_read(tmp_path: Path) -> None:
     token = tmp_path / "token"
     token.write_text("s3cret\n")
@@ -125,6 +131,7 @@ def test_auth_token_file_is_read(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.unit
 def test_config_check_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     good, bad, broken = tmp_path / "good.yaml", tmp_path / "bad.yaml", tmp_path / "broken.yaml"
     good.write_text("http:\n  port: 9000\n")
@@ -140,6 +147,7 @@ def test_config_check_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert "cannot read file: No such file or directory" in capsys.readouterr().err
 
 
+@pytest.mark.unit
 def test_config_show_redacts_secrets(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RAGPULSE_HTTP__AUTH_TOKEN", "s3cret")
     monkeypatch.setenv("RAGPULSE_KAFKA__SASL_PASSWORD", "k4fka")
@@ -153,6 +161,7 @@ def test_config_show_redacts_secrets(capsys: pytest.CaptureFixture[str], monkeyp
     assert msgspec.convert(shown, Config) == Config()
 
 
+@pytest.mark.unit
 def test_kafka_security_settings_and_secret_files(tmp_path: Path) -> None:
     from ragpulse.sources.kafka.kafka_python import client_settings
 
@@ -168,6 +177,7 @@ def test_kafka_security_settings_and_secret_files(tmp_path: Path) -> None:
     assert settings["ssl_check_hostname"] is True
 
 
+@pytest.mark.unit
 def test_kafka_security_settings_in_librdkafka_names(tmp_path: Path) -> None:
     from ragpulse.sources.kafka.confluent import client_settings
 
@@ -187,6 +197,7 @@ def test_kafka_security_settings_in_librdkafka_names(tmp_path: Path) -> None:
     assert "ssl.certificate.location" not in settings  # unset options are left to librdkafka's defaults
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     ("overrides", "path", "message"),
     [

@@ -7,13 +7,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from fake_openai import FakeOpenAI
+import pytest
+from helpers.events import ndjson
+from helpers.fake_openai import FakeOpenAI
+from helpers.sidecar import RagpulseProcess
+from helpers.waiting import wait_until
 from prometheus_client import CollectorRegistry
-from support import RagpulseProcess, ndjson, wait_until
 
 from ragpulse.collector.events import Chunk, TraceEvent
 from ragpulse.judging.attribution import attribute
-from ragpulse.judging.local_judge import LocalJudge, LocalJudgeMetrics
+from ragpulse.judging.local_judge import LocalJudge
 
 Factory = Callable[..., RagpulseProcess]
 SHOP = [
@@ -26,11 +29,12 @@ SHOP = [
 
 
 def local(question: str, answer: str, chunks: list[str] = SHOP, searches: list[str] | None = None):  # type: ignore[no-untyped-def]
-    judge = LocalJudge(LocalJudgeMetrics(CollectorRegistry()), cache_entries=100, cache_max_bytes=10_000_000)
+    judge = LocalJudge(CollectorRegistry(), cache_entries=100, cache_max_bytes=10_000_000)
     return judge.judge(TraceEvent(trace_id="t", query=question, answer=answer, retrieval_queries=searches,
                                   chunks=[Chunk(id=f"kb-{i}", text=text) for i, text in enumerate(chunks)]))
 
 
+@pytest.mark.unit
 def test_utilisation_is_the_chunks_the_claims_come_from() -> None:
     one = local("How long is the warranty?", "Electronics carry a 2-year manufacturer warranty against defects.")
     assert one.used_chunks == [1]
@@ -42,6 +46,7 @@ def test_utilisation_is_the_chunks_the_claims_come_from() -> None:
     assert invented.used_chunks == [] and invented.hallucination
 
 
+@pytest.mark.unit
 def test_a_faithful_citation_a_wrong_one_and_a_dangling_one() -> None:
     answer = ("Unused items can be returned within 30 days of delivery [1]. Electronics carry a 2-year warranty "
               "against defects [3]. Standard delivery takes 3 to 5 business days [9].")
@@ -60,6 +65,7 @@ def test_a_faithful_citation_a_wrong_one_and_a_dangling_one() -> None:
     assert [c.verdict for c in faithful.citations] == ["supported"] and attribute(faithful, fallback=False) is None
 
 
+@pytest.mark.unit
 def test_chinese_citations_and_ids() -> None:
     chunks = ["退货政策：未使用的商品可在签收后30天内退货。", "保修：电子产品享有两年保修。"]
     judgment = local("保修多久？", "电子产品享有两年保修【2】。", chunks)
@@ -68,6 +74,7 @@ def test_chinese_citations_and_ids() -> None:
     assert [(c.chunks, c.verdict) for c in by_id.citations] == [([0], "unsupported")]
 
 
+@pytest.mark.unit
 def test_an_agents_searches_are_scored_against_the_question() -> None:
     question = "How long is the warranty on electronics?"
     good = local(question, "Electronics carry a 2-year warranty.", searches=["electronics warranty length"])

@@ -8,11 +8,13 @@ from __future__ import annotations
 import re
 
 import pytest
+from helpers.text_snapshot import samples
 
 from ragpulse._native import regex_spans
 from ragpulse.scorers import text
 from ragpulse.scorers.crate_regex import to_crate
-from tests.text_snapshot import samples
+
+pytestmark = pytest.mark.unit  # starts no process and binds no port (pyproject.toml)
 
 TEXTS = samples()
 TEXTS += [sample.lower() for sample in TEXTS]

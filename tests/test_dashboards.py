@@ -7,26 +7,18 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
-from support import exported_metrics
+from helpers.dashboard_queries import GENERATED, panels, queries
+from helpers.metrics import exported_metrics
 
-from ragpulse.mixin import dashboards
 from ragpulse.mixin.rules import DEFAULTS, rules
 
+pytestmark = pytest.mark.unit  # starts no process and binds no port (pyproject.toml)
+
 ROOT = Path(__file__).resolve().parent.parent
-GENERATED = dashboards.render(DEFAULTS)
 RECORDED = {rule["record"] for group in rules(DEFAULTS)["groups"] for rule in group["rules"] if "record" in rule}
 HISTOGRAM_SUFFIXES = ("_bucket", "_sum", "_count")
-
-
-def panels(name: str) -> list[dict[str, Any]]:
-    return json.loads(GENERATED[name])["panels"]
-
-
-def queries(name: str) -> list[str]:
-    return [target["expr"] for panel in panels(name) for target in panel["targets"]]
 
 
 def test_the_committed_dashboards_are_generated_from_the_source() -> None:
@@ -138,13 +130,3 @@ def test_the_optional_panels_are_the_expected_ones() -> None:
                         "Reviews", "Golden-set retrieval (time range)", "Golden-set answers (time range)",
                         "Last probe run", "Kafka consumer lag", "Kafka dead letters and commits"}
 
-
-def dashboard_queries() -> list[str]:
-    """Every dashboard query with its variables filled in, for a real Prometheus (tests/test_alerting_e2e.py)."""
-    filled = []
-    for name in GENERATED:
-        for expr in queries(name):
-            for label in dashboards.LABELS:
-                expr = expr.replace(f"${label}", ".*")
-            filled.append(expr.replace("$__rate_interval", "1m").replace("$__range", "5m"))
-    return filled

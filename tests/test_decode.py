@@ -6,11 +6,14 @@ import json
 from datetime import datetime, timezone
 
 import pytest
-from support import ndjson, trace
+from helpers.events import ndjson, trace
 
-from ragpulse.config import LimitsConfig
 from ragpulse.collector.decode import EventDecoder
 from ragpulse.collector.events import FeedbackEvent, TraceEvent
+from ragpulse.config import LimitsConfig
+
+
+pytestmark = pytest.mark.unit  # starts no process and binds no port (pyproject.toml)
 
 
 def decoder(**limits: object) -> EventDecoder:

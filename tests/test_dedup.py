@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Gauge
-from support import Clock, envelope
+import pytest
+from helpers.clocks import Clock
+from helpers.events import envelope
+from prometheus_client import CollectorRegistry
 
 from ragpulse.collector.dedup import DedupStage, DedupWindow, event_identity
 from ragpulse.collector.events import FeedbackEvent, TraceEvent
 
 
+pytestmark = pytest.mark.unit  # starts no process and binds no port (pyproject.toml)
+
+
 def window(registry: CollectorRegistry, clock: Clock, max_entries: int = 10, seconds: float = 60.0) -> DedupWindow:
-    return DedupWindow(
-        max_entries,
-        seconds,
-        entries_gauge=Gauge("entries", "test", registry=registry),
-        evicted_counter=Counter("evicted_total", "test", registry=registry),
-        clock=clock,
-    )
+    return DedupWindow(max_entries, seconds, registry, clock=clock)
 
 
 def test_duplicates_within_the_window_are_recognised_and_expire_after_it() -> None:
@@ -28,7 +27,7 @@ def test_duplicates_within_the_window_are_recognised_and_expire_after_it() -> No
     assert w.seen_before("a") is True  # the window counts from first sight
     clock.now += 0.2
     assert w.seen_before("a") is False  # expired: a redelivery this late counts again
-    assert registry.get_sample_value("entries") == 1.0
+    assert registry.get_sample_value("ragpulse_dedup_window_entries") == 1.0
 
 
 def test_window_is_capped_and_counts_what_it_forgets_early() -> None:
@@ -37,7 +36,7 @@ def test_window_is_capped_and_counts_what_it_forgets_early() -> None:
     for key in "abcd":
         assert w.seen_before(key) is False
     assert len(w) == 3
-    assert registry.get_sample_value("evicted_total") == 1.0
+    assert registry.get_sample_value("ragpulse_dedup_evicted_total") == 1.0
     assert w.seen_before("a") is False  # "a" was forgotten to make room
     assert w.seen_before("d") is True
 
@@ -50,7 +49,7 @@ def test_expired_entries_are_dropped_without_counting_as_evictions() -> None:
     clock.now += 11
     w.seen_before("d")
     assert len(w) == 1
-    assert registry.get_sample_value("evicted_total") == 0.0
+    assert registry.get_sample_value("ragpulse_dedup_evicted_total") == 0.0
 
 
 def test_feedback_identity() -> None:
@@ -65,16 +64,15 @@ def test_feedback_identity() -> None:
 
 def test_stage_drops_and_counts_duplicates_by_type() -> None:
     registry, clock = CollectorRegistry(), Clock(1000.0)
-    duplicates = Counter("dup_total", "test", ["type"], registry=registry)
-    stage = DedupStage(window(registry, clock), duplicates)
+    stage = DedupStage(window(registry, clock), registry)
     first = envelope(TraceEvent(trace_id="t", query="q", answer="a"))
     assert stage(first) is first
     assert stage(envelope(TraceEvent(trace_id="t", query="other", answer="b"))) is None
     feedback = FeedbackEvent(kind="copy", trace_id="t", timestamp=1.0)
     assert stage(envelope(feedback)) is not None
     assert stage(envelope(feedback)) is None
-    assert registry.get_sample_value("dup_total", {"type": "trace"}) == 1.0
-    assert registry.get_sample_value("dup_total", {"type": "feedback"}) == 1.0
+    assert registry.get_sample_value("ragpulse_events_duplicate_total", {"type": "trace"}) == 1.0
+    assert registry.get_sample_value("ragpulse_events_duplicate_total", {"type": "feedback"}) == 1.0
 
 
 def test_decoder_identity_uses_the_timestamp_as_sent() -> None:

@@ -15,10 +15,10 @@ import time
 from pathlib import Path
 
 import pytest
-
-import test_alerting_e2e as e2e
-from support import (PrometheusProcess, free_port, http, ragpulse_command, start_alertmanager, start_prometheus,
-                     wait_until)
+from helpers.alerting import PrometheusProcess, Webhook, start_alertmanager, start_prometheus
+from helpers.net import free_port, http
+from helpers.sidecar import is_ready, ragpulse_command
+from helpers.waiting import wait_until
 
 from ragpulse.mixin import rules
 from ragpulse.mixin.settings import Settings
@@ -29,6 +29,7 @@ WITHIN = 300.0
 ALERT = "RagpulseHallucinationDriftFast"
 
 
+@pytest.mark.unit
 def test_the_readme_scenario_and_scripts_demo_are_the_ones_run_here() -> None:
     readme, script = (ROOT / "README.md").read_text(), (ROOT / "scripts" / "demo").read_text()
     assert f"./scripts/demo --stack --drift-at {DRIFT_AT:g}" in readme
@@ -45,7 +46,7 @@ class Watch:
         self.first: dict[str, float] = {}
         self._asked = 0.0
 
-    def arrived(self, webhook: e2e.Webhook) -> bool:
+    def arrived(self, webhook: Webhook) -> bool:
         if time.monotonic() - self._asked >= 1.0:  # a query a second: the rules are evaluated every 15 s
             self._asked = time.monotonic()
             for series in self.prometheus.query(f'ALERTS{{alertname="{ALERT}"}}'):
@@ -58,7 +59,7 @@ def test_the_stack_demo_pages_on_its_drift_within_five_minutes(tmp_path: Path) -
     settings = Settings.load(ROOT / "mixin" / "demo-settings.yaml")
     rules_file = tmp_path / "ragpulse.rules.yaml"
     rules_file.write_text(rules.render(settings))
-    webhook = e2e.Webhook()
+    webhook = Webhook()
     alertmanager, am_port = start_alertmanager(tmp_path, webhook.url)
     port = free_port()
     prometheus = start_prometheus(tmp_path, [f"127.0.0.1:{port}"], [rules_file], scrape_interval="5s",
@@ -70,7 +71,7 @@ def test_the_stack_demo_pages_on_its_drift_within_five_minutes(tmp_path: Path) -
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path, env={**os.environ, "RAGPULSE_LOGGING__FORMAT": "json"},
     )
     try:
-        wait_until(lambda: _ready(port), timeout=30, what="the demo's sidecar")
+        wait_until(lambda: is_ready(port), timeout=30, what="the demo's sidecar")
         ready = time.time()  # the demo's clock starts before this: its drift comes by ready + DRIFT_AT
         watch = Watch(prometheus)
         wait_until(lambda: watch.arrived(webhook), timeout=ready + DRIFT_AT + WITHIN + 30 - time.time(),
@@ -91,13 +92,6 @@ def test_the_stack_demo_pages_on_its_drift_within_five_minutes(tmp_path: Path) -
     page = next(a for a in webhook.alerts if a["labels"]["alertname"] == ALERT)
     assert page["labels"]["app"] == "support-bot" and page["labels"]["severity"] == "critical"
     assert re.search(r"support-bot: hallucination rate up by [\d.]+% in the last 2m", page["annotations"]["description"])
-
-
-def _ready(port: int) -> bool:
-    try:
-        return http("GET", f"http://127.0.0.1:{port}/readyz").status == 200
-    except OSError:
-        return False
 
 
 def test_scripts_demo_stack_runs_the_sidecar_scraped_by_its_prometheus(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """The demo's hallucination rate, as its summary prints it and as a real Prometheus computes it with
-the README's PromQL and the recording rules, is near the share the demo injects. The judge is the
+docs/rates.md's PromQL and the recording rules, is near the share the demo injects. The judge is the
 fake OpenAI-compatible one, which knows the generator's invented answers (the local judge misses
 one of the demo's seven kinds, a "lifetime" warranty where the chunk says 2 years: that is the local judge's limit, not the rates').
 Coverage of the exact truth is proven in test_rates_simulation.py."""
@@ -13,8 +13,11 @@ import subprocess
 from pathlib import Path
 
 import yaml
-from fake_openai import FakeOpenAI
-from support import PrometheusProcess, free_port, http, ragpulse_command, start_prometheus, wait_until
+from helpers.alerting import PrometheusProcess, start_prometheus
+from helpers.fake_openai import FakeOpenAI
+from helpers.net import free_port, http
+from helpers.sidecar import ragpulse_command
+from helpers.waiting import wait_until
 
 from ragpulse.app.traffic import TrafficProfile
 from ragpulse.mixin.rules import RULES_FILE

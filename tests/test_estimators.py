@@ -1,4 +1,4 @@
-"""The estimators against hand-computed values (../shared/STATISTICS.md), edge cases included, and
+"""The estimators against hand-computed values (docs/statistics.md), edge cases included, and
 their interval coverage by simulation against a known truth."""
 
 from __future__ import annotations
@@ -8,8 +8,11 @@ import random
 
 import pytest
 
-from ragpulse.judging.estimators import Confusion, Stratum, rogan_gladen, stratified, wilson
 from ragpulse.collector.sampling import draw
+from ragpulse.judging.estimators import Confusion, Stratum, rogan_gladen, stratified, wilson
+
+
+pytestmark = pytest.mark.unit  # starts no process and binds no port (pyproject.toml)
 
 
 def test_wilson_interval() -> None:

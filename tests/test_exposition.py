@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Info, Summary, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from ragpulse.collector.telemetry.exposition import TextExposition
 from ragpulse.collector.telemetry.fast_metrics import CounterFamily, HistogramFamily
+
+
+pytestmark = pytest.mark.unit  # starts no process and binds no port (pyproject.toml)
 
 
 def populated() -> CollectorRegistry:

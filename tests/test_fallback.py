@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import pytest
+from helpers.events import envelope
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import envelope
 
-from ragpulse.config import Config
 from ragpulse.collector.events import Chunk, TraceEvent
+from ragpulse.config import Config
 from ragpulse.scorers.fallback import FallbackDetector
+
+
+pytestmark = pytest.mark.unit  # starts no process and binds no port (pyproject.toml)
 
 
 def detector(empty_retrieval: bool = True) -> FallbackDetector:

@@ -22,15 +22,18 @@ from typing import Any
 import grpc
 import pytest
 import yaml
+from helpers.metrics import Samples
+from helpers.processes import rss_bytes
+from helpers.sidecar import start_ragpulse
+from helpers.waiting import wait_until
 from prometheus_client import CollectorRegistry, Counter
-from support import Samples, rss_bytes, start_ragpulse, wait_until
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
-from ragpulse.config import Config, KafkaTopic, LimitsConfig, load_config
 from ragpulse.collector.decode import EventDecoder
+from ragpulse.config import Config, KafkaTopic, LimitsConfig, load_config
 from ragpulse.errors import ConfigError, EventError
 from ragpulse.sources.kafka import json_codec, otlp_proto_codec
 

@@ -11,11 +11,14 @@ import time
 from collections.abc import Callable
 
 import grpc
-import pytest
+from helpers.events import ndjson, trace
+from helpers.kafka_broker import KafkaArgs, consume_all, create_topic, produce
+from helpers.net import http
+from helpers.otlp_payload import export, otlp_trace
+from helpers.sidecar import RagpulseProcess
+from helpers.waiting import wait_until
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
-from opentelemetry.proto.trace.v1.trace_pb2 import Span as PbSpan
-from support import RagpulseProcess, consume_all, create_topic, http, kafka_args, ndjson, produce, trace, wait_until
 
 Factory = Callable[..., RagpulseProcess]
 PROTOBUF = {"Content-Type": "application/x-protobuf"}
@@ -25,52 +28,8 @@ def nested(levels: int) -> bytes:
     return b"[" * levels + b"]" * levels
 
 
-def value(v: object) -> AnyValue:
-    if isinstance(v, AnyValue):
-        return v
-    if isinstance(v, bool):
-        return AnyValue(bool_value=v)
-    if isinstance(v, int):
-        return AnyValue(int_value=v)
-    if isinstance(v, float):
-        return AnyValue(double_value=v)
-    return AnyValue(string_value=str(v))
-
-
-def otlp_trace(number: int, root: dict[str, object], llm: dict[str, object] | None = None,
-               retriever: dict[str, object] | None = None, second_llm: dict[str, object] | None = None) -> list[PbSpan]:
-    """A root, a retriever and an LLM span (and a second one) of trace `number`, with extra attributes on each."""
-    trace_id = number.to_bytes(16, "big")
-
-    def span(index: int, parent: int | None, name: str, attributes: dict[str, object]) -> PbSpan:
-        return PbSpan(trace_id=trace_id, span_id=(number * 10 + index).to_bytes(8, "big"),
-                      parent_span_id=(number * 10 + parent).to_bytes(8, "big") if parent is not None else b"",
-                      name=name, start_time_unix_nano=1_764_000_000_000_000_000 + index,
-                      end_time_unix_nano=1_764_000_001_000_000_000,
-                      attributes=[KeyValue(key=k, value=value(v)) for k, v in attributes.items()])
-
-    return [
-        span(1, None, "query", {"openinference.span.kind": "CHAIN", "input.value": "Can I return shoes?",
-                                "output.value": "Yes, within 30 days.", **root}),
-        span(2, 1, "retrieve", {"openinference.span.kind": "RETRIEVER", "retrieval.documents.0.document.id": "d1",
-                                "retrieval.documents.0.document.content": "Shoes can be returned within 30 days.",
-                                **(retriever or {})}),
-        span(3, 1, "llm", {"openinference.span.kind": "LLM", "llm.model_name": "m", "llm.token_count.prompt": 10,
-                           "llm.token_count.completion": 5, **(llm or {})}),
-        *([span(4, 1, "llm", {"openinference.span.kind": "LLM", **second_llm})] if second_llm is not None else []),
-    ]
-
-
-def export(*traces: list[PbSpan]) -> bytes:
-    request = ExportTraceServiceRequest()
-    resource = request.resource_spans.add()
-    resource.resource.attributes.append(KeyValue(key="service.name", value=AnyValue(string_value="hostile")))
-    resource.scope_spans.add().spans.extend(span for spans in traces for span in spans)
-    return request.SerializeToString()
-
-
-@pytest.mark.usefixtures("kafka_client")
-def test_a_poison_kafka_message_goes_to_the_dead_letters_and_its_partition_goes_on(ragpulse_factory: Factory) -> None:
+def test_a_poison_kafka_message_goes_to_the_dead_letters_and_its_partition_goes_on(ragpulse_factory: Factory,
+                                                                                 kafka_args: KafkaArgs) -> None:
     """Defect 1: a message nested 10,000 levels raised RecursionError, the consumer re-read it forever."""
     topic, dlq = f"poison-{time.monotonic_ns()}", f"poison-dlq-{time.monotonic_ns()}"
     create_topic(topic, partitions=2)
@@ -227,7 +186,8 @@ def test_slow_heads_slow_bodies_and_idle_connections_are_closed(ragpulse_factory
     lying = socket.create_connection(("127.0.0.1", rp.port))
     lying.sendall(b"POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                   b"Content-Length: 1000000000\r\n\r\n12345678")
-    time.sleep(0.5)
+    # A connection made after them served: the server has taken them all in (it accepts in order), their timers run.
+    wait_until(lambda: rp.get("/healthz").status == 200, what="a later connection served")
     for sock in slow[:5]:
         sock.sendall(b"X-Trickle: 1\r\n")  # a trickle does not keep a head open
     started = time.monotonic()

@@ -23,7 +23,7 @@ from ragpulse.mixin.rules import DEFAULTS, render
 
 ROOT = Path(__file__).resolve().parent.parent
 CHART = ROOT / "helm" / "ragpulse"
-# The test's values files, and the examples of ragpulse's own values (the two tiers of README "Scaling out").
+# The test's values files, and the examples of ragpulse's own values (the two tiers of docs/scaling-out.md).
 VALUES = [*sorted((Path(__file__).resolve().parent / "helm").glob("*.yaml")), *sorted((ROOT / "helm" / "examples").glob("ragpulse-*.yaml"))]
 KUBERNETES = "1.30.0"
 
@@ -65,6 +65,7 @@ def claims(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [doc for doc in docs if doc["kind"] == "PersistentVolumeClaim"]
 
 
+@pytest.mark.unit
 def test_the_chart_files_are_generated_from_the_source() -> None:
     for name, text in helm.render(render(DEFAULTS), dashboards.render(DEFAULTS)).items():
         assert (CHART / name).read_text(encoding="utf-8") == text, f"regenerate: python -m ragpulse.mixin ({name})"
@@ -233,6 +234,7 @@ def schema_at(schema: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
     return resolved(node)
 
 
+@pytest.mark.unit
 def test_the_image_installs_the_extras_the_chart_can_select() -> None:
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
     schema = json.loads((CHART / "values.schema.json").read_text(encoding="utf-8"))
@@ -275,7 +277,7 @@ def test_the_example_collector_values_hold_a_config_the_collector_accepts(tmp_pa
     """helm/examples/otel-collector-loadbalancing.yaml: its `config`, as the upstream chart hands it to the
     Collector, validated by the Collector this repository builds (bench/otelcol), load balancer included; a
     wrong routing key is refused the same way."""
-    from otelcol import collector_binary
+    from helpers.otelcol import collector_binary
 
     example = yaml.safe_load((ROOT / "helm" / "examples" / "otel-collector-loadbalancing.yaml").read_text())
     exporter = example["config"]["exporters"]["load_balancing"]

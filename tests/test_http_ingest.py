@@ -7,16 +7,14 @@ import json
 from collections.abc import Awaitable, Callable
 
 from aiohttp.test_utils import TestClient, TestServer
+from helpers.events import ndjson, trace
 from prometheus_client import CollectorRegistry
-from support import ndjson, trace
 
-from ragpulse.config import LimitsConfig
-from ragpulse.collector.decode import EventDecoder
-from ragpulse.collector.queue import EventQueue, QueueMetrics
-from ragpulse.sources.connections import ConnectionMetrics
 from ragpulse.app.server import build_app
+from ragpulse.collector.decode import EventDecoder
+from ragpulse.collector.queue import EventQueue
+from ragpulse.config import LimitsConfig
 from ragpulse.sources.http import HttpIngest
-from ragpulse.collector.intake import IntakeMetrics
 
 Scenario = Callable[[TestClient, HttpIngest, EventQueue, CollectorRegistry], Awaitable[None]]
 
@@ -26,9 +24,8 @@ def run_scenario(scenario: Scenario, *, capacity: int = 5, token: str | None = N
 
     async def main() -> None:
         registry = CollectorRegistry()
-        metrics = IntakeMetrics(registry)
-        queue = EventQueue("pipeline", capacity, 1 << 30, QueueMetrics(registry))
-        ingest = HttpIngest(EventDecoder(LimitsConfig(), "http"), queue, metrics, ConnectionMetrics(registry),
+        queue = EventQueue("pipeline", capacity, 1 << 30, registry)
+        ingest = HttpIngest(EventDecoder(LimitsConfig(), "http"), queue, registry,
                             retry_after_seconds=2, body_timeout_seconds=5, max_body_bytes=max_body)
         app = build_app(ingest, registry, not_ready_reasons=lambda: [], auth_token=token, max_body_bytes=max_body)
         async with TestClient(TestServer(app)) as client:
@@ -138,7 +135,7 @@ def test_all_invalid_is_400_and_partly_invalid_is_200_with_errors() -> None:
         assert (await wrong_kind.json())["errors"][0]["message"] == (
             "a trace event where only feedback events are taken (POST /v1/events takes both)")
         empty = await client.post("/v1/events", data=b"[]")
-        assert (empty.status, await empty.json()) == (200, {"accepted": 0, "rejected": 0})  # README: nothing to do
+        assert (empty.status, await empty.json()) == (200, {"accepted": 0, "rejected": 0})  # docs/events.md: nothing to do
 
     run_scenario(scenario)
 

@@ -4,70 +4,24 @@ Each shape a user runs: OpenLLMetry's LlamaIndex and LangChain instrumentations,
 and Haystack under OpenInference, and the official GenAI instrumentation of the openai client with
 content capture off and on spans. Offline: MockLLM, LangChain's fake chat model, and the fake
 OpenAI-compatible server for the apps that call an OpenAI client. Each app runs in its own process
-(tests/instrumented_apps.py); its spans are checked exactly through the mapper, and end to end in the
+(tests/helpers/instrumented_apps.py); its spans are checked exactly through the mapper, and end to end in the
 sidecar's metrics and judgment records.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 import pytest
-from fake_openai import APP_RESPONSE_MODEL, FakeOpenAI
-from instrumented_apps import GENAI_DOCUMENTS, GENAI_QUESTION, HAYSTACK_QUESTION
-from support import RagpulseProcess, Samples, start_ragpulse, wait_until
+from helpers.fake_openai import APP_RESPONSE_MODEL, FakeOpenAI
+from helpers.instrumented import Sidecar, labels
+from helpers.instrumented_apps import GENAI_DOCUMENTS, GENAI_QUESTION, HAYSTACK_QUESTION
+from helpers.metrics import Samples
+from helpers.sidecar import start_ragpulse
+from helpers.waiting import wait_until
 
 from ragpulse.collector.events import TraceEvent
-from ragpulse.sources.otlp.mapping import NotMapped, TraceMapper
-from ragpulse._native import KeyFilter
-from ragpulse.sources.otlp.spans import Span, decode_protobuf
-
-TESTS = Path(__file__).resolve().parent
-
-
-class Sidecar:
-    def __init__(self, rp: RagpulseProcess, results: Path, fake: FakeOpenAI, tmp: Path) -> None:
-        self.rp = rp
-        self.results = results
-        self.fake = fake
-        self.tmp = tmp
-
-    def records(self, app: str) -> list[dict[str, Any]]:
-        if not self.results.exists():
-            return []
-        return [r for r in map(json.loads, self.results.read_text().splitlines()) if r["app"] == app]
-
-    def metrics(self) -> Samples:
-        return self.rp.metrics()
-
-    def run(self, app: str, service: str, **env: str) -> tuple[TraceEvent | NotMapped, dict[str, Any]]:
-        """Run an app in its own process; the mapping of its query's trace (its largest), and what it saw."""
-        spans_file = self.tmp / f"{service}.pb"
-        clean = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_SEMCONV", "OTEL_INSTRUMENTATION_GENAI"))}
-        done = subprocess.run(
-            [sys.executable, str(TESTS / "instrumented_apps.py"), app, service,
-             f"http://127.0.0.1:{self.rp.otlp_port}/v1/traces", self.fake.base_url, str(spans_file)],
-            capture_output=True, text=True, timeout=180, cwd=TESTS, env={**clean, "PYTHONPATH": str(TESTS), **env})
-        assert done.returncode == 0, done.stderr
-        body = spans_file.read_bytes()
-        mapped = TraceMapper().map(largest_trace(decode_protobuf(body).spans))
-        # The decoding keeps only the attributes the mapping reads (sources/otlp/keys.py): with all of them,
-        # the mapping of this app's trace is the same.
-        assert TraceMapper().map(largest_trace(decode_protobuf(body, KeyFilter(set(), [""])).spans)) == mapped
-        return mapped, json.loads(done.stdout.splitlines()[-1])
-
-
-def largest_trace(spans: list[Span]) -> list[Span]:
-    by_trace: dict[str, list[Span]] = {}
-    for span in spans:
-        by_trace.setdefault(span.trace_id, []).append(span)
-    return max(by_trace.values(), key=len)
+from ragpulse.sources.otlp.mapping import NotMapped
 
 
 @pytest.fixture(scope="module")
@@ -81,10 +35,6 @@ def sidecar(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sidecar]:
         rp.terminate()
 
 
-def labels(app: str, model: str = "unknown") -> dict[str, str]:
-    return {"app": app, "route": "unknown", "model": model, "release": "1.0"}
-
-
 def counted(sidecar: Sidecar, app: str, model: str = "unknown") -> Samples:
     """Until the sidecar counted the app's trace and wrote its judgment record."""
     wait_until(lambda: sidecar.metrics().get_value("ragpulse_traces_total", **labels(app, model)) == 1,
@@ -96,7 +46,7 @@ def counted(sidecar: Sidecar, app: str, model: str = "unknown") -> Samples:
 def test_openllmetry_llamaindex(sidecar: Sidecar) -> None:
     """The question is inside OpenLLMetry's JSON ({"str_or_query_bundle": ...}, {"query_bundle": ...}),
     and is taken out of it, not stored as it."""
-    from test_llamaindex import QUESTION, expected_chunks
+    from helpers.llamaindex_data import QUESTION, expected_chunks
 
     event, seen = sidecar.run("openllmetry_llamaindex", "oll-llamaindex")
     assert isinstance(event, TraceEvent)
@@ -113,7 +63,7 @@ def test_openllmetry_llamaindex(sidecar: Sidecar) -> None:
 
 def test_llamaindex_streaming_answer_comes_from_the_llm_span(sidecar: Sidecar) -> None:
     """A streamed response's root output is a generator's repr: the answer is the LLM span's output."""
-    from test_llamaindex import QUESTION, expected_chunks
+    from helpers.llamaindex_data import QUESTION, expected_chunks
 
     event, seen = sidecar.run("llamaindex_streaming", "oi-streaming")
     assert isinstance(event, TraceEvent)
@@ -131,7 +81,7 @@ def test_llamaindex_streaming_answer_comes_from_the_llm_span(sidecar: Sidecar) -
 def test_openllmetry_langchain(sidecar: Sidecar) -> None:
     """LangChain's {"inputs": ..., "tags": ..., "kwargs": ...} and {"outputs": ...} are parsed; the
     retriever's documents are the chunks, in its order."""
-    from test_langchain import ANSWER, DOCS, QUESTION
+    from helpers.langchain_data import ANSWER, DOCS, QUESTION
 
     event, seen = sidecar.run("openllmetry_langchain", "oll-langchain")
     assert isinstance(event, TraceEvent)

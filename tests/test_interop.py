@@ -9,21 +9,24 @@ import asyncio
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_openai import FakeOpenAI
-from instrumented_apps import JUDGED_QUESTIONS
-from otelcol import Collector, LogRecord, collector_binary
-from phoenix_server import Phoenix, phoenix_python
-from support import Samples, free_port, http, ndjson, rss_bytes, start_ragpulse, trace, wait_until
+from helpers.events import ndjson, trace
+from helpers.fake_openai import FakeOpenAI
+from helpers.instrumented_apps import JUDGED_QUESTIONS, TESTS, app_command
+from helpers.metrics import Samples
+from helpers.net import free_port, http
+from helpers.otelcol import Collector, LogRecord, collector_binary
+from helpers.phoenix_server import Phoenix, phoenix_python
+from helpers.processes import rss_bytes
+from helpers.sidecar import start_ragpulse
+from helpers.waiting import wait_until
 
 from ragpulse.sources.otlp.spans import Span, decode_protobuf
 
-TESTS = Path(__file__).resolve().parent
 # Labels the Collector's Prometheus exporter adds from the resource and scope: not ragpulse's.
 COLLECTOR_LABELS = {"job", "instance", "otel_scope_name", "otel_scope_version", "otel_scope_schema_url"}
 
@@ -50,11 +53,10 @@ def collector(otelcol: str, tmp_path: Path) -> Iterator[Collector]:
 
 
 def run_app(tmp_path: Path, endpoints: list[str], judge_url: str) -> tuple[dict[str, list[Span]], list[str]]:
-    """The judged LlamaIndex app (tests/instrumented_apps.py) in its own process: its spans by trace, and its answers."""
+    """The judged LlamaIndex app (helpers/instrumented_apps.py) in its own process: its spans by trace, its answers."""
     spans_file = tmp_path / "app-spans.pb"
     env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
-    done = subprocess.run([sys.executable, str(TESTS / "instrumented_apps.py"), "llamaindex_judged", "shop-bot",
-                           ",".join(endpoints), judge_url, str(spans_file)],
+    done = subprocess.run(app_command("llamaindex_judged", "shop-bot", ",".join(endpoints), judge_url, str(spans_file)),
                           capture_output=True, text=True, timeout=180, cwd=TESTS, env={**env, "PYTHONPATH": str(TESTS)})
     assert done.returncode == 0, done.stderr
     by_trace: dict[str, list[Span]] = {}
@@ -235,7 +237,7 @@ def test_phoenix_shows_one_ragpulse_annotation_per_judged_span_and_metric(
             assert grounded["result"]["explanation"]  # include_content is set
             for name in ("answer_relevancy", "context_relevance", "search_relevance"):
                 assert found[(root.span_id, name)]["result"]["label"] == "relevant"
-        if shot := os.environ.get("TEST_PHOENIX_SCREENSHOT"):  # README's picture: a hallucinated trace in Phoenix
+        if shot := os.environ.get("TEST_PHOENIX_SCREENSHOT"):  # docs/interop.md's picture: a hallucinated trace in Phoenix
             trace_id = next(t for t, root in roots.items() if "HALLUCINATE" in str(root.attributes["output.value"]))
             screenshot(f"{phoenix.url}/redirects/traces/{trace_id}", Path(shot))
     finally:

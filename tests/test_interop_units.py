@@ -12,21 +12,21 @@ from typing import Any
 
 import pytest
 from aiohttp import web
+from helpers.metrics import exported_metrics
+from helpers.net import free_port
 from opentelemetry.sdk.metrics.export import AggregationTemporality
 from opentelemetry.sdk.resources import Resource
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
-from support import exported_metrics, free_port
 
 from ragpulse.config import parse_config
 from ragpulse.errors import ConfigError
-from ragpulse.exporters.evaluations import Evaluation, evaluations, otel_trace_id
-from ragpulse.exporters.otlp_metrics import PrometheusBridge, otel_name
-from ragpulse.exporters.otlp_out import InteropMetrics
-from ragpulse.exporters.phoenix import PhoenixAnnotations
+from ragpulse.interop.evaluations import Evaluation, evaluations, otel_trace_id
+from ragpulse.interop.otlp_metrics import PrometheusBridge, otel_name
+from ragpulse.interop.phoenix import PhoenixAnnotations
 from ragpulse.judging.records import JudgmentRecord, RecordChunk
 from ragpulse.judging.verdicts import CitationVerdict, Claim
 
-README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+METRICS = (Path(__file__).resolve().parent.parent / "docs" / "metrics.md").read_text(encoding="utf-8")
 
 
 def record(**fields: Any) -> JudgmentRecord:
@@ -41,6 +41,7 @@ def record(**fields: Any) -> JudgmentRecord:
     return JudgmentRecord(**{**base, **fields})
 
 
+@pytest.mark.unit
 def test_a_judgment_is_one_evaluation_per_metric_and_explanations_only_with_content() -> None:
     bad = record(groundedness=1, hallucination=True, verdict="hallucination", stage="generation", answer_relevancy=2,
                  claims=[Claim("It lasts 5 years.", "contradicted", "the chunk says 2"), Claim("It is free.", "supported")])
@@ -53,6 +54,7 @@ def test_a_judgment_is_one_evaluation_per_metric_and_explanations_only_with_cont
     assert context.explanation == "chunk 0 answers it"
 
 
+@pytest.mark.unit
 def test_a_refusal_an_error_and_cited_sentences() -> None:
     refusal = record(fallback=True, groundedness=None, verdict="refusal", chunks=[])
     assert evaluations(refusal, include_content=True, max_chars=100) == [
@@ -70,6 +72,7 @@ def test_a_refusal_an_error_and_cited_sentences() -> None:
     assert citations.explanation == "[unsupported] B.: not in chunk 1\n[dangling] C."
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(("given", "expected"), [
     ("0af7651916cd43dd8448eb211c80319c", 0x0af7651916cd43dd8448eb211c80319c),
     ("0AF7651916CD43DD8448EB211C80319C", 0x0af7651916cd43dd8448eb211c80319c),
@@ -80,6 +83,7 @@ def test_only_a_16_byte_hex_trace_id_is_an_opentelemetry_one(given: str, expecte
     assert otel_trace_id(given) == expected
 
 
+@pytest.mark.unit
 def test_names_map_to_opentelemetry_and_never_collide() -> None:
     assert otel_name("ragpulse_judgments") == ("ragpulse.judgments", "")
     assert otel_name("ragpulse_answer_latency_seconds") == ("ragpulse.answer_latency", "s")
@@ -88,10 +92,11 @@ def test_names_map_to_opentelemetry_and_never_collide() -> None:
     assert otel_name("process_cpu_seconds") == ("process_cpu", "s")
 
 
-def test_the_readme_metrics_table_gives_each_metrics_otlp_name() -> None:
+@pytest.mark.unit
+def test_the_docs_metrics_table_gives_each_metrics_otlp_name() -> None:
     metrics = exported_metrics()
     families = {name.removesuffix("_total") if kind == "counter" else name for name, (kind, _) in metrics.items()}
-    rows = dict(re.findall(r"^\| `(ragpulse_\w+)` \| \w+ \|[^|]*\| ([^|]+) \|", README, re.M))
+    rows = dict(re.findall(r"^\| `(ragpulse_\w+)` \| \w+ \|[^|]*\| ([^|]+) \|", METRICS, re.M))
     assert set(rows) == set(metrics)
     for name, (kind, _) in metrics.items():
         otel, unit = otel_name(name.removesuffix("_total") if kind == "counter" else name, families)
@@ -99,6 +104,7 @@ def test_the_readme_metrics_table_gives_each_metrics_otlp_name() -> None:
     assert len({row.split(",")[0] for row in rows.values()}) == len(rows)  # no two share an OTLP name
 
 
+@pytest.mark.unit
 def test_the_bridge_sends_cumulative_totals_or_deltas_and_histogram_buckets_apart() -> None:
     registry = CollectorRegistry()
     judged = Counter("ragpulse_judged_total", "j", ["verdict"], registry=registry)
@@ -129,6 +135,7 @@ def metrics_of(data: Any) -> dict[str, Any]:
     return {metric.name: metric.data for metric in data.resource_metrics[0].scope_metrics[0].metrics}
 
 
+@pytest.mark.unit
 def test_settings_say_what_to_fix() -> None:
     with pytest.raises(ConfigError) as info:
         parse_config({"interop": {
@@ -172,7 +179,7 @@ async def _phoenix_waits() -> None:
     registry = CollectorRegistry()
     config = parse_config({"interop": {"phoenix": {"enabled": True, "base_url": f"http://127.0.0.1:{port}",
                                                    "span_wait_seconds": 60}}}).interop
-    exporter = PhoenixAnnotations(config, InteropMetrics(registry))
+    exporter = PhoenixAnnotations(config, registry)
     await exporter.start()
     exporter.add(record(span_id="2222222222222222"))  # not in Phoenix yet: its three wait...
     exporter.add(record(span_id="1111111111111111"))  # ...and do not hold these up

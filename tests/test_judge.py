@@ -8,18 +8,20 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from fake_openai import FakeOpenAI
+from helpers.clocks import Clock
+from helpers.events import feedback_join, ndjson, trace
+from helpers.fake_openai import FakeOpenAI
+from helpers.processes import rss_bytes
+from helpers.sidecar import RagpulseProcess
+from helpers.waiting import wait_until, wait_until_async
 from prometheus_client import CollectorRegistry
-from support import Clock, RagpulseProcess, feedback_join, ndjson, rss_bytes, trace, wait_until, wait_until_async
 
 from ragpulse.collector.events import Chunk, TraceEvent
-from ragpulse.collector.pipeline import PipelineMetrics
 from ragpulse.collector.sampling import in_sample
 from ragpulse.judging.budget import RequestRateLimiter, SpendBudget
 from ragpulse.judging.exit import JudgmentExit
 from ragpulse.judging.llm_judge import BUILTIN_PROMPT, LlmJudge, builtin_template
-from ragpulse.judging.local_judge import LocalJudge, LocalJudgeMetrics
-from ragpulse.judging.metrics import JudgeMetrics
+from ragpulse.judging.local_judge import LocalJudge
 from ragpulse.judging.sampler import JudgeItem, JudgeQueue
 from ragpulse.judging.workers import CircuitBreaker, JudgeWorkers, JudgmentCache
 
@@ -137,6 +139,7 @@ def test_a_server_without_structured_output_gets_plain_prompts(fake: FakeOpenAI,
     assert ["response_format" in body for _, body in fake.requests] == [True, False, False]
 
 
+@pytest.mark.unit
 def test_sampling_is_deterministic_by_trace_id() -> None:
     ids = [f"trace-{i}" for i in range(20_000)]
     chosen = [i for i in ids if in_sample(i, 0.05)]
@@ -183,18 +186,16 @@ def test_the_breaker_probes_after_its_cooldown_and_closes_after_a_good_probe(fak
     from openai import AsyncOpenAI
 
     registry, clock = CollectorRegistry(), Clock()
-    metrics = JudgeMetrics(registry, ("app", "route", "model", "release"), "judge-model")
-    queue = JudgeQueue(10, 1 << 20, metrics.judge_skipped)
-    stage_errors = PipelineMetrics(registry).stage_errors
+    queue = JudgeQueue(10, 1 << 20, registry)
     llm = LlmJudge(AsyncOpenAI(api_key="k", base_url=fake.base_url, max_retries=0), "judge-model", builtin_template(),
                    BUILTIN_PROMPT, limiter=RequestRateLimiter(None), max_retries=0, max_completion_tokens=1024)
     workers = JudgeWorkers(
-        queue, metrics, JudgmentExit([], stage_errors), llm=llm,
-        local=LocalJudge(LocalJudgeMetrics(registry), cache_entries=10, cache_max_bytes=1 << 20), concurrency=1,
+        queue, registry, JudgmentExit([], registry), llm=llm,
+        local=LocalJudge(registry, cache_entries=10, cache_max_bytes=1 << 20), concurrency=1,
         breaker=CircuitBreaker(2, 1.0, clock=clock),
         budget=SpendBudget(tokens_per_hour=None, tokens_per_day=None, cost_per_hour=None, cost_per_day=None),
-        reserve_share=0.0, price=None, cache=JudgmentCache(0, 1, metrics.judge_cache_evicted), audit_rate=0.0,
-        join=feedback_join(registry), stage_errors=stage_errors)
+        reserve_share=0.0, price=None, cache=JudgmentCache(0, 1, registry), audit_rate=0.0,
+        join=feedback_join(registry))
 
     def value(name: str, **labels: str) -> float:
         return registry.get_sample_value(name, labels) or 0.0

@@ -11,25 +11,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-import support
-from support import (
-    RagpulseProcess,
-    kafka_bootstrap,
-    Samples,
-    ScrapeRefused,
-    consume_all,
-    create_topic,
-    http,
-    kafka_args,
-    kafka_control,
-    produce,
-    trace,
-    wait_until,
-)
+from helpers.events import trace
+from helpers.kafka_broker import KafkaArgs, consume_all, create_topic, kafka_bootstrap, kafka_control, produce
+from helpers.metrics import Samples, ScrapeRefused
+from helpers.net import http
+from helpers.sidecar import RagpulseProcess
+from helpers.waiting import wait_until
 
 Factory = Callable[..., RagpulseProcess]
 
-# Every test here runs on both client libraries (kafka.client).
+# Every test here runs on both client libraries (kafka.client); the kafka_args fixture gives the sidecar the run's.
 pytestmark = pytest.mark.usefixtures("kafka_client")
 
 
@@ -74,7 +65,9 @@ def wait_caught_up(rp: RagpulseProcess, topic: str, traces: float, timeout: floa
     return seen[0]
 
 
-def test_valid_invalid_and_duplicate_messages_give_exact_counts_and_dead_letters(ragpulse_factory: Factory) -> None:
+def test_valid_invalid_and_duplicate_messages_give_exact_counts_and_dead_letters(
+    ragpulse_factory: Factory, kafka_args: KafkaArgs
+) -> None:
     topic, dlq = unique("events"), unique("dead")
     create_topic(topic, partitions=2)
     valid = [trace(f"t{i}", session_id=f"s{i % 7}", chunks=[{"text": "x", "score": 0.5}]) for i in range(40)]
@@ -159,7 +152,9 @@ def produce_over(topic: str, events: list[dict[str, object]], seconds: float, ke
     return thread
 
 
-def test_kill_9_mid_stream_then_restart_counts_every_event_exactly_once(ragpulse_factory: Factory) -> None:
+def test_kill_9_mid_stream_then_restart_counts_every_event_exactly_once(
+    ragpulse_factory: Factory, kafka_args: KafkaArgs
+) -> None:
     topic, group = unique("events"), unique("group")
     create_topic(topic, partitions=3)
     events = [trace(f"k{i}", session_id=f"s{i % 11}") for i in range(3000)]
@@ -192,7 +187,9 @@ def test_kill_9_mid_stream_then_restart_counts_every_event_exactly_once(ragpulse
     assert duplicates == 150
 
 
-def test_kill_9_during_a_backlog_of_many_batches_counts_every_event_exactly_once(ragpulse_factory: Factory) -> None:
+def test_kill_9_during_a_backlog_of_many_batches_counts_every_event_exactly_once(
+    ragpulse_factory: Factory, kafka_args: KafkaArgs
+) -> None:
     """A backlog read in polls of 2,000 messages, processed in parts of 512 events, killed three times right
     after a scrape: what the scrapes saw adds up to what was produced, with no duplicate at all."""
     topic, group = unique("backlog"), unique("group")
@@ -223,7 +220,9 @@ def test_kill_9_during_a_backlog_of_many_batches_counts_every_event_exactly_once
     assert sum(x.get_value("ragpulse_events_duplicate_total", type="trace") for x in [*seen, s]) == 0
 
 
-def test_broker_down_at_start_or_mid_run_recovers_without_loss(ragpulse_factory: Factory) -> None:
+def test_broker_down_at_start_or_mid_run_recovers_without_loss(
+    ragpulse_factory: Factory, kafka_args: KafkaArgs
+) -> None:
     topic = unique("events")
     create_topic(topic, partitions=2)
     produce(topic, [encode(trace(f"b{i}")) for i in range(300)])
@@ -251,7 +250,9 @@ def test_broker_down_at_start_or_mid_run_recovers_without_loss(ragpulse_factory:
         assert http("GET", rp.url + "/readyz").status == 200
 
 
-def test_two_collectors_share_partitions_and_a_rebalance_loses_nothing(ragpulse_factory: Factory) -> None:
+def test_two_collectors_share_partitions_and_a_rebalance_loses_nothing(
+    ragpulse_factory: Factory, kafka_args: KafkaArgs
+) -> None:
     topic, group = unique("events"), unique("group")
     create_topic(topic, partitions=4)
     args = kafka_args(topic, group, max_poll_records=100)
@@ -264,16 +265,17 @@ def test_two_collectors_share_partitions_and_a_rebalance_loses_nothing(ragpulse_
     wait_until(lambda: traces_total(a.metrics()) + traces_total(b.metrics()) == 2000, what="2000 traces between a and b")
     assert traces_total(a.metrics()) > 0 and traces_total(b.metrics()) > 0
 
-    # b leaves while traffic flows; its last scrape is what Prometheus keeps of it.
+    # b leaves while traffic flows (once it counts some of it); its last scrape is what Prometheus keeps of it.
     batch2 = [trace(f"r{i}", session_id=f"s{i % 13}") for i in range(2000, 4000)]
+    b_first = traces_total(b.metrics())
     producer = produce_over(topic, batch2, seconds=2.0, keys=[str(e["session_id"]).encode() for e in batch2])
-    time.sleep(0.5)
+    wait_until(lambda: traces_total(b.metrics()) > b_first, what="b counting the second batch")
     b_last = b.metrics()
     assert b.terminate() == 0
     producer.join()
     s = wait_caught_up(a, topic, traces=4000 - traces_total(b_last))
     assert s.get_value("ragpulse_kafka_assigned_partitions") == 4
-    time.sleep(1)
+    time.sleep(1)  # anything more would be a double count: give it the chance to show
     assert traces_total(a.metrics()) + traces_total(b_last) == 4000
 
 
@@ -285,15 +287,9 @@ def test_a_full_pipeline_pauses_fetching_and_keeps_memory_bounded(kafka_client: 
     from ragpulse.config import Config, KafkaConfig, KafkaTopic, LimitsConfig
     from ragpulse.collector.decode import EventDecoder
     from ragpulse.collector.dedup import DedupWindow
-    from ragpulse.collector.queue import EventQueue, QueueMetrics
+    from ragpulse.collector.queue import EventQueue
     from ragpulse.sources.kafka import KafkaSource
     from ragpulse.sources.otlp.intake import SpanIntake
-    from ragpulse.collector.supervisor import SupervisorMetrics
-    from ragpulse.collector.dedup import DedupMetrics
-    from ragpulse.collector.intake import IntakeMetrics
-    from ragpulse.collector.pipeline import PipelineMetrics
-    from ragpulse.sources.kafka.metrics import KafkaMetrics
-    from ragpulse.sources.otlp.metrics import OtlpMetrics
 
     topic = unique("events")
     create_topic(topic)
@@ -302,16 +298,13 @@ def test_a_full_pipeline_pauses_fetching_and_keeps_memory_bounded(kafka_client: 
 
     async def main() -> None:
         registry = CollectorRegistry()
-        otlp = OtlpMetrics(registry, IntakeMetrics(registry), PipelineMetrics(registry).dropped)
-        metrics = KafkaMetrics(registry, otlp.intake, otlp)
-        queue = EventQueue("pipeline", capacity, 1 << 30, QueueMetrics(registry))
-        dedup_metrics = DedupMetrics(registry)
-        dedup = DedupWindow(1000, 60, entries_gauge=dedup_metrics.entries, evicted_counter=dedup_metrics.evicted)
+        queue = EventQueue("pipeline", capacity, 1 << 30, registry)
+        dedup = DedupWindow(1000, 60, registry)
         config = KafkaConfig(bootstrap_servers=kafka_bootstrap(), group_id=unique("group"),
                              topics=[KafkaTopic(name=topic)], max_poll_records=poll, client=kafka_client)
-        spans = SpanIntake(Config().otlp, EventDecoder(LimitsConfig(), "otlp"), queue, otlp, SupervisorMetrics(registry),
+        spans = SpanIntake(Config().otlp, EventDecoder(LimitsConfig(), "otlp"), queue, registry,
                            max_event_bytes=LimitsConfig().max_event_bytes)
-        source = KafkaSource(config, EventDecoder(LimitsConfig(), "kafka"), queue, metrics, dedup, spans, max_batch_events=512)
+        source = KafkaSource(config, EventDecoder(LimitsConfig(), "kafka"), queue, registry, dedup, spans, max_batch_events=512)
         await source.start()
         try:
             deadline = time.monotonic() + 30
@@ -340,9 +333,8 @@ def test_a_full_pipeline_pauses_fetching_and_keeps_memory_bounded(kafka_client: 
     asyncio.run(main())
 
 
-def test_compressed_topics_are_read(ragpulse_factory: Factory) -> None:
+def test_compressed_topics_are_read(ragpulse_factory: Factory, kafka_args: KafkaArgs) -> None:
     from kafka import KafkaProducer
-    from support import kafka_bootstrap
 
     topic = unique("events")
     create_topic(topic)
@@ -359,9 +351,9 @@ def test_compressed_topics_are_read(ragpulse_factory: Factory) -> None:
 
 
 def test_otlp_proto_messages_as_the_collector_kafka_exporter_writes_them(ragpulse_factory: Factory) -> None:
+    from helpers.otlp_shapes import Collect, genai_trace, openinference_trace, provider
     from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from otlp_shapes import Collect, genai_trace, openinference_trace, provider
 
     topic, dlq = unique("otlp"), unique("dead")
     create_topic(topic)
@@ -390,7 +382,7 @@ def test_otlp_proto_messages_as_the_collector_kafka_exporter_writes_them(ragpuls
 
 
 def test_judgment_records_go_to_a_results_topic_and_the_audit_to_a_review_queue_topic(
-    ragpulse_factory: Factory, tmp_path: Path
+    ragpulse_factory: Factory, kafka_args: KafkaArgs, tmp_path: Path
 ) -> None:
     topic, results, audit = unique("events"), unique("judgments"), unique("review-queue")
     create_topic(topic)
@@ -425,11 +417,13 @@ def test_judgment_records_go_to_a_results_topic_and_the_audit_to_a_review_queue_
     assert rp.metrics().total("ragpulse_results_sink_errors_total") == 0
 
 
-def test_sasl_plain_reads_the_topic_and_a_wrong_password_keeps_the_source_down(ragpulse_factory: Factory) -> None:
+def test_sasl_plain_reads_the_topic_and_a_wrong_password_keeps_the_source_down(
+    ragpulse_factory: Factory, kafka_args: KafkaArgs, kafka_client: str
+) -> None:
     """The broker's SASL_PLAINTEXT listener (scripts/kafka.sh), user ragpulse; the password from the environment."""
     import subprocess
 
-    from support import KAFKA_SCRIPT
+    from helpers.kafka_broker import KAFKA_SCRIPT
 
     sasl = subprocess.run([str(KAFKA_SCRIPT), "sasl"], check=True, capture_output=True, text=True, timeout=30).stdout.strip()
     topic = unique("sasl")
@@ -452,7 +446,7 @@ def test_sasl_plain_reads_the_topic_and_a_wrong_password_keeps_the_source_down(r
     wait_until(lambda: not kafka_reasons()[0].startswith("kafka: connecting"), timeout=60, what="a reason for the refusal")
     reasons = kafka_reasons()
     assert http("GET", refused.url + "/readyz").status == 503 and len(reasons) == 1
-    if support.kafka_client == "confluent-kafka":  # librdkafka says why; kafka-python only that it cannot bootstrap
+    if kafka_client == "confluent-kafka":  # librdkafka says why; kafka-python only that it cannot bootstrap
         assert "SASL authentication error" in reasons[0], reasons
     else:
         assert f"cannot reach {sasl}" in reasons[0] and "Unable to bootstrap" in reasons[0], reasons
@@ -461,7 +455,9 @@ def test_sasl_plain_reads_the_topic_and_a_wrong_password_keeps_the_source_down(r
     assert "not-the-password" not in refused.log_path.read_text()
 
 
-def test_kill_9_during_a_broker_outage_counts_every_event_exactly_once(ragpulse_factory: Factory) -> None:
+def test_kill_9_during_a_broker_outage_counts_every_event_exactly_once(
+    ragpulse_factory: Factory, kafka_args: KafkaArgs
+) -> None:
     """Three times: a collector reading a live stream, its last committing scrape, more events processed, the
     broker stopped, a scrape refused (503: never a count ahead of the commit), the collector killed; the broker
     back and a successor: what the scrapes saw adds up to what was produced. No dedup restore, so the dedup
@@ -501,7 +497,9 @@ def test_kill_9_during_a_broker_outage_counts_every_event_exactly_once(ragpulse_
         second.process.wait()
 
 
-def test_a_broker_restart_re_reads_nothing_and_metrics_answer_fast_meanwhile(ragpulse_factory: Factory) -> None:
+def test_a_broker_restart_re_reads_nothing_and_metrics_answer_fast_meanwhile(
+    ragpulse_factory: Factory, kafka_args: KafkaArgs
+) -> None:
     """The consumer outlives the outage (or is rebuilt at its own position): every message consumed once, no
     duplicate counted with the dedup restore off; /metrics answers within 100 ms at p99 while the broker is down."""
     topic, group = unique("restart"), unique("group")

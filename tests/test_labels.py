@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import pytest
+from helpers.events import envelope
 from prometheus_client import CollectorRegistry
-from support import envelope
 
-from ragpulse.config import MetricsConfig
 from ragpulse.collector.events import TraceEvent
 from ragpulse.collector.telemetry.labels import LabelGuard
-from ragpulse.exporters.prometheus import FastPathExporter, FastPathMetrics
+from ragpulse.config import MetricsConfig
+from ragpulse.exporters.prometheus import FastPathExporter
+
+
+pytestmark = pytest.mark.unit  # starts no process and binds no port (pyproject.toml)
 
 
 def test_values_over_the_per_label_cap_become_other_and_are_counted() -> None:
@@ -35,9 +39,8 @@ def test_label_set_cap_bounds_series_even_within_per_label_caps() -> None:
 def test_exporter_never_exports_more_series_than_the_guard_allows() -> None:
     registry = CollectorRegistry()
     config = MetricsConfig(labels=["app", "route"], max_values_per_label=3)
-    metrics = FastPathMetrics(registry, config)
     guard = LabelGuard(config.labels, config.max_values_per_label, config.max_label_sets, registry)
-    exporter = FastPathExporter(metrics, guard, max_cached=4)  # a tiny cache, cleared often
+    exporter = FastPathExporter(registry, config, guard, max_cached=4)  # a tiny cache, cleared often
     for i in range(100):
         event = TraceEvent(trace_id=str(i), query="q", answer="a", app="shop", route=f"route-{i}", timestamp=0.0)
         exporter(envelope(event))

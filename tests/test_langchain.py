@@ -7,6 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
+from helpers.langchain_data import ANSWER, DOCS, QUESTION
+from helpers.otlp_shapes import RESOURCE, Collect
+from helpers.sidecar import RagpulseProcess
+from helpers.waiting import wait_until
 from langchain_core.documents import Document
 from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
@@ -20,15 +25,9 @@ from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
-from otlp_shapes import RESOURCE, Collect
-from support import RagpulseProcess, wait_until
 
 from ragpulse.sources.otlp.mapping import TraceMapper
 from ragpulse.sources.otlp.spans import decode_protobuf
-
-QUESTION = "How long do I have to return shoes?"
-ANSWER = "You have 30 days from delivery."
-DOCS = ["Returns are accepted within 30 days of delivery.", "The warranty covers defects for 2 years."]
 
 
 def run_chain(tracer_provider: TracerProvider) -> list[str]:
@@ -49,6 +48,7 @@ def run_chain(tracer_provider: TracerProvider) -> list[str]:
     return retrieved
 
 
+@pytest.mark.unit
 def test_langchain_trace_maps_to_the_right_event() -> None:
     collect = Collect()
     tracer_provider = TracerProvider(resource=RESOURCE)

@@ -3,23 +3,19 @@
 from __future__ import annotations
 
 import pytest
+from helpers.lexical_chunks import EN, ZH
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from prometheus_client import CollectorRegistry
 
 from ragpulse.collector.events import Chunk, Envelope, LexicalScores, TraceEvent
 from ragpulse.collector.telemetry.labels import LabelGuard
-from ragpulse.scorers.citations import CitationMetrics, CitationScorer
-from ragpulse.scorers.lexical import LexicalMetrics, LexicalScorer, units
-
-EN = ["Returns are accepted within 30 days of delivery for unused items.",
-      "The warranty covers manufacturing defects for 1 year. Express shipping costs $12.99."]
-ZH = ["退货需要在三十天内完成，商品需未使用。", "保修期为一年，仅限制造缺陷。"]
-
+from ragpulse.scorers.citations import CitationScorer
+from ragpulse.scorers.lexical import LexicalScorer, units
 
 def scorer() -> LexicalScorer:
     registry = CollectorRegistry()
-    return LexicalScorer(LexicalMetrics(registry, ["app"]), LabelGuard(["app"], 50, 100, registry))
+    return LexicalScorer(registry, LabelGuard(["app"], 50, 100, registry))
 
 
 def score(question: str, answer: str, chunks: list[str]):  # type: ignore[no-untyped-def]
@@ -28,6 +24,7 @@ def score(question: str, answer: str, chunks: list[str]):  # type: ignore[no-unt
     return result
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     ("question", "answer", "chunks", "mismatch", "grounded_at_least", "grounded_below"),
     [
@@ -58,6 +55,7 @@ def test_lexical_support_and_number_checks(question: str, answer: str, chunks: l
         assert result.groundedness < grounded_below
 
 
+@pytest.mark.unit
 def test_relevancy_proxies() -> None:
     on_topic = score("How long is the warranty for defects?", "The warranty covers defects for 1 year.", EN)
     off_topic = score("How long is the warranty for defects?", "Express shipping costs $12.99.", EN)
@@ -68,12 +66,14 @@ def test_relevancy_proxies() -> None:
     assert unknown.context_relevance == 0.0
 
 
+@pytest.mark.unit
 def test_no_chunks_no_scores() -> None:
     assert scorer().score(TraceEvent(trace_id="t", query="q", answer="a")) is None
 
 
 def test_local_scores_reach_metrics_when_enabled(ragpulse_factory) -> None:  # type: ignore[no-untyped-def]
-    from support import ndjson, trace, wait_until
+    from helpers.events import ndjson, trace
+    from helpers.waiting import wait_until
 
     rp = ragpulse_factory("--set", "local_scorers.enabled=true")
     chunks = [{"text": t} for t in EN]
@@ -88,6 +88,7 @@ def test_local_scores_reach_metrics_when_enabled(ragpulse_factory) -> None:  # t
     assert s.get_value("ragpulse_local_groundedness_bucket", le="1.0", **labels) == 2
 
 
+@pytest.mark.unit
 def test_each_text_is_scored_on_its_first_max_chars_characters() -> None:
     from ragpulse.scorers.lexical import MAX_CHARS
 
@@ -97,13 +98,14 @@ def test_each_text_is_scored_on_its_first_max_chars_characters() -> None:
     assert score("How long is the warranty?", "It lasts 5 years. " + filler, EN).number_mismatch is True
 
 
+@pytest.mark.unit
 def test_citation_markers_are_no_numbers() -> None:
     """"[1]" cites the first chunk; read as the number 1, no chunk would have it: a false number mismatch. The
     citations stage, first in the pipeline, leaves the answer without its markers for the lexical scorer."""
     registry = CollectorRegistry()
     guard = LabelGuard(["app"], 50, 2000, registry)
-    citations = CitationScorer(CitationMetrics(registry, ["app"]), guard)
-    scorer = LexicalScorer(LexicalMetrics(registry, ["app"]), guard)
+    citations = CitationScorer(registry, guard)
+    scorer = LexicalScorer(registry, guard)
     chunks = [Chunk(id="kb-1", text="Returns are accepted within 30 days of delivery.")]
 
     def scored(answer: str) -> LexicalScores | None:
@@ -141,12 +143,14 @@ _PIECES = ["return", "returns", "warranty", "days", "7", "seven", "30", "1.5", "
 _TEXTS = st.lists(st.sampled_from(_PIECES), max_size=14).map(" ".join)
 
 
+@pytest.mark.unit
 @settings(max_examples=600, deadline=None)
 @given(_TEXTS, _TEXTS, st.lists(_TEXTS, min_size=1, max_size=4))
 def test_the_crate_scores_as_defined_on_the_units(question: str, answer: str, chunks: list[str]) -> None:
     assert score(question, answer, chunks) == defined_scores(question, answer, chunks)
 
 
+@pytest.mark.unit
 def test_chunks_without_text_are_not_scored_against() -> None:
     event = TraceEvent(trace_id="t", query="How long is the warranty?", answer="It lasts 2 years.",
                        chunks=[Chunk(id="kb-9"), Chunk(text=EN[1])])

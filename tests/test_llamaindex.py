@@ -7,14 +7,15 @@ the exporters' own encoder to the mapper for exact field checks.
 
 from __future__ import annotations
 
-import math
-import zlib
 from collections.abc import Callable, Iterator
 
 import pytest
-from fake_openai import FakeOpenAI
+from helpers.fake_openai import FakeOpenAI
+from helpers.llamaindex_data import QUESTION, TEXTS, WordEmbedding, expected_chunks
+from helpers.otlp_shapes import RESOURCE, Collect
+from helpers.sidecar import RagpulseProcess
+from helpers.waiting import wait_until
 from llama_index.core import Document, Settings, VectorStoreIndex
-from llama_index.core.embeddings import BaseEmbedding
 from llama_index.core.llms import MockLLM
 from openinference.instrumentation import using_session
 from openinference.instrumentation.llama_index import LlamaIndexInstrumentor
@@ -23,41 +24,9 @@ from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExport
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter as HttpExporter
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
-from otlp_shapes import RESOURCE, Collect
-from support import RagpulseProcess, wait_until
 
 from ragpulse.sources.otlp.mapping import TraceMapper
 from ragpulse.sources.otlp.spans import decode_protobuf
-
-DIMENSIONS = 64
-TEXTS = {
-    "returns": "Returns are accepted within 30 days of delivery for unused items.",
-    "warranty": "The warranty covers manufacturing defects for 2 years.",
-    "shipping": "Standard shipping takes 3 to 5 business days.",
-}
-QUESTION = "How many days do I have for returns of unused items?"
-
-
-def vector(text: str) -> list[float]:
-    v = [0.0] * DIMENSIONS
-    for word in text.lower().replace(".", " ").replace("?", " ").split():
-        v[zlib.crc32(word.encode()) % DIMENSIONS] += 1.0
-    return v
-
-
-def cosine(a: list[float], b: list[float]) -> float:
-    return sum(x * y for x, y in zip(a, b, strict=True)) / (math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b)))
-
-
-class WordEmbedding(BaseEmbedding):
-    def _get_query_embedding(self, query: str) -> list[float]:
-        return vector(query)
-
-    def _get_text_embedding(self, text: str) -> list[float]:
-        return vector(text)
-
-    async def _aget_query_embedding(self, query: str) -> list[float]:
-        return vector(query)
 
 
 @pytest.fixture(scope="module")
@@ -81,11 +50,7 @@ def instrumented() -> Iterator[Callable[[TracerProvider], str]]:
     yield run
 
 
-def expected_chunks() -> list[tuple[str, float]]:
-    scored = sorted(((t, cosine(vector(QUESTION), vector(t))) for t in TEXTS.values()), key=lambda p: -p[1])
-    return scored[:2]
-
-
+@pytest.mark.unit
 def test_llamaindex_trace_maps_to_the_right_event(instrumented: Callable[[TracerProvider], str]) -> None:
     collect = Collect()
     tracer_provider = TracerProvider(resource=RESOURCE)

@@ -13,25 +13,28 @@ from difflib import SequenceMatcher
 from pathlib import Path
 
 import pytest
+from helpers.events import ndjson, trace
+from helpers.repo_scripts import load_script
+from helpers.sidecar import RagpulseProcess
+from helpers.waiting import wait_until
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from prometheus_client import CollectorRegistry
-from support import RagpulseProcess, ndjson, trace, wait_until
 
 from ragpulse.collector.events import Chunk, TraceEvent
 from ragpulse.judging.attribution import attribute
-from ragpulse.judging.local_judge import _SWAP_MAX_TOKENS, MAX_CHARS, LocalJudge, LocalJudgeMetrics, _one_span_apart
+from ragpulse.judging.local_judge import _SWAP_MAX_TOKENS, MAX_CHARS, LocalJudge, _one_span_apart
 from ragpulse.scorers.text import clause, clauses
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-from eval_own_table import TABLES, evaluate  # noqa: E402 - the evaluation the README's numbers come from
+# The evaluation docs/judging.md's numbers come from.
+OWN_TABLE = load_script("bench/eval_own_table.py")
 
 Factory = Callable[..., RagpulseProcess]
 
 
 def judge(cache_entries: int = 100, cache_max_bytes: int = 10_000_000,
           registry: CollectorRegistry | None = None) -> LocalJudge:
-    return LocalJudge(LocalJudgeMetrics(registry or CollectorRegistry()), cache_entries=cache_entries,
+    return LocalJudge(registry or CollectorRegistry(), cache_entries=cache_entries,
                       cache_max_bytes=cache_max_bytes)
 
 
@@ -40,11 +43,12 @@ def judged(question: str, answer: str, *chunks: str, local: LocalJudge | None = 
                                                chunks=[Chunk(text=text) for text in chunks]))
 
 
+@pytest.mark.unit
 def test_the_labelled_table() -> None:
-    """170 cases, 75 of them Chinese: recall 0.867 at precision 1.0 (README, The local judge). Recall fell from
+    """170 cases, 75 of them Chinese: recall 0.867 at precision 1.0 (docs/judging.md, The local judge). Recall fell from
     0.944 when the judge learned to abstain: an added sentence with some of its words in the context is
-    "uncertain" now, never a hallucination (docs/BENCHMARKS.md has what that bought on public data)."""
-    result = evaluate(TABLES[0])
+    "uncertain" now, never a hallucination (docs/benchmarks-log.md has what that bought on public data)."""
+    result = OWN_TABLE.evaluate(OWN_TABLE.TABLES[0])
     assert result.cases == 170 and not result.unexpected_fallbacks
     assert (result.judge.tp, result.judge.fp, result.judge.fn, result.judge.tn) == (78, 0, 12, 65)
     assert result.judge.recall >= 0.85 and result.judge.precision >= 0.9  # the issue's targets
@@ -61,16 +65,18 @@ def test_the_labelled_table() -> None:
     assert round(result.lexical_auroc, 4) == 0.6445
 
 
+@pytest.mark.unit
 def test_the_held_out_table() -> None:
     """Written after the judge was tuned on the first table, never tuned on: recall 0.842 (under the 0.85 target
     by one case, an added claim the judge now abstains on)."""
-    result = evaluate(TABLES[1])
+    result = OWN_TABLE.evaluate(OWN_TABLE.TABLES[1])
     assert result.cases == 37 and not result.unexpected_fallbacks
     assert (result.judge.tp, result.judge.fp, result.judge.fn, result.judge.tn) == (16, 0, 3, 14)
     assert {kind: n for kind, n in result.wrong_by_kind.items() if n} == {"added_claim": 2, "swapped_entity": 1}
     assert round(result.judge_auroc, 4) == 0.9586
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     ("text", "quantities"),
     [
@@ -103,6 +109,7 @@ def test_quantities_are_normalised_to_one_unit(text: str, quantities: set[tuple[
     assert clause(text).quantities == quantities
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     ("text", "negated"),
     [
@@ -122,6 +129,7 @@ def test_polarity(text: str, negated: bool) -> None:
     assert clause(text).negated is negated
 
 
+@pytest.mark.unit
 def test_clauses_split_where_a_claim_can_hide() -> None:
     assert clauses("Returns take 14 days. Shipping is free, but express costs $12.99; refunds take $5.95 off.") == [
         "Returns take 14 days", "Shipping is free", "but express costs $12.99", "refunds take $5.95 off"]
@@ -135,6 +143,7 @@ RETURNS = "Unopened items can be returned within 14 days of delivery for a full 
 FEES = "Return shipping is free for defective items. For all other returns, a $5.95 return label is deducted from the refund."
 
 
+@pytest.mark.unit
 def test_one_added_sentence_is_not_averaged_away_and_is_in_the_claims() -> None:
     result = judged("Can I return opened headphones?", "Yes, opened headphones can be returned within 14 days if all "
                     "accessories are included. You can also exchange them in any store without a receipt.", RETURNS, FEES)
@@ -147,6 +156,7 @@ def test_one_added_sentence_is_not_averaged_away_and_is_in_the_claims() -> None:
                                        'within 14 days if all accessories are included")')
 
 
+@pytest.mark.unit
 def test_contradictions_name_their_evidence() -> None:
     number = judged("How long do I have?", "Unopened items can be returned within 30 days of delivery.", RETURNS, FEES)
     assert (number.groundedness, number.claims[0].verdict) == (1, "contradicted")
@@ -159,6 +169,7 @@ def test_contradictions_name_their_evidence() -> None:
     assert swapped.claims[0].verdict == "contradicted" and swapped.claims[0].reason.startswith("says munich where the context says berlin")
 
 
+@pytest.mark.unit
 def test_paraphrases_with_other_units_are_supported() -> None:
     result = judged("How long do I have to return an unopened item?",
                     "You have two weeks from delivery to send back an unopened item.", RETURNS, FEES)
@@ -167,6 +178,7 @@ def test_paraphrases_with_other_units_are_supported() -> None:
     assert (chinese.groundedness, chinese.claims[0].verdict) == (5, "supported")
 
 
+@pytest.mark.unit
 def test_relevancy_follows_grounding_so_the_readme_example_is_no_bad_case() -> None:
     result = judged("Can I return opened headphones?", "Yes, within 14 days if all accessories are included.", RETURNS, FEES)
     assert (result.groundedness, result.answer_relevancy, result.chunk_relevance) == (5, 5, [3, 2])
@@ -174,17 +186,20 @@ def test_relevancy_follows_grounding_so_the_readme_example_is_no_bad_case() -> N
     assert attribute(result, fallback=False) is None
 
 
+@pytest.mark.unit
 def test_a_chinese_refusal_over_a_relevant_chunk_is_an_over_refusal() -> None:
     result = judged("耳机拆封后还能退吗？", "抱歉，我无法回答这个问题。", "已拆封的耳机在配件齐全的情况下，可在14天内退货。")
     assert result.chunk_relevance == [3]  # 耳 机 拆 封 退 of 耳 机 拆 封 后 退
     assert attribute(result, fallback=True) == "over_refusal"
 
 
+@pytest.mark.unit
 def test_chunks_without_text_are_not_judged_on() -> None:
     result = judge().judge(TraceEvent(trace_id="t", query="q?", answer="An answer.", chunks=[Chunk(id="a", text=None)]))
     assert (result.error, result.groundedness, result.claims, result.chunk_relevance) == ("no_chunk_text", None, [], [None])
 
 
+@pytest.mark.unit
 def test_empty_texts_and_answers_without_claims() -> None:
     blank = judged("Is it free?", "Shipping is free on orders over $50.", "   ")
     assert (blank.groundedness, [c.verdict for c in blank.claims]) == (2, ["not_in_context"])
@@ -192,6 +207,7 @@ def test_empty_texts_and_answers_without_claims() -> None:
     assert (chatter.groundedness, chatter.claims, chatter.groundedness_reason) == (5, [], "the answer makes no claim to check")
 
 
+@pytest.mark.unit
 def test_long_texts_are_examined_up_to_the_cap() -> None:
     filler = "Our catalogue lists many products in many colours. " * 200  # ~10,000 characters
     assert len(filler) > 2 * MAX_CHARS
@@ -201,6 +217,7 @@ def test_long_texts_are_examined_up_to_the_cap() -> None:
     assert (early.groundedness, early.claims[0].verdict) == (5, "supported")
 
 
+@pytest.mark.unit
 def test_the_chunk_cache_is_bounded_in_entries_and_bytes_and_counts_evictions() -> None:
     registry = CollectorRegistry()
     local = judge(cache_entries=3, cache_max_bytes=10_000_000, registry=registry)
@@ -244,6 +261,7 @@ def test_a_running_sidecar_records_the_local_judges_claims(ragpulse_factory: Fac
         "hallucination", 0.75, "grounded", 1.0)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(("answer", "context"), [
     # A lower-case source has no capitalised names: the name is there as a word.
     ("Kilauea has erupted continuously since 1983.", "the kilauea volcano has erupted continuously since 1983."),
@@ -255,6 +273,7 @@ def test_a_name_is_found_in_any_case_and_position(answer: str, context: str) -> 
     assert (verdict.hallucination, [c.verdict for c in verdict.claims]) == (False, ["supported"]), verdict.groundedness_reason
 
 
+@pytest.mark.unit
 def test_a_name_the_context_does_not_have_is_still_missing() -> None:
     verdict = judged("How did it do?", "The film Titanic grossed 181 million dollars.",
                      "Poseidon grossed 181 million dollars at the box office.")
@@ -262,6 +281,7 @@ def test_a_name_the_context_does_not_have_is_still_missing() -> None:
     assert "does not mention titan" in verdict.claims[0].reason
 
 
+@pytest.mark.unit
 def test_a_preamble_and_a_note_to_the_reader_are_no_claims() -> None:
     context = "Poseidon grossed $181,674,817 at the worldwide box office on a budget of $160 million."
     verdict = judged("Summarize the passage.", "Here is a concise summary of the passage:\n\nPoseidon grossed "
@@ -272,17 +292,19 @@ def test_a_preamble_and_a_note_to_the_reader_are_no_claims() -> None:
     assert not any("does not mention" in c.reason for c in noted.claims), [c.reason for c in noted.claims]
 
 
+@pytest.mark.unit
 def test_a_number_in_digits_before_a_chinese_unit_is_that_quantity() -> None:
     verdict = judged("多久可以退货？", "7 天内可以退货。", "收到商品后七天内可以无理由退货。")
     assert (verdict.hallucination, [c.verdict for c in verdict.claims]) == (False, ["supported"]), verdict.groundedness_reason
 
 
-# -- abstention and the failure classes found on public benchmarks (docs/BENCHMARKS.md) ----------------------------
+# -- abstention and the failure classes found on public benchmarks (docs/benchmarks-log.md) ------------------------
 
 def verdicts(verdict) -> tuple[bool, list[str]]:  # type: ignore[no-untyped-def]
     return verdict.hallucination, [c.verdict for c in verdict.claims]
 
 
+@pytest.mark.unit
 def test_weak_evidence_either_way_is_uncertain_never_a_hallucination() -> None:
     """A reworded claim with a third of its words in the context: the judge cannot tell, so it says so, with a
     confidence under one half, and the answer counts as judged but not as a hallucination."""
@@ -294,6 +316,7 @@ def test_weak_evidence_either_way_is_uncertain_never_a_hallucination() -> None:
     assert "1 uncertain" in verdict.groundedness_reason
 
 
+@pytest.mark.unit
 def test_a_claim_with_none_of_its_words_in_the_context_is_unsupported() -> None:
     verdict = judged("What is the return window?", "Returns take 14 days. Loyalty members also get free gift wrapping.",
                      "Returns are accepted within 14 days of delivery.")
@@ -302,6 +325,7 @@ def test_a_claim_with_none_of_its_words_in_the_context_is_unsupported() -> None:
     assert verdict.confidence == 0.75  # 0.5 + 5 terms / 20
 
 
+@pytest.mark.unit
 def test_a_supported_answer_is_confident_and_a_contradiction_more_so_the_closer_it_copies() -> None:
     context = "Accidental damage is not covered by the standard warranty."
     grounded = judged("Is accidental damage covered?", "Accidental damage is not covered by the standard warranty.", context)
@@ -310,6 +334,7 @@ def test_a_supported_answer_is_confident_and_a_contradiction_more_so_the_closer_
     assert verdicts(contradicted) == (True, ["contradicted"]) and contradicted.confidence == 1.0
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(("answer", "context"), [
     # the negator governs "active mining", not the mine
     ("The Pike mine is in Utah.", "The Pike mine is in Utah. After 1920 the mine never had active mining again."),
@@ -326,6 +351,7 @@ def test_a_negator_counts_only_where_it_governs_the_claims_words(answer: str, co
     assert not verdict.hallucination and "contradicted" not in [c.verdict for c in verdict.claims], verdict.groundedness_reason
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(("answer", "context"), [
     ("The program costs a trillion dollars.", "The program costs $1 trillion."),
     ("The program costs $1 trillion.", "The program costs a trillion dollars."),
@@ -339,6 +365,7 @@ def test_numbers_in_words_scales_and_ages_are_the_numbers(answer: str, context: 
     assert verdicts(verdict) == (False, ["supported"]), verdict.groundedness_reason
 
 
+@pytest.mark.unit
 def test_a_count_in_words_is_evidence_not_a_claim_and_a_wrong_digit_is_still_caught() -> None:
     # "two films" counts what the source lists: no claim to check on its own
     listed = judged("Summarize.", "The passage describes two films.", "Veeram is a 2014 film. Veeram is also a 2016 film.")
@@ -347,6 +374,7 @@ def test_a_count_in_words_is_evidence_not_a_claim_and_a_wrong_digit_is_still_cau
     assert wrong.hallucination and "3 (count) is not in the context" in wrong.claims[0].reason
 
 
+@pytest.mark.unit
 def test_a_one_word_wrong_entity_is_a_missing_name() -> None:
     context = "He was born in England in 1950 and moved to Canada in 1975."
     wrong = judged("Where was he born?", "Scotland.", context)
@@ -355,6 +383,7 @@ def test_a_one_word_wrong_entity_is_a_missing_name() -> None:
     assert not right.hallucination, right.groundedness_reason
 
 
+@pytest.mark.unit
 def test_an_attribute_given_to_the_wrong_subject_is_contradicted() -> None:
     """Every word of the claim is in the source, but 1636 is Harvard's year, and the sentence about Dartmouth
     says 1769."""
@@ -366,6 +395,7 @@ def test_an_attribute_given_to_the_wrong_subject_is_contradicted() -> None:
     assert verdicts(right) == (False, ["supported"]), right.groundedness_reason
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(("answer", "context"), [
     ("Beckford has offers from Belgian clubs.", "beckford also has offers from clubs in belgium."),
     ("Protests are illegal in several Chinese cities.", "though demonstrations are illegal in china, cities saw protests."),
@@ -377,11 +407,11 @@ def test_demonyms_and_list_markers_are_no_missing_names(answer: str, context: st
     assert not verdict.hallucination, verdict.groundedness_reason
 
 
+@pytest.mark.unit
 def test_a_public_benchmark_sample_through_the_benchmark_script() -> None:
     """bench/eval_local_judge.py on 50 rows of BEGIN (tests/data/NOTICE): the report the docs' numbers come from,
     exact, with its baselines (flag-everything F1, answer-length precision / F1 and AUROC)."""
-    import eval_local_judge
-
+    eval_local_judge = load_script("bench/eval_local_judge.py")
     items = eval_local_judge.begin_items((Path(__file__).parent / "data" / "begin_wow_sample.tsv").read_text(), "dev")
     assert (len(items), sum(i.held_out for i in items), sum(i.hallucinated for i in items)) == (50, 20, 25)
     assert eval_local_judge.evaluate("BEGIN sample", items) == [
@@ -390,6 +420,7 @@ def test_a_public_benchmark_sample_through_the_benchmark_script() -> None:
     ]
 
 
+@pytest.mark.unit
 @settings(max_examples=2_000, deadline=None)
 @given(st.lists(st.sampled_from("abcde"), max_size=12), st.lists(st.sampled_from("abcde"), max_size=12))
 def test_the_swap_prefilter_never_drops_what_the_matcher_would_find(claim: list[str], aligned: list[str]) -> None:
@@ -408,8 +439,8 @@ def test_a_reason_is_the_same_whatever_the_hash_seed() -> None:
     script = (
         "from prometheus_client import CollectorRegistry\n"
         "from ragpulse.collector.events import Chunk, TraceEvent\n"
-        "from ragpulse.judging.local_judge import LocalJudge, LocalJudgeMetrics\n"
-        "judge = LocalJudge(LocalJudgeMetrics(CollectorRegistry()), cache_entries=10, cache_max_bytes=10**6)\n"
+        "from ragpulse.judging.local_judge import LocalJudge\n"
+        "judge = LocalJudge(CollectorRegistry(), cache_entries=10, cache_max_bytes=10**6)\n"
         "print(judge.judge(TraceEvent(trace_id='t', query='How long do returns take?', answer="
         "'Returns take 14 days, 3 hours or 2 weeks and cost $5 or $7.', chunks=[Chunk(text="
         "'Returns take 30 days, 5 hours or 6 weeks and cost $9 or $12.')])).claims[0].reason)\n"

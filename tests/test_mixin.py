@@ -8,6 +8,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+from helpers.metrics import exported_metrics
+
 from ragpulse.mixin import rules
 from ragpulse.mixin.alerts import alerts, runbook
 from ragpulse.mixin.rules import DEFAULTS
@@ -22,11 +25,13 @@ def promtool(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([binary, *args], capture_output=True, text=True, timeout=120, cwd=PROMTOOL_TESTS)
 
 
+@pytest.mark.unit
 def test_the_committed_rules_are_generated_from_the_source() -> None:
     committed = (ROOT / "mixin" / "ragpulse.rules.yaml").read_text(encoding="utf-8")
     assert committed == rules.render(), "regenerate: python -m ragpulse.mixin (then commit mixin/ragpulse.rules.yaml)"
 
 
+@pytest.mark.unit
 def test_the_committed_runbook_is_generated_from_the_same_source_and_has_every_alert() -> None:
     committed = (ROOT / "docs" / "runbook.md").read_text(encoding="utf-8")
     assert committed == runbook(DEFAULTS), "regenerate: python -m ragpulse.mixin (then commit docs/runbook.md)"
@@ -61,14 +66,10 @@ GAUGES_IN_RULES: dict[str, str | None] = {
 }
 
 
+@pytest.mark.unit
 def test_every_rate_across_replicas_is_a_ratio_of_sums() -> None:
     """Replicas add up: every rate() and increase() of a counter is summed before anything divides it, no rule
     averages, and a gauge appears only where summing or taking the max across replicas is right."""
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from support import exported_metrics
-
     kinds = {name: kind for name, (kind, _) in exported_metrics().items()}
     checked = 0
     for group in rules.rules()["groups"]:

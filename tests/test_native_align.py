@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 
 from ragpulse._native import ClauseIndex, align_claim
 
+pytestmark = pytest.mark.unit  # starts no process and binds no port (pyproject.toml)
+
 Keys = tuple[frozenset[str], frozenset[tuple[str, float]]]
 
 

@@ -12,7 +12,6 @@ import dataclasses
 import gzip
 import json
 import math
-import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -20,19 +19,18 @@ from typing import Any
 
 import pytest
 from google.protobuf import json_format
+from helpers.net import http
+from helpers.otelcol import Collector, collector_binary
+from helpers.otlp_payload import SPANS_PER_TRACE, batches
+from helpers.otlp_strategies import REQUESTS
+from helpers.waiting import wait_until
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-from otelcol import Collector, collector_binary
-from support import http, wait_until
 
 from ragpulse._native import decode_otlp_json
 from ragpulse.errors import EventError
 from ragpulse.sources.otlp.spans import MAPPED_KEYS, Span, SpanEvent, decode_json, decode_json_generally, decode_protobuf
-from tests.test_native import REQUESTS
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-from otlp_payload import SPANS_PER_TRACE, batches  # noqa: E402 - the bench's payload
 
 ID_FIELDS = ("traceId", "spanId", "parentSpanId", "trace_id", "span_id", "parent_span_id")
 INTEGER_FIELDS = ("startTimeUnixNano", "endTimeUnixNano", "timeUnixNano", "intValue", "start_time_unix_nano",
@@ -101,6 +99,7 @@ def in_the_crates_subset(request: ExportTraceServiceRequest) -> bool:
                    for v in values)
 
 
+@pytest.mark.unit
 @settings(max_examples=300, derandomize=True, database=None, deadline=None)
 @given(REQUESTS, st.booleans(), st.booleans())
 def test_the_crate_reads_what_the_general_path_reads(request: ExportTraceServiceRequest, proto_names: bool,
@@ -166,6 +165,7 @@ ODDITIES = {
 }
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("name", sorted(ODDITIES))
 def test_an_oddity_is_left_to_the_general_path(name: str) -> None:
     body = ODDITIES[name]
@@ -173,6 +173,7 @@ def test_an_oddity_is_left_to_the_general_path(name: str) -> None:
     assert repr(outcome(decode_json, body)) == repr(outcome(decode_json_generally, body))  # NaN is not NaN; its repr is
 
 
+@pytest.mark.unit
 def test_what_the_crate_reads_is_what_the_general_path_reads() -> None:
     """Exporters' spellings the crate reads itself: integers as numbers and strings, enums by name and number,
     empty values, zeros of each type (left out of the protobuf bytes, or kept in a value, as protobuf does)."""

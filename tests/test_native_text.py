@@ -1,7 +1,7 @@
 """The compiled core's text analysis (native/src/lexical.rs, clause.rs): what it gives is held by a snapshot taken
-when it was shown equal to the Python it replaced (tests/text_snapshot.py says how it was shown and how to rewrite
-it after a deliberate change); on random Unicode it never fails and gives the same analysis twice; a malformed
-pattern or table is refused by name."""
+when it was shown equal to the Python it replaced (tests/helpers/text_snapshot.py says how it was shown and how to
+rewrite it after a deliberate change); on random Unicode it never fails and gives the same analysis twice; a
+malformed pattern or table is refused by name."""
 
 from __future__ import annotations
 
@@ -10,12 +10,15 @@ import sys
 import unicodedata
 
 import pytest
+from helpers.text_snapshot import SEED, SNAPSHOT, analysis, digest, samples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragpulse._native import ClauseIndex, TextAnalyser
 from ragpulse.scorers import lexical, text
-from tests.text_snapshot import SEED, SNAPSHOT, analysis, digest, samples
+
+
+pytestmark = pytest.mark.unit  # starts no process and binds no port (pyproject.toml)
 
 
 def test_the_analysis_is_what_it_was_when_parity_was_shown() -> None:
@@ -25,7 +28,7 @@ def test_the_analysis_is_what_it_was_when_parity_was_shown() -> None:
     changed = [sample for sample, expected in zip(texts, stored["digests"]) if digest(sample) != expected]
     assert not changed, (f"{len(changed)} of {len(texts)} texts analysed otherwise; the first:\n"
                          + "\n".join(f"{sample!r}: {analysis(sample)}" for sample in changed[:5])
-                         + "\nafter a deliberate change: python -m tests.text_snapshot --write")
+                         + "\nafter a deliberate change: PYTHONPATH=tests python -m helpers.text_snapshot --write")
 
 
 def test_known_analyses() -> None:

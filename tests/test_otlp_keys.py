@@ -9,9 +9,13 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from ragpulse.sources.otlp.keys import MAPPED_KEYS, key_filter
 
-MAPPING_MODULES = ["mapping", "documents", "messages", "tools"]
+pytestmark = pytest.mark.unit  # starts no process and binds no port (pyproject.toml)
+
+MAPPING_MODULES = ["mapping", "documents", "messages", "tool_calls"]
 SOURCES = Path(__file__).resolve().parents[1] / "sources" / "otlp"
 # Dotted names in those modules that are not span attribute keys: events and their attributes (kept whole),
 # resource attributes (kept whole), instrumentation scopes and span names.

@@ -5,17 +5,20 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers.clocks import Clock
+from helpers.otlp_shapes import Collect, genai_trace, openinference_trace, openllmetry_trace, provider
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from otlp_shapes import Collect, genai_trace, openinference_trace, provider
 from prometheus_client import CollectorRegistry, Counter
-from support import Clock
 
 from ragpulse.collector.events import TraceEvent, Usage
 from ragpulse.sources.otlp.assembler import TraceAssembler
-from ragpulse.sources.otlp.mapping import NotMapped, TraceMapper
 from ragpulse.sources.otlp.keys import key_filter
+from ragpulse.sources.otlp.mapping import NotMapped, TraceMapper
 from ragpulse.sources.otlp.spans import Span, decode_protobuf
+
+
+pytestmark = pytest.mark.unit  # starts no process and binds no port (pyproject.toml)
 
 
 def recorded(shape, route_attribute: str | None = None) -> list[Span]:  # type: ignore[no-untyped-def]
@@ -126,8 +129,6 @@ def test_a_trace_without_root_is_assembled_after_the_ttl_and_the_cap_assembles_t
 
 
 def test_openllmetry_trace_with_vector_db_result_events() -> None:
-    from otlp_shapes import openllmetry_trace
-
     event = TraceMapper().map(recorded(openllmetry_trace))
     assert event is not None
     assert (event.query, event.answer) == ("Do you ship to Canada?", "Yes, within 5-8 business days.")
@@ -139,8 +140,6 @@ def test_openllmetry_trace_with_vector_db_result_events() -> None:
 
 
 def test_openllmetry_retriever_task_with_json_inside_json_nodes() -> None:
-    from otlp_shapes import openllmetry_trace
-
     event = TraceMapper().map(recorded(lambda tp: openllmetry_trace(tp, nodes_as_json_in_json=True)))
     assert event is not None
     assert [(c.id, c.text, c.score) for c in event.chunks or []] == [
@@ -148,8 +147,6 @@ def test_openllmetry_retriever_task_with_json_inside_json_nodes() -> None:
 
 
 def test_llm_only_traces_take_the_question_from_the_prompt() -> None:
-    from otlp_shapes import openllmetry_trace
-
     spans = [s for s in recorded(openllmetry_trace) if s.name == "openai.chat"]
     spans[0].parent_span_id = None  # the chat span alone, as its own root
     event = TraceMapper().map(spans)

@@ -8,12 +8,15 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
+from helpers.events import envelope
+from helpers.net import http
+from helpers.otlp_shapes import Collect, genai_trace, openinference_trace, provider
+from helpers.sidecar import RagpulseProcess
+from helpers.waiting import wait_until
 from opentelemetry.exporter.otlp.proto.http import Compression
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
-from otlp_shapes import Collect, genai_trace, openinference_trace, provider
-from support import RagpulseProcess, envelope, http, wait_until
 
 Factory = Callable[..., RagpulseProcess]
 SHOP = {"app": "shop-bot", "release": "1.2.3"}
@@ -206,23 +209,17 @@ def test_backpressure_and_shutdown_answers_on_both_protocols() -> None:
     from ragpulse.config import LimitsConfig, parse_config
     from ragpulse.collector.decode import EventDecoder
     from ragpulse.collector.events import TraceEvent
-    from ragpulse.collector.queue import EventQueue, QueueMetrics
-    from ragpulse.sources.connections import ConnectionMetrics
+    from ragpulse.collector.queue import EventQueue
     from ragpulse.sources.otlp.intake import SpanIntake
     from ragpulse.sources.otlp.receiver import OtlpReceiver
-    from ragpulse.collector.supervisor import SupervisorMetrics
-    from ragpulse.collector.intake import IntakeMetrics
-    from ragpulse.collector.pipeline import PipelineMetrics
-    from ragpulse.sources.otlp.metrics import OtlpMetrics
 
     async def main() -> None:
         registry = CollectorRegistry()
-        metrics = OtlpMetrics(registry, IntakeMetrics(registry), PipelineMetrics(registry).dropped)
-        queue = EventQueue("pipeline", 2, 1 << 30, QueueMetrics(registry))  # nobody consumes it
+        queue = EventQueue("pipeline", 2, 1 << 30, registry)  # nobody consumes it
         config = parse_config({"otlp": {"host": "127.0.0.1", "http_port": 0, "grpc_port": 0}}).otlp
-        intake = SpanIntake(config, EventDecoder(LimitsConfig(), "otlp"), queue, metrics, SupervisorMetrics(registry),
+        intake = SpanIntake(config, EventDecoder(LimitsConfig(), "otlp"), queue, registry,
                             max_event_bytes=LimitsConfig().max_event_bytes)
-        receiver = OtlpReceiver(config, intake, queue, metrics, ConnectionMetrics(registry))
+        receiver = OtlpReceiver(config, intake, queue, registry)
         await receiver.start()
         url = f"http://127.0.0.1:{receiver.http_port}/v1/traces"
         body = ExportTraceServiceRequest().SerializeToString()

@@ -1,6 +1,6 @@
 """Golden-set probes: the metric maths against hand-computed values, golden-set validation, and
-`ragpulse probe run` against a small real RAG service (tests/rag_service.py) with a 32-question set, also
-as the README's "Try a probe locally" tells a new user to run it."""
+`ragpulse probe run` against a small real RAG service (tests/helpers/rag_service.py) with a 32-question set, also
+as docs/probes.md's "Try a probe locally" tells a new user to run it."""
 
 from __future__ import annotations
 
@@ -16,9 +16,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from fake_openai import FakeOpenAI
-from rag_service import RagService
-from support import free_port, http, ragpulse_command, wait_until
+from helpers.fake_openai import FakeOpenAI
+from helpers.net import free_port, http
+from helpers.rag_service import RagService
+from helpers.sidecar import ragpulse_command
+from helpers.waiting import wait_until
 
 from ragpulse.probes import compare, golden, retrieval
 from ragpulse.probes.runner import parse_gate
@@ -29,6 +31,7 @@ GOLDEN = DATA / "golden_shop.jsonl"
 LOG3 = math.log2(3)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     ("retrieved", "grades", "k", "expected"),
     [
@@ -56,12 +59,14 @@ def test_retrieval_metrics_against_hand_computed_values(retrieved: list[str | No
     assert scores.ndcg == pytest.approx(expected[4])
 
 
+@pytest.mark.unit
 def test_no_relevant_chunks_no_retrieval_metrics_and_k_must_be_positive() -> None:
     assert retrieval.score(["a"], {}, 5) is None
     with pytest.raises(ValueError, match="k must be at least 1"):
         retrieval.score(["a"], {"a": 1}, 0)
 
 
+@pytest.mark.unit
 def test_a_golden_set_reports_every_problem_with_its_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text("\n".join([
@@ -103,11 +108,13 @@ def test_golden_check_reports_coverage() -> None:
     assert "32 cases, valid" in done.stdout and "note: simple: 56%" in done.stdout
 
 
+@pytest.mark.unit
 def test_the_published_golden_schema_is_current() -> None:
     committed = json.loads((Path(__file__).parent.parent / "collector" / "schemas" / "golden.v1.json").read_text())
     assert committed == golden.json_schema(), "regenerate: ragpulse golden schema > collector/schemas/golden.v1.json"
 
 
+@pytest.mark.unit
 def test_gates_parse_or_say_what_is_wrong() -> None:
     assert [str(t) for t in parse_gate("hit_rate>=0.9, mrr>=0.7,correctness>4")] == ["hit_rate>=0.9", "mrr>=0.7", "correctness>4"]
     with pytest.raises(ValueError, match="unknown metric 'hits'"):
@@ -137,8 +144,8 @@ def test_probe_runs_against_a_real_rag_service_score_exactly_and_gate(service: R
     assert done.returncode == 0, done.stderr
     run = json.loads(done.stdout)
     by_id = {q["key"]: q for q in run["results"]}
-    # Hand-computed from the retrievals (tests/rag_service.py, k = 5, 30 questions with relevant chunks): 26 single
-    # chunks at rank 1; g29's at rank 2 (a water-damage chunk outranks it); g23, g24 two chunks at ranks 1 and 2;
+    # Hand-computed from the retrievals (tests/helpers/rag_service.py, k = 5, 30 questions with relevant chunks): 26
+    # single chunks at rank 1; g29's at rank 2 (a water-damage chunk outranks it); g23, g24 two chunks at ranks 1 and 2;
     # g22 nothing retrieved (no shared word: a vocabulary miss).
     overall = _overall(run)
     assert overall["hit_rate"] == pytest.approx(29 / 30)
@@ -216,25 +223,25 @@ def _overall(run: dict[str, object]) -> dict[str, float]:
     return {**vars(out), "error_rate": out.error_rate}
 
 
-TRY_IT = "**Try a probe locally.**"  # the README paragraph whose fenced blocks the next test runs
+TRY_IT = "**Try a probe locally.**"  # the docs/probes.md paragraph whose fenced blocks the next test runs
 
 
 def _try_it() -> tuple[str, list[tuple[str, str]]]:
-    """The README's "Try a probe locally" paragraph up to its last block, and its first four fenced blocks
+    """docs/probes.md's "Try a probe locally" paragraph up to its last block, and its first four fenced blocks
     (language, text): the command that starts the toy service, the config, the probe command, its output."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    assert TRY_IT in readme, f"README.md lost its {TRY_IT} paragraph"
-    after = readme[readme.index(TRY_IT):]
+    page = (REPO / "docs" / "probes.md").read_text(encoding="utf-8")
+    assert TRY_IT in page, f"docs/probes.md lost its {TRY_IT} paragraph"
+    after = page[page.index(TRY_IT):]
     blocks = list(re.finditer(r"^```(\w*)\n(.*?)^```$", after, re.M | re.S))[:4]
     return after[:blocks[-1].end()], [(b[1], b[2]) for b in blocks]
 
 
 def _argv(command: str) -> list[str]:
-    """A README command, with the clone's .venv executables replaced by the ones of the Python running the tests."""
+    """A documented command, with the clone's .venv executables replaced by the ones of the Python running the tests."""
     argv = shlex.split(command)
     if argv[0] == ".venv/bin/python":
         return [sys.executable, *argv[1:]]
-    assert argv[0] == ".venv/bin/ragpulse", f"a README command the test does not know how to run: {command}"
+    assert argv[0] == ".venv/bin/ragpulse", f"a documented command the test does not know how to run: {command}"
     return [*ragpulse_command(), *argv[1:]]
 
 
@@ -252,19 +259,19 @@ def _answers(url: str) -> bool:
         return False
 
 
-def test_the_readme_try_a_probe_locally_runs_as_written_and_prints_its_table(tmp_path: Path) -> None:
+def test_the_docs_try_a_probe_locally_runs_as_written_and_prints_its_table(tmp_path: Path) -> None:
     paragraph, blocks = _try_it()
     assert [language for language, _ in blocks] == ["sh", "yaml", "sh", ""], blocks
     (_, start_service), (_, config_text), (_, probe_command), (_, quoted) = blocks
     start_argv = _argv(start_service.strip())
-    assert "tests/rag_service.py" in start_argv and "--port" in start_argv
-    readme_port = start_argv[start_argv.index("--port") + 1]
+    assert "tests/helpers/rag_service.py" in start_argv and "--port" in start_argv
+    documented_port = start_argv[start_argv.index("--port") + 1]
     target_url = yaml.safe_load(config_text)["probes"]["targets"][0]["url"]
-    assert f"127.0.0.1:{readme_port}/" in target_url, "the config must point at the port the service is started on"
-    # the README's port may be taken on this machine: the same commands on a free one
+    assert f"127.0.0.1:{documented_port}/" in target_url, "the config must point at the port the service is started on"
+    # the page's port may be taken on this machine: the same commands on a free one
     port = str(free_port())
     start_argv[start_argv.index("--port") + 1] = port
-    (tmp_path / "ragpulse.yaml").write_text(config_text.replace(f"127.0.0.1:{readme_port}/", f"127.0.0.1:{port}/"))
+    (tmp_path / "ragpulse.yaml").write_text(config_text.replace(f"127.0.0.1:{documented_port}/", f"127.0.0.1:{port}/"))
     (tmp_path / "tests").symlink_to(REPO / "tests")  # run where a clone's relative paths hold; the store lands here
     check_command = re.search(r"`(\.venv/bin/ragpulse config check [^`]+)`", paragraph)
     assert check_command, "the paragraph says how to validate the config"
@@ -274,7 +281,7 @@ def test_the_readme_try_a_probe_locally_runs_as_written_and_prints_its_table(tmp
     with log.open("w") as out:
         service = subprocess.Popen(start_argv, cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT)
     try:
-        url = target_url.replace(f":{readme_port}/", f":{port}/")
+        url = target_url.replace(f":{documented_port}/", f":{port}/")
         wait_until(lambda: service.poll() is not None or _answers(url), timeout=30, what="the toy RAG service to answer")
         assert service.poll() is None, log.read_text()
         assert log.read_text() == f"rag_service: listening on http://127.0.0.1:{port} (POST /query; POST /v1/chat/completions); Ctrl-C stops.\n"
@@ -312,7 +319,7 @@ def test_the_openai_chat_preset_reads_the_answer_and_configured_citations(servic
 
 def test_ragpulse_run_probes_on_a_schedule_and_exports_sums_and_counts(
         service: RagService, tmp_path: Path, ragpulse_factory) -> None:  # type: ignore[no-untyped-def]
-    from support import wait_until
+    from helpers.waiting import wait_until
 
     config = tmp_path / "ragpulse.yaml"
     db = tmp_path / "probes.sqlite3"
@@ -353,6 +360,7 @@ def test_ragpulse_run_probes_on_a_schedule_and_exports_sums_and_counts(
         assert len(store.runs(connection)) >= 2
 
 
+@pytest.mark.unit
 def test_probe_config_problems_name_what_to_fix(tmp_path: Path) -> None:
     from ragpulse.config import parse_config
     from ragpulse.errors import ConfigError
@@ -428,7 +436,8 @@ def test_correctness_by_the_llm_judge_with_the_local_judge_when_it_fails(service
 
 
 def test_golden_candidates_from_production_signals_and_bad_cases(ragpulse_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from support import ndjson, trace, wait_until
+    from helpers.events import ndjson, trace
+    from helpers.waiting import wait_until
 
     rp = ragpulse_factory("--set", "judge.sample_rate=1.0")  # the local judge, the store in the working directory
     chunks = [{"id": "kb-returns", "text": "Unused items can be returned within 30 days of delivery."}]
@@ -477,13 +486,14 @@ def test_probe_traffic_reported_back_as_traces_stays_out_of_production_metrics(r
     """A service asked by a probe reports the request's trace like any other: marked (the app copies the probe's
     baggage to its spans, as OpenTelemetry's BaggageSpanProcessor does, or sets the attribute on the events it posts),
     it is counted apart and nowhere else."""
+    from helpers.events import ndjson, trace
+    from helpers.otlp_shapes import openinference_trace, provider
+    from helpers.waiting import wait_until
     from opentelemetry import baggage
     from opentelemetry.baggage.propagation import W3CBaggagePropagator
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.trace import SpanProcessor
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from otlp_shapes import openinference_trace, provider
-    from support import ndjson, trace, wait_until
 
     rp = ragpulse_factory()
     rp.post("/v1/events", ndjson([trace("user-1"), trace("probe-1", attributes={"ragpulse.probe": "run-1"})]))

@@ -14,8 +14,11 @@ import random
 from collections.abc import Callable
 
 import pytest
-from fake_openai import FakeOpenAI
-from support import RagpulseProcess, Samples, ndjson, trace, wait_until
+from helpers.events import ndjson, trace
+from helpers.fake_openai import FakeOpenAI
+from helpers.metrics import Samples
+from helpers.sidecar import RagpulseProcess
+from helpers.waiting import wait_until
 
 from ragpulse.judging.estimators import HallucinationRates, hallucination_rates
 

@@ -7,7 +7,10 @@ import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from support import RagpulseProcess, http, ndjson, rss_bytes, trace
+from helpers.events import ndjson, trace
+from helpers.net import http
+from helpers.processes import rss_bytes
+from helpers.sidecar import RagpulseProcess
 
 Factory = Callable[..., RagpulseProcess]
 MB = 1024 * 1024
@@ -107,7 +110,7 @@ def test_a_trace_from_two_processes_is_assembled_with_its_retrieval(ragpulse_fac
     from pathlib import Path
 
     rp = ragpulse_factory()
-    app = str(Path(__file__).with_name("distributed_app.py"))
+    app = str(Path(__file__).parent / "helpers" / "distributed_app.py")
     endpoint = f"http://127.0.0.1:{rp.otlp_port}/v1/traces"
     retrieval = subprocess.Popen([sys.executable, app, "retrieval", endpoint], stdin=subprocess.PIPE)
     gateway = subprocess.run([sys.executable, app, "gateway", endpoint, "20"], capture_output=True, check=True, timeout=60)

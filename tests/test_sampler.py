@@ -3,20 +3,22 @@ its own stream, and every replica and run makes the same choice."""
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter
-from support import envelope, feedback_join
+import pytest
+from helpers.events import envelope, feedback_join
+from prometheus_client import CollectorRegistry
 
 from ragpulse.collector.events import Chunk, Envelope, TraceEvent
-from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.collector.events import LexicalScores
+from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.judging.routine_floor import RoutineFloor
 from ragpulse.judging.sampler import (
     JudgeQueue,
     JudgeSampler,
-    SamplerMetrics,
     SamplingPolicy,
 )
 from ragpulse.collector.sampling import draw, in_sample
+
+pytestmark = pytest.mark.unit  # starts no process and binds no port (pyproject.toml)
 
 IDS = [f"trace-{i:06d}" for i in range(100_000)]
 LABELS = ("app", "route", "model", "release")
@@ -54,14 +56,12 @@ def scored(trace_id: str, *, flagged: bool) -> Envelope:
 
 def test_a_flagged_trace_has_the_same_routine_probability_as_an_unflagged_one() -> None:
     registry = CollectorRegistry()
-    skipped = Counter("skipped_total", "s", ["priority", "reason"], registry=registry)
-    queue = JudgeQueue(len(IDS), 1 << 30, skipped)
-    metrics = SamplerMetrics(registry, LABELS)
+    queue = JudgeQueue(len(IDS), 1 << 30, registry)
     sampler = JudgeSampler(
         SamplingPolicy(base_rate=0.1, rate_overrides={}, class_rates={"scorer_flag": 0.5, "over_refusal": 0.5, "always": 1.0,
                                                                        "negative_feedback": 1, "escalation": 1, "rephrase": 1},
                        always=[], flag_support_below=0.3, over_refusal_context_at_least=0.5),
-        queue, metrics, skipped, LabelGuard(LABELS, 50, 2000, registry),
+        queue, registry, LabelGuard(LABELS, 50, 2000, registry),
         feedback_join(registry, max_traces=10),
         max_label_sets=2000, floor=RoutineFloor(0, lambda: 0.0, 10),
     )
@@ -110,14 +110,13 @@ def test_the_routine_floor_holds_a_sample_of_the_asked_size_and_counts_what_it_a
     """100 judgeable traces a minute for ten minutes at a 5% base rate and a floor of 20: about 200 routine
     judgments (not 50), those beyond the base rate's counted, every base-rate trace still in."""
     registry = CollectorRegistry()
-    skipped = Counter("skipped_total", "s", ["priority", "reason"], registry=registry)
-    queue = JudgeQueue(100_000, 1 << 30, skipped)
+    queue = JudgeQueue(100_000, 1 << 30, registry)
     now = [0.0]
     sampler = JudgeSampler(
         SamplingPolicy(base_rate=0.05, rate_overrides={}, class_rates={"scorer_flag": 0.0, "over_refusal": 0.0, "always": 1.0,
                                                                         "negative_feedback": 1, "escalation": 1, "rephrase": 1},
                        always=[], flag_support_below=0.3, over_refusal_context_at_least=0.5),
-        queue, SamplerMetrics(registry, LABELS), skipped, LabelGuard(LABELS, 50, 2000, registry),
+        queue, registry, LabelGuard(LABELS, 50, 2000, registry),
         feedback_join(registry, max_traces=10), max_label_sets=2000, floor=RoutineFloor(20, lambda: now[0], 10),
     )
     ids = IDS[:1_000]

@@ -12,16 +12,19 @@ from pathlib import Path
 
 import pytest
 import yaml
+from helpers.clocks import Clock
+from helpers.events import envelope, feedback_join, ndjson
+from helpers.sidecar import RagpulseProcess, ragpulse_command
+from helpers.waiting import wait_until
 from prometheus_client import CollectorRegistry
-from support import Clock, RagpulseProcess, envelope, feedback_join, ndjson, ragpulse_command, wait_until
 
-from ragpulse.config import parse_config
-from ragpulse.errors import ConfigError
-from ragpulse.collector.events import Chunk, Envelope, FeedbackEvent, TraceEvent
 from ragpulse.app.service import Service
 from ragpulse.app.traffic import TrafficGenerator, TrafficProfile
-from ragpulse.scorers.join_tables import Listener, Turn
-from ragpulse.scorers.satisfaction import named_things, normalised, turn_kind
+from ragpulse.collector.events import Chunk, Envelope, FeedbackEvent, TraceEvent
+from ragpulse.config import parse_config
+from ragpulse.errors import ConfigError
+from ragpulse.feedback.satisfaction import named_things, normalised, turn_kind
+from ragpulse.feedback.tables import Listener, Turn
 from ragpulse.scorers.text import question_terms
 
 TURNS = yaml.safe_load((Path(__file__).parent / "data" / "session_turns.yaml").read_text(encoding="utf-8"))
@@ -33,6 +36,7 @@ def analysis(question: str) -> tuple[str, frozenset[str], frozenset[str]]:
     return text, question_terms(text), named_things(question)
 
 
+@pytest.mark.unit
 def test_the_turn_table_is_classified_with_known_confusion_counts() -> None:
     confusion: Tally[tuple[str, str]] = Tally()
     for row in TURNS:
@@ -81,6 +85,7 @@ def value(registry: CollectorRegistry, name: str, **labels: str) -> float:
                if s.name == name and labels.items() <= s.labels.items())
 
 
+@pytest.mark.unit
 def test_feedback_joins_its_trace_in_either_order_and_the_rest_is_counted() -> None:
     registry, clock = CollectorRegistry(), Clock(1000.0)
     join = feedback_join(registry, clock, window_seconds=100.0, pending_window_seconds=10.0)
@@ -106,8 +111,9 @@ def test_feedback_joins_its_trace_in_either_order_and_the_rest_is_counted() -> N
     assert value(registry, "ragpulse_satisfaction_rating_count") == 0  # the orphan rating judged nothing
 
 
+@pytest.mark.unit
 def test_feedback_from_another_kafka_partition_than_its_answer_is_counted_not_joined() -> None:
-    """Keyed otherwise than its answer (README "Scaling out"), feedback would meet it only when one replica happens to
+    """Keyed otherwise than its answer (docs/scaling-out.md), feedback would meet it only when one replica happens to
     hold both partitions: it never does, on one replica as on many, and says so."""
     registry, clock = CollectorRegistry(), Clock(1000.0)
     join = feedback_join(registry, clock, idle_seconds=300.0)
@@ -122,6 +128,7 @@ def test_feedback_from_another_kafka_partition_than_its_answer_is_counted_not_jo
     assert outcomes == {"joined": 2, "joined_after_wait": 0, "key_mismatch": 3}
 
 
+@pytest.mark.unit
 def test_a_revoked_partition_leaves_uncounted_and_its_new_owner_replays_it_to_the_same_counts() -> None:
     """One replica holds partition 0 until it moves; the next reads its events back and replays them (nothing counted
     again) and goes on: what the two count together is what one replica counts seeing everything."""
@@ -174,6 +181,7 @@ def test_a_revoked_partition_leaves_uncounted_and_its_new_owner_replays_it_to_th
     assert signals(first) == {"rating_low": 1, "silent_accept": 1}  # b1's rating at once; h1 (not Kafka's) settled here
 
 
+@pytest.mark.unit
 def test_replayed_feedback_waits_uncounted_and_a_revoked_partition_takes_only_its_own_waiting_feedback() -> None:
     registry, clock = CollectorRegistry(), Clock(1000.0)
     join = feedback_join(registry, clock, pending_window_seconds=10.0)
@@ -209,6 +217,7 @@ class Recorder(Listener):
         self.after.append((trace_id, signal))
 
 
+@pytest.mark.unit
 def test_sessions_give_rephrase_repeat_escalation_and_silent_accept_on_the_answer_they_judge() -> None:
     registry, clock = CollectorRegistry(), Clock(1000.0)
     join = feedback_join(registry, clock, idle_seconds=300.0, rephrase_window_seconds=120.0,
@@ -253,6 +262,7 @@ def test_sessions_give_rephrase_repeat_escalation_and_silent_accept_on_the_answe
     assert turns == {"first": 4, "repeat": 1, "rephrase": 1, "follow_up": 1, "new_topic": 0}
 
 
+@pytest.mark.unit
 def test_the_proxy_is_not_biased_by_answers_whose_silence_cannot_have_shown_yet() -> None:
     """Half the sessions thumb their answer down at once, half stay silent. Counted as they came, the first
     idle_seconds would read 0% positive; counted when each answer settles, any moment reads the settled answers'
@@ -274,6 +284,7 @@ def test_the_proxy_is_not_biased_by_answers_whose_silence_cannot_have_shown_yet(
     assert signals(registry) == {"thumbs_down": 50, "silent_accept": 50}
 
 
+@pytest.mark.unit
 def test_signals_meet_the_judgment_in_either_order_and_raise_the_judging_priority() -> None:
     registry, clock = CollectorRegistry(), Clock(1000.0)
     join = feedback_join(registry, clock)
@@ -297,6 +308,7 @@ def test_signals_meet_the_judgment_in_either_order_and_raise_the_judging_priorit
     assert value(registry, judged) == 3
 
 
+@pytest.mark.unit
 def test_state_stays_bounded_under_a_flood_of_sessions_and_evictions_are_counted() -> None:
     registry, clock = CollectorRegistry(), Clock(1000.0)
     join = feedback_join(registry, clock, max_traces=5_000, max_bytes=2_000_000, max_sessions=2_000,
@@ -346,7 +358,7 @@ def test_a_running_sidecar_derives_the_signals_the_demo_sessions_generated(ragpu
     print(f"generated {dict(truth)}\nderived   {derived}", file=sys.stderr)
     for signal in ("thumbs_up", "thumbs_down", "copy", "escalation", "abandon", "repeat"):
         assert derived[signal] == truth[signal], signal
-    # The demo's rephrasings are ones the detector recognises (README: its errors on other wordings);
+    # The demo's rephrasings are ones the detector recognises (docs/satisfaction.md: its errors on other wordings);
     # a missed rephrase would show as a silent accept instead.
     assert derived["rephrase"] == truth["rephrase"] > 100
     assert derived["silent_accept"] == truth["silent_accept"] > 1_000
@@ -387,6 +399,7 @@ def test_a_bad_case_record_carries_the_signals_before_and_after_its_judgment(
     assert rp.metrics().total("ragpulse_satisfaction_judged_signals_total") == 2
 
 
+@pytest.mark.unit
 def test_the_join_can_be_left_out_only_when_nothing_needs_it() -> None:
     with pytest.raises(ConfigError) as raised:
         parse_config({"satisfaction": {"enabled": False}})

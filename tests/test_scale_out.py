@@ -1,7 +1,7 @@
 """Several replicas behind the OpenTelemetry Collector's load balancer (the `load_balancing` exporter, trace-id
 routing, static resolver), against one replica on the same input: every trace assembled once, complete, on
 exactly one replica, and every counter summed over the replicas equal to the single replica's. And the two-tier
-way (README "Scaling out"): the load balancer's replicas forward assembled events to Kafka by session, and a
+way (docs/scaling-out.md): the load balancer's replicas forward assembled events to Kafka by session, and a
 consumer group of analysing replicas gets each session whole: its signals as one replica counts them."""
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ import asyncio
 import json
 import random
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -18,16 +17,19 @@ from pathlib import Path
 
 import pytest
 import yaml
+from helpers.alerting import PrometheusProcess, start_prometheus
+from helpers.events import ndjson, trace
+from helpers.kafka_broker import create_topic, kafka_args, kafka_bootstrap, produce
+from helpers.metrics import Samples, exported_metrics
+from helpers.net import http
+from helpers.otelcol import Collector, collector_binary
+from helpers.otlp_payload import kv
+from helpers.sidecar import RagpulseProcess, start_ragpulse
+from helpers.waiting import wait_until
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span
-from otelcol import Collector, collector_binary
-from support import (PrometheusProcess, RagpulseProcess, Samples, create_topic, exported_metrics, http, kafka_args,
-                     kafka_bootstrap, ndjson, produce, start_prometheus, start_ragpulse, trace, wait_until)
 
 from ragpulse.mixin.rules import RULES_FILE
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-from otlp_payload import kv  # noqa: E402  # the bench's OTLP attribute builder
 
 TRACES = 3_000
 WARM_UP = 300
@@ -215,7 +217,7 @@ def test_three_replicas_behind_the_load_balancer_count_what_one_replica_counts(
 
 SESSIONS = 120
 # A session's questions, by session index mod 4: each second and third question is a repeat, a rephrase, a
-# follow-up or a new topic of the one before, as the join's classifier (scorers/satisfaction.py) tells them.
+# follow-up or a new topic of the one before, as the join's classifier (feedback/satisfaction.py) tells them.
 SESSION_QUESTIONS = [
     [QUESTION, QUESTION, "What is the time limit for sending back unused items?"],
     [QUESTION, "What's the time limit to return unused items?", "And what about opened items?"],
@@ -483,9 +485,11 @@ def test_the_forwarder_publishes_keyed_by_session_and_holds_within_its_caps_whil
 
     from ragpulse.collector.events import FeedbackEvent, TraceEvent
     from ragpulse.config import ForwardConfig, KafkaConfig
-    from ragpulse.exporters.forward import ForwardMetrics, KafkaForwarder
+    from ragpulse.exporters.forward import KafkaForwarder
     from ragpulse.sources.kafka.backends import backend
-    from support import consume_all, envelope, free_port
+    from helpers.events import envelope
+    from helpers.kafka_broker import consume_all
+    from helpers.net import free_port
 
     events = [TraceEvent(trace_id=f"t{i}", query="q", answer="a", session_id=f"s{i % 7}" if i % 4 else None) for i in range(40)]
     events += [FeedbackEvent(kind="thumbs", value="up", trace_id="t1", session_id="s1"), FeedbackEvent(kind="copy", trace_id="t2")]
@@ -493,7 +497,7 @@ def test_the_forwarder_publishes_keyed_by_session_and_holds_within_its_caps_whil
 
     async def forward(kafka: KafkaConfig, config: ForwardConfig, registry: CollectorRegistry,
                       until: Callable[[KafkaForwarder], bool]) -> KafkaForwarder:
-        forwarder = KafkaForwarder(config, backend(kafka).producer, ForwardMetrics(registry), max_message_bytes=2000)
+        forwarder = KafkaForwarder(config, backend(kafka).producer, registry, max_message_bytes=2000)
         await forwarder.start()
         for event in [*events, too_large]:
             forwarder(envelope(event))

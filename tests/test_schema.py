@@ -7,11 +7,13 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from support import trace
+from helpers.events import trace
 
-from ragpulse.config import LimitsConfig
 from ragpulse.collector.decode import EventDecoder
 from ragpulse.collector.events import json_schema
+from ragpulse.config import LimitsConfig
+
+pytestmark = pytest.mark.unit  # starts no process and binds no port (pyproject.toml)
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "collector" / "schemas"
 

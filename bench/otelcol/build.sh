@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the benchmark's OpenTelemetry Collector with the Collector Builder (ocb) from the Go module proxy.
-# Prints the binary's path. Used by bench/bench_otlp_collector.py and the interop tests (tests/otelcol.py);
+# Prints the binary's path. Used by bench/bench_otlp_collector.py and the interop tests (tests/helpers/otelcol.py);
 # rebuilt when builder-config.yaml changes.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"

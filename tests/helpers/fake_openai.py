@@ -7,7 +7,7 @@ Requests for APP_MODEL are an instrumented app's own LLM calls and get `app_answ
 Scripted misbehaviour for the next requests: "slow" (1 s, then graded), "429" (with Retry-After: 1),
 "500", "malformed" (text that is not JSON), "schema_violation" (JSON with a score of 7),
 "reject_schema" (400 for response_format).
-The `fake` fixture (conftest.py) serves one for a test; `with FakeOpenAI() as fake:` for a longer scope.
+The `fake` fixture (tests/conftest.py) serves one for a test; `with FakeOpenAI() as fake:` for a longer scope.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import time
 from typing import Any, Self
 
 from aiohttp import web
-from support import free_port
+from helpers.net import free_port
 
 from ragpulse.app.traffic import HALLUCINATED_ANSWERS
 

@@ -4,8 +4,8 @@ an HTTP endpoint, and an extractive "LLM" (the answer is the best chunk's first 
 /v1/chat/completions answers in the OpenAI shape with the chunks under "citations". `degraded = True`
 drops the best chunk from every retrieval, as a broken index or a bad embedding release would.
 
-Also a command, to try `ragpulse probe run` by hand (README, "Try a probe locally"):
-`.venv/bin/python tests/rag_service.py --port 8765` serves until Ctrl-C."""
+Also a command, to try `ragpulse probe run` by hand (docs/probes.md, "Try a probe locally"):
+`.venv/bin/python tests/helpers/rag_service.py --port 8765` serves until Ctrl-C."""
 
 from __future__ import annotations
 

@@ -1,11 +1,11 @@
 """RAG apps under the real instrumentors, each run as its own process (an instrumentor's global state,
 its content-capture mode from the environment, stays in that process, as in a real deployment).
 
-    python instrumented_apps.py APP SERVICE_NAME OTLP_ENDPOINT[,OTLP_ENDPOINT...] OPENAI_BASE_URL SPANS_FILE
+    python -m helpers.instrumented_apps APP SERVICE_NAME OTLP_ENDPOINT[,OTLP_ENDPOINT...] OPENAI_BASE_URL SPANS_FILE
 
-The spans go to the sidecar through the real OTLP/HTTP exporter behind a BatchSpanProcessor (what an
-app uses), and to SPANS_FILE (protobuf) for exact checks; what the app saw (its answer, the retrieved
-documents) is printed as JSON.
+(tests/ on the path). The spans go to the sidecar through the real OTLP/HTTP exporter behind a
+BatchSpanProcessor (what an app uses), and to SPANS_FILE (protobuf) for exact checks; what the app saw (its
+answer, the retrieved documents) is printed as JSON.
 """
 
 from __future__ import annotations
@@ -13,16 +13,18 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from fake_openai import APP_MODEL
+from helpers.fake_openai import APP_MODEL
+from helpers.otlp_shapes import Collect
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
-from otlp_shapes import Collect
 
+TESTS = Path(__file__).resolve().parents[1]
 GENAI_QUESTION = "How many days do I have for returns?"
 GENAI_DOCUMENTS = [{"id": "doc-returns", "score": 0.91}, {"id": "doc-shipping", "score": 0.42}]
 HAYSTACK_QUESTION = "How many days do I have for returns of unused items?"
@@ -31,7 +33,7 @@ HAYSTACK_QUESTION = "How many days do I have for returns of unused items?"
 def llamaindex_engine(**options: Any) -> Any:
     from llama_index.core import Document, Settings, VectorStoreIndex
     from llama_index.core.llms import MockLLM
-    from test_llamaindex import TEXTS, WordEmbedding
+    from helpers.llamaindex_data import TEXTS, WordEmbedding
 
     Settings.embed_model = WordEmbedding()
     Settings.llm = MockLLM(max_tokens=8)
@@ -42,7 +44,7 @@ def llamaindex_engine(**options: Any) -> Any:
 
 def openllmetry_llamaindex(provider: TracerProvider, base_url: str) -> dict[str, Any]:
     from opentelemetry.instrumentation.llamaindex import LlamaIndexInstrumentor
-    from test_llamaindex import QUESTION
+    from helpers.llamaindex_data import QUESTION
 
     engine = llamaindex_engine()
     LlamaIndexInstrumentor().instrument(tracer_provider=provider)
@@ -51,7 +53,7 @@ def openllmetry_llamaindex(provider: TracerProvider, base_url: str) -> dict[str,
 
 def llamaindex_streaming(provider: TracerProvider, base_url: str) -> dict[str, Any]:
     from openinference.instrumentation.llama_index import LlamaIndexInstrumentor
-    from test_llamaindex import QUESTION
+    from helpers.llamaindex_data import QUESTION
 
     from openinference.instrumentation import using_session
 
@@ -70,7 +72,7 @@ def openllmetry_langchain(provider: TracerProvider, base_url: str) -> dict[str, 
     from langchain_core.runnables import RunnablePassthrough
     from langchain_core.vectorstores import InMemoryVectorStore
     from opentelemetry.instrumentation.langchain import LangchainInstrumentor
-    from test_langchain import ANSWER, DOCS, QUESTION  # the OpenInference test's chain, under OpenLLMetry
+    from helpers.langchain_data import ANSWER, DOCS, QUESTION  # the OpenInference test's chain, under OpenLLMetry
 
     store = InMemoryVectorStore(DeterministicFakeEmbedding(size=32))
     store.add_documents([Document(page_content=text, id=f"doc-{i}") for i, text in enumerate(DOCS)])
@@ -176,7 +178,7 @@ def langgraph_agent(provider: TracerProvider, base_url: str) -> dict[str, Any]:
         found.append([d.id for d in documents])
         return "\n".join(d.page_content for d in documents)
 
-    from fake_openai import AGENT_MODEL
+    from helpers.fake_openai import AGENT_MODEL
 
     agent = create_react_agent(ChatOpenAI(model=AGENT_MODEL, base_url=base_url, api_key="not-needed"), [search_knowledge])
     LangChainInstrumentor().instrument(tracer_provider=provider)
@@ -198,9 +200,9 @@ def llamaindex_agent(provider: TracerProvider, base_url: str) -> dict[str, Any]:
     from llama_index.llms.openai import OpenAI
     from openinference.instrumentation import using_session
     from openinference.instrumentation.llama_index import LlamaIndexInstrumentor
-    from test_llamaindex import WordEmbedding
+    from helpers.llamaindex_data import WordEmbedding
 
-    from fake_openai import AGENT_MODEL
+    from helpers.fake_openai import AGENT_MODEL
 
     Settings.embed_model = WordEmbedding()
     Settings.llm = MockLLM(max_tokens=8)
@@ -264,6 +266,11 @@ APPS: dict[str, Callable[[TracerProvider, str], dict[str, Any]]] = {
     "openllmetry_llamaindex": openllmetry_llamaindex, "llamaindex_streaming": llamaindex_streaming,
     "openllmetry_langchain": openllmetry_langchain, "haystack": haystack, "genai": genai,
 }
+
+
+def app_command(*args: str) -> list[str]:
+    """This program with its arguments (APP SERVICE_NAME ...), to run with cwd and PYTHONPATH `TESTS`."""
+    return [sys.executable, "-m", "helpers.instrumented_apps", *args]
 
 
 def main() -> None:

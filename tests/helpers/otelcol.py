@@ -11,9 +11,12 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from support import Samples, check_running, free_port, http, parse_metrics, script_stdout, stop_process, wait_until
+from helpers.metrics import Samples, parse_metrics
+from helpers.net import free_port, http
+from helpers.processes import check_running, script_stdout, stop_process
+from helpers.waiting import wait_until
 
-BUILD = Path(__file__).resolve().parent.parent / "bench" / "otelcol" / "build.sh"
+BUILD = Path(__file__).resolve().parents[2] / "bench" / "otelcol" / "build.sh"
 
 
 def collector_binary() -> str:

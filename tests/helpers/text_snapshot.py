@@ -1,13 +1,13 @@
 """The text analysis's snapshot (tests/data/text_analysis.json): a digest of every analysis of ~4,000 texts.
 
 The compiled core's text analysis (native/src/lexical.rs, clause.rs) replaced Python functions and was shown equal
-to them, kept as an oracle until then (README, Packaging: the tables, 387,835 + 40,000 generated texts, and these
+to them, kept as an oracle until then (docs/architecture.md, Packaging: the tables, 387,835 + 40,000 generated texts, and these
 texts). The oracle is gone (one implementation to keep); this snapshot holds what the analysis gave on the day
 parity was shown, so any change of it shows up in tests/test_native_text.py, text by text.
 
 After a deliberate change of the rules or tables, rewrite it and read the texts the test listed:
 
-    python -m tests.text_snapshot --write
+    PYTHONPATH=tests python -m helpers.text_snapshot --write
 
 The texts: every string of the judge's tables (both halves) and the session table, the lexical scorer's table,
 2,500 texts made of what the analysis decides on (numbers of several scripts, units, negators, names, Chinese
@@ -27,10 +27,11 @@ from typing import Any
 
 import msgspec
 import yaml
+from helpers.lexical_chunks import EN, ZH  # the lexical scorer's table of chunks
 
 from ragpulse.scorers import lexical, text
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 SNAPSHOT = DATA / "text_analysis.json"
 SEED = 20261203
 
@@ -68,8 +69,6 @@ def _strings(value: Any) -> list[str]:
 
 
 def samples() -> list[str]:
-    from tests.test_lexical import EN, ZH  # the lexical scorer's table of chunks
-
     tables = [s for name in ("judge_cases.yaml", "judge_cases_holdout.yaml", "session_turns.yaml")
               for s in _strings(yaml.safe_load((DATA / name).read_text()))]
     rnd = random.Random(SEED)
@@ -130,5 +129,5 @@ def write() -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:] != ["--write"]:
-        raise SystemExit("usage: python -m tests.text_snapshot --write")
+        raise SystemExit("usage: PYTHONPATH=tests python -m helpers.text_snapshot --write")
     write()

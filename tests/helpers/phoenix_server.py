@@ -12,9 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from support import check_running, free_port, http, script_stdout, stop_process, wait_until
+from helpers.net import free_port, http
+from helpers.processes import check_running, script_stdout, stop_process
+from helpers.waiting import wait_until
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "phoenix.sh"
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "phoenix.sh"
 
 
 def phoenix_python() -> str:
