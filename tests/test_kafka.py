@@ -8,6 +8,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -16,9 +17,10 @@ from helpers.kafka_broker import KafkaArgs, consume_all, create_topic, kafka_boo
 from helpers.metrics import Samples, ScrapeRefused
 from helpers.net import http
 from helpers.sidecar import RagpulseProcess
-from helpers.waiting import wait_until
+from helpers.waiting import wait_until, wait_until_async
 
 Factory = Callable[..., RagpulseProcess]
+LAG = "ragpulse_kafka_consumer_lag_records"
 
 # Every test here runs on both client libraries (kafka.client); the kafka_args fixture gives the sidecar the run's.
 pytestmark = pytest.mark.usefixtures("kafka_client")
@@ -63,6 +65,32 @@ def wait_caught_up(rp: RagpulseProcess, topic: str, traces: float, timeout: floa
                              f"{s.get_value('ragpulse_source_up', source='kafka')}\nragpulse log:\n{log_tail}") from None
     assert isinstance(seen[0], Samples)
     return seen[0]
+
+
+def wait_settled(rp: RagpulseProcess, topic: str, partitions: int, timeout: float = 60) -> Samples:
+    """Until nothing more can be counted: every one of the `partitions` partitions of `topic` measured at no lag, and
+    every event received gone through the pipeline (processed, or dropped as a duplicate). The consumer thread hands
+    over what it polled before its next lag measurement, so at no lag everything read is received: a double count
+    (a partition read again) shows by then, or keeps the wait going, and there is nothing left to read."""
+    seen: list[object] = []
+
+    def settled() -> bool:
+        try:
+            s = rp.metrics()
+        except ScrapeRefused as exc:  # offsets not committed yet: Prometheus scrapes again, and so does this
+            seen[:] = [exc]
+            return False
+        lags = {dict(labels)["partition"]: v for (name, labels), v in s.items() if name == LAG and dict(labels)["topic"] == topic}
+        received = s.total("ragpulse_events_received_total", source="kafka")
+        through = s.total("ragpulse_events_processed_total") + s.total("ragpulse_events_duplicate_total")
+        seen[:] = [f"lag {lags}, received {received}, processed or duplicate {through}"]
+        return len(lags) == partitions and not any(lags.values()) and received == through
+
+    try:
+        wait_until(settled, timeout=timeout, what=f"no lag on the {partitions} partitions of {topic}, the pipeline idle")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}: {seen}\nragpulse log:\n" + "\n".join(rp.log_path.read_text().splitlines()[-30:])) from None
+    return rp.metrics()
 
 
 def test_valid_invalid_and_duplicate_messages_give_exact_counts_and_dead_letters(
@@ -129,7 +157,7 @@ class Scraper:
             except OSError:  # a slow or refused scrape: Prometheus tries again at the next interval, and so does this
                 if self.rp.process.poll() is not None:
                     return
-            time.sleep(0.05)
+            self._stop.wait(0.05)
 
     def stop(self) -> Samples:
         self._stop.set()
@@ -165,21 +193,24 @@ def test_kill_9_mid_stream_then_restart_counts_every_event_exactly_once(
 
     first = ragpulse_factory(*args)
     scraper = Scraper(first)
-    producer = produce_over(topic, stream, seconds=3.0, keys=keys)
+    # The stream's first half flows while the first collector reads, the second after its kill: it is killed
+    # mid-stream however fast it reads.
+    half = len(stream) // 2
+    producer = produce_over(topic, stream[:half], seconds=1.5, keys=keys[:half])
     # The group's first assignment can take a minute on this broker (an open finding for the Kafka consumer work: two
     # join attempts, then nothing for a while); the counts after the kill and restart stay exact either way.
     wait_until(lambda: traces_total(scraper.last) >= 500, timeout=150, what="the first collector mid-stream")
     seen_by_prometheus = scraper.stop()  # the scrape that committed last; the kill comes right after it
     first.process.send_signal(signal.SIGKILL)
     first.process.wait()
-    counted_before = traces_total(seen_by_prometheus)
-    assert 500 <= counted_before < len(events)
     producer.join()
+    produce(topic, [encode(e) for e in stream[half:]], keys[half:])
+    counted_before = traces_total(seen_by_prometheus)
+    assert 500 <= counted_before <= len({e["trace_id"] for e in stream[:half]})
 
     second = ragpulse_factory(*args)
-    s = wait_caught_up(second, topic, traces=len(events) - counted_before)
-    time.sleep(1)  # anything more would be a double count: give it the chance to show
-    s = second.metrics()
+    wait_caught_up(second, topic, traces=len(events) - counted_before)
+    s = wait_settled(second, topic, partitions=3)
     assert counted_before + traces_total(s) == len(events)
     assert s.get_value("ragpulse_kafka_dedup_restored_total") > 0
     duplicates = seen_by_prometheus.get_value("ragpulse_events_duplicate_total", type="trace") + s.get_value(
@@ -213,9 +244,8 @@ def test_kill_9_during_a_backlog_of_many_batches_counts_every_event_exactly_once
     assert killed_with_backlog >= 1, [traces_total(s) for s in seen]
     last = ragpulse_factory(*args)
     counted = sum(traces_total(s) for s in seen)
-    s = wait_caught_up(last, topic, traces=total - counted, timeout=120)
-    time.sleep(1)  # anything more would be a double count: give it the chance to show
-    s = last.metrics()
+    wait_caught_up(last, topic, traces=total - counted, timeout=120)
+    s = wait_settled(last, topic, partitions=3)
     assert counted + traces_total(s) == total
     assert sum(x.get_value("ragpulse_events_duplicate_total", type="trace") for x in [*seen, s]) == 0
 
@@ -273,10 +303,10 @@ def test_two_collectors_share_partitions_and_a_rebalance_loses_nothing(
     b_last = b.metrics()
     assert b.terminate() == 0
     producer.join()
-    s = wait_caught_up(a, topic, traces=4000 - traces_total(b_last))
+    wait_caught_up(a, topic, traces=4000 - traces_total(b_last))
+    s = wait_settled(a, topic, partitions=4)
     assert s.get_value("ragpulse_kafka_assigned_partitions") == 4
-    time.sleep(1)  # anything more would be a double count: give it the chance to show
-    assert traces_total(a.metrics()) + traces_total(b_last) == 4000
+    assert traces_total(s) + traces_total(b_last) == 4000
 
 
 def test_a_full_pipeline_pauses_fetching_and_keeps_memory_bounded(kafka_client: str) -> None:
@@ -307,10 +337,8 @@ def test_a_full_pipeline_pauses_fetching_and_keeps_memory_bounded(kafka_client: 
         source = KafkaSource(config, EventDecoder(LimitsConfig(), "kafka"), queue, registry, dedup, spans, max_batch_events=512)
         await source.start()
         try:
-            deadline = time.monotonic() + 30
-            while registry.get_sample_value("ragpulse_kafka_backpressure_pauses_total") == 0:
-                assert time.monotonic() < deadline, "the source never paused"
-                await asyncio.sleep(0.05)
+            await wait_until_async(lambda: (registry.get_sample_value("ragpulse_kafka_backpressure_pauses_total") or 0) >= 1,
+                                   timeout=30, what="the source paused")
             await asyncio.sleep(1.0)  # a stalled pipeline: nothing is taken from the queue for a while
             consumed = registry.get_sample_value("ragpulse_kafka_records_consumed_total", {"topic": topic})
             assert queue.depth <= capacity
@@ -437,19 +465,23 @@ def test_sasl_plain_reads_the_topic_and_a_wrong_password_keeps_the_source_down(
     assert traces_total(s) == 25 and s.get_value("ragpulse_source_up", source="kafka") == 1
 
     refused = ragpulse_factory(*args, env={"RAGPULSE_KAFKA__SASL_PASSWORD": "not-the-password"}, ready=False)
-    time.sleep(5)  # time enough to have read the topic, had it been let in
 
     def kafka_reasons() -> list[str]:
         return [reason for reason in http("GET", refused.url + "/readyz").json()["reasons"] if reason.startswith("kafka: ")]
 
-    # kafka-python tries its bootstrap for 10 s before it says why; until then the reason is "connecting".
-    wait_until(lambda: not kafka_reasons()[0].startswith("kafka: connecting"), timeout=60, what="a reason for the refusal")
-    reasons = kafka_reasons()
-    assert http("GET", refused.url + "/readyz").status == 503 and len(reasons) == 1
-    if kafka_client == "confluent-kafka":  # librdkafka says why; kafka-python only that it cannot bootstrap
-        assert "SASL authentication error" in reasons[0], reasons
-    else:
-        assert f"cannot reach {sasl}" in reasons[0] and "Unable to bootstrap" in reasons[0], reasons
+    # librdkafka says why; kafka-python only that it cannot bootstrap, after trying for 10 s ("connecting" until then).
+    said = ["SASL authentication error"] if kafka_client == "confluent-kafka" else [f"cannot reach {sasl}", "Unable to bootstrap"]
+    reasons: list[str] = []
+
+    def refusal_told() -> bool:
+        reasons[:] = kafka_reasons()
+        return len(reasons) == 1 and all(words in reasons[0] for words in said)
+
+    try:
+        wait_until(refusal_told, timeout=60, what=f"the refusal in /readyz ({said})")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}: {reasons}") from None
+    assert http("GET", refused.url + "/readyz").status == 503
     s = refused.metrics()
     assert s.get_value("ragpulse_source_up", source="kafka") == 0 and traces_total(s) == 0
     assert "not-the-password" not in refused.log_path.read_text()
@@ -488,9 +520,8 @@ def test_kill_9_during_a_broker_outage_counts_every_event_exactly_once(
             kafka_control("start")
         assert 300 <= traces_total(seen) < total
         second = ragpulse_factory(*args, "--set", "otlp.grpc_enabled=false")
-        s = wait_caught_up(second, topic, traces=total - traces_total(seen), timeout=150)
-        time.sleep(1)  # anything more would be a double count: give it the chance to show
-        s = second.metrics()
+        wait_caught_up(second, topic, traces=total - traces_total(seen), timeout=150)
+        s = wait_settled(second, topic, partitions=2)
         assert traces_total(seen) + traces_total(s) == total, (run, traces_total(seen), traces_total(s))
         assert s.get_value("ragpulse_events_duplicate_total", type="trace") == 0
         second.process.kill()
@@ -523,9 +554,276 @@ def test_a_broker_restart_re_reads_nothing_and_metrics_answer_fast_meanwhile(
         kafka_control("start")
     produce(topic, [encode(trace(f"r{i}")) for i in range(total // 2, total)],
             [str(i).encode() for i in range(total // 2, total)])
-    s = wait_caught_up(rp, topic, traces=total, timeout=150)
-    time.sleep(1)  # anything read twice would show as a duplicate: give it the chance to show
-    s = rp.metrics()
+    wait_caught_up(rp, topic, traces=total, timeout=150)
+    s = wait_settled(rp, topic, partitions=2)  # anything read twice shows as a duplicate by then
     assert traces_total(s) == total
     assert s.get_value("ragpulse_events_duplicate_total", type="trace") == 0
     assert s.total("ragpulse_kafka_records_consumed_total") == total
+
+
+# -- lag series only for partitions this replica owns: the orderings a rebalance can take, forced ------------------
+
+class ReportingClient:
+    """The client protocol (sources/kafka/client.py) as the source's health check uses it, on the assignment the
+    client library reports (`Callbacks.client_assignment`). `during_lag` runs in the middle of a lag measurement, as
+    a rebalance callback on kafka-python's IO thread can."""
+
+    def __init__(self, assignment: Callable[[], set[Any]]) -> None:
+        self._assignment = assignment
+        self.during_lag: Callable[[], None] = lambda: None
+
+    def assignment(self) -> set[Any]:
+        return self._assignment()
+
+    def lag(self, partitions: Any, timeout_s: float) -> dict[Any, int]:
+        measured = {tp: 100 + tp.partition for tp in partitions}
+        self.during_lag()
+        return measured
+
+    def ping(self, timeout_s: float) -> None:
+        pass
+
+    def close(self) -> None:
+        from ragpulse.sources.kafka.client import ClientError
+
+        raise ClientError("the connection is gone")  # a close that fails, before any revoke callback
+
+
+class Callbacks:
+    """A client library's own rebalance callbacks (kafka.client), driving a source as they do inside `poll`, and the
+    assignment that library reports meanwhile."""
+
+    def __init__(self, client: str, handler: Any, topic: str) -> None:
+        self._confluent: Any = None
+        if client == "confluent-kafka":
+            from confluent_kafka import TopicPartition
+
+            from ragpulse.config import KafkaConfig
+            from ragpulse.sources.kafka.confluent import _Consumer, client_settings
+
+            # A librdkafka consumer that never polls (nothing listens at port 9): its callbacks' assign and unassign
+            # are local calls, and its assignment() is the library's own.
+            config = KafkaConfig(bootstrap_servers="127.0.0.1:9", group_id=unique("group"))
+            self._confluent = consumer = _Consumer(config, client_settings(config), [topic], handler)
+            tps: Callable[[set[int]], Any] = lambda ps: [TopicPartition(topic, p) for p in sorted(ps)]
+            self.revoke = lambda ps: consumer._on_revoke(consumer._consumer, tps(ps))
+            self.lose = lambda ps: consumer._on_lost(consumer._consumer, tps(ps))
+            self.assign = lambda ps: consumer._on_assign(consumer._consumer, tps(ps))
+            self.client_assignment: Callable[[], set[Any]] = consumer.assignment
+        else:
+            import asyncio
+
+            from kafka.structs import TopicPartition as KafkaTopicPartition
+
+            from ragpulse.sources.kafka.client import Partition
+            from ragpulse.sources.kafka.kafka_python import _RebalanceListener
+
+            listener = _RebalanceListener(None, handler)  # its consumer only commits, and nothing was processed
+            kp: Callable[[set[int]], Any] = lambda ps: {KafkaTopicPartition(topic, p) for p in ps}
+            # kafka-python keeps revoked (and lost) partitions in its assignment until the group's join completes
+            # (kafka/coordinator/consumer.py: "The partitions remain in self._subscription.assignment until
+            # _on_join_complete replaces it").
+            kept: set[Any] = set()
+
+            def assign(ps: set[int]) -> None:
+                kept.clear()
+                kept.update(Partition(topic, p) for p in ps)
+                asyncio.run(listener.on_partitions_assigned(kp(ps)))
+
+            self.revoke = lambda ps: asyncio.run(listener.on_partitions_revoked(kp(ps)))
+            self.lose = lambda ps: asyncio.run(listener.on_partitions_lost(kp(ps)))
+            self.assign = assign
+            self.client_assignment = lambda: set(kept)
+
+    def close(self) -> None:
+        if self._confluent is not None:
+            self._confluent.close()
+
+
+@pytest.fixture
+def lag_source(kafka_client: str) -> Any:
+    """A Kafka source (not started: its consumer thread is the test) on its own registry; the topic `lags`."""
+    from prometheus_client import CollectorRegistry
+
+    from ragpulse.collector.decode import EventDecoder
+    from ragpulse.collector.dedup import DedupWindow
+    from ragpulse.collector.queue import EventQueue
+    from ragpulse.config import Config, KafkaConfig, KafkaTopic, LimitsConfig
+    from ragpulse.sources.kafka import KafkaSource
+    from ragpulse.sources.otlp.intake import SpanIntake
+
+    registry = CollectorRegistry()
+    queue = EventQueue("pipeline", 100, 1 << 20, registry)
+    config = KafkaConfig(bootstrap_servers="127.0.0.1:9", group_id="g", topics=[KafkaTopic(name="lags")], client=kafka_client)
+    spans = SpanIntake(Config().otlp, EventDecoder(LimitsConfig(), "otlp"), queue, registry,
+                       max_event_bytes=LimitsConfig().max_event_bytes)
+    source = KafkaSource(config, EventDecoder(LimitsConfig(), "kafka"), queue, registry, DedupWindow(100, 60, registry), spans,
+                         max_batch_events=512)
+    callbacks = Callbacks(kafka_client, source, "lags")
+    yield source, registry, callbacks
+    callbacks.close()
+
+
+def exported_lag(registry: Any) -> dict[int, float]:
+    return {int(s.labels["partition"]): s.value for m in registry.collect() if m.name == LAG for s in m.samples}
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("gone", ["revoked", "lost"])
+def test_a_health_check_between_a_revoke_and_the_next_assignment_exports_no_lag_for_the_partitions_given_away(
+    lag_source: Any, gone: str
+) -> None:
+    """kafka-python keeps revoked partitions in its assignment until the group's join completes, and the source's
+    health check runs meanwhile (its poll returns every 100 ms): a lag measured for them then was set after the
+    revoke had removed it, and stayed when the new assignment left them to another replica (a dashboard summed
+    507 + 528 records of lag no one had)."""
+    source, registry, callbacks = lag_source
+    client = ReportingClient(callbacks.client_assignment)
+    callbacks.assign({0, 1, 2, 3})
+    source._check_health(client)
+    assert exported_lag(registry) == {0: 100, 1: 101, 2: 102, 3: 103}
+    (callbacks.revoke if gone == "revoked" else callbacks.lose)({0, 1, 2, 3})
+    assert exported_lag(registry) == {}
+    source._check_health(client)  # the group's join is under way (kafka-python still reports all four)
+    assert exported_lag(registry) == {}
+    callbacks.assign({2, 3})
+    source._check_health(client)
+    assert exported_lag(registry) == {2: 102, 3: 103}
+
+
+@pytest.mark.unit
+def test_a_lag_measured_while_a_rebalance_moves_partitions_is_dropped(lag_source: Any) -> None:
+    """The revoke and the next assignment land in the middle of a measurement (kafka-python's IO thread): what was
+    measured under the old assignment is not set, not even for a partition assigned again."""
+    source, registry, callbacks = lag_source
+    client = ReportingClient(callbacks.client_assignment)
+    callbacks.assign({0, 1})
+
+    def rebalance() -> None:
+        callbacks.revoke({0, 1})
+        callbacks.assign({1})
+
+    client.during_lag = rebalance
+    source._check_health(client)
+    assert exported_lag(registry) == {}
+    client.during_lag = lambda: None
+    source._check_health(client)
+    assert exported_lag(registry) == {1: 101}
+
+
+@pytest.mark.unit
+def test_a_closed_consumer_exports_no_lag(lag_source: Any) -> None:
+    """A consumer closed after a lost connection owns nothing, also when its close failed before the client's revoke
+    callback: its lag series go with it, until the rebuilt one is assigned."""
+    source, registry, callbacks = lag_source
+    client = ReportingClient(callbacks.client_assignment)
+    callbacks.assign({0, 1})
+    source._check_health(client)
+    assert exported_lag(registry) == {0: 100, 1: 101}
+    source._consumer = client
+    source._close_consumer()
+    assert exported_lag(registry) == {}
+    assert registry.get_sample_value("ragpulse_kafka_assigned_partitions") == 0
+
+
+def owned_by_log(rp: RagpulseProcess, topic: str) -> set[int]:
+    """The partitions of `topic` a sidecar owns by its own account (its log): assigned and not released since."""
+    held: set[int] = set()
+    for line in rp.log_lines():
+        if line.get("event") in ("kafka partitions assigned", "kafka partitions released"):
+            named = {int(name.rsplit("/", 1)[1]) for name in line["partitions"] if name.rsplit("/", 1)[0] == topic}
+            held = held | named if line["event"] == "kafka partitions assigned" else held - named
+    return held
+
+
+def lag_partitions(s: Samples, topic: str) -> set[int]:
+    return {int(dict(labels)["partition"]) for name, labels in s if name == LAG and dict(labels)["topic"] == topic}
+
+
+class StallingLeader:
+    """The group's leader, a member on another topic, that stalls the rebalance a third member joins: its assignor
+    blocks kafka-python's event loop, heartbeats included, so the members wait for their assignment until its session
+    times out (6 s: at least 4 s after they learn of the rebalance) and the group completes without it, each sitting
+    that long between its revoke and its next assignment (where kafka-python still lists the revoked partitions). A
+    real member, stalled as a paused process or a long GC stalls one; it joins first, so it leads (a group keeps its
+    leader while the leader rejoins)."""
+
+    def __init__(self, group: str, topic: str) -> None:
+        from kafka import ConsumerRebalanceListener, KafkaConsumer
+        from kafka.coordinator.assignors.range import RangePartitionAssignor
+
+        self.joined, release = threading.Event(), threading.Event()
+        self._release = release
+
+        class Stalling(RangePartitionAssignor):
+            @classmethod
+            def assign(cls, cluster: Any, members: Any) -> Any:
+                if len(members) >= 3:
+                    release.wait(120)
+                return super().assign(cluster, members)
+
+        class Joined(ConsumerRebalanceListener):
+            def on_partitions_revoked(inner, revoked: Any) -> None:
+                pass
+
+            def on_partitions_assigned(inner, assigned: Any) -> None:
+                self.joined.set()
+
+        self._consumer = KafkaConsumer(bootstrap_servers=kafka_bootstrap(), group_id=group, enable_auto_commit=False,
+                                       session_timeout_ms=6000, heartbeat_interval_ms=2000,
+                                       partition_assignment_strategy=(Stalling,))
+        self._consumer.subscribe([topic], listener=Joined())
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+        self._thread.start()
+
+    def _poll(self) -> None:
+        while not self._release.is_set():
+            self._consumer.poll(timeout_ms=100)
+
+    def close(self) -> None:
+        self._release.set()
+        self._thread.join(30)
+        self._consumer.close(autocommit=False)
+
+
+def test_after_a_rebalance_no_replica_exports_the_lag_of_a_partition_it_does_not_own(
+    ragpulse_factory: Factory, kafka_args: KafkaArgs
+) -> None:
+    """a owns the topic's four partitions; b joins, in a rebalance the group's leader stalls when it can (a's health
+    checks then run while the join is under way); once the group settles, each partition has its lag series on exactly
+    the replica that owns it, by the replicas' own account. A dashboard or a lag alert sums these series over replicas.
+    The stall is not assured (in one loaded run the group moved on in 0.7 s), so the bad orderings themselves are held
+    by the unit tests above, which drive each client's rebalance callbacks in those orders."""
+    topic, other, group = unique("events"), unique("stall"), unique("group")
+    create_topic(topic, partitions=4)
+    create_topic(other)
+    produce(topic, [encode(trace(f"l{i}")) for i in range(40)], [str(i).encode() for i in range(40)])
+    args = kafka_args(topic, group, session_timeout_seconds=6)
+    leader = StallingLeader(group, other)
+    try:
+        wait_until(leader.joined.is_set, timeout=60, what="the stalling leader in the group")
+        a = ragpulse_factory(*args)
+        wait_until(lambda: owned_by_log(a, topic) == lag_partitions(a.metrics(), topic) == {0, 1, 2, 3}, timeout=150,
+                   what="a owning and measuring the four partitions")
+        b = ragpulse_factory(*args)
+        seen: list[object] = []
+
+        def settled() -> bool:
+            """Each partition owned by one replica, and measured where it is owned (a health check ran since)."""
+            views = [(owned_by_log(rp, topic), rp.metrics()) for rp in (a, b)]
+            seen[:] = [(held, sorted(lag_partitions(s, topic)), s.get_value("ragpulse_kafka_assigned_partitions"))
+                       for held, s in views]
+            (held_a, _), (held_b, _) = views
+            return bool(held_a and held_b and not held_a & held_b and held_a | held_b == {0, 1, 2, 3}
+                        and all(s.get_value("ragpulse_kafka_assigned_partitions") == len(held)
+                                and held <= lag_partitions(s, topic) for held, s in views))
+
+        try:  # a member's first join can take a minute on this broker (the open finding in the tests above)
+            wait_until(settled, timeout=150, what="the group settled on a and b")
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}: a, b (owned, lag series, assigned): {seen}") from None
+        [(held_a, s_a), (held_b, s_b)] = [(owned_by_log(rp, topic), rp.metrics()) for rp in (a, b)]
+        assert (lag_partitions(s_a, topic), lag_partitions(s_b, topic)) == (held_a, held_b), (
+            "lag series of partitions a replica does not own", held_a, held_b)
+    finally:
+        leader.close()

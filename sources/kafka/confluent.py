@@ -79,6 +79,7 @@ class _Consumer:
         self._topics = topics
         self._errors: _ErrorLog = settings["error_cb"]
         self._paused: set[Partition] = set()
+        self._reset_to_end = config.auto_offset_reset == "latest"
         self._consumer = Consumer({
             **settings,
             "group.id": config.group_id,
@@ -185,15 +186,20 @@ class _Consumer:
         try:
             # The round trip goes to the group coordinator: a query to the partition leader would
             # queue behind a long-polling fetch on the same connection (up to fetch.wait.max.ms each).
-            self._consumer.committed(tps, timeout=timeout_s)
+            committed = {(tp.topic, tp.partition): tp.offset for tp in self._consumer.committed(tps, timeout=timeout_s)
+                         if tp.offset >= 0}
         except KafkaException as exc:
             raise self._unreachable(exc) from exc
         lags = {}
         for tp in self._consumer.position(tps):
-            # The end offset as of the last fetch response (librdkafka keeps it per partition).
-            end = self._consumer.get_watermark_offsets(tp, cached=True)[1]
-            if tp.offset >= 0 and end >= 0:
-                lags[Partition(tp.topic, tp.partition)] = max(0, end - tp.offset)
+            # The offsets as of the last fetch response (librdkafka keeps them per partition).
+            start, end = self._consumer.get_watermark_offsets(tp, cached=True)
+            # Until its first message after an assignment a partition has no position: it starts at the committed
+            # offset, or where auto_offset_reset puts it (else an idle or a stuck partition has no lag series).
+            reset = end if self._reset_to_end else start
+            position = tp.offset if tp.offset >= 0 else committed.get((tp.topic, tp.partition), reset)
+            if position >= 0 and end >= 0:
+                lags[Partition(tp.topic, tp.partition)] = max(0, end - position)
         return lags
 
     def ping(self, timeout_s: float) -> None:

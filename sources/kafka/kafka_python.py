@@ -153,6 +153,10 @@ class _RebalanceListener(AsyncConsumerRebalanceListener):
                 self._handler.revoke_commit_done(f"{type(exc).__name__}: {exc}")
         self._handler.forget(partitions)
 
+    async def on_partitions_lost(self, lost: set[TopicPartition]) -> None:
+        # Another member owns them already (this one was evicted): nothing to commit, nothing to wait for.
+        self._handler.forget({Partition(tp.topic, tp.partition) for tp in lost})
+
     async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
         self._handler.note_assigned({Partition(tp.topic, tp.partition) for tp in assigned})
 

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextlib
 import queue
 import threading
 import time
@@ -93,7 +92,6 @@ class KafkaSource:
         # How far back a partition new to this process is read for the join's replay (its sessions' idle time).
         self._replay_seconds = replay_seconds
         self._held: set[Partition] = set()  # partitions whose events this process's join holds
-        self._revocations = 0
         self._revoked: set[Partition] = set()  # revoked since the last assignment
         self._max_batch = max_batch_events
         self._decoder = decoder
@@ -378,12 +376,13 @@ class KafkaSource:
         self._metrics.dead_letters.labels(topic=message.partition.topic).inc()
 
     def _check_health(self, consumer: Consumer) -> None:
-        """A real round trip: the lag of the assigned partitions (end offsets from the broker),
-        or a metadata or committed-offset request when nothing is assigned."""
-        assignment, revocations = consumer.assignment(), self._revocations
+        """A real round trip: the lag of the owned partitions (end offsets from the broker), or a metadata or
+        committed-offset request when nothing is owned. Owned as the rebalance callbacks tell, not as the client
+        does: kafka-python lists revoked partitions until the group's join completes."""
+        generation, owned = self._metrics.partition_lag.owned()
         try:
-            if assignment:
-                lags = consumer.lag(assignment, HEALTH_TIMEOUT_SECONDS)
+            if owned:
+                lags = consumer.lag(owned, HEALTH_TIMEOUT_SECONDS)
             else:
                 consumer.ping(HEALTH_TIMEOUT_SECONDS)
                 lags = {}
@@ -391,10 +390,7 @@ class KafkaSource:
             self._set_health(False, f"kafka: no answer from {self._config.bootstrap_servers}: {exc}"[:300])
             return
         self._set_health(True, None)
-        if self._revocations != revocations:
-            return  # a rebalance meanwhile took partitions and their lag series: the next check measures afresh
-        for tp, lag in lags.items():
-            self._metrics.lag.labels(topic=tp.topic, partition=str(tp.partition)).set(lag)
+        self._metrics.partition_lag.record(generation, lags)  # dropped when a rebalance came meanwhile
 
     def _set_health(self, up: bool, reason: str | None) -> None:
         if reason != self._not_ready:
@@ -413,7 +409,10 @@ class KafkaSource:
         except Exception as exc:
             log.warning("closing the kafka consumer failed", error=f"{type(exc).__name__}: {exc}")
         self._consumer = None
+        # A failed close may not have run the revoke callback: nothing is owned now, whatever the client said.
         self._offsets.disconnected()
+        self._metrics.partition_lag.release()
+        self._metrics.assigned.set(0)
 
     # -- rebalance callbacks (client.RebalanceHandler), from inside poll --------------------
     # kafka-python runs them on its IO thread, where blocking consumer calls are not allowed;
@@ -437,12 +436,11 @@ class KafkaSource:
             log.warning("offset commit on rebalance failed", error=error)
 
     def forget(self, revoked: set[Partition]) -> None:
-        self._revocations += 1
+        """Revoked or lost: what of these partitions is exported here goes (the lag series too)."""
         self._revoked |= revoked
+        self._metrics.partition_lag.release(revoked)
         self._metrics.assigned.set(self._offsets.forget(revoked))
-        for tp in revoked:
-            with contextlib.suppress(KeyError):  # no lag was exported for it yet
-                self._metrics.lag.remove(tp.topic, str(tp.partition))
+        log.info("kafka partitions released", partitions=sorted(f"{tp.topic}/{tp.partition}" for tp in revoked))
 
     def note_assigned(self, assigned: set[Partition]) -> None:
         # Both clients rebalance eagerly (every partition revoked, then the new assignment): a partition is gone to
@@ -454,6 +452,7 @@ class KafkaSource:
             self._loop.call_soon_threadsafe(self._on_partitions_lost, lost)
         self._metrics.rebalances.inc()
         self._metrics.assigned.set(self._offsets.assign(assigned))
+        self._metrics.partition_lag.assign(assigned)
         if (self._paused or self._intake_stopped.is_set()) and assigned and self._consumer is not None:
             self._consumer.pause(assigned)
 
