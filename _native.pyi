@@ -24,9 +24,10 @@ _SpanType: TypeAlias = Callable[
 ]
 # event_type(name, time_unix_nano, attributes)
 _EventType: TypeAlias = Callable[[str, int, _Attributes], _Event]
-# The spans made, and (name, "trace_id" or "span_id": the id missing or all zero) of each span not made; a plain str
-# there, as the callers' lists hold it (a list of Literal would not pass for one).
-_Decoded: TypeAlias = tuple[list[_Span], list[tuple[str, str]]]
+# The spans made, and (name, reason, what is wrong) of each span not made: the reason "invalid_trace_id",
+# "invalid_span_id" or "invalid_utf8" (a string in the span, its resource or its scope), a plain str there, as the
+# callers' lists hold it (a list of Literal would not pass for one).
+_Decoded: TypeAlias = tuple[list[_Span], list[tuple[str, str, str]]]
 # A quantity: (dimension, value), e.g. ("days", 30.0).
 _Quantity: TypeAlias = tuple[str, float]
 

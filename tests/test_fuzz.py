@@ -333,7 +333,7 @@ def test_no_task_died_and_no_stage_failed(http_target: Running, otlp_target: Run
 
 
 DECODER = EventDecoder(LimitsConfig(), "kafka")
-CODECS = [json_codec(DECODER), otlp_proto_codec(Counter("rejected_total", "r", registry=CollectorRegistry()))]
+CODECS = [json_codec(DECODER), otlp_proto_codec(Counter("rejected_total", "r", ["reason"], registry=CollectorRegistry()))]
 
 
 @settings(**FUZZ, max_examples=2000)

@@ -1,14 +1,24 @@
 """ragpulse._native, the compiled core (native/, a PyO3 crate built by the normal install), against its oracles:
-the OTLP decoding against opentelemetry-proto's (upb), on random, truncated and corrupted requests."""
+the OTLP decoding against opentelemetry-proto's (upb), on random, truncated and corrupted requests. Where upb refuses
+a whole request for one string that is not valid UTF-8, the crate rejects only the spans holding it: the oracle reads
+the request with upb through the same schema with every string field made bytes (the same wire format, no UTF-8
+check), and rejects those spans itself."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 from helpers.otlp_strategies import REQUESTS
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.common.v1 import common_pb2
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
+from opentelemetry.proto.resource.v1 import resource_pb2
+from opentelemetry.proto.trace.v1 import trace_pb2
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span
 
 from ragpulse import _native
@@ -17,18 +27,80 @@ from ragpulse import _native
 pytestmark = pytest.mark.unit  # starts no process and binds no port (pyproject.toml)
 
 
-def _value(value: AnyValue) -> object:
+def _bytes_schema() -> type:
+    """ExportTraceServiceRequest with every string field bytes, in a pool of its own."""
+    pool = descriptor_pool.DescriptorPool()
+    for module in (common_pb2, resource_pb2, trace_pb2, trace_service_pb2):
+        proto = descriptor_pb2.FileDescriptorProto()
+        module.DESCRIPTOR.CopyToProto(proto)
+        messages = list(proto.message_type)
+        while messages:
+            message = messages.pop()
+            messages.extend(message.nested_type)
+            for field in message.field:
+                if field.type == field.TYPE_STRING:
+                    field.type = field.TYPE_BYTES
+        pool.Add(proto)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest"))
+
+
+RAW_REQUEST = _bytes_schema()
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", "replace")
+
+
+def _bad(raw: bytes) -> bool:
+    try:
+        raw.decode()
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
+def _bad_value(value: Any) -> bool:
+    kind = value.WhichOneof("value")
+    if kind == "string_value":
+        return _bad(value.string_value)
+    if kind == "array_value":
+        return any(_bad_value(v) for v in value.array_value.values)
+    if kind == "kvlist_value":
+        return any(_bad(kv.key) or _bad_value(kv.value) for kv in value.kvlist_value.values)
+    return False
+
+
+def _first(checks: list[tuple[bool, str]]) -> str | None:
+    """The first field found not valid UTF-8, as the crate names it."""
+    return next((what for bad, what in checks if bad), None)
+
+
+def _bad_pairs(pairs: Any, owner: str) -> list[tuple[bool, str]]:
+    return [(_bad(kv.key) or _bad_value(kv.value), f"{owner}attribute '{_text(kv.key)}'") for kv in pairs]
+
+
+def _invalid_span(s: Any) -> str | None:
+    return _first([
+        (_bad(s.trace_state), "the trace state"), (_bad(s.name), "the name"), *_bad_pairs(s.attributes, ""),
+        *[(_bad(e.name) or any(b for b, _ in _bad_pairs(e.attributes, "")), f"event '{_text(e.name)}'") for e in s.events],
+        *[(_bad(link.trace_state) or any(b for b, _ in _bad_pairs(link.attributes, "")), "a link") for link in s.links],
+        (_bad(s.status.message), "the status message")])
+
+
+def _value(value: Any) -> object:
     """The oracle's conversion of a value, as the Python decoding did it before the compiled core took over."""
     kind = value.WhichOneof("value")
     if kind == "array_value":
         return [_value(v) for v in value.array_value.values]
     if kind == "kvlist_value":
-        return {kv.key: _value(kv.value) for kv in value.kvlist_value.values}
+        return {_text(kv.key): _value(kv.value) for kv in value.kvlist_value.values}
+    if kind == "string_value":
+        return _text(value.string_value)
     return None if kind is None else getattr(value, kind)
 
 
 def _attributes(pairs: object) -> dict[str, object]:
-    return {pair.key: _value(pair.value) for pair in pairs}  # type: ignore[attr-defined]
+    return {_text(pair.key): _value(pair.value) for pair in pairs}  # type: ignore[attr-defined]
 
 
 def _record(*fields: object) -> tuple[object, ...]:
@@ -45,21 +117,32 @@ def _id(value: bytes, size: int) -> bool:
     return len(value) == size and any(value)
 
 
-def oracle(request: ExportTraceServiceRequest) -> list[object]:
-    """The Python decoding before the compiled core took over (sources/otlp/spans.py at 77929e0)."""
+def oracle(request: Any) -> list[object]:
+    """The Python decoding before the compiled core took over (sources/otlp/spans.py at 77929e0), with a span rejected
+    for invalid UTF-8 in it, its resource or its scope (the first such field named), `request` a RAW_REQUEST."""
     spans: list[object] = []
     rejected: list[object] = []
     for resource_spans in request.resource_spans:
         resource = _attributes(resource_spans.resource.attributes)
+        above = _first([*_bad_pairs(resource_spans.resource.attributes, "resource "),
+                        (_bad(resource_spans.schema_url), "the resource's schema URL")])
         for scope_spans in resource_spans.scope_spans:
+            scope = scope_spans.scope
+            in_scope = _first([(_bad(scope.name), "the scope's name"), (_bad(scope.version), "the scope's version"),
+                               *_bad_pairs(scope.attributes, "scope "), (_bad(scope_spans.schema_url), "the scope's schema URL")])
             for s in scope_spans.spans:
-                if not _id(s.trace_id, 16) or not _id(s.span_id, 8):
-                    rejected.append((s.name, "span_id" if _id(s.trace_id, 16) else "trace_id"))
-                    continue
-                spans.append((s.trace_id.hex(), s.span_id.hex(), s.parent_span_id.hex() if _id(s.parent_span_id, 8) else None,
-                              s.name, s.start_time_unix_nano, s.end_time_unix_nano, _attributes(s.attributes), resource,
-                              [(e.name, e.time_unix_nano, _attributes(e.attributes)) for e in s.events], s.ByteSize(),
-                              scope_spans.scope.name, s.kind))
+                invalid = above or in_scope or _invalid_span(s)
+                if not _id(s.trace_id, 16):
+                    rejected.append((_text(s.name), "invalid_trace_id", "trace_id must be 16 non-zero bytes"))
+                elif not _id(s.span_id, 8):
+                    rejected.append((_text(s.name), "invalid_span_id", "span_id must be 8 non-zero bytes"))
+                elif invalid:
+                    rejected.append((_text(s.name), "invalid_utf8", f"{invalid} is not valid UTF-8"))
+                else:
+                    spans.append((s.trace_id.hex(), s.span_id.hex(), s.parent_span_id.hex() if _id(s.parent_span_id, 8) else None,
+                                  _text(s.name), s.start_time_unix_nano, s.end_time_unix_nano, _attributes(s.attributes), resource,
+                                  [(_text(e.name), e.time_unix_nano, _attributes(e.attributes)) for e in s.events], s.ByteSize(),
+                                  _text(scope.name), s.kind))
     return [spans, rejected]
 
 
@@ -78,7 +161,7 @@ def same(a: object, b: object) -> bool:
 @given(REQUESTS)
 def test_the_native_otlp_decoding_equals_opentelemetry_protos_on_any_request(request: ExportTraceServiceRequest) -> None:
     body = request.SerializeToString()
-    assert same(native(body), oracle(ExportTraceServiceRequest.FromString(body)))
+    assert same(native(body), oracle(RAW_REQUEST.FromString(body)))
 
 
 NOTHING = _native.KeyFilter(set(), [])
@@ -95,7 +178,7 @@ def outcome(body: bytes, keys: _native.KeyFilter | None = None) -> tuple[object,
     """What each decoding makes of `body`: its records, or that it refused it. With `keys` dropping every span
     attribute, the native decoding only checks them (no values built): it must refuse what the oracle refuses."""
     try:
-        request = ExportTraceServiceRequest.FromString(body)
+        request = RAW_REQUEST.FromString(body)
     except Exception:  # noqa: BLE001 - DecodeError, and RecursionError past the depth limit
         expected: object = "refused"
     else:
@@ -122,7 +205,7 @@ def test_a_truncated_or_corrupted_request_is_refused_or_read_alike(request: Expo
         assert (expected == "refused") == (got == "refused") and (expected == "refused" or same(expected, got)), (expected, got)
 
 
-def test_bad_utf8_and_nesting_past_the_depth_limit_are_refused_as_the_protobuf_runtime_refuses_them() -> None:
+def test_nesting_past_the_depth_limit_is_refused_as_the_protobuf_runtime_refuses_it() -> None:
     def nested(levels: int) -> bytes:
         value = AnyValue(string_value="x")
         for _ in range(levels):
@@ -133,14 +216,54 @@ def test_bad_utf8_and_nesting_past_the_depth_limit_are_refused_as_the_protobuf_r
     for keys in (None, NOTHING):
         assert outcome(nested(47), keys)[0] != "refused" and outcome(nested(47), keys)[1] != "refused"
         assert outcome(nested(48), keys) == ("refused", "refused")
-    in_a_kvlist = AnyValue(kvlist_value={"values": [KeyValue(key="k", value=AnyValue(array_value={"values": [AnyValue(string_value="v\u00e9")]}))]})
-    good = ExportTraceServiceRequest(resource_spans=[ResourceSpans(scope_spans=[ScopeSpans(spans=[
-        Span(name="n\u00e9", trace_id=b"\x01" * 16, span_id=b"\x02" * 8, attributes=[KeyValue(key="dropped", value=in_a_kvlist)])])])])
-    body = good.SerializeToString()
-    for text in ("n\u00e9", "v\u00e9"):  # the span's name; a string deep in an attribute no filter keeps
-        bad = body.replace(text.encode(), text[0].encode() + b"\xff\xfe")
-        assert outcome(bad) == outcome(bad, NOTHING) == ("refused", "refused")
-    assert outcome(body, NOTHING)[1] != "refused"
+        with pytest.raises(Exception):  # noqa: B017 - upb's DecodeError
+            ExportTraceServiceRequest.FromString(nested(48))
+
+
+def _cut(text: str) -> bytes:
+    """`text` in UTF-8 with its first multibyte character cut after its first byte (what a writer cutting at a byte
+    limit makes), the bytes after it kept: the same length on the wire."""
+    at = next(i for i, char in enumerate(text) if not char.isascii())
+    head, char = text[:at].encode(), text[at].encode()
+    return head + char[:1] + b"x" * (len(char) - 1) + text[at + 1:].encode()
+
+
+def test_invalid_utf8_rejects_only_the_spans_holding_it() -> None:
+    """A multibyte character cut in a string, which upb refuses the whole request for, costs only the span holding
+    it (anywhere in it, in an attribute the filter drops too), or every span under the resource or scope holding it:
+    each named with what is wrong, the request's other spans made."""
+    deep = AnyValue(kvlist_value={"values": [KeyValue(key="k", value=AnyValue(array_value={"values": [AnyValue(string_value="v\u00e9")]}))]})
+    spans = [Span(name=f"s{i}", trace_id=bytes([i + 1]) * 16, span_id=b"\x02" * 8,
+                  attributes=[KeyValue(key="input.value", value=AnyValue(string_value="caf\u00e9"))]) for i in range(3)]
+    spans[1].attributes.append(KeyValue(key="dropped", value=deep))
+    spans[1].events.append(Span.Event(name="ev\u00e9nement"))
+    spans[1].links.append(Span.Link(trace_id=b"\x01" * 16, span_id=b"\x03" * 8, trace_state="\u00e9t\u00e9"))
+    spans[1].status.message = "\u00e9chec"
+    request = ExportTraceServiceRequest(resource_spans=[ResourceSpans(
+        resource={"attributes": [KeyValue(key="service.name", value=AnyValue(string_value="na\u00efve"))]},
+        scope_spans=[ScopeSpans(scope={"name": "sc\u00f6pe"}, spans=spans)])])
+    body = request.SerializeToString()
+    assert len(native(body)[0]) == 3
+    cases = {  # where the cut character is: the rejected spans, (name, reason, what is wrong)
+        "caf\u00e9": [("s0", "invalid_utf8", "attribute 'input.value' is not valid UTF-8")],  # the first span's value
+        "v\u00e9": [("s1", "invalid_utf8", "attribute 'dropped' is not valid UTF-8")],
+        "ev\u00e9": [("s1", "invalid_utf8", "event 'ev\ufffdxnement' is not valid UTF-8")],
+        "\u00e9t\u00e9": [("s1", "invalid_utf8", "a link is not valid UTF-8")],
+        "\u00e9chec": [("s1", "invalid_utf8", "the status message is not valid UTF-8")],
+        "na\u00efve": [(f"s{i}", "invalid_utf8", "resource attribute 'service.name' is not valid UTF-8") for i in range(3)],
+        "sc\u00f6": [(f"s{i}", "invalid_utf8", "the scope's name is not valid UTF-8") for i in range(3)],
+    }
+    for text, rejected in cases.items():
+        bad = body.replace(text.encode(), _cut(text), 1)
+        assert len(bad) == len(body) and bad != body
+        for keys in (None, NOTHING):
+            expected, got = outcome(bad, keys)
+            assert same(expected, got), (text, expected, got)
+            assert got[1] == rejected, text  # type: ignore[index]
+            assert [span[3] for span in got[0]] == [name for name in ("s0", "s1", "s2")  # type: ignore[index]
+                                                    if name not in {r[0] for r in rejected}]
+    bad_name = body.replace(b"s1", b"s\xc3", 1)
+    assert native(bad_name)[1] == [("s\ufffd", "invalid_utf8", "the name is not valid UTF-8")]
 
 
 @settings(max_examples=200, derandomize=True, database=None, deadline=None)

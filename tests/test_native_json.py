@@ -194,6 +194,51 @@ def test_what_the_crate_reads_is_what_the_general_path_reads() -> None:
         assert repr(outcome(decode_json, body)) == repr(outcome(decode_json_generally, body)), body
 
 
+KEPT = {**SPAN, "spanId": "b7ad6b7169203332", "name": "kept"}
+
+
+def two_resources(bad: dict[str, Any], resource: list[Any] | None = None, scope: str = "s") -> bytes:
+    """`bad` and KEPT under one resource and scope, and KEPT again (another trace) under a resource of its own."""
+    other = {**KEPT, "traceId": "1af7651916cd43dd8448eb211c80319c"}
+    return json.dumps({"resourceSpans": [
+        {"resource": {"attributes": resource or []}, "scopeSpans": [{"scope": {"name": scope}, "spans": [bad, KEPT]}]},
+        {"resource": {"attributes": []}, "scopeSpans": [{"scope": {"name": "s"}, "spans": [other]}]},
+    ]}).encode()
+
+
+@pytest.mark.unit
+def test_a_lone_surrogate_rejects_only_the_spans_holding_it() -> None:
+    """A lone surrogate escape ("\\ud800"), JSON's form of invalid UTF-8, which the crate's JSON reader and msgspec
+    refuse with the whole body: the general path rejects the span holding it, or every span under the resource or
+    scope holding it, named with what is wrong, and reads the others."""
+    lone = "a\ud800b"
+    attribute = [{"key": "input.value", "value": {"stringValue": lone}}]
+    cases = {  # the body: (the spans read, the problem)
+        "a name": (two_resources({**SPAN, "name": lone}), "span 'a\\ud800b': name"),
+        "an attribute value": (two_resources({**SPAN, "attributes": attribute}), "span 'query': attribute 'input.value'"),
+        "an attribute key": (two_resources({**SPAN, "attributes": [{"key": lone, "value": {"intValue": 1}}]}),
+                             "span 'query': attribute 'a\\ud800b'"),
+        "an event": (two_resources({**SPAN, "events": [{"name": "e", "attributes": attribute}]}), "span 'query': event 'e'"),
+        "a resource attribute": (two_resources(SPAN, resource=attribute), "resource attribute 'input.value'"),
+        "a scope's name": (two_resources(SPAN, scope=lone), "scope name"),
+    }
+    for case, (body, problem) in cases.items():
+        assert decode_otlp_json(body, MAPPED_KEYS, Span, SpanEvent) is None, case
+        decoded = decode_json(body)
+        above = case in ("a resource attribute", "a scope's name")  # the span beside the bad one is rejected too
+        assert [span.name for span in decoded.spans] == ["kept"] * (1 if above else 2), case
+        assert decoded.rejected_by == {"invalid_utf8": 2 if above else 1}, case
+        suffix = " holds a lone surrogate escape, which is not valid Unicode"
+        names = ["query", "kept"] if above else []
+        expected = [f"span {name!r}: {problem}{suffix}" for name in names] if above else [f"{problem}{suffix}"]
+        assert decoded.problems == expected, case
+    paired = request({**SPAN, "name": "\U0001F600"})  # json.dumps escapes it as a pair: the crate reads it
+    assert b"\\ud83d\\ude00" in paired
+    assert decode_otlp_json(paired, MAPPED_KEYS, Span, SpanEvent)[0][0].name == "\U0001F600"  # type: ignore[index]
+    with pytest.raises(EventError, match="invalid JSON: Invalid UTF-8"):  # raw bytes that are not UTF-8: not JSON text
+        decode_json(request({**SPAN, "name": "caf\u00e9"}).replace(b"\\u00e9", b"\xc3"))
+
+
 class _Capture(BaseHTTPRequestHandler):
     bodies: list[bytes] = []
 

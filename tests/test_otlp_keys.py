@@ -74,6 +74,6 @@ def test_the_route_attribute_survives_the_json_and_kafka_decodings() -> None:
     data["resourceSpans"][0]["scopeSpans"][0]["spans"][0].update(traceId="01" * 16, spanId="02" * 8)  # OTLP/JSON: hex
     body = json.dumps(data)
     assert decode_json(body.encode(), keys).spans[0].attributes == {"rag.route": "rag.route", "input.value": "input.value"}
-    codec = otlp_proto_codec(Counter("rejected", "r", registry=CollectorRegistry()), keys)
+    codec = otlp_proto_codec(Counter("rejected", "r", ["reason"], registry=CollectorRegistry()), keys)
     spans = codec(request.SerializeToString(), KafkaTopic(name="t", encoding="otlp_proto"))[1]
     assert spans[0].attributes == {"rag.route": "rag.route", "input.value": "input.value"}

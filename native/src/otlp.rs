@@ -1,31 +1,33 @@
 //! OTLP ExportTraceServiceRequest, protobuf wire format, read over the borrowed request bytes: only the messages
 //! and fields the span records carry are decoded, the rest skipped. Field numbers: opentelemetry-proto's trace
-//! and common protos (v1). Errors match the Python protobuf runtime's where tested (invalid UTF-8 in a string,
-//! nesting past its depth limit, truncated data).
+//! and common protos (v1). Errors match the Python protobuf runtime's where tested (nesting past its depth limit,
+//! truncated data). A string that is not valid UTF-8, which that runtime refuses the whole request for, costs only
+//! the spans it belongs to: the span holding it, or every span under a resource or scope holding it; each such
+//! span's record says which field (`SpanRecord::invalid`), and the request's other spans are read as usual.
 
 pub mod bindings;
+mod wire;
 
-/// upb's default message nesting limit (the request itself is at depth 1).
-const MAX_DEPTH: u32 = 100;
+use std::borrow::Cow;
 
-#[derive(Debug)]
-pub struct DecodeError(pub String);
+pub use wire::DecodeError;
+use wire::{deeper, Field, Reader};
 
 pub enum Value<'a> {
-    Str(&'a str),
+    Str(Cow<'a, str>),
     Bool(bool),
     Int(i64),
     Double(f64),
     Bytes(&'a [u8]),
     Array(Vec<Value<'a>>),
-    KvList(Vec<(&'a str, Value<'a>)>),
+    KvList(Vec<(Cow<'a, str>, Value<'a>)>),
     Empty,
 }
 
-pub type Attributes<'a> = Vec<(&'a str, Value<'a>)>;
+pub type Attributes<'a> = Vec<(Cow<'a, str>, Value<'a>)>;
 
 pub struct Event<'a> {
-    pub name: &'a str,
+    pub name: Cow<'a, str>,
     pub time_unix_nano: u64,
     pub attributes: Attributes<'a>,
 }
@@ -34,7 +36,8 @@ pub struct SpanRecord<'a> {
     pub trace_id: &'a [u8],
     pub span_id: &'a [u8],
     pub parent_span_id: &'a [u8],
-    pub name: &'a str,
+    /// Invalid UTF-8 in it replaced (U+FFFD), for the message that rejects the span.
+    pub name: Cow<'a, str>,
     pub kind: i64,
     pub start_unix_nano: u64,
     pub end_unix_nano: u64,
@@ -42,135 +45,44 @@ pub struct SpanRecord<'a> {
     pub events: Vec<Event<'a>>,
     pub size: usize,
     pub resource: usize,
-    pub scope: &'a str,
+    pub scope: Cow<'a, str>,
+    /// The first field of the span, or of its scope, that is not valid UTF-8 (e.g. "attribute 'input.value'").
+    pub invalid: Option<String>,
+}
+
+pub struct Resource<'a> {
+    pub attributes: Attributes<'a>,
+    /// Its first field that is not valid UTF-8: every span under it is rejected with it.
+    pub invalid: Option<String>,
 }
 
 pub struct Request<'a> {
-    pub resources: Vec<Attributes<'a>>,
+    pub resources: Vec<Resource<'a>>,
     pub spans: Vec<SpanRecord<'a>>,
 }
 
-struct Reader<'a> {
-    data: &'a [u8],
-    pos: usize,
-    /// The message's nesting depth: unknown groups inside it count from there.
-    depth: u32,
-}
-
-enum Field<'a> {
-    Varint(u64),
-    Fixed64(u64),
-    Fixed32,
-    Bytes(&'a [u8]),
-    /// An unknown group (deprecated wire types 3 and 4), skipped whole as the protobuf runtime skips it.
-    Group,
-}
-
-/// The largest field number protobuf allows (2^29 - 1).
-const MAX_FIELD_NUMBER: u64 = (1 << 29) - 1;
-
-fn error<T>(what: &str) -> Result<T, DecodeError> {
-    Err(DecodeError(what.to_string()))
-}
-
-impl<'a> Reader<'a> {
-    fn new(data: &'a [u8], depth: u32) -> Self {
-        Reader { data, pos: 0, depth }
-    }
-
-    fn varint(&mut self) -> Result<u64, DecodeError> {
-        let mut value: u64 = 0;
-        for shift in (0..70).step_by(7) {
-            let Some(&byte) = self.data.get(self.pos) else { return error("truncated message") };
-            self.pos += 1;
-            if shift == 63 && byte > 1 {
-                return error("varint too long");
-            }
-            value |= u64::from(byte & 0x7f) << shift;
-            if byte & 0x80 == 0 {
-                return Ok(value);
-            }
-        }
-        error("varint too long")
-    }
-
-    fn take(&mut self, len: usize) -> Result<&'a [u8], DecodeError> {
-        let end = self.pos.checked_add(len).filter(|&end| end <= self.data.len());
-        let Some(end) = end else { return error("truncated message") };
-        let out = &self.data[self.pos..end];
-        self.pos = end;
-        Ok(out)
-    }
-
-    /// The next field's number and value; None at the end of the message.
-    fn next(&mut self) -> Result<Option<(u64, Field<'a>)>, DecodeError> {
-        if self.pos >= self.data.len() {
-            return Ok(None);
-        }
-        let (number, wire_type) = self.tag()?;
-        if wire_type == 4 {
-            return error("end of a group that was not started");
-        }
-        Ok(Some((number, self.value(number, wire_type, self.depth)?)))
-    }
-
-    fn tag(&mut self) -> Result<(u64, u64), DecodeError> {
-        let tag = self.varint()?;
-        let number = tag >> 3;
-        if number == 0 || number > MAX_FIELD_NUMBER {
-            return error("invalid field number");
-        }
-        Ok((number, tag & 7))
-    }
-
-    fn value(&mut self, number: u64, wire_type: u64, depth: u32) -> Result<Field<'a>, DecodeError> {
-        Ok(match wire_type {
-            0 => Field::Varint(self.varint()?),
-            1 => Field::Fixed64(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes"))),
-            2 => {
-                let len = usize::try_from(self.varint()?).map_err(|_| DecodeError("length too large".into()))?;
-                Field::Bytes(self.take(len)?)
-            }
-            3 => {
-                self.skip_group(number, depth)?;
-                Field::Group
-            }
-            5 => {
-                self.take(4)?;
-                Field::Fixed32
-            }
-            _ => return error("invalid wire type"),
-        })
-    }
-
-    /// Up to the group's end; a group nests one level deeper than what holds it, under the same limit as
-    /// messages (upb allows a group at level 101 where a message stops at 100).
-    fn skip_group(&mut self, number: u64, depth: u32) -> Result<(), DecodeError> {
-        if depth > MAX_DEPTH {
-            return error("message nested past the depth limit (100)");
-        }
-        loop {
-            if self.pos >= self.data.len() {
-                return error("truncated group");
-            }
-            let (inner, wire_type) = self.tag()?;
-            if wire_type == 4 {
-                return if inner == number { Ok(()) } else { error("end of another group") };
-            }
-            self.value(inner, wire_type, depth + 1)?;
+/// A string field's text. Invalid UTF-8 is not the request's error but its span's: `bad` is set, and the text has
+/// U+FFFD in place of each invalid sequence (what the message rejecting the span shows).
+fn text<'a>(bytes: &'a [u8], bad: &mut bool) -> Cow<'a, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text), // checked word by word on ASCII, unlike from_utf8_lossy
+        Err(_) => {
+            *bad = true;
+            String::from_utf8_lossy(bytes)
         }
     }
 }
 
-fn text(bytes: &[u8]) -> Result<&str, DecodeError> {
-    std::str::from_utf8(bytes).map_err(|_| DecodeError("string field had bad UTF-8".into()))
-}
+/// The first field found not valid UTF-8 in a span (or a resource or scope), named for the message rejecting it.
+#[derive(Default)]
+struct Invalid(Option<String>);
 
-fn deeper(depth: u32) -> Result<u32, DecodeError> {
-    if depth >= MAX_DEPTH {
-        return error("message nested past the depth limit (100)");
+impl Invalid {
+    fn note(&mut self, bad: bool, what: impl FnOnce() -> String) {
+        if bad && self.0.is_none() {
+            self.0 = Some(what());
+        }
     }
-    Ok(depth + 1)
 }
 
 /// Which span attributes become values; the others are only checked (strings' UTF-8, nesting) as the protobuf
@@ -190,34 +102,50 @@ pub fn decode<'a>(body: &'a [u8], keep: Keep) -> Result<Request<'a>, DecodeError
 
 fn resource_spans<'a>(data: &'a [u8], depth: u32, request: &mut Request<'a>, keep: Keep) -> Result<(), DecodeError> {
     let index = request.resources.len();
-    request.resources.push(Vec::new());
+    let mut resource = Resource { attributes: Vec::new(), invalid: None };
+    let mut invalid = Invalid::default();
     let mut reader = Reader::new(data, depth);
     while let Some((number, field)) = reader.next()? {
         match (number, field) {
             // a message field given twice is merged, as the protobuf runtime merges it
-            (1, Field::Bytes(bytes)) => request.resources[index].extend(repeated(bytes, deeper(depth)?, key_value)?),
+            (1, Field::Bytes(bytes)) => {
+                let item_depth = deeper(depth)?;
+                let mut items = Reader::new(bytes, item_depth);
+                while let Some((item_number, item)) = items.next()? {
+                    if let (1, Field::Bytes(pair)) = (item_number, item) {
+                        let mut bad = false;
+                        let (key, value) = key_value(pair, deeper(item_depth)?, &mut bad)?;
+                        invalid.note(bad, || format!("resource attribute '{key}'"));
+                        resource.attributes.push((key, value));
+                    }
+                }
+            }
             (2, Field::Bytes(bytes)) => scope_spans(bytes, deeper(depth)?, index, request, keep)?,
             (3, Field::Bytes(bytes)) => {
-                text(bytes)?;
+                let mut bad = false;
+                text(bytes, &mut bad);
+                invalid.note(bad, || "the resource's schema URL".into());
             }
             _ => {}
         }
     }
+    resource.invalid = invalid.0;
+    request.resources.push(resource);
     Ok(())
 }
 
-/// A message whose one field read is a repeated message in field 1: Resource's attributes, ArrayValue's values,
-/// KeyValueList's values.
+/// A message whose one field read is a repeated message in field 1: ArrayValue's values, KeyValueList's values.
 fn repeated<'a, T>(
     data: &'a [u8],
     depth: u32,
-    parse: fn(&'a [u8], u32) -> Result<T, DecodeError>,
+    bad: &mut bool,
+    parse: fn(&'a [u8], u32, &mut bool) -> Result<T, DecodeError>,
 ) -> Result<Vec<T>, DecodeError> {
     let mut items = Vec::new();
     let mut reader = Reader::new(data, depth);
     while let Some((number, field)) = reader.next()? {
         if let (1, Field::Bytes(bytes)) = (number, field) {
-            items.push(parse(bytes, deeper(depth)?)?);
+            items.push(parse(bytes, deeper(depth)?, bad)?);
         }
     }
     Ok(items)
@@ -226,41 +154,53 @@ fn repeated<'a, T>(
 fn scope_spans<'a>(
     data: &'a [u8], depth: u32, resource: usize, request: &mut Request<'a>, keep: Keep,
 ) -> Result<(), DecodeError> {
-    let mut scope = "";
+    let mut scope = Cow::Borrowed("");
+    let mut invalid = Invalid::default();
     let mut spans = Vec::new();
     let mut reader = Reader::new(data, depth);
     while let Some((number, field)) = reader.next()? {
         match (number, field) {
             (1, Field::Bytes(bytes)) => {
-                if let Some(name) = scope_name(bytes, deeper(depth)?)? {
+                if let Some(name) = scope_name(bytes, deeper(depth)?, &mut invalid)? {
                     scope = name; // merged: a second scope without a name keeps the first's
                 }
             }
             (2, Field::Bytes(bytes)) => spans.push(span(bytes, deeper(depth)?, resource, keep)?),
             (3, Field::Bytes(bytes)) => {
-                text(bytes)?;
+                let mut bad = false;
+                text(bytes, &mut bad);
+                invalid.note(bad, || "the scope's schema URL".into());
             }
             _ => {}
         }
     }
     for mut record in spans {
-        record.scope = scope; // the scope may come after its spans on the wire
+        record.scope = scope.clone(); // the scope may come after its spans on the wire
+        if invalid.0.is_some() {
+            record.invalid.clone_from(&invalid.0); // the scope's problem is each span's, whatever the span's own
+        }
         request.spans.push(record);
     }
     Ok(())
 }
 
-fn scope_name(data: &[u8], depth: u32) -> Result<Option<&str>, DecodeError> {
+fn scope_name<'a>(data: &'a [u8], depth: u32, invalid: &mut Invalid) -> Result<Option<Cow<'a, str>>, DecodeError> {
     let mut name = None;
     let mut reader = Reader::new(data, depth);
     while let Some((number, field)) = reader.next()? {
+        let mut bad = false;
         match (number, field) {
-            (1, Field::Bytes(bytes)) => name = Some(text(bytes)?),
+            (1, Field::Bytes(bytes)) => {
+                name = Some(text(bytes, &mut bad));
+                invalid.note(bad, || "the scope's name".into());
+            }
             (2, Field::Bytes(bytes)) => {
-                text(bytes)?;
+                text(bytes, &mut bad);
+                invalid.note(bad, || "the scope's version".into());
             }
             (3, Field::Bytes(bytes)) => {
-                key_value(bytes, deeper(depth)?)?;
+                let (key, _) = key_value(bytes, deeper(depth)?, &mut bad)?;
+                invalid.note(bad, || format!("scope attribute '{key}'"));
             }
             _ => {}
         }
@@ -273,7 +213,7 @@ fn span<'a>(data: &'a [u8], depth: u32, resource: usize, keep: Keep) -> Result<S
         trace_id: &[],
         span_id: &[],
         parent_span_id: &[],
-        name: "",
+        name: Cow::Borrowed(""),
         kind: 0,
         start_unix_nano: 0,
         end_unix_nano: 0,
@@ -281,44 +221,64 @@ fn span<'a>(data: &'a [u8], depth: u32, resource: usize, keep: Keep) -> Result<S
         events: Vec::new(),
         size: data.len(),
         resource,
-        scope: "",
+        scope: Cow::Borrowed(""),
+        invalid: None,
     };
+    let mut invalid = Invalid::default();
     let mut reader = Reader::new(data, depth);
     while let Some((number, field)) = reader.next()? {
+        let mut bad = false;
         match (number, field) {
             (1, Field::Bytes(bytes)) => record.trace_id = bytes,
             (2, Field::Bytes(bytes)) => record.span_id = bytes,
             (3, Field::Bytes(bytes)) => {
-                text(bytes)?; // trace_state
+                text(bytes, &mut bad);
+                invalid.note(bad, || "the trace state".into());
             }
             (4, Field::Bytes(bytes)) => record.parent_span_id = bytes,
-            (5, Field::Bytes(bytes)) => record.name = text(bytes)?,
+            (5, Field::Bytes(bytes)) => {
+                record.name = text(bytes, &mut bad);
+                invalid.note(bad, || "the name".into());
+            }
             // An enum (int32): a negative value is sent as a ten-byte varint.
             (6, Field::Varint(value)) => record.kind = i64::from(value as i32),
             (7, Field::Fixed64(value)) => record.start_unix_nano = value,
             (8, Field::Fixed64(value)) => record.end_unix_nano = value,
             (9, Field::Bytes(bytes)) => {
-                if let Some(pair) = kept_key_value(bytes, deeper(depth)?, keep)? {
-                    record.attributes.push(pair);
+                let (key, value) = kept_key_value(bytes, deeper(depth)?, keep, &mut bad)?;
+                invalid.note(bad, || format!("attribute '{key}'"));
+                if let Some(value) = value {
+                    record.attributes.push((key, value));
                 }
             }
-            (11, Field::Bytes(bytes)) => record.events.push(event(bytes, deeper(depth)?)?),
-            (13, Field::Bytes(bytes)) => link(bytes, deeper(depth)?)?,
-            (15, Field::Bytes(bytes)) => status(bytes, deeper(depth)?)?,
+            (11, Field::Bytes(bytes)) => {
+                let event = event(bytes, deeper(depth)?, &mut bad)?;
+                invalid.note(bad, || format!("event '{}'", event.name));
+                record.events.push(event);
+            }
+            (13, Field::Bytes(bytes)) => {
+                link(bytes, deeper(depth)?, &mut bad)?;
+                invalid.note(bad, || "a link".into());
+            }
+            (15, Field::Bytes(bytes)) => {
+                status(bytes, deeper(depth)?, &mut bad)?;
+                invalid.note(bad, || "the status message".into());
+            }
             _ => {}
         }
     }
+    record.invalid = invalid.0;
     Ok(record)
 }
 
-fn event(data: &[u8], depth: u32) -> Result<Event<'_>, DecodeError> {
-    let mut out = Event { name: "", time_unix_nano: 0, attributes: Vec::new() };
+fn event<'a>(data: &'a [u8], depth: u32, bad: &mut bool) -> Result<Event<'a>, DecodeError> {
+    let mut out = Event { name: Cow::Borrowed(""), time_unix_nano: 0, attributes: Vec::new() };
     let mut reader = Reader::new(data, depth);
     while let Some((number, field)) = reader.next()? {
         match (number, field) {
             (1, Field::Fixed64(value)) => out.time_unix_nano = value,
-            (2, Field::Bytes(bytes)) => out.name = text(bytes)?,
-            (3, Field::Bytes(bytes)) => out.attributes.push(key_value(bytes, deeper(depth)?)?),
+            (2, Field::Bytes(bytes)) => out.name = text(bytes, bad),
+            (3, Field::Bytes(bytes)) => out.attributes.push(key_value(bytes, deeper(depth)?, bad)?),
             _ => {}
         }
     }
@@ -326,75 +286,77 @@ fn event(data: &[u8], depth: u32) -> Result<Event<'_>, DecodeError> {
 }
 
 /// Links are not carried, but their strings are checked as the protobuf runtime checks them.
-fn link(data: &[u8], depth: u32) -> Result<(), DecodeError> {
+fn link(data: &[u8], depth: u32, bad: &mut bool) -> Result<(), DecodeError> {
     let mut reader = Reader::new(data, depth);
     while let Some((number, field)) = reader.next()? {
         match (number, field) {
             (3, Field::Bytes(bytes)) => {
-                text(bytes)?;
+                text(bytes, bad);
             }
-            (4, Field::Bytes(bytes)) => {
-                key_value(bytes, deeper(depth)?)?;
-            }
+            (4, Field::Bytes(bytes)) => check_key_value(bytes, deeper(depth)?, bad)?,
             _ => {}
         }
     }
     Ok(())
 }
 
-fn status(data: &[u8], depth: u32) -> Result<(), DecodeError> {
+fn status(data: &[u8], depth: u32, bad: &mut bool) -> Result<(), DecodeError> {
     let mut reader = Reader::new(data, depth);
     while let Some((number, field)) = reader.next()? {
         if let (2, Field::Bytes(bytes)) = (number, field) {
-            text(bytes)?;
+            text(bytes, bad);
         }
     }
     Ok(())
 }
 
-fn key_value(data: &[u8], depth: u32) -> Result<(&str, Value<'_>), DecodeError> {
-    let mut key = "";
+fn key_value<'a>(data: &'a [u8], depth: u32, bad: &mut bool) -> Result<(Cow<'a, str>, Value<'a>), DecodeError> {
+    let mut key = Cow::Borrowed("");
     let mut value = Value::Empty;
     let mut reader = Reader::new(data, depth);
     while let Some((number, field)) = reader.next()? {
         match (number, field) {
-            (1, Field::Bytes(bytes)) => key = text(bytes)?,
-            (2, Field::Bytes(bytes)) => merge(&mut value, any_value(bytes, deeper(depth)?)?),
+            (1, Field::Bytes(bytes)) => key = text(bytes, bad),
+            (2, Field::Bytes(bytes)) => merge(&mut value, any_value(bytes, deeper(depth)?, bad)?),
             _ => {}
         }
     }
     Ok((key, value))
 }
 
-/// A span attribute: its value when `keep` keeps its key (the key may come after the value on the wire), else
-/// only checked, nothing allocated (an embedding vector is 1,536 values).
-fn kept_key_value<'a>(data: &'a [u8], depth: u32, keep: Keep) -> Result<Option<(&'a str, Value<'a>)>, DecodeError> {
-    let mut key = "";
+/// A span attribute: its key, and its value when `keep` keeps the key (the key may come after the value on the
+/// wire), else None: only checked, nothing allocated (an embedding vector is 1,536 values).
+fn kept_key_value<'a>(
+    data: &'a [u8], depth: u32, keep: Keep, bad: &mut bool,
+) -> Result<(Cow<'a, str>, Option<Value<'a>>), DecodeError> {
+    let mut key = Cow::Borrowed("");
+    let mut key_bad = false;
     let mut reader = Reader::new(data, depth);
     while let Some((number, field)) = reader.next()? {
         if let (1, Field::Bytes(bytes)) = (number, field) {
-            key = text(bytes)?;
+            key = text(bytes, &mut key_bad);
         }
     }
-    if keep(key) {
-        return key_value(data, depth).map(Some);
+    if keep(&key) {
+        return key_value(data, depth, bad).map(|(key, value)| (key, Some(value)));
     }
+    *bad |= key_bad;
     let mut reader = Reader::new(data, depth);
     while let Some((number, field)) = reader.next()? {
         if let (2, Field::Bytes(bytes)) = (number, field) {
-            check_any_value(bytes, deeper(depth)?)?;
+            check_any_value(bytes, deeper(depth)?, bad)?;
         }
     }
-    Ok(None)
+    Ok((key, None))
 }
 
 /// What any_value checks, without building the value.
-fn check_any_value(data: &[u8], depth: u32) -> Result<(), DecodeError> {
+fn check_any_value(data: &[u8], depth: u32, bad: &mut bool) -> Result<(), DecodeError> {
     let mut reader = Reader::new(data, depth);
     while let Some((number, field)) = reader.next()? {
         match (number, field) {
             (1, Field::Bytes(bytes)) => {
-                text(bytes)?;
+                text(bytes, bad);
             }
             (5 | 6, Field::Bytes(bytes)) => {
                 let item_depth = deeper(depth)?;
@@ -402,9 +364,9 @@ fn check_any_value(data: &[u8], depth: u32) -> Result<(), DecodeError> {
                 while let Some((item_number, item)) = items.next()? {
                     if let (1, Field::Bytes(item_bytes)) = (item_number, item) {
                         if number == 5 {
-                            check_any_value(item_bytes, deeper(item_depth)?)?;
+                            check_any_value(item_bytes, deeper(item_depth)?, bad)?;
                         } else {
-                            check_key_value(item_bytes, deeper(item_depth)?)?;
+                            check_key_value(item_bytes, deeper(item_depth)?, bad)?;
                         }
                     }
                 }
@@ -415,31 +377,31 @@ fn check_any_value(data: &[u8], depth: u32) -> Result<(), DecodeError> {
     Ok(())
 }
 
-fn check_key_value(data: &[u8], depth: u32) -> Result<(), DecodeError> {
+fn check_key_value(data: &[u8], depth: u32, bad: &mut bool) -> Result<(), DecodeError> {
     let mut reader = Reader::new(data, depth);
     while let Some((number, field)) = reader.next()? {
         match (number, field) {
             (1, Field::Bytes(bytes)) => {
-                text(bytes)?;
+                text(bytes, bad);
             }
-            (2, Field::Bytes(bytes)) => check_any_value(bytes, deeper(depth)?)?,
+            (2, Field::Bytes(bytes)) => check_any_value(bytes, deeper(depth)?, bad)?,
             _ => {}
         }
     }
     Ok(())
 }
 
-fn any_value(data: &[u8], depth: u32) -> Result<Value<'_>, DecodeError> {
+fn any_value<'a>(data: &'a [u8], depth: u32, bad: &mut bool) -> Result<Value<'a>, DecodeError> {
     let mut value = Value::Empty; // a oneof: the last member on the wire wins (an array or kvlist given twice merges)
     let mut reader = Reader::new(data, depth);
     while let Some((number, field)) = reader.next()? {
         let member = match (number, field) {
-            (1, Field::Bytes(bytes)) => Value::Str(text(bytes)?),
+            (1, Field::Bytes(bytes)) => Value::Str(text(bytes, bad)),
             (2, Field::Varint(raw)) => Value::Bool(raw != 0),
             (3, Field::Varint(raw)) => Value::Int(raw as i64),
             (4, Field::Fixed64(raw)) => Value::Double(f64::from_bits(raw)),
-            (5, Field::Bytes(bytes)) => Value::Array(repeated(bytes, deeper(depth)?, any_value)?),
-            (6, Field::Bytes(bytes)) => Value::KvList(repeated(bytes, deeper(depth)?, key_value)?),
+            (5, Field::Bytes(bytes)) => Value::Array(repeated(bytes, deeper(depth)?, bad, any_value)?),
+            (6, Field::Bytes(bytes)) => Value::KvList(repeated(bytes, deeper(depth)?, bad, key_value)?),
             (7, Field::Bytes(bytes)) => Value::Bytes(bytes),
             _ => continue,
         };

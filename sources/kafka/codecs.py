@@ -37,12 +37,13 @@ def json_codec(decoder: EventDecoder) -> Codec:
 
 
 def otlp_proto_codec(rejected: Counter, keys: KeyFilter = MAPPED_KEYS) -> Codec:
-    """A serialized ExportTraceServiceRequest, as the OpenTelemetry Collector's kafka exporter writes it."""
+    """A serialized ExportTraceServiceRequest, as the OpenTelemetry Collector's kafka exporter writes it; spans it
+    rejects are counted in `rejected` (labelled by reason)."""
 
     def decode(value: bytes, topic: KafkaTopic) -> tuple[list[Envelope], list[Span]]:
         decoded = decode_protobuf(value, keys)
-        if decoded.rejected:
-            rejected.inc(decoded.rejected)
+        for reason, count in decoded.rejected_by.items():
+            rejected.labels(reason=reason).inc(count)
         return [], decoded.spans
 
     return decode

@@ -13,6 +13,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from ragpulse._native import KeyFilter, decode_otlp_json, decode_otlp_traces
 from ragpulse.errors import EventError, RejectReason
+from ragpulse.sources.otlp import surrogates
 from ragpulse.sources.otlp.keys import MAPPED_KEYS
 
 _ID_FIELDS = ("traceId", "spanId", "parentSpanId")
@@ -48,15 +49,20 @@ class Span:
 @dataclass(slots=True)
 class DecodedSpans:
     spans: list[Span]
-    rejected: int
+    rejected_by: dict[str, int]  # spans not made, by reason: invalid_trace_id, invalid_span_id, invalid_utf8
     problems: list[str]
     general: bool = False  # OTLP/JSON read by protobuf's JSON mapping: outside the crate's subset
+
+    @property
+    def rejected(self) -> int:
+        return sum(self.rejected_by.values())
 
 
 def decode_protobuf(body: bytes, keys: KeyFilter = MAPPED_KEYS) -> DecodedSpans:
     """One call into the compiled core (native/src/otlp.rs) reads the request's bytes: what the protobuf runtime
-    refuses (truncated data, bad UTF-8, nesting past 100 levels) it refuses too (tests/test_native.py). Span
-    attributes: only those `keys` keeps (sources/otlp/keys.py)."""
+    refuses (truncated data, nesting past 100 levels) it refuses too (tests/test_native.py), but invalid UTF-8, which
+    that runtime refuses the whole request for, rejects only the spans holding it. Span attributes: only those `keys`
+    keeps (sources/otlp/keys.py)."""
     try:
         spans, rejected = decode_otlp_traces(body, keys, Span, SpanEvent)
     except ValueError as exc:
@@ -74,15 +80,16 @@ def decode_json(body: bytes, keys: KeyFilter = MAPPED_KEYS) -> DecodedSpans:
 
 def decode_json_generally(body: bytes, keys: KeyFilter = MAPPED_KEYS) -> DecodedSpans:
     """OTLP/JSON through protobuf's JSON mapping: trace and span ids are hex strings, which the mapping would read
-    as base64."""
+    as base64. A lone surrogate rejects the spans holding it (sources/otlp/surrogates.py)."""
     try:
-        data = msgspec.json.decode(body)
+        data, maybe_surrogates = surrogates.load(body)
+        if not isinstance(data, dict):
+            raise EventError(RejectReason.NOT_AN_OBJECT, "an OTLP/JSON body is an object with resourceSpans")
+        rejected = surrogates.take_out(data) if maybe_surrogates else []
     except msgspec.DecodeError as exc:
         raise EventError(RejectReason.MALFORMED_JSON, f"invalid JSON: {exc}") from None
     except RecursionError:
         raise EventError(RejectReason.TOO_DEEP, "JSON nested too deeply to decode (several hundred levels)") from None
-    if not isinstance(data, dict):
-        raise EventError(RejectReason.NOT_AN_OBJECT, "an OTLP/JSON body is an object with resourceSpans")
     problems: list[str] = []
     for resource_spans in _list(data.get("resourceSpans")):
         for scope_spans in _list(_dict(resource_spans).get("scopeSpans")):
@@ -98,19 +105,20 @@ def decode_json_generally(body: bytes, keys: KeyFilter = MAPPED_KEYS) -> Decoded
         raise EventError(RejectReason.WRONG_TYPE, f"not an OTLP/JSON ExportTraceServiceRequest: {exc}") from None
     # The same records as protobuf's, from the same reader: one decoding of spans to keep right, not two.
     try:
-        spans, rejected = decode_otlp_traces(body, keys, Span, SpanEvent)
+        spans, not_made = decode_otlp_traces(body, keys, Span, SpanEvent)
     except ValueError as exc:  # nesting past the protobuf limit (100 levels), which JSON alone does not have
         raise EventError(RejectReason.TOO_DEEP, f"OTLP/JSON values nested too deeply: {exc}") from None
-    decoded = _decoded(spans, rejected)
+    decoded = _decoded(spans, rejected + not_made)
     decoded.problems[:0] = problems
     decoded.general = True
     return decoded
 
 
-def _decoded(spans: list[Span], rejected: list[tuple[str, str]]) -> DecodedSpans:
-    size = {"trace_id": 16, "span_id": 8}
-    problems = [f"span {name!r}: {field} must be {size[field]} non-zero bytes" for name, field in rejected]
-    return DecodedSpans(spans, len(problems), problems)
+def _decoded(spans: list[Span], rejected: list[tuple[str, str, str]]) -> DecodedSpans:
+    by_reason: dict[str, int] = {}
+    for _, reason, _ in rejected:
+        by_reason[reason] = by_reason.get(reason, 0) + 1
+    return DecodedSpans(spans, by_reason, [f"span {name!r}: {problem}" for name, _, problem in rejected])
 
 
 def _hex_to_base64(text: str, name: str, problems: list[str]) -> str:

@@ -33,7 +33,7 @@ fn value_to_py<'py>(py: Python<'py>, value: &otlp::Value) -> PyResult<Bound<'py,
 fn attributes_to_py<'py>(py: Python<'py>, pairs: &otlp::Attributes) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     for (key, value) in pairs {
-        dict.set_item(*key, value_to_py(py, value)?)?; // a key given twice: the last wins, as in the Python decoding
+        dict.set_item(key.as_ref(), value_to_py(py, value)?)?; // a key given twice: the last wins, as in the Python decoding
     }
     Ok(dict)
 }
@@ -72,8 +72,10 @@ fn valid_id(bytes: &[u8], size: usize) -> bool {
 /// `span_type(trace_id, span_id, parent_span_id, name, start, end, attributes, resource, events, size, scope, kind)`
 /// (ids in hex, the parent None unless 8 non-zero bytes; the resource's attributes one dict per resource; each
 /// event `event_type(name, time, attributes)`); span attributes only those `keys` keeps (all without it). A span
-/// without a 16-byte trace id or an 8-byte span id (or all zero) is not made: (its name, "trace_id" or "span_id")
-/// is in `rejected`. Raises ValueError with the reason on a malformed request.
+/// without a 16-byte trace id or an 8-byte span id (or all zero), or with a string that is not valid UTF-8 in it or
+/// in its resource or scope, is not made: (its name, the reason, what is wrong) is in `rejected`, the reason
+/// "invalid_trace_id", "invalid_span_id" or "invalid_utf8". Raises ValueError with the reason on a malformed
+/// request (truncated, nested past 100 levels).
 #[pyfunction]
 #[pyo3(signature = (body, keys, span_type, event_type))]
 pub fn decode_otlp_traces<'py>(
@@ -114,24 +116,40 @@ fn records<'py>(
         Ok(Err(otlp::DecodeError(reason))) => return Err(PyValueError::new_err(reason)),
         Err(_) => return Err(PyValueError::new_err("the native OTLP decoder failed (a defect: please report it)")),
     };
-    let resources: Vec<Bound<'py, PyDict>> =
-        request.resources.iter().map(|attributes| attributes_to_py(py, attributes)).collect::<PyResult<_>>()?;
+    // A resource with invalid UTF-8 makes no dict: none of its spans is made.
+    let resources: Vec<Option<Bound<'py, PyDict>>> = request.resources.iter()
+        .map(|resource| resource.invalid.is_none().then(|| attributes_to_py(py, &resource.attributes)).transpose())
+        .collect::<PyResult<_>>()?;
     let (spans, rejected) = (PyList::empty(py), PyList::empty(py));
     for span in &request.spans {
-        if !valid_id(span.trace_id, 16) || !valid_id(span.span_id, 8) {
-            rejected.append((span.name, if valid_id(span.trace_id, 16) { "span_id" } else { "trace_id" }))?;
+        if let Some((reason, problem)) = rejection(span, &request.resources[span.resource]) {
+            rejected.append((span.name.as_ref(), reason, problem))?;
             continue;
         }
         let events = PyList::empty(py);
         for event in &span.events {
-            events.append(event_type.call1((event.name, event.time_unix_nano, attributes_to_py(py, &event.attributes)?))?)?;
+            let attributes = attributes_to_py(py, &event.attributes)?;
+            events.append(event_type.call1((event.name.as_ref(), event.time_unix_nano, attributes))?)?;
         }
         let parent = valid_id(span.parent_span_id, 8).then(|| hex(span.parent_span_id));
         spans.append(span_type.call1((
-            hex(span.trace_id), hex(span.span_id), parent, span.name, span.start_unix_nano, span.end_unix_nano,
-            attributes_to_py(py, &span.attributes)?, &resources[span.resource], events, span.size, span.scope,
+            hex(span.trace_id), hex(span.span_id), parent, span.name.as_ref(), span.start_unix_nano, span.end_unix_nano,
+            attributes_to_py(py, &span.attributes)?, &resources[span.resource], events, span.size, span.scope.as_ref(),
             span.kind,
         ))?)?;
     }
     Ok((spans, rejected))
+}
+
+/// Why a span is not made, (reason, what is wrong), if it is not: its ids first, then invalid UTF-8 in its
+/// resource, its scope or itself.
+fn rejection(span: &otlp::SpanRecord, resource: &otlp::Resource) -> Option<(&'static str, String)> {
+    if !valid_id(span.trace_id, 16) {
+        return Some(("invalid_trace_id", "trace_id must be 16 non-zero bytes".into()));
+    }
+    if !valid_id(span.span_id, 8) {
+        return Some(("invalid_span_id", "span_id must be 8 non-zero bytes".into()));
+    }
+    let invalid = resource.invalid.as_ref().or(span.invalid.as_ref())?;
+    Some(("invalid_utf8", format!("{invalid} is not valid UTF-8")))
 }
