@@ -246,6 +246,76 @@ def test_a_call_out_with_no_span_of_the_other_side_yet_waits_up_to_max_wait() ->
     assert registry.get_sample_value("dropped_total", {"reason": "late_span"}) == 2
 
 
+
+def by_hand_trace(trace_id: str) -> tuple[list[Span], list[Span]]:
+    """A gateway that propagates its root's context by hand (no CLIENT span) and calls its model; the retrieval
+    service's SERVER span, a child of the gateway's root, and its retriever."""
+
+    def make(span_id: str, parent: str | None, name: str, service: str, kind: int = 1, **attributes: object) -> Span:
+        return Span(trace_id, span_id, parent, name, 0, 1, dict(attributes), {"service.name": service}, kind=kind, size=10)
+
+    text = {"input.value": "Can I return it?", "output.value": "Within 30 days."}
+    gateway = [make("01" * 8, None, "query", "gateway", **{"openinference.span.kind": "CHAIN", **text}),
+               make("02" * 8, "01" * 8, "llm", "gateway", **{"openinference.span.kind": "LLM", **text})]
+    retrieval = [make("03" * 8, "01" * 8, "POST /retrieve", "retrieval", kind=2),
+                 make("04" * 8, "03" * 8, "retrieve", "retrieval", **{"openinference.span.kind": "RETRIEVER",
+                                                                       "retrieval.documents.0.document.content": "30 days."})]
+    return gateway, retrieval
+
+
+def test_late_retrievals_make_their_root_service_wait_and_the_warning_names_the_setting_and_how_late() -> None:
+    """Nothing pending at the grace: the first trace goes without its retrieval, which comes 3.1 s after the root;
+    the warning names grace_seconds, and the gateway's later traces wait for their retrieval (up to max_wait).
+    A chat trace of another service, and the gateway's trace that came with its retrieval, still go at the grace."""
+    from structlog.testing import capture_logs
+
+    clock, registry = Clock(100.0), CollectorRegistry()
+    a = assembler(clock, registry, max_traces=10)
+    traces = {name: by_hand_trace(name * 16) for name in ("a1", "a2", "a3", "a4")}
+    chat = Span("c" * 32, "05" * 8, None, "chat", 0, 1, {"openinference.span.kind": "LLM", "input.value": "Hi?",
+                                                          "output.value": "Hello."}, {"service.name": "chat"}, size=10)
+    with capture_logs() as logs:
+        a.add(traces["a1"][0])
+        clock.now += 1.1
+        [(first, _)] = a.due()
+        clock.now += 2.0
+        a.add(traces["a1"][1])
+        assert first.chunks is None and a.in_flight == 0
+        assert logs == [
+            {"event": "spans came after their trace was assembled and were dropped", "log_level": "warning",
+             "service": "retrieval", "span": "POST /retrieve", "trace_service": "gateway", "late_seconds": 3.1,
+             "fix": "raise otlp.grace_seconds (now 1) above 3.1"},
+            {"event": "retrievals came after their trace was assembled: this service's traces without a retrieval now "
+                      "wait for one, up to otlp.max_wait_seconds (6)", "log_level": "warning", "service": "gateway"}]
+
+        a.add(traces["a2"][0])
+        clock.now += 1.1
+        assert a.due() == [] and a.in_flight == 1  # past the grace, no retrieval yet: it waits
+        clock.now += 1.9
+        a.add(traces["a2"][1])
+        [(second, _)] = a.due()
+        assert [c.text for c in second.chunks or []] == ["30 days."]
+
+        a.add([chat, *traces["a3"][0], *traces["a3"][1]])
+        clock.now += 1.1
+        assert sorted(event.trace_id for event, _ in a.due()) == ["a3" * 16, "c" * 32]  # no extra wait
+
+        a.add(traces["a4"][0])  # its retrieval never comes in time: assembled at max_wait
+        clock.now += 5.9
+        assert a.due() == []
+        clock.now += 0.2
+        [(fourth, _)] = a.due()
+        clock.now += 1.0
+        a.add(traces["a4"][1])
+        assert fourth.chunks is None
+        assert logs[2:] == [{"event": "spans came after their trace was assembled and were dropped", "log_level": "warning",
+                             "service": "retrieval", "span": "POST /retrieve", "trace_service": "gateway",
+                             "late_seconds": 7.1, "fix": "raise otlp.max_wait_seconds (now 6) above 7.1"}]
+    assert registry.get_sample_value("dropped_total", {"reason": "late_span"}) == 4
+    assert registry.get_sample_value("late_total", {"kind": "retriever"}) == 2
+    assert registry.get_sample_value("outcomes_total", {"outcome": "complete"}) == 5
+
+
 def _spans(build) -> list[Span]:  # type: ignore[no-untyped-def]
     collect = Collect()
     build(provider(SimpleSpanProcessor(collect)).get_tracer("shapes"))

@@ -102,25 +102,59 @@ def test_content_encodings_are_read_refused_with_415_or_closed_cleanly(ragpulse_
     assert not [line for line in rp.log_lines() if "exception" in line or line.get("level") == "error"]
 
 
-def test_a_trace_from_two_processes_is_assembled_with_its_retrieval(ragpulse_factory: Factory) -> None:
-    """A gateway and a retrieval service, each with the SDK's default batching: the retrieval spans come seconds
-    after the root. Every trace is counted with its retrieval, none assembled without it, no span dropped late."""
+def run_distributed(rp: RagpulseProcess, questions: int, *gateway_mode: str) -> None:
+    """tests/helpers/distributed_app.py: the gateway answers, then the retrieval service serves its calls and
+    exports about 3 s after the gateway did."""
     import subprocess
     import sys
     from pathlib import Path
 
-    rp = ragpulse_factory()
     app = str(Path(__file__).parent / "helpers" / "distributed_app.py")
     endpoint = f"http://127.0.0.1:{rp.otlp_port}/v1/traces"
     retrieval = subprocess.Popen([sys.executable, app, "retrieval", endpoint], stdin=subprocess.PIPE)
-    gateway = subprocess.run([sys.executable, app, "gateway", endpoint, "20"], capture_output=True, check=True, timeout=60)
+    gateway = subprocess.run([sys.executable, app, "gateway", endpoint, str(questions), *gateway_mode],
+                             capture_output=True, check=True, timeout=60)
     assert retrieval.stdin is not None
     retrieval.stdin.write(gateway.stdout)
     retrieval.stdin.close()
     assert retrieval.wait(timeout=60) == 0
+
+
+def test_a_trace_from_two_processes_is_assembled_with_its_retrieval(ragpulse_factory: Factory) -> None:
+    """A gateway and a retrieval service, each with the SDK's default batching: the retrieval spans come seconds
+    after the root. Every trace is counted with its retrieval, none assembled without it, no span dropped late."""
+    rp = ragpulse_factory()
+    run_distributed(rp, 20)
     samples = rp.wait_processed(20)
     assert samples.get_value("ragpulse_otlp_traces_total", outcome="complete") == 20
     assert samples.total("ragpulse_retrieval_chunks_count") == 20  # every trace counted with its chunks
     assert samples.total("ragpulse_retrieval_empty_total") == 0
     assert samples.total("ragpulse_otlp_late_spans_total") == 0
     assert samples.get_value("ragpulse_otlp_spans_dropped_total", reason="late_span") == 0
+
+
+def test_late_retrievals_without_a_client_span_are_learnt_and_waited_for(ragpulse_factory: Factory) -> None:
+    """The gateway propagates its context by hand (no CLIENT span) and calls its model; the retrieval service's
+    spans come 3 s after the root, past the 1 s grace. The first trace is assembled without its retrieval and the
+    log names the setting that would have kept it (grace_seconds, with how late); from then on the gateway's traces
+    wait for their retrieval: all 200 counted with it, under the default settings."""
+    rp = ragpulse_factory()
+    run_distributed(rp, 1, "by_hand")
+    samples = rp.wait_processed(1)
+    assert samples.get_value("ragpulse_otlp_traces_total", outcome="complete") == 1
+    assert samples.total("ragpulse_retrieval_chunks_count") == 0
+    assert samples.get_value("ragpulse_otlp_late_spans_total", kind="retriever") == 1
+    assert samples.get_value("ragpulse_otlp_late_spans_total", kind="other") == 1  # the SERVER span
+    [warning] = [line for line in rp.log_lines()
+                 if line.get("event") == "spans came after their trace was assembled and were dropped"]
+    assert (warning["service"], warning["trace_service"]) == ("retrieval", "gateway")
+    assert 3.0 <= warning["late_seconds"] < 6.0, warning  # the retrieval service exports 3 s after the gateway
+    assert warning["fix"] == f"raise otlp.grace_seconds (now 1) above {warning['late_seconds']:.1f}"
+    [learnt] = [line for line in rp.log_lines() if line.get("event", "").startswith("retrievals came after their trace")]
+    assert learnt["service"] == "gateway"
+
+    run_distributed(rp, 200, "by_hand")
+    samples = rp.wait_processed(201)
+    assert samples.get_value("ragpulse_otlp_traces_total", outcome="complete") == 201
+    assert samples.total("ragpulse_retrieval_chunks_count") == 200  # each later trace with its retrieval
+    assert samples.get_value("ragpulse_otlp_spans_dropped_total", reason="late_span") == 2  # the first trace's only

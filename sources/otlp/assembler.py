@@ -4,14 +4,16 @@ A trace is complete `grace_seconds` after its root span arrived (children of a
 root often arrive in a later export batch), unless what arrived is incomplete: a
 span whose parent has not come, or a call out (a CLIENT or PRODUCER span, not a
 model or retriever call) with no span under it yet, whose other side (another
-service, exporting on its own schedule) is still to come; such a trace waits up
-to `max_wait_seconds` after its root. A trace whose root never comes is
+service, exporting on its own schedule) is still to come, or no retrieval yet in
+a trace whose root service's retrievals have come late before; such a trace
+waits up to `max_wait_seconds` after its root. A trace whose root never comes is
 assembled from what arrived after `ttl_seconds`. In-flight traces are capped in
 count and in bytes (the spans' protobuf size); when full, the oldest is
 assembled early. Spans arriving for a trace already assembled are dropped and
 counted (`late_span`, and by kind), and each service that sends them is told once
-which setting to raise. A trace whose spans the mapper cannot read costs that
-trace (`mapping_failed`, logged), never the assembler.
+per setting which setting assembled their trace and how late they came. A trace
+whose spans the mapper cannot read costs that trace (`mapping_failed`, logged),
+never the assembler.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import islice
 
 import structlog
 from prometheus_client import Counter
@@ -31,7 +34,7 @@ from ragpulse.sources.otlp.spans import Span
 log = structlog.get_logger("ragpulse.otlp")
 
 _CALLS_OUT = frozenset({3, 4})  # SpanKind CLIENT, PRODUCER
-MAX_WARNED = 1_000  # services warned once each about content capture; service names come from clients
+MAX_WARNED = 1_000  # services warned or learnt about, each set at most; service names come from clients
 Assembled = tuple[TraceEvent, int]  # a trace event and the bytes of the spans it was made of
 
 
@@ -40,7 +43,19 @@ class _Pending:
     first_seen: float
     spans: dict[str, Span] = field(default_factory=dict)
     root_seen: float | None = None
+    root_service: str | None = None
     size: int = 0
+    retrieval: bool = False  # a retrieval span among the first `checked` spans (looked at only while it matters)
+    checked: int = 0
+
+
+@dataclass(slots=True, frozen=True)
+class _Done:
+    """What a late span's warning says of its trace, and whether it teaches that retrievals come late."""
+    since: float  # when its root came (else its first span): how late a span is, is measured from this
+    setting: str | None  # the setting that assembled it then; None: shutdown
+    root_service: str | None
+    retrieval: bool  # whether it was assembled with a retrieval
 
 
 class TraceAssembler:
@@ -63,7 +78,10 @@ class TraceAssembler:
         self._grace = grace_seconds
         self._max_wait = max_wait_seconds
         self._late = late_spans
-        self._late_warned: set[str] = set()  # services told to raise max_wait_seconds (at most MAX_WARNED)
+        self._late_warned: set[tuple[str, str | None]] = set()  # (service, setting) told once (at most MAX_WARNED)
+        # Root services whose retrievals came after their trace was assembled (at most MAX_WARNED): their traces
+        # wait for one. Learnt, not assumed: a chat without retrieval would otherwise wait max_wait every time.
+        self._late_retrievals: set[str] = set()
         self._ttl = ttl_seconds
         self._max_traces = max_traces
         self._max_bytes = max_bytes
@@ -73,7 +91,7 @@ class TraceAssembler:
         self._dropped_spans = dropped_spans
         self._clock = clock
         self._pending: OrderedDict[str, _Pending] = OrderedDict()  # oldest first
-        self._done: OrderedDict[str, None] = OrderedDict()  # recently assembled trace ids, bounded
+        self._done: OrderedDict[str, _Done] = OrderedDict()  # recently assembled traces, bounded
         self._warned: set[tuple[str, str]] = set()  # (service, reason) told once (at most MAX_WARNED)
 
     @property
@@ -89,17 +107,18 @@ class TraceAssembler:
         now = self._clock()
         early: list[Assembled] = []
         for span in spans:
-            if span.trace_id in self._done:
-                self._count_late(span)
+            assembled = self._done.get(span.trace_id)
+            if assembled is not None:
+                self._count_late(span, assembled, now)
                 continue
             pending = self._pending.get(span.trace_id)
             if pending is None and len(self._pending) >= self._max_traces:
-                early.extend(self._assemble(next(iter(self._pending)), "capacity"))
+                early.extend(self._assemble(next(iter(self._pending)), "capacity", "max_traces_in_flight"))
             while self._bytes + span.size > self._max_bytes:
                 oldest = next((t for t in self._pending if t != span.trace_id), None)
                 if oldest is None:
                     break
-                early.extend(self._assemble(oldest, "capacity"))
+                early.extend(self._assemble(oldest, "capacity", "max_bytes_in_flight"))
             if self._bytes + span.size > self._max_bytes:  # its own trace alone is over the budget
                 self._dropped_spans.labels(reason="over_bytes").inc()
                 continue
@@ -116,38 +135,78 @@ class TraceAssembler:
             self._bytes += span.size
             if span.parent_span_id is None and pending.root_seen is None:
                 pending.root_seen = now
+                pending.root_service = _service(span)
         return early
 
     def due(self) -> list[Assembled]:
         """Traces whose grace period or TTL has passed, assembled."""
         now = self._clock()
-        ready = [
-            (trace_id, "complete" if p.root_seen is not None else "ttl_expired")
-            for trace_id, p in self._pending.items()
-            if (p.root_seen is not None and now - p.root_seen >= self._grace
-                and (now - p.root_seen >= self._max_wait or not _incomplete(p)))
-            or now - p.first_seen >= self._ttl
-        ]
+        ready = [(trace_id, setting) for trace_id, p in self._pending.items()
+                 if (setting := self._closing(p, now)) is not None]
         events: list[Assembled] = []
-        for trace_id, outcome in ready:
-            events.extend(self._assemble(trace_id, outcome))
+        for trace_id, setting in ready:
+            outcome = "complete" if self._pending[trace_id].root_seen is not None else "ttl_expired"
+            events.extend(self._assemble(trace_id, outcome, setting))
         return events
 
     def flush(self) -> list[Assembled]:
         """Everything in flight, assembled now (shutdown)."""
         events: list[Assembled] = []
         for trace_id in list(self._pending):
-            events.extend(self._assemble(trace_id, "shutdown"))
+            events.extend(self._assemble(trace_id, "shutdown", None))
         return events
 
-    def _count_late(self, span: Span) -> None:
+    def _closing(self, pending: _Pending, now: float) -> str | None:
+        """The setting whose time is up for this trace (it is assembled now), or None while it waits."""
+        if pending.root_seen is not None and now - pending.root_seen >= self._grace:
+            if not self._incomplete(pending):
+                return "grace_seconds"
+            if now - pending.root_seen >= self._max_wait:
+                return "max_wait_seconds"
+        return "trace_ttl_seconds" if now - pending.first_seen >= self._ttl else None
+
+    def _incomplete(self, pending: _Pending) -> bool:
+        """Whether spans of this trace are evidently still to come: a span whose parent has not arrived, a call
+        out to another service (not a model or retriever call, whose provider exports nothing) with no child yet,
+        or no retrieval yet where this root service's retrievals have come late before."""
+        if pending.root_service in self._late_retrievals and not _has_retrieval(pending):
+            return True
+        spans = pending.spans
+        parents = {span.parent_span_id for span in spans.values()}
+        return any(
+            (span.parent_span_id is not None and span.parent_span_id not in spans)
+            or (span.kind in _CALLS_OUT and span.span_id not in parents and not is_llm(span) and not is_retrieval(span))
+            for span in spans.values()
+        )
+
+    def _count_late(self, span: Span, assembled: _Done, now: float) -> None:
         self._dropped_spans.labels(reason="late_span").inc()
-        self._late.labels(kind="retriever" if is_retrieval(span) else "llm" if is_llm(span) else "other").inc()
-        service = str(span.resource.get("service.name", "unknown"))
-        if service not in self._late_warned and len(self._late_warned) < MAX_WARNED:
-            self._late_warned.add(service)
+        retrieval = is_retrieval(span)
+        self._late.labels(kind="retriever" if retrieval else "llm" if is_llm(span) else "other").inc()
+        late = now - assembled.since
+        service = _service(span)
+        if (service, assembled.setting) not in self._late_warned and len(self._late_warned) < MAX_WARNED:
+            self._late_warned.add((service, assembled.setting))
             log.warning("spans came after their trace was assembled and were dropped", service=service, span=span.name,
-                        fix=f"raise otlp.max_wait_seconds (now {self._max_wait:g}) above this service's export delay")
+                        trace_service=assembled.root_service, late_seconds=round(late, 1),
+                        fix=self._fix(assembled.setting, late))
+        # A retrieval for a trace assembled at the grace without one: this root service's retrievals come late.
+        root = assembled.root_service
+        if (retrieval and assembled.setting == "grace_seconds" and not assembled.retrieval and root is not None
+                and root not in self._late_retrievals and len(self._late_retrievals) < MAX_WARNED):
+            self._late_retrievals.add(root)
+            log.warning("retrievals came after their trace was assembled: this service's traces without a retrieval "
+                        f"now wait for one, up to otlp.max_wait_seconds ({self._max_wait:g})", service=root)
+
+    def _fix(self, setting: str | None, late: float) -> str:
+        """What would have kept a span `late` seconds after its trace's root (or first span) in its trace."""
+        if setting is None:
+            return "none: the trace was assembled at shutdown"
+        value = {"grace_seconds": self._grace, "max_wait_seconds": self._max_wait, "trace_ttl_seconds": self._ttl,
+               "max_traces_in_flight": self._max_traces, "max_bytes_in_flight": self._max_bytes}[setting]
+        if setting.endswith("_seconds"):
+            return f"raise otlp.{setting} (now {value:g}) above {late:.1f}"
+        return f"raise otlp.{setting} (now {value:g}): their trace was assembled early, the in-flight traces at that cap"
 
     def _warn_once(self, pending: _Pending, reason: str, hint: str) -> None:
         service = next((str(s.resource.get("service.name")) for s in pending.spans.values()), "unknown")
@@ -160,17 +219,22 @@ class TraceAssembler:
             log.warning("traces without question or answer text are not counted: the app records no content",
                         service=service, fix=hint)
 
-    def _assemble(self, trace_id: str, outcome: str) -> list[Assembled]:
+    def _assemble(self, trace_id: str, outcome: str, setting: str | None) -> list[Assembled]:
+        """The trace, mapped; `setting`: the one that assembled it now, for the warning if spans come later."""
         pending = self._pending.pop(trace_id)
         self._bytes -= pending.size
-        self._done[trace_id] = None
-        if len(self._done) > self._max_traces:
+        if len(self._done) >= self._max_traces:
             self._done.popitem(last=False)
+        event: TraceEvent | NotMapped | None = None
         try:
             event = self._mapper.map(list(pending.spans.values()))
         except Exception:
-            self._outcomes.labels(outcome="mapping_failed").inc()
             log.exception("a trace's spans could not be mapped; the trace is dropped", spans=len(pending.spans))
+        since = pending.first_seen if pending.root_seen is None else pending.root_seen
+        self._done[trace_id] = _Done(since, setting, pending.root_service,
+                                     isinstance(event, TraceEvent) and event.chunks is not None)
+        if event is None:
+            self._outcomes.labels(outcome="mapping_failed").inc()
             return []
         if isinstance(event, NotMapped):  # not_rag: indexing, health checks; content_not_captured
             self._outcomes.labels(outcome=event.reason).inc()
@@ -181,13 +245,13 @@ class TraceAssembler:
         return [(event, pending.size)]
 
 
-def _incomplete(pending: _Pending) -> bool:
-    """Whether spans of this trace are evidently still to come: a span whose parent has not arrived, or a call
-    out to another service (not a model or retriever call, whose provider exports nothing) with no child yet."""
-    spans = pending.spans
-    parents = {span.parent_span_id for span in spans.values()}
-    return any(
-        (span.parent_span_id is not None and span.parent_span_id not in spans)
-        or (span.kind in _CALLS_OUT and span.span_id not in parents and not is_llm(span) and not is_retrieval(span))
-        for span in spans.values()
-    )
+def _has_retrieval(pending: _Pending) -> bool:
+    """Whether a retrieval span has come: each span is looked at once, however many ticks its trace waits."""
+    if not pending.retrieval:
+        pending.retrieval = any(map(is_retrieval, islice(pending.spans.values(), pending.checked, None)))
+        pending.checked = len(pending.spans)
+    return pending.retrieval
+
+
+def _service(span: Span) -> str:
+    return str(span.resource.get("service.name", "unknown"))

@@ -1,11 +1,13 @@
 """A RAG service in two processes, each exporting its own spans with the OpenTelemetry SDK's defaults
 (BatchSpanProcessor: exported every 5 s or at exit), as a gateway and a retrieval service do.
 
-    python distributed_app.py gateway ENDPOINT N     answers N questions; prints each call's traceparent
-    python distributed_app.py retrieval ENDPOINT     serves the calls read from stdin, then exports 3 s later
+    python distributed_app.py gateway ENDPOINT N [by_hand]   answers N questions; prints each call's traceparent
+    python distributed_app.py retrieval ENDPOINT             serves the calls read from stdin, then exports 3 s later
 
 The gateway's spans (the root, and a CLIENT span calling the retrieval service) reach the sidecar before the
-retrieval service's (a SERVER span and the RETRIEVER span with the documents), as across real services.
+retrieval service's (a SERVER span and the RETRIEVER span with the documents), as across real services. With
+`by_hand` the gateway has no HTTP-client instrumentation: it propagates the root's context itself (no CLIENT span),
+then calls its model (an LLM span).
 """
 
 from __future__ import annotations
@@ -30,21 +32,32 @@ def provider(service: str, endpoint: str) -> TracerProvider:
     return tracer_provider
 
 
-def gateway(endpoint: str, questions: int) -> None:
+def gateway(endpoint: str, questions: int, by_hand: bool) -> None:
     tracer_provider = provider("gateway", endpoint)
     tracer = tracer_provider.get_tracer("openinference.instrumentation.gateway")
+    answer = "You can return them within 30 days."
     for number in range(questions):
         question = f"Can I return opened headphones, order {number}?"
         with tracer.start_as_current_span("query", attributes={
-            "openinference.span.kind": "CHAIN", "input.value": question,
-            "output.value": json.dumps({"response": "You can return them within 30 days."}),
+            "openinference.span.kind": "CHAIN", "input.value": question, "output.value": json.dumps({"response": answer}),
         }):
-            with tracer.start_as_current_span("POST /retrieve", kind=trace.SpanKind.CLIENT,
-                                              attributes={"http.request.method": "POST"}):
-                carrier: dict[str, str] = {}
-                PROPAGATOR.inject(carrier)
-                print(json.dumps({"traceparent": carrier["traceparent"], "question": question}), flush=True)
+            if by_hand:
+                call(question)
+                with tracer.start_as_current_span("llm", attributes={
+                    "openinference.span.kind": "LLM", "input.value": question, "output.value": answer}):
+                    pass
+            else:
+                with tracer.start_as_current_span("POST /retrieve", kind=trace.SpanKind.CLIENT,
+                                                  attributes={"http.request.method": "POST"}):
+                    call(question)
     tracer_provider.shutdown()  # exports what is left, now: the gateway's spans go first
+
+
+def call(question: str) -> None:
+    """The retrieval service's request, with the current span's context."""
+    carrier: dict[str, str] = {}
+    PROPAGATOR.inject(carrier)
+    print(json.dumps({"traceparent": carrier["traceparent"], "question": question}), flush=True)
 
 
 def retrieval(endpoint: str) -> None:
@@ -67,6 +80,6 @@ def retrieval(endpoint: str) -> None:
 
 if __name__ == "__main__":
     if sys.argv[1] == "gateway":
-        gateway(sys.argv[2], int(sys.argv[3]))
+        gateway(sys.argv[2], int(sys.argv[3]), sys.argv[4:] == ["by_hand"])
     else:
         retrieval(sys.argv[2])
