@@ -29,8 +29,8 @@ import msgspec
 
 from ragpulse.collector.events import TraceEvent
 from ragpulse.judging.budget import RequestRateLimiter
-from ragpulse.judging.verdicts import CitationVerdict, Claim, Judgment
-from ragpulse.scorers.citations import Citations, event_citations
+from ragpulse.judging.verdicts import MAX_JUDGED_CITATIONS, CitationVerdict, Claim, Judgment
+from ragpulse.scorers.citations import Citations, CitedSentence, event_citations
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -108,7 +108,7 @@ def render_prompt(template: str, event: TraceEvent, cited: Citations | None = No
         for i, c in enumerate(event.chunks or [])
     )
     searches = "\n".join(f"<search>{_escape(q)}</search>" for q in event.retrieval_queries or []) or "(none)"
-    shown = [s for s in cited.sentences if s.chunks] if cited is not None else []
+    shown = [s for s in judged_citations(cited) if s.chunks]
     citations = "\n".join(f'<cited index="{i}" chunks="{",".join(map(str, s.chunks))}">{_escape(s.sentence)}</cited>'
                            for i, s in enumerate(shown)) or "(none)"
     values = {"question": _escape(event.query), "context": context, "answer": _escape(event.answer),
@@ -116,14 +116,23 @@ def render_prompt(template: str, event: TraceEvent, cited: Citations | None = No
     return _PLACEHOLDER.sub(lambda m: values[m[1]], template)
 
 
-def citation_verdicts(cited: Citations | None, checks: Mapping[int, tuple[str, str]]) -> list[CitationVerdict]:
-    """Every cited sentence with its verdict: the judge's (verdict, reason) for each sentence shown it, by the
-    index render_prompt gave it; dangling for those that cite no retrieved chunk; error where the judge gave
-    none."""
-    if cited is None:
-        return []
+def judged_citations(cited: Citations | None) -> tuple[CitedSentence, ...]:
+    """The cited sentences that get a verdict: the first MAX_JUDGED_CITATIONS."""
+    return cited.sentences[:MAX_JUDGED_CITATIONS] if cited is not None else ()
+
+
+def set_citation_verdicts(judgment: Judgment, cited: Citations | None, checks: Mapping[int, tuple[str, str]]) -> None:
+    """Each judged cited sentence with its verdict: the judge's (verdict, reason) for each sentence shown it, by
+    the index render_prompt gave it; dangling for those that cite no retrieved chunk; error where the judge
+    gave none. The cited sentences past MAX_JUDGED_CITATIONS are counted as not judged."""
+    judgment.citations = _citation_verdicts(judged_citations(cited), checks)
+    judgment.citations_not_judged = len(cited.sentences) - len(judgment.citations) if cited is not None else 0
+
+
+def _citation_verdicts(judged: tuple[CitedSentence, ...],
+                       checks: Mapping[int, tuple[str, str]]) -> list[CitationVerdict]:
     verdicts, shown = [], 0
-    for sentence in cited.sentences:
+    for sentence in judged:
         chunks, dangling = list(sentence.chunks), list(sentence.dangling)
         if not chunks:
             verdicts.append(CitationVerdict(sentence.sentence, [], dangling, "dangling", "it cites no retrieved chunk"))
@@ -198,7 +207,7 @@ class LlmJudge:
         named = {i for c in supported for i in c.chunks if i < len(relevance)}
         if named or not supported:  # a judge that names no chunk for any supported claim says nothing of use
             judgment.used_chunks = sorted(named)
-        judgment.citations = citation_verdicts(event_citations(event), {
+        set_citation_verdicts(judgment, event_citations(event), {
             check.index: ("supported" if check.supported else "unsupported", check.reason) for check in verdict.citations})
         if verdict.search is not None and event.retrieval_queries:
             judgment.search_relevance, judgment.search_relevance_reason = verdict.search.score, verdict.search.reason

@@ -41,8 +41,8 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from ragpulse._native import ClauseIndex, align_claim
 from ragpulse.collector.events import TraceEvent
-from ragpulse.judging.llm_judge import citation_verdicts
-from ragpulse.judging.verdicts import CitationVerdict, Claim, Judgment
+from ragpulse.judging.llm_judge import judged_citations, set_citation_verdicts
+from ragpulse.judging.verdicts import Claim, Judgment
 from ragpulse.scorers.citations import Citations, event_citations, strip_markers
 from ragpulse.scorers.text import (Clause, clause, clauses, is_chatter, name_stems, question_terms, sentences, size,
                                    supported_units)
@@ -343,7 +343,7 @@ class LocalJudge:
         judgment.claims = [v.claim for v in verdicts]
         judgment.used_chunks = sorted({v.chunk for v in verdicts if v.chunk is not None})
         if cited is not None:
-            judgment.citations = self._citations(cited, chunks)
+            set_citation_verdicts(judgment, cited, self._citation_checks(cited, chunks))
         _search_relevance(judgment, event.retrieval_queries, question)
         if not verdicts:
             judgment.groundedness, judgment.groundedness_reason = 5, "the answer makes no claim to check"
@@ -364,10 +364,11 @@ class LocalJudge:
             judgment.context_relevance_reason = f"the best chunk has {max(coverage, default=0.0):.0%} of the question's terms"
         return judgment
 
-    def _citations(self, cited: Citations, chunks: list[ChunkAnalysis | None]) -> list[CitationVerdict]:
-        """Each cited sentence's claims against the chunks it cites, and only those."""
+    def _citation_checks(self, cited: Citations, chunks: list[ChunkAnalysis | None]) -> dict[int, tuple[str, str]]:
+        """Each judged cited sentence's claims against the chunks it cites, and only those: (verdict, reason) by
+        its index among those that cite a retrieved chunk."""
         checks: dict[int, tuple[str, str]] = {}
-        for index, sentence in enumerate(s for s in cited.sentences if s.chunks):
+        for index, sentence in enumerate(s for s in judged_citations(cited) if s.chunks):
             where = _where([c if i in sentence.chunks else None for i, c in enumerate(chunks)])
             verdicts = [self._verdict(claim, where) for claim in self._claims(sentence.sentence)] if where else []
             faults = [v for v in verdicts if v.claim.verdict in ("contradicted", "not_in_context")]
@@ -379,7 +380,7 @@ class LocalJudge:
                 checks[index] = ("uncertain", "the cited chunks hold too little of it to tell")
             else:
                 checks[index] = ("supported", "the cited chunks support every claim of it")
-        return citation_verdicts(cited, checks)
+        return checks
 
     def _claims(self, answer: str) -> list[Clause]:
         answer = _PREAMBLE.sub("", answer[:MAX_CHARS], count=1)  # "Here is a summary of the passage:" claims nothing

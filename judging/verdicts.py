@@ -19,6 +19,9 @@ HALLUCINATION_AT_MOST = 2  # groundedness score
 JUDGED_VERDICTS = ("hallucination", "grounded", "uncertain")
 IRRELEVANT_AT_MOST = 2  # answer relevancy score
 RELEVANT_CHUNK_AT_LEAST = 2  # chunk relevance 0-3
+# Cited sentences judged per answer, the rest counted as not judged: one answer's citation verdicts are
+# bounded (an answer may have up to 256 cited sentences: scorers/citations.py).
+MAX_JUDGED_CITATIONS = 32
 
 class Claim(msgspec.Struct):
     claim: str
@@ -58,7 +61,8 @@ class Judgment:
     # The chunks (indices) that support at least one claim: context utilisation; None when the judge could
     # not say (an error, a refusal, or an LLM judge that named no chunks for its supported claims).
     used_chunks: list[int] | None = None
-    citations: list[CitationVerdict] = field(default_factory=list)  # the answer's cited sentences
+    citations: list[CitationVerdict] = field(default_factory=list)  # the answer's cited sentences judged
+    citations_not_judged: int = 0  # cited sentences past MAX_JUDGED_CITATIONS: no verdict
     search_relevance: int | None = None  # 1-5: the agent's searches as a reading of the question
     search_relevance_reason: str = ""
     error: str | None = None  # an exception type, or "invalid_output"

@@ -14,8 +14,11 @@ sentence it follows: "Paris is the capital [1]." and "Paris is the capital. [1]"
 a marker opening the answer belongs to its first sentence.
 
 The common answer cites nothing and costs a few substring tests (`may_cite`). The work on the others is
-bounded: past MAX_MARKERS markers an answer's further markers are counted as dangling without being
-resolved or listed (an answer with that many is broken anyway).
+bounded per answer, not by what it writes: an answer is read up to its MAX_MARKERS-th marker (a range
+expands no further) and is then `over_cap` when it has more: those are neither resolved nor dangling, and
+the sentences after the last marker read are neither cited nor uncited. An answer with that many markers is
+broken anyway, and one such answer must not set the dangling share ("Paris [1-50]. " 2,000 times would
+count 100,000 markers).
 """
 
 from __future__ import annotations
@@ -74,7 +77,8 @@ class Citations(msgspec.Struct, frozen=True, gc=False):
     sentences: tuple[CitedSentence, ...]  # the answer's cited sentences, in order
     uncited: int  # sentences of the answer without any citation (0 for structured citations: unknown)
     resolved: int  # markers that name a retrieved chunk
-    dangling: int  # markers that name none (and those past MAX_MARKERS)
+    dangling: int  # markers that name none
+    over_cap: bool = False  # it has markers past MAX_MARKERS: read up to there (the rest neither resolved nor dangling)
 
 
 def may_cite(answer: str) -> bool:
@@ -110,19 +114,22 @@ class _Resolver:
         return index if index is not None else self._folded.get(text.casefold())
 
 
-def _numbers(text: str, resolver: _Resolver) -> list[Marker] | None:
-    """"1, 3" and "1-2" by rank; None for a range no app writes (reversed, or wider than MAX_RANGE)."""
+def _numbers(text: str, resolver: _Resolver, room: int) -> tuple[list[Marker], int] | None:
+    """"1, 3" and "1-2" by rank, expanded to at most `room` markers, and the count of those past it; None for
+    a range no app writes (reversed, or wider than MAX_RANGE)."""
     markers: list[Marker] = []
+    count = 0
     for item in _NUMBER_ITEM.finditer(text):
         low = int(item[1])
-        if item[2] is None:
-            markers.append((item[1], resolver.rank(low)))
-            continue
-        high = int(item[2])
+        high = low if item[2] is None else int(item[2])
         if not low <= high < low + MAX_RANGE:
             return None
-        markers.extend((str(rank), resolver.rank(rank)) for rank in range(low, high + 1))
-    return markers
+        count += high - low + 1
+        take = min(high - low + 1, room - len(markers))
+        if take > 0:
+            markers.extend([(item[1], resolver.rank(low))] if item[2] is None
+                           else ((str(rank), resolver.rank(rank)) for rank in range(low, low + take)))
+    return markers, count - len(markers)
 
 
 def _explicit_item(item: str, resolver: _Resolver) -> Marker:
@@ -135,15 +142,22 @@ def _explicit_item(item: str, resolver: _Resolver) -> Marker:
     return item, resolver.chunk_id(item)
 
 
-def _markers(content: str, resolver: _Resolver) -> list[Marker] | None:
-    """The markers a bracket's content makes, or None when it is ordinary text ("see below", "sic")."""
+def _markers(content: str, resolver: _Resolver, room: int) -> tuple[list[Marker], int] | None:
+    """The markers a bracket's content makes, at most `room` of them read, and the count of the rest; None
+    when it is ordinary text ("see below", "sic")."""
     text = content.strip()
+    if text.isdecimal() and len(text) <= 3:  # "[1]", most markers
+        return ([(text, resolver.rank(int(text)))], 0) if room else ([], 1)
+    if _NUMBER_LIST.fullmatch(text):
+        return _numbers(text, resolver, room)
+    markers = _named(text, resolver)  # a few at most: the content is 256 characters at most
+    return None if markers is None else (markers[:room], max(len(markers) - room, 0))
+
+
+def _named(text: str, resolver: _Resolver) -> list[Marker] | None:
+    """A footnote, a chunk id or an explicit form's markers; None when the content is none of them."""
     if not text:
         return None
-    if text.isdecimal() and len(text) <= 3:  # "[1]", most markers
-        return [(text, resolver.rank(int(text)))]
-    if _NUMBER_LIST.fullmatch(text):
-        return _numbers(text, resolver)
     if text[0] == "^":
         footnote = _FOOTNOTE.fullmatch(text)
         if footnote is None:
@@ -184,34 +198,45 @@ def _after_marker(piece: str, tail: str) -> str:
     return " " + piece if tail in (".", "!", "?") and piece and not piece[0].isspace() else piece
 
 
-def _scan(answer: str, resolver: _Resolver) -> tuple[str, list[tuple[int, list[Marker]]], int]:
-    """The answer without its markers; each marker group with its position in that text; and the count of
-    markers past MAX_MARKERS (counted, not resolved)."""
+class _Scan(NamedTuple):
+    text: str  # the answer without the markers read
+    placed: list[tuple[int, list[Marker]]]  # each marker group read, with its position in `text`
+    read: int  # the length of `text` read: all of it, unless the answer has markers past MAX_MARKERS
+    over_cap: bool  # it has: `text` from `read` on is as written (the CPU per answer is bounded)
+
+
+def _scan(answer: str, resolver: _Resolver) -> _Scan:
+    """The answer without its markers and each marker group with its position in that text, up to the
+    group that holds the answer's MAX_MARKERS-th marker."""
     code_starts, code = _code_spans(answer)
     pieces: list[str] = []
     placed: list[tuple[int, list[Marker]]] = []
-    length = last = over = 0
+    length = last = 0
+    over = False
     budget = MAX_MARKERS
     tail = ""  # the last character of the text so far, once a marker was taken out
     for match in _GROUP.finditer(answer):
         start = match.start()
         if code and _in_code(start, code_starts, code):
             continue
-        markers = _markers(match[match.lastindex or 1], resolver)
-        if markers is None:
+        found = _markers(match[match.lastindex or 1], resolver, budget)
+        if found is None:
             continue
+        markers, past = found
+        if not markers:  # a marker past the cap: the rest is left as written, unread
+            pieces.append(_after_marker(answer[last:], tail))
+            return _Scan("".join(pieces), placed, length, True)
         piece = _after_marker(answer[last:start].rstrip(_SPACES), tail)  # "capital [1]." reads "capital."
         pieces.append(piece)
         length += len(piece)
         tail = piece[-1:] or tail
         last = match.end()
-        if len(markers) > budget:
-            over += len(markers) - budget
-            markers = markers[:budget]
+        over = over or past > 0
         budget -= len(markers)
         placed.append((length, markers))
     pieces.append(_after_marker(answer[last:], tail))
-    return "".join(pieces), placed, over
+    text = "".join(pieces)
+    return _Scan(text, placed, len(text), over)
 
 
 def _sentences(text: str) -> list[tuple[int, str]]:
@@ -240,7 +265,7 @@ def _counts(markers: list[Marker]) -> tuple[int, int]:
     return resolved, len(markers) - resolved
 
 
-def _read(answer: str, chunk_ids: Sequence[str | None]) -> tuple[str, list[tuple[int, list[Marker]]], int]:
+def _read(answer: str, chunk_ids: Sequence[str | None]) -> _Scan:
     """_scan of the answer without its definition lines."""
     if "]:" in answer:
         answer = _DEFINITION.sub("", answer)
@@ -253,26 +278,27 @@ class _Owned(NamedTuple):
     owned: dict[int, list[Marker]]  # sentence index -> its markers
     resolved: int
     dangling: int
+    over_cap: bool
 
 
 def _own(answer: str, chunk_ids: Sequence[str | None]) -> _Owned | None:
     """Each marker group given to its sentence; None when the answer cites nothing."""
     if not may_cite(answer):
         return None
-    text, placed, over = _read(answer, chunk_ids)
+    text, placed, read, over = _read(answer, chunk_ids)
     if not placed:
         return None
-    sentences = _sentences(text)
+    sentences = _sentences(text[:read])  # past the cap, sentences are neither cited nor uncited
     starts = [start for start, _ in sentences]
     owned: dict[int, list[Marker]] = {}
-    resolved, dangling = 0, over
+    resolved = dangling = 0
     for position, markers in placed:
         # The last sentence that starts before the marker: "capital. [1]" cites the sentence it follows.
         owned.setdefault(max(bisect_left(starts, position) - 1, 0), []).extend(markers)
         found, missing = _counts(markers)
         resolved += found
         dangling += missing
-    return _Owned(text, sentences, owned if sentences else {}, resolved, dangling)
+    return _Owned(text, sentences, owned if sentences else {}, resolved, dangling, over)
 
 
 def parse_citations(answer: str, chunk_ids: Sequence[str | None]) -> Citations | None:
@@ -282,7 +308,7 @@ def parse_citations(answer: str, chunk_ids: Sequence[str | None]) -> Citations |
         return None
     sentences = found.sentences
     cited = tuple(_cited(sentences[owner][1], markers) for owner, markers in sorted(found.owned.items()))
-    return Citations(cited, len(sentences) - len(cited), found.resolved, found.dangling)
+    return Citations(cited, len(sentences) - len(cited), found.resolved, found.dangling, found.over_cap)
 
 
 class InlineCount(NamedTuple):
@@ -293,6 +319,7 @@ class InlineCount(NamedTuple):
     uncited: int
     resolved: int
     dangling: int
+    over_cap: bool
 
 
 def count_inline(answer: str, chunk_ids: Sequence[str | None]) -> InlineCount | None:
@@ -301,13 +328,14 @@ def count_inline(answer: str, chunk_ids: Sequence[str | None]) -> InlineCount | 
     if found is None:
         return None
     cited = len(found.owned)
-    return InlineCount(found.text, cited, len(found.sentences) - cited, found.resolved, found.dangling)
+    return InlineCount(found.text, cited, len(found.sentences) - cited, found.resolved, found.dangling, found.over_cap)
 
 
 def strip_markers(answer: str, chunk_ids: Sequence[str | None] = ()) -> str:
     """The answer without its citation markers and definition lines, as parse_citations reads its sentences
-    (without `chunk_ids`, "[kb-12]" by id alone stays: only numbers, footnotes and explicit forms go)."""
-    return _read(answer, chunk_ids)[0] if may_cite(answer) else answer
+    (without `chunk_ids`, "[kb-12]" by id alone stays: only numbers, footnotes and explicit forms go; past
+    MAX_MARKERS markers, the rest stays as written)."""
+    return _read(answer, chunk_ids).text if may_cite(answer) else answer
 
 
 def structured_citations(citations: Sequence[EventCitation], chunk_ids: Sequence[str | None]) -> Citations | None:
@@ -316,21 +344,24 @@ def structured_citations(citations: Sequence[EventCitation], chunk_ids: Sequence
     resolver = _Resolver(chunk_ids)
     sentences: list[CitedSentence] = []
     resolved = dangling = 0
+    over = False
     budget = MAX_MARKERS
     for citation in citations:
         named = len(citation.chunk_ids) + len(citation.ranks)
         if not named:
             continue  # names nothing: no citation
-        # Only the first MAX_MARKERS are resolved; the rest count as dangling.
+        if not budget:  # the schema allows 256 citations of 512 names each: the first MAX_MARKERS are read
+            over = True
+            break
         markers: list[Marker] = [(chunk_id, resolver.chunk_id(chunk_id)) for chunk_id in citation.chunk_ids[:budget]]
         markers += [(str(rank), resolver.rank(rank)) for rank in citation.ranks[:budget - len(markers)]]
-        dangling += named - len(markers)
+        over = over or named > len(markers)
         budget -= len(markers)
         sentences.append(_cited((citation.text or "").strip(), markers))
         found, missing = _counts(markers)
         resolved += found
         dangling += missing
-    return Citations(tuple(sentences), 0, resolved, dangling) if sentences else None
+    return Citations(tuple(sentences), 0, resolved, dangling, over) if sentences else None
 
 
 def event_citations(event: TraceEvent) -> Citations | None:
@@ -359,12 +390,19 @@ class CitationMetrics:
             "ragpulse_citations_total",
             "Citation markers by outcome: resolved (names a retrieved chunk), dangling (names none).",
             [*labels, "outcome"], registry)
+        # Answers, not markers: one answer past the cap could have 100,000, and they are not read.
+        self.citation_answers_over_cap = CounterFamily(
+            "ragpulse_citation_answers_over_cap_total",
+            f"Answers with more than {MAX_MARKERS} citation markers: read up to the {MAX_MARKERS}th, the rest neither "
+            "resolved nor dangling.",
+            labels, registry)
 
 
 class _Series:
     """One label set's counters, made together so that every rate is 0 rather than absent."""
 
-    __slots__ = ("cited", "not_cited", "cited_sentences", "uncited_sentences", "resolved", "dangling")
+    __slots__ = ("cited", "not_cited", "cited_sentences", "uncited_sentences", "resolved", "dangling",
+                 "over_cap")
 
     def __init__(self, metrics: CitationMetrics, labels: tuple[str, ...]) -> None:
         self.cited: FastCounter = metrics.citation_answers.labels(*labels, "true")
@@ -373,6 +411,7 @@ class _Series:
         self.uncited_sentences: FastCounter = metrics.citation_sentences.labels(*labels, "uncited")
         self.resolved: FastCounter = metrics.citations.labels(*labels, "resolved")
         self.dangling: FastCounter = metrics.citations.labels(*labels, "dangling")
+        self.over_cap: FastCounter = metrics.citation_answers_over_cap.labels(*labels)
 
 
 class CitationScorer:
@@ -381,6 +420,7 @@ class CitationScorer:
     def __init__(self, registry: CollectorRegistry, guard: LabelGuard, *, max_label_sets: int = 2_000) -> None:
         metrics = CitationMetrics(registry, list(guard.names))  # labelled as the guard admits
         self._series_for = SeriesCache(guard, lambda raw: _Series(metrics, guard.admit(raw)[0]), 4 * max_label_sets)
+        guard.on_new_label_set(lambda labels: _Series(metrics, labels))  # at zero when the label set is new
 
     def __call__(self, envelope: Envelope) -> Envelope:
         event = envelope.event
@@ -396,7 +436,7 @@ class CitationScorer:
             if citations is None:
                 series.not_cited.inc()
                 return envelope
-            resolved, dangling = citations.resolved, citations.dangling
+            resolved, dangling, over_cap = citations.resolved, citations.dangling, citations.over_cap
         elif inline is None:
             series.not_cited.inc()
             return envelope
@@ -404,8 +444,10 @@ class CitationScorer:
             # Coverage is known of inline markers only (structured_citations).
             series.cited_sentences.inc(inline.cited)
             series.uncited_sentences.inc(inline.uncited)
-            resolved, dangling = inline.resolved, inline.dangling
+            resolved, dangling, over_cap = inline.resolved, inline.dangling, inline.over_cap
         series.cited.inc()
+        if over_cap:
+            series.over_cap.inc()
         if event.chunks is not None:  # without its retrieval reported, no marker could name a chunk
             series.resolved.inc(resolved)
             series.dangling.inc(dangling)

@@ -9,12 +9,19 @@ from prometheus_client import CollectorRegistry
 
 from ragpulse.collector.events import Chunk, Envelope, EventCitation, FeedbackEvent, TraceEvent
 from ragpulse.collector.telemetry.labels import LabelGuard
+from ragpulse.judging.exit import JudgedTrace, build_record
+from ragpulse.judging.llm_judge import builtin_template, render_prompt
+from ragpulse.judging.local_judge import LocalJudge
+from ragpulse.judging.sampler import JudgeItem
+from ragpulse.judging.utilisation import CITATION_VERDICTS, ContextRecorder
+from ragpulse.judging.verdicts import MAX_JUDGED_CITATIONS, Judgment
 from ragpulse.scorers.citations import (
     MAX_MARKERS,
     CitationScorer,
     Citations,
     CitedSentence,
     _read,
+    count_inline,
     event_citations,
     parse_citations,
     strip_markers,
@@ -121,15 +128,40 @@ def test_definition_lines_are_no_sentences() -> None:
     assert parsed(answer) == Citations((one("Returns take 30 days.", (0,)),), uncited=0, resolved=1, dangling=0)
 
 
-def test_the_marker_cap_counts_what_it_does_not_resolve() -> None:
+def test_an_answer_is_read_up_to_the_marker_cap_and_what_is_past_it_is_no_dangling() -> None:
     answer = "Cited everywhere " + "[1]" * (MAX_MARKERS + 10) + ". Then [2]."
-    result = parsed(answer)
-    assert (result.resolved, result.dangling) == (MAX_MARKERS, 11)  # the 10 past the cap and [2], unresolved
-    assert result.sentences == (one("Cited everywhere.", (0,)), one("Then.", ()))
+    # The 10 past the cap and [2] are not read: neither dangling nor resolved, and "Then." is no sentence counted
+    # (the text is read up to the last marker read).
+    assert parsed(answer) == Citations((one("Cited everywhere", (0,)),), 0, MAX_MARKERS, 0, over_cap=True)
+    assert strip_markers(answer).endswith("[1][1]. Then [2].")  # the part not read stays as written
+    assert parsed("Cited " + "[1]" * MAX_MARKERS + ".").over_cap is False  # exactly the cap: all read
     structured = TraceEvent(trace_id="t", query="q", answer="a", chunks=[Chunk(id="kb-1")],
-                            citations=[EventCitation(text="a", chunk_ids=["kb-1"] * 200), EventCitation(ranks=[1, 2] * 100)])
+                            citations=[EventCitation(text="a", chunk_ids=["kb-1"] * 200), EventCitation(ranks=[1, 2] * 100),
+                                       EventCitation(text="past the cap", ranks=[1])])
     assert event_citations(structured) == Citations((one("a", (0,)), one("", (0,), ("2",))), uncited=0,
-                                                    resolved=200 + 28, dangling=28 + 144)
+                                                    resolved=200 + 28, dangling=28, over_cap=True)
+
+
+HOSTILE = "Paris [1-50]. " * 2_000  # 28,000 characters, under limits.max_answer_chars: 100,000 markers
+
+
+@pytest.mark.parametrize(("chunks", "resolved"), [(50, 256), (2, 5 * 2 + 2)])
+def test_one_answer_of_ranges_counts_at_most_the_cap(chunks: int, resolved: int) -> None:
+    ids: list[str | None] = [f"kb-{i}" for i in range(chunks)]
+    # Five ranges and 6 of the sixth are read (256 markers); the 44 + 1,994 x 50 past them are not.
+    assert count_inline(HOSTILE, ids)[1:] == (6, 0, resolved, MAX_MARKERS - resolved, True)
+    result = parsed(HOSTILE, ids)
+    assert (len(result.sentences), result.uncited, result.resolved, result.dangling, result.over_cap) == (
+        6, 0, resolved, MAX_MARKERS - resolved, True)
+    scan = _read(HOSTILE, ids)  # a range expands no further than the cap, and the scan stops there
+    assert [len(markers) for _, markers in scan.placed] == [50] * 5 + [6]
+
+
+def test_256_structured_citations_with_valid_ranks_are_never_dangling() -> None:
+    event = TraceEvent(trace_id="t", query="q", answer="Paris.", chunks=[Chunk(id="kb-1"), Chunk(id="kb-2")],
+                       citations=[EventCitation(text="Paris.", ranks=[1, 2])] * MAX_MARKERS)
+    # The first 128 citations hold the cap's 256 markers; the other 128 are not read.
+    assert event_citations(event) == Citations((one("Paris.", (0, 1)),) * 128, 0, MAX_MARKERS, 0, over_cap=True)
 
 
 def test_structured_citations_from_the_event() -> None:
@@ -185,6 +217,7 @@ def values(registry: CollectorRegistry, app: str = "shop") -> dict[str, float | 
         "uncited_sentences": value("ragpulse_citation_sentences_total", kind="uncited"),
         "resolved": value("ragpulse_citations_total", outcome="resolved"),
         "dangling": value("ragpulse_citations_total", outcome="dangling"),
+        "over_cap": value("ragpulse_citation_answers_over_cap_total"),
     }
 
 
@@ -200,17 +233,59 @@ def test_the_stage_counts_answers_sentences_and_markers() -> None:
     ]:
         assert scorer(item) is item
     assert values(registry) == {"cited": 3.0, "not_cited": 1.0, "cited_sentences": 3.0, "uncited_sentences": 1.0,
-                                "resolved": 3.0, "dangling": 2.0}
+                                "resolved": 3.0, "dangling": 2.0, "over_cap": 0.0}
+
+
+def test_the_stage_counts_an_answer_past_the_cap_once_and_no_marker_past_it() -> None:
+    scorer, registry = stage()
+    scorer(envelope(HOSTILE, chunks=50))
+    scorer(envelope("Paris.", chunks=2, citations=[EventCitation(text="Paris.", ranks=[1, 2])] * MAX_MARKERS))
+    assert values(registry) == {"cited": 2.0, "not_cited": 0.0, "cited_sentences": 6.0, "uncited_sentences": 0.0,
+                                "resolved": 2.0 * MAX_MARKERS, "dangling": 0.0, "over_cap": 2.0}
 
 
 def test_the_stage_makes_every_series_of_a_label_set_at_first_sight() -> None:
     scorer, registry = stage()
     scorer(envelope("Returns take 30 days.", app="help"))
     assert values(registry, "help") == {"cited": 0.0, "not_cited": 1.0, "cited_sentences": 0.0,
-                                        "uncited_sentences": 0.0, "resolved": 0.0, "dangling": 0.0}
+                                        "uncited_sentences": 0.0, "resolved": 0.0, "dangling": 0.0, "over_cap": 0.0}
     feedback = Envelope(FeedbackEvent(kind="thumbs", trace_id="t", value="up"), "test", 0.0, 0)
     assert scorer(feedback) is feedback
     assert values(registry, "help")["not_cited"] == 1.0
+
+
+# -- the judges' verdicts ----------------------------------------------------------------------
+
+PARIS = [Chunk(id="kb-1", text="Paris is the capital of France."), Chunk(id="kb-2", text="Paris has two airports.")]
+
+
+def judged(event: TraceEvent) -> tuple[Judgment, dict[str, float | None]]:
+    """The local judge's judgment of the event, and the citation verdicts the judging exit counts of it."""
+    judgment = LocalJudge(CollectorRegistry(), cache_entries=10, cache_max_bytes=1_000_000).judge(event)
+    registry, item = CollectorRegistry(), JudgeItem(event, fallback=False)
+    ContextRecorder(registry, LabelGuard(["app"], 10, 10, registry), judge="local").record(
+        JudgedTrace(item, judgment, None, "local", build_record(item, judgment, None, "local", 0.0, False), 0))
+    return judgment, {verdict: registry.get_sample_value(
+        "ragpulse_citation_verdicts_total", {"app": "shop", "judge": "local", "verdict": verdict})
+        for verdict in CITATION_VERDICTS}
+
+
+def test_an_answer_gets_at_most_max_judged_citations_verdicts() -> None:
+    event = TraceEvent(trace_id="t", query="What is the capital of France?", answer="Paris.", app="shop", chunks=PARIS,
+                       citations=[EventCitation(text="Paris is the capital of France.", ranks=[1, 2])] * MAX_MARKERS)
+    judgment, counts = judged(event)  # 128 cited sentences read (the cap), the first 32 judged
+    assert (len(judgment.citations), judgment.citations_not_judged) == (MAX_JUDGED_CITATIONS, 128 - MAX_JUDGED_CITATIONS)
+    assert counts == {"supported": 32.0, "unsupported": 0.0, "uncertain": 0.0, "dangling": 0.0, "error": 0.0,
+                      "not_judged": 96.0}
+    # The LLM judge is shown the same 32.
+    assert render_prompt(builtin_template(), event, event_citations(event)).count("<cited ") == MAX_JUDGED_CITATIONS
+
+
+def test_one_answer_of_ranges_gets_the_verdicts_of_the_sentences_read() -> None:
+    event = TraceEvent(trace_id="t", query="What is the capital of France?", answer=HOSTILE, app="shop", chunks=PARIS)
+    judgment, counts = judged(event)
+    assert (len(judgment.citations), judgment.citations_not_judged) == (6, 0)
+    assert sum(count or 0.0 for count in counts.values()) == 6.0
 
 
 # -- properties --------------------------------------------------------------------------------
@@ -227,8 +302,9 @@ def test_parse_never_raises_and_its_counts_agree(answer: str, ids: list[str | No
     result = parse_citations(answer, ids)
     if result is None:
         return
-    _, placed, over = _read(answer, ids)  # every marker group found, and those past the cap
-    assert result.resolved + result.dangling == sum(len(markers) for _, markers in placed) + over
+    scan = _read(answer, ids)  # every marker group read
+    assert result.resolved + result.dangling == sum(len(markers) for _, markers in scan.placed) <= MAX_MARKERS
+    assert scan.read == len(scan.text) or result.over_cap  # the scan stops early only past the cap
     assert result.uncited >= 0 and result.resolved >= 0 and result.dangling >= 0
     for sentence in result.sentences:
         assert all(0 <= index < len(ids) for index in sentence.chunks)
