@@ -62,9 +62,10 @@ class Judging:
         join.listeners.extend([self.sampler, SignalsToRecords(writer), calibrator])
         if config.results.sqlite_path:
             join.listeners.append(CandidateCollector(join, writer, silent_accept_rate=config.probes.candidate_silent_accept_rate))
+        kind = "llm" if judge.uses_llm else "local"  # the judge label of its judgments (a fallback's rule aside)
         exit_ = JudgmentExit([
-            ("metrics", JudgmentMetrics(registry, guard).record),
-            ("context", ContextRecorder(registry, guard).record),
+            ("metrics", JudgmentMetrics(registry, guard, judge=kind).record),
+            ("context", ContextRecorder(registry, guard, judge=kind).record),
             ("results", lambda judged: writer.write(judged.record, judged.record_size)),
             ("calibrator", lambda judged: calibrator.judged(judged.record)),
             ("join", lambda judged: join.release_reviews(judged.item.event.trace_id)),  # reviews held for this judgment

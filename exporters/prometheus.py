@@ -120,6 +120,8 @@ class FastPathExporter:
         self._guard = guard
         self._series_for = SeriesCache(guard, self._new_series, max_cached)
         self._feedback: dict[tuple[str, str], FastCounter] = {}
+        # Every series of a label set (traces, each fallback rule: the fallback rate's parts) at zero when it is new.
+        guard.on_new_label_set(lambda labels: _Series(self._metrics, labels, (), fallback_rules))
 
     def __call__(self, envelope: Envelope) -> None:
         event = envelope.event

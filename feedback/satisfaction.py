@@ -186,20 +186,26 @@ class SignalCounter:
         self._metrics = metrics = SatisfactionMetrics(registry, guard.names)  # labelled as the guard admits
         self._guard = guard
         self._children: dict[tuple[object, ...], FastCounter] = {}
-        self.answered_labels: set[tuple[str | None, ...]] = set()  # label sets whose signals exist
+        self.answered_labels: set[tuple[str | None, ...]] = set()  # raw label sets the guard has admitted
         self._max_cached = max_cached
         self.turn_counters = {kind: metrics.turns.labels(kind) for kind in TURN_KINDS}
         self._app_at = guard.names.index("app") if "app" in guard.names else None
+        guard.on_new_label_set(self._precreate)
 
     def answered(self, labels: tuple[str | None, ...]) -> None:
-        """The first answer with these labels (not in `answered_labels`): its signals exist at zero from now
-        on, so a rate over them is 0, not no data, before the first user reacts."""
+        """The first answer with these raw labels (not in `answered_labels`): admitted, so that the label set's
+        series exist from now on (`_precreate`, and every other component's)."""
         if len(self.answered_labels) >= self._max_cached:
             self.answered_labels.clear()
         self.answered_labels.add(labels)
+        self._guard.admit(labels)
+
+    def _precreate(self, admitted: tuple[str, ...]) -> None:
+        """A new label set's signals at zero, so that a rate over them is 0, not no data, before the first user
+        reacts, and a signal's first count is not its series' first sample."""
         for signal in SIGNALS:
-            for fallback in (False, True):
-                self._child(labels, fallback, signal)
+            for fallback in ("false", "true"):
+                self._metrics.signals.labels(*admitted, fallback, signal)
 
     def count(self, labels: tuple[str | None, ...], fallback: bool, signal: str) -> None:
         self._child(labels, fallback, signal).inc()

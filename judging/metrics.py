@@ -17,7 +17,7 @@ from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.collector.telemetry.shared import shared
 from ragpulse.judging.attribution import STAGES
 from ragpulse.judging.exit import JudgedTrace
-from ragpulse.judging.sampler import PRIORITIES, judge_skipped
+from ragpulse.judging.sampler import PRIORITIES, STRATUM_CLASS, judge_skipped
 from ragpulse.judging.verdicts import IRRELEVANT_AT_MOST, RELEVANT_CHUNK_AT_LEAST
 
 JUDGMENT_VERDICTS = {
@@ -95,9 +95,10 @@ def count_retries(registry: CollectorRegistry, judge_model: str) -> Callable[[st
 
 class JudgmentMetrics:
     """The metrics consumer of a judged trace: verdicts, scores, bad cases and the strata's counts, labelled as
-    `guard` admits."""
+    `guard` admits. `judge` is the sidecar's judge (llm or local): what the rates divide by is made at zero for
+    it when a label set is new, before its first judgment."""
 
-    def __init__(self, registry: CollectorRegistry, guard: LabelGuard) -> None:
+    def __init__(self, registry: CollectorRegistry, guard: LabelGuard, *, judge: str) -> None:
         labels = guard.names
         # The verdict and score families are fast ones (updated on the event loop, where the workers record):
         # with every verdict precreated per label set they hold most of a scrape's series (docs/benchmarks-log.md).
@@ -127,7 +128,11 @@ class JudgmentMetrics:
         )
         self.rates = RateMetrics(registry, labels)
         self._guard = guard
+        self._judge = judge
         self._seen: set[tuple[str, ...]] = set()  # label sets whose verdict series exist (bounded by the guard)
+        for metric in ("groundedness", "answer_relevancy", "context_relevance"):  # the mean scores' parts
+            self.judge_score.labels(judge, "routine", metric)
+        guard.on_new_label_set(self._new_label_set)
 
     def record(self, judged: JudgedTrace) -> None:
         item, judgment, judge, stage = judged.item, judged.judgment, judged.judge, judged.stage
@@ -173,6 +178,16 @@ class JudgmentMetrics:
             count(*labels, judge, sample, "search_relevance", "relevant" if relevant else "irrelevant").inc()
         if stage is not None:
             self.badcases.labels(*labels, sample, stage).inc()
+
+    def _new_label_set(self, labels: tuple[str, ...]) -> None:
+        """What the rates of a new label set divide by, at zero: the routine sample's verdicts and the strata's
+        judgments of answers (fallback false), so that no first judgment is its series' first sample."""
+        judge = self._judge
+        self._seen.add((*labels, judge, "routine"))
+        self._precreate(labels, judge, "routine")
+        for stratum in STRATUM_CLASS:
+            for verdict in JUDGMENT_VERDICTS["groundedness"]:
+                self.rates.stratum_judgments.labels(*labels, judge, "false", stratum, verdict)
 
     def _precreate(self, labels: tuple[str, ...], judge: str, sample: str) -> None:
         """Every verdict and stage of a new label set at zero, so a ratio over them is 0, not no data."""

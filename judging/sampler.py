@@ -242,6 +242,7 @@ class JudgeSampler(Listener):
         # Children by raw label values, fallback and stratum, resolved through the guard once (bounded: it only caches).
         self._offered: dict[tuple[object, ...], FastCounter] = {}
         self._max_cached = 4 * max_label_sets
+        guard.on_new_label_set(self._precreate)
 
     def __call__(self, envelope: Envelope) -> Envelope:
         event = envelope.event
@@ -286,6 +287,11 @@ class JudgeSampler(Listener):
                 self.negative(priority, turn)
             turn.raised = ()
         return envelope
+
+    def _precreate(self, labels: tuple[str, ...]) -> None:
+        """A new label set's answers offered by stratum (the stratified estimate's weights), at zero."""
+        for stratum in STRATUM_CLASS:
+            self._offered_family.labels(*labels, "false", stratum)
 
     def _offered_counter(self, event: TraceEvent, fallback: bool, stratum: str) -> FastCounter:
         key = (*self._guard.raw_values(event), fallback, stratum)

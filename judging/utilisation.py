@@ -18,10 +18,11 @@ from prometheus_client import CollectorRegistry, Counter
 from ragpulse.collector.telemetry.fast_metrics import CounterFamily
 from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.judging.exit import JudgedTrace
+from ragpulse.judging.verdicts import MAX_JUDGED_CITATIONS
 
 MAX_RANK = 10  # ranks above are counted together as "11+": a bounded label
 BEYOND_MAX_RANK = f"{MAX_RANK + 1}+"
-CITATION_VERDICTS = ("supported", "unsupported", "uncertain", "dangling", "error")
+CITATION_VERDICTS = ("supported", "unsupported", "uncertain", "dangling", "error", "not_judged")
 
 
 def rank_label(index: int) -> str:
@@ -56,18 +57,22 @@ class ContextMetrics:
         self.citations = CounterFamily(
             "ragpulse_citation_verdicts_total",
             "Cited sentences of the routine sample's answers by verdict: supported (the cited chunks support it), unsupported (a "
-            "wrong citation), uncertain, dangling (it cites no retrieved chunk), error (no verdict from the judge).",
+            "wrong citation), uncertain, dangling (it cites no retrieved chunk), error (no verdict from the judge), "
+            f"not_judged (past the first {MAX_JUDGED_CITATIONS} of its answer).",
             [*labels, "judge", "verdict"], registry,
         )
 
 
 class ContextRecorder:
-    """The exit consumer: counts a judged answer's chunk use and citation verdicts by its labels."""
+    """The exit consumer: counts a judged answer's chunk use and citation verdicts by its labels. `judge` is the
+    sidecar's judge (llm or local), whose series a new label set gets at zero."""
 
-    def __init__(self, registry: CollectorRegistry, guard: LabelGuard) -> None:
+    def __init__(self, registry: CollectorRegistry, guard: LabelGuard, *, judge: str) -> None:
         self._metrics = ContextMetrics(registry, guard.names)  # labelled as the guard admits
         self._guard = guard
-        self._seen: set[tuple[str, ...]] = set()  # label sets whose series exist (bounded by the guard)
+        self._judge = judge
+        self._metrics.unreported.labels(judge)
+        guard.on_new_label_set(self._precreate)
 
     def record(self, judged: JudgedTrace) -> None:
         item, judgment = judged.item, judged.judgment
@@ -75,9 +80,6 @@ class ContextRecorder:
             return
         labels, judge = self._guard.admit_event(item.event), judged.judge
         metrics = self._metrics
-        if (key := (*labels, judge)) not in self._seen:
-            self._seen.add(key)
-            self._precreate(labels, judge)
         chunks, used = item.event.chunks or [], judgment.used_chunks
         if chunks and used is None:
             metrics.unreported.labels(judge).inc()
@@ -95,15 +97,21 @@ class ContextRecorder:
                     used_chars += length
             metrics.chars.labels(*labels, judge, "retrieved").inc(retrieved_chars)
             metrics.chars.labels(*labels, judge, "used").inc(used_chars)
-        for citation in judgment.citations:
+        for citation in judgment.citations:  # at most MAX_JUDGED_CITATIONS: one answer's share is bounded
             metrics.citations.labels(*labels, judge, citation.verdict).inc()
+        if judgment.citations_not_judged:
+            metrics.citations.labels(*labels, judge, "not_judged").inc(judgment.citations_not_judged)
 
-    def _precreate(self, labels: tuple[str, ...], judge: str) -> None:
-        """Ratios over a new label set read 0, not no data. Ranks are made as they are retrieved (an app that
-        retrieves five chunks has five), each with its used series at 0."""
-        metrics = self._metrics
+    def _precreate(self, labels: tuple[str, ...]) -> None:
+        """Every series the ratios divide by, for a new label set, at zero: each rank (1-10, 11+) retrieved and
+        used, not only the ranks traffic reached, the characters, the citation verdicts. A series made with its
+        first count hides that count from increase(), so a utilisation whose ranks were born at different times
+        came out wrong (0.608 against a true 0.338)."""
+        metrics, judge = self._metrics, self._judge
+        for rank in (*map(str, range(1, MAX_RANK + 1)), BEYOND_MAX_RANK):
+            metrics.retrieved.labels(*labels, judge, rank)
+            metrics.used.labels(*labels, judge, rank)
         for kind in ("retrieved", "used"):
             metrics.chars.labels(*labels, judge, kind)
         for verdict in CITATION_VERDICTS:
             metrics.citations.labels(*labels, judge, verdict)
-        metrics.unreported.labels(judge)

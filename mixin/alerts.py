@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ragpulse.mixin.promql import counted
 from ragpulse.mixin.settings import Settings
 
 
@@ -63,9 +64,9 @@ def _window_rules(signal: Signal, window: str) -> list[dict[str, str]]:
     events = f"{level}:ragpulse_{signal.name}_events:increase{window}"
     total = f"{level}:ragpulse_{signal.name}_total:increase{window}"
     return [
-        {"record": total, "expr": f"{_by(level)} (increase({signal.total}[{window}]))"},
+        {"record": total, "expr": f"{_by(level)} ({counted(signal.total, window)})"},
         # "or ... * 0": no event series yet is a count of 0, not no data.
-        {"record": events, "expr": f"{_by(level)} (increase({signal.events}[{window}])) or ({total} * 0)"},
+        {"record": events, "expr": f"{_by(level)} ({counted(signal.events, window)}) or ({total} * 0)"},
         {"record": f"{level}:ragpulse_{signal.name}:ratio{window}", "expr": f"{events} / ({total} > 0)"},
     ]
 
@@ -114,6 +115,10 @@ def drift_groups(settings: Settings) -> list[dict[str, object]]:
                    "rules": [rule for signal in SIGNALS for pair in (settings.drift_fast, settings.drift_slow)
                              for rule in _drift_rules(signal, *pair)]})
     return groups
+
+
+def _share_by_instance(part: str, whole: str, window: str) -> str:
+    return f"sum by (instance) ({counted(part, window)}) / sum by (instance) ({counted(whole, window)})"
 
 
 def _value(metric: str, *, by_app: bool = True) -> str:
@@ -216,8 +221,8 @@ def alerts(settings: Settings) -> list[Alert]:
         ),
         Alert(
             "RagpulseJudgeErrors", "warning",
-            'sum by (instance) (rate(ragpulse_judge_requests_total{outcome!="ok"}[10m]))'
-            f" / sum by (instance) (rate(ragpulse_judge_requests_total[10m])) > {s.judge_error_ratio}",
+            _share_by_instance('ragpulse_judge_requests_total{outcome!="ok"}', "ragpulse_judge_requests_total", "10m")
+            + f" > {s.judge_error_ratio}",
             s.health_for,
             "Judge calls are failing.",
             "{{ $labels.instance }}: {{ $value | humanizePercentage }} of the judge calls failed over 10 minutes.",
@@ -286,8 +291,9 @@ def alerts(settings: Settings) -> list[Alert]:
         ),
         Alert(
             "RagpulseInvalidEvents", "warning",
-            "sum by (instance) (rate(ragpulse_events_invalid_total[15m])) / (sum by (instance) "
-            f"(rate(ragpulse_events_received_total[15m])) + sum by (instance) (rate(ragpulse_events_invalid_total[15m]))) > {s.invalid_ratio}",
+            f"sum by (instance) ({counted('ragpulse_events_invalid_total', '15m')}) / (sum by (instance) "
+            f"({counted('ragpulse_events_received_total', '15m')}) + sum by (instance) "
+            f"({counted('ragpulse_events_invalid_total', '15m')})) > {s.invalid_ratio}",
             s.health_for,
             "Many events are rejected as invalid.",
             "{{ $labels.instance }}: {{ $value | humanizePercentage }} of the events were rejected over 15 minutes.",
@@ -311,9 +317,9 @@ def alerts(settings: Settings) -> list[Alert]:
         ),
         Alert(
             "RagpulseProbeHitRateLow", "warning",
-            f"sum by (golden_set, target) (increase(ragpulse_probe_hit_sum[{s.probe_window}]))"
-            f" / sum by (golden_set, target) (increase(ragpulse_probe_hit_count[{s.probe_window}])) < {s.probe_hit_rate_min}"
-            f" and sum by (golden_set, target) (increase(ragpulse_probe_hit_count[{s.probe_window}])) >= {s.probe_min_questions}",
+            f"sum by (golden_set, target) ({counted('ragpulse_probe_hit_sum', s.probe_window)})"
+            f" / sum by (golden_set, target) ({counted('ragpulse_probe_hit_count', s.probe_window)}) < {s.probe_hit_rate_min}"
+            f" and sum by (golden_set, target) ({counted('ragpulse_probe_hit_count', s.probe_window)}) >= {s.probe_min_questions}",
             "15m",
             "Golden-set probes find the relevant chunks less often.",
             "{{ $labels.golden_set }} against {{ $labels.target }}: hit rate@k {{ $value | humanizePercentage }} over "
@@ -340,8 +346,8 @@ def alerts(settings: Settings) -> list[Alert]:
         ),
         Alert(
             "RagpulseOtlpTracesExpiring", "warning",
-            'sum by (instance) (rate(ragpulse_otlp_traces_total{outcome="ttl_expired"}[15m]))'
-            f" / sum by (instance) (rate(ragpulse_otlp_traces_total[15m])) > {s.otlp_ttl_ratio}",
+            _share_by_instance('ragpulse_otlp_traces_total{outcome="ttl_expired"}', "ragpulse_otlp_traces_total", "15m")
+            + f" > {s.otlp_ttl_ratio}",
             s.health_for,
             "OTLP traces are assembled without their root span.",
             "{{ $labels.instance }}: {{ $value | humanizePercentage }} of the OTLP traces expired without a root span.",
@@ -353,8 +359,8 @@ def alerts(settings: Settings) -> list[Alert]:
         ),
         Alert(
             "RagpulseOtlpContentNotCaptured", "warning",
-            'sum by (instance) (rate(ragpulse_otlp_traces_total{outcome="content_not_captured"}[15m]))'
-            f" / sum by (instance) (rate(ragpulse_otlp_traces_total[15m])) > {s.otlp_ttl_ratio}",
+            _share_by_instance('ragpulse_otlp_traces_total{outcome="content_not_captured"}', "ragpulse_otlp_traces_total", "15m")
+            + f" > {s.otlp_ttl_ratio}",
             s.health_for,
             "OTLP traces arrive without their content.",
             "{{ $labels.instance }}: {{ $value | humanizePercentage }} of the OTLP traces carry no question or answer text.",

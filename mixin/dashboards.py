@@ -8,8 +8,8 @@ same source as the rules: every sampled rate is read from its recording rule wit
 
 Every panel has a title, a description and a unit; a panel only an optional component fills (the Kafka
 source, an LLM judge, human reviews, scheduled probes) says in its description what fills it, so an empty one
-explains itself. Counters are aggregated before they are divided;
-rates use $__rate_interval. tests/test_dashboards.py checks these on the generated JSON, and that every
+explains itself. Counters are aggregated before they are divided, and a ratio counts a series born inside
+its window whole, as the rules do (mixin/promql.py); rates use $__rate_interval. tests/test_dashboards.py checks these on the generated JSON, and that every
 metric and recorded series a query names exists.
 """
 
@@ -32,6 +32,7 @@ from grafana_foundation_sdk.models.dashboard import (
     VariableSort,
 )
 
+from ragpulse.mixin.promql import counted
 from ragpulse.mixin.settings import Settings
 
 # Where the dashboards are committed, from the repository root (the generating command writes there).
@@ -74,6 +75,15 @@ def _rate(metric: str, selector: str = SELECTOR, by: str = "app") -> str:
     return f"sum by ({by}) (rate({metric}{{{selector}}}[$__rate_interval]))"
 
 
+def _count(series: str, by: str = "app", window: str = "$__rate_interval") -> str:
+    """What `series` counted over the window, summed `by` ("" for all): a ratio's part, born series whole."""
+    return f"sum{f' by ({by})' if by else ''} ({counted(series, window)})"
+
+
+def _share(part: str, whole: str, by: str = "app", window: str = "$__rate_interval") -> str:
+    return f"{_count(part, by, window)} / {_count(whole, by, window)}"
+
+
 def overview(settings: Settings) -> list[PanelSpec]:
     w = settings.hallucination_window
     low, high = settings.fallback_band
@@ -82,7 +92,7 @@ def overview(settings: Settings) -> list[PanelSpec]:
                   (Query(_rate("ragpulse_traces_total"), "{{app}}"),)),
         PanelSpec("Fallback rate", f"Share of answers that decline; the band is the healthy {low:.0%}-{high:.0%} "
                   "(mixin setting fallback_band). Every trace, not a sample.", "percentunit",
-                  (Query(f"{_rate('ragpulse_fallbacks_total')} / {_rate('ragpulse_traces_total')}", "{{app}}"),),
+                  (Query(_share(f"ragpulse_fallbacks_total{{{SELECTOR}}}", f"ragpulse_traces_total{{{SELECTOR}}}"), "{{app}}"),),
                   band=(low, high)),
         PanelSpec("Hallucination rate, $app", f"Stratified estimate over {w} with its 95% interval (the band), and the "
                   f"routine sample's rate; the red line is {settings.hallucination_threshold:.0%}. An estimate from "
@@ -98,8 +108,8 @@ def overview(settings: Settings) -> list[PanelSpec]:
                    Query(f"app:ragpulse_hallucination_routine_judged:increase{w}{{{APP}}}", "{{app}} routine"))),
         PanelSpec("Judge scores (routine sample)", "Mean groundedness and answer relevancy (1-5) of the routine "
                   "sample's judgments.", "none",
-                  tuple(Query(f'sum(rate(ragpulse_judge_score_sum{{sample="routine",metric="{metric}"}}[$__rate_interval]))'
-                              f' / sum(rate(ragpulse_judge_score_count{{sample="routine",metric="{metric}"}}[$__rate_interval]))',
+                  tuple(Query(_share(f'ragpulse_judge_score_sum{{sample="routine",metric="{metric}"}}',
+                                     f'ragpulse_judge_score_count{{sample="routine",metric="{metric}"}}', ""),
                               metric) for metric in ("groundedness", "answer_relevancy"))),
         PanelSpec("Groundedness scores (routine sample)", "How the routine sample's groundedness scores spread over "
                   "the time range (1: contradicts or invented; 5: only what the chunks say).", "short",
@@ -134,17 +144,17 @@ def context(settings: Settings) -> list[PanelSpec]:
                    Query(f"app:ragpulse_context_utilisation_chars:ratio{w}{{{APP}}}", "{{app}} characters"))),
         PanelSpec("Which ranks the answers use (time range)", "Of the chunks retrieved at each rank for judged "
                   "answers, the share the answer drew on: does the model use rank 1, or rank 6?", "percentunit",
-                  (Query(f"sum by (rank) (increase({used}{{{SELECTOR}}}[$__range])) / sum by (rank) "
-                         f"(increase({retrieved}{{{SELECTOR}}}[$__range]))", "rank {{rank}}"),), kind="bargauge"),
+                  (Query(_share(f"{used}{{{SELECTOR}}}", f"{retrieved}{{{SELECTOR}}}", "rank", "$__range"), "rank {{rank}}"),),
+                  kind="bargauge"),
         PanelSpec("Citations", f"Citation precision over {w} (judged cited sentences the cited chunk supports), the "
                   "share of citations naming no retrieved chunk (dangling) and, among answers that cite, the share of "
                   "sentences that carry a citation (coverage). Empty for apps whose answers cite nothing.",
                   "percentunit",
                   (Query(f"app:ragpulse_citation_precision:ratio{w}{{{APP}}}", "{{app}} precision"),
-                   Query(_rate("ragpulse_citations_total", SELECTOR + ',outcome="dangling"') + " / "
-                         + _rate("ragpulse_citations_total"), "{{app}} dangling"),
-                   Query(_rate("ragpulse_citation_sentences_total", SELECTOR + ',kind="cited"') + " / "
-                         + _rate("ragpulse_citation_sentences_total"), "{{app}} coverage"))),
+                   Query(_share(f'ragpulse_citations_total{{{SELECTOR},outcome="dangling"}}',
+                                f"ragpulse_citations_total{{{SELECTOR}}}"), "{{app}} dangling"),
+                   Query(_share(f'ragpulse_citation_sentences_total{{{SELECTOR},kind="cited"}}',
+                                f"ragpulse_citation_sentences_total{{{SELECTOR}}}"), "{{app}} coverage"))),
     ]
 
 
@@ -158,8 +168,10 @@ def satisfaction(settings: Settings) -> list[PanelSpec]:
     judged_down = f'ragpulse_satisfaction_judged_signals_total{{{APP},sample="routine",signal="thumbs_down"}}'
 
     def complaints(fallback: str) -> str:
-        return (f'sum by (signal) (rate({signals}{{{SELECTOR},fallback="{fallback}",'
-                'signal=~"thumbs_down|escalation|abandon|rephrase"}[$__rate_interval]))')
+        return _count(f'{signals}{{{SELECTOR},fallback="{fallback}",signal=~"thumbs_down|escalation|abandon|rephrase"}}',
+                      "signal")
+
+    traces, fallbacks = _count(f"ragpulse_traces_total{{{SELECTOR}}}", ""), _count(f"ragpulse_fallbacks_total{{{SELECTOR}}}", "")
 
     return [
         PanelSpec("Satisfaction proxy", f"Positive signals (thumbs up, ratings 4-5, copies, citation clicks, silent "
@@ -168,21 +180,17 @@ def satisfaction(settings: Settings) -> list[PanelSpec]:
         PanelSpec("Satisfaction signals per answer", "Each signal per processed trace: explicit (thumbs, ratings, "
                   "escalation, copy, citation click, regenerate, abandon) and derived (rephrase, repeat, silent accept).",
                   "percentunit",
-                  (Query(f"sum by (signal) (rate({signals}{{{SELECTOR}}}[$__rate_interval])) / ignoring(signal) group_left "
-                         f"sum(rate(ragpulse_traces_total{{{SELECTOR}}}[$__rate_interval]))", "{{signal}}"),)),
+                  (Query(f"{_count(f'{signals}{{{SELECTOR}}}', 'signal')} / ignoring(signal) group_left {traces}",
+                         "{{signal}}"),)),
         PanelSpec("Thumbs down: hallucinated vs grounded answers", "Thumbs down per judged answer of the routine sample, "
                   "by the judge's verdict, over the time range: a signal that means what we think is far more frequent "
                   "on hallucinated answers.", "percentunit",
-                  (Query(f"(sum by (verdict) (increase({judged_down}[$__range])) or sum by (verdict) "
-                         f"(increase({routine}[$__range])) * 0) / sum by (verdict) (increase({routine}[$__range]))",
-                         "{{verdict}}"),), kind="bargauge"),
+                  (Query(f"({_count(judged_down, 'verdict', '$__range')} or {_count(routine, 'verdict', '$__range')} * 0)"
+                         f" / {_count(routine, 'verdict', '$__range')}", "{{verdict}}"),), kind="bargauge"),
         PanelSpec("Complaints after fallbacks vs after answers", "Thumbs down, escalations, abandons and rephrases per "
                   "fallback and per answer.", "percentunit",
-                  (Query(complaints("true") + f" / scalar(sum(rate(ragpulse_fallbacks_total{{{SELECTOR}}}"
-                         "[$__rate_interval])))", "after fallbacks: {{signal}}"),
-                   Query(complaints("false") + f" / scalar(sum(rate(ragpulse_traces_total{{{SELECTOR}}}"
-                         f"[$__rate_interval])) - sum(rate(ragpulse_fallbacks_total{{{SELECTOR}}}[$__rate_interval])))",
-                         "after answers: {{signal}}"))),
+                  (Query(f"{complaints('true')} / scalar({fallbacks})", "after fallbacks: {{signal}}"),
+                   Query(f"{complaints('false')} / scalar({traces} - {fallbacks})", "after answers: {{signal}}"))),
         PanelSpec("Signals on bad cases, by stage", "Signals on judged answers over the time range, by the bad-case stage "
                   "of their judgment (none: not a bad case), every sample.", "short",
                   (Query(f'sum by (stage, signal) (increase(ragpulse_satisfaction_judged_signals_total{{{APP},'
@@ -193,11 +201,9 @@ def satisfaction(settings: Settings) -> list[PanelSpec]:
 def judge(settings: Settings) -> list[PanelSpec]:
     return [
         PanelSpec("Coverage by priority", "Judged traces per trace offered to each class's draw.", "percentunit",
-                  (Query("sum by (priority) (rate(ragpulse_judge_judged_total[$__rate_interval])) / sum by (priority) "
-                         "(rate(ragpulse_judge_candidates_total[$__rate_interval]))", "{{priority}}"),)),
+                  (Query(_share("ragpulse_judge_judged_total", "ragpulse_judge_candidates_total", "priority"), "{{priority}}"),)),
         PanelSpec("Judged share of traffic", "Judgments per processed trace.", "percentunit",
-                  (Query("sum(rate(ragpulse_judge_judged_total[$__rate_interval])) / "
-                         "sum(rate(ragpulse_traces_total[$__rate_interval]))", "judged"),)),
+                  (Query(_share("ragpulse_judge_judged_total", "ragpulse_traces_total", ""), "judged"),)),
         PanelSpec("Skipped, by reason", "Sampled traces not judged: queue_full, evicted, budget, circuit_open, "
                   "trace_unknown, shutdown.", "reqps",
                   (Query("sum by (reason) (rate(ragpulse_judge_skipped_total[$__rate_interval]))", "{{reason}}"),), stacked=True),
@@ -238,17 +244,16 @@ def judge(settings: Settings) -> list[PanelSpec]:
                          "unmatched {{reason}} (time range)"))),
         PanelSpec("Golden-set retrieval (time range)", "Hit rate@k, MRR and nDCG@k of each golden set's labelled "
                   f"questions over the dashboard's time range. {PROBES}", "percentunit",
-                  tuple(Query(f"sum by (golden_set) (increase(ragpulse_probe_{name}_sum[$__range])) / sum by (golden_set) "
-                              f"(increase(ragpulse_probe_{name}_count[$__range]))", f"{{{{golden_set}}}} {title}")
+                  tuple(Query(_share(f"ragpulse_probe_{name}_sum", f"ragpulse_probe_{name}_count", "golden_set", "$__range"),
+                              f"{{{{golden_set}}}} {title}")
                         for name, title in (("hit", "hit rate"), ("reciprocal_rank", "MRR"), ("ndcg", "nDCG"))),
                   kind="bargauge"),
         PanelSpec("Golden-set answers (time range)", "Mean answer correctness against the expected answers (1-5, by "
                   f"judge) and the probes' hallucination rate. {PROBES}", "short",
-                  (Query("sum by (golden_set, judge) (increase(ragpulse_probe_correctness_sum[$__range])) / sum by "
-                         "(golden_set, judge) (increase(ragpulse_probe_correctness_count[$__range]))",
-                         "{{golden_set}} correctness ({{judge}})"),
-                   Query("sum by (golden_set) (increase(ragpulse_probe_hallucination_sum[$__range])) / sum by (golden_set) "
-                         "(increase(ragpulse_probe_hallucination_count[$__range]))", "{{golden_set}} hallucination rate")),
+                  (Query(_share("ragpulse_probe_correctness_sum", "ragpulse_probe_correctness_count", "golden_set, judge",
+                                "$__range"), "{{golden_set}} correctness ({{judge}})"),
+                   Query(_share("ragpulse_probe_hallucination_sum", "ragpulse_probe_hallucination_count", "golden_set",
+                                "$__range"), "{{golden_set}} hallucination rate")),
                   kind="bargauge"),
         PanelSpec("Last probe run", f"Seconds since each golden set's last scheduled probe run finished. {PROBES}", "s",
                   (Query("time() - max by (golden_set, target) (ragpulse_probe_last_run_timestamp_seconds)",
@@ -279,8 +284,9 @@ def ingestion(settings: Settings) -> list[PanelSpec]:
         PanelSpec("Partial token usage and retrievals per trace", "Share of traces whose usage is partial (some of "
                   "their LLM calls reported no tokens: the token counts are what was reported, not the whole), and the "
                   "mean number of retrievals per trace (an agent may search several times).", "none",
-                  (Query(f"{_rate('ragpulse_usage_partial_total')} / {_rate('ragpulse_traces_total')}", "{{app}} partial usage"),
-                   Query(f"{_rate('ragpulse_retrievals_sum')} / {_rate('ragpulse_retrievals_count')}",
+                  (Query(_share(f"ragpulse_usage_partial_total{{{SELECTOR}}}", f"ragpulse_traces_total{{{SELECTOR}}}"),
+                         "{{app}} partial usage"),
+                   Query(_share(f"ragpulse_retrievals_sum{{{SELECTOR}}}", f"ragpulse_retrievals_count{{{SELECTOR}}}"),
                          "{{app}} retrievals per trace"))),
         PanelSpec("OTLP traces assembled", "Traces assembled from spans per second, by outcome: complete, "
                   "ttl_expired (no root span came), capacity, shutdown, not_rag, unmapped_genai (GenAI spans ragpulse "

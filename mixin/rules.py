@@ -24,6 +24,7 @@ import yaml
 from ragpulse.feedback.satisfaction import POSITIVE
 from ragpulse.judging import JUDGED_VERDICTS
 from ragpulse.mixin.alerts import alert_groups, drift_groups, runbook
+from ragpulse.mixin.promql import counted
 from ragpulse.mixin.settings import Settings
 
 DEFAULTS = Settings()
@@ -34,6 +35,35 @@ RULES_FILE = Path(__file__).resolve().parent / "ragpulse.rules.yaml"
 RUNBOOK_FILE = Path("docs", "runbook.md")
 JUDGED = f'verdict=~"{"|".join(JUDGED_VERDICTS)}"'
 JUDGE = "judge, judge_model, prompt_version"
+OFFERED = 'ragpulse_judge_stratum_offered_total{fallback="false"}'
+STRATUM_JUDGED = f'ragpulse_judge_stratum_judgments_total{{fallback="false",{JUDGED}}}'
+STRATUM_HALLUCINATED = 'ragpulse_judge_stratum_judgments_total{fallback="false",verdict="hallucination"}'
+REVIEWS = "ragpulse_calibration_reviews_total"
+
+
+# Every count a ratio divides is `counted(x, w)` (mixin/promql.py), never increase(x[w]) alone:
+#
+#   (increase(x[w]) and present_over_time(x[1h] offset w)) or (last_over_time(x[w]) unless present_over_time(x[1h] offset w))
+#
+# increase() takes a series' first sample in the window as its baseline, so a series born inside the window
+# (a new app, route or release, a rank or verdict first reached) loses every count it was born with: a new app's
+# context utilisation read 0.608 against a true 0.338. The sidecar makes a label set's series at zero when the
+# label set is first seen (collector/telemetry/labels.py), but the first events of a new label set, and the
+# series of a restarted sidecar, are still born with counts in them.
+# - A series with a sample in the hour before the window existed when it began: increase(). Its extrapolation
+#   from the first and last samples to the window's edges (all the way when a sample is within 1.1 scrape
+#   intervals of the edge, else half an interval) estimates what came between; a reset inside the window (a
+#   restart) adds the value after it whole, which is right since the sidecar's counters start at 0.
+# - A series without one is new in the window: its last value in the window (last_over_time, so that a series
+#   that went away before the window's end, a replaced pod's, still counts) is all it counted, since ragpulse's
+#   counters start at 0 when made, in a new process as in a running one.
+# Why not the plainer `x offset w` for "existed": one failed scrape writes staleness markers for all of a
+# target's series, and `x offset w` is absent after one. A long-lived series would then count its whole
+# lifetime for a window whose start fell in the gap. A range ignores staleness markers; an hour bridges failed
+# scrapes and a Prometheus restart. What remains, rare and small: a series new in a window that also restarted
+# inside it keeps only its count after the restart; a sidecar restarted (same instance) across a window's start
+# loses the counts of its first scrape; Prometheus first scraping a long-running sidecar (or after more than an
+# hour without scrapes) counts its series' whole values in the windows that begin before that first scrape.
 
 
 def _rule(record: str, expr: str) -> dict[str, str]:
@@ -54,16 +84,18 @@ def wilson_rules(prefix: str, level: str, window: str, successes: str, n: str) -
 
 
 def routine_share_rules(name: str, metric: str, bad: str, good: str, window: str,
-                        counted: str | None = None) -> list[dict[str, str]]:
-    """The share of `bad` verdicts of `metric` in the routine sample, with its count (recorded as
-    `counted`, default `bad`) and Wilson interval. "or ... * 0": an app with judgments but none bad yet
+                        recorded: str | None = None) -> list[dict[str, str]]:
+    """The share of `bad` verdicts of `metric` in the routine sample, with its count (its record named for
+    `recorded`, default `bad`) and Wilson interval. "or ... * 0": an app with judgments but none bad yet
     has no series of bad verdicts; its rate is 0."""
     n = f"app:ragpulse_{name}_routine_judged:increase{window}"
-    s = f"app:ragpulse_{name}_routine_{counted or bad}:increase{window}"
+    s = f"app:ragpulse_{name}_routine_{recorded or bad}:increase{window}"
     selector = f'metric="{metric}",sample="routine"'
+    judged = f'ragpulse_judgments_total{{{selector},verdict=~"{bad}|{good}"}}'
+    judged_bad = f'ragpulse_judgments_total{{{selector},verdict="{bad}"}}'
     return [
-        _rule(n, f'sum by (app) (increase(ragpulse_judgments_total{{{selector},verdict=~"{bad}|{good}"}}[{window}]))'),
-        _rule(s, f'sum by (app) (increase(ragpulse_judgments_total{{{selector},verdict="{bad}"}}[{window}])) or ({n} * 0)'),
+        _rule(n, f"sum by (app) ({counted(judged, window)})"),
+        _rule(s, f"sum by (app) ({counted(judged_bad, window)}) or ({n} * 0)"),
         *wilson_rules(f"ragpulse_{name}_routine", "app", window, s, n),
     ]
 
@@ -79,10 +111,9 @@ def stratified_rules(window: str) -> list[dict[str, str]]:
     name = "ragpulse_hallucination_stratified"
     adjusted = f"(({bad} + {z2 / 2!r}) / ({judged} + {z2!r}))"
     return [
-        _rule(offered, f'sum by ({keys}) (increase(ragpulse_judge_stratum_offered_total{{fallback="false"}}[{window}]))'),
-        _rule(judged, f'sum by ({keys}) (increase(ragpulse_judge_stratum_judgments_total{{fallback="false",{JUDGED}}}[{window}]))'),
-        _rule(bad, f'sum by ({keys}) (increase(ragpulse_judge_stratum_judgments_total{{fallback="false",verdict="hallucination"}}[{window}]))'
-                   f" or ({judged} * 0)"),
+        _rule(offered, f"sum by ({keys}) ({counted(OFFERED, window)})"),
+        _rule(judged, f"sum by ({keys}) ({counted(STRATUM_JUDGED, window)})"),
+        _rule(bad, f"sum by ({keys}) ({counted(STRATUM_HALLUCINATED, window)}) or ({judged} * 0)"),
         _rule(ratio, f"{bad} / ({judged} > 0)"),
         *_estimate_rules(name, window, offered, judged, ratio, f"({adjusted} * (1 - {adjusted}) / ({judged} + {z2!r}))"),
     ]
@@ -127,9 +158,8 @@ def trusted_stratified_rules(window: str, calibration_window: str) -> list[dict[
     share = f"({judged} / on ({keys}) group_left () ({stratum_judged} > 0))"
     only = " and on (judge) judge:ragpulse_judge_trusted"
     return [
-        _rule(judged, f'sum by ({cell}) (increase(ragpulse_judge_stratum_judgments_total{{fallback="false",{JUDGED}}}[{window}]){only})'),
-        _rule(bad, f'sum by ({cell}) (increase(ragpulse_judge_stratum_judgments_total{{fallback="false",verdict="hallucination"}}[{window}]){only})'
-                   f" or ({judged} * 0)"),
+        _rule(judged, f"sum by ({cell}) ({counted(STRATUM_JUDGED, window)}){only}"),
+        _rule(bad, f"sum by ({cell}) ({counted(STRATUM_HALLUCINATED, window)}){only} or ({judged} * 0)"),
         _rule(corrected, f"clamp((({observed} + on (judge) group_left () ({specificity} - 1)) / on (judge) group_left () {youden}), 0, 1)"
                          f" or ({observed} unless on (judge) {youden})"),
         _rule(cell_variance, f"({binomial} / on (judge) group_left () ({youden} ^ 2)) or ({binomial} unless on (judge) {youden})"),
@@ -150,8 +180,8 @@ def trust_rules(window: str) -> list[dict[str, str]]:
     youden = f"judge:ragpulse_calibration_youden:ratio{window}"
 
     def cells(judge: str, human: str) -> str:
-        return (f'(sum by (judge) (increase(ragpulse_calibration_reviews_total{{judge_verdict="{judge}",human_verdict="{human}"}}'
-                f"[{window}])) or (max by (judge) (ragpulse_calibration_reviews_total) * 0))")
+        reviews = f'{REVIEWS}{{judge_verdict="{judge}",human_verdict="{human}"}}'
+        return f"(sum by (judge) ({counted(reviews, window)}) or (max by (judge) ({REVIEWS}) * 0))"
 
     both, judge_only, human_only, neither = (cells("hallucination", "hallucination"), cells("hallucination", "grounded"),
                                              cells("grounded", "hallucination"), cells("grounded", "grounded"))
@@ -159,7 +189,7 @@ def trust_rules(window: str) -> list[dict[str, str]]:
     specificity = f"judge:ragpulse_calibration_specificity:ratio{window}"
     return [
         # 1 or 0 for every judge that judged (a judge without any review is 0, not absent).
-        _rule(calibrated, f"(sum by (judge) (increase(ragpulse_calibration_reviews_total[{window}]))"
+        _rule(calibrated, f"(sum by (judge) ({counted(REVIEWS, window)})"
                           " >= bool on () group_left () max(ragpulse_calibration_min_reviews))"
                           " or max by (judge) (ragpulse_judge_stratum_judgments_total) * 0"),
         _rule(sensitivity, f"{both} / (({both} + {human_only}) > 0)"),
@@ -176,9 +206,8 @@ def calibration_rules(window: str) -> list[dict[str, str]]:
     level = "judge_model"
 
     def cell(name: str, judge: str, human: str) -> dict[str, str]:
-        return _rule(f"{level}:ragpulse_calibration_{name}:increase{window}",
-                     f'sum by ({JUDGE}) (increase(ragpulse_calibration_reviews_total{{judge_verdict="{judge}",'
-                     f'human_verdict="{human}"}}[{window}]))')
+        reviews = f'{REVIEWS}{{judge_verdict="{judge}",human_verdict="{human}"}}'
+        return _rule(f"{level}:ragpulse_calibration_{name}:increase{window}", f"sum by ({JUDGE}) ({counted(reviews, window)})")
 
     a, b, c, d = (f"{level}:ragpulse_calibration_{name}:increase{window}"
                   for name in ("both_hallucination", "judge_only", "human_only", "neither"))
@@ -193,7 +222,7 @@ def calibration_rules(window: str) -> list[dict[str, str]]:
         cell("judge_only", "hallucination", "grounded"),
         cell("human_only", "grounded", "hallucination"),
         cell("neither", "grounded", "grounded"),
-        _rule(reviews, f"sum by ({JUDGE}) (increase(ragpulse_calibration_reviews_total[{window}]))"),
+        _rule(reviews, f"sum by ({JUDGE}) ({counted(REVIEWS, window)})"),
         _rule(agreement, f"({cells['a']} + {cells['d']}) / ({reviews} > 0)"),
         _rule(f"{level}:ragpulse_calibration_sensitivity:ratio{window}", f"{cells['a']} / (({cells['a']} + {cells['c']}) > 0)"),
         _rule(f"{level}:ragpulse_calibration_specificity:ratio{window}", f"{cells['d']} / (({cells['b']} + {cells['d']}) > 0)"),
@@ -206,17 +235,18 @@ def operations_rules(window: str) -> list[dict[str, str]]:
     """The judge's side: mean scores, coverage, error rate and cost (labels the judge metrics carry)."""
     def mean(metric: str) -> str:
         selector = f'sample="routine",metric="{metric}"'
-        return (f"sum by (judge) (increase(ragpulse_judge_score_sum{{{selector}}}[{window}])) / sum by (judge) "
-                f"(increase(ragpulse_judge_score_count{{{selector}}}[{window}]) > 0)")
+        return (f"sum by (judge) ({counted(f'ragpulse_judge_score_sum{{{selector}}}', window)}) / (sum by (judge) "
+                f"({counted(f'ragpulse_judge_score_count{{{selector}}}', window)}) > 0)")
 
-    requests = f"sum by (judge_model) (increase(ragpulse_judge_requests_total[{window}]))"
+    requests = f"sum by (judge_model) ({counted('ragpulse_judge_requests_total', window)})"
+    failed = counted('ragpulse_judge_requests_total{outcome!="ok"}', window)
     return [
         _rule(f"judge:ragpulse_judge_groundedness_routine:mean{window}", mean("groundedness")),
         _rule(f"judge:ragpulse_judge_answer_relevancy_routine:mean{window}", mean("answer_relevancy")),
         _rule(f"all:ragpulse_judge_coverage:ratio{window}",
-              f"sum(increase(ragpulse_judge_judged_total[{window}])) / (sum(increase(ragpulse_traces_total[{window}])) > 0)"),
+              f"sum({counted('ragpulse_judge_judged_total', window)}) / (sum({counted('ragpulse_traces_total', window)}) > 0)"),
         _rule(f"judge_model:ragpulse_judge_errors:ratio{window}",
-              f'(sum by (judge_model) (increase(ragpulse_judge_requests_total{{outcome!="ok"}}[{window}])) or {requests} * 0)'
+              f"(sum by (judge_model) ({failed}) or {requests} * 0)"
               f" / ({requests} > 0)"),
         _rule(f"judge_model:ragpulse_judge_cost_per_hour:rate{window}",
               f"sum by (judge_model) (rate(ragpulse_judge_cost_total[{window}])) * 3600"),
@@ -227,12 +257,12 @@ def satisfaction_rules(window: str) -> list[dict[str, str]]:
     """The satisfaction proxy per app: positive signals among all (docs/satisfaction.md). Recorded beside its
     parts, which stay counters: the dashboard shows both."""
     signals = "ragpulse_satisfaction_signals_total"
-    positive = "|".join(POSITIVE)
+    positives = f'{signals}{{signal=~"{"|".join(POSITIVE)}"}}'
     return [
-        _rule(f"app:ragpulse_satisfaction_signals:increase{window}", f"sum by (app) (increase({signals}[{window}]))"),
+        _rule(f"app:ragpulse_satisfaction_signals:increase{window}", f"sum by (app) ({counted(signals, window)})"),
         _rule(f"app:ragpulse_satisfaction_proxy:ratio{window}",
-              f'sum by (app) (increase({signals}{{signal=~"{positive}"}}[{window}])) '
-              f"/ (sum by (app) (increase({signals}[{window}])) > 0)"),
+              f"sum by (app) ({counted(positives, window)}) "
+              f"/ (sum by (app) ({counted(signals, window)}) > 0)"),
     ]
 
 
@@ -242,19 +272,19 @@ def context_rules(window: str) -> list[dict[str, str]]:
     context utilisation); and, per app and rank, the share of retrieved chunks used."""
     retrieved, used = "ragpulse_context_chunks_retrieved_total", "ragpulse_context_chunks_used_total"
     chars, verdicts = "ragpulse_context_chars_total", "ragpulse_citation_verdicts_total"
+    used, retrieved = counted(used, window), counted(retrieved, window)
+    used_chars, retrieved_chars = (counted(f'{chars}{{kind="{kind}"}}', window) for kind in ("used", "retrieved"))
+    judged = counted(f'{verdicts}{{verdict=~"supported|unsupported"}}', window)
+    supported = counted(f'{verdicts}{{verdict="supported"}}', window)
     return [
-        _rule(f"app:ragpulse_context_utilisation:ratio{window}",
-              f"sum by (app) (increase({used}[{window}])) / (sum by (app) (increase({retrieved}[{window}])) > 0)"),
+        _rule(f"app:ragpulse_context_utilisation:ratio{window}", f"sum by (app) ({used}) / (sum by (app) ({retrieved}) > 0)"),
         _rule(f"app:ragpulse_context_utilisation_chars:ratio{window}",
-              f'sum by (app) (increase({chars}{{kind="used"}}[{window}])) '
-              f'/ (sum by (app) (increase({chars}{{kind="retrieved"}}[{window}])) > 0)'),
+              f"sum by (app) ({used_chars}) / (sum by (app) ({retrieved_chars}) > 0)"),
         _rule(f"app_rank:ragpulse_context_utilisation:ratio{window}",
-              f"sum by (app, rank) (increase({used}[{window}])) / (sum by (app, rank) (increase({retrieved}[{window}])) > 0)"),
-        _rule(f"app:ragpulse_citation_judged:increase{window}",
-              f'sum by (app) (increase({verdicts}{{verdict=~"supported|unsupported"}}[{window}]))'),
+              f"sum by (app, rank) ({used}) / (sum by (app, rank) ({retrieved}) > 0)"),
+        _rule(f"app:ragpulse_citation_judged:increase{window}", f"sum by (app) ({judged})"),
         _rule(f"app:ragpulse_citation_precision:ratio{window}",
-              f'sum by (app) (increase({verdicts}{{verdict="supported"}}[{window}])) '
-              f"/ (app:ragpulse_citation_judged:increase{window} > 0)"),
+              f"sum by (app) ({supported}) / (app:ragpulse_citation_judged:increase{window} > 0)"),
     ]
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from helpers.dashboard_queries import GENERATED, panels, queries
 from helpers.metrics import exported_metrics
+from helpers.promql import as_increase, bare_counts
 
 from ragpulse.mixin.rules import DEFAULTS, rules
 
@@ -53,7 +54,10 @@ def test_every_query_names_only_existing_metrics_and_recorded_series(name: str) 
 
 @pytest.mark.parametrize("name", sorted(GENERATED))
 def test_rates_use_the_rate_interval_and_counters_are_summed_before_dividing(name: str) -> None:
-    for expr in queries(name):
+    for query in queries(name):
+        # A ratio counts a series born inside its window whole, as the rules do (mixin/promql.py).
+        assert " / " not in query or bare_counts(query) == [], query
+        expr = as_increase(query)
         for window in re.findall(r"\b(?:rate|increase)\([^\[]*\[([^\]]+)\]", expr):
             assert window in ("$__rate_interval", "$__range"), expr
         # Every rate() and increase() is aggregated (sum, sum by) before a division or a quantile.

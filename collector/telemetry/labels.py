@@ -21,6 +21,10 @@ class LabelGuard:
     within its own cap (50 values on four labels is still 6 million sets); a
     new combination over it becomes "other" on every label. Both are counted
     per event in ragpulse_label_overflow_total (label="<name>" or "label_set").
+
+    Components that count by these labels hear of each label set when it is first admitted
+    (`on_new_label_set`) and make the series the recording rules divide by at zero then, before any of
+    them counts: a series born with its first count hides that count from increase().
     """
 
     def __init__(self, names: Sequence[str], max_values: int, max_label_sets: int, registry: CollectorRegistry) -> None:
@@ -33,10 +37,18 @@ class LabelGuard:
         self._values: list[set[str]] = [set() for _ in self.names]
         self._sets: set[tuple[str, ...]] = set()
         self._other_set = tuple(OTHER for _ in self.names)
+        self._listeners: list[Callable[[tuple[str, ...]], None]] = []
         self._overflow = {name: overflow.labels(label=name) for name in (*self.names, "label_set")}
         fields = attrgetter(*self.names)
         # attrgetter of one name returns the value, of several a tuple: make it always a tuple.
         self.raw_values = fields if len(self.names) > 1 else lambda event: (fields(event),)
+
+    def on_new_label_set(self, precreate: Callable[[tuple[str, ...]], None]) -> None:
+        """Call `precreate` with every label set admitted from now on, when it is first admitted, and with those
+        admitted already."""
+        self._listeners.append(precreate)
+        for label_set in self._sets:
+            precreate(label_set)
 
     def admit_event(self, event: Any) -> tuple[str, ...]:
         """Guarded label values of an event (overflow is counted by the fast-path exporter)."""
@@ -58,9 +70,16 @@ class LabelGuard:
         label_set = tuple(values)
         if label_set not in self._sets:
             if len(self._sets) >= self._max_sets:
+                self._new(self._other_set)  # one set past the cap: its series must exist too
                 return self._other_set, (*overflowed, "label_set")
-            self._sets.add(label_set)
+            self._new(label_set)
         return label_set, tuple(overflowed)
+
+    def _new(self, label_set: tuple[str, ...]) -> None:
+        if label_set not in self._sets:
+            self._sets.add(label_set)
+            for precreate in self._listeners:
+                precreate(label_set)
 
     def count_overflow(self, overflowed: Sequence[str]) -> None:
         for name in overflowed:

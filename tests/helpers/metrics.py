@@ -68,7 +68,7 @@ def exported_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
     guard = LabelGuard(labels, 1, 1, registry)
     pipeline, intake = PipelineMetrics(registry), IntakeMetrics(registry)
     otlp = OtlpMetrics(registry, intake, pipeline.dropped)
-    judgment = JudgmentMetrics(registry, guard)  # the judging exit's metrics consumer: the verdict families
+    judgment = JudgmentMetrics(registry, guard, judge="llm")  # the judging exit's metrics consumer: the verdict families
     holders = [guard, SimpleNamespace(build_info=process_metrics(registry)), pipeline, intake, otlp, KafkaMetrics(registry, intake, otlp), DedupMetrics(registry), ServerMetrics(registry),
                FastPathMetrics(registry, Config().metrics), LexicalMetrics(registry, list(labels)),
                EmbeddingMetrics(registry, list(labels), pipeline.stage_errors), ResultMetrics(registry),
