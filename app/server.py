@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hmac
 import time
 from collections.abc import Awaitable, Callable, Sequence
 
@@ -13,11 +12,12 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 from ragpulse.collector.telemetry.exposition import TextExposition
 from ragpulse.errors import ExportRefused
 from ragpulse.results.json_response import json_response
+from ragpulse.sources.access import Scope, bearer
 from ragpulse.sources.http import HttpIngest
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-# Ingest and the bad-case API (it returns user content) need the bearer token when one is set.
-PROTECTED_PREFIXES = ("/v1/", "/api/")
+# The APIs that return user content (bad cases, calibration); ingest checks its own scopes (sources/http.py).
+API_PREFIX = "/api/"
 
 HTTP_DURATION_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
@@ -41,11 +41,10 @@ def build_app(
     not_ready_reasons: Callable[[], list[str]],
     readiness_notes: Callable[[], list[str]] = list,
     on_export: Sequence[Callable[[], Awaitable[None]]] = (),  # called right after each /metrics render
-    auth_token: str | None,
+    api: Scope,
     max_body_bytes: int,
     api_routes: Sequence[web.RouteDef] = (),
 ) -> web.Application:
-    expected = f"Bearer {auth_token}".encode() if auth_token else None
     metrics = ServerMetrics(registry)
     exposition = TextExposition(registry)
 
@@ -63,10 +62,10 @@ def build_app(
         return response
 
     async def _guarded(request: web.Request, handler: Handler) -> web.StreamResponse:
-        if expected is not None and request.path.startswith(PROTECTED_PREFIXES):
-            given = request.headers.get("Authorization", "").encode()
-            if not hmac.compare_digest(given, expected):
-                return _error(401, "unauthorized", "missing or wrong bearer token", {"WWW-Authenticate": "Bearer"})
+        if request.path.startswith(API_PREFIX):
+            refused = api.refusal(bearer(request.headers.get("Authorization", "")))
+            if refused is not None:
+                return json_response(refused.status, refused.body(), refused.headers)
         try:
             return await handler(request)
         except web.HTTPRequestEntityTooLarge:

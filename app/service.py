@@ -47,6 +47,7 @@ from ragpulse.scorers.citations import CitationScorer
 from ragpulse.scorers.embedding import EmbeddingScorer, load_model
 from ragpulse.scorers.fallback import FallbackDetector
 from ragpulse.scorers.lexical import LexicalScorer
+from ragpulse.sources.access import OPT_OUT, Scope, access, api_scope
 from ragpulse.sources.connections import limit_connections, runner_options
 from ragpulse.sources.http import SOURCE as HTTP_SOURCE
 from ragpulse.sources.http import HttpIngest
@@ -138,7 +139,7 @@ class Service:
             not_ready_reasons=self.not_ready_reasons,
             readiness_notes=self.readiness_notes,
             on_export=[self.kafka.on_export] if self.kafka else [],
-            auth_token=config.auth_token(),
+            api=self.api,
             max_body_bytes=config.http.max_body_bytes,
             api_routes=[*badcases_api.routes(config.results.sqlite_path),
                         *calibration_api.routes(config.results.sqlite_path, config.calibration)],
@@ -185,7 +186,10 @@ class Service:
         )
 
     def _sources(self, config: Config, registry: CollectorRegistry, dedup: DedupWindow) -> None:
+        self.api = api_scope(config)
+        self.http_access = access(config, "http")
         self.ingest = HttpIngest(EventDecoder(config.limits, HTTP_SOURCE), self.queue, registry,
+                                 access=self.http_access,
                                  retry_after_seconds=config.http.retry_after_seconds,
                                  body_timeout_seconds=config.http.body_timeout_seconds,
                                  max_body_bytes=config.http.max_body_bytes)
@@ -202,8 +206,9 @@ class Service:
                                      # What the previous owner has not settled: the last idle_seconds of sessions.
                                      replay_seconds=config.satisfaction.idle_seconds)
         self.otlp: OtlpReceiver | None = None
+        self.otlp_access = access(config, "otlp")
         if config.otlp.enabled:
-            self.otlp = OtlpReceiver(config.otlp, self.spans, self.queue, registry)
+            self.otlp = OtlpReceiver(config.otlp, self.spans, self.queue, registry, access=self.otlp_access)
 
     def _replay(self, envelopes: list[Envelope]) -> None:
         """Events read back from Kafka partitions new to this replica (counted by their previous owner), replayed
@@ -288,6 +293,27 @@ class Service:
                  kafka=config.kafka.bootstrap_servers or "off", judge=judge,
                  sample_rate=config.judge.sample_rate if config.judge.mode != "off" else None,
                  badcases=config.results.sqlite_path or "off")
+        self._warn_exposed()
+
+    def _warn_exposed(self) -> None:
+        """One warning per user-data scope without its token on a non-loopback address: refused there, or (opted
+        out) open to the network."""
+        http = f"HTTP {self.config.http.host}:{self.port}"
+        places = [(self.api, http), (self.http_access.review, http)]
+        if self.otlp is not None:  # reviews come over OTLP too (evaluation scores)
+            places.append((self.otlp_access.review, f"OTLP {self.config.otlp.host}:{self.otlp.http_port}"))
+        exposed: dict[str, tuple[Scope, list[str]]] = {}
+        for scope, where in places:
+            if scope.exposed:
+                exposed.setdefault(scope.name, (scope, []))[1].append(where)
+        for name, (scope, listeners) in exposed.items():
+            if scope.open:
+                log.warning("user data open to the network without a token", scope=name, endpoints=scope.what,
+                            listeners=listeners, setting=scope.setting, because=f"{OPT_OUT} is true")
+            else:
+                log.warning("user data refused (403): no token on a non-loopback address", scope=name,
+                            endpoints=scope.what, listeners=listeners, setting=scope.setting,
+                            fix=f"set {scope.setting} (or {scope.setting}_file), or listen on 127.0.0.1")
 
     async def shutdown(self) -> int:
         """Drain and stop; returns the number of accepted events that could not be processed."""

@@ -27,7 +27,9 @@ class IntakeMetrics:
             "ragpulse_events_truncated_total", "Accepted events with a field cut to its limit.", "source", "field"
         )
         self.events_refused = counter(
-            "ragpulse_events_refused_total", "Valid events not taken in because the pipeline was full.", "source", "reason"
+            "ragpulse_events_refused_total",
+            "Valid events not taken in: backpressure (the pipeline was full), unauthorized or unprotected (no token "
+            "of their scope).", "source", "reason"
         )
         self.source_up = Gauge("ragpulse_source_up", "1 when a source is running and connected.", ["source"], registry=registry)
 

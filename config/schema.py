@@ -34,13 +34,24 @@ from ragpulse.config.probes import ProbesConfig
 from ragpulse.config.sources import ForwardConfig, KafkaConfig, OtlpConfig
 from ragpulse.errors import ConfigProblem
 
+TOKENS = ("auth_token", "api_token", "review_token")  # http's tokens, each also as <option>_file
+
 
 class HttpConfig(_Section):
     host: str = "0.0.0.0"
     port: Port = 8080
     max_body_bytes: Positive = 8 * 1024 * 1024
+    # The bearer tokens of the three scopes (docs/configuration.md#tokens-and-scopes): ingest (POST /v1/*, and
+    # OTLP while otlp.auth_token is unset), the API (GET /api/*: users' questions and answers) and reviews
+    # (feedback of kind review: it steers calibration). Without its token a user-data scope (API, reviews) is
+    # open on a loopback http.host only, and refused (403) on any other unless allow_unauthenticated_user_data.
     auth_token: str | None = None
     auth_token_file: str | None = None
+    api_token: str | None = None
+    api_token_file: str | None = None
+    review_token: str | None = None
+    review_token_file: str | None = None
+    allow_unauthenticated_user_data: bool = False
     retry_after_seconds: PositiveFloat = 1.0
     # A connection that sends no complete request head this long after connecting or after its
     # last answer is closed (idle clients and slowloris heads alike)...
@@ -51,10 +62,14 @@ class HttpConfig(_Section):
     max_connections: Positive = 256
 
     def validate(self) -> list[ConfigProblem]:
-        problems = given_twice("http", self, "auth_token")
-        if self.auth_token is not None and not self.auth_token.strip():
-            problems.append(ConfigProblem("http.auth_token", "must not be empty; leave it unset to turn auth off"))
-        return problems + missing_files("http", self, "auth_token_file")
+        problems: list[ConfigProblem] = []
+        for option in TOKENS:
+            problems += given_twice("http", self, option)
+            if getattr(self, option) is not None and not getattr(self, option).strip():
+                unset = ("to turn auth off" if option == "auth_token"
+                         else "for no token (its scope is then open on a loopback http.host only)")
+                problems.append(ConfigProblem(f"http.{option}", f"must not be empty; leave it unset {unset}"))
+        return problems + missing_files("http", self, *(f"{option}_file" for option in TOKENS))
 
 
 class PipelineConfig(_Section):
@@ -389,6 +404,14 @@ class Config(_Section):
     def auth_token(self) -> str | None:
         """The ingest bearer token, read from the file when one is configured."""
         return read_secret(self.http.auth_token, self.http.auth_token_file)
+
+    def api_token(self) -> str | None:
+        """The token of GET /api/* (bad cases, calibration), read from the file when one is configured."""
+        return read_secret(self.http.api_token, self.http.api_token_file)
+
+    def review_token(self) -> str | None:
+        """The token of review feedback, read from the file when one is configured."""
+        return read_secret(self.http.review_token, self.http.review_token_file)
 
     def _forwarding_problems(self) -> list[ConfigProblem]:
         """A forwarding replica analyses nothing: what only analysis feeds cannot be asked of it."""

@@ -21,6 +21,7 @@ _STRING = {"type": "string"}
 _BOOL = {"type": "boolean"}
 _PORT = {"type": "integer", "minimum": 1, "maximum": 65535}
 _OBJECT = {"type": "object"}  # free-form Kubernetes objects (resources, probes, affinity...)
+_SECRET_KEY = {"type": "string", "pattern": "^[-._a-zA-Z0-9]+$"}  # a Secret's data key, as Kubernetes takes it
 
 
 def _strict(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -65,6 +66,8 @@ def values_schema() -> dict[str, Any]:
                                 "otlpHttpPort": _PORT, "otlpGrpcPort": _PORT}),
             "headlessService": _strict({"enabled": _BOOL}),
             "judge": _strict({"existingSecret": _STRING, "existingSecretKey": {"type": "string", "minLength": 1}}),
+            # The API and review tokens' Secret: the user's, or (empty) one the chart generates.
+            "tokens": _strict({"existingSecret": _STRING, "apiTokenKey": _SECRET_KEY, "reviewTokenKey": _SECRET_KEY}),
             "extraEnv": {"type": "array", "items": _OBJECT},
             # A writable store only (no ReadOnlyMany); size a storage quantity, so "1GB" fails at lint, not install.
             "persistence": _strict({

@@ -5,7 +5,9 @@ pipeline queue all at once or not at all: when the queue is full the answer is
 429 with Retry-After and nothing of the request is kept, so the client can
 resend it as is. A full queue is answered before the body is read: under
 overload, refusing costs nothing. The response says how many events were accepted and, for each
-rejected one, its index, field and reason.
+rejected one, its index, field and reason. Tokens (sources/access.py): a request no token lets in is
+refused unread (401); once decoded, each event needs its scope (a review the review scope, any other
+event ingest), or the whole request is refused (401 or 403) and its events counted as refused.
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ from aiohttp import web
 from prometheus_client import CollectorRegistry
 
 from ragpulse.collector.decode import Decoded, EventDecoder, EventType
+from ragpulse.collector.events import Envelope, FeedbackEvent
 from ragpulse.collector.intake import IntakeMetrics
 from ragpulse.collector.queue import EventQueue
 from ragpulse.collector.telemetry.shared import shared
+from ragpulse.sources.access import Access, Refusal, bearer
 from ragpulse.sources.connections import BodyError, ConnectionMetrics, read_body
 
 SOURCE = "http"
@@ -35,11 +39,13 @@ class HttpIngest:
         queue: EventQueue,
         registry: CollectorRegistry,
         *,
+        access: Access,
         retry_after_seconds: float,
         body_timeout_seconds: float,
         max_body_bytes: int,
     ) -> None:
         self._decoder = decoder
+        self._access = access
         self._queue = queue
         self._metrics = metrics = shared(registry, IntakeMetrics)
         metrics.precreate(SOURCE)
@@ -61,6 +67,9 @@ class HttpIngest:
         return await self._ingest(request, "feedback")
 
     async def _ingest(self, request: web.Request, event_type: EventType | None) -> web.Response:
+        token = bearer(request.headers.get("Authorization", ""))
+        if (refused := self._access.door(token)) is not None:
+            return json_response(refused.status, {"accepted": 0, **refused.body()}, refused.headers)
         if not self.accepting:
             return self._refuse(503, "shutting_down", "ragpulse is shutting down; retry against another replica")
         if self._queue.full:  # the events are not counted (unread): the request is, as a 429 in http_requests_total
@@ -73,6 +82,10 @@ class HttpIngest:
                 response.force_close()  # the body is unread: Connection: close, so the client's next request is new
             return response
         decoded = self._decoder.decode_body(body, event_type=event_type, ndjson=request.content_type in NDJSON_TYPES)
+        if (refused := self._scope_refusal(decoded.envelopes, token)) is not None:
+            # All or nothing, as with a full queue: a review never reaches calibration without its scope.
+            self._metrics.events_refused.labels(source=SOURCE, reason=refused.reason).inc(len(decoded.envelopes))
+            return json_response(refused.status, {"accepted": 0, **refused.body()}, refused.headers)
         if len(decoded.envelopes) > self._queue.capacity:
             return json_response(413, {
                 "accepted": 0,
@@ -86,6 +99,15 @@ class HttpIngest:
         self._count(decoded)
         status = 400 if decoded.rejections and not decoded.envelopes else 200
         return json_response(status, _summary(decoded))
+
+    def _scope_refusal(self, envelopes: list[Envelope], token: str | None) -> Refusal | None:
+        """Why the request's events may not all be taken with this token: reviews first, then the rest."""
+        if self._access.ingest.open and self._access.review.open:  # e.g. loopback without tokens: nothing to look at
+            return None
+        reviews = sum(isinstance(e.event, FeedbackEvent) and e.event.kind == "review" for e in envelopes)
+        if reviews and (refused := self._access.review.refusal(token)) is not None:
+            return refused
+        return self._access.ingest.refusal(token) if reviews < len(envelopes) else None
 
     def _count(self, decoded: Decoded) -> None:
         self._metrics.count_accepted(SOURCE, decoded.envelopes)

@@ -34,8 +34,9 @@ def kafka_args(kafka_client: str) -> kafka_broker.KafkaArgs:
 def ragpulse_factory(tmp_path: Path) -> Iterator[Callable[..., RagpulseProcess]]:
     started: list[RagpulseProcess] = []
 
-    def factory(*args: str, env: dict[str, str] | None = None, ready: bool = True) -> RagpulseProcess:
-        instance = start_ragpulse(tmp_path, *args, env=env, ready=ready)
+    def factory(*args: str, env: dict[str, str] | None = None, ready: bool = True,
+                host: str = "127.0.0.1") -> RagpulseProcess:
+        instance = start_ragpulse(tmp_path, *args, env=env, ready=ready, host=host)
         started.append(instance)
         return instance
 

@@ -4,6 +4,7 @@ generated ones, ragpulse's own config check on the ConfigMap, and wrong values r
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -108,6 +109,15 @@ def test_lint_and_template_give_valid_kubernetes_manifests(values: Path, tmp_pat
         assert secret_env[0]["valueFrom"]["secretKeyRef"]["name"] == expected["judge"]["existingSecret"]
     else:
         assert secret_env == []
+    # The pod listens on 0.0.0.0: user data is refused there without the API and review tokens, so it always has them.
+    tokens = {"existingSecret": "", "apiTokenKey": "api-token", "reviewTokenKey": "review-token", **expected.get("tokens", {})}
+    secret = tokens["existingSecret"] or "rp-ragpulse-tokens"
+    assert {e["name"]: e["valueFrom"]["secretKeyRef"] for e in container["env"] if e["name"].startswith("RAGPULSE_HTTP__")} == {
+        "RAGPULSE_HTTP__API_TOKEN": {"name": secret, "key": tokens["apiTokenKey"]},
+        "RAGPULSE_HTTP__REVIEW_TOKEN": {"name": secret, "key": tokens["reviewTokenKey"]}}
+    assert (config.api_token(), config.review_token()) == ("from-a-secret", "from-a-secret")
+    generated = [doc["metadata"]["name"] for doc in docs if doc["kind"] == "Secret"]
+    assert generated == ([] if tokens["existingSecret"] else ["rp-ragpulse-tokens"])
 
 
 def test_everything_on_renders_the_generated_rules_and_dashboards() -> None:
@@ -136,12 +146,24 @@ def test_everything_on_renders_the_generated_rules_and_dashboards() -> None:
     ("persistence.accessModes={ReadOnlyMany}", "at '/persistence/accessModes/0'"),  # the store is written
     ("config.interop.phoenix.base_ur=http://phoenix:6006", "additional properties 'base_ur' not allowed"),
     ("config.interop.otlp_metrics.temporality=weekly", "at '/config/interop/otlp_metrics/temporality'"),
+    ("tokens.apiTokenKey=api/token", "at '/tokens/apiTokenKey': 'api/token' does not match pattern"),
+    ("tokens.existingSecert=mine", "additional properties 'existingSecert' not allowed"),
 ])
 def test_a_wrong_value_is_refused_by_the_schema(setting: str, message: str) -> None:
     for command in (("lint", str(CHART)), ("template", "rp", str(CHART))):
         refused = run_helm(*command, "--set", setting)
         assert refused.returncode != 0, setting
         assert message in refused.stdout + refused.stderr, refused.stdout + refused.stderr
+
+
+def test_the_api_and_review_tokens_are_generated_random_and_apart() -> None:
+    """No cluster to look the last install's Secret up in (helm template): each render generates new tokens."""
+    renders = [[doc for doc in template() if doc["kind"] == "Secret"] for _ in range(2)]
+    tokens = [base64.b64decode(value).decode() for [secret] in renders for value in secret["data"].values()]
+    assert [sorted(secret["data"]) for [secret] in renders] == [["api-token", "review-token"]] * 2
+    assert all(re.fullmatch("[A-Za-z0-9]{40}", token) for token in tokens), tokens
+    assert len(set(tokens)) == 4  # the two scopes' tokens differ, and so do two installs'
+    kubernetes_validate.validate(renders[0][0], KUBERNETES, strict=True)
 
 
 def test_the_store_is_on_an_emptydir_by_default() -> None:

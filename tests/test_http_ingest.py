@@ -13,7 +13,8 @@ from prometheus_client import CollectorRegistry
 from ragpulse.app.server import build_app
 from ragpulse.collector.decode import EventDecoder
 from ragpulse.collector.queue import EventQueue
-from ragpulse.config import LimitsConfig
+from ragpulse.config import LimitsConfig, parse_config
+from ragpulse.sources.access import access, api_scope
 from ragpulse.sources.http import HttpIngest
 
 Scenario = Callable[[TestClient, HttpIngest, EventQueue, CollectorRegistry], Awaitable[None]]
@@ -25,9 +26,10 @@ def run_scenario(scenario: Scenario, *, capacity: int = 5, token: str | None = N
     async def main() -> None:
         registry = CollectorRegistry()
         queue = EventQueue("pipeline", capacity, 1 << 30, registry)
-        ingest = HttpIngest(EventDecoder(LimitsConfig(), "http"), queue, registry,
+        config = parse_config({"http": {"host": "127.0.0.1", "auth_token": token}})
+        ingest = HttpIngest(EventDecoder(LimitsConfig(), "http"), queue, registry, access=access(config, "http"),
                             retry_after_seconds=2, body_timeout_seconds=5, max_body_bytes=max_body)
-        app = build_app(ingest, registry, not_ready_reasons=lambda: [], auth_token=token, max_body_bytes=max_body)
+        app = build_app(ingest, registry, not_ready_reasons=lambda: [], api=api_scope(config), max_body_bytes=max_body)
         async with TestClient(TestServer(app)) as client:
             await scenario(client, ingest, queue, registry)
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import gzip
+import hashlib
 import json
 import subprocess
 from collections.abc import Callable
@@ -15,7 +17,10 @@ from helpers.sidecar import RagpulseProcess
 from helpers.waiting import wait_until
 from opentelemetry.exporter.otlp.proto.http import Compression
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
+from google.protobuf import json_format
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest, ExportTraceServiceResponse
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
+from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
 
 Factory = Callable[..., RagpulseProcess]
@@ -100,7 +105,7 @@ def test_otlp_json_with_hex_ids_partial_success_and_errors(ragpulse_factory: Fac
                                               model="unknown", release="unknown") == 1, what="the JSON trace")
     s = rp.metrics()
     assert s.get_value("ragpulse_answer_latency_seconds_sum", app="json-bot", route="unknown", model="unknown", release="unknown") == 1.5
-    assert s.get_value("ragpulse_otlp_spans_rejected_total") == 1
+    assert s.get_value("ragpulse_otlp_spans_rejected_total", reason="invalid_trace_id") == 1
     # the request with "abc" for an id took the general path; the root's was read by the crate
     assert s.get_value("ragpulse_otlp_json_general_total") == 1
 
@@ -112,6 +117,87 @@ def test_otlp_json_with_hex_ids_partial_success_and_errors(ragpulse_factory: Fac
     assert rp.metrics().get_value("ragpulse_otlp_requests_total", encoding="other", code="415") == 1  # not "protobuf"
     empty = http("POST", url, b"", {"Content-Type": "application/x-protobuf"})
     assert empty.status == 200 and ExportTraceServiceResponse.FromString(empty.body).partial_success.rejected_spans == 0
+
+
+CUT = "caf\u00e9 au lait"  # in the bad span, its \u00e9 cut after its first byte: what a writer cutting at a byte limit makes
+
+
+def _attributes(values: dict[str, object]) -> list[KeyValue]:
+    return [KeyValue(key=key, value=AnyValue(double_value=value) if isinstance(value, float) else AnyValue(string_value=value))
+            for key, value in values.items()]  # type: ignore[arg-type]
+
+
+def ten_traces_and_a_bad_span(app: str) -> ExportTraceServiceRequest:
+    """Ten RAG traces (a root with the question and answer, a retriever with its document) and, among them, the one
+    span of an eleventh trace, whose input.value is CUT."""
+    spans = []
+    for n in range(11):
+        trace_id, root_id = hashlib.md5(f"{app} {n}".encode()).digest(), (2 * n + 1).to_bytes(8, "big")  # 16 bytes
+        times = {"start_time_unix_nano": 1764000000000000000, "end_time_unix_nano": 1764000001500000000}
+        root = Span(trace_id=trace_id, span_id=root_id, name="broken" if n == 5 else "query", **times, attributes=_attributes(
+            {"openinference.span.kind": "CHAIN", "input.value": CUT if n == 5 else f"Question {n}?", "output.value": "An answer."}))
+        spans.append(root)
+        if n != 5:
+            spans.append(Span(trace_id=trace_id, span_id=(2 * n + 2).to_bytes(8, "big"), parent_span_id=root_id, name="retrieve",
+                              **times, attributes=_attributes({
+                                  "openinference.span.kind": "RETRIEVER", "retrieval.documents.0.document.id": "d1",
+                                  "retrieval.documents.0.document.content": "text", "retrieval.documents.0.document.score": 0.5})))
+    return ExportTraceServiceRequest(resource_spans=[ResourceSpans(
+        resource={"attributes": _attributes({"service.name": app})}, scope_spans=[ScopeSpans(scope={"name": "hand"}, spans=spans)])])
+
+
+def _hex_ids(value: object) -> object:
+    """MessageToDict's OTLP/JSON with the ids in hex, as exporters write them."""
+    if isinstance(value, list):
+        return [_hex_ids(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    return {key: base64.b64decode(item).hex() if key in ("traceId", "spanId", "parentSpanId") else _hex_ids(item)
+            for key, item in value.items()}
+
+
+def test_a_span_with_invalid_utf8_costs_only_itself_on_every_protocol(ragpulse_factory: Factory) -> None:
+    """Ten traces and one span with a cut multibyte character in one request, which the protobuf runtime refuses
+    whole (400 INVALID_ARGUMENT, not retried: ten traces lost): the span is rejected as a partial success naming
+    what is wrong, and the ten traces are counted, over OTLP/HTTP protobuf, OTLP/HTTP JSON (a lone surrogate escape,
+    JSON's form of it) and gRPC."""
+    import grpc
+
+    rp = ragpulse_factory("--set", "otlp.grace_seconds=0.1")
+    url = f"http://127.0.0.1:{rp.otlp_port}/v1/traces"
+    problem = "span 'broken': attribute 'input.value' is not valid UTF-8"
+
+    body = ten_traces_and_a_bad_span("utf8-protobuf").SerializeToString()
+    assert body.count(CUT.encode()) == 1
+    answer = http("POST", url, body.replace(CUT.encode(), b"caf\xc3x au lait"), {"Content-Type": "application/x-protobuf"})
+    assert answer.status == 200
+    partial = ExportTraceServiceResponse.FromString(answer.body).partial_success
+    assert (partial.rejected_spans, partial.error_message) == (1, problem)
+
+    body = json.dumps(_hex_ids(json_format.MessageToDict(ten_traces_and_a_bad_span("utf8-json")))).encode()
+    assert body.count(b"caf\\u00e9 au lait") == 1
+    answer = http("POST", url, body.replace(b"caf\\u00e9", b"caf\\ud800"), {"Content-Type": "application/json"})
+    assert (answer.status, answer.json()) == (200, {"partialSuccess": {"rejectedSpans": "1", "errorMessage":
+        "span 'broken': attribute 'input.value' holds a lone surrogate escape, which is not valid Unicode"}})
+
+    body = ten_traces_and_a_bad_span("utf8-grpc").SerializeToString()
+    with grpc.insecure_channel(f"127.0.0.1:{rp.grpc_port}") as channel:
+        export = channel.unary_unary("/opentelemetry.proto.collector.trace.v1.TraceService/Export",
+                                     response_deserializer=ExportTraceServiceResponse.FromString)
+        response = export(body.replace(CUT.encode(), b"caf\xc3x au lait"), timeout=10)
+    assert (response.partial_success.rejected_spans, response.partial_success.error_message) == (1, problem)
+
+    apps = ("utf8-protobuf", "utf8-json", "utf8-grpc")
+    unknown = {"route": "unknown", "model": "unknown", "release": "unknown"}
+    wait_until(lambda: all(rp.metrics().get_value("ragpulse_traces_total", app=app, **unknown) == 10 for app in apps),
+               what="ten traces on each protocol")
+    wait_until(lambda: rp.metrics().get_value("ragpulse_otlp_traces_in_flight") == 0, what="no trace in flight")
+    s = rp.metrics()
+    assert [s.get_value("ragpulse_traces_total", app=app, **unknown) for app in apps] == [10, 10, 10]
+    assert s.get_value("ragpulse_otlp_traces_total", outcome="complete") == 30
+    assert s.get_value("ragpulse_otlp_spans_rejected_total", reason="invalid_utf8") == 3
+    assert [s.get_value("ragpulse_otlp_spans_received_total", encoding=kind) for kind in ("protobuf", "json", "grpc")] == [20] * 3
+    assert s.get_value("ragpulse_otlp_json_general_total") == 1  # the crate's reader refuses a lone surrogate: Python reads it
 
 
 def test_bearer_token_on_the_otlp_receiver(ragpulse_factory: Factory) -> None:
@@ -203,23 +289,24 @@ def test_backpressure_and_shutdown_answers_on_both_protocols() -> None:
     import aiohttp
     import grpc
     from opentelemetry.proto.collector.trace.v1 import trace_service_pb2_grpc
-    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
     from prometheus_client import CollectorRegistry
 
     from ragpulse.config import LimitsConfig, parse_config
     from ragpulse.collector.decode import EventDecoder
     from ragpulse.collector.events import TraceEvent
     from ragpulse.collector.queue import EventQueue
+    from ragpulse.sources.access import access
     from ragpulse.sources.otlp.intake import SpanIntake
     from ragpulse.sources.otlp.receiver import OtlpReceiver
 
     async def main() -> None:
         registry = CollectorRegistry()
         queue = EventQueue("pipeline", 2, 1 << 30, registry)  # nobody consumes it
-        config = parse_config({"otlp": {"host": "127.0.0.1", "http_port": 0, "grpc_port": 0}}).otlp
+        whole = parse_config({"otlp": {"host": "127.0.0.1", "http_port": 0, "grpc_port": 0}})
+        config = whole.otlp
         intake = SpanIntake(config, EventDecoder(LimitsConfig(), "otlp"), queue, registry,
                             max_event_bytes=LimitsConfig().max_event_bytes)
-        receiver = OtlpReceiver(config, intake, queue, registry)
+        receiver = OtlpReceiver(config, intake, queue, registry, access=access(whole, "otlp"))
         await receiver.start()
         url = f"http://127.0.0.1:{receiver.http_port}/v1/traces"
         body = ExportTraceServiceRequest().SerializeToString()

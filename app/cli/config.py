@@ -55,8 +55,8 @@ def _config_check(args: argparse.Namespace) -> int:
 def _config_show(args: argparse.Namespace) -> int:
     config = load_config(args.file, overrides=_overrides(args))
     shown = msgspec.to_builtins(config)
-    secrets = (("http", "auth_token"), ("otlp", "auth_token"), ("kafka", "ssl_password"), ("kafka", "sasl_password"),
-               ("judge", "api_key"))
+    secrets = (("http", "auth_token"), ("http", "api_token"), ("http", "review_token"), ("otlp", "auth_token"),
+               ("kafka", "ssl_password"), ("kafka", "sasl_password"), ("judge", "api_key"))
     for section, option in secrets:
         if shown[section].get(option):
             shown[section][option] = "<redacted>"

@@ -38,7 +38,8 @@ def add_commands(commands: Any) -> None:
     store_flags(review)
     review.add_argument("--target", default="http://127.0.0.1:8080",
                         help="the sidecar that receives the reviews (default http://127.0.0.1:8080)")
-    review.add_argument("--token", help="bearer token, when the sidecar has http.auth_token set")
+    review.add_argument("--token", help="bearer token: the sidecar's http.review_token (reviews have a scope of their "
+                        "own; needed when it is set, or beyond loopback)")
     review.add_argument("--reviewer", help="your name or id, kept with each review")
     review.add_argument("--offline", action="store_true",
                         help="write reviews to the review queue's store instead of sending them to the sidecar")

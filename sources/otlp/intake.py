@@ -58,16 +58,26 @@ class SpanIntake:
     async def start(self) -> None:
         self.supervised.start()
 
-    async def take(self, spans: list[Span]) -> None:
+    async def take(self, spans: list[Span], refuse_reviews: str | None = None) -> int:
+        """Add spans; with `refuse_reviews` (the reason: the sender lacks the review scope) their reviews are
+        kept out and counted as refused. Returns how many were."""
         # Evaluations often come after their trace was assembled: they are feedback on arrival.
         feedback: list[tuple[FeedbackEvent, int]] = []
+        refused = 0
         for span in spans:
             if span.events:
                 events, unmapped = feedback_of(span)
+                if refuse_reviews is not None:
+                    kept = [event for event in events if event.kind != "review"]
+                    refused += len(events) - len(kept)
+                    events = kept
                 feedback.extend((event, FEEDBACK_BYTES) for event in events)
                 if unmapped:
                     self._metrics.feedback_unmapped.inc(unmapped)
+        if refused:
+            self._metrics.intake.events_refused.labels(source=SOURCE, reason=refuse_reviews).inc(refused)
         await self._enqueue([*feedback, *self.assembler.add(spans)])
+        return refused
 
     async def stop_intake(self) -> None:
         """Hand every trace still being assembled to the pipeline, as it is."""

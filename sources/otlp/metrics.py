@@ -11,6 +11,7 @@ from ragpulse.collector.telemetry.shared import shared
 TRACE_OUTCOMES = ("complete", "ttl_expired", "capacity", "shutdown", "not_rag", "unmapped_genai", "content_not_captured",
                   "mapping_failed")
 SPAN_DROP_REASONS = ("late_span", "duplicate", "too_many_spans", "over_bytes")
+SPAN_REJECT_REASONS = ("invalid_trace_id", "invalid_span_id", "invalid_utf8")  # sources/otlp/spans.py DecodedSpans
 
 
 class OtlpMetrics:
@@ -33,7 +34,9 @@ class OtlpMetrics:
             "span: the exporter writes outside its subset (links, ids in base64, numbers as floats...).",
         )
         self.spans_rejected = counter(
-            "ragpulse_otlp_spans_rejected_total", "Spans rejected as unusable (reported back as partial success)."
+            "ragpulse_otlp_spans_rejected_total",
+            "Spans rejected as unusable, reported back as partial success, by reason: invalid_trace_id, invalid_span_id, "
+            "invalid_utf8 (a string in the span, its resource or its scope; in OTLP/JSON a lone surrogate).", "reason",
         )
         self.spans_dropped = counter(
             "ragpulse_otlp_spans_dropped_total", "Spans dropped by the assembler: late_span, duplicate, too_many_spans.",
@@ -41,7 +44,8 @@ class OtlpMetrics:
         )
         self.late_spans = counter(
             "ragpulse_otlp_late_spans_total",
-            "Spans that came after their trace was assembled, by kind (retriever, llm, other): raise otlp.max_wait_seconds.",
+            "Spans that came after their trace was assembled, by kind (retriever, llm, other): the log names the "
+            "setting to raise.",
             "kind",
         )
         for kind in ("retriever", "llm", "other"):
@@ -69,6 +73,8 @@ class OtlpMetrics:
             self.traces.labels(outcome=outcome)
         for reason in SPAN_DROP_REASONS:
             self.spans_dropped.labels(reason=reason)
+        for reason in SPAN_REJECT_REASONS:
+            self.spans_rejected.labels(reason=reason)
 
 
 def otlp_metrics(registry: CollectorRegistry) -> OtlpMetrics:

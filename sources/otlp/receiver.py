@@ -2,7 +2,9 @@
 span assembler, answering per the OTLP spec.
 
 HTTP: 200 with ExportTraceServiceResponse (partial_success names the rejected
-spans and why), 400 for an undecodable body, 401 without the bearer token, 413
+spans and why, and the reviews not taken: evaluation scores need the review
+scope, sources/access.py), 400 for an undecodable body, 401 without the bearer
+token (otlp.auth_token, else http.auth_token; the scheme in any case), 413
 over the size limit, 415 for another content type, 429 with Retry-After while
 the pipeline queue is full, 503 with Retry-After while shutting down. Error
 bodies are google.rpc.Status, in the request's encoding. gRPC: the same
@@ -12,7 +14,6 @@ response; UNAUTHENTICATED, RESOURCE_EXHAUSTED (queue full) and UNAVAILABLE
 
 from __future__ import annotations
 
-import hmac
 import ssl
 
 import grpc
@@ -27,6 +28,7 @@ from ragpulse.collector.queue import EventQueue
 from ragpulse.collector.telemetry.shared import shared
 from ragpulse.config import OtlpConfig
 from ragpulse.errors import EventError, StartupError
+from ragpulse.sources.access import Access, Refusal, bearer
 from ragpulse.sources.connections import (
     BodyError,
     ConnectionMetrics,
@@ -49,15 +51,15 @@ log = structlog.get_logger("ragpulse.otlp")
 
 
 class OtlpReceiver:
-    def __init__(self, config: OtlpConfig, intake: SpanIntake, queue: EventQueue, registry: CollectorRegistry) -> None:
+    def __init__(self, config: OtlpConfig, intake: SpanIntake, queue: EventQueue, registry: CollectorRegistry, *,
+                 access: Access) -> None:
         self._config = config
+        self._access = access
         self._intake = intake
         self._queue = queue
         self._registry = registry
         self._metrics = otlp_metrics(registry)
         self._connections = shared(registry, ConnectionMetrics)
-        token = config.token()
-        self._expected_auth = f"Bearer {token}".encode() if token else None
         self._accepting = True
         self._runner: web.AppRunner | None = None
         self._grpc: grpc.aio.Server | None = None
@@ -136,10 +138,11 @@ class OtlpReceiver:
     def keys(self) -> KeyFilter:
         return self._intake.keys
 
-    def authorized(self, header: str) -> bool:
-        return self._expected_auth is None or hmac.compare_digest(header.encode(), self._expected_auth)
+    def refusal(self, header: str) -> Refusal | None:
+        """Why a request with this Authorization value may not send spans, or None."""
+        return self._access.ingest.refusal(bearer(header))
 
-    def refusal(self) -> tuple[int, str] | None:
+    def unavailable(self) -> tuple[int, str] | None:
         """(google.rpc code, message) when new spans cannot be taken now, else None."""
         if not self._accepting:
             return UNAVAILABLE, "ragpulse is shutting down"
@@ -147,18 +150,24 @@ class OtlpReceiver:
             return RESOURCE_EXHAUSTED, "the pipeline queue is full"
         return None
 
-    async def take(self, decoded: DecodedSpans, encoding: str) -> None:
+    async def take(self, decoded: DecodedSpans, encoding: str, header: str) -> None:
+        """Hand the spans to the intake; their reviews only with the review scope (refused ones are counted,
+        and named in the answer's partial_success)."""
         self._metrics.spans.labels(encoding=encoding).inc(len(decoded.spans))
-        if decoded.rejected:
-            self._metrics.spans_rejected.inc(decoded.rejected)
-        await self._intake.take(decoded.spans)
+        for reason, count in decoded.rejected_by.items():
+            self._metrics.spans_rejected.labels(reason=reason).inc(count)
+        refused = self._access.review.refusal(bearer(header))
+        kept_out = await self._intake.take(decoded.spans, refuse_reviews=refused.reason if refused else None)
+        if refused is not None and kept_out:
+            decoded.problems.insert(0, f"{kept_out} review(s) (evaluation scores 1-5) not taken: {refused.message}")
 
     async def _handle(self, request: web.Request, encoding: str) -> web.Response:
-        if not self.authorized(request.headers.get("Authorization", "")):
-            return _status(401, UNAUTHENTICATED, "missing or wrong bearer token", encoding, {"WWW-Authenticate": "Bearer"})
+        header = request.headers.get("Authorization", "")
+        if (denied := self.refusal(header)) is not None:
+            return _status(401, UNAUTHENTICATED, denied.message, encoding, denied.headers)
         if request.content_type not in (PROTOBUF, JSON):
             return _status(415, INVALID_ARGUMENT, f"content type must be {PROTOBUF} or {JSON}", "json")
-        refused = self.refusal()
+        refused = self.unavailable()
         if refused is not None:
             code, message = refused
             return _status(503 if code == UNAVAILABLE else 429, code, message, encoding, {"Retry-After": RETRY_AFTER_SECONDS})
@@ -179,7 +188,7 @@ class OtlpReceiver:
             return _status(400, INVALID_ARGUMENT, exc.message, encoding)
         if decoded.general:
             self._metrics.json_general.inc()
-        await self.take(decoded, encoding)
+        await self.take(decoded, encoding, header)
         if encoding == "json":
             body: dict[str, object] = {}
             if decoded.rejected or decoded.problems:
@@ -193,11 +202,11 @@ def _trace_service(receiver: OtlpReceiver, metrics: OtlpMetrics) -> grpc.Generic
     the client's INVALID_ARGUMENT, which gRPC's own deserializer would report as UNKNOWN."""
 
     async def export(body: bytes, context: grpc.aio.ServicerContext) -> ExportTraceServiceResponse:
-        authorization = dict(context.invocation_metadata() or ()).get("authorization", "")
-        if not receiver.authorized(str(authorization)):
+        authorization = str(dict(context.invocation_metadata() or ()).get("authorization", ""))
+        if (denied := receiver.refusal(authorization)) is not None:
             metrics.requests.labels(encoding="grpc", code="UNAUTHENTICATED").inc()
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong bearer token")
-        refused = receiver.refusal()
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, denied.message)
+        refused = receiver.unavailable()
         if refused is not None:
             code = grpc.StatusCode.UNAVAILABLE if refused[0] == UNAVAILABLE else grpc.StatusCode.RESOURCE_EXHAUSTED
             metrics.requests.labels(encoding="grpc", code=code.name).inc()
@@ -207,7 +216,7 @@ def _trace_service(receiver: OtlpReceiver, metrics: OtlpMetrics) -> grpc.Generic
         except EventError as exc:
             metrics.requests.labels(encoding="grpc", code="INVALID_ARGUMENT").inc()
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, exc.message)
-        await receiver.take(decoded, "grpc")
+        await receiver.take(decoded, "grpc", authorization)
         metrics.requests.labels(encoding="grpc", code="OK").inc()
         return export_response(decoded)
 

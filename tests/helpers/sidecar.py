@@ -30,10 +30,11 @@ class RagpulseProcess:
     log_path: Path
     otlp_port: int
     grpc_port: int
+    host: str = "127.0.0.1"  # what every listener binds (http.host and otlp.host)
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"http://{self.host}:{self.port}"
 
     def post(self, path: str, body: bytes, headers: dict[str, str] | None = None) -> HttpResult:
         return http("POST", self.url + path, body, {"Content-Type": "application/json", **(headers or {})})
@@ -74,22 +75,24 @@ class RagpulseProcess:
         return self.process.wait(timeout=timeout)
 
 
-def start_ragpulse(tmp_path: Path, *args: str, env: dict[str, str] | None = None, ready: bool = True) -> RagpulseProcess:
-    """Start `ragpulse run`; wait for /readyz 200, or with ready=False only for /healthz (a source may be down)."""
+def start_ragpulse(tmp_path: Path, *args: str, env: dict[str, str] | None = None, ready: bool = True,
+                   host: str = "127.0.0.1") -> RagpulseProcess:
+    """Start `ragpulse run` with every listener on `host`; wait for /readyz 200, or with ready=False only for
+    /healthz (a source may be down)."""
     port, otlp_port, grpc_port = free_port(), free_port(), free_port()
     log_path = tmp_path / f"ragpulse-{port}.log"
     full_env = {**os.environ, "RAGPULSE_LOGGING__FORMAT": "json", **(env or {})}
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            [*ragpulse_command(), "run", "--host", "127.0.0.1", "--port", str(port),
+            [*ragpulse_command(), "run", "--host", host, "--port", str(port),
              "--set", f"otlp.http_port={otlp_port}", "--set", f"otlp.grpc_port={grpc_port}",
-             "--set", "otlp.host=127.0.0.1", *args],
+             "--set", f"otlp.host={host}", *args],
             stdout=log,
             stderr=subprocess.STDOUT,
             env=full_env,
             cwd=tmp_path,  # files with default relative paths (the bad-case store) land here
         )
-    instance = RagpulseProcess(port, process, log_path, otlp_port, grpc_port)
+    instance = RagpulseProcess(port, process, log_path, otlp_port, grpc_port, host)
 
     def up() -> bool:
         check_running(process, log_path, "ragpulse")

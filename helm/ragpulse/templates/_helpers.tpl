@@ -52,3 +52,8 @@ fight over the file (or never start), so refuse to render rather than fail in th
 {{- fail (printf "persistence needs a single replica: the bad-case store is one SQLite file, which takes one writer, and this would run up to %d pods on its claim. Run one replica (replicaCount: 1, and autoscaling.enabled: false or autoscaling.maxReplicas: 1), or turn persistence off (persistence.enabled: false, persistence.existingClaim: \"\"; each replica then keeps its own store on an emptyDir)." (int $most)) -}}
 {{- end -}}
 {{- end -}}
+
+{{- /* The Secret holding the API and review tokens: the user's, or the one the chart generates. */}}
+{{- define "ragpulse.tokensSecret" -}}
+{{- .Values.tokens.existingSecret | default (printf "%s-tokens" (include "ragpulse.fullname" .)) -}}
+{{- end -}}
