@@ -12,11 +12,12 @@ then the checks that span sections.
 - base.py: what the section modules share: the `_Section` base, the constrained value types,
   `read_secret`, the file and secret checks.
 - loader.py: `load_config` (defaults, YAML file, RAGPULSE_* environment, `--set`), `parse_config`,
+  `ignored_environment` (the RAGPULSE_ variables that name no option: the scripts' own),
   and msgspec's errors turned into problems by dotted path.
 """
 
 from ragpulse.config.interop import EvaluationEventsConfig, InteropConfig, OtlpEndpointConfig, OtlpMetricsConfig, PhoenixConfig
-from ragpulse.config.loader import default_config_dict, load_config, parse_config
+from ragpulse.config.loader import default_config_dict, ignored_environment, load_config, parse_config
 from ragpulse.config.probes import ProbeResponse, ProbeTarget
 from ragpulse.config.schema import (
     CalibrationConfig,
@@ -52,6 +53,7 @@ __all__ = [
     "ProbeTarget",
     "SatisfactionConfig",
     "default_config_dict",
+    "ignored_environment",
     "load_config",
     "parse_config",
     "re2_options",

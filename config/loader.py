@@ -1,7 +1,8 @@
 """Loading the config: one YAML file, RAGPULSE_* environment overrides, CLI flags.
 
 Precedence, lowest first: built-in defaults, the YAML file, environment
-variables (RAGPULSE_SECTION__OPTION=value, e.g. RAGPULSE_HTTP__PORT=9000),
+variables (RAGPULSE_SECTION__OPTION=value, e.g. RAGPULSE_HTTP__PORT=9000; other RAGPULSE_ names are
+not read: `environment_option`),
 `--set section.option=value` flags. Every option is documented in
 `ragpulse.example.yaml` next to this module; a test keeps that file equal to
 the defaults in schema.py. Problems are reported all at once, by dotted path, with a
@@ -42,8 +43,7 @@ def load_config(
         data = _read_yaml(Path(path))
     sources: dict[str, str] = {}  # dotted option -> the variable or flag that set it, for the error messages
     for key, raw in sorted(environ.items()):
-        if key.startswith(ENV_PREFIX) and key != ENV_CONFIG_FILE:
-            dotted = key[len(ENV_PREFIX) :].lower().replace("__", ".")
+        if (dotted := environment_option(key)) is not None:
             _set_path(data, dotted, _parse_scalar(raw), origin=key)
             sources[dotted] = key
     for dotted, raw in (overrides or {}).items():
@@ -52,6 +52,35 @@ def load_config(
     kinds = [*([str(path)] if path else []), *(["environment"] if any(not s.startswith("--") for s in sources.values()) else []),
              *(["--set"] if any(s.startswith("--") for s in sources.values()) else [])]
     return parse_config(data, origin=", ".join(kinds) or "defaults", sources=sources)
+
+
+def environment_option(key: str) -> str | None:
+    """The dotted option an environment variable sets, or None when it sets none.
+
+    Options are RAGPULSE_<SECTION>__<OPTION> (or RAGPULSE_<SECTION>, a whole section as a flow mapping): those
+    are read, and an unknown section or option among them is an error that names the variable. Other RAGPULSE_
+    names (the project's scripts' RAGPULSE_VENV, RAGPULSE_KAFKA_HOME, ...) are not options and are not read,
+    except one that is an option written with a single underscore (RAGPULSE_HTTP_PORT): that typo is an error."""
+    if not key.startswith(ENV_PREFIX) or key == ENV_CONFIG_FILE:
+        return None
+    name = key[len(ENV_PREFIX) :].lower()
+    sections = {f.name: f.type for f in msgspec.structs.fields(Config)}
+    if "__" in name or name in sections:
+        return name.replace("__", ".")
+    for section, section_type in sections.items():
+        option = name.removeprefix(f"{section}_")
+        if option != name and option in {f.name for f in msgspec.structs.fields(section_type)}:
+            raise ConfigError([ConfigProblem(f"{section}.{option}", f"{key} is no option: an option's variable is "
+                                             f"RAGPULSE_<SECTION>__<OPTION>; did you mean {ENV_PREFIX}{section.upper()}__"
+                                             f"{option.upper()}?")], "environment")
+    return None
+
+
+def ignored_environment(environ: Mapping[str, str] | None = None) -> list[str]:
+    """The RAGPULSE_ variables that name no option and are not read (the config file's aside), sorted."""
+    environ = os.environ if environ is None else environ
+    return sorted(key for key in environ if key.startswith(ENV_PREFIX) and key != ENV_CONFIG_FILE
+                  and environment_option(key) is None)
 
 
 def parse_config(data: Any, *, origin: str = "config", sources: Mapping[str, str] | None = None) -> Config:

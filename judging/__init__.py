@@ -44,6 +44,7 @@ _SURFACE = {
     "judgments_only": "records",
     "record_bytes": "records",
     "RoutineFloor": "routine_floor",
+    "FEEDBACK_CLASSES": "sampler",
     "JudgeQueue": "sampler",
     "JudgeSampler": "sampler",
     "SamplingPolicy": "sampler",

@@ -53,11 +53,17 @@ def _verdict(r: dict[str, Any]) -> str:
     return shown + (f" (confidence {r['confidence']:.2f})" if r.get("confidence") is not None else "")
 
 
+def _numbers(indices: list[int]) -> list[str]:
+    """Chunks by their 1-based rank, as answers cite them ("[1]") and the chunks are listed: records hold
+    0-based indices."""
+    return [f"[{i + 1}]" for i in indices]
+
+
 def _citations(citations: list[dict[str, Any]]) -> list[str]:
     """Each cited sentence: WRONG CITATION where the chunk it cites does not support it."""
     lines = []
     for c in citations:
-        cited = ", ".join([*(f"[{i}]" for i in c["chunks"]), *(f"{d} (dangling)" for d in c["dangling"])])
+        cited = ", ".join([*_numbers(c["chunks"]), *(f"{d} (dangling)" for d in c["dangling"])])
         label = {"unsupported": "WRONG CITATION", "dangling": "DANGLING CITATION"}.get(c["verdict"], c["verdict"])
         lines.append(f"citation {label}: {_clip(c['sentence'], 80)!r} cites {cited}"
                      + (f" ({c['reason']})" if c.get("reason") else ""))
@@ -72,7 +78,9 @@ def detail(r: dict[str, Any]) -> str:
         f"trace {r['trace_id']}  stage: {r['stage']}  priority: {r['priority']}",
         f"judged {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(r['judged_at']))} by {r['judge']} "
         f"({r['judge_model']}, {r['prompt_version']}, {r['prompt_tokens']}+{r['completion_tokens']} tokens)",
-        f"app {r['app']}  route {r['route']}  model {r['model']}  release {r['release']}  session {r['session_id']}",
+        "  ".join(f"{name} {r[key] or 'not reported'}"  # a label the trace did not carry is not reported, not "None"
+                  for name, key in (("app", "app"), ("route", "route"), ("model", "model"), ("release", "release"),
+                                    ("session", "session_id"))),
         "",
         _refusal(r) if r["fallback"] else
         f"groundedness {_score(r['groundedness'])}/5{_verdict(r)}: {r['groundedness_reason']}",
@@ -89,11 +97,11 @@ def detail(r: dict[str, Any]) -> str:
                    + (f" ({r['search_relevance_reason']})" if r.get("search_relevance_reason") else ""))
     used = r.get("used_chunks")
     if used is not None and r["chunks"]:
-        out.append(f"context used: {len(used)} of {len(r['chunks'])} chunks ({', '.join(f'[{i}]' for i in used) or 'none'})")
+        out.append(f"context used: {len(used)} of {len(r['chunks'])} chunks ({', '.join(_numbers(used)) or 'none'})")
     out += _citations(r.get("citations") or [])
     out += ["", "question:", block(r["query"]), "answer:", block(r["answer"]), "chunks:"]
-    for index, chunk in enumerate(r["chunks"]):
-        out.append(f"  [{index}] {chunk.get('id') or ''} relevance {_score(chunk.get('relevance'))}/3")
+    for number, chunk in enumerate(r["chunks"], start=1):
+        out.append(f"  [{number}] {chunk.get('id') or ''} relevance {_score(chunk.get('relevance'))}/3")
         out.append(block(_clip(chunk["text"], 600)))
     if r["claims"]:
         out.append("claims:")

@@ -82,8 +82,9 @@ def test_parse_time() -> None:
 
 
 def test_without_a_key_the_local_judge_fills_the_store_the_api_and_the_cli(ragpulse_factory: Factory, tmp_path: Path) -> None:
-    rp = ragpulse_factory("--set", "judge.sample_rate=1.0", "--set", "http.auth_token=secret")
-    auth = {"Authorization": "Bearer secret"}
+    rp = ragpulse_factory("--set", "judge.sample_rate=1.0", "--set", "http.auth_token=secret",
+                          "--set", "http.api_token=reader")
+    ingest, auth = {"Authorization": "Bearer secret"}, {"Authorization": "Bearer reader"}
     events = [
         trace("grounded", query="How long do I have to return shoes?", chunks=CHUNKS,
               answer="You can return them within 30 days of delivery."),
@@ -94,7 +95,7 @@ def test_without_a_key_the_local_judge_fills_the_store_the_api_and_the_cli(ragpu
         trace("nothing", route="warranty", query="Is there a warranty?", chunks=[],
               answer="I'm sorry, I couldn't find any information about that."),
     ]
-    assert rp.post("/v1/events", ndjson(events), auth).json()["accepted"] == 4
+    assert rp.post("/v1/events", ndjson(events), ingest).json()["accepted"] == 4
     wait_until(lambda: rp.metrics().total("ragpulse_judge_judged_total") == 4, what="4 judgments")
     s = rp.metrics()
     assert s.total("ragpulse_judgments_total", judge="local", metric="groundedness", verdict="grounded") == 1
@@ -105,7 +106,8 @@ def test_without_a_key_the_local_judge_fills_the_store_the_api_and_the_cli(ragpu
     assert {stage: s.total("ragpulse_badcases_total", stage=stage) for stage in ("generation", "over_refusal", "knowledge_gap")} \
         == {"generation": 1, "over_refusal": 1, "knowledge_gap": 1}
 
-    assert rp.get("/api/badcases").status == 401  # user content: behind the token
+    # User content: behind the API's token, which the ingest token is not.
+    assert rp.get("/api/badcases").status == rp.get("/api/badcases", ingest).status == 401
     wait_until(lambda: rp.get("/api/badcases", auth).json()["count"] == 3, what="3 stored bad cases")
     found = rp.get("/api/badcases?stage=generation&since=1h", auth).json()["badcases"]
     assert [(r["trace_id"], r["judge"], r["groundedness"]) for r in found] == [("wrong-number", "local", 1)]
@@ -139,7 +141,7 @@ def test_without_a_key_the_local_judge_fills_the_store_the_api_and_the_cli(ragpu
                            capture_output=True, text=True, timeout=60)
     assert shown.returncode == 0, shown.stderr
     assert "stage: generation" in shown.stdout and "groundedness 1/5 HALLUCINATION" in shown.stdout
-    assert "[0] kb-returns relevance 2/3" in shown.stdout and "within 90 days" in shown.stdout
+    assert "[1] kb-returns relevance 2/3" in shown.stdout and "within 90 days" in shown.stdout
     for trace_id, verdict in (("refused", "refusal: OVER-REFUSAL"), ("nothing", "refusal: correct abstention")):
         refusal = subprocess.run([*ragpulse_command(), "badcases", "show", trace_id, "--db", str(db)],
                                  capture_output=True, text=True, timeout=60)
@@ -193,6 +195,33 @@ def test_a_bad_case_is_found_by_its_id_or_a_unique_prefix_and_listed_whole(tmp_p
     shown = subprocess.run([*ragpulse_command(), "badcases", "show", "0A", "--db", str(tmp_path / "b.sqlite3")],
                            capture_output=True, text=True, timeout=60)
     assert shown.returncode == 0 and "trace 0A1B_x" in shown.stdout
+
+
+def test_show_numbers_chunks_from_1_as_the_answer_cites_them_and_invents_no_label(tmp_path: Path) -> None:
+    path = tmp_path / "b.sqlite3"
+    store = BadCaseStore(str(path), retention_seconds=5000, max_rows=100, registry=CollectorRegistry())
+    answer = "Returns are accepted within 90 days【1】. Standard shipping takes 3 to 5 working days【2】【7】."
+    event = TraceEvent(trace_id="cites", query="How long do I have to return shoes?", answer=answer, app="shop",
+                       chunks=[Chunk(text=RETURNS, id="kb-returns"), Chunk(text=SHIPPING, id="kb-shipping")])
+    citations = [CitationVerdict("Returns are accepted within 90 days.", [0], [], "unsupported", "90 is not 30"),
+                 CitationVerdict("Standard shipping takes 3 to 5 working days.", [1], ["7"], "supported")]
+    judgment = Judgment("cites", "local", "claims.v4", groundedness=1, groundedness_reason="1 of 2 claims contradicted",
+                        answer_relevancy=5, chunk_relevance=[2, 1], used_chunks=[1], citations=citations)
+    store(build_record(JudgeItem(event, False), judgment, "generation", "local", 0.0, False))
+    store.flush()
+    shown = subprocess.run([*ragpulse_command(), "badcases", "show", "cites", "--db", str(path)],
+                           capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    # The trace carried no route, model, release or session: not reported, never "None".
+    assert lines[2] == "app shop  route not reported  model not reported  release not reported  session not reported"
+    assert [line for line in lines if line.startswith(("context used", "citation", "  ["))] == [
+        "context used: 1 of 2 chunks ([2])",
+        "citation WRONG CITATION: 'Returns are accepted within 90 days.' cites [1] (90 is not 30)",
+        "citation supported: 'Standard shipping takes 3 to 5 working days.' cites [2], 7 (dangling)",
+        "  [1] kb-returns relevance 2/3",
+        "  [2] kb-shipping relevance 1/3",
+    ]
 
 
 @pytest.mark.unit

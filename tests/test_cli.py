@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -11,10 +12,18 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import aiohttp
+from helpers.events import ndjson, trace
 from helpers.net import free_port
 from helpers.sidecar import RagpulseProcess, ragpulse_command
+from helpers.waiting import wait_until_async
+from prometheus_client import CollectorRegistry
 
 import ragpulse
+from ragpulse.app.cli.run import LiveSummary
+from ragpulse.app.service import Service
+from ragpulse.config import parse_config
+from ragpulse.results import badcases
 
 
 def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
@@ -62,6 +71,47 @@ def test_demo_runs_the_sidecar_with_traffic_and_a_live_summary() -> None:
     assert lines[-1].startswith("[ final] traces") and "(0.0/s)" not in lines[-1]
     assert sum(1 for line in lines if line.startswith("[ final]")) == 1
     assert re.search(r"\+ \d+ feedback", lines[-1])
+
+
+def test_the_summary_counts_judged_traces_and_bad_cases_as_the_metrics_and_the_store_hold_them(tmp_path: Path) -> None:
+    """An answer judged in the sample and again on a thumbs down is one trace, two judgments, one stored bad case:
+    the summary says so, where it once printed "judged 4 · bad cases 3" for 3 traces and 2 stored bad cases."""
+    store = tmp_path / "b.sqlite3"
+    config = parse_config({"http": {"host": "127.0.0.1", "port": 0}, "otlp": {"enabled": False},
+                           "judge": {"sample_rate": 1.0}, "results": {"sqlite_path": str(store)}})
+    chunks = [{"id": "kb-returns", "text": "Returns are accepted within 30 days of delivery. Refunds are paid to the "
+                                           "original card."}]
+    question = "How long do I have to return shoes?"
+    sorry = "I'm sorry, I couldn't find any information about that."
+
+    async def main() -> str:
+        service = Service(config, CollectorRegistry())
+        await service.start()
+        summary = LiveSummary(service)
+
+        def judged(priority: str) -> float:
+            return service.registry.get_sample_value("ragpulse_judge_judged_total", {"priority": priority}) or 0.0
+
+        async with aiohttp.ClientSession(f"http://127.0.0.1:{service.port}") as http:
+            events = [trace("wrong", query=question, chunks=chunks, answer="You can return them within 90 days of delivery."),
+                      trace("fine", query=question, chunks=chunks, answer="You can return them within 30 days of delivery."),
+                      trace("nothing", query="Is there a warranty?", chunks=[], answer=sorry)]
+            assert (await (await http.post("/v1/events", data=ndjson(events))).json())["accepted"] == 3
+            await wait_until_async(lambda: judged("base_rate") == 3, what="the 3 traces judged in the sample")
+            thumbs_down = {"type": "feedback", "trace_id": "wrong", "kind": "thumbs", "value": "down"}
+            assert (await (await http.post("/v1/events", data=ndjson([thumbs_down]))).json())["accepted"] == 1
+            await wait_until_async(lambda: judged("negative_feedback") == 1, what="the complaint's answer judged")
+        await service.shutdown()  # as the demo does before its final summary: the store has every write
+        assert service.registry.get_sample_value("ragpulse_badcases_total", {  # the verdicts: "wrong" twice
+            "app": "shop", "route": "returns", "model": "m1", "release": "r1", "sample": "feedback", "stage": "generation"}) == 1
+        return summary.text(final=True)
+
+    lines = asyncio.run(main()).splitlines()
+    assert lines[0].startswith("[ final] traces 3 (") and "+ 1 feedback" in lines[0], lines[0]
+    assert lines[1].endswith(" · queue 0 · judged 3 sampled + 1 on feedback"), lines[1]
+    assert lines[2] == " " * 9 + "bad cases 2 stored · hallucination (local judge, uncalibrated):"
+    db = badcases.connect(store)
+    assert sorted(r["trace_id"] for r in badcases.query(db)) == ["nothing", "wrong"]  # what `badcases list` shows
 
 
 def test_demo_flags_say_what_they_do_and_their_defaults() -> None:

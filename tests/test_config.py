@@ -13,7 +13,7 @@ import yaml
 from helpers.sidecar import ragpulse_command
 
 from ragpulse.app.cli import main
-from ragpulse.config import Config, default_config_dict, load_config, parse_config
+from ragpulse.config import Config, default_config_dict, ignored_environment, load_config, parse_config
 from ragpulse.errors import ConfigError
 
 
@@ -53,6 +53,27 @@ def test_precedence_file_then_environment_then_flags(tmp_path: Path) -> None:
 
 
 @pytest.mark.unit
+def test_only_option_variables_are_read_and_a_mistyped_option_is_refused_by_name() -> None:
+    # The project's scripts' variables name no option: they are not read, and do not stop the sidecar.
+    scripts = {"RAGPULSE_KAFKA_HOME": "/x", "RAGPULSE_VENV": "/v", "RAGPULSE_CACHE": "/c", "RAGPULSE_DEMO_PORT": "8081"}
+    assert load_config(None, environ={**scripts, "RAGPULSE_HTTP__PORT": "9002"}).http.port == 9002
+    assert ignored_environment({**scripts, "RAGPULSE_HTTP__PORT": "9002", "RAGPULSE_CONFIG": "", "HOME": "/h"}) == [
+        "RAGPULSE_CACHE", "RAGPULSE_DEMO_PORT", "RAGPULSE_KAFKA_HOME", "RAGPULSE_VENV"]
+    for environ, expected in (
+        ({"RAGPULSE_HTTP__PORTT": "1"}, "http.portt: unknown option 'portt'; did you mean 'port'? (from RAGPULSE_HTTP__PORTT)"),
+        ({"RAGPULSE_KAFKAA__TOPICS": "[t]"}, "kafkaa: unknown section 'kafkaa'; did you mean 'kafka'? (from RAGPULSE_KAFKAA__TOPICS)"),
+        ({"RAGPULSE_HTTP_PORT": "1"}, "http.port: RAGPULSE_HTTP_PORT is no option: an option's variable is "
+                                      "RAGPULSE_<SECTION>__<OPTION>; did you mean RAGPULSE_HTTP__PORT?"),
+        ({"RAGPULSE_LOCAL_SCORERS_ENABLED": "false"}, "local_scorers.enabled: RAGPULSE_LOCAL_SCORERS_ENABLED is no "
+         "option: an option's variable is RAGPULSE_<SECTION>__<OPTION>; did you mean RAGPULSE_LOCAL_SCORERS__ENABLED?"),
+        ({"RAGPULSE_JUDGE": "gpt"}, "judge: must be a mapping of options, got str (from RAGPULSE_JUDGE)"),
+    ):
+        with pytest.raises(ConfigError) as caught:
+            load_config(None, environ={**scripts, **environ})
+        assert [str(problem) for problem in caught.value.problems] == [expected]
+
+
+@pytest.mark.unit
 def test_config_file_from_environment(tmp_path: Path) -> None:
     path = tmp_path / "c.yaml"
     path.write_text("dedup:\n  window_seconds: 5\n")
@@ -66,8 +87,9 @@ def test_config_file_from_environment(tmp_path: Path) -> None:
         ({"http": {"prot": 1}}, ["http.prot: unknown option 'prot'; did you mean 'port'?"]),
         ({"htp": {}}, ["htp: unknown section 'htp'; did you mean 'http'?"]),
         ({"http": {"zzz": 1}}, ["http.zzz: unknown option 'zzz' (known: host, port, max_body_bytes, auth_token, "
-                                "auth_token_file, retry_after_seconds, idle_timeout_seconds, body_timeout_seconds, "
-                                "max_connections)"]),
+                                "auth_token_file, api_token, api_token_file, review_token, review_token_file, "
+                                "allow_unauthenticated_user_data, retry_after_seconds, idle_timeout_seconds, "
+                                "body_timeout_seconds, max_connections)"]),
         ({"http": {"port": 70000}}, ["http.port: Expected `int` <= 65535; for example 8080 (the default)"]),
         ({"http": {"port": "eighty"}}, ["http.port: Expected `int`, got `str`; for example 8080 (the default)"]),
         ({"http": {"port": 9000.0}}, ["http.port: expected a whole number, got 9000.0"]),
@@ -94,6 +116,10 @@ def test_config_file_from_environment(tmp_path: Path) -> None:
          ["pipeline.max_batch_events: must not exceed pipeline.queue_capacity_events",
           "metrics.score_buckets: must be a non-empty, strictly increasing list"]),
         ({"http": {"auth_token": "  "}}, ["http.auth_token: must not be empty; leave it unset to turn auth off"]),
+        ({"http": {"api_token": "", "review_token": "r", "review_token_file": "/nonexistent/review"}},
+         ["http.api_token: must not be empty; leave it unset for no token (its scope is then open on a loopback "
+          "http.host only)", "http.review_token_file: set review_token or review_token_file, not both",
+          "http.review_token_file: no such file: /nonexistent/review"]),
         ([1, 2], ["<root>: Expected `object`, got `array`"]),
         ({"kafka": {"bootstrap_servers": "b:9092", "topics": []}},
          ["kafka.topics: list at least one topic to consume (an empty list only with forward.topic: the connection is "
@@ -150,14 +176,19 @@ def test_config_check_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 @pytest.mark.unit
 def test_config_show_redacts_secrets(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RAGPULSE_HTTP__AUTH_TOKEN", "s3cret")
+    monkeypatch.setenv("RAGPULSE_HTTP__API_TOKEN", "ap1-token")
+    monkeypatch.setenv("RAGPULSE_HTTP__REVIEW_TOKEN", "rev1ew-token")
     monkeypatch.setenv("RAGPULSE_KAFKA__SASL_PASSWORD", "k4fka")
     monkeypatch.setenv("RAGPULSE_JUDGE__API_KEY", "sk-judge")
     assert main(["config", "show"]) == 0
     out = capsys.readouterr().out
-    assert "s3cret" not in out and "k4fka" not in out and "sk-judge" not in out
+    assert [secret for secret in ("s3cret", "ap1-token", "rev1ew-token", "k4fka", "sk-judge") if secret in out] == []
     shown = yaml.safe_load(out)
-    assert shown["http"]["auth_token"] == shown["kafka"]["sasl_password"] == shown["judge"]["api_key"] == "<redacted>"
-    shown["http"]["auth_token"] = shown["kafka"]["sasl_password"] = shown["judge"]["api_key"] = None
+    secrets = [("http", "auth_token"), ("http", "api_token"), ("http", "review_token"), ("kafka", "sasl_password"),
+               ("judge", "api_key")]
+    assert [shown[section][option] for section, option in secrets] == ["<redacted>"] * 5
+    for section, option in secrets:
+        shown[section][option] = None
     assert msgspec.convert(shown, Config) == Config()
 
 

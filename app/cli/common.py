@@ -8,8 +8,10 @@ import signal
 import sys
 from pathlib import Path
 
+import structlog
+
 from ragpulse.app.logs import configure_logging
-from ragpulse.config import Config, load_config
+from ragpulse.config import Config, ignored_environment, load_config
 from ragpulse.errors import ConfigError, ConfigProblem
 
 
@@ -42,6 +44,8 @@ def load(args: argparse.Namespace) -> Config:
             overrides[path] = getattr(args, flag)
     config = load_config(args.config, overrides=overrides)
     configure_logging(config.logging)
+    if ignored := ignored_environment():  # e.g. the project's scripts' RAGPULSE_VENV: not options, not read
+        structlog.get_logger("ragpulse.config").debug("environment variables that name no option, not read", variables=ignored)
     return config
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import sqlite3
 import sys
 import time
 import urllib.parse
+from contextlib import closing
 from typing import Any
 
 import aiohttp
@@ -20,7 +22,8 @@ from ragpulse.app.service import Service
 from ragpulse.app.traffic import SendStats, TrafficGenerator, TrafficProfile, send_traffic
 from ragpulse.config import load_config
 from ragpulse.feedback.satisfaction import NEGATIVE, POSITIVE, SIGNALS
-from ragpulse.judging import Interval, hallucination_rates
+from ragpulse.judging import FEEDBACK_CLASSES, Interval, hallucination_rates
+from ragpulse.results import badcases
 
 
 def add_commands(commands: Any) -> None:
@@ -234,6 +237,8 @@ class LiveSummary:
         self._printed = 0  # periodic summaries printed: the next is due at (printed + 1) * every from the start
         self._started = self._last_time = time.monotonic()
         self._last_traces = 0.0
+        self._since = time.time()  # the run's bad cases in the store are those judged since
+        self._store = service.config.results.sqlite_path if service.judging is not None else None  # a judging sink
 
     async def print_every(self) -> None:
         """On the start's clock, not a sleep after each print, so summaries do not drift later."""
@@ -286,7 +291,10 @@ class LiveSummary:
             return f"{100 * estimate.estimate:.1f}% [{100 * estimate.low:.1f}-{100 * estimate.high:.1f}]"
 
         rates = hallucination_rates((s.name, s.labels, s.value) for s in samples)
-        judge = "LLM judge" if self._service.config.judge.uses_llm else "local judge"
+        # Sampled (routine or targeted): each trace once at most. On feedback: a user's complaint has its answer
+        # judged as evidence, again if it was sampled, so judgments may outnumber the traces.
+        judged = [sum(s.value for s in samples if s.name == "ragpulse_judge_judged_total"
+                      and (s.labels["priority"] in FEEDBACK_CLASSES) is on_feedback) for on_feedback in (False, True)]
         positive = sum(signals[name] for name in POSITIVE)
         negative = sum(signals[name] for name in NEGATIVE)
         if positive + negative:  # settled answers only (feedback/join.py counts a session's signals as it settles)
@@ -301,9 +309,9 @@ class LiveSummary:
             f"{share('ragpulse_fallbacks_total')} · empty retrieval {share('ragpulse_retrieval_empty_total')} · invalid "
             f"{totals.get('ragpulse_events_invalid_total', 0):.0f}",
             f"{pad}top score {mean('ragpulse_retrieval_top_score'):.2f} · latency "
-            f"{mean('ragpulse_answer_latency_seconds'):.2f}s · queue {self._service.queue.depth} · judged {totals.get('ragpulse_judge_judged_total', 0):.0f} "
-            f"({judge}) · bad cases {totals.get('ragpulse_badcases_total', 0):.0f}",
-            f"{pad}hallucination ({self._judge_standing(samples)}):",
+            f"{mean('ragpulse_answer_latency_seconds'):.2f}s · queue {self._service.queue.depth} · judged "
+            f"{judged[0]:.0f} sampled + {judged[1]:.0f} on feedback",
+            f"{pad}{self._badcases(totals)} · hallucination ({self._judge_standing(samples)}):",
             f"{pad}  routine {interval(rates.routine)} of {rates.routine_judged:.0f}, "
             f"stratified {interval(rates.stratified)} of {rates.stratified_judged:.0f}",
             f"{pad}satisfaction proxy {proxy} · silent accept {signals['silent_accept']:.0f} · thumbs up "
@@ -312,6 +320,17 @@ class LiveSummary:
             f"{signals['escalation']:.0f} · abandon {signals['abandon']:.0f} · regenerate {signals['regenerate']:.0f}",
             f"{pad}{self._context_line(samples)}",
         ])
+
+    def _badcases(self, totals: dict[str, float]) -> str:
+        """The run's bad cases as the store holds them, one per trace (a trace judged again keeps its latest),
+        which `ragpulse badcases list --since` the start shows; without a store, the bad-case verdicts."""
+        if self._store is None:
+            return f"bad-case verdicts {totals.get('ragpulse_badcases_total', 0):.0f} (no store)"
+        try:
+            with closing(badcases.connect(self._store)) as db:
+                return f"bad cases {badcases.count(db, since=self._since)} stored"
+        except sqlite3.Error as exc:  # the sidecar counts its own failures to write; the summary says it cannot read
+            return f"bad cases unreadable ({exc})"
 
     @staticmethod
     def _context_line(samples: list[Any]) -> str:
