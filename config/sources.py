@@ -115,14 +115,16 @@ class OtlpConfig(_Section):
     tls_cert_file: str | None = None
     tls_key_file: str | None = None
     max_body_bytes: Positive = 16 * 1024 * 1024
+    # The receivers' bearer token; while unset (and its file too), http.auth_token guards them.
     auth_token: str | None = None
     auth_token_file: str | None = None
     # A span attribute whose value becomes the event's route (e.g. "rag.route"); null: no route.
     route_attribute: str | None = None
     # A trace is assembled this long after its root span arrived...
     grace_seconds: NonNegativeFloat = 1.0
-    # ...unless its known spans are incomplete (a span whose parent has not come, or a call out to another
-    # service with no span of that service yet): then up to this long after its root. Covers an SDK's default
+    # ...unless its known spans are incomplete (a span whose parent has not come, a call out to another service
+    # with no span of that service yet, or no retrieval yet where this root service's retrievals came late
+    # before): then up to this long after its root. Covers an SDK's default
     # BatchSpanProcessor delay (5 s) in the other process, plus the network.
     max_wait_seconds: NonNegativeFloat = 6.0
     # ...or, without a root, this long after its first span, from what arrived.
