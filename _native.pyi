@@ -18,10 +18,9 @@ _Attributes: TypeAlias = dict[str, _AnyValue]
 _Span = TypeVar("_Span")
 _Event = TypeVar("_Event")
 # span_type(trace_id, span_id, parent_span_id, name, start_unix_nano, end_unix_nano, attributes, resource, events,
-# size, scope, kind): ids in hex, the parent None unless it has 8 non-zero bytes.
-_SpanType: TypeAlias = Callable[
-    [str, str, str | None, str, int, int, _Attributes, _Attributes, list[_Event], int, str, int], _Span
-]
+# size, scope, kind), and status_code=, status_message= when the span has a status: ids in hex, the parent None
+# unless it has 8 non-zero bytes.
+_SpanType: TypeAlias = Callable[..., _Span]
 # event_type(name, time_unix_nano, attributes)
 _EventType: TypeAlias = Callable[[str, int, _Attributes], _Event]
 # The spans made, and (name, reason, what is wrong) of each span not made: the reason "invalid_trace_id",

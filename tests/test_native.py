@@ -103,8 +103,9 @@ def _attributes(pairs: object) -> dict[str, object]:
     return {_text(pair.key): _value(pair.value) for pair in pairs}  # type: ignore[attr-defined]
 
 
-def _record(*fields: object) -> tuple[object, ...]:
-    return fields
+def _record(*fields: object, status_code: int = 0, status_message: str = "") -> tuple[object, ...]:
+    """A span's or an event's fields in order; a span's status last (given by keyword, when it has one)."""
+    return (*fields, status_code, status_message) if len(fields) > 3 else fields
 
 
 def native(body: bytes, keys: _native.KeyFilter | None = None) -> list[object]:
@@ -142,7 +143,7 @@ def oracle(request: Any) -> list[object]:
                     spans.append((s.trace_id.hex(), s.span_id.hex(), s.parent_span_id.hex() if _id(s.parent_span_id, 8) else None,
                                   _text(s.name), s.start_time_unix_nano, s.end_time_unix_nano, _attributes(s.attributes), resource,
                                   [(_text(e.name), e.time_unix_nano, _attributes(e.attributes)) for e in s.events], s.ByteSize(),
-                                  _text(scope.name), s.kind))
+                                  _text(scope.name), s.kind, s.status.code, _text(s.status.message)))
     return [spans, rejected]
 
 

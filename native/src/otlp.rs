@@ -46,6 +46,9 @@ pub struct SpanRecord<'a> {
     pub size: usize,
     pub resource: usize,
     pub scope: Cow<'a, str>,
+    /// Its status: the code (0 unset, 1 ok, 2 error) and the message, which a failed run's error reads.
+    pub status_code: i64,
+    pub status_message: Cow<'a, str>,
     /// The first field of the span, or of its scope, that is not valid UTF-8 (e.g. "attribute 'input.value'").
     pub invalid: Option<String>,
 }
@@ -222,6 +225,8 @@ fn span<'a>(data: &'a [u8], depth: u32, resource: usize, keep: Keep) -> Result<S
         size: data.len(),
         resource,
         scope: Cow::Borrowed(""),
+        status_code: 0,
+        status_message: Cow::Borrowed(""),
         invalid: None,
     };
     let mut invalid = Invalid::default();
@@ -261,7 +266,7 @@ fn span<'a>(data: &'a [u8], depth: u32, resource: usize, keep: Keep) -> Result<S
                 invalid.note(bad, || "a link".into());
             }
             (15, Field::Bytes(bytes)) => {
-                status(bytes, deeper(depth)?, &mut bad)?;
+                (record.status_code, record.status_message) = status(bytes, deeper(depth)?, &mut bad)?;
                 invalid.note(bad, || "the status message".into());
             }
             _ => {}
@@ -300,14 +305,19 @@ fn link(data: &[u8], depth: u32, bad: &mut bool) -> Result<(), DecodeError> {
     Ok(())
 }
 
-fn status(data: &[u8], depth: u32, bad: &mut bool) -> Result<(), DecodeError> {
+/// A span's status: (code, message); the message's text is checked as every string is.
+fn status<'a>(data: &'a [u8], depth: u32, bad: &mut bool) -> Result<(i64, Cow<'a, str>), DecodeError> {
+    let (mut code, mut message) = (0, Cow::Borrowed(""));
     let mut reader = Reader::new(data, depth);
     while let Some((number, field)) = reader.next()? {
-        if let (2, Field::Bytes(bytes)) = (number, field) {
-            text(bytes, bad);
+        match (number, field) {
+            (2, Field::Bytes(bytes)) => message = text(bytes, bad),
+            // An enum (int32), as the span's kind.
+            (3, Field::Varint(value)) => code = i64::from(value as i32),
+            _ => {}
         }
     }
-    Ok(())
+    Ok((code, message))
 }
 
 fn key_value<'a>(data: &'a [u8], depth: u32, bad: &mut bool) -> Result<(Cow<'a, str>, Value<'a>), DecodeError> {

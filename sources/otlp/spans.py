@@ -40,6 +40,8 @@ class Span:
     size: int = 0  # bytes of the span in protobuf: what the assembler's byte budget counts
     scope: str = ""  # the instrumentation scope's name, e.g. "openinference.instrumentation.llama_index"
     kind: int = 0  # OTLP SpanKind: 3 CLIENT and 4 PRODUCER call out, maybe to a service whose spans come later
+    status_code: int = 0  # OTLP StatusCode: 2 ERROR marks a failed call or run (mapping.py's failed runs)
+    status_message: str = ""
 
     @property
     def duration_seconds(self) -> float:

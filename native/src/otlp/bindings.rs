@@ -69,7 +69,8 @@ fn valid_id(bytes: &[u8], size: usize) -> bool {
 }
 
 /// An OTLP ExportTraceServiceRequest (protobuf bytes) as (spans, rejected). Each span is made by calling
-/// `span_type(trace_id, span_id, parent_span_id, name, start, end, attributes, resource, events, size, scope, kind)`
+/// `span_type(trace_id, span_id, parent_span_id, name, start, end, attributes, resource, events, size, scope, kind)`,
+/// with `status_code=` and `status_message=` when the span has a status
 /// (ids in hex, the parent None unless 8 non-zero bytes; the resource's attributes one dict per resource; each
 /// event `event_type(name, time, attributes)`); span attributes only those `keys` keeps (all without it). A span
 /// without a 16-byte trace id or an 8-byte span id (or all zero), or with a string that is not valid UTF-8 in it or
@@ -132,11 +133,20 @@ fn records<'py>(
             events.append(event_type.call1((event.name.as_ref(), event.time_unix_nano, attributes))?)?;
         }
         let parent = valid_id(span.parent_span_id, 8).then(|| hex(span.parent_span_id));
-        spans.append(span_type.call1((
+        let args = (
             hex(span.trace_id), hex(span.span_id), parent, span.name.as_ref(), span.start_unix_nano, span.end_unix_nano,
             attributes_to_py(py, &span.attributes)?, &resources[span.resource], events, span.size, span.scope.as_ref(),
             span.kind,
-        ))?)?;
+        );
+        // The status by keyword, and only when set: most spans have none, and a dict a span would cost each of them.
+        if span.status_code == 0 && span.status_message.is_empty() {
+            spans.append(span_type.call1(args)?)?;
+        } else {
+            let status = PyDict::new(py);
+            status.set_item("status_code", span.status_code)?;
+            status.set_item("status_message", span.status_message.as_ref())?;
+            spans.append(span_type.call(args, Some(&status))?)?;
+        }
     }
     Ok((spans, rejected))
 }
