@@ -21,6 +21,7 @@ from ragpulse.errors import EventError, RejectReason
 from ragpulse.collector.events import (
     MAX_COUNT,
     MAX_ID_CHARS,
+    Chunk,
     Envelope,
     Event,
     FeedbackEvent,
@@ -208,7 +209,11 @@ class EventDecoder:
             event.route = event.intent
         if len(event.query) > limits.max_query_chars:
             event.query = self._cut(event.query, limits.max_query_chars, "query", truncated)
-        if len(event.answer) > limits.max_answer_chars:
+        if event.answer is None:
+            if event.error is None:
+                raise EventError(RejectReason.MISSING_FIELD, "required field is missing (a failed run gives `error`)",
+                                 "answer")
+        elif len(event.answer) > limits.max_answer_chars:
             event.answer = self._cut(event.answer, limits.max_answer_chars, "answer", truncated)
         if len(event.attributes) > limits.max_attributes:
             event.attributes = self._cut_attributes(event.attributes, truncated)
@@ -230,6 +235,19 @@ class EventDecoder:
                         chunk.updated_at = _epoch_seconds(updated, f"chunks[{position}].updated_at")
                 if chunk.text is not None and len(chunk.text) > max_chars:
                     chunk.text = self._cut(chunk.text, max_chars, f"chunks[{position}].text", truncated)
+        if event.context:
+            self._limit_context(event.context, truncated)
+
+    def _limit_context(self, context: list[Chunk], truncated: list[str]) -> None:
+        """Context is held to the chunks' limits: as many items, as long."""
+        limits = self._limits
+        if len(context) > limits.max_chunks:
+            self._over(f"{len(context)} context items, over limits.max_chunks={limits.max_chunks}", "context")
+            del context[limits.max_chunks :]
+            truncated.append("context")
+        for position, item in enumerate(context):
+            if item.text is not None and len(item.text) > limits.max_chunk_chars:
+                item.text = self._cut(item.text, limits.max_chunk_chars, f"context[{position}].text", truncated)
 
     def _normalise_feedback(self, event: FeedbackEvent, received_at: float, truncated: list[str]) -> None:
         event.timestamp = received_at if event.timestamp is None else _epoch_seconds(event.timestamp, "timestamp")

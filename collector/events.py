@@ -67,10 +67,20 @@ class EventCitation(msgspec.Struct, kw_only=True, omit_defaults=True):
     ranks: Annotated[list[Rank], msgspec.Meta(max_length=MAX_CITATIONS)] = []  # 1-based positions in chunks
 
 
+class RunError(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """Why a run gave no answer: the error's type (an exception class, an HTTP status), the span (operation) that
+    failed, and its message."""
+
+    type: Id
+    span: Id | None = None
+    message: Annotated[str, msgspec.Meta(max_length=1024)] | None = None
+
+
 class TraceEvent(msgspec.Struct, tag_field="type", tag="trace", kw_only=True, omit_defaults=True):
     trace_id: NonEmptyId
     query: str
-    answer: str
+    # Required unless `error` says why the run gave none (collector/decode.py): a failed run has no answer.
+    answer: str | None = None
     timestamp: Timestamp | None = None
     session_id: Id | None = None
     user_id: Id | None = None
@@ -95,6 +105,11 @@ class TraceEvent(msgspec.Struct, tag_field="type", tag="trace", kw_only=True, om
     # (OTLP: from the spans; HTTP and Kafka: as the producer gives it), and the answering model's response id.
     span_id: SpanId | None = None
     response_id: Id | None = None
+    # A failed run: what failed. Counted, never scored or judged.
+    error: RunError | None = None
+    # What else the model read before answering besides the chunks: tool results that are no retrieval (a
+    # calculator's, an API's). Judged against, never counted as retrieval.
+    context: list[Chunk] | None = None
 
 
 Score = Annotated[int, msgspec.Meta(ge=1, le=5)]

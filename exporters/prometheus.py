@@ -31,6 +31,8 @@ class FastPathMetrics:
             return HistogramFamily(name, doc, labels, registry, buckets)
 
         self.traces = counter("ragpulse_traces_total", "Trace events processed (after dedup).")
+        self.failed = counter("ragpulse_traces_failed_total", "Trace events of failed runs (an error, no answer): part of "
+                              "ragpulse_traces_total, never scored or judged.")
         self.fallbacks = counter(
             "ragpulse_fallbacks_total", "Answers detected as fallbacks, by the signal or rule that fired.", ("rule",)
         )
@@ -78,7 +80,7 @@ class _Series:
     """The labelled children of one guarded label set."""
 
     __slots__ = (
-        "traces", "fallbacks", "retrieval_empty", "chunks", "top_score", "mean_score",
+        "traces", "failed", "fallbacks", "retrieval_empty", "chunks", "top_score", "mean_score",
         "chunk_age", "latency", "prompt_tokens", "completion_tokens", "usage_partial", "retrievals", "searches",
         "overflowed",
         "_fallback_parent", "_labels",
@@ -87,6 +89,7 @@ class _Series:
     def __init__(self, metrics: FastPathMetrics, labels: tuple[str, ...], overflowed: tuple[str, ...],
                  fallback_rules: tuple[str, ...]) -> None:
         self.traces = metrics.traces.labels(*labels)
+        self.failed = metrics.failed.labels(*labels)  # at zero from the first trace: a failure rate is 0, not no data
         self.retrieval_empty = metrics.retrieval_empty.labels(*labels)
         self.chunks = metrics.retrieval_chunks.labels(*labels)
         self.top_score = metrics.retrieval_top_score.labels(*labels)
@@ -137,6 +140,8 @@ class FastPathExporter:
     def _export_trace(self, event: TraceEvent, fallback_rule: str | None) -> None:
         series = self._series_for(event)
         series.traces.inc()
+        if event.error is not None:
+            series.failed.inc()
         if series.overflowed:
             self._guard.count_overflow(series.overflowed)
         if fallback_rule is not None:

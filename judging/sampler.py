@@ -249,9 +249,11 @@ class JudgeSampler(Listener):
         if not isinstance(event, TraceEvent):
             return envelope  # feedback meets its trace in the join, which tells negative() of it
         fallback = envelope.fallback_rule is not None
-        if not fallback and not event.chunks:
+        if event.answer is None or (not fallback and not event.chunks and not event.context):
             self._join.passed(event.trace_id)
-            return envelope  # no context and an answer: nothing to judge it against
+            return envelope  # a failed run, never judged; or no context and an answer: nothing to judge it against
+        if event.context:  # what else the model read before answering (tool results): judged against too
+            event = msgspec.structs.replace(event, chunks=[*(event.chunks or ()), *event.context], context=None)
         if event.chunks and None in map(_TEXT, event.chunks):
             # Chunks reported without their text (content not captured): judged on the ones with text;
             # with none, there is nothing to judge against, and no bad case may rest on a made-up context.

@@ -141,7 +141,7 @@ class EmbeddingScorer:
 
     def __call__(self, envelope: Envelope) -> Envelope:
         event = envelope.event
-        if (isinstance(event, TraceEvent) and event.chunks and envelope.fallback_rule is None
+        if (isinstance(event, TraceEvent) and event.chunks and event.answer is not None and envelope.fallback_rule is None
                 and in_sample(event.trace_id, self._rate, "embeddings")):
             if not self.queue.offer((self._guard.admit_event(event), event), envelope.size):
                 self._metrics.embedding_dropped.inc()

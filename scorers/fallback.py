@@ -95,6 +95,8 @@ class FallbackDetector:
             self._prepared[id(event)] = self._phrase_rule(answers[index]) if index in candidates else None
 
     def _by_fields(self, event: TraceEvent) -> str | None | object:
+        if event.answer is None:
+            return None  # a failed run gave no answer, so no fallback either
         if event.fallback is not None:
             return EXPLICIT if event.fallback else None
         if self._empty_retrieval and event.chunks is not None and not event.chunks:

@@ -128,7 +128,7 @@ class LexicalScorer:
     def score(self, event: TraceEvent, answer_text: str | None = None) -> LexicalScores | None:
         """`answer_text`: the answer without its citation markers (the citations stage's), when it cites:
         "[1]" is a citation, not the number 1 that no chunk has."""
-        if not event.chunks:
+        if not event.chunks or event.answer is None:  # no retrieval, or a failed run: nothing to score
             return None
         text = (answer_text if answer_text is not None else event.answer)[:MAX_CHARS]
         chunks = self._chunks
