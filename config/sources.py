@@ -4,6 +4,7 @@ forwarding role's Kafka producer, which shares the consumer's connection setting
 from __future__ import annotations
 
 import importlib.util
+import re
 from typing import Annotated, Literal
 
 import msgspec
@@ -104,6 +105,11 @@ class KafkaConfig(_Section):
         return problems
 
 
+# What a retrieval tool's name or description says (sources/otlp/tool_results.py): search, retrieve, look up, a
+# knowledge base, docs, RAG. Whole words, so `rag` is no part of `storage`.
+RETRIEVAL_TOOLS = (r"\b(search\w*|retriev\w*|look ?up\w*|knowledge\w*|docs?|documents?|documentation|rag)\b",)
+
+
 class OtlpConfig(_Section):
     # The OTLP/HTTP receiver (POST /v1/traces, protobuf or JSON, gzip): on by default, it needs no broker.
     enabled: bool = True
@@ -137,6 +143,10 @@ class OtlpConfig(_Section):
     idle_timeout_seconds: PositiveFloat = 30.0
     body_timeout_seconds: PositiveFloat = 30.0
     max_connections: Positive = 256
+    # Tools whose text results are retrievals: regular expressions searched, case-insensitively, in a tool's name
+    # (also spelled out: search_docs, searchDocs as "search docs") and its description. A tool returning documents
+    # is a retrieval whatever its name; another tool's text is context the answer is judged against.
+    retrieval_tools: list[str] = msgspec.field(default_factory=lambda: list(RETRIEVAL_TOOLS))
 
     def token(self) -> str | None:
         return read_secret(self.auth_token, self.auth_token_file)
@@ -147,6 +157,11 @@ class OtlpConfig(_Section):
             problems.append(ConfigProblem("otlp.tls_key_file", "set both tls_cert_file and tls_key_file, or neither"))
         if self.max_wait_seconds < self.grace_seconds:
             problems.append(ConfigProblem("otlp.max_wait_seconds", f"must be at least otlp.grace_seconds ({self.grace_seconds:g})"))
+        for index, pattern in enumerate(self.retrieval_tools):
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                problems.append(ConfigProblem(f"otlp.retrieval_tools[{index}]", f"is not a regular expression: {exc}"))
         return problems + missing_files("otlp", self, "tls_cert_file", "tls_key_file")
 
 

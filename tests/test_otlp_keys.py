@@ -15,16 +15,18 @@ from ragpulse.sources.otlp.keys import MAPPED_KEYS, PEER_KEYS, key_filter
 
 pytestmark = pytest.mark.unit  # starts no process and binds no port (pyproject.toml)
 
-MAPPING_MODULES = ["mapping", "documents", "messages", "tool_calls"]
+MAPPING_MODULES = ["mapping", "documents", "messages", "tool_calls", "tool_results", "failures"]
 SOURCES = Path(__file__).resolve().parents[1] / "sources" / "otlp"
 # Dotted names in those modules that are not span attribute keys: events and their attributes (kept whole),
 # resource attributes (kept whole), instrumentation scopes and span names.
 NOT_SPAN_KEYS = {
     "db.query.result", "db.query.result.document", "db.query.result.id", "db.query.result.score",  # an event
     "gen_ai.choice", "gen_ai.user.message",  # events
+    "exception.type", "exception.message",  # the exception event's attributes
     "service.name", "service.version",  # resource
     "openinference.", "opentelemetry.instrumentation.", "opentelemetry.instrumentation.openai_v2",
     "opentelemetry.util.genai",  # scopes
+    "ragpulse.otlp",  # a logger
 }
 
 

@@ -455,12 +455,28 @@ def test_vercel_ai_sdk_spans_map_question_answer_model_usage_session_and_tool_do
 
 def test_genai_looking_spans_that_cannot_be_mapped_are_unmapped_genai_not_not_rag() -> None:
     def build(tracer) -> None:  # type: ignore[no-untyped-def]
-        with tracer.start_as_current_span("ai.embed", attributes={"ai.operationId": "ai.embed", "ai.model.id": "e"}):
+        with tracer.start_as_current_span("ai.transcribe", attributes={"ai.operationId": "ai.transcribe", "ai.model.id": "w"}):
             pass
 
     outcome = TraceMapper().map(_spans(build))
     assert isinstance(outcome, NotMapped) and outcome.reason == "unmapped_genai"
     assert "no LLM call ragpulse can map" in outcome.hint
+
+
+@pytest.mark.parametrize("attributes", [
+    {"ai.operationId": "ai.embedMany", "ai.model.id": "text-embedding-3-small"},  # the AI SDK
+    {"openinference.span.kind": "EMBEDDING", "embedding.model_name": "text-embedding-3-small"},  # OpenInference
+    {"gen_ai.operation.name": "embeddings", "gen_ai.request.model": "text-embedding-3-small"},  # GenAI
+    {"llm.request.type": "embedding", "gen_ai.request.model": "text-embedding-3-small"},  # OpenLLMetry
+])
+def test_a_trace_of_embedding_calls_alone_is_not_rag(attributes: dict[str, str]) -> None:
+    """Indexing: embedding calls, nothing asked, nothing answered. Not GenAI ragpulse fails to read."""
+    def build(tracer) -> None:  # type: ignore[no-untyped-def]
+        with tracer.start_as_current_span("index"):
+            with tracer.start_as_current_span("embed", attributes=attributes):
+                pass
+
+    assert TraceMapper().map(_spans(build)) == NotMapped("not_rag")
 
 
 @pytest.mark.parametrize(("ids", "on", "response_id"), [

@@ -229,9 +229,11 @@ class TraceAssembler:
         self._warned.add((service, reason))
         if reason == "unmapped_genai":
             log.warning("traces that look like GenAI telemetry are not mapped", service=service, missing=hint)
-        else:
+        elif reason == "content_not_captured":
             log.warning("traces without question or answer text are not counted: the app records no content",
                         service=service, fix=hint)
+        else:  # detached_retrieval, failed (without a question)
+            log.warning("traces that make no event", service=service, outcome=reason, why=hint)
 
     def _assemble(self, trace_id: str, outcome: str, setting: str | None) -> list[Assembled]:
         """The trace, mapped; `setting`: the one that assembled it now, for the warning if spans come later."""
@@ -250,12 +252,13 @@ class TraceAssembler:
         if event is None:
             self._outcomes.labels(outcome="mapping_failed").inc()
             return []
-        if isinstance(event, NotMapped):  # not_rag: indexing, health checks; content_not_captured
+        if isinstance(event, NotMapped):  # not_rag: indexing, health checks; content_not_captured...
             self._outcomes.labels(outcome=event.reason).inc()
-            if event.reason in ("content_not_captured", "unmapped_genai"):
+            if event.reason != "not_rag":
                 self._warn_once(pending, event.reason, event.hint)
             return []
-        self._outcomes.labels(outcome=outcome).inc()
+        # A failed run is counted as such, whatever assembled it: its event goes on, with no answer.
+        self._outcomes.labels(outcome="failed" if event.error is not None else outcome).inc()
         return [(event, pending.size)]
 
 

@@ -12,7 +12,6 @@ import msgspec
 from ragpulse.collector.events import Chunk
 from ragpulse.sources.otlp.messages import json_or_text as _json_or_text
 from ragpulse.sources.otlp.spans import Span
-from ragpulse.sources.otlp.tool_calls import tool_documents
 from ragpulse.sources.otlp.values import float_value as _float
 from ragpulse.sources.otlp.values import text_value as _str
 
@@ -31,15 +30,15 @@ def _reports_documents(span: Span) -> bool:
         or any(e.name == DB_QUERY_RESULT for e in span.events)
         or "traceloop.entity.output" in attrs
         or (attrs.get(OI_KIND) in ("RETRIEVER", "RERANKER") and "output.value" in attrs)
-        or "ai.toolCall.result" in attrs or "gen_ai.tool.call.result" in attrs
     )
 
 
-def chunks_of(retrievers: list[Span]) -> tuple[list[Chunk] | None, int | None]:
+def chunks_of(retrievers: list[Span], tools: dict[str, list[Chunk]]) -> tuple[list[Chunk] | None, int | None]:
     """The retrieved chunks, each tagged with the retrieval that returned it (in the order they ran), and the
     number of retrievals; (None, None) when no retrieval span reports its documents (retrieval not reported).
+    `tools`: the chunks of the tool calls among `retrievers`, by span id (sources/otlp/tool_results.py).
     A reranker's output replaces what it reranked; a chunk retrieved twice is kept once, from its first."""
-    retrievers = [s for s in retrievers if _reports_documents(s)]
+    retrievers = [s for s in retrievers if s.span_id in tools or _reports_documents(s)]
     if not retrievers:
         return None, None
     rerankers = [s for s in retrievers if s.attributes.get(OI_KIND) == "RERANKER"]
@@ -48,7 +47,7 @@ def chunks_of(retrievers: list[Span]) -> tuple[list[Chunk] | None, int | None]:
         if documents:
             return documents, 1
     retrievals = [documents for span in sorted(retrievers, key=lambda s: s.start_unix_nano)
-                  if (documents := _retrieved(span)) is not None]
+                  if (documents := tools.get(span.span_id) or _retrieved(span)) is not None]
     # A framework's outer and inner retriever spans of one search report the same documents: one retrieval.
     distinct: list[list[Chunk]] = []
     for documents in retrievals:
@@ -69,7 +68,7 @@ def chunks_of(retrievers: list[Span]) -> tuple[list[Chunk] | None, int | None]:
 def _retrieved(span: Span) -> list[Chunk] | None:
     documents = (
         _documents(span, "retrieval.documents") or _genai_documents(span) or _db_result_documents(span)
-        or _traceloop_documents(span) or tool_documents(span)
+        or _traceloop_documents(span)
     )
     if documents and any(chunk.id is None for chunk in documents):
         documents = _ids_from_output(span, documents)

@@ -37,7 +37,7 @@ class SpanIntake:
         self._queue = queue
         self._metrics = metrics = otlp_metrics(registry)
         metrics.intake.precreate(SOURCE)
-        self._mapper = TraceMapper(config.route_attribute)
+        self._mapper = TraceMapper(config.route_attribute, config.retrieval_tools)
         self.keys = key_filter(config.route_attribute)  # what the decoding keeps of a span's attributes
         self.assembler = TraceAssembler(
             self._mapper,
@@ -95,6 +95,9 @@ class SpanIntake:
         for kind, count in skipped.items():  # message parts that are not text, met while mapping
             self._metrics.parts_skipped.labels(type=kind if kind in SKIPPED_PART_TYPES else "other").inc(count)
         skipped.clear()
+        for (kind, read_as), count in self._mapper.tool_results.items():
+            self._metrics.tool_results.labels(kind=kind, read_as=read_as).inc(count)
+        self._mapper.tool_results.clear()
         envelopes = []
         for event, size in events:
             try:

@@ -1,4 +1,5 @@
-"""The span attribute keys the mapping reads (mapping.py, documents.py, messages.py, tools.py) and the assembler's,
+"""The span attribute keys the mapping reads (mapping.py, documents.py, messages.py, tool_calls.py, tool_results.py,
+failures.py) and the assembler's,
 declared once.
 
 The decoder (native/src/otlp.rs) keeps only these: an instrumentor's other attributes (embedding vectors, mime
@@ -16,6 +17,9 @@ EXACT_KEYS = frozenset({
     "openinference.span.kind", "input.value", "output.value",  # OpenInference, besides llm.*
     "session.id", "user.id", "metadata", "tag.tags", "metadata.sessionId", "metadata.userId",
     "ragpulse.probe",  # probes/marker.py
+    "tool.name", "tool.description",  # OpenInference TOOL spans
+    "tool_arguments", "tool_response",  # Pydantic AI's instrumentation version 2
+    "error.type",  # a failed call (failures.py)
 })
 # Whole families: token counts and messages by index, retrieved documents by index, every convention's own
 # namespace (and whether a span has any gen_ai., llm. or ai. key at all: mapping.py's unmapped_genai).

@@ -8,19 +8,23 @@ become feedback events (sources/otlp/evaluations.py).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import structlog
 
-from ragpulse.collector.events import MAX_ID_CHARS, TraceEvent, Usage
+from ragpulse.collector.events import MAX_ID_CHARS, Chunk, RunError, TraceEvent, Usage
+from ragpulse.config.sources import RETRIEVAL_TOOLS
 from ragpulse.sources.otlp.documents import DB_QUERY_RESULT, OI_KIND
 from ragpulse.sources.otlp.documents import chunks_of as _chunks
 from ragpulse.sources.otlp.documents import has_documents as _has_documents
 from ragpulse.sources.otlp.messages import json_or_text as _json_or_text
 from ragpulse.sources.otlp.messages import last_user_message, llm_output, message_output, user_message_in
+from ragpulse.sources.otlp.failures import failure
 from ragpulse.sources.otlp.spans import Span
-from ragpulse.sources.otlp.tool_calls import (COMPLETION_TOKENS, PROMPT_TOKENS, is_ai_sdk_llm, tool_query, tool_documents,
-                                          vercel_query)
+from ragpulse.sources.otlp.tool_calls import COMPLETION_TOKENS, PROMPT_TOKENS, is_ai_sdk_llm, vercel_query
+from ragpulse.sources.otlp.tool_results import RetrievalTools, ToolResult, is_tool, tool_documents, tool_results
 from ragpulse.sources.otlp.values import add_count as _add_count
 from ragpulse.sources.otlp.values import text_value as _str
 
@@ -28,20 +32,24 @@ TRACELOOP_KIND = "traceloop.span.kind"
 ASSOCIATION = "traceloop.association.properties."
 GENAI_OPERATION = "gen_ai.operation.name"
 _LLM_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
+MAX_TOOLS_TOLD = 1_000  # tool names logged once each, at most: they come from clients
+log = structlog.get_logger("ragpulse.otlp")
 
 
 @dataclass(frozen=True, slots=True)
 class NotMapped:
-    """Why a trace's spans make no trace event: `not_rag` (no retrieval, no LLM span) or
-    `content_not_captured` (no question or no answer text: the app does not record content)."""
+    """Why a trace's spans make no trace event: `not_rag` (no retrieval, no LLM span: embeddings alone too),
+    `unmapped_genai`, `content_not_captured` (no question or no answer text: the app does not record content),
+    `detached_retrieval` (a retrieval with no model call in its trace: it ran outside its turn's trace) or `failed`
+    (a failed run without a question to make its event of)."""
 
     reason: str
-    hint: str = ""  # for content_not_captured: the setting that turns content capture on
+    hint: str = ""  # what is missing, or the setting or fix that would make an event
 
 
 # Which setting records content, by the instrumentation scope's name (the first prefix that matches).
 CONTENT_SETTINGS: tuple[tuple[str | tuple[str, ...], str], ...] = (
-    ("openinference.", "unset OPENINFERENCE_HIDE_INPUTS / OPENINFERENCE_HIDE_OUTPUTS (TraceConfig hide_inputs, hide_outputs)"),
+    (("openinference.", "@arizeai/openinference"), "unset OPENINFERENCE_HIDE_INPUTS / OPENINFERENCE_HIDE_OUTPUTS (TraceConfig hide_inputs, hide_outputs)"),
     # The official GenAI instrumentations (openai-v2 and others) emit through opentelemetry-util-genai.
     (("opentelemetry.instrumentation.openai_v2", "opentelemetry.util.genai"), "set OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental and "
      "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only (or span_and_event): content on spans, not only in log events"),
@@ -59,25 +67,48 @@ def content_setting(spans: list[Span]) -> str:
 
 
 class TraceMapper:
-    def __init__(self, route_attribute: str | None = None) -> None:
+    def __init__(self, route_attribute: str | None = None, retrieval_tools: Sequence[str] = RETRIEVAL_TOOLS) -> None:
         self._route_attribute = route_attribute
-        # Message parts that are not text (image, audio, file...), skipped while reading questions: the
-        # receiver's metrics read and reset it.
+        self._tools = RetrievalTools(retrieval_tools)
+        # Message parts that are not text (image, audio, file...), skipped while reading questions, and tool results by
+        # (kind, read_as): the receiver's metrics read and reset them.
         self.skipped_parts: dict[str, int] = {}
+        self.tool_results: dict[tuple[str, str], int] = {}
+        self._tools_told: set[str] = set()
 
     def map(self, spans: list[Span]) -> TraceEvent | NotMapped:
         """The trace event of these spans, or why there is none. Never an event with a question or
         an answer ragpulse would have had to make up."""
-        retrievers = [s for s in spans if is_retrieval(s)]
+        spans = sorted(spans, key=lambda s: s.start_unix_nano)
         llms = [s for s in spans if is_llm(s)]
+        retrievers = [s for s in spans if is_retrieval(s) and not is_tool(s)]
+        answering = max((s for s in _leaves(llms) if _is_call(s)), key=lambda s: s.end_unix_nano, default=None)
+        tools = tool_results(spans, retrievers, answering.start_unix_nano if answering else None, self._tools)
+        self._count(tools)
+        retrievers = sorted([*retrievers, *(t.span for t in tools if t.read_as == "retrieval")],
+                            key=lambda s: s.start_unix_nano)
         if not retrievers and not llms:
             missing = _genai_looking(spans)
             return NotMapped("unmapped_genai", missing) if missing else NotMapped("not_rag")
-        spans = sorted(spans, key=lambda s: s.start_unix_nano)
         root = _root(spans)
-        query, answer = _query(root, retrievers, llms, self.skipped_parts), _answer(root, llms)
-        if not query or not answer:
+        searches = _retrieval_queries(retrievers, {t.span.span_id: t.query for t in tools})
+        query, answer = _query(root, retrievers, llms, searches, self.skipped_parts), _answer(root, llms)
+        error = failure(spans, root, bool(answer))
+        if error is not None:
+            if not query:
+                return NotMapped("failed", f"{error.type} in {error.span!r}, and no question recorded")
+            answer = None
+        elif not query or not answer:
+            if not llms:
+                return NotMapped("detached_retrieval", detached_hint(retrievers))
             return NotMapped("content_not_captured", content_setting(spans))
+        chunks, retrievals = _chunks(retrievers, {t.span.span_id: t.chunks for t in tools if t.read_as == "retrieval"})
+        context = [chunk for t in tools if t.read_as == "context" for chunk in t.chunks]
+        return self._event(spans, root, llms, query, answer, chunks, retrievals, searches, context, error)
+
+    def _event(self, spans: list[Span], root: Span, llms: list[Span], query: str, answer: str | None,
+               chunks: list[Chunk] | None, retrievals: int | None, searches: list[str], context: list[Chunk],
+               error: RunError | None) -> TraceEvent:
         model, usage = _model_and_usage(_leaves(llms))
         session = _first(spans, "session.id", "gen_ai.conversation.id", ASSOCIATION + "session_id",
                          "ai.telemetry.metadata.sessionId", "ai.settings.context.sessionId", "metadata.sessionId")
@@ -92,8 +123,6 @@ class TraceMapper:
         if probe is not None:
             attributes["ragpulse.probe"] = str(probe)[:256]
         route = _str(_first(spans, self._route_attribute)) if self._route_attribute else None
-        chunks, retrievals = _chunks(retrievers)
-        searches = _retrieval_queries(retrievers)
         answering, response_id = _answering(spans, llms) or (root, None)
         return TraceEvent(
             trace_id=root.trace_id,
@@ -115,7 +144,34 @@ class TraceMapper:
             retrievals=retrievals,
             span_id=answering.span_id,
             response_id=response_id,
+            error=error,
+            context=context or None,
         )
+
+    def _count(self, tools: list[ToolResult]) -> None:
+        """Counts each tool result; a tool whose results are not read as retrievals is logged once by name, with the
+        setting that would read them."""
+        for result in tools:
+            key = (result.kind, result.read_as)
+            self.tool_results[key] = self.tool_results.get(key, 0) + 1
+            if result.read_as == "retrieval" or result.name in self._tools_told or len(self._tools_told) >= MAX_TOOLS_TOLD:
+                continue
+            self._tools_told.add(result.name)
+            if result.read_as == "context":
+                log.info("a tool's text results are context the answer is judged against, not retrievals",
+                         tool=result.name, fix="add a pattern matching its name to otlp.retrieval_tools to read them as "
+                         "retrievals")
+            else:
+                log.info("a tool's results are not read: the model answered before they came, or they were empty",
+                         tool=result.name)
+
+
+def detached_hint(retrievers: list[Span]) -> str:
+    """Why a retrieval is alone in its trace, and which instrumentation made it."""
+    scopes = sorted({s.scope for s in retrievers if s.scope})
+    return ("a retrieval with no model call in its trace: the retriever ran outside its turn's trace context, so its "
+            "spans began a trace of their own (LangChain.js: pass the tool's config on, retriever.invoke(query, config)); "
+            f"scope: {', '.join(scopes) or 'not reported'}")
 
 
 def _answering(spans: list[Span], llms: list[Span]) -> tuple[Span, str] | None:
@@ -138,14 +194,17 @@ def _model_and_usage(leaf_llms: list[Span]) -> tuple[str | None, Usage | None]:
     prompt: int | None = 0
     completion: int | None = 0
     counted = unreported = 0
-    model = None
+    model = requested = None
     for span in leaf_llms:
-        if not _is_call(span):
-            continue  # a framework's step around a call (preparing the tools), no call of its own
         attrs = span.attributes
+        if not _is_call(span):
+            # A framework's step around a call (preparing the tools), or a call that failed: its model is the one
+            # asked for, the label of a failed run.
+            requested = requested or _str(attrs.get("llm.model_name") or attrs.get("gen_ai.request.model"))
+            continue
         # The response model where a convention carries it: OpenInference's llm.model_name is the request's.
-        model = _str(attrs.get("gen_ai.response.model") or attrs.get("llm.model_name") or attrs.get("gen_ai.request.model")
-                     or attrs.get("ai.model.id")) or model
+        model = _str(attrs.get("gen_ai.response.model") or _output_model(attrs.get("output.value"))
+                     or attrs.get("llm.model_name") or attrs.get("gen_ai.request.model") or attrs.get("ai.model.id")) or model
         prompt_count = _count(attrs, "llm.token_count.prompt", "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens",
                               *PROMPT_TOKENS)
         completion_count = _count(attrs, "llm.token_count.completion", "gen_ai.usage.output_tokens",
@@ -155,6 +214,7 @@ def _model_and_usage(leaf_llms: list[Span]) -> tuple[str | None, Usage | None]:
             continue
         counted += 1
         prompt, completion = _add_count(prompt, prompt_count), _add_count(completion, completion_count)
+    model = model or requested
     if not counted or prompt is None or completion is None:
         return model, None
     return model, Usage(prompt_tokens=prompt, completion_tokens=completion, unreported_calls=unreported)
@@ -168,6 +228,15 @@ def _is_call(span: Span) -> bool:
             or _output_text(attrs.get("ai.response.text")) is not None)
 
 
+def _output_model(value: Any) -> str | None:
+    """The response's model in an LLM span's JSON output (the OpenAI Agents SDK's streamed call records the response
+    there, and the request's alias as llm.model_name)."""
+    parsed = _json_or_text(value) if isinstance(value, str) and value[:1] in ("{", "[") else None
+    if isinstance(parsed, list) and parsed:
+        parsed = parsed[-1]
+    return _str(parsed.get("model")) if isinstance(parsed, dict) and isinstance(parsed.get("model"), str) else None
+
+
 def _count(attrs: dict[str, Any], *keys: str) -> Any:
     return next((attrs[key] for key in keys if attrs.get(key) is not None), None)
 
@@ -175,11 +244,21 @@ def _count(attrs: dict[str, Any], *keys: str) -> Any:
 def _genai_looking(spans: list[Span]) -> str:
     """What is missing when spans look like GenAI telemetry (gen_ai.*, llm.*, ai.* attributes) but have no LLM
     or retrieval span ragpulse can read; "" for spans that are no GenAI at all."""
-    keys = {key.split(".", 1)[0] for span in spans for key in span.attributes if "." in key}
+    keys = {key.split(".", 1)[0] for span in spans if not _is_embedding(span) for key in span.attributes if "." in key}
     if not keys & {"gen_ai", "llm", "ai"}:
         return ""
     return ("no LLM call ragpulse can map: none has gen_ai.operation.name chat/text_completion/generate_content, "
             "openinference.span.kind LLM, llm.request.type, or is an AI SDK doGenerate/doStream span")
+
+
+_EMBEDDING_OPERATIONS = frozenset({"ai.embed", "ai.embedMany", "ai.embed.doEmbed", "ai.embedMany.doEmbed"})
+
+
+def _is_embedding(span: Span) -> bool:
+    """An embedding call (indexing, a cache lookup): in a trace of these alone there is nothing to judge."""
+    attrs = span.attributes
+    return (attrs.get(OI_KIND) == "EMBEDDING" or attrs.get(GENAI_OPERATION) in ("embeddings", "embedding")
+            or attrs.get("llm.request.type") == "embedding" or _str(attrs.get("ai.operationId")) in _EMBEDDING_OPERATIONS)
 
 
 def is_retrieval(span: Span) -> bool:
@@ -190,8 +269,9 @@ def is_retrieval(span: Span) -> bool:
         or "gen_ai.retrieval.documents" in attrs
         or any(e.name == DB_QUERY_RESULT for e in span.events)
         or (attrs.get(TRACELOOP_KIND) == "task" and "retriev" in str(attrs.get("traceloop.entity.name", span.name)).lower())
-        # a tool call that returned documents (GenAI execute_tool, AI SDK ai.toolCall)
-        or (("gen_ai.tool.call.result" in attrs or "ai.toolCall.result" in attrs) and tool_documents(span) is not None)
+        # a tool call that returned documents (OpenInference TOOL, GenAI execute_tool, AI SDK ai.toolCall): what the
+        # assembler's waiting looks for; the mapping reads every tool call's result (tool_results.py)
+        or (is_tool(span) and tool_documents(span) is not None)
     )
 
 
@@ -227,7 +307,7 @@ def _leaves(llms: list[Span]) -> list[Span]:
     return [s for s in llms if s.span_id not in parents_of_llms]
 
 
-def _query(root: Span, retrievers: list[Span], llms: list[Span], skipped: dict[str, int]) -> str:
+def _query(root: Span, retrievers: list[Span], llms: list[Span], searches: list[str], skipped: dict[str, int]) -> str:
     """The user's question of the turn, not an agent's search: the root's input (a plain question, a framework's
     wrapper, or a message list: its last user message, or an AI SDK prompt); else, when a model was called
     before anything was retrieved (an agent deciding to search), the first call's last user message; else the
@@ -242,7 +322,6 @@ def _query(root: Span, retrievers: list[Span], llms: list[Span], skipped: dict[s
         text = last_user_message(span, skipped) or vercel_query(span)
         if text:
             return text
-    searches = _retrieval_queries(retrievers)
     if searches:
         return searches[0]
     for span in (root, *llms):  # a GenAI workflow or agent span carries its input messages too
@@ -252,14 +331,15 @@ def _query(root: Span, retrievers: list[Span], llms: list[Span], skipped: dict[s
     return ""
 
 
-def _retrieval_queries(retrievers: list[Span]) -> list[str]:
+def _retrieval_queries(retrievers: list[Span], tools: dict[str, str | None]) -> list[str]:
     """What each retrieval was asked, in the order they ran, each once: retrievers that returned documents
-    first (a framework's inner retriever span often carries only a serialised call)."""
+    first (a framework's inner retriever span often carries only a serialised call); a tool call's (by span id in
+    `tools`) its arguments' query."""
     found: list[str] = []
-    for span in sorted(retrievers, key=lambda s: (not _has_documents(s), s.start_unix_nano)):
+    for span in sorted(retrievers, key=lambda s: (not _has_documents(s) and s.span_id not in tools, s.start_unix_nano)):
         attrs = span.attributes
-        text = _input_text(attrs.get("gen_ai.retrieval.query.text") or attrs.get("input.value")
-                           or attrs.get("traceloop.entity.input")) or tool_query(span)
+        text = tools.get(span.span_id) if span.span_id in tools else _input_text(
+            attrs.get("gen_ai.retrieval.query.text") or attrs.get("input.value") or attrs.get("traceloop.entity.input"))
         if text and text not in found:
             found.append(text)
     return found
@@ -288,8 +368,9 @@ def _answer(root: Span, llms: list[Span]) -> str:
 # The fields frameworks put the text in, in order: LlamaIndex {"response"}, a streamed response's
 # {"response_txt"}, LangChain's {"outputs": ...} and {"answer"}, Traceloop's {"output"}...
 _OUTPUT_KEYS = ("response", "response_txt", "answer", "outputs", "output", "result", "text", "content")
+# smolagents' run({"task": ...}); the Agents SDK's, CrewAI's and LangChain's {"input": ...}.
 _QUERY_KEYS = ("query_str", "query", "question", "user_msg", "input", "inputs", "str_or_query_bundle", "query_bundle",
-               "prompt")
+               "prompt", "task", "user_prompt")
 
 
 def _output_text(value: Any) -> str | None:

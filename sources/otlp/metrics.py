@@ -8,8 +8,10 @@ from ragpulse.collector.intake import IntakeMetrics
 from ragpulse.collector.pipeline import PipelineMetrics
 from ragpulse.collector.telemetry.shared import shared
 
-TRACE_OUTCOMES = ("complete", "ttl_expired", "capacity", "shutdown", "not_rag", "unmapped_genai", "content_not_captured",
-                  "mapping_failed")
+TRACE_OUTCOMES = ("complete", "ttl_expired", "capacity", "shutdown", "failed", "not_rag", "unmapped_genai",
+                  "content_not_captured", "detached_retrieval", "mapping_failed")
+TOOL_RESULT_KINDS = ("documents", "text")
+TOOL_RESULT_READINGS = ("retrieval", "context", "ignored")  # sources/otlp/tool_results.py
 SPAN_DROP_REASONS = ("late_span", "duplicate", "too_many_spans", "over_bytes")
 SPAN_REJECT_REASONS = ("invalid_trace_id", "invalid_span_id", "invalid_utf8")  # sources/otlp/spans.py DecodedSpans
 
@@ -52,9 +54,10 @@ class OtlpMetrics:
             self.late_spans.labels(kind=kind)
         self.traces = counter(
             "ragpulse_otlp_traces_total",
-            "Traces assembled from spans, by outcome: complete, ttl_expired, capacity, shutdown; not mapped: not_rag (no "
-            "LLM or retrieval span), unmapped_genai (GenAI-looking spans ragpulse cannot map), content_not_captured, "
-            "mapping_failed.",
+            "Traces assembled from spans, by outcome: complete, ttl_expired, capacity, shutdown; failed (a failed run: "
+            "an event with no answer); not mapped: not_rag (no LLM or retrieval span, or embedding calls alone), "
+            "unmapped_genai (GenAI-looking spans ragpulse cannot map), content_not_captured, detached_retrieval (a "
+            "retrieval with no model call in its trace), mapping_failed.",
             "outcome",
         )
         self.in_flight = Gauge("ragpulse_otlp_traces_in_flight", "Traces waiting for their spans.", registry=registry)
@@ -65,6 +68,15 @@ class OtlpMetrics:
             "Message content parts that are not text (image, image_url, audio, file, other), skipped when reading "
             "a question or answer.", "type",
         )
+        self.tool_results = counter(
+            "ragpulse_otlp_tool_results_total",
+            "Tool call results, by kind (documents, text) and what they were read as: retrieval, context (judged "
+            "against, no retrieval: a tool otlp.retrieval_tools does not name), ignored (after the answering call, or "
+            "empty).", "kind", "read_as",
+        )
+        for kind in TOOL_RESULT_KINDS:
+            for read_as in TOOL_RESULT_READINGS:
+                self.tool_results.labels(kind=kind, read_as=read_as)
         self.feedback_unmapped = counter(
             "ragpulse_otlp_feedback_unmapped_total",
             "gen_ai.evaluation.result events with neither a 1-5 score nor a pass/fail label.",

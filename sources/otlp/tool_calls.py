@@ -54,29 +54,6 @@ def vercel_query(span: Span) -> str | None:
     return user_message_in(messages) if isinstance(messages, list) else None
 
 
-def tool_query(span: Span) -> str | None:
-    """The search string of a tool call (GenAI `gen_ai.tool.call.arguments`, AI SDK `ai.toolCall.args`): its
-    query (or the one string argument)."""
-    args = json_or_text(span.attributes.get("gen_ai.tool.call.arguments") or span.attributes.get("ai.toolCall.args"))
-    if isinstance(args, dict):
-        for key in ("query", "question", "q", "search", "input", "text"):
-            if isinstance(args.get(key), str):
-                return args[key]
-        strings = [v for v in args.values() if isinstance(v, str)]
-        return strings[0] if len(strings) == 1 else None
-    return args if isinstance(args, str) else None
-
-
-def tool_documents(span: Span) -> list[Chunk] | None:
-    """The documents a tool call returned (GenAI `execute_tool` spans' `gen_ai.tool.call.result`, as the AI SDK's
-    OpenTelemetry integration and other GenAI instrumentations write them; the AI SDK's older `ai.toolCall.result`),
-    or None when it returned something else."""
-    result = span.attributes.get("gen_ai.tool.call.result")
-    if result is None and operation(span) == TOOL_CALL:
-        result = span.attributes.get("ai.toolCall.result")
-    return documents_in(json_or_text(result)) if result is not None else None
-
-
 def documents_in(result: Any) -> list[Chunk] | None:
     """A list of documents (objects with a text), bare or under `documents` / `results` / `chunks`."""
     if isinstance(result, dict):
