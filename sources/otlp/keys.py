@@ -20,6 +20,7 @@ EXACT_KEYS = frozenset({
     "tool.name", "tool.description",  # OpenInference TOOL spans
     "tool_arguments", "tool_response",  # Pydantic AI's instrumentation version 2
     "error.type",  # a failed call (failures.py)
+    "pydantic_ai.all_messages",  # Pydantic AI's run span: the question of a run whose model call failed
 })
 # Whole families: token counts and messages by index, retrieved documents by index, every convention's own
 # namespace (and whether a span has any gen_ai., llm. or ai. key at all: mapping.py's unmapped_genai).

@@ -116,7 +116,9 @@ def last_user_message(span: Span, skipped: dict[str, int] | None = None) -> str 
     events = [_str(e.attributes.get("content")) for e in span.events if e.name == "gen_ai.user.message"]
     if any(events):
         return [e for e in events if e][-1]
-    parsed = json_or_text(span.attributes.get("gen_ai.input.messages") or span.attributes.get("gen_ai.prompt") or "")
+    # Pydantic AI's run span holds the run's messages, also when its model call failed before recording its own.
+    parsed = json_or_text(span.attributes.get("gen_ai.input.messages") or span.attributes.get("gen_ai.prompt")
+                          or span.attributes.get("pydantic_ai.all_messages") or "")
     if isinstance(parsed, list):
         return user_message_in(parsed)
     return _str(parsed) if parsed else None

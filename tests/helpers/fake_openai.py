@@ -29,7 +29,8 @@ from ragpulse.app.traffic import HALLUCINATED_ANSWERS
 APP_MODEL = "fake-rag-app"
 # Requests for this model are an agent's: with tools offered, it searches (a tool call) with the searches
 # `agent_searches` lists for the user's question, one per call, then answers `agent_answer`. Usage is fixed by
-# the call: 30 prompt tokens a message, 9 completion tokens for a tool call, 12 for the answer; streamed
+# the call: 30 prompt tokens a message, 9 completion tokens for a search, 12 for the answer (smolagents' final_answer
+# tool call too); streamed
 # calls report usage only when asked (stream_options.include_usage), as OpenAI does.
 AGENT_MODEL = "gpt-4.1-nano"  # a name LlamaIndex knows for a function-calling model
 APP_RESPONSE_MODEL = "fake-rag-app-2026-01-01"
@@ -52,6 +53,7 @@ class FakeOpenAI:
         self.usage: list[tuple[int, int]] = []  # (prompt, completion) tokens of each graded answer
         self.agent_searches: dict[str, list[str]] = {}  # a user question -> the searches the agent makes for it
         self.agent_answer = "Paris is the capital of France."
+        self.agent_status = 200  # another: the agent's calls fail with it (a provider's 500)
         self.in_flight = self.max_in_flight = 0
         self._loop = asyncio.new_event_loop()
         self._started = threading.Event()
@@ -134,6 +136,9 @@ class FakeOpenAI:
         })
 
     async def _agent(self, request: web.Request, body: dict[str, Any]) -> web.StreamResponse:
+        if self.agent_status != 200:
+            return web.json_response({"error": {"message": "the model is down", "type": "server_error"}},
+                                     status=self.agent_status)
         messages = body["messages"]
         last_user = max(i for i, m in enumerate(messages) if m["role"] == "user")
         question = _text(messages[last_user]["content"])
@@ -141,14 +146,21 @@ class FakeOpenAI:
         searches = self.agent_searches.get(question, [])
         usage = {"prompt_tokens": 30 * len(messages), "completion_tokens": 9 if done < len(searches) else 12}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
-        if body.get("tools") and done < len(searches):
-            function = body["tools"][0]["function"]
-            parameters = function.get("parameters") or {}
+        tools = [tool["function"] for tool in body.get("tools") or []]
+        # smolagents' tool-calling agent answers through its final_answer tool; the search is the other tool.
+        search = next((t for t in tools if t["name"] != "final_answer"), None)
+        final = next((t for t in tools if t["name"] == "final_answer"), None)
+        if search is not None and done < len(searches):
+            parameters = search.get("parameters") or {}
             argument = (parameters.get("required") or list(parameters.get("properties") or {}) or ["query"])[0]
             call = {"id": f"call_{done}", "type": "function",
-                    "function": {"name": function["name"], "arguments": json.dumps({argument: searches[done]})}}
+                    "function": {"name": search["name"], "arguments": json.dumps({argument: searches[done]})}}
             message: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [call]}
             finish = "tool_calls"
+        elif final is not None:
+            call = {"id": "call_final", "type": "function",
+                    "function": {"name": "final_answer", "arguments": json.dumps({"answer": self.agent_answer})}}
+            message, finish = {"role": "assistant", "content": None, "tool_calls": [call]}, "tool_calls"
         else:
             message, finish = {"role": "assistant", "content": self.agent_answer}, "stop"
         created = int(time.time())

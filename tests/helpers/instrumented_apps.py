@@ -18,6 +18,7 @@ from typing import Any
 
 from helpers.fake_openai import APP_MODEL
 from helpers.otlp_shapes import Collect
+from helpers.tool_agents import TOOL_AGENTS
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import Resource
@@ -265,6 +266,7 @@ APPS: dict[str, Callable[[TracerProvider, str], dict[str, Any]]] = {
     "langgraph_agent": langgraph_agent, "llamaindex_agent": llamaindex_agent,
     "openllmetry_llamaindex": openllmetry_llamaindex, "llamaindex_streaming": llamaindex_streaming,
     "openllmetry_langchain": openllmetry_langchain, "haystack": haystack, "genai": genai,
+    **TOOL_AGENTS,  # agents whose retrieval is a tool: Pydantic AI, the OpenAI Agents SDK, smolagents
 }
 
 

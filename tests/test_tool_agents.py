@@ -1,0 +1,122 @@
+"""Agents whose retrieval is a tool, with the real frameworks as their docs teach them (issue 45): Pydantic AI under
+its own instrumentation (versions 2 and 5), the OpenAI Agents SDK and smolagents under OpenInference. Each app runs
+in its own process (tests/helpers/tool_agents.py) through the real OTLP exporter into one running `ragpulse run`,
+against the fake OpenAI-compatible server answering with tool calls, or failing with a 500. Checked exactly: the
+user's question, the searches, the chunks (documents with ids and scores; a retrieval tool's text), the answer, the
+model, the usage; a failed run's event and error; and end to end in the sidecar's metrics and judgment records."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from helpers.fake_openai import AGENT_MODEL, FakeOpenAI
+from helpers.instrumented import Sidecar, labels
+from helpers.sidecar import start_ragpulse
+from helpers.tool_agents import DOCS, QUESTION, SCORES, as_text, search
+from helpers.waiting import wait_until
+
+from ragpulse.collector.events import Chunk, RunError, TraceEvent, Usage
+
+ANSWER = "Paris is the capital of France."
+
+
+@pytest.fixture(scope="module")
+def sidecar(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sidecar]:
+    tmp = tmp_path_factory.mktemp("tool_agents")
+    results = tmp / "judgments.jsonl"
+    with FakeOpenAI() as fake:
+        rp = start_ragpulse(tmp, "--set", "otlp.grace_seconds=0.2", "--set", "judge.sample_rate=1.0",
+                            "--set", f"results.jsonl_path={results}")
+        yield Sidecar(rp, results, fake, tmp)
+        rp.terminate()
+
+
+@pytest.fixture(autouse=True)
+def agent_model(sidecar: Sidecar) -> Iterator[None]:
+    sidecar.fake.agent_searches = {QUESTION: ["capital of France"]}
+    yield
+    sidecar.fake.agent_status = 200
+
+
+def tool_results(sidecar: Sidecar, kind: str, read_as: str) -> float:
+    return sidecar.metrics().get_value("ragpulse_otlp_tool_results_total", kind=kind, read_as=read_as)
+
+
+def judged(sidecar: Sidecar, app: str) -> dict:  # type: ignore[type-arg]
+    wait_until(lambda: len(sidecar.records(app)) == 1, what=f"the {app} trace judged")
+    return sidecar.records(app)[0]
+
+
+def chunks_of(query: str) -> list[Chunk]:
+    return [Chunk(id=d["id"], text=d["content"], score=d["score"]) for d in search(query)]
+
+
+def test_a_pydantic_ai_tool_returning_documents_is_a_retrieval(sidecar: Sidecar) -> None:
+    before = tool_results(sidecar, "documents", "retrieval")
+    event, seen = sidecar.run("pydantic_ai", "pa-documents", INSTRUMENTATION_VERSION="5", TOOL_RESULT="documents")
+    assert isinstance(event, TraceEvent)
+    assert seen == {"answer": ANSWER, "found": [["kb-fr", "kb-de"]]}
+    assert (event.query, event.answer, event.retrieval_queries, event.retrievals) == (
+        QUESTION, ANSWER, ["capital of France"], 1)
+    assert event.chunks == [Chunk(id="kb-fr", text=DOCS["kb-fr"], score=SCORES["kb-fr"]),
+                            Chunk(id="kb-de", text=DOCS["kb-de"], score=SCORES["kb-de"])]
+    # Two calls: 60 and 120 prompt tokens (30 a message), 9 for the search, 12 for the answer.
+    assert (event.model, event.usage, event.error) == (AGENT_MODEL, Usage(prompt_tokens=180, completion_tokens=21), None)
+    record = judged(sidecar, "pa-documents")
+    assert ([c["id"] for c in record["chunks"]], record["retrieval_queries"]) == (["kb-fr", "kb-de"], ["capital of France"])
+    s = sidecar.metrics()
+    assert s.get_value("ragpulse_retrieval_top_score_sum", **labels("pa-documents", AGENT_MODEL)) == SCORES["kb-fr"]
+    assert tool_results(sidecar, "documents", "retrieval") == before + 1
+
+
+@pytest.mark.parametrize("version", [2, 5])
+def test_a_pydantic_ai_retrieval_tool_returning_text_in_either_instrumentation_version(sidecar: Sidecar,
+                                                                                    version: int) -> None:
+    """The RAG example's retrieve tool returns the documents as text; version 2 writes `running tool` spans with
+    tool_arguments and tool_response, version 5 `execute_tool retrieve` with gen_ai.tool.call.*."""
+    app = f"pa-text-v{version}"
+    before = tool_results(sidecar, "text", "retrieval")
+    event, seen = sidecar.run("pydantic_ai", app, INSTRUMENTATION_VERSION=str(version), TOOL_RESULT="text")
+    assert isinstance(event, TraceEvent) and seen["answer"] == ANSWER
+    assert (event.query, event.answer, event.retrieval_queries, event.retrievals) == (
+        QUESTION, ANSWER, ["capital of France"], 1)
+    assert event.chunks == [Chunk(text=as_text(search("capital of France")))]
+    assert judged(sidecar, app)["chunks"][0]["text"] == as_text(search("capital of France"))
+    assert tool_results(sidecar, "text", "retrieval") == before + 1
+
+
+def test_a_streamed_pydantic_ai_run_that_searches_twice_keeps_both_retrievals(sidecar: Sidecar) -> None:
+    sidecar.fake.agent_searches = {QUESTION: ["capital of France", "population of Paris"]}
+    event, seen = sidecar.run("pydantic_ai", "pa-stream", INSTRUMENTATION_VERSION="5", TOOL_RESULT="documents",
+                              STREAM="1")
+    assert isinstance(event, TraceEvent)
+    assert seen == {"answer": ANSWER + " ", "found": [["kb-fr", "kb-de"], ["kb-pop", "kb-fr"]]}  # streamed by word
+    assert (event.query, event.answer, event.retrieval_queries, event.retrievals) == (
+        QUESTION, ANSWER + " ", ["capital of France", "population of Paris"], 2)
+    assert [(c.id, c.retrieval) for c in event.chunks or []] == [("kb-fr", 0), ("kb-de", 0), ("kb-pop", 1)]
+    # Three calls, 60, 120 and 180 prompt tokens; 9, 9 and 12 completion tokens: the stream asked for usage.
+    assert event.usage == Usage(prompt_tokens=360, completion_tokens=30)
+    judged(sidecar, "pa-stream")
+
+
+@pytest.mark.parametrize("version", [2, 5])
+def test_a_pydantic_ai_run_failing_on_a_provider_500_is_a_failed_event(sidecar: Sidecar, version: int) -> None:
+    app = f"pa-failed-v{version}"
+    sidecar.fake.agent_status = 500
+    before = sidecar.metrics().get_value("ragpulse_otlp_traces_total", outcome="failed")
+    event, seen = sidecar.run("pydantic_ai", app, INSTRUMENTATION_VERSION=str(version), TOOL_RESULT="documents")
+    assert seen == {"error": "ModelHTTPError", "status": 500}
+    assert isinstance(event, TraceEvent)
+    assert (event.query, event.answer, event.chunks, event.model, event.usage) == (QUESTION, None, None, AGENT_MODEL, None)
+    assert event.error == RunError(
+        type="pydantic_ai.exceptions.ModelHTTPError", span=f"chat {AGENT_MODEL}",
+        message="ModelHTTPError: status_code: 500, model_name: gpt-4.1-nano, body: {'message': 'the model is down', "
+                "'type': 'server_error'}")
+    wait_until(lambda: sidecar.metrics().get_value("ragpulse_traces_failed_total", **labels(app, AGENT_MODEL)) == 1,
+               what="the failed run counted")
+    s = sidecar.metrics()
+    assert s.get_value("ragpulse_traces_total", **labels(app, AGENT_MODEL)) == 1
+    assert s.get_value("ragpulse_otlp_traces_total", outcome="failed") == before + 1
+    assert s.total("ragpulse_fallbacks_total", app=app) == 0
+    assert sidecar.records(app) == []  # never judged
