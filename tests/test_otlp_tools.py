@@ -133,6 +133,26 @@ def test_the_response_model_in_an_llm_spans_json_output_wins_over_the_request_al
     assert isinstance(event, TraceEvent) and event.model == "gpt-4o-mini-2024-07-18"
 
 
+def test_a_responses_api_response_as_an_llm_spans_output_gives_the_answer() -> None:
+    """The Agents SDK's streamed Chat Completions call records a Responses API response as the generation's output,
+    and no output messages: the answer is its output's message text."""
+    response = [{"id": "__fake_id__", "object": "response", "model": "gpt-4o-mini", "text": None, "output": [
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": PARIS, "annotations": []}]}]}]
+
+    def build(tracers: Callable[[str], Tracer]) -> None:
+        tracer = tracers("openinference.instrumentation.openai_agents")
+        with tracer.start_as_current_span("Agent workflow", attributes={"openinference.span.kind": "AGENT"}):
+            with tracer.start_as_current_span("generation", attributes={
+                "openinference.span.kind": "LLM", "llm.model_name": "gpt-4o-mini",
+                "llm.input_messages.0.message.role": "user", "llm.input_messages.0.message.content": QUESTION,
+                "output.value": json.dumps(response),
+            }):
+                pass
+
+    event = TraceMapper().map(spans_of(build))
+    assert isinstance(event, TraceEvent) and (event.query, event.answer) == (QUESTION, PARIS)
+
+
 def pydantic_ai_run(version: int, result: Any) -> Build:
     """Pydantic AI's own instrumentation (capabilities/instrumentation.py, _instrumentation.py): the run span
     (`invoke_agent agent`, version 2 `agent run`), chat spans with gen_ai.input/output.messages, and the tool's span:

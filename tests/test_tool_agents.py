@@ -120,3 +120,43 @@ def test_a_pydantic_ai_run_failing_on_a_provider_500_is_a_failed_event(sidecar: 
     assert s.get_value("ragpulse_otlp_traces_total", outcome="failed") == before + 1
     assert s.total("ragpulse_fallbacks_total", app=app) == 0
     assert sidecar.records(app) == []  # never judged
+
+
+@pytest.mark.parametrize(("api", "result", "stream"), [
+    ("chat", "documents", False), ("responses", "text", False), ("chat", "documents", True)])
+def test_an_openai_agents_sdk_function_tool_under_openinference(sidecar: Sidecar, api: str, result: str,
+                                                               stream: bool) -> None:
+    """The SDK's trace has no input on its root (an AGENT span named for the workflow): the question is the first
+    model call's user message. A function tool is a TOOL span whose output.value is the tool's output (documents as
+    JSON, text as it is). Streamed, the Chat Completions call records a Responses API response as its output."""
+    app = f"oa-{api}-{result}" + ("-stream" if stream else "")
+    before = tool_results(sidecar, result, "retrieval")
+    event, seen = sidecar.run("openai_agents", app, AGENTS_API=api, TOOL_RESULT=result, STREAM="1" if stream else "0")
+    answer = ANSWER + " " if stream else ANSWER  # streamed by word
+    assert seen == {"answer": answer, "found": [["kb-fr", "kb-de"]]}
+    assert isinstance(event, TraceEvent)
+    assert (event.query, event.answer, event.retrieval_queries, event.retrievals, event.model) == (
+        QUESTION, answer, ["capital of France"], 1, AGENT_MODEL)
+    assert event.chunks == (chunks_of("capital of France") if result == "documents"
+                            else [Chunk(text=as_text(search("capital of France")))])
+    # Two calls: chat 60 + 120 prompt tokens (30 a message), Responses 30 + 90 (30 an input item); 9 + 12 completion.
+    # Streamed, the SDK asks for no usage: not reported.
+    assert event.usage == (None if stream else Usage(prompt_tokens=180 if api == "chat" else 120, completion_tokens=21))
+    judged(sidecar, app)
+    assert tool_results(sidecar, result, "retrieval") == before + 1
+
+
+def test_an_openai_agents_sdk_run_failing_on_a_provider_500_is_a_failed_event(sidecar: Sidecar) -> None:
+    """The SDK records the error as its generation's and its agent's span status (SpanError), no exception: the
+    error's type is not reported, its message is the status's."""
+    sidecar.fake.agent_status = 500
+    event, seen = sidecar.run("openai_agents", "oa-failed", AGENTS_API="chat", TOOL_RESULT="documents", STREAM="0")
+    assert seen == {"error": "InternalServerError", "status": 500}
+    assert isinstance(event, TraceEvent)
+    assert (event.query, event.answer, event.model) == (QUESTION, None, AGENT_MODEL)
+    assert event.error == RunError(type="not reported", span="generation", message=(
+        "Error getting response: {'error': \"Error code: 500 - {'error': {'message': 'the model is down', "
+        "'type': 'server_error'}}\"}"))
+    wait_until(lambda: sidecar.metrics().get_value("ragpulse_traces_failed_total", **labels("oa-failed", AGENT_MODEL)) == 1,
+               what="the failed run counted")
+    assert sidecar.records("oa-failed") == []

@@ -20,7 +20,7 @@ from ragpulse.sources.otlp.documents import DB_QUERY_RESULT, OI_KIND
 from ragpulse.sources.otlp.documents import chunks_of as _chunks
 from ragpulse.sources.otlp.documents import has_documents as _has_documents
 from ragpulse.sources.otlp.messages import json_or_text as _json_or_text
-from ragpulse.sources.otlp.messages import last_user_message, llm_output, message_output, user_message_in
+from ragpulse.sources.otlp.messages import last_user_message, llm_output, message_output, message_text, user_message_in
 from ragpulse.sources.otlp.failures import failure
 from ragpulse.sources.otlp.spans import Span
 from ragpulse.sources.otlp.tool_calls import COMPLETION_TOKENS, PROMPT_TOKENS, is_ai_sdk_llm, vercel_query
@@ -395,9 +395,14 @@ def _text_in(value: Any, keys: tuple[str, ...], depth: int) -> str | None:
                 if text:
                     return text
         return None
-    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], str):
-        return _text_in(value[0], keys, depth + 1)
-    return None
+    if not isinstance(value, list):
+        return None
+    # A Responses API response's output items (the Agents SDK's streamed call records a response): its messages.
+    texts = [message_text(item) for item in value
+             if isinstance(item, dict) and item.get("type") == "message" and item.get("role") == "assistant"]
+    if texts:
+        return next((text for text in reversed(texts) if text), None)
+    return _text_in(value[0], keys, depth + 1) if len(value) == 1 and isinstance(value[0], str | dict) else None
 
 
 def _is_object_repr(text: str) -> bool:

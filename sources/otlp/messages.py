@@ -88,14 +88,14 @@ def oi_prompts(span: Span) -> list[str]:
 
 def message_text(message: dict[str, Any]) -> str | None:
     """An OpenAI-style or GenAI message's text: `content` as text, or its text parts (GenAI `parts`, OpenAI
-    content parts `{"type": "text", "text": ...}`)."""
+    content parts `{"type": "text", "text": ...}`, the Responses API's `output_text`)."""
     content = message.get("content")
     if isinstance(content, str):
         return content
     parts = message.get("parts") if isinstance(message.get("parts"), list) else content
     if isinstance(parts, list):
         texts = [p.get("content") if isinstance(p.get("content"), str) else p.get("text")
-                 for p in parts if isinstance(p, dict) and p.get("type") == "text"]
+                 for p in parts if isinstance(p, dict) and p.get("type") in ("text", "output_text")]
         return "\n".join(t for t in texts if isinstance(t, str)) or None
     return None
 

@@ -77,7 +77,7 @@ class FakeOpenAI:
     def _serve(self) -> None:
         asyncio.set_event_loop(self._loop)
         app = web.Application()
-        app.add_routes([web.post("/v1/chat/completions", self._complete)])
+        app.add_routes([web.post("/v1/chat/completions", self._complete), web.post("/v1/responses", self._respond)])
         runner = self._runner = web.AppRunner(app)
         self._loop.run_until_complete(runner.setup())
         self._loop.run_until_complete(web.TCPSite(runner, "127.0.0.1", self.port).start())
@@ -190,6 +190,38 @@ class FakeOpenAI:
         await response.write(b"data: [DONE]\n\n")
         await response.write_eof()
         return response
+
+    async def _respond(self, request: web.Request) -> web.Response:
+        """The Responses API, for the agent model (not streamed): it searches as told, then answers, as `_agent`."""
+        body = await request.json()
+        self.requests.append((time.monotonic(), body))
+        if self.agent_status != 200:
+            return web.json_response({"error": {"message": "the model is down", "type": "server_error"}},
+                                     status=self.agent_status)
+        items = [{"type": "message", "role": "user", "content": body["input"]}] if isinstance(body["input"], str) \
+            else body["input"]
+        last_user = max(i for i, item in enumerate(items) if item.get("role") == "user")
+        question = _text(items[last_user]["content"])
+        done = sum(1 for item in items[last_user:] if item.get("type") == "function_call_output")
+        searches = self.agent_searches.get(question, [])
+        tools = [tool for tool in body.get("tools") or [] if tool.get("type") == "function"]
+        if tools and done < len(searches):
+            parameters = tools[0].get("parameters") or {}
+            argument = (parameters.get("required") or list(parameters.get("properties") or {}) or ["query"])[0]
+            output: dict[str, Any] = {"type": "function_call", "id": f"fc_{done}", "call_id": f"call_{done}",
+                                      "name": tools[0]["name"], "arguments": json.dumps({argument: searches[done]}),
+                                      "status": "completed"}
+        else:
+            output = {"type": "message", "id": f"msg_{done}", "role": "assistant", "status": "completed",
+                      "content": [{"type": "output_text", "text": self.agent_answer, "annotations": []}]}
+        usage = {"input_tokens": 30 * len(items), "output_tokens": 9 if output["type"] == "function_call" else 12}
+        return web.json_response({
+            "id": f"resp_agent_{done}", "object": "response", "created_at": int(time.time()), "model": body["model"],
+            "status": "completed", "output": [output], "parallel_tool_calls": True, "tool_choice": "auto",
+            "tools": body.get("tools") or [],
+            "usage": {**usage, "total_tokens": sum(usage.values()), "input_tokens_details": {"cached_tokens": 0},
+                      "output_tokens_details": {"reasoning_tokens": 0}},
+        })
 
     def close(self) -> None:
         """Close the connections and handlers still open (a slow answer, a waiting client), then stop."""

@@ -71,4 +71,45 @@ def pydantic_ai(provider: TracerProvider, base_url: str) -> dict[str, Any]:
         return {"error": type(error).__name__, "status": error.status_code}
 
 
-TOOL_AGENTS = {"pydantic_ai": pydantic_ai}
+def openai_agents(provider: TracerProvider, base_url: str) -> dict[str, Any]:
+    """The OpenAI Agents SDK under OpenInference (`OpenAIAgentsInstrumentor().instrument(tracer_provider=...)`): an
+    agent with a function tool returning documents or their text, on the Chat Completions or the Responses API
+    (AGENTS_API: chat, responses)."""
+    from agents import Agent, OpenAIChatCompletionsModel, OpenAIResponsesModel, Runner, function_tool
+    from openai import APIStatusError, AsyncOpenAI
+    from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
+
+    OpenAIAgentsInstrumentor().instrument(tracer_provider=provider)
+    client = AsyncOpenAI(base_url=base_url, api_key="not-needed", max_retries=0)
+    api = os.environ["AGENTS_API"]
+    model = (OpenAIChatCompletionsModel(AGENT_MODEL, client) if api == "chat"
+             else OpenAIResponsesModel(AGENT_MODEL, client))
+    found: list[list[str]] = []
+    documents = os.environ["TOOL_RESULT"] == "documents"
+
+    @function_tool
+    def search_docs(query: str) -> list[dict[str, Any]] | str:
+        """Search the knowledge base."""
+        hits = search(query)
+        found.append([d["id"] for d in hits])
+        return hits if documents else as_text(hits)
+
+    agent = Agent(name="Assistant", instructions="Answer from the knowledge base.", model=model, tools=[search_docs])
+
+    async def streamed() -> str:
+        run = Runner.run_streamed(agent, QUESTION)
+        async for _ in run.stream_events():
+            pass
+        return str(run.final_output)
+
+    try:
+        if os.environ.get("STREAM") == "1":
+            import asyncio
+
+            return {"answer": asyncio.run(streamed()), "found": found}
+        return {"answer": Runner.run_sync(agent, QUESTION).final_output, "found": found}
+    except APIStatusError as error:
+        return {"error": type(error).__name__, "status": error.status_code}
+
+
+TOOL_AGENTS = {"pydantic_ai": pydantic_ai, "openai_agents": openai_agents}
