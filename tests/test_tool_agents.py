@@ -160,3 +160,28 @@ def test_an_openai_agents_sdk_run_failing_on_a_provider_500_is_a_failed_event(si
     wait_until(lambda: sidecar.metrics().get_value("ragpulse_traces_failed_total", **labels("oa-failed", AGENT_MODEL)) == 1,
                what="the failed run counted")
     assert sidecar.records("oa-failed") == []
+
+
+@pytest.mark.parametrize("kind", ["tool_calling", "code"])
+def test_a_smolagents_retriever_tool_under_openinference(sidecar: Sidecar, kind: str) -> None:
+    """The RAG example's RetrieverTool, named `retriever`, returns its documents as text: a retrieval. The run's
+    input is {"task": ...}: the question, not the framework's prompt ("New task:\\n..."). The final answer is a tool
+    call too (final_answer), after the last model call: ignored. A code agent calls the tools from its code."""
+    app = f"smol-{kind}"
+    sidecar.fake.agent_searches = {f"New task:\n{QUESTION}": ["capital of France"]}
+    sidecar.fake.agent_code = kind == "code"
+    retrieved, ignored = tool_results(sidecar, "text", "retrieval"), tool_results(sidecar, "text", "ignored")
+    try:
+        event, seen = sidecar.run("smolagents", app, SMOLAGENTS=kind)
+    finally:
+        sidecar.fake.agent_code = False
+    assert seen == {"answer": ANSWER, "found": [["kb-fr", "kb-de"]]}
+    assert isinstance(event, TraceEvent)
+    assert (event.query, event.answer, event.retrieval_queries, event.retrievals, event.context) == (
+        QUESTION, ANSWER, ["capital of France"], 1, None)
+    assert event.chunks == [Chunk(text="\nRetrieved documents:\n\n\n===== Document 0 =====\n" + DOCS["kb-fr"]
+                                  + "\n\n===== Document 1 =====\n" + DOCS["kb-de"])]
+    assert (event.model, event.usage) == (AGENT_MODEL, Usage(prompt_tokens=180, completion_tokens=21))
+    assert judged(sidecar, app)["query"] == QUESTION
+    assert (tool_results(sidecar, "text", "retrieval"), tool_results(sidecar, "text", "ignored")) == (
+        retrieved + 1, ignored + 1)

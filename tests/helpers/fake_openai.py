@@ -30,7 +30,7 @@ APP_MODEL = "fake-rag-app"
 # Requests for this model are an agent's: with tools offered, it searches (a tool call) with the searches
 # `agent_searches` lists for the user's question, one per call, then answers `agent_answer`. Usage is fixed by
 # the call: 30 prompt tokens a message, 9 completion tokens for a search, 12 for the answer (smolagents' final_answer
-# tool call too); streamed
+# tool call too; a code agent's code too); streamed
 # calls report usage only when asked (stream_options.include_usage), as OpenAI does.
 AGENT_MODEL = "gpt-4.1-nano"  # a name LlamaIndex knows for a function-calling model
 APP_RESPONSE_MODEL = "fake-rag-app-2026-01-01"
@@ -54,6 +54,7 @@ class FakeOpenAI:
         self.agent_searches: dict[str, list[str]] = {}  # a user question -> the searches the agent makes for it
         self.agent_answer = "Paris is the capital of France."
         self.agent_status = 200  # another: the agent's calls fail with it (a provider's 500)
+        self.agent_code = False  # a code agent's model (smolagents' CodeAgent): it writes code, offered no tools
         self.in_flight = self.max_in_flight = 0
         self._loop = asyncio.new_event_loop()
         self._started = threading.Event()
@@ -157,6 +158,10 @@ class FakeOpenAI:
                     "function": {"name": search["name"], "arguments": json.dumps({argument: searches[done]})}}
             message: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [call]}
             finish = "tool_calls"
+        elif self.agent_code and not tools:  # its search and its answer as code calling its tools
+            code = (f"print(retriever(query={json.dumps(searches[done])}))" if done < len(searches)
+                    else f"final_answer({json.dumps(self.agent_answer)})")
+            message, finish = {"role": "assistant", "content": f"Thought: I act.\n<code>\n{code}\n</code>"}, "stop"
         elif final is not None:
             call = {"id": "call_final", "type": "function",
                     "function": {"name": "final_answer", "arguments": json.dumps({"answer": self.agent_answer})}}

@@ -112,4 +112,37 @@ def openai_agents(provider: TracerProvider, base_url: str) -> dict[str, Any]:
         return {"error": type(error).__name__, "status": error.status_code}
 
 
-TOOL_AGENTS = {"pydantic_ai": pydantic_ai, "openai_agents": openai_agents}
+def smolagents_run(provider: TracerProvider, base_url: str) -> dict[str, Any]:
+    """smolagents under OpenInference (`SmolagentsInstrumentor().instrument(tracer_provider=...)`) with the RAG
+    example's RetrieverTool (named `retriever`, returning its documents as text), as a tool-calling agent or a code
+    agent (SMOLAGENTS: tool_calling, code) on the OpenAI-compatible server."""
+    from openinference.instrumentation.smolagents import SmolagentsInstrumentor
+    from smolagents import CodeAgent, OpenAIServerModel, Tool, ToolCallingAgent
+
+    SmolagentsInstrumentor().instrument(tracer_provider=provider)
+    found: list[list[str]] = []
+
+    class RetrieverTool(Tool):  # the RAG example's tool, on this knowledge base's search
+        name = "retriever"
+        description = ("Uses semantic search to retrieve the parts of the documentation that could be most relevant "
+                       "to answer your query.")
+        inputs = {"query": {"type": "string", "description": "The query to perform."}}
+        output_type = "string"
+
+        def forward(self, query: str) -> str:
+            hits = search(query)
+            found.append([d["id"] for d in hits])
+            return "\nRetrieved documents:\n" + "".join(
+                f"\n\n===== Document {i} =====\n" + d["content"] for i, d in enumerate(hits))
+
+    model = OpenAIServerModel(model_id=AGENT_MODEL, api_base=base_url, api_key="not-needed",
+                              client_kwargs={"max_retries": 0})
+    kind = CodeAgent if os.environ["SMOLAGENTS"] == "code" else ToolCallingAgent
+    agent = kind(tools=[RetrieverTool()], model=model, max_steps=4, verbosity_level=0)
+    try:
+        return {"answer": str(agent.run(QUESTION)), "found": found}
+    except Exception as error:  # smolagents wraps a provider's error in its own
+        return {"error": type(error).__name__}
+
+
+TOOL_AGENTS = {"smolagents": smolagents_run, "pydantic_ai": pydantic_ai, "openai_agents": openai_agents}
