@@ -274,6 +274,27 @@ def test_a_retriever_tool_is_read_through_its_retriever_span_not_twice() -> None
     assert mapper.tool_results == {}
 
 
+def test_a_langchain_js_tool_message_is_read_for_its_content() -> None:
+    """OpenInference's LangChain.js writes a tool's output as the serialised ToolMessage under `output`."""
+    message = {"lc": 1, "type": "constructor", "id": ["langchain_core", "messages", "ToolMessage"],
+               "kwargs": {"status": "success", "content": PARIS, "tool_call_id": "call_0", "name": "search_docs"}}
+
+    def build(tracers: Callable[[str], Tracer]) -> None:
+        tracer = tracers("@arizeai/openinference-instrumentation-langchain")
+        with tracer.start_as_current_span("LangGraph", attributes={
+                "openinference.span.kind": "CHAIN", "input.value": json.dumps({"messages": [{"role": "user", "content": QUESTION}]})}):
+            oi_llm(tracer, QUESTION, tool_call="search_docs")
+            with tracer.start_as_current_span("search_docs", attributes={
+                    "openinference.span.kind": "TOOL", "tool.name": "search_docs", "input.value": "capital of France",
+                    "output.value": json.dumps({"output": message})}):
+                pass
+            oi_llm(tracer, QUESTION, answer=PARIS)
+
+    event = TraceMapper().map(spans_of(build))
+    assert isinstance(event, TraceEvent)
+    assert (event.query, event.chunks, event.retrieval_queries) == (QUESTION, [Chunk(text=PARIS)], ["capital of France"])
+
+
 def failed_agents_sdk_run(with_question: bool = True) -> Build:
     """A provider's HTTP 500 under the Agents SDK and OpenInference: the generation fails (no output), the agent
     span's status is ERROR with the SDK's SpanError ("Error in agent run: ..."), the workflow root ends OK."""

@@ -7,7 +7,10 @@ model, the usage; a failed run's event and error; and end to end in the sidecar'
 
 from __future__ import annotations
 
+import json
+import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from helpers.fake_openai import AGENT_MODEL, FakeOpenAI
@@ -185,3 +188,46 @@ def test_a_smolagents_retriever_tool_under_openinference(sidecar: Sidecar, kind:
     assert judged(sidecar, app)["query"] == QUESTION
     assert (tool_results(sidecar, "text", "retrieval"), tool_results(sidecar, "text", "ignored")) == (
         retrieved + 1, ignored + 1)
+
+
+LANGGRAPH_JS = Path(__file__).resolve().parent / "node_langgraph"
+
+
+def run_langgraph_js(sidecar: Sidecar, service: str, *variant: str) -> None:
+    """tests/node_langgraph/app.mjs asks the question once; its packages (pinned in package-lock.json) are installed
+    with npm ci when one is missing."""
+    wanted = json.loads((LANGGRAPH_JS / "package.json").read_text())["dependencies"]
+    if not all((LANGGRAPH_JS / "node_modules" / name / "package.json").exists() for name in wanted):
+        installed = subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=LANGGRAPH_JS, capture_output=True,
+                                   text=True, timeout=300)
+        assert installed.returncode == 0, installed.stderr
+    done = subprocess.run(["node", "app.mjs", f"http://127.0.0.1:{sidecar.rp.otlp_port}/v1/traces", sidecar.fake.base_url,
+                           service, AGENT_MODEL, QUESTION, *variant], cwd=LANGGRAPH_JS, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1]) == {"answer": ANSWER}
+
+
+def test_a_langgraph_js_agent_passing_its_config_on_is_one_trace_with_its_retrieval(sidecar: Sidecar) -> None:
+    """OpenInference's LangChain.js instrumentation: the tool's span holds the retriever's, whose documents carry
+    no ids but its output does; the tool's own output (the serialised ToolMessage) is read through the retriever."""
+    run_langgraph_js(sidecar, "lgjs-config")
+    record = judged(sidecar, "lgjs-config")
+    assert (record["query"], record["answer"], record["retrieval_queries"]) == (QUESTION, ANSWER, ["capital of France"])
+    assert [(c["id"], c["text"]) for c in record["chunks"]] == [("kb-fr", DOCS["kb-fr"]), ("kb-de", DOCS["kb-de"])]
+    assert sidecar.metrics().get_value("ragpulse_tokens_total", **labels("lgjs-config", AGENT_MODEL), kind="prompt") == 120
+
+
+def test_a_langgraph_js_retriever_called_without_its_config_is_a_detached_retrieval(sidecar: Sidecar) -> None:
+    """retriever.invoke(query) in the tool, without the tool's config: the retriever's span begins a trace of its own
+    (detached_retrieval, logged with the cause and the scope); the turn's trace reads the tool's text as its retrieval."""
+    before = sidecar.metrics().get_value("ragpulse_otlp_traces_total", outcome="detached_retrieval")
+    run_langgraph_js(sidecar, "lgjs-detached", "detached")
+    record = judged(sidecar, "lgjs-detached")
+    assert (record["query"], record["retrieval_queries"]) == (QUESTION, ["capital of France"])
+    assert [c["text"] for c in record["chunks"]] == [DOCS["kb-fr"] + "\n" + DOCS["kb-de"]]
+    wait_until(lambda: sidecar.metrics().get_value("ragpulse_otlp_traces_total", outcome="detached_retrieval")
+               == before + 1, what="the detached retrieval counted")
+    logged = [json.loads(line) for line in sidecar.rp.log_path.read_text().splitlines() if "detached_retrieval" in line]
+    assert [(e["service"], e["why"].rsplit("scope: ", 1)[1]) for e in logged] == [
+        ("lgjs-detached", "@arizeai/openinference-instrumentation-langchain")]

@@ -133,8 +133,23 @@ def _result(span: Span) -> Any:
     attrs = span.attributes
     for key in _RESULT_KEYS:
         if attrs.get(key) is not None and (key != "ai.toolCall.result" or operation(span) == TOOL_CALL):
-            return json_or_text(attrs[key])
+            return _unwrapped(json_or_text(attrs[key]))
     return None
+
+
+def _unwrapped(result: Any) -> Any:
+    """The tool's output inside a framework's wrapper: OpenInference's LangChain.js writes `{"output": ToolMessage}`,
+    the message serialised (`{"lc": 1, "kwargs": {"content": ..., "tool_call_id": ...}}`)."""
+    for _ in range(3):
+        if isinstance(result, dict) and list(result) == ["output"]:
+            result = result["output"]
+        elif isinstance(result, dict) and result.get("lc") == 1 and isinstance(result.get("kwargs"), dict):
+            result = result["kwargs"]
+        else:
+            break
+    if isinstance(result, dict) and "tool_call_id" in result and "content" in result:  # a ToolMessage
+        return json_or_text(result["content"])
+    return result
 
 
 def _text(result: Any) -> str | None:
