@@ -8,18 +8,22 @@ model, the usage; a failed run's event and error; and end to end in the sidecar'
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers.crewai_venv import crewai_python
 from helpers.fake_openai import AGENT_MODEL, FakeOpenAI
-from helpers.instrumented import Sidecar, labels
+from helpers.instrumented import Sidecar, labels, largest_trace
 from helpers.sidecar import start_ragpulse
 from helpers.tool_agents import DOCS, QUESTION, SCORES, as_text, search
 from helpers.waiting import wait_until
 
 from ragpulse.collector.events import Chunk, RunError, TraceEvent, Usage
+from ragpulse.sources.otlp.mapping import TraceMapper
+from ragpulse.sources.otlp.spans import decode_protobuf
 
 ANSWER = "Paris is the capital of France."
 
@@ -231,3 +235,26 @@ def test_a_langgraph_js_retriever_called_without_its_config_is_a_detached_retrie
     logged = [json.loads(line) for line in sidecar.rp.log_path.read_text().splitlines() if "detached_retrieval" in line]
     assert [(e["service"], e["why"].rsplit("scope: ", 1)[1]) for e in logged] == [
         ("lgjs-detached", "@arizeai/openinference-instrumentation-langchain")]
+
+
+def test_a_crewai_crew_with_a_search_tool_under_openinference(sidecar: Sidecar) -> None:
+    """CrewAI under OpenInference as its README sets it up (CrewAIInstrumentor alone): the kickoff's CHAIN span holds
+    the inputs ({"question": ...}) and the crew's output ({"raw": ...}), the tool a TOOL span; CrewAI calls its model
+    itself, with no span of it: model and usage not reported. Its own virtualenv (helpers/crewai_venv.py)."""
+    sidecar.fake.agent_searches = {"*": ["capital of France"]}  # CrewAI's prompt wraps the question
+    spans_file = sidecar.tmp / "crewai.pb"
+    done = subprocess.run(
+        [str(crewai_python()), "app.py", "crewai", f"http://127.0.0.1:{sidecar.rp.otlp_port}/v1/traces",
+         sidecar.fake.base_url, AGENT_MODEL, QUESTION, str(spans_file)],
+        cwd=Path(__file__).resolve().parent / "crewai", capture_output=True, text=True, timeout=300,
+        env={"PATH": os.environ["PATH"], "HOME": str(sidecar.tmp), "CREWAI_DISABLE_TELEMETRY": "true"})
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1]) == {"answer": ANSWER}
+    event = TraceMapper().map(largest_trace(decode_protobuf(spans_file.read_bytes()).spans))
+    assert isinstance(event, TraceEvent)
+    assert (event.query, event.answer, event.retrieval_queries, event.retrievals) == (
+        QUESTION, ANSWER, ["capital of France"], 1)
+    assert event.chunks == [Chunk(text=DOCS["kb-fr"] + "\n" + DOCS["kb-de"])]
+    assert (event.model, event.usage) == (None, None)
+    record = judged(sidecar, "crewai")
+    assert (record["query"], record["answer"]) == (QUESTION, ANSWER)

@@ -366,8 +366,8 @@ def _answer(root: Span, llms: list[Span]) -> str:
 
 
 # The fields frameworks put the text in, in order: LlamaIndex {"response"}, a streamed response's
-# {"response_txt"}, LangChain's {"outputs": ...} and {"answer"}, Traceloop's {"output"}...
-_OUTPUT_KEYS = ("response", "response_txt", "answer", "outputs", "output", "result", "text", "content")
+# {"response_txt"}, LangChain's {"outputs": ...} and {"answer"}, Traceloop's {"output"}, CrewAI's crew output {"raw"}...
+_OUTPUT_KEYS = ("response", "response_txt", "answer", "outputs", "output", "result", "text", "content", "raw")
 # smolagents' run({"task": ...}); the Agents SDK's, CrewAI's and LangChain's {"input": ...}.
 _QUERY_KEYS = ("query_str", "query", "question", "user_msg", "input", "inputs", "str_or_query_bundle", "query_bundle",
                "prompt", "task", "user_prompt")

@@ -144,7 +144,7 @@ class FakeOpenAI:
         last_user = max(i for i, m in enumerate(messages) if m["role"] == "user")
         question = _text(messages[last_user]["content"])
         done = sum(1 for m in messages[last_user:] if m["role"] == "tool")
-        searches = self.agent_searches.get(question, [])
+        searches = self.agent_searches.get(question, self.agent_searches.get("*", []))  # "*": any question
         usage = {"prompt_tokens": 30 * len(messages), "completion_tokens": 9 if done < len(searches) else 12}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         tools = [tool["function"] for tool in body.get("tools") or []]
