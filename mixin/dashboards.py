@@ -1,10 +1,10 @@
 """The Grafana dashboards, built with Grafana's dashboards-as-code SDK (grafana-foundation-sdk) from the
 same source as the rules: every sampled rate is read from its recording rule with its interval.
 
-- overview: traffic, fallback rate with its healthy band, hallucination rate with its 95% interval as a
+- overview: traffic, failed runs, fallback rate with its healthy band, hallucination rate with its 95% interval as a
   band, judge scores, the satisfaction proxy beside its signals and the joined views, bad cases by stage, the routes that fail most, releases;
 - judge: coverage by priority, queue, latency, tokens, cost, errors, breaker, budgets, calibration;
-- ingestion: sources, invalid, refused, dropped and duplicate events, Kafka lag, OTLP assembly.
+- ingestion: sources, invalid, refused, dropped and duplicate events, Kafka lag, OTLP assembly, agents' tool results.
 
 Every panel has a title, a description and a unit; a panel only an optional component fills (the Kafka
 source, an LLM judge, human reviews, scheduled probes) says in its description what fills it, so an empty one
@@ -90,6 +90,11 @@ def overview(settings: Settings) -> list[PanelSpec]:
     return [
         PanelSpec("Traffic", "Trace events processed per second, by app.", "reqps",
                   (Query(_rate("ragpulse_traces_total"), "{{app}}"),)),
+        PanelSpec("Failed runs", "Share of the runs that ended in an error with no answer (a provider's 500, a "
+                  f"timeout): counted, never judged; RagpulseFailedRunsHigh warns over {settings.failed_ratio:.0%}.",
+                  "percentunit",
+                  (Query(_share(f"ragpulse_traces_failed_total{{{SELECTOR}}}", f"ragpulse_traces_total{{{SELECTOR}}}"),
+                         "{{app}}"),), red_line=settings.failed_ratio),
         PanelSpec("Fallback rate", f"Share of answers that decline; the band is the healthy {low:.0%}-{high:.0%} "
                   "(mixin setting fallback_band). Every trace, not a sample.", "percentunit",
                   (Query(_share(f"ragpulse_fallbacks_total{{{SELECTOR}}}", f"ragpulse_traces_total{{{SELECTOR}}}"), "{{app}}"),),
@@ -289,9 +294,16 @@ def ingestion(settings: Settings) -> list[PanelSpec]:
                    Query(_share(f"ragpulse_retrievals_sum{{{SELECTOR}}}", f"ragpulse_retrievals_count{{{SELECTOR}}}"),
                          "{{app}} retrievals per trace"))),
         PanelSpec("OTLP traces assembled", "Traces assembled from spans per second, by outcome: complete, "
-                  "ttl_expired (no root span came), capacity, shutdown, not_rag, unmapped_genai (GenAI spans ragpulse "
-                  "cannot map), content_not_captured.", "reqps",
+                  "ttl_expired (no root span came), capacity, shutdown, failed (a run that ended in an error), not_rag, "
+                  "unmapped_genai (GenAI spans ragpulse cannot map), content_not_captured, detached_retrieval (a "
+                  "retrieval alone in its trace).", "reqps",
                   (Query("sum by (outcome) (rate(ragpulse_otlp_traces_total[$__rate_interval]))", "{{outcome}}"),), stacked=True),
+        PanelSpec("Tool results", "Agents' tool call results per second, by kind (documents, text) and what they "
+                  "were read as: retrieval, context (judged against, no retrieval: a tool otlp.retrieval_tools does not "
+                  "name), ignored (after the answering call, or empty). The log names each tool not read as a "
+                  "retrieval.", "reqps",
+                  (Query("sum by (kind, read_as) (rate(ragpulse_otlp_tool_results_total[$__rate_interval]))",
+                         "{{kind}} {{read_as}}"),), stacked=True),
         PanelSpec("OTLP spans", "Spans received per second, and spans rejected or dropped by the assembler.", "reqps",
                   (Query("sum by (encoding) (rate(ragpulse_otlp_spans_received_total[$__rate_interval]))", "received {{encoding}}"),
                    Query("sum by (reason) (rate(ragpulse_otlp_spans_dropped_total[$__rate_interval]))", "dropped {{reason}}"),

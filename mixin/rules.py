@@ -23,7 +23,8 @@ import yaml
 
 from ragpulse.feedback.satisfaction import POSITIVE
 from ragpulse.judging import JUDGED_VERDICTS
-from ragpulse.mixin.alerts import alert_groups, drift_groups, runbook
+from ragpulse.mixin.alerts import alert_groups, drift_groups
+from ragpulse.mixin.runbook import runbook
 from ragpulse.mixin.promql import counted
 from ragpulse.mixin.settings import Settings
 

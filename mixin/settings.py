@@ -39,6 +39,11 @@ class Settings:
     fallback_window: str = "1h"
     fallback_for: str = "30m"
     fallback_min_traces: int = 200
+    # Failed runs (an error, no answer: a provider's 500, a timeout) over this share of an app's traces in the
+    # window, with at least failed_min_traces traces, warn (RagpulseFailedRunsHigh).
+    failed_ratio: float = 0.05
+    failed_window: str = "15m"
+    failed_min_traces: int = 50
     # Pipeline health.
     judge_error_ratio: float = 0.1
     stalled_window: str = "30m"

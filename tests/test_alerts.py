@@ -329,6 +329,20 @@ def test_pipeline_health_alerts(tmp_path: Path) -> None:
     ])
 
 
+def test_failed_runs_warn_over_their_share_with_enough_traces(tmp_path: Path) -> None:
+    """"broken" fails 10% of its runs, "healthy" 2%, "tiny" half of too few (2 a minute: 30 in the window, under 50)."""
+    def runs(app: str, traces: int, failed: int) -> list[dict[str, str]]:
+        labels = f'app="{app}",{LABELS}'
+        return [counter("ragpulse_traces_total", labels, per_minute(traces, 40)),
+                counter("ragpulse_traces_failed_total", labels, per_minute(failed, 40))]
+
+    run_promtool(tmp_path, [{
+        "interval": "1m", "input_series": [*runs("broken", 100, 10), *runs("healthy", 100, 2), *runs("tiny", 2, 1)],
+        "promql_expr_test": [firing("RagpulseFailedRunsHigh", "40m", {"app": "broken"}),
+                             firing("RagpulseFailedRunsHigh", "8m")],  # above the line for less than its 10m
+    }])
+
+
 @pytest.mark.unit
 def test_every_alert_follows_the_conventions_and_is_tested_here() -> None:
     found = mixin_alerts.alerts(DEFAULTS)

@@ -13,7 +13,8 @@ from helpers.metrics import exported_metrics
 from helpers.promql import as_increase, bare_counts
 
 from ragpulse.mixin import rules
-from ragpulse.mixin.alerts import alerts, runbook
+from ragpulse.mixin.alerts import alerts
+from ragpulse.mixin.runbook import runbook
 from ragpulse.mixin.rules import DEFAULTS
 
 ROOT = Path(__file__).resolve().parent.parent
