@@ -417,4 +417,6 @@ def test_the_assembler_counts_failed_runs_and_detached_retrievals_and_logs_each_
     [(event, _)] = assembler.due()
     assert event.error is not None and event.answer is None
     assert [registry.get_sample_value("outcomes_total", {"outcome": o}) for o in ("failed", "detached_retrieval")] == [1, 2]
-    assert capsys.readouterr().out.count("traces that make no event") == 1
+    logged = capsys.readouterr().out
+    assert logged.count("traces that make no event") == 1
+    assert logged.count("runs failed: counted, never judged") == 1 and "not reported in 'Assistant'" in logged

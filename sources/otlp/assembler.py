@@ -232,6 +232,8 @@ class TraceAssembler:
         elif reason == "content_not_captured":
             log.warning("traces without question or answer text are not counted: the app records no content",
                         service=service, fix=hint)
+        elif reason.startswith("failed "):
+            log.warning("runs failed: counted, never judged", service=service, error=hint)
         else:  # detached_retrieval, failed (without a question)
             log.warning("traces that make no event", service=service, outcome=reason, why=hint)
 
@@ -257,8 +259,13 @@ class TraceAssembler:
             if event.reason != "not_rag":
                 self._warn_once(pending, event.reason, event.hint)
             return []
-        # A failed run is counted as such, whatever assembled it: its event goes on, with no answer.
-        self._outcomes.labels(outcome="failed" if event.error is not None else outcome).inc()
+        # A failed run is counted as such, whatever assembled it: its event goes on, with no answer; each service's
+        # error types are logged once, with the span that failed (no bad case keeps a failed run).
+        if event.error is not None:
+            self._outcomes.labels(outcome="failed").inc()
+            self._warn_once(pending, f"failed {event.error.type}", f"{event.error.type} in {event.error.span!r}")
+        else:
+            self._outcomes.labels(outcome=outcome).inc()
         return [(event, pending.size)]
 
 
