@@ -60,13 +60,18 @@ def oi_llm(tracer: Tracer, user: str, *, answer: str | None = None, tool_call: s
 
 
 def agents_sdk_run(tool_output: Any, *, tool: str = "search_docs", description: str = "Search the knowledge base.",
-                   model_output: str | None = None) -> Build:
+                   model_output: str | None = None, handoff: bool = False) -> Build:
     """The OpenAI Agents SDK under OpenInference (_processor.py): the trace's root AGENT span with no input, the
     agent's AGENT span, a generation choosing the tool, the function tool's TOOL span (tool.name, tool.description,
-    input.value the arguments' JSON, output.value the output, JSON when not a string), the answering generation."""
+    input.value the arguments' JSON, output.value the output, JSON when not a string), the answering generation; a
+    handoff is a TOOL span with no tool.name, from the agent's name to the other's."""
     def build(tracers: Callable[[str], Tracer]) -> None:
         tracer = tracers("openinference.instrumentation.openai_agents")
         with tracer.start_as_current_span("Agent workflow", attributes={"openinference.span.kind": "AGENT"}):
+            if handoff:
+                with tracer.start_as_current_span("handoff to Assistant", attributes={
+                        "openinference.span.kind": "TOOL", "input.value": "Triage", "output.value": "Assistant"}):
+                    pass
             with tracer.start_as_current_span("Assistant", attributes={
                     "openinference.span.kind": "AGENT", "graph.node.id": "Assistant", "agent.name": "Assistant"}):
                 oi_llm(tracer, QUESTION, tool_call=tool)
@@ -115,6 +120,14 @@ def test_a_text_result_is_a_retrieval_when_the_tool_retrieves_else_context(tool:
         assert (event.chunks, event.retrievals, event.retrieval_queries, event.context) == (
             None, None, None, [Chunk(text=text, source=tool)])
     assert mapper.tool_results == {("text", read_as): 1}
+
+
+def test_an_agents_sdk_handoff_is_no_tool_result() -> None:
+    """A handoff is a TOOL span without tool.name, its input and output the two agents' names."""
+    mapper = TraceMapper()
+    event = mapper.map(spans_of(agents_sdk_run(DOCUMENTS, handoff=True)))
+    assert isinstance(event, TraceEvent) and event.context is None
+    assert mapper.tool_results == {("documents", "retrieval"): 1}
 
 
 def test_otlp_retrieval_tools_names_the_tools_whose_text_is_a_retrieval() -> None:

@@ -82,13 +82,18 @@ def tool_results(spans: list[Span], retrievals: list[Span], answered_at: int | N
     read_through = set().union(*under_retrieval) if under_retrieval else set()
     found = []
     for span in sorted(spans, key=lambda s: s.start_unix_nano):
-        if not is_tool(span) or span.span_id in read_through:
+        if not is_tool(span) or span.span_id in read_through or _handoff(span):
             continue
         result = _result(span)
         if result is None:
             continue  # no result recorded: the app records no content, or the call failed
         found.append(_read(span, result, answered_at, tools))
     return found
+
+
+def _handoff(span: Span) -> bool:
+    """The Agents SDK's handoff: a TOOL span with no tool name, from one agent's name to another's, no tool result."""
+    return span.attributes.get(OI_KIND) == "TOOL" and "tool.name" not in span.attributes
 
 
 def _ancestor_ids(span: Span, by_id: dict[str, Span]) -> frozenset[str]:
