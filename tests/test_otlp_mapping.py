@@ -6,7 +6,7 @@ import json
 
 import pytest
 from helpers.clocks import Clock
-from helpers.otlp_shapes import Collect, genai_trace, openinference_trace, openllmetry_trace, provider
+from helpers.otlp_shapes import Collect, genai_trace, http_server_trace, openinference_trace, openllmetry_trace, provider
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from prometheus_client import CollectorRegistry, Counter
@@ -316,6 +316,68 @@ def test_late_retrievals_make_their_root_service_wait_and_the_warning_names_the_
     assert registry.get_sample_value("outcomes_total", {"outcome": "complete"}) == 5
 
 
+def test_a_trace_another_service_reached_or_that_names_its_peer_waits_for_its_retrieval() -> None:
+    """No CLIENT span, nothing learnt: a SERVER span of another service with no retrieval yet, or a span naming
+    its peer (peer.service, url.full, http.url) with no span of another service under it, holds the trace past
+    the grace, up to max_wait; its retrieval, 3 s after the root, is in it. What says nothing is still to come
+    (the root service's own SERVER span naming its caller, another service's SERVER span once a retrieval has
+    come, a model call's URL and its model server's SERVER span, a named peer that has answered) holds nothing."""
+    from structlog.testing import capture_logs
+
+    def make(trace: str, span_id: str, parent: str | None, service: str, kind: int = 1, **attributes: object) -> Span:
+        return Span(trace * 16, span_id * 8, parent and parent * 8, span_id, 0, 1, dict(attributes),
+                    {"service.name": service}, kind=kind, size=10)
+
+    text = {"input.value": "Can I return it?", "output.value": "Within 30 days."}
+    llm = {"openinference.span.kind": "LLM", **text}
+    retriever = {"openinference.span.kind": "RETRIEVER", "retrieval.documents.0.document.content": "30 days."}
+    clock, registry = Clock(100.0), CollectorRegistry()
+    a = assembler(clock, registry, max_traces=20)
+    held = {  # gateway spans at the grace; the rest 3 s after the root
+        "server": ([make("a1", "01", None, "gateway", **text), make("a1", "02", "01", "gateway", **llm),
+                    make("a1", "03", "01", "retrieval", kind=2)],  # the retrieval service hands the call on by hand
+                   [make("a1", "04", "03", "search", **retriever)]),
+        "root names its peer": ([make("a2", "01", None, "gateway", **{"peer.service": "retrieval", **text}),
+                                 make("a2", "02", "01", "gateway", **llm)],
+                                [make("a2", "03", "01", "retrieval", kind=2), make("a2", "04", "03", "retrieval", **retriever)]),
+        "call by URL": ([make("a3", "01", None, "gateway", **text), make("a3", "02", "01", "gateway", **llm),
+                         make("a3", "05", "01", "gateway", **{"url.full": "http://retrieval/search"})],
+                        [make("a3", "03", "05", "retrieval", kind=2), make("a3", "04", "03", "retrieval", **retriever)]),
+        "old URL": ([make("a4", "01", None, "gateway", **text), make("a4", "02", "01", "gateway", **llm),
+                     make("a4", "05", "01", "gateway", **{"http.url": "http://retrieval/search"})],
+                    [make("a4", "04", "05", "retrieval", **retriever)]),
+    }
+    plain = [  # assembled at the grace
+        [make("b1", "01", None, "gateway", kind=2, **{"peer.service": "frontend", **text}),  # its own SERVER, naming
+         make("b1", "02", "01", "gateway", **llm)],  # its caller (as OpenTracing did)
+        [make("b2", "01", None, "gateway", **text), make("b2", "02", "01", "gateway", **retriever),
+         make("b2", "03", "01", "chat", kind=2), make("b2", "04", "03", "chat", **llm)],  # its retrieval has come
+        [make("b3", "01", None, "gateway", **text), make("b3", "02", "01", "gateway", **{"url.full": "http://llm", **llm}),
+         make("b3", "03", "02", "vllm", kind=2, **{"gen_ai.operation.name": "chat"})],  # a model server's SERVER span
+        [make("b4", "01", None, "gateway", **{"peer.service": "retrieval", **text}), make("b4", "02", "01", "gateway", **llm),
+         make("b4", "03", "01", "retrieval", kind=2), make("b4", "04", "03", "retrieval", **retriever)],  # all there
+    ]
+    with capture_logs() as logs:
+        a.add([span for gateway, _ in held.values() for span in gateway] + [span for spans in plain for span in spans])
+        clock.now += 1.1
+        assert sorted(event.trace_id[:2] for event, _ in a.due()) == ["b1", "b2", "b3", "b4"]
+        assert a.in_flight == 4
+        clock.now += 1.9
+        a.add([span for _, rest in held.values() for span in rest])
+        done = a.due()
+        assert sorted((event.trace_id[:2], [c.text for c in event.chunks or []]) for event, _ in done) == [
+            ("a1", ["30 days."]), ("a2", ["30 days."]), ("a3", ["30 days."]), ("a4", ["30 days."])]
+        # Bounded as any wait: the other side never comes, assembled at max_wait after the root.
+        a.add([make("c1", "01", None, "gateway", **text), make("c1", "02", "01", "gateway", **llm),
+               make("c1", "03", "01", "retrieval", kind=2)])
+        clock.now += 5.9
+        assert a.due() == [] and a.in_flight == 1
+        clock.now += 0.2
+        assert [event.trace_id[:2] for event, _ in a.due()] == ["c1"]
+    assert logs == []  # nothing came late, nothing was learnt
+    assert registry.get_sample_value("dropped_total", {"reason": "late_span"}) is None
+
+
 def _spans(build) -> list[Span]:  # type: ignore[no-untyped-def]
     collect = Collect()
     build(provider(SimpleSpanProcessor(collect)).get_tracer("shapes"))
@@ -399,3 +461,21 @@ def test_genai_looking_spans_that_cannot_be_mapped_are_unmapped_genai_not_not_ra
     outcome = TraceMapper().map(_spans(build))
     assert isinstance(outcome, NotMapped) and outcome.reason == "unmapped_genai"
     assert "no LLM call ragpulse can map" in outcome.hint
+
+
+@pytest.mark.parametrize(("ids", "on", "response_id"), [
+    ({}, "chat answer", "chatcmpl-answer"),  # the call that answered, not the one that chose to search
+    ({"answer_id": None}, "chat search", "chatcmpl-search"),  # the only call with a response id
+    ({"search_id": None, "answer_id": None, "agent_id": "resp-agent"}, "invoke_agent shop", "resp-agent"),
+    ({"search_id": None, "answer_id": None}, "POST /ask", None),  # no response id anywhere: the root
+])
+def test_the_verdicts_go_on_the_span_whose_response_id_they_carry_not_an_http_servers_root(
+        ids: dict[str, str | None], on: str, response_id: str | None) -> None:
+    """Under a web app's root (`POST /ask`, SERVER), the verdicts went on the root while their gen_ai.response.id
+    named the chat call's completion: the GenAI conventions parent an evaluation to the operation it evaluates."""
+    spans = recorded(lambda tracer_provider: http_server_trace(tracer_provider, **ids))
+    event = TraceMapper().map(spans)
+    assert isinstance(event, TraceEvent)
+    assert (event.query, event.answer) == ("How long is the warranty?", "The warranty lasts 2 years.")
+    assert event.span_id == next(s.span_id for s in spans if s.name == on)
+    assert event.response_id == response_id

@@ -94,6 +94,7 @@ class TraceMapper:
         route = _str(_first(spans, self._route_attribute)) if self._route_attribute else None
         chunks, retrievals = _chunks(retrievers)
         searches = _retrieval_queries(retrievers)
+        answering, response_id = _answering(spans, llms) or (root, None)
         return TraceEvent(
             trace_id=root.trace_id,
             query=query,
@@ -112,17 +113,21 @@ class TraceMapper:
             attributes=attributes,
             retrieval_queries=searches or None,
             retrievals=retrievals,
-            span_id=root.span_id,
-            response_id=_response_id(llms),
+            span_id=answering.span_id,
+            response_id=response_id,
         )
 
 
-def _response_id(llms: list[Span]) -> str | None:
-    """The answering call's response id (gen_ai.response.id): the last LLM span that carries one."""
-    for span in sorted(llms, key=lambda s: s.start_unix_nano, reverse=True):
-        value = _str(span.attributes.get("gen_ai.response.id"))
-        if value:
-            return value[:MAX_ID_CHARS]
+def _answering(spans: list[Span], llms: list[Span]) -> tuple[Span, str] | None:
+    """The span that produced the answer and its response id (gen_ai.response.id): the last LLM span that carries
+    one, else the last agent span (invoke_agent) that does. The verdicts go on it, as the GenAI conventions parent
+    an evaluation to the operation it evaluates: under an HTTP server's root (`POST /ask`), the root made no answer."""
+    agents = [s for s in spans if s.attributes.get(GENAI_OPERATION) == "invoke_agent"]
+    for group in (llms, agents):
+        for span in sorted(group, key=lambda s: s.start_unix_nano, reverse=True):
+            value = _str(span.attributes.get("gen_ai.response.id"))
+            if value:
+                return span, value[:MAX_ID_CHARS]
     return None
 
 

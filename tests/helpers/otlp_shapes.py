@@ -107,3 +107,35 @@ def openllmetry_trace(tracer_provider: TracerProvider, nodes_as_json_in_json: bo
             "gen_ai.completion.0.role": "assistant", "gen_ai.completion.0.content": "Yes, within 5-8 business days.",
         }):
             pass
+
+
+def http_server_trace(tracer_provider: TracerProvider, search_id: str | None = "chatcmpl-search",
+                      answer_id: str | None = "chatcmpl-answer", agent_id: str | None = None) -> None:
+    """A web app's turn (FastAPI under OpenTelemetry's instrumentation, GenAI spans below): the HTTP server's
+    root span `POST /ask` (SERVER), optionally an agent span (invoke_agent), a chat call that chooses to search,
+    the search, and the chat call that answers; each call with its response id (gen_ai.response.id) when given."""
+    from contextlib import nullcontext
+
+    from opentelemetry.trace import SpanKind
+
+    tracer = tracer_provider.get_tracer("genai-app")
+    question = json.dumps([{"role": "user", "parts": [{"type": "text", "content": "How long is the warranty?"}]}])
+
+    def chat(name: str, output: str, response_id: str | None) -> None:
+        with tracer.start_as_current_span(name, kind=SpanKind.CLIENT, attributes={
+            "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o", "gen_ai.input.messages": question,
+            "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": [{"type": "text", "content": output}]}]),
+            **({"gen_ai.response.id": response_id} if response_id else {})}):
+            pass
+
+    with tracer.start_as_current_span("POST /ask", kind=SpanKind.SERVER,
+                                      attributes={"http.request.method": "POST", "http.route": "/ask"}):
+        agent = tracer.start_as_current_span("invoke_agent shop", attributes={
+            "gen_ai.operation.name": "invoke_agent", "gen_ai.response.id": agent_id}) if agent_id else nullcontext()
+        with agent:
+            chat("chat search", "Let me look that up.", search_id)
+            with tracer.start_as_current_span("retrieval", attributes={
+                "gen_ai.operation.name": "retrieval", "gen_ai.retrieval.query.text": "warranty duration",
+                "gen_ai.retrieval.documents": json.dumps([{"id": "w", "content": "The warranty lasts 2 years."}])}):
+                pass
+            chat("chat answer", "The warranty lasts 2 years.", answer_id)
