@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ragpulse.sources.otlp.keys import MAPPED_KEYS, key_filter
+from ragpulse.sources.otlp.keys import MAPPED_KEYS, PEER_KEYS, key_filter
 
 pytestmark = pytest.mark.unit  # starts no process and binds no port (pyproject.toml)
 
@@ -44,6 +44,8 @@ def test_every_key_the_mapping_names_is_kept() -> None:
     dropped = sorted(name for name in names - NOT_SPAN_KEYS if not (MAPPED_KEYS.keeps(name) or MAPPED_KEYS.keeps(name + ".")))
     assert dropped == []
     assert MAPPED_KEYS.keeps("metadata") and MAPPED_KEYS.keeps("llm.input_messages.0.message.content")
+    # and the assembler's: a span naming the other side of its call (sources/otlp/assembler.py)
+    assert PEER_KEYS == {"peer.service", "url.full", "http.url"} and all(map(MAPPED_KEYS.keeps, PEER_KEYS))
 
 
 def test_what_no_rule_reads_is_dropped_and_the_route_attribute_kept() -> None:

@@ -2,11 +2,14 @@
 
 A trace is complete `grace_seconds` after its root span arrived (children of a
 root often arrive in a later export batch), unless what arrived is incomplete: a
-span whose parent has not come, or a call out (a CLIENT or PRODUCER span, not a
-model or retriever call) with no span under it yet, whose other side (another
-service, exporting on its own schedule) is still to come, or no retrieval yet in
-a trace whose root service's retrievals have come late before; such a trace
-waits up to `max_wait_seconds` after its root. A trace whose root never comes is
+span whose parent has not come; a call out (not a model or retriever call) whose
+other side (another service, exporting on its own schedule) is still to come: a
+CLIENT or PRODUCER span with no span under it yet, or another span naming its
+peer (`peer.service`, `url.full`, `http.url`: sources/otlp/keys.py) with no span
+of another service under it yet; or no retrieval yet in a trace that another
+service's SERVER or CONSUMER span (not a model server's) reached, or whose root
+service's retrievals have come late before. Such a trace waits up to
+`max_wait_seconds` after its root. A trace whose root never comes is
 assembled from what arrived after `ttl_seconds`. In-flight traces are capped in
 count and in bytes (the spans' protobuf size); when full, the oldest is
 assembled early. Spans arriving for a trace already assembled are dropped and
@@ -28,12 +31,14 @@ import structlog
 from prometheus_client import Counter
 
 from ragpulse.collector.events import TraceEvent
+from ragpulse.sources.otlp.keys import PEER_KEYS
 from ragpulse.sources.otlp.mapping import NotMapped, TraceMapper, is_llm, is_retrieval
 from ragpulse.sources.otlp.spans import Span
 
 log = structlog.get_logger("ragpulse.otlp")
 
 _CALLS_OUT = frozenset({3, 4})  # SpanKind CLIENT, PRODUCER
+_CALLED = frozenset({2, 5})  # SpanKind SERVER, CONSUMER: their peer attributes name their caller, or themselves
 MAX_WARNED = 1_000  # services warned or learnt about, each set at most; service names come from clients
 Assembled = tuple[TraceEvent, int]  # a trace event and the bytes of the spans it was made of
 
@@ -166,18 +171,27 @@ class TraceAssembler:
         return "trace_ttl_seconds" if now - pending.first_seen >= self._ttl else None
 
     def _incomplete(self, pending: _Pending) -> bool:
-        """Whether spans of this trace are evidently still to come: a span whose parent has not arrived, a call
-        out to another service (not a model or retriever call, whose provider exports nothing) with no child yet,
-        or no retrieval yet where this root service's retrievals have come late before."""
+        """Whether spans of this trace are evidently still to come: a span whose parent has not arrived; a call
+        out to another service (not a model or retriever call, whose provider exports nothing) whose other side
+        has not come; or no retrieval yet where another service's SERVER or CONSUMER span has come, not a model
+        server's (the trace crossed services: its retrieval may be further on), or where this root service's retrievals have come late
+        before. Looked at only past the grace, and cheaply: a kind test and at most three lookups a span."""
         if pending.root_service in self._late_retrievals and not _has_retrieval(pending):
             return True
         spans = pending.spans
         parents = {span.parent_span_id for span in spans.values()}
-        return any(
-            (span.parent_span_id is not None and span.parent_span_id not in spans)
-            or (span.kind in _CALLS_OUT and span.span_id not in parents and not is_llm(span) and not is_retrieval(span))
-            for span in spans.values()
-        )
+        for span in spans.values():
+            if span.parent_span_id is not None and span.parent_span_id not in spans:
+                return True
+            if span.kind in _CALLED:
+                if _service(span) != pending.root_service and not is_llm(span) and not _has_retrieval(pending):
+                    return True
+            elif span.kind in _CALLS_OUT:
+                if span.span_id not in parents and _calls_a_service(span):
+                    return True
+            elif not span.attributes.keys().isdisjoint(PEER_KEYS) and _calls_a_service(span) and not _answered(span, spans):
+                return True
+        return False
 
     def _count_late(self, span: Span, assembled: _Done, now: float) -> None:
         self._dropped_spans.labels(reason="late_span").inc()
@@ -251,6 +265,18 @@ def _has_retrieval(pending: _Pending) -> bool:
         pending.retrieval = any(map(is_retrieval, islice(pending.spans.values(), pending.checked, None)))
         pending.checked = len(pending.spans)
     return pending.retrieval
+
+
+def _calls_a_service(span: Span) -> bool:
+    """Not a model or retriever call (a provider that exports nothing): a call whose other side may send spans."""
+    return not is_llm(span) and not is_retrieval(span)
+
+
+def _answered(span: Span, spans: dict[str, Span]) -> bool:
+    """Whether a span of another service has come under `span`: its own service's children (the model call made
+    beside a request whose context it propagated by hand) are not the other side of its call."""
+    service = _service(span)
+    return any(s.parent_span_id == span.span_id and _service(s) != service for s in spans.values())
 
 
 def _service(span: Span) -> str:

@@ -1,4 +1,5 @@
-"""The span attribute keys the mapping reads (mapping.py, documents.py, messages.py, tools.py), declared once.
+"""The span attribute keys the mapping reads (mapping.py, documents.py, messages.py, tools.py) and the assembler's,
+declared once.
 
 The decoder (native/src/otlp.rs) keeps only these: an instrumentor's other attributes (embedding vectors, mime
 types) are read and checked on the wire but never become Python objects. A family is kept whole, with what no
@@ -19,11 +20,14 @@ EXACT_KEYS = frozenset({
 # Whole families: token counts and messages by index, retrieved documents by index, every convention's own
 # namespace (and whether a span has any gen_ai., llm. or ai. key at all: mapping.py's unmapped_genai).
 KEY_PREFIXES = ("gen_ai.", "llm.", "ai.", "traceloop.", "retrieval.documents.", "reranker.output_documents.")
+# The assembler's (assembler.py): a span that names the other side of its call, as OpenTelemetry's conventions
+# name it on the calling side (the remote service; the URL called), is a call out, whose other side may come later.
+PEER_KEYS = frozenset({"peer.service", "url.full", "http.url"})
 
 
 def key_filter(route_attribute: str | None = None) -> KeyFilter:
     """The mapping's keys, and the configured otlp.route_attribute."""
-    return KeyFilter(EXACT_KEYS | ({route_attribute} if route_attribute else set()), list(KEY_PREFIXES))
+    return KeyFilter(EXACT_KEYS | PEER_KEYS | ({route_attribute} if route_attribute else set()), list(KEY_PREFIXES))
 
 
 MAPPED_KEYS = key_filter()
