@@ -53,9 +53,12 @@ class Judging:
                  outputs: Sequence[tuple[str, Consumer]] = ()) -> None:
         judge = config.judge
         queue = JudgeQueue(judge.queue_capacity, judge.queue_max_bytes, registry)
-        floor = RoutineFloor(judge.min_routine_per_minute, time.monotonic, config.metrics.max_label_sets)
+        # The floor counts the whole app's traffic: this replica's times judge.replicas (a Kafka consumer's partition
+        # share replaces it on each rebalance: service.py), so the replicas together judge what one would.
+        self.floor = RoutineFloor(judge.min_routine_per_minute, time.monotonic, config.metrics.max_label_sets,
+                                  scale=judge.replicas)
         self.sampler = JudgeSampler(sampling_policy(judge), queue, registry, guard, join,
-                                    max_label_sets=config.metrics.max_label_sets, floor=floor)
+                                    max_label_sets=config.metrics.max_label_sets, floor=self.floor)
         self.writer = writer = ResultWriter(result_sinks(config, registry), config.results.queue_capacity,
                                             config.results.queue_max_bytes, registry)
         calibrator = _calibrator(config, registry, writer, join)

@@ -205,6 +205,8 @@ class Service:
                                      on_replay=self._replay if self.join is not None else None,
                                      # What the previous owner has not settled: the last idle_seconds of sessions.
                                      replay_seconds=config.satisfaction.idle_seconds)
+            if self.judging is not None:  # the routine floor counts the whole topics' traffic: its partitions' share
+                self.kafka.on_share = self.judging.floor.set_partition_share
         self.otlp: OtlpReceiver | None = None
         self.otlp_access = access(config, "otlp")
         if config.otlp.enabled:

@@ -88,7 +88,7 @@ def events_cost(records: list[JudgmentRecord], grpc: int, include_content: bool)
     spent = time.process_time() - started
     sent = registry.get_sample_value("ragpulse_interop_sent_total", {"output": "evaluation_events"})
     assert sent == 4 * len(records), sent
-    events.shutdown()
+    events.shutdown(time.monotonic() + 10)
     return 1e3 * spent / len(records) * 1_000
 
 
@@ -167,7 +167,7 @@ async def phoenix_cost(records: list[JudgmentRecord], tmp: Path) -> float:
             await asyncio.sleep(0.01)
         spent = time.process_time() - started
         assert registry.get_sample_value("ragpulse_interop_sent_total", {"output": "phoenix"}) == 4 * len(records)
-        await exporter.shutdown()
+        await exporter.shutdown(time.monotonic() + 10)
         return 1e3 * spent / len(records) * 1_000
     finally:
         server.stop()

@@ -12,6 +12,9 @@ Datasets (read from repository snapshots, never committed; fetch them with the `
   FaithBench's "Benign" is a hallucination in its taxonomy (true, but not in the source: what a groundedness judge
   exists to flag), so a second row drops those summaries as ambiguous too.
 
+bench/judge_benchmarks.py adds more benchmarks to these two (its `dump` writes them all as one table) and
+bench/lobo_judge.py measures a scorer on each with the others as its training data.
+
 Tuning reads `--development` only. tests/data/begin_wow_sample.tsv is a small sample of BEGIN (CC BY 4.0) that
 tests/test_local_judge.py evaluates with exact numbers.
 
@@ -32,7 +35,8 @@ import statistics
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from prometheus_client import CollectorRegistry
@@ -45,11 +49,21 @@ from ragpulse.judging.verdicts import Judgment
 
 @dataclass(frozen=True, slots=True)
 class Item:
+    """One labelled answer: its question, its retrieved chunks and whether humans found it hallucinated;
+    `detectors`: what detectors the benchmark ships said of it, each as a risk in 0-1 (1: hallucinated)."""
+
     id: str
     question: str
     answer: str
-    context: str
+    chunks: tuple[str, ...]
     hallucinated: bool
+    benchmark: str = ""
+    language: str = "en"
+    detectors: Mapping[str, float] = field(default_factory=dict)
+
+    def event(self) -> TraceEvent:
+        return TraceEvent(trace_id=self.id, query=self.question, answer=self.answer,
+                          chunks=[Chunk(text=text) for text in self.chunks])
 
     @property
     def held_out(self) -> bool:
@@ -69,7 +83,7 @@ def begin_items(tsv: str, split: str) -> list[Item]:
         label = row["begin_label"].strip()
         if label in ("Fully attributable", "Not fully attributable"):
             items.append(Item(row.get("item") or f"begin:{split}:{number}", row["message"], row["response"],
-                              row["knowledge"], label == "Not fully attributable"))
+                              (row["knowledge"],), label == "Not fully attributable"))
     return items
 
 
@@ -86,7 +100,7 @@ def faithbench(mirror: Path, *, benign: bool | None = False) -> list[Item]:
         worst = row["worst-label"].strip()
         if worst == "Questionable" or (worst == "Benign" and benign is None):
             continue
-        items.append(Item(f"faithbench:{number}", "Summarize the passage.", row["summary"].strip(), row["source"].strip(),
+        items.append(Item(f"faithbench:{number}", "Summarize the passage.", row["summary"].strip(), (row["source"].strip(),),
                           worst == "Unwanted" or (worst == "Benign" and bool(benign))))
     return items
 
@@ -119,10 +133,10 @@ def scores_of(flags: list[bool], positives: list[bool]) -> dict[str, float]:
 
 
 def risk(judged: Judgment) -> float:
-    """The judge's continuous score: above 0.5 a hallucination by its confidence, below it an answer it did not
-    fault, lower the surer it is (an uncertain one near 0.5)."""
+    """The judge's probability that the answer is unsupported (judging/judge_model.py): its confidence is that its
+    verdict is right, so a hallucination's is that probability and any other verdict's its complement."""
     confidence = judged.confidence if judged.confidence is not None else 0.0
-    return 0.5 + confidence / 2 if judged.hallucination else 0.5 - confidence / 2
+    return confidence if judged.hallucination else 1 - confidence
 
 
 def evaluate(name: str, items: list[Item], *, development_only: bool = False) -> list[str]:
@@ -130,8 +144,7 @@ def evaluate(name: str, items: list[Item], *, development_only: bool = False) ->
     risks: dict[str, float] = {}
     flags: dict[str, bool] = {}
     for item in items:
-        judged = judge.judge(TraceEvent(trace_id=item.id, query=item.question, answer=item.answer,
-                                        chunks=[Chunk(text=item.context)]))
+        judged = judge.judge(item.event())
         risks[item.id] = risk(judged)
         flags[item.id] = bool(judged.hallucination)
     dev = [i for i in items if not i.held_out]
@@ -158,7 +171,7 @@ def cost(items: list[Item], rounds: int = 3) -> tuple[float, float]:
     """Median and 90th percentile, in µs, of one judged trace with its chunk cached (the chunk analysed once
     before the clock runs, as a knowledge base's chunks recur): the best of `rounds` rounds per item."""
     judge = local_judge(Config().judge, CollectorRegistry())
-    events = [TraceEvent(trace_id=i.id, query=i.question, answer=i.answer, chunks=[Chunk(text=i.context)]) for i in items]
+    events = [i.event() for i in items]
     timings = []
     for event in events:
         judge.judge(event)
@@ -190,11 +203,11 @@ def main(argv: list[str]) -> int:
         for name, load in BENCHMARKS[:2]:
             items = load(args.mirror)
             for low, high in ((0, 10**9), (700, 1100)):
-                part = [i for i in items if low <= len(i.context) < high]
+                part = [i for i in items if low <= sum(map(len, i.chunks)) < high]
                 if part:
                     median, p90 = cost(part)
                     print(f"{name}, sources of {low}-{min(high, 10**6) - 1} characters: {len(part)} traces, median source "
-                          f"{statistics.median(len(i.context) for i in part):.0f} characters, answer "
+                          f"{statistics.median(sum(map(len, i.chunks)) for i in part):.0f} characters, answer "
                           f"{statistics.median(len(i.answer) for i in part):.0f}: median {median:.0f} µs, p90 {p90:.0f} µs")
         return 0
     print("| benchmark | half | n | base rate | flag rate | FPR | precision | recall | F1 | AUROC | flag-all F1 "

@@ -85,8 +85,8 @@ def evaluate(path: Path) -> Evaluation:
     for index, case in enumerate(data["cases"]):
         event = TraceEvent(trace_id=str(index), query=case["q"], answer=case["a"],
                            chunks=[Chunk(id=key, text=knowledge[key]) for key in case["chunks"]])
-        refused = fallback.detect(event) is not None
         judgment = judge.judge(event)
+        refused = fallback.detect(event) is not None or judgment.refusal  # the rules' fallback or the judge's reading
         stage = attribute(judgment, refused) or "none"
         expect = case["expect"]
         if expect in REFUSALS:

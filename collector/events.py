@@ -101,8 +101,9 @@ class TraceEvent(msgspec.Struct, tag_field="type", tag="trace", kw_only=True, om
     retrievals: NonNegativeInt | None = None
     # The answer's citations as the app structured them; None: parsed from the answer's markers ("[1]").
     citations: Annotated[list[EventCitation], msgspec.Meta(max_length=MAX_CITATIONS)] | None = None
-    # Where the verdicts go back to (config interop): the span the answer is judged on, the trace's root
-    # (OTLP: from the spans; HTTP and Kafka: as the producer gives it), and the answering model's response id.
+    # Where the verdicts go back to (config interop): the span that produced the answer (OTLP: the LLM or agent
+    # span whose gen_ai.response.id is response_id, else the trace's root; HTTP and Kafka: as the producer gives
+    # it), and the answering model's response id.
     span_id: SpanId | None = None
     response_id: Id | None = None
     # A failed run: what failed. Counted, never scored or judged.

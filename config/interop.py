@@ -110,6 +110,9 @@ class InteropConfig(_Section):
     # without it an output carries the verdicts, scores and ids alone.
     include_content: bool = False
     explanation_max_chars: Positive = 1_000
+    # At shutdown, every output's last sends together get this long (each at most its own timeout_seconds); what
+    # is not delivered by then is counted dropped, so a silent endpoint never holds up a pod's stop.
+    shutdown_timeout_seconds: PositiveFloat = 3.0
     evaluation_events: EvaluationEventsConfig = EvaluationEventsConfig()
     otlp_metrics: OtlpMetricsConfig = OtlpMetricsConfig()
     phoenix: PhoenixConfig = PhoenixConfig()

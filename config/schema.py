@@ -256,6 +256,9 @@ class JudgeConfig(_Section):
     # default drift test (5m against 1h) see 5% become 15% within 30 minutes in 99% of simulated runs
     # (bench/sim_drift.py, docs/benchmarks-log.md); at 20 it was 71%.
     min_routine_per_minute: Annotated[int, msgspec.Meta(ge=0)] = 40
+    # Replicas that share the traffic behind a load balancer (OTLP, HTTP): the floor counts each trace this many
+    # times, so that together they judge the floor's number, not N times it. A Kafka consumer takes its partitions' share.
+    replicas: Positive = 1
     # Rates of the classes that jump the queue (see docs/judging.md).
     priority_rates: PriorityRates = PriorityRates()
     always_judge: list[AlwaysJudge] = []
@@ -370,6 +373,11 @@ class SatisfactionConfig(_Section):
     # A trace on one of these routes (or intents) is a handoff to a human: an escalation of the
     # session's previous answer.
     escalation_routes: list[str] = msgspec.field(default_factory=lambda: ["human_handoff"])
+    # A session's turns are classified in the order of their own timestamps: each waits this long (0: not at all)
+    # for earlier ones still on their way (two forwarding replicas: docs/scaling-out.md), at most so many, in so many bytes.
+    reorder_seconds: Annotated[float, msgspec.Meta(ge=0, le=60)] = 5.0
+    reorder_max_entries: Positive = 10_000
+    reorder_max_bytes: Positive = 4 * 1024 * 1024
 
 
 class LoggingConfig(_Section):
@@ -439,6 +447,9 @@ class Config(_Section):
             if topic is not None and topic in [t.name for t in self.kafka.topics]:
                 problems.append(ConfigProblem(option, "must not be one of the consumed topics"))
         problems += self.probes.validate()
+        if self.judge.replicas > 1 and self.kafka.bootstrap_servers and self.kafka.topics:
+            problems.append(ConfigProblem("judge.replicas", "is for replicas behind a load balancer: a Kafka consumer's "
+                                          "share of the traffic is its share of the topics' partitions (leave it at 1)"))
         if not self.satisfaction.enabled and self.judge.mode != "off":
             problems.append(ConfigProblem("satisfaction.enabled", "false needs judge.mode: off: the judge's late feedback "
                                           "and calibration's reviews go through the feedback join"))

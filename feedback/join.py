@@ -15,7 +15,8 @@ Whoever needs the join asks it: the satisfaction signals are counted here (feedb
 the judge sampler gets the negative ones (late evidence: the answer is judged), the judge workers
 read a trace's signals into its judgment record and report the verdict back (the joined views),
 and calibration's reviews wait here for their judgment. Each table is capped in entries and bytes;
-the least recently used goes first, counted by table.
+the least recently used goes first, counted by table. A session's turns are classified in the order
+they were asked, not the order they came: each waits a few seconds for earlier ones (feedback/reorder.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from functools import partial
 
 import msgspec
 from prometheus_client import CollectorRegistry
@@ -30,47 +32,14 @@ from prometheus_client import CollectorRegistry
 from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
 from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.config import SatisfactionConfig
-from ragpulse.feedback.tables import (
-    MAX_SIGNALS_PER_TURN,
-    MAX_TURNS_PER_SESSION,
-    OUTCOMES,
-    PENDING_BYTES,
-    SESSION_BYTES,
-    TABLES,
-    TURN_BYTES,
-    JoinMetrics,
-    Listener,
-    Session,
-    Turn,
-)
-from ragpulse.feedback.satisfaction import (
-    NEGATIVE,
-    PRIORITY_OF,
-    SignalCounter,
-    explicit_signal,
-    QuestionCache,
-    rating_of,
-    turn_kind,
-)
+from ragpulse.feedback.reorder import ReorderHold
+from ragpulse.feedback.satisfaction import (NEGATIVE, PRIORITY_OF, QuestionCache, SignalCounter, explicit_signal,
+                                            rating_of, turn_kind)
+from ragpulse.feedback.tables import (MAX_SIGNALS_PER_TURN, MAX_TURNS_PER_SESSION, OUTCOMES, PENDING_BYTES,
+                                      SESSION_BYTES, TABLES, TURN_BYTES, UNCOUNTED, JoinMetrics, Listener, Session,
+                                      Turn, Waiting, crossed)
 
 _EXPIRY_STEP_SECONDS = 0.05
-class _Uncounted:
-    """What replay() counts with: nothing (the events were counted by the partition's previous owner)."""
-
-    def inc(self, amount: float = 1) -> None:
-        pass
-
-
-_UNCOUNTED = _Uncounted()
-# Feedback waiting for its answer: the event, the bytes it counts for, the Kafka partition it came from (-1: none),
-# and whether a replay put it there (its previous owner may have counted it already: see replay()).
-Waiting = tuple[FeedbackEvent, int, int, bool]
-
-
-def _crossed(partition: int, other: int) -> bool:
-    """Feedback and its answer came from different Kafka partitions: keyed otherwise, they meet on one replica only by
-    chance (and none after a rebalance), so they never meet, on one replica as on many."""
-    return partition >= 0 and other >= 0 and partition != other
 
 
 class FeedbackJoin:
@@ -96,6 +65,8 @@ class FeedbackJoin:
         self.pending_reviews = 0
         self._next_expiry = 0.0
         self._replaying = False  # replay(): state is rebuilt, nothing counted
+        # A session's turns in the order they were asked (feedback/reorder.py); None: as they arrive.
+        self._reorder = ReorderHold(options, metrics) if options.reorder_seconds > 0 else None
         self._outcome = {outcome: metrics.outcomes.labels(outcome) for outcome in OUTCOMES}
         self._evicted = {table: metrics.evicted.labels(table) for table in TABLES}
         self._questions = QuestionCache(options.question_cache_entries, options.question_cache_max_bytes,
@@ -127,6 +98,8 @@ class FeedbackJoin:
         (their unsignalled answers are silently accepted). Also called on a timer, for quiet streams."""
         now = self._clock() if now is None else now
         self._next_expiry = now + _EXPIRY_STEP_SECONDS
+        if self._reorder is not None:  # first: a turn held until now may keep its session from going idle
+            self._reorder.expire(now)
         traces, window = self._traces, self._options.window_seconds
         while traces:
             turn = next(iter(traces.values()))
@@ -154,6 +127,8 @@ class FeedbackJoin:
         """Kafka partitions went to another replica: their answers, sessions and waiting feedback leave this replica,
         counted as entries only. Their new owner reads them back (replay) and counts what is still to count (a session's
         signals as it settles, waiting feedback as it meets its answer), so counting any of it here would count it twice."""
+        if self._reorder is not None:  # their held turns first: the judge hears of their rephrases, as it would have
+            self._reorder.flush(partitions)
         revoked = self._metrics.revoked
         gone = [trace_id for trace_id, turn in self._traces.items() if turn.partition in partitions]
         for trace_id in gone:
@@ -187,9 +162,8 @@ class FeedbackJoin:
         here; their previous owner counted none of it (it lets go of a partition's entries uncounted). Replayed
         feedback whose answer was not read back waits for it as usual and is counted if it comes, but not when it
         never does (orphan, pending_full): its answer may be older than the read-back and the feedback counted."""
-        outcome, turn_counts, listeners = self._outcome, self._turn_counts, self.listeners
-        self._outcome, self._turn_counts = dict.fromkeys(outcome, _UNCOUNTED), dict.fromkeys(turn_counts, _UNCOUNTED)
-        self.listeners, self._replaying = [], True
+        outcome, listeners = self._outcome, self.listeners
+        self._outcome, self.listeners, self._replaying = dict.fromkeys(outcome, UNCOUNTED), [], True
         try:
             now, seen = self._clock(), set()
             for envelope, fallback in events:
@@ -202,8 +176,10 @@ class FeedbackJoin:
                     self._feedback(event, now, partition)
                 elif event.trace_id not in self._traces:
                     self._trace(event, fallback, now, partition)
+            if self._reorder is not None:  # the sessions rebuilt in the order their turns were asked
+                self._reorder.flush({-1 if e.partition is None else e.partition for e, _ in events})
         finally:
-            self._outcome, self._turn_counts, self.listeners, self._replaying = outcome, turn_counts, listeners, False
+            self._outcome, self.listeners, self._replaying = outcome, listeners, False
 
     # -- traces and sessions -----------------------------------------------------------------------
 
@@ -221,8 +197,14 @@ class FeedbackJoin:
         self.traces_bytes += turn.size
         if len(traces) > self._max_traces or self.traces_bytes > self._max_bytes:
             self._cap_traces()
-        if event.session_id:
-            self._turn(event, turn, now)
+        session_id, reorder = event.session_id, self._reorder
+        if session_id and reorder is not None and (event.timestamp is not None or reorder.holds(session_id)):
+            turn.open = event.route not in self._escalation_routes  # its signals wait for it to settle, as a turn's
+            # Ordered by its timestamp (epoch seconds, once decoded); classified when it comes back, as at the time it came.
+            reorder.turn(session_id, event.timestamp, partition, len(event.query), now,
+                         partial(self._turn, session_id, event.route, event.query, turn, now))
+        elif session_id:
+            self._turn(session_id, event.route, event.query, turn, now)
         entry = self._pending.get(trace_id) if self._pending else None
         if entry is not None:
             # Reviews go on waiting, for the judgment (the judge is asynchronous); the rest meet their answer.
@@ -234,19 +216,18 @@ class FeedbackJoin:
             for feedback, size, feedback_partition, _ in entry[1]:
                 if feedback.kind != "review":
                     self.pending_bytes -= size
-                    if _crossed(feedback_partition, partition):
+                    if crossed(feedback_partition, partition):
                         self._outcome["key_mismatch"].inc()
                         continue
                     self._outcome["joined_after_wait"].inc()
                     self._apply(turn, feedback)
 
-    def _turn(self, event: TraceEvent, turn: Turn, now: float) -> None:
-        session_id, options = event.session_id, self._options
-        assert session_id is not None
+    def _turn(self, session_id: str, route: str | None, query: str, turn: Turn, now: float) -> None:
+        options = self._options
         session = self._sessions.pop(session_id, None)
         if session is not None:
             self.sessions_bytes -= session.size
-        if event.route is not None and event.route in self._escalation_routes:
+        if route is not None and route in self._escalation_routes:
             # A handoff to a human: the escalation of the session's last answer, not an answer itself.
             if session is None:
                 return
@@ -254,7 +235,7 @@ class FeedbackJoin:
                 self._signal(session.turns[-1], "escalation")
             session.last_at = now
         else:
-            query, analysis = event.query, None
+            analysis = None
             if session is None:
                 kind = "first"
                 session = Session(now, query)
@@ -266,7 +247,7 @@ class FeedbackJoin:
                 previous = session.analysis or self._questions.analyse(session.question)
                 analysis = self._questions.analyse(query)
                 kind = turn_kind(previous, analysis, options.rephrase_similarity)
-            self._turn_counts[kind].inc()
+            turn.kind = kind  # counted when the answer settles, with its signals
             if kind == "repeat" or kind == "rephrase":
                 self._signal(session.turns[-1], kind)
             turns = session.turns
@@ -324,8 +305,9 @@ class FeedbackJoin:
             tombstones.popitem(last=False)
 
     def _close(self, turn: Turn, *, settled: bool) -> None:
-        """The answer leaves its session: its signals are counted now. Settled (the session moved on or went
-        idle), no signal at all on a real answer is a silent accept; evicted (caps), silence says nothing.
+        """The answer leaves its session: its signals, and what its question was to the one before, are counted now.
+        Settled (the session moved on or went idle), no signal at all on a real answer is a silent accept; evicted
+        (caps), silence says nothing.
 
         Counted here and not as they came, so that every answer of a session is counted at the same delay
         whatever its signal: a rephrase comes in seconds, a silent accept only after idle_seconds, and
@@ -334,6 +316,8 @@ class FeedbackJoin:
         turn.open = False
         if self._replaying:
             return  # closed as its previous owner closed it, and counted there
+        if turn.kind is not None:
+            self._turn_counts[turn.kind].inc()
         count = self._counter.count
         for signal in turn.signals:
             count(turn.labels, turn.fallback, signal)
@@ -353,7 +337,7 @@ class FeedbackJoin:
         trace_id = event.trace_id
         if trace_id:
             turn = self._traces.get(trace_id)
-            if turn is not None and _crossed(partition, turn.partition):
+            if turn is not None and crossed(partition, turn.partition):
                 self._outcome["key_mismatch"].inc()
             elif turn is not None:
                 self._outcome["joined"].inc()
@@ -364,8 +348,15 @@ class FeedbackJoin:
                 self._hold(trace_id, event, now, partition)
             return
         session_id = event.session_id
+        if session_id and self._reorder is not None and self._reorder.holds(session_id):  # about the turns held: after them
+            self._reorder.feedback(session_id, partition, len(event.comment or ""), now,
+                                   partial(self._session_feedback, session_id, event, partition))
+        else:
+            self._session_feedback(session_id, event, partition)
+
+    def _session_feedback(self, session_id: str | None, event: FeedbackEvent, partition: int) -> None:
         session = self._sessions.get(session_id) if session_id else None
-        if session is not None and session.turns and _crossed(partition, session.partition):
+        if session is not None and session.turns and crossed(partition, session.partition):
             self._outcome["key_mismatch"].inc()
         elif session is not None and session.turns:
             self._outcome["session"].inc()

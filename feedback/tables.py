@@ -21,6 +21,25 @@ SESSION_BYTES = 200
 PENDING_BYTES = 256
 
 
+class Uncounted:
+    """What the join's replay counts with: nothing (the events were counted by the partition's previous owner)."""
+
+    def inc(self, amount: float = 1) -> None:
+        pass
+
+
+UNCOUNTED = Uncounted()
+# Feedback waiting for its answer: the event, the bytes it counts for, the Kafka partition it came from (-1: none),
+# and whether a replay put it there (its previous owner may have counted it already: see FeedbackJoin.replay()).
+Waiting = tuple[FeedbackEvent, int, int, bool]
+
+
+def crossed(partition: int, other: int) -> bool:
+    """Feedback and its answer came from different Kafka partitions: keyed otherwise, they meet on one replica only by
+    chance (and none after a rebalance), so they never meet, on one replica as on many."""
+    return partition >= 0 and other >= 0 and partition != other
+
+
 class JoinMetrics:
     def __init__(self, registry: CollectorRegistry) -> None:
         # Lock-free (collector/telemetry/fast_metrics.py): updated from the event loop only, per event.
@@ -46,8 +65,16 @@ class JoinMetrics:
             "what is left to count), by table: traces, sessions, pending.",
             ["table"], registry,
         )
-        self.entries = Gauge("ragpulse_feedback_join_entries", "Entries held by the feedback join, by table.", ["table"],
-                             registry=registry)
+        self.reordered = CounterFamily(
+            "ragpulse_session_reorder_total",
+            "Session turns the join's reorder hold (satisfaction.reorder_seconds) dealt with out of arrival order, by "
+            "outcome: reordered (classified ahead of a turn that arrived before it, as its timestamp says), late (came "
+            "after a later turn of its session was classified: classified where it landed), full (let go before its "
+            "hold ended: the hold was at reorder_max_entries or reorder_max_bytes).",
+            ["outcome"], registry,
+        )
+        self.entries = Gauge("ragpulse_feedback_join_entries", "Entries held by the feedback join, by table (reorder: "
+                             "session turns and feedback in the reorder hold).", ["table"], registry=registry)
         self.bytes = Gauge("ragpulse_feedback_join_bytes", "Bytes held by the feedback join (estimated), by table.",
                            ["table"], registry=registry)
         for outcome in OUTCOMES:
@@ -56,6 +83,8 @@ class JoinMetrics:
             self.evicted.labels(table)
         for table in ("traces", "sessions", "pending"):
             self.revoked.labels(table)
+        for outcome in ("reordered", "late", "full"):
+            self.reordered.labels(outcome)
 
 
 class Turn(msgspec.Struct, gc=False):
@@ -77,6 +106,7 @@ class Turn(msgspec.Struct, gc=False):
     sampled_by: tuple[str, ...] = ()
     raised: tuple[str, ...] = ()  # priorities raised before the sampler saw the trace
     open: bool = False  # its session holds it: its signals are counted when it settles
+    kind: str | None = None  # what its question is to its session's previous one (first, repeat...), counted then too
     partition: int = -1  # the Kafka partition it came from; -1: another source
 
 

@@ -1,17 +1,19 @@
 """Judgments as OpenTelemetry evaluation events: one `gen_ai.evaluation.result` log record per evaluation
-(interop/evaluations.py), on the judged trace's trace id and span id, so a tracing backend shows the
-verdict on the trace. Sent with the OpenTelemetry SDK's LoggerProvider, its batch processor and its OTLP
-log exporter (gRPC or HTTP), on the SDK's own thread.
+(interop/evaluations.py), on the judged trace's trace id and the span that produced the answer (the
+event's span_id: the LLM or agent span whose response id it carries, else the root), so a tracing backend
+shows the verdict on the operation it evaluates. Sent with the OpenTelemetry SDK's LoggerProvider, its batch
+processor and its OTLP log exporter (gRPC or HTTP), on the SDK's own thread.
 
 Bounded: records handed to the SDK and not yet exported are capped in count and bytes here, before the
 SDK's queue (which drops silently when full); past a cap a record is dropped and counted, as is a batch the
-exporter gave up on (the endpoint away past its retries). A trace with no OpenTelemetry trace id is counted
-and skipped.
+exporter gave up on (the endpoint away past its retries), and what is not exported by shutdown's deadline. A
+trace with no OpenTelemetry trace id is counted and skipped.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 
 from opentelemetry import trace
@@ -71,6 +73,8 @@ class _Bounded(LogRecordExporter):
     def __init__(self, exporter: LogRecordExporter, owner: EvaluationEvents) -> None:
         self._exporter = exporter
         self._owner = owner
+        self._lock = threading.Lock()
+        self._shut = False
 
     def export(self, batch: Sequence[ReadableLogRecord]) -> LogRecordExportResult:
         try:
@@ -81,6 +85,11 @@ class _Bounded(LogRecordExporter):
         return result
 
     def shutdown(self) -> None:
+        """Once: by the SDK's shutdown, or by shutdown's deadline (which ends a retry's wait), whichever comes first."""
+        with self._lock:
+            if self._shut:
+                return
+            self._shut = True
         self._exporter.shutdown()
 
     def force_flush(self, timeout_millis: int = 30_000) -> bool:
@@ -99,14 +108,17 @@ class EvaluationEvents:
         self._timeout = options.timeout_seconds
         self._lock = threading.Lock()
         self._records = self._bytes = 0
+        self._closed = False  # shutdown's deadline passed: what was not exported is counted, late results are not
         self._sent = metrics.sent.labels(output=OUTPUT)
         self._full = metrics.dropped.labels(output=OUTPUT, reason="queue_full")
         self._failed = metrics.dropped.labels(output=OUTPUT, reason="export_failed")
         self._no_trace_id = metrics.dropped.labels(output=OUTPUT, reason="no_trace_id")
         metrics.queued.labels(output=OUTPUT).set_function(lambda: self._records)
-        self._provider = LoggerProvider(resource=resource)
+        # Shut down here, within the deadline (shutdown below), never again at exit, where it would wait on the endpoint.
+        self._provider = LoggerProvider(resource=resource, shutdown_on_exit=False)
+        self._exporter = _Bounded(log_exporter(options), self)
         self._provider.add_log_record_processor(BatchLogRecordProcessor(
-            _Bounded(log_exporter(options), self),
+            self._exporter,
             schedule_delay_millis=options.schedule_delay_seconds * 1000, max_export_batch_size=options.max_batch,
             # Larger than the caps here, so the SDK's queue never drops a record uncounted.
             max_queue_size=options.max_queue + options.max_batch))
@@ -137,16 +149,23 @@ class EvaluationEvents:
     def exported(self, batch: Sequence[ReadableLogRecord], delivered: bool) -> None:
         size = sum(_size(data.log_record.attributes) for data in batch)
         with self._lock:
+            if self._closed:  # counted at shutdown's deadline
+                return
             self._records -= len(batch)
             # Never below zero, and nothing held when no record is: sizes are estimates of the attributes,
             # which an SDK attribute limit (OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT) may have cut since.
             self._bytes = max(0, self._bytes - size) if self._records else 0
         (self._sent if delivered else self._failed).inc(len(batch))
 
-    def shutdown(self) -> None:
-        """Exports what is queued, waiting at most the endpoint's timeout: the SDK's own flush and shutdown
-        would try every batch in turn, each for as long, against an endpoint that is away."""
+    def shutdown(self, deadline: float) -> None:
+        """Exports what is queued until `deadline` (a monotonic time), at most the endpoint's timeout: the SDK's own
+        shutdown would try every batch in turn, each for as long, against an endpoint that is away. What is not
+        exported by then is counted as failed, and the exporter is shut, which ends its retries; an export
+        waiting on an endpoint that never answers is left to its daemon thread."""
         worker = threading.Thread(target=self._provider.shutdown, name="ragpulse-evaluation-events-shutdown", daemon=True)
         worker.start()
-        worker.join(self._timeout)
-
+        worker.join(max(0.0, min(deadline - time.monotonic(), self._timeout)))
+        with self._lock:
+            lost, self._records, self._bytes, self._closed = self._records, 0, 0, True
+        self._failed.inc(lost)
+        self._exporter.shutdown()

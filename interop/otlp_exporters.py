@@ -1,10 +1,15 @@
-"""What the interop outputs share: their telemetry, and the OpenTelemetry SDK's OTLP exporters built from
-an endpoint's settings (gRPC or HTTP/protobuf, headers, TLS, compression, timeout)."""
+"""What the interop outputs share: their telemetry, the OpenTelemetry SDK's OTLP exporters built from
+an endpoint's settings (gRPC or HTTP/protobuf, headers, TLS, compression, timeout), and a blocking export
+run where it can never hold up the process's exit."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 from opentelemetry.sdk._logs.export import LogRecordExporter
@@ -33,8 +38,8 @@ class InteropMetrics:
         self.dropped = Counter(
             "ragpulse_interop_dropped_total",
             "Items an interop output did not deliver, by reason: queue_full (its queue at a cap), export_failed (the "
-            "endpoint refused or was away past the retries), rejected (the server refused them as invalid), "
-            "span_not_found (Phoenix never ingested the span in interop.phoenix.span_wait_seconds), no_trace_id and "
+            "endpoint refused, or was away past the retries or shutdown's deadline), rejected (the server refused "
+            "them as invalid), span_not_found (Phoenix never ingested the span in interop.phoenix.span_wait_seconds), no_trace_id and "
             "no_span_id (the trace carries no OpenTelemetry id to put the verdict on).",
             ["output", "reason"], registry=registry)
         self.queued = Gauge("ragpulse_interop_queued", "Items waiting in an interop output's queue.", ["output"],
@@ -43,6 +48,35 @@ class InteropMetrics:
             self.sent.labels(output=output)
             for reason in DROP_REASONS[output]:
                 self.dropped.labels(output=output, reason=reason)
+
+
+T = TypeVar("T")
+
+
+async def on_own_thread(call: Callable[[], T], name: str) -> T:
+    """`call`'s result, run on a daemon thread of its own: an export stuck on an endpoint that never answers is
+    left behind at shutdown's deadline, where asyncio.to_thread's executor would be joined at exit and wait it out."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(result: T | None, error: BaseException | None) -> None:
+        if future.done():  # cancelled meanwhile: the deadline passed
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)  # type: ignore[arg-type]
+
+    def run() -> None:
+        try:
+            outcome: tuple[T | None, BaseException | None] = (call(), None)
+        except BaseException as exc:  # raised where the result is awaited
+            outcome = (None, exc)
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: the process is exiting, nobody waits
+            loop.call_soon_threadsafe(settle, *outcome)
+
+    threading.Thread(target=run, name=name, daemon=True).start()
+    return await future
 
 
 def log_exporter(options: OtlpEndpointConfig) -> LogRecordExporter:

@@ -4,7 +4,8 @@ A bridge from the Prometheus registry, not a second set of OpenTelemetry instrum
 the one source of every series (the fast path updates lock-free children the SDK could not read), and an
 export reads it as a scrape does, on the event loop, then hands the OTLP data to the OpenTelemetry SDK's
 metric exporter (gRPC or HTTP) on a thread. One export is in flight at a time; a failed one is counted
-(cumulative temporality loses nothing by it: the next push carries the totals; delta loses that interval).
+(cumulative temporality loses nothing by it: the next push carries the totals; delta loses that interval), as
+is one cut off at shutdown, whose last push gets what is left of the interop outputs' one deadline.
 
 Names map so that the OpenTelemetry Collector's Prometheus exporter maps them back: `ragpulse_` becomes the
 `ragpulse.` namespace, a counter loses `_total`, and a `_seconds` or `_bytes` suffix becomes the unit
@@ -15,6 +16,7 @@ Names map so that the OpenTelemetry Collector's Prometheus exporter maps them ba
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Iterable
 from typing import Any
@@ -31,7 +33,7 @@ from prometheus_client.metrics_core import Metric as PrometheusMetric
 from ragpulse import __version__
 from ragpulse.collector.telemetry.shared import shared
 from ragpulse.config import OtlpMetricsConfig
-from ragpulse.interop.otlp_exporters import InteropMetrics, metric_exporter
+from ragpulse.interop.otlp_exporters import InteropMetrics, metric_exporter, on_own_thread
 
 log = structlog.get_logger("ragpulse.interop")
 OUTPUT = "otlp_metrics"
@@ -169,22 +171,28 @@ class OtlpMetricsPush:
 
     async def push(self) -> None:
         data = self._bridge.collect()  # on the loop, as a scrape reads the registry
+        delivered = False
         try:
-            result = await asyncio.to_thread(self._exporter.export, data, timeout_millis=self._timeout_ms)
+            result = await on_own_thread(lambda: self._exporter.export(data, timeout_millis=self._timeout_ms),
+                                         "ragpulse-otlp-metrics-push")
+            delivered = result is MetricExportResult.SUCCESS
         except Exception as exc:  # an exporter bug costs this push, never the loop
             log.warning("OTLP metrics push failed", error=f"{type(exc).__name__}: {exc}")
-            result = MetricExportResult.FAILURE
-        (self._sent if result is MetricExportResult.SUCCESS else self._failed).inc()
+        finally:  # a push cut off by shutdown is counted too
+            (self._sent if delivered else self._failed).inc()
 
     async def _run(self) -> None:
         while True:
             await asyncio.sleep(self._interval)
             await self.push()
 
-    async def shutdown(self) -> None:
+    async def shutdown(self, deadline: float) -> None:
+        """One last push (the totals at shutdown), waited for until `deadline` (a monotonic time), at most
+        timeout_seconds: cut off, it is counted as failed. The exporter is then shut, which ends its retries."""
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
-            await self.push()
-        await asyncio.to_thread(self._exporter.shutdown)
-
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(max(0.0, min(deadline - time.monotonic(), self._timeout_ms / 1000))):
+                    await self.push()
+        self._exporter.shutdown()  # sets a flag and closes the connections: never waits on the endpoint

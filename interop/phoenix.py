@@ -1,5 +1,6 @@
 """Judgments as span annotations in an Arize Phoenix server: one annotation per evaluation
-(interop/evaluations.py) on the judged trace's root span, posted in batches to Phoenix's REST API
+(interop/evaluations.py) on the span that produced the judged answer (the event's span_id: the LLM or
+agent span whose response id it carries, else the trace's root), posted in batches to Phoenix's REST API
 (POST /v1/span_annotations?sync=true), annotator kind LLM for the LLM judge and CODE for the local one.
 
 Each annotation has the identifier "ragpulse", so Phoenix upserts on (name, span, identifier): a retried
@@ -7,12 +8,14 @@ batch, or a trace judged again, replaces its annotation rather than adding a sec
 whole batch (404) when a span is not there yet (the app's exporter may send it after ragpulse judged it):
 the missing spans' annotations wait and are retried until interop.phoenix.span_wait_seconds old, the rest
 are posted at once. Unreachable, 429 and 5xx are retried with backoff up to max_retries; every annotation
-not delivered is counted by reason. The queue is capped in count and bytes.
+not delivered is counted by reason, those cut off by shutdown's deadline too. The queue is capped in count and
+bytes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import time
 from collections import deque
@@ -112,22 +115,27 @@ class PhoenixAnnotations:
         """Posts what is queued, a batch at a time, until the queue is done (or the deadline, a monotonic time,
         passed, or shutdown began); what must wait (a missing span, a server away) stays queued."""
         waiting: list[_Pending] = []
-        while self._queue and not (deadline is not None and time.monotonic() > deadline):
-            batch = [self._queue.popleft() for _ in range(min(self._options.max_batch, len(self._queue)))]
-            self._bytes -= sum(item.size for item in batch)
-            self._in_flight = len(batch)
-            try:
-                retry = await self._post(batch)
-            finally:
-                self._in_flight = 0
-            if retry is None:  # the server is away: what is left waits for the next flush, in order
-                self._failures += 1
-                break
-            self._failures = 0
-            waiting += retry
-            if self._stopping and deadline is None:  # the loop's flush: shutdown takes over from here
-                break
-        self._requeue(waiting)
+        try:
+            while self._queue and not (deadline is not None and time.monotonic() > deadline):
+                batch = [self._queue.popleft() for _ in range(min(self._options.max_batch, len(self._queue)))]
+                self._bytes -= sum(item.size for item in batch)
+                self._in_flight = len(batch)
+                try:
+                    retry = await self._post(batch)
+                except asyncio.CancelledError:  # shutdown's deadline: the batch was not delivered
+                    self._drops["export_failed"].inc(self._in_flight)
+                    raise
+                finally:
+                    self._in_flight = 0
+                if retry is None:  # the server is away: what is left waits for the next flush, in order
+                    self._failures += 1
+                    break
+                self._failures = 0
+                waiting += retry
+                if self._stopping and deadline is None:  # the loop's flush: shutdown takes over from here
+                    break
+        finally:  # cut off by shutdown's deadline too: shutdown counts them with the queue
+            self._requeue(waiting)
 
     def _requeue(self, items: list[_Pending]) -> None:
         """Back at the front of the queue, in their order (the caps were checked when they came)."""
@@ -179,17 +187,21 @@ class PhoenixAnnotations:
         kept = [item for item in items if item.since > deadline]
         if len(kept) < len(items):
             self._drops["span_not_found"].inc(len(items) - len(kept))
+            self._in_flight -= len(items) - len(kept)  # counted: no longer the post's to count
         return kept
 
-    async def shutdown(self) -> None:
-        """Lets a post under way finish (never cancelled: its batch would be lost uncounted), posts what is
-        queued for at most timeout_seconds more, then stops; what is still queued is counted as not delivered."""
+    async def shutdown(self, deadline: float) -> None:
+        """Posts what is queued until `deadline` (a monotonic time), at most timeout_seconds, a post under way
+        included, then stops; a post cut off at the deadline and what is still queued are counted as not delivered."""
         self._stopping = True
         self._wake.set()
-        if self._task is not None:
-            await asyncio.gather(self._task, return_exceptions=True)
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(max(0.0, min(deadline - time.monotonic(), self._options.timeout_seconds))):
+                if self._task is not None:
+                    await asyncio.gather(self._task, return_exceptions=True)
+                if self._session is not None:
+                    await self.flush(deadline=deadline)
         if self._session is not None:
-            await self.flush(deadline=time.monotonic() + self._options.timeout_seconds)
             await self._session.close()
         if self._queue:
             self._drops["export_failed"].inc(len(self._queue))

@@ -32,6 +32,12 @@ class JudgedTrace:
     record: JudgmentRecord  # what the sinks keep: built once, with the signals the join had seen
     record_size: int  # an estimate of what the record holds (judging/records.py), for the writer's byte cap
 
+    @property
+    def refusal(self) -> bool:
+        """The service fell back, or the local judge found that the answer claims nothing and declines: either is
+        a refusal, never a hallucination."""
+        return self.item.fallback or self.judgment.refusal
+
 
 Consumer = Callable[[JudgedTrace], None]
 REFUSAL_REASON = "a refusal (fallback): not judged for groundedness, never a hallucination"
@@ -41,6 +47,7 @@ def build_record(item: JudgeItem, judgment: Judgment, stage: str | None, judge: 
                  audit: bool, signals: list[str] | None = None) -> JudgmentRecord:
     event = item.event
     relevance = judgment.chunk_relevance
+    refused = item.fallback or judgment.refusal  # JudgedTrace.refusal
     chunks = [
         RecordChunk(text=chunk.text, id=chunk.id, relevance=relevance[i] if i < len(relevance) else None)
         for i, chunk in enumerate(event.chunks or [])
@@ -49,14 +56,14 @@ def build_record(item: JudgeItem, judgment: Judgment, stage: str | None, judge: 
         trace_id=event.trace_id, judged_at=time.time(),
         app=event.app, route=event.route, model=event.model, release=event.release, session_id=event.session_id,
         priority=item.priority, sample=item.sample, stratum=item.stratum, reasons=list(item.reasons), audit=audit,
-        fallback=item.fallback, stage=stage, bad=stage is not None,
+        fallback=refused, stage=stage, bad=stage is not None,
         query=event.query, answer=event.answer, chunks=chunks,
         # A refusal asserts nothing to be grounded: never a hallucination; its stage says whether it was right
         # to refuse (knowledge_gap: nothing relevant retrieved) or not (over_refusal).
-        groundedness=None if item.fallback else judgment.groundedness,
-        hallucination=False if item.fallback else judgment.hallucination,
-        supported_share=None if item.fallback else judgment.supported_share,
-        claims=[] if item.fallback else judgment.claims,
+        groundedness=None if refused else judgment.groundedness,
+        hallucination=False if refused else judgment.hallucination,
+        supported_share=None if refused else judgment.supported_share,
+        claims=[] if refused else judgment.claims,
         groundedness_reason=REFUSAL_REASON if item.fallback else judgment.groundedness_reason,
         answer_relevancy=judgment.answer_relevancy, answer_relevancy_reason=judgment.answer_relevancy_reason,
         context_relevance=judgment.context_relevance, context_relevance_reason=judgment.context_relevance_reason,
@@ -64,12 +71,12 @@ def build_record(item: JudgeItem, judgment: Judgment, stage: str | None, judge: 
         judge=judge, judge_model=judgment.judge_model, prompt_version=judgment.prompt_version,
         prompt_tokens=judgment.prompt_tokens, completion_tokens=judgment.completion_tokens, cost=cost,
         signals=signals or [],
-        verdict="refusal" if item.fallback else judgment.groundedness_verdict,
-        confidence=None if item.fallback else judgment.confidence,
+        verdict="refusal" if refused else judgment.groundedness_verdict,
+        confidence=None if refused else judgment.confidence,
         retrieval_queries=event.retrieval_queries or [],
         search_relevance=judgment.search_relevance, search_relevance_reason=judgment.search_relevance_reason,
-        used_chunks=None if item.fallback else judgment.used_chunks,
-        citations=[] if item.fallback else judgment.citations,
+        used_chunks=None if refused else judgment.used_chunks,
+        citations=[] if refused else judgment.citations,
         span_id=event.span_id, response_id=event.response_id,
     )
 

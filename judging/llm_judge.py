@@ -4,9 +4,11 @@ relevance of one answer, in one call.
 The call returns the answer's claims with a verdict each and the chunks that support it (context
 utilisation), a 1-5 groundedness score (score <= 2 is a hallucination), a 1-5 answer-relevancy score,
 a 0-3 relevance per chunk, whether each cited sentence is supported by the chunks it cites, and, for
-an agent, whether its searches read the question well: the information of the naive design (one call
-to split claims, one per claim, one per metric) for a fraction of the tokens. The judged content is untrusted: it is delimited and escaped, and the
-prompt tells the judge to treat it as data.
+an agent whose searches are not the question itself, whether they read the question well: the information
+of the naive design (one call to split claims, one per claim, one per metric) for a fraction of the tokens.
+The judged content is untrusted: it is delimited and escaped, and the prompt tells the judge to treat it as
+data. The prompt numbers chunks and cited sentences from 1, as answers cite chunks ("[1]") and ragpulse shows
+them; the judge's numbers are mapped back to the indices (from 0) that judgments and records hold.
 
 Retries are ragpulse's own, not the openai client's, so that every HTTP request passes the
 request-rate limiter: exponential backoff with full jitter on 408, 409, 429, 5xx, timeouts and
@@ -29,13 +31,13 @@ import msgspec
 
 from ragpulse.collector.events import TraceEvent
 from ragpulse.judging.budget import RequestRateLimiter
-from ragpulse.judging.verdicts import MAX_JUDGED_CITATIONS, CitationVerdict, Claim, Judgment
+from ragpulse.judging.verdicts import MAX_JUDGED_CITATIONS, CitationVerdict, Claim, ClaimVerdict, Judgment, searches_differ
 from ragpulse.scorers.citations import Citations, CitedSentence, event_citations
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
-BUILTIN_PROMPT = "judgment.v2"
+BUILTIN_PROMPT = "judgment.v3"
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 MAX_BACKOFF_SECONDS = 30.0
 _PLACEHOLDER = re.compile(r"\{(question|context|answer|searches|citations)\}")
@@ -44,10 +46,13 @@ _JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 T = TypeVar("T")
 
 
-class CitationCheck(msgspec.Struct):
-    """The judge's answer about one cited sentence it was shown (by its index)."""
+Number = Annotated[int, msgspec.Meta(ge=1)]  # a chunk or a cited sentence as the prompt numbers it: from 1
 
-    index: Annotated[int, msgspec.Meta(ge=0)]
+
+class CitationCheck(msgspec.Struct):
+    """The judge's answer about one cited sentence it was shown (by its number)."""
+
+    index: Number
     supported: bool
     reason: str = ""
 
@@ -58,7 +63,7 @@ class Scored(msgspec.Struct):
 
 
 class ChunkRelevance(msgspec.Struct):
-    index: Annotated[int, msgspec.Meta(ge=0)]
+    index: Number
     relevance: Annotated[int, msgspec.Meta(ge=0, le=3)]
 
 
@@ -67,10 +72,19 @@ class ContextVerdict(msgspec.Struct):
     reason: str = ""
 
 
+class JudgedClaim(msgspec.Struct):
+    """A claim as the judge answers it: the chunks that support it by their numbers."""
+
+    claim: str
+    verdict: ClaimVerdict
+    reason: str = ""
+    chunks: list[Number] = []
+
+
 class JudgeVerdict(msgspec.Struct):
     """What the judge must answer; every field is validated."""
 
-    claims: list[Claim]
+    claims: list[JudgedClaim]
     groundedness: Scored
     answer_relevancy: Scored
     context_relevance: ContextVerdict
@@ -102,15 +116,17 @@ class Completion:
 
 
 def render_prompt(template: str, event: TraceEvent, cited: Citations | None = None) -> str:
-    """Fill the template in one pass (content is never re-scanned), with closing tags in content escaped."""
+    """Fill the template in one pass (content is never re-scanned), with closing tags in content escaped.
+    Chunks and cited sentences are numbered from 1; searches are shown only when they are not the question."""
     context = "\n".join(
-        f'<chunk index="{i}" id="{_escape(c.id or str(i))}">\n{_escape(c.text or "")}\n</chunk>'
-        for i, c in enumerate(event.chunks or [])
+        f'<chunk index="{n}" id="{_escape(c.id or str(n))}">\n{_escape(c.text or "")}\n</chunk>'
+        for n, c in enumerate(event.chunks or [], start=1)
     )
-    searches = "\n".join(f"<search>{_escape(q)}</search>" for q in event.retrieval_queries or []) or "(none)"
+    queries = event.retrieval_queries if searches_differ(event.query, event.retrieval_queries) else None
+    searches = "\n".join(f"<search>{_escape(q)}</search>" for q in queries or []) or "(none)"
     shown = [s for s in judged_citations(cited) if s.chunks]
-    citations = "\n".join(f'<cited index="{i}" chunks="{",".join(map(str, s.chunks))}">{_escape(s.sentence)}</cited>'
-                           for i, s in enumerate(shown)) or "(none)"
+    citations = "\n".join(f'<cited index="{n}" chunks="{",".join(str(i + 1) for i in s.chunks)}">{_escape(s.sentence)}</cited>'
+                           for n, s in enumerate(shown, start=1)) or "(none)"
     values = {"question": _escape(event.query), "context": context, "answer": _escape(event.answer),
               "searches": searches, "citations": citations}
     return _PLACEHOLDER.sub(lambda m: values[m[1]], template)
@@ -123,7 +139,7 @@ def judged_citations(cited: Citations | None) -> tuple[CitedSentence, ...]:
 
 def set_citation_verdicts(judgment: Judgment, cited: Citations | None, checks: Mapping[int, tuple[str, str]]) -> None:
     """Each judged cited sentence with its verdict: the judge's (verdict, reason) for each sentence shown it, by
-    the index render_prompt gave it; dangling for those that cite no retrieved chunk; error where the judge
+    its index among those shown (from 0); dangling for those that cite no retrieved chunk; error where the judge
     gave none. The cited sentences past MAX_JUDGED_CITATIONS are counted as not judged."""
     judgment.citations = _citation_verdicts(judged_citations(cited), checks)
     judgment.citations_not_judged = len(cited.sentences) - len(judgment.citations) if cited is not None else 0
@@ -194,22 +210,25 @@ class LlmJudge:
             judgment.error, judgment.raw_output = "invalid_output", done.text[:4000]
             return judgment
         judgment.groundedness, judgment.groundedness_reason = verdict.groundedness.score, verdict.groundedness.reason
-        judgment.claims = verdict.claims
+        chunks = len(event.chunks or [])
+        # The judge's numbers (from 1) as indices (from 0); a number naming no chunk is dropped.
+        judgment.claims = [Claim(c.claim, c.verdict, c.reason, [n - 1 for n in c.chunks if n <= chunks])
+                           for c in verdict.claims]
         judgment.answer_relevancy = verdict.answer_relevancy.score
         judgment.answer_relevancy_reason = verdict.answer_relevancy.reason
-        relevance: list[int | None] = [None] * len(event.chunks or [])
+        relevance: list[int | None] = [None] * chunks
         for chunk in verdict.context_relevance.chunks:
-            if chunk.index < len(relevance):
-                relevance[chunk.index] = chunk.relevance
+            if chunk.index <= chunks:
+                relevance[chunk.index - 1] = chunk.relevance
         judgment.chunk_relevance = relevance
         judgment.context_relevance_reason = verdict.context_relevance.reason
-        supported = [c for c in verdict.claims if c.verdict == "supported"]
-        named = {i for c in supported for i in c.chunks if i < len(relevance)}
+        supported = [c for c in judgment.claims if c.verdict == "supported"]
+        named = {i for c in supported for i in c.chunks}
         if named or not supported:  # a judge that names no chunk for any supported claim says nothing of use
             judgment.used_chunks = sorted(named)
         set_citation_verdicts(judgment, event_citations(event), {
-            check.index: ("supported" if check.supported else "unsupported", check.reason) for check in verdict.citations})
-        if verdict.search is not None and event.retrieval_queries:
+            check.index - 1: ("supported" if check.supported else "unsupported", check.reason) for check in verdict.citations})
+        if verdict.search is not None and searches_differ(event.query, event.retrieval_queries):
             judgment.search_relevance, judgment.search_relevance_reason = verdict.search.score, verdict.search.reason
         return judgment
 

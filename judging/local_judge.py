@@ -4,7 +4,8 @@ It fills every judgment series on a fresh machine, with `judge="local"` on them 
 them for an LLM's, and it is the judge of `judge.mode: local`. Like the LLM judge it returns the
 answer's claims, each with a verdict and its evidence (docs/judging.md, The local judge):
 
-1. the answer is split into clauses (scorers/text.py); clauses of conversation are no claims;
+1. the answer is split into clauses (scorers/text.py); clauses of conversation, a preamble and clauses that refuse
+   (scorers/refusal.py) are no claims: an answer of refusals only is a refusal, never a hallucination;
 2. each claim is aligned with the chunk clause that shares most of its terms (Dice of the term
    sets, quantities counted as terms);
 3. its verdict, the first rule that holds:
@@ -12,28 +13,31 @@ answer's claims, each with a verdict and its evidence (docs/judging.md, The loca
      the same dimension (two weeks = 14 days is equal); the opposite polarity of every clause that
      aligns as well; a term found only where the context negates it; a near copy of the aligned
      clause with one thing swapped for another that the context says elsewhere, never with it;
-   - not_in_context: a quantity or a name the context does not have (in any case or position), or
-     under half of its terms supported (claims of two terms or fewer are too short to call unsupported: score 3);
+   - not_in_context: a quantity or a name the context does not have (in any case or position), none of its
+     terms, under a fifth of them (a claim of five or more), or under half of an addition ("also", 也);
+   - uncertain: under half of its terms supported, nothing specific missing;
    - supported, with the share of its terms found;
-4. groundedness is the weakest claim's: 1 with a contradiction, 2 with a claim not in the context
-   (<= 2 is a hallucination, as for the LLM judge), 3 under 60% supported, 4 under 80%, else 5.
+4. the answer's verdict is not the weakest claim's: a logistic model (judging/judge_model.py, fitted on public
+   human-labelled benchmarks) reads the claims' evidence (judging/judge_features.py: their support shares, the
+   rules that faulted them) as the probability that the answer is unsupported; a hallucination above its
+   threshold, uncertain in a narrow band around it, grounded below; groundedness 1-5 from the probability
+   (<= 2 a hallucination, as for the LLM judge). The claims keep their verdicts for the record.
 
 Relevancy respects grounding: an answer whose supported claims come from a chunk relevant to the
 question is relevant even when it repeats none of the question's words. The chunks that support a
 claim are the ones the answer used (context utilisation). A cited sentence is judged the same way
 against the chunks it cites alone: support from another chunk is a wrong citation. An agent's searches
-are scored by the share of the question's terms the best of them carries. Every text is examined up
+are scored by the share of the question's terms the best of them carries (only when one is not the question
+itself: judging/verdicts.py searches_differ). Every text is examined up
 to MAX_CHARS characters; chunk analyses are cached by text, capped in entries and bytes.
 """
 
 from __future__ import annotations
 
 import re
-import sys
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from difflib import SequenceMatcher
 from itertools import repeat
 
 import msgspec
@@ -41,62 +45,49 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from ragpulse._native import ClauseIndex, align_claim
 from ragpulse.collector.events import TraceEvent
+from ragpulse.judging.chunk_analysis import MAX_CHARS, ChunkAnalysis, analyse, footprint
+from ragpulse.judging.judge_features import ClaimEvidence, Rule, features
+from ragpulse.judging.judge_model import JudgeModel, set_groundedness, shipped_model
 from ragpulse.judging.llm_judge import judged_citations, set_citation_verdicts
-from ragpulse.judging.verdicts import Claim, Judgment
+from ragpulse.judging.substitution import substitution
+from ragpulse.judging.verdicts import Claim, Judgment, searches_differ
 from ragpulse.scorers.citations import Citations, event_citations, strip_markers
-from ragpulse.scorers.text import (Clause, clause, clauses, is_chatter, name_stems, question_terms, sentences, size,
-                                   supported_units)
+from ragpulse.scorers.refusal import read
+from ragpulse.scorers.text import Clause, clause, is_chatter, name_stems, question_terms, size, supported_units
 
 # v2: names in any case and position, preambles and 7 天; v3: uncertain claims, governed negation, numbers in
-# words, wrong subjects (docs/benchmarks-log.md); v4: citation markers ("[1]") are no claims. Calibration is per
-# version: a new one starts uncalibrated.
-PROMPT_VERSION = "claims.v4"
-MAX_CHARS = 4_000  # of an answer, a question or a chunk: longer texts are judged on their start
+# words, wrong subjects (docs/benchmarks-log.md); v4: citation markers ("[1]") are no claims; v5: the answer's
+# verdict from a model of the claims' evidence (judging/judge_model.py), refusals recognised (scorers/refusal.py: a
+# refusal is never a hallucination, a partial refusal's claims are judged), issue 44's analysis (words that hold a
+# negator such as 未来, 2023年 a year, "once" a conjunction, "Based on the passage, here is …:" lead-ins, no swap for a
+# rewording, an announced addition or a claim with under a fifth of its terms in the context is not in it).
+# Calibration is per version: a new one starts uncalibrated.
+PROMPT_VERSION = "claims.v5"
 _SUPPORTED_AT_LEAST = 0.5  # share of a claim's terms in the context
 _ALIGNED_AT_LEAST = 0.5  # share of a claim's terms in its aligned clause, for a polarity or swap verdict
 _AS_WELL = 0.1  # clauses within this Dice of the best align as well
 _SWAP_ALIGNED_AT_LEAST = 0.75  # a claim this close to its aligned clause that differs in a thing replaced it
-_SWAP_MAX_TOKENS = 3  # words (or characters) replaced at most, for a substitution
 _SWAP_MAX_TERMS = 4  # terms that differ at most (three characters replaced change up to four bigrams)
 _TOO_SHORT_UNITS = 2  # a claim of this few terms, none a quantity or a name, is not called unsupported
+_LITTLE_SUPPORT = 0.2  # under this share of its terms, a claim of _LITTLE_SUPPORT_UNITS or more is not in the context
+_LITTLE_SUPPORT_UNITS = 5
+# A claim announced as an addition ("We also offer free home pickup", 也可以按原价回收): under half supported it is
+# one, not a paraphrase
+_ADDITION = re.compile(r"\b(?:also|as\s+well|additionally|in\s+addition|besides|moreover|furthermore|on\s+top\s+of\s+that)\b"
+                       r"|\btoo\s*$|另外|此外|也|同时|并且|而且|还(?:可以|能|会|提供|支持|有)", re.IGNORECASE)
 # A model's preamble before what it was asked for: no claim about the context.
-_PREAMBLE = re.compile(r"^\s*(?:here(?:'s|’s| is| are)|below is|the following is)\b[^\n:]{0,200}:\s*", re.IGNORECASE)
+# "Based on the provided passage, here is a concise summary…:", "According to the context, the key points are:" (a lead-in
+# line that ends in a colon) too.
+_SOURCE_LEAD = (r"(?:based\s+on|according\s+to|drawing\s+on|from|per)\s+(?:the\s+|this\s+|these\s+|your\s+)?"
+                r"(?:provided\s+|given\s+|above\s+|retrieved\s+|available\s+)?(?:passage|context|documents?|text|information|"
+                r"articles?|sources?|excerpts?|materials?|snippets?)\b")
+_PREAMBLE = re.compile(rf"^\s*(?:(?:{_SOURCE_LEAD}[^\n:]{{0,200}}?,\s*)?(?:here(?:'s|’s| is| are)|below (?:is|are)|the "
+                       rf"following (?:is|are))\b[^\n:]{{0,200}}:\s*|{_SOURCE_LEAD}[^\n:]{{0,200}}:[ \t]*(?:\n\s*|$))",
+                       re.IGNORECASE)
 
 _DEMONYM_ENDINGS = ("ian", "ean", "ese", "ern", "ish", "an", "es", "ic")  # of stems: belgian, chines, western
 _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9+]+")
 _LIST_MARKER = re.compile(r"\(?\d{1,2}[.)]?")  # "1." of a numbered list is no claim
-
-
-class ChunkAnalysis(msgspec.Struct, frozen=True, gc=False):
-    sentences: tuple[tuple[Clause, ...], ...]  # each sentence as its clauses
-    clauses: tuple[Clause, ...]  # the same, flat
-    index: ClauseIndex  # a term or a quantity -> the clauses (flat) that have it, in the crate (the alignment's)
-    terms: frozenset[str]  # of all its clauses
-    chars: frozenset[str]
-    quantities: frozenset[tuple[str, float]]
-    names: frozenset[str]
-    spelled: frozenset[tuple[str, float]]
-    topic: frozenset[str]  # question_terms() of the chunk, for its relevance to a question
-    negated: frozenset[str]  # the terms its negated clauses negate
-    affirmed: frozenset[str]  # the terms of its clauses that are not negated
-
-
-def _analyse(text: str) -> ChunkAnalysis:
-    grouped = tuple(tuple(clause(part) for part in clauses(sentence)) for sentence in sentences(text[:MAX_CHARS]))
-    parsed = tuple(c for sentence in grouped for c in sentence)
-    return ChunkAnalysis(
-        grouped,
-        parsed,
-        ClauseIndex([(c.terms, c.quantities) for c in parsed]),
-        frozenset().union(*(c.terms for c in parsed)),
-        frozenset().union(*(c.chars for c in parsed)),
-        frozenset().union(*(c.quantities for c in parsed)),
-        frozenset().union(*(c.names for c in parsed)),
-        frozenset().union(*(c.spelled for c in parsed)),
-        question_terms(text[:MAX_CHARS]),
-        frozenset().union(*(c.governed or c.terms for c in parsed if c.negated)),
-        frozenset().union(*(c.terms for c in parsed if not c.negated)),
-    )
 
 
 def _chunk_relevance(coverage: float) -> int:
@@ -158,9 +149,9 @@ def _where(chunks: Sequence[ChunkAnalysis | None]) -> _Context | None:
     return _Context(candidates, located, statements, context, only_negated)
 
 
-def _search_relevance(judgment: Judgment, searches: Sequence[str] | None, question: frozenset[str]) -> None:
+def _search_relevance(judgment: Judgment, searches: Sequence[str], question: frozenset[str]) -> None:
     """An agent's searches against the user's question: the share of its terms the best search carries."""
-    if not searches or not question:
+    if not question:
         return
     shares = [(len(question & question_terms(search[:MAX_CHARS])) / len(question), search) for search in searches]
     share, best = max(shares, key=lambda scored: scored[0])
@@ -173,22 +164,7 @@ class _Verdict(msgspec.Struct, gc=False):
     score: int
     chunk: int | None  # the aligned clause's chunk, when supported
     confidence: float  # in the verdict, 0-1: how much of the claim the evidence covers (docs/judging.md, The local judge)
-
-
-def _footprint(analysis: ChunkAnalysis) -> int:
-    """An upper estimate of what a cached analysis holds, in bytes (shared strings counted each time)."""
-    parsed = analysis.clauses
-    total = (sys.getsizeof(analysis) + sum(map(sys.getsizeof, analysis.sentences)) + sys.getsizeof(analysis.sentences)
-             + sys.getsizeof(parsed) + sys.getsizeof(analysis.index))
-    for part in (*parsed, analysis):
-        for field in ("terms", "chars", "quantities", "names") + (("words",) if isinstance(part, Clause)
-                                                                  else ("topic", "negated", "affirmed")):
-            items = getattr(part, field)
-            total += sys.getsizeof(items) + sum(map(sys.getsizeof, items))
-        if isinstance(part, Clause):
-            total += (sys.getsizeof(part) + sys.getsizeof(part.text) + sum(map(sys.getsizeof, part.cjk_parts))
-                      + sys.getsizeof(part.sequence))
-    return total
+    evidence: ClaimEvidence  # what decided it, for the answer's model (judging/judge_features.py)
 
 
 def _opposed(claim: Clause, other: Clause) -> bool:
@@ -248,51 +224,6 @@ def _opening_names(claim: Clause) -> set[str]:
     return {stem for word in _CAPITALISED.findall(claim.text) for stem in name_stems(word)}
 
 
-def _spell(tokens: Sequence[str]) -> str:
-    return "".join(tokens) if all(len(t) == 1 and t > "\u33ff" for t in tokens) else " ".join(tokens)
-
-
-def _substitution(claim: Clause, aligned: Clause, statements: Sequence[tuple[Clause, ...]]) -> tuple[str, str] | None:
-    """The aligned clause word for word but for one span replaced by words the context says in another
-    statement, never in the same one: the Munich store's hours given as the Berlin store's, 上海门店
-    for 北京门店, standard shipping's price given as express shipping's. `statements` are the chunks'
-    sentences as their clauses."""
-    if not _one_span_apart(claim.sequence, aligned.sequence):
-        return None
-    changes = [op for op in SequenceMatcher(None, claim.sequence, aligned.sequence, autojunk=False).get_opcodes()
-               if op[0] != "equal"]
-    if len(changes) != 1 or changes[0][0] != "replace":
-        return None
-    _, i1, i2, j1, j2 = changes[0]
-    # one thing for another is a span of about the same length ("use" for "tracking: every shipped
-    # order has" is a rewording)
-    if max(i2 - i1, j2 - j1) > _SWAP_MAX_TOKENS or abs((i2 - i1) - (j2 - j1)) > 1 or len(claim.sequence) - (i2 - i1) < 2:
-        return None
-    moved, replaced = _spell(claim.sequence[i1:i2]), _spell(aligned.sequence[j1:j2])
-    if len(moved) < 2 or len(replaced) < 2:  # one character (内 for 支持) is no thing of its own
-        return None
-    said = [any(_says(c, moved) for c in statement) for statement in statements]
-    together = any(any(_says(c, replaced) for c in statement) for statement, has in zip(statements, said) if has)
-    return (moved, replaced) if any(said) and not together else None
-
-
-def _one_span_apart(claim: Sequence[str], aligned: Sequence[str]) -> bool:
-    """Whether the two can be one replaced span of at most _SWAP_MAX_TOKENS apart: what they share around the
-    span is a common start and a common end, so the longest common start and end must leave no more than that of
-    either. A necessary condition only, checked before the matcher (which it spares most clauses)."""
-    shortest = min(len(claim), len(aligned))
-    start = next((i for i in range(shortest) if claim[i] != aligned[i]), shortest)
-    end = next((i for i in range(shortest) if claim[-1 - i] != aligned[-1 - i]), shortest)
-    return max(len(claim), len(aligned)) - start - end <= _SWAP_MAX_TOKENS
-
-
-def _says(parsed: Clause, spelled: str) -> bool:
-    """Whether a clause has these words (English stems) or these characters in a row (CJK)."""
-    if " " in spelled or spelled in parsed.words:
-        return all(word in parsed.words for word in spelled.split(" "))
-    return spelled in "".join(parsed.cjk_parts)
-
-
 class LocalJudgeMetrics:
     def __init__(self, registry: CollectorRegistry) -> None:
         self.duration = Histogram(
@@ -313,8 +244,12 @@ class LocalJudge:
     model = "local"
     prompt_version = PROMPT_VERSION
 
-    def __init__(self, registry: CollectorRegistry, *, cache_entries: int, cache_max_bytes: int) -> None:
+    def __init__(self, registry: CollectorRegistry, *, cache_entries: int, cache_max_bytes: int,
+                 model: JudgeModel | None = None) -> None:
+        """`model`: the answer's model, the shipped one (judging/model/) unless given (bench/train_local_judge.py
+        measures the ones it fits); read when first needed, so that features() needs none."""
         self._metrics = LocalJudgeMetrics(registry)
+        self._model = model
         self._cache: OrderedDict[str, tuple[ChunkAnalysis, int]] = OrderedDict()
         self._cache_entries = cache_entries
         self._cache_max_bytes = cache_max_bytes
@@ -339,30 +274,37 @@ class LocalJudge:
             return judgment
         cited = event_citations(event)
         answer = event.answer if cited is None else strip_markers(event.answer)
-        verdicts = [self._verdict(claim, where) for claim in self._claims(answer)]
+        verdicts, refusals = self._judged(answer, where)
         judgment.claims = [v.claim for v in verdicts]
         judgment.used_chunks = sorted({v.chunk for v in verdicts if v.chunk is not None})
         if cited is not None:
             set_citation_verdicts(judgment, cited, self._citation_checks(cited, chunks))
-        _search_relevance(judgment, event.retrieval_queries, question)
-        if not verdicts:
+        if searches_differ(event.query, event.retrieval_queries):
+            _search_relevance(judgment, event.retrieval_queries or [], question)
+        if not verdicts and refusals:
+            # claims nothing and declines: never a hallucination, its stage by the chunks' relevance (judging/exit.py)
+            judgment.refusal, judgment.used_chunks = True, None
+            judgment.groundedness_reason = f"a refusal, no claim to check: {refusals[0][:200]!r}"
+        elif not verdicts:
             judgment.groundedness, judgment.groundedness_reason = 5, "the answer makes no claim to check"
-            judgment.confidence = 1.0
+            judgment.confidence, judgment.uncertain = 1.0, False
         else:
-            weakest = min(verdicts, key=lambda v: (v.score, v.confidence))
-            judgment.groundedness = weakest.score
-            judgment.confidence = weakest.confidence
-            counts = {verdict: sum(v.claim.verdict == verdict for v in verdicts)
-                      for verdict in ("supported", "contradicted", "not_in_context", "uncertain")}
-            judgment.groundedness_reason = (
-                f"{counts['supported']} of {len(verdicts)} claims supported, {counts['contradicted']} contradicted, "
-                f"{counts['not_in_context']} not in the context, {counts['uncertain']} uncertain"
-                + (f"; weakest: {weakest.claim.claim!r}: {weakest.claim.reason}" if weakest.score < 5 else "")
-            )
+            set_groundedness(judgment, self._model or shipped_model(), [v.claim for v in verdicts],
+                             [v.evidence for v in verdicts])
         self._relevancy(judgment, event.answer, question, coverage, verdicts)
         if question:
             judgment.context_relevance_reason = f"the best chunk has {max(coverage, default=0.0):.0%} of the question's terms"
         return judgment
+
+    def features(self, event: TraceEvent) -> list[float] | None:
+        """The vector the judge's model reads for this answer (judging/judge_features.py), as judge() computes it:
+        None when no chunk has text or the answer makes no claim. What bench/train_local_judge.py fits on."""
+        where = _where([self._chunk(c.text) if c.text is not None else None for c in event.chunks or []])
+        if where is None:
+            return None
+        answer = event.answer if event_citations(event) is None else strip_markers(event.answer)
+        verdicts = self._judged(answer, where)[0]
+        return features([v.evidence for v in verdicts]) if verdicts else None
 
     def _citation_checks(self, cited: Citations, chunks: list[ChunkAnalysis | None]) -> dict[int, tuple[str, str]]:
         """Each judged cited sentence's claims against the chunks it cites, and only those: (verdict, reason) by
@@ -370,7 +312,7 @@ class LocalJudge:
         checks: dict[int, tuple[str, str]] = {}
         for index, sentence in enumerate(s for s in judged_citations(cited) if s.chunks):
             where = _where([c if i in sentence.chunks else None for i, c in enumerate(chunks)])
-            verdicts = [self._verdict(claim, where) for claim in self._claims(sentence.sentence)] if where else []
+            verdicts = self._judged(sentence.sentence, where)[0] if where else []
             faults = [v for v in verdicts if v.claim.verdict in ("contradicted", "not_in_context")]
             if where is None:
                 checks[index] = ("uncertain", "the cited chunks have no text")
@@ -382,10 +324,22 @@ class LocalJudge:
                 checks[index] = ("supported", "the cited chunks support every claim of it")
         return checks
 
-    def _claims(self, answer: str) -> list[Clause]:
-        answer = _PREAMBLE.sub("", answer[:MAX_CHARS], count=1)  # "Here is a summary of the passage:" claims nothing
-        parsed = [clause(part) for part in clauses(answer)]
-        return [c for c in parsed if (c.terms or c.quantities) and not is_chatter(c) and not _LIST_MARKER.fullmatch(c.text)]
+    def _judged(self, answer: str, where: _Context) -> tuple[list[_Verdict], list[str]]:
+        """The answer's claims with their verdicts, and its clauses that refuse (scorers/refusal.py: "I couldn't find the
+        exact policy" claims nothing, the "but …" after it is a claim). A clause that only looks like a refusal ("I
+        can't promise a delivery day") refuses unless the context supports it."""
+        reading = read(_PREAMBLE.sub("", answer[:MAX_CHARS], count=1))  # "Here is a summary of the passage:" claims nothing
+        verdicts, refusals = [], list(reading.refusals)
+        for text, maybe in zip(reading.claims, reading.maybe, strict=True):
+            parsed = clause(text)
+            if not (parsed.terms or parsed.quantities) or is_chatter(parsed) or _LIST_MARKER.fullmatch(text):
+                continue
+            judged = self._verdict(parsed, where)
+            if maybe and judged.claim.verdict != "supported":
+                refusals.append(text)
+            else:
+                verdicts.append(judged)
+        return verdicts, refusals
 
     @staticmethod
     def _verdict(claim: Clause, where: _Context) -> _Verdict:
@@ -402,7 +356,7 @@ class LocalJudge:
         aligned_share = supported_units(claim, aligned) / units
         share = supported_units(claim, context) / units
 
-        def verdict(kind: str, reason: str, score: int, chunk: int | None = None) -> _Verdict:
+        def verdict(kind: str, reason: str, score: int, rule: Rule, chunk: int | None = None) -> _Verdict:
             evidence = f' (context: "{aligned.text}")' if best_dice > 0 else ""
             # A contradiction is surer the closer the claim copies the clause it contradicts; a missing name or
             # number the more of the rest the context supports; a claim with nothing in the context the longer
@@ -411,49 +365,54 @@ class LocalJudge:
                           else 0.5 + min(units, 10) / 20 if kind == "not_in_context" and share == 0
                           else 0.5 + min(share, 1.0) / 2 if kind == "not_in_context" else min(share, 1.0))
             return _Verdict(Claim(claim.text, kind, reason + evidence, [] if chunk is None else [chunk]),  # type: ignore[arg-type]
-                            score, chunk, round(confidence, 3))
+                            score, chunk, round(confidence, 3), ClaimEvidence(share, units, sum(map(len, claim.cjk_parts)), rule))
 
         for quantity in missing_quantities:
             rivals = [q for q in sorted(aligned.quantities) if q[0] == quantity[0]]
             if rivals:
                 return verdict("contradicted", f"says {_describe(quantity)} where the context says "
-                               f"{', '.join(map(_describe, rivals))}", 1)
+                               f"{', '.join(map(_describe, rivals))}", 1, "quantity")
         if (misplaced := _wrong_subject(claim, aligned, where.statements)) is not None:
             quantity, rivals = misplaced
             return verdict("contradicted", f"says {_describe(quantity)} where the context says "
-                           f"{', '.join(map(_describe, rivals))}; {_describe(quantity)} is said of something else", 1)
+                           f"{', '.join(map(_describe, rivals))}; {_describe(quantity)} is said of something else", 1, "subject")
         if aligned_share >= _ALIGNED_AT_LEAST:
             if all(_opposed(claim, candidates[p][1]) for p in as_well):
-                return verdict("contradicted", "the context says the opposite", 1)
+                return verdict("contradicted", "the context says the opposite", 1, "polarity")
             # a term the aligned clause lacks, found only where the context negates it (注销账号后订单记录
             # 可以恢复 against 注销账号后订单记录将被永久删除，无法恢复); a negated claim is checked above
             for term in () if claim.negated else sorted((claim.terms - aligned.terms) & where.only_negated):
                 holders = [candidates[p][1] for p in where.holding(term)]
                 if all(len(c.terms & claim.terms) * 2 >= len(c.terms) for c in holders):
-                    return verdict("contradicted", f'the context says the opposite: "{holders[0].text}"', 1)
+                    return verdict("contradicted", f'the context says the opposite: "{holders[0].text}"', 1, "negated_term")
         if (aligned_share >= _SWAP_ALIGNED_AT_LEAST and 0 < len(claim.terms - aligned.terms) <= _SWAP_MAX_TERMS
                 and 0 < len(aligned.terms - claim.terms) <= _SWAP_MAX_TERMS
-                and (swap := _substitution(claim, aligned, where.statements))):
+                and (swap := substitution(claim, aligned, where.statements))):
             moved, replaced = swap
-            return verdict("contradicted", f"says {moved} where the context says {replaced}", 1)
+            return verdict("contradicted", f"says {moved} where the context says {replaced}", 1, "swap")
         if missing_quantities:
-            return verdict("not_in_context", f"{', '.join(map(_describe, missing_quantities))} is not in the context", 2)
+            return verdict("not_in_context", f"{', '.join(map(_describe, missing_quantities))} is not in the context", 2, "missing_quantity")
         # A name is in the context in any case and any position (names are lower-cased terms too): a lower-case
         # source, or a sentence that opens with the name, is no reason to call it missing.
         missing_names = {name for name in claim.names - context.names - context.terms if not _demonym_of(name, context)}
         if units <= _TOO_SHORT_UNITS:  # "Scotland.": a short answer's opening word is a name too
             missing_names.update(name for name in _opening_names(claim) - context.terms if not _demonym_of(name, context))
         if missing_names:
-            return verdict("not_in_context", f"the context does not mention {', '.join(sorted(missing_names))}", 2)
+            return verdict("not_in_context", f"the context does not mention {', '.join(sorted(missing_names))}", 2, "missing_name")
         if share == 0 and units > _TOO_SHORT_UNITS:  # no evidence at all is not weak evidence
-            return verdict("not_in_context", f"none of its {units} terms is in the context", 2)
+            return verdict("not_in_context", f"none of its {units} terms is in the context", 2, "nothing")
+        if share < _SUPPORTED_AT_LEAST and units > _TOO_SHORT_UNITS and (added := _ADDITION.search(claim.text)):
+            return verdict("not_in_context", f"an addition ({added[0].strip()!r}) with {share:.0%} of its {units} terms "
+                           "in the context", 2, "addition")
+        if share < _LITTLE_SUPPORT and units >= _LITTLE_SUPPORT_UNITS:
+            return verdict("not_in_context", f"only {share:.0%} of its {units} terms are in the context", 2, "little")
         if share < _SUPPORTED_AT_LEAST:
             # Weak lexical evidence either way: a paraphrase and an invention look alike here, so the judge
             # abstains (score 3, no hallucination) rather than cry wolf.
             return verdict("uncertain", f"{share:.0%} of its {units} terms are in the context: too little to call "
-                           "it supported, nothing specific to call it unsupported", 3)
+                           "it supported, nothing specific to call it unsupported", 3, "weak")
         score = 5 if share >= 0.8 else 4 if share >= 0.6 else 3
-        return verdict("supported", f"{share:.0%} of its terms are in the context", score, best_chunk)
+        return verdict("supported", f"{share:.0%} of its terms are in the context", score, "supported", best_chunk)
 
     @staticmethod
     def _relevancy(judgment: Judgment, answer: str, question: frozenset[str], coverage: list[float],
@@ -476,10 +435,10 @@ class LocalJudge:
         if cached is not None:
             self._cache.move_to_end(text)
             return cached[0]
-        analysis = _analyse(text)
-        footprint = _footprint(analysis) + sys.getsizeof(text)
-        self._cache[text] = (analysis, footprint)
-        self._cache_bytes += footprint
+        analysis = analyse(text)
+        held = footprint(analysis, text)
+        self._cache[text] = (analysis, held)
+        self._cache_bytes += held
         while len(self._cache) > self._cache_entries or self._cache_bytes > self._cache_max_bytes:
             self._cache_bytes -= self._cache.popitem(last=False)[1][1]
             self._metrics.cache_evicted.inc()

@@ -142,7 +142,7 @@ class JudgmentMetrics:
         if (key := (*labels, judge, sample)) not in self._seen:
             self._seen.add(key)
             self._precreate(labels, judge, sample)
-        if not item.fallback:
+        if not judged.refusal:
             if judgment.groundedness is None:
                 verdict = "error"
             else:
@@ -155,9 +155,9 @@ class JudgmentMetrics:
             # For a fallback the question is whether it was right to refuse.
             verdict = "error" if stage is None else stage
         if sample != "feedback":  # the strata's judgments: random within each stratum
-            self.rates.stratum_judgments.labels(*labels, judge, "true" if item.fallback else "false", item.stratum,
+            self.rates.stratum_judgments.labels(*labels, judge, "true" if judged.refusal else "false", item.stratum,
                                                  verdict).inc()
-        if item.fallback:
+        if judged.refusal:
             # A refusal is low-relevancy by design: reported apart, never averaged in.
             count(*labels, judge, sample, "answer_relevancy", "fallback").inc()
         elif judgment.answer_relevancy is None:

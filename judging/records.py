@@ -35,7 +35,7 @@ class JudgmentRecord(msgspec.Struct):
     stratum: str
     reasons: list[str]  # every class the trace qualified for, whichever sampled it
     audit: bool  # in the random audit of the routine sample: queued for a human review
-    fallback: bool
+    fallback: bool  # a refusal: the service fell back, or the local judge found the answer claims nothing and declines
     stage: str | None
     bad: bool
     query: str
@@ -74,8 +74,8 @@ class JudgmentRecord(msgspec.Struct):
     used_chunks: list[int] | None = None
     # The answer's cited sentences, each with the chunks it cites and whether they support it.
     citations: list[CitationVerdict] = []
-    # The judged span (the trace's root, an OpenTelemetry span id) and the answering model's response id,
-    # for outputs that put the verdicts back on the trace (config interop).
+    # The span that produced the answer (an OpenTelemetry span id: the event's span_id) and the answering model's
+    # response id, for outputs that put the verdicts back on the trace (config interop).
     span_id: str | None = None
     response_id: str | None = None
 

@@ -76,7 +76,7 @@ class ContextRecorder:
 
     def record(self, judged: JudgedTrace) -> None:
         item, judgment = judged.item, judged.judgment
-        if item.sample != "routine" or item.fallback or judgment.error is not None:
+        if item.sample != "routine" or judged.refusal or judgment.error is not None:
             return
         labels, judge = self._guard.admit_event(item.event), judged.judge
         metrics = self._metrics

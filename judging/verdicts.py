@@ -7,7 +7,9 @@ estimators) needs neither judge nor the scorers the judges use.
 
 from __future__ import annotations
 
+import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import Annotated, Literal
 
@@ -23,9 +25,13 @@ RELEVANT_CHUNK_AT_LEAST = 2  # chunk relevance 0-3
 # bounded (an answer may have up to 256 cited sentences: scorers/citations.py).
 MAX_JUDGED_CITATIONS = 32
 
+ClaimVerdict = Literal["supported", "contradicted", "not_in_context", "uncertain"]
+_NOT_WORD = re.compile(r"[\W_]+")
+
+
 class Claim(msgspec.Struct):
     claim: str
-    verdict: Literal["supported", "contradicted", "not_in_context", "uncertain"]
+    verdict: ClaimVerdict
     reason: str = ""
     chunks: list[Annotated[int, msgspec.Meta(ge=0)]] = []  # the chunks (indices) that support it
 
@@ -58,6 +64,12 @@ class Judgment:
     context_relevance_reason: str = ""
     # The judge's confidence in its groundedness verdict, 0-1 (the local judge's; an LLM judge reports none)
     confidence: float | None = None
+    # The judge's own abstention on the answer (the local judge's model: its probability within the uncertain
+    # band); None: an answer is uncertain when one of its claims is (an LLM judge's).
+    uncertain: bool | None = None
+    # The answer claims nothing and declines (the local judge's reading, scorers/refusal.py): a refusal like a
+    # fallback, never a hallucination (judging/exit.py); groundedness stays None.
+    refusal: bool = False
     # The chunks (indices) that support at least one claim: context utilisation; None when the judge could
     # not say (an error, a refusal, or an LLM judge that named no chunks for its supported claims).
     used_chunks: list[int] | None = None
@@ -79,11 +91,15 @@ class Judgment:
     @property
     def groundedness_verdict(self) -> str:
         """hallucination, uncertain (a claim the judge could neither support nor fault: never a hallucination),
-        grounded, or error when there is no score."""
+        grounded, refusal (the answer claims nothing and declines), or error when there is no score."""
+        if self.refusal:
+            return "refusal"
         if self.groundedness is None:
             return "error"
         if self.hallucination:
             return "hallucination"
+        if self.uncertain is not None:
+            return "uncertain" if self.uncertain else "grounded"
         return "uncertain" if any(c.verdict == "uncertain" for c in self.claims) else "grounded"
 
     @property
@@ -97,6 +113,16 @@ class Judgment:
         """The best chunk's relevance (0-3): could the answer have been found in the context?"""
         known = [r for r in self.chunk_relevance if r is not None]
         return max(known) if known else None
+
+
+def searches_differ(question: str, searches: Sequence[str] | None) -> bool:
+    """Whether an agent's searches are its own reading of the question: one at least is not the question itself,
+    compared without case, whitespace and punctuation. A plain retriever searches with the question: there is
+    nothing to judge (it would read 5 every time)."""
+    if not searches:
+        return False
+    asked = _NOT_WORD.sub("", question.casefold())
+    return any(_NOT_WORD.sub("", search.casefold()) != asked for search in searches)
 
 
 def _held(value: object) -> int:

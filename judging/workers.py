@@ -267,11 +267,12 @@ class JudgeWorkers:
         if judgment.error is not None:
             log.warning("judgment failed", trace_id=judgment.trace_id, error=judgment.error)
         self._metrics.judge_judged.labels(priority=item.priority).inc()
-        stage = attribute(judgment, item.fallback)
+        refused = item.fallback or judgment.refusal  # the service's fallback or the local judge's reading: a refusal
+        stage = attribute(judgment, refused)
         # The audit: a random share of the routine sample's groundedness verdicts goes to human review.
-        audit = (item.sample == "routine" and not item.fallback and judgment.groundedness is not None and judge != "rule"
+        audit = (item.sample == "routine" and not refused and judgment.groundedness is not None and judge != "rule"
                  and in_sample(item.event.trace_id, self._audit_rate, "audit"))
-        grounded = None if item.fallback else judgment.groundedness
+        grounded = None if refused else judgment.groundedness
         # The join marks the turn judged and says which signals came before (they go in the record).
         signals = self._join.judged(item.event.trace_id, item.sample,
                                     "not_scored" if grounded is None else judgment.groundedness_verdict,

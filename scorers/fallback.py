@@ -4,7 +4,11 @@ Signals, in order of trust (the first that decides wins):
 1. `explicit`: the service's own `fallback` flag, true or false;
 2. `empty_retrieval`: the service reported `chunks: []` (configurable);
 3. phrase rules: named regular expressions on the answer; the first rule (in
-   configured order) that matches names the fallback.
+   configured order) that matches names the fallback, unless the answer goes on to
+   claim something: "I couldn't find any information on exchanges, but returns are
+   free for 90 days" is an answer whose claim must be judged, not a fallback. The
+   clauses a rule matched refuse; the rest (scorers/refusal.py) must be refusals too,
+   questions, referrals or conversation.
 
 Phrase rules run on RE2: all rules are matched in one linear-time pass
 (about 1 us for six rules on a short answer, against 20 us for Python's re),
@@ -29,6 +33,7 @@ import re2
 
 from ragpulse.collector.events import Envelope, TraceEvent
 from ragpulse.config import re2_options
+from ragpulse.scorers.refusal import read, substantive
 
 EXPLICIT = "explicit"
 EMPTY_RETRIEVAL = "empty_retrieval"
@@ -42,6 +47,7 @@ class FallbackDetector:
     def __init__(self, rules: Sequence[tuple[str, str]], *, empty_retrieval: bool) -> None:
         self._names = [name for name, _ in rules]
         self._rules: re2.Set | None = None
+        self._each = [re2.compile(pattern, options=re2_options()) for _, pattern in rules]  # where a matched rule matched
         # Any rule, in multi-line mode so that ^ and $ also match where one joined answer ends and the
         # next begins: it finds a superset of the answers that match, each then checked by the Set.
         self._any: re2._Regexp | None = None
@@ -105,7 +111,14 @@ class FallbackDetector:
 
     def _phrase_rule(self, answer: bytes) -> str | None:
         matched = self._rules.Match(answer) if self._rules is not None else None
-        return self._names[min(matched)] if matched else None
+        if not matched:
+            return None
+        # the matches, in characters: the clauses they touch refuse, whatever the recogniser makes of them
+        spans = [(len(answer[:m.start()].decode(errors="ignore")), len(answer[:m.end()].decode(errors="ignore")))
+                 for index in matched for m in self._each[index].finditer(answer)]
+        reading = read(answer.decode(errors="replace"), spans)
+        claims = [claim for claim, maybe in zip(reading.claims, reading.maybe, strict=True) if not maybe]
+        return None if substantive(claims) else self._names[min(matched)]
 
     def __call__(self, envelope: Envelope) -> Envelope:
         event = envelope.event

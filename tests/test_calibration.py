@@ -3,6 +3,7 @@ counters, `ragpulse calibration`, GET /api/calibration and `ragpulse review` in 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import subprocess
@@ -302,3 +303,30 @@ def test_the_review_queue_keeps_audited_traces_within_retention_and_max_rows(tmp
     assert (row.judge_groundedness, row.human_groundedness, row.human_relevancy) == (1, 2, 5)
     # Routine tallies per day (retention by whole days): all six routine judgments, three of them hallucinated.
     assert review_queue.routine_counts(db, since=0) == {("llm", "judge-m", "judgment.v1"): (6, 3)}
+
+
+@pytest.mark.unit
+def test_the_review_screen_numbers_chunks_from_1_as_citations_do(tmp_path: Path) -> None:
+    """The reviewer reads an answer that cites [1] beside the chunks: the chunks are numbered from 1, not 0."""
+    from textual.widgets import Static
+
+    from ragpulse.app.cli.review import ReviewApp
+
+    path = str(tmp_path / "q.sqlite3")
+    item = {"question": "How long do returns take?", "answer": "Returns take 30 days [1].",
+            "chunks": [{"id": "kb-returns", "text": "Returns take 30 days."},
+                       {"id": "kb-shipping", "text": "Shipping is free."}]}
+    with review_queue.connect(path) as db:
+        db.execute("INSERT INTO review_queue VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL)",
+                   ("t-1", time.time(), "shop", "/ask", None, None, "local", "local", "claims.v5",
+                    json.dumps(item), json.dumps({"judge": "local", "judge_model": "local"})))
+
+    async def shown() -> str:
+        app = ReviewApp(path, target="http://127.0.0.1:9", token=None, reviewer=None, offline=True)
+        async with app.run_test():
+            return str(app.query_one("#trace", Static).render())
+
+    text = asyncio.run(shown())
+    assert "[1] kb-returns: Returns take 30 days." in text
+    assert "[2] kb-shipping: Shipping is free." in text
+    assert "[0]" not in text

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -277,8 +279,11 @@ def test_an_answer_gets_at_most_max_judged_citations_verdicts() -> None:
     assert (len(judgment.citations), judgment.citations_not_judged) == (MAX_JUDGED_CITATIONS, 128 - MAX_JUDGED_CITATIONS)
     assert counts == {"supported": 32.0, "unsupported": 0.0, "uncertain": 0.0, "dangling": 0.0, "error": 0.0,
                       "not_judged": 96.0}
-    # The LLM judge is shown the same 32.
-    assert render_prompt(builtin_template(), event, event_citations(event)).count("<cited ") == MAX_JUDGED_CITATIONS
+    # The LLM judge is shown the same 32, numbered from 1 as their chunks are ("[1]" is chunk 1).
+    prompt = render_prompt(builtin_template(), event, event_citations(event))
+    assert prompt.count("<cited ") == MAX_JUDGED_CITATIONS
+    assert re.findall(r'<cited index="(\d+)" chunks="([\d,]+)">', prompt) == [
+        (str(n), "1,2") for n in range(1, MAX_JUDGED_CITATIONS + 1)]
 
 
 def test_one_answer_of_ranges_gets_the_verdicts_of_the_sentences_read() -> None:

@@ -141,6 +141,12 @@ def test_config_file_from_environment(tmp_path: Path) -> None:
         ({"kafka": {"bootstrap_servers": "b:9092", "sasl_mechanism": "PLAIN"}},
          ["kafka.sasl_mechanism: is set but security_protocol is not SASL_PLAINTEXT or SASL_SSL"]),
         ({"kafka": {"topics": [{"name": "a", "encoding": "avro"}]}}, ["kafka.topics[0].encoding: Invalid enum value 'avro'"]),
+        ({"kafka": {"bootstrap_servers": "b:9092", "topics": [{"name": "a"}]}, "judge": {"replicas": 3}},
+         ["judge.replicas: is for replicas behind a load balancer: a Kafka consumer's share of the traffic is its share "
+          "of the topics' partitions (leave it at 1)"]),
+        ({"judge": {"replicas": 0}, "satisfaction": {"reorder_seconds": 600}},
+         ["judge.replicas: Expected `int` >= 1; for example 1 (the default)",
+          "satisfaction.reorder_seconds: Expected `float` <= 60.0; for example 5.0 (the default)"]),
     ],
 )
 def test_errors_name_the_option_and_what_to_fix(data: object, expected: list[str]) -> None:

@@ -83,19 +83,25 @@ def test_an_agents_searches_are_scored_against_the_question() -> None:
     bad = local(question, "Electronics carry a 2-year warranty.", searches=["store opening hours"])
     assert bad.search_relevance == 1
     assert local(question, "Electronics carry a 2-year warranty.").search_relevance is None  # no searches: not scored
+    # A plain retriever searches with the question itself (case, spaces and punctuation aside): nothing to judge.
+    plain = local(question, "Electronics carry a 2-year warranty.", searches=["how long is the  warranty on electronics"])
+    assert (plain.search_relevance, plain.search_relevance_reason) == (None, "")
+    both = local(question, "Electronics carry a 2-year warranty.", searches=[question, "store opening hours"])
+    assert both.search_relevance == 5  # an agent's own search among them: its searches are judged, the best counts
 
 
 def test_the_llm_judge_checks_citations_and_names_the_chunks_through_a_sidecar(
         ragpulse_factory: Factory, fake: FakeOpenAI, tmp_path: Path) -> None:
-    """The judgment.v2 prompt through the real openai client: the cited sentences and the searches are shown
-    to the judge, its verdicts counted by rank and verdict, and kept in the record."""
+    """The judgment.v3 prompt through the real openai client: the cited sentences and an agent's searches are
+    shown to the judge, its verdicts counted by rank and verdict, and kept in the record; a plain retriever's
+    search, the question itself, is neither shown nor judged."""
     results = tmp_path / "judged.jsonl"
     rp = ragpulse_factory("--set", f"judge.base_url={fake.base_url}", "--set", "judge.api_key=k",
                           "--set", "judge.sample_rate=1.0", "--set", f"results.jsonl_path={results}")
     chunks = [{"id": f"kb-{i}", "text": text} for i, text in enumerate(SHOP)]
     events = [
         {"type": "trace", "trace_id": "cite-ok", "app": "shop", "query": "Can I return shoes?", "chunks": chunks,
-         "answer": "Unused items can be returned within 30 days of delivery [1]."},
+         "answer": "Unused items can be returned within 30 days of delivery [1].", "retrieval_queries": ["can I return shoes"]},
         {"type": "trace", "trace_id": "cite-wrong", "app": "shop", "query": "How long is the warranty?", "chunks": chunks,
          "answer": "Electronics carry a manufacturer warranty against defects [4]."},
         {"type": "trace", "trace_id": "cite-none", "app": "shop", "query": "How long does shipping take?",
@@ -114,7 +120,9 @@ def test_the_llm_judge_checks_citations_and_names_the_chunks_through_a_sidecar(
     assert s.total("ragpulse_citations_total", app="shop", outcome="resolved") == 2
     assert s.total("ragpulse_badcases_total", app="shop", stage="generation") == 1  # the wrong citation
     assert s.total("ragpulse_judgments_total", app="shop", metric="search_relevance", verdict="irrelevant") == 1
+    assert s.total("ragpulse_judgments_total", app="shop", metric="search_relevance", verdict="relevant") == 0
     prompts = [p for p in fake.prompts() if "cite-" in p or "<cited" in p or "<search>" in p]
-    assert any('<cited index="0" chunks="3">Electronics carry a manufacturer warranty against defects.</cited>' in p
+    assert any('<cited index="1" chunks="4">Electronics carry a manufacturer warranty against defects.</cited>' in p
                for p in prompts)
     assert any("<search>shipping delivery time</search>" in p for p in prompts)
+    assert sum("<search>" in p for p in prompts) == 1

@@ -79,6 +79,20 @@ def test_answers_that_merely_sound_negative_are_not_fallbacks(answer: str) -> No
     assert detector().detect(event(answer, chunks=[Chunk(text="x")])) is None
 
 
+@pytest.mark.parametrize(("answer", "rule"), [
+    ("I couldn't find any information on exchanges, but returns are free for 90 days.", None),
+    ("抱歉，没有找到相关信息，不过退货在90天内免费。", None),
+    ("I do not have enough information to answer. Our support line is open 24/7.", None),
+    # a referral, a question or another refusal after the phrase: still a fallback
+    ("I'm sorry, I couldn't find any information about that. Please contact our support team.", "en_not_found"),
+    ("Sorry, I don't know. Is there anything else I can help with?", "en_apology_refusal"),
+    ("抱歉，我无法回答这个问题，建议您咨询人工客服。", "zh_apology_refusal"),
+])
+def test_a_fallback_phrase_followed_by_claims_is_an_answer(answer: str, rule: str | None) -> None:
+    """The claims after a refusal are judged like any answer's (issue 44): the answer is no fallback."""
+    assert detector().detect(event(answer, chunks=[Chunk(text="x")])) == rule
+
+
 def test_explicit_flag_wins_over_every_other_signal() -> None:
     d = detector()
     assert d.detect(event("Here is your answer.", chunks=[Chunk(text="x")], fallback=True)) == "explicit"

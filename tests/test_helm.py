@@ -135,25 +135,85 @@ def test_everything_on_renders_the_generated_rules_and_dashboards() -> None:
     assert board["data"] == dashboards.render(DEFAULTS)
 
 
-@pytest.mark.parametrize(("setting", "message"), [
-    ("config.http.port=notaport", "at '/config/http/port': got string, want integer"),
-    ("config.nope.option=1", "additional properties 'nope' not allowed"),
-    ("config.judge.sample_rate=2", "at '/config/judge/sample_rate'"),
-    ("replicaCount=-1", "at '/replicaCount'"),
-    ("service.type=Internal", "at '/service/type'"),
-    ("serviceMonitor.enabeld=true", "additional properties 'enabeld' not allowed"),
-    ("persistence.size=1GB", "at '/persistence/size': '1GB' does not match pattern"),
-    ("persistence.accessModes={ReadOnlyMany}", "at '/persistence/accessModes/0'"),  # the store is written
-    ("config.interop.phoenix.base_ur=http://phoenix:6006", "additional properties 'base_ur' not allowed"),
-    ("config.interop.otlp_metrics.temporality=weekly", "at '/config/interop/otlp_metrics/temporality'"),
-    ("tokens.apiTokenKey=api/token", "at '/tokens/apiTokenKey': 'api/token' does not match pattern"),
-    ("tokens.existingSecert=mine", "additional properties 'existingSecert' not allowed"),
-])
-def test_a_wrong_value_is_refused_by_the_schema(setting: str, message: str) -> None:
-    for command in (("lint", str(CHART)), ("template", "rp", str(CHART))):
-        refused = run_helm(*command, "--set", setting)
-        assert refused.returncode != 0, setting
-        assert message in refused.stdout + refused.stderr, refused.stdout + refused.stderr
+def nested(settings: dict[str, Any]) -> dict[str, Any]:
+    """{"a.b": 1} -> {"a": {"b": 1}}: a values file's content from dotted keys (None: the key left out)."""
+    values: dict[str, Any] = {}
+    for key, value in settings.items():
+        *parents, leaf = key.split(".")
+        node = values
+        for parent in parents:
+            node = node.setdefault(parent, {})
+        node[leaf] = value
+    return values
+
+
+BREAKS_YAML = "a: b"  # written into the manifest as it is, it would end the line's mapping
+# Every way `helm template` refuses values, each with the message both it and `helm lint --strict` must give, naming
+# the value: the templates' one `fail`, the values they read unguarded, the strings they write into YAML as they are,
+# and wrong types, enums and ranges. The shipped values (tests/helm/minimal.yaml) and the examples pass both:
+# test_lint_and_template_give_valid_kubernetes_manifests.
+REFUSED: dict[str, tuple[dict[str, Any], str]] = {
+    # ragpulse.checkPersistence: one writer on the SQLite file. Before the schema said so, lint --strict passed these.
+    "claim-2-replicas": ({"persistence.enabled": True, "replicaCount": 2}, "at '/replicaCount': maximum: got 2, want 1"),
+    "existing-claim-2-replicas": ({"persistence.existingClaim": "data", "replicaCount": 2},
+                                  "at '/replicaCount': maximum: got 2, want 1"),
+    "claim-autoscaled": ({"persistence.enabled": True, "autoscaling.enabled": True},
+                         "at '/autoscaling/maxReplicas': maximum: got 4, want 1"),
+    "existing-claim-autoscaled": ({"persistence.existingClaim": "data", "autoscaling.enabled": True,
+                                   "autoscaling.maxReplicas": 3}, "at '/autoscaling/maxReplicas': maximum: got 3, want 1"),
+    # Read unguarded (a nil pointer, `ternary` of nothing, `dig` of nothing): lint --strict passed these too.
+    **{f"no-{key}": ({key: None}, f"at '': missing property '{key}'") for key in (
+        "image", "serviceAccount", "service", "headlessService", "judge", "tokens", "persistence", "serviceMonitor",
+        "prometheusRule", "grafanaDashboards", "podDisruptionBudget", "autoscaling")},
+    "no-image.repository": ({"image.repository": None}, "at '/image': missing property 'repository'"),
+    "no-tokens.apiTokenKey": ({"tokens.apiTokenKey": None}, "at '/tokens': missing property 'apiTokenKey'"),
+    "no-tokens.reviewTokenKey": ({"tokens.reviewTokenKey": None}, "at '/tokens': missing property 'reviewTokenKey'"),
+    "no-autoscaling.enabled": ({"autoscaling.enabled": None}, "at '/autoscaling': missing property 'enabled'"),
+    # Written into YAML as they are: both refused these before, with a YAML parse error naming no value.
+    **{f"yaml-{key}": ({key: value, **enabling}, f"at '/{key.replace('.', '/')}': '{value}' does not match pattern")
+       for key, value, enabling in (
+           ("nameOverride", BREAKS_YAML, {}), ("fullnameOverride", BREAKS_YAML, {}),
+           ("image.repository", 'ragpulse"', {}), ("image.tag", '1.0"', {}),
+           ("serviceAccount.name", BREAKS_YAML, {}),
+           ("judge.existingSecret", BREAKS_YAML, {}),
+           ("judge.existingSecretKey", BREAKS_YAML, {"judge.existingSecret": "judge"}),
+           ("tokens.existingSecret", BREAKS_YAML, {}),
+           ("persistence.existingClaim", BREAKS_YAML, {}),
+           ("serviceMonitor.namespace", BREAKS_YAML, {"serviceMonitor.enabled": True}),
+           ("serviceMonitor.interval", BREAKS_YAML, {"serviceMonitor.enabled": True}),
+           ("serviceMonitor.scrapeTimeout", BREAKS_YAML, {"serviceMonitor.enabled": True}),
+           ("prometheusRule.namespace", BREAKS_YAML, {"prometheusRule.enabled": True}),
+           ("grafanaDashboards.namespace", BREAKS_YAML, {"grafanaDashboards.enabled": True}))},
+    "yaml-podDisruptionBudget.minAvailable": ({"podDisruptionBudget.minAvailable": BREAKS_YAML, "replicaCount": 2},
+                                              "at '/podDisruptionBudget/minAvailable': 'anyOf' failed"),
+    # Wrong types, enums and ranges (ternary takes a bool, dig string keys), keys that do not exist.
+    "autoscaling.enabled-not-bool": ({"autoscaling.enabled": "yes"}, "at '/autoscaling/enabled': got string, want boolean"),
+    "replicaCount-string": ({"replicaCount": "2"}, "at '/replicaCount': got string, want integer"),
+    "replicaCount-negative": ({"replicaCount": -1}, "at '/replicaCount': minimum: got -1, want 0"),
+    "apiTokenKey-number": ({"tokens.apiTokenKey": 1}, "at '/tokens/apiTokenKey': got number, want string"),
+    "apiTokenKey-slash": ({"tokens.apiTokenKey": "api/token"}, "at '/tokens/apiTokenKey': 'api/token' does not match pattern"),
+    "service.type": ({"service.type": "Internal"}, "at '/service/type'"),
+    "http.port": ({"config.http.port": "notaport"}, "at '/config/http/port': got string, want integer"),
+    "config-unknown": ({"config.nope.option": 1}, "additional properties 'nope' not allowed"),
+    "sample_rate": ({"config.judge.sample_rate": 2}, "at '/config/judge/sample_rate'"),
+    "temporality": ({"config.interop.otlp_metrics.temporality": "weekly"}, "at '/config/interop/otlp_metrics/temporality'"),
+    "phoenix-typo": ({"config.interop.phoenix.base_ur": "http://phoenix:6006"}, "additional properties 'base_ur' not allowed"),
+    "serviceMonitor-typo": ({"serviceMonitor.enabeld": True}, "additional properties 'enabeld' not allowed"),
+    "tokens-typo": ({"tokens.existingSecert": "mine"}, "additional properties 'existingSecert' not allowed"),
+    "persistence.size": ({"persistence.size": "1GB"}, "at '/persistence/size': '1GB' does not match pattern"),
+    "read-only-store": ({"persistence.accessModes": ["ReadOnlyMany"]}, "at '/persistence/accessModes/0'"),
+}
+
+
+@pytest.mark.parametrize(("settings", "message"), REFUSED.values(), ids=REFUSED.keys())
+def test_lint_strict_refuses_what_template_refuses_naming_the_value(settings: dict[str, Any], message: str,
+                                                                      tmp_path: Path) -> None:
+    values = tmp_path / "values.yaml"
+    values.write_text(yaml.safe_dump(nested(settings)))
+    for command in (("lint", "--strict", str(CHART)), ("template", "rp", str(CHART))):
+        refused = run_helm(*command, "-f", str(values))
+        assert refused.returncode != 0, (command[0], settings)
+        assert message in refused.stdout + refused.stderr, (command[0], refused.stdout + refused.stderr)
 
 
 def test_the_api_and_review_tokens_are_generated_random_and_apart() -> None:
@@ -214,7 +274,10 @@ ONE_WRITER = ("persistence needs a single replica: the bad-case store is one SQL
     (("persistence.enabled=true", "autoscaling.enabled=true"), 4),  # the HPA may scale to maxReplicas
 ])
 def test_persistence_with_several_replicas_fails_to_render(settings: tuple[str, ...], pods: int) -> None:
-    refused = run_helm("template", "rp", str(CHART), *(arg for s in settings for arg in ("--set", s)))
+    """The schema refuses these first (test_lint_strict_refuses_what_template_refuses_naming_the_value); without it
+    the template's own check still does, and says why."""
+    refused = run_helm("template", "rp", str(CHART), "--skip-schema-validation",
+                       *(arg for s in settings for arg in ("--set", s)))
     assert refused.returncode != 0, settings
     assert ONE_WRITER.format(pods) in refused.stderr, refused.stderr
 
@@ -311,3 +374,17 @@ def test_the_example_collector_values_hold_a_config_the_collector_accepts(tmp_pa
         checked = subprocess.run([collector_binary(), "validate", f"--config={config}"], capture_output=True, text=True,
                                  timeout=60)
         assert (checked.returncode == 0) is accepted, checked.stdout + checked.stderr
+
+
+@pytest.mark.parametrize(("args", "replicas"), [
+    ((), 1),
+    (("--set", "replicaCount=3"), 3),  # behind a load balancer: the routine floor counts 3 replicas' traffic
+    (("--set", "replicaCount=3", "--set", "config.judge.replicas=5"), 5),  # given: it wins
+    (("-f", str(ROOT / "tests" / "helm" / "everything.yaml")), 2),  # the autoscaler: its minReplicas
+    (("-f", str(ROOT / "helm" / "examples" / "ragpulse-analyse.yaml")), 1),  # a consumer group: each its partitions' share
+    (("-f", str(ROOT / "helm" / "examples" / "ragpulse-forward.yaml")), 1),  # forwarders judge nothing
+])
+def test_the_replicas_behind_a_load_balancer_draw_one_routine_floor(args: tuple[str, ...], replicas: int, tmp_path: Path) -> None:
+    [config_map] = [doc for doc in template(*args) if doc["kind"] == "ConfigMap" and "config.yaml" in doc["data"]]
+    (tmp_path / "config.yaml").write_text(config_map["data"]["config.yaml"])
+    assert load_config(tmp_path / "config.yaml", environ={}).judge.replicas == replicas

@@ -6,8 +6,10 @@ OpenInference's instrumentor, in its own process, through the real OTLP exporter
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import signal
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,12 +20,15 @@ from helpers.events import ndjson, trace
 from helpers.fake_openai import FakeOpenAI
 from helpers.instrumented_apps import JUDGED_QUESTIONS, TESTS, app_command
 from helpers.metrics import Samples
-from helpers.net import free_port, http
+from helpers.net import black_hole, free_port, http
 from helpers.otelcol import Collector, LogRecord, collector_binary
+from helpers.otlp_shapes import Collect, http_server_trace, provider
 from helpers.phoenix_server import Phoenix, phoenix_python
 from helpers.processes import rss_bytes
 from helpers.sidecar import start_ragpulse
 from helpers.waiting import wait_until
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
 from ragpulse.sources.otlp.spans import Span, decode_protobuf
 
@@ -97,19 +102,21 @@ def test_each_judged_trace_has_its_evaluation_events_on_its_root_span(
         by_trace, answers = run_app(tmp_path, [f"http://127.0.0.1:{rp.otlp_port}/v1/traces"], fake.base_url)
         assert answers == list(JUDGED_QUESTIONS.values())
         wait_until(lambda: rp.metrics().total("ragpulse_judge_judged_total") == 4, what="the app's 4 answers judged")
-        wait_until(lambda: len(collector.log_records()) >= 16, what="16 evaluation records in the Collector")
+        wait_until(lambda: len(collector.log_records()) >= 12, what="12 evaluation records in the Collector")
         records = collector.log_records()
         roots = {trace_id: next(s.span_id for s in spans if s.parent_span_id is None) for trace_id, spans in by_trace.items()}
-        assert len(roots) == 4 and len(records) == 16  # 4 evaluations a trace
+        assert len(roots) == 4 and len(records) == 12  # 3 evaluations a trace
         by_trace_records: dict[str, list[LogRecord]] = {}
         for record in records:
             assert record.event_name == "gen_ai.evaluation.result"
+            # OpenInference's spans carry no gen_ai.response.id: no span made the answer but the root.
             assert record.span_id == roots[record.trace_id], "on the root span of its trace"
             by_trace_records.setdefault(record.trace_id, []).append(record)
         hallucinated = 0
         for trace_id, found in by_trace_records.items():
             attributes = {r.attributes["gen_ai.evaluation.name"]: r.attributes for r in found}
-            assert sorted(attributes) == ["answer_relevancy", "context_relevance", "groundedness", "search_relevance"]
+            # The retriever searched with the question itself: no search_relevance, nothing to judge in it.
+            assert sorted(attributes) == ["answer_relevancy", "context_relevance", "groundedness"]
             grounded = attributes["groundedness"]
             bad = grounded["gen_ai.evaluation.score.label"] == "hallucination"
             hallucinated += bad
@@ -122,12 +129,9 @@ def test_each_judged_trace_has_its_evaluation_events_on_its_root_span(
             assert attributes["answer_relevancy"]["gen_ai.evaluation.score.value"] == "5"
             assert attributes["context_relevance"]["gen_ai.evaluation.score.label"] == "relevant"
             assert attributes["context_relevance"]["gen_ai.evaluation.score.value"] == "3"
-            # The retriever searched with the question itself: a perfect reading of it.
-            assert attributes["search_relevance"]["gen_ai.evaluation.score.label"] == "relevant"
-            assert attributes["search_relevance"]["gen_ai.evaluation.score.value"] == "5"
         assert hallucinated == 2  # the two HALLUCINATE answers of JUDGED_QUESTIONS
         s = rp.metrics()
-        assert s.get_value("ragpulse_interop_sent_total", output="evaluation_events") == 16
+        assert s.get_value("ragpulse_interop_sent_total", output="evaluation_events") == 12
         assert s.total("ragpulse_interop_dropped_total", output="evaluation_events") == 0
 
         # Pushed metrics: after the traffic, every ragpulse series as the Collector's Prometheus exporter
@@ -200,6 +204,80 @@ def test_a_collector_that_is_down_costs_counted_drops_and_never_stalls_the_pipel
         collector.stop()
 
 
+def test_a_web_apps_verdicts_are_on_the_chat_call_that_answered_not_its_http_root(
+        collector: Collector, phoenix: Phoenix, tmp_path: Path) -> None:
+    """A web app's trace (root `POST /ask`, SERVER; the answering chat call below it, with its response id),
+    sent to ragpulse and to Phoenix: the Collector's evaluation records and Phoenix's annotations are on the chat
+    call's span, the one their gen_ai.response.id names; they were on `POST /ask`."""
+    rp = start_ragpulse(tmp_path, "--set", "otlp.grace_seconds=0.2", "--set", "judge.mode=local",
+                        "--set", "judge.sample_rate=1.0", *interop_args(collector, **{
+                            "interop.otlp_metrics.enabled": "false", "interop.phoenix.enabled": "true",
+                            "interop.phoenix.base_url": phoenix.url, "interop.phoenix.flush_seconds": "0.2"}))
+    try:
+        collect = Collect()
+        http_server_trace(provider(SimpleSpanProcessor(collect)))
+        body = encode_spans(collect.spans).SerializeToString()
+        for url in (f"http://127.0.0.1:{rp.otlp_port}/v1/traces", f"{phoenix.url}/v1/traces"):
+            assert http("POST", url, body, {"Content-Type": "application/x-protobuf"}).status == 200
+        ids = {span.name: f"{span.context.span_id:016x}" for span in collect.spans}
+        trace_id = f"{collect.spans[0].context.trace_id:032x}"
+
+        def sent(output: str) -> float:
+            return rp.metrics().get_value("ragpulse_interop_sent_total", output=output)
+
+        wait_until(lambda: rp.metrics().total("ragpulse_judge_judged_total") == 1, what="the web app's answer judged")
+        wait_until(lambda: sent("evaluation_events") >= 3 and sent("phoenix") == sent("evaluation_events"),
+                   timeout=30, what="its evaluations in the Collector and in Phoenix")
+        evaluations = int(sent("evaluation_events"))
+        wait_until(lambda: len(collector.log_records()) == evaluations, what="the Collector's records")
+        records = collector.log_records()
+        assert {(r.trace_id, r.span_id) for r in records} == {(trace_id, ids["chat answer"])}
+        assert {r.attributes["gen_ai.response.id"] for r in records} == {"chatcmpl-answer"}
+        annotations = phoenix.span_annotations("default", [ids["POST /ask"], ids["chat answer"]])
+        assert sorted((a["span_id"], a["identifier"]) for a in annotations) == [(ids["chat answer"], "ragpulse")] * evaluations
+    finally:
+        rp.terminate()
+
+
+@pytest.mark.parametrize("endpoint", ["nothing_listening", "black_hole"])
+def test_sigterm_stops_within_5_s_whatever_the_interop_endpoints_do(endpoint: str, tmp_path: Path) -> None:
+    """Every interop output pointed at a port where nothing listens, or at a server that accepts and never
+    answers, the events' and Phoenix's exports under way and the last metrics push to make when SIGTERM comes:
+    the process exits within 5 s of the signal (it took 7 and 22 s: each output waited its own timeout_seconds,
+    Phoenix twice), and the one shutdown log line accounts for every item, none delivered."""
+    with black_hole() if endpoint == "black_hole" else contextlib.nullcontext() as hole:
+        port = hole.port if hole is not None else free_port()
+        rp = start_ragpulse(tmp_path, "--set", "judge.mode=local", "--set", "judge.sample_rate=1.0", *[
+            arg for key, value in {
+                "interop.evaluation_events.enabled": "true", "interop.evaluation_events.insecure": "true",
+                "interop.evaluation_events.endpoint": f"127.0.0.1:{port}",
+                "interop.evaluation_events.schedule_delay_seconds": "0.1",
+                "interop.otlp_metrics.enabled": "true", "interop.otlp_metrics.protocol": "http/protobuf",
+                "interop.otlp_metrics.endpoint": f"http://127.0.0.1:{port}",
+                "interop.otlp_metrics.interval_seconds": "3600",  # one push: the last, at shutdown
+                "interop.phoenix.enabled": "true", "interop.phoenix.base_url": f"http://127.0.0.1:{port}",
+                "interop.phoenix.flush_seconds": "0.1",
+            }.items() for arg in ("--set", f"{key}={value}")])
+        try:
+            events = [trace(f"{i:032x}", span_id=f"{i:016x}", query="How long is the warranty?",
+                            answer="The warranty lasts 2 years.",
+                            chunks=[{"id": "w", "text": "The warranty covers manufacturing defects for 2 years."}])
+                      for i in range(1, 11)]
+            assert rp.post("/v1/events", ndjson(events)).status == 200
+            wait_until(lambda: rp.metrics().total("ragpulse_judge_judged_total") == 10, what="10 judged")
+            if hole is not None:
+                wait_until(lambda: hole.accepted >= 2, what="the events' and Phoenix's exports hanging")
+            rp.process.send_signal(signal.SIGTERM)
+            assert rp.process.wait(timeout=5) == 0
+        finally:
+            rp.terminate()
+    [line] = [line for line in rp.log_lines() if line["event"] == "interop: not delivered at shutdown"]
+    # Three evaluations a judgment (groundedness, answer and context relevance), each an event and an annotation.
+    assert line["sent_total"] == {"evaluation_events": 0, "otlp_metrics": 0, "phoenix": 0}
+    assert line["dropped_total"] == {"evaluation_events": 30, "otlp_metrics": 1, "phoenix": 30}
+    assert line["not_delivered"]["otlp_metrics"] == 1 and line["deadline_seconds"] == 3.0
+
+
 def test_phoenix_shows_one_ragpulse_annotation_per_judged_span_and_metric(
         phoenix: Phoenix, fake: FakeOpenAI, tmp_path: Path) -> None:
     rp = start_ragpulse(tmp_path, "--set", "otlp.grace_seconds=0.2", "--set", f"judge.base_url={fake.base_url}",
@@ -222,12 +300,12 @@ def test_phoenix_shows_one_ragpulse_annotation_per_judged_span_and_metric(
             return (s.get_value("ragpulse_interop_sent_total", output="phoenix"),
                     s.get_value("ragpulse_interop_dropped_total", output="phoenix", reason="span_not_found"))
 
-        wait_until(lambda: delivered() == (16, 3), timeout=30, what="16 annotations delivered, the orphan's 3 counted")
+        wait_until(lambda: delivered() == (12, 3), timeout=30, what="12 annotations delivered, the orphan's 3 counted")
         roots = {trace_id: next(s for s in spans if s.parent_span_id is None) for trace_id, spans in by_trace.items()}
         annotations = phoenix.span_annotations("default", [root.span_id for root in roots.values()])
-        assert len(annotations) == 16
+        assert len(annotations) == 12
         found = {(a["span_id"], a["name"]): a for a in annotations}
-        assert len(found) == 16  # one per judged span and metric
+        assert len(found) == 12  # one per judged span and metric: no search_relevance, the search is the question
         for root in roots.values():
             bad = "HALLUCINATE" in str(root.attributes["output.value"])
             grounded = found[(root.span_id, "groundedness")]
@@ -235,7 +313,7 @@ def test_phoenix_shows_one_ragpulse_annotation_per_judged_span_and_metric(
             assert grounded["annotator_kind"] == "LLM" and grounded["identifier"] == "ragpulse"
             assert grounded["metadata"]["judge"] == "llm" and grounded["metadata"].get("stage") == ("generation" if bad else None)
             assert grounded["result"]["explanation"]  # include_content is set
-            for name in ("answer_relevancy", "context_relevance", "search_relevance"):
+            for name in ("answer_relevancy", "context_relevance"):
                 assert found[(root.span_id, name)]["result"]["label"] == "relevant"
         if shot := os.environ.get("TEST_PHOENIX_SCREENSHOT"):  # docs/interop.md's picture: a hallucinated trace in Phoenix
             trace_id = next(t for t, root in roots.items() if "HALLUCINATE" in str(root.attributes["output.value"]))

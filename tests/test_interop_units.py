@@ -1,12 +1,13 @@
 """The interop outputs' parts, exactly: evaluations of a judgment record, OpenTelemetry ids, the Prometheus
-to OTLP bridge (names, units, cumulative and delta), the settings' checks, and the Phoenix exporter's
+to OTLP bridge (names, units, cumulative and delta), the settings' checks, the Phoenix exporter's
 handling of spans Phoenix does not have yet (against a server answering as Phoenix's REST API does: the
-real one is in test_interop.py)."""
+real one is in test_interop.py), and the span a web app's verdicts go on."""
 
 from __future__ import annotations
 
 import asyncio
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,17 +15,28 @@ import pytest
 from aiohttp import web
 from helpers.metrics import exported_metrics
 from helpers.net import free_port
+from helpers.otlp_shapes import Collect, http_server_trace, provider
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest, ExportLogsServiceResponse
 from opentelemetry.sdk.metrics.export import AggregationTemporality
 from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
+from ragpulse.collector.events import TraceEvent
 from ragpulse.config import parse_config
 from ragpulse.errors import ConfigError
+from ragpulse.interop.evaluation_events import EvaluationEvents
 from ragpulse.interop.evaluations import Evaluation, evaluations, otel_trace_id
 from ragpulse.interop.otlp_metrics import PrometheusBridge, otel_name
 from ragpulse.interop.phoenix import PhoenixAnnotations
+from ragpulse.judging.exit import build_record
 from ragpulse.judging.records import JudgmentRecord, RecordChunk
-from ragpulse.judging.verdicts import CitationVerdict, Claim
+from ragpulse.judging.sampler import JudgeItem
+from ragpulse.judging.verdicts import CitationVerdict, Claim, Judgment
+from ragpulse.sources.otlp.keys import MAPPED_KEYS
+from ragpulse.sources.otlp.mapping import TraceMapper
+from ragpulse.sources.otlp.spans import decode_protobuf
 
 METRICS = (Path(__file__).resolve().parent.parent / "docs" / "metrics.md").read_text(encoding="utf-8")
 
@@ -36,7 +48,7 @@ def record(**fields: Any) -> JudgmentRecord:
         stage=None, bad=False, query="q", answer="a", chunks=[RecordChunk(text="c")], groundedness=5, hallucination=False,
         supported_share=1.0, claims=[], groundedness_reason="all supported", answer_relevancy=5,
         answer_relevancy_reason="on the question", context_relevance=3, context_relevance_reason="chunk 0 answers it",
-        error=None, raw_output=None, judge="llm", judge_model="gpt", prompt_version="judgment.v2", prompt_tokens=1,
+        error=None, raw_output=None, judge="llm", judge_model="gpt", prompt_version="judgment.v3", prompt_tokens=1,
         completion_tokens=1, cost=0.0, verdict="grounded", span_id="b7ad6b7169203331")
     return JudgmentRecord(**{**base, **fields})
 
@@ -70,6 +82,28 @@ def test_a_refusal_an_error_and_cited_sentences() -> None:
     assert search == Evaluation("search_relevance", "relevant", 4, None)  # no reason given, none sent
     assert (citations.label, citations.score) == ("inaccurate", 1 / 3)  # 1 of 3 judged citations supported
     assert citations.explanation == "[unsupported] B.: not in chunk 1\n[dangling] C."
+
+
+@pytest.mark.unit
+def test_a_plain_retrievers_search_is_no_evaluation_an_agents_is() -> None:
+    """Judged and recorded as the sidecar does: a retriever that searched with the question itself (case, spaces
+    and punctuation aside) gets no search_relevance evaluation, an agent that rephrased it one."""
+    from ragpulse.collector.events import Chunk, TraceEvent
+    from ragpulse.judging.exit import build_record
+    from ragpulse.judging.local_judge import LocalJudge
+    from ragpulse.judging.sampler import JudgeItem
+
+    judge = LocalJudge(CollectorRegistry(), cache_entries=10, cache_max_bytes=1 << 20)
+
+    def names(*searches: str) -> list[str]:
+        item = JudgeItem(TraceEvent(trace_id="t", query="How long is the warranty?", answer="Two years.",
+                                    chunks=[Chunk(text="The warranty lasts two years.")], retrieval_queries=list(searches)), False)
+        judgment = judge.judge(item.event)
+        return [e.name for e in evaluations(build_record(item, judgment, None, "local", 0.0, False),
+                                            include_content=False, max_chars=100)]
+
+    assert names("how long is the warranty") == ["groundedness", "answer_relevancy", "context_relevance"]
+    assert names("warranty duration") == ["groundedness", "answer_relevancy", "context_relevance", "search_relevance"]
 
 
 @pytest.mark.unit
@@ -192,5 +226,62 @@ async def _phoenix_waits() -> None:
     await exporter.flush()
     assert len(stored) == 6 and registry.get_sample_value("ragpulse_interop_sent_total", {"output": "phoenix"}) == 6
     assert {a["annotator_kind"] for a in stored} == {"LLM"} and {a["identifier"] for a in stored} == {"ragpulse"}
-    await exporter.shutdown()
+    await exporter.shutdown(time.monotonic() + 10)
     await runner.cleanup()
+
+
+def test_an_http_servers_trace_has_its_verdicts_on_the_llm_span_that_answered() -> None:
+    """A web app's trace (root `POST /ask`, SERVER; the answering chat call below it, with its response id)
+    through the OTLP mapping, a judgment and both outputs, against an OTLP/HTTP logs endpoint and a server
+    answering as Phoenix's REST API: every evaluation event and annotation is on the chat call's span, which
+    the events' gen_ai.response.id names; they were on the root."""
+    asyncio.run(_on_the_answering_span())
+
+
+async def _on_the_answering_span() -> None:
+    collect = Collect()
+    http_server_trace(provider(SimpleSpanProcessor(collect)))
+    spans = decode_protobuf(encode_spans(collect.spans).SerializeToString(), MAPPED_KEYS).spans
+    event = TraceMapper().map(spans)
+    assert isinstance(event, TraceEvent)
+    judgment = Judgment(event.trace_id, "local", "local", groundedness=5, answer_relevancy=5, chunk_relevance=[3])
+    judged = build_record(JudgeItem(event, False), judgment, None, "local", 0.0, False)
+    logs: list[Any] = []
+    annotations: list[dict[str, Any]] = []
+
+    async def export_logs(request: web.Request) -> web.Response:
+        for resource in ExportLogsServiceRequest.FromString(await request.read()).resource_logs:
+            logs.extend(log for scope in resource.scope_logs for log in scope.log_records)
+        return web.Response(body=ExportLogsServiceResponse().SerializeToString(), content_type="application/x-protobuf")
+
+    async def annotate(request: web.Request) -> web.Response:
+        annotations.extend((await request.json())["data"])
+        return web.json_response({"data": []})
+
+    app = web.Application()
+    app.router.add_post("/v1/logs", export_logs)
+    app.router.add_post("/v1/span_annotations", annotate)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    port = free_port()
+    await web.TCPSite(runner, "127.0.0.1", port).start()
+    config = parse_config({"interop": {
+        "evaluation_events": {"enabled": True, "protocol": "http/protobuf", "endpoint": f"http://127.0.0.1:{port}"},
+        "phoenix": {"enabled": True, "base_url": f"http://127.0.0.1:{port}"}}}).interop
+    registry = CollectorRegistry()
+    events, phoenix = EvaluationEvents(config, registry, Resource.create({})), PhoenixAnnotations(config, registry)
+    await phoenix.start()
+    try:
+        events(judged)
+        phoenix.add(judged)
+        deadline = time.monotonic() + 10
+        await asyncio.gather(asyncio.to_thread(events.shutdown, deadline), phoenix.shutdown(deadline))
+    finally:
+        await runner.cleanup()
+    answering = next(span for span in spans if span.name == "chat answer")
+    assert answering.parent_span_id == next(span.span_id for span in spans if span.name == "POST /ask")
+    assert [(log.span_id.hex(), log.trace_id.hex()) for log in logs] == [(answering.span_id, event.trace_id)] * 3
+    assert {attribute.value.string_value for log in logs for attribute in log.attributes
+            if attribute.key == "gen_ai.response.id"} == {"chatcmpl-answer"}
+    assert [(a["span_id"], a["name"]) for a in annotations] == [
+        (answering.span_id, name) for name in ("groundedness", "answer_relevancy", "context_relevance")]

@@ -23,6 +23,7 @@ from ragpulse.judging.exit import JudgmentExit
 from ragpulse.judging.llm_judge import BUILTIN_PROMPT, LlmJudge, builtin_template
 from ragpulse.judging.local_judge import LocalJudge
 from ragpulse.judging.sampler import JudgeItem, JudgeQueue
+from ragpulse.judging.verdicts import Judgment
 from ragpulse.judging.workers import CircuitBreaker, JudgeWorkers, JudgmentCache
 
 Factory = Callable[..., RagpulseProcess]
@@ -96,7 +97,7 @@ def test_one_call_judges_groundedness_relevancy_and_context_and_attributes_bad_c
     assert (bad["stage"], bad["bad"], bad["groundedness"], bad["hallucination"], bad["answer_relevancy"]) == (
         "retrieval", True, 1, True, 5)
     assert (bad["context_relevance"], bad["chunks"][0]["relevance"], bad["claims"][0]["verdict"]) == (0, 0, "contradicted")
-    assert (bad["judge"], bad["judge_model"], bad["prompt_version"], bad["priority"]) == ("llm", "judge-model", "judgment.v2", "base_rate")
+    assert (bad["judge"], bad["judge_model"], bad["prompt_version"], bad["priority"]) == ("llm", "judge-model", "judgment.v3", "base_rate")
     assert bad["query"] == "How do I return shoes?" and bad["chunks"][0]["id"] == "kb-9"
     good = by_id["ok-0"]
     assert (good["stage"], good["bad"], good["groundedness"], good["supported_share"]) == (None, False, 5, 1.0)
@@ -239,6 +240,42 @@ def test_the_breaker_probes_after_its_cooldown_and_closes_after_a_good_probe(fak
             await workers.shutdown()
 
     asyncio.run(main())
+
+
+def test_the_prompt_numbers_chunks_from_1_and_the_judges_numbers_come_back_as_indices(fake: FakeOpenAI) -> None:
+    """judgment.v3 numbers chunks and cited sentences from 1, as answers cite chunks ("[2]") and ragpulse shows
+    them; the judge's numbers (a claim's chunks, each chunk's relevance, each cited sentence's verdict) come back
+    as the indices from 0 that judgments and records hold. A search that is the question itself is not shown."""
+    from openai import AsyncOpenAI
+
+    llm = LlmJudge(AsyncOpenAI(api_key="k", base_url=fake.base_url, max_retries=0), "judge-model", builtin_template(),
+                   BUILTIN_PROMPT, limiter=RequestRateLimiter(None), max_retries=0, max_completion_tokens=1024)
+    event = TraceEvent(trace_id="numbers", query="Can I return shoes, and get a refund?",
+                       answer="Returns are accepted within 30 days of delivery [2]. Refunds are paid within 5 days [1].",
+                       chunks=[Chunk(id="kb-9", text=NOISE[0]["text"]), Chunk(id="kb-1", text=CHUNKS[0]["text"]),
+                               Chunk(text="Refunds are paid within 5 days of a return.")],
+                       retrieval_queries=["can i return shoes and get a refund"])
+    prompt = llm.prompt(event)
+    assert [line for line in prompt.splitlines() if line.startswith(("<chunk ", "<cited "))] == [
+        '<chunk index="1" id="kb-9">', '<chunk index="2" id="kb-1">', '<chunk index="3" id="3">',
+        '<cited index="1" chunks="2">Returns are accepted within 30 days of delivery.</cited>',
+        '<cited index="2" chunks="1">Refunds are paid within 5 days.</cited>']
+    assert "<searches>\n(none)\n</searches>" in prompt
+
+    async def judge() -> Judgment:
+        try:
+            return await llm.judge(event, prompt)
+        finally:
+            await llm.close()
+
+    judgment = asyncio.run(judge())
+    assert (judgment.error, judgment.prompt_version) == (None, "judgment.v3")
+    assert judgment.chunk_relevance == [0, 3, 3]
+    assert [(c.claim, c.chunks) for c in judgment.claims] == [
+        ("Returns are accepted within 30 days of delivery.", [1]), ("Refunds are paid within 5 days.", [2])]
+    assert judgment.used_chunks == [1, 2]
+    assert [(c.chunks, c.verdict) for c in judgment.citations] == [([1], "supported"), ([0], "unsupported")]
+    assert judgment.search_relevance is None
 
 
 def test_late_feedback_and_rephrases_get_traces_judged(fake: FakeOpenAI, ragpulse_factory: Factory) -> None:

@@ -827,3 +827,39 @@ def test_after_a_rebalance_no_replica_exports_the_lag_of_a_partition_it_does_not
             "lag series of partitions a replica does not own", held_a, held_b)
     finally:
         leader.close()
+
+
+def test_a_consumer_tells_the_routine_floor_its_share_of_the_topics_partitions(kafka_client: str) -> None:
+    """The floor counts the whole topics' traffic (judging/routine_floor.py): the service wires the Kafka source's
+    share to it, and the client reads the topics' partition counts from the broker's metadata."""
+    from prometheus_client import CollectorRegistry
+
+    from ragpulse.app.service import Service
+    from ragpulse.config import KafkaConfig, KafkaTopic, parse_config
+    from ragpulse.sources.kafka.backends import backend
+
+    class Unmoved:  # a rebalance handler that is never called: no poll joins the group here
+        def offsets_to_commit_on_revoke(self, revoked: set[Any]) -> dict[Any, int]:
+            return {}
+
+        def revoke_commit_done(self, error: str | None) -> None: ...
+
+        def forget(self, revoked: set[Any]) -> None: ...
+
+        def note_assigned(self, assigned: set[Any]) -> None: ...
+
+    topics = [unique("share"), unique("share")]
+    create_topic(topics[0], partitions=3)
+    create_topic(topics[1], partitions=2)
+    config = KafkaConfig(bootstrap_servers=kafka_bootstrap(), client=kafka_client, topics=[KafkaTopic(name=t) for t in topics])
+    consumer = backend(config).consumer(topics, Unmoved())
+    try:
+        assert consumer.partition_counts([*topics, unique("missing")], 5.0) == {topics[0]: 3, topics[1]: 2}
+    finally:
+        consumer.close()
+    service = Service(parse_config({"kafka": {"bootstrap_servers": kafka_bootstrap(), "topics": [{"name": topics[0]}]},
+                                    "judge": {"mode": "local"}, "results": {"sqlite_path": None}}), CollectorRegistry())
+    assert service.kafka is not None and service.judging is not None
+    assert service.kafka.on_share == service.judging.floor.set_partition_share
+    service.kafka.on_share(2, 5)  # as after a rebalance: two of five partitions
+    assert service.judging.floor.scale == 2.5

@@ -105,8 +105,8 @@ def test_a_llamaindex_answer_is_judged_with_its_retrieved_chunks(
     [prompt] = fake.prompts()
     assert f"<question>\n{QUESTION}\n</question>" in prompt
     assert f"<answer>\n{answer}\n</answer>" in prompt
-    for index, (text, _) in enumerate(expected_chunks()):  # the retrieved chunks, in rank order
-        assert f'<chunk index="{index}"' in prompt and f"\n{text}\n</chunk>" in prompt
+    for number, (text, _) in enumerate(expected_chunks(), start=1):  # the retrieved chunks, in rank order, from 1
+        assert f'<chunk index="{number}"' in prompt and f"\n{text}\n</chunk>" in prompt
     s = rp.metrics()
     labels = {"app": "shop-bot", "release": "1.2.3", "route": "unknown", "model": "unknown"}
     assert s.get_value("ragpulse_judgments_total", **labels, judge="llm", sample="routine",

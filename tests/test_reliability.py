@@ -102,7 +102,7 @@ def test_content_encodings_are_read_refused_with_415_or_closed_cleanly(ragpulse_
     assert not [line for line in rp.log_lines() if "exception" in line or line.get("level") == "error"]
 
 
-def run_distributed(rp: RagpulseProcess, questions: int, *gateway_mode: str) -> None:
+def run_distributed(rp: RagpulseProcess, questions: int, *gateway_mode: str, retrieval_mode: tuple[str, ...] = ()) -> None:
     """tests/helpers/distributed_app.py: the gateway answers, then the retrieval service serves its calls and
     exports about 3 s after the gateway did."""
     import subprocess
@@ -111,7 +111,7 @@ def run_distributed(rp: RagpulseProcess, questions: int, *gateway_mode: str) -> 
 
     app = str(Path(__file__).parent / "helpers" / "distributed_app.py")
     endpoint = f"http://127.0.0.1:{rp.otlp_port}/v1/traces"
-    retrieval = subprocess.Popen([sys.executable, app, "retrieval", endpoint], stdin=subprocess.PIPE)
+    retrieval = subprocess.Popen([sys.executable, app, "retrieval", endpoint, *retrieval_mode], stdin=subprocess.PIPE)
     gateway = subprocess.run([sys.executable, app, "gateway", endpoint, str(questions), *gateway_mode],
                              capture_output=True, check=True, timeout=60)
     assert retrieval.stdin is not None
@@ -158,3 +158,20 @@ def test_late_retrievals_without_a_client_span_are_learnt_and_waited_for(ragpuls
     assert samples.get_value("ragpulse_otlp_traces_total", outcome="complete") == 201
     assert samples.total("ragpulse_retrieval_chunks_count") == 200  # each later trace with its retrieval
     assert samples.get_value("ragpulse_otlp_spans_dropped_total", reason="late_span") == 2  # the first trace's only
+
+
+def test_without_a_client_span_a_named_peer_or_a_server_span_of_another_service_waits_for_the_retrieval(
+        ragpulse_factory: Factory) -> None:
+    """No CLIENT span and nothing learnt, under the default settings: a gateway that propagates its context by hand
+    but names the service it calls on its root (peer.service), then one whose retrieval service answers at once
+    (its SERVER span) and hands the call by hand to a search service exporting 3 s later. Every trace is counted
+    with its retrieval, the first too: none dropped late, nothing learnt."""
+    rp = ragpulse_factory()
+    run_distributed(rp, 20, "names_peer")
+    run_distributed(rp, 20, "by_hand", retrieval_mode=("hands_on",))
+    samples = rp.wait_processed(40)
+    assert samples.get_value("ragpulse_otlp_traces_total", outcome="complete") == 40
+    assert samples.total("ragpulse_retrieval_chunks_count") == 40  # every trace counted with its chunks
+    assert samples.total("ragpulse_otlp_late_spans_total") == 0
+    assert samples.get_value("ragpulse_otlp_spans_dropped_total", reason="late_span") == 0
+    assert not [line for line in rp.log_lines() if line.get("event", "").startswith("retrievals came after their trace")]

@@ -3,6 +3,8 @@ its own stream, and every replica and run makes the same choice."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from helpers.events import envelope, feedback_join
 from prometheus_client import CollectorRegistry
@@ -86,7 +88,7 @@ def test_a_flagged_trace_has_the_same_routine_probability_as_an_unflagged_one() 
 
 def test_the_routine_floor_raises_a_quiet_apps_share_to_the_judgments_a_minute_it_asks_for() -> None:
     """20 a minute: an app at 100 judgeable traces a minute (base rate 5%: 5) is sampled at 20%, one at 1,000 a
-    minute keeps its 5% (50 > 20); the first ten seconds count as ten, never less."""
+    minute keeps its 5% (50 > 20); a new app keeps its base rate until a first estimate (a second, or 64 traces)."""
     now = [0.0]
     floor = RoutineFloor(20, lambda: now[0], max_apps=10)
     rates = {}
@@ -98,9 +100,17 @@ def test_the_routine_floor_raises_a_quiet_apps_share_to_the_judgments_a_minute_i
             rates["quiet"] = floor.rate("quiet", 0.05)  # one every 3 seconds: 20 a minute
     assert rates["busy"] == 0.05
     assert rates["quiet"] == 1.0  # 20 a minute is all of them
+    now[0] = 120.5  # a burst of 1,000 in the quiet app's next bucket: its rate estimated again every 64, not 100% throughout
+    burst = [floor.rate("quiet", 0.05) for _ in range(1_000)]
+    assert burst[:63] == [1.0] * 63 and burst[63] == 20 / ((20 + 64) * 60 / 60.5) and burst[-1] == 0.05
+    assert round(sum(burst)) == 132  # judged, in expectation; 1,000 before
     now[0] = 0.0
     fresh = RoutineFloor(20, lambda: now[0], max_apps=10)
-    assert fresh.rate("new", 0.05) == 1.0  # one trace in its first ten seconds: 6 a minute
+    assert fresh.rate("new", 0.05) == 0.05  # its first trace: nothing to estimate from yet
+    now[0] = 1.0
+    assert fresh.rate("new", 0.05) == 20 / 120  # two traces in its first second: 120 a minute
+    now[0] = 100.0  # more than a minute later a burst of 100: its base rate, not the quiet minute's 100% (or 52%)
+    assert {fresh.rate("new", 0.05) for _ in range(100)} == {0.05}
     off = RoutineFloor(0, lambda: now[0], max_apps=10)
     assert off.rate("any", 0.05) == 0.05
     assert floor.rate("opted-out", 0.0) == 0.0  # a base rate of 0 keeps the routine sample off
@@ -128,3 +138,57 @@ def test_the_routine_floor_holds_a_sample_of_the_asked_size_and_counts_what_it_a
     assert by_base_rate <= routine
     assert 170 <= len(routine) <= 240, len(routine)
     assert registry.get_sample_value("ragpulse_judge_routine_raised_total") == len(routine - by_base_rate)
+
+
+
+class Traffic:
+    """2,000 judgeable traces of one app, 200 a minute for ten minutes, on a clock of their own."""
+
+    def __init__(self, offset: int) -> None:
+        self.offset, self.now = offset, 0.0
+
+    def floor(self, scale: float = 1.0) -> RoutineFloor:
+        return RoutineFloor(40, lambda: self.now, 10, scale=scale)
+
+    def judged(self, floors: list[RoutineFloor], owner: Callable[[int, str], int]) -> int:
+        """Routine judgments at a base rate of 5% under a floor of 40 a minute (about 400 wanted), each trace on the
+        floor `owner` names (by its index and its trace id)."""
+        judged = 0
+        for index in range(2_000):
+            self.now = index * 0.3
+            trace_id = IDS[self.offset + index]
+            judged += in_sample(trace_id, floors[owner(index, trace_id)].rate("shop", 0.05))
+        return judged
+
+
+def test_replicas_sharing_the_traffic_together_judge_what_one_replica_judges_under_the_floor() -> None:
+    """The floor counts the whole app's traffic: two replicas behind a trace-id load balancer (judge.replicas 2), or
+    two Kafka consumers owning one and two of three partitions of a topic keyed by session (five turns each), judge
+    together what one replica seeing everything judges; each counting only its own traffic, they judged twice that.
+    Exact on this stretch of trace ids; over five more the pair stayed within 2% of the single replica, the Kafka
+    pair within 6% (a partition's share of the traffic moves with its sessions; its share of the partitions does not)."""
+    def balanced(_: int, trace_id: str) -> int:
+        return 0 if draw(trace_id, "balancer") < 0.5 else 1
+
+    def keyed(index: int, _: str) -> int:
+        return 0 if int(draw(f"session-{index // 5}", "partition") * 3) == 0 else 1
+
+    def alone(*_: object) -> int:
+        return 0
+
+    def consumers(traffic: Traffic) -> list[RoutineFloor]:
+        owners = [traffic.floor(), traffic.floor()]
+        owners[0].set_partition_share(1, 3)
+        owners[1].set_partition_share(2, 3)
+        return owners
+
+    first = Traffic(0)
+    assert first.judged([first.floor()], alone) == 416
+    assert first.judged([first.floor(2), first.floor(2)], balanced) == 416
+    assert first.judged(consumers(first), keyed) == 416
+    assert first.judged([first.floor(), first.floor()], balanced) == 822  # each by its own traffic, as before
+    for offset in range(10_000, 60_000, 10_000):
+        traffic = Traffic(offset)
+        one = traffic.judged([traffic.floor()], alone)
+        assert abs(traffic.judged([traffic.floor(2), traffic.floor(2)], balanced) - one) <= 0.02 * one
+        assert abs(traffic.judged(consumers(traffic), keyed) - one) <= 0.06 * one

@@ -351,7 +351,8 @@ def test_a_running_sidecar_derives_the_signals_the_demo_sessions_generated(ragpu
     for start in range(0, len(events), 500):
         assert rp.post("/v1/events", ndjson(events[start:start + 500])).status == 200
     rp.wait_processed(traces=traces, feedback=len(events) - traces)
-    wait_until(lambda: rp.metrics().get_value("ragpulse_feedback_join_entries", table="sessions") == 0,
+    wait_until(lambda: all(rp.metrics().get_value("ragpulse_feedback_join_entries", table=table) == 0
+                           for table in ("reorder", "sessions")),  # out of the hold for their order, and settled
                what="every session idled out (its unsignalled answers silently accepted)")
     s = rp.metrics()
     derived = {signal: s.total("ragpulse_satisfaction_signals_total", signal=signal) for signal in truth}

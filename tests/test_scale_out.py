@@ -10,7 +10,9 @@ import asyncio
 import json
 import random
 import signal
+import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -51,11 +53,12 @@ PER_REPLICA = ("ragpulse_otlp_requests_total", "ragpulse_http_", "ragpulse_otlp_
                "ragpulse_judge_cache_hits_total", "ragpulse_local_judge_duration_seconds")
 
 
-def trace_spans(rnd: random.Random, index: int) -> list[Span]:
-    """A LlamaIndex-shaped trace under OpenInference's conventions: query > retrieve, query > llm."""
+def trace_spans(rnd: random.Random, index: int, start: int | None = None) -> list[Span]:
+    """A LlamaIndex-shaped trace under OpenInference's conventions: query > retrieve, query > llm; its root started at
+    `start` (epoch nanoseconds), else 10 ms after the previous index's."""
     trace_id, ids = rnd.randbytes(16), [rnd.randbytes(8) for _ in range(3)]
     answer = ANSWERS[index % len(ANSWERS)]
-    start = 1_764_000_000_000_000_000 + index * 10_000_000
+    start = 1_764_000_000_000_000_000 + index * 10_000_000 if start is None else start
     shapes: list[tuple[str, int | None, dict[str, object]]] = [
         ("query", None, {"openinference.span.kind": "CHAIN", "input.value": QUESTION, "output.value": answer}),
         ("retrieve", 0, {"openinference.span.kind": "RETRIEVER", "input.value": QUESTION,
@@ -101,12 +104,14 @@ def post(url: str, body: bytes) -> None:
 
 @pytest.fixture
 def replicas(tmp_path: Path) -> Iterator[list[RagpulseProcess]]:
-    """Three replicas and a single one, each with its own bad-case store; the local judge on a fixed sample
-    (no routine floor: a floor raises each replica's rate by its own traffic). A trace's second part reaches a
-    replica through the load balancer's own batching: at a grace of 0.5 s, one run in about eight assembled a
-    trace before its LLM span came (a model "unknown", then a late span); 2 s covers it on a loaded machine."""
+    """Three replicas and a single one, each with its own bad-case store; the local judge at a base rate of 0.2
+    under the shipped routine floor (judge.min_routine_per_minute 40), the three told they share the traffic
+    (judge.replicas 3, as the Helm chart sets it from its replica count): each counts the app's traffic as three
+    times its own, so the floor is drawn once over the three, as the single replica draws it. A trace's second
+    part reaches a replica through the load balancer's own batching: at a grace of 0.5 s, one run in about eight
+    assembled a trace before its LLM span came (a model "unknown", then a late span); 2 s covers it on a loaded machine."""
     started = [start_ragpulse(tmp_path, "--set", "judge.mode=local", "--set", "judge.sample_rate=0.2",
-                              "--set", "judge.min_routine_per_minute=0", "--set", "otlp.grace_seconds=2",
+                              "--set", f"judge.replicas={1 if n == REPLICAS else REPLICAS}", "--set", "otlp.grace_seconds=2",
                               "--set", f"results.sqlite_path={tmp_path / f'badcases-{n}.sqlite3'}")
                for n in range(REPLICAS + 1)]
     yield started
@@ -215,6 +220,7 @@ def test_three_replicas_behind_the_load_balancer_count_what_one_replica_counts(
 # -- the two-tier way: assembling replicas forward to Kafka, analysing replicas consume it by session ---------------
 
 SESSIONS = 120
+TURN_GAP, SLOT = 1.0, 0.1  # a session's turns a second apart; the app exports every 0.1 s
 # A session's questions, by session index mod 4: each second and third question is a repeat, a rephrase, a
 # follow-up or a new topic of the one before, as the join's classifier (feedback/satisfaction.py) tells them.
 SESSION_QUESTIONS = [
@@ -225,26 +231,30 @@ SESSION_QUESTIONS = [
 ]
 
 
-def session_requests(turn: int, seed: int) -> list[bytes]:
-    """Every session's `turn`-th trace, its spans over several requests out of order; the session id on the root."""
+def session_schedule(seed: int) -> list[tuple[float, bytes]]:
+    """What the app exports, as (seconds from the start, request): every session's three turns a second apart (the
+    session id on the root, started when the turn was asked), sessions starting 1/120 s apart; each 0.1 s one request
+    with the spans of the turns asked in it, each turn's spans cut in two, out of order, its second part in the next
+    request (the app's exporter batching)."""
     rnd = random.Random(seed)
-    pieces = []
+    slots: list[list[Span]] = [[] for _ in range(int(3 * TURN_GAP / SLOT) + 2)]
     for session in range(SESSIONS):
-        spans = trace_spans(rnd, session * 3 + turn)
-        question = SESSION_QUESTIONS[session % 4][turn]
-        for span in spans:
-            for attribute in span.attributes:
-                if attribute.key == "input.value":
-                    attribute.value.string_value = question
-        spans[0].attributes.append(kv("session.id", f"session-{session}"))
-        rnd.shuffle(spans)
-        cut = rnd.randrange(1, len(spans))
-        pieces += [spans[:cut], spans[cut:]]
-    rnd.shuffle(pieces)
+        for turn in range(3):
+            asked = session / SESSIONS + turn * TURN_GAP
+            spans = trace_spans(rnd, session * 3 + turn, start=1_764_000_000_000_000_000 + int(asked * 1e9))
+            for span in spans:
+                for attribute in span.attributes:
+                    if attribute.key == "input.value":
+                        attribute.value.string_value = SESSION_QUESTIONS[session % 4][turn]
+            spans[0].attributes.append(kv("session.id", f"session-{session}"))
+            rnd.shuffle(spans)
+            cut, slot = rnd.randrange(1, len(spans)), int(asked / SLOT)
+            slots[slot] += spans[:cut]
+            slots[slot + 1] += spans[cut:]
     resource = {"attributes": [kv("service.name", "shop-bot")]}
-    return [ExportTraceServiceRequest(resource_spans=[ResourceSpans(resource=resource, scope_spans=[ScopeSpans(
-        scope={"name": "openinference.instrumentation.llama_index"}, spans=[s for piece in pieces[i:i + 40] for s in piece])])]
-    ).SerializeToString() for i in range(0, len(pieces), 40)]
+    return [(index * SLOT, ExportTraceServiceRequest(resource_spans=[ResourceSpans(resource=resource, scope_spans=[ScopeSpans(
+        scope={"name": "openinference.instrumentation.llama_index"}, spans=rnd.sample(spans, len(spans)))])]).SerializeToString())
+        for index, spans in enumerate(slots) if spans]
 
 
 def session_feedback() -> list[dict[str, object]]:
@@ -266,15 +276,21 @@ def analysis_series(samples: Samples) -> dict[tuple[str, frozenset[tuple[str, st
 def test_two_tiers_keep_sessions_whole_and_count_what_one_replica_counts(tmp_path: Path) -> None:
     """apps -> the Collector's load balancer (trace ids) -> 2 assembling replicas (forward.topic) -> a Kafka topic of
     3 partitions keyed by session id -> 2 analysing replicas in one group; against one replica fed the same spans and
-    feedback directly. Turns come in waves (every session's first question, then second, then third), each wave
-    through before the next, so that order within a session is the same on both sides."""
+    feedback directly. A session's turns come a second apart, all sessions at once, and one forwarder is slower than
+    the other (its grace 3 s, the other's 1 s: a loaded replica, or a batch the balancer sent again): adjacent turns
+    of a session that went to different forwarders reach the topic out of order whenever the earlier went to the
+    slower. The analysers classify them in the order asked (satisfaction.reorder_seconds, 5 s by default) and count
+    what the single replica counts; a third analyser reading the topic in a group of its own without the hold
+    (reorder_seconds 0, the join as it was) counts them as they came, which is not what was asked."""
     topic, group = f"assembled-{random.randrange(1 << 30):x}", f"analysers-{random.randrange(1 << 30):x}"
     create_topic(topic, partitions=3)
-    session = ["--set", "satisfaction.idle_seconds=8", "--set", "satisfaction.rephrase_window_seconds=120",
+    session = ["--set", "satisfaction.idle_seconds=12", "--set", "satisfaction.rephrase_window_seconds=120",
                "--set", "judge.mode=off"]
     forwarders = [start_ragpulse(tmp_path, "--set", f"kafka.bootstrap_servers={kafka_bootstrap()}", "--set", "kafka.topics=[]",
-                                 "--set", f"forward.topic={topic}", "--set", "otlp.grace_seconds=2") for _ in range(2)]
+                                 "--set", f"forward.topic={topic}", "--set", f"otlp.grace_seconds={grace}") for grace in (1, 3)]
     analysers = [start_ragpulse(tmp_path, *kafka_args(topic, group, session_timeout_seconds=6), *session) for _ in range(2)]
+    as_they_came = start_ragpulse(tmp_path, *kafka_args(topic, group + "-arrival"), *session, "--set",
+                                  "satisfaction.reorder_seconds=0")
     single = start_ragpulse(tmp_path, *session, "--set", "otlp.grace_seconds=2")
     collector = Collector(collector_binary(), tmp_path)
     collector.start({
@@ -305,24 +321,31 @@ def test_two_tiers_keep_sessions_whole_and_count_what_one_replica_counts(tmp_pat
                     and single.metrics().get_value("ragpulse_events_processed_total", type="trace") == traces
                     and single.metrics().get_value("ragpulse_events_processed_total", type="feedback") == feedback)
 
-        for turn in range(3):
-            for body in session_requests(turn, seed=11 + turn):
-                post(f"http://127.0.0.1:{collector.http_port}/v1/traces", body)
-                post(f"http://127.0.0.1:{single.otlp_port}/v1/traces", body)
-            try:
-                wait_until(lambda: through(SESSIONS * (turn + 1)), timeout=60, what=f"wave {turn + 1} through both tiers")
-            except AssertionError as exc:
-                raise AssertionError(f"{exc}: {state}") from None
+        started = time.monotonic()
+        for at, body in session_schedule(seed=11):
+            time.sleep(max(0.0, started + at - time.monotonic()))  # the app's pace (nothing waits on it)
+            post(f"http://127.0.0.1:{collector.http_port}/v1/traces", body)
+            post(f"http://127.0.0.1:{single.otlp_port}/v1/traces", body)
+        try:
+            wait_until(lambda: through(3 * SESSIONS), timeout=60, what="every turn through both tiers")
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}: {state}") from None
         feedback = session_feedback()
         for index, event in enumerate(feedback):  # the app's feedback, to any replica of the first tier
             for target in (forwarders[index % 2], single):
                 assert target.post("/v1/events", ndjson([event])).status == 200
         wait_until(lambda: through(3 * SESSIONS, len(feedback)), timeout=60, what="the feedback through both tiers")
+        wait_until(lambda: [as_they_came.metrics().get_value("ragpulse_events_processed_total", type=kind)
+                            for kind in ("trace", "feedback")] == [3 * SESSIONS, len(feedback)], timeout=30,
+                   what="the topic read by the analyser without the hold")
 
         def settled(replica: RagpulseProcess) -> bool:
-            return replica.metrics().get_value("ragpulse_feedback_join_entries", table="sessions") == 0
+            samples = replica.metrics()
+            return (samples.get_value("ragpulse_feedback_join_entries", table="sessions") == 0
+                    and samples.get_value("ragpulse_feedback_join_entries", table="reorder") == 0)
 
-        wait_until(lambda: all(settled(r) for r in [*analysers, single]), timeout=30, what="every session idle, settled")
+        wait_until(lambda: all(settled(r) for r in [*analysers, as_they_came, single]), timeout=45,
+                   what="every session idle, settled")
         first_tier = [f.metrics() for f in forwarders]
         assert sum(s.get_value("ragpulse_otlp_traces_total", outcome="complete") for s in first_tier) == 3 * SESSIONS
         assert all(s.total("ragpulse_forward_dropped_total") == 0 and s.get_value("ragpulse_forward_queued_events") == 0
@@ -338,13 +361,22 @@ def test_two_tiers_keep_sessions_whole_and_count_what_one_replica_counts(tmp_pat
         turns = {kind: theirs.get(("ragpulse_session_turns_total", frozenset({("kind", kind)})), 0.0)
                  for kind in ("first", "repeat", "rephrase", "follow_up", "new_topic")}
         assert turns == {"first": SESSIONS, "repeat": 30, "rephrase": 30, "follow_up": 60, "new_topic": 120}, turns
+        held = [a.metrics() for a in analysers]
+        reorder = {o: sum(s.get_value("ragpulse_session_reorder_total", outcome=o) for s in held) for o in ("reordered", "late", "full")}
+        arrival = as_they_came.metrics()
+        came = {kind: arrival.get_value("ragpulse_session_turns_total", kind=kind) for kind in turns}
+        # Out of order on the topic, put back in order by the hold (none later than it, none past its caps); read as
+        # they came, the same turns count otherwise.
+        assert reorder["reordered"] > 0 and reorder["late"] == reorder["full"] == 0, reorder
+        assert came != turns, (came, reorder)
+        print(f"two tiers: {reorder['reordered']:g} turns put back in the order asked; read as they came: {came}", file=sys.stderr)
         signals = {dict(key[1])["signal"] for key in theirs if key[0] == "ragpulse_satisfaction_signals_total"}
         assert signals == {"repeat", "rephrase", "silent_accept", "thumbs_down", "thumbs_up", "rating_low"}, signals
         joins = theirs.get(("ragpulse_feedback_joins_total", frozenset({("outcome", "session")})))
         assert joins == len(feedback) == SESSIONS // 2
     finally:
         collector.stop()
-        for replica in [*forwarders, *analysers, single]:
+        for replica in [*forwarders, *analysers, as_they_came, single]:
             replica.terminate()
 
 
@@ -476,8 +508,9 @@ def test_three_kafka_replicas_with_a_kill_and_a_restart_count_and_join_what_one_
         assert sum(s.get_value("ragpulse_kafka_join_replayed_total", outcome="replayed") for s in final) > 0
         # Every signal as one replica counts it once the sessions settle (the new owners replayed the open sessions of
         # the killed and the restarted replica): the thumbs on their answers' labels, rephrases, silent accepts.
-        wait_until(lambda: all(r.metrics().get_value("ragpulse_feedback_join_entries", table="sessions") == 0
-                               for r in [*replicas, single]), timeout=45, what="every session settled")
+        wait_until(lambda: all(r.metrics().get_value("ragpulse_feedback_join_entries", table=table) == 0
+                               for r in [*replicas, single] for table in ("reorder", "sessions")), timeout=45,
+                   what="every session settled")
         final[-len(replicas):] = [r.metrics() for r in replicas]
         one = single.metrics()
         signals = {k: v for k, v in one.items() if k[0] in ("ragpulse_satisfaction_signals_total", "ragpulse_session_turns_total") and v}

@@ -110,8 +110,8 @@ class ReviewApp(App[None]):
         item = current["item"]
         lines = [f"[b]trace[/b] {escape(current['trace_id'])}   {escape(current['app'] or '-')}/{escape(current['route'] or '-')}",
                  "", "[b]Question[/b]", escape(item["question"]), "", "[b]Retrieved chunks[/b]"]
-        for index, chunk in enumerate(item["chunks"]):
-            lines.append(f"[{index}] {escape(chunk.get('id') or '-')}: {escape(chunk['text'])}")
+        for number, chunk in enumerate(item["chunks"], start=1):  # 1-based, as the answer's citations and badcases show
+            lines.append(f"[{number}] {escape(chunk.get('id') or '-')}: {escape(chunk['text'])}")
         lines += ["", "[b]Answer[/b]", escape(item["answer"])]
         if len(self._scores) == 2:  # revealed only once the reviewer has scored
             verdict = current["judgment"]

@@ -7,6 +7,7 @@ dead letters) are written once.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple, Protocol
 
@@ -25,6 +26,30 @@ class Record(NamedTuple):
 
 class ClientError(Exception):
     """A failed call to the broker, in either library."""
+
+
+class BrokerUnreachable(ClientError):
+    """The broker did not answer: the connection refused or lost, or no reply in time. The source is down at once."""
+
+
+class LostConnection:
+    """What a client reported of losing its brokers (Consumer.connection_lost), until a round trip begun after the
+    report is answered."""
+
+    def __init__(self) -> None:
+        self._report: tuple[float, str] | None = None
+
+    @property
+    def current(self) -> str | None:
+        return self._report[1] if self._report is not None else None
+
+    def report(self, what: str) -> None:
+        self._report = (time.monotonic(), what)
+
+    def answered(self, started: float) -> None:
+        """A round trip begun at `started` was answered: a report from before it is over."""
+        if self._report is not None and self._report[0] < started:
+            self._report = None
 
 
 class RebalanceHandler(Protocol):
@@ -51,8 +76,10 @@ class Consumer(Protocol):
 
     def seek(self, partition: Partition, offset: int) -> None: ...
 
-    def commit(self, offsets: dict[Partition, int]) -> None:
-        """Synchronous; raises ClientError."""
+    def commit(self, offsets: dict[Partition, int], timeout_s: float) -> None:
+        """Synchronous; raises ClientError, BrokerUnreachable when the broker is away. Returns within `timeout_s`,
+        except on confluent-kafka, whose commit waits for a lost group coordinator up to the session timeout (so it is
+        not tried once the client reported its brokers down)."""
 
     def committed(self, partitions: Iterable[Partition]) -> dict[Partition, int]:
         """Committed offsets of the group; partitions without one are left out."""
@@ -63,8 +90,15 @@ class Consumer(Protocol):
     def ping(self, timeout_s: float) -> None:
         """A round trip to the broker when nothing is assigned; raises ClientError."""
 
+    def connection_lost(self) -> str | None:
+        """What the client itself reported of losing its brokers since the last round trip that succeeded, or None:
+        how a stopped broker is noticed at once rather than at the next round trip."""
+
     def offsets_for_times(self, times_ms: dict[Partition, int]) -> dict[Partition, int]:
         """The first offset at or after each time; partitions with nothing that recent are left out."""
+
+    def partition_counts(self, topics: list[str], timeout_s: float) -> dict[str, int]:
+        """How many partitions each topic has (metadata); a topic whose metadata does not come is left out. Never raises."""
 
     def close(self) -> None: ...
 

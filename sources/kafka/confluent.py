@@ -11,13 +11,19 @@ import structlog
 from confluent_kafka import OFFSET_STORED, Consumer, KafkaError, KafkaException, Producer, TopicPartition
 
 from ragpulse.config import KafkaConfig
-from ragpulse.sources.kafka.client import ClientError, Partition, RebalanceHandler, Record
+from ragpulse.sources.kafka.client import BrokerUnreachable, ClientError, LostConnection, Partition, RebalanceHandler, Record
 
 # librdkafka pre-fetches into a local queue; this caps it in bytes (its default is 64 MiB).
 PREFETCH_MAX_KIB = 16 * 1024
 FETCH_QUEUE_BACKOFF_MS = 20
 MAX_CONSUME_BATCH = 1_000_000  # librdkafka's limit for one consume()
 ERROR_LOG_EVERY_SECONDS = 60.0
+# librdkafka's reconnect backoff grows to 10 s by default: a broker back from an outage waited up to that for the
+# next attempt (resumes took 2.5-18 s). 1 s keeps the resume within about a second of the broker's return.
+RECONNECT_BACKOFF_MAX_MS = 1000
+# Errors that say the broker cannot be reached (rather than refusing the request): the source is down at once.
+UNREACHABLE = frozenset({KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN, KafkaError._WAIT_COORD,
+                         KafkaError._TIMED_OUT, KafkaError._RESOLVE})
 
 log = structlog.get_logger("ragpulse.kafka")
 
@@ -28,6 +34,7 @@ def client_settings(config: KafkaConfig) -> dict[str, Any]:
         "bootstrap.servers": ",".join(s.strip() for s in (config.bootstrap_servers or "").split(",") if s.strip()),
         "client.id": config.client_id,
         "security.protocol": config.security_protocol,
+        "reconnect.backoff.max.ms": RECONNECT_BACKOFF_MAX_MS,
         # Errors reach error_cb (logged once a minute each); librdkafka's own log stays quiet.
         "log_level": 2,
         "error_cb": _ErrorLog(),
@@ -51,22 +58,28 @@ def client_settings(config: KafkaConfig) -> dict[str, Any]:
 
 
 class _ErrorLog:
-    """librdkafka repeats an error (all brokers down) on every retry: log each once a minute."""
+    """librdkafka repeats an error (all brokers down) on every retry: log each once a minute. Called from inside
+    consume(), on the consumer thread, as soon as the client sees its connections go."""
 
     def __init__(self) -> None:
         self._last: dict[str, float] = {}
         self.latest: str | None = None  # for the not-ready reason: "transport failure" alone hides a refused login
+        self.lost = LostConnection()  # librdkafka's "every broker is down"
 
     def __call__(self, error: KafkaError) -> None:
         text, now = str(error), time.monotonic()
         self.latest = error.str()
+        if error.code() == KafkaError._ALL_BROKERS_DOWN:
+            self.lost.report(error.str())
         if now - self._last.get(text, -ERROR_LOG_EVERY_SECONDS) >= ERROR_LOG_EVERY_SECONDS:
             self._last[text] = now
             log.warning("kafka client error", error=text)
 
 
 def _error(exc: KafkaException) -> ClientError:
-    return ClientError(f"KafkaException: {exc.args[0] if exc.args else exc}")
+    error = exc.args[0] if exc.args else None
+    kind = BrokerUnreachable if isinstance(error, KafkaError) and error.code() in UNREACHABLE else ClientError
+    return kind(f"KafkaException: {error if error is not None else exc}")
 
 
 def _partitions(tps: Iterable[TopicPartition]) -> set[Partition]:
@@ -77,11 +90,12 @@ class _Consumer:
     def __init__(self, config: KafkaConfig, settings: dict[str, Any], topics: list[str], handler: RebalanceHandler) -> None:
         self._handler = handler
         self._topics = topics
-        self._errors: _ErrorLog = settings["error_cb"]
+        self._errors = _ErrorLog()  # this consumer's own: what the producer or a reader saw is not its news
         self._paused: set[Partition] = set()
         self._reset_to_end = config.auto_offset_reset == "latest"
         self._consumer = Consumer({
             **settings,
+            "error_cb": self._errors,
             "group.id": config.group_id,
             "enable.auto.commit": False,
             "auto.offset.reset": config.auto_offset_reset,
@@ -104,7 +118,7 @@ class _Consumer:
         offsets = self._handler.offsets_to_commit_on_revoke(revoked)
         if offsets:
             try:
-                self.commit(offsets)
+                self._commit(offsets)
                 self._handler.revoke_commit_done(None)
             except ClientError as exc:
                 self._handler.revoke_commit_done(str(exc))
@@ -164,7 +178,15 @@ class _Consumer:
             if self._paused:
                 self._consumer.pause([TopicPartition(*p) for p in self._paused])
 
-    def commit(self, offsets: dict[Partition, int]) -> None:
+    def commit(self, offsets: dict[Partition, int], timeout_s: float) -> None:
+        self._commit(offsets)  # librdkafka's commit takes no timeout: see _commit
+
+    def _commit(self, offsets: dict[Partition, int]) -> None:
+        # A commit sent once the group coordinator is gone waits for it up to the session timeout, and every other
+        # call on this consumer waits behind it (seen for 23 s: readiness stayed 200, each scrape waited 2 s). So
+        # none is sent after the client said its brokers are down, until a round trip succeeds again.
+        if (lost := self.connection_lost()) is not None:
+            raise BrokerUnreachable(f"not sent: {lost}")
         try:
             results = self._consumer.commit(offsets=[TopicPartition(p.topic, p.partition, o) for p, o in offsets.items()],
                                             asynchronous=False)
@@ -183,6 +205,7 @@ class _Consumer:
 
     def lag(self, partitions: Iterable[Partition], timeout_s: float) -> dict[Partition, int]:
         tps = [TopicPartition(*p) for p in partitions]
+        started = time.monotonic()
         try:
             # The round trip goes to the group coordinator: a query to the partition leader would
             # queue behind a long-polling fetch on the same connection (up to fetch.wait.max.ms each).
@@ -200,13 +223,19 @@ class _Consumer:
             position = tp.offset if tp.offset >= 0 else committed.get((tp.topic, tp.partition), reset)
             if position >= 0 and end >= 0:
                 lags[Partition(tp.topic, tp.partition)] = max(0, end - position)
+        self._errors.lost.answered(started)
         return lags
 
     def ping(self, timeout_s: float) -> None:
+        started = time.monotonic()
         try:
             self._consumer.list_topics(self._topics[0], timeout=timeout_s)
         except KafkaException as exc:
             raise self._unreachable(exc) from exc
+        self._errors.lost.answered(started)
+
+    def connection_lost(self) -> str | None:
+        return self._errors.lost.current
 
     def _unreachable(self, exc: KafkaException) -> ClientError:
         error = _error(exc)
@@ -221,6 +250,18 @@ class _Consumer:
         except KafkaException as exc:
             raise _error(exc) from exc
         return {Partition(tp.topic, tp.partition): tp.offset for tp in found if tp.offset >= 0}
+
+    def partition_counts(self, topics: list[str], timeout_s: float) -> dict[str, int]:
+        found = {}
+        for topic in topics:
+            try:
+                metadata = self._consumer.list_topics(topic, timeout=timeout_s).topics.get(topic)
+            except KafkaException as exc:
+                log.warning("kafka topic metadata failed", topic=topic, error=str(_error(exc)))
+                continue
+            if metadata is not None and metadata.error is None and metadata.partitions:
+                found[topic] = len(metadata.partitions)
+        return found
 
     def close(self) -> None:
         self._consumer.close()

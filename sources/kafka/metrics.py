@@ -27,7 +27,12 @@ class KafkaMetrics:
 
         self.intake = intake
         self.otlp = otlp
-        self.records = counter("ragpulse_kafka_records_consumed_total", "Kafka messages consumed.", "topic")
+        self.records = counter("ragpulse_kafka_records_consumed_total",
+                               "Kafka messages consumed (each once: see ragpulse_kafka_records_refetched_total).", "topic")
+        self.refetched = counter(
+            "ragpulse_kafka_records_refetched_total",
+            "Kafka messages fetched again after a reconnect or a rebalance and skipped: this process had processed "
+            "them already.", "topic")
         self.bytes = counter("ragpulse_kafka_bytes_consumed_total", "Bytes of Kafka message values consumed.", "topic")
         self.lag = gauge("ragpulse_kafka_consumer_lag_records",
                          "Messages between the consumer's position and the partition's high watermark.", "topic", "partition")

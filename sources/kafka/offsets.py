@@ -128,6 +128,11 @@ class OffsetBook:
             self._newly_assigned.update(assigned)
             return len(self._assigned)
 
+    def owned(self) -> int:
+        """How many partitions are assigned here now."""
+        with self._lock:
+            return len(self._assigned)
+
     def take_newly_assigned(self) -> set[Partition]:
         with self._lock:
             assigned, self._newly_assigned = self._newly_assigned, set()

@@ -17,7 +17,10 @@ that keep counts right:
   between two scrapes, so a scrape never exports events its commit does not cover.
 - A message that cannot be decoded, whatever the exception, goes to the dead letters, never stops the partition.
 - After a lost connection the consumer resumes each partition from what it processed itself (when no other member
-  committed past it meanwhile), not from the older committed offset: its own events are not read twice.
+  committed past it meanwhile), not from the older committed offset: its own events are not read twice (what is
+  fetched again anyway is skipped, counted as refetched, not consumed).
+- A broker gone is known within 3 s (health.py), and not waited on: no commit is sent while the source is down. The
+  consumer is kept through an outage (both clients reconnect by themselves): a new one would be a new group member.
 - On a rebalance the consumer waits for its in-flight batches, then commits what was processed (the process lives
   on and is scraped later).
 - On shutdown intake stops, the consumer stays in the group to serve the scrapes of the drain, then leaves without
@@ -48,8 +51,9 @@ from ragpulse.collector.queue import EventQueue
 from ragpulse.config import KafkaConfig
 from ragpulse.errors import EventError, ExportRefused, ShuttingDown
 from ragpulse.sources.kafka.backends import backend
-from ragpulse.sources.kafka.client import ClientError, Consumer, Partition, Producer, Record
+from ragpulse.sources.kafka.client import BrokerUnreachable, ClientError, Consumer, Partition, Producer, Record
 from ragpulse.sources.kafka.codecs import Codec, item_error, json_codec, otlp_proto_codec
+from ragpulse.sources.kafka.health import HEALTH_TIMEOUT_SECONDS, Health
 from ragpulse.sources.kafka.metrics import kafka_metrics
 from ragpulse.sources.kafka.offsets import OffsetBook
 from ragpulse.sources.kafka.restore import REPLAY_MAX_MESSAGES, read_back, restore_ranges
@@ -57,15 +61,15 @@ from ragpulse.sources.otlp.intake import SpanIntake
 from ragpulse.sources.otlp.spans import Span
 
 SOURCE = "kafka"
-POLL_TIMEOUT_MS = 100
-HEALTH_EVERY_SECONDS = 1.0
+# Also the longest a scrape's commit waits for the consumer thread to take it: librdkafka's consume waits out its
+# timeout for a full batch, and at 100 ms scrapes of a trickling topic took 95-104 ms on confluent-kafka.
+POLL_TIMEOUT_MS = 50
 REVOKE_WAIT_SECONDS = 10.0
 # A full queue is waited for this long before the partitions are paused and polled: a pause throws
 # away what the client pre-fetched (both clients fetch it again on resume), and short waits are the
 # steady state when the pipeline is the bottleneck.
 PAUSE_AFTER_SECONDS = 2.0
 EXPORT_COMMIT_TIMEOUT_SECONDS = 2.0
-HEALTH_TIMEOUT_SECONDS = 2.0
 RESTORE_TIMEOUT_SECONDS = 30.0
 
 log = structlog.get_logger("ragpulse.kafka")
@@ -103,9 +107,7 @@ class KafkaSource:
         self._dedup = dedup
         self._backend = backend(config)
         metrics.intake.precreate(SOURCE)
-        self._up = metrics.intake.source_up.labels(source=SOURCE)
-        self._up.set(0)
-        self._not_ready: str | None = f"kafka: connecting to {config.bootstrap_servers}"
+        self._health = Health(config.bootstrap_servers or "", metrics.intake.source_up.labels(source=SOURCE))
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._consumer: Consumer | None = None
@@ -115,10 +117,11 @@ class KafkaSource:
         self._intake_idle = threading.Event()
         self._closing = threading.Event()
         self._offsets = OffsetBook()
-        self._commit_requests: queue.SimpleQueue[tuple[dict[Partition, int], concurrent.futures.Future[None]]] = (
-            queue.SimpleQueue()
-        )
+        self._commit_requests: queue.SimpleQueue[tuple[dict[Partition, int], concurrent.futures.Future[None]]] = queue.SimpleQueue()
+        # After each rebalance, told on the event loop the partitions owned and the topics' total (the routine floor).
+        self.on_share: Callable[[int, int], None] | None = None
         self._last_export = time.monotonic()
+        self._committing_since: float | None = None  # while the consumer thread waits in a commit
         self._paused = False
         self._handed: concurrent.futures.Future[None] | None = None
 
@@ -132,9 +135,8 @@ class KafkaSource:
     async def stop_intake(self) -> None:
         """Stop handing batches to the pipeline; returns once the consumer thread has noticed.
 
-        A batch still on its way when the queue closes is refused (ShuttingDown) and
-        never acked, so its offsets stay uncommitted and the next owner reads it again.
-        """
+        A batch still on its way when the queue closes is refused (ShuttingDown) and never acked, so its offsets
+        stay uncommitted and the next owner reads it again."""
         self._intake_stopped.set()
         await asyncio.to_thread(self._intake_idle.wait, 5.0)
 
@@ -143,10 +145,10 @@ class KafkaSource:
         self._closing.set()
         if self._thread is not None:
             await asyncio.to_thread(self._thread.join, 30.0)
-        self._up.set(0)
+        self._health.closed()
 
     def not_ready_reason(self) -> str | None:
-        return self._not_ready
+        return self._health.reason
 
     def on_export(self) -> Awaitable[None]:
         """A scrape exported everything processed so far: snapshot those offsets now, and
@@ -160,7 +162,7 @@ class KafkaSource:
             done.set_result(False)
         elif not self._offsets.due(exported):
             done.set_result(True)  # everything this scrape counts is committed already
-        elif self._not_ready is not None or self._thread is None or not self._thread.is_alive():
+        elif self._health.reason is not None or self._thread is None or not self._thread.is_alive():
             done.set_result(False)  # known down: refuse now, never wait on a broker that is not there
         else:
             self._commit_requests.put((exported, done))
@@ -172,7 +174,11 @@ class KafkaSource:
         if finished and done.result():
             return
         self._metrics.scrapes_refused.inc()
-        reason = (self._not_ready or "the offset commit failed or partitions wait to be settled") if finished else (
+        if not finished and self._committing_since is not None:
+            # The consumer thread still waits in a commit (one takes milliseconds; librdkafka's waits for a lost
+            # coordinator, as in a broker's shutdown): it cannot tell, so this does; next scrapes are refused at once.
+            self._health.down("no answer from", f"an offset commit had none within {EXPORT_COMMIT_TIMEOUT_SECONDS:g} s")
+        reason = (self._health.reason or "the offset commit failed or partitions wait to be settled") if finished else (
             f"the offset commit did not complete within {EXPORT_COMMIT_TIMEOUT_SECONDS:g} s")
         log.warning("scrape refused: its events' kafka offsets are not committed", reason=reason)
         raise ExportRefused(f"kafka offsets of events this scrape would count are not committed ({reason}); "
@@ -188,8 +194,7 @@ class KafkaSource:
                 backoff = 0.5
                 self._consume(self._consumer)
             except Exception as exc:  # a broken connection must not end the source
-                reason = f"kafka: cannot reach {self._config.bootstrap_servers}: {type(exc).__name__}: {exc}"
-                self._set_health(False, reason)
+                self._health.down("cannot reach", f"{type(exc).__name__}: {exc}")
                 log.warning("kafka consumer failed, retrying", error=f"{type(exc).__name__}: {exc}", retry_in_s=backoff)
                 self._close_consumer()
                 if self._intake_stopped.is_set():
@@ -203,18 +208,13 @@ class KafkaSource:
 
     def _connect(self) -> Consumer:
         consumer = self._backend.consumer(list(self._topics), self)
-        log.info("kafka consumer connected", group=self._config.group_id, topics=list(self._topics),
-                 client=self._backend.name)
+        log.info("kafka consumer connected", group=self._config.group_id, topics=list(self._topics), client=self._backend.name)
         return consumer
 
     def _consume(self, consumer: Consumer) -> None:
-        next_health = 0.0
         while not self._closing.is_set():
             self._serve_commit_requests(consumer)
             now = time.monotonic()
-            if now >= next_health:
-                self._check_health(consumer)
-                next_health = now + HEALTH_EVERY_SECONDS
             if now - self._last_export > self._config.commit_without_scrape_seconds:
                 self._commit(consumer, self._offsets.processed(), "no_scrape")
                 self._last_export = now
@@ -224,11 +224,20 @@ class KafkaSource:
                 self._pause(consumer)
                 self._intake_idle.set()
                 self._poll_paused(consumer)
+                self._check_health(consumer, due=True)
                 continue
             records = consumer.poll(POLL_TIMEOUT_MS / 1000, self._config.max_poll_records)
+            # After the poll: a round trip answered now voids what the client reported during a wait just over (a
+            # commit that waited out an outage); a later report is news (a stopped broker, known at once).
+            self._check_health(consumer, due=True)
+            self._health.client_report(consumer)
             self._settle_assignment(consumer)
             if records:
                 self._hand_over(consumer, records)
+
+    def _check_health(self, consumer: Consumer, due: bool = False) -> None:
+        """The round trip (Health.check); with `due`, only once a second, from every loop the thread waits in."""
+        self._health.check(consumer, self._metrics.partition_lag, due)
 
     def _hand_over(self, consumer: Consumer, records: dict[Partition, list[Record]]) -> None:
         records = self._offsets.take_in_flight(records)
@@ -240,12 +249,14 @@ class KafkaSource:
             topic = self._topics[tp.topic]
             codec = self._codecs[topic.encoding]
             processed = self._offsets.processed_at(tp)
+            refetched = sum(1 for message in messages if message.offset < processed)
+            if refetched:  # processed by this process before a reconnect (resumed past them): not consumed again
+                self._metrics.refetched.labels(topic=tp.topic).inc(refetched)
+                messages = messages[refetched:]
             size = 0
             for message in messages:
                 value = message.value
                 size += len(value)
-                if message.offset < processed:
-                    continue  # processed by this process before a reconnect: resumed past it
                 try:
                     events, message_spans = codec(value, topic)
                 except Exception as exc:  # noqa: BLE001 - any failure is this message's, never the partition's
@@ -297,6 +308,7 @@ class KafkaSource:
                 break
             except concurrent.futures.TimeoutError:
                 self._serve_commit_requests(consumer)
+                self._check_health(consumer, due=True)
                 if time.monotonic() - waiting_since < PAUSE_AFTER_SECONDS:
                     continue  # heartbeats go on on the client's own thread; nothing more is fetched meanwhile
                 # Still full: stop fetching but poll again, so that a rebalance is served and the group keeps us.
@@ -315,8 +327,7 @@ class KafkaSource:
     def _poll_paused(self, consumer: Consumer) -> None:
         records = consumer.poll(POLL_TIMEOUT_MS / 1000, self._config.max_poll_records)
         self._settle_assignment(consumer)
-        # A partition assigned during this poll is not paused yet: rewind what it returned
-        # so the records are read again after resume, never dropped.
+        # A partition assigned during this poll is not paused yet: rewind what it returned, read again after resume.
         for tp, messages in records.items():
             consumer.seek(tp, messages[0].offset)
             consumer.pause([tp])
@@ -346,14 +357,22 @@ class KafkaSource:
         due = self._offsets.due(offsets)
         if not due:
             return True
+        if self._health.reason is not None:
+            return False  # known down (or not up yet): no call that would wait for the broker
+        self._committing_since = time.monotonic()
         try:
             if self._producer is not None:
-                self._producer.flush(10)  # dead letters are durable before their offsets move on
-            consumer.commit(due)
+                # Dead letters are durable before their offsets move on; no longer than a scrape waits.
+                self._producer.flush(EXPORT_COMMIT_TIMEOUT_SECONDS)
+            consumer.commit(due, EXPORT_COMMIT_TIMEOUT_SECONDS)
         except ClientError as exc:
             self._metrics.commit_failures.inc()
             log.warning("offset commit failed", trigger=trigger, error=f"{type(exc).__name__}: {exc}")
+            if isinstance(exc, BrokerUnreachable):
+                self._health.down("lost the connection to", exc)
             return False
+        finally:
+            self._committing_since = None
         self._offsets.committed(due)
         self._metrics.commits.labels(trigger=trigger).inc()
         return True
@@ -374,32 +393,6 @@ class KafkaSource:
                    ("ragpulse.origin.offset", str(message.offset).encode())]
         self._producer.send(topic, message.value, message.key, headers)
         self._metrics.dead_letters.labels(topic=message.partition.topic).inc()
-
-    def _check_health(self, consumer: Consumer) -> None:
-        """A real round trip: the lag of the owned partitions (end offsets from the broker), or a metadata or
-        committed-offset request when nothing is owned. Owned as the rebalance callbacks tell, not as the client
-        does: kafka-python lists revoked partitions until the group's join completes."""
-        generation, owned = self._metrics.partition_lag.owned()
-        try:
-            if owned:
-                lags = consumer.lag(owned, HEALTH_TIMEOUT_SECONDS)
-            else:
-                consumer.ping(HEALTH_TIMEOUT_SECONDS)
-                lags = {}
-        except ClientError as exc:
-            self._set_health(False, f"kafka: no answer from {self._config.bootstrap_servers}: {exc}"[:300])
-            return
-        self._set_health(True, None)
-        self._metrics.partition_lag.record(generation, lags)  # dropped when a rebalance came meanwhile
-
-    def _set_health(self, up: bool, reason: str | None) -> None:
-        if reason != self._not_ready:
-            if up:
-                log.info("kafka source is up")
-            else:
-                log.warning("kafka source is down", reason=reason)
-        self._not_ready = reason
-        self._up.set(1 if up else 0)
 
     def _close_consumer(self) -> None:
         if self._consumer is None:
@@ -475,6 +468,9 @@ class KafkaSource:
             log.info("kafka partitions resumed from this process's own position",
                      partitions={f"{tp.topic}/{tp.partition}": offset for tp, offset in resumed.items()})
         self._restore(consumer, committed, replayed=assigned - self._held if self._on_replay is not None else set())
+        if self.on_share is not None and self._loop is not None:
+            owned, counts = self._offsets.owned(), consumer.partition_counts(list(self._topics), HEALTH_TIMEOUT_SECONDS)
+            self._loop.call_soon_threadsafe(self.on_share, owned, sum(counts.values()))
         self._held |= assigned
         log.info("kafka partitions assigned", partitions=sorted(f"{tp.topic}/{tp.partition}" for tp in assigned))
 

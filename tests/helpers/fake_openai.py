@@ -248,7 +248,7 @@ def _supports(chunk: str, sentence: str) -> bool:
 
 
 def grade(prompt: str, *, violate: bool = False) -> dict[str, Any]:
-    """judgment.v2's answer by rule. A supported claim's chunks: those sharing two words of five letters or
+    """judgment.v3's answer by rule, by the numbers the prompt gives chunks and cited sentences (from 1). A supported claim's chunks: those sharing two words of five letters or
     more with it; a cited sentence is supported when one of the chunks it cites does (and the answer is not a
     hallucination); searches read the question well when their every word of four letters or more is in it."""
     match = ANSWER.search(prompt)

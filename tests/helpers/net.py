@@ -1,11 +1,14 @@
-"""HTTP calls and free ports on loopback."""
+"""HTTP calls, free ports and a black hole on loopback."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
+import threading
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +17,41 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@dataclass
+class BlackHole:
+    port: int
+    accepted: int = 0  # connections taken, none ever answered
+
+
+@contextlib.contextmanager
+def black_hole() -> Iterator[BlackHole]:
+    """A TCP server on loopback that accepts every connection and never answers nor closes one: an endpoint
+    that hangs."""
+    server = socket.create_server(("127.0.0.1", 0))
+    hole = BlackHole(server.getsockname()[1])
+    held: list[socket.socket] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                connection, _ = server.accept()
+            except OSError:  # shut down: the test is over
+                return
+            held.append(connection)
+            hole.accepted += 1
+
+    thread = threading.Thread(target=accept, name="black-hole", daemon=True)
+    thread.start()
+    try:
+        yield hole
+    finally:
+        server.shutdown(socket.SHUT_RDWR)  # wakes the blocked accept (close alone does not, on Linux)
+        server.close()
+        thread.join(5)
+        for connection in held:
+            connection.close()
 
 
 @dataclass

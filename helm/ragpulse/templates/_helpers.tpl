@@ -45,7 +45,9 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end -}}
 
 {{- /* SQLite takes one writer per file and a ReadWriteOnce claim one node: several replicas on one claim would
-fight over the file (or never start), so refuse to render rather than fail in the cluster. */}}
+fight over the file (or never start), so refuse to render rather than fail in the cluster. values.schema.json says
+the same (so `helm lint --strict`, where `fail` is only INFO, refuses it too); this check stands when the schema is
+skipped (--skip-schema-validation), and says why. */}}
 {{- define "ragpulse.checkPersistence" -}}
 {{- $most := ternary .Values.autoscaling.maxReplicas .Values.replicaCount .Values.autoscaling.enabled -}}
 {{- if and (include "ragpulse.dataClaim" .) (gt (int $most) 1) -}}

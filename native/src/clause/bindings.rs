@@ -8,6 +8,14 @@ use pyo3::types::{PyBool, PyDict, PyFrozenSet, PyString, PyTuple};
 use crate::bridge::{guarded, with_text};
 use crate::clause;
 
+/// A translated pattern as the analyser runs it. A pattern with a lookaround (every Python \b is one) runs on
+/// fancy-regex's backtracking VM, which without a seek tries every position of the text; with it, the regex crate
+/// first finds where the pattern less its lookarounds can start (with scorers/crate_regex.py's one-sided \b, an
+/// English clause of FaithBench's: 31 → 12 µs).
+fn compiled(pattern: &str) -> Result<fancy_regex::Regex, fancy_regex::Error> {
+    fancy_regex::RegexBuilder::new(pattern).seek(true).build()
+}
+
 /// The local judge's text analysis (scorers/text.py), built once from its translated patterns and word tables.
 #[pyclass(frozen, module = "ragpulse._native")]
 pub struct TextAnalyser {
@@ -27,7 +35,7 @@ impl TextAnalyser {
     fn new(patterns: &Bound<'_, PyDict>, tables: &Bound<'_, PyDict>) -> PyResult<Self> {
         let pattern = |name: &str| -> PyResult<fancy_regex::Regex> {
             let source: String = table(patterns, name)?;
-            fancy_regex::Regex::new(&source).map_err(|err| PyValueError::new_err(format!("pattern {name}: {err}")))
+            compiled(&source).map_err(|err| PyValueError::new_err(format!("pattern {name}: {err}")))
         };
         let patterns = clause::Patterns {
             leading_answer: pattern("leading_answer")?, en_not_negations: pattern("en_not_negations")?,
@@ -82,7 +90,7 @@ impl TextAnalyser {
 /// tests/test_crate_regex.py holds scorers/crate_regex.py's translations of the Python patterns to.
 #[pyfunction]
 pub fn regex_spans(pattern: &str, texts: Vec<String>) -> PyResult<Vec<Vec<(usize, usize)>>> {
-    let regex = fancy_regex::Regex::new(pattern).map_err(|err| PyValueError::new_err(format!("pattern: {err}")))?;
+    let regex = compiled(pattern).map_err(|err| PyValueError::new_err(format!("pattern: {err}")))?;
     texts
         .iter()
         .map(|text| {

@@ -1,0 +1,132 @@
+"""A session's turns in the order they were asked, not the order they arrived: a short, bounded hold.
+
+The two tiers of docs/scaling-out.md forward each trace as its own replica finishes assembling it, so two turns of a
+session a second apart can reach the analysing replica in the wrong order; classified as they came, a repeat of a
+question became its original and a follow-up went unseen. So the feedback join hands each turn of a session to this
+hold (what the classification needs: route, question and the answer's turn, not the event), with the event's own
+timestamp. An entry waits `satisfaction.reorder_seconds` from its arrival for earlier turns still on their way, then
+goes back to the join together with every entry of its session that sorts before it, in timestamp order (arrival
+order for equal timestamps). Feedback addressed to a session (no trace id) while turns of it are held waits behind
+them: it is about the session's last answer so far, and it sorts after the turns held when it came, not by its own
+timestamp, which may be the time it reached a replica rather than the app's clock.
+
+Bounded in entries and bytes (`reorder_max_entries`, `reorder_max_bytes`): past either, the oldest entry goes back at
+once with what sorts before it, counted as `full`. A turn that arrives after a later turn of its session went back
+(later than the hold, or after a `full`) is classified where it lands, counted as `late`; the last timestamp that went
+back is remembered for the last `reorder_max_entries` sessions released (outside the bytes counted). Turns the hold put
+before one that arrived earlier are counted as `reordered`. Traces without a session never come here: the fast path
+pays nothing for the hold (a session's turn about 3 µs, measured on the join alone).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Collection
+
+from ragpulse.config import SatisfactionConfig
+from ragpulse.feedback.tables import JoinMetrics
+
+# An entry besides its text's characters (4 bytes each at most): the object, its slots, the call back to the join
+# with its arguments, a list and a deque slot.
+ENTRY_BYTES = 300
+Release = Callable[[], None]  # what the join does with the entry when it goes back
+
+
+class Held:
+    __slots__ = ("key", "seq", "session_id", "partition", "size", "release", "deadline")
+
+    def __init__(self, key: float, seq: int, session_id: str, partition: int, size: int, release: Release,
+                 deadline: float) -> None:
+        self.key, self.seq, self.session_id, self.partition = key, seq, session_id, partition
+        self.size, self.deadline = size, deadline
+        self.release: Release | None = release  # None once it went back
+
+
+class ReorderHold:
+    def __init__(self, options: SatisfactionConfig, metrics: JoinMetrics) -> None:
+        self._seconds, self._max_entries, self._max_bytes = (options.reorder_seconds, options.reorder_max_entries,
+                                                             options.reorder_max_bytes)
+        self._sessions: dict[str, list[Held]] = {}  # each session's entries, in (timestamp, arrival) order
+        self._arrivals: deque[Held] = deque()  # every entry in arrival order: their deadlines come in this order
+        self._went_back: dict[str, float] = {}  # session -> the last timestamp released
+        self._seq = 0
+        self.entries = self.bytes = 0
+        self._outcomes = {outcome: metrics.reordered.labels(outcome) for outcome in ("reordered", "late", "full")}
+        metrics.entries.labels(table="reorder").set_function(lambda: self.entries)
+        metrics.bytes.labels(table="reorder").set_function(lambda: self.bytes)
+
+    def holds(self, session_id: str) -> bool:
+        return session_id in self._sessions
+
+    def turn(self, session_id: str, timestamp: float | None, partition: int, chars: int, now: float,
+             release: Release) -> None:
+        """A turn of the session (a question of `chars` characters), asked at `timestamp` (the event's own, epoch
+        seconds; None only while turns of the session are held: it goes after them, in arrival order)."""
+        if timestamp is None:
+            timestamp = self._sessions[session_id][-1].key
+        elif timestamp < self._went_back.get(session_id, timestamp):
+            self._outcomes["late"].inc()
+        self._add(session_id, timestamp, partition, ENTRY_BYTES + 4 * chars, now, release)
+
+    def feedback(self, session_id: str, partition: int, chars: int, now: float, release: Release) -> None:
+        """Feedback on the session's last answer while turns of it are held (holds() is true): it goes after them."""
+        self._add(session_id, self._sessions[session_id][-1].key, partition, ENTRY_BYTES + 4 * chars, now, release)
+
+    def _add(self, session_id: str, key: float, partition: int, size: int, now: float, release: Release) -> None:
+        self._seq += 1
+        entry = Held(key, self._seq, session_id, partition, size, release, now + self._seconds)
+        held = self._sessions.setdefault(session_id, [])
+        at = len(held)
+        while at and held[at - 1].key > key:  # sessions hold few entries, and most come in order
+            at -= 1
+        held.insert(at, entry)
+        self._arrivals.append(entry)
+        self.entries += 1
+        self.bytes += size
+        while self.entries > self._max_entries or self.bytes > self._max_bytes:
+            oldest = self._arrivals.popleft()
+            if oldest.release is not None:
+                self._outcomes["full"].inc(self._through(oldest))
+
+    def expire(self, now: float) -> None:
+        """Every entry whose hold is over goes back, with what sorts before it in its session."""
+        arrivals = self._arrivals
+        while arrivals and arrivals[0].deadline <= now:
+            entry = arrivals.popleft()
+            if entry.release is not None:
+                self._through(entry)
+
+    def flush(self, partitions: Collection[int]) -> None:
+        """The sessions of these Kafka partitions go back whole, now (they leave this replica, or were replayed)."""
+        for held in [held for held in self._sessions.values() if held[0].partition in partitions]:
+            self._through(held[-1])
+
+    def _through(self, entry: Held) -> int:
+        """Releases `entry` and every entry of its session before it, in order; returns how many."""
+        session_id = entry.session_id
+        held = self._sessions[session_id]
+        if held[0] is entry:  # in order: most of the time
+            going = [entry]
+            del held[0]
+        else:
+            at = held.index(entry) + 1
+            going = held[:at]
+            del held[:at]
+            earliest = entry.seq
+            for before in reversed(going[:-1]):  # classified ahead of an entry that arrived before it
+                if before.seq > earliest:
+                    self._outcomes["reordered"].inc()
+                earliest = min(earliest, before.seq)
+        if not held:
+            del self._sessions[session_id]
+        went_back = self._went_back  # a plain dict keeps insertion order: the least recently released first
+        went_back[session_id] = max(entry.key, went_back.pop(session_id, entry.key))
+        if len(went_back) > self._max_entries:
+            del went_back[next(iter(went_back))]
+        for released in going:
+            release, released.release = released.release, None  # its deadline may come later: it holds nothing then
+            self.entries -= 1
+            self.bytes -= released.size
+            assert release is not None
+            release()
+        return len(going)

@@ -1,0 +1,434 @@
+"""Refusals recognised by what they are: clauses that claim nothing about the world and say the answer cannot be
+given, in English and Chinese, whatever their wording.
+
+The fallback phrase rules (config/fallback_phrases.yaml) list phrasings; this reads a clause's structure:
+- the speaker's inability or ignorance: "I" with a negated verb of knowing or answering ("I can't tell", "I'm not
+  sure", "I have no idea", "isn't something I can see", "unclear to me"), "we" only with knowing ("we don't know");
+- the sources' silence: "the context / documents / knowledge base / articles…" with a negated verb of saying ("don't
+  mention", "has nothing about", "is silent on"), a passive of saying ("isn't specified", "not covered in my sources"),
+  "there is no mention / information…", "outside what the documents cover";
+- Chinese: 我 with 不知道 不清楚 说不准 查不到…, 无法/没法 with a verb of knowing (确定 判断 回答…), the sources
+  (资料 文档 知识库 上下文…) with 没有 未提及 没写 不包含…, 没有相关信息, 超出…范围.
+A clause is read as a whole: what opens it (an apology, "Honestly", a topic: "As for gift wrapping", 关于学生优惠,
+会员能否中途退订) belongs to the refusal; what follows it and says something about the world is a claim of its own,
+whatever the connective ("I couldn't find the exact policy, but returns are free for 90 days", "I really don't know,
+I just know that …", "all I know is …", 不过, 只知道, 据我所知: the second part is judged). In an answer that refuses,
+its questions ("Would you like an agent?") and its referrals ("Please contact our support team") are no claims
+either. A clause with the shape only loosely (the speaker or the sources with a negation: "I can't promise a delivery
+day", 我对这个没底) refuses unless the context supports it (the judge decides: judging/local_judge.py); "we" speaks
+for the shop ("We don't ship to Hawaii" is a claim). Measured on refusals and partial refusals written for it
+(tests/data/refusals_*.jsonl, tests/test_local_judge_defects.py, docs/judging.md, Refusals).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ragpulse.scorers.text import clause, clauses, is_chatter, sentences
+
+# -- English ------------------------------------------------------------------------------------------------------
+
+_NOT = r"(?:n['’]t|not|never)"
+_BE = r"(?:is|are|was|were|['’]s|['’]re)"
+_BE_NOT = rf"(?:{_BE}\s*{_NOT}|(?:ca|can|could|wo|will|would)\s*{_NOT}\s+be|cannot\s+be)"
+_KNOW = (r"(?:see\b(?!\s+why)|find|tell|say|answer|confirm|determine|verify|help|locate|access|speak|comment|estimate|judge|"
+         r"guess|track|check|look|give|provide|offer|recall)")
+_INFO = (r"(?:information|info|details|data|specifics|answers?|records?|knowledge|documentation|access|visibility|insight|"
+         r"mention|entry|guidance)")
+# What the answer was written from; a few modifiers before it ("the provided help articles").
+_MODIFIERS = (r"(?:the|my|our|these|those|this|your|its|their|available|provided|given|retrieved|relevant|help|policy|"
+              r"search|reference|support|related)")
+_SOURCE_NOUN = (r"(?:context|documents?|documentation|docs|knowledge\s*base|passages?|texts?|sources?|materials?|"
+                r"articles?|excerpts?|snippets?|faqs?|help\s*(?:center|centre)|search\s+results|references?|"
+                r"reference\s+material|guides?|guidance|(?:retrieved|provided)\s+content|"
+                r"(?:help|support|policy|faq)\s+(?:pages|entries)|(?:my|the)\s+information|"
+                r"information\s+(?:given|provided|available|i\s+have|i['’]ve\s+been\s+(?:given|provided)|at\s+hand)|"
+                r"(?:provided|available|given)\s+information)")
+_SOURCE = rf"(?:{_MODIFIERS}\s+){{0,3}}{_SOURCE_NOUN}"
+_SAY = (r"(?:mention|cover|contain|include|specify|say|state|address|discuss|provide|give|list|detail|describe|"
+        r"explain|indicate|tell|touch|go\s+into|answer|show|have|speak|clarify|talk|reference|offer|extend|deal\s+with|"
+        r"elaborate|get\s+into|spell\s+out|outline)")
+# An apology or a hedge: no claim alone, and what may open a refusal ("Honestly, I don't know").
+_HEDGE = (r"(?:(?:i['’]m|i\s+am|we['’]re|we\s+are)\s+(?:so\s+|very\s+|really\s+|truly\s+)?sorry|sorry|apologies|"
+          r"my\s+apologies|unfortunately|regrettably|sadly|honestly|frankly|hmm+|well|oh|ah|alas|i['’]m\s+afraid|"
+          r"i\s+am\s+afraid|afraid|i\s+fear|to\s+be\s+(?:honest|clear)|truthfully|but|and|so|however|also|ok(?:ay)?|"
+          r"(?:that['’]s\s+)?(?:an?\s+)?(?:(?:good|great|fair|tricky|difficult|interesting)\s+)?question|"
+          r"i(?:['’]d|\s+would)\s+(?:love|like)\s+to\s+help(?:\s+you)?)")
+# Opened by the speaker or the sources: what comes before in the clause must be an opening, not a claim.
+_SUBJECT_LED = re.compile("|".join((
+    # "I didn't know that …" and "I had no idea …" say that what follows is so: no refusal
+    # "I really don't know", "i dont know"
+    r"\bi\s*(?:(?:really|honestly|just|truly|actually|simply)\s+)?"
+    r"(?:(?:do|ca|can|could|wo|would|will|['’]ll)?\s*(?:n['’]?t|not)\s+(?:really\s+|actually\s+|exactly\s+|"
+    r"quite\s+)?know\b"
+    rf"|(?:do|did|ca|can|could|wo|would|will|['’]ll)?\s*{_NOT}"
+    rf"\s+(?:really\s+|actually\s+|exactly\s+|quite\s+)?(?:{_KNOW}\b|have\s+(?:the|that|this|those|these|such|your)\b"
+    r"|(?:have|possess|hold)\s+(?:an?\s+|any\s+|enough\s+|much\s+|specific\s+|more\s+|further\s+|exact\s+|"
+    rf"reliable\s+)?{_INFO}))",
+    r"\bi\s*(?:['’]m|am|was)\s*(?:really\s+|honestly\s+|just\s+)?(?:(?:not|n['’]t)\s+(?:really\s+|quite\s+|entirely\s+|"
+    r"totally\s+)?(?:sure|certain|confident|familiar|aware|able|in\s+a\s+position|the\s+right\s+(?:source|person|place))|"
+    r"unsure|uncertain|unaware|unable|unfamiliar|drawing\s+a\s+blank|at\s+a\s+loss|stumped)\b",
+    r"\bi\s+wish\s+i\s+(?:could\s+(?:help|answer|tell|say|assist|be\s+more\s+helpful)|knew|had\s+(?:the\s+|an\s+|more\s+)?"
+    r"(?:answer|information|details))\b|^(?:it['’]s\s+|it\s+is\s+)?(?:hard|difficult|impossible)\s+to\s+(?:say|tell|know)\b",
+    rf"\bi\s*(?:have|['’]ve)\s*(?:n['’]t\s+got\s+(?:any\s+)?{_INFO}|no\s+(?:idea|clue|way|{_INFO})|"
+    r"nothing\s+(?:on|about|regarding|for)\b)",
+    rf"\bi\s+lack\s+(?:the\s+|any\s+|enough\s+|sufficient\s+)?(?:{_INFO}|context)",
+    r"\bi(?:['’]d|\s+would)\s+rather\s+not\s+(?:guess|say|speculate)",
+    rf"\bwe\s*(?:do|did|ca|can|could)?\s*{_NOT}\s+(?:know|have\s+(?:any\s+|enough\s+|the\s+|specific\s+)?{_INFO})",
+    rf"^(?:{_HEDGE}[\s,;:!.—–-]*)*(?:not\s+(?:sure|certain)|no\s+(?:idea|clue)|unsure|uncertain|unknown|dunno)\b",
+    rf"\b{_SOURCE_NOUN}\b[^.;:!?]{{0,60}}?\b(?:do(?:es)?|did|ca|can|could|wo|will|would)?\s*{_NOT}\s+(?:\w+\s+){{0,2}}?{_SAY}",
+    rf"\b{_SOURCE_NOUN}\b[^.;:!?]{{0,60}}?\b(?:has|have|had|contains?|includes?|gives?|provides?|offers?|holds?|says?|"
+    rf"mentions?)\s+(?:no|nothing|none)\b",
+    rf"\b{_SOURCE_NOUN}\b[^.;:!?]{{0,60}}?\b(?:silent|empty|unclear|vague|insufficient|inconclusive|lacks?|"
+    r"leaves?\s+(?:it\s+|that\s+)?open)\b",
+    rf"\bno\s+(?:\w+\s+)?{_INFO}\b[^.;:!?]{{0,30}}?\b(?:appears?|is\s+given|exists?)\s+(?:in|within)\s+{_SOURCE}\b",
+    rf"\bnone\s+of\s+{_SOURCE}\b[^.;:!?]{{0,40}}?\b{_SAY}",
+    rf"\b(?:there(?:['’]s|\s+is|\s+was)\s+)?nothing\s+(?:in|within|from)\s[^.;:!?]{{0,40}}?\b{_SOURCE}\b",
+    r"\bnothing\s+i\s+(?:found|have|see|can\s+see|could\s+find)\b",
+    r"\bthere(?:['’]s|\s+is|\s+was)\s+nothing\s+(?:here\b|(?:about|on|regarding)\s)",
+    rf"\bthere\s*(?:is|are|was|were|['’]s|does|do|did)?\s*(?:n['’]t|not|no)\b[^.;:!?]{{0,40}}?(?:\b{_SOURCE}\b|\b{_INFO}\b)",
+    rf"\bthere(?:['’]s|\s+is)\s+(?:insufficient|not\s+enough|too\s+little|limited)\s+(?:{_INFO}|context)",
+    rf"\bno\s+(?:\w+\s+)?{_INFO}\b[^.;:!?]{{0,50}}?\b(?:{_BE}\s+)?(?:given|provided|available|found|listed|included|mentioned|"
+    r"specified|stated)\b",
+    rf"\b(?:that|this|such|the\s+requested|the\s+relevant|this\s+kind\s+of)\s+{_INFO}\s+{_BE_NOT}\s+(?:available|provided|"
+    r"given|known)\b",
+)), re.IGNORECASE)
+_ANCHOR = rf"(?:here|anywhere|(?:in|by|from|within)\s+(?:what\s+)?{_SOURCE}|(?:in|by|from)\s+what\s+i\b|to\s+me)"
+# A predicate about a topic that comes first ("Sale items aren't mentioned", "Whether Amex works is unclear to me").
+_PREDICATE = re.compile("|".join((
+    rf"{_BE_NOT}\s+(?:\w+\s+)?(?:mentioned|specified|stated|documented|addressed|described|discussed|explained|"
+    r"indicated|detailed|answered|clarified)\b",
+    rf"{_BE_NOT}\s+(?:\w+\s+)?(?:given|provided|listed|included|covered|known|available|clear)\s+{_ANCHOR}",
+    rf"{_BE_NOT}\s+(?:\w+\s+)?covered\s+by\s+anything\s+(?:i|we)\b",
+    rf"{_BE}\s*{_NOT}\s+(?:something|anything|a\s+topic|a\s+question)\s+(?:that\s+)?[^.;:!?]{{0,30}}?"
+    rf"(?:\b{_SOURCE}\b|\bi\b|\bwe\b)",
+    rf"{_BE}\s*{_NOT}\s+(?:in|within|among|part\s+of)\s+[^.;:!?]{{0,30}}?\b{_SOURCE}\b",
+    rf"{_BE}\s+(?:\w+\s+)?(?:missing|absent|omitted)\s+(?:from|in)\s+{_SOURCE}\b",
+    r"(?:n['’]t|not)\s+(?:clear|known|visible|available|accessible)\s+to\s+(?:me|us)\b",
+    r"\b(?:unclear|unknown|unavailable|invisible)\s+to\s+(?:me|us)\b",
+    r"\bthere(?:['’]s|\s+is)\s+no\s+way\s+(?:for\s+me\s+)?(?:of\s+)?(?:to\s+)?(?:know|tell|say|estimate|determine|check)",
+    rf"\b(?:outside|beyond)\s+(?:the\s+scope\s+of\s+)?(?:what\s+)?[^.;:!?]{{0,30}}?(?:\b{_SOURCE}\b|\bi\s+(?:know|have|can))",
+    r"\b(?:outside|beyond)\s+(?:the\s+scope\s+of\s+)?(?:my|our)\s+(?:knowledge|expertise|scope|information)\b",
+    r"^(?:it|this|that)\s*(?:is|['’]s|was)\s+(?:unclear|not\s+clear|uncertain|unknown|not\s+known)\b",
+    r"^not\s+(?:mentioned|specified|stated|covered|addressed|listed|documented)\b",
+)), re.IGNORECASE)
+_OPENING = re.compile(rf"^(?:[\s,;:—–-]*{_HEDGE}\b)*[\s,;:—–-]*$", re.IGNORECASE)
+# What may come before "I …" or "the documents …" in a refusal: hedges and a topic ("As for gift wrapping, …").
+_HEAD = re.compile(rf"^(?:[\s,;:—–-]*(?:{_HEDGE}|(?:as\s+(?:for|to)|regarding|concerning|about|when\s+it\s+comes\s+to)"
+                   r"\s+[^,;]{1,60},|i\s+(?:checked|looked|searched)[^,;]{0,40},|"
+                   r"from\s+what\s+i\s+(?:can\s+)?(?:see|know|have|found)|as\s+far\s+as\s+i\s+(?:can\s+tell|know)|"
+                   rf"to\s+my\s+knowledge)\b)*[\s,;:—–-]*(?:{_MODIFIERS}\s+)*$", re.IGNORECASE)
+# After the refusal, a claim of its own: past a contrast, or a new subject after "and" or a comma ("I'm not sure,
+# they have had immense popularity since 1997").
+_SUBJECT = r"(?=(?:i|it|it['’]s|they|he|she|we|you|there|this|that|these|those|the|its|their|our|my)\b)"
+# What the speaker does know starts a claim too ("I don't know, all I know is that …").
+_EN_KNOWN = (r"(?:(?:all|what)\s+i\s+(?:\w+\s+)?know\b|i\s+(?:(?:just|only|do|also|still|certainly|definitely)\s+)*"
+             r"know\b|as\s+far\s+as\s+i\s+(?:know|can\s+tell)\b|from\s+what\s+i\s+(?:know|read|remember|recall)\b|"
+             r"i\s*(?:have\s+|['’]ve\s+)?(?:read|heard)\s+that\b|i\s+(?:remember|recall)\s+that\b)")
+_EN_TAIL = re.compile(r"\b(?:but|however|even\s+though|though|although|yet|still|that\s+said|even\s+so|nevertheless|instead|other\s+than|"
+                      rf"except(?:\s+that)?|apart\s+from|besides|only\s+that|just\s+that)\b|[:;]|(?:\band|,)\s+{_SUBJECT}|"
+                      rf"(?=\b{_EN_KNOWN})", re.IGNORECASE)
+# A clause that says what the speaker knows claims what follows ("I just know that it wasn't built by the Romans"),
+# unless it is none ("I know nothing about it").
+_EN_KNOWN_LEAD = re.compile(rf"^(?:{_HEDGE}[\s,;:!.—–-]*)*{_EN_KNOWN}(?!\s+(?:nothing|little|very\s+little|next\s+to))"
+                            r"(?:\s+(?:is|was))?(?:\s+(?:that|of))?", re.IGNORECASE)
+_EN_REFERRAL = re.compile(
+    r"^(?:please\s+|kindly\s+|you\s+(?:may|might|can|could|should)\s+(?:want\s+to\s+|wish\s+to\s+)?|"
+    r"i\s+(?:would\s+|['’]d\s+)?(?:recommend|suggest)\s+(?:that\s+you\s+)?|feel\s+free\s+to\s+|try\s+|"
+    r"it(?:['’]s|\s+is)\s+best\s+to\s+)?(?:contact(?:ing)?|reach(?:ing)?\s+out\s+to|call(?:ing)?|email(?:ing)?|"
+    r"ask(?:ing)?|check(?:ing)?\s+with|speak(?:ing)?\s+(?:to|with)|talk(?:ing)?\s+to|get(?:ting)?\s+in\s+touch\s+with|"
+    r"message|visit(?:ing)?)\b", re.IGNORECASE)
+
+# -- Chinese ------------------------------------------------------------------------------------------------------
+
+_ZH_SOURCE = (r"(?:(?<!个人)(?<!用户)(?<!账户)(?<!注册)资料|文档|文件|知识库|资料库|数据库|上下文|材料|参考资料|手册|原文|"
+              r"检索结果|搜索结果|所给内容|提供的内容|给出的内容|现有的?信息|已知信息|所给信息|提供的信息|掌握的信息)")
+_ZH_QUALIFIED_INFO = (r"(?:相关|这方面的?|该|此|有关|可参考的|确切的?|具体的?|更多|进一步的?|任何)"
+                      r"(?:信息|资料|答案|说明|规定|记载|条目|数据|内容|答复|结果)")
+_ZH_INFO = rf"(?:{_ZH_QUALIFIED_INFO}|答案|资料|记载|条目)"
+_ZH_SPEAKER = r"(?:我|我们|本人|这边|小助手)"
+# Ignorance and the speaker's failed search: refusals only when the speaker says them ("如果您查不到订单号" is not).
+_ZH_IGNORANCE = re.compile(
+    r"不知道|不太?清楚|不太?确定|不太?了解|不掌握|不敢确定|不敢保证|说不准|说不好|不好说|拿不准|没有?把握|"
+    r"答不上来?|答不了|回答不了|回答不上来|判断不了|查不了|查不到|查不着|看不到|看不了|找不着|搜不到|搜不着|查询不到|"
+    r"给不出|没能查到|未能查到|没有?查到|帮不了|帮不上|不太?懂|没概念|没有概念|缺失")
+_ZH_UNSPOKEN_IGNORANCE = re.compile(r"^(?:不太?清楚|不太?确定|不知道|说不准|不好说)")
+_ZH_REFUSAL = re.compile("|".join((
+    r"无从得知|无从知晓|不得而知|无可奉告|恕难|难以(?:回答|作答|答复|判断|确定)",
+    r"不在(?:我|本人)?的?(?:知识|能力|服务|回答|解答)范围",
+    r"(?:无法|没法|没办法|不能|难以|未能|没能)[^，。；！？]{0,10}?(?:确定|确认|判断|回答|答复|回复|解答|得知|知道|告知|保证|核实|"
+    r"估计|评估|结论|作答|定位到)",
+    rf"(?:无法|没法|没办法|不能)提供{_ZH_INFO}",
+    rf"{_ZH_SOURCE}[^，。；！？]{{0,10}}?(?:没有|没|未|并未|并没有|并无|无|不包含|不含|暂无|暂缺|暂未|缺少|缺乏|不足|"
+    r"查不到|搜不到|找不着|找不到|查询不到|无关|未收录|不涉及)",
+    r"未(?:在|从)[^，。；！？]{0,12}?(?:找到|查到|发现)",
+    rf"不在[^，。；！？]{{0,12}}?{_ZH_SOURCE}",
+    rf"超出[^，。；！？]{{0,12}}?(?:{_ZH_SOURCE}|范围|能力)",
+    rf"(?:没有|没|未能|未|暂无|暂缺|缺少|缺乏|尚无|并无|不掌握)[^，。；！？]{{0,6}}?{_ZH_INFO}",
+    r"(?:相关|现有|已知|目前的?|这方面的?)(?:信息|资料|数据)(?:暂缺|不足|缺失|有限)",
+    rf"{_ZH_SPEAKER}(?:手头|这边|这里|这儿|目前)?(?:也|还|暂时)?(?:没有|没)(?=$|相关|这方面)",
+)))
+_ZH_NOT_SPEAKER = re.compile(r"您|你|如果|若|假如|要是")
+_ZH_KNOWN = r"(?:我?(?:只|就|倒是|倒|却|也)?(?:知道|晓得|记得|听说|了解到)(?:的是)?|据我(?:所知|了解))"
+_ZH_TAIL = re.compile(rf"不过|但是|但|只是|可是|然而|(?<![不没未])(?<!不太)(?<!不大)(?<!不怎么){_ZH_KNOWN}")
+_ZH_KNOWN_LEAD = re.compile(rf"^(?:但是|但|不过|只是|可是|然而)?[，,\s]*{_ZH_KNOWN}")
+_ZH_OPENING = re.compile(r"^(?:这个|这事|这一点)?(?:很|非常|真|实在)?(?:抱歉|对不起|不好意思|遗憾|很遗憾|遗憾的是|恕我直言|"
+                         r"说实话|老实说|恐怕|嗯+|呃|这个嘛|我(?:帮您|帮你|替您)?(?:查|看|找|搜|检索|翻)了(?:一下|一遍|下)?)"
+                         r"[，,、\s]*$")
+# A clause that only names what the next one refuses to answer: 关于学生优惠，… / 会员能否中途退订，…
+_ZH_TOPIC = re.compile(r"^(?:关于|至于|对于|针对|有关|您问的|你问的|您说的|您提到的|根据|按照|依据|基于)|问题$|"
+                       r"能否|是否|能不能|可不可以|会不会|有没有|多久|多少|怎么|如何|什么|哪|几|吗")
+_ZH_REFERRAL = re.compile(r"^(?:这个|此事)?(?:请|建议(?:您|你)?|您可以|你可以|可以|麻烦(?:您|你)?|得|要|需要)?"
+                          r"(?:联系|咨询|致电|拨打|询问|问|找|联络)(?:一下)?[^，。；！？]{0,10}?"
+                          r"(?:客服|人工|工作人员|商家|售后|我们|门店|专员)")
+# What a summary says of its source before what the source says: "The passage describes two figures named Francis I"
+# claims two figures named Francis I, nothing of a passage.
+_EN_META_LEAD = re.compile(
+    r"^(?:overall,?\s+)?(?:the|this)\s+(?:provided\s+|given\s+)?(?:passage|text|article|document|context|source|excerpt|"
+    r"story|report)\s+(?:also\s+|then\s+|further\s+)?(?:describes|provides|discusses|mentions|highlights|covers|"
+    r"focuses\s+on|presents|outlines|summari[sz]es|details|contains|includes|talks\s+about|is\s+about|notes|explains|"
+    r"introduces|reports(?:\s+on)?)\s+(?:(?:basic\s+|some\s+|brief\s+)?information\s+(?:about|on)\s+|that\s+)?",
+    re.IGNORECASE)
+_ZH_CONTRAST_LEAD = re.compile(r"^(?:但是|但|不过|只是|可是|然而)[，,\s]*")
+_CJK = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
+
+# Refusals by their shape alone, for what the patterns above do not know ("I can't promise a delivery day", "the
+# guides leave it open", 我对这个没底): the speaker ("I", 我) with a negated predicate, or the sources with a negation.
+# Claims could look alike, so the judge confirms them: such a clause refuses unless the context supports it.
+_CUE = (r"n['’]t\b|\b(?:not|no|nothing|none|never|cannot|neither|nor|without|lacks?|beyond|outside|unsure|uncertain|unclear|"
+        r"unaware|unable|unfamiliar|silent|mum|quiet|vague|insufficient|missing|open)\b")
+_EN_MAYBE_WHO = re.compile(rf"\b(?:i|me|my|myself)\b|\b{_SOURCE_NOUN}\b", re.IGNORECASE)
+_EN_MAYBE_CUE = re.compile(_CUE, re.IGNORECASE)
+# "I didn't know that …" and "I had no idea …" say that what follows is so; "I don't think …" is an opinion; "we"
+# speaks for the shop: "We don't ship to Hawaii" is a claim
+_EN_NOT_MAYBE = re.compile(r"\b(?:we|us)\b|\bi\s*(?:did\s*n['’]t|did\s+not|never)\s+(?:know|reali[sz]e|thought)\b|"
+                           r"\bi\s+had\s+no\s+idea\b|\bi\s*(?:do\s*n['’]t|do\s+not)\s+(?:think|believe|like|want|need|"
+                           r"mind|recommend|suggest|agree|expect|care)\b|"
+                           r"\bi\s*(?:ca\s*n['’]t|cannot)\s+(?:wait|believe|imagine|stand)\b", re.IGNORECASE)
+_ZH_MAYBE = re.compile(rf"我(?!们)[^，。；！？]*?[不没无未难缺](?!建议|认为|觉得|推荐|是)|{_ZH_SOURCE}[^，。；！？]*?[不没无未缺]")
+
+
+# The gates (word sets: an alternation of them tried at every position costs more than all the patterns). Every
+# refusal holds a cue: a negation or the like ("n't" or a word of _CUES, in Chinese a character of _ZH_CUES); every
+# English one also a word that says whose ignorance or which silence (_ANCHORS: the speaker, the sources, "there", a
+# verb of mentioning…: each pattern above needs one). An answer without a cue skips the reading.
+_CUES = frozenset(
+    "not no nothing none never cannot neither nor without lack lacks beyond outside unsure uncertain unclear unaware "
+    "unable unfamiliar silent mum quiet vague insufficient missing open unknown unavailable invisible empty dunno "
+    "rather absent omitted blank loss stumped wish hard difficult impossible clue idea dont didnt cant".split())
+_ANCHORS = frozenset(
+    "i we me us my myself hard difficult impossible sure certain idea clue unsure uncertain unknown dunno nothing "
+    "there here anywhere anything something topic question outside beyond unclear clear known "
+    # the sources and what they hold
+    "context document documents documentation docs knowledge knowledgebase passage passages text texts source "
+    "sources material materials article articles excerpt excerpts snippet snippets faq faqs help search results "
+    "reference references guide guides guidance content pages entries information info details data specifics "
+    "answer answers record records access visibility insight mention entry "
+    # verbs of mentioning, as a predicate of the topic ("Sale items aren't mentioned")
+    "mentioned specified stated documented addressed described discussed explained indicated detailed answered "
+    "clarified covered listed".split())
+_ZH_CUES = "不没未无缺超难恕"
+# An answer's words as str.split() leaves them: with the punctuation that may cling to them.
+_CUE_TOKENS = frozenset(f"{before}{word}{after}" for word in _CUES for before in ("", "(", '"', "'", "“", "‘", "[")
+                        for after in ("", ".", ",", ";", ":", "!", "?", ")", '"', "'", "”", "’", "...", "…", '."',
+                                      ',"', ".”", ",”", "),", ")."))
+_WORD = re.compile(r"[a-z]+")
+
+
+def _answer_may_refuse(answer: str) -> bool:
+    """The answer's gate: a cue (a few µs, no regular expression), then a cue and an anchor word."""
+    lower = answer.lower()
+    if not lower.isascii() and any(c in lower for c in _ZH_CUES):
+        return True
+    if "n't" not in lower and "n’t" not in lower:
+        for dash in "-—–/":
+            if dash in lower:
+                lower = lower.replace(dash, " ")
+        if _CUE_TOKENS.isdisjoint(lower.split()):
+            return False
+    return _may_refuse(answer)
+
+
+def _may_refuse(text: str) -> bool:
+    """A clause's gate: a cue, and in English an anchor."""
+    lower = text.lower()
+    if not lower.isascii() and any(c in lower for c in _ZH_CUES):
+        return True
+    words = _WORD.findall(lower)
+    return ("n't" in lower or "n’t" in lower or not _CUES.isdisjoint(words)) and not _ANCHORS.isdisjoint(words)
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """An answer as the judge reads it: the texts to judge as claims, in order, with whether each may be a refusal
+    (the judge decides by the context's support), and the clauses that refuse."""
+
+    claims: list[str]
+    maybe: list[bool]
+    refusals: list[str]
+
+
+def _refusal(text: str) -> tuple[str, str] | None:
+    """(what of the clause comes before the refusal and is a claim, what follows it after a "but" and is one);
+    None when the clause refuses nothing."""
+    if not _may_refuse(text):
+        return None
+    if _CJK.search(text):
+        return _zh_refusal(text)
+    predicate = _PREDICATE.search(text)
+    if predicate is not None:  # the topic before it belongs to the refusal
+        return "", _tail(text, predicate.end(), _EN_TAIL)
+    led = _SUBJECT_LED.search(text)
+    if led is None:
+        return None
+    head = text[: led.start()]
+    return ("" if _HEAD.match(head) else head.strip(" ,;:—–-")), _tail(text, led.end(), _EN_TAIL)
+
+
+def _zh_refusal(text: str) -> tuple[str, str] | None:
+    found = _ZH_REFUSAL.search(text)
+    ignorance = _ZH_IGNORANCE.search(text)
+    if ignorance is not None and (found is None or ignorance.start() < found.start()):
+        before = text[: ignorance.start()]
+        spoken = re.search(_ZH_SPEAKER, before) is not None or _ZH_UNSPOKEN_IGNORANCE.match(text) is not None
+        if spoken and not (_ZH_NOT_SPEAKER.search(before) and "我" not in before):
+            found = ignorance
+    if found is None:
+        return None
+    return "", _tail(text, found.end(), _ZH_TAIL)
+
+
+def _tail(text: str, end: int, connector: re.Pattern[str]) -> str:
+    """What follows a contrast after the refusal: read on its own (it may refuse too)."""
+    after = connector.search(text, end)
+    return "" if after is None else text[after.end():].strip(" ,;:—–-，")
+
+
+def _pieces(text: str) -> list[tuple[str, str]]:
+    """A clause as (kind, text): its claims and its refusal."""
+    found = _refusal(text)
+    if found is None:
+        return [("claim", text)]
+    head, tail = found
+    after = _pieces(tail) if tail and not _opening_only(tail) else []
+    return [("claim", head)] * bool(head) + [("refusal", text)] + after
+
+
+def _opening_only(text: str) -> bool:
+    """An apology or a hedge alone ("Sorry", 很抱歉): no claim."""
+    return _en_opening_only(text) if not _CJK.search(text) else bool(_ZH_OPENING.match(text))
+
+
+# The last words of the hedges (_HEDGE) and how the meta lead starts (_EN_META_LEAD): a clause that ends or starts
+# otherwise is spared the pattern.
+_HEDGE_ENDS = ("sorry", "apologies", "unfortunately", "regrettably", "sadly", "honestly", "frankly", "mm", "well", "oh",
+               "ah", "alas", "afraid", "fear", "honest", "clear", "truthfully", "but", "and", "so", "however", "also",
+               "ok", "okay", "question", "help", "you")
+_META_STARTS = frozenset(("ove", "the", "thi"))
+
+
+def _en_opening_only(text: str) -> bool:
+    end = text.rstrip(" \t\n,;:—–-").lower()
+    return (not end or end.endswith(_HEDGE_ENDS)) and _OPENING.match(text) is not None
+
+
+def _referral(text: str) -> bool:
+    """"Please contact our support team", 建议您咨询人工客服: a referral without a number of its own."""
+    pattern = _ZH_REFERRAL if _CJK.search(text) else _EN_REFERRAL
+    return pattern.match(text) is not None and not clause(text).quantities
+
+
+def _sentences(answer: str) -> list[tuple[str, bool]]:
+    """The answer's sentences, each with whether it asks (ends in a question mark)."""
+    found: list[tuple[str, bool]] = []
+    for part in re.split(r"(?<=[?？])", answer):
+        parts = sentences(part)
+        asks = part.rstrip().endswith(("?", "？"))
+        found.extend((sentence, asks and i == len(parts) - 1) for i, sentence in enumerate(parts))
+    return found
+
+
+def read(answer: str, refusing: Sequence[tuple[int, int]] = ()) -> Reading:
+    """The answer's clauses to judge, its refusals taken out. `refusing`: spans (character offsets) of phrases
+    known to refuse (a fallback rule's matches): the clauses they touch refuse whatever their language."""
+    if not refusing and not _answer_may_refuse(answer):
+        # an answer in ASCII is spared a search for Chinese in every clause
+        opening, claim = (_en_opening_only, _en_claim) if answer.isascii() else (_opening_only, _claim)
+        claims = [text for c in clauses(answer) if not opening(c) and (text := claim(c))]
+        return Reading(claims, [False] * len(claims), [])
+    kinds: list[tuple[str, str]] = []  # (kind, text): claim, maybe, refusal, question, referral, topic
+    cursor = 0
+    for sentence, asks in _sentences(answer):
+        parts = clauses(sentence)
+        for index, part in enumerate(parts):
+            start = answer.find(part, cursor)
+            cursor = start + len(part) if start >= 0 else cursor
+            if start >= 0 and any(low < start + len(part) and start < high for low, high in refusing):
+                kinds.append(("refusal", part))
+                continue
+            if _opening_only(part):
+                continue
+            pieces = _pieces(part)
+            if len(pieces) > 1 or pieces[0][0] == "refusal":
+                kinds.extend(pieces)
+            elif asks:
+                kinds.append(("question", part))
+            elif _referral(part):
+                kinds.append(("referral", part))
+            elif _CJK.search(part) and _ZH_TOPIC.search(part) and index + 1 < len(parts) and _refusal(parts[index + 1]):
+                kinds.append(("topic", part))
+            else:
+                kinds.append(("claim", part))
+    kinds = [piece for kind, text in kinds for piece in (_loose(text) if kind == "claim" else [(kind, text)])]
+    refusals = [text for kind, text in kinds if kind == "refusal"]
+    declines = any(kind in ("refusal", "maybe") for kind, _ in kinds)
+    # Without a refusal, questions, referrals and topics are read as before: claims.
+    kept = [(_claim(text), kind == "maybe") for kind, text in kinds
+            if kind in ("claim", "maybe") or not declines and kind != "refusal"]
+    return Reading([text for text, _ in kept if text], [maybe for text, maybe in kept if text], refusals)
+
+
+def _loose(text: str) -> list[tuple[str, str]]:
+    """A claim clause as (kind, text): "maybe" where it has a refusal's shape only, up to a contrast or a new subject;
+    what follows is read on its own ("I do not have many followers, but I follow a lot of people": a claim)."""
+    if not _maybe(text):
+        return [("claim", text)]
+    after = (_ZH_TAIL if _CJK.search(text) else _EN_TAIL).search(text)
+    tail = "" if after is None else text[after.end():].strip(" ,;:—–-，")
+    if not tail or after is None or after.start() == 0:
+        return [("maybe", text)]
+    head = text[: after.start()].strip(" ,;:—–-，")
+    rest = [piece for kind, part in _pieces(tail) for piece in (_loose(part) if kind == "claim" else [(kind, part)])]
+    if (len(head) < 3 if _CJK.search(head) else len(head.split()) < 2) or _opening_only(head):
+        # "No, I like …", "Wow, I've never …": no claim before
+        return rest
+    return [("maybe" if _maybe(head) else "claim", head), *rest]
+
+
+def _maybe(text: str) -> bool:
+    """A clause with a refusal's shape only (the speaker or the sources with a negation): the judge decides. What
+    the speaker says it knows is a claim ("I only know that it wasn't built by the Romans")."""
+    if not _may_refuse(text):
+        return False
+    if _CJK.search(text):
+        text = _ZH_KNOWN_LEAD.sub("", text, count=1)
+        return _ZH_MAYBE.search(text) is not None
+    text = _EN_KNOWN_LEAD.sub("", text, count=1)
+    return (_EN_MAYBE_WHO.search(text) is not None and _EN_MAYBE_CUE.search(text) is not None
+            and _EN_NOT_MAYBE.search(text) is None)
+
+
+def _claim(text: str) -> str:
+    """A claim without what it says of its source ("The passage describes …") or a leading 但 / 不过 (no content)."""
+    return _ZH_CONTRAST_LEAD.sub("", text, count=1) if _CJK.search(text) else _en_claim(text)
+
+
+def _en_claim(text: str) -> str:
+    return text if text[:3].lower() not in _META_STARTS else _EN_META_LEAD.sub("", text, count=1)
+
+
+def substantive(texts: Sequence[str]) -> bool:
+    """Whether any of these would be a claim to judge: a term or a number, not conversation."""
+    return any((parsed := clause(text)).terms and not is_chatter(parsed) or parsed.quantities for text in texts)

@@ -1,0 +1,224 @@
+"""The local judge's analysis, issue 44: refusals recognised by what they are (scorers/refusal.py), measured on
+refusals and partial refusals written for it (exact shares), and the named defects, each on a minimal example
+that claims.v4's analysis got wrong."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from prometheus_client import CollectorRegistry
+
+from ragpulse.collector.events import Chunk, TraceEvent
+from ragpulse.config import Config
+from ragpulse.judging.attribution import attribute
+from ragpulse.judging.exit import build_record
+from ragpulse.judging.local_judge import LocalJudge
+from ragpulse.judging.sampler import JudgeItem
+from ragpulse.judging.verdicts import Judgment
+from ragpulse.scorers.fallback import FallbackDetector
+from ragpulse.scorers.text import clause
+
+pytestmark = pytest.mark.unit  # starts no process and binds no port (pyproject.toml)
+
+DATA = Path(__file__).parent / "data"
+FAULTS = ("contradicted", "not_in_context")
+
+
+def judged(question: str, answer: str, *chunks: str) -> Judgment:
+    return LocalJudge(CollectorRegistry(), cache_entries=100, cache_max_bytes=10_000_000).judge(
+        TraceEvent(trace_id="t", query=question, answer=answer, chunks=[Chunk(text=text) for text in chunks]))
+
+
+def verdicts(judgment: Judgment) -> list[str]:
+    return [c.verdict for c in judgment.claims]
+
+
+# -- refusals ----------------------------------------------------------------------------------------------------
+
+RETURNS = "Unopened items can be returned within 30 days of delivery for a full refund."
+
+
+@pytest.mark.parametrize("answer", [
+    "Unfortunately, our knowledge base doesn't cover that.",
+    "The documents I have access to don't say anything about gift wrapping. Would you like me to connect you with an agent?",
+    "I'm not sure. The context doesn't specify the battery life. Please contact our support team.",
+    "知识库里查不到这方面的内容。",
+    "关于学生优惠，资料里一个字都没提。",
+    "这个我不清楚，建议您咨询人工客服。",
+])
+def test_an_answer_that_claims_nothing_and_declines_is_a_refusal_never_a_hallucination(answer: str) -> None:
+    result = judged("Do you offer gift wrapping?", answer, RETURNS)
+    assert (result.refusal, result.hallucination, result.claims, result.groundedness) == (True, False, [], None)
+    assert result.groundedness_verdict == "refusal" and result.groundedness_reason.startswith("a refusal")
+    assert attribute(result, fallback=result.refusal) == "knowledge_gap"  # the chunk does not answer the question
+
+
+def test_a_refusal_over_a_chunk_that_answers_is_an_over_refusal_and_its_record_a_refusal() -> None:
+    result = judged("Can I return unopened items?", "I'm afraid the help articles don't say.", RETURNS)
+    assert result.refusal and attribute(result, fallback=True) == "over_refusal"
+    event = TraceEvent(trace_id="t", query="Can I return unopened items?", answer="I'm afraid the help articles don't say.",
+                       chunks=[Chunk(text=RETURNS)])
+    record = build_record(JudgeItem(event, False, "base_rate", "routine", "none"), result, "over_refusal", "local", 0.0, False)
+    assert (record.fallback, record.verdict, record.hallucination, record.groundedness, record.used_chunks) == (
+        True, "refusal", False, None, None)
+
+
+def test_a_partial_refusal_keeps_its_claims_judged() -> None:
+    """The refusal clause is no claim; what follows the "but" is, and an unsupported one is flagged."""
+    supported = judged("Can I return opened items?", "I couldn't find the exact policy for opened items, but unopened "
+                       "items can be returned within 30 days of delivery.", RETURNS)
+    assert (supported.refusal, verdicts(supported), supported.hallucination) == (False, ["supported"], False)
+    invented = judged("Can I return opened items?", "I couldn't find the exact policy, but returns are free for 90 days.",
+                      RETURNS)
+    assert not invented.refusal and verdicts(invented) == ["contradicted"]
+    chinese = judged("拆封的商品能退吗？", "已拆封商品的规定我不太清楚，不过未拆封商品签收后60天内都可以退货。",
+                     "未拆封商品自签收之日起30天内可无理由退货。")
+    assert not chinese.refusal and verdicts(chinese) == ["contradicted"]
+
+
+WARRANTY = "All laptops come with a 1-year limited warranty. Accidental damage is not covered by the standard warranty."
+
+
+@pytest.mark.parametrize(("answer", "context"), [
+    ("I really don't know, i just know that accidental damage isn't covered after 6 months.", WARRANTY),
+    ("I'm not sure. All I know is that laptops don't come with any warranty.", WARRANTY),
+    ("Not sure about water damage, though the warranty doesn't cover laptops older than 6 months.", WARRANTY),
+    ("我真的不知道，只知道笔记本电脑不享受任何保修。", "笔记本电脑享受一年有限保修，仅限制造缺陷，人为损坏不在保修范围内。"),
+])
+def test_a_claim_after_a_refusal_is_judged_whatever_the_connective(answer: str, context: str) -> None:
+    """What follows the refusal says something about the world (with a negation and the speaker, which alone would
+    read as a refusal the context does not support): a claim, and this one unsupported."""
+    result = judged("Is water damage covered?", answer, context)
+    assert not result.refusal and any(v in FAULTS for v in verdicts(result)), result.groundedness_reason
+
+
+def _measure(name: str) -> Counter[tuple[str, ...]]:
+    """Each row through the shipped fallback rules and the local judge: refusals recognised (by either) and, not
+    recognised, read with a faulted claim; partial refusals whose claims the judge faulted, by the truth of the
+    claim after the refusal. The answer's own verdict is the model's (judging/judge_model.py), not measured here."""
+    knowledge = json.loads((DATA / "refusals_kb.json").read_text(encoding="utf-8"))
+    detector = FallbackDetector([(r.name, r.pattern) for r in Config().all_fallback_rules()], empty_retrieval=True)
+    local = LocalJudge(CollectorRegistry(), cache_entries=100, cache_max_bytes=10_000_000)
+    tally: Counter[tuple[str, ...]] = Counter()
+    for line in (DATA / name).read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        event = TraceEvent(trace_id=row["id"], query=row["q"], answer=row["a"],
+                           chunks=[Chunk(text=knowledge[key]) for key in row["chunks"]])
+        result = local.judge(event)
+        refused = detector.detect(event) is not None or result.refusal
+        faulted = any(c.verdict in FAULTS for c in result.claims)
+        if row["kind"] == "refusal":
+            tally[(row["lang"], "refusal", "recognised" if refused else "faulted" if faulted else "not faulted")] += 1
+        else:
+            tally[(row["lang"], row["expect"], "refused" if refused else "faulted" if faulted else "not faulted")] += 1
+    return tally
+
+
+def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
+    """tests/data/refusals_dev.jsonl: four batches the recogniser was designed on (each batch after the first
+    written when the previous one froze it, and read after its measurement; the fourth, ids *-d*, partial refusals
+    whose claim follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation, and
+    "I really don't know" / "i dont know"); refusals_heldout.jsonl: written after the third froze it, measured then
+    and again after the fourth (unchanged). None of the answers is a phrasing of the fallback catalogue
+    (config/fallback_phrases.yaml). Every partial refusal's claim after the refusal is supported by the chunks
+    (grounded) or not (hallucination)."""
+    # the fourth batch (26 rows) before it: 9 of its 20 partial refusals read as whole refusals (8 of them
+    # hallucinations), both its refusals faulted claims
+    assert _measure("refusals_dev.jsonl") == Counter({
+        ("en", "refusal", "recognised"): 126, ("zh", "refusal", "recognised"): 105,  # 124, 105 before the fourth batch
+        ("en", "hallucination", "faulted"): 63, ("en", "hallucination", "not faulted"): 11,  # 55, 11
+        ("en", "grounded", "not faulted"): 66, ("en", "grounded", "faulted"): 1,  # 58, 1
+        ("zh", "hallucination", "faulted"): 40, ("zh", "hallucination", "not faulted"): 18,  # 36, 18
+        ("zh", "grounded", "not faulted"): 56,  # 52
+    })
+    # held out: 36 of 40 refusals recognised; 3 of the 4 it missed ("Search me", "I'd be guessing if I answered that",
+    # "I genuinely don't know whether we ship there", 关于换颜色，…) read as a faulted claim
+    assert _measure("refusals_heldout.jsonl") == Counter({
+        ("en", "refusal", "recognised"): 17, ("en", "refusal", "faulted"): 2, ("en", "refusal", "not faulted"): 1,
+        ("zh", "refusal", "recognised"): 19, ("zh", "refusal", "faulted"): 1,
+        ("en", "hallucination", "faulted"): 6, ("en", "hallucination", "not faulted"): 4,
+        ("en", "grounded", "not faulted"): 9, ("en", "grounded", "faulted"): 1,
+        ("zh", "hallucination", "faulted"): 6, ("zh", "hallucination", "not faulted"): 4,
+        ("zh", "grounded", "not faulted"): 10,
+    })
+
+
+# -- the named defects -------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["未来三年公司将扩大产能", "这无疑是最划算的选择", "这款经典耳机经久不衰", "我特别推荐这款耳机",
+                                  "非洲的订单由当地仓库发货", "无理数的小数部分"])
+def test_a_word_that_holds_a_negator_character_does_not_negate(text: str) -> None:
+    assert not clause(text).negated
+
+
+def test_a_chinese_claim_with_such_a_word_is_not_the_context_negated() -> None:
+    result = judged("公司有什么计划？", "未来三年公司将扩大产能。", "公司将在三年内扩大产能。")
+    assert verdicts(result) == ["supported"], result.groundedness_reason
+
+
+def test_a_year_is_a_year_not_a_duration() -> None:
+    assert clause("该品牌创立于2023年").quantities == {("count", 2023.0)}
+    assert clause("有着1500年历史").quantities == {("duration", 1500 * 525960.0)}  # a history of 1,500 years is one
+    # 2015年 was 2,015 years, "contradicted" by 8 years of history; a year the context does not give is missing
+    founded = judged("品牌哪年创立？", "该品牌创立于2015年。", "该品牌已有8年历史，总部位于上海。")
+    assert founded.claims[0].reason.startswith("2015 (count) is not in the context"), founded.groundedness_reason
+    other = judged("品牌哪年创立？", "该品牌创立于2013年。", "该品牌创立于2015年，总部位于上海。")
+    assert other.claims[0].reason.startswith("says 2013 (count) where the context says 2015 (count)")
+
+
+def test_a_lead_in_before_a_colon_is_no_claim() -> None:
+    context = "Poseidon grossed $181,674,817 at the worldwide box office on a budget of $160 million."
+    for answer in ("Based on the provided passage, here is a concise summary of the key points:\n\nPoseidon grossed "
+                   "$181,674,817 worldwide on a budget of $160 million.",
+                   "According to the passage, the key facts are:\n\nPoseidon grossed $181,674,817 worldwide."):
+        result = judged("Summarize the passage.", answer, context)
+        assert verdicts(result) == ["supported"], result.groundedness_reason
+
+
+@pytest.mark.parametrize(("answer", "context"), [
+    ("Although sales rose in March, profits fell sharply.",
+     "While sales rose in March, profits fell sharply. Although costs were high, the firm kept its staff."),
+    ("The EU imposed new tariffs on steel imports.",
+     "The European Union imposed new tariffs on steel imports. EU ministers met in Brussels on Monday."),
+    ("Conditions on the northern farms worsened during the spring.",
+     "Conditions on the northern farms got worse during the spring. Analysts expect the situation to worsen further."),
+])
+def test_a_paraphrase_is_no_swap(answer: str, context: str) -> None:
+    result = judged("What happened?", answer, context)
+    assert verdicts(result) == ["supported"], result.groundedness_reason
+
+
+def test_a_swap_of_one_thing_for_another_is_still_caught() -> None:
+    stores = "Our Berlin store is open Monday to Saturday from 9 am to 8 pm. The Munich store closes at 6 pm on Saturdays."
+    result = judged("When is the Munich store open?", "The Munich store is open Monday to Saturday from 9 am to 8 pm.", stores)
+    assert result.claims[0].reason.startswith("says munich where the context says berlin")
+
+
+def test_once_as_a_conjunction_is_no_number() -> None:
+    assert clause("Once the parcel arrives, you can return it").quantities == frozenset()
+    assert clause("You can change the address once per order").quantities == {("times", 1.0)}
+    result = judged("How long do I have?", "Once the parcel arrives, you have 14 days to return it.",
+                    "Returns are accepted within 14 days of delivery.")
+    assert verdicts(result) == ["supported"], result.groundedness_reason
+
+
+RETURN_STEPS = ("Returns are accepted within 30 days of delivery if the item is unused and in its original packaging. To "
+                "start a return, open the order in your account and choose Return item; a prepaid return label is "
+                "emailed to you.")
+REFUNDS = "Refunds are issued to the original payment method within 5 business days after the returned item arrives."
+SHIPPING = ("Standard shipping takes 3 to 5 business days and is free on orders over $50. Express shipping costs $12.99 "
+            "and arrives in 1 to 2 business days.")
+INTERNATIONAL = "International orders ship from our warehouse in Rotterdam and may be subject to customs fees."
+
+
+def test_an_invented_service_and_an_invented_rule_are_hallucinations() -> None:
+    pickup = judged("How do I return my blender?", "Open the order in your account and choose Return item to get a "
+                    "prepaid label. We also offer free home pickup for returns.", RETURN_STEPS, REFUNDS)
+    assert pickup.hallucination and verdicts(pickup) == ["supported", "not_in_context"], pickup.groundedness_reason
+    assert pickup.claims[1].reason.startswith("an addition ('also')")
+    split = judged("When will my order ship?", "Standard shipping takes 3 to 5 business days. Orders with several items "
+                   "are always split into separate parcels.", SHIPPING, INTERNATIONAL)
+    assert split.hallucination and verdicts(split) == ["supported", "not_in_context"], split.groundedness_reason
