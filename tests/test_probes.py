@@ -159,9 +159,10 @@ def test_probe_runs_against_a_real_rag_service_score_exactly_and_gate(service: R
     assert overall["fallback_accuracy"] == pytest.approx(31 / 32)
     assert (overall["expected_fallbacks_fell_back"], overall["answerable_fell_back"]) == (2, 1)
     assert (by_id["g01"]["correctness"], by_id["g22"]["correctness"]) == (5, 1)
-    # g29 answers from the water-damage chunk: true, but without the 2-year warranty the expected answer gives (2);
-    # g08's answer says more than its expected answer (the delivery time besides the price): not wrong for it (5)
-    assert (by_id["g29"]["correctness"], by_id["g08"]["correctness"]) == (2, 5)
+    # g29 answers from the water-damage chunk: true, but without the 2-year warranty the expected answer gives (1:
+    # claims.v5's score from the model's probability, 2 under claims.v4's rules); g08's answer says more than its
+    # expected answer (the delivery time besides the price): not wrong for it (5)
+    assert (by_id["g29"]["correctness"], by_id["g08"]["correctness"]) == (1, 5)
     # each answer judged as live traffic is: the extractive "LLM" answers with its best chunk's own words
     judged = [q for q in run["results"] if q["groundedness"] is not None]
     assert len(judged) == 29 and {(q["groundedness"], q["judge"]) for q in judged} == {(5, "local")}
