@@ -18,6 +18,7 @@ from ragpulse.sources.otlp.values import text_value as _str
 OI_KIND = "openinference.span.kind"
 DB_QUERY_RESULT = "db.query.result"
 # Indexes of at most 9 digits: a longer one is no real list position (and int() of 4,300 digits raises).
+_DOC_PREFIXES = ("retrieval.documents.", "reranker.output_documents.")  # a cheap test before the pattern
 _DOC_KEY = re.compile(r"^(?P<prefix>retrieval\.documents|reranker\.output_documents)\.(?P<i>\d{1,9})\.document\.(?P<field>\w+)$")
 
 
@@ -161,4 +162,5 @@ def _traceloop_documents(span: Span) -> list[Chunk]:
 
 
 def has_documents(span: Span) -> bool:
-    return "gen_ai.retrieval.documents" in span.attributes or any(_DOC_KEY.match(k) for k in span.attributes)
+    attrs = span.attributes
+    return "gen_ai.retrieval.documents" in attrs or any(k.startswith(_DOC_PREFIXES) and _DOC_KEY.match(k) for k in attrs)

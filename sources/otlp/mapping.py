@@ -80,13 +80,23 @@ class TraceMapper:
         """The trace event of these spans, or why there is none. Never an event with a question or
         an answer ragpulse would have had to make up."""
         spans = sorted(spans, key=lambda s: s.start_unix_nano)
-        llms = [s for s in spans if is_llm(s)]
-        retrievers = [s for s in spans if is_retrieval(s) and not is_tool(s)]
-        answering = max((s for s in _leaves(llms) if _is_call(s)), key=lambda s: s.end_unix_nano, default=None)
-        tools = tool_results(spans, retrievers, answering.start_unix_nano if answering else None, self._tools)
-        self._count(tools)
-        retrievers = sorted([*retrievers, *(t.span for t in tools if t.read_as == "retrieval")],
-                            key=lambda s: s.start_unix_nano)
+        llms, retrievers, tool_calls = [], [], []
+        for span in spans:  # each span classified once: this runs on every trace
+            if is_llm(span):
+                llms.append(span)
+            if is_tool(span):
+                tool_calls.append(span)
+            elif _retrieves(span):
+                retrievers.append(span)
+        leaves = _leaves(llms)
+        calls = [s for s in leaves if _is_call(s)]
+        answering = max(calls, key=lambda s: s.end_unix_nano, default=None)
+        tools = tool_results(tool_calls, spans, retrievers, answering.start_unix_nano if answering else None,
+                             self._tools) if tool_calls else []
+        if tools:
+            self._count(tools)
+            retrievers = sorted([*retrievers, *(t.span for t in tools if t.read_as == "retrieval")],
+                                key=lambda s: s.start_unix_nano)
         if not retrievers and not llms:
             missing = _genai_looking(spans)
             return NotMapped("unmapped_genai", missing) if missing else NotMapped("not_rag")
@@ -104,12 +114,12 @@ class TraceMapper:
             return NotMapped("content_not_captured", content_setting(spans))
         chunks, retrievals = _chunks(retrievers, {t.span.span_id: t.chunks for t in tools if t.read_as == "retrieval"})
         context = [chunk for t in tools if t.read_as == "context" for chunk in t.chunks]
-        return self._event(spans, root, llms, query, answer, chunks, retrievals, searches, context, error)
+        return self._event(spans, root, llms, (leaves, calls), query, answer, chunks, retrievals, searches, context, error)
 
-    def _event(self, spans: list[Span], root: Span, llms: list[Span], query: str, answer: str | None,
-               chunks: list[Chunk] | None, retrievals: int | None, searches: list[str], context: list[Chunk],
-               error: RunError | None) -> TraceEvent:
-        model, usage = _model_and_usage(_leaves(llms))
+    def _event(self, spans: list[Span], root: Span, llms: list[Span], leaves: tuple[list[Span], list[Span]], query: str,
+               answer: str | None, chunks: list[Chunk] | None, retrievals: int | None, searches: list[str],
+               context: list[Chunk], error: RunError | None) -> TraceEvent:
+        model, usage = _model_and_usage(*leaves)
         session = _first(spans, "session.id", "gen_ai.conversation.id", ASSOCIATION + "session_id",
                          "ai.telemetry.metadata.sessionId", "ai.settings.context.sessionId", "metadata.sessionId")
         attributes: dict[str, Any] = {}
@@ -187,17 +197,18 @@ def _answering(spans: list[Span], llms: list[Span]) -> tuple[Span, str] | None:
     return None
 
 
-def _model_and_usage(leaf_llms: list[Span]) -> tuple[str | None, Usage | None]:
-    """The answering model, and the usage summed over the LLM calls: None when no call reports a count (not
-    reported), partial (`unreported_calls`) when some do not. A count that is no count (+Inf, text, past
-    2^53) makes the usage not reported."""
+def _model_and_usage(leaf_llms: list[Span], calls: list[Span]) -> tuple[str | None, Usage | None]:
+    """The answering model, and the usage summed over the LLM calls (`calls`: the leaves that are model calls,
+    _is_call): None when no call reports a count (not reported), partial (`unreported_calls`) when some do not. A
+    count that is no count (+Inf, text, past 2^53) makes the usage not reported."""
     prompt: int | None = 0
     completion: int | None = 0
     counted = unreported = 0
     model = requested = None
+    called = {id(span) for span in calls}
     for span in leaf_llms:
         attrs = span.attributes
-        if not _is_call(span):
+        if id(span) not in called:
             # A framework's step around a call (preparing the tools), or a call that failed: its model is the one
             # asked for, the label of a failed run.
             requested = requested or _str(attrs.get("llm.model_name") or attrs.get("gen_ai.request.model"))
@@ -262,6 +273,13 @@ def _is_embedding(span: Span) -> bool:
 
 
 def is_retrieval(span: Span) -> bool:
+    # a tool call that returned documents (OpenInference TOOL, GenAI execute_tool, AI SDK ai.toolCall): what the
+    # assembler's waiting looks for; the mapping reads every tool call's result (tool_results.py)
+    return _retrieves(span) or (is_tool(span) and tool_documents(span) is not None)
+
+
+def _retrieves(span: Span) -> bool:
+    """A retrieval span that is no tool call: a retriever, a reranker, a vector store's query."""
     attrs = span.attributes
     return (
         attrs.get(OI_KIND) in ("RETRIEVER", "RERANKER")
@@ -269,9 +287,6 @@ def is_retrieval(span: Span) -> bool:
         or "gen_ai.retrieval.documents" in attrs
         or any(e.name == DB_QUERY_RESULT for e in span.events)
         or (attrs.get(TRACELOOP_KIND) == "task" and "retriev" in str(attrs.get("traceloop.entity.name", span.name)).lower())
-        # a tool call that returned documents (OpenInference TOOL, GenAI execute_tool, AI SDK ai.toolCall): what the
-        # assembler's waiting looks for; the mapping reads every tool call's result (tool_results.py)
-        or (is_tool(span) and tool_documents(span) is not None)
     )
 
 

@@ -57,8 +57,10 @@ class ToolResult:
 
 def is_tool(span: Span) -> bool:
     attrs = span.attributes
-    return (attrs.get(OI_KIND) == "TOOL" or attrs.get("gen_ai.operation.name") == "execute_tool"
-            or operation(span) == TOOL_CALL)
+    if attrs.get(OI_KIND) == "TOOL" or attrs.get("gen_ai.operation.name") == "execute_tool":
+        return True
+    ai_operation = attrs.get("ai.operationId")  # operation(span), inlined: every span of every trace comes here
+    return (span.name if ai_operation is None else text_value(ai_operation) or span.name) == TOOL_CALL
 
 
 class RetrievalTools:
@@ -73,16 +75,17 @@ class RetrievalTools:
         return any(p.search(text) for p in self._patterns for text in texts)
 
 
-def tool_results(spans: list[Span], retrievals: list[Span], answered_at: int | None,
+def tool_results(tool_calls: list[Span], spans: list[Span], retrievals: list[Span], answered_at: int | None,
                  tools: RetrievalTools) -> list[ToolResult]:
-    """The trace's tool results, in the order they ran. `retrievals`: the retrieval spans that are no tool calls;
-    `answered_at`: when the answering model call started (None: no call, every result counts as seen)."""
+    """The results of `tool_calls` (the trace's tool spans, is_tool, in the order they ran; `spans`: all of the
+    trace's). `retrievals`: the retrieval spans that are no tool calls; `answered_at`: when the answering model call
+    started (None: no call, every result counts as seen)."""
     by_id = {s.span_id: s for s in spans}
     under_retrieval = {_ancestor_ids(s, by_id) for s in retrievals}
     read_through = set().union(*under_retrieval) if under_retrieval else set()
     found = []
-    for span in sorted(spans, key=lambda s: s.start_unix_nano):
-        if not is_tool(span) or span.span_id in read_through or _handoff(span):
+    for span in tool_calls:
+        if span.span_id in read_through or _handoff(span):
             continue
         result = _result(span)
         if result is None:
