@@ -19,7 +19,7 @@ from ragpulse.judging import SamplingPolicy, TraceFilter
 from ragpulse.probes.correctness import LlmCorrectness
 from ragpulse.probes.runner import Prober
 from ragpulse.probes.target import HttpTarget
-from ragpulse.scorers.fallback import FallbackDetector
+from ragpulse.scorers.fallback import FallbackDetector, FallbackMetrics
 
 
 def tune_gc() -> None:
@@ -30,9 +30,11 @@ def tune_gc() -> None:
     gc.set_threshold(50_000, 20, 100)
 
 
-def fallback_detector(config: Config) -> FallbackDetector:
+def fallback_detector(config: Config, registry: CollectorRegistry | None = None) -> FallbackDetector:
+    """With a `registry` (the pipeline's), its memo of matched answers' decisions is on and counted there."""
     return FallbackDetector([(rule.name, rule.pattern) for rule in config.all_fallback_rules()],
-                            empty_retrieval=config.fallback.empty_retrieval)
+                            empty_retrieval=config.fallback.empty_retrieval,
+                            metrics=None if registry is None else FallbackMetrics(registry))
 
 
 def local_judge(config: JudgeConfig, registry: CollectorRegistry) -> LocalJudge:

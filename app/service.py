@@ -154,7 +154,7 @@ class Service:
                          dedup: DedupWindow) -> list[tuple[str, Stage]]:
         """The stages of an analysing replica, in the order every event meets them; builds the join and the judging."""
         options, local = config.metrics, config.local_scorers
-        self._fallback = fallback_detector(config)
+        self._fallback = fallback_detector(config, registry)
         self.embeddings = self._embeddings(config, registry, guard)
         self.join = _feedback_join(config, registry, guard) if config.satisfaction.enabled else None
         # config: satisfaction is off only with the judge off, which needs the join

@@ -21,17 +21,24 @@ the local judge is busy: 1 us alone, 900 us beside a busy thread). So the
 pipeline's batches are matched together (`prepare`): one search of all their
 answers, joined, finds which answers may match, and only those are matched
 rule by rule; a batch of 500 costs a few dozen matches instead of 500.
+
+An answer a rule matched is then read clause by clause (scorers/refusal.py, some 20 us). A service's fallback answers
+are mostly a few templates, so the decisions for matched answers are remembered, least recently used out first
+(MEMO_ENTRIES answers of at most MEMO_ANSWER_BYTES, MEMO_BYTES in all), evictions counted.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
+from collections import OrderedDict
 from collections.abc import Sequence
 
 import re2
+from prometheus_client import CollectorRegistry
 
 from ragpulse.collector.events import Envelope, TraceEvent
+from ragpulse.collector.telemetry.fast_metrics import CounterFamily
 from ragpulse.config import re2_options
 from ragpulse.scorers.refusal import read, substantive
 
@@ -41,10 +48,22 @@ EMPTY_RETRIEVAL = "empty_retrieval"
 # miss an answer inside the joined batch: with one of them, answers are matched one by one.
 _WHOLE_TEXT_ANCHOR = re.compile(r"\\[Az]|\(\?[a-zA-Z]*-[a-zA-Z]*m")
 _UNDECIDED = object()
+MEMO_ENTRIES = 1_024
+MEMO_ANSWER_BYTES = 2_048
+MEMO_BYTES = 512 * 1024
+
+
+class FallbackMetrics:
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.memo_evicted = CounterFamily(
+            "ragpulse_fallback_memo_evicted_total", "Decisions for answers a fallback phrase matched, dropped from the "
+            "memo of recent ones for its caps: such an answer is read again when it recurs.", [], registry)
 
 
 class FallbackDetector:
-    def __init__(self, rules: Sequence[tuple[str, str]], *, empty_retrieval: bool) -> None:
+    def __init__(self, rules: Sequence[tuple[str, str]], *, empty_retrieval: bool,
+                 metrics: FallbackMetrics | None = None) -> None:
+        """With `metrics`, the decisions for matched answers are remembered and their evictions counted there."""
         self._names = [name for name, _ in rules]
         self._rules: re2.Set | None = None
         self._each = [re2.compile(pattern, options=re2_options()) for _, pattern in rules]  # where a matched rule matched
@@ -61,6 +80,11 @@ class FallbackDetector:
         self._empty_retrieval = empty_retrieval
         self._prepared: dict[int, str | None] = {}
         self._prepared_batch: Sequence[Envelope] = ()  # keeps the ids in _prepared from being reused
+        self._memo: OrderedDict[bytes, str | None] | None = None
+        self._memo_bytes = 0
+        if metrics is not None:
+            self._memo = OrderedDict()
+            self._evicted = metrics.memo_evicted.labels()
 
     @property
     def rule_names(self) -> list[str]:
@@ -113,6 +137,20 @@ class FallbackDetector:
         matched = self._rules.Match(answer) if self._rules is not None else None
         if not matched:
             return None
+        memo = self._memo
+        if memo is None or len(answer) > MEMO_ANSWER_BYTES:
+            return self._decide(answer, matched)
+        if answer in memo:
+            memo.move_to_end(answer)
+            return memo[answer]
+        decided = memo[answer] = self._decide(answer, matched)
+        self._memo_bytes += len(answer)
+        while len(memo) > MEMO_ENTRIES or self._memo_bytes > MEMO_BYTES:
+            self._memo_bytes -= len(memo.popitem(last=False)[0])
+            self._evicted.inc()
+        return decided
+
+    def _decide(self, answer: bytes, matched: list[int]) -> str | None:
         # the matches, in characters: the clauses they touch refuse, whatever the recogniser makes of them
         spans = [(len(answer[:m.start()].decode(errors="ignore")), len(answer[:m.end()].decode(errors="ignore")))
                  for index in matched for m in self._each[index].finditer(answer)]

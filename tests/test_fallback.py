@@ -9,7 +9,10 @@ from hypothesis import strategies as st
 
 from ragpulse.collector.events import Chunk, TraceEvent
 from ragpulse.config import Config
-from ragpulse.scorers.fallback import FallbackDetector
+from prometheus_client import CollectorRegistry
+
+from ragpulse.scorers import fallback as fallback_module
+from ragpulse.scorers.fallback import FallbackDetector, FallbackMetrics
 
 
 pytestmark = pytest.mark.unit  # starts no process and binds no port (pyproject.toml)
@@ -142,3 +145,21 @@ def test_a_rule_anchored_to_the_whole_text_turns_the_joined_search_off() -> None
     envelopes = [envelope(event(answer)) for answer in ["ok", "sorry"]]
     detector_.prepare(envelopes)
     assert [detector_(e).fallback_rule for e in envelopes] == [None, "starts"]
+
+
+def test_the_memo_of_matched_answers_decides_as_reading_them_does_and_is_capped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A recurring fallback answer is decided from the memo: the same rule as reading it again, for refusals and for a
+    partial refusal whose claim makes it no fallback; past its entries the oldest goes, counted."""
+    monkeypatch.setattr(fallback_module, "MEMO_ENTRIES", 2)
+    registry = CollectorRegistry()
+    remembering = FallbackDetector([(r.name, r.pattern) for r in Config().all_fallback_rules()], empty_retrieval=True,
+                                   metrics=FallbackMetrics(registry))
+    answers = ["Sorry, I don't have information on that. Would you like to talk to an agent?",
+               "I couldn't find any information on exchanges, but returns are free for 90 days.",
+               "I'm unable to answer that.", "Returns are free."]
+    expected = [detector().detect(event(answer)) for answer in answers]
+    assert expected == ["en_no_information", None, "en_cannot_answer", None]
+    for _ in range(3):
+        assert [remembering.detect(event(answer)) for answer in answers] == expected
+    # three matched answers through a memo of two, three times: each read is a miss that evicts the oldest
+    assert registry.get_sample_value("ragpulse_fallback_memo_evicted_total") == 7.0
