@@ -46,8 +46,9 @@ def streams(events: int) -> dict[str, list[Envelope]]:
     pool = [question(rnd) for _ in range(60)]
 
     def trace(i: int, session: str | None, query: str) -> Envelope:
+        # timestamped, as apps send them: a session's turns pass the reorder hold (feedback/reorder.py)
         event = TraceEvent(trace_id=f"t{i:09d}", query=query, answer="Within 30 days.", session_id=session, app="shop",
-                           route=f"r{i % 20}", model="m", release="1", chunks=chunks)
+                           route=f"r{i % 20}", model="m", release="1", chunks=chunks, timestamp=1_796_000_000_000 + i)
         return Envelope(event, "bench", 0.0, i)
 
     return {

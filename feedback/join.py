@@ -24,7 +24,6 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from functools import partial
 
 import msgspec
 from prometheus_client import CollectorRegistry
@@ -66,7 +65,8 @@ class FeedbackJoin:
         self._next_expiry = 0.0
         self._replaying = False  # replay(): state is rebuilt, nothing counted
         # A session's turns in the order they were asked (feedback/reorder.py); None: as they arrive.
-        self._reorder = ReorderHold(options, metrics) if options.reorder_seconds > 0 else None
+        self._reorder = (ReorderHold(options, metrics, self._turn, self._session_feedback)
+                         if options.reorder_seconds > 0 else None)
         self._outcome = {outcome: metrics.outcomes.labels(outcome) for outcome in OUTCOMES}
         self._evicted = {table: metrics.evicted.labels(table) for table in TABLES}
         self._questions = QuestionCache(options.question_cache_entries, options.question_cache_max_bytes,
@@ -202,7 +202,7 @@ class FeedbackJoin:
             turn.open = event.route not in self._escalation_routes  # its signals wait for it to settle, as a turn's
             # Ordered by its timestamp (epoch seconds, once decoded); classified when it comes back, as at the time it came.
             reorder.turn(session_id, event.timestamp, partition, len(event.query), now,
-                         partial(self._turn, session_id, event.route, event.query, turn, now))
+                         (session_id, event.route, event.query, turn, now))
         elif session_id:
             self._turn(session_id, event.route, event.query, turn, now)
         entry = self._pending.get(trace_id) if self._pending else None
@@ -349,8 +349,7 @@ class FeedbackJoin:
             return
         session_id = event.session_id
         if session_id and self._reorder is not None and self._reorder.holds(session_id):  # about the turns held: after them
-            self._reorder.feedback(session_id, partition, len(event.comment or ""), now,
-                                   partial(self._session_feedback, session_id, event, partition))
+            self._reorder.feedback(session_id, partition, len(event.comment or ""), now, (session_id, event, partition))
         else:
             self._session_feedback(session_id, event, partition)
 
