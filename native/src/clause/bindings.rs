@@ -6,6 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFrozenSet, PyString, PyTuple};
 
 use crate::bridge::{guarded, with_text};
+use crate::chunk::{bindings::PyChunk, Chunk};
 use crate::clause;
 
 /// A translated pattern as the analyser runs it. A pattern with a lookaround (every Python \b is one) runs on
@@ -68,6 +69,21 @@ impl TextAnalyser {
 
     fn question_terms<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyFrozenSet>> {
         PyFrozenSet::new(py, &with_text(text, |text| guarded(|| self.analyser.question_terms(text)))?)
+    }
+
+    /// A chunk's analysis from its sentences as their clauses' texts, its question terms from `text`
+    /// (judging/chunk_analysis.py): held in the crate (native/src/chunk.rs).
+    fn chunk(&self, sentences: Vec<Vec<Bound<'_, PyString>>>, text: &Bound<'_, PyString>) -> PyResult<PyChunk> {
+        let mut parsed = Vec::with_capacity(sentences.len());
+        for sentence in &sentences {
+            let mut clauses = Vec::with_capacity(sentence.len());
+            for part in sentence {
+                clauses.push(with_text(part, |part| Ok((part.to_owned(), guarded(|| self.analyser.clause(part))?)))?);
+            }
+            parsed.push(clauses);
+        }
+        let topic = with_text(text, |text| guarded(|| self.analyser.question_terms(text)))?;
+        Ok(PyChunk { chunk: guarded(|| Chunk::new(parsed, topic))? })
     }
 
     /// A clause's analysis: (terms, words, cjk_parts, chars, sequence, quantities, names, negated, governed,
