@@ -27,7 +27,7 @@ import re
 
 import msgspec
 
-from ragpulse._native import TextAnalyser, stem_words
+from ragpulse._native import ChunkAnalysis, TextAnalyser, stem_words
 from ragpulse._native import cjk_covered as _cjk_covered
 from ragpulse.scorers.crate_regex import to_crate
 
@@ -222,6 +222,12 @@ def cjk_covered(parts: tuple[str, ...], found: frozenset[str], chars: frozenset[
 def clause(text: str) -> Clause:
     """The clause's terms, quantities, names and polarity (the steps: native/src/clause.rs, Analyser::clause)."""
     return Clause(text, *_ANALYSER.clause(text))
+
+
+def chunk_analysis(grouped: list[list[str]], text: str) -> ChunkAnalysis:
+    """A chunk's analysis held in the crate (native/src/chunk.rs): its sentences, each as its clauses' texts, read by
+    clause(), and the question terms of `text`."""
+    return _ANALYSER.chunk(grouped, text)
 
 
 def name_stems(word: str) -> frozenset[str]:
