@@ -8,8 +8,8 @@ from typing import Self, TypeAlias, TypedDict, TypeVar, final
 
 # In the order native/src/lib.rs registers them.
 __all__ = [
-    "decode_otlp_traces", "decode_otlp_json", "stem_words", "regex_spans", "cjk_covered", "ChunkAnalysis",
-    "ChunkContext", "LexicalAnalyser", "LexicalUnits", "FastCounter", "FastHistogram", "KeyFilter", "TextAnalyser",
+    "decode_otlp_traces", "decode_otlp_json", "stem_words", "regex_spans", "cjk_covered", "sentences", "clauses",
+    "ChunkAnalysis", "ChunkContext", "LexicalAnalyser", "LexicalUnits", "FastCounter", "FastHistogram", "KeyFilter", "TextAnalyser",
 ]
 
 # An OTLP AnyValue as the decoders give it: kvlists as dicts, arrays as lists, an empty value as None.
@@ -123,6 +123,8 @@ class TextAnalyser:
 
 def cjk_covered(parts: tuple[str, ...], found: frozenset[str], chars: frozenset[str]) -> float: ...
 def stem_words(words: Sequence[str]) -> list[str]: ...
+def sentences(text: str) -> list[str]: ...
+def clauses(text: str) -> list[str]: ...
 def regex_spans(pattern: str, texts: Sequence[str]) -> list[list[tuple[int, int]]]: ...  # (start, end) in characters
 
 # The local judge's chunks (native/src/chunk/bindings.rs)

@@ -11,6 +11,7 @@ mod lexical;
 mod metrics;
 mod otlp;
 mod otlp_json;
+mod split;
 
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -19,6 +20,8 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(clause::bindings::stem_words, module)?)?;
     module.add_function(wrap_pyfunction!(clause::bindings::regex_spans, module)?)?;
     module.add_function(wrap_pyfunction!(clause::bindings::cjk_covered, module)?)?;
+    module.add_function(wrap_pyfunction!(clause::bindings::sentences, module)?)?;
+    module.add_function(wrap_pyfunction!(clause::bindings::clauses, module)?)?;
     module.add_class::<chunk::bindings::PyChunk>()?;
     module.add_class::<chunk::bindings::PyContext>()?;
     module.add_class::<lexical::bindings::LexicalAnalyser>()?;
