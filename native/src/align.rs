@@ -58,3 +58,41 @@ pub fn align(keys: &[Key], claim_size: usize, chunks: &[&Chunk], margin: f64) ->
     Some(Alignment { dice: top, best, near })
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chunk::test_clause;
+
+    fn term(text: &str) -> Key {
+        Key::Term(text.to_string())
+    }
+
+    fn chunk(clauses: &[&[&str]]) -> Chunk {
+        let parsed = clauses.iter().map(|words| ("c".to_string(), test_clause(words, &[], vec![], false, &[]))).collect();
+        Chunk::new(vec![parsed], Default::default())
+    }
+
+    #[test]
+    fn the_first_of_equal_clauses_is_best_and_near_ones_are_kept() {
+        // positions 0: {a, b}; 1: {a, b, c}; then the second chunk's 2: {a}; 3: {a, b}
+        let (first, second) = (chunk(&[&["a", "b"], &["a", "b", "c"]]), chunk(&[&["a"], &["a", "b"]]));
+        let found = align(&[term("a"), term("b")], 2, &[&first, &second], 0.1).unwrap();
+        assert_eq!(found, Alignment { dice: 1.0, best: 0, near: vec![0, 3] });
+        let found = align(&[term("a"), term("b")], 2, &[&first, &second], 0.25).unwrap();
+        assert_eq!(found.near, vec![0, 1, 3]); // 0.8 is within 0.25 of 1.0; {a} against {a, b} is 2/3
+        assert_eq!(align(&[term("z")], 1, &[&first], 0.1), None);
+        assert_eq!(align(&[], 0, &[], 0.1), None);
+    }
+
+    #[test]
+    fn quantities_align_as_python_dict_keys_match() {
+        let with_zero = test_clause(&["fee"], &[], vec![("count".into(), -0.0), ("count".into(), f64::NAN)], false, &[]);
+        let built = Chunk::new(vec![vec![("c".to_string(), with_zero)]], Default::default());
+        assert!(Key::quantity("count".into(), f64::NAN).is_none());
+        // the claim {fee, 0}: both shared, against the clause's size 3 (fee, 0.0 and the NaN, never equal to another)
+        let found = align(&[term("fee"), Key::quantity("count".into(), 0.0).unwrap()], 2, &[&built], 0.1).unwrap();
+        assert_eq!(found, Alignment { dice: 0.8, best: 0, near: vec![0] });
+        assert_eq!(align(&[Key::quantity("money".into(), 0.0).unwrap()], 1, &[&built], 0.1), None);
+    }
+}

@@ -330,3 +330,102 @@ pub fn supported(chunks: &[&Chunk], words: &[String], parts: &[Vec<char>]) -> f6
     }
     covered
 }
+
+/// A clause as Analyser::clause would give it for these English words (stems) and CJK parts, for the crate's tests.
+#[cfg(test)]
+pub fn test_clause(words: &[&str], parts: &[&str], quantities: Vec<Quantity>, negated: bool, governed: &[&str]) -> Clause {
+    let mut terms: HashSet<String> = words.iter().map(|word| word.to_string()).collect();
+    part_terms(parts.iter().copied(), |term| {
+        terms.insert(term.to_owned());
+    });
+    let letters: Vec<char> = parts.iter().flat_map(|part| part.chars()).collect();
+    let mut sequence: Vec<String> = words.iter().map(|word| word.to_string()).collect();
+    sequence.extend(letters.iter().map(char::to_string));
+    Clause {
+        terms,
+        words: words.iter().map(|word| word.to_string()).collect(),
+        parts: parts.iter().map(|part| part.to_string()).collect(),
+        chars: letters.into_iter().collect(),
+        sequence,
+        quantities,
+        names: HashSet::new(),
+        negated,
+        governed: governed.iter().map(|word| word.to_string()).collect(),
+        spelled: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunk(sentences: Vec<Vec<Clause>>) -> Chunk {
+        let sentences = sentences.into_iter().enumerate().map(|(n, clauses)| {
+            clauses.into_iter().enumerate().map(|(m, c)| (format!("clause {n}.{m}"), c)).collect()
+        });
+        Chunk::new(sentences.collect(), ["topic".to_string()].into())
+    }
+
+    #[test]
+    fn strings_are_sorted_distinct_and_found_by_id() {
+        let strings = Strings::new(["pear", "apple", "pear", "fig", ""]);
+        assert_eq!(strings.iter().collect::<Vec<_>>(), ["", "apple", "fig", "pear"]);
+        assert_eq!((strings.find("fig"), strings.find("figs"), strings.find("")), (Some(2), None, Some(0)));
+        assert_eq!(strings.get(3), "pear");
+        assert!(!Strings::default().contains("fig"));
+    }
+
+    #[test]
+    fn allocations_are_counted_as_glibc_sizes_them() {
+        assert_eq!([0, 1, 24, 25, 40, 41].map(allocated), [0, 32, 32, 48, 48, 64]);
+    }
+
+    #[test]
+    fn a_chunk_holds_its_terms_clauses_and_what_they_negate() {
+        let built = chunk(vec![
+            vec![test_clause(&["return", "free"], &[], vec![("duration".into(), 43200.0)], false, &[]),
+                 test_clause(&["ship", "free"], &[], vec![("count".into(), -0.0)], true, &["ship"])],
+            vec![test_clause(&["refund"], &["退货免费", "无"], vec![("count".into(), f64::NAN)], true, &[])],
+        ]);
+        assert_eq!(built.len(), 3);
+        assert_eq!(&*built.sentence_ends, [2, 3]);
+        assert_eq!(built.holding_term("free"), [0, 1]);
+        assert_eq!(built.holding_term("免费"), [2]);
+        assert!(built.holding_term("price").is_empty());
+        assert_eq!(built.holding(&Key::quantity("count".into(), 0.0).unwrap()), [1]); // -0.0 is 0.0
+        assert_eq!(built.holding(&Key::quantity("duration".into(), 43200.0).unwrap()), [0]);
+        assert!(built.holding(&Key::quantity("money".into(), 0.0).unwrap()).is_empty());
+        assert!(built.has_term("无") && built.has_term("货免") && !built.has_term("退免"));
+        assert!(built.has_char('退') && !built.has_char('价'));
+        // a negated clause negates its governed words, or its terms when it governs none
+        assert!(built.negates("ship") && !built.negates("free") && built.negates("refund") && built.negates("免费"));
+        assert!(built.affirms("free") && !built.affirms("ship") && !built.affirms("refund"));
+        assert!(built.topic.contains("topic"));
+        // the clause as stored gives back its words, parts and Dice size (terms and distinct quantities, NaN counted)
+        let stored = &built.clauses[2];
+        assert_eq!(stored.words.iter().map(|id| built.vocab.get(*id as usize)).collect::<Vec<_>>(), ["refund"]);
+        assert_eq!(stored.parts().collect::<Vec<_>>(), ["退货免费", "无"]);
+        assert_eq!((built.clauses[0].size, built.clauses[1].size, stored.size), (3, 3, 6));
+        assert_eq!(&*stored.text, "clause 1.0");
+    }
+
+    #[test]
+    fn a_claim_is_supported_by_terms_and_cjk_characters_as_cjk_covered_counts_them() {
+        let built = chunk(vec![vec![test_clause(&["return", "free"], &["退货免费", "价"], vec![], false, &[])]]);
+        let chunks = [&built];
+        let words = ["return".to_string(), "late".to_string()];
+        assert_eq!(supported(&chunks, &words, &[]), 1.0);
+        // 退货 and 货免 found: 退, 货, 免 count 1; 费 only in 免费, found too: 1; 价 a one-character part: 1
+        assert_eq!(supported(&chunks, &[], &["退货免费".chars().collect(), vec!['价']]), 5.0);
+        // 免退: no bigram found, both characters in the chunk: a half each; 钱 nowhere
+        assert_eq!(supported(&chunks, &[], &["免退钱".chars().collect()]), 1.0);
+        assert_eq!(supported(&chunks, &[], &[vec!['货']]), 0.5);
+    }
+
+    #[test]
+    #[should_panic(expected = "a chunk too large for 16-bit offsets")]
+    fn a_chunk_past_16_bit_offsets_is_refused() {
+        let words: Vec<String> = (0..70_000).map(|n| format!("w{n}")).collect();
+        Strings::new(words.iter().map(String::as_str));
+    }
+}

@@ -30,7 +30,7 @@ fn opens(text: &str, at: usize, words: &[&str]) -> bool {
 
 /// The pieces of `text` between the matches that `find(text, position)` gives (a match's end, if one starts at
 /// `position`), as `re.split` leaves them.
-fn split<'t>(text: &'t str, find: impl Fn(&str, usize) -> Option<usize>) -> Vec<&'t str> {
+fn split(text: &str, find: impl Fn(&str, usize) -> Option<usize>) -> Vec<&str> {
     let mut pieces = Vec::new();
     let (mut last, mut at) = (0, 0);
     while let Some(c) = text[at..].chars().next() {
