@@ -2,6 +2,7 @@
 
     python bench/bench_local_judge.py --items /tmp/judge_items.jsonl [--rounds 3]
     python bench/bench_local_judge.py --mirror /work/.mirror          (loads FaithBench and UHGEval instead)
+    python bench/bench_local_judge.py --items /tmp/judge_items.jsonl --parity /tmp/src_other
 
 Two shapes, both judged by a judge of the default config (its chunk cache caps):
 - FaithBench: each ~900-character source the chunk, its LLM summary the answer ("Summarize the passage.");
@@ -13,18 +14,26 @@ it); cold: each trace judged by a new judge (every chunk new). Each answer's fig
 median and p90 over the answers, in µs. Then the cache's own count of bytes per chunk (its bytes gauge over its
 entries) for the FaithBench sources and the Chinese chunks, the process's resident memory growth per chunk held
 beside it (the count must not be lower), and how many such chunks the default byte cap holds.
+
+--parity DIR: instead, every item of the dump and every short Chinese QA trace judged by this tree and by the tree
+that DIR holds as `ragpulse` (a directory for PYTHONPATH, e.g. a checkout of main linked as DIR/ragpulse), in
+another process: each judgment and its model's feature vector compared, the differences counted and the first shown.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import os
+import subprocess
+import sys
 import platform
 import random
 import statistics
 import time
 from pathlib import Path
 
+import msgspec
 from prometheus_client import CollectorRegistry
 
 from eval_local_judge import Item
@@ -117,12 +126,42 @@ def bytes_per_chunk(texts: list[str]) -> tuple[float, float]:
     return counted / entries, grown / len(texts)
 
 
+def verdicts(loaded: dict[str, list[Item]]) -> list[str]:
+    """Each item's and each Chinese QA trace's judgment and feature vector, one JSON line each."""
+    judge = LocalJudge(CollectorRegistry(), cache_entries=100_000, cache_max_bytes=1 << 40)
+    events = [item.event() for items in loaded.values() for item in items] + chinese_qa(loaded.get("UHGEval", []))
+    return [msgspec.json.encode([judge.judge(event), judge.features(event)]).decode() for event in events]
+
+
+def parity(items: Path, other: Path) -> int:
+    """Differences between this tree's verdicts and those of the tree `other` holds, in a process of its own."""
+    mine = verdicts(read_dump(items))
+    out = subprocess.run([sys.executable, __file__, "--items", str(items), "--dump-verdicts"], check=True,
+                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": f"{other}{os.pathsep}"
+                                                              f"{Path(__file__).parent}"})
+    theirs = out.stdout.splitlines()
+    differ = [n for n, (a, b) in enumerate(zip(mine, theirs, strict=True)) if a != b]
+    print(f"{len(mine)} judgments and feature vectors compared with {other}: {len(differ)} differ")
+    for n in differ[:1]:
+        print(f"  first, #{n}:\n  this tree: {mine[n]}\n  the other: {theirs[n]}")
+    return 1 if differ else 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--items", type=Path, help="a dump of bench/judge_benchmarks.py")
     parser.add_argument("--mirror", type=Path, default=Path("/work/.mirror"))
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--parity", type=Path, help="compare verdicts with the tree this PYTHONPATH directory holds")
+    parser.add_argument("--dump-verdicts", action="store_true", help=argparse.SUPPRESS)  # --parity's other process
     args = parser.parse_args()
+    if args.parity or args.dump_verdicts:
+        if not args.items:
+            parser.error("--parity needs --items")
+        if args.dump_verdicts:
+            print("\n".join(verdicts(read_dump(args.items))))
+            return 0
+        return parity(args.items, args.parity)
     loaded = read_dump(args.items) if args.items else load_all(args.mirror, ("FaithBench", "UHGEval"))
     shapes = {"FaithBench (~900-character sources, summaries)": faithbench(loaded["FaithBench"]),
               "short Chinese QA (~300-character chunks, 3 a trace)": chinese_qa(loaded["UHGEval"])}

@@ -43,7 +43,7 @@ from itertools import repeat
 import msgspec
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
-from ragpulse._native import ClauseIndex, align_claim
+from ragpulse._native import ChunkContext
 from ragpulse.collector.events import TraceEvent
 from ragpulse.judging.chunk_analysis import MAX_CHARS, ChunkAnalysis, analyse, footprint
 from ragpulse.judging.judge_features import ClaimEvidence, Rule, features
@@ -107,25 +107,49 @@ def _describe(quantity: tuple[str, float]) -> str:
 _NOTHING = clause("")  # the aligned clause of a claim that shares no term with the context
 
 
-class _Context(msgspec.Struct, gc=False):
-    """A trace's chunks as the judge reads them."""
+class _Context:
+    """A trace's chunks as the judge reads them: the crate's context of their analyses (native/src/chunk.rs), and the
+    clauses a verdict reads, made as scorers/text.py's Clause when first read."""
 
-    candidates: list[tuple[int, Clause]]  # every chunk clause, with its chunk's index
-    located: list[tuple[int, ClauseIndex]]  # each chunk's index, with the offset of its clauses in candidates
-    statements: list[tuple[Clause, ...]]  # the chunks' sentences, as their clauses
-    context: Clause  # the union of everything the chunks say
-    only_negated: frozenset[str]  # terms the chunks only ever say negated
+    __slots__ = ("chunks", "owners", "quantities", "spelled", "_clauses", "_statements")
 
-    def holding(self, key: str | tuple[str, float]) -> list[int]:
-        """Positions in `candidates` of the clauses that have this term or quantity."""
-        return [offset + position for offset, index in self.located for position in index.positions(key)]
+    def __init__(self, chunks: ChunkContext, owners: list[int]) -> None:
+        self.chunks = chunks
+        self.owners = owners  # each clause's chunk index, by its position
+        self.quantities: frozenset[tuple[str, float]] = chunks.all_quantities()
+        self.spelled: frozenset[tuple[str, float]] = chunks.all_spelled()
+        self._clauses: dict[int, Clause] = {}
+        self._statements: list[tuple[Clause, ...]] | None = None
+
+    def clause(self, position: int) -> Clause:
+        found = self._clauses.get(position)
+        if found is None:
+            found = self._clauses[position] = Clause(*self.chunks.clause(position))
+        return found
+
+    def statements(self) -> list[tuple[Clause, ...]]:
+        """The chunks' sentences, as their clauses."""
+        if self._statements is None:
+            start, self._statements = 0, []
+            for size in self.chunks.sentences():
+                self._statements.append(tuple(map(self.clause, range(start, start + size))))
+                start += size
+        return self._statements
+
+    def holding(self, key: str) -> list[int]:
+        """Positions of the clauses that have this term."""
+        return self.chunks.holding(key)
+
+    def supported_units(self, claim: Clause) -> float:
+        """scorers/text.py's supported_units of the claim against everything the chunks say."""
+        return self.chunks.supported(claim.words, claim.cjk_parts) + len(claim.quantities & self.quantities)
 
     def aligned(self, claim: Clause) -> tuple[float, int, list[int]] | None:
         """The claim's best aligned clause, by the Dice of their terms and quantities (the first of equals):
-        (its Dice, its position in `candidates`, the positions of those within _AS_WELL of it); None when no
-        clause shares a term or a quantity with the claim. Counted in the crate (native/src/align.rs): in
-        Python this was most of a judgment on recurring chunks."""
-        return align_claim(claim.terms, claim.quantities, self.located, _AS_WELL)
+        (its Dice, its position, the positions of those within _AS_WELL of it); None when no clause shares a term or
+        a quantity with the claim. Counted in the crate (native/src/align.rs): in Python this was most of a judgment
+        on recurring chunks."""
+        return self.chunks.align(claim.terms, claim.quantities, _AS_WELL)
 
 
 def _where(chunks: Sequence[ChunkAnalysis | None]) -> _Context | None:
@@ -133,20 +157,11 @@ def _where(chunks: Sequence[ChunkAnalysis | None]) -> _Context | None:
     known = [c for c in chunks if c is not None]
     if not known:
         return None
-    context = Clause("", frozenset().union(*(c.terms for c in known)), frozenset(), (),
-                     frozenset().union(*(c.chars for c in known)), (), frozenset().union(*(c.quantities for c in known)),
-                     frozenset().union(*(c.names for c in known)), False,
-                     spelled=frozenset().union(*(c.spelled for c in known)))
-    located: list[tuple[int, ClauseIndex]] = []
-    candidates: list[tuple[int, Clause]] = []
+    owners: list[int] = []
     for index, chunk in enumerate(chunks):
         if chunk is not None:
-            located.append((len(candidates), chunk.index))
-            candidates.extend(zip(repeat(index), chunk.clauses))
-    statements = [sentence for chunk in known for sentence in chunk.sentences]
-    negated = frozenset().union(*(c.negated for c in known))
-    only_negated = negated.difference(*(c.affirmed for c in known)) if negated else negated
-    return _Context(candidates, located, statements, context, only_negated)
+            owners.extend(repeat(index, len(chunk)))
+    return _Context(ChunkContext(known), owners)
 
 
 def _search_relevance(judgment: Judgment, searches: Sequence[str], question: frozenset[str]) -> None:
@@ -183,13 +198,13 @@ def _opposed(claim: Clause, other: Clause) -> bool:
     return 2 * len(said) >= len(governed) and bool(said - positive.governed)
 
 
-def _demonym_of(name: str, context: Clause) -> bool:
+def _demonym_of(name: str, context: ChunkContext) -> bool:
     """Belgian clubs for clubs in Belgium, Chinese cities for China, Western Australia for west Australian:
     the name's stem without a demonym ending opens a term of the context ("belg" in "belgium")."""
     for ending in _DEMONYM_ENDINGS:
         if name.endswith(ending) and len(name) - len(ending) >= 4:
             root = name[: -len(ending)]
-            return any(term.startswith(root) for term in context.terms)
+            return context.has_term_starting(root)
     return False
 
 
@@ -199,8 +214,7 @@ def _kind(quantity: tuple[str, float]) -> tuple[str, bool]:
     return dimension, dimension == "count" and 1000 <= value <= 2100 and value.is_integer()
 
 
-def _wrong_subject(claim: Clause, aligned: Clause,
-                   statements: Sequence[tuple[Clause, ...]]) -> tuple[tuple[str, float], list[tuple[str, float]]] | None:
+def _wrong_subject(claim: Clause, aligned: Clause, where: _Context) -> tuple[tuple[str, float], list[tuple[str, float]]] | None:
     """A quantity the context has, given to the wrong subject: "Dartmouth was founded in 1636" where the
     clause about Dartmouth says 1769 and 1636 is only ever said without Dartmouth (of Harvard)."""
     # One attribute, the rest of the claim the aligned clause's words: several quantities belong to several things.
@@ -213,7 +227,7 @@ def _wrong_subject(claim: Clause, aligned: Clause,
         rivals = [q for q in sorted(aligned.quantities) if _kind(q) == _kind(quantity)]
         if not rivals:
             continue
-        holders = [frozenset().union(*(c.terms for c in statement)) for statement in statements
+        holders = [frozenset().union(*(c.terms for c in statement)) for statement in where.statements()
                    if any(quantity in c.quantities for c in statement)]
         if holders and any(not any(name in terms for terms in holders) for name in subject):
             return quantity, rivals
@@ -265,7 +279,7 @@ class LocalJudge:
         judgment = Judgment(trace_id=event.trace_id, judge_model=self.model, prompt_version=self.prompt_version)
         chunks = [self._chunk(c.text) if c.text is not None else None for c in event.chunks or []]
         question = question_terms(event.query[:MAX_CHARS])
-        coverage = [len(question & c.topic) / len(question) if c is not None and question else 0.0 for c in chunks]
+        coverage = [c.topic_shared(question) / len(question) if c is not None and question else 0.0 for c in chunks]
         judgment.chunk_relevance = [_chunk_relevance(share) if c is not None else None for c, share in zip(chunks, coverage)]
         # Only traces with chunk texts reach a judge (the sampler judges nothing else).
         where = _where(chunks)
@@ -346,15 +360,15 @@ class LocalJudge:
         """The claim against the chunk clauses that share a term with it, the chunks' sentences and the
         whole context."""
         units = size(claim)
-        candidates, context = where.candidates, where.context
+        context = where.chunks
         # in order, as every set a reason names: a set's order changes with the process's hash seed
-        missing_quantities = sorted(claim.quantities - context.quantities - context.spelled)
+        missing_quantities = sorted(claim.quantities - where.quantities - where.spelled) if claim.quantities else []
         alignment = where.aligned(claim)
         best_dice, best, as_well = alignment if alignment is not None else (0.0, None, [])
-        best_chunk, aligned = candidates[best] if best is not None else (None, _NOTHING)
+        best_chunk, aligned = (where.owners[best], where.clause(best)) if best is not None else (None, _NOTHING)
 
         aligned_share = supported_units(claim, aligned) / units
-        share = supported_units(claim, context) / units
+        share = where.supported_units(claim) / units
 
         def verdict(kind: str, reason: str, score: int, rule: Rule, chunk: int | None = None) -> _Verdict:
             evidence = f' (context: "{aligned.text}")' if best_dice > 0 else ""
@@ -372,17 +386,17 @@ class LocalJudge:
             if rivals:
                 return verdict("contradicted", f"says {_describe(quantity)} where the context says "
                                f"{', '.join(map(_describe, rivals))}", 1, "quantity")
-        if (misplaced := _wrong_subject(claim, aligned, where.statements)) is not None:
+        if (misplaced := _wrong_subject(claim, aligned, where)) is not None:
             quantity, rivals = misplaced
             return verdict("contradicted", f"says {_describe(quantity)} where the context says "
                            f"{', '.join(map(_describe, rivals))}; {_describe(quantity)} is said of something else", 1, "subject")
         if aligned_share >= _ALIGNED_AT_LEAST:
-            if all(_opposed(claim, candidates[p][1]) for p in as_well):
+            if all(_opposed(claim, where.clause(p)) for p in as_well):
                 return verdict("contradicted", "the context says the opposite", 1, "polarity")
             # a term the aligned clause lacks, found only where the context negates it (注销账号后订单记录
             # 可以恢复 against 注销账号后订单记录将被永久删除，无法恢复); a negated claim is checked above
-            for term in () if claim.negated else sorted((claim.terms - aligned.terms) & where.only_negated):
-                holders = [candidates[p][1] for p in where.holding(term)]
+            for term in () if claim.negated else sorted(t for t in claim.terms - aligned.terms if context.only_negated(t)):
+                holders = [where.clause(p) for p in where.holding(term)]
                 if all(len(c.terms & claim.terms) * 2 >= len(c.terms) for c in holders):
                     return verdict("contradicted", f'the context says the opposite: "{holders[0].text}"', 1, "negated_term")
         if (aligned_share >= _SWAP_ALIGNED_AT_LEAST and 0 < len(claim.terms - aligned.terms) <= _SWAP_MAX_TERMS
@@ -394,9 +408,11 @@ class LocalJudge:
             return verdict("not_in_context", f"{', '.join(map(_describe, missing_quantities))} is not in the context", 2, "missing_quantity")
         # A name is in the context in any case and any position (names are lower-cased terms too): a lower-case
         # source, or a sentence that opens with the name, is no reason to call it missing.
-        missing_names = {name for name in claim.names - context.names - context.terms if not _demonym_of(name, context)}
+        missing_names = {name for name in claim.names if not context.has_name(name) and not context.has_term(name)
+                         and not _demonym_of(name, context)}
         if units <= _TOO_SHORT_UNITS:  # "Scotland.": a short answer's opening word is a name too
-            missing_names.update(name for name in _opening_names(claim) - context.terms if not _demonym_of(name, context))
+            missing_names.update(name for name in _opening_names(claim)
+                                 if not context.has_term(name) and not _demonym_of(name, context))
         if missing_names:
             return verdict("not_in_context", f"the context does not mention {', '.join(sorted(missing_names))}", 2, "missing_name")
         if share == 0 and units > _TOO_SHORT_UNITS:  # no evidence at all is not weak evidence

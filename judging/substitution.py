@@ -6,7 +6,7 @@ store's, 上海门店 for 北京门店), is contradicted. A rewording is no swap
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from difflib import SequenceMatcher
 
 from ragpulse._native import stem_words
@@ -19,11 +19,12 @@ def _spell(tokens: Sequence[str]) -> str:
     return "".join(tokens) if all(len(t) == 1 and t > "\u33ff" for t in tokens) else " ".join(tokens)
 
 
-def substitution(claim: Clause, aligned: Clause, statements: Sequence[tuple[Clause, ...]]) -> tuple[str, str] | None:
+def substitution(claim: Clause, aligned: Clause,
+                 statements: Callable[[], Sequence[tuple[Clause, ...]]]) -> tuple[str, str] | None:
     """The aligned clause word for word but for one span replaced by words the context says in another
     statement, never in the same one: the Munich store's hours given as the Berlin store's, 上海门店
-    for 北京门店, standard shipping's price given as express shipping's. `statements` are the chunks'
-    sentences as their clauses."""
+    for 北京门店, standard shipping's price given as express shipping's. `statements` gives the chunks'
+    sentences as their clauses (made only when the rest holds)."""
     if not one_span_apart(claim.sequence, aligned.sequence):
         return None
     changes = [op for op in SequenceMatcher(None, claim.sequence, aligned.sequence, autojunk=False).get_opcodes()
@@ -40,8 +41,9 @@ def substitution(claim: Clause, aligned: Clause, statements: Sequence[tuple[Clau
         return None
     if _same_thing(claim.sequence[i1:i2], aligned.sequence[j1:j2]):
         return None
-    said = [any(_says(c, moved) for c in statement) for statement in statements]
-    together = any(any(_says(c, replaced) for c in statement) for statement, has in zip(statements, said) if has)
+    sentences = statements()
+    said = [any(_says(c, moved) for c in statement) for statement in sentences]
+    together = any(any(_says(c, replaced) for c in statement) for statement, has in zip(sentences, said) if has)
     return (moved, replaced) if any(said) and not together else None
 
 

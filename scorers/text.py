@@ -27,7 +27,9 @@ import re
 
 import msgspec
 
-from ragpulse._native import TextAnalyser, stem_words
+from ragpulse._native import ChunkAnalysis, TextAnalyser, stem_words
+from ragpulse._native import clauses as clauses  # a text's clauses, sentence after sentence (see -- clauses --)
+from ragpulse._native import sentences as sentences
 from ragpulse._native import cjk_covered as _cjk_covered
 from ragpulse.scorers.crate_regex import to_crate
 
@@ -73,24 +75,10 @@ _CJK_LEADING_ANSWER = re.compile(r"^\s*(?:是的|对|不|不是|不能|不可以
 
 # -- clauses -----------------------------------------------------------------------------------
 
-# A sentence ends at . ! ? followed by a space or the end (not inside 12.99), or at CJK punctuation.
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|[。！？!?；;\n]+")
-_CLAUSE_START = re.compile(
-    r",\s+(?=(?:but|and|while|whereas|although|though|so|unless|otherwise|with|which)\b)|，|—"
-    # "valid for 3 years and cannot be exchanged": a second verb phrase has its own polarity
-    r"|\s+(?:and|but)\s+(?=(?:can|cannot|can't|is|isn't|are|aren't|does|doesn't|do|don't|will|won't|must|may|has|have)\b)"
-)
-
-
-def sentences(text: str) -> list[str]:
-    return [part.strip() for part in _SENTENCE_END.split(text) if part and part.strip()]
-
-
-def clauses(text: str) -> list[str]:
-    out = []
-    for sentence in sentences(text):
-        out.extend(part.strip(" ,.") for part in _CLAUSE_START.split(sentence) if part.strip(" ,."))
-    return out
+# A sentence ends at . ! ? followed by a space or the end (not inside 12.99), or at CJK punctuation; a clause starts at
+# ", but", "，", "—" or a second verb phrase ("valid for 3 years and cannot be exchanged": its own polarity). Cut in the
+# crate (native/src/split.rs, which has the patterns): sentences() and clauses(), imported above. In Python the two
+# splits were a fifth of a warm FaithBench judgment.
 
 
 # -- quantities --------------------------------------------------------------------------------
@@ -222,6 +210,12 @@ def cjk_covered(parts: tuple[str, ...], found: frozenset[str], chars: frozenset[
 def clause(text: str) -> Clause:
     """The clause's terms, quantities, names and polarity (the steps: native/src/clause.rs, Analyser::clause)."""
     return Clause(text, *_ANALYSER.clause(text))
+
+
+def chunk_analysis(grouped: list[list[str]], text: str) -> ChunkAnalysis:
+    """A chunk's analysis held in the crate (native/src/chunk.rs): its sentences, each as its clauses' texts, read by
+    clause(), and the question terms of `text`."""
+    return _ANALYSER.chunk(grouped, text)
 
 
 def name_stems(word: str) -> frozenset[str]:

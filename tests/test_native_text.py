@@ -14,7 +14,7 @@ from helpers.text_snapshot import SEED, SNAPSHOT, analysis, digest, samples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragpulse._native import ClauseIndex, TextAnalyser
+from ragpulse._native import TextAnalyser
 from ragpulse.scorers import lexical, text
 
 
@@ -82,7 +82,7 @@ def test_the_crate_reads_texts_without_leaving_a_utf8_copy_on_them() -> None:
         held = [sys.getsizeof(s) for s in (lower, *parsed.cjk_parts, *parsed.terms)]
         text._ANALYSER.words(lower)
         text.cjk_covered(parsed.cjk_parts, parsed.terms, parsed.chars)
-        ClauseIndex([(parsed.terms, parsed.quantities)])  # the terms: a cached chunk analysis holds them
+        text.chunk_analysis([[sample]], sample)  # a cached chunk analysis holds its text's terms
         assert [sys.getsizeof(s) for s in (lower, *parsed.cjk_parts, *parsed.terms)] == held
     assert [sys.getsizeof(t) for t in texts] == sizes
     with pytest.raises(UnicodeEncodeError):

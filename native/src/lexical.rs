@@ -84,7 +84,7 @@ pub fn is_decimal(c: char) -> bool {
 }
 
 /// Python's `\w` on str: letters, numbers and the underscore.
-fn is_word(c: char) -> bool {
+pub fn is_word(c: char) -> bool {
     if c.is_ascii() {
         return c.is_ascii_alphanumeric() || c == '_';
     }

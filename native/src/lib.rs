@@ -5,21 +5,25 @@ use pyo3::prelude::*;
 
 mod align;
 mod bridge;
+mod chunk;
 mod clause;
 mod lexical;
 mod metrics;
 mod otlp;
 mod otlp_json;
+mod split;
 
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(otlp::bindings::decode_otlp_traces, module)?)?;
     module.add_function(wrap_pyfunction!(otlp::bindings::decode_otlp_json, module)?)?;
     module.add_function(wrap_pyfunction!(clause::bindings::stem_words, module)?)?;
-    module.add_function(wrap_pyfunction!(align::bindings::align_claim, module)?)?;
     module.add_function(wrap_pyfunction!(clause::bindings::regex_spans, module)?)?;
     module.add_function(wrap_pyfunction!(clause::bindings::cjk_covered, module)?)?;
-    module.add_class::<align::bindings::PyClauseIndex>()?;
+    module.add_function(wrap_pyfunction!(clause::bindings::sentences, module)?)?;
+    module.add_function(wrap_pyfunction!(clause::bindings::clauses, module)?)?;
+    module.add_class::<chunk::bindings::PyChunk>()?;
+    module.add_class::<chunk::bindings::PyContext>()?;
     module.add_class::<lexical::bindings::LexicalAnalyser>()?;
     module.add_class::<lexical::bindings::LexicalUnits>()?;
     module.add_class::<metrics::FastCounter>()?;

@@ -3,10 +3,12 @@
 //! of the patterns' translation (scorers/crate_regex.py).
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFrozenSet, PyString, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyFrozenSet, PyList, PyString, PyTuple};
 
 use crate::bridge::{guarded, with_text};
+use crate::chunk::{bindings::PyChunk, Chunk};
 use crate::clause;
+use crate::split;
 
 /// A translated pattern as the analyser runs it. A pattern with a lookaround (every Python \b is one) runs on
 /// fancy-regex's backtracking VM, which without a seek tries every position of the text; with it, the regex crate
@@ -70,6 +72,21 @@ impl TextAnalyser {
         PyFrozenSet::new(py, &with_text(text, |text| guarded(|| self.analyser.question_terms(text)))?)
     }
 
+    /// A chunk's analysis from its sentences as their clauses' texts, its question terms from `text`
+    /// (judging/chunk_analysis.py): held in the crate (native/src/chunk.rs).
+    fn chunk(&self, sentences: Vec<Vec<Bound<'_, PyString>>>, text: &Bound<'_, PyString>) -> PyResult<PyChunk> {
+        let mut parsed = Vec::with_capacity(sentences.len());
+        for sentence in &sentences {
+            let mut clauses = Vec::with_capacity(sentence.len());
+            for part in sentence {
+                clauses.push(with_text(part, |part| Ok((part.to_owned(), guarded(|| self.analyser.clause(part))?)))?);
+            }
+            parsed.push(clauses);
+        }
+        let topic = with_text(text, |text| guarded(|| self.analyser.question_terms(text)))?;
+        Ok(PyChunk { chunk: guarded(|| Chunk::new(parsed, topic))? })
+    }
+
     /// A clause's analysis: (terms, words, cjk_parts, chars, sequence, quantities, names, negated, governed,
     /// spelled), the fields of scorers/text.py's Clause after its text.
     fn clause<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyTuple>> {
@@ -84,6 +101,23 @@ impl TextAnalyser {
         ];
         PyTuple::new(py, items)
     }
+}
+
+/// The pieces of a text that `cut` gives, as a list of str.
+fn pieces<'py>(text: &Bound<'py, PyString>, cut: fn(&str) -> Vec<&str>) -> PyResult<Bound<'py, PyList>> {
+    with_text(text, |read| PyList::new(text.py(), guarded(|| cut(read))?))
+}
+
+/// The text's sentences: scorers/text.py's sentences() (native/src/split.rs).
+#[pyfunction]
+pub fn sentences<'py>(text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
+    pieces(text, split::sentences)
+}
+
+/// The text's clauses, sentence after sentence: scorers/text.py's clauses() (native/src/split.rs).
+#[pyfunction]
+pub fn clauses<'py>(text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
+    pieces(text, split::clauses)
 }
 
 /// Every match of a pattern in each text, as (start, end) in characters, as Python's finditer gives them: what

@@ -1,0 +1,195 @@
+//! The local judge's chunk analysis bindings (judging/chunk_analysis.py, judging/local_judge.py): a chunk held in the
+//! crate, and the trace's chunks as one context that aligns a claim, answers what the chunks say and gives a clause
+//! back as scorers/text.py's Clause fields when a verdict reads it.
+use pyo3::exceptions::{PyIndexError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyFrozenSet, PyString, PyTuple};
+
+use crate::align::{self, Key};
+use crate::bridge::{guarded, with_text};
+use crate::chunk::{self, allocated, part_terms, Chunk};
+
+/// A chunk's analysis, held in the crate (native/src/chunk.rs): what the local judge's cache keeps of a chunk.
+#[pyclass(frozen, module = "ragpulse._native", name = "ChunkAnalysis")]
+pub struct PyChunk {
+    pub chunk: Chunk,
+}
+
+#[pymethods]
+impl PyChunk {
+    fn __len__(&self) -> usize {
+        self.chunk.len()
+    }
+
+    /// The object (its header and fields) and every allocation it holds, as malloc sizes them.
+    fn __sizeof__(&self) -> usize {
+        allocated(2 * std::mem::size_of::<usize>() + std::mem::size_of::<Self>()) + self.chunk.heap_bytes()
+    }
+
+    /// How many of the question's terms are the chunk's question terms.
+    fn topic_shared(&self, question: &Bound<'_, PyFrozenSet>) -> PyResult<usize> {
+        let mut shared = 0;
+        for term in question.iter() {
+            let term = term.cast_into::<PyString>().map_err(|_| PyValueError::new_err("a question term is a str"))?;
+            shared += usize::from(with_text(&term, |term| Ok(self.chunk.topic.contains(term)))?);
+        }
+        Ok(shared)
+    }
+}
+
+fn texts<'py>(items: impl Iterator<Item = Bound<'py, PyAny>>) -> PyResult<Vec<String>> {
+    items.map(|item| {
+        let item = item.cast_into::<PyString>().map_err(|_| PyValueError::new_err("a term is a str"))?;
+        with_text(&item, |text| Ok(text.to_owned()))
+    }).collect()
+}
+
+/// A claim's keys (its terms, then its quantities but NaN ones) and its size.
+fn claim_keys(terms: &Bound<'_, PyFrozenSet>, quantities: &Bound<'_, PyFrozenSet>) -> PyResult<(Vec<Key>, usize)> {
+    let mut keys: Vec<Key> = texts(terms.iter())?.into_iter().map(Key::Term).collect();
+    for quantity in quantities.iter() {
+        let (dimension, value): (String, f64) =
+            quantity.extract().map_err(|_| PyValueError::new_err("a quantity is (str, float)"))?;
+        keys.extend(Key::quantity(dimension, value));
+    }
+    Ok((keys, terms.len() + quantities.len()))
+}
+
+/// A trace's chunks as the local judge reads them together: their clauses numbered on from one chunk to the next.
+#[pyclass(frozen, module = "ragpulse._native", name = "ChunkContext")]
+pub struct PyContext {
+    chunks: Vec<Py<PyChunk>>,
+}
+
+impl PyContext {
+    fn chunks(&self) -> Vec<&Chunk> {
+        self.chunks.iter().map(|chunk| &chunk.get().chunk).collect()
+    }
+
+    fn any(&self, question: impl Fn(&Chunk) -> bool) -> bool {
+        self.chunks.iter().any(|chunk| question(&chunk.get().chunk))
+    }
+
+    fn quantities<'py>(&self, py: Python<'py>, spelled: bool) -> PyResult<Bound<'py, PyFrozenSet>> {
+        let chunks = self.chunks();
+        let clauses = chunks.iter().flat_map(|chunk| chunk.clauses.iter());
+        PyFrozenSet::new(py, clauses.flat_map(|c| if spelled { &c.spelled } else { &c.quantities }.iter()))
+    }
+}
+
+#[pymethods]
+impl PyContext {
+    #[new]
+    fn new(chunks: Vec<Py<PyChunk>>) -> Self {
+        PyContext { chunks }
+    }
+
+    fn __len__(&self) -> usize {
+        self.chunks().iter().map(|chunk| chunk.len()).sum()
+    }
+
+    /// Each sentence's number of clauses, chunk after chunk.
+    fn sentences(&self) -> Vec<usize> {
+        let mut sizes = Vec::new();
+        for chunk in self.chunks() {
+            let mut start = 0;
+            for end in chunk.sentence_ends.iter() {
+                sizes.push(*end as usize - start);
+                start = *end as usize;
+            }
+        }
+        sizes
+    }
+
+    /// The clause at this position as scorers/text.py's Clause fields: (text, terms, words, cjk_parts, chars,
+    /// sequence, quantities, names, negated, governed, spelled), as Analyser::clause gave them.
+    fn clause<'py>(&self, py: Python<'py>, position: usize) -> PyResult<Bound<'py, PyTuple>> {
+        let mut at = position;
+        let chunks = self.chunks();
+        let mut found = None;
+        for chunk in chunks {
+            if at < chunk.len() {
+                found = Some((chunk, &chunk.clauses[at]));
+                break;
+            }
+            at -= chunk.len();
+        }
+        let (chunk, c) = found.ok_or_else(|| PyIndexError::new_err("no clause at this position"))?;
+        let words: Vec<&str> = c.words.iter().map(|id| chunk.vocab.get(*id as usize)).collect();
+        let mut terms: Vec<String> = words.iter().map(|word| word.to_string()).collect();
+        part_terms(c.parts(), |term| terms.push(term.to_owned()));
+        let letters: Vec<String> = c.parts.chars().map(String::from).collect();
+        let parts: Vec<&str> = c.parts().collect();
+        let sequence: Vec<&str> = words.iter().copied().chain(letters.iter().map(String::as_str)).collect();
+        let items: [Bound<'py, PyAny>; 11] = [
+            PyString::new(py, &c.text).into_any(), PyFrozenSet::new(py, &terms)?.into_any(),
+            PyFrozenSet::new(py, &words)?.into_any(), PyTuple::new(py, &parts)?.into_any(),
+            PyFrozenSet::new(py, &letters)?.into_any(), PyTuple::new(py, &sequence)?.into_any(),
+            PyFrozenSet::new(py, c.quantities.iter())?.into_any(), PyFrozenSet::new(py, c.names.iter())?.into_any(),
+            PyBool::new(py, c.negated).to_owned().into_any(), PyFrozenSet::new(py, c.governed.iter())?.into_any(),
+            PyFrozenSet::new(py, c.spelled.iter())?.into_any(),
+        ];
+        PyTuple::new(py, items)
+    }
+
+    /// The claim (its terms and quantities) aligned with the clauses: (Dice of the best clause, its position, the
+    /// positions within `margin` of it), or None when no clause shares a term or a quantity.
+    fn align(
+        &self, terms: &Bound<'_, PyFrozenSet>, quantities: &Bound<'_, PyFrozenSet>, margin: f64,
+    ) -> PyResult<Option<(f64, usize, Vec<usize>)>> {
+        let (keys, size) = claim_keys(terms, quantities)?;
+        let chunks = self.chunks();
+        let found = guarded(|| align::align(&keys, size, &chunks, margin))?;
+        Ok(found.map(|found| (found.dice, found.best, found.near)))
+    }
+
+    /// The positions of the clauses that have this term.
+    fn holding(&self, term: &Bound<'_, PyString>) -> PyResult<Vec<usize>> {
+        with_text(term, |term| {
+            let mut offset = 0;
+            let mut positions = Vec::new();
+            for chunk in self.chunks() {
+                positions.extend(chunk.holding_term(term).iter().map(|position| offset + *position as usize));
+                offset += chunk.len();
+            }
+            Ok(positions)
+        })
+    }
+
+    /// What of the claim's words (English terms) and CJK parts the chunks support (scorers/text.py's
+    /// supported_units less the quantities).
+    fn supported(&self, words: &Bound<'_, PyFrozenSet>, parts: &Bound<'_, PyTuple>) -> PyResult<f64> {
+        let words = texts(words.iter())?;
+        let parts: Vec<Vec<char>> = texts(parts.iter())?.iter().map(|part| part.chars().collect()).collect();
+        let chunks = self.chunks();
+        guarded(|| chunk::supported(&chunks, &words, &parts))
+    }
+
+    fn has_term(&self, term: &Bound<'_, PyString>) -> PyResult<bool> {
+        with_text(term, |term| Ok(self.any(|chunk| chunk.has_term(term))))
+    }
+
+    fn has_name(&self, name: &Bound<'_, PyString>) -> PyResult<bool> {
+        with_text(name, |name| Ok(self.any(|chunk| chunk.has_name(name))))
+    }
+
+    /// Whether a term of the chunks starts with this.
+    fn has_term_starting(&self, root: &Bound<'_, PyString>) -> PyResult<bool> {
+        with_text(root, |root| Ok(self.any(|chunk| chunk.vocab.iter().any(|term| term.starts_with(root)))))
+    }
+
+    /// Whether the chunks say this term only negated: a negated clause negates it, and no other clause has it.
+    fn only_negated(&self, term: &Bound<'_, PyString>) -> PyResult<bool> {
+        with_text(term, |term| Ok(self.any(|chunk| chunk.negates(term)) && !self.any(|chunk| chunk.affirms(term))))
+    }
+
+    /// Every quantity of the chunks' clauses.
+    fn all_quantities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyFrozenSet>> {
+        self.quantities(py, false)
+    }
+
+    /// Every bare count in words of the chunks' clauses.
+    fn all_spelled<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyFrozenSet>> {
+        self.quantities(py, true)
+    }
+}
