@@ -201,8 +201,12 @@ class FeedbackJoin:
         if session_id and reorder is not None and (event.timestamp is not None or reorder.holds(session_id)):
             turn.open = event.route not in self._escalation_routes  # its signals wait for it to settle, as a turn's
             # Ordered by its timestamp (epoch seconds, once decoded); classified when it comes back, as at the time it came.
-            reorder.turn(session_id, event.timestamp, partition, len(event.query), now,
-                         (session_id, event.route, event.query, turn, now))
+            timestamp = event.timestamp
+            known = self._sessions.get(session_id) if timestamp is not None else None
+            if known is not None and timestamp < known.released:  # type: ignore[operator]
+                reorder.late()
+            reorder.turn(session_id, timestamp, partition, len(event.query), now,
+                         (session_id, event.route, event.query, turn, now, timestamp))
         elif session_id:
             self._turn(session_id, event.route, event.query, turn, now)
         entry = self._pending.get(trace_id) if self._pending else None
@@ -222,7 +226,9 @@ class FeedbackJoin:
                     self._outcome["joined_after_wait"].inc()
                     self._apply(turn, feedback)
 
-    def _turn(self, session_id: str, route: str | None, query: str, turn: Turn, now: float) -> None:
+    def _turn(self, session_id: str, route: str | None, query: str, turn: Turn, now: float,
+              timestamp: float | None = None) -> None:
+        """`timestamp`: the turn's own, when it comes back from the reorder hold."""
         options = self._options
         session = self._sessions.pop(session_id, None)
         if session is not None:
@@ -262,6 +268,8 @@ class FeedbackJoin:
             session.turns = (*turns, turn)
             session.question, session.analysis, session.last_at = query, analysis, now
         session.partition = turn.partition
+        if timestamp is not None and timestamp > session.released:
+            session.released = timestamp
         self._store(session_id, session)
 
     def _store(self, session_id: str, session: Session) -> None:

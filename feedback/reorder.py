@@ -12,15 +12,15 @@ timestamp, which may be the time it reached a replica rather than the app's cloc
 
 Bounded in entries and bytes (`reorder_max_entries`, `reorder_max_bytes`): past either, the oldest entry goes back at
 once with what sorts before it, counted as `full`. A turn that arrives after a later turn of its session went back
-(later than the hold, or after a `full`) is classified where it lands, counted as `late`; the last timestamp that went
-back is remembered for the last `reorder_max_entries` sessions released (outside the bytes counted). Turns the hold put
+(later than the hold, or after a `full`) is classified where it lands, counted as `late` (the join keeps the last
+timestamp that went back with the session, in its session table). Turns the hold put
 before one that arrived earlier are counted as `reordered`. Traces without a session never come here: the fast path
 pays nothing for the hold (a session's turn about 3 µs, measured on the join alone).
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
@@ -58,9 +58,6 @@ class ReorderHold:
                                                              options.reorder_max_bytes)
         self._sessions: dict[str, list[Held]] = {}  # each session's entries, in (timestamp, arrival) order
         self._arrivals: deque[Held] = deque()  # every entry in arrival order: their deadlines come in this order
-        # session -> the last timestamp released, the least recently released first: an OrderedDict, as a plain dict
-        # emptied from the front makes finding its first key walk every hole left before it
-        self._went_back: OrderedDict[str, float] = OrderedDict()
         self._seq = 0
         self.entries = self.bytes = 0
         self._outcomes = {outcome: metrics.reordered.labels(outcome) for outcome in ("reordered", "late", "full")}
@@ -76,9 +73,11 @@ class ReorderHold:
         seconds; None only while turns of the session are held: it goes after them, in arrival order)."""
         if timestamp is None:
             timestamp = self._sessions[session_id][-1].key
-        elif timestamp < self._went_back.get(session_id, timestamp):
-            self._outcomes["late"].inc()
         self._add(session_id, timestamp, partition, ENTRY_BYTES + 4 * chars, now, TURN, args)
+
+    def late(self) -> None:
+        """A turn came after a later turn of its session went back: the join classifies it where it lands."""
+        self._outcomes["late"].inc()
 
     def feedback(self, session_id: str, partition: int, chars: int, now: float, args: tuple[Any, ...]) -> None:
         """Feedback on the session's last answer while turns of it are held (holds() is true): it goes after them."""
@@ -137,11 +136,6 @@ class ReorderHold:
                 earliest = min(earliest, before.seq)
         if not held:
             del self._sessions[session_id]
-        went_back = self._went_back
-        last = went_back.pop(session_id, None)
-        went_back[session_id] = entry.key if last is None or entry.key > last else last
-        if len(went_back) > self._max_entries:
-            went_back.popitem(last=False)
         back = self._back
         for released in going:
             args, released.args = released.args, None  # its deadline may come later: it holds nothing then

@@ -117,6 +117,9 @@ class Session(msgspec.Struct, gc=False):
     turns: tuple[Turn, ...] = ()  # answers not yet settled, oldest first
     size: int = 0
     partition: int = -1  # the Kafka partition of its last answer; -1: another source
+    # The latest timestamp of its turns that came back from the reorder hold (epoch seconds): a turn asked before it
+    # that arrives now is late (feedback/reorder.py).
+    released: float = 0.0
 
 
 class Listener:
