@@ -32,7 +32,7 @@ WIDE, HEIGHT = (8.0, 2.6), 2.6
 
 def _svg(figure: Figure) -> str:
     out = io.StringIO()
-    figure.savefig(out, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight")
+    figure.savefig(out, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None}, bbox_inches="tight")
     plt.close(figure)
     text = out.getvalue()
     return text[text.index("<svg"):]  # inline: no XML declaration or doctype
