@@ -107,3 +107,4 @@ def test_the_page_states_the_stores_figures_and_fetches_nothing(filled, tmp_path
         ("hallucination", "worse"), ("fallback", "unchanged"), ("citation_precision", "unchanged"),
         ("context_utilisation", "unchanged")]
     assert "Satisfaction proxy and its signals: <span class=\"none\">not reported</span>" in html
+

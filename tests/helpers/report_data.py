@@ -24,6 +24,7 @@ TRUTH = {"r1": {"hallucination": 0.05, "fallback": 0.10, "citation_precision": 0
          "r2": {"hallucination": 0.20, "fallback": 0.10, "citation_precision": 0.8, "context_utilisation": 0.5}}
 CHUNKS = [RecordChunk("Returns are accepted within 30 days of delivery.", "kb-returns", 3),
           RecordChunk("Standard shipping takes 3 to 5 working days.", "kb-shipping", 1)]
+OFF_TOPIC = [RecordChunk("Gift cards never expire.", "kb-gifts", 0), RecordChunk(CHUNKS[1].text, "kb-shipping", 0)]
 
 
 @dataclass
@@ -44,7 +45,7 @@ def record(trace_id: str, at: float, release: str, *, fallback: bool, hallucinat
         fallback=fallback, stage=stage, bad=stage is not None, query=f"Can I return it? ({trace_id[:6]})",
         answer="Sorry, I couldn't find that." if fallback else
         "You can return anything within 90 days." if hallucination else "Returns are accepted within 30 days. [1]",
-        chunks=CHUNKS, groundedness=None if fallback else 1 if hallucination else 5, hallucination=hallucination,
+        chunks=OFF_TOPIC if fallback else CHUNKS, groundedness=None if fallback else 1 if hallucination else 5, hallucination=hallucination,
         supported_share=None, claims=[], groundedness_reason="contradicts chunk [1]: 90 days against 30" if hallucination else "",
         answer_relevancy=None if fallback else 5, answer_relevancy_reason="", context_relevance=1 if fallback else 3,
         context_relevance_reason="no chunk is about the question" if fallback else "", error=None, raw_output=None,
