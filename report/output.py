@@ -8,10 +8,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from ragpulse.report import build, page
 from ragpulse.config import CalibrationConfig
-
-LATEST = "latest.html"
+from ragpulse.report import build, page
+from ragpulse.report.http import LATEST
 
 
 def write(path: Path, html: str) -> None:

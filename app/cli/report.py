@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ragpulse.app.cli.common import load, store_flags, store_path
-from ragpulse.report import build, output, review
+from ragpulse.report import build, review
 from ragpulse.results import badcases
 
 
@@ -48,6 +48,11 @@ def _report(args: argparse.Namespace) -> int:
         return 2
     path = store_path(args, "result store")
     if path is None:
+        return 2
+    try:
+        from ragpulse.report import output  # matplotlib: the extra `report`, loaded by this command only
+    except ImportError as exc:
+        print(f"ragpulse: the report's plots need matplotlib: pip install 'ragpulse[report]' ({exc})", file=sys.stderr)
         return 2
     config = load(args)
     request = build.Request(path, since, until, app=args.app, route=args.route, cases=args.cases,

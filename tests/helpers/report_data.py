@@ -18,7 +18,7 @@ from ragpulse.judging.verdicts import CitationVerdict
 from ragpulse.judging.records import RecordChunk
 from ragpulse.results.writer import ResultWriter
 
-START = 1_796_000_400.0  # 2026-11-30 09:00 UTC (a whole hour)
+START = 1_796_000_400.0  # 2026-11-30 01:00 UTC (a whole hour)
 MINUTES, PER_MINUTE, RELEASE_AT = 60, 40, 30
 TRUTH = {"r1": {"hallucination": 0.05, "fallback": 0.10, "citation_precision": 0.8, "context_utilisation": 0.5},
          "r2": {"hallucination": 0.20, "fallback": 0.10, "citation_precision": 0.8, "context_utilisation": 0.5}}
