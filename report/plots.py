@@ -63,8 +63,9 @@ def rate_over_time(title: str, starts: Sequence[float], width: float, shares: Se
         figure, axes = _figure()
         middles = [s + width / 2 for s, share in zip(starts, shares, strict=True) if share.interval is not None]
         found = [share.interval for share in shares if share.interval is not None]
-        axes.plot(middles, [i.estimate for i in found], marker="o", markersize=3, label="store: routine sample")
-        axes.fill_between(middles, [i.low for i in found], [i.high for i in found], alpha=0.25, label="95% interval")
+        if found:  # the satisfaction proxy has Prometheus' line only
+            axes.plot(middles, [i.estimate for i in found], marker="o", markersize=3, label="store: routine sample")
+            axes.fill_between(middles, [i.low for i in found], [i.high for i in found], alpha=0.25, label="95% interval")
         for name, points in (extra or {}).items():
             axes.plot([p[0] for p in points], [p[1] for p in points], label=f"Prometheus: {name}")
             bounded = [p for p in points if p[2] is not None and p[3] is not None]

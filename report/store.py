@@ -71,15 +71,17 @@ def figures(db: sqlite3.Connection, *, since: float, until: float, app: str | No
     tallies = report_tally.rows(db, "report_tally", since=since, until=until, app=app, route=route)
     ranks = report_tally.rows(db, "report_rank_tally", since=since, until=until, app=app, route=route)
 
-    def index(bucket: float) -> int:
-        return min(len(bins) - 1, int((bucket - since) // width))
+    def by_bin(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+        grouped: list[list[dict[str, Any]]] = [[] for _ in bins]
+        for row in rows:
+            grouped[min(len(bins) - 1, int((row["bucket"] - since) // width))].append(row)
+        return grouped
 
     overall = {name: _share(tallies, *columns) for name, columns in SHARES.items()}
     overall["context_utilisation"] = _share(ranks, "used", "retrieved")
-    series = {name: [_share([r for r in tallies if index(r["bucket"]) == i], *columns) for i in range(len(bins))]
-              for name, columns in SHARES.items()}
-    series["context_utilisation"] = [_share([r for r in ranks if index(r["bucket"]) == i], "used", "retrieved")
-                                     for i in range(len(bins))]
+    tallies_by_bin, ranks_by_bin = by_bin(tallies), by_bin(ranks)
+    series = {name: [_share(rows, *columns) for rows in tallies_by_bin] for name, columns in SHARES.items()}
+    series["context_utilisation"] = [_share(rows, "used", "retrieved") for rows in ranks_by_bin]
     by_rank = {rank: _share([r for r in ranks if r["rank"] == rank], "used", "retrieved")
                for rank in sorted({r["rank"] for r in ranks}, key=_rank_order)}
     releases: list[str] = []

@@ -6,7 +6,8 @@ sidecar's counters count for the recording rules, over the same answers (judging
 metrics): the routine sample's groundedness verdicts (judged and hallucinated), its records and refusals (the
 fallback share of a simple random sample), cited sentences judged supported or unsupported, and the chunks
 retrieved and used by rank. A row a minute and label set; rows older than the retention are deleted and past
-`max_rows` the oldest go first (counted as the writer's drops, reasons report_retention and report_max_rows).
+`max_rows` (results.max_rows; the rank table eleven times that) the oldest go first (counted as the writer's drops,
+reasons report_retention and report_max_rows).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ CREATE TABLE IF NOT EXISTS report_rank_tally (
 );
 CREATE INDEX IF NOT EXISTS report_rank_tally_bucket ON report_rank_tally (bucket);
 """
+RANKS = 11  # 1-10 and 11+ (judging's rank labels)
 TALLY_COLUMNS = ("routine", "refusals", "judged", "hallucinated", "cited_judged", "cited_supported")
 
 
@@ -98,9 +100,10 @@ class ReportTallyStore(badcases.RetainedStore):
     def purge(self) -> None:
         self._writes = 0
         cutoff = self._clock() - self._retention
-        for table in ("report_tally", "report_rank_tally"):
-            badcases.purge_table(self._db, table, "bucket", cutoff=cutoff, max_rows=self._max_rows,
-                                 dropped=self._dropped, reason_prefix="report_")
+        # A tally row has up to RANKS rank rows beside it: the rank table keeps as many minutes as the tally.
+        for table, cap in (("report_tally", self._max_rows), ("report_rank_tally", self._max_rows * RANKS)):
+            badcases.purge_table(self._db, table, "bucket", cutoff=cutoff, max_rows=cap, dropped=self._dropped,
+                                 reason_prefix="report_")
 
 
 def rows(connection: sqlite3.Connection, table: str, *, since: float, until: float,

@@ -10,13 +10,16 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers.report_data import MINUTES, PER_MINUTE, START, TRUTH, fill
+from helpers.report_data import MINUTES, PER_MINUTE, START, TRUTH, fill, record
+from prometheus_client import CollectorRegistry
 
 from ragpulse.config import CalibrationConfig
 from ragpulse.judging import newcombe_difference, two_proportion_z
 from ragpulse.mixin.rules import DEFAULTS, RULES_FILE
 from ragpulse.report import build, compare, output, prometheus
 from ragpulse.report.store import INDICATORS, Share
+from ragpulse.results import report_tally
+from ragpulse.results.report_tally import ReportTallyStore
 
 pytestmark = pytest.mark.unit
 END = START + MINUTES * 60
@@ -108,3 +111,24 @@ def test_the_page_states_the_stores_figures_and_fetches_nothing(filled, tmp_path
         ("context_utilisation", "unchanged")]
     assert "Satisfaction proxy and its signals: <span class=\"none\">not reported</span>" in html
 
+
+
+def test_the_tally_counts_the_routine_sample_only_and_is_bounded(tmp_path: Path) -> None:
+    registry, now = CollectorRegistry(), [START + 7200]
+    tally = ReportTallyStore(str(tmp_path / "t.sqlite3"), retention_seconds=3600, max_rows=2, registry=registry,
+                             clock=lambda: now[0])
+    kinds = {"fallback": False, "hallucination": True, "cited": True, "supported": False, "used": [1]}
+    for minute, sample in ((0, "routine"), (90, "routine"), (100, "routine"), (100, "targeted"), (110, "routine")):
+        tally(record(f"t{minute}{sample}", START + minute * 60 + 5, "r1", sample=sample, **kinds))  # type: ignore[arg-type]
+    tally.flush()
+    db = report_tally.connect(str(tmp_path / "t.sqlite3"))
+    found = report_tally.rows(db, "report_tally", since=0, until=END * 2)
+    assert [(r["bucket"] - START, r["routine"], r["judged"], r["hallucinated"], r["cited_judged"], r["cited_supported"])
+            for r in found] == [(0, 1, 1, 1, 1, 0), (5400, 1, 1, 1, 1, 0), (6000, 1, 1, 1, 1, 0), (6600, 1, 1, 1, 1, 0)]
+    assert [(r["rank"], r["retrieved"], r["used"]) for r in report_tally.rows(db, "report_rank_tally", since=START,
+                                                                             until=START + 60)] == [("1", 1, 0), ("2", 1, 1)]
+    tally.purge()  # minute 0 is past the hour's retention; of the three left, the newest two stay
+    assert [r["bucket"] - START for r in report_tally.rows(db, "report_tally", since=0, until=END * 2)] == [6000, 6600]
+    dropped = "ragpulse_results_dropped_total"
+    assert (registry.get_sample_value(dropped, {"reason": "report_retention"}),
+            registry.get_sample_value(dropped, {"reason": "report_max_rows"})) == (3.0, 1.0)  # minute 0: a tally row and 2 rank rows
