@@ -83,6 +83,9 @@ def test_the_figures_are_the_stores_and_cover_the_injected_truth(filled) -> None
     # The bad cases by stage: every hallucination, wrong citation and fallback of the hour, one a trace.
     assert sum(figures.stages["knowledge_gap"]) == counts["r1"]["refusals"] + counts["r2"]["refusals"]
     assert figures.stages["retrieval"] == [0] * 30 and figures.stages["over_refusal"] == [0] * 30
+    [judge] = figures.calibration  # every tenth answer audited and reviewed, every eighth review disagreeing
+    reviews = filled.reviews["agreed"] + filled.reviews["disagreed"]
+    assert (judge["judge"], judge["reviews"], judge["agreement"]) == ("llm", reviews, round(filled.reviews["agreed"] / reviews, 4))
     comparison = found["comparison"]
     assert (comparison["before"], comparison["after"]) == ("r1", "r2")
     verdicts = {row["indicator"]: row["verdict"] for row in comparison["indicators"]}
@@ -104,7 +107,7 @@ def test_the_page_states_the_stores_figures_and_fetches_nothing(filled, tmp_path
         interval = found["figures"].overall[name].interval
         assert float(stated[name]) == interval.estimate
     # Nothing to fetch: no script, stylesheet, image or frame, no URL but the SVG namespaces' names.
-    assert html.count("<svg") == 6 and not re.search(r"<(script|link|img|iframe)\b|url\((?!#)|@import", html)
+    assert html.count("<svg") == 7 and not re.search(r"<(script|link|img|iframe)\b|url\((?!#)|@import", html)
     assert set(re.findall(r"https?://[^\s\"']+", html)) == {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}
     assert re.findall(r'data-indicator="(\w+)" data-verdict="(\w+)"', html) == [
         ("hallucination", "worse"), ("fallback", "unchanged"), ("citation_precision", "unchanged"),

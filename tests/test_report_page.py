@@ -1,7 +1,7 @@
 """The report as a person sees it: `ragpulse report` on a store with a known release change, opened in headless
 Chromium. The plots are drawn, the figures on the rendered page are the store's and cover the injected truth,
 the release comparison flags the injected change and not the unchanged indicators. TEST_REPORT_SCREENSHOT=PATH
-keeps the screenshot (docs/report.png is one)."""
+keeps the screenshot's top (docs/report.png is one)."""
 
 from __future__ import annotations
 
@@ -39,9 +39,9 @@ def test_the_report_in_a_browser_shows_the_stores_figures_and_the_release_change
     assert made.stdout.splitlines()[0].startswith("Release r2 against r1: hallucination worse")
     page, png = render(out.as_uri(), READ_PAGE)
     if shot := os.environ.get("TEST_REPORT_SCREENSHOT"):
-        save(png, Path(shot))
+        save(png, Path(shot), height=2150)  # the summary, the indicators and the first plots
     seen = json.loads(page)
-    assert len(seen["plots"]) == 6 and all(w >= 400 and h >= 150 for w, h in seen["plots"]), seen["plots"]
+    assert len(seen["plots"]) == 7 and all(w >= 400 and h >= 150 for w, h in seen["plots"]), seen["plots"]
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and int.from_bytes(png[20:24], "big") > 3000  # the whole page, tall
     for name, (successes, trials) in COLUMNS.items():
         counts = [filled.counts[r] for r in ("r1", "r2")]

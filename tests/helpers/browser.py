@@ -70,6 +70,11 @@ async def _render(websocket_url: str, url: str, script: str, width: int) -> tupl
         return value, base64.b64decode(shot["data"])
 
 
-def save(png: bytes, path: Path) -> None:
+def save(png: bytes, path: Path, *, height: int) -> None:
+    """The screenshot's top `height` pixels, as a PNG at `path` (a picture for the docs)."""
+    import io
+
+    import matplotlib.image
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(png)
+    matplotlib.image.imsave(path, matplotlib.image.imread(io.BytesIO(png), format="png")[:height], format="png")

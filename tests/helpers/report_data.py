@@ -13,7 +13,7 @@ from prometheus_client import CollectorRegistry
 
 from ragpulse.app.result_sinks import result_sinks
 from ragpulse.config import load_config
-from ragpulse.judging import JudgmentRecord
+from ragpulse.judging import JudgmentRecord, ReviewRecord
 from ragpulse.judging.verdicts import CitationVerdict
 from ragpulse.judging.records import RecordChunk
 from ragpulse.results.writer import ResultWriter
@@ -27,21 +27,25 @@ CHUNKS = [RecordChunk("Returns are accepted within 30 days of delivery.", "kb-re
 OFF_TOPIC = [RecordChunk("Gift cards never expire.", "kb-gifts", 0), RecordChunk(CHUNKS[1].text, "kb-shipping", 0)]
 
 
+AUDIT_EVERY, DISAGREE_EVERY = 10, 8  # every tenth answer is audited; the reviewer disagrees on every eighth review
+
+
 @dataclass
 class Filled:
     path: Path
     counts: dict[str, Counter[str]] = field(default_factory=dict)  # release -> what was written
+    reviews: Counter[str] = field(default_factory=Counter)  # agreed, disagreed
 
 
 def record(trace_id: str, at: float, release: str, *, fallback: bool, hallucination: bool, cited: bool,
-           supported: bool, used: list[int], sample: str = "routine") -> JudgmentRecord:
+           supported: bool, used: list[int], sample: str = "routine", audit: bool = False) -> JudgmentRecord:
     stage = ("knowledge_gap" if fallback else "generation" if hallucination else
              "generation" if cited and not supported else None)
     citations = [CitationVerdict("Returns are accepted within 30 days.", [0], [], "supported" if supported else "unsupported",
                                  "" if supported else "chunk [1] says nothing of it")] if cited else []
     return JudgmentRecord(
         trace_id=trace_id, judged_at=at, app="support-bot", route="returns", model="gpt-4o-mini", release=release,
-        session_id=None, priority="base_rate", sample=sample, stratum="none", reasons=["base_rate"], audit=False,
+        session_id=None, priority="base_rate", sample=sample, stratum="none", reasons=["base_rate"], audit=audit,
         fallback=fallback, stage=stage, bad=stage is not None, query=f"Can I return it? ({trace_id[:6]})",
         answer="Sorry, I couldn't find that." if fallback else
         "You can return anything within 90 days." if hallucination else "Returns are accepted within 30 days. [1]",
@@ -52,6 +56,14 @@ def record(trace_id: str, at: float, release: str, *, fallback: bool, hallucinat
         judge="llm", judge_model="judge-m", prompt_version="judgment.v3", prompt_tokens=0, completion_tokens=0, cost=0.0,
         verdict="refusal" if fallback else "hallucination" if hallucination else "grounded",
         used_chunks=None if fallback else used, citations=citations)
+
+
+def review(writer: ResultWriter, filled: Filled, trace_id: str, at: float, hallucination: bool) -> None:
+    """A human review of an audited answer, as `ragpulse review --offline` writes it."""
+    disagree = sum(filled.reviews.values()) % DISAGREE_EVERY == DISAGREE_EVERY - 1
+    filled.reviews.update(["disagreed" if disagree else "agreed"])
+    writer.write(ReviewRecord(trace_id, at, groundedness=5 if hallucination == disagree else 1, answer_relevancy=5,
+                              claims=[], comment=None, reviewer="test"))
 
 
 def fill(directory: Path, seed: int = 7) -> Filled:
@@ -70,8 +82,11 @@ def fill(directory: Path, seed: int = 7) -> Filled:
             cited = not fallback and rnd.random() < 0.5
             supported = rnd.random() < truth["citation_precision"]
             used = [index for index in range(len(CHUNKS)) if rnd.random() < truth["context_utilisation"]]
-            writer.write(record(f"{minute:02d}{i:02d}{rnd.getrandbits(96):024x}", START + minute * 60 + i, release,
-                                fallback=fallback, hallucination=hallucination, cited=cited, supported=supported, used=used))
+            trace_id, audit = f"{minute:02d}{i:02d}{rnd.getrandbits(96):024x}", not fallback and i % AUDIT_EVERY == 0
+            writer.write(record(trace_id, START + minute * 60 + i, release, fallback=fallback, hallucination=hallucination,
+                                cited=cited, supported=supported, used=used, audit=audit))
+            if audit:
+                review(writer, filled, trace_id, START + minute * 60 + i + 30, hallucination)
             counts.update(routine=1, refusals=fallback, judged=not fallback, hallucinated=hallucination,
                           cited_judged=cited, cited_supported=cited and supported,
                           retrieved=0 if fallback else len(CHUNKS), used=0 if fallback else len(used))
