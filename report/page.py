@@ -72,19 +72,31 @@ def render(report: dict[str, Any]) -> str:
 def _indicators(figures: StoreFigures, report: dict[str, Any]) -> list[str]:
     rows = "".join(f"<tr><th>{NAMES[name]}</th>{_figure(name, figures.overall[name])}</tr>" for name in INDICATORS)
     promql = report["prometheus"]
-    extra = ""
-    if promql is not None:
-        satisfaction = [p[1] for points in promql["satisfaction"].values() for p in points[-1:]]
-        extra = (f"<tr><th>satisfaction proxy (Prometheus, {promql['window']})</th>"
-                 + (f'<td data-figure="satisfaction" data-value="{satisfaction[0]!r}">{100 * satisfaction[0]:.1f}%</td>'
-                    if satisfaction else f"<td>{NOT_REPORTED}</td>") + "<td></td><td></td></tr>")
     return [
         "<h2>The period's indicators</h2>",
         "<p>The routine sample's rates (a simple random sample of the traffic) with their 95% Wilson intervals, from "
         "the result store. The stratified estimate and the satisfaction proxy come from the sidecar's counters: "
-        + ("read from Prometheus below.</p>" if promql else "not reported without <code>--prometheus</code>.</p>"),
-        f"<table><tr><th>indicator</th><th>rate</th><th>95% interval</th><th>of</th></tr>{rows}{extra}</table>",
+        + ("read from Prometheus' recording rules, their value at the period's end.</p>" if promql else
+           "not reported without <code>--prometheus</code>.</p>"),
+        f"<table><tr><th>indicator</th><th>rate</th><th>95% interval</th><th>of</th></tr>{rows}"
+        f"{_recorded(promql) if promql else ''}</table>",
     ]
+
+
+def _recorded(promql: dict[str, Any]) -> str:
+    """Each app's recorded series at the period's end (data-figure prometheus.<series>.<app>)."""
+    rows = []
+    for name, points_by_app in promql.items():
+        if not isinstance(points_by_app, dict) or name == "by_rank":
+            continue
+        window = promql["fallback_window" if name == "fallback" else "window"]
+        for app, points in sorted(points_by_app.items()):
+            _, value, low, high = points[-1]
+            bounds = "" if low is None or high is None else f"{100 * low:.1f}% – {100 * high:.1f}%"
+            rows.append(f"<tr><th>{escape(name.replace('_', ' '))} ({escape(app)}, Prometheus {window})</th>"
+                        f'<td data-figure="prometheus.{name}.{escape(app)}" data-value="{value!r}">{100 * value:.1f}%</td>'
+                        f"<td>{bounds}</td><td></td></tr>")
+    return "".join(rows)
 
 
 def _over_time(figures: StoreFigures, report: dict[str, Any]) -> list[str]:
