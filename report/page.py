@@ -86,12 +86,9 @@ def _indicators(figures: StoreFigures, report: dict[str, Any]) -> list[str]:
 def _recorded(promql: dict[str, Any]) -> str:
     """Each app's recorded series at the period's end (data-figure prometheus.<series>.<app>)."""
     rows = []
-    for name, points_by_app in promql.items():
-        if not isinstance(points_by_app, dict) or name == "by_rank":
-            continue
+    for name, by_app in promql["at_end"].items():
         window = promql["fallback_window" if name == "fallback" else "window"]
-        for app, points in sorted(points_by_app.items()):
-            _, value, low, high = points[-1]
+        for app, (value, low, high) in sorted(by_app.items()):
             bounds = "" if low is None or high is None else f"{100 * low:.1f}% – {100 * high:.1f}%"
             rows.append(f"<tr><th>{escape(name.replace('_', ' '))} ({escape(app)}, Prometheus {window})</th>"
                         f'<td data-figure="prometheus.{name}.{escape(app)}" data-value="{value!r}">{100 * value:.1f}%</td>'

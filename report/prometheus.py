@@ -87,15 +87,24 @@ def _points(result: list[dict[str, Any]], key: str) -> dict[str, list[tuple[floa
 
 def figures(prometheus: Prometheus, *, since: float, until: float, step: float, window: str,
             fallback_window: str, app: str | None) -> dict[str, Any]:
-    """Per series name: {app: [(t, estimate, low, high)]}, low and high None where the rule records none; the
-    fallback rate likewise, and context utilisation by rank at the period's end."""
-    found: dict[str, Any] = {"window": window, "fallback_window": fallback_window}
+    """Per series name: {app: [(t, estimate, low, high)]} over the period, low and high None where the rule records
+    none; the same at the period's end under "at_end" (a range's last step may fall short of it); context
+    utilisation by (app, rank) at the end."""
+    found: dict[str, Any] = {"window": window, "fallback_window": fallback_window, "at_end": {}}
     for name, (estimate, lower, upper) in {**SERIES, "fallback": (FALLBACK, None, None)}.items():
         w = fallback_window if name == "fallback" else window
-        parts = [_points(prometheus.query_range(_selector(q.format(w=w), app), since, until, step), "app")
-                 if q else {} for q in (estimate, lower, upper)]
-        found[name] = {a: [(t, v, dict(parts[1].get(a, [])).get(t), dict(parts[2].get(a, [])).get(t))
-                           for t, v in points] for a, points in parts[0].items()}
+        queries = [_selector(q.format(w=w), app) if q else None for q in (estimate, lower, upper)]
+        parts = [_points(prometheus.query_range(q, since, until, step), "app") if q else {} for q in queries]
+        found[name] = _joined(parts)
+        ends = [{s["metric"].get("app", ""): [(until, float(s["value"][1]))] for s in prometheus.query(q, until)}
+                if q else {} for q in queries]
+        found["at_end"][name] = {a: points[0][1:] for a, points in _joined(ends).items()}
     ranks = prometheus.query(_selector(BY_RANK.format(w=window), app), until)
     found["by_rank"] = {(s["metric"].get("app", ""), s["metric"].get("rank", "")): float(s["value"][1]) for s in ranks}
     return found
+
+
+def _joined(parts: list[dict[str, list[tuple[float, float]]]]) -> dict[str, list[tuple[float, float, float | None, float | None]]]:
+    """Estimate, lower and upper series (by app) joined on their timestamps."""
+    lows, highs = ({a: dict(points) for a, points in part.items()} for part in parts[1:])
+    return {a: [(t, v, lows.get(a, {}).get(t), highs.get(a, {}).get(t)) for t, v in points] for a, points in parts[0].items()}
