@@ -55,7 +55,7 @@ def build(request: Request, calibration: CalibrationConfig, thresholds: Threshol
     found: dict[str, Any] = {
         "generated_at": time.time() if now is None else now, "since": request.since, "until": request.until,
         "app": request.app, "route": request.route, "figures": figures, "comparison": comparison, "cases": cases,
-        "release_starts": starts, "probes": _probes(request.probes_path), "thresholds": thresholds,
+        "release_starts": starts, "probes": _probes(request), "thresholds": thresholds,
         "calibration_threshold": calibration.agreement_threshold, "prometheus": None,
     }
     if request.prometheus_url:
@@ -77,13 +77,14 @@ def _release_starts(db: sqlite3.Connection, request: Request) -> list[tuple[floa
     return [(float(at), str(release)) for release, at in rows[1:]]  # the first was there before the period
 
 
-def _probes(path: str | None) -> list[dict[str, Any]]:
-    if path is None or not Path(path).exists():
+def _probes(request: Request) -> list[dict[str, Any]]:
+    """The probe runs that started in the period, newest first (at most the probes' store's 50 newest)."""
+    if request.probes_path is None or not Path(request.probes_path).exists():
         return []
     from ragpulse.probes import store as probe_store  # the probes' runs (and their runner) only when there are some
 
-    with closing(probe_store.connect(path)) as db:
-        return probe_store.runs(db, limit=50)
+    with closing(probe_store.connect(request.probes_path)) as db:
+        return [run for run in probe_store.runs(db, limit=50) if request.since <= run["started_at"] < request.until]
 
 
 def _percent(value: float | None) -> str:

@@ -175,8 +175,14 @@ def _probes(runs: list[dict[str, Any]]) -> list[str]:
     if not runs:
         return [*out, f"<p>{NOT_REPORTED}: no probe runs (<code>ragpulse probe run</code>, probes.schedules).</p>"]
     latest = runs[0]["summary"]["overall"]
-    cells = "".join(f"<td>{NOT_REPORTED if latest.get(m) is None else f'{100 * latest[m]:.1f}%'}</td>"
-                    for m in ("hit_rate", "mrr", "correctness", "fallback_accuracy"))
+
+    def cell(metric: str) -> str:
+        value = latest.get(metric)
+        shown = (NOT_REPORTED if value is None else f"{value:.2f}/5" if metric == "correctness" else
+                 f"{value:.2f}" if metric == "mrr" else f"{100 * value:.1f}%")
+        return f'<td data-figure="probes.{metric}" data-value="{value!r}">{shown}</td>'
+
+    cells = "".join(cell(m) for m in ("hit_rate", "mrr", "correctness", "fallback_accuracy"))
     return [*out, f"<p>Latest run {escape(runs[0]['run_id'])} of {escape(runs[0]['golden_set'])} at {_utc(runs[0]['started_at'])}, "
             f"{latest['questions']} questions:</p>",
             f"<table><tr><th>hit rate</th><th>MRR</th><th>correctness</th><th>fallback accuracy</th></tr><tr>{cells}</tr></table>",

@@ -53,6 +53,11 @@ def _clock(axes: Axes, starts: Sequence[float], width: float) -> None:
     axes.set_xlabel("UTC")
 
 
+def _legend(axes: Axes) -> None:
+    if axes.get_legend_handles_labels()[0]:  # an empty period draws nothing to name
+        axes.legend(loc="upper left", fontsize=7, frameon=False, bbox_to_anchor=(1.0, 1.0))
+
+
 def rate_over_time(title: str, starts: Sequence[float], width: float, shares: Sequence[Share], *,
                    band: tuple[float, float] | None = None, line: float | None = None,
                    releases: Sequence[tuple[float, str]] = (),
@@ -83,7 +88,10 @@ def rate_over_time(title: str, starts: Sequence[float], width: float, shares: Se
         axes.yaxis.set_major_formatter(PercentFormatter(1.0))
         axes.set_title(title, loc="left")
         _clock(axes, starts, width)
-        axes.legend(loc="upper left", fontsize=7, frameon=False, bbox_to_anchor=(1.0, 1.0))
+        if not found and not extra:
+            axes.text(0.5, 0.5, "not reported: no judgments in the period", transform=axes.transAxes, ha="center",
+                      color="#888888")
+        _legend(axes)
         return _svg(figure)
 
 
@@ -156,11 +164,11 @@ def release_changes(comparison: dict[str, Any]) -> str:
 
 
 def probe_trend(runs: Sequence[dict[str, Any]]) -> str:
-    """The golden-set probes' hit rate and correctness, run after run (oldest first)."""
+    """The golden-set probes' hit rate, MRR and fallback accuracy, run after run (oldest first)."""
     with plt.rc_context(STYLE):
         figure, axes = _figure()
         ordered = sorted(runs, key=lambda run: run["started_at"])
-        for metric in ("hit_rate", "correctness", "fallback_accuracy"):
+        for metric in ("hit_rate", "mrr", "fallback_accuracy"):
             points = [(run["started_at"], run["summary"]["overall"].get(metric)) for run in ordered]
             points = [(t, v) for t, v in points if v is not None]
             if points:
@@ -169,6 +177,6 @@ def probe_trend(runs: Sequence[dict[str, Any]]) -> str:
         axes.set_ylim(0, 1.05)
         axes.yaxis.set_major_formatter(PercentFormatter(1.0))
         axes.set_title("Golden-set probes, run after run", loc="left")
-        _clock(axes, [run["started_at"] for run in ordered[:: max(1, len(ordered) // 8)]], 0.0)
-        axes.legend(loc="upper left", fontsize=7, frameon=False, bbox_to_anchor=(1.0, 1.0))
+        _clock(axes, [run["started_at"] for run in ordered], 0.0)
+        _legend(axes)
         return _svg(figure)

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 from helpers.browser import render, save
-from helpers.report_data import MINUTES, START, TRUTH, fill
+from helpers.report_data import MINUTES, START, TRUTH, fill, probe_runs
 from helpers.sidecar import ragpulse_command
 
 from ragpulse.judging import wilson
@@ -32,16 +32,18 @@ COLUMNS = {"hallucination": ("hallucinated", "judged"), "fallback": ("refusals",
 
 def test_the_report_in_a_browser_shows_the_stores_figures_and_the_release_change(tmp_path: Path) -> None:
     filled = fill(tmp_path)
+    hit_rates = probe_runs(tmp_path / "probes.sqlite3")
     out = tmp_path / "report.html"
     made = subprocess.run([*ragpulse_command(), "report", "--db", str(filled.path), "--from", str(START), "--to", str(END),
-                           "--out", str(out)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+                           "--probes-db", str(tmp_path / "probes.sqlite3"), "--out", str(out)],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert made.returncode == 0, made.stderr
     assert made.stdout.splitlines()[0].startswith("Release r2 against r1: hallucination worse")
     page, png = render(out.as_uri(), READ_PAGE)
     if shot := os.environ.get("TEST_REPORT_SCREENSHOT"):
         save(png, Path(shot), height=2150)  # the summary, the indicators and the first plots
     seen = json.loads(page)
-    assert len(seen["plots"]) == 7 and all(w >= 400 and h >= 150 for w, h in seen["plots"]), seen["plots"]
+    assert len(seen["plots"]) == 8 and all(w >= 400 and h >= 150 for w, h in seen["plots"]), seen["plots"]
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and int.from_bytes(png[20:24], "big") > 3000  # the whole page, tall
     for name, (successes, trials) in COLUMNS.items():
         counts = [filled.counts[r] for r in ("r1", "r2")]
@@ -57,3 +59,6 @@ def test_the_report_in_a_browser_shows_the_stores_figures_and_the_release_change
                                 "context_utilisation": "unchanged"}
     assert "hallucination worse, 4.4% → 18.5%" in seen["summary"]
     assert seen["cases"] == ["generation", "knowledge_gap"] * 4
+    # The probes: the latest run's figures, and the trend plotted (one of the eight plots).
+    assert (float(seen["figures"]["probes.hit_rate"]), seen["shown"]["probes.hit_rate"]) == (hit_rates[-1], "50.0%")
+    assert seen["shown"]["probes.correctness"] == "4.00/5"

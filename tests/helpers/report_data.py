@@ -5,6 +5,7 @@ through the sidecar's own result writer and sinks (app/result_sinks.py), as judg
 from __future__ import annotations
 
 import random
+from contextlib import closing
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,6 +65,25 @@ def review(writer: ResultWriter, filled: Filled, trace_id: str, at: float, hallu
     filled.reviews.update(["disagreed" if disagree else "agreed"])
     writer.write(ReviewRecord(trace_id, at, groundedness=5 if hallucination == disagree else 1, answer_relevancy=5,
                               claims=[], comment=None, reviewer="test"))
+
+
+def probe_runs(path: Path) -> list[float]:
+    """Four probe runs of a golden set of four questions through the probes' store, one every quarter hour: the
+    hit rates 1, 0.75, 0.75 and 0.5 (the release's worse retriever)."""
+    from ragpulse.probes import store
+    from ragpulse.probes.retrieval import RetrievalScores
+    from ragpulse.probes.runner import ProbeRun, QuestionResult
+
+    hits = [[1, 1, 1, 1], [1, 1, 1, 0], [1, 1, 0, 1], [1, 0, 0, 1]]
+    with closing(store.connect(path)) as db:
+        for number, run_hits in enumerate(hits):
+            at = START + number * 900 + 60
+            results = [QuestionResult(f"q{i}", "Can I return it?", "returns", None, False, "Within 30 days.", ["kb-returns"],
+                                      None, 0.1, retrieval=RetrievalScores(hit, hit, hit, hit / 5, hit), fell_back=False,
+                                      correctness=4)
+                       for i, hit in enumerate(run_hits)]
+            store.save(db, ProbeRun(f"run-{number}", "returns-golden", "shop", 5, at, at + 20, results=results))
+    return [sum(h) / len(h) for h in hits]
 
 
 def fill(directory: Path, seed: int = 7) -> Filled:
