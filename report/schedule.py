@@ -77,6 +77,7 @@ class ReportScheduler:
         self._metrics = shared(registry, ReportMetrics)
         self._posts: asyncio.Queue[str] = asyncio.Queue(MAX_PENDING)
         self._tasks: list[asyncio.Task[None]] = []
+        self._one_at_a_time = asyncio.Lock()  # a Monday's daily and weekly reports: matplotlib's state is global
         self.directory = Path(options.directory)
 
     def start(self) -> None:
@@ -101,7 +102,8 @@ class ReportScheduler:
         request = build.Request(self._db_path, until - KINDS[kind], until, cases=self._options.cases,
                                 probes_path=self._probes_path, prometheus_url=self._options.prometheus_url)
         try:
-            path, found = await asyncio.to_thread(self._write, kind, request)
+            async with self._one_at_a_time:
+                path, found = await asyncio.to_thread(self._write, kind, request)
         except Exception:  # a failed report is counted and logged; the next one tries again
             self._metrics.reports.labels(kind, "failed").inc()
             log.exception("scheduled report failed", kind=kind)
