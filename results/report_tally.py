@@ -73,6 +73,14 @@ def ranks_of(record: JudgmentRecord) -> list[tuple[str, int, int]]:
 
 
 class ReportTallyStore(badcases.RetainedStore):
+    """Counts a batch in memory and writes its sums at the writer's flush: one upsert a label set and minute, not
+    one a record (15 us a record one by one, three upserts each)."""
+
+    def __init__(self, path: str, **options: Any) -> None:
+        self._tallies: dict[tuple[Any, ...], list[int]] = {}
+        self._ranks: dict[tuple[Any, ...], list[int]] = {}
+        super().__init__(path, **options)
+
     @staticmethod
     def connect(path: str) -> sqlite3.Connection:
         return connect(path, any_thread=True)
@@ -82,20 +90,35 @@ class ReportTallyStore(badcases.RetainedStore):
             return
         labels = (record.judged_at - record.judged_at % BUCKET_SECONDS, record.app, record.route, record.release,
                   record.judge, record.judge_model, record.prompt_version)
+        tally = self._tallies.setdefault(labels, [0] * len(TALLY_COLUMNS))
+        for index, count in enumerate(counts):
+            tally[index] += count
+        for rank, retrieved, used in ranks_of(record):
+            found = self._ranks.setdefault((*labels, rank), [0, 0])
+            found[0] += retrieved
+            found[1] += used
+
+    def flush(self) -> None:
         adds = ", ".join(f"{c} = {c} + excluded.{c}" for c in TALLY_COLUMNS)
         try:
-            self._begin()
-            self._db.execute(f"INSERT INTO report_tally VALUES ({', '.join('?' * 13)}) "
-                             f"ON CONFLICT ({_LABELS}) DO UPDATE SET {adds}", (*labels, *counts))
-            for rank, retrieved, used in ranks_of(record):
-                self._db.execute(f"INSERT INTO report_rank_tally VALUES ({', '.join('?' * 10)}) ON CONFLICT "
-                                 f"({_LABELS}, rank) DO UPDATE SET retrieved = retrieved + excluded.retrieved, "
-                                 "used = used + excluded.used", (*labels, rank, retrieved, used))
-            self._writes += 1
-            if self._writes >= badcases.PURGE_EVERY_WRITES:
-                self.purge()
+            if self._tallies:
+                self._begin()
+                self._db.executemany(f"INSERT INTO report_tally VALUES ({', '.join('?' * 13)}) "
+                                     f"ON CONFLICT ({_LABELS}) DO UPDATE SET {adds}",
+                                     [(*labels, *counts) for labels, counts in self._tallies.items()])
+                self._db.executemany(f"INSERT INTO report_rank_tally VALUES ({', '.join('?' * 10)}) ON CONFLICT "
+                                     f"({_LABELS}, rank) DO UPDATE SET retrieved = retrieved + excluded.retrieved, "
+                                     "used = used + excluded.used", [(*key, *pair) for key, pair in self._ranks.items()])
+                self._writes += len(self._tallies)
+                self._tallies.clear()
+                self._ranks.clear()
+                if self._writes >= badcases.PURGE_EVERY_WRITES:
+                    self.purge()
         except sqlite3.Error as exc:
-            raise OSError(f"report tally: {exc}") from exc  # a sink failure: counted, judging goes on
+            self._tallies.clear()  # a failed write is counted by the writer; the sums are not carried on
+            self._ranks.clear()
+            raise OSError(f"report tally: {exc}") from exc
+        super().flush()
 
     def purge(self) -> None:
         self._writes = 0
