@@ -8,7 +8,7 @@ import time
 from html import escape
 from typing import Any
 
-from ragpulse.report import plots
+from ragpulse.report import plots, prometheus
 from ragpulse.report.store import INDICATORS, Share, StoreFigures
 
 CSS = """
@@ -101,10 +101,17 @@ def _over_time(figures: StoreFigures, report: dict[str, Any]) -> list[str]:
     starts, width, releases = figures.bins, figures.bin_seconds, report["release_starts"]
 
     def extra(*names: str) -> dict[str, Any]:
+        """Prometheus' series, each point drawn at the middle of the window it covers (a rule's value at t is over
+        the window before t), as the store's bins are drawn at theirs."""
         if promql is None:
             return {}
-        return {f"{name} ({app or 'all'}, {promql['fallback_window' if name == 'fallback' else 'window']})": points
-                for name in names for app, points in promql[name].items()}
+        found = {}
+        for name in names:
+            window = promql["fallback_window" if name == "fallback" else "window"]
+            shift = prometheus.seconds(window) / 2
+            for app, points in promql[name].items():
+                found[f"{name} ({app or 'all'}, {window})"] = [(t - shift, *rest) for t, *rest in points]
+        return found
 
     judges = ", ".join(f"{j['judge']} ({j['judge_model']}, {j['prompt_version']})" for j in figures.judges) or "none"
     out = ["<h2>Over time</h2>",

@@ -125,7 +125,9 @@ def _judges(tallies: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for row in tallies:
         key = (row["judge"], row["judge_model"], row["prompt_version"])
         judged[key] = judged.get(key, 0) + row["judged"]
-    return [{"judge": j, "judge_model": m, "prompt_version": p, "judged": n} for (j, m, p), n in sorted(judged.items())]
+    # A judge that only decided refusals (the rule judge of fallbacks) judged no answer: not named.
+    return [{"judge": j, "judge_model": m, "prompt_version": p, "judged": n} for (j, m, p), n in sorted(judged.items())
+            if n]
 
 
 def _calibration(db: sqlite3.Connection, since: float, options: CalibrationConfig) -> list[dict[str, Any]]:
