@@ -80,7 +80,31 @@ def _indicators(figures: StoreFigures, report: dict[str, Any]) -> list[str]:
            "not reported without <code>--prometheus</code>.</p>"),
         f"<table><tr><th>indicator</th><th>rate</th><th>95% interval</th><th>of</th></tr>{rows}"
         f"{_recorded(promql) if promql else ''}</table>",
+        *_scopes(figures),
     ]
+
+
+def _scopes(figures: StoreFigures) -> list[str]:
+    """Each app and route's indicators (the busiest MAX_SCOPES), to see where a change is."""
+    if len(figures.by_scope) < 2:
+        return []
+    head = "".join(f"<th>{NAMES[name]}</th>" for name in INDICATORS)
+    rows = []
+    for (app, route), shares in figures.by_scope.items():
+        cells = "".join(f"<td>{_short(shares[name])}</td>" for name in INDICATORS)
+        rows.append(f'<tr data-scope="{escape(app or "")}/{escape(route or "")}"><th>{escape(app or "not reported")}'
+                    f"</th><th>{escape(route or 'not reported')}</th>{cells}</tr>")
+    more = figures.scopes - len(figures.by_scope)
+    return ["<p>By app and route (rate, 95% interval, count), the busiest first"
+            + (f"; {more} more not shown (<code>--app</code>, <code>--route</code>)" if more else "") + ":</p>",
+            f"<table><tr><th>app</th><th>route</th>{head}</tr>{''.join(rows)}</table>"]
+
+
+def _short(share: Share) -> str:
+    interval = share.interval
+    if interval is None:
+        return NOT_REPORTED
+    return f"{100 * interval.estimate:.1f}% [{100 * interval.low:.1f}–{100 * interval.high:.1f}] of {share.n}"
 
 
 def _recorded(promql: dict[str, Any]) -> str:

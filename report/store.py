@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +21,7 @@ from ragpulse.judging import STAGES, Interval, report, wilson
 from ragpulse.results import report_tally, review_queue
 
 MAX_BINS = 48  # points of a plot over time
+MAX_SCOPES = 30  # app and route pairs in the page's table, the busiest first
 # Indicator -> (successes, trials) columns of report_tally; context utilisation comes from report_rank_tally.
 SHARES = {"hallucination": ("hallucinated", "judged"), "fallback": ("refusals", "routine"),
           "citation_precision": ("cited_supported", "cited_judged")}
@@ -56,6 +58,9 @@ class StoreFigures:
     judges: list[dict[str, Any]]  # judge, judge_model, prompt_version, judged: who judged the period
     calibration: list[dict[str, Any]]  # judging.report over the reviews of the period, per judge
     by_release: dict[str, dict[str, Share]] = field(default_factory=dict)  # release -> indicator -> share
+    # (app, route) -> indicator -> share, the MAX_SCOPES busiest; scopes: how many the period has in all
+    by_scope: dict[tuple[str | None, str | None], dict[str, Share]] = field(default_factory=dict)
+    scopes: int = 0
     release_order: list[str] = field(default_factory=list)  # releases by first appearance in the period
 
 
@@ -84,16 +89,25 @@ def figures(db: sqlite3.Connection, *, since: float, until: float, app: str | No
     series["context_utilisation"] = [_share(rows, "used", "retrieved") for rows in ranks_by_bin]
     by_rank = {rank: _share([r for r in ranks if r["rank"] == rank], "used", "retrieved")
                for rank in sorted({r["rank"] for r in ranks}, key=_rank_order)}
-    releases: list[str] = []
-    for row in tallies:
-        if row["release"] not in releases:
-            releases.append(row["release"])
-    by_release = {release: {**{name: _share([r for r in tallies if r["release"] == release], *columns)
-                               for name, columns in SHARES.items()},
-                            "context_utilisation": _share([r for r in ranks if r["release"] == release], "used", "retrieved")}
-                  for release in releases}
+    releases = list(dict.fromkeys(row["release"] for row in tallies))  # by first appearance
+    by_scope = _by_key(tallies, ranks, lambda row: (row["app"], row["route"]))
+    busiest = sorted(by_scope, key=lambda scope: (-by_scope[scope]["fallback"].n, str(scope)))[:MAX_SCOPES]
     return StoreFigures(since, until, width, bins, overall, series, by_rank, _stages(db, bins, width, until, app, route),
-                        _judges(tallies), _calibration(db, since, calibration), by_release, releases)
+                        _judges(tallies), _calibration(db, since, calibration),
+                        by_release=_by_key(tallies, ranks, lambda row: row["release"]), release_order=releases,
+                        by_scope={scope: by_scope[scope] for scope in busiest}, scopes=len(by_scope))
+
+
+def _by_key(tallies: list[dict[str, Any]], ranks: list[dict[str, Any]],
+            key: Callable[[dict[str, Any]], Any]) -> dict[Any, dict[str, Share]]:
+    """Every indicator's share for each value of `key` over the rows (a release, an app and route)."""
+    grouped: dict[Any, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = {}
+    for rows, side in ((tallies, 0), (ranks, 1)):
+        for row in rows:
+            grouped.setdefault(key(row), ([], []))[side].append(row)
+    return {value: {**{name: _share(t, *columns) for name, columns in SHARES.items()},
+                    "context_utilisation": _share(r, "used", "retrieved")}
+            for value, (t, r) in grouped.items()}
 
 
 def _share(rows: list[dict[str, Any]], successes: str, trials: str) -> Share:

@@ -76,6 +76,11 @@ def test_the_figures_are_the_stores_and_cover_the_injected_truth(filled) -> None
             share = figures.by_release[release][name]
             assert share == Share(counts[release][successes], counts[release][trials])
             assert share.interval is not None and share.interval.covers(TRUTH[release][name]), (name, release, share)
+    assert figures.scopes == 2
+    for (app, route), shares in figures.by_scope.items():  # as busy as each other: by name
+        assert app == "support-bot"
+        for name, (successes, trials) in COLUMNS.items():
+            assert shares[name] == Share(filled.by_route[route][successes], filled.by_route[route][trials]), (route, name)
     assert figures.bin_seconds == 120.0 and len(figures.bins) == 30
     assert sum(s.n for s in figures.series["fallback"]) == MINUTES * PER_MINUTE
     assert [j["judge"] for j in figures.judges] == ["llm"] and figures.judges[0]["judged"] == \
@@ -113,6 +118,8 @@ def test_the_page_states_the_stores_figures_and_fetches_nothing(filled, tmp_path
         ("hallucination", "worse"), ("fallback", "unchanged"), ("citation_precision", "unchanged"),
         ("context_utilisation", "unchanged")]
     assert "Satisfaction proxy and its signals: <span class=\"none\">not reported</span>" in html
+    assert re.findall(r'data-scope="([^"]+)"', html) == [f"support-bot/{route}" for route, _ in sorted(
+        filled.by_route.items(), key=lambda item: (-item[1]["routine"], item[0]))]
 
 
 

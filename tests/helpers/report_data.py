@@ -28,6 +28,7 @@ CHUNKS = [RecordChunk("Returns are accepted within 30 days of delivery.", "kb-re
 OFF_TOPIC = [RecordChunk("Gift cards never expire.", "kb-gifts", 0), RecordChunk(CHUNKS[1].text, "kb-shipping", 0)]
 
 
+ROUTES = ("returns", "shipping")  # the same truth on both
 AUDIT_EVERY, DISAGREE_EVERY = 10, 8  # every tenth answer is audited; the reviewer disagrees on every eighth review
 
 
@@ -36,16 +37,18 @@ class Filled:
     path: Path
     counts: dict[str, Counter[str]] = field(default_factory=dict)  # release -> what was written
     reviews: Counter[str] = field(default_factory=Counter)  # agreed, disagreed
+    by_route: dict[str, Counter[str]] = field(default_factory=dict)  # route -> what was written
 
 
 def record(trace_id: str, at: float, release: str, *, fallback: bool, hallucination: bool, cited: bool,
-           supported: bool, used: list[int], sample: str = "routine", audit: bool = False) -> JudgmentRecord:
+           supported: bool, used: list[int], sample: str = "routine", audit: bool = False,
+           route: str = "returns") -> JudgmentRecord:
     stage = ("knowledge_gap" if fallback else "generation" if hallucination else
              "generation" if cited and not supported else None)
     citations = [CitationVerdict("Returns are accepted within 30 days.", [0], [], "supported" if supported else "unsupported",
                                  "" if supported else "chunk [1] says nothing of it")] if cited else []
     return JudgmentRecord(
-        trace_id=trace_id, judged_at=at, app="support-bot", route="returns", model="gpt-4o-mini", release=release,
+        trace_id=trace_id, judged_at=at, app="support-bot", route=route, model="gpt-4o-mini", release=release,
         session_id=None, priority="base_rate", sample=sample, stratum="none", reasons=["base_rate"], audit=audit,
         fallback=fallback, stage=stage, bad=stage is not None, query=f"Can I return it? ({trace_id[:6]})",
         answer="Sorry, I couldn't find that." if fallback else
@@ -103,12 +106,14 @@ def fill(directory: Path, seed: int = 7) -> Filled:
             supported = rnd.random() < truth["citation_precision"]
             used = [index for index in range(len(CHUNKS)) if rnd.random() < truth["context_utilisation"]]
             trace_id, audit = f"{minute:02d}{i:02d}{rnd.getrandbits(96):024x}", not fallback and i % AUDIT_EVERY == 0
+            route = ROUTES[i % len(ROUTES)]
             writer.write(record(trace_id, START + minute * 60 + i, release, fallback=fallback, hallucination=hallucination,
-                                cited=cited, supported=supported, used=used, audit=audit))
+                                cited=cited, supported=supported, used=used, audit=audit, route=route))
             if audit:
                 review(writer, filled, trace_id, START + minute * 60 + i + 30, hallucination)
-            counts.update(routine=1, refusals=fallback, judged=not fallback, hallucinated=hallucination,
-                          cited_judged=cited, cited_supported=cited and supported,
-                          retrieved=0 if fallback else len(CHUNKS), used=0 if fallback else len(used))
+            for tally in (counts, filled.by_route.setdefault(route, Counter())):
+                tally.update(routine=1, refusals=fallback, judged=not fallback, hallucinated=hallucination,
+                             cited_judged=cited, cited_supported=cited and supported,
+                             retrieved=0 if fallback else len(CHUNKS), used=0 if fallback else len(used))
     writer.close()
     return filled
