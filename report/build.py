@@ -58,12 +58,16 @@ def build(request: Request, calibration: CalibrationConfig, thresholds: Threshol
         "release_starts": starts, "probes": _probes(request), "thresholds": thresholds,
         "calibration_threshold": calibration.agreement_threshold, "prometheus": None,
     }
+    unread = []
     if request.prometheus_url:
         window = request.window or prometheus.window_for(figures.bin_seconds)
-        found["prometheus"] = prometheus.figures(
-            prometheus.Prometheus(request.prometheus_url), since=request.since, until=request.until,
-            step=figures.bin_seconds, window=window, fallback_window=request.fallback_window, app=request.app)
-    found["summary"] = summary(found)
+        try:
+            found["prometheus"] = prometheus.figures(
+                prometheus.Prometheus(request.prometheus_url), since=request.since, until=request.until,
+                step=figures.bin_seconds, window=window, fallback_window=request.fallback_window, app=request.app)
+        except prometheus.Unread as exc:  # the store's report still stands; the page says what is missing and why
+            unread.append(f"Not read from Prometheus, so not reported: {exc}.")
+    found["summary"] = summary(found) + unread
     return found
 
 

@@ -15,7 +15,7 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
-from ragpulse.errors import StartupError
+from ragpulse.errors import RagpulseError
 
 # What the page plots from Prometheus: name -> (estimate, lower, upper) series, "{w}" the window.
 SERIES = {
@@ -40,6 +40,10 @@ _SECONDS = {"m": 60, "h": 3600, "d": 86400}
 MAX_RESPONSE_BYTES = 8 * 1024 * 1024  # a query_range answer larger than this is refused, not read
 
 
+class Unread(RagpulseError):
+    """Prometheus could not be read: away, an error answer, or an answer too large."""
+
+
 @dataclass(frozen=True, slots=True)
 class Prometheus:
     url: str
@@ -58,12 +62,15 @@ class Prometheus:
             with urllib.request.urlopen(self.url.rstrip("/") + path, timeout=self.timeout) as response:
                 body = response.read(MAX_RESPONSE_BYTES + 1)
         except OSError as exc:
-            raise StartupError(f"Prometheus at {self.url}: {exc}") from exc
+            raise Unread(f"Prometheus at {self.url}: {exc}") from exc
         if len(body) > MAX_RESPONSE_BYTES:
-            raise StartupError(f"Prometheus at {self.url}: an answer over {MAX_RESPONSE_BYTES} bytes")
-        answer = json.loads(body)
-        if answer.get("status") != "success":
-            raise StartupError(f"Prometheus at {self.url}: {answer.get('error', answer)}")
+            raise Unread(f"Prometheus at {self.url}: an answer over {MAX_RESPONSE_BYTES} bytes")
+        try:
+            answer = json.loads(body)
+        except ValueError:
+            raise Unread(f"Prometheus at {self.url}: not an HTTP API answer (a URL other than Prometheus' root?)") from None
+        if not isinstance(answer, dict) or answer.get("status") != "success":
+            raise Unread(f"Prometheus at {self.url}: {answer.get('error', answer) if isinstance(answer, dict) else answer}")
         return list(answer["data"]["result"])
 
 

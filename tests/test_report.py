@@ -142,3 +142,10 @@ def test_the_tally_counts_the_routine_sample_only_and_is_bounded(tmp_path: Path)
     dropped = "ragpulse_results_dropped_total"
     assert (registry.get_sample_value(dropped, {"reason": "report_retention"}),
             registry.get_sample_value(dropped, {"reason": "report_max_rows"})) == (3.0, 1.0)  # minute 0: a tally row and 2 rank rows
+
+
+def test_a_prometheus_that_cannot_be_read_leaves_the_stores_report(filled) -> None:  # type: ignore[no-untyped-def]
+    request = build.Request(str(filled.path), START, END, prometheus_url="http://127.0.0.1:9")  # nothing listens
+    found = build.build(request, CalibrationConfig(), now=END)
+    assert found["prometheus"] is None and found["figures"].overall["hallucination"].n == 2168
+    assert found["summary"][-1].startswith("Not read from Prometheus, so not reported: Prometheus at http://127.0.0.1:9: ")
