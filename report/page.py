@@ -41,8 +41,8 @@ def _figure(name: str, share: Share) -> str:
             f'<td data-figure="{name}.n" data-value="{share.n}">{share.successes} of {share.n}</td>')
 
 
-def _plot(svg: str) -> str:
-    return f'<div class="plot">{svg}</div>'
+def _plot(name: str, svg: str) -> str:
+    return f'<div class="plot" data-plot="{name}">{svg}</div>'
 
 
 def render(report: dict[str, Any]) -> str:
@@ -137,22 +137,26 @@ def _over_time(figures: StoreFigures, report: dict[str, Any]) -> list[str]:
                 found[f"{name} ({app or 'all'}, {window})"] = [(t - shift, *rest) for t, *rest in points]
         return found
 
+    def over_time(name: str, title: str, **options: Any) -> str:
+        return _plot(name, plots.rate_over_time(title, starts, width, figures.series.get(name, empty), **options))
+
+    empty = [Share(0, 0)] * len(starts)  # an indicator the store does not hold: Prometheus' line only
     judges = ", ".join(f"{j['judge']} ({j['judge_model']}, {j['prompt_version']})" for j in figures.judges) or "none"
     out = ["<h2>Over time</h2>",
            f"<p>Judged by: {escape(judges)}. Calibration: {escape(_standing(figures))}</p>",
-           _plot(plots.rate_over_time("Hallucination rate (routine sample), 95% interval", starts, width,
-                                      figures.series["hallucination"], line=limits.hallucination, releases=releases,
-                                      extra=extra("hallucination_routine", "hallucination_stratified"))),
-           _plot(plots.rate_over_time("Fallback rate against its healthy band", starts, width, figures.series["fallback"],
-                                      band=limits.fallback_band, releases=releases, extra=extra("fallback"))),
-           _plot(plots.rate_over_time("Citation precision (supported among judged cited sentences)", starts, width,
-                                      figures.series["citation_precision"], releases=releases,
-                                      extra=extra("citation_precision"))),
-           _plot(plots.by_rank(figures.by_rank)),
-           _plot(plots.stages_over_time(starts, width, figures.stages))]
+           over_time("hallucination", "Hallucination rate (routine sample), 95% interval", line=limits.hallucination,
+                     releases=releases, extra=extra("hallucination_routine", "hallucination_stratified")),
+           over_time("fallback", "Fallback rate against its healthy band", band=limits.fallback_band, releases=releases,
+                     extra=extra("fallback")),
+           over_time("citation_precision", "Citation precision (supported among judged cited sentences)",
+                     releases=releases, extra=extra("citation_precision")),
+           _plot("context_utilisation_by_rank", plots.by_rank(figures.by_rank)),
+           _plot("stages", plots.stages_over_time(starts, width, figures.stages))]
     if promql is not None and promql["satisfaction"]:
-        out.append(_plot(plots.rate_over_time("Satisfaction proxy (Prometheus)", starts, width, [Share(0, 0)] * len(starts),
-                                              extra=extra("satisfaction"))))
+        out.append(over_time("satisfaction", "Satisfaction proxy (Prometheus)", extra=extra("satisfaction")))
+        if promql["signals"]:
+            shift = prometheus.seconds(promql["window"]) / 2
+            out.append(_plot("satisfaction_signals", plots.signal_shares(promql["signals"], starts, width, shift)))
     else:
         out.append(f"<p>Satisfaction proxy and its signals: {NOT_REPORTED} (the store keeps signals on bad cases "
                    "only; give <code>--prometheus</code>).</p>")
@@ -185,7 +189,7 @@ def _comparison(comparison: dict[str, Any] | None) -> list[str]:
             f"<p>Release <b>{escape(comparison['after'])}</b> against <b>{escape(comparison['before'])}</b>: each change "
             "with its 95% interval (Newcombe), significant as the drift alerts judge it (two-proportion z and a "
             "minimum change).</p>",
-            _plot(plots.release_changes(comparison)),
+            _plot("release_comparison", plots.release_changes(comparison)),
             "<table><tr><th>indicator</th><th>before</th><th>after</th><th>change</th><th>z</th><th>verdict</th></tr>",
             *rows, "</table>"]
 
@@ -198,7 +202,7 @@ def _judges(figures: StoreFigures, report: dict[str, Any]) -> list[str]:
     out = ["<h2>Judge agreement with human reviews</h2>"]
     if not any(g["reviews"] for g in figures.calibration):
         return [*out, f"<p>{NOT_REPORTED}: no human reviews in the period (<code>ragpulse review</code>).</p>"]
-    return [*out, _plot(plots.agreement(figures.calibration, report["calibration_threshold"]))]
+    return [*out, _plot("judge_agreement", plots.agreement(figures.calibration, report["calibration_threshold"]))]
 
 
 def _probes(runs: list[dict[str, Any]]) -> list[str]:
@@ -217,7 +221,7 @@ def _probes(runs: list[dict[str, Any]]) -> list[str]:
     return [*out, f"<p>Latest run {escape(runs[0]['run_id'])} of {escape(runs[0]['golden_set'])} at {_utc(runs[0]['started_at'])}, "
             f"{latest['questions']} questions:</p>",
             f"<table><tr><th>hit rate</th><th>MRR</th><th>correctness</th><th>fallback accuracy</th></tr><tr>{cells}</tr></table>",
-            _plot(plots.probe_trend(runs))]
+            _plot("probes", plots.probe_trend(runs))]
 
 
 def _cases(cases: list[dict[str, Any]]) -> list[str]:

@@ -72,7 +72,7 @@ def rate_over_time(title: str, starts: Sequence[float], width: float, shares: Se
             axes.plot(middles, [i.estimate for i in found], marker="o", markersize=3, label="store: routine sample")
             axes.fill_between(middles, [i.low for i in found], [i.high for i in found], alpha=0.25, label="95% interval")
         for name, points in (extra or {}).items():
-            axes.plot([p[0] for p in points], [p[1] for p in points], label=f"Prometheus: {name}")
+            axes.plot([p[0] for p in points], [p[1] for p in points], marker=".", markersize=3, label=f"Prometheus: {name}")
             bounded = [p for p in points if p[2] is not None and p[3] is not None]
             if bounded:
                 axes.fill_between([p[0] for p in bounded], [p[2] for p in bounded], [p[3] for p in bounded], alpha=0.15)
@@ -178,5 +178,22 @@ def probe_trend(runs: Sequence[dict[str, Any]]) -> str:
         axes.yaxis.set_major_formatter(PercentFormatter(1.0))
         axes.set_title("Golden-set probes, run after run", loc="left")
         _clock(axes, [run["started_at"] for run in ordered], 0.0)
+        _legend(axes)
+        return _svg(figure)
+
+
+def signal_shares(signals: dict[tuple[str, str], list[tuple[float, float]]], starts: Sequence[float], width: float,
+                  shift: float) -> str:
+    """Each satisfaction signal's share of all signals over time (Prometheus' recorded counts), drawn at the middle
+    of the window each point covers (`shift` back)."""
+    with plt.rc_context(STYLE):
+        figure, axes = _figure()
+        for (app, signal), points in sorted(signals.items()):
+            axes.plot([t - shift for t, _ in points], [v for _, v in points], marker=".", markersize=3,
+                      label=f"{signal.replace('_', ' ')} ({app})")
+        axes.set_yscale("log", nonpositive="mask")  # silent accepts are most signals; an escalation's share is a few percent
+        axes.yaxis.set_major_formatter(PercentFormatter(1.0))
+        axes.set_title("Satisfaction signals: each one's share of all signals (Prometheus)", loc="left")
+        _clock(axes, starts, width)
         _legend(axes)
         return _svg(figure)

@@ -35,6 +35,8 @@ SERIES = {
 # The fallback rate is the drift rules' (its windows are the drift and band windows, not the rate windows).
 FALLBACK = "app:ragpulse_fallback:ratio{w}"
 BY_RANK = "app_rank:ragpulse_context_utilisation:ratio{w}"
+# Each satisfaction signal's share of all signals: the recorded counts divided by the recorded total.
+SIGNALS, SIGNALS_TOTAL = "app_signal:ragpulse_satisfaction_signals:increase{w}", "app:ragpulse_satisfaction_signals:increase{w}"
 WINDOWS = ("1m", "5m", "1h", "6h", "1d")
 _SECONDS = {"m": 60, "h": 3600, "d": 86400}
 MAX_RESPONSE_BYTES = 8 * 1024 * 1024  # a query_range answer larger than this is refused, not read
@@ -96,8 +98,9 @@ def figures(prometheus: Prometheus, *, since: float, until: float, step: float, 
             fallback_window: str, app: str | None) -> dict[str, Any]:
     """Per series name: {app: [(t, estimate, low, high)]} over the period, low and high None where the rule records
     none; the same at the period's end under "at_end" (a range's last step may fall short of it); context
-    utilisation by (app, rank) at the end."""
+    utilisation by (app, rank) at the end; each satisfaction signal's share of the signals by (app, signal)."""
     found: dict[str, Any] = {"window": window, "fallback_window": fallback_window, "at_end": {}}
+    since = until - step * ((until - since) // step)  # steps counted back from the end: the last point is the end
     for name, (estimate, lower, upper) in {**SERIES, "fallback": (FALLBACK, None, None)}.items():
         w = fallback_window if name == "fallback" else window
         queries = [_selector(q.format(w=w), app) if q else None for q in (estimate, lower, upper)]
@@ -106,6 +109,10 @@ def figures(prometheus: Prometheus, *, since: float, until: float, step: float, 
         ends = [{s["metric"].get("app", ""): [(until, float(s["value"][1]))] for s in prometheus.query(q, until)}
                 if q else {} for q in queries]
         found["at_end"][name] = {a: points[0][1:] for a, points in _joined(ends).items()}
+    shares = (f"{_selector(SIGNALS.format(w=window), app)} / on (app) group_left () "
+              f"({_selector(SIGNALS_TOTAL.format(w=window), app)} > 0)")
+    found["signals"] = {(s["metric"].get("app", ""), s["metric"].get("signal", "")): [(float(t), float(v)) for t, v in s["values"]]
+                        for s in prometheus.query_range(shares, since, until, step)}
     ranks = prometheus.query(_selector(BY_RANK.format(w=window), app), until)
     found["by_rank"] = {(s["metric"].get("app", ""), s["metric"].get("rank", "")): float(s["value"][1]) for s in ranks}
     return found

@@ -20,6 +20,7 @@ END = START + MINUTES * 60
 READ_PAGE = """JSON.stringify({
   plots: [...document.querySelectorAll('.plot svg')].map(s => { const r = s.getBoundingClientRect();
                                                            return [Math.round(r.width), Math.round(r.height)]; }),
+  names: [...document.querySelectorAll('.plot')].map(e => e.dataset.plot),
   figures: Object.fromEntries([...document.querySelectorAll('[data-figure]')].map(e => [e.dataset.figure, e.dataset.value])),
   shown: Object.fromEntries([...document.querySelectorAll('[data-figure]')].map(e => [e.dataset.figure, e.innerText])),
   verdicts: Object.fromEntries([...document.querySelectorAll('[data-verdict]')].map(e => [e.dataset.indicator, e.dataset.verdict])),
@@ -43,6 +44,8 @@ def test_the_report_in_a_browser_shows_the_stores_figures_and_the_release_change
     if shot := os.environ.get("TEST_REPORT_SCREENSHOT"):
         save(png, Path(shot), height=2150)  # the summary, the indicators and the first plots
     seen = json.loads(page)
+    assert seen["names"] == ["hallucination", "fallback", "citation_precision", "context_utilisation_by_rank", "stages",
+                             "release_comparison", "judge_agreement", "probes"]
     assert len(seen["plots"]) == 8 and all(w >= 400 and h >= 150 for w, h in seen["plots"]), seen["plots"]
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and int.from_bytes(png[20:24], "big") > 3000  # the whole page, tall
     for name, (successes, trials) in COLUMNS.items():

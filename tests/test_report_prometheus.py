@@ -37,7 +37,8 @@ def test_the_reports_figures_equal_the_recording_rules(tmp_path: Path) -> None:
     fast_rules = tmp_path / "rules.yaml"
     fast_rules.write_text(yaml.safe_dump(rules))
     started = time.time()
-    rp = start_ragpulse(tmp_path, "--set", "judge.sample_rate=1.0", "--set", "judge.max_requests_per_minute=null")
+    rp = start_ragpulse(tmp_path, "--set", "judge.sample_rate=1.0", "--set", "judge.max_requests_per_minute=null",
+                        "--set", "satisfaction.idle_seconds=2")  # sessions settle, and their signals count, quickly
     prometheus = start_prometheus(tmp_path, [f"127.0.0.1:{rp.port}"], [fast_rules])
     try:
         demo = subprocess.run([*ragpulse_command(), "demo", "--target", rp.url, "--rate", "60", "--duration", "24",
@@ -49,6 +50,8 @@ def test_the_reports_figures_equal_the_recording_rules(tmp_path: Path) -> None:
         wait_until(lambda: store.exists() and store_judged(store) > 300
                    and prometheus.value(recorded, app=APP) == store_judged(store), timeout=60,
                    what="the rules' routine judgments equal to the store's")
+        wait_until(lambda: (prometheus.value("app:ragpulse_satisfaction_proxy:ratio1h", app=APP) or 0) > 0, timeout=30,
+                   what="the settled sessions' satisfaction proxy")
         out = tmp_path / "report.html"
         made = subprocess.run([*ragpulse_command(), "report", "--db", str(store), "--from", str(int(started) - 60),
                                "--to", str(int(time.time()) + 1), "--prometheus", prometheus.url, "--window", "1h",
@@ -65,3 +68,6 @@ def test_the_reports_figures_equal_the_recording_rules(tmp_path: Path) -> None:
     verdicts = dict(re.findall(r'data-indicator="(\w+)" data-verdict="(\w+)"', html))
     assert (verdicts["hallucination"], verdicts["fallback"], verdicts["citation_precision"]) == ("worse", "worse", "unchanged")
     assert "Release 2026.11.2 against 2026.11.1: hallucination worse" in html
+    assert re.findall(r'data-plot="(\w+)"', html) == [
+        "hallucination", "fallback", "citation_precision", "context_utilisation_by_rank", "stages", "satisfaction",
+        "satisfaction_signals", "release_comparison"]
