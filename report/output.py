@@ -10,7 +10,6 @@ from pathlib import Path
 
 from ragpulse.config import CalibrationConfig
 from ragpulse.report import build, page
-from ragpulse.report.http import LATEST
 
 
 def write(path: Path, html: str) -> None:

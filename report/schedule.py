@@ -23,6 +23,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge
 from ragpulse.collector.telemetry.shared import shared
 from ragpulse.config import CalibrationConfig, ReportSchedule
 from ragpulse.report import build, output
+from ragpulse.report.http import LATEST
 
 log = structlog.get_logger("ragpulse.report")
 KINDS = {"daily": 86400.0, "weekly": 7 * 86400.0}
@@ -119,7 +120,7 @@ class ReportScheduler:
         html, found = output.render(request, self._calibration, now=self._clock())
         path = self.directory / output.file_name(kind, request.until)
         output.write(path, html)
-        output.write(self.directory / output.LATEST, html)
+        output.write(self.directory / LATEST, html)
         for stale in sorted(self.directory.glob("report-*.html"))[: -self._options.keep]:
             stale.unlink(missing_ok=True)
         return path, found
