@@ -11,13 +11,13 @@ COPY --from=rust /usr/local/rustup /usr/local/rustup
 ENV CARGO_HOME=/usr/local/cargo RUSTUP_HOME=/usr/local/rustup PATH=/usr/local/cargo/bin:$PATH
 WORKDIR /src
 COPY . .
-RUN pip wheel --no-cache-dir --wheel-dir /wheels ".[confluent]"
+RUN pip wheel --no-cache-dir --wheel-dir /wheels ".[confluent,report]"
 
 FROM python:3.11-slim
 COPY --from=build /wheels /wheels
 # With the confluent extra, so that kafka.client: confluent-kafka works from the chart's values (it is
 # imported only when chosen). Not embeddings (torch: gigabytes); tests/test_helm.py checks this list.
-RUN pip install --no-cache-dir --no-index --find-links /wheels "ragpulse[confluent]" && rm -rf /wheels
+RUN pip install --no-cache-dir --no-index --find-links /wheels "ragpulse[confluent,report]" && rm -rf /wheels
 RUN useradd --uid 10001 --no-create-home --shell /usr/sbin/nologin ragpulse && mkdir -p /var/lib/ragpulse \
     && chown 10001:10001 /var/lib/ragpulse
 USER 10001

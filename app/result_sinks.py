@@ -10,6 +10,7 @@ from ragpulse.judging import JudgmentRecord, SignalRecord
 from ragpulse.results.badcases import BadCaseStore
 from ragpulse.results.candidates_table import CandidateStore
 from ragpulse.results.jsonl_sink import JsonlSink
+from ragpulse.results.report_tally import ReportTallyStore
 from ragpulse.results.review_queue import ReviewQueueStore, audit_entry
 from ragpulse.results.writer import Record, ResultWriter, Sink
 
@@ -22,6 +23,8 @@ def result_sinks(config: Config, registry: CollectorRegistry) -> list[tuple[str,
                                              max_rows=results.max_rows, registry=registry)))
         sinks.append(("review_queue", ReviewQueueStore(results.sqlite_path, retention_seconds=audit.retention_days * 86400,
                                                        max_rows=audit.max_rows, registry=registry)))
+        sinks.append(("report_tally", ReportTallyStore(results.sqlite_path, retention_seconds=results.retention_days * 86400,
+                                                       max_rows=results.max_rows, registry=registry)))
         sinks.append(("candidates", CandidateStore(results.sqlite_path, retention_seconds=results.retention_days * 86400,
                                                    max_rows=config.probes.candidates_max_rows, registry=registry)))
     if results.jsonl_path:

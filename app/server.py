@@ -1,4 +1,4 @@
-"""The one HTTP server: ingest endpoints, the bad-case API, /metrics, /healthz and /readyz."""
+"""The one HTTP server: ingest endpoints, the bad-case API, the report, /metrics, /healthz and /readyz."""
 
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ from ragpulse.sources.access import Scope, bearer
 from ragpulse.sources.http import HttpIngest
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-# The APIs that return user content (bad cases, calibration); ingest checks its own scopes (sources/http.py).
+# The APIs that return user content (bad cases, calibration, the report); ingest checks its own scopes (sources/http.py).
 API_PREFIX = "/api/"
+REPORT_PATH = "/report"
 
 HTTP_DURATION_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
@@ -62,7 +63,7 @@ def build_app(
         return response
 
     async def _guarded(request: web.Request, handler: Handler) -> web.StreamResponse:
-        if request.path.startswith(API_PREFIX):
+        if request.path.startswith(API_PREFIX) or request.path == REPORT_PATH:
             refused = api.refusal(bearer(request.headers.get("Authorization", "")))
             if refused is not None:
                 return json_response(refused.status, refused.body(), refused.headers)

@@ -15,6 +15,7 @@ wiring only decides what is built, in what order, and who listens to whom.
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 import structlog
 from aiohttp import web
@@ -42,6 +43,7 @@ from ragpulse.probes import golden
 from ragpulse.probes.marker import ProbeTrafficFilter, is_probe
 from ragpulse.probes.schedule import ProbeSchedule
 from ragpulse.probes.target import HttpTarget, TargetError
+from ragpulse.report import http as report_http
 from ragpulse.results import badcases_api, calibration_api
 from ragpulse.scorers.citations import CitationScorer
 from ragpulse.scorers.embedding import EmbeddingScorer, load_model
@@ -58,12 +60,25 @@ from ragpulse.sources.otlp.intake import SOURCE as OTLP_SOURCE
 from ragpulse.sources.otlp.intake import SpanIntake
 from ragpulse.sources.otlp.receiver import OtlpReceiver
 
+if TYPE_CHECKING:  # the scheduler loads matplotlib: only when report.schedule asks for reports
+    from ragpulse.report.schedule import ReportScheduler
+
 log = structlog.get_logger("ragpulse.service")
 
 
 def _feedback_join(config: Config, registry: CollectorRegistry, guard: LabelGuard) -> FeedbackJoin:
     counter = SignalCounter(registry, guard, max_cached=4 * config.metrics.max_label_sets)
     return FeedbackJoin(config.satisfaction, registry, counter, guard)
+
+
+def _report_scheduler(config: Config, registry: CollectorRegistry) -> ReportScheduler | None:
+    """The scheduled reports (report.schedule), when asked for; matplotlib is loaded only then."""
+    schedule, path = config.report.schedule, config.results.sqlite_path
+    if not (schedule.daily or schedule.weekly) or path is None:  # config checks: a schedule needs the store
+        return None
+    from ragpulse.report.schedule import ReportScheduler
+
+    return ReportScheduler(schedule, path, config.calibration, registry, probes_path=config.probes.db_path)
 
 
 def _probe_schedules(config: Config, registry: CollectorRegistry, judging: bool) -> list[ProbeSchedule]:
@@ -142,9 +157,11 @@ class Service:
             api=self.api,
             max_body_bytes=config.http.max_body_bytes,
             api_routes=[*badcases_api.routes(config.results.sqlite_path),
-                        *calibration_api.routes(config.results.sqlite_path, config.calibration)],
+                        *calibration_api.routes(config.results.sqlite_path, config.calibration),
+                        *report_http.routes(config.report.schedule.directory)],
         )
         self.probes = _probe_schedules(config, registry, judging=self.judging is not None)
+        self.reports = _report_scheduler(config, registry)
         self._runner: web.AppRunner | None = None
         self._stopping = False
         self._ticker: asyncio.Task[None] | None = None
@@ -266,6 +283,8 @@ class Service:
             self.embeddings.start()
         for schedule in self.probes:
             schedule.start()
+        if self.reports is not None:
+            self.reports.start()
         self._runner = web.AppRunner(self._app, **runner_options(self.config.http.idle_timeout_seconds))
         await self._runner.setup()
         limit_connections(self._runner, "http", self.config.http.max_connections, self.registry)
@@ -329,6 +348,8 @@ class Service:
         await self.spans.stop_intake()
         for schedule in self.probes:
             await schedule.stop()
+        if self.reports is not None:
+            await self.reports.stop()
         lost = await self.pipeline.shutdown(self.config.pipeline.shutdown_timeout_seconds)
         if self._ticker is not None:
             self._ticker.cancel()

@@ -8,6 +8,7 @@ then the checks that span sections.
   patterns are compiled, shared with the fallback detector), `Price`.
 - sources.py: the Kafka consumer's and the OTLP receivers' sections, and the forwarding role's producer.
 - probes.py: the probe targets' and schedules' sections.
+- report.py: the quality report's schedule and webhook.
 - interop.py: the outputs to other tools (OTel evaluation events, OTLP metrics push, Phoenix annotations).
 - base.py: what the section modules share: the `_Section` base, the constrained value types,
   `read_secret`, the file and secret checks.
@@ -19,6 +20,7 @@ then the checks that span sections.
 from ragpulse.config.interop import EvaluationEventsConfig, InteropConfig, OtlpEndpointConfig, OtlpMetricsConfig, PhoenixConfig
 from ragpulse.config.loader import default_config_dict, ignored_environment, load_config, parse_config
 from ragpulse.config.probes import ProbeResponse, ProbeTarget
+from ragpulse.config.report import ReportConfig, ReportSchedule
 from ragpulse.config.schema import (
     CalibrationConfig,
     Config,
@@ -51,6 +53,8 @@ __all__ = [
     "Price",
     "ProbeResponse",
     "ProbeTarget",
+    "ReportConfig",
+    "ReportSchedule",
     "SatisfactionConfig",
     "default_config_dict",
     "ignored_environment",

@@ -3,7 +3,7 @@
 Each section with such checks has `validate()`, as an OpenTelemetry Collector component's
 config has `Validate()`; `Config.validate()` runs them all, then the checks that span sections.
 Problems carry full dotted paths and are all reported at once. The Kafka and OTLP sections are
-in sources.py, the probes' in probes.py.
+in sources.py, the probes' in probes.py, the report's in report.py.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from ragpulse.config.base import (
 )
 from ragpulse.config.interop import InteropConfig
 from ragpulse.config.probes import ProbesConfig
+from ragpulse.config.report import ReportConfig
 from ragpulse.config.sources import ForwardConfig, KafkaConfig, OtlpConfig
 from ragpulse.errors import ConfigProblem
 
@@ -404,6 +405,7 @@ class Config(_Section):
     satisfaction: SatisfactionConfig = SatisfactionConfig()
     probes: ProbesConfig = ProbesConfig()
     interop: InteropConfig = InteropConfig()
+    report: ReportConfig = ReportConfig()
     logging: LoggingConfig = LoggingConfig()
 
 
@@ -448,6 +450,9 @@ class Config(_Section):
             if topic is not None and topic in [t.name for t in self.kafka.topics]:
                 problems.append(ConfigProblem(option, "must not be one of the consumed topics"))
         problems += self.probes.validate()
+        if (self.report.schedule.daily or self.report.schedule.weekly) and self.results.sqlite_path is None:
+            problems.append(ConfigProblem("report.schedule", "a scheduled report reads the result store: "
+                                          "results.sqlite_path must not be null"))
         if self.judge.replicas > 1 and self.kafka.bootstrap_servers and self.kafka.topics:
             problems.append(ConfigProblem("judge.replicas", "is for replicas behind a load balancer: a Kafka consumer's "
                                           "share of the traffic is its share of the topics' partitions (leave it at 1)"))
@@ -459,7 +464,7 @@ class Config(_Section):
             # Listed after otlp's token problems and before its TLS ones, as it always was.
             at = sum(problem.path == "otlp.auth_token_file" for problem in otlp)
             otlp.insert(at, ConfigProblem("otlp.http_port", f"is the same as http.port ({self.http.port})"))
-        return problems + otlp + self.metrics.validate() + self.interop.validate()
+        return problems + otlp + self.metrics.validate() + self.interop.validate() + self.report.validate()
 
 
 def re2_options() -> re2.Options:

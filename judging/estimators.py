@@ -38,6 +38,32 @@ def wilson(successes: float, n: float, z: float = Z95) -> Interval | None:
     return Interval(p, max(0.0, centre - half), min(1.0, centre + half))
 
 
+def two_proportion_z(s1: float, n1: float, s0: float, n0: float) -> float | None:
+    """The drift rules' one-sided test of a recent share s1/n1 against a baseline s0/n0 (mixin/alerts.py):
+    z = (p1 − p0) / sqrt(p(1−p)(1/n1 + 1/n0)) with the pooled p; None when either side has no count or the
+    pooled share is 0 or 1 (no variance: the rule's series is absent there too)."""
+    if n1 <= 0 or n0 <= 0:
+        return None
+    pooled = (s1 + s0) / (n1 + n0)
+    variance = pooled * (1 - pooled) * (1 / n1 + 1 / n0)
+    if variance <= 0:
+        return None
+    return (s1 / n1 - s0 / n0) / math.sqrt(variance)
+
+
+def newcombe_difference(s1: float, n1: float, s0: float, n0: float, z: float = Z95) -> Interval | None:
+    """p1 − p0 with Newcombe's hybrid score interval (his method 10): each side's Wilson bounds combined,
+    d − sqrt((p1 − l1)² + (u0 − p0)²) to d + sqrt((u1 − p1)² + (p0 − l0)²). Unlike the plain Wald
+    difference it keeps its coverage near 0 and 1. None when either side has no count."""
+    after, before = wilson(s1, n1, z), wilson(s0, n0, z)
+    if after is None or before is None:
+        return None
+    difference = after.estimate - before.estimate
+    return Interval(difference,
+                    difference - math.sqrt((after.estimate - after.low) ** 2 + (before.high - before.estimate) ** 2),
+                    difference + math.sqrt((after.high - after.estimate) ** 2 + (before.estimate - before.low) ** 2))
+
+
 @dataclass(frozen=True, slots=True)
 class Stratum:
     offered: float  # N_s: traces of the stratum in the traffic

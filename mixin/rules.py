@@ -255,12 +255,15 @@ def operations_rules(window: str) -> list[dict[str, str]]:
 
 
 def satisfaction_rules(window: str) -> list[dict[str, str]]:
-    """The satisfaction proxy per app: positive signals among all (docs/satisfaction.md). Recorded beside its
-    parts, which stay counters: the dashboard shows both."""
+    """The satisfaction proxy per app: positive signals among all (docs/satisfaction.md), and each signal's count.
+    Recorded beside its parts, which stay counters: the dashboard shows both."""
     signals = "ragpulse_satisfaction_signals_total"
     positives = f'{signals}{{signal=~"{"|".join(POSITIVE)}"}}'
     return [
         _rule(f"app:ragpulse_satisfaction_signals:increase{window}", f"sum by (app) ({counted(signals, window)})"),
+        # Each signal's count, for its share of the signals (the report's "satisfaction proxy and its signals").
+        _rule(f"app_signal:ragpulse_satisfaction_signals:increase{window}",
+              f"sum by (app, signal) ({counted(signals, window)})"),
         _rule(f"app:ragpulse_satisfaction_proxy:ratio{window}",
               f"sum by (app) ({counted(positives, window)}) "
               f"/ (sum by (app) ({counted(signals, window)}) > 0)"),

@@ -38,13 +38,15 @@ class ResultMetrics:
     """Records not kept (the writer's queue, the stores' retention and caps) and failed writes, by sink: one set
     per registry (`shared`), the writer and the stores count into it."""
 
-    DROP_REASONS = ("writer_full", "retention", "max_rows", "review_retention", "review_max_rows")
+    DROP_REASONS = ("writer_full", "retention", "max_rows", "review_retention", "review_max_rows", "report_retention",
+                    "report_max_rows")
 
     def __init__(self, registry: CollectorRegistry) -> None:
         self.dropped = Counter(
             "ragpulse_results_dropped_total",
             "Judgment records not kept: writer_full (sinks behind), retention and max_rows (bad-case store), "
-            "review_retention and review_max_rows (review queue).", ["reason"], registry=registry,
+            "review_retention and review_max_rows (review queue), report_retention and report_max_rows (the report's "
+            "tallies).", ["reason"], registry=registry,
         )
         for reason in self.DROP_REASONS:
             self.dropped.labels(reason=reason)

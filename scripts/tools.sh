@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The command-line tools the tests use besides Python: Prometheus and promtool (the rules' unit
 # tests and the end-to-end checks against a real Prometheus), Alertmanager (alerts delivered to a
-# webhook) and tmux (the review tool driven in a real terminal), from Debian's packages (root, or
-# sudo); helm, built with `go install` from the Go module proxy. Each is installed once, when missing.
+# webhook), tmux (the review tool driven in a real terminal) and chromium (the report opened as a person
+# sees it, tests/test_report_page.py), from Debian's packages (root, or sudo); helm, built with `go install` from the Go module proxy. Each is installed once, when missing.
 #
 #   scripts/tools.sh            install what is missing; prints where helm is (HELM=...)
-#   scripts/tools.sh --no-helm  the same without helm (the demo needs Prometheus and Alertmanager only)
+#   scripts/tools.sh --no-helm  the same without helm and chromium (the demo needs Prometheus and Alertmanager only)
 set -euo pipefail
 with_helm=1
 [ "${1:-}" = "--no-helm" ] && with_helm=0
@@ -14,6 +14,7 @@ missing=()
 command -v promtool >/dev/null 2>&1 && command -v prometheus >/dev/null 2>&1 || missing+=(prometheus)
 command -v prometheus-alertmanager >/dev/null 2>&1 || missing+=(prometheus-alertmanager)
 command -v tmux >/dev/null 2>&1 || missing+=(tmux)
+[ "$with_helm" = 0 ] || command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 HELM_VERSION=v3.22.0
 helm_bin=$(command -v helm || true)
 if [ "$with_helm" = 1 ] && [ -z "$helm_bin" ] && command -v go >/dev/null 2>&1; then

@@ -17,7 +17,7 @@ fi
 
 # What the wheel is built from (pyproject's packages and package data): a hash of it says whether an install is stale.
 package_hash() {
-    (cd "$ROOT" && find pyproject.toml README.md ./*.py ./*.pyi app collector config sources scorers feedback judging probes exporters results interop \
+    (cd "$ROOT" && find pyproject.toml README.md ./*.py ./*.pyi app collector config sources scorers feedback judging probes report exporters results interop \
         mixin native -path native/target -prune -o -type f ! -path '*/__pycache__/*' -print0 | LC_ALL=C sort -z \
         | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
 }

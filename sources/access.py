@@ -2,7 +2,7 @@
 
 - ingest: POST /v1/events and /v1/feedback (but reviews), OTLP spans. http.auth_token; on OTLP,
   otlp.auth_token when set, else http.auth_token. Without a token, open (as it always was).
-- api: GET /api/* (bad cases, calibration: users' questions and answers). http.api_token.
+- api: GET /api/* (bad cases, calibration: users' questions and answers) and GET /report. http.api_token.
 - review: feedback of kind `review` (HTTP, or OTLP evaluation scores): reviews steer calibration and the
   corrected rates. http.review_token.
 
@@ -105,8 +105,8 @@ def _user_data(name: str, setting: str, what: str, token: str | None, host: str,
 
 
 def api_scope(config: Config) -> Scope:
-    """GET /api/* on the HTTP server."""
-    return _user_data("api", "http.api_token", "GET /api/ (bad cases, calibration)", config.api_token(),
+    """GET /api/* and GET /report on the HTTP server."""
+    return _user_data("api", "http.api_token", "GET /api/ (bad cases, calibration), GET /report", config.api_token(),
                       config.http.host, config.http.allow_unauthenticated_user_data)
 
 

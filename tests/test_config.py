@@ -101,7 +101,7 @@ def test_config_file_from_environment(tmp_path: Path) -> None:
           "judge.sample_rate: Expected `float` <= 1.0; for example 0.05 (the default)",
           "judge.concurrency: Expected `int`, got `str`; for example 4 (the default)",
           "nonsense: unknown section 'nonsense' (known: http, pipeline, limits, dedup, fallback, metrics, kafka, forward, otlp, "
-          "local_scorers, embeddings, judge, results, calibration, satisfaction, probes, interop, logging)",
+          "local_scorers, embeddings, judge, results, calibration, satisfaction, probes, interop, report, logging)",
           "fallback.extra_rules[0].pattern: invalid regular expression (RE2 syntax): missing ): ("]),
         ({"limits": {"on_oversize": "drop"}}, ["limits.on_oversize: Invalid enum value 'drop'"]),
         ({"metrics": {"labels": ["app", "user_id"]}}, ["metrics.labels[1]: Invalid enum value 'user_id'"]),

@@ -290,7 +290,8 @@ def test_persistence_with_an_autoscaler_capped_at_one_replica_renders() -> None:
 
 # The extras that a value under the chart's `config:` needs in the image: extra -> (config path, value,
 # the distribution the extra must bring).
-IMAGE_EXTRAS = {"confluent": (("kafka", "client"), "confluent-kafka", "confluent-kafka")}
+IMAGE_EXTRAS = {"confluent": (("kafka", "client"), "confluent-kafka", "confluent-kafka"),
+                "report": (("report", "schedule", "daily"), True, "matplotlib")}
 # Kept out of the image on purpose: embeddings brings torch (build your own image for embeddings.enabled);
 # mixin and test are for development. A new extra in pyproject must be put in one of the two.
 NOT_IN_THE_IMAGE = {"embeddings", "mixin", "test"}
@@ -325,7 +326,8 @@ def test_the_image_installs_the_extras_the_chart_can_select() -> None:
     schema = json.loads((CHART / "values.schema.json").read_text(encoding="utf-8"))
     assert set(extras) == set(IMAGE_EXTRAS) | NOT_IN_THE_IMAGE, "a new extra: does the image need it?"
     for extra, (path, value, distribution) in IMAGE_EXTRAS.items():
-        assert value in schema_at(schema, path)["enum"], (path, value)  # the chart's values can choose it
+        node = schema_at(schema, path)  # the chart's values can choose it: an enum's value, or a switch
+        assert value in node["enum"] if "enum" in node else (node["type"], value) == ("boolean", True), (path, value)
         assert any(re.match(rf"{distribution}\b", req) for req in extras[extra]), (extra, extras[extra])
     installed = dockerfile_extras()
     assert installed <= set(extras), f"the Dockerfile names extras pyproject lacks: {installed - set(extras)}"

@@ -129,7 +129,7 @@ def test_defaults_beyond_loopback_refuse_user_data_and_say_so_at_start(ragpulse_
     refused = rp.get("/api/calibration")
     assert refused.json() == {
         "error": "unprotected", "setting": "http.api_token",
-        "message": "GET /api/ (bad cases, calibration) is user data: without http.api_token set it is allowed on a "
+        "message": "GET /api/ (bad cases, calibration), GET /report is user data: without http.api_token set it is allowed on a "
                    "loopback address only. Set http.api_token (or http.api_token_file) and send it as Authorization: "
                    "Bearer <token>, or listen on 127.0.0.1, or set http.allow_unauthenticated_user_data: true"}
     review = rp.post("/v1/feedback", json.dumps({"kind": "review", "trace_id": "t-bad", "value": 1}).encode())
@@ -151,7 +151,7 @@ def test_defaults_beyond_loopback_refuse_user_data_and_say_so_at_start(ragpulse_
     assert s.get_value("ragpulse_calibration_pending_reviews") == 0
     assert warnings(rp) == [
         {"event": "user data refused (403): no token on a non-loopback address", "level": "warning", "scope": "api",
-         "endpoints": "GET /api/ (bad cases, calibration)", "listeners": [f"HTTP {host}:{rp.port}"],
+         "endpoints": "GET /api/ (bad cases, calibration), GET /report", "listeners": [f"HTTP {host}:{rp.port}"],
          "setting": "http.api_token", "fix": "set http.api_token (or http.api_token_file), or listen on 127.0.0.1"},
         {"event": "user data refused (403): no token on a non-loopback address", "level": "warning",
          "scope": "review", "endpoints": "review feedback",

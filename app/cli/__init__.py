@@ -1,5 +1,5 @@
 """The `ragpulse` command: one module per command group (run and demo, config, badcases,
-calibration, review, golden, probe)."""
+calibration, review, golden, probe, report)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from prometheus_client import disable_created_metrics
 
 import ragpulse
-from ragpulse.app.cli import badcases, calibration, config, golden, probe, review, run
+from ragpulse.app.cli import badcases, calibration, config, golden, probe, report, review, run
 from ragpulse.app.cli.common import report_problems
 from ragpulse.errors import ConfigError, StartupError
 
@@ -47,6 +47,6 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ragpulse", description="Quality monitoring sidecar for live RAG services.")
     parser.add_argument("--version", action="version", version=f"ragpulse {ragpulse.__version__}")
     commands = parser.add_subparsers(dest="command")
-    for group in (run, config, badcases, calibration, review, golden, probe):
+    for group in (run, config, badcases, calibration, review, golden, probe, report):
         group.add_commands(commands)
     return parser

@@ -54,6 +54,7 @@ def exported_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
     from ragpulse.judging.sampler import SamplerMetrics
     from ragpulse.probes.marker import ProbeTrafficFilter
     from ragpulse.probes.schedule import ProbeMetrics
+    from ragpulse.report.schedule import ReportMetrics
     from ragpulse.judging.utilisation import ContextMetrics
     from ragpulse.scorers.citations import CitationMetrics
     from ragpulse.scorers.embedding import EmbeddingMetrics
@@ -77,7 +78,7 @@ def exported_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
                CalibrationMetrics(registry), QueueMetrics(registry), ConnectionMetrics(registry), SupervisorMetrics(registry),
                JoinMetrics(registry), SatisfactionMetrics(registry, labels), LocalJudgeMetrics(registry), ProbeMetrics(registry),
                ProbeTrafficFilter(registry), CitationMetrics(registry, list(labels)), ContextMetrics(registry, labels),
-               InteropMetrics(registry), ForwardMetrics(registry), FallbackMetrics(registry)]
+               InteropMetrics(registry), ForwardMetrics(registry), FallbackMetrics(registry), ReportMetrics(registry)]
     found = {}
     for metric in (metric for holder in holders for metric in vars(holder).values()):
         if hasattr(metric, "_labelnames"):  # prometheus_client's own metrics
