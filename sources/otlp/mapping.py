@@ -80,14 +80,12 @@ class TraceMapper:
         """The trace event of these spans, or why there is none. Never an event with a question or
         an answer ragpulse would have had to make up."""
         spans = sorted(spans, key=lambda s: s.start_unix_nano)
-        llms, retrievers, tool_calls = [], [], []
-        for span in spans:  # each span classified once: this runs on every trace
-            if is_llm(span):
-                llms.append(span)
-            if is_tool(span):
-                tool_calls.append(span)
-            elif _retrieves(span):
-                retrievers.append(span)
+        # Each span asked each question once (this runs on every trace); a tool call is never also a retrieval span.
+        llms = [s for s in spans if is_llm(s)]
+        tool_calls = [s for s in spans if is_tool(s)]
+        retrievers = [s for s in spans if _retrieves(s)]
+        if tool_calls and retrievers:
+            retrievers = [s for s in retrievers if all(s is not t for t in tool_calls)]
         leaves = _leaves(llms)
         calls = [s for s in leaves if _is_call(s)]
         answering = max(calls, key=lambda s: s.end_unix_nano, default=None)
