@@ -31,6 +31,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from ragpulse._native import decode_otlp_json
 from ragpulse.errors import EventError
 from ragpulse.sources.otlp.spans import MAPPED_KEYS, Span, SpanEvent, decode_json, decode_json_generally, decode_protobuf
+from ragpulse.sources.otlp.surrogates import take_out
 
 ID_FIELDS = ("traceId", "spanId", "parentSpanId", "trace_id", "span_id", "parent_span_id")
 INTEGER_FIELDS = ("startTimeUnixNano", "endTimeUnixNano", "timeUnixNano", "intValue", "start_time_unix_nano",
@@ -171,6 +172,29 @@ def test_an_oddity_is_left_to_the_general_path(name: str) -> None:
     body = ODDITIES[name]
     assert decode_otlp_json(body, MAPPED_KEYS, Span, SpanEvent) is None
     assert repr(outcome(decode_json, body)) == repr(outcome(decode_json_generally, body))  # NaN is not NaN; its repr is
+
+
+@pytest.mark.unit
+def test_a_lone_surrogate_takes_out_its_span_or_its_whole_scope_or_resource() -> None:
+    """A span holding one goes alone; a scope or a resource holding one goes with every span under it, each named."""
+    def span(name: str, text: str = "ok") -> dict[str, Any]:
+        return {"name": name, "attributes": [{"key": "input.value", "value": {"stringValue": text}}]}
+
+    request = {"resourceSpans": [
+        {"resource": {}, "scopeSpans": [
+            {"scope": {"name": "good"}, "spans": [span("a"), span("b", "\ud800"), "not a span"]},
+            {"scope": {"name": "bad\udfff"}, "spans": [span("c"), span("d")]}]},
+        {"resource": {"attributes": [{"key": "service.name", "value": {"stringValue": "\ud801"}}]},
+         "scope_spans": [{"spans": [span("e")]}]},
+    ]}
+    assert take_out(request) == [
+        ("b", "invalid_utf8", "attribute 'input.value' holds a lone surrogate escape, which is not valid Unicode"),
+        ("c", "invalid_utf8", "scope name holds a lone surrogate escape, which is not valid Unicode"),
+        ("d", "invalid_utf8", "scope name holds a lone surrogate escape, which is not valid Unicode"),
+        ("e", "invalid_utf8", "resource attribute 'service.name' holds a lone surrogate escape, which is not valid Unicode"),
+    ]
+    assert request == {"resourceSpans": [
+        {"resource": {}, "scopeSpans": [{"scope": {"name": "good"}, "spans": [span("a"), "not a span"]}]}]}
 
 
 @pytest.mark.unit

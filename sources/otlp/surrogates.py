@@ -36,43 +36,37 @@ def _no_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")  # the standard library reads NaN and Infinity; msgspec and OTLP do not
 
 
+# The repeated members an OTLP/JSON request nests, outermost first, each named either way OTLP/JSON allows.
+_LEVELS = (("resourceSpans", "resource_spans"), ("scopeSpans", "scope_spans"), ("spans", "spans"))
+
+
 def take_out(request: dict[str, Any]) -> list[tuple[str, str, str]]:
     """Takes each span holding a lone surrogate out of the OTLP/JSON `request`, and each resource or scope holding one
     with its spans; (the span's name, "invalid_utf8", what is wrong) for each span taken. What is not shaped as OTLP
     is left to the JSON mapping to refuse."""
     rejected: list[tuple[str, str, str]] = []
-    resources_key, resources = _member(request, "resourceSpans", "resource_spans")
-    kept_resources = []
-    for resource_spans in resources:
-        if not isinstance(resource_spans, dict):
-            kept_resources.append(resource_spans)
-            continue
-        above = _where(resource_spans, "", skip={"scopeSpans", "scope_spans"})
-        scopes_key, scopes = _member(resource_spans, "scopeSpans", "scope_spans")
-        kept_scopes = []
-        for scope_spans in scopes:
-            if not isinstance(scope_spans, dict):
-                kept_scopes.append(scope_spans)
-                continue
-            scope = above or _where(scope_spans, "", skip={"spans"})
-            spans_key, spans = _member(scope_spans, "spans", "spans")
-            kept_spans = []
-            for span in spans:
-                what = scope or (_where(span, "", skip=set()) if isinstance(span, dict) else None)
-                if what is None:
-                    kept_spans.append(span)
-                    continue
-                name = span.get("name") if isinstance(span, dict) else None
-                rejected.append((name if isinstance(name, str) else "", REASON,
-                                 f"{what} holds a lone surrogate escape, which is not valid Unicode"))
-            if scope is None:  # else the scope goes with its spans: its text could not be read either
-                _put(scope_spans, spans_key, kept_spans)
-                kept_scopes.append(scope_spans)
-        if above is None:
-            _put(resource_spans, scopes_key, kept_scopes)
-            kept_resources.append(resource_spans)
-    _put(request, resources_key, kept_resources)
+    _keep_readable(request, 0, None, rejected)
     return rejected
+
+
+def _keep_readable(message: dict[str, Any], level: int, above: str | None, rejected: list[tuple[str, str, str]]) -> None:
+    """Leaves in `message` the items of its list at `level` (resources, scopes, spans) that hold no lone surrogate,
+    naming each span taken out in `rejected`. `above`: what holds one in the resource or scope around them: every span
+    under it goes, and the resource or scope with them (its text could not be read either)."""
+    name, items = _member(message, *_LEVELS[level])
+    inner = _LEVELS[level + 1] if level + 1 < len(_LEVELS) else None
+    kept = []
+    for item in items:
+        what = above or (_where(item, "", skip=set(inner or ())) if isinstance(item, dict) else None)
+        if inner is not None and isinstance(item, dict):
+            _keep_readable(item, level + 1, what, rejected)
+        elif inner is None and what is not None:
+            span_name = item.get("name") if isinstance(item, dict) else None
+            rejected.append((span_name if isinstance(span_name, str) else "", REASON,
+                             f"{what} holds a lone surrogate escape, which is not valid Unicode"))
+        if what is None:
+            kept.append(item)
+    _put(message, name, kept)
 
 
 def _where(message: dict[str, Any], owner: str, skip: set[str]) -> str | None:
