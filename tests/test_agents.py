@@ -19,12 +19,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from helpers.fake_openai import AGENT_MODEL, FakeOpenAI
-from helpers.instrumented import Sidecar, labels
+from helpers.fake_openai import AGENT_MODEL
+from helpers.instrumented import Sidecar, labels, running_sidecar
 from helpers.instrumented_apps import AGENT_DOCS, AGENT_QUESTION
 from helpers.net import http
-from helpers.sidecar import start_ragpulse
-from helpers.waiting import wait_until
 
 from ragpulse._native import decode_otlp_json
 from ragpulse.collector.events import TraceEvent, Usage
@@ -33,18 +31,9 @@ from ragpulse.sources.otlp.spans import MAPPED_KEYS, Span, SpanEvent, decode_jso
 
 @pytest.fixture(scope="module")
 def sidecar(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sidecar]:
-    tmp = tmp_path_factory.mktemp("agents")
-    results = tmp / "judgments.jsonl"
-    with FakeOpenAI() as fake:
-        rp = start_ragpulse(tmp, "--set", "otlp.grace_seconds=0.2", "--set", "judge.sample_rate=1.0",
-                            "--set", f"results.jsonl_path={results}")
-        yield Sidecar(rp, results, fake, tmp)
-        rp.terminate()
+    with running_sidecar(tmp_path_factory.mktemp("agents")) as running:  # for the whole module
+        yield running
 
-
-def judged(sidecar: Sidecar, app: str) -> dict:  # type: ignore[type-arg]
-    wait_until(lambda: len(sidecar.records(app)) == 1, what=f"the {app} trace judged")
-    return sidecar.records(app)[0]
 
 
 def test_a_langgraph_agent_is_read_as_the_users_question_and_its_search(sidecar: Sidecar) -> None:
@@ -62,7 +51,7 @@ def test_a_langgraph_agent_is_read_as_the_users_question_and_its_search(sidecar:
     # Two model calls, both with usage: 30 and 90 prompt tokens (30 a message), 9 for the tool call, 12 for the answer.
     assert (event.model, event.usage) == (AGENT_MODEL, Usage(prompt_tokens=120, completion_tokens=21))
     assert (event.session_id, event.user_id) == ("agent-session", "agent-user")
-    record = judged(sidecar, "lg-agent")
+    record = sidecar.judged("lg-agent")
     assert (record["query"], record["retrieval_queries"]) == (AGENT_QUESTION, ["capital of France"])
     s = sidecar.metrics()
     assert s.get_value("ragpulse_tokens_total", **labels("lg-agent", AGENT_MODEL), kind="prompt") == 120
@@ -80,7 +69,7 @@ def test_an_agent_that_searches_twice_keeps_every_retrieval(sidecar: Sidecar) ->
     assert [(c.id, c.retrieval) for c in event.chunks or []] == [("kb-de", 0), ("kb-fr", 0), ("kb-pop", 1)]
     assert event.retrievals == 2
     assert event.usage == Usage(prompt_tokens=30 + 90 + 150, completion_tokens=9 + 9 + 12)
-    judged(sidecar, "lg-twice")
+    sidecar.judged("lg-twice")
     s = sidecar.metrics()
     assert s.get_value("ragpulse_retrievals_bucket", **labels("lg-twice", AGENT_MODEL), le="1.0") == 0
     assert s.get_value("ragpulse_retrievals_bucket", **labels("lg-twice", AGENT_MODEL), le="2.0") == 1
@@ -103,7 +92,7 @@ def test_a_llamaindex_function_agent_with_partial_usage_says_so(sidecar: Sidecar
     assert [c.text for c in event.chunks or []] == [AGENT_DOCS["kb-fr"], AGENT_DOCS["kb-de"]]
     assert event.usage == Usage(prompt_tokens=60 + 120, completion_tokens=9 + 12, unreported_calls=1)
     assert event.session_id == "llamaindex-agent-session"
-    judged(sidecar, "li-agent")
+    sidecar.judged("li-agent")
     s = sidecar.metrics()
     assert s.get_value("ragpulse_usage_partial_total", **labels("li-agent", AGENT_MODEL), reason="calls_without_usage") == 1
     assert s.get_value("ragpulse_tokens_total", **labels("li-agent", AGENT_MODEL), kind="completion") == 21
@@ -142,7 +131,7 @@ def test_a_vercel_ai_sdk_agent_in_node_through_its_opentelemetry_integration(sid
     invoke_agent, chat and execute_tool spans (GenAI conventions) under the app's own turn span, exported by the
     OTLP/HTTP protobuf exporter of the OpenTelemetry JS SDK. The tool's result is documents: a retrieval."""
     run_node_app(sidecar, "aisdk-agent")
-    record = judged(sidecar, "aisdk-agent")
+    record = sidecar.judged("aisdk-agent")
     assert_the_agents_record(record, "aisdk-session")
     s = sidecar.metrics()
     assert s.get_value("ragpulse_tokens_total", **labels("aisdk-agent", AGENT_MODEL), kind="prompt") == 30 + 90
@@ -154,7 +143,7 @@ def test_a_vercel_ai_sdk_agent_through_openinference_vercel(sidecar: Sidecar) ->
     """The same agent with @arizeai/openinference-vercel's span processor, as its README sets it up: OpenInference
     spans beside the GenAI ones, the session from the AI SDK's runtime context as metadata.sessionId."""
     run_node_app(sidecar, "aisdk-oi", "openinference")
-    record = judged(sidecar, "aisdk-oi")
+    record = sidecar.judged("aisdk-oi")
     assert_the_agents_record(record, "oi-session")  # records keep no user id
     s = sidecar.metrics()
     assert s.get_value("ragpulse_tokens_total", **labels("aisdk-oi", AGENT_MODEL), kind="prompt") == 30 + 90
@@ -210,5 +199,5 @@ def test_the_same_agent_through_the_otlp_json_exporter(sidecar: Sidecar) -> None
         assert read is not None
         general = decode_json_generally(body)
         assert (read[0], len(read[1])) == (general.spans, general.rejected)
-    record = judged(sidecar, "aisdk-json")
+    record = sidecar.judged("aisdk-json")
     assert_the_agents_record(record, "aisdk-session")

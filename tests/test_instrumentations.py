@@ -13,11 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from helpers.fake_openai import APP_RESPONSE_MODEL, FakeOpenAI
-from helpers.instrumented import Sidecar, labels
+from helpers.fake_openai import APP_RESPONSE_MODEL
+from helpers.instrumented import Sidecar, labels, running_sidecar
 from helpers.instrumented_apps import GENAI_DOCUMENTS, GENAI_QUESTION, HAYSTACK_QUESTION
 from helpers.metrics import Samples
-from helpers.sidecar import start_ragpulse
 from helpers.waiting import wait_until
 
 from ragpulse.collector.events import TraceEvent
@@ -26,13 +25,8 @@ from ragpulse.sources.otlp.mapping import NotMapped
 
 @pytest.fixture(scope="module")
 def sidecar(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sidecar]:
-    tmp = tmp_path_factory.mktemp("instrumentations")
-    results = tmp / "judgments.jsonl"
-    with FakeOpenAI() as fake:  # for the whole module: the `fake` fixture serves one test
-        rp = start_ragpulse(tmp, "--set", "otlp.grace_seconds=0.2", "--set", "judge.sample_rate=1.0",
-                            "--set", f"results.jsonl_path={results}")
-        yield Sidecar(rp, results, fake, tmp)
-        rp.terminate()
+    with running_sidecar(tmp_path_factory.mktemp("instrumentations")) as running:  # for the whole module
+        yield running
 
 
 def counted(sidecar: Sidecar, app: str, model: str = "unknown") -> Samples:

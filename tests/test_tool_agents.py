@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 from helpers.crewai_venv import crewai_python
-from helpers.fake_openai import AGENT_MODEL, FakeOpenAI
-from helpers.instrumented import Sidecar, labels, largest_trace
-from helpers.sidecar import start_ragpulse
+from helpers.fake_openai import AGENT_MODEL
+from helpers.instrumented import Sidecar, labels, largest_trace, running_sidecar
 from helpers.tool_agents import DOCS, QUESTION, SCORES, as_text, search
 from helpers.waiting import wait_until
 
@@ -30,13 +29,8 @@ ANSWER = "Paris is the capital of France."
 
 @pytest.fixture(scope="module")
 def sidecar(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sidecar]:
-    tmp = tmp_path_factory.mktemp("tool_agents")
-    results = tmp / "judgments.jsonl"
-    with FakeOpenAI() as fake:
-        rp = start_ragpulse(tmp, "--set", "otlp.grace_seconds=0.2", "--set", "judge.sample_rate=1.0",
-                            "--set", f"results.jsonl_path={results}")
-        yield Sidecar(rp, results, fake, tmp)
-        rp.terminate()
+    with running_sidecar(tmp_path_factory.mktemp("tool_agents")) as running:  # for the whole module
+        yield running
 
 
 @pytest.fixture(autouse=True)
@@ -49,10 +43,6 @@ def agent_model(sidecar: Sidecar) -> Iterator[None]:
 def tool_results(sidecar: Sidecar, kind: str, read_as: str) -> float:
     return sidecar.metrics().get_value("ragpulse_otlp_tool_results_total", kind=kind, read_as=read_as)
 
-
-def judged(sidecar: Sidecar, app: str) -> dict:  # type: ignore[type-arg]
-    wait_until(lambda: len(sidecar.records(app)) == 1, what=f"the {app} trace judged")
-    return sidecar.records(app)[0]
 
 
 def chunks_of(query: str) -> list[Chunk]:
@@ -70,7 +60,7 @@ def test_a_pydantic_ai_tool_returning_documents_is_a_retrieval(sidecar: Sidecar)
                             Chunk(id="kb-de", text=DOCS["kb-de"], score=SCORES["kb-de"])]
     # Two calls: 60 and 120 prompt tokens (30 a message), 9 for the search, 12 for the answer.
     assert (event.model, event.usage, event.error) == (AGENT_MODEL, Usage(prompt_tokens=180, completion_tokens=21), None)
-    record = judged(sidecar, "pa-documents")
+    record = sidecar.judged("pa-documents")
     assert ([c["id"] for c in record["chunks"]], record["retrieval_queries"]) == (["kb-fr", "kb-de"], ["capital of France"])
     s = sidecar.metrics()
     assert s.get_value("ragpulse_retrieval_top_score_sum", **labels("pa-documents", AGENT_MODEL)) == SCORES["kb-fr"]
@@ -89,7 +79,7 @@ def test_a_pydantic_ai_retrieval_tool_returning_text_in_either_instrumentation_v
     assert (event.query, event.answer, event.retrieval_queries, event.retrievals) == (
         QUESTION, ANSWER, ["capital of France"], 1)
     assert event.chunks == [Chunk(text=as_text(search("capital of France")))]
-    assert judged(sidecar, app)["chunks"][0]["text"] == as_text(search("capital of France"))
+    assert sidecar.judged(app)["chunks"][0]["text"] == as_text(search("capital of France"))
     assert tool_results(sidecar, "text", "retrieval") == before + 1
 
 
@@ -104,7 +94,7 @@ def test_a_streamed_pydantic_ai_run_that_searches_twice_keeps_both_retrievals(si
     assert [(c.id, c.retrieval) for c in event.chunks or []] == [("kb-fr", 0), ("kb-de", 0), ("kb-pop", 1)]
     # Three calls, 60, 120 and 180 prompt tokens; 9, 9 and 12 completion tokens: the stream asked for usage.
     assert event.usage == Usage(prompt_tokens=360, completion_tokens=30)
-    judged(sidecar, "pa-stream")
+    sidecar.judged("pa-stream")
 
 
 @pytest.mark.parametrize("version", [2, 5])
@@ -149,7 +139,7 @@ def test_an_openai_agents_sdk_function_tool_under_openinference(sidecar: Sidecar
     # Two calls: chat 60 + 120 prompt tokens (30 a message), Responses 30 + 90 (30 an input item); 9 + 12 completion.
     # Streamed, the SDK asks for no usage: not reported.
     assert event.usage == (None if stream else Usage(prompt_tokens=180 if api == "chat" else 120, completion_tokens=21))
-    judged(sidecar, app)
+    sidecar.judged(app)
     assert tool_results(sidecar, result, "retrieval") == before + 1
 
 
@@ -189,7 +179,7 @@ def test_a_smolagents_retriever_tool_under_openinference(sidecar: Sidecar, kind:
     assert event.chunks == [Chunk(text="\nRetrieved documents:\n\n\n===== Document 0 =====\n" + DOCS["kb-fr"]
                                   + "\n\n===== Document 1 =====\n" + DOCS["kb-de"])]
     assert (event.model, event.usage) == (AGENT_MODEL, Usage(prompt_tokens=180, completion_tokens=21))
-    assert judged(sidecar, app)["query"] == QUESTION
+    assert sidecar.judged(app)["query"] == QUESTION
     assert (tool_results(sidecar, "text", "retrieval"), tool_results(sidecar, "text", "ignored")) == (
         retrieved + 1, ignored + 1)
 
@@ -216,7 +206,7 @@ def test_a_langgraph_js_agent_passing_its_config_on_is_one_trace_with_its_retrie
     """OpenInference's LangChain.js instrumentation: the tool's span holds the retriever's, whose documents carry
     no ids but its output does; the tool's own output (the serialised ToolMessage) is read through the retriever."""
     run_langgraph_js(sidecar, "lgjs-config")
-    record = judged(sidecar, "lgjs-config")
+    record = sidecar.judged("lgjs-config")
     assert (record["query"], record["answer"], record["retrieval_queries"]) == (QUESTION, ANSWER, ["capital of France"])
     assert [(c["id"], c["text"]) for c in record["chunks"]] == [("kb-fr", DOCS["kb-fr"]), ("kb-de", DOCS["kb-de"])]
     assert sidecar.metrics().get_value("ragpulse_tokens_total", **labels("lgjs-config", AGENT_MODEL), kind="prompt") == 120
@@ -227,7 +217,7 @@ def test_a_langgraph_js_retriever_called_without_its_config_is_a_detached_retrie
     (detached_retrieval, logged with the cause and the scope); the turn's trace reads the tool's text as its retrieval."""
     before = sidecar.metrics().get_value("ragpulse_otlp_traces_total", outcome="detached_retrieval")
     run_langgraph_js(sidecar, "lgjs-detached", "detached")
-    record = judged(sidecar, "lgjs-detached")
+    record = sidecar.judged("lgjs-detached")
     assert (record["query"], record["retrieval_queries"]) == (QUESTION, ["capital of France"])
     assert [c["text"] for c in record["chunks"]] == [DOCS["kb-fr"] + "\n" + DOCS["kb-de"]]
     wait_until(lambda: sidecar.metrics().get_value("ragpulse_otlp_traces_total", outcome="detached_retrieval")
@@ -256,5 +246,5 @@ def test_a_crewai_crew_with_a_search_tool_under_openinference(sidecar: Sidecar) 
         QUESTION, ANSWER, ["capital of France"], 1)
     assert event.chunks == [Chunk(text=DOCS["kb-fr"] + "\n" + DOCS["kb-de"])]
     assert (event.model, event.usage) == (None, None)
-    record = judged(sidecar, "crewai")
+    record = sidecar.judged("crewai")
     assert (record["query"], record["answer"]) == (QUESTION, ANSWER)

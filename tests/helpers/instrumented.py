@@ -1,24 +1,41 @@
 """A sidecar that instrumented apps (instrumented_apps.py) report to, each app run in its own process, with the fake
-OpenAI server for the apps' LLM calls and the judge: test_instrumentations.py and test_agents.py each keep one for
-the module."""
+OpenAI server for the apps' LLM calls and the judge: test_instrumentations.py, test_agents.py and test_tool_agents.py
+each keep one for the module (running_sidecar)."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from helpers.fake_openai import FakeOpenAI
 from helpers.instrumented_apps import TESTS, app_command
 from helpers.metrics import Samples
-from helpers.sidecar import RagpulseProcess
+from helpers.sidecar import RagpulseProcess, start_ragpulse
+from helpers.waiting import wait_until
 
 from ragpulse._native import KeyFilter
 from ragpulse.collector.events import TraceEvent
 from ragpulse.sources.otlp.mapping import NotMapped, TraceMapper
 from ragpulse.sources.otlp.spans import Span, decode_protobuf
+
+
+@contextmanager
+def running_sidecar(tmp: Path) -> Iterator[Sidecar]:
+    """`ragpulse run` judging every trace (its records in a JSONL file), a short OTLP grace, and the fake OpenAI
+    server the apps and the judge talk to."""
+    results = tmp / "judgments.jsonl"
+    with FakeOpenAI() as fake:
+        rp = start_ragpulse(tmp, "--set", "otlp.grace_seconds=0.2", "--set", "judge.sample_rate=1.0",
+                            "--set", f"results.jsonl_path={results}")
+        try:
+            yield Sidecar(rp, results, fake, tmp)
+        finally:
+            rp.terminate()
 
 
 class Sidecar:
@@ -35,6 +52,11 @@ class Sidecar:
 
     def metrics(self) -> Samples:
         return self.rp.metrics()
+
+    def judged(self, app: str) -> dict[str, Any]:
+        """The app's one judgment record, once written."""
+        wait_until(lambda: len(self.records(app)) == 1, what=f"the {app} trace judged")
+        return self.records(app)[0]
 
     def run(self, app: str, service: str, **env: str) -> tuple[TraceEvent | NotMapped, dict[str, Any]]:
         """Run an app in its own process; the mapping of its query's trace (its largest), and what it saw."""
