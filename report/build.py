@@ -95,6 +95,24 @@ def _percent(value: float | None) -> str:
     return "not reported" if value is None else f"{100 * value:.1f}%"
 
 
+def _crossed(shares: dict[str, store.Share], when: str, limits: Thresholds) -> list[str]:
+    """The thresholds these shares cross: the hallucination rate's whole interval above its line (with enough
+    judgments), the fallback rate outside its healthy band (with enough traces)."""
+    found = []
+    hallucination = shares["hallucination"]
+    interval = hallucination.interval
+    if interval is not None and hallucination.n >= limits.min_judgments and interval.low > limits.hallucination:
+        found.append(f"{when}, the hallucination rate {_percent(interval.estimate)} (95% interval "
+                     f"{_percent(interval.low)} to {_percent(interval.high)}) is above the {limits.hallucination:.0%} "
+                     "threshold.")
+    fallback = shares["fallback"].interval
+    low, high = limits.fallback_band
+    if fallback is not None and shares["fallback"].n >= limits.fallback_min_traces and not low <= fallback.estimate <= high:
+        found.append(f"{when}, the fallback rate {_percent(fallback.estimate)} is outside its healthy band "
+                     f"{low:.0%}-{high:.0%}.")
+    return found
+
+
 def summary(found: dict[str, Any]) -> list[str]:
     """The page's first lines: what changed with the release, what crossed a threshold, in words."""
     figures: store.StoreFigures = found["figures"]
@@ -109,17 +127,10 @@ def summary(found: dict[str, Any]) -> list[str]:
                          f"{100 * row['change_high']:+.1f}; z = {row['z']:.1f}).")
         if not moved:
             lines.append(f"Release {comparison['after']} against {comparison['before']}: no significant change.")
-    crossed = []
-    hallucination = figures.overall["hallucination"]
-    interval = hallucination.interval
-    if interval is not None and hallucination.n >= limits.min_judgments and interval.low > limits.hallucination:
-        crossed.append(f"Hallucination rate {_percent(interval.estimate)} (95% interval {_percent(interval.low)} to "
-                     f"{_percent(interval.high)}) is above the {limits.hallucination:.0%} threshold.")
-    fallback = figures.overall["fallback"].interval
-    low, high = limits.fallback_band
-    if fallback is not None and figures.overall["fallback"].n >= limits.fallback_min_traces \
-            and not low <= fallback.estimate <= high:
-        crossed.append(f"Fallback rate {_percent(fallback.estimate)} is outside its healthy band {low:.0%}-{high:.0%}.")
+    crossed = _crossed(figures.overall, "Over the period", limits)
+    if comparison is not None:  # a rate over the whole period hides a release that crossed a line since
+        crossed += _crossed({row["indicator"]: store.Share(row["after"]["successes"], row["after"]["n"])
+                             for row in comparison["indicators"]}, f"In release {comparison['after']}", limits)
     for group in figures.calibration:
         if group["below_threshold"]:
             crossed.append(f"Judge {group['judge']} ({group['judge_model']}) agrees with the human reviews on "

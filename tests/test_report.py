@@ -98,6 +98,9 @@ def test_the_figures_are_the_stores_and_cover_the_injected_truth(filled) -> None
                         "context_utilisation": "unchanged"}
     assert found["release_starts"] == [(START + 30 * 60, "r2")]
     assert found["summary"][0].startswith("Release r2 against r1: hallucination worse, 4.4% → 18.5%")
+    # 11.5% over the period is under the 15% line; release r2's 18.5% is above it, whole interval and all
+    assert found["summary"][1:] == [
+        "In release r2, the hallucination rate 18.5% (95% interval 16.3% to 20.9%) is above the 15% threshold."]
     assert [case["stage"] for case in found["cases"]] == ["generation", "knowledge_gap"] * 4
     assert all(case["groundedness"] == 1 for case in found["cases"][::2])  # the worst generation cases: hallucinations
 
