@@ -1,11 +1,13 @@
 """Fast path in-process: decode + validate + the pipeline stages + Prometheus, events/s on one core.
 
     python bench/bench_fastpath.py [--events 200000] [--batch 500] [--stages default|bare|no_judge] [--per-stage]
+    python bench/bench_fastpath.py --payload FILE --repeats 1 --peer COMMIT [--rounds 3]
 
 default: the shipped configuration (dedup, fallback, local scorers, feedback join, judge sampler); no_judge:
 the same with judge.mode off (no sampler); bare:
 dedup, fallback and the exporter only (local_scorers.enabled false, judge.mode off, satisfaction.enabled false). The judge workers do not
-run here: the sampler's queue fills and the rest is counted as skipped, as under overload.
+run here: the sampler's queue fills and the rest is counted as skipped, as under overload. With --peer, this tree
+and another (the previous main, issue 47) in alternating rounds on the same payload file (bench/peer.py).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import asyncio
 import gc
 import platform
 import statistics
+import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -23,6 +26,7 @@ from typing import Any
 
 import msgspec
 from common import sized_events
+from peer import add_options, compare, write_figures
 from prometheus_client import CollectorRegistry
 
 from ragpulse.app.components import tune_gc
@@ -105,7 +109,7 @@ def measure(payload: list[bytes], batch: int, repeats: int, stages: str,
     return statistics.median(r[0] for r in results), statistics.median(r[1] for r in results)
 
 
-def run(events: int, batch: int, repeats: int, stages: str, payload_path: str | None, per_stage: bool) -> None:
+def run(events: int, batch: int, repeats: int, stages: str, payload_path: str | None, per_stage: bool) -> dict[str, float]:
     payload = load_payload(events, payload_path)
     mean_size = sum(map(len, payload)) / len(payload)
     spent: dict[str, float] | None = defaultdict(float) if per_stage else None
@@ -117,9 +121,11 @@ def run(events: int, batch: int, repeats: int, stages: str, payload_path: str | 
     print(f"fast path total : {events / (decode + process):>10,.0f} events/s  ({1e6 * (decode + process) / events:.1f} us/event)")
     for name, seconds in (spent or {}).items():
         print(f"  {name:<32} {1e6 * seconds / repeats / events:6.1f} us/event")
+    return {"fast path events/s": events / (decode + process), "decode+validate events/s": events / decode,
+            "pipeline stages events/s": events / process}
 
 
-if __name__ == "__main__":
+def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--events", type=int, default=200_000)
     parser.add_argument("--batch", type=int, default=500)
@@ -127,5 +133,22 @@ if __name__ == "__main__":
     parser.add_argument("--stages", choices=["default", "bare", "no_judge"], default="default")
     parser.add_argument("--per-stage", action="store_true", help="also time each stage (timers add ~0.2 us a call)")
     parser.add_argument("--payload", help="read the events from this file (NDJSON), or write them there first")
+    add_options(parser)
     args = parser.parse_args()
-    run(args.events, args.batch, args.repeats, args.stages, args.payload, args.per_stage)
+    if args.peer is None:
+        figures = run(args.events, args.batch, args.repeats, args.stages, args.payload, args.per_stage)
+        if args.figures_to:
+            write_figures(args.figures_to, figures)
+        return
+    if args.per_stage:
+        parser.error("--per-stage times one tree: leave it out of a --peer run")
+    with tempfile.TemporaryDirectory() as tmp:
+        payload = str(Path(args.payload or Path(tmp) / "events.ndjson").resolve())
+        load_payload(args.events, payload)  # written once here: both trees read these bytes
+        compare(Path(__file__).resolve(), ["--events", str(args.events), "--batch", str(args.batch), "--repeats",
+                                           str(args.repeats), "--stages", args.stages, "--payload", payload],
+                args.peer, args.rounds)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,13 +1,15 @@
 """OTLP ingest: spans/s into assembled events and metrics, over OTLP/HTTP (protobuf) and gRPC.
 
-    python bench/bench_otlp.py [--traces 20000] [--connections 4] [--phoenix PATH/TO/phoenix]
+    python bench/bench_otlp.py [--traces 20000] [--connections 4] [--payload FILE] [--phoenix PATH/TO/phoenix]
+    python bench/bench_otlp.py --traces 20000 --peer COMMIT [--rounds 3]
 
 LlamaIndex-shaped traces of 8 spans, in requests of up to 512 spans (the SDK's batch size),
 sent by a client process to a `ragpulse run` subprocess; the clock stops when
 ragpulse_traces_total reaches the number of traces. With --phoenix the same payload goes to
 Arize Phoenix (`phoenix serve`, installed in a virtualenv of its own with `pip install
 arize-phoenix`; its OTLP/HTTP and gRPC endpoints) in the same run; its clock stops when its
-GraphQL API counts every span stored.
+GraphQL API counts every span stored. With --peer, this tree and another (a commit or a directory) in alternating
+rounds on the same payload file, the `ragpulse run` of each (bench/peer.py).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import os
 import platform
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -32,6 +35,26 @@ from common import counter_total, free_port
 from helpers.otlp_payload import SPANS_PER_TRACE, batches
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2_grpc
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from peer import add_options, compare, write_figures
+
+
+def load_requests(traces: int, path: str | None) -> list[bytes]:
+    """The payload's requests, from `path` when it exists (so two versions of ragpulse get the same bytes), else
+    made (and written there): the number of traces, then each request's length and protobuf body."""
+    if path and Path(path).exists():
+        data = Path(path).read_bytes()
+        (stored,) = struct.unpack_from(">Q", data)
+        assert stored == traces, f"{path} holds {stored} traces, not {traces}"
+        bodies, offset = [], 8
+        while offset < len(data):
+            (size,) = struct.unpack_from(">I", data, offset)
+            bodies.append(data[offset + 4 : offset + 4 + size])
+            offset += 4 + size
+        return bodies
+    bodies = batches(traces)
+    if path:
+        Path(path).write_bytes(struct.pack(">Q", traces) + b"".join(struct.pack(">I", len(b)) + b for b in bodies))
+    return bodies
 
 
 async def post_http(url: str, bodies: list[bytes], connections: int) -> None:
@@ -152,17 +175,32 @@ def main() -> None:
     parser.add_argument("--traces", type=int, default=20_000)
     parser.add_argument("--connections", type=int, default=4)
     parser.add_argument("--phoenix", help="path of the `phoenix` command, to measure Arize Phoenix on the same payload")
+    parser.add_argument("--payload", help="read the requests from this file, or write them there first")
+    add_options(parser)
     args = parser.parse_args()
-    bodies = batches(args.traces)
+    if args.peer is not None:
+        if args.phoenix:
+            parser.error("--phoenix and --peer: one peer a run")
+        with tempfile.TemporaryDirectory() as tmp:
+            payload = str(Path(args.payload or Path(tmp) / "requests.bin").resolve())
+            load_requests(args.traces, payload)  # written once here: both trees get these bytes
+            compare(Path(__file__).resolve(), ["--traces", str(args.traces), "--connections", str(args.connections),
+                                               "--payload", payload], args.peer, args.rounds)
+        return
+    bodies = load_requests(args.traces, args.payload)
     spans = args.traces * SPANS_PER_TRACE
     print(f"python {platform.python_version()}, {args.traces} traces x {SPANS_PER_TRACE} spans = {spans} spans "
           f"in {len(bodies)} requests of <= 512 spans ({sum(map(len, bodies)) / len(bodies) / 1024:.0f} KiB each)")
+    figures = {}
     for protocol in ("http", "grpc"):
         ours = ragpulse_run(protocol, bodies, args.traces, args.connections)
+        figures[f"OTLP/{protocol} spans/s"] = spans / ours
         print(f"ragpulse OTLP/{protocol:4}: {spans / ours:>9,.0f} spans/s  ({args.traces / ours:,.0f} traces/s, {ours:.2f} s)")
         if args.phoenix:
             theirs = phoenix_run(args.phoenix, protocol, bodies, spans, args.connections)
             print(f"Phoenix  OTLP/{protocol:4}: {spans / theirs:>9,.0f} spans/s  ({theirs:.2f} s)  -> ragpulse {theirs / ours:.1f}x")
+    if args.figures_to:
+        write_figures(args.figures_to, figures)
 
 
 if __name__ == "__main__":
