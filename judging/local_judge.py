@@ -60,7 +60,8 @@ from ragpulse.scorers.text import Clause, clause, is_chatter, name_stems, questi
 # verdict from a model of the claims' evidence (judging/judge_model.py), refusals recognised (scorers/refusal.py: a
 # refusal is never a hallucination, a partial refusal's claims are judged), issue 44's analysis (words that hold a
 # negator such as 未来, 2023年 a year, "once" a conjunction, "Based on the passage, here is …:" lead-ins, no swap for a
-# rewording, an announced addition or a claim with under a fifth of its terms in the context is not in it).
+# rewording or for words left out beside the context's own, an announced addition or a claim with under a fifth of
+# its terms in the context is not in it, numbers in words to ninety-nine and "one" evidence for a digit).
 # Calibration is per version: a new one starts uncalibrated.
 PROMPT_VERSION = "claims.v5"
 _SUPPORTED_AT_LEAST = 0.5  # share of a claim's terms in the context
@@ -135,6 +136,15 @@ class _Context:
                 self._statements.append(tuple(map(self.clause, range(start, start + size))))
                 start += size
         return self._statements
+
+    def beside(self, position: int | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The sequences of the clauses just before and just after this one in its chunk (empty at its ends)."""
+        if position is None:
+            return (), ()
+        owner, near = self.owners[position], (position - 1, position + 1)
+        before, after = (self.clause(p).sequence if 0 <= p < len(self.owners) and self.owners[p] == owner else ()
+                         for p in near)
+        return before, after
 
     def holding(self, key: str) -> list[int]:
         """Positions of the clauses that have this term."""
@@ -401,7 +411,7 @@ class LocalJudge:
                     return verdict("contradicted", f'the context says the opposite: "{holders[0].text}"', 1, "negated_term")
         if (aligned_share >= _SWAP_ALIGNED_AT_LEAST and 0 < len(claim.terms - aligned.terms) <= _SWAP_MAX_TERMS
                 and 0 < len(aligned.terms - claim.terms) <= _SWAP_MAX_TERMS
-                and (swap := substitution(claim, aligned, where.statements))):
+                and (swap := substitution(claim, aligned, where.statements, lambda: where.beside(best)))):
             moved, replaced = swap
             return verdict("contradicted", f"says {moved} where the context says {replaced}", 1, "swap")
         if missing_quantities:

@@ -19,12 +19,13 @@ def _spell(tokens: Sequence[str]) -> str:
     return "".join(tokens) if all(len(t) == 1 and t > "\u33ff" for t in tokens) else " ".join(tokens)
 
 
-def substitution(claim: Clause, aligned: Clause,
-                 statements: Callable[[], Sequence[tuple[Clause, ...]]]) -> tuple[str, str] | None:
+def substitution(claim: Clause, aligned: Clause, statements: Callable[[], Sequence[tuple[Clause, ...]]],
+                 beside: Callable[[], tuple[Sequence[str], Sequence[str]]]) -> tuple[str, str] | None:
     """The aligned clause word for word but for one span replaced by words the context says in another
     statement, never in the same one: the Munich store's hours given as the Berlin store's, 上海门店
     for 北京门店, standard shipping's price given as express shipping's. `statements` gives the chunks'
-    sentences as their clauses (made only when the rest holds)."""
+    sentences as their clauses, `beside` the sequences of the clauses just before and after the aligned one in
+    its chunk (both made only when the rest holds)."""
     if not one_span_apart(claim.sequence, aligned.sequence):
         return None
     changes = [op for op in SequenceMatcher(None, claim.sequence, aligned.sequence, autojunk=False).get_opcodes()
@@ -39,7 +40,8 @@ def substitution(claim: Clause, aligned: Clause,
     moved, replaced = _spell(claim.sequence[i1:i2]), _spell(aligned.sequence[j1:j2])
     if len(moved) < 2 or len(replaced) < 2:  # one character (内 for 支持) is no thing of its own
         return None
-    if _same_thing(claim.sequence[i1:i2], aligned.sequence[j1:j2]):
+    if _same_thing(claim.sequence[i1:i2], aligned.sequence[j1:j2]) or _left_out(claim.sequence[i1:i2], aligned, j1, j2,
+                                                                                 beside):
         return None
     sentences = statements()
     said = [any(_says(c, moved) for c in statement) for statement in sentences]
@@ -65,6 +67,18 @@ def _same_thing(moved: Sequence[str], replaced: Sequence[str]) -> bool:
     if len(moved) == len(replaced) == 1 and min(len(moved[0]), len(replaced[0])) >= 3:
         return moved[0].startswith(replaced[0]) or replaced[0].startswith(moved[0])
     return False
+
+
+def _left_out(moved: Sequence[str], aligned: Clause, j1: int, j2: int,
+              beside: Callable[[], tuple[Sequence[str], Sequence[str]]]) -> bool:
+    """Whether the moved span is the context's own words right beside the replaced one, in the clause before or after
+    the aligned clause: the claim leaves words out, two things trade no places ("ireland (; ; ulster-scots: ) is an
+    island", cut at its semicolons, read "ireland is an island" as Ireland put where the context says Ulster-Scots)."""
+    if j1 > 0 and j2 < len(aligned.sequence):
+        return False
+    before, after = beside()
+    return ((j1 == 0 and tuple(before[len(before) - len(moved):]) == tuple(moved))
+            or (j2 == len(aligned.sequence) and tuple(after[:len(moved)]) == tuple(moved)))
 
 
 def one_span_apart(claim: Sequence[str], aligned: Sequence[str]) -> bool:

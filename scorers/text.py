@@ -102,17 +102,27 @@ _EN_UNITS.update({
     "point": ("points", 1.0), "points": ("points", 1.0),
 })
 _CURRENCY_SIGN = {"$": "usd", "€": "eur", "£": "gbp", "¥": "cny", "￥": "cny"}
+_ONES = "one two three four five six seven eight nine".split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+# One to ninety-nine in words, as a number in digits is compared: "thirteen members" are 13 members, "twenty-one
+# titles" 21 titles (the teens, seventy, eighty and the hyphenated ones were missing: 13 read as not in the context).
 _NUMBER_WORDS = {
-    "one": 1.0, "two": 2.0, "three": 3.0, "four": 4.0, "five": 5.0, "six": 6.0, "seven": 7.0,
-    "eight": 8.0, "nine": 9.0, "ten": 10.0, "eleven": 11.0, "twelve": 12.0, "fifteen": 15.0, "twenty": 20.0,
-    "thirty": 30.0, "forty": 40.0, "fifty": 50.0, "sixty": 60.0, "ninety": 90.0, "hundred": 100.0,
-    "half a": 0.5, "half an": 0.5,
+    **{word: float(value) for value, word in enumerate(_ONES + "ten eleven twelve thirteen fourteen fifteen sixteen "
+                                                                "seventeen eighteen nineteen".split(), start=1)},
+    **{tens: float(value) for value, tens in zip(range(20, 100, 10), _TENS)},
+    **{f"{tens}-{unit}": float(ten_value + value) for ten_value, tens in zip(range(20, 100, 10), _TENS)
+       for value, unit in enumerate(_ONES, start=1)},
+    "hundred": 100.0, "half a": 0.5, "half an": 0.5,
 }
 _SCALES = {"hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _SCALE = "|".join(_SCALES)
 # A number in digits or words, times a scale word: "1.5 million", "two hundred", "a trillion".
-_EN_NUM = (rf"(?:(?:{_NUM}|" + "|".join(sorted(map(re.escape, _NUMBER_WORDS), key=len, reverse=True))
+# A tens word is never the start of its hyphenated number: "eighty-five percent" is no range from 80 to 5.
+_WHOLE_TENS = rf"(?!-(?:{'|'.join(_ONES)})\b)"
+_EN_NUM = (rf"(?:(?:{_NUM}|(?:{'|'.join(_TENS)})-(?:{'|'.join(_ONES)})|"
+           + "|".join(re.escape(word) + (_WHOLE_TENS if word in _TENS else "")
+                      for word in sorted(_NUMBER_WORDS, key=len, reverse=True) if "-" not in word)
            + rf")(?:\s+(?:{_SCALE})\b)?|\ban?\s+(?:{_SCALE})\b)")
 _EN_UNIT = "|".join(sorted(map(re.escape, _EN_UNITS), key=len, reverse=True))
 _EN_QUANTITY = re.compile(
@@ -129,11 +139,13 @@ _EN_QUANTITY = re.compile(
 )
 # Where a quantity can start: the full pattern is tried only there, and only in a clause with a digit, a currency
 # sign or one of these words.
-_QUANTITY_WORDS_FIRST = frozenset({name.split()[0] for name in _NUMBER_WORDS} | {"per", "every", "each", "once", "twice",
-                                                                                *_SCALES})
-_QUANTITY_START = re.compile(r"[\d$€£¥￥]|\b(?:" + "|".join(sorted({name.split()[0] for name in _NUMBER_WORDS} | {
+_FIRST_WORDS = {re.split(r"[\s-]", name)[0] for name in _NUMBER_WORDS}  # "twenty-one" starts at "twenty"
+_QUANTITY_WORDS_FIRST = frozenset(_FIRST_WORDS | {"per", "every", "each", "once", "twice", *_SCALES})
+_QUANTITY_START = re.compile(r"[\d$€£¥￥]|\b(?:" + "|".join(sorted(_FIRST_WORDS | {
     "per", "every", "each", "once", "twice"})) + rf"|an?\s+(?:{_SCALE}))\b")
-_NOT_COUNTS = frozenset(("one", "half a", "half an"))
+# "Half a" is no count ("half a dozen"); "one" is read as spelled numbers are, evidence and no claim ("one of the
+# best"): the context's "number one hit" is what an answer's "number 1 hit" says (it was contradicted by 1956).
+_NOT_COUNTS = frozenset(("half a", "half an"))
 _CJK_NEXT = re.compile(rf"\s*[{CJK}]")
 CJK_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _CJK_UNITS: dict[str, tuple[str, float]] = {
@@ -175,7 +187,7 @@ _CJK_WEEK = re.compile("星期|礼拜")
 
 # A quantity's words are not terms of their own: "two weeks" is the quantity 14 days, not "week".
 _QUANTITY_WORDS = frozenset(stem_words([word for word in (*_EN_UNITS, *_NUMBER_WORDS, *_SCALES, "once", "twice", "per", "every", "old")
-                                         if " " not in word]))
+                                         if " " not in word and "-" not in word]))
 
 
 class Clause(msgspec.Struct, frozen=True, gc=False):

@@ -222,3 +222,40 @@ def test_an_invented_service_and_an_invented_rule_are_hallucinations() -> None:
     split = judged("When will my order ship?", "Standard shipping takes 3 to 5 business days. Orders with several items "
                    "are always split into separate parcels.", SHIPPING, INTERNATIONAL)
     assert split.hallucination and verdicts(split) == ["supported", "not_in_context"], split.groundedness_reason
+
+
+@pytest.mark.parametrize(("answer", "context"), [
+    ("Heartbreak Hotel became a number 1 hit in the United States.",
+     "Heartbreak Hotel was released in January 1956 and became a number one hit in the United States."),
+    ("The band has 13 members.", "The band has thirteen members and was formed in 1998."),
+    ("The club won 21 titles.", "Founded in 1902, the club has won twenty-one titles."),
+])
+def test_a_number_in_digits_is_the_same_number_in_words(answer: str, context: str) -> None:
+    """The context's number in words is evidence for the claim's in digits: "number 1" was contradicted by 1956."""
+    result = judged("Tell me more.", answer, context)
+    assert verdicts(result) == ["supported"], result.groundedness_reason
+
+
+def test_numbers_in_words_are_read_to_their_value() -> None:
+    assert clause("a number one hit").spelled == {("count", 1.0)}
+    assert clause("thirteen members").spelled == {("count", 13.0)}
+    assert clause("seventeen years").quantities == {("duration", 17 * 525960.0)}
+    assert clause("twenty-one titles").spelled == {("count", 21.0)}
+    assert clause("eighty-five percent").quantities == {("percent", 85.0)}
+
+
+def test_words_left_out_beside_the_name_the_context_gives_are_no_swap() -> None:
+    """The context's sentence is cut at its semicolons ("ireland (" and "ulster-scots: ) is an island…"): the claim's
+    "ireland" is the context's word right before the aligned clause's "ulster-scots", left out; nothing moved."""
+    result = judged("What is Ireland?", "ireland is an island in the north atlantic.",
+                    "ireland (; ; ulster-scots: ) is an island in the north atlantic.")
+    assert verdicts(result) == ["supported"], result.groundedness_reason
+
+
+def test_a_swap_from_the_sentence_before_is_still_caught() -> None:
+    """The Munich store is said just before the Berlin store's hours, but not beside "Berlin": a swap."""
+    stores = ("The Munich store closes at 6 pm on Saturdays. Our Berlin store is open Monday to Saturday from 9 am to "
+              "8 pm.")
+    result = judged("When is the Munich store open?", "The Munich store is open Monday to Saturday from 9 am to 8 pm.",
+                    stores)
+    assert result.claims[0].reason.startswith("says munich where the context says berlin"), result.groundedness_reason

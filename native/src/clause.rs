@@ -187,8 +187,8 @@ impl Analyser {
                 let value = found(&m, "value").unwrap_or("");
                 match found(&m, "unit") {
                     None => {
-                        // A bare number, in digits or words; "a", "one" and "half" are words more often than
-                        // counts, and "7 天" is the Chinese parser's 7 days.
+                        // A bare number, in digits or words (words are evidence, no claim: "one" is a pronoun as
+                        // often as a count); "half a" is no count, and "7 天" is the Chinese parser's 7 days.
                         let end = m.get(0).expect("group 0").end();
                         let cjk_next = matches!(self.patterns.cjk_next.captures_from_pos(text, end), Ok(Some(c)) if c.get(1).is_some());
                         if !tables.not_counts.contains(value) && !cjk_next {
