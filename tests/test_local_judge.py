@@ -47,21 +47,21 @@ def judged(question: str, answer: str, *chunks: str, local: LocalJudge | None = 
 @pytest.mark.unit
 def test_the_labelled_table() -> None:
     """170 cases, 75 of them Chinese. claims.v5 (the answer's verdict from the model fitted on public benchmarks,
-    issue 44): recall 0.756 at precision 0.958 (first fit: 0.589 at 0.930), from 0.867 at 1.0 with claims.v4's cascade.
+    issue 44): recall 0.756 at precision 0.944 (0.958 before numbers in words were read; first fit: 0.589 at 0.930), from 0.867 at 1.0 with claims.v4's cascade.
     A contradicted claim's terms now count half as support, which brings back the English flipped negations and
     most English swaps; the Chinese ones stay missed (7 negations, 5 swaps): on OCNLI a contradiction the rules find is hallucinated no more often than
     any answer, so the model gives it no weight (docs/benchmarks-log.md)."""
     result = OWN_TABLE.evaluate(OWN_TABLE.TABLES[0])
     assert result.cases == 170 and not result.unexpected_fallbacks
-    assert (result.judge.tp, result.judge.fp, result.judge.fn, result.judge.tn) == (68, 3, 22, 62)  # first fit 53, 4, 37, 61; v4: 78, 0, 12, 65
+    assert (result.judge.tp, result.judge.fp, result.judge.fn, result.judge.tn) == (68, 4, 22, 61)  # before numbers in words: 68, 3, 22, 62; first fit 53, 4, 37, 61; v4: 78, 0, 12, 65
     # first fit: 4 paraphrased, 6 added, 4 numbers, 2 units, 15 negations, 10 swaps; v4: 7 added, 1 negation, 3 swaps, 1 general
     assert {kind: n for kind, n in result.wrong_by_kind.items() if n} == {
-        "paraphrased": 3, "added_claim": 6, "changed_number": 1, "changed_unit": 1, "flipped_negation": 7,
+        "paraphrased": 4, "added_claim": 6, "changed_number": 1, "changed_unit": 1, "flipped_negation": 7,
         "swapped_entity": 7}
-    assert round(result.judge_auroc, 4) == 0.918  # first fit 0.8142; v4: 0.9774
+    assert round(result.judge_auroc, 4) == 0.9202  # 0.918 before numbers in words; first fit 0.8142; v4: 0.9774
     assert result.stages == Counter({  # first fit: generation->generation 43, ->none 34; none->none 61, ->generation 2
         ("generation", "generation"): 57, ("generation", "none"): 20, ("generation", "retrieval"): 3,
-        ("knowledge_gap", "knowledge_gap"): 7, ("none", "none"): 62, ("none", "generation"): 1, ("none", "retrieval"): 2,
+        ("knowledge_gap", "knowledge_gap"): 7, ("none", "none"): 61, ("none", "generation"): 2, ("none", "retrieval"): 2,
         ("over_refusal", "over_refusal"): 8, ("retrieval", "generation"): 1, ("retrieval", "retrieval"): 9,
     })
     # the fast path's lexical flag on the same cases: what decides which traces are judged first
@@ -276,7 +276,7 @@ def test_a_running_sidecar_records_the_local_judges_claims(ragpulse_factory: Fac
     # the verdict and the judge's confidence in it travel with the record (claims.v5: the model's p(unsupported) for
     # a hallucination, 1 - p for a grounded answer; claims.v4: 0.75 and 1.0)
     assert (added["verdict"], added["confidence"], readme["verdict"], readme["confidence"]) == (
-        "hallucination", 0.968, "grounded", 0.843)  # refit 0.968, 0.84 (partial refusals' claims judged); first fit 0.955, 0.848
+        "hallucination", 0.992, "grounded", 0.845)  # refit on numbers in words; before 0.968, 0.843; first fit 0.955, 0.848
 
 
 @pytest.mark.unit
@@ -330,7 +330,7 @@ def test_weak_evidence_is_an_uncertain_claim_that_the_model_weighs() -> None:
     verdict = judged("What did the report find?", "Researchers observed a sharp decline in regional bee colonies.",
                      "The survey counted fewer bee colonies in the region this spring than in any year before.")
     assert verdicts(verdict) == (True, ["uncertain"]), verdict.groundedness_reason
-    assert (verdict.groundedness, verdict.groundedness_verdict, verdict.confidence) == (1, "hallucination", 0.959)  # first fit 0.964
+    assert (verdict.groundedness, verdict.groundedness_verdict, verdict.confidence) == (1, "hallucination", 0.963)  # before numbers in words 0.959; first fit 0.964
     assert "1 uncertain; p(unsupported)=0.96, hallucination: most from support_pooled" in verdict.groundedness_reason
 
 
@@ -340,18 +340,18 @@ def test_a_claim_with_none_of_its_words_in_the_context_is_unsupported() -> None:
                      "Returns are accepted within 14 days of delivery.")
     assert verdicts(verdict) == (True, ["supported", "not_in_context"]), verdict.groundedness_reason
     assert "none of its 5 terms" in verdict.claims[1].reason  # loyalty, member, free, gift, wrap
-    assert verdict.confidence == 0.994  # v5: p(unsupported), the model's (first fit 0.995; v4: 0.75, 0.5 + 5 terms / 20)
+    assert verdict.confidence == 0.995  # v5: p(unsupported), the model's (0.994 before numbers in words; v4: 0.75, 0.5 + 5 terms / 20)
 
 
 @pytest.mark.unit
 def test_a_supported_answer_is_confident_and_a_contradiction_more_so_the_closer_it_copies() -> None:
     context = "Accidental damage is not covered by the standard warranty."
     grounded = judged("Is accidental damage covered?", "Accidental damage is not covered by the standard warranty.", context)
-    assert (grounded.groundedness_verdict, grounded.confidence) == ("grounded", 0.843)  # v5: 1 - p (refit 0.84, first fit 0.848; v4: 1.0)
+    assert (grounded.groundedness_verdict, grounded.confidence) == ("grounded", 0.845)  # v5: 1 - p (0.843 before numbers in words, first fit 0.848; v4: 1.0)
     contradicted = judged("Is accidental damage covered?", "Accidental damage is covered by the standard warranty.", context)
     # v5: a contradicted claim's terms count half as support (judging/judge_features.py), p 0.93; the first fit missed
     # it (grounded, p 0.24): a flipped copy of the context's words is rare in the public benchmarks; v4: confidence 1.0
-    assert verdicts(contradicted) == (True, ["contradicted"]) and contradicted.confidence == 0.928
+    assert verdicts(contradicted) == (True, ["contradicted"]) and contradicted.confidence == 0.933  # 0.928 before numbers in words
 
 
 @pytest.mark.unit
