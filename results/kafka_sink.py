@@ -7,6 +7,7 @@ written meanwhile, each counted as a sink error.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import msgspec
@@ -14,6 +15,8 @@ from kafka import KafkaProducer
 from kafka.errors import KafkaError
 
 from ragpulse.judging import Record, Select, judgments_only
+
+CLOSE_SECONDS = 5.0
 
 
 class KafkaResultsSink:
@@ -38,7 +41,11 @@ class KafkaResultsSink:
             raise OSError(f"kafka results topic {self._topic}: {exc}") from exc
 
     def close(self) -> None:
+        """Flushes and closes within CLOSE_SECONDS in all: a broker that is away holds a stop no longer."""
         if self._producer is not None:
             producer, self._producer = self._producer, None
-            producer.flush(timeout=5)
-            producer.close(timeout=5)
+            deadline = time.monotonic() + CLOSE_SECONDS
+            try:
+                producer.flush(timeout=CLOSE_SECONDS)  # a timeout raises: the writer logs the sink's failed close
+            finally:
+                producer.close(timeout=max(0.0, deadline - time.monotonic()))
