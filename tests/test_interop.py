@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.browser import caller, page
 from helpers.events import ndjson, trace
 from helpers.fake_openai import FakeOpenAI
 from helpers.instrumented_apps import JUDGED_QUESTIONS, TESTS, app_command
@@ -325,25 +326,8 @@ def test_phoenix_shows_one_ragpulse_annotation_per_judged_span_and_metric(
 def screenshot(url: str, path: Path) -> None:
     """The page as headless Chromium (Debian's chromium) renders it, with its annotations panel opened (a click
     through the DevTools protocol, over aiohttp's websocket client)."""
-    port = free_port()
-    browser = subprocess.Popen(["chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                                f"--remote-debugging-port={port}", "--window-size=1600,1000", "about:blank"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_until(lambda: _devtools_page(port) is not None, timeout=30, what="Chromium's DevTools endpoint")
-        png = asyncio.run(_open_and_shoot(_devtools_page(port) or "", url))
-        path.write_bytes(png)
-    finally:
-        browser.terminate()
-        browser.wait(30)
-
-
-def _devtools_page(port: int) -> str | None:
-    try:
-        pages = json.loads(http("GET", f"http://127.0.0.1:{port}/json/list").body)
-    except OSError:
-        return None
-    return next((page["webSocketDebuggerUrl"] for page in pages if page.get("type") == "page"), None)
+    with page(1600, 1000) as websocket_url:
+        path.write_bytes(asyncio.run(_open_and_shoot(websocket_url, url)))
 
 
 async def _open_and_shoot(websocket_url: str, url: str) -> bytes:
@@ -352,16 +336,7 @@ async def _open_and_shoot(websocket_url: str, url: str) -> bytes:
     import aiohttp
 
     async with aiohttp.ClientSession() as session, session.ws_connect(websocket_url, max_msg_size=0) as ws:
-        ids = iter(range(1, 1_000))
-
-        async def call(method: str, **params: Any) -> dict[str, Any]:
-            number = next(ids)
-            await ws.send_json({"id": number, "method": method, "params": params})
-            async for message in ws:
-                answer = json.loads(message.data)
-                if answer.get("id") == number:
-                    return answer.get("result", {})
-            raise AssertionError("Chromium closed the DevTools connection")
+        call = caller(ws)
 
         async def evaluate(script: str) -> Any:
             return (await call("Runtime.evaluate", expression=script, returnByValue=True)).get("result", {}).get("value")

@@ -8,6 +8,8 @@ import base64
 import json
 import shutil
 import subprocess
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,18 +24,41 @@ def chromium() -> str:
     return found
 
 
-def render(url: str, script: str, *, width: int = 1200) -> tuple[Any, bytes]:
-    """`script`'s value on the loaded page, and a PNG of the whole page at `width` CSS pixels."""
+@contextmanager
+def page(width: int, height: int = 900) -> Iterator[str]:
+    """Headless Chromium showing one blank page at `width` x `height` CSS pixels: the page's DevTools websocket URL."""
     port = free_port()
     browser = subprocess.Popen([chromium(), "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                                f"--remote-debugging-port={port}", f"--window-size={width},900", "about:blank"],
+                                f"--remote-debugging-port={port}", f"--window-size={width},{height}", "about:blank"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_until(lambda: _page(port) is not None, timeout=30, what="Chromium's DevTools endpoint")
-        return asyncio.run(_render(_page(port) or "", url, script, width))
+        yield _page(port) or ""
     finally:
         browser.terminate()
         browser.wait(30)
+
+
+def caller(ws: aiohttp.ClientWebSocketResponse) -> Callable[..., Awaitable[dict[str, Any]]]:
+    """`call(method, **params)`: one DevTools command over `ws`, its result."""
+    ids = iter(range(1, 1_000))
+
+    async def call(method: str, **params: Any) -> dict[str, Any]:
+        number = next(ids)
+        await ws.send_json({"id": number, "method": method, "params": params})
+        async for message in ws:
+            answer = json.loads(message.data)
+            if answer.get("id") == number:
+                return answer.get("result", {})
+        raise AssertionError("Chromium closed the DevTools connection")
+
+    return call
+
+
+def render(url: str, script: str, *, width: int = 1200) -> tuple[Any, bytes]:
+    """`script`'s value on the loaded page, and a PNG of the whole page at `width` CSS pixels."""
+    with page(width) as websocket_url:
+        return asyncio.run(_render(websocket_url, url, script, width))
 
 
 def _page(port: int) -> str | None:
@@ -46,17 +71,7 @@ def _page(port: int) -> str | None:
 
 async def _render(websocket_url: str, url: str, script: str, width: int) -> tuple[Any, bytes]:
     async with aiohttp.ClientSession() as session, session.ws_connect(websocket_url, max_msg_size=0) as ws:
-        ids = iter(range(1, 1_000))
-
-        async def call(method: str, **params: Any) -> dict[str, Any]:
-            number = next(ids)
-            await ws.send_json({"id": number, "method": method, "params": params})
-            async for message in ws:
-                answer = json.loads(message.data)
-                if answer.get("id") == number:
-                    return answer.get("result", {})
-            raise AssertionError("Chromium closed the DevTools connection")
-
+        call = caller(ws)
         await call("Page.enable")
         await call("Page.navigate", url=url)
         async for message in ws:  # the page and everything it holds are loaded
