@@ -224,6 +224,36 @@ def ece(probabilities: np.ndarray, positives: np.ndarray, bins: int = 10) -> flo
                      for b in range(bins) if (which == b).any()) / len(probabilities))
 
 
+def paired_difference(first: np.ndarray, second: np.ndarray, positives: np.ndarray, rounds: int,
+                      seed: int) -> tuple[float, float, float]:
+    """AUROC(first) - AUROC(second) on the same rows, with the 2.5th and 97.5th percentiles of that difference over
+    `rounds` resamples of the rows (paired: both scorers on each resample)."""
+    rng = np.random.default_rng(seed)
+    draws = [auroc(first[i], positives[i]) - auroc(second[i], positives[i])
+             for i in (rng.integers(0, len(first), len(first)) for _ in range(rounds))]
+    low, high = np.nanpercentile(draws, [2.5, 97.5])
+    return auroc(first, positives) - auroc(second, positives), float(low), float(high)
+
+
+def compare(benchmarks: dict[str, list[Item]], first: Scorer, second: Scorer, *, trains: set[str], rounds: int = 1000,
+            seed: int = 0, held_out: bool = True) -> list[str]:
+    """A table of first's AUROC minus second's on each left-out benchmark's held-out half, fitted as run() fits them,
+    on the rows both score, with a paired bootstrap interval."""
+    lines = [f"| left out | n | AUROC, {first.name} minus {second.name} [95% CI, paired] |", "|---|---|---|"]
+    for left_out, items in benchmarks.items():
+        train = [i for name, part in benchmarks.items() if name != left_out and name in trains
+                 for i in part if not i.held_out]
+        first.fit(train)
+        second.fit(train)
+        pairs = [(i, a, b) for i in items if i.held_out == held_out
+                 if (a := first.verdict(i)) is not None and (b := second.verdict(i)) is not None]
+        positives = np.array([i.hallucinated for i, _, _ in pairs])
+        d, low, high = paired_difference(np.array([a.risk for _, a, _ in pairs]), np.array([b.risk for _, _, b in pairs]),
+                                         positives, rounds, seed)
+        lines.append(f"| {left_out} | {len(pairs):,} | {d:+.3f} [{low:+.3f}, {high:+.3f}] |")
+    return lines
+
+
 @dataclass(frozen=True, slots=True)
 class Row:
     benchmark: str
@@ -255,14 +285,14 @@ def measure(benchmark: str, scorer: str, rows: list[tuple[Item, Verdict]], round
 
 
 def run(benchmarks: dict[str, list[Item]], scorers: Sequence[Scorer], *, trains: set[str], rounds: int = 1000,
-        seed: int = 0) -> list[Row]:
+        seed: int = 0, held_out: bool = True) -> list[Row]:
     """Each benchmark left out in turn: every scorer fitted on the development halves of the `trains` benchmarks
-    but it, measured on its held-out half."""
+    but it, measured on its held-out half (held_out=False: its development half, where features are designed)."""
     rows = []
     for left_out, items in benchmarks.items():
         train = [i for name, part in benchmarks.items() if name != left_out and name in trains
                  for i in part if not i.held_out]
-        test = [i for i in items if i.held_out]
+        test = [i for i in items if i.held_out == held_out]
         for scorer in scorers:
             scorer.fit(train)
             judged = [(i, v) for i in test if (v := scorer.verdict(i)) is not None]

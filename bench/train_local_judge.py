@@ -1,8 +1,9 @@
 """Trains the local judge's model (judging/judge_model.py) on public human-labelled benchmarks, and measures it
 with each benchmark left out.
 
-    python bench/train_local_judge.py train --items /tmp/judge_items.jsonl [--out judging/model/local_judge.v1.json]
+    python bench/train_local_judge.py train --items /tmp/judge_items.jsonl [--out judging/model/local_judge.v2.json]
     python bench/train_local_judge.py lobo --items /tmp/judge_items.jsonl [--limit 3000] [--bootstrap 1000]
+                                                                     [--half development]
     (or --mirror DIR instead of --items: bench/judge_benchmarks.py loads the benchmarks)
 
 The items are bench/judge_benchmarks.py's; the model learns from the development halves only (Item.held_out is
@@ -18,7 +19,8 @@ set's faithful answers; the uncertain band around it holds UNCERTAIN of the trai
 with the features, on leave-one-benchmark-out runs over the development halves alone (docs/judging.md).
 
 `train` writes the model file (every benchmark's development half); `lobo` fits one model per left-out benchmark
-on the others' development halves and prints bench/lobo_judge.py's table for it beside the baselines.
+on the others' development halves and prints bench/lobo_judge.py's table for it beside the baselines, then
+its AUROC minus the lexical score's on each benchmark with a paired bootstrap interval.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from prometheus_client import CollectorRegistry
 
 from eval_local_judge import Item
 from judge_benchmarks import BENCHMARKS, load_all, read_dump, subsample
-from lobo_judge import Scorer, Verdict, baselines, run, table
+from lobo_judge import Lexical, Scorer, Verdict, baselines, compare, run, table
 from ragpulse.judging.judge_features import FEATURE_NAMES, FEATURES_VERSION
 from ragpulse.judging.judge_model import JudgeModel, TrainedOn
 from ragpulse.judging.local_judge import LocalJudge
@@ -43,9 +45,9 @@ from ragpulse.judging.local_judge import LocalJudge
 L2 = 1.0
 FALSE_POSITIVES = 0.10  # of the training set's faithful answers, at the threshold
 UNCERTAIN = 0.10  # of the training answers, in the band around the threshold
-VERSION = "local_judge.v1"
+VERSION = "local_judge.v2"
 NONNEGATIVE = ("contradicted_quantity", "contradicted_wording", "missing_quantity", "missing_name")
-COMMAND = "python bench/train_local_judge.py train --items /tmp/judge_items.jsonl --out judging/model/local_judge.v1.json"
+COMMAND = "python bench/train_local_judge.py train --items /tmp/judge_items.jsonl --out judging/model/local_judge.v2.json"
 
 
 class Features:
@@ -140,9 +142,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--items", type=Path, help="a dump of bench/judge_benchmarks.py (else --mirror is read)")
     parser.add_argument("--mirror", type=Path, default=Path("/work/.mirror"),
                         help="a folder of bare clones, DIR/<owner>+<name>/repo")
-    parser.add_argument("--out", type=Path, default=Path("judging/model/local_judge.v1.json"), help="train: the model file")
+    parser.add_argument("--out", type=Path, default=Path("judging/model/local_judge.v2.json"), help="train: the model file")
     parser.add_argument("--limit", type=int, default=3000, help="lobo: items per benchmark at most (by the id hash)")
     parser.add_argument("--bootstrap", type=int, default=1000, help="lobo: resamples for the AUROC interval")
+    parser.add_argument("--half", choices=("held-out", "development"), default="held-out",
+                        help="lobo: the left-out benchmark's half measured (design on the development halves)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     loaded = _load(args)
@@ -157,7 +161,10 @@ def main(argv: list[str]) -> int:
     else:
         benchmarks = {name: subsample(items, args.limit) for name, items in loaded.items()}
         scorers: list[Scorer] = [TrainedJudge(features), *(s for s in baselines() if not s.name.startswith("local judge"))]
-        print("\n".join(table(run(benchmarks, scorers, trains=trains, rounds=args.bootstrap), trains)))
+        held_out = args.half == "held-out"
+        print("\n".join(table(run(benchmarks, scorers, trains=trains, rounds=args.bootstrap, held_out=held_out), trains)))
+        print("\n" + "\n".join(compare(benchmarks, scorers[0], Lexical(), trains=trains, rounds=args.bootstrap,
+                                       held_out=held_out)))
     print(f"\n{time.perf_counter() - started:.0f} s", file=sys.stderr)
     return 0
 

@@ -2,9 +2,9 @@
 that an answer is unsupported by its context; the answer's verdict, its 1-5 groundedness and the reason's
 leading features come from it.
 
-Shipped as package data (judging/model/local_judge.v1.json), written by bench/train_local_judge.py from the
+Shipped as package data (judging/model/local_judge.v2.json), written by bench/train_local_judge.py from the
 development halves of public human-labelled benchmarks; the file names what it was trained on and the command
-that trained it. Pure Python at run time: eleven multiplications and an exponential.
+that trained it. Pure Python at run time: a dozen multiplications and an exponential.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ragpulse.errors import RagpulseError
 from ragpulse.judging.judge_features import FEATURE_NAMES, FEATURES_VERSION, ClaimEvidence, Rule, features
 from ragpulse.judging.verdicts import Claim, Judgment
 
-MODEL_FILE = "model/local_judge.v1.json"
+MODEL_FILE = "model/local_judge.v2.json"
 
 Verdict = Literal["hallucination", "uncertain", "grounded"]
 
@@ -98,11 +98,11 @@ _RULES_OF: dict[str, tuple[Rule, ...]] = {
 
 
 def set_groundedness(judgment: Judgment, model: JudgeModel, claims: Sequence[Claim],
-                     evidence: Sequence[ClaimEvidence]) -> None:
+                     evidence: Sequence[ClaimEvidence], lexical: float | None) -> None:
     """The answer's verdict, groundedness, confidence (that its verdict is right) and reason from the model's
     probability that it is unsupported; the claims (one at least) keep their own verdicts, the record of what the
     rules found. The reason names the features that moved the probability most, and the claim behind the first."""
-    x = features(evidence)
+    x = features(evidence, lexical)
     contributions = model.contributions(x)
     p = _sigmoid(model.intercept + sum(contributions))
     verdict = model.verdict(p)
@@ -116,7 +116,7 @@ def set_groundedness(judgment: Judgment, model: JudgeModel, claims: Sequence[Cla
     # of a language alike, from the training set's mix of languages.
     chinese = x[FEATURE_NAMES.index("chinese")] > 0
     named = [(c, name) for c, name in zip(contributions, model.features, strict=True)
-             if name != "chinese" and (chinese or name != "support_pooled_chinese")]
+             if name != "chinese" and (chinese or not name.endswith("_chinese"))]
     toward = {"hallucination": 1.0, "grounded": -1.0}.get(verdict)
     moved = sorted((c for c in named if toward is None or c[0] * toward > 0), key=lambda c: -abs(c[0]))[:2]
     reason = (f"{counts['supported']} of {len(claims)} claims supported, {counts['contradicted']} contradicted, "

@@ -36,22 +36,23 @@ from __future__ import annotations
 
 import re
 import time
-from collections import OrderedDict
 from collections.abc import Sequence
 from itertools import repeat
 
 import msgspec
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import CollectorRegistry, Histogram
 
 from ragpulse._native import ChunkContext
 from ragpulse.collector.events import TraceEvent
-from ragpulse.judging.chunk_analysis import MAX_CHARS, ChunkAnalysis, analyse, footprint
+from ragpulse.judging.chunk_analysis import MAX_CHARS, CachedChunk, ChunkAnalysis, ChunkCache
 from ragpulse.judging.judge_features import ClaimEvidence, Rule, features
 from ragpulse.judging.judge_model import JudgeModel, set_groundedness, shipped_model
 from ragpulse.judging.llm_judge import judged_citations, set_citation_verdicts
 from ragpulse.judging.substitution import substitution
 from ragpulse.judging.verdicts import Claim, Judgment, searches_differ
 from ragpulse.scorers.citations import Citations, event_citations, strip_markers
+from ragpulse.scorers.lexical import groundedness
+from ragpulse.scorers.declines import says_so, weigh
 from ragpulse.scorers.refusal import read
 from ragpulse.scorers.text import Clause, clause, is_chatter, name_stems, question_terms, size, supported_units
 
@@ -62,8 +63,10 @@ from ragpulse.scorers.text import Clause, clause, is_chatter, name_stems, questi
 # negator such as 未来, 2023年 a year, "once" a conjunction, "Based on the passage, here is …:" lead-ins, no swap for a
 # rewording or for words left out beside the context's own, an announced addition or a claim with under a fifth of
 # its terms in the context is not in it, numbers in words to ninety-nine and "one" evidence for a digit).
-# Calibration is per version: a new one starts uncalibrated.
-PROMPT_VERSION = "claims.v5"
+# v6: the model reads the fast path's lexical groundedness too (features.v2, local_judge.v2), a clause in which the
+# speaker declines in words no pattern lists is a refusal, and what is said around a refusal is no claim
+# (scorers/declines.py). Calibration is per version: a new one starts uncalibrated.
+PROMPT_VERSION = "claims.v6"
 _SUPPORTED_AT_LEAST = 0.5  # share of a claim's terms in the context
 _ALIGNED_AT_LEAST = 0.5  # share of a claim's terms in its aligned clause, for a polarity or swap verdict
 _AS_WELL = 0.1  # clauses within this Dice of the best align as well
@@ -86,6 +89,9 @@ _PREAMBLE = re.compile(rf"^\s*(?:(?:{_SOURCE_LEAD}[^\n:]{{0,200}}?,\s*)?(?:here(
                        rf"following (?:is|are))\b[^\n:]{{0,200}}:\s*|{_SOURCE_LEAD}[^\n:]{{0,200}}:[ \t]*(?:\n\s*|$))",
                        re.IGNORECASE)
 
+# The rules that run after missing_quantity (judge_features.Rule's order): their claims' numbers are in the context
+_NUMBERS_CHECKED = frozenset(("missing_name", "nothing", "addition", "little", "weak", "supported"))
+_TILDE = re.compile(r"[～~]+(?=[\u3400-\u9fff])")
 _DEMONYM_ENDINGS = ("ian", "ean", "ese", "ern", "ish", "an", "es", "ic")  # of stems: belgian, chines, western
 _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9+]+")
 _LIST_MARKER = re.compile(r"\(?\d{1,2}[.)]?")  # "1." of a numbered list is no claim
@@ -254,14 +260,6 @@ class LocalJudgeMetrics:
             "ragpulse_local_judge_duration_seconds", "Time the local judge took for one trace (claims, alignment, verdicts).",
             buckets=(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05), registry=registry,
         )
-        self.cache_evicted = Counter(
-            "ragpulse_local_judge_chunk_cache_evicted_total",
-            "Chunk analyses the local judge dropped for its entry or byte cap (least recently used first).", registry=registry,
-        )
-        self.cache_entries = Gauge("ragpulse_local_judge_chunk_cache_entries", "Chunk analyses the local judge holds.",
-                                   registry=registry)
-        self.cache_bytes = Gauge("ragpulse_local_judge_chunk_cache_bytes",
-                                 "Estimated bytes of the chunk analyses the local judge holds.", registry=registry)
 
 
 class LocalJudge:
@@ -274,10 +272,7 @@ class LocalJudge:
         measures the ones it fits); read when first needed, so that features() needs none."""
         self._metrics = LocalJudgeMetrics(registry)
         self._model = model
-        self._cache: OrderedDict[str, tuple[ChunkAnalysis, int]] = OrderedDict()
-        self._cache_entries = cache_entries
-        self._cache_max_bytes = cache_max_bytes
-        self._cache_bytes = 0
+        self._chunk = ChunkCache(registry, max_entries=cache_entries, max_bytes=cache_max_bytes)
 
     def judge(self, event: TraceEvent) -> Judgment:
         started = time.perf_counter()
@@ -287,7 +282,8 @@ class LocalJudge:
 
     def _judge(self, event: TraceEvent) -> Judgment:
         judgment = Judgment(trace_id=event.trace_id, judge_model=self.model, prompt_version=self.prompt_version)
-        chunks = [self._chunk(c.text) if c.text is not None else None for c in event.chunks or []]
+        cached = [self._chunk(c.text) if c.text is not None else None for c in event.chunks or []]
+        chunks = [c.analysis if c is not None else None for c in cached]
         question = question_terms(event.query[:MAX_CHARS])
         coverage = [c.topic_shared(question) / len(question) if c is not None and question else 0.0 for c in chunks]
         judgment.chunk_relevance = [_chunk_relevance(share) if c is not None else None for c, share in zip(chunks, coverage)]
@@ -298,11 +294,11 @@ class LocalJudge:
             return judgment
         cited = event_citations(event)
         answer = event.answer if cited is None else strip_markers(event.answer)
-        verdicts, refusals = self._judged(answer, where)
+        verdicts, refusals = self._judged(answer, where, event.query)
         judgment.claims = [v.claim for v in verdicts]
         judgment.used_chunks = sorted({v.chunk for v in verdicts if v.chunk is not None})
         if cited is not None:
-            set_citation_verdicts(judgment, cited, self._citation_checks(cited, chunks))
+            set_citation_verdicts(judgment, cited, self._citation_checks(cited, chunks, event.query))
         if searches_differ(event.query, event.retrieval_queries):
             _search_relevance(judgment, event.retrieval_queries or [], question)
         if not verdicts and refusals:
@@ -314,7 +310,7 @@ class LocalJudge:
             judgment.confidence, judgment.uncertain = 1.0, False
         else:
             set_groundedness(judgment, self._model or shipped_model(), [v.claim for v in verdicts],
-                             [v.evidence for v in verdicts])
+                             [v.evidence for v in verdicts], _lexical(answer, cached, verdicts, refusals))
         self._relevancy(judgment, event.answer, question, coverage, verdicts)
         if question:
             judgment.context_relevance_reason = f"the best chunk has {max(coverage, default=0.0):.0%} of the question's terms"
@@ -323,20 +319,22 @@ class LocalJudge:
     def features(self, event: TraceEvent) -> list[float] | None:
         """The vector the judge's model reads for this answer (judging/judge_features.py), as judge() computes it:
         None when no chunk has text or the answer makes no claim. What bench/train_local_judge.py fits on."""
-        where = _where([self._chunk(c.text) if c.text is not None else None for c in event.chunks or []])
+        cached = [self._chunk(c.text) if c.text is not None else None for c in event.chunks or []]
+        where = _where([c.analysis if c is not None else None for c in cached])
         if where is None:
             return None
         answer = event.answer if event_citations(event) is None else strip_markers(event.answer)
-        verdicts = self._judged(answer, where)[0]
-        return features([v.evidence for v in verdicts]) if verdicts else None
+        verdicts, refusals = self._judged(answer, where, event.query)
+        return features([v.evidence for v in verdicts], _lexical(answer, cached, verdicts, refusals)) if verdicts else None
 
-    def _citation_checks(self, cited: Citations, chunks: list[ChunkAnalysis | None]) -> dict[int, tuple[str, str]]:
+    def _citation_checks(self, cited: Citations, chunks: list[ChunkAnalysis | None],
+                         question: str) -> dict[int, tuple[str, str]]:
         """Each judged cited sentence's claims against the chunks it cites, and only those: (verdict, reason) by
         its index among those that cite a retrieved chunk."""
         checks: dict[int, tuple[str, str]] = {}
         for index, sentence in enumerate(s for s in judged_citations(cited) if s.chunks):
             where = _where([c if i in sentence.chunks else None for i, c in enumerate(chunks)])
-            verdicts = self._judged(sentence.sentence, where)[0] if where else []
+            verdicts = self._judged(sentence.sentence, where, question)[0] if where else []
             faults = [v for v in verdicts if v.claim.verdict in ("contradicted", "not_in_context")]
             if where is None:
                 checks[index] = ("uncertain", "the cited chunks have no text")
@@ -348,21 +346,35 @@ class LocalJudge:
                 checks[index] = ("supported", "the cited chunks support every claim of it")
         return checks
 
-    def _judged(self, answer: str, where: _Context) -> tuple[list[_Verdict], list[str]]:
+    def _judged(self, answer: str, where: _Context, question: str) -> tuple[list[_Verdict], list[str]]:
         """The answer's claims with their verdicts, and its clauses that refuse (scorers/refusal.py: "I couldn't find the
         exact policy" claims nothing, the "but …" after it is a claim). A clause that only looks like a refusal ("I
-        can't promise a delivery day") refuses unless the context supports it."""
-        reading = read(_PREAMBLE.sub("", answer[:MAX_CHARS], count=1))  # "Here is a summary of the passage:" claims nothing
-        verdicts, refusals = [], list(reading.refusals)
+        can't promise a delivery day") refuses unless the context supports it; so do clauses in which the speaker
+        declines in other words, and what is said around a refusal is no claim (scorers/declines.py)."""
+        # "Here is a summary of the passage:" claims nothing; a tilde between Chinese clauses (包邮啦～周末…) parts them
+        reading = read(_TILDE.sub("，", _PREAMBLE.sub("", answer[:MAX_CHARS], count=1)))
+        verdicts, refusals, asides = [], list(reading.refusals), []
+        asked: Clause | None = None
         for text, maybe in zip(reading.claims, reading.maybe, strict=True):
             parsed = clause(text)
             if not (parsed.terms or parsed.quantities) or is_chatter(parsed) or _LIST_MARKER.fullmatch(text):
                 continue
+            reading_of = None
+            if not parsed.quantities:
+                asked = clause(question[:MAX_CHARS]) if asked is None else asked
+                reading_of = weigh(text, parsed, asked, in_context=where.supported_units(parsed) > 0)
+                if reading_of == "refusal":
+                    refusals.append(text)
+                    continue
             judged = self._verdict(parsed, where)
-            if maybe and judged.claim.verdict != "supported":
+            if (maybe and not says_so(text) or reading_of == "maybe") and judged.claim.verdict != "supported":
                 refusals.append(text)
             else:
+                asides.extend([len(verdicts)] * (reading_of == "aside"))
                 verdicts.append(judged)
+        if refusals and asides:  # conversation around the refusal: with it, no claims
+            refusals += [verdicts[i].claim.claim for i in asides]
+            verdicts = [v for i, v in enumerate(verdicts) if i not in asides]
         return verdicts, refusals
 
     @staticmethod
@@ -455,19 +467,13 @@ class LocalJudge:
                 reason = f"its supported claims come from a chunk with {max(grounded):.0%} of the question's terms"
         judgment.answer_relevancy, judgment.answer_relevancy_reason = relevancy, reason
 
-    def _chunk(self, text: str) -> ChunkAnalysis:
-        """A chunk's analysis, cached by its text: a knowledge base's chunks are retrieved again and again."""
-        cached = self._cache.get(text)
-        if cached is not None:
-            self._cache.move_to_end(text)
-            return cached[0]
-        analysis = analyse(text)
-        held = footprint(analysis, text)
-        self._cache[text] = (analysis, held)
-        self._cache_bytes += held
-        while len(self._cache) > self._cache_entries or self._cache_bytes > self._cache_max_bytes:
-            self._cache_bytes -= self._cache.popitem(last=False)[1][1]
-            self._metrics.cache_evicted.inc()
-        self._metrics.cache_entries.set(len(self._cache))
-        self._metrics.cache_bytes.set(self._cache_bytes)
-        return analysis
+
+def _lexical(answer: str, chunks: Sequence[CachedChunk | None], verdicts: Sequence[_Verdict],
+             refusals: Sequence[str]) -> float | None:
+    """The fast path's lexical groundedness of the answer against its chunks with text (scorers/lexical.py), without
+    its refusals (a partial refusal's "I can't speak to Klarna" is no unsupported claim), the numbers of claims the
+    judge found in the context (a rule after missing_quantity decided them) read as words."""
+    for refusal in refusals:
+        answer = answer.replace(refusal, " ", 1)
+    checked = [v.claim.claim for v in verdicts if v.evidence.rule in _NUMBERS_CHECKED]
+    return groundedness(answer, [c.lexical for c in chunks if c is not None], checked=checked)

@@ -15,8 +15,10 @@ the cost of a trace.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections import OrderedDict
+from collections.abc import Sequence
 
 from prometheus_client import CollectorRegistry
 
@@ -59,6 +61,26 @@ def units(text: str) -> LexicalUnits:
     "seven days" and "七天" are "7 days" and "7天". Held in the crate; `.words`, `.numbers` (value, unit) and
     `.values` read them as frozensets."""
     return _ANALYSER.units(text)
+
+
+_NO_QUESTION = units("")
+# A number with its unit, in digits or words ("14 days", "two weeks", "$12.99", 十四天, 两周): what groundedness leaves out
+# of a part whose numbers the judge checked
+_UNIT_WORDS = "|".join(sorted((re.escape(u) for u in _UNITS if u.isascii()), key=len, reverse=True))
+_NUMBER = re.compile(
+    rf"(?i:[$€£¥]?\b(?:\d+(?:[.,]\d+)*|{'|'.join(_NUMBER_WORDS)})(?:[\s-]*(?:{_UNIT_WORDS})\b|{'|'.join(_CJK_NUMBER_UNITS)})?)"
+    rf"|[\d{''.join(CJK_DIGITS)}十百千万]+(?:{'|'.join(_CJK_NUMBER_UNITS)})?")
+
+
+def groundedness(answer: str, chunks: Sequence[LexicalUnits], *, checked: Sequence[str] = ()) -> float | None:
+    """The fast path's groundedness of `answer` (markers stripped) against its chunks' units: the local judge's model
+    reads it as a feature (judging/judge_features.py). `checked`: parts of the answer whose numbers the judge found in
+    the context, units converted ("two weeks" for "14 days"), read on their words alone: "2 week" is no number of a
+    chunk here. None: the answer has no word or number to score."""
+    text = answer[:MAX_CHARS]
+    for part in checked:
+        text = text.replace(part, _NUMBER.sub(" ", part), 1)
+    return _ANALYSER.score(text, _NO_QUESTION, chunks)[0]
 
 
 class LexicalMetrics:

@@ -9,6 +9,8 @@ The fallback phrase rules (config/fallback_phrases.yaml) list phrasings; this re
   "there is no mention / information…", "outside what the documents cover";
 - Chinese: 我 with 不知道 不清楚 说不准 查不到…, 无法/没法 with a verb of knowing (确定 判断 回答…), the sources
   (资料 文档 知识库 上下文…) with 没有 未提及 没写 不包含…, 没有相关信息, 超出…范围.
+- idioms of ignorance: "beats me", "your guess is as good as mine", "I'd only be guessing", "can't say for sure";
+  不好说, 答不上来, 吃不准, 心里没数 (with a speaker, or a failed saying that opens or closes the clause).
 A clause is read as a whole: what opens it (an apology, "Honestly", a topic: "As for gift wrapping", 关于学生优惠,
 会员能否中途退订) belongs to the refusal; what follows it and says something about the world is a claim of its own,
 whatever the connective ("I couldn't find the exact policy, but returns are free for 90 days", "I really don't know,
@@ -56,11 +58,27 @@ _HEDGE = (r"(?:(?:i['’]m|i\s+am|we['’]re|we\s+are)\s+(?:so\s+|very\s+|really
           r"i\s+am\s+afraid|afraid|i\s+fear|to\s+be\s+(?:honest|clear)|truthfully|but|and|so|however|also|ok(?:ay)?|"
           r"(?:that['’]s\s+)?(?:an?\s+)?(?:(?:good|great|fair|tricky|difficult|interesting)\s+)?question|"
           r"i(?:['’]d|\s+would)\s+(?:love|like)\s+to\s+help(?:\s+you)?)")
+_LEAD = rf"^(?:{_HEDGE}[\s,;:!.—–-]*)*"
+# Idioms of ignorance, each a refusal alone ("Beats me", "Your guess is as good as mine", "I'd only be guessing",
+# "Haven't the faintest idea", "Can't say for sure"); subjectless ones only where the clause starts.
+_EN_IDIOM = "|".join((
+    rf"{_LEAD}(?:(?:that|it|this)\s+)?(?:beats|search)\s+me\b(?!\s+(?:by|to|at|in)\b)",
+    r"\byour\s+guess\s+is\s+as\s+good\s+as\s+mine\b",
+    r"\byou(?:['’]ve|\s+have)?\s+(?:got|stumped)\s+me(?=\s*$|\s+(?:there|on\s+th))",
+    r"\bi(?:['’]d|\s+would)\s+(?:only\s+|just\s+|merely\s+|simply\s+|really\s+)?"
+    r"(?:be\s+(?:guessing|speculating)|have\s+to\s+guess)\b",
+    rf"(?:\bi\s*|{_LEAD})(?:do\s*n['’]t\s+have|have\s*n['’]t(?:\s+got)?|['’]ve\s+not(?:\s+got)?|"
+    r"have\s+not(?:\s+got)?|not)\s+(?:(?:an?|the|any)\s+(?:(?:faintest|foggiest|slightest|least)\s+)?"
+    r"(?:idea|clue|notion)|the\s+(?:faintest|foggiest))\b",
+    rf"{_LEAD}(?:ca|can|could|wo|would)\s*(?:n['’]?t|not)\s+(?:really\s+|honestly\s+)?"
+    r"(?:say|tell|answer|help|confirm|comment|speak)\b(?!\s+enough)",
+))
 # Opened by the speaker or the sources: what comes before in the clause must be an opening, not a claim.
 _SUBJECT_LED = re.compile("|".join((
+    _EN_IDIOM,
     # "I didn't know that …" and "I had no idea …" say that what follows is so: no refusal
     # "I really don't know", "i dont know"
-    r"\bi\s*(?:(?:really|honestly|just|truly|actually|simply)\s+)?"
+    r"\bi\b\s*(?:(?:just|\w+ly)\s+)?"
     r"(?:(?:do|ca|can|could|wo|would|will|['’]ll)?\s*(?:n['’]?t|not)\s+(?:really\s+|actually\s+|exactly\s+|"
     r"quite\s+)?know\b"
     rf"|(?:do|did|ca|can|could|wo|would|will|['’]ll)?\s*{_NOT}"
@@ -69,15 +87,17 @@ _SUBJECT_LED = re.compile("|".join((
     rf"reliable\s+)?{_INFO}))",
     r"\bi\s*(?:['’]m|am|was)\s*(?:really\s+|honestly\s+|just\s+)?(?:(?:not|n['’]t)\s+(?:really\s+|quite\s+|entirely\s+|"
     r"totally\s+)?(?:sure|certain|confident|familiar|aware|able|in\s+a\s+position|the\s+right\s+(?:source|person|place))|"
-    r"unsure|uncertain|unaware|unable|unfamiliar|drawing\s+a\s+blank|at\s+a\s+loss|stumped)\b",
+    r"unsure|uncertain|unaware|unable|unfamiliar|drawing\s+a\s+blank|at\s+a\s+loss|stumped|in\s+the\s+dark|clueless)\b",
     r"\bi\s+wish\s+i\s+(?:could\s+(?:help|answer|tell|say|assist|be\s+more\s+helpful)|knew|had\s+(?:the\s+|an\s+|more\s+)?"
-    r"(?:answer|information|details))\b|^(?:it['’]s\s+|it\s+is\s+)?(?:hard|difficult|impossible)\s+to\s+(?:say|tell|know)\b",
+    r"(?:answer|information|details))\b",
+    rf"{_LEAD}(?:(?:it|that|this)(?:['’]s|\s+is)\s+)?(?:(?:really|very|pretty|quite)\s+)?(?:hard|difficult|impossible|"
+    r"tough|tricky)\s+to\s+(?:say|tell|know|answer)\b(?!\s+(?:no|yes|goodbye)\b)",
     rf"\bi\s*(?:have|['’]ve)\s*(?:n['’]t\s+got\s+(?:any\s+)?{_INFO}|no\s+(?:idea|clue|way|{_INFO})|"
     r"nothing\s+(?:on|about|regarding|for)\b)",
     rf"\bi\s+lack\s+(?:the\s+|any\s+|enough\s+|sufficient\s+)?(?:{_INFO}|context)",
     r"\bi(?:['’]d|\s+would)\s+rather\s+not\s+(?:guess|say|speculate)",
     rf"\bwe\s*(?:do|did|ca|can|could)?\s*{_NOT}\s+(?:know|have\s+(?:any\s+|enough\s+|the\s+|specific\s+)?{_INFO})",
-    rf"^(?:{_HEDGE}[\s,;:!.—–-]*)*(?:not\s+(?:sure|certain)|no\s+(?:idea|clue)|unsure|uncertain|unknown|dunno)\b",
+    rf"{_LEAD}(?:not\s+(?:sure|certain)|no\s+(?:idea|clue)|unsure|uncertain|unknown|dunno)\b",
     rf"\b{_SOURCE_NOUN}\b[^.;:!?]{{0,60}}?\b(?:do(?:es)?|did|ca|can|could|wo|will|would)?\s*{_NOT}\s+(?:\w+\s+){{0,2}}?{_SAY}",
     rf"\b{_SOURCE_NOUN}\b[^.;:!?]{{0,60}}?\b(?:has|have|had|contains?|includes?|gives?|provides?|offers?|holds?|says?|"
     rf"mentions?)\s+(?:no|nothing|none)\b",
@@ -108,6 +128,7 @@ _PREDICATE = re.compile("|".join((
     rf"{_BE}\s+(?:\w+\s+)?(?:missing|absent|omitted)\s+(?:from|in)\s+{_SOURCE}\b",
     r"(?:n['’]t|not)\s+(?:clear|known|visible|available|accessible)\s+to\s+(?:me|us)\b",
     r"\b(?:unclear|unknown|unavailable|invisible)\s+to\s+(?:me|us)\b",
+    r"\b(?:an?\s+(?:\w+\s+)?(?:mystery|blank)\s+(?:to|for)|beyond)\s+me\b",
     r"\bthere(?:['’]s|\s+is)\s+no\s+way\s+(?:for\s+me\s+)?(?:of\s+)?(?:to\s+)?(?:know|tell|say|estimate|determine|check)",
     rf"\b(?:outside|beyond)\s+(?:the\s+scope\s+of\s+)?(?:what\s+)?[^.;:!?]{{0,30}}?(?:\b{_SOURCE}\b|\bi\s+(?:know|have|can))",
     r"\b(?:outside|beyond)\s+(?:the\s+scope\s+of\s+)?(?:my|our)\s+(?:knowledge|expertise|scope|information)\b",
@@ -116,7 +137,8 @@ _PREDICATE = re.compile("|".join((
 )), re.IGNORECASE)
 _OPENING = re.compile(rf"^(?:[\s,;:—–-]*{_HEDGE}\b)*[\s,;:—–-]*$", re.IGNORECASE)
 # What may come before "I …" or "the documents …" in a refusal: hedges and a topic ("As for gift wrapping, …").
-_HEAD = re.compile(rf"^(?:[\s,;:—–-]*(?:{_HEDGE}|(?:as\s+(?:for|to)|regarding|concerning|about|when\s+it\s+comes\s+to)"
+_HEAD = re.compile(rf"^(?:[\s,;:—–-]*(?:{_HEDGE}|{_EN_IDIOM}|"
+                   r"(?:as\s+(?:for|to)|regarding|concerning|about|when\s+it\s+comes\s+to)"
                    r"\s+[^,;]{1,60},|i\s+(?:checked|looked|searched)[^,;]{0,40},|"
                    r"from\s+what\s+i\s+(?:can\s+)?(?:see|know|have|found)|as\s+far\s+as\s+i\s+(?:can\s+tell|know)|"
                    rf"to\s+my\s+knowledge)\b)*[\s,;:—–-]*(?:{_MODIFIERS}\s+)*$", re.IGNORECASE)
@@ -126,7 +148,8 @@ _SUBJECT = r"(?=(?:i|it|it['’]s|they|he|she|we|you|there|this|that|these|those
 # What the speaker does know starts a claim too ("I don't know, all I know is that …").
 _EN_KNOWN = (r"(?:(?:all|what)\s+i\s+(?:\w+\s+)?know\b|i\s+(?:(?:just|only|do|also|still|certainly|definitely)\s+)*"
              r"know\b|as\s+far\s+as\s+i\s+(?:know|can\s+tell)\b|from\s+what\s+i\s+(?:know|read|remember|recall)\b|"
-             r"i\s*(?:have\s+|['’]ve\s+)?(?:read|heard)\s+that\b|i\s+(?:remember|recall)\s+that\b)")
+             r"i\s*(?:have\s+|['’]ve\s+)?(?:read|heard)\s+that\b|i\s+(?:remember|recall)\s+that\b|"
+             r"what\s+i\s+(?:can|do)\s+(?:tell\s+you|say|confirm)\b|i\s+can\s+(?:tell\s+you|say|confirm)\s+that\b)")
 _EN_TAIL = re.compile(r"\b(?:but|however|even\s+though|though|although|yet|still|that\s+said|even\s+so|nevertheless|instead|other\s+than|"
                       rf"except(?:\s+that)?|apart\s+from|besides|only\s+that|just\s+that)\b|[:;]|(?:\band|,)\s+{_SUBJECT}|"
                       rf"(?=\b{_EN_KNOWN})", re.IGNORECASE)
@@ -145,24 +168,31 @@ _EN_REFERRAL = re.compile(
 
 _ZH_SOURCE = (r"(?:(?<!个人)(?<!用户)(?<!账户)(?<!注册)资料|文档|文件|知识库|资料库|数据库|上下文|材料|参考资料|手册|原文|"
               r"检索结果|搜索结果|所给内容|提供的内容|给出的内容|现有的?信息|已知信息|所给信息|提供的信息|掌握的信息)")
-_ZH_QUALIFIED_INFO = (r"(?:相关|这方面的?|该|此|有关|可参考的|确切的?|具体的?|更多|进一步的?|任何)"
+_ZH_QUALIFIED_INFO = (r"(?:相关|这方面的?|该|此|有关|可参考的|可用的|确切的?|具体的?|更多|进一步的?|任何)"
                       r"(?:信息|资料|答案|说明|规定|记载|条目|数据|内容|答复|结果)")
 _ZH_INFO = rf"(?:{_ZH_QUALIFIED_INFO}|答案|资料|记载|条目)"
 _ZH_SPEAKER = r"(?:我|我们|本人|这边|小助手)"
+# Saying or answering that fails: 说不准, 答不上来, 不晓得, 吃不准…
+_ZH_SPEECH = (r"不好说|说不准|说不好|说不上来?|说不清楚?|说不出来?|答不上来?|答不出来?|答不了|回答不了|回答不上来|"
+              r"回答不出来?|答复不了|回复不了|解答不了|不晓得|拿不太?准|吃不太?准")
 # Ignorance and the speaker's failed search: refusals only when the speaker says them ("如果您查不到订单号" is not).
 _ZH_IGNORANCE = re.compile(
-    r"不知道|不太?清楚|不太?确定|不太?了解|不掌握|不敢确定|不敢保证|说不准|说不好|不好说|拿不准|没有?把握|"
-    r"答不上来?|答不了|回答不了|回答不上来|判断不了|查不了|查不到|查不着|看不到|看不了|找不着|搜不到|搜不着|查询不到|"
-    r"给不出|没能查到|未能查到|没有?查到|帮不了|帮不上|不太?懂|没概念|没有概念|缺失")
-_ZH_UNSPOKEN_IGNORANCE = re.compile(r"^(?:不太?清楚|不太?确定|不知道|说不准|不好说)")
+    rf"不知道|不太?清楚|不太?确定|不太?了解|不掌握|不敢确定|不敢保证|{_ZH_SPEECH}|没有?把握|判断不了|查不了|查不到|查不着|"
+    r"查不出来?|看不到|看不了|找不着|搜不到|搜不着|查询不到|打听不到|摸不清|摸不着头脑|心里(?:也|还)?没有?(?:数|底)|"
+    r"(?:没有?|毫无)头绪|头绪都没有|一无所知|外行|给不出|给不了(?:您|你)?(?:一个)?(?:准话|准信|确切|明确|肯定|答复|答案|结论)|"
+    r"没能查到|未能查到|没有?查到|帮不了|帮不上|不太?懂|没概念|没有概念|缺失")
+# Without a speaker: ignorance that opens the clause (这个真答不上来) or a failed saying that ends it (耳机的情况不好说).
+_ZH_UNSPOKEN_IGNORANCE = re.compile(rf"^(?:这个|这事儿?|这点|这一点|这|此事|那个|暂时|目前)?(?:真的?|还真?|也|可|确实|实在|一时)*"
+                                    rf"(?:不太?清楚|不太?确定|不知道|{_ZH_SPEECH})|(?:{_ZH_SPEECH})[了呢啊呀哦]*$")
 _ZH_REFUSAL = re.compile("|".join((
     r"无从得知|无从知晓|不得而知|无可奉告|恕难|难以(?:回答|作答|答复|判断|确定)",
     r"不在(?:我|本人)?的?(?:知识|能力|服务|回答|解答)范围",
     r"(?:无法|没法|没办法|不能|难以|未能|没能)[^，。；！？]{0,10}?(?:确定|确认|判断|回答|答复|回复|解答|得知|知道|告知|保证|核实|"
-    r"估计|评估|结论|作答|定位到)",
+    r"估计|评估|结论|作答|定位到|准话|准信|说法)",
     rf"(?:无法|没法|没办法|不能)提供{_ZH_INFO}",
     rf"{_ZH_SOURCE}[^，。；！？]{{0,10}}?(?:没有|没|未|并未|并没有|并无|无|不包含|不含|暂无|暂缺|暂未|缺少|缺乏|不足|"
-    r"查不到|搜不到|找不着|找不到|查询不到|无关|未收录|不涉及)",
+    r"查不到|搜不到|找不着|找不到|找不出|查不出|查询不到|无关|未收录|不涉及)",
+    r"查无(?:此|相关|记录|结果|信息|数据)",
     r"未(?:在|从)[^，。；！？]{0,12}?(?:找到|查到|发现)",
     rf"不在[^，。；！？]{{0,12}}?{_ZH_SOURCE}",
     rf"超出[^，。；！？]{{0,12}}?(?:{_ZH_SOURCE}|范围|能力)",
@@ -178,11 +208,14 @@ _ZH_OPENING = re.compile(r"^(?:这个|这事|这一点)?(?:很|非常|真|实在
                          r"说实话|老实说|恐怕|嗯+|呃|这个嘛|我(?:帮您|帮你|替您)?(?:查|看|找|搜|检索|翻)了(?:一下|一遍|下)?)"
                          r"[，,、\s]*$")
 # A clause that only names what the next one refuses to answer: 关于学生优惠，… / 会员能否中途退订，…
+# or a bare noun phrase of a topic (纸质发票寄送时间，…: no predicate)
 _ZH_TOPIC = re.compile(r"^(?:关于|至于|对于|针对|有关|您问的|你问的|您说的|您提到的|根据|按照|依据|基于)|问题$|"
-                       r"能否|是否|能不能|可不可以|会不会|有没有|多久|多少|怎么|如何|什么|哪|几|吗")
-_ZH_REFERRAL = re.compile(r"^(?:这个|此事)?(?:请|建议(?:您|你)?|您可以|你可以|可以|麻烦(?:您|你)?|得|要|需要)?"
-                          r"(?:联系|咨询|致电|拨打|询问|问|找|联络)(?:一下)?[^，。；！？]{0,10}?"
-                          r"(?:客服|人工|工作人员|商家|售后|我们|门店|专员)")
+                       r"能否|是否|能不能|可不可以|会不会|有没有|多久|多少|怎么|如何|什么|哪|几|吗|"
+                       r"^(?!.*(?:是|有|需要|要|可以|能够?|已经?|了|将|都|只|不|没|被|由))[^，。；！？]{1,14}"
+                       r"(?:时间|时效|费用|价格|规定|政策|流程|情况|方面|这块|标准|细节|方法|规则|条件|地点|进度|的事)$")
+_ZH_REFERRAL = re.compile(r"^(?:这个|此事|这事儿?|这)?(?:还|恐怕|可能)?(?:请|建议(?:您|你)?|您可以|你可以|可以|麻烦(?:您|你)?|"
+                          r"得|要|需要|只能)?(?:联系|咨询|致电|拨打|询问|问问?|找|联络)(?:一下)?[^，。；！？]{0,10}?"
+                          r"(?:客服|人工|工作人员|商家|售后|我们|门店|专员|别人|其他人|专人|相关部门)")
 # What a summary says of its source before what the source says: "The passage describes two figures named Francis I"
 # claims two figures named Francis I, nothing of a passage.
 _EN_META_LEAD = re.compile(
@@ -217,10 +250,13 @@ _ZH_MAYBE = re.compile(rf"我(?!们)[^，。；！？]*?[不没无未难缺](?!�
 _CUES = frozenset(
     "not no nothing none never cannot neither nor without lack lacks beyond outside unsure uncertain unclear unaware "
     "unable unfamiliar silent mum quiet vague insufficient missing open unknown unavailable invisible empty dunno "
-    "rather absent omitted blank loss stumped wish hard difficult impossible clue idea dont didnt cant".split())
+    "rather absent omitted blank loss stumped wish hard difficult impossible clue idea dont didnt cant "
+    # the idioms' (_EN_IDIOM): "beats me", "you've got me", "I'd be guessing", "a mystery to me", "in the dark"
+    "beats search got guess guessing speculating mystery faintest foggiest dark tough tricky clueless".split())
 _ANCHORS = frozenset(
     "i we me us my myself hard difficult impossible sure certain idea clue unsure uncertain unknown dunno nothing "
-    "there here anywhere anything something topic question outside beyond unclear clear known "
+    "there here anywhere anything something topic question outside beyond unclear clear known mine tough tricky "
+    "say tell confirm comment speak "
     # the sources and what they hold
     "context document documents documentation docs knowledge knowledgebase passage passages text texts source "
     "sources material materials article articles excerpt excerpts snippet snippets faq faqs help search results "
@@ -229,7 +265,7 @@ _ANCHORS = frozenset(
     # verbs of mentioning, as a predicate of the topic ("Sale items aren't mentioned")
     "mentioned specified stated documented addressed described discussed explained indicated detailed answered "
     "clarified covered listed".split())
-_ZH_CUES = "不没未无缺超难恕"
+_ZH_CUES = (*"不没未无缺超难恕", "外行")
 # An answer's words as str.split() leaves them: with the punctuation that may cling to them.
 _CUE_TOKENS = frozenset(f"{before}{word}{after}" for word in _CUES for before in ("", "(", '"', "'", "“", "‘", "[")
                         for after in ("", ".", ",", ";", ":", "!", "?", ")", '"', "'", "”", "’", "...", "…", '."',
@@ -279,12 +315,18 @@ def _refusal(text: str) -> tuple[str, str] | None:
         return _zh_refusal(text)
     predicate = _PREDICATE.search(text)
     if predicate is not None:  # the topic before it belongs to the refusal
-        return "", _tail(text, predicate.end(), _EN_TAIL)
+        return "", _tail(text, predicate.end(), _EN_TAIL, _CONCESSIVE.match(text) is not None)
     led = _SUBJECT_LED.search(text)
     if led is None:
         return None
     head = text[: led.start()]
+    if _CONCESSIVE.match(head):  # "While I'm unsure about refurbished units, all laptops come with …"
+        return "", _tail(text, led.end(), _EN_TAIL, True)
     return ("" if _HEAD.match(head) else head.strip(" ,;:—–-")), _tail(text, led.end(), _EN_TAIL)
+
+
+# A refusal conceded before the claim: "While I'm unsure about refurbished units, all laptops come with …"
+_CONCESSIVE = re.compile(r"\W*(?:while|whilst|although|though|even\s+though|whereas|albeit)\b\W*", re.IGNORECASE)
 
 
 def _zh_refusal(text: str) -> tuple[str, str] | None:
@@ -292,7 +334,7 @@ def _zh_refusal(text: str) -> tuple[str, str] | None:
     ignorance = _ZH_IGNORANCE.search(text)
     if ignorance is not None and (found is None or ignorance.start() < found.start()):
         before = text[: ignorance.start()]
-        spoken = re.search(_ZH_SPEAKER, before) is not None or _ZH_UNSPOKEN_IGNORANCE.match(text) is not None
+        spoken = re.search(_ZH_SPEAKER, before) is not None or _ZH_UNSPOKEN_IGNORANCE.search(text) is not None
         if spoken and not (_ZH_NOT_SPEAKER.search(before) and "我" not in before):
             found = ignorance
     if found is None:
@@ -300,9 +342,12 @@ def _zh_refusal(text: str) -> tuple[str, str] | None:
     return "", _tail(text, found.end(), _ZH_TAIL)
 
 
-def _tail(text: str, end: int, connector: re.Pattern[str]) -> str:
-    """What follows a contrast after the refusal: read on its own (it may refuse too)."""
+def _tail(text: str, end: int, connector: re.Pattern[str], conceded: bool = False) -> str:
+    """What follows a contrast after the refusal: read on its own (it may refuse too). `conceded`: the clause opened
+    with "while", "although"…, so the refusal ends at its comma and what follows it is the contrast."""
     after = connector.search(text, end)
+    if after is None and conceded and (comma := text.find(",", end)) >= 0:
+        return text[comma + 1:].strip(" ,;:—–-，")
     return "" if after is None else text[after.end():].strip(" ,;:—–-，")
 
 

@@ -46,19 +46,20 @@ def judged(question: str, answer: str, *chunks: str, local: LocalJudge | None = 
 
 @pytest.mark.unit
 def test_the_labelled_table() -> None:
-    """170 cases, 75 of them Chinese. claims.v5 (the answer's verdict from the model fitted on public benchmarks,
-    issue 44): recall 0.756 at precision 0.944 (0.958 before numbers in words were read; first fit: 0.589 at 0.930), from 0.867 at 1.0 with claims.v4's cascade.
+    """170 cases, 75 of them Chinese. claims.v6 (the model reads the lexical score too, issue 44): recall 0.756 at
+    precision 0.944, as claims.v5; claims.v5 (the answer's verdict from the model fitted on public benchmarks): recall 0.756 at
+    precision 0.944 (0.958 before numbers in words were read; first fit: 0.589 at 0.930), from 0.867 at 1.0 with claims.v4's cascade.
     A contradicted claim's terms now count half as support, which brings back the English flipped negations and
     most English swaps; the Chinese ones stay missed (7 negations, 5 swaps): on OCNLI a contradiction the rules find is hallucinated no more often than
     any answer, so the model gives it no weight (docs/benchmarks-log.md)."""
     result = OWN_TABLE.evaluate(OWN_TABLE.TABLES[0])
     assert result.cases == 170 and not result.unexpected_fallbacks
-    assert (result.judge.tp, result.judge.fp, result.judge.fn, result.judge.tn) == (68, 4, 22, 61)  # before numbers in words: 68, 3, 22, 62; first fit 53, 4, 37, 61; v4: 78, 0, 12, 65
+    assert (result.judge.tp, result.judge.fp, result.judge.fn, result.judge.tn) == (68, 4, 22, 61)  # v5 the same; before numbers in words: 68, 3, 22, 62; first fit 53, 4, 37, 61; v4: 78, 0, 12, 65
     # first fit: 4 paraphrased, 6 added, 4 numbers, 2 units, 15 negations, 10 swaps; v4: 7 added, 1 negation, 3 swaps, 1 general
     assert {kind: n for kind, n in result.wrong_by_kind.items() if n} == {
-        "paraphrased": 4, "added_claim": 6, "changed_number": 1, "changed_unit": 1, "flipped_negation": 7,
-        "swapped_entity": 7}
-    assert round(result.judge_auroc, 4) == 0.9202  # 0.918 before numbers in words; first fit 0.8142; v4: 0.9774
+        "paraphrased": 4, "added_claim": 7, "changed_number": 1, "flipped_negation": 7, "swapped_entity": 7}  # v5: 6
+    # added, 1 changed unit
+    assert round(result.judge_auroc, 4) == 0.9082  # v5 0.9202, 0.918 before numbers in words; first fit 0.8142; v4: 0.9774
     assert result.stages == Counter({  # first fit: generation->generation 43, ->none 34; none->none 61, ->generation 2
         ("generation", "generation"): 57, ("generation", "none"): 20, ("generation", "retrieval"): 3,
         ("knowledge_gap", "knowledge_gap"): 7, ("none", "none"): 61, ("none", "generation"): 2, ("none", "retrieval"): 2,
@@ -79,7 +80,7 @@ def test_the_labelled_table_meets_its_targets() -> None:
 
 @pytest.mark.unit
 def test_the_held_out_table() -> None:
-    """Written after the judge was tuned on the first table, never tuned on: recall 0.789 with claims.v5's model
+    """Written after the judge was tuned on the first table, never tuned on: recall 0.789 with claims.v5's and v6's model
     (its first fit 0.632, claims.v4 0.842), precision 1.0 all three."""
     result = OWN_TABLE.evaluate(OWN_TABLE.TABLES[1])
     assert result.cases == 37 and not result.unexpected_fallbacks
@@ -266,17 +267,17 @@ def test_a_running_sidecar_records_the_local_judges_claims(ragpulse_factory: Fac
     wait_until(lambda: records.exists() and len(records.read_text().splitlines()) == 2, timeout=30)
     judged_records = {r["trace_id"]: r for r in map(json.loads, records.read_text().splitlines())}
     added = judged_records["added"]
-    assert (added["judge"], added["prompt_version"], added["groundedness"], added["stage"]) == ("local", "claims.v5", 1, "generation")
+    assert (added["judge"], added["prompt_version"], added["groundedness"], added["stage"]) == ("local", "claims.v6", 1, "generation")
     assert [(c["claim"], c["verdict"]) for c in added["claims"]] == [
         ("Yes, within 14 days if all accessories are included", "supported"),
         ("Return labels cost $9.95", "contradicted"),
     ]
     readme = judged_records["readme"]
     assert (readme["groundedness"], readme["answer_relevancy"], readme["stage"]) == (5, 5, None)
-    # the verdict and the judge's confidence in it travel with the record (claims.v5: the model's p(unsupported) for
-    # a hallucination, 1 - p for a grounded answer; claims.v4: 0.75 and 1.0)
+    # the verdict and the judge's confidence in it travel with the record (claims.v5 on: the model's p(unsupported)
+    # for a hallucination, 1 - p for a grounded answer; claims.v4: 0.75 and 1.0)
     assert (added["verdict"], added["confidence"], readme["verdict"], readme["confidence"]) == (
-        "hallucination", 0.992, "grounded", 0.845)  # refit on numbers in words; before 0.968, 0.843; first fit 0.955, 0.848
+        "hallucination", 0.99, "grounded", 0.87)  # v5 0.992, 0.845; before numbers in words 0.968, 0.843
 
 
 @pytest.mark.unit
@@ -330,8 +331,8 @@ def test_weak_evidence_is_an_uncertain_claim_that_the_model_weighs() -> None:
     verdict = judged("What did the report find?", "Researchers observed a sharp decline in regional bee colonies.",
                      "The survey counted fewer bee colonies in the region this spring than in any year before.")
     assert verdicts(verdict) == (True, ["uncertain"]), verdict.groundedness_reason
-    assert (verdict.groundedness, verdict.groundedness_verdict, verdict.confidence) == (1, "hallucination", 0.963)  # before numbers in words 0.959; first fit 0.964
-    assert "1 uncertain; p(unsupported)=0.96, hallucination: most from support_pooled" in verdict.groundedness_reason
+    assert (verdict.groundedness, verdict.groundedness_verdict, verdict.confidence) == (1, "hallucination", 0.975)  # v5 0.963
+    assert "1 uncertain; p(unsupported)=0.98, hallucination: most from lexical_support (+0.74)" in verdict.groundedness_reason
 
 
 @pytest.mark.unit
@@ -340,18 +341,19 @@ def test_a_claim_with_none_of_its_words_in_the_context_is_unsupported() -> None:
                      "Returns are accepted within 14 days of delivery.")
     assert verdicts(verdict) == (True, ["supported", "not_in_context"]), verdict.groundedness_reason
     assert "none of its 5 terms" in verdict.claims[1].reason  # loyalty, member, free, gift, wrap
-    assert verdict.confidence == 0.995  # v5: p(unsupported), the model's (0.994 before numbers in words; v4: 0.75, 0.5 + 5 terms / 20)
+    assert verdict.confidence == 0.996  # p(unsupported), the model's (v5 0.995; v4: 0.75, 0.5 + 5 terms / 20)
 
 
 @pytest.mark.unit
 def test_a_supported_answer_is_confident_and_a_contradiction_more_so_the_closer_it_copies() -> None:
     context = "Accidental damage is not covered by the standard warranty."
     grounded = judged("Is accidental damage covered?", "Accidental damage is not covered by the standard warranty.", context)
-    assert (grounded.groundedness_verdict, grounded.confidence) == ("grounded", 0.845)  # v5: 1 - p (0.843 before numbers in words, first fit 0.848; v4: 1.0)
+    assert (grounded.groundedness_verdict, grounded.confidence) == ("grounded", 0.87)  # 1 - p (v5 0.845; v4: 1.0)
     contradicted = judged("Is accidental damage covered?", "Accidental damage is covered by the standard warranty.", context)
     # v5: a contradicted claim's terms count half as support (judging/judge_features.py), p 0.93; the first fit missed
     # it (grounded, p 0.24): a flipped copy of the context's words is rare in the public benchmarks; v4: confidence 1.0
-    assert verdicts(contradicted) == (True, ["contradicted"]) and contradicted.confidence == 0.933  # 0.928 before numbers in words
+    # v6: the lexical score, which counts the flipped claim's words in full, is discounted as its share is, p 0.93
+    assert verdicts(contradicted) == (True, ["contradicted"]) and contradicted.confidence == 0.927  # v5 0.933
 
 
 @pytest.mark.unit
@@ -391,7 +393,9 @@ def test_a_count_in_words_is_evidence_not_a_claim_and_a_wrong_digit_is_still_cau
     listed = judged("Summarize.", "The passage describes two films.", "Veeram is a 2014 film. Veeram is also a 2016 film.")
     assert not listed.hallucination, listed.groundedness_reason
     wrong = judged("How long did it run?", "The series ran for 3 seasons.", "The series ran for two seasons on CBS.")
-    assert wrong.hallucination and "3 (count) is not in the context" in wrong.claims[0].reason
+    assert "3 (count) is not in the context" in wrong.claims[0].reason
+    # p 0.82, most from the missing number (+1.15)
+    assert (wrong.groundedness, wrong.groundedness_verdict, wrong.hallucination) == (2, "hallucination", True)
 
 
 @pytest.mark.unit
@@ -439,10 +443,10 @@ def test_a_public_benchmark_sample_through_the_benchmark_script() -> None:
     items = eval_local_judge.begin_items((Path(__file__).parent / "data" / "begin_wow_sample.tsv").read_text(), "dev")
     assert (len(items), sum(i.held_out for i in items), sum(i.hallucinated for i in items)) == (50, 20, 25)
     assert eval_local_judge.evaluate("BEGIN sample", items) == [
-        # claims.v5 (the model): development recall 0.385 -> 0.769, AUROC 0.986 -> 0.989; held out recall 0.583 ->
-        # 0.667, AUROC 0.891 -> 0.885; no false positive either way
-        "| BEGIN sample | development | 30 | 43.3% | 33.3% | 0.0% | 1.000 | 0.769 | 0.870 | 0.989 | 0.605 | 0.533 / 0.571 | 0.620 |",
-        "| BEGIN sample | held out | 20 | 60.0% | 40.0% | 0.0% | 1.000 | 0.667 | 0.800 | 0.885 | 0.750 | 0.750 / 0.750 | 0.688 |",
+        # claims.v6 (the model reads the lexical score): development recall 0.692, AUROC 0.973 (v5 0.769, 0.989);
+        # held out 0.583, AUROC 0.885 (v5 0.667, 0.885); no false positive either way
+        "| BEGIN sample | development | 30 | 43.3% | 30.0% | 0.0% | 1.000 | 0.692 | 0.818 | 0.973 | 0.605 | 0.533 / 0.571 | 0.620 |",
+        "| BEGIN sample | held out | 20 | 60.0% | 35.0% | 0.0% | 1.000 | 0.583 | 0.737 | 0.885 | 0.750 | 0.750 / 0.750 | 0.688 |",
     ]
 
 

@@ -19,6 +19,7 @@ from ragpulse.judging.local_judge import LocalJudge
 from ragpulse.judging.sampler import JudgeItem
 from ragpulse.judging.verdicts import Judgment
 from ragpulse.scorers.fallback import FallbackDetector
+from ragpulse.scorers.refusal import read
 from ragpulse.scorers.text import clause
 
 pytestmark = pytest.mark.unit  # starts no process and binds no port (pyproject.toml)
@@ -97,8 +98,10 @@ def test_a_claim_after_a_refusal_is_judged_whatever_the_connective(answer: str, 
 
 def _measure(name: str) -> Counter[tuple[str, ...]]:
     """Each row through the shipped fallback rules and the local judge: refusals recognised (by either) and, not
-    recognised, read with a faulted claim; partial refusals whose claims the judge faulted, by the truth of the
-    claim after the refusal. The answer's own verdict is the model's (judging/judge_model.py), not measured here."""
+    recognised, read with a faulted claim; refusals whose answer the judge calls a hallucination (what issue 44 asks
+    never to happen: `Judgment.hallucination`, the model's verdict, judging/judge_model.py); partial refusals whose
+    claims the judge faulted, and whose answer it calls a hallucination, by the truth of the claim after the
+    refusal."""
     knowledge = json.loads((DATA / "refusals_kb.json").read_text(encoding="utf-8"))
     detector = FallbackDetector([(r.name, r.pattern) for r in Config().all_fallback_rules()], empty_retrieval=True)
     local = LocalJudge(CollectorRegistry(), cache_entries=100, cache_max_bytes=10_000_000)
@@ -112,38 +115,77 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
         faulted = any(c.verdict in FAULTS for c in result.claims)
         if row["kind"] == "refusal":
             tally[(row["lang"], "refusal", "recognised" if refused else "faulted" if faulted else "not faulted")] += 1
+            tally[(row["lang"], "refusal", "a hallucination")] += result.hallucination
         else:
             tally[(row["lang"], row["expect"], "refused" if refused else "faulted" if faulted else "not faulted")] += 1
-    return tally
+            tally[(row["lang"], row["expect"], "answer a hallucination")] += result.hallucination
+    return +tally  # without the zero counts
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: four batches the recogniser was designed on (each batch after the first
-    written when the previous one froze it, and read after its measurement; the fourth, ids *-d*, partial refusals
-    whose claim follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation, and
-    "I really don't know" / "i dont know"); refusals_heldout.jsonl: written after the third froze it, measured then
-    and again after the fourth (unchanged). None of the answers is a phrasing of the fallback catalogue
-    (config/fallback_phrases.yaml). Every partial refusal's claim after the refusal is supported by the chunks
-    (grounded) or not (hallucination)."""
-    # the fourth batch (26 rows) before it: 9 of its 20 partial refusals read as whole refusals (8 of them
-    # hallucinations), both its refusals faulted claims
+    """tests/data/refusals_dev.jsonl: nine batches the recogniser was designed on, each after the first written when
+    the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
+    follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
+    the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
+    recogniser missed ("beats me", 不好说…). The seventh, ids *-f*: the held-out set after the sixth (29 of 52
+    refusals), then read. The eighth, ids *-g*, and the ninth, ids *-m*: held-out sets written blind by others
+    (120 rows each: 60 refusals, 60 partial refusals) after the seventh and the eighth froze the recogniser
+    (scorers/declines.py: 43 and 40 of 60 refusals recognised), then read. refusals_heldout.jsonl, ids *-q*: written
+    blind after the ninth froze it (customer-service registers, greetings and sign-offs, referrals, typos, mixed
+    English and Chinese), measured once. None of the answers is a phrasing of the fallback catalogue
+    (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
+    (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
+    refitted."""
     assert _measure("refusals_dev.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 126, ("zh", "refusal", "recognised"): 105,  # 124, 105 before the fourth batch
-        ("en", "hallucination", "faulted"): 63, ("en", "hallucination", "not faulted"): 11,  # 55, 11
-        ("en", "grounded", "not faulted"): 66, ("en", "grounded", "faulted"): 1,  # 58, 1
-        ("zh", "hallucination", "faulted"): 40, ("zh", "hallucination", "not faulted"): 18,  # 36, 18
-        ("zh", "grounded", "not faulted"): 56,  # 52
+        ("en", "refusal", "recognised"): 252, ("zh", "refusal", "recognised"): 230,
+        ("zh", "refusal", "faulted"): 1, ("zh", "refusal", "a hallucination"): 1,  # 没有这方面的 info ("info" a name)
+        ("en", "hallucination", "faulted"): 104, ("en", "hallucination", "not faulted"): 33,
+        ("en", "hallucination", "answer a hallucination"): 132,
+        ("en", "grounded", "not faulted"): 122, ("en", "grounded", "faulted"): 8,
+        ("en", "grounded", "answer a hallucination"): 21,
+        ("zh", "hallucination", "faulted"): 83, ("zh", "hallucination", "not faulted"): 38,
+        ("zh", "hallucination", "answer a hallucination"): 67,
+        ("zh", "grounded", "not faulted"): 115, ("zh", "grounded", "faulted"): 4,
     })
-    # held out: 36 of 40 refusals recognised; 3 of the 4 it missed ("Search me", "I'd be guessing if I answered that",
-    # "I genuinely don't know whether we ship there", 关于换颜色，…) read as a faulted claim
+    # held out: 51 of 60 refusals recognised (25 of 30 English, 26 of 30 Chinese), 6 of the 9 it missed a
+    # hallucination (5 English: "Thank you for contacting us regarding delivery to Canada" and "Customer Care" read
+    # as claims beside the refusal, "Sry cant help w/ that one, pls check w the store directly thx" not read as one);
+    # 3 partial refusals read as whole refusals, their unsupported claim lost; the answers of 23 of 30 partial
+    # refusals with an unsupported claim are hallucinations, and of 12 of 30 with a supported one (reworded claims the
+    # lexical judge cannot tell from inventions)
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 17, ("en", "refusal", "faulted"): 2, ("en", "refusal", "not faulted"): 1,
-        ("zh", "refusal", "recognised"): 19, ("zh", "refusal", "faulted"): 1,
-        ("en", "hallucination", "faulted"): 6, ("en", "hallucination", "not faulted"): 4,
-        ("en", "grounded", "not faulted"): 9, ("en", "grounded", "faulted"): 1,
-        ("zh", "hallucination", "faulted"): 6, ("zh", "hallucination", "not faulted"): 4,
-        ("zh", "grounded", "not faulted"): 10,
+        ("en", "refusal", "recognised"): 25, ("en", "refusal", "faulted"): 4, ("en", "refusal", "not faulted"): 1,
+        ("en", "refusal", "a hallucination"): 5,
+        ("zh", "refusal", "recognised"): 26, ("zh", "refusal", "faulted"): 2, ("zh", "refusal", "not faulted"): 2,
+        ("zh", "refusal", "a hallucination"): 1,
+        ("en", "hallucination", "faulted"): 10, ("en", "hallucination", "not faulted"): 4,
+        ("en", "hallucination", "refused"): 1, ("en", "hallucination", "answer a hallucination"): 13,
+        ("en", "grounded", "not faulted"): 13, ("en", "grounded", "faulted"): 2,
+        ("en", "grounded", "answer a hallucination"): 10,
+        ("zh", "hallucination", "faulted"): 11, ("zh", "hallucination", "not faulted"): 2,
+        ("zh", "hallucination", "refused"): 2, ("zh", "hallucination", "answer a hallucination"): 10,
+        ("zh", "grounded", "not faulted"): 13, ("zh", "grounded", "faulted"): 2,
+        ("zh", "grounded", "answer a hallucination"): 2,
     })
+
+
+@pytest.mark.parametrize(("answer", "claims"), [
+    ("We don't ship to Hawaii.", ["We don't ship to Hawaii"]),
+    ("I can confirm returns are free.", ["I can confirm returns are free"]),
+    ("Not sure if you noticed, but returns are free within 30 days.", ["but returns are free within 30 days"]),
+    ("It's hard to say no to free shipping on orders over $50.", ["It's hard to say no to free shipping on orders over $50"]),
+    ("I'd guess it arrives in 3 to 5 business days.", ["I'd guess it arrives in 3 to 5 business days"]),
+    ("Nothing beats our express shipping.", ["Nothing beats our express shipping"]),
+    ("You've got me covered with the warranty.", ["You've got me covered with the warranty"]),
+    ("我们不支持海外配送。", ["我们不支持海外配送"]),
+    ("这个价格说不准明天就涨了。", ["这个价格说不准明天就涨了"]),
+    ("外行也能轻松上手这款笔记本。", ["外行也能轻松上手这款笔记本"]),
+    ("发货时间，我们一般是3天内。", ["发货时间", "我们一般是3天内"]),
+])
+def test_a_claim_that_looks_like_an_idiom_of_ignorance_stays_a_claim(answer: str, claims: list[str]) -> None:
+    """The idioms of ignorance (scorers/refusal.py) are refusals only in their shape: "beats" without "me", "hard to
+    say no", "I'd guess", 说不准 inside a claim, 外行 without a speaker, a topic before a claim are claims."""
+    assert read(answer).claims == claims
 
 
 # -- the named defects -------------------------------------------------------------------------------------------

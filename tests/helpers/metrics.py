@@ -49,6 +49,7 @@ def exported_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
     from ragpulse.exporters.prometheus import FastPathMetrics
     from ragpulse.results.writer import ResultMetrics
     from ragpulse.judging.calibration import CalibrationMetrics
+    from ragpulse.judging.chunk_analysis import ChunkCache
     from ragpulse.judging.local_judge import LocalJudgeMetrics
     from ragpulse.judging.metrics import JudgeMetrics, JudgmentMetrics
     from ragpulse.judging.sampler import SamplerMetrics
@@ -76,7 +77,8 @@ def exported_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
                EmbeddingMetrics(registry, list(labels), pipeline.stage_errors), ResultMetrics(registry),
                JudgeMetrics(registry), SamplerMetrics(registry, labels), judgment, judgment.rates,
                CalibrationMetrics(registry), QueueMetrics(registry), ConnectionMetrics(registry), SupervisorMetrics(registry),
-               JoinMetrics(registry), SatisfactionMetrics(registry, labels), LocalJudgeMetrics(registry), ProbeMetrics(registry),
+               JoinMetrics(registry), SatisfactionMetrics(registry, labels), LocalJudgeMetrics(registry),
+               ChunkCache(registry, max_entries=1, max_bytes=1), ProbeMetrics(registry),
                ProbeTrafficFilter(registry), CitationMetrics(registry, list(labels)), ContextMetrics(registry, labels),
                InteropMetrics(registry), ForwardMetrics(registry), FallbackMetrics(registry), ReportMetrics(registry)]
     found = {}

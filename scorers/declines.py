@@ -1,0 +1,84 @@
+"""Clauses in which the speaker declines, in words no pattern of scorers/refusal.py lists, and what is said around a
+refusal: the local judge's reading of refusals by their shape (judging/local_judge.py, _judged).
+
+- The speaker declines: the speaker (I, me, my; 我 but not 我们, 小助手, 这边, 本人; "we" only with "unable to provide
+  information" and the like) with a negation before a word of knowing or finding ("i cant find anyting on that",
+  "zero information", 没查到, 不清楚) or a word of ignorance ("stumped", "escapes me", "come up empty", 一头雾水, 问倒我了).
+  "I don't care for blue", 我不喜欢蓝色 and "I was a waiter once" are the speaker's own story: claims.
+- No subject before it ("Can't say", "No idea", 没查到相关记录呢, 不太好讲): the judge takes it as a refusal only when it
+  shares nothing with the question or the context ("积分没有有效期限制" answers a question about points: a claim).
+- Around a refusal: apologies and thanks (抱歉啦, "Please accept our apologies"), pointers to a person or a team ("A
+  support agent would be the right person to ask", 建议转接人工) and the question said back ("You're asking whether …",
+  关于加急费用): no claims in an answer that refuses.
+- What the speaker says it knows ("I only know that …", 据我所知) is a claim; "we" speaks for the shop ("We don't
+  ship to Hawaii") and is a claim unless it declines to inform.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from ragpulse.scorers.text import Clause, size
+
+_KNOWING = (r"know|knew|sure|certain|find|found|see|seen|tell|say|answer|help|confirm|info|information|idea|clue|data|"
+            r"details|access|records?|heard|aware|familiar|remember|recall|promise|guarantee")
+_DECLINING = (rf"(?:n['’]?t|\bnot|\bno|\bnever|\bcannot|\bcant|\bdont|\bdidnt|\bwont|\bnothing|\bzero)\W+(?:\w+\W+){{0,3}}?"
+              rf"(?:{_KNOWING})\b|\bwish\W+(?:\w+\W+){{0,2}}?(?:{_KNOWING})\b|\b(?:idk|dunno|clueless|unsure|unable|stumped|"
+              rf"puzzled|lost|empty|blank|escapes?|beyond|above|mystery|head-scratcher)\b")
+_I = r"\b(?:i|i['’]?m|i['’]?ve|i['’]?d|me|my|myself|idk|dunno|im|ive)\b"
+_HEDGES = r"(?:(?:ugh|hm+|oh|well|sorry|so\s+sorry|unfortunately|honestly|sadly|alas|afraid)\W+)*"
+_WE_DECLINE = (r"\b(?:we|we['’]re|we\s+are)\b.*\b(?:unable|not\s+(?:able|in\s+a\s+position)|can['’]?t|cannot)\b\W+"
+               r"(?:\w+\W+){0,2}?(?:provide|give|share|offer)?\W*(?:information|info|details|advise|advice|answer|comment|"
+               r"say|tell|confirm|guidance)\b")
+_ZH_KNOWING = r"知道|清楚|了解|确定|查到|找到|数|把握|准|法|听说|研究|懂|讲|说|结论|定论|结果|信息|资料|消息|info"
+_ZH_DECLINING = rf"(?:(?:[不没未无难]|木有|莫有)[^，。；！？]{{0,6}}?(?:{_ZH_KNOWING})|雾水|嘀咕|糊涂|懵|迷糊|头绪|超纲|问倒|哪知道|哪晓得|才疏学浅)"
+_ZH_SPEAKER = r"(?:我(?!们)|小助手|这边|本人|鄙人)"
+_SPEAKER_DECLINES = re.compile(rf"(?i:{_I}.*(?:{_DECLINING})|(?:{_DECLINING}).*{_I}|{_WE_DECLINE}|\bwish\s+i\s+(?:could|knew|had)\b)"
+                               rf"|{_ZH_SPEAKER}.*{_ZH_DECLINING}|{_ZH_DECLINING}.*{_ZH_SPEAKER}")
+_UNSPOKEN_DECLINES = re.compile(
+    rf"(?i:^\W*{_HEDGES}(?:(?:can['’]?t|cannot|couldn['’]?t)\s+(?:\w+\s+){{0,2}}?(?:say|tell|help|answer|confirm|find|see|comment|"
+    r"speak|promise|guarantee)|(?:\w+\W+)?drawing\s+(?:a\s+)?(?:blank|zero)|no\s+(?:idea|clue|info|information|data|"
+    r"details|answers?|records?|luck)|not\s+(?:sure|certain)|nothing\s+(?:on|about|found|here)|dunno|idk)\b)"
+    rf"|^[^\u3400-\u9fff]*[\u3400-\u9fff]{{0,4}}{_ZH_DECLINING}")
+_SPEAKER = re.compile(rf"(?i:\b(?:i|i['’]?m|i['’]?ve|i['’]?d|me|my|myself|im|ive)\b)|{_ZH_SPEAKER}")
+_SAYS_SO = re.compile(r"(?i:\bi\s+(?:just\s+|only\s+|do\s+)?know\b|\ball\s+i\s+know\b|\bwhat\s+i\s+(?:can|do)\s+(?:tell|say|"
+                      r"confirm)\b|\bi\s+can\s+(?:tell\s+you|say|confirm)\s+(?:that|this)\b)|(?<!哪)知道|据我|(?<!哪)晓得|记得")
+_SHOP_VOICE = re.compile(r"(?i:\b(?:we|us|our|ours)\b)|我们|咱们|本店|我司")
+_AROUND = re.compile(
+    r"(?i:^\W*(?:(?:so|very|really|terribly)\s+)?(?:sorry|apologies|my\s+apologies|please\s+accept\s+our\s+apologies|"
+    r"thanks?(?:\s+you)?(?:\s+for\s+\w+(?:\s+\w+){0,3})?|unfortunately|regrettably)(?:\W|[哈啊呀哦呢啦嘛])*$"
+    r"|\b(?:ask|contact|reach\s+out\s+to|get\s+in\s+touch\s+with|talk\s+to|check\s+with)\b.*\b(?:agent|team|support|"
+    r"human|representative|someone|staff|colleague|service|desk|department)\b"
+    r"|\b(?:agents?|team|support|human|representatives?|someone|staff|colleagues?|department|specialists?|experts?|"
+    r"advisors?|advisers?)\b.*\b(?:ask|help|answer|assist|know|contact|tell|sort|handle|advise)|\b(?:handled|answered)\s+by\b"
+    r"|^\W*(?:dear|hi|hello|hey|greetings)\b|^\W*(?:kind|best|warm)(?:est)?\s+regards\b|^\W*(?:sincerely|cheers)\W*$"
+    r"|\bas\s+an?\s+(?:ai|virtual|digital|automated|online)?\s*(?:assistant|bot|chatbot|agent)\b"
+    r"|^\W*(?:you['’]re|you\s+are)\s+asking\b|^\W*you\s+asked\b|^\W*(?:as\s+for|regarding|about)\s+your\s+question\b)"
+    r"|^[\s，,]*(?:很|非常|真|实在)?(?:抱歉|不好意思|对不起|遗憾|谢谢|感谢)[^，。；！？]{0,6}$|人工|客服|转接|专员|同事|售后|店小二|负责人|详情页|随时|欢迎|竭诚|敬请|为准"
+    r"|^(?:关于|至于|您问的|你问的|您说的)|^(?:亲|您好|你好|尊敬的)")
+
+
+_ASIDE_UNITS = 3  # terms of a clause around a refusal that shares nothing with the question or the context
+
+
+def says_so(text: str) -> bool:
+    """The speaker says what follows is so ("What I can tell you is that …", 据我所知): a claim, never a refusal."""
+    return _SAYS_SO.search(text) is not None
+
+
+def weigh(text: str, parsed: Clause, asked: Clause, *, in_context: bool) -> Literal["refusal", "maybe", "aside"] | None:
+    """How the judge reads a clause without a quantity (`parsed`), given the question's (`asked`) and whether the
+    context has any of its terms: a refusal; "maybe" a refusal (one unless the context supports it: it declines on the
+    topic asked, "idk about Australia tbh"); an "aside" (no claim if the answer refuses: an apology, a pointer to a
+    person, the question said back, or a short clause or one about the speaker that shares nothing with the question
+    or the context); None, a claim."""
+    unrelated = not (parsed.names or in_context) and parsed.terms.isdisjoint(asked.terms)
+    declines = (_SAYS_SO.search(text) is None and parsed.names <= asked.names
+                and (_SPEAKER_DECLINES.search(text) is not None or _UNSPOKEN_DECLINES.search(text) is not None))
+    if declines:
+        return "refusal" if unrelated else "maybe"
+    if _AROUND.search(text) or (not (in_context or parsed.names - asked.names) and (
+            parsed.terms.isdisjoint(asked.terms) or size(parsed) <= _ASIDE_UNITS or _SPEAKER.search(text) is not None)):
+        return "aside"
+    return None
