@@ -53,7 +53,8 @@ from ragpulse.judging.substitution import substitution
 from ragpulse.judging.verdicts import Claim, Judgment, searches_differ
 from ragpulse.scorers.citations import Citations, event_citations, strip_markers
 from ragpulse.scorers.refusal import read
-from ragpulse.scorers.text import Clause, clause, is_chatter, name_stems, question_terms, size, supported_units
+from ragpulse.scorers.text import (Clause, clause, is_chatter, name_stems, question_shared, question_terms, size,
+                                   supported_units)
 
 # v2: names in any case and position, preambles and 7 天; v3: uncertain claims, governed negation, numbers in
 # words, wrong subjects (docs/benchmarks-log.md); v4: citation markers ("[1]") are no claims; v5: the answer's
@@ -445,7 +446,7 @@ class LocalJudge:
                    verdicts: list[_Verdict]) -> None:
         if not question:
             return
-        lexical = len(question & question_terms(answer[:MAX_CHARS])) / len(question)
+        lexical = question_shared(question, answer[:MAX_CHARS]) / len(question)
         relevancy, reason = _share_score(lexical), f"{lexical:.0%} of the question's terms are in the answer"
         grounded = [coverage[v.chunk] for v in verdicts if v.chunk is not None]
         if grounded and _chunk_relevance(max(grounded)) >= 2:

@@ -269,6 +269,11 @@ def question_terms(text: str) -> frozenset[str]:
     return _ANALYSER.question_terms(text)
 
 
+def question_shared(question: frozenset[str], text: str) -> int:
+    """len(question & question_terms(text)), without making the text's set (in the crate)."""
+    return _ANALYSER.question_shared(question, text)
+
+
 # The crate's analyser: the patterns above (translated) and the tables.
 _PATTERNS = {
     "leading_answer": _LEADING_ANSWER, "en_not_negations": _EN_NOT_NEGATIONS, "cjk_leading_answer": _CJK_LEADING_ANSWER,

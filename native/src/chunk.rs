@@ -10,6 +10,8 @@ pub mod bindings;
 
 use std::collections::HashSet;
 
+use rustc_hash::FxHashSet;
+
 use crate::align::Key;
 use crate::clause::{Clause, Quantity};
 
@@ -164,7 +166,7 @@ pub struct Chunk {
 
 impl Chunk {
     /// From each sentence's clauses as Analyser::clause read them, and the chunk's question terms.
-    pub fn new(sentences: Vec<Vec<(String, Clause)>>, topic: HashSet<String>) -> Chunk {
+    pub fn new(sentences: Vec<Vec<(String, Clause)>>, topic: FxHashSet<String>) -> Chunk {
         let sentence_ends = sentences.iter().scan(0u32, |end, sentence| {
             *end += sentence.len() as u32;
             Some(*end)
@@ -334,7 +336,7 @@ pub fn supported(chunks: &[&Chunk], words: &[String], parts: &[Vec<char>]) -> f6
 /// A clause as Analyser::clause would give it for these English words (stems) and CJK parts, for the crate's tests.
 #[cfg(test)]
 pub fn test_clause(words: &[&str], parts: &[&str], quantities: Vec<Quantity>, negated: bool, governed: &[&str]) -> Clause {
-    let mut terms: HashSet<String> = words.iter().map(|word| word.to_string()).collect();
+    let mut terms: FxHashSet<String> = words.iter().map(|word| word.to_string()).collect();
     part_terms(parts.iter().copied(), |term| {
         terms.insert(term.to_owned());
     });
@@ -348,7 +350,7 @@ pub fn test_clause(words: &[&str], parts: &[&str], quantities: Vec<Quantity>, ne
         chars: letters.into_iter().collect(),
         sequence,
         quantities,
-        names: HashSet::new(),
+        names: FxHashSet::default(),
         negated,
         governed: governed.iter().map(|word| word.to_string()).collect(),
         spelled: Vec::new(),
@@ -363,7 +365,7 @@ mod tests {
         let sentences = sentences.into_iter().enumerate().map(|(n, clauses)| {
             clauses.into_iter().enumerate().map(|(m, c)| (format!("clause {n}.{m}"), c)).collect()
         });
-        Chunk::new(sentences.collect(), ["topic".to_string()].into())
+        Chunk::new(sentences.collect(), ["topic".to_string()].into_iter().collect())
     }
 
     #[test]
