@@ -113,15 +113,20 @@ class _Context:
     """A trace's chunks as the judge reads them: the crate's context of their analyses (native/src/chunk.rs), and the
     clauses a verdict reads, made as scorers/text.py's Clause when first read."""
 
-    __slots__ = ("chunks", "owners", "quantities", "spelled", "_clauses", "_statements")
+    __slots__ = ("chunks", "owners", "_clauses", "_statements")
 
     def __init__(self, chunks: ChunkContext, owners: list[int]) -> None:
         self.chunks = chunks
         self.owners = owners  # each clause's chunk index, by its position
-        self.quantities: frozenset[tuple[str, float]] = chunks.all_quantities()
-        self.spelled: frozenset[tuple[str, float]] = chunks.all_spelled()
         self._clauses: dict[int, Clause] = {}
         self._statements: list[tuple[Clause, ...]] | None = None
+
+    def missing_quantities(self, claim: Clause) -> list[tuple[str, float]]:
+        """The claim's quantities that no clause has, as a quantity or a count in words, in order (as every set a
+        reason names: a set's order changes with the process's hash seed)."""
+        if not claim.quantities:
+            return []
+        return sorted(claim.quantities - self.chunks.held(claim.quantities) - self.chunks.held(claim.quantities, True))
 
     def clause(self, position: int) -> Clause:
         found = self._clauses.get(position)
@@ -153,7 +158,8 @@ class _Context:
 
     def supported_units(self, claim: Clause) -> float:
         """scorers/text.py's supported_units of the claim against everything the chunks say."""
-        return self.chunks.supported(claim.words, claim.cjk_parts) + len(claim.quantities & self.quantities)
+        supported = self.chunks.supported(claim.words, claim.cjk_parts)
+        return supported + len(self.chunks.held(claim.quantities)) if claim.quantities else supported
 
     def aligned(self, claim: Clause) -> tuple[float, int, list[int]] | None:
         """The claim's best aligned clause, by the Dice of their terms and quantities (the first of equals):
@@ -372,8 +378,7 @@ class LocalJudge:
         whole context."""
         units = size(claim)
         context = where.chunks
-        # in order, as every set a reason names: a set's order changes with the process's hash seed
-        missing_quantities = sorted(claim.quantities - where.quantities - where.spelled) if claim.quantities else []
+        missing_quantities = where.missing_quantities(claim)
         alignment = where.aligned(claim)
         best_dice, best, as_well = alignment if alignment is not None else (0.0, None, [])
         best_chunk, aligned = (where.owners[best], where.clause(best)) if best is not None else (None, _NOTHING)

@@ -100,11 +100,12 @@ def test_a_chunk_held_in_the_crate_answers_as_the_clauses_sets_did(chunks: list[
     terms = frozenset().union(*(c.terms for c in clauses))
     whole = text.Clause("", terms, frozenset(), (), frozenset().union(*(c.chars for c in clauses)), (),
                         frozenset().union(*(c.quantities for c in clauses)), frozenset(), False)
-    assert context.all_quantities() == whole.quantities
-    assert context.all_spelled() == frozenset().union(*(c.spelled for c in clauses))
+    spelled = frozenset().union(*(c.spelled for c in clauses))
+    said = text.clause(claim)
+    for asked in (said.quantities, said.quantities | whole.quantities, said.quantities | spelled):
+        assert (context.held(asked), context.held(asked, True)) == (asked & whole.quantities, asked & spelled)
     negated = frozenset().union(*(c.governed or c.terms for c in clauses if c.negated))
     only_negated = negated - frozenset().union(*(c.terms for c in clauses if not c.negated))
-    said = text.clause(claim)
     assert context.supported(said.words, said.cjk_parts) + len(said.quantities & whole.quantities) == text.supported_units(
         said, whole)
     for term in said.terms | said.names | negated | {"", "ſ"}:
