@@ -62,6 +62,18 @@ def test_question_shared_counts_what_the_sets_share() -> None:
     assert text.question_shared(frozenset(), "Returns") == 0
 
 
+
+def test_a_str_of_any_width_is_read_as_its_text_and_a_lone_surrogate_refused() -> None:
+    """A short str is encoded from its code points (native/src/bridge.rs), a longer one by Python's encoder: the same
+    text at each width (Latin-1, BMP, astral), and a lone surrogate raises as the encoder does, short or long."""
+    for word in ("café", "退货", "𠀀退"):
+        assert text.question_terms(word) == text.question_terms(word * 40)
+        assert text.question_shared(text.question_terms(word), word * 40) == len(text.question_terms(word))
+    for sample in ("a\ud800", "a\ud800" * 40, "退\udfff"):
+        with pytest.raises(UnicodeEncodeError):
+            text.clause(sample)
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.text(st.sampled_from("abcdeilnorstuyz'’0"), min_size=1, max_size=12), max_size=20))
 def test_a_stem_starts_with_its_words_first_letter(words: list[str]) -> None:

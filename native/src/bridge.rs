@@ -13,10 +13,48 @@ pub fn with_text<T>(text: &Bound<'_, PyString>, read: impl FnOnce(&str) -> PyRes
     if unsafe { pyo3::ffi::PyUnicode_IS_ASCII(text.as_ptr()) } != 0 {
         return read(text.to_str()?);
     }
+    let mut short = [0u8; 4 * SHORT];
+    if let Some(encoded) = encoded_short(text, &mut short) {
+        return read(encoded);
+    }
     let encoded = text.encode_utf8()?; // a lone surrogate raises UnicodeEncodeError, as to_str() did
     // SAFETY: CPython's strict UTF-8 encoder made these bytes: valid UTF-8 (checking again cost 3% of a Chinese
     // answer's scoring).
     read(unsafe { std::str::from_utf8_unchecked(encoded.as_bytes()) })
+}
+
+/// Up to this many characters, a str is encoded here into a buffer on the stack: a term, a CJK character or a
+/// clause (a Chinese claim's bigrams were each a bytes object made and dropped: a tenth of a Chinese judgment's
+/// calls into the crate).
+const SHORT: usize = 64;
+
+/// A short str's UTF-8, written from its code points into `buffer`; None for a longer one, one not ready or one with
+/// a lone surrogate (the encoder raises for it).
+fn encoded_short<'b>(text: &Bound<'_, PyString>, buffer: &'b mut [u8; 4 * SHORT]) -> Option<&'b str> {
+    use pyo3::ffi::{PyUnicode_1BYTE_KIND, PyUnicode_2BYTE_KIND, PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_IS_READY, PyUnicode_KIND};
+    let raw = text.as_ptr();
+    // SAFETY: a live str (held by its Bound): its state flags, and its length once it is ready.
+    if unsafe { PyUnicode_IS_READY(raw) } == 0 || unsafe { PyUnicode_GET_LENGTH(raw) } as usize > SHORT {
+        return None;
+    }
+    // SAFETY: a ready str's data holds its length of code points, each of its kind's width.
+    let (kind, data, length) = unsafe { (PyUnicode_KIND(raw), PyUnicode_DATA(raw), PyUnicode_GET_LENGTH(raw) as usize) };
+    let mut used = 0;
+    for index in 0..length {
+        // SAFETY: index < length, read at the kind's width
+        let code = unsafe {
+            if kind == PyUnicode_1BYTE_KIND {
+                u32::from(*data.cast::<u8>().add(index))
+            } else if kind == PyUnicode_2BYTE_KIND {
+                u32::from(*data.cast::<u16>().add(index))
+            } else {
+                *data.cast::<u32>().add(index)
+            }
+        };
+        used += char::from_u32(code)?.encode_utf8(&mut buffer[used..]).len();
+    }
+    // SAFETY: whole characters, each encoded by encode_utf8
+    Some(unsafe { std::str::from_utf8_unchecked(&buffer[..used]) })
 }
 
 pub fn guarded<T>(work: impl FnOnce() -> T) -> PyResult<T> {
