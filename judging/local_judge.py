@@ -53,8 +53,7 @@ from ragpulse.judging.substitution import substitution
 from ragpulse.judging.verdicts import Claim, Judgment, searches_differ
 from ragpulse.scorers.citations import Citations, event_citations, strip_markers
 from ragpulse.scorers.refusal import read
-from ragpulse.scorers.text import (Clause, clause, is_chatter, name_stems, question_shared, question_terms, size,
-                                   supported_units)
+from ragpulse.scorers.text import Clause, clause, is_chatter, name_stems, question_shared, question_terms, size
 
 # v2: names in any case and position, preambles and 7 天; v3: uncertain claims, governed negation, numbers in
 # words, wrong subjects (docs/benchmarks-log.md); v4: citation markers ("[1]") are no claims; v5: the answer's
@@ -156,18 +155,13 @@ class _Context:
         """Positions of the clauses that have this term."""
         return self.chunks.holding(key)
 
-    def supported_units(self, claim: Clause) -> float:
-        """scorers/text.py's supported_units of the claim against everything the chunks say."""
-        supported = self.chunks.supported(claim.words, claim.cjk_parts)
-        return supported + len(self.chunks.held(claim.quantities)) if claim.quantities else supported
-
-    def aligned(self, claim: Clause) -> tuple[float, int, list[int]] | None:
-        """The claim's best aligned clause, by the Dice of their terms and quantities (the first of equals):
-        (its Dice, its position, the positions of those within _AS_WELL of it); None when no clause shares a term or
-        a quantity with the claim. Counted in the crate (native/src/align.rs): in Python this was most of a judgment
-        on recurring chunks."""
-        return self.chunks.align(claim.terms, claim.quantities, _AS_WELL)
-
+    def evidence(self, claim: Clause) -> tuple[tuple[float, int, list[int]] | None, float, float]:
+        """The claim's best aligned clause, by the Dice of their terms and quantities (the first of equals): (its Dice,
+        its position, the positions of those within _AS_WELL of it), None when no clause shares a term or a quantity
+        with the claim; then scorers/text.py's supported_units of the claim against everything the chunks say, and
+        against its best aligned clause (0.0 without one). Counted in the crate in one call (native/src/align.rs,
+        chunk.rs): in Python the alignment was most of a judgment on recurring chunks."""
+        return self.chunks.evidence(claim.terms, claim.quantities, claim.words, claim.cjk_parts, _AS_WELL)
 
 def _where(chunks: Sequence[ChunkAnalysis | None]) -> _Context | None:
     """The chunks with text as the judge reads them (indices kept), or None when none has text."""
@@ -379,12 +373,12 @@ class LocalJudge:
         units = size(claim)
         context = where.chunks
         missing_quantities = where.missing_quantities(claim)
-        alignment = where.aligned(claim)
+        alignment, supported, aligned_supported = where.evidence(claim)
         best_dice, best, as_well = alignment if alignment is not None else (0.0, None, [])
         best_chunk, aligned = (where.owners[best], where.clause(best)) if best is not None else (None, _NOTHING)
 
-        aligned_share = supported_units(claim, aligned) / units
-        share = where.supported_units(claim) / units
+        aligned_share = aligned_supported / units
+        share = supported / units
 
         def verdict(kind: str, reason: str, score: int, rule: Rule, chunk: int | None = None) -> _Verdict:
             evidence = f' (context: "{aligned.text}")' if best_dice > 0 else ""

@@ -50,7 +50,8 @@ def oracle(claim: Keys, chunks: list[list[Keys]], margin: float) -> tuple[float,
 def native(claim: Keys, chunks: list[list[Keys]], margin: float) -> tuple[float, int, list[int]] | None:
     """The crate's alignment over chunks of clauses with these keys: each clause a text of its terms and quantities
     (the terms drawn from words clause() keeps as they are, the quantities from ones it reads)."""
-    return ChunkContext([analyse("。".join(_said(c) for c in chunk)) for chunk in chunks]).align(*claim, margin)
+    context = ChunkContext([analyse("。".join(_said(c) for c in chunk)) for chunk in chunks])
+    return context.evidence(*claim, frozenset(), (), margin)[0]
 
 
 WORDS = {"return": "return", "refund": "refund", "day": "day", "退货": "退货", "z": "z"}
@@ -106,8 +107,9 @@ def test_a_chunk_held_in_the_crate_answers_as_the_clauses_sets_did(chunks: list[
         assert (context.held(asked), context.held(asked, True)) == (asked & whole.quantities, asked & spelled)
     negated = frozenset().union(*(c.governed or c.terms for c in clauses if c.negated))
     only_negated = negated - frozenset().union(*(c.terms for c in clauses if not c.negated))
-    assert context.supported(said.words, said.cjk_parts) + len(said.quantities & whole.quantities) == text.supported_units(
-        said, whole)
+    alignment, supported, by_best = context.evidence(said.terms, said.quantities, said.words, said.cjk_parts, 0.1)
+    assert supported == text.supported_units(said, whole)
+    assert by_best == (text.supported_units(said, clauses[alignment[1]]) if alignment else 0.0)
     for term in said.terms | said.names | negated | {"", "ſ"}:
         assert context.has_term(term) == (term in terms)
         assert context.has_name(term) == any(term in c.names for c in clauses)

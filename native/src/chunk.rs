@@ -303,12 +303,10 @@ fn stored(text: String, c: Clause, vocab: &Strings) -> StoredClause {
     }
 }
 
-/// What of a claim's words and CJK parts the chunks hold: its words found as terms, and its CJK characters as
-/// scorers/text.py's cjk_covered counts them (in a bigram or one-character part found: 1; only a character of the
-/// chunks: 0.5).
-pub fn supported(chunks: &[&Chunk], words: &[String], parts: &[Vec<char>]) -> f64 {
-    let has_term = |term: &str| chunks.iter().any(|chunk| chunk.has_term(term));
-    let has_char = |letter: char| chunks.iter().any(|chunk| chunk.has_char(letter));
+/// What of a claim's words and CJK parts these terms and characters hold: its words found as terms, and its CJK
+/// characters as scorers/text.py's cjk_covered counts them (in a bigram or one-character part found: 1; only a
+/// character: 0.5).
+fn covered(words: &[String], parts: &[Vec<char>], has_term: impl Fn(&str) -> bool, has_char: impl Fn(char) -> bool) -> f64 {
     let mut covered = words.iter().filter(|word| has_term(word)).count() as f64;
     let mut pair = String::with_capacity(8);
     for letters in parts {
@@ -331,6 +329,25 @@ pub fn supported(chunks: &[&Chunk], words: &[String], parts: &[Vec<char>]) -> f6
         }
     }
     covered
+}
+
+/// What of a claim's words and CJK parts the chunks hold (`covered`).
+pub fn supported(chunks: &[&Chunk], words: &[String], parts: &[Vec<char>]) -> f64 {
+    covered(words, parts, |term| chunks.iter().any(|chunk| chunk.has_term(term)),
+            |letter| chunks.iter().any(|chunk| chunk.has_char(letter)))
+}
+
+/// What of a claim one clause of a chunk supports: scorers/text.py's supported_units(claim, clause), its words and
+/// CJK parts (`covered`) and its quantities the clause has (a NaN equal to none, -0.0 to 0.0).
+pub fn supported_by(chunk: &Chunk, clause: &StoredClause, words: &[String], parts: &[Vec<char>], quantities: &[Quantity]) -> f64 {
+    let mut terms: FxHashSet<&str> = clause.words.iter().map(|id| chunk.vocab.get(*id as usize)).collect();
+    let mut cjk_terms = Vec::new();
+    part_terms(clause.parts(), |term| cjk_terms.push(term.to_owned()));
+    terms.extend(cjk_terms.iter().map(String::as_str));
+    let held = quantities.iter().filter(|(dimension, value)| {
+        clause.quantities.iter().any(|(held, held_value)| held_value == value && held == dimension)
+    });
+    covered(words, parts, |term| terms.contains(term), |letter| clause.parts.contains(letter)) + held.count() as f64
 }
 
 /// A clause as Analyser::clause would give it for these English words (stems) and CJK parts, for the crate's tests.

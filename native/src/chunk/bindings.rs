@@ -7,7 +7,8 @@ use pyo3::types::{PyBool, PyFrozenSet, PyString, PyTuple};
 
 use crate::align::{self, Key};
 use crate::bridge::{guarded, with_text};
-use crate::chunk::{self, allocated, part_terms, Chunk};
+use crate::chunk::{self, allocated, part_terms, Chunk, StoredClause};
+use crate::clause::Quantity;
 
 /// A chunk's analysis, held in the crate (native/src/chunk.rs): what the local judge's cache keeps of a chunk.
 #[pyclass(frozen, module = "ragpulse._native", name = "ChunkAnalysis")]
@@ -44,16 +45,21 @@ fn texts<'py>(items: impl Iterator<Item = Bound<'py, PyAny>>) -> PyResult<Vec<St
     }).collect()
 }
 
-/// A claim's keys (its terms, then its quantities but NaN ones) and its size.
-fn claim_keys(terms: &Bound<'_, PyFrozenSet>, quantities: &Bound<'_, PyFrozenSet>) -> PyResult<(Vec<Key>, usize)> {
+/// A claim's keys (its terms, then its quantities but NaN ones), its size and its quantities.
+fn claim_keys(terms: &Bound<'_, PyFrozenSet>, quantities: &Bound<'_, PyFrozenSet>) -> PyResult<(Vec<Key>, usize, Vec<Quantity>)> {
     let mut keys: Vec<Key> = texts(terms.iter())?.into_iter().map(Key::Term).collect();
+    let mut read = Vec::with_capacity(quantities.len());
     for quantity in quantities.iter() {
         let (dimension, value): (String, f64) =
             quantity.extract().map_err(|_| PyValueError::new_err("a quantity is (str, float)"))?;
-        keys.extend(Key::quantity(dimension, value));
+        keys.extend(Key::quantity(dimension.clone(), value));
+        read.push((dimension, value));
     }
-    Ok((keys, terms.len() + quantities.len()))
+    Ok((keys, terms.len() + quantities.len(), read))
 }
+
+/// A claim's alignment as Python reads it: (the best clause's Dice, its position, those within the margin of it).
+type Aligned = Option<(f64, usize, Vec<usize>)>;
 
 /// A trace's chunks as the local judge reads them together: their clauses numbered on from one chunk to the next.
 #[pyclass(frozen, module = "ragpulse._native", name = "ChunkContext")]
@@ -68,6 +74,17 @@ impl PyContext {
 
     fn any(&self, question: impl Fn(&Chunk) -> bool) -> bool {
         self.chunks.iter().any(|chunk| question(&chunk.get().chunk))
+    }
+
+    /// The clause at a position, numbered on from one chunk to the next, with its chunk.
+    fn at(&self, mut position: usize) -> Option<(&Chunk, &StoredClause)> {
+        for chunk in self.chunks() {
+            if position < chunk.len() {
+                return Some((chunk, &chunk.clauses[position]));
+            }
+            position -= chunk.len();
+        }
+        None
     }
 }
 
@@ -98,17 +115,7 @@ impl PyContext {
     /// The clause at this position as scorers/text.py's Clause fields: (text, terms, words, cjk_parts, chars,
     /// sequence, quantities, names, negated, governed, spelled), as Analyser::clause gave them.
     fn clause<'py>(&self, py: Python<'py>, position: usize) -> PyResult<Bound<'py, PyTuple>> {
-        let mut at = position;
-        let chunks = self.chunks();
-        let mut found = None;
-        for chunk in chunks {
-            if at < chunk.len() {
-                found = Some((chunk, &chunk.clauses[at]));
-                break;
-            }
-            at -= chunk.len();
-        }
-        let (chunk, c) = found.ok_or_else(|| PyIndexError::new_err("no clause at this position"))?;
+        let (chunk, c) = self.at(position).ok_or_else(|| PyIndexError::new_err("no clause at this position"))?;
         // each word and character made into a str once: a word is a term and in the sequence, a character in the
         // sequence and the characters
         let words: Vec<Bound<'py, PyString>> =
@@ -130,15 +137,33 @@ impl PyContext {
         PyTuple::new(py, items)
     }
 
-    /// The claim (its terms and quantities) aligned with the clauses: (Dice of the best clause, its position, the
-    /// positions within `margin` of it), or None when no clause shares a term or a quantity.
-    fn align(
-        &self, terms: &Bound<'_, PyFrozenSet>, quantities: &Bound<'_, PyFrozenSet>, margin: f64,
-    ) -> PyResult<Option<(f64, usize, Vec<usize>)>> {
-        let (keys, size) = claim_keys(terms, quantities)?;
+    /// A claim against the chunks in one call (its sets read once): its alignment by the Dice of its terms and
+    /// quantities (Dice of the best clause, its position, the positions within `margin` of it; None when no clause
+    /// shares a term or a quantity), then what of it the chunks support and what the best clause supports
+    /// (scorers/text.py's supported_units against all they say and against that clause; 0.0 when none aligns).
+    fn evidence(
+        &self, terms: &Bound<'_, PyFrozenSet>, quantities: &Bound<'_, PyFrozenSet>, words: &Bound<'_, PyFrozenSet>,
+        parts: &Bound<'_, PyTuple>, margin: f64,
+    ) -> PyResult<(Aligned, f64, f64)> {
+        let (keys, size, quantities) = claim_keys(terms, quantities)?;
+        let words = texts(words.iter())?;
+        let parts: Vec<Vec<char>> = texts(parts.iter())?.iter().map(|part| part.chars().collect()).collect();
         let chunks = self.chunks();
         let found = guarded(|| align::align(&keys, size, &chunks, margin))?;
-        Ok(found.map(|found| (found.dice, found.best, found.near)))
+        let clauses = || chunks.iter().flat_map(|chunk| chunk.clauses.iter());
+        // the claim's quantities that a clause has (-0.0 is 0.0, a NaN equals none)
+        let held = quantities.iter().filter(|(dimension, value)| {
+            clauses().any(|c| c.quantities.iter().any(|(held, held_value)| held_value == value && held == dimension))
+        });
+        let supported = guarded(|| chunk::supported(&chunks, &words, &parts))? + held.count() as f64;
+        let by_best = match &found {
+            Some(found) => {
+                let (chunk, best) = self.at(found.best).expect("the alignment's best clause is the context's");
+                guarded(|| chunk::supported_by(chunk, best, &words, &parts, &quantities))?
+            }
+            None => 0.0,
+        };
+        Ok((found.map(|found| (found.dice, found.best, found.near)), supported, by_best))
     }
 
     /// The positions of the clauses that have this term.
@@ -152,15 +177,6 @@ impl PyContext {
             }
             Ok(positions)
         })
-    }
-
-    /// What of the claim's words (English terms) and CJK parts the chunks support (scorers/text.py's
-    /// supported_units less the quantities).
-    fn supported(&self, words: &Bound<'_, PyFrozenSet>, parts: &Bound<'_, PyTuple>) -> PyResult<f64> {
-        let words = texts(words.iter())?;
-        let parts: Vec<Vec<char>> = texts(parts.iter())?.iter().map(|part| part.chars().collect()).collect();
-        let chunks = self.chunks();
-        guarded(|| chunk::supported(&chunks, &words, &parts))
     }
 
     fn has_term(&self, term: &Bound<'_, PyString>) -> PyResult<bool> {
