@@ -337,17 +337,30 @@ pub fn supported(chunks: &[&Chunk], words: &[String], parts: &[Vec<char>]) -> f6
             |letter| chunks.iter().any(|chunk| chunk.has_char(letter)))
 }
 
-/// What of a claim one clause of a chunk supports: scorers/text.py's supported_units(claim, clause), its words and
-/// CJK parts (`covered`) and its quantities the clause has (a NaN equal to none, -0.0 to 0.0).
-pub fn supported_by(chunk: &Chunk, clause: &StoredClause, words: &[String], parts: &[Vec<char>], quantities: &[Quantity]) -> f64 {
-    let mut terms: FxHashSet<&str> = clause.words.iter().map(|id| chunk.vocab.get(*id as usize)).collect();
-    let mut cjk_terms = Vec::new();
-    part_terms(clause.parts(), |term| cjk_terms.push(term.to_owned()));
-    terms.extend(cjk_terms.iter().map(String::as_str));
+/// Each term of a clause of this chunk, as Analyser::clause gave them: its words, then its CJK parts' terms.
+pub fn clause_terms(chunk: &Chunk, clause: &StoredClause) -> FxHashSet<String> {
+    let mut terms: FxHashSet<String> = clause.words.iter().map(|id| chunk.vocab.get(*id as usize).to_owned()).collect();
+    part_terms(clause.parts(), |term| {
+        terms.insert(term.to_owned());
+    });
+    terms
+}
+
+/// A claim against one clause of a chunk: what of it the clause supports (scorers/text.py's supported_units(claim,
+/// clause): its words and CJK parts as `covered` counts them, its quantities the clause has, a NaN equal to none and
+/// -0.0 to 0.0), how many of the claim's terms the clause lacks and how many of the clause's the claim lacks.
+pub fn against(
+    chunk: &Chunk, clause: &StoredClause, claim_terms: &FxHashSet<&str>, words: &[String], parts: &[Vec<char>],
+    quantities: &[Quantity],
+) -> (f64, usize, usize) {
+    let terms = clause_terms(chunk, clause);
     let held = quantities.iter().filter(|(dimension, value)| {
         clause.quantities.iter().any(|(held, held_value)| held_value == value && held == dimension)
     });
-    covered(words, parts, |term| terms.contains(term), |letter| clause.parts.contains(letter)) + held.count() as f64
+    let supported = covered(words, parts, |term| terms.contains(term), |letter| clause.parts.contains(letter));
+    let claim_only = claim_terms.iter().filter(|term| !terms.contains(**term)).count();
+    let clause_only = terms.iter().filter(|term| !claim_terms.contains(term.as_str())).count();
+    (supported + held.count() as f64, claim_only, clause_only)
 }
 
 /// A clause as Analyser::clause would give it for these English words (stems) and CJK parts, for the crate's tests.

@@ -9,6 +9,7 @@ use crate::align::{self, Key};
 use crate::bridge::{guarded, with_text};
 use crate::chunk::{self, allocated, part_terms, Chunk, StoredClause};
 use crate::clause::Quantity;
+use rustc_hash::FxHashSet;
 
 /// A chunk's analysis, held in the crate (native/src/chunk.rs): what the local judge's cache keeps of a chunk.
 #[pyclass(frozen, module = "ragpulse._native", name = "ChunkAnalysis")]
@@ -58,8 +59,9 @@ fn claim_keys(terms: &Bound<'_, PyFrozenSet>, quantities: &Bound<'_, PyFrozenSet
     Ok((keys, terms.len() + quantities.len(), read))
 }
 
-/// A claim's alignment as Python reads it: (the best clause's Dice, its position, those within the margin of it).
-type Aligned = Option<(f64, usize, Vec<usize>)>;
+/// A claim's alignment as Python reads it: (the best clause's Dice, its position, those within the margin of it, its
+/// text, the claim's terms it lacks, its terms the claim lacks).
+type Aligned = Option<(f64, usize, Vec<usize>, String, usize, usize)>;
 
 /// A trace's chunks as the local judge reads them together: their clauses numbered on from one chunk to the next.
 #[pyclass(frozen, module = "ragpulse._native", name = "ChunkContext")]
@@ -137,33 +139,42 @@ impl PyContext {
         PyTuple::new(py, items)
     }
 
-    /// A claim against the chunks in one call (its sets read once): its alignment by the Dice of its terms and
-    /// quantities (Dice of the best clause, its position, the positions within `margin` of it; None when no clause
-    /// shares a term or a quantity), then what of it the chunks support and what the best clause supports
-    /// (scorers/text.py's supported_units against all they say and against that clause; 0.0 when none aligns).
+    /// A claim against the chunks in one call (its sets read once): what of it the chunks support
+    /// (scorers/text.py's supported_units against all they say), what its best aligned clause supports (0.0 when
+    /// none aligns), and its alignment by the Dice of its terms and quantities: None when no clause shares a term or a
+    /// quantity, else (the best clause's Dice, its position, the positions within `margin` of it, its text, how many
+    /// of the claim's terms it lacks, how many of its terms the claim lacks). The clause itself is made for Python
+    /// only when a rule reads more of it (judging/local_judge.py).
     fn evidence(
         &self, terms: &Bound<'_, PyFrozenSet>, quantities: &Bound<'_, PyFrozenSet>, words: &Bound<'_, PyFrozenSet>,
         parts: &Bound<'_, PyTuple>, margin: f64,
-    ) -> PyResult<(Aligned, f64, f64)> {
+    ) -> PyResult<(f64, f64, Aligned)> {
         let (keys, size, quantities) = claim_keys(terms, quantities)?;
         let words = texts(words.iter())?;
         let parts: Vec<Vec<char>> = texts(parts.iter())?.iter().map(|part| part.chars().collect()).collect();
         let chunks = self.chunks();
-        let found = guarded(|| align::align(&keys, size, &chunks, margin))?;
         let clauses = || chunks.iter().flat_map(|chunk| chunk.clauses.iter());
         // the claim's quantities that a clause has (-0.0 is 0.0, a NaN equals none)
         let held = quantities.iter().filter(|(dimension, value)| {
             clauses().any(|c| c.quantities.iter().any(|(held, held_value)| held_value == value && held == dimension))
         });
         let supported = guarded(|| chunk::supported(&chunks, &words, &parts))? + held.count() as f64;
-        let by_best = match &found {
-            Some(found) => {
-                let (chunk, best) = self.at(found.best).expect("the alignment's best clause is the context's");
-                guarded(|| chunk::supported_by(chunk, best, &words, &parts, &quantities))?
-            }
-            None => 0.0,
+        let Some(found) = guarded(|| align::align(&keys, size, &chunks, margin))? else {
+            return Ok((supported, 0.0, None));
         };
-        Ok((found.map(|found| (found.dice, found.best, found.near)), supported, by_best))
+        let (chunk, best) = self.at(found.best).expect("the alignment's best clause is the context's");
+        let claim_terms: FxHashSet<&str> = keys.iter().filter_map(|key| match key {
+            Key::Term(term) => Some(term.as_str()),
+            Key::Quantity(..) => None,
+        }).collect();
+        let (by_best, claim_only, best_only) =
+            guarded(|| chunk::against(chunk, best, &claim_terms, &words, &parts, &quantities))?;
+        Ok((supported, by_best, Some((found.dice, found.best, found.near, best.text.to_string(), claim_only, best_only))))
+    }
+
+    /// Whether the clause at this position is negated.
+    fn negated(&self, position: usize) -> PyResult<bool> {
+        self.at(position).map(|(_, c)| c.negated).ok_or_else(|| PyIndexError::new_err("no clause at this position"))
     }
 
     /// The positions of the clauses that have this term.
@@ -192,9 +203,14 @@ impl PyContext {
         with_text(root, |root| Ok(self.any(|chunk| chunk.vocab.iter().any(|term| term.starts_with(root)))))
     }
 
-    /// Whether the chunks say this term only negated: a negated clause negates it, and no other clause has it.
-    fn only_negated(&self, term: &Bound<'_, PyString>) -> PyResult<bool> {
-        with_text(term, |term| Ok(self.any(|chunk| chunk.negates(term)) && !self.any(|chunk| chunk.affirms(term))))
+    /// Those of the claim's terms that the clause at `position` lacks and the chunks say only negated (a negated
+    /// clause negates the term, and no other clause has it).
+    fn only_negated(&self, terms: &Bound<'_, PyFrozenSet>, position: usize) -> PyResult<Vec<String>> {
+        let (chunk, clause) = self.at(position).ok_or_else(|| PyIndexError::new_err("no clause at this position"))?;
+        let has = chunk::clause_terms(chunk, clause);
+        Ok(texts(terms.iter())?.into_iter().filter(|term| {
+            !has.contains(term) && self.any(|chunk| chunk.negates(term)) && !self.any(|chunk| chunk.affirms(term))
+        }).collect())
     }
 
     /// Those of a claim's quantities that a clause of the chunks has among its quantities, or (`spelled`) among its
