@@ -55,7 +55,10 @@ impl Strings {
 
     pub fn get(&self, id: usize) -> &str {
         let start = if id == 0 { 0 } else { self.ends[id - 1] as usize };
-        &self.text[start..self.ends[id] as usize]
+        let end = self.ends[id] as usize;
+        // SAFETY: every end is the end of an item pushed whole (new() above): within the text and at a character
+        // boundary, and a start is the end before it (the binary search of a Chinese claim's terms checked both).
+        unsafe { self.text.get_unchecked(start..end) }
     }
 
     pub fn find(&self, item: &str) -> Option<usize> {
@@ -221,10 +224,13 @@ impl Chunk {
 
     /// The positions of the clauses that have this term.
     pub fn holding_term(&self, term: &str) -> &[u16] {
-        self.vocab.find(term).map_or(&[], |id| {
-            let start = if id == 0 { 0 } else { self.holder_ends[id - 1] as usize };
-            &self.holders[start..self.holder_ends[id] as usize]
-        })
+        self.vocab.find(term).map_or(&[], |id| self.holding_id(id))
+    }
+
+    /// The positions of the clauses that have the term of this id in the vocabulary.
+    pub fn holding_id(&self, id: usize) -> &[u16] {
+        let start = if id == 0 { 0 } else { self.holder_ends[id - 1] as usize };
+        &self.holders[start..self.holder_ends[id] as usize]
     }
 
     /// The positions of the clauses that have this term or quantity.
@@ -332,18 +338,22 @@ fn covered(words: &[String], parts: &[Vec<char>], has_term: impl Fn(&str) -> boo
 }
 
 /// What of a claim's words and CJK parts the chunks hold (`covered`).
+#[cfg(test)]
 pub fn supported(chunks: &[&Chunk], words: &[String], parts: &[Vec<char>]) -> f64 {
-    covered(words, parts, |term| chunks.iter().any(|chunk| chunk.has_term(term)),
-            |letter| chunks.iter().any(|chunk| chunk.has_char(letter)))
+    supported_with(chunks, words, parts, |term| chunks.iter().any(|chunk| chunk.has_term(term)))
 }
 
-/// Each term of a clause of this chunk, as Analyser::clause gave them: its words, then its CJK parts' terms.
-pub fn clause_terms(chunk: &Chunk, clause: &StoredClause) -> FxHashSet<String> {
-    let mut terms: FxHashSet<String> = clause.words.iter().map(|id| chunk.vocab.get(*id as usize).to_owned()).collect();
-    part_terms(clause.parts(), |term| {
-        terms.insert(term.to_owned());
-    });
-    terms
+/// What of a claim's words and CJK parts the chunks hold (`covered`), `has_term` whether a chunk has a term.
+pub fn supported_with(chunks: &[&Chunk], words: &[String], parts: &[Vec<char>], has_term: impl Fn(&str) -> bool) -> f64 {
+    covered(words, parts, has_term, |letter| chunks.iter().any(|chunk| chunk.has_char(letter)))
+}
+
+/// Whether a clause of this chunk has the term among its terms as Analyser::clause gave them: one of its words, a
+/// bigram of one of its CJK parts or a one-character part (read from the clause as held: no set made).
+pub fn clause_has(chunk: &Chunk, clause: &StoredClause, term: &str) -> bool {
+    let letters = term.chars().count();
+    (letters <= 2 && clause.parts().any(|part| if letters == 1 { part == term } else { part.contains(term) }))
+        || chunk.vocab.find(term).is_some_and(|id| clause.words.contains(&offset(id)))
 }
 
 /// A claim against one clause of a chunk: what of it the clause supports (scorers/text.py's supported_units(claim,
@@ -353,14 +363,15 @@ pub fn against(
     chunk: &Chunk, clause: &StoredClause, claim_terms: &FxHashSet<&str>, words: &[String], parts: &[Vec<char>],
     quantities: &[Quantity],
 ) -> (f64, usize, usize) {
-    let terms = clause_terms(chunk, clause);
+    let shared: FxHashSet<&str> = claim_terms.iter().copied().filter(|term| clause_has(chunk, clause, term)).collect();
+    let has = |term: &str| shared.contains(term) || !claim_terms.contains(term) && clause_has(chunk, clause, term);
     let held = quantities.iter().filter(|(dimension, value)| {
         clause.quantities.iter().any(|(held, held_value)| held_value == value && held == dimension)
     });
-    let supported = covered(words, parts, |term| terms.contains(term), |letter| clause.parts.contains(letter));
-    let claim_only = claim_terms.iter().filter(|term| !terms.contains(**term)).count();
-    let clause_only = terms.iter().filter(|term| !claim_terms.contains(term.as_str())).count();
-    (supported + held.count() as f64, claim_only, clause_only)
+    let supported = covered(words, parts, has, |letter| clause.parts.contains(letter)) + held.count() as f64;
+    // the clause's distinct terms: its Dice size less its distinct quantities
+    let terms = clause.size as usize - distinct_quantities(&clause.quantities);
+    (supported, claim_terms.len() - shared.len(), terms - shared.len())
 }
 
 /// A clause as Analyser::clause would give it for these English words (stems) and CJK parts, for the crate's tests.

@@ -9,7 +9,7 @@ use crate::align::{self, Key};
 use crate::bridge::{guarded, with_text};
 use crate::chunk::{self, allocated, part_terms, Chunk, StoredClause};
 use crate::clause::Quantity;
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// A chunk's analysis, held in the crate (native/src/chunk.rs): what the local judge's cache keeps of a chunk.
 #[pyclass(frozen, module = "ragpulse._native", name = "ChunkAnalysis")]
@@ -153,13 +153,30 @@ impl PyContext {
         let words = texts(words.iter())?;
         let parts: Vec<Vec<char>> = texts(parts.iter())?.iter().map(|part| part.chars().collect()).collect();
         let chunks = self.chunks();
+        // Each of the claim's terms looked up once in each chunk's vocabulary: the alignment and the support read the
+        // same lookups (the binary searches were most of a Chinese claim's evidence).
+        let ids: Vec<Vec<Option<usize>>> = keys.iter().map(|key| match key {
+            Key::Term(term) => chunks.iter().map(|chunk| chunk.vocab.find(term)).collect(),
+            Key::Quantity(..) => Vec::new(),
+        }).collect();
+        let holding = |key: usize, index: usize| match &keys[key] {
+            Key::Term(_) => ids[key][index].map_or(&[][..], |id| chunks[index].holding_id(id)),
+            quantity => chunks[index].holding(quantity),
+        };
+        let anywhere: FxHashMap<&str, bool> = keys.iter().zip(&ids).filter_map(|(key, found)| match key {
+            Key::Term(term) => Some((term.as_str(), found.iter().any(Option::is_some))),
+            Key::Quantity(..) => None,
+        }).collect();
+        let has_term = |term: &str| {
+            anywhere.get(term).copied().unwrap_or_else(|| chunks.iter().any(|chunk| chunk.has_term(term)))
+        };
         let clauses = || chunks.iter().flat_map(|chunk| chunk.clauses.iter());
         // the claim's quantities that a clause has (-0.0 is 0.0, a NaN equals none)
         let held = quantities.iter().filter(|(dimension, value)| {
             clauses().any(|c| c.quantities.iter().any(|(held, held_value)| held_value == value && held == dimension))
         });
-        let supported = guarded(|| chunk::supported(&chunks, &words, &parts))? + held.count() as f64;
-        let Some(found) = guarded(|| align::align(&keys, size, &chunks, margin))? else {
+        let supported = guarded(|| chunk::supported_with(&chunks, &words, &parts, has_term))? + held.count() as f64;
+        let Some(found) = guarded(|| align::align_by(keys.len(), size, &chunks, margin, holding))? else {
             return Ok((supported, 0.0, None));
         };
         let (chunk, best) = self.at(found.best).expect("the alignment's best clause is the context's");
@@ -207,9 +224,9 @@ impl PyContext {
     /// clause negates the term, and no other clause has it).
     fn only_negated(&self, terms: &Bound<'_, PyFrozenSet>, position: usize) -> PyResult<Vec<String>> {
         let (chunk, clause) = self.at(position).ok_or_else(|| PyIndexError::new_err("no clause at this position"))?;
-        let has = chunk::clause_terms(chunk, clause);
         Ok(texts(terms.iter())?.into_iter().filter(|term| {
-            !has.contains(term) && self.any(|chunk| chunk.negates(term)) && !self.any(|chunk| chunk.affirms(term))
+            !chunk::clause_has(chunk, clause, term) && self.any(|chunk| chunk.negates(term))
+                && !self.any(|chunk| chunk.affirms(term))
         }).collect())
     }
 
