@@ -9,7 +9,8 @@ from typing import Self, TypeAlias, TypedDict, TypeVar, final
 # In the order native/src/lib.rs registers them.
 __all__ = [
     "decode_otlp_traces", "decode_otlp_json", "stem_words", "regex_spans", "cjk_covered", "sentences", "clauses",
-    "ChunkAnalysis", "ChunkContext", "LexicalAnalyser", "LexicalUnits", "FastCounter", "FastHistogram", "KeyFilter", "TextAnalyser",
+    "topics_shared", "ChunkAnalysis", "ChunkContext", "LexicalAnalyser", "LexicalUnits", "FastCounter", "FastHistogram",
+    "KeyFilter", "TextAnalyser",
 ]
 
 # An OTLP AnyValue as the decoders give it: kvlists as dicts, arrays as lists, an empty value as None.
@@ -131,11 +132,13 @@ def regex_spans(pattern: str, texts: Sequence[str]) -> list[list[tuple[int, int]
 
 # The local judge's chunks (native/src/chunk/bindings.rs)
 
+# how many of the question's terms are each chunk's question terms
+def topics_shared(chunks: list[ChunkAnalysis], question: frozenset[str]) -> list[int]: ...
+
 @final
 class ChunkAnalysis:  # made by TextAnalyser.chunk
     def __len__(self) -> int: ...
     def __sizeof__(self) -> int: ...
-    def topic_shared(self, question: frozenset[str]) -> int: ...
 
 # scorers/text.py's Clause fields: text, terms, words, cjk_parts, chars, sequence, quantities, names, negated,
 # governed, spelled

@@ -43,7 +43,7 @@ from itertools import repeat
 import msgspec
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
-from ragpulse._native import ChunkContext
+from ragpulse._native import ChunkContext, topics_shared
 from ragpulse.collector.events import TraceEvent
 from ragpulse.judging.chunk_analysis import MAX_CHARS, ChunkAnalysis, analyse, footprint
 from ragpulse.judging.judge_features import ClaimEvidence, Rule, features
@@ -296,7 +296,8 @@ class LocalJudge:
         judgment = Judgment(trace_id=event.trace_id, judge_model=self.model, prompt_version=self.prompt_version)
         chunks = [self._chunk(c.text) if c.text is not None else None for c in event.chunks or []]
         question = question_terms(event.query[:MAX_CHARS])
-        coverage = [c.topic_shared(question) / len(question) if c is not None and question else 0.0 for c in chunks]
+        shared = iter(topics_shared([c for c in chunks if c is not None], question) if question else ())
+        coverage = [next(shared) / len(question) if c is not None and question else 0.0 for c in chunks]
         judgment.chunk_relevance = [_chunk_relevance(share) if c is not None else None for c, share in zip(chunks, coverage)]
         # Only traces with chunk texts reach a judge (the sampler judges nothing else).
         where = _where(chunks)

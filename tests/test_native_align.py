@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragpulse._native import ChunkContext
+from ragpulse._native import ChunkContext, topics_shared
 from ragpulse.judging.chunk_analysis import analyse, footprint
 from ragpulse.scorers import text
 
@@ -119,6 +119,9 @@ def test_a_chunk_held_in_the_crate_answers_as_the_clauses_sets_did(chunks: list[
         asked_terms = said.terms | negated
         assert sorted(context.only_negated(asked_terms, alignment[1])) == sorted((asked_terms - best.terms) & only_negated)
     assert [context.negated(n) for n in range(len(context))] == [c.negated for c in clauses]
+    question = text.question_terms(claim) | text.question_terms(chunks[0][:20])
+    assert topics_shared([analyse(chunk) for chunk in chunks], question) == [
+        len(question & text.question_terms(chunk)) for chunk in chunks]
     for term in said.terms | said.names | negated | {"", "ſ"}:
         assert context.has_term(term) == (term in terms)
         assert context.has_name(term) == any(term in c.names for c in clauses)

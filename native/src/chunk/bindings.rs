@@ -28,15 +28,13 @@ impl PyChunk {
         allocated(2 * std::mem::size_of::<usize>() + std::mem::size_of::<Self>()) + self.chunk.heap_bytes()
     }
 
-    /// How many of the question's terms are the chunk's question terms.
-    fn topic_shared(&self, question: &Bound<'_, PyFrozenSet>) -> PyResult<usize> {
-        let mut shared = 0;
-        for term in question.iter() {
-            let term = term.cast_into::<PyString>().map_err(|_| PyValueError::new_err("a question term is a str"))?;
-            shared += usize::from(with_text(&term, |term| Ok(self.chunk.topic.contains(term)))?);
-        }
-        Ok(shared)
-    }
+}
+
+/// How many of the question's terms are each chunk's question terms (the question read once for all of them).
+#[pyfunction]
+pub fn topics_shared(chunks: Vec<Py<PyChunk>>, question: &Bound<'_, PyFrozenSet>) -> PyResult<Vec<usize>> {
+    let terms = texts(question.iter())?;
+    Ok(chunks.iter().map(|chunk| terms.iter().filter(|term| chunk.get().chunk.topic.contains(term)).count()).collect())
 }
 
 fn texts<'py>(items: impl Iterator<Item = Bound<'py, PyAny>>) -> PyResult<Vec<String>> {
