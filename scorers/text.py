@@ -138,10 +138,11 @@ _EN_QUANTITY = re.compile(
     r"|(?<=\w\s)once(?=\s*(?:[.,;:!?)]|$)))\b"
 )
 # Where a quantity can start: the full pattern is tried only there, and only in a clause with a digit, a currency
-# sign or one of these words.
+# sign or one of these words. Never at a digit after a word character (every alternative that starts with a digit
+# needs \b or no word character before it): a number's other digits, or one after 年, cost the pattern a try each.
 _FIRST_WORDS = {re.split(r"[\s-]", name)[0] for name in _NUMBER_WORDS}  # "twenty-one" starts at "twenty"
 _QUANTITY_WORDS_FIRST = frozenset(_FIRST_WORDS | {"per", "every", "each", "once", "twice", *_SCALES})
-_QUANTITY_START = re.compile(r"[\d$€£¥￥]|\b(?:" + "|".join(sorted(_FIRST_WORDS | {
+_QUANTITY_START = re.compile(r"(?<!\w)\d|[$€£¥￥]|\b(?:" + "|".join(sorted(_FIRST_WORDS | {
     "per", "every", "each", "once", "twice"})) + rf"|an?\s+(?:{_SCALE}))\b")
 # "Half a" is no count ("half a dozen"); "one" is read as spelled numbers are, evidence and no claim ("one of the
 # best"): the context's "number one hit" is what an answer's "number 1 hit" says (it was contradicted by 1956).

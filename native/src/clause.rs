@@ -211,27 +211,27 @@ impl Analyser {
         (quantities, spelled)
     }
 
-    fn cjk_quantities(&self, text: &str) -> Vec<Quantity> {
+    fn cjk_quantities(&self, matches: &[Captures<'_, str>]) -> Vec<Quantity> {
         let tables = &self.tables;
         let mut quantities = Vec::new();
-        for m in self.patterns.cjk_quantity.captures_iter(text).filter_map(|m| m.ok()) {
-            if let Some(clock) = found(&m, "clock") {
+        for m in matches {
+            if let Some(clock) = found(m, "clock") {
                 let hour = self.cjk_number(clock);
-                let afternoon = matches!(found(&m, "period"), Some("下午") | Some("晚上"));
+                let afternoon = matches!(found(m, "period"), Some("下午") | Some("晚上"));
                 quantities.push(("clock".to_string(), if afternoon && hour < 12.0 { hour + 12.0 } else { hour }));
-            } else if let Some(unit) = found(&m, "range_unit") {
+            } else if let Some(unit) = found(m, "range_unit") {
                 let (dimension, factor) = &tables.cjk_units[unit];
                 for end in ["low", "high"] {
-                    quantities.push((dimension.clone(), self.cjk_number(found(&m, end).unwrap_or("0")) * factor));
+                    quantities.push((dimension.clone(), self.cjk_number(found(m, end).unwrap_or("0")) * factor));
                 }
-            } else if let Some(rate) = found(&m, "rate") {
+            } else if let Some(rate) = found(m, "rate") {
                 quantities.push(("rate".to_string(), tables.rate_minutes[rate]));
-            } else if found(&m, "half").is_some() {
-                quantities.push(("duration".to_string(), tables.half[found(&m, "half_unit").unwrap_or("年")]));
-            } else if let Some(unit) = found(&m, "unit") {
+            } else if found(m, "half").is_some() {
+                quantities.push(("duration".to_string(), tables.half[found(m, "half_unit").unwrap_or("年")]));
+            } else if let Some(unit) = found(m, "unit") {
                 let (dimension, factor) = &tables.cjk_units[unit];
-                quantities.push((dimension.clone(), self.cjk_number(found(&m, "value").unwrap_or("0")) * factor));
-            } else if let Some(value) = found(&m, "value") {
+                quantities.push((dimension.clone(), self.cjk_number(found(m, "value").unwrap_or("0")) * factor));
+            } else if let Some(value) = found(m, "value") {
                 if value.chars().next().is_some_and(is_decimal) {
                     quantities.push(("count".to_string(), self.cjk_number(value)));
                 }
@@ -305,10 +305,20 @@ impl Analyser {
             .collect()
     }
 
-    fn cjk_parts(&self, text: &str) -> Vec<String> {
-        let without_quantities = self.patterns.cjk_quantity.replace_all(text, " ");
+    /// The CJK runs of the text less its quantities (`matches`: cjk_quantity's in it, each read as a space), cut
+    /// at function characters and negators.
+    fn cjk_parts(&self, text: &str, matches: &[Captures<'_, str>]) -> Vec<String> {
+        let mut without_quantities = String::with_capacity(text.len());
+        let mut last = 0;
+        for m in matches {
+            let whole = m.get(0).expect("group 0");
+            without_quantities.push_str(&text[last..whole.start()]);
+            without_quantities.push(' ');
+            last = whole.end();
+        }
+        without_quantities.push_str(&text[last..]);
         let mut parts = Vec::new();
-        let mut rest = without_quantities.as_ref();
+        let mut rest = without_quantities.as_str();
         while let Some(start) = rest.find(is_cjk) {
             let run_end = rest[start..].find(|c: char| !is_cjk(c)).map_or(rest.len(), |end| start + end);
             let run = &rest[start..run_end];
@@ -351,8 +361,10 @@ impl Analyser {
         };
         let mut parts = Vec::new();
         if has_cjk {
-            parts = self.cjk_parts(&lower);
-            quantities.extend(self.cjk_quantities(&lower));
+            // one pass of the quantity pattern for both (it was run twice)
+            let found: Vec<Captures<'_, str>> = patterns.cjk_quantity.captures_iter(lower.as_str()).filter_map(|m| m.ok()).collect();
+            parts = self.cjk_parts(&lower, &found);
+            quantities.extend(self.cjk_quantities(&found));
         }
         terms.retain(|term| !self.tables.quantity_words.contains(term));
         let words = terms.clone();
