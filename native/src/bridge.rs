@@ -57,6 +57,32 @@ fn encoded_short<'b>(text: &Bound<'_, PyString>, buffer: &'b mut [u8; 4 * SHORT]
     Some(unsafe { std::str::from_utf8_unchecked(&buffer[..used]) })
 }
 
+/// A str of this text: ASCII read by CPython's UTF-8 reader (its ASCII path), anything else made from its code points
+/// (decoding UTF-8 was a sixth of a Chinese clause's analysis, most of its strs one or two characters).
+pub fn new_str<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyString>> {
+    if text.is_ascii() {
+        return Ok(PyString::new(py, text));
+    }
+    let mut short = [0u32; 16];
+    let mut long = Vec::new();
+    let count = text.chars().count();
+    let points: &[u32] = if count <= short.len() {
+        short.iter_mut().zip(text.chars()).for_each(|(slot, letter)| *slot = u32::from(letter));
+        &short[..count]
+    } else {
+        long.extend(text.chars().map(u32::from));
+        &long
+    };
+    // SAFETY: `count` code points of a str, each a Unicode scalar value, which CPython copies into a new str.
+    let made = unsafe {
+        pyo3::ffi::PyUnicode_FromKindAndData(pyo3::ffi::PyUnicode_4BYTE_KIND as std::ffi::c_int, points.as_ptr().cast(),
+                                             count as pyo3::ffi::Py_ssize_t)
+    };
+    // SAFETY: a new reference, or null with an exception set
+    let made = unsafe { Bound::from_owned_ptr_or_err(py, made) }?;
+    made.cast_into::<PyString>().map_err(|_| PyValueError::new_err("PyUnicode_FromKindAndData made no str"))
+}
+
 pub fn guarded<T>(work: impl FnOnce() -> T) -> PyResult<T> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
         .map_err(|_| PyValueError::new_err("the native text analysis failed (a defect: please report it)"))

@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFrozenSet, PyString, PyTuple};
 
 use crate::align::{self, Key};
-use crate::bridge::{guarded, with_text};
+use crate::bridge::{guarded, new_str, with_text};
 use crate::chunk::{self, allocated, part_terms, Chunk, StoredClause};
 use crate::clause::Quantity;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -121,9 +121,10 @@ impl PyContext {
         let words: Vec<Bound<'py, PyString>> =
             c.words.iter().map(|id| PyString::new(py, chunk.vocab.get(*id as usize))).collect();
         let letters: Vec<Bound<'py, PyString>> =
-            c.parts.chars().map(|letter| PyString::new(py, letter.encode_utf8(&mut [0; 4]))).collect();
-        let mut cjk_terms: Vec<Bound<'py, PyString>> = Vec::new();
-        part_terms(c.parts(), |term| cjk_terms.push(PyString::new(py, term)));
+            c.parts.chars().map(|letter| new_str(py, letter.encode_utf8(&mut [0; 4]))).collect::<PyResult<_>>()?;
+        let mut cjk_terms: Vec<PyResult<Bound<'py, PyString>>> = Vec::new();
+        part_terms(c.parts(), |term| cjk_terms.push(new_str(py, term)));
+        let cjk_terms: Vec<Bound<'py, PyString>> = cjk_terms.into_iter().collect::<PyResult<_>>()?;
         let parts: Vec<&str> = c.parts().collect();
         let sequence: Vec<Bound<'py, PyString>> = words.iter().chain(&letters).cloned().collect();
         let items: [Bound<'py, PyAny>; 11] = [

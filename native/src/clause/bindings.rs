@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFrozenSet, PyList, PyString, PyTuple};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::bridge::{guarded, with_text};
+use crate::bridge::{guarded, new_str, with_text};
 use crate::chunk::{bindings::PyChunk, Chunk};
 use crate::clause;
 use crate::split;
@@ -105,9 +105,12 @@ impl TextAnalyser {
         let c = with_text(text, |text| guarded(|| self.analyser.clause(text)))?;
         // Each string made into a str once: its words are terms and sequence too, its CJK characters chars,
         // sequence and one-character terms (made again for each, the strs were a sixth of an English clause's cost).
-        let mut made: FxHashMap<&str, Bound<'py, PyString>> = FxHashMap::default();
+        let mut made: FxHashMap<&str, Bound<'py, PyString>> =
+            FxHashMap::with_capacity_and_hasher(c.terms.len() + c.sequence.len(), Default::default());
         for item in c.terms.iter().chain(&c.sequence) {
-            made.entry(item.as_str()).or_insert_with(|| PyString::new(py, item));
+            if !made.contains_key(item.as_str()) {
+                made.insert(item, new_str(py, item)?);
+            }
         }
         let str_of = |item: &String| made[item.as_str()].clone();
         // the sequence ends in the characters of the CJK parts, one by one
