@@ -89,6 +89,7 @@ _PREAMBLE = re.compile(rf"^\s*(?:(?:{_SOURCE_LEAD}[^\n:]{{0,200}}?,\s*)?(?:here(
 _DEMONYM_ENDINGS = ("ian", "ean", "ese", "ern", "ish", "an", "es", "ic")  # of stems: belgian, chines, western
 _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9+]+")
 _LIST_MARKER = re.compile(r"\(?\d{1,2}[.)]?")  # "1." of a numbered list is no claim
+_LIST_MARKER_CHARS = 4  # the longest it matches: "(12)"
 
 
 def _chunk_relevance(coverage: float) -> int:
@@ -364,7 +365,8 @@ class LocalJudge:
         verdicts, refusals = [], list(reading.refusals)
         for text, maybe in zip(reading.claims, reading.maybe, strict=True):
             parsed = clause(text)
-            if not (parsed.terms or parsed.quantities) or is_chatter(parsed) or _LIST_MARKER.fullmatch(text):
+            if (not (parsed.terms or parsed.quantities) or is_chatter(parsed)
+                    or len(text) <= _LIST_MARKER_CHARS and _LIST_MARKER.fullmatch(text)):
                 continue
             judged = self._verdict(parsed, where)
             if maybe and judged.claim.verdict != "supported":
