@@ -215,8 +215,8 @@ def cjk_covered(parts: tuple[str, ...], found: frozenset[str], chars: frozenset[
     """How many characters of `parts` lie in a bigram (or a one-character part) that is in `found`,
     a character that is only somewhere in `chars` counting half (用原来的 for 通过原: a synonym
     shares a character more often than a word). A bigram across a word boundary (制造上的缺陷: 造上)
-    is no evidence either way: the measure is by character, not by bigram. Counted in the crate
-    (a judged Chinese answer asks it twice a claim)."""
+    is no evidence either way: the measure is by character, not by bigram. Counted in the crate; the judge
+    asks it of the crate's chunks (ChunkContext.evidence), which tests/test_native_align.py holds to this."""
     return _cjk_covered(parts, found, chars) if parts else 0.0
 
 
@@ -242,7 +242,8 @@ def size(parsed: Clause) -> int:
 
 
 def supported_units(parsed: Clause, other: Clause) -> float:
-    """How much of size(parsed) the terms and quantities of `other` support."""
+    """How much of size(parsed) the terms and quantities of `other` support (the judge asks the crate:
+    ChunkContext.evidence, held to this by tests/test_native_align.py)."""
     return (len(parsed.words & other.terms) + cjk_covered(parsed.cjk_parts, other.terms, other.chars)
             + len(parsed.quantities & other.quantities))
 
