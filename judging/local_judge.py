@@ -238,13 +238,15 @@ def _wrong_subject(claim: Clause, aligned_clause: Callable[[], Clause],
     aligned = aligned_clause()
     if len(claim.terms - aligned.terms) * 4 > len(claim.terms):
         return None
-    subject = (claim.names | _opening_names(claim)) & aligned.terms
-    if not subject:
-        return None
+    subject: frozenset[str] | None = None  # read when a quantity has rivals: most claims' quantity is the clause's
     for quantity in sorted(claim.quantities - aligned.quantities):
         rivals = [q for q in sorted(aligned.quantities) if _kind(q) == _kind(quantity)]
         if not rivals:
             continue
+        if subject is None:
+            subject = (claim.names | _opening_names(claim)) & aligned.terms
+        if not subject:
+            return None
         holders = [frozenset().union(*(c.terms for c in statement)) for statement in where.statements()
                    if any(quantity in c.quantities for c in statement)]
         if holders and any(not any(name in terms for terms in holders) for name in subject):

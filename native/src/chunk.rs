@@ -363,7 +363,8 @@ pub fn against(
     chunk: &Chunk, clause: &StoredClause, claim_terms: &FxHashSet<&str>, words: &[String], parts: &[Vec<char>],
     quantities: &[Quantity],
 ) -> (f64, usize, usize) {
-    let shared: FxHashSet<&str> = claim_terms.iter().copied().filter(|term| clause_has(chunk, clause, term)).collect();
+    let mut shared: FxHashSet<&str> = FxHashSet::with_capacity_and_hasher(claim_terms.len(), Default::default());
+    shared.extend(claim_terms.iter().copied().filter(|term| clause_has(chunk, clause, term)));
     let has = |term: &str| shared.contains(term) || !claim_terms.contains(term) && clause_has(chunk, clause, term);
     let held = quantities.iter().filter(|(dimension, value)| {
         clause.quantities.iter().any(|(held, held_value)| held_value == value && held == dimension)
