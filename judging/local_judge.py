@@ -36,13 +36,13 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import repeat
 
 import msgspec
 from prometheus_client import CollectorRegistry, Histogram
 
-from ragpulse._native import ChunkContext
+from ragpulse._native import ChunkContext, topics_shared
 from ragpulse.collector.events import TraceEvent
 from ragpulse.judging.chunk_analysis import MAX_CHARS, CachedChunk, ChunkAnalysis, ChunkCache
 from ragpulse.judging.judge_features import ClaimEvidence, Rule, features
@@ -54,7 +54,7 @@ from ragpulse.scorers.citations import Citations, event_citations, strip_markers
 from ragpulse.scorers.lexical import groundedness
 from ragpulse.scorers.declines import says_so, weigh
 from ragpulse.scorers.refusal import read
-from ragpulse.scorers.text import Clause, clause, is_chatter, name_stems, question_terms, size, supported_units
+from ragpulse.scorers.text import Clause, clause, is_chatter, name_stems, question_shared, question_terms, size
 
 # v2: names in any case and position, preambles and 7 天; v3: uncertain claims, governed negation, numbers in
 # words, wrong subjects (docs/benchmarks-log.md); v4: citation markers ("[1]") are no claims; v5: the answer's
@@ -95,6 +95,7 @@ _TILDE = re.compile(r"[～~]+(?=[\u3400-\u9fff])")
 _DEMONYM_ENDINGS = ("ian", "ean", "ese", "ern", "ish", "an", "es", "ic")  # of stems: belgian, chines, western
 _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9+]+")
 _LIST_MARKER = re.compile(r"\(?\d{1,2}[.)]?")  # "1." of a numbered list is no claim
+_LIST_MARKER_CHARS = 4  # the longest it matches: "(12)"
 
 
 def _chunk_relevance(coverage: float) -> int:
@@ -114,19 +115,28 @@ def _describe(quantity: tuple[str, float]) -> str:
 _NOTHING = clause("")  # the aligned clause of a claim that shares no term with the context
 
 
+# (supported units in all the chunks, in the aligned clause, the alignment: _Context.evidence)
+_Evidence = tuple[float, float, tuple[float, int, list[int], str, int, int] | None]
+
+
 class _Context:
     """A trace's chunks as the judge reads them: the crate's context of their analyses (native/src/chunk.rs), and the
     clauses a verdict reads, made as scorers/text.py's Clause when first read."""
 
-    __slots__ = ("chunks", "owners", "quantities", "spelled", "_clauses", "_statements")
+    __slots__ = ("chunks", "owners", "_clauses", "_statements")
 
     def __init__(self, chunks: ChunkContext, owners: list[int]) -> None:
         self.chunks = chunks
         self.owners = owners  # each clause's chunk index, by its position
-        self.quantities: frozenset[tuple[str, float]] = chunks.all_quantities()
-        self.spelled: frozenset[tuple[str, float]] = chunks.all_spelled()
         self._clauses: dict[int, Clause] = {}
         self._statements: list[tuple[Clause, ...]] | None = None
+
+    def missing_quantities(self, claim: Clause) -> list[tuple[str, float]]:
+        """The claim's quantities that no clause has, as a quantity or a count in words, in order (as every set a
+        reason names: a set's order changes with the process's hash seed)."""
+        if not claim.quantities:
+            return []
+        return sorted(claim.quantities - self.chunks.held(claim.quantities) - self.chunks.held(claim.quantities, True))
 
     def clause(self, position: int) -> Clause:
         found = self._clauses.get(position)
@@ -156,17 +166,15 @@ class _Context:
         """Positions of the clauses that have this term."""
         return self.chunks.holding(key)
 
-    def supported_units(self, claim: Clause) -> float:
-        """scorers/text.py's supported_units of the claim against everything the chunks say."""
-        return self.chunks.supported(claim.words, claim.cjk_parts) + len(claim.quantities & self.quantities)
-
-    def aligned(self, claim: Clause) -> tuple[float, int, list[int]] | None:
-        """The claim's best aligned clause, by the Dice of their terms and quantities (the first of equals):
-        (its Dice, its position, the positions of those within _AS_WELL of it); None when no clause shares a term or
-        a quantity with the claim. Counted in the crate (native/src/align.rs): in Python this was most of a judgment
-        on recurring chunks."""
-        return self.chunks.align(claim.terms, claim.quantities, _AS_WELL)
-
+    def evidence(self, claim: Clause) -> _Evidence:
+        """scorers/text.py's supported_units of the claim against everything the chunks say and against its best
+        aligned clause (0.0 without one), then that clause by the Dice of their terms and quantities (the first of
+        equals): its Dice, its position, the positions of those within _AS_WELL of it, its text, how many of the
+        claim's terms it lacks and how many of its own the claim lacks; None when no clause shares a term or a
+        quantity with the claim. Counted in the crate in one call (native/src/align.rs, chunk.rs): in Python the
+        alignment was most of a judgment on recurring chunks; the aligned clause is made (3-9 µs) only when a
+        rule reads more of it."""
+        return self.chunks.evidence(claim.terms, claim.quantities, claim.words, claim.cjk_parts, _AS_WELL)
 
 def _where(chunks: Sequence[ChunkAnalysis | None]) -> _Context | None:
     """The chunks with text as the judge reads them (indices kept), or None when none has text."""
@@ -230,19 +238,25 @@ def _kind(quantity: tuple[str, float]) -> tuple[str, bool]:
     return dimension, dimension == "count" and 1000 <= value <= 2100 and value.is_integer()
 
 
-def _wrong_subject(claim: Clause, aligned: Clause, where: _Context) -> tuple[tuple[str, float], list[tuple[str, float]]] | None:
+def _wrong_subject(claim: Clause, aligned_clause: Callable[[], Clause],
+                   where: _Context) -> tuple[tuple[str, float], list[tuple[str, float]]] | None:
     """A quantity the context has, given to the wrong subject: "Dartmouth was founded in 1636" where the
     clause about Dartmouth says 1769 and 1636 is only ever said without Dartmouth (of Harvard)."""
     # One attribute, the rest of the claim the aligned clause's words: several quantities belong to several things.
-    if len(claim.quantities) != 1 or not claim.terms or len(claim.terms - aligned.terms) * 4 > len(claim.terms):
+    if len(claim.quantities) != 1 or not claim.terms:
         return None
-    subject = (claim.names | _opening_names(claim)) & aligned.terms
-    if not subject:
+    aligned = aligned_clause()
+    if len(claim.terms - aligned.terms) * 4 > len(claim.terms):
         return None
+    subject: frozenset[str] | None = None  # read when a quantity has rivals: most claims' quantity is the clause's
     for quantity in sorted(claim.quantities - aligned.quantities):
         rivals = [q for q in sorted(aligned.quantities) if _kind(q) == _kind(quantity)]
         if not rivals:
             continue
+        if subject is None:
+            subject = (claim.names | _opening_names(claim)) & aligned.terms
+        if not subject:
+            return None
         holders = [frozenset().union(*(c.terms for c in statement)) for statement in where.statements()
                    if any(quantity in c.quantities for c in statement)]
         if holders and any(not any(name in terms for terms in holders) for name in subject):
@@ -285,7 +299,8 @@ class LocalJudge:
         cached = [self._chunk(c.text) if c.text is not None else None for c in event.chunks or []]
         chunks = [c.analysis if c is not None else None for c in cached]
         question = question_terms(event.query[:MAX_CHARS])
-        coverage = [c.topic_shared(question) / len(question) if c is not None and question else 0.0 for c in chunks]
+        shared = iter(topics_shared([c for c in chunks if c is not None], question) if question else ())
+        coverage = [next(shared) / len(question) if c is not None and question else 0.0 for c in chunks]
         judgment.chunk_relevance = [_chunk_relevance(share) if c is not None else None for c, share in zip(chunks, coverage)]
         # Only traces with chunk texts reach a judge (the sampler judges nothing else).
         where = _where(chunks)
@@ -357,16 +372,18 @@ class LocalJudge:
         asked: Clause | None = None
         for text, maybe in zip(reading.claims, reading.maybe, strict=True):
             parsed = clause(text)
-            if not (parsed.terms or parsed.quantities) or is_chatter(parsed) or _LIST_MARKER.fullmatch(text):
+            if (not (parsed.terms or parsed.quantities) or is_chatter(parsed)
+                    or len(text) <= _LIST_MARKER_CHARS and _LIST_MARKER.fullmatch(text)):
                 continue
-            reading_of = None
+            reading_of, found = None, None
             if not parsed.quantities:
                 asked = clause(question[:MAX_CHARS]) if asked is None else asked
-                reading_of = weigh(text, parsed, asked, in_context=where.supported_units(parsed) > 0)
+                found = where.evidence(parsed)
+                reading_of = weigh(text, parsed, asked, in_context=found[0] > 0)
                 if reading_of == "refusal":
                     refusals.append(text)
                     continue
-            judged = self._verdict(parsed, where)
+            judged = self._verdict(parsed, where, found)
             if (maybe and not says_so(text) or reading_of == "maybe") and judged.claim.verdict != "supported":
                 refusals.append(text)
             else:
@@ -378,22 +395,25 @@ class LocalJudge:
         return verdicts, refusals
 
     @staticmethod
-    def _verdict(claim: Clause, where: _Context) -> _Verdict:
+    def _verdict(claim: Clause, where: _Context, found: _Evidence | None = None) -> _Verdict:
         """The claim against the chunk clauses that share a term with it, the chunks' sentences and the
-        whole context."""
+        whole context (`found`: its evidence, when already asked)."""
         units = size(claim)
         context = where.chunks
-        # in order, as every set a reason names: a set's order changes with the process's hash seed
-        missing_quantities = sorted(claim.quantities - where.quantities - where.spelled) if claim.quantities else []
-        alignment = where.aligned(claim)
-        best_dice, best, as_well = alignment if alignment is not None else (0.0, None, [])
-        best_chunk, aligned = (where.owners[best], where.clause(best)) if best is not None else (None, _NOTHING)
+        missing_quantities = where.missing_quantities(claim)
+        supported, aligned_supported, alignment = found if found is not None else where.evidence(claim)
+        best_dice, best, as_well, aligned_text, claim_only, aligned_only = (
+            alignment if alignment is not None else (0.0, None, [], "", len(claim.terms), 0))
+        best_chunk = where.owners[best] if best is not None else None
 
-        aligned_share = supported_units(claim, aligned) / units
-        share = where.supported_units(claim) / units
+        def aligned() -> Clause:  # made only for a rule that reads more of it than the crate counted
+            return where.clause(best) if best is not None else _NOTHING
+
+        aligned_share = aligned_supported / units
+        share = supported / units
 
         def verdict(kind: str, reason: str, score: int, rule: Rule, chunk: int | None = None) -> _Verdict:
-            evidence = f' (context: "{aligned.text}")' if best_dice > 0 else ""
+            evidence = f' (context: "{aligned_text}")' if best_dice > 0 else ""
             # A contradiction is surer the closer the claim copies the clause it contradicts; a missing name or
             # number the more of the rest the context supports; a claim with nothing in the context the longer
             # it is; support (and abstention) as sure as the share of the claim's terms found.
@@ -404,7 +424,7 @@ class LocalJudge:
                             score, chunk, round(confidence, 3), ClaimEvidence(share, units, sum(map(len, claim.cjk_parts)), rule))
 
         for quantity in missing_quantities:
-            rivals = [q for q in sorted(aligned.quantities) if q[0] == quantity[0]]
+            rivals = [q for q in sorted(aligned().quantities) if q[0] == quantity[0]]
             if rivals:
                 return verdict("contradicted", f"says {_describe(quantity)} where the context says "
                                f"{', '.join(map(_describe, rivals))}", 1, "quantity")
@@ -413,17 +433,16 @@ class LocalJudge:
             return verdict("contradicted", f"says {_describe(quantity)} where the context says "
                            f"{', '.join(map(_describe, rivals))}; {_describe(quantity)} is said of something else", 1, "subject")
         if aligned_share >= _ALIGNED_AT_LEAST:
-            if all(_opposed(claim, where.clause(p)) for p in as_well):
+            if all(claim.negated != context.negated(p) and _opposed(claim, where.clause(p)) for p in as_well):
                 return verdict("contradicted", "the context says the opposite", 1, "polarity")
             # a term the aligned clause lacks, found only where the context negates it (注销账号后订单记录
             # 可以恢复 against 注销账号后订单记录将被永久删除，无法恢复); a negated claim is checked above
-            for term in () if claim.negated else sorted(t for t in claim.terms - aligned.terms if context.only_negated(t)):
+            for term in () if claim.negated else sorted(context.only_negated(claim.terms, best)):
                 holders = [where.clause(p) for p in where.holding(term)]
                 if all(len(c.terms & claim.terms) * 2 >= len(c.terms) for c in holders):
                     return verdict("contradicted", f'the context says the opposite: "{holders[0].text}"', 1, "negated_term")
-        if (aligned_share >= _SWAP_ALIGNED_AT_LEAST and 0 < len(claim.terms - aligned.terms) <= _SWAP_MAX_TERMS
-                and 0 < len(aligned.terms - claim.terms) <= _SWAP_MAX_TERMS
-                and (swap := substitution(claim, aligned, where.statements, lambda: where.beside(best)))):
+        if (aligned_share >= _SWAP_ALIGNED_AT_LEAST and 0 < claim_only <= _SWAP_MAX_TERMS and 0 < aligned_only <= _SWAP_MAX_TERMS
+                and (swap := substitution(claim, aligned(), where.statements, lambda: where.beside(best)))):
             moved, replaced = swap
             return verdict("contradicted", f"says {moved} where the context says {replaced}", 1, "swap")
         if missing_quantities:
@@ -457,7 +476,7 @@ class LocalJudge:
                    verdicts: list[_Verdict]) -> None:
         if not question:
             return
-        lexical = len(question & question_terms(answer[:MAX_CHARS])) / len(question)
+        lexical = question_shared(question, answer[:MAX_CHARS]) / len(question)
         relevancy, reason = _share_score(lexical), f"{lexical:.0%} of the question's terms are in the answer"
         grounded = [coverage[v.chunk] for v in verdicts if v.chunk is not None]
         if grounded and _chunk_relevance(max(grounded)) >= 2:

@@ -138,10 +138,11 @@ _EN_QUANTITY = re.compile(
     r"|(?<=\w\s)once(?=\s*(?:[.,;:!?)]|$)))\b"
 )
 # Where a quantity can start: the full pattern is tried only there, and only in a clause with a digit, a currency
-# sign or one of these words.
+# sign or one of these words. Never at a digit after a word character (every alternative that starts with a digit
+# needs \b or no word character before it): a number's other digits, or one after 年, cost the pattern a try each.
 _FIRST_WORDS = {re.split(r"[\s-]", name)[0] for name in _NUMBER_WORDS}  # "twenty-one" starts at "twenty"
 _QUANTITY_WORDS_FIRST = frozenset(_FIRST_WORDS | {"per", "every", "each", "once", "twice", *_SCALES})
-_QUANTITY_START = re.compile(r"[\d$€£¥￥]|\b(?:" + "|".join(sorted(_FIRST_WORDS | {
+_QUANTITY_START = re.compile(r"(?<!\w)\d|[$€£¥￥]|\b(?:" + "|".join(sorted(_FIRST_WORDS | {
     "per", "every", "each", "once", "twice"})) + rf"|an?\s+(?:{_SCALE}))\b")
 # "Half a" is no count ("half a dozen"); "one" is read as spelled numbers are, evidence and no claim ("one of the
 # best"): the context's "number one hit" is what an answer's "number 1 hit" says (it was contradicted by 1956).
@@ -214,8 +215,8 @@ def cjk_covered(parts: tuple[str, ...], found: frozenset[str], chars: frozenset[
     """How many characters of `parts` lie in a bigram (or a one-character part) that is in `found`,
     a character that is only somewhere in `chars` counting half (用原来的 for 通过原: a synonym
     shares a character more often than a word). A bigram across a word boundary (制造上的缺陷: 造上)
-    is no evidence either way: the measure is by character, not by bigram. Counted in the crate
-    (a judged Chinese answer asks it twice a claim)."""
+    is no evidence either way: the measure is by character, not by bigram. Counted in the crate; the judge
+    asks it of the crate's chunks (ChunkContext.evidence), which tests/test_native_align.py holds to this."""
     return _cjk_covered(parts, found, chars) if parts else 0.0
 
 
@@ -241,7 +242,8 @@ def size(parsed: Clause) -> int:
 
 
 def supported_units(parsed: Clause, other: Clause) -> float:
-    """How much of size(parsed) the terms and quantities of `other` support."""
+    """How much of size(parsed) the terms and quantities of `other` support (the judge asks the crate:
+    ChunkContext.evidence, held to this by tests/test_native_align.py)."""
     return (len(parsed.words & other.terms) + cjk_covered(parsed.cjk_parts, other.terms, other.chars)
             + len(parsed.quantities & other.quantities))
 
@@ -267,6 +269,11 @@ def question_terms(text: str) -> frozenset[str]:
     the topic (not function characters): single characters, because a paraphrase reorders them
     (保修期多长 / 保修多久). Also used for a chunk's terms when its relevance to a question is measured."""
     return _ANALYSER.question_terms(text)
+
+
+def question_shared(question: frozenset[str], text: str) -> int:
+    """len(question & question_terms(text)), without making the text's set (in the crate)."""
+    return _ANALYSER.question_shared(question, text)
 
 
 # The crate's analyser: the patterns above (translated) and the tables.

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragpulse._native import ChunkContext
+from ragpulse._native import ChunkContext, topics_shared
 from ragpulse.judging.chunk_analysis import analyse, footprint
 from ragpulse.scorers import text
 
@@ -50,7 +50,9 @@ def oracle(claim: Keys, chunks: list[list[Keys]], margin: float) -> tuple[float,
 def native(claim: Keys, chunks: list[list[Keys]], margin: float) -> tuple[float, int, list[int]] | None:
     """The crate's alignment over chunks of clauses with these keys: each clause a text of its terms and quantities
     (the terms drawn from words clause() keeps as they are, the quantities from ones it reads)."""
-    return ChunkContext([analyse("。".join(_said(c) for c in chunk)) for chunk in chunks]).align(*claim, margin)
+    context = ChunkContext([analyse("。".join(_said(c) for c in chunk)) for chunk in chunks])
+    alignment = context.evidence(*claim, frozenset(), (), margin)[2]
+    return None if alignment is None else alignment[:3]
 
 
 WORDS = {"return": "return", "refund": "refund", "day": "day", "退货": "退货", "z": "z"}
@@ -100,17 +102,29 @@ def test_a_chunk_held_in_the_crate_answers_as_the_clauses_sets_did(chunks: list[
     terms = frozenset().union(*(c.terms for c in clauses))
     whole = text.Clause("", terms, frozenset(), (), frozenset().union(*(c.chars for c in clauses)), (),
                         frozenset().union(*(c.quantities for c in clauses)), frozenset(), False)
-    assert context.all_quantities() == whole.quantities
-    assert context.all_spelled() == frozenset().union(*(c.spelled for c in clauses))
+    spelled = frozenset().union(*(c.spelled for c in clauses))
+    said = text.clause(claim)
+    for asked in (said.quantities, said.quantities | whole.quantities, said.quantities | spelled):
+        assert (context.held(asked), context.held(asked, True)) == (asked & whole.quantities, asked & spelled)
     negated = frozenset().union(*(c.governed or c.terms for c in clauses if c.negated))
     only_negated = negated - frozenset().union(*(c.terms for c in clauses if not c.negated))
-    said = text.clause(claim)
-    assert context.supported(said.words, said.cjk_parts) + len(said.quantities & whole.quantities) == text.supported_units(
-        said, whole)
+    supported, by_best, alignment = context.evidence(said.terms, said.quantities, said.words, said.cjk_parts, 0.1)
+    assert supported == text.supported_units(said, whole)
+    if alignment is None:
+        assert by_best == 0.0
+    else:
+        best = clauses[alignment[1]]
+        assert by_best == text.supported_units(said, best)
+        assert alignment[3:] == (best.text, len(said.terms - best.terms), len(best.terms - said.terms))
+        asked_terms = said.terms | negated
+        assert sorted(context.only_negated(asked_terms, alignment[1])) == sorted((asked_terms - best.terms) & only_negated)
+    assert [context.negated(n) for n in range(len(context))] == [c.negated for c in clauses]
+    question = text.question_terms(claim) | text.question_terms(chunks[0][:20])
+    assert topics_shared([analyse(chunk) for chunk in chunks], question) == [
+        len(question & text.question_terms(chunk)) for chunk in chunks]
     for term in said.terms | said.names | negated | {"", "ſ"}:
         assert context.has_term(term) == (term in terms)
         assert context.has_name(term) == any(term in c.names for c in clauses)
-        assert context.only_negated(term) == (term in only_negated)
         assert context.holding(term) == [n for n, c in enumerate(clauses) if term in c.terms]
         assert context.has_term_starting(term[:2]) == any(t.startswith(term[:2]) for t in terms)
 

@@ -14,7 +14,7 @@ from helpers.text_snapshot import SEED, SNAPSHOT, analysis, digest, samples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragpulse._native import TextAnalyser
+from ragpulse._native import TextAnalyser, stem_words
 from ragpulse.scorers import lexical, text
 
 
@@ -48,6 +48,38 @@ def test_known_analyses() -> None:
     units = lexical.units("Returns within thirty days, 1,500 kg")
     assert (units.words, units.numbers, units.values) == (
         {"within", "return", "days"}, {("30", "day"), ("1.500", "kg")}, {"30", "1.500"})
+
+
+
+def test_question_shared_counts_what_the_sets_share() -> None:
+    """question_shared stems a word only when a question term starts with its letter: the count the sets give, on
+    every sample with the question terms of itself and of the next sample."""
+    texts = samples()
+    for answer, other in zip(texts, texts[1:] + texts[:1]):
+        question = text.question_terms(answer[:400]) | text.question_terms(other)
+        assert text.question_shared(question, answer) == len(question & text.question_terms(answer)), answer
+    assert text.question_shared(frozenset({"return", "退"}), "Returns: 退货 and returning") == 2
+    assert text.question_shared(frozenset(), "Returns") == 0
+
+
+
+def test_a_str_of_any_width_is_read_as_its_text_and_a_lone_surrogate_refused() -> None:
+    """A short str is encoded from its code points (native/src/bridge.rs), a longer one by Python's encoder: the same
+    text at each width (Latin-1, BMP, astral), and a lone surrogate raises as the encoder does, short or long."""
+    for word in ("café", "退货", "𠀀退"):
+        assert text.question_terms(word) == text.question_terms(word * 40)
+        assert text.question_shared(text.question_terms(word), word * 40) == len(text.question_terms(word))
+    for sample in ("a\ud800", "a\ud800" * 40, "退\udfff"):
+        with pytest.raises(UnicodeEncodeError):
+            text.clause(sample)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(st.sampled_from("abcdeilnorstuyz'’0"), min_size=1, max_size=12), max_size=20))
+def test_a_stem_starts_with_its_words_first_letter(words: list[str]) -> None:
+    """What question_shared's skipping of words rests on."""
+    words = [word for word in words if word[0] not in "'’"]  # a question word starts with a letter or digit
+    assert [stem[:1] for stem in stem_words(words)] == [word[:1] for word in words]
 
 
 def _assigned(char: str) -> bool:

@@ -32,15 +32,23 @@ pub struct Alignment {
 
 /// The claim's keys against the chunks' clauses, numbered on from one chunk to the next: Dice
 /// 2n / (claim_size + clause size) for the n keys shared. None when no clause shares a key.
+#[cfg(test)]
 pub fn align(keys: &[Key], claim_size: usize, chunks: &[&Chunk], margin: f64) -> Option<Alignment> {
+    align_by(keys.len(), claim_size, chunks, margin, |key, chunk| chunks[chunk].holding(&keys[key]))
+}
+
+/// The alignment of `keys` keys, `holding(key, chunk)` the positions in that chunk of the clauses that have it.
+pub fn align_by<'c>(
+    keys: usize, claim_size: usize, chunks: &[&'c Chunk], margin: f64, holding: impl Fn(usize, usize) -> &'c [u16],
+) -> Option<Alignment> {
     let total = chunks.iter().map(|chunk| chunk.len()).sum();
     let mut shared = vec![0u32; total];
     let mut sizes = Vec::with_capacity(total);
-    for chunk in chunks {
+    for (index, chunk) in chunks.iter().enumerate() {
         let offset = sizes.len();
         sizes.extend(chunk.clauses.iter().map(|clause| clause.size));
-        for key in keys {
-            for position in chunk.holding(key) {
+        for key in 0..keys {
+            for position in holding(key, index) {
                 shared[offset + *position as usize] += 1;
             }
         }

@@ -13,10 +13,74 @@ pub fn with_text<T>(text: &Bound<'_, PyString>, read: impl FnOnce(&str) -> PyRes
     if unsafe { pyo3::ffi::PyUnicode_IS_ASCII(text.as_ptr()) } != 0 {
         return read(text.to_str()?);
     }
+    let mut short = [0u8; 4 * SHORT];
+    if let Some(encoded) = encoded_short(text, &mut short) {
+        return read(encoded);
+    }
     let encoded = text.encode_utf8()?; // a lone surrogate raises UnicodeEncodeError, as to_str() did
     // SAFETY: CPython's strict UTF-8 encoder made these bytes: valid UTF-8 (checking again cost 3% of a Chinese
     // answer's scoring).
     read(unsafe { std::str::from_utf8_unchecked(encoded.as_bytes()) })
+}
+
+/// Up to this many characters, a str is encoded here into a buffer on the stack: a term, a CJK character or a
+/// clause (a Chinese claim's bigrams were each a bytes object made and dropped: a tenth of a Chinese judgment's
+/// calls into the crate).
+const SHORT: usize = 64;
+
+/// A short str's UTF-8, written from its code points into `buffer`; None for a longer one, one not ready or one with
+/// a lone surrogate (the encoder raises for it).
+fn encoded_short<'b>(text: &Bound<'_, PyString>, buffer: &'b mut [u8; 4 * SHORT]) -> Option<&'b str> {
+    use pyo3::ffi::{PyUnicode_1BYTE_KIND, PyUnicode_2BYTE_KIND, PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_IS_READY, PyUnicode_KIND};
+    let raw = text.as_ptr();
+    // SAFETY: a live str (held by its Bound): its state flags, and its length once it is ready.
+    if unsafe { PyUnicode_IS_READY(raw) } == 0 || unsafe { PyUnicode_GET_LENGTH(raw) } as usize > SHORT {
+        return None;
+    }
+    // SAFETY: a ready str's data holds its length of code points, each of its kind's width.
+    let (kind, data, length) = unsafe { (PyUnicode_KIND(raw), PyUnicode_DATA(raw), PyUnicode_GET_LENGTH(raw) as usize) };
+    let mut used = 0;
+    for index in 0..length {
+        // SAFETY: index < length, read at the kind's width
+        let code = unsafe {
+            if kind == PyUnicode_1BYTE_KIND {
+                u32::from(*data.cast::<u8>().add(index))
+            } else if kind == PyUnicode_2BYTE_KIND {
+                u32::from(*data.cast::<u16>().add(index))
+            } else {
+                *data.cast::<u32>().add(index)
+            }
+        };
+        used += char::from_u32(code)?.encode_utf8(&mut buffer[used..]).len();
+    }
+    // SAFETY: whole characters, each encoded by encode_utf8
+    Some(unsafe { std::str::from_utf8_unchecked(&buffer[..used]) })
+}
+
+/// A str of this text: ASCII read by CPython's UTF-8 reader (its ASCII path), anything else made from its code points
+/// (decoding UTF-8 was a sixth of a Chinese clause's analysis, most of its strs one or two characters).
+pub fn new_str<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyString>> {
+    if text.is_ascii() {
+        return Ok(PyString::new(py, text));
+    }
+    let mut short = [0u32; 16];
+    let mut long = Vec::new();
+    let count = text.chars().count();
+    let points: &[u32] = if count <= short.len() {
+        short.iter_mut().zip(text.chars()).for_each(|(slot, letter)| *slot = u32::from(letter));
+        &short[..count]
+    } else {
+        long.extend(text.chars().map(u32::from));
+        &long
+    };
+    // SAFETY: `count` code points of a str, each a Unicode scalar value, which CPython copies into a new str.
+    let made = unsafe {
+        pyo3::ffi::PyUnicode_FromKindAndData(pyo3::ffi::PyUnicode_4BYTE_KIND as std::ffi::c_int, points.as_ptr().cast(),
+                                             count as pyo3::ffi::Py_ssize_t)
+    };
+    // SAFETY: a new reference, or null with an exception set
+    let made = unsafe { Bound::from_owned_ptr_or_err(py, made) }?;
+    made.cast_into::<PyString>().map_err(|_| PyValueError::new_err("PyUnicode_FromKindAndData made no str"))
 }
 
 pub fn guarded<T>(work: impl FnOnce() -> T) -> PyResult<T> {

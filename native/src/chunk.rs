@@ -10,6 +10,8 @@ pub mod bindings;
 
 use std::collections::HashSet;
 
+use rustc_hash::FxHashSet;
+
 use crate::align::Key;
 use crate::clause::{Clause, Quantity};
 
@@ -53,7 +55,10 @@ impl Strings {
 
     pub fn get(&self, id: usize) -> &str {
         let start = if id == 0 { 0 } else { self.ends[id - 1] as usize };
-        &self.text[start..self.ends[id] as usize]
+        let end = self.ends[id] as usize;
+        // SAFETY: every end is the end of an item pushed whole (new() above): within the text and at a character
+        // boundary, and a start is the end before it (the binary search of a Chinese claim's terms checked both).
+        unsafe { self.text.get_unchecked(start..end) }
     }
 
     pub fn find(&self, item: &str) -> Option<usize> {
@@ -164,7 +169,7 @@ pub struct Chunk {
 
 impl Chunk {
     /// From each sentence's clauses as Analyser::clause read them, and the chunk's question terms.
-    pub fn new(sentences: Vec<Vec<(String, Clause)>>, topic: HashSet<String>) -> Chunk {
+    pub fn new(sentences: Vec<Vec<(String, Clause)>>, topic: FxHashSet<String>) -> Chunk {
         let sentence_ends = sentences.iter().scan(0u32, |end, sentence| {
             *end += sentence.len() as u32;
             Some(*end)
@@ -219,10 +224,13 @@ impl Chunk {
 
     /// The positions of the clauses that have this term.
     pub fn holding_term(&self, term: &str) -> &[u16] {
-        self.vocab.find(term).map_or(&[], |id| {
-            let start = if id == 0 { 0 } else { self.holder_ends[id - 1] as usize };
-            &self.holders[start..self.holder_ends[id] as usize]
-        })
+        self.vocab.find(term).map_or(&[], |id| self.holding_id(id))
+    }
+
+    /// The positions of the clauses that have the term of this id in the vocabulary.
+    pub fn holding_id(&self, id: usize) -> &[u16] {
+        let start = if id == 0 { 0 } else { self.holder_ends[id - 1] as usize };
+        &self.holders[start..self.holder_ends[id] as usize]
     }
 
     /// The positions of the clauses that have this term or quantity.
@@ -301,12 +309,10 @@ fn stored(text: String, c: Clause, vocab: &Strings) -> StoredClause {
     }
 }
 
-/// What of a claim's words and CJK parts the chunks hold: its words found as terms, and its CJK characters as
-/// scorers/text.py's cjk_covered counts them (in a bigram or one-character part found: 1; only a character of the
-/// chunks: 0.5).
-pub fn supported(chunks: &[&Chunk], words: &[String], parts: &[Vec<char>]) -> f64 {
-    let has_term = |term: &str| chunks.iter().any(|chunk| chunk.has_term(term));
-    let has_char = |letter: char| chunks.iter().any(|chunk| chunk.has_char(letter));
+/// What of a claim's words and CJK parts these terms and characters hold: its words found as terms, and its CJK
+/// characters as scorers/text.py's cjk_covered counts them (in a bigram or one-character part found: 1; only a
+/// character: 0.5).
+fn covered(words: &[String], parts: &[Vec<char>], has_term: impl Fn(&str) -> bool, has_char: impl Fn(char) -> bool) -> f64 {
     let mut covered = words.iter().filter(|word| has_term(word)).count() as f64;
     let mut pair = String::with_capacity(8);
     for letters in parts {
@@ -331,10 +337,48 @@ pub fn supported(chunks: &[&Chunk], words: &[String], parts: &[Vec<char>]) -> f6
     covered
 }
 
+/// What of a claim's words and CJK parts the chunks hold (`covered`).
+#[cfg(test)]
+pub fn supported(chunks: &[&Chunk], words: &[String], parts: &[Vec<char>]) -> f64 {
+    supported_with(chunks, words, parts, |term| chunks.iter().any(|chunk| chunk.has_term(term)))
+}
+
+/// What of a claim's words and CJK parts the chunks hold (`covered`), `has_term` whether a chunk has a term.
+pub fn supported_with(chunks: &[&Chunk], words: &[String], parts: &[Vec<char>], has_term: impl Fn(&str) -> bool) -> f64 {
+    covered(words, parts, has_term, |letter| chunks.iter().any(|chunk| chunk.has_char(letter)))
+}
+
+/// Whether a clause of this chunk has the term among its terms as Analyser::clause gave them: one of its words, a
+/// bigram of one of its CJK parts or a one-character part (read from the clause as held: no set made).
+pub fn clause_has(chunk: &Chunk, clause: &StoredClause, term: &str) -> bool {
+    let letters = term.chars().count();
+    (letters <= 2 && clause.parts().any(|part| if letters == 1 { part == term } else { part.contains(term) }))
+        || chunk.vocab.find(term).is_some_and(|id| clause.words.contains(&offset(id)))
+}
+
+/// A claim against one clause of a chunk: what of it the clause supports (scorers/text.py's supported_units(claim,
+/// clause): its words and CJK parts as `covered` counts them, its quantities the clause has, a NaN equal to none and
+/// -0.0 to 0.0), how many of the claim's terms the clause lacks and how many of the clause's the claim lacks.
+pub fn against(
+    chunk: &Chunk, clause: &StoredClause, claim_terms: &FxHashSet<&str>, words: &[String], parts: &[Vec<char>],
+    quantities: &[Quantity],
+) -> (f64, usize, usize) {
+    let mut shared: FxHashSet<&str> = FxHashSet::with_capacity_and_hasher(claim_terms.len(), Default::default());
+    shared.extend(claim_terms.iter().copied().filter(|term| clause_has(chunk, clause, term)));
+    let has = |term: &str| shared.contains(term) || !claim_terms.contains(term) && clause_has(chunk, clause, term);
+    let held = quantities.iter().filter(|(dimension, value)| {
+        clause.quantities.iter().any(|(held, held_value)| held_value == value && held == dimension)
+    });
+    let supported = covered(words, parts, has, |letter| clause.parts.contains(letter)) + held.count() as f64;
+    // the clause's distinct terms: its Dice size less its distinct quantities
+    let terms = clause.size as usize - distinct_quantities(&clause.quantities);
+    (supported, claim_terms.len() - shared.len(), terms - shared.len())
+}
+
 /// A clause as Analyser::clause would give it for these English words (stems) and CJK parts, for the crate's tests.
 #[cfg(test)]
 pub fn test_clause(words: &[&str], parts: &[&str], quantities: Vec<Quantity>, negated: bool, governed: &[&str]) -> Clause {
-    let mut terms: HashSet<String> = words.iter().map(|word| word.to_string()).collect();
+    let mut terms: FxHashSet<String> = words.iter().map(|word| word.to_string()).collect();
     part_terms(parts.iter().copied(), |term| {
         terms.insert(term.to_owned());
     });
@@ -348,7 +392,7 @@ pub fn test_clause(words: &[&str], parts: &[&str], quantities: Vec<Quantity>, ne
         chars: letters.into_iter().collect(),
         sequence,
         quantities,
-        names: HashSet::new(),
+        names: FxHashSet::default(),
         negated,
         governed: governed.iter().map(|word| word.to_string()).collect(),
         spelled: Vec::new(),
@@ -363,7 +407,7 @@ mod tests {
         let sentences = sentences.into_iter().enumerate().map(|(n, clauses)| {
             clauses.into_iter().enumerate().map(|(m, c)| (format!("clause {n}.{m}"), c)).collect()
         });
-        Chunk::new(sentences.collect(), ["topic".to_string()].into())
+        Chunk::new(sentences.collect(), ["topic".to_string()].into_iter().collect())
     }
 
     #[test]

@@ -5,9 +5,8 @@
 
 pub mod bindings;
 
-use std::collections::{HashMap, HashSet};
-
 use fancy_regex::{Captures, Regex};
+use rustc_hash::{FxHashMap, FxHashSet};
 use snowstem::{Algorithm, Stemmer};
 
 use crate::lexical::{cjk_numeral, is_cjk, is_decimal, is_space};
@@ -32,41 +31,41 @@ pub struct Patterns {
 }
 
 pub struct Tables {
-    pub stopwords: HashSet<String>,
-    pub chatter: HashSet<String>,
-    pub cjk_function: HashSet<char>,
-    pub cjk_negators: HashSet<char>,
+    pub stopwords: FxHashSet<String>,
+    pub chatter: FxHashSet<String>,
+    pub cjk_function: FxHashSet<char>,
+    pub cjk_negators: FxHashSet<char>,
     pub not_negations: Vec<String>,
-    pub en_negators: HashSet<String>,
-    pub quantity_words: HashSet<String>,
-    pub quantity_words_first: HashSet<String>,
-    pub en_units: HashMap<String, (String, f64)>,
-    pub currency_sign: HashMap<String, String>,
-    pub number_words: HashMap<String, f64>,
-    pub scales: HashMap<String, f64>,
-    pub minutes: HashMap<String, f64>,
-    pub rate_minutes: HashMap<String, f64>,
-    pub half: HashMap<String, f64>,
-    pub cjk_units: HashMap<String, (String, f64)>,
-    pub cjk_digits: HashMap<char, u64>,
-    pub not_counts: HashSet<String>,
-    pub scope_ends: HashSet<String>,
+    pub en_negators: FxHashSet<String>,
+    pub quantity_words: FxHashSet<String>,
+    pub quantity_words_first: FxHashSet<String>,
+    pub en_units: FxHashMap<String, (String, f64)>,
+    pub currency_sign: FxHashMap<String, String>,
+    pub number_words: FxHashMap<String, f64>,
+    pub scales: FxHashMap<String, f64>,
+    pub minutes: FxHashMap<String, f64>,
+    pub rate_minutes: FxHashMap<String, f64>,
+    pub half: FxHashMap<String, f64>,
+    pub cjk_units: FxHashMap<String, (String, f64)>,
+    pub cjk_digits: FxHashMap<char, u64>,
+    pub not_counts: FxHashSet<String>,
+    pub scope_ends: FxHashSet<String>,
     pub scope: usize,
-    pub question_stopwords: HashSet<String>,
+    pub question_stopwords: FxHashSet<String>,
 }
 
 pub type Quantity = (String, f64);
 
 pub struct Clause {
-    pub terms: HashSet<String>,
-    pub words: HashSet<String>,
+    pub terms: FxHashSet<String>,
+    pub words: FxHashSet<String>,
     pub parts: Vec<String>,
-    pub chars: HashSet<char>,
+    pub chars: FxHashSet<char>,
     pub sequence: Vec<String>,
     pub quantities: Vec<Quantity>,
-    pub names: HashSet<String>,
+    pub names: FxHashSet<String>,
     pub negated: bool,
-    pub governed: HashSet<String>,
+    pub governed: FxHashSet<String>,
     pub spelled: Vec<Quantity>,
 }
 
@@ -212,27 +211,27 @@ impl Analyser {
         (quantities, spelled)
     }
 
-    fn cjk_quantities(&self, text: &str) -> Vec<Quantity> {
+    fn cjk_quantities(&self, matches: &[Captures<'_, str>]) -> Vec<Quantity> {
         let tables = &self.tables;
         let mut quantities = Vec::new();
-        for m in self.patterns.cjk_quantity.captures_iter(text).filter_map(|m| m.ok()) {
-            if let Some(clock) = found(&m, "clock") {
+        for m in matches {
+            if let Some(clock) = found(m, "clock") {
                 let hour = self.cjk_number(clock);
-                let afternoon = matches!(found(&m, "period"), Some("下午") | Some("晚上"));
+                let afternoon = matches!(found(m, "period"), Some("下午") | Some("晚上"));
                 quantities.push(("clock".to_string(), if afternoon && hour < 12.0 { hour + 12.0 } else { hour }));
-            } else if let Some(unit) = found(&m, "range_unit") {
+            } else if let Some(unit) = found(m, "range_unit") {
                 let (dimension, factor) = &tables.cjk_units[unit];
                 for end in ["low", "high"] {
-                    quantities.push((dimension.clone(), self.cjk_number(found(&m, end).unwrap_or("0")) * factor));
+                    quantities.push((dimension.clone(), self.cjk_number(found(m, end).unwrap_or("0")) * factor));
                 }
-            } else if let Some(rate) = found(&m, "rate") {
+            } else if let Some(rate) = found(m, "rate") {
                 quantities.push(("rate".to_string(), tables.rate_minutes[rate]));
-            } else if found(&m, "half").is_some() {
-                quantities.push(("duration".to_string(), tables.half[found(&m, "half_unit").unwrap_or("年")]));
-            } else if let Some(unit) = found(&m, "unit") {
+            } else if found(m, "half").is_some() {
+                quantities.push(("duration".to_string(), tables.half[found(m, "half_unit").unwrap_or("年")]));
+            } else if let Some(unit) = found(m, "unit") {
                 let (dimension, factor) = &tables.cjk_units[unit];
-                quantities.push((dimension.clone(), self.cjk_number(found(&m, "value").unwrap_or("0")) * factor));
-            } else if let Some(value) = found(&m, "value") {
+                quantities.push((dimension.clone(), self.cjk_number(found(m, "value").unwrap_or("0")) * factor));
+            } else if let Some(value) = found(m, "value") {
                 if value.chars().next().is_some_and(is_decimal) {
                     quantities.push(("count".to_string(), self.cjk_number(value)));
                 }
@@ -245,12 +244,12 @@ impl Analyser {
         self.tables.en_negators.contains(word) || word.ends_with("n't") || word.ends_with("n’t")
     }
 
-    fn negation(&self, body: &str, has_cjk: bool) -> (bool, HashSet<String>) {
+    fn negation(&self, body: &str, has_cjk: bool) -> (bool, FxHashSet<String>) {
         // Every negator holds "no", "ne" or "n't"/"n’t", or is a CJK negator: most clauses skip the pattern.
         let may_negate = body.contains("no") || body.contains("ne") || body.contains("n't") || body.contains("n’t")
             || body.chars().any(|c| self.tables.cjk_negators.contains(&c));
         if !may_negate || !matches!(self.patterns.any_negator.is_match(body), Ok(true)) {
-            return (false, HashSet::new());
+            return (false, FxHashSet::default());
         }
         let mut body = body.to_string();
         if has_cjk {
@@ -290,7 +289,7 @@ impl Analyser {
         let governed = if !governed.is_empty() && !has_cjk {
             governed.iter().map(|word| self.stem(word)).filter(|stem| !tables.quantity_words.contains(stem)).collect()
         } else {
-            HashSet::new()
+            FxHashSet::default()
         };
         (count % 2 == 1, governed)
     }
@@ -306,10 +305,20 @@ impl Analyser {
             .collect()
     }
 
-    fn cjk_parts(&self, text: &str) -> Vec<String> {
-        let without_quantities = self.patterns.cjk_quantity.replace_all(text, " ");
+    /// The CJK runs of the text less its quantities (`matches`: cjk_quantity's in it, each read as a space), cut
+    /// at function characters and negators.
+    fn cjk_parts(&self, text: &str, matches: &[Captures<'_, str>]) -> Vec<String> {
+        let mut without_quantities = String::with_capacity(text.len());
+        let mut last = 0;
+        for m in matches {
+            let whole = m.get(0).expect("group 0");
+            without_quantities.push_str(&text[last..whole.start()]);
+            without_quantities.push(' ');
+            last = whole.end();
+        }
+        without_quantities.push_str(&text[last..]);
         let mut parts = Vec::new();
-        let mut rest = without_quantities.as_ref();
+        let mut rest = without_quantities.as_str();
         while let Some(start) = rest.find(is_cjk) {
             let run_end = rest[start..].find(|c: char| !is_cjk(c)).map_or(rest.len(), |end| start + end);
             let run = &rest[start..run_end];
@@ -332,7 +341,7 @@ impl Analyser {
         }
         let stripped = patterns.leading_answer.replacen(&lower, 1, "").into_owned();
         let stems = self.words(&stripped);
-        let mut terms: HashSet<String> = stems.iter().cloned().collect();
+        let mut terms: FxHashSet<String> = stems.iter().cloned().collect();
         let (mut quantities, spelled) = self.en_quantities(&stripped);
         let raw_names: Vec<String> = if has_cjk {
             patterns.latin_in_cjk.find_iter(text).filter_map(|m| m.ok()).map(|m| m.as_str().to_string()).collect()
@@ -345,15 +354,17 @@ impl Analyser {
                 Vec::new()
             }
         };
-        let names: HashSet<String> = if raw_names.is_empty() {
-            HashSet::new()
+        let names: FxHashSet<String> = if raw_names.is_empty() {
+            FxHashSet::default()
         } else {
             self.words(&raw_names.join(" ").to_lowercase()).into_iter().filter(|w| !self.tables.chatter.contains(w)).collect()
         };
         let mut parts = Vec::new();
         if has_cjk {
-            parts = self.cjk_parts(&lower);
-            quantities.extend(self.cjk_quantities(&lower));
+            // one pass of the quantity pattern for both (it was run twice)
+            let found: Vec<Captures<'_, str>> = patterns.cjk_quantity.captures_iter(lower.as_str()).filter_map(|m| m.ok()).collect();
+            parts = self.cjk_parts(&lower, &found);
+            quantities.extend(self.cjk_quantities(&found));
         }
         terms.retain(|term| !self.tables.quantity_words.contains(term));
         let words = terms.clone();
@@ -371,9 +382,9 @@ impl Analyser {
         Clause { terms, words, parts, chars: joined.into_iter().collect(), sequence, quantities, names, negated, governed, spelled }
     }
 
-    pub fn question_terms(&self, text: &str) -> HashSet<String> {
+    pub fn question_terms(&self, text: &str) -> FxHashSet<String> {
         let lower = text.to_lowercase();
-        let mut terms = HashSet::new();
+        let mut terms = FxHashSet::default();
         for token in self.patterns.question_word.find_iter(&lower).filter_map(|m| m.ok()).map(|m| m.as_str()) {
             if token.chars().next().is_some_and(|c| c > '\u{33ff}') {
                 terms.extend(token.chars().filter(|c| !self.tables.cjk_function.contains(c)).map(String::from));
@@ -382,5 +393,26 @@ impl Analyser {
             }
         }
         terms
+    }
+
+    /// len(question & question_terms(text)) without making the text's set: a word is stemmed only when a question
+    /// term starts with its first letter, since a Snowball English stem starts with its word's first letter (the
+    /// algorithm rewrites endings; its exceptional forms, skies → sky or dying → die, keep the first letter too).
+    /// In the judge's relevancy the answer's question terms were a tenth of a warm English judgment.
+    pub fn question_shared(&self, question: &FxHashSet<String>, text: &str) -> usize {
+        let firsts: Vec<char> = question.iter().filter_map(|term| term.chars().next()).collect();
+        let mut shared: FxHashSet<&str> = FxHashSet::default();
+        let mut letter = [0u8; 4];
+        for token in self.patterns.question_word.find_iter(&text.to_lowercase()).filter_map(|m| m.ok()).map(|m| m.as_str()) {
+            let Some(first) = token.chars().next() else { continue };
+            if first > '\u{33ff}' {
+                for c in token.chars().filter(|c| !self.tables.cjk_function.contains(c)) {
+                    shared.extend(question.get(&*c.encode_utf8(&mut letter)).map(String::as_str));
+                }
+            } else if firsts.contains(&first) && !self.tables.question_stopwords.contains(token) {
+                shared.extend(question.get(&self.stem(token)).map(String::as_str));
+            }
+        }
+        shared.len()
     }
 }

@@ -22,6 +22,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(clause::bindings::cjk_covered, module)?)?;
     module.add_function(wrap_pyfunction!(clause::bindings::sentences, module)?)?;
     module.add_function(wrap_pyfunction!(clause::bindings::clauses, module)?)?;
+    module.add_function(wrap_pyfunction!(chunk::bindings::topics_shared, module)?)?;
     module.add_class::<chunk::bindings::PyChunk>()?;
     module.add_class::<chunk::bindings::PyContext>()?;
     module.add_class::<lexical::bindings::LexicalAnalyser>()?;

@@ -4,8 +4,9 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFrozenSet, PyList, PyString, PyTuple};
+use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::bridge::{guarded, with_text};
+use crate::bridge::{guarded, new_str, with_text};
 use crate::chunk::{bindings::PyChunk, Chunk};
 use crate::clause;
 use crate::split;
@@ -87,17 +88,42 @@ impl TextAnalyser {
         Ok(PyChunk { chunk: guarded(|| Chunk::new(parsed, topic))? })
     }
 
+    /// len(question & question_terms(text)): what of the question's terms the text has (Analyser::question_shared).
+    fn question_shared(&self, question: &Bound<'_, PyFrozenSet>, text: &Bound<'_, PyString>) -> PyResult<usize> {
+        let mut terms = FxHashSet::default();
+        for term in question.iter() {
+            let term = term.cast_into::<PyString>().map_err(|_| PyValueError::new_err("a question term is a str"))?;
+            terms.insert(with_text(&term, |term| Ok(term.to_owned()))?);
+        }
+        with_text(text, |text| guarded(|| self.analyser.question_shared(&terms, text)))
+    }
+
     /// A clause's analysis: (terms, words, cjk_parts, chars, sequence, quantities, names, negated, governed,
     /// spelled), the fields of scorers/text.py's Clause after its text.
     fn clause<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyTuple>> {
         // the frozensets drop repeated quantities, as Python's did
         let c = with_text(text, |text| guarded(|| self.analyser.clause(text)))?;
+        // Each string made into a str once: its words are terms and sequence too, its CJK characters chars,
+        // sequence and one-character terms (made again for each, the strs were a sixth of an English clause's cost).
+        let mut made: FxHashMap<&str, Bound<'py, PyString>> =
+            FxHashMap::with_capacity_and_hasher(c.terms.len() + c.sequence.len(), Default::default());
+        for item in c.terms.iter().chain(&c.sequence) {
+            if !made.contains_key(item.as_str()) {
+                made.insert(item, new_str(py, item)?);
+            }
+        }
+        let str_of = |item: &String| made[item.as_str()].clone();
+        // the sequence ends in the characters of the CJK parts, one by one
+        let letters = c.parts.iter().map(|part| part.chars().count()).sum::<usize>();
+        let chars = &c.sequence[c.sequence.len() - letters..];
         let items: [Bound<'py, PyAny>; 10] = [
-            PyFrozenSet::new(py, &c.terms)?.into_any(), PyFrozenSet::new(py, &c.words)?.into_any(),
-            PyTuple::new(py, &c.parts)?.into_any(), PyFrozenSet::new(py, &c.chars)?.into_any(),
-            PyTuple::new(py, &c.sequence)?.into_any(), PyFrozenSet::new(py, &c.quantities)?.into_any(),
-            PyFrozenSet::new(py, &c.names)?.into_any(), PyBool::new(py, c.negated).to_owned().into_any(),
-            PyFrozenSet::new(py, &c.governed)?.into_any(), PyFrozenSet::new(py, &c.spelled)?.into_any(),
+            PyFrozenSet::new(py, c.terms.iter().map(str_of))?.into_any(),
+            PyFrozenSet::new(py, c.words.iter().map(str_of))?.into_any(),
+            PyTuple::new(py, &c.parts)?.into_any(), PyFrozenSet::new(py, chars.iter().map(str_of))?.into_any(),
+            PyTuple::new(py, c.sequence.iter().map(str_of))?.into_any(),
+            PyFrozenSet::new(py, &c.quantities)?.into_any(), PyFrozenSet::new(py, &c.names)?.into_any(),
+            PyBool::new(py, c.negated).to_owned().into_any(), PyFrozenSet::new(py, &c.governed)?.into_any(),
+            PyFrozenSet::new(py, &c.spelled)?.into_any(),
         ];
         PyTuple::new(py, items)
     }
