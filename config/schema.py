@@ -285,11 +285,11 @@ class JudgeConfig(_Section):
     # most this many bytes (an upper estimate of what they hold: a few kB a judgment, its claims and reasons).
     cache_entries: Annotated[int, msgspec.Meta(ge=0)] = 10_000
     cache_max_bytes: Positive = 32 * 1024 * 1024
-    # The local judge's analyses of chunk texts (clauses, terms, quantities), kept for the chunks
-    # that recur: at most this many, in at most this many bytes (what they hold, counted by allocation): 10,000
-    # ~300-character Chinese chunks take ~118 MB (docs/benchmarks-log.md).
+    # The local judge's analyses of chunk texts (clauses, terms, quantities, the lexical units its model reads), kept
+    # for the chunks that recur: at most this many, in at most this many bytes (what they hold, counted by
+    # allocation): 10,000 ~300-character Chinese chunks take ~216 MB (docs/benchmarks-log.md).
     local_chunk_cache_entries: Positive = 12_000
-    local_chunk_cache_max_bytes: Positive = 128 * 1024 * 1024
+    local_chunk_cache_max_bytes: Positive = 256 * 1024 * 1024
     breaker_failures: Positive = 5
     breaker_cooldown_seconds: PositiveFloat = 30.0
     # A prompt template replacing the built-in one; placeholders {question}, {context}, {answer}.

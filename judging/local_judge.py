@@ -34,6 +34,7 @@ to MAX_CHARS characters; chunk analyses are cached by text, capped in entries an
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -52,7 +53,7 @@ from ragpulse.judging.substitution import substitution
 from ragpulse.judging.verdicts import Claim, Judgment, searches_differ
 from ragpulse.scorers.citations import Citations, event_citations, strip_markers
 from ragpulse.scorers.lexical import groundedness
-from ragpulse.scorers.declines import says_so, weigh
+from ragpulse.scorers.declines import around_a_refusal, may_decline, says_so, weigh
 from ragpulse.scorers.refusal import read
 from ragpulse.scorers.text import Clause, clause, is_chatter, name_stems, question_shared, question_terms, size
 
@@ -115,8 +116,7 @@ def _describe(quantity: tuple[str, float]) -> str:
 _NOTHING = clause("")  # the aligned clause of a claim that shares no term with the context
 
 
-# (supported units in all the chunks, in the aligned clause, the alignment: _Context.evidence)
-_Evidence = tuple[float, float, tuple[float, int, list[int], str, int, int] | None]
+_Evidence = tuple[float, float, tuple[float, int, list[int], str, int, int] | None]  # _Context.evidence
 
 
 class _Context:
@@ -204,6 +204,7 @@ class _Verdict(msgspec.Struct, gc=False):
     chunk: int | None  # the aligned clause's chunk, when supported
     confidence: float  # in the verdict, 0-1: how much of the claim the evidence covers (docs/judging.md, The local judge)
     evidence: ClaimEvidence  # what decided it, for the answer's model (judging/judge_features.py)
+    counts: bool  # the claim has a number, in digits or words (the lexical feature reads a checked one as words)
 
 
 def _opposed(claim: Clause, other: Clause) -> bool:
@@ -367,31 +368,31 @@ class LocalJudge:
         can't promise a delivery day") refuses unless the context supports it; so do clauses in which the speaker
         declines in other words, and what is said around a refusal is no claim (scorers/declines.py)."""
         # "Here is a summary of the passage:" claims nothing; a tilde between Chinese clauses (包邮啦～周末…) parts them
-        reading = read(_TILDE.sub("，", _PREAMBLE.sub("", answer[:MAX_CHARS], count=1)))
-        verdicts, refusals, asides = [], list(reading.refusals), []
-        asked: Clause | None = None
+        said = _PREAMBLE.sub("", answer[:MAX_CHARS], count=1)
+        reading = read(_TILDE.sub("，", said) if "~" in said or "～" in said else said)
+        verdicts, refusals, weighed = [], list(reading.refusals), []
+        asked, declining = functools.cache(lambda: clause(question[:MAX_CHARS])), may_decline(said)
         for text, maybe in zip(reading.claims, reading.maybe, strict=True):
             parsed = clause(text)
             if (not (parsed.terms or parsed.quantities) or is_chatter(parsed)
                     or len(text) <= _LIST_MARKER_CHARS and _LIST_MARKER.fullmatch(text)):
                 continue
-            reading_of, found = None, None
-            if not parsed.quantities:
-                asked = clause(question[:MAX_CHARS]) if asked is None else asked
-                found = where.evidence(parsed)
-                reading_of = weigh(text, parsed, asked, in_context=found[0] > 0)
-                if reading_of == "refusal":
-                    refusals.append(text)
-                    continue
+            found = None if parsed.quantities else where.evidence(parsed)
+            reading_of = weigh(text, parsed, asked, in_context=found[0] > 0) if declining and found else None
+            if reading_of == "refusal":
+                refusals.append(text)
+                continue
             judged = self._verdict(parsed, where, found)
             if (maybe and not says_so(text) or reading_of == "maybe") and judged.claim.verdict != "supported":
                 refusals.append(text)
             else:
-                asides.extend([len(verdicts)] * (reading_of == "aside"))
                 verdicts.append(judged)
-        if refusals and asides:  # conversation around the refusal: with it, no claims
-            refusals += [verdicts[i].claim.claim for i in asides]
-            verdicts = [v for i, v in enumerate(verdicts) if i not in asides]
+                weighed.append((parsed, found is not None and found[0] > 0))
+        if refusals:  # what is said around the refusal: with it, no claims
+            around = [around_a_refusal(v.claim.claim, parsed, asked(), in_context=in_context)
+                      for v, (parsed, in_context) in zip(verdicts, weighed, strict=True)]
+            refusals += [v.claim.claim for v, aside in zip(verdicts, around, strict=True) if aside]
+            verdicts = [v for v, aside in zip(verdicts, around, strict=True) if not aside]
         return verdicts, refusals
 
     @staticmethod
@@ -421,7 +422,8 @@ class LocalJudge:
                           else 0.5 + min(units, 10) / 20 if kind == "not_in_context" and share == 0
                           else 0.5 + min(share, 1.0) / 2 if kind == "not_in_context" else min(share, 1.0))
             return _Verdict(Claim(claim.text, kind, reason + evidence, [] if chunk is None else [chunk]),  # type: ignore[arg-type]
-                            score, chunk, round(confidence, 3), ClaimEvidence(share, units, sum(map(len, claim.cjk_parts)), rule))
+                            score, chunk, round(confidence, 3), ClaimEvidence(share, units, sum(map(len, claim.cjk_parts)), rule),
+                            bool(claim.quantities or claim.spelled))
 
         for quantity in missing_quantities:
             rivals = [q for q in sorted(aligned().quantities) if q[0] == quantity[0]]
@@ -494,5 +496,5 @@ def _lexical(answer: str, chunks: Sequence[CachedChunk | None], verdicts: Sequen
     judge found in the context (a rule after missing_quantity decided them) read as words."""
     for refusal in refusals:
         answer = answer.replace(refusal, " ", 1)
-    checked = [v.claim.claim for v in verdicts if v.evidence.rule in _NUMBERS_CHECKED]
+    checked = [v.claim.claim for v in verdicts if v.counts and v.evidence.rule in _NUMBERS_CHECKED]
     return groundedness(answer, [c.lexical for c in chunks if c is not None], checked=checked)

@@ -10,13 +10,14 @@ refusal: the local judge's reading of refusals by their shape (judging/local_jud
 - Around a refusal: apologies and thanks (抱歉啦, "Please accept our apologies"), pointers to a person or a team ("A
   support agent would be the right person to ask", 建议转接人工) and the question said back ("You're asking whether …",
   关于加急费用): no claims in an answer that refuses.
-- What the speaker says it knows ("I only know that …", 据我所知) is a claim; "we" speaks for the shop ("We don't
-  ship to Hawaii") and is a claim unless it declines to inform.
+- What the speaker says it knows ("I only know that …", 据我所知, "What I can tell you is that …") is a claim; "we"
+  speaks for the shop ("We don't ship to Hawaii") and is a claim unless it declines to inform.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Literal
 
 from ragpulse.scorers.text import Clause, size
@@ -44,7 +45,6 @@ _UNSPOKEN_DECLINES = re.compile(
 _SPEAKER = re.compile(rf"(?i:\b(?:i|i['’]?m|i['’]?ve|i['’]?d|me|my|myself|im|ive)\b)|{_ZH_SPEAKER}")
 _SAYS_SO = re.compile(r"(?i:\bi\s+(?:just\s+|only\s+|do\s+)?know\b|\ball\s+i\s+know\b|\bwhat\s+i\s+(?:can|do)\s+(?:tell|say|"
                       r"confirm)\b|\bi\s+can\s+(?:tell\s+you|say|confirm)\s+(?:that|this)\b)|(?<!哪)知道|据我|(?<!哪)晓得|记得")
-_SHOP_VOICE = re.compile(r"(?i:\b(?:we|us|our|ours)\b)|我们|咱们|本店|我司")
 _AROUND = re.compile(
     r"(?i:^\W*(?:(?:so|very|really|terribly)\s+)?(?:sorry|apologies|my\s+apologies|please\s+accept\s+our\s+apologies|"
     r"thanks?(?:\s+you)?(?:\s+for\s+\w+(?:\s+\w+){0,3})?|unfortunately|regrettably)(?:\W|[哈啊呀哦呢啦嘛])*$"
@@ -67,18 +67,44 @@ def says_so(text: str) -> bool:
     return _SAYS_SO.search(text) is not None
 
 
-def weigh(text: str, parsed: Clause, asked: Clause, *, in_context: bool) -> Literal["refusal", "maybe", "aside"] | None:
-    """How the judge reads a clause without a quantity (`parsed`), given the question's (`asked`) and whether the
-    context has any of its terms: a refusal; "maybe" a refusal (one unless the context supports it: it declines on the
-    topic asked, "idk about Australia tbh"); an "aside" (no claim if the answer refuses: an apology, a pointer to a
-    person, the question said back, or a short clause or one about the speaker that shares nothing with the question
-    or the context); None, a claim."""
-    unrelated = not (parsed.names or in_context) and parsed.terms.isdisjoint(asked.terms)
-    declines = (_SAYS_SO.search(text) is None and parsed.names <= asked.names
-                and (_SPEAKER_DECLINES.search(text) is not None or _UNSPOKEN_DECLINES.search(text) is not None))
-    if declines:
-        return "refusal" if unrelated else "maybe"
-    if _AROUND.search(text) or (not (in_context or parsed.names - asked.names) and (
-            parsed.terms.isdisjoint(asked.terms) or size(parsed) <= _ASIDE_UNITS or _SPEAKER.search(text) is not None)):
-        return "aside"
-    return None
+# The gates: a clause is matched against the declining shapes only when it holds a cue (a negation or a word of
+# ignorance; in Chinese a character or word of them): the shapes cost 5-30 µs a clause, the gate under 1 µs.
+_CUE_WORDS = frozenset(
+    "not no never nothing none cannot cant dont didnt wont zero idk dunno clueless unsure unable stumped puzzled lost "
+    "empty blank escape escapes beyond above mystery head wish sry".split())
+_ZH_CUES = ("不", "没", "未", "无", "难", "超", "恕", "木有", "雾水", "嘀咕", "糊涂", "懵", "迷糊", "头绪", "问倒", "哪知", "哪晓",
+            "才疏")
+_TOKEN = re.compile(r"[a-z]+")
+
+
+def may_decline(text: str) -> bool:
+    """The gate: whether a text holds a cue of declining (an answer's, once; then each clause's)."""
+    lower = text.lower()
+    if not lower.isascii() and any(cue in lower for cue in _ZH_CUES):
+        return True
+    return "n't" in lower or "n’t" in lower or not _CUE_WORDS.isdisjoint(_TOKEN.findall(lower))
+
+
+def weigh(text: str, parsed: Clause, asked: Callable[[], Clause], *, in_context: bool) -> Literal["refusal", "maybe"] | None:
+    """How the judge reads a clause without a quantity (`parsed`), given the question's clause (`asked`, made when
+    first needed) and whether the context has any of its terms: a refusal; "maybe" a refusal (one unless the context
+    supports it: it declines on the topic asked, "idk about Australia tbh"); None, a claim (or an aside: see
+    around_a_refusal)."""
+    if not may_decline(text):
+        return None
+    question = asked()
+    if not parsed.names <= question.names or _SAYS_SO.search(text) is not None:
+        return None
+    if _SPEAKER_DECLINES.search(text) is None and _UNSPOKEN_DECLINES.search(text) is None:
+        return None
+    return "refusal" if not in_context and parsed.terms.isdisjoint(question.terms) else "maybe"
+
+
+def around_a_refusal(text: str, parsed: Clause, question: Clause, *, in_context: bool) -> bool:
+    """Whether a claim is said around a refusal, no claim in an answer that refuses: an apology, a greeting or a
+    sign-off, a pointer to a person or a team, the question said back, or a short clause or one about the speaker that
+    shares nothing with the question or the context (and names nothing the question does not)."""
+    if parsed.quantities or _AROUND.search(text):
+        return not parsed.quantities
+    return not (in_context or parsed.names - question.names) and (
+        parsed.terms.isdisjoint(question.terms) or size(parsed) <= _ASIDE_UNITS or _SPEAKER.search(text) is not None)

@@ -277,7 +277,7 @@ def test_a_running_sidecar_records_the_local_judges_claims(ragpulse_factory: Fac
     # the verdict and the judge's confidence in it travel with the record (claims.v5 on: the model's p(unsupported)
     # for a hallucination, 1 - p for a grounded answer; claims.v4: 0.75 and 1.0)
     assert (added["verdict"], added["confidence"], readme["verdict"], readme["confidence"]) == (
-        "hallucination", 0.99, "grounded", 0.87)  # v5 0.992, 0.845; before numbers in words 0.968, 0.843
+        "hallucination", 0.99, "grounded", 0.869)  # v5 0.992, 0.845; before numbers in words 0.968, 0.843
 
 
 @pytest.mark.unit
@@ -348,7 +348,7 @@ def test_a_claim_with_none_of_its_words_in_the_context_is_unsupported() -> None:
 def test_a_supported_answer_is_confident_and_a_contradiction_more_so_the_closer_it_copies() -> None:
     context = "Accidental damage is not covered by the standard warranty."
     grounded = judged("Is accidental damage covered?", "Accidental damage is not covered by the standard warranty.", context)
-    assert (grounded.groundedness_verdict, grounded.confidence) == ("grounded", 0.87)  # 1 - p (v5 0.845; v4: 1.0)
+    assert (grounded.groundedness_verdict, grounded.confidence) == ("grounded", 0.869)  # 1 - p (v5 0.845; v4: 1.0)
     contradicted = judged("Is accidental damage covered?", "Accidental damage is covered by the standard warranty.", context)
     # v5: a contradicted claim's terms count half as support (judging/judge_features.py), p 0.93; the first fit missed
     # it (grounded, p 0.24): a flipped copy of the context's words is rare in the public benchmarks; v4: confidence 1.0

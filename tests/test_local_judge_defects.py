@@ -146,6 +146,7 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         ("zh", "hallucination", "faulted"): 83, ("zh", "hallucination", "not faulted"): 38,
         ("zh", "hallucination", "answer a hallucination"): 67,
         ("zh", "grounded", "not faulted"): 115, ("zh", "grounded", "faulted"): 4,
+        ("zh", "grounded", "answer a hallucination"): 2,
     })
     # held out: 51 of 60 refusals recognised (25 of 30 English, 26 of 30 Chinese), 6 of the 9 it missed a
     # hallucination (5 English: "Thank you for contacting us regarding delivery to Canada" and "Customer Care" read
