@@ -66,18 +66,28 @@ _CONTRADICTED_SUPPORT = 0.5
 def features(evidence: Sequence[ClaimEvidence], lexical: float | None) -> list[float]:
     """FEATURE_NAMES' values for an answer whose claims have this evidence (one claim at least) and whose lexical
     groundedness is `lexical` (None: no word or number to score, so none unsupported, as the fast path reads it)."""
-    rules = {e.rule for e in evidence}
-    shares = [min(e.share, 1.0) * _CONTRADICTED_SUPPORT if e.rule in _CONTRADICTED else min(e.share, 1.0)
-              for e in evidence]
-    units = sum(e.units for e in evidence)
-    pooled = sum(s * e.units for s, e in zip(shares, evidence, strict=True)) / units if units else 1.0
-    chinese = 2 * sum(e.cjk for e in evidence) > units
+    # One pass (the answer-level step runs on every judged answer): the sums in the order sum() would take them.
+    rules: set[Rule] = set()
+    units = cjk = 0
+    pooled_units = full_units = 0.0
+    weakest = float("inf")
+    for e in evidence:
+        share = min(e.share, 1.0)
+        discounted = share * _CONTRADICTED_SUPPORT if e.rule in _CONTRADICTED else share
+        rules.add(e.rule)
+        units += e.units
+        cjk += e.cjk
+        pooled_units += discounted * e.units
+        full_units += share * e.units
+        weakest = min(weakest, discounted)
+    pooled = pooled_units / units if units else 1.0
+    chinese = 2 * cjk > units
     # The lexical score counts a contradicted claim's words as support, as its claims' share would at full weight:
     # it is discounted as the share is (a flipped "is not free" copied from the context is no support)
-    full = sum(min(e.share, 1.0) * e.units for e in evidence) / units if units else 1.0
+    full = full_units / units if units else 1.0
     lexical_support = (1.0 if lexical is None else lexical) * (pooled / full if full > 0 else 1.0)
     return [
-        pooled, min(shares),
+        pooled, weakest,
         float("quantity" in rules or "subject" in rules),
         float("polarity" in rules or "negated_term" in rules or "swap" in rules),
         float("missing_quantity" in rules), float("missing_name" in rules),

@@ -109,8 +109,9 @@ def set_groundedness(judgment: Judgment, model: JudgeModel, claims: Sequence[Cla
     judgment.groundedness = model.groundedness(p)
     judgment.uncertain = verdict == "uncertain"
     judgment.confidence = round(p if verdict == "hallucination" else 1 - p, 3)
-    counts = {kind: sum(c.verdict == kind for c in claims) for kind in ("supported", "contradicted", "not_in_context",
-                                                                        "uncertain")}
+    counts = dict.fromkeys(("supported", "contradicted", "not_in_context", "uncertain"), 0)
+    for c in claims:
+        counts[c.verdict] += 1
     # Named: what moved it towards its verdict (either way for an abstention). Not the language, which only sets the
     # scale the shares are read on, nor the Chinese slope of an answer that is not Chinese: both move every answer
     # of a language alike, from the training set's mix of languages.

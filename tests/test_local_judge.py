@@ -331,8 +331,8 @@ def test_weak_evidence_is_an_uncertain_claim_that_the_model_weighs() -> None:
     verdict = judged("What did the report find?", "Researchers observed a sharp decline in regional bee colonies.",
                      "The survey counted fewer bee colonies in the region this spring than in any year before.")
     assert verdicts(verdict) == (True, ["uncertain"]), verdict.groundedness_reason
-    assert (verdict.groundedness, verdict.groundedness_verdict, verdict.confidence) == (1, "hallucination", 0.975)  # v5 0.963
-    assert "1 uncertain; p(unsupported)=0.98, hallucination: most from lexical_support (+0.74)" in verdict.groundedness_reason
+    assert (verdict.groundedness, verdict.groundedness_verdict, verdict.confidence) == (1, "hallucination", 0.976)  # v5 0.963
+    assert "1 uncertain; p(unsupported)=0.98, hallucination: most from lexical_support (+0.75)" in verdict.groundedness_reason
 
 
 @pytest.mark.unit
