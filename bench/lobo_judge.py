@@ -224,6 +224,11 @@ def ece(probabilities: np.ndarray, positives: np.ndarray, bins: int = 10) -> flo
                      for b in range(bins) if (which == b).any()) / len(probabilities))
 
 
+def _training(benchmarks: dict[str, list[Item]], left_out: str, trains: set[str]) -> list[Item]:
+    """The development halves of the `trains` benchmarks but the one left out: what every scorer is fitted on."""
+    return [i for name, part in benchmarks.items() if name != left_out and name in trains for i in part if not i.held_out]
+
+
 def paired_difference(first: np.ndarray, second: np.ndarray, positives: np.ndarray, rounds: int,
                       seed: int) -> tuple[float, float, float]:
     """AUROC(first) - AUROC(second) on the same rows, with the 2.5th and 97.5th percentiles of that difference over
@@ -241,8 +246,7 @@ def compare(benchmarks: dict[str, list[Item]], first: Scorer, second: Scorer, *,
     on the rows both score, with a paired bootstrap interval."""
     lines = [f"| left out | n | AUROC, {first.name} minus {second.name} [95% CI, paired] |", "|---|---|---|"]
     for left_out, items in benchmarks.items():
-        train = [i for name, part in benchmarks.items() if name != left_out and name in trains
-                 for i in part if not i.held_out]
+        train = _training(benchmarks, left_out, trains)
         first.fit(train)
         second.fit(train)
         pairs = [(i, a, b) for i in items if i.held_out == held_out
@@ -290,8 +294,7 @@ def run(benchmarks: dict[str, list[Item]], scorers: Sequence[Scorer], *, trains:
     but it, measured on its held-out half (held_out=False: its development half, where features are designed)."""
     rows = []
     for left_out, items in benchmarks.items():
-        train = [i for name, part in benchmarks.items() if name != left_out and name in trains
-                 for i in part if not i.held_out]
+        train = _training(benchmarks, left_out, trains)
         test = [i for i in items if i.held_out == held_out]
         for scorer in scorers:
             scorer.fit(train)

@@ -12,7 +12,6 @@ chunk held ~130 kB (the default cache held 257 of them); in the crate it holds u
 from __future__ import annotations
 
 import sys
-from collections import OrderedDict
 
 import msgspec
 from prometheus_client import CollectorRegistry, Counter, Gauge
@@ -20,9 +19,10 @@ from prometheus_client import CollectorRegistry, Counter, Gauge
 from ragpulse._native import ChunkAnalysis, LexicalUnits
 from ragpulse.scorers.lexical import units
 from ragpulse.scorers.text import chunk_analysis, clauses, sentences
+from ragpulse.scorers.text_cache import TextCache
 
 MAX_CHARS = 4_000  # of an answer, a question or a chunk: longer texts are judged on their start
-# What the cache adds a text: its ordered dict's slot and link, the (analysis, bytes) tuple and the int.
+# What the cache adds a text: its ordered dict's slot and link, the CachedChunk and its int.
 _ENTRY_BYTES = 256
 
 __all__ = ["MAX_CHARS", "CachedChunk", "ChunkAnalysis", "ChunkCache", "analyse", "footprint"]
@@ -49,34 +49,29 @@ class CachedChunk(msgspec.Struct, frozen=True, gc=False):
 
 
 class ChunkCache:
-    """Chunks' analyses by text, least recently used out first, capped in entries and in bytes (their own count of
-    what they hold), with its gauges and evictions on the registry it is handed: a knowledge base's chunks are
-    retrieved again and again."""
+    """Chunks' analyses by text (scorers/text_cache.py: capped in entries and in bytes, their own count of what they
+    hold), with its gauges and evictions on the registry it is handed: a knowledge base's chunks are retrieved again
+    and again."""
 
     def __init__(self, registry: CollectorRegistry, *, max_entries: int, max_bytes: int) -> None:
-        self._items: OrderedDict[str, CachedChunk] = OrderedDict()
-        self._max_entries, self._max_bytes, self._bytes = max_entries, max_bytes, 0
         self._evicted = Counter(
             "ragpulse_local_judge_chunk_cache_evicted_total",
             "Chunk analyses the local judge dropped for its entry or byte cap (least recently used first).", registry=registry,
         )
+        self._cache = cache = TextCache(_cached, lambda _, chunk: chunk.held, max_entries=max_entries,
+                                        max_bytes=max_bytes, evicted=self._evicted)
+        # read when scraped: nothing to keep up to date on the judge's path
         self._entries = Gauge("ragpulse_local_judge_chunk_cache_entries", "Chunk analyses the local judge holds.",
                               registry=registry)
+        self._entries.set_function(lambda: len(cache))
         self._held = Gauge("ragpulse_local_judge_chunk_cache_bytes",
                            "Estimated bytes of the chunk analyses the local judge holds.", registry=registry)
+        self._held.set_function(lambda: cache.bytes)
 
     def __call__(self, text: str) -> CachedChunk:
-        items = self._items
-        cached = items.get(text)
-        if cached is not None:
-            items.move_to_end(text)
-            return cached
-        analysis, lexical = analyse(text), units(text[:MAX_CHARS])
-        cached = items[text] = CachedChunk(analysis, lexical, footprint(analysis, text) + sys.getsizeof(lexical))
-        self._bytes += cached.held
-        while len(items) > self._max_entries or self._bytes > self._max_bytes:
-            self._bytes -= items.popitem(last=False)[1].held
-            self._evicted.inc()
-        self._entries.set(len(items))
-        self._held.set(self._bytes)
-        return cached
+        return self._cache.get(text)
+
+
+def _cached(text: str) -> CachedChunk:
+    analysis, lexical = analyse(text), units(text[:MAX_CHARS])
+    return CachedChunk(analysis, lexical, footprint(analysis, text) + sys.getsizeof(lexical))

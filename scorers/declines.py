@@ -27,7 +27,8 @@ _KNOWING = (r"know|knew|sure|certain|find|found|see|seen|tell|say|answer|help|co
 _DECLINING = (rf"(?:n['’]?t|\bnot|\bno|\bnever|\bcannot|\bcant|\bdont|\bdidnt|\bwont|\bnothing|\bzero)\W+(?:\w+\W+){{0,3}}?"
               rf"(?:{_KNOWING})\b|\bwish\W+(?:\w+\W+){{0,2}}?(?:{_KNOWING})\b|\b(?:idk|dunno|clueless|unsure|unable|stumped|"
               rf"puzzled|lost|empty|blank|escapes?|beyond|above|mystery|head-scratcher)\b")
-_I = r"\b(?:i|i['’]?m|i['’]?ve|i['’]?d|me|my|myself|idk|dunno|im|ive)\b"
+_ME = r"i|i['’]?m|i['’]?ve|i['’]?d|me|my|myself|im|ive"  # the speaker's words
+_I = rf"\b(?:{_ME}|idk|dunno)\b"  # and the words that say "I don't know" alone
 _HEDGES = r"(?:(?:ugh|hm+|oh|well|sorry|so\s+sorry|unfortunately|honestly|sadly|alas|afraid)\W+)*"
 _WE_DECLINE = (r"\b(?:we|we['’]re|we\s+are)\b.*\b(?:unable|not\s+(?:able|in\s+a\s+position)|can['’]?t|cannot)\b\W+"
                r"(?:\w+\W+){0,2}?(?:provide|give|share|offer)?\W*(?:information|info|details|advise|advice|answer|comment|"
@@ -42,7 +43,7 @@ _UNSPOKEN_DECLINES = re.compile(
     r"speak|promise|guarantee)|(?:\w+\W+)?drawing\s+(?:a\s+)?(?:blank|zero)|no\s+(?:idea|clue|info|information|data|"
     r"details|answers?|records?|luck)|not\s+(?:sure|certain)|nothing\s+(?:on|about|found|here)|dunno|idk)\b)"
     rf"|^[^\u3400-\u9fff]*[\u3400-\u9fff]{{0,4}}{_ZH_DECLINING}")
-_SPEAKER = re.compile(rf"(?i:\b(?:i|i['’]?m|i['’]?ve|i['’]?d|me|my|myself|im|ive)\b)|{_ZH_SPEAKER}")
+_SPEAKER = re.compile(rf"(?i:\b(?:{_ME})\b)|{_ZH_SPEAKER}")
 _SAYS_SO = re.compile(r"(?i:\bi\s+(?:just\s+|only\s+|do\s+)?know\b|\ball\s+i\s+know\b|\bwhat\s+i\s+(?:can|do)\s+(?:tell|say|"
                       r"confirm)\b|\bi\s+can\s+(?:tell\s+you|say|confirm)\s+(?:that|this)\b)|(?<!哪)知道|据我|(?<!哪)晓得|记得")
 _AROUND = re.compile(

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 import sys
-from collections import OrderedDict
 from collections.abc import Sequence
 
 from prometheus_client import CollectorRegistry
@@ -27,6 +26,7 @@ from ragpulse.collector.events import Envelope, LexicalScores, TraceEvent
 from ragpulse.collector.telemetry.fast_metrics import CounterFamily, FastCounter, FastHistogram, HistogramFamily
 from ragpulse.collector.telemetry.labels import LabelGuard, SeriesCache
 from ragpulse.scorers.text import CJK_DIGITS
+from ragpulse.scorers.text_cache import TextCache
 
 MAX_CHARS = 4_000  # of an answer, a question or a chunk: the cost per trace is bounded, longer texts scored on their start
 # The word tables; the compiled core (native/src/lexical.rs) does the scanning with them.
@@ -125,30 +125,9 @@ class LexicalMetrics:
             ["cache"], registry)
 
 
-class _UnitsCache:
-    """units() of recurring texts, least recently used out first, capped in entries and in bytes: each text's
-    and its units' (the crate's estimate of its sets, LexicalUnits.__sizeof__), counted when evicted."""
-
-    def __init__(self, max_entries: int, max_bytes: int, evicted: FastCounter) -> None:
-        self._items: OrderedDict[str, LexicalUnits] = OrderedDict()
-        self._max_entries = max_entries
-        self._max_bytes = max_bytes
-        self._evicted = evicted
-        self._bytes = 0
-
-    def get(self, text: str) -> LexicalUnits:
-        items = self._items
-        cached = items.get(text)
-        if cached is not None:
-            items.move_to_end(text)
-            return cached
-        cached = items[text] = units(text)
-        self._bytes += sys.getsizeof(text) + sys.getsizeof(cached)
-        while len(items) > self._max_entries or self._bytes > self._max_bytes:
-            oldest, oldest_units = items.popitem(last=False)
-            self._bytes -= sys.getsizeof(oldest) + sys.getsizeof(oldest_units)  # units are immutable: the same size
-            self._evicted.inc()
-        return cached
+def _held(text: str, units_of: LexicalUnits) -> int:
+    """A cached text's bytes: the text's and its units' (the crate's estimate of its sets, LexicalUnits.__sizeof__)."""
+    return sys.getsizeof(text) + sys.getsizeof(units_of)
 
 
 class LexicalScorer:
@@ -160,8 +139,10 @@ class LexicalScorer:
         self._guard = guard
         # Chunk texts recur (one knowledge base) and so do questions (a support bot's FAQ): each has its
         # own least-recently-used cache, so a stream of new questions never pushes out the chunks.
-        self._chunks = _UnitsCache(cache_entries, cache_max_bytes, metrics.cache_evicted.labels("chunks"))
-        self._questions = _UnitsCache(cache_entries, cache_max_bytes, metrics.cache_evicted.labels("questions"))
+        self._chunks = TextCache(units, _held, max_entries=cache_entries, max_bytes=cache_max_bytes,
+                                 evicted=metrics.cache_evicted.labels("chunks"))
+        self._questions = TextCache(units, _held, max_entries=cache_entries, max_bytes=cache_max_bytes,
+                                    evicted=metrics.cache_evicted.labels("questions"))
         self._children_for = SeriesCache(guard, self._new_children, 4 * max_label_sets)
 
     def score(self, event: TraceEvent, answer_text: str | None = None) -> LexicalScores | None:
