@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable
 from typing import Literal
 
-from ragpulse.scorers.text import Clause, size
+from ragpulse.scorers.text import Clause, real_negators, size
 
 _KNOWING = (r"know|knew|sure|certain|find|found|see|seen|tell|say|answer|help|confirm|info|information|idea|clue|data|"
             r"details|access|records?|heard|aware|familiar|remember|recall|promise|guarantee")
@@ -35,7 +35,8 @@ _WE_DECLINE = (r"\b(?:we|we['’]re|we\s+are)\b.*\b(?:unable|not\s+(?:able|in\s+
                r"say|tell|confirm|guidance)\b")
 _ZH_KNOWING = r"知道|清楚|了解|确定|查到|找到|数|把握|准|法|听说|研究|懂|讲|说|结论|定论|结果|信息|资料|消息|info"
 _ZH_DECLINING = rf"(?:(?:[不没未无难]|木有|莫有)[^，。；！？]{{0,6}}?(?:{_ZH_KNOWING})|雾水|嘀咕|糊涂|懵|迷糊|头绪|超纲|问倒|哪知道|哪晓得|才疏学浅)"
-_ZH_SPEAKER = r"(?:我(?!们)|小助手|这边|本人|鄙人)"
+# 我国, 我省, 我市, 我校: "our country" and the like, not the speaker
+_ZH_SPEAKER = r"(?:我(?![们国省市县区校军党])|小助手|这边|本人|鄙人)"
 _SPEAKER_DECLINES = re.compile(rf"(?i:{_I}.*(?:{_DECLINING})|(?:{_DECLINING}).*{_I}|{_WE_DECLINE}|\bwish\s+i\s+(?:could|knew|had)\b)"
                                rf"|{_ZH_SPEAKER}.*{_ZH_DECLINING}|{_ZH_DECLINING}.*{_ZH_SPEAKER}")
 _UNSPOKEN_DECLINES = re.compile(
@@ -96,6 +97,8 @@ def weigh(text: str, parsed: Clause, asked: Callable[[], Clause], *, in_context:
     question = asked()
     if not parsed.names <= question.names or _SAYS_SO.search(text) is not None:
         return None
+    if not text.isascii():
+        text = real_negators(text)  # 不同身份的人说话 declines nothing
     if _SPEAKER_DECLINES.search(text) is None and _UNSPOKEN_DECLINES.search(text) is None:
         return None
     return "refusal" if not in_context and parsed.terms.isdisjoint(question.terms) else "maybe"

@@ -28,7 +28,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ragpulse.scorers.text import clause, clauses, is_chatter, sentences
+from ragpulse.scorers.text import clause, clauses, is_chatter, real_negators, sentences
 
 # -- English ------------------------------------------------------------------------------------------------------
 
@@ -239,8 +239,8 @@ _EN_MAYBE_CUE = re.compile(_CUE, re.IGNORECASE)
 _EN_NOT_MAYBE = re.compile(r"\b(?:we|us)\b|\bi\s*(?:did\s*n['’]t|did\s+not|never)\s+(?:know|reali[sz]e|thought)\b|"
                            r"\bi\s+had\s+no\s+idea\b|\bi\s*(?:do\s*n['’]t|do\s+not)\s+(?:think|believe|like|want|need|"
                            r"mind|recommend|suggest|agree|expect|care)\b|"
-                           r"\bi\s*(?:ca\s*n['’]t|cannot)\s+(?:wait|believe|imagine|stand)\b", re.IGNORECASE)
-_ZH_MAYBE = re.compile(rf"我(?!们)[^，。；！？]*?[不没无未难缺](?!建议|认为|觉得|推荐|是)|{_ZH_SOURCE}[^，。；！？]*?[不没无未缺]")
+                           r"\bi\s*(?:ca\s*n['’]t|cannot|can\s+not)\s+(?:even\s+)?(?:wait|believe|imagine|stand)\b", re.IGNORECASE)
+_ZH_MAYBE = re.compile(rf"我(?![们国省市县区校军党])[^，。；！？]*?[不没无未难缺](?!建议|认为|觉得|推荐|是)|{_ZH_SOURCE}[^，。；！？]*?[不没无未缺]")
 
 
 # The gates (word sets: an alternation of them tried at every position costs more than all the patterns). Every
@@ -265,6 +265,12 @@ _ANCHORS = frozenset(
     # verbs of mentioning, as a predicate of the topic ("Sale items aren't mentioned")
     "mentioned specified stated documented addressed described discussed explained indicated detailed answered "
     "clarified covered listed".split())
+# A clause of the speaker's with a negation declines only when it speaks of answering, knowing or the sources: "I'm not
+# a fan of them" and "I never watched it" are the speaker's story, claims
+_ABOUT_ANSWERING = (_ANCHORS - {"i", "we", "me", "us", "my", "myself", "mine", "there", "here"}
+                    | {"light", "available", "quote", "advise", "advice", "know", "knew", "aware", "find", "found", "cover",
+                       "covers", "notes", "told", "area", "expertise", "lack", "lacks"})
+_INABILITY = re.compile(r"\b(?:can['’]?t|cannot|can\s+not|couldn['’]?t|could\s+not|unable)\b", re.IGNORECASE)
 _ZH_CUES = (*"不没未无缺超难恕", "外行")
 # An answer's words as str.split() leaves them: with the punctuation that may cling to them.
 _CUE_TOKENS = frozenset(f"{before}{word}{after}" for word in _CUES for before in ("", "(", '"', "'", "“", "‘", "[")
@@ -459,10 +465,10 @@ def _maybe(text: str) -> bool:
         return False
     if _CJK.search(text):
         text = _ZH_KNOWN_LEAD.sub("", text, count=1)
-        return _ZH_MAYBE.search(text) is not None
+        return _ZH_MAYBE.search(real_negators(text)) is not None  # 我的看法不同: no negation
     text = _EN_KNOWN_LEAD.sub("", text, count=1)
     return (_EN_MAYBE_WHO.search(text) is not None and _EN_MAYBE_CUE.search(text) is not None
-            and _EN_NOT_MAYBE.search(text) is None)
+            and _EN_NOT_MAYBE.search(text) is None and (not _ABOUT_ANSWERING.isdisjoint(_WORD.findall(text.lower())) or _INABILITY.search(text) is not None))
 
 
 def _claim(text: str) -> str:

@@ -248,6 +248,15 @@ def supported_units(parsed: Clause, other: Clause) -> float:
             + len(parsed.quantities & other.quantities))
 
 
+_NOT_NEGATION_WORDS = re.compile("|".join(_NOT_NEGATIONS))  # longest first: 毫无疑问 before 无疑
+
+
+def real_negators(text: str) -> str:
+    """`text` without the Chinese words whose 不 没 未 非 无 别 negates nothing (不同, 区别, 未来): for a pattern that
+    reads a negation by its characters, as the clause's polarity reads it."""
+    return _NOT_NEGATION_WORDS.sub(" ", text)
+
+
 def is_chatter(parsed: Clause) -> bool:
     return not parsed.quantities and parsed.terms <= _CHATTER
 

@@ -277,7 +277,7 @@ def test_a_running_sidecar_records_the_local_judges_claims(ragpulse_factory: Fac
     # the verdict and the judge's confidence in it travel with the record (claims.v5 on: the model's p(unsupported)
     # for a hallucination, 1 - p for a grounded answer; claims.v4: 0.75 and 1.0)
     assert (added["verdict"], added["confidence"], readme["verdict"], readme["confidence"]) == (
-        "hallucination", 0.99, "grounded", 0.869)  # v5 0.992, 0.845; before numbers in words 0.968, 0.843
+        "hallucination", 0.99, "grounded", 0.87)  # v6 at first 0.869; v5 0.992, 0.845; before numbers in words 0.968, 0.843
 
 
 @pytest.mark.unit
@@ -331,8 +331,8 @@ def test_weak_evidence_is_an_uncertain_claim_that_the_model_weighs() -> None:
     verdict = judged("What did the report find?", "Researchers observed a sharp decline in regional bee colonies.",
                      "The survey counted fewer bee colonies in the region this spring than in any year before.")
     assert verdicts(verdict) == (True, ["uncertain"]), verdict.groundedness_reason
-    assert (verdict.groundedness, verdict.groundedness_verdict, verdict.confidence) == (1, "hallucination", 0.976)  # v5 0.963
-    assert "1 uncertain; p(unsupported)=0.98, hallucination: most from lexical_support (+0.75)" in verdict.groundedness_reason
+    assert (verdict.groundedness, verdict.groundedness_verdict, verdict.confidence) == (1, "hallucination", 0.975)  # v6 at first 0.976, v5 0.963
+    assert "1 uncertain; p(unsupported)=0.98, hallucination: most from lexical_support (+0.74)" in verdict.groundedness_reason
 
 
 @pytest.mark.unit
@@ -348,12 +348,12 @@ def test_a_claim_with_none_of_its_words_in_the_context_is_unsupported() -> None:
 def test_a_supported_answer_is_confident_and_a_contradiction_more_so_the_closer_it_copies() -> None:
     context = "Accidental damage is not covered by the standard warranty."
     grounded = judged("Is accidental damage covered?", "Accidental damage is not covered by the standard warranty.", context)
-    assert (grounded.groundedness_verdict, grounded.confidence) == ("grounded", 0.869)  # 1 - p (v5 0.845; v4: 1.0)
+    assert (grounded.groundedness_verdict, grounded.confidence) == ("grounded", 0.87)  # 1 - p (v6 at first 0.869, v5 0.845; v4: 1.0)
     contradicted = judged("Is accidental damage covered?", "Accidental damage is covered by the standard warranty.", context)
     # v5: a contradicted claim's terms count half as support (judging/judge_features.py), p 0.93; the first fit missed
     # it (grounded, p 0.24): a flipped copy of the context's words is rare in the public benchmarks; v4: confidence 1.0
     # v6: the lexical score, which counts the flipped claim's words in full, is discounted as its share is, p 0.93
-    assert verdicts(contradicted) == (True, ["contradicted"]) and contradicted.confidence == 0.927  # v5 0.933
+    assert verdicts(contradicted) == (True, ["contradicted"]) and contradicted.confidence == 0.926  # v6 at first 0.927, v5 0.933
 
 
 @pytest.mark.unit
@@ -443,9 +443,10 @@ def test_a_public_benchmark_sample_through_the_benchmark_script() -> None:
     items = eval_local_judge.begin_items((Path(__file__).parent / "data" / "begin_wow_sample.tsv").read_text(), "dev")
     assert (len(items), sum(i.held_out for i in items), sum(i.hallucinated for i in items)) == (50, 20, 25)
     assert eval_local_judge.evaluate("BEGIN sample", items) == [
-        # claims.v6 (the model reads the lexical score): development recall 0.692, AUROC 0.973 (v5 0.769, 0.989);
+        # claims.v6 (the model reads the lexical score): development recall 0.769, AUROC 0.973 (v5 0.769, 0.989; 0.692
+        # before the speaker's story was told from a refusal);
         # held out 0.583, AUROC 0.885 (v5 0.667, 0.885); no false positive either way
-        "| BEGIN sample | development | 30 | 43.3% | 30.0% | 0.0% | 1.000 | 0.692 | 0.818 | 0.973 | 0.605 | 0.533 / 0.571 | 0.620 |",
+        "| BEGIN sample | development | 30 | 43.3% | 33.3% | 0.0% | 1.000 | 0.769 | 0.870 | 0.973 | 0.605 | 0.533 / 0.571 | 0.620 |",
         "| BEGIN sample | held out | 20 | 60.0% | 35.0% | 0.0% | 1.000 | 0.583 | 0.737 | 0.885 | 0.750 | 0.750 / 0.750 | 0.688 |",
     ]
 

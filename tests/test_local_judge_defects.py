@@ -189,6 +189,26 @@ def test_a_claim_that_looks_like_an_idiom_of_ignorance_stays_a_claim(answer: str
     assert read(answer).claims == claims
 
 
+@pytest.mark.parametrize("answer", ["我国没有出口这种芯片。", "我省未开通跨境退货服务。", "不同会员等级的说法也有区别。",
+                                    "我的看法跟说明书不同。"])
+def test_our_country_and_a_word_that_holds_a_negator_are_no_speaker_declining(answer: str) -> None:
+    """我国, 我省 ("our country", "our province") are not the speaker, and 不同, 区别 negate nothing: claims, not refusals
+    (OCNLI's development half had such hypotheses read as refusals, and so never judged)."""
+    result = judged("退货要多久？", answer, "退货在签收后七天内办理，运费由买家承担。")
+    assert not result.refusal and verdicts(result), result.groundedness_reason
+
+
+@pytest.mark.parametrize(("answer", "refusal"), [
+    ("I'm not a fan of gift cards either.", False), ("I haven't ordered from the outlet store lately.", False),
+    ("I'm afraid I can't shed any light on that.", True), ("I can't advise on changing an order once it's placed.", True),
+])
+def test_the_speakers_story_is_no_refusal(answer: str, refusal: bool) -> None:
+    """The speaker with a negation refuses when it speaks of answering, knowing, the sources or an inability; what
+    the speaker likes or did is a claim (BEGIN's chit-chat: 12 of its held-out answers were read as refusals)."""
+    result = judged("Do gift cards expire?", answer, "Returns are accepted within 30 days of delivery.")
+    assert result.refusal is refusal, result.groundedness_reason
+
+
 # -- the named defects -------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("text", ["未来三年公司将扩大产能", "这无疑是最划算的选择", "这款经典耳机经久不衰", "我特别推荐这款耳机",
