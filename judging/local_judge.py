@@ -92,7 +92,6 @@ _PREAMBLE = re.compile(rf"^\s*(?:(?:{_SOURCE_LEAD}[^\n:]{{0,200}}?,\s*)?(?:here(
 
 # The rules that run after missing_quantity (judge_features.Rule's order): their claims' numbers are in the context
 _NUMBERS_CHECKED = frozenset(("missing_name", "nothing", "addition", "little", "weak", "supported"))
-_TILDE = re.compile(r"[～~]+(?=[\u3400-\u9fff])")
 _DEMONYM_ENDINGS = ("ian", "ean", "ese", "ern", "ish", "an", "es", "ic")  # of stems: belgian, chines, western
 _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9+]+")
 _LIST_MARKER = re.compile(r"\(?\d{1,2}[.)]?")  # "1." of a numbered list is no claim
@@ -367,9 +366,8 @@ class LocalJudge:
         exact policy" claims nothing, the "but …" after it is a claim). A clause that only looks like a refusal ("I
         can't promise a delivery day") refuses unless the context supports it; so do clauses in which the speaker
         declines in other words, and what is said around a refusal is no claim (scorers/declines.py)."""
-        # "Here is a summary of the passage:" claims nothing; a tilde between Chinese clauses (包邮啦～周末…) parts them
-        said = _PREAMBLE.sub("", answer[:MAX_CHARS], count=1)
-        reading = read(_TILDE.sub("，", said) if "~" in said or "～" in said else said)
+        said = _PREAMBLE.sub("", answer[:MAX_CHARS], count=1)  # "Here is a summary of the passage:" claims nothing
+        reading = read(said)
         verdicts, refusals, weighed = [], list(reading.refusals), []
         asked, declining = functools.cache(lambda: clause(question[:MAX_CHARS])), may_decline(said)
         for text, maybe in zip(reading.claims, reading.maybe, strict=True):

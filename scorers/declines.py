@@ -29,7 +29,7 @@ _DECLINING = (rf"(?:n['’]?t|\bnot|\bno|\bnever|\bcannot|\bcant|\bdont|\bdidnt|
               rf"puzzled|lost|empty|blank|escapes?|beyond|above|mystery|head-scratcher)\b")
 _ME = r"i|i['’]?m|i['’]?ve|i['’]?d|me|my|myself|im|ive"  # the speaker's words
 _I = rf"\b(?:{_ME}|idk|dunno)\b"  # and the words that say "I don't know" alone
-_HEDGES = r"(?:(?:ugh|hm+|oh|well|sorry|so\s+sorry|unfortunately|honestly|sadly|alas|afraid)\W+)*"
+_HEDGES = r"(?:(?:ugh|hm+|oh|well|sorry|sry|soz|so\s+sorry|unfortunately|honestly|sadly|alas|afraid)\W+)*"
 _WE_DECLINE = (r"\b(?:we|we['’]re|we\s+are)\b.*\b(?:unable|not\s+(?:able|in\s+a\s+position)|can['’]?t|cannot)\b\W+"
                r"(?:\w+\W+){0,2}?(?:provide|give|share|offer)?\W*(?:information|info|details|advise|advice|answer|comment|"
                r"say|tell|confirm|guidance)\b")
@@ -49,19 +49,25 @@ _SAYS_SO = re.compile(r"(?i:\bi\s+(?:just\s+|only\s+|do\s+)?know\b|\ball\s+i\s+k
                       r"confirm)\b|\bi\s+can\s+(?:tell\s+you|say|confirm)\s+(?:that|this)\b)|(?<!哪)知道|据我|(?<!哪)晓得|记得")
 _AROUND = re.compile(
     r"(?i:^\W*(?:(?:so|very|really|terribly)\s+)?(?:sorry|apologies|my\s+apologies|please\s+accept\s+our\s+apologies|"
-    r"thanks?(?:\s+you)?(?:\s+for\s+\w+(?:\s+\w+){0,3})?|unfortunately|regrettably)(?:\W|[哈啊呀哦呢啦嘛])*$"
-    r"|\b(?:ask|contact|reach\s+out\s+to|get\s+in\s+touch\s+with|talk\s+to|check\s+with)\b.*\b(?:agent|team|support|"
+    r"thanks?(?:\s+you)?(?:\s+for\s+\w+(?:\s+\w+){0,3})?|unfortunately|regrettably|sry|soz)(?:\W|[哈啊呀哦呢啦嘛亲])*$"
+    r"|^\W*(?:many\s+)?(?:thanks|thank\s+you)(?:\s+(?:so|very)\s+much)?\s+for\b"
+    r"|\b(?:ask|contact|reach\s+out\s+to|get\s+in\s+touch\s+with|talk\s+to|speak\s+(?:to|with)|check\s+w(?:ith|/)?|refer\s+to)\b.*\b(?:agent|team|support|"
     r"human|representative|someone|staff|colleague|service|desk|department)\b"
     r"|\b(?:agents?|team|support|human|representatives?|someone|staff|colleagues?|department|specialists?|experts?|"
     r"advisors?|advisers?)\b.*\b(?:ask|help|answer|assist|know|contact|tell|sort|handle|advise)|\b(?:handled|answered)\s+by\b"
-    r"|^\W*(?:dear|hi|hello|hey|greetings)\b|^\W*(?:kind|best|warm)(?:est)?\s+regards\b|^\W*(?:sincerely|cheers)\W*$"
+    r"|^\W*(?:dear|hi|hello|hey|greetings|good\s+(?:morning|afternoon|evening))\b|^\W*(?:kind|best|warm)(?:est)?\s+regards\b"
+    r"|^\W*(?:sincerely|cheers|thx|thanks)\W*$|^\W*(?:the\s+)?(?:[a-z]+\s+){0,2}(?:team|care|support|service|desk|centre|center)\W*$"
     r"|\bas\s+an?\s+(?:ai|virtual|digital|automated|online)?\s*(?:assistant|bot|chatbot|agent)\b"
     r"|^\W*(?:you['’]re|you\s+are)\s+asking\b|^\W*you\s+asked\b|^\W*(?:as\s+for|regarding|about)\s+your\s+question\b)"
     r"|^[\s，,]*(?:很|非常|真|实在)?(?:抱歉|不好意思|对不起|遗憾|谢谢|感谢)[^，。；！？]{0,6}$|人工|客服|转接|专员|同事|售后|店小二|负责人|详情页|随时|欢迎|竭诚|敬请|为准"
+    r"|^(?:此致|敬礼)|^(?:非常|很|十分|完全)?理解(?:您|你)|^(?:建议|麻烦)(?:您|你)|^(?:您|你)?(?:可以|可)?(?:问下|问一下|问问)"
     r"|^(?:关于|至于|您问的|你问的|您说的)|^(?:亲|您好|你好|尊敬的)")
 
 
 _ASIDE_UNITS = 3  # terms of a clause around a refusal that shares nothing with the question or the context
+# A short Chinese clause with a predicate says something ("不过台湾是可以寄的"): a claim, where "Weekend delivery" and
+# 关于时效 only name a topic
+_ZH_PREDICATE = re.compile("是|可以|能|会|支持|需要")
 
 
 def says_so(text: str) -> bool:
@@ -111,4 +117,5 @@ def around_a_refusal(text: str, parsed: Clause, question: Clause, *, in_context:
     if parsed.quantities or _AROUND.search(text):
         return not parsed.quantities
     return not (in_context or parsed.names - question.names) and (
-        parsed.terms.isdisjoint(question.terms) or size(parsed) <= _ASIDE_UNITS or _SPEAKER.search(text) is not None)
+        parsed.terms.isdisjoint(question.terms) or size(parsed) <= _ASIDE_UNITS and _ZH_PREDICATE.search(text) is None
+        or _SPEAKER.search(text) is not None)

@@ -161,7 +161,8 @@ _EN_REFERRAL = re.compile(
     r"^(?:please\s+|kindly\s+|you\s+(?:may|might|can|could|should)\s+(?:want\s+to\s+|wish\s+to\s+)?|"
     r"i\s+(?:would\s+|['’]d\s+)?(?:recommend|suggest)\s+(?:that\s+you\s+)?|feel\s+free\s+to\s+|try\s+|"
     r"it(?:['’]s|\s+is)\s+best\s+to\s+)?(?:contact(?:ing)?|reach(?:ing)?\s+out\s+to|call(?:ing)?|email(?:ing)?|"
-    r"ask(?:ing)?|check(?:ing)?\s+with|speak(?:ing)?\s+(?:to|with)|talk(?:ing)?\s+to|get(?:ting)?\s+in\s+touch\s+with|"
+    r"ask(?:ing)?|check(?:ing)?\s+w(?:ith|/)?|speak(?:ing)?\s+(?:to|with)|talk(?:ing)?\s+to|get(?:ting)?\s+in\s+touch\s+with|"
+    r"refer(?:ring)?\s+to|consult(?:ing)?|"
     r"message|visit(?:ing)?)\b", re.IGNORECASE)
 
 # -- Chinese ------------------------------------------------------------------------------------------------------
@@ -170,7 +171,7 @@ _ZH_SOURCE = (r"(?:(?<!个人)(?<!用户)(?<!账户)(?<!注册)资料|文档|文
               r"检索结果|搜索结果|所给内容|提供的内容|给出的内容|现有的?信息|已知信息|所给信息|提供的信息|掌握的信息)")
 _ZH_QUALIFIED_INFO = (r"(?:相关|这方面的?|该|此|有关|可参考的|可用的|确切的?|具体的?|更多|进一步的?|任何)"
                       r"(?:信息|资料|答案|说明|规定|记载|条目|数据|内容|答复|结果)")
-_ZH_INFO = rf"(?:{_ZH_QUALIFIED_INFO}|答案|资料|记载|条目)"
+_ZH_INFO = rf"(?:{_ZH_QUALIFIED_INFO}|答案|资料|记载|条目|(?:相关|这方面的?|有关)\s*(?i:info|information|data))"
 _ZH_SPEAKER = r"(?:我|我们|本人|这边|小助手)"
 # Saying or answering that fails: 说不准, 答不上来, 不晓得, 吃不准…
 _ZH_SPEECH = (r"不好说|说不准|说不好|说不上来?|说不清楚?|说不出来?|答不上来?|答不出来?|答不了|回答不了|回答不上来|"
@@ -189,7 +190,7 @@ _ZH_REFUSAL = re.compile("|".join((
     r"不在(?:我|本人)?的?(?:知识|能力|服务|回答|解答)范围",
     r"(?:无法|没法|没办法|不能|难以|未能|没能)[^，。；！？]{0,10}?(?:确定|确认|判断|回答|答复|回复|解答|得知|知道|告知|保证|核实|"
     r"估计|评估|结论|作答|定位到|准话|准信|说法)",
-    rf"(?:无法|没法|没办法|不能)提供{_ZH_INFO}",
+    rf"(?:无法|没法|没办法|不能)(?:为|给|向)?(?:您|你)?提供{_ZH_INFO}",
     rf"{_ZH_SOURCE}[^，。；！？]{{0,10}}?(?:没有|没|未|并未|并没有|并无|无|不包含|不含|暂无|暂缺|暂未|缺少|缺乏|不足|"
     r"查不到|搜不到|找不着|找不到|找不出|查不出|查询不到|无关|未收录|不涉及)",
     r"查无(?:此|相关|记录|结果|信息|数据)",
@@ -215,7 +216,7 @@ _ZH_TOPIC = re.compile(r"^(?:关于|至于|对于|针对|有关|您问的|你问
                        r"(?:时间|时效|费用|价格|规定|政策|流程|情况|方面|这块|标准|细节|方法|规则|条件|地点|进度|的事)$")
 _ZH_REFERRAL = re.compile(r"^(?:这个|此事|这事儿?|这)?(?:还|恐怕|可能)?(?:请|建议(?:您|你)?|您可以|你可以|可以|麻烦(?:您|你)?|"
                           r"得|要|需要|只能)?(?:联系|咨询|致电|拨打|询问|问问?|找|联络)(?:一下)?[^，。；！？]{0,10}?"
-                          r"(?:客服|人工|工作人员|商家|售后|我们|门店|专员|别人|其他人|专人|相关部门)")
+                          r"(?:客服|人工|工作人员|商家|售后|我们|门店|专员|别人|其他人|专人|部门|那边|物流|财务)")
 # What a summary says of its source before what the source says: "The passage describes two figures named Francis I"
 # claims two figures named Francis I, nothing of a passage.
 _EN_META_LEAD = re.compile(
@@ -272,6 +273,8 @@ _ABOUT_ANSWERING = (_ANCHORS - {"i", "we", "me", "us", "my", "myself", "mine", "
                        "covers", "notes", "told", "area", "expertise", "lack", "lacks"})
 _INABILITY = re.compile(r"\b(?:can['’]?t|cannot|can\s+not|couldn['’]?t|could\s+not|unable)\b", re.IGNORECASE)
 _ZH_CUES = (*"不没未无缺超难恕", "外行")
+_PARENTHESES = re.compile(r"[(（][^()（）]{1,200}[)）]")
+_TILDE = re.compile(r"(?<=[\u3400-\u9fff])[～~]|[～~](?=[～~]*[\u3400-\u9fff])")  # beside a Chinese character
 # An answer's words as str.split() leaves them: with the punctuation that may cling to them.
 _CUE_TOKENS = frozenset(f"{before}{word}{after}" for word in _CUES for before in ("", "(", '"', "'", "“", "‘", "[")
                         for after in ("", ".", ",", ";", ":", "!", "?", ")", '"', "'", "”", "’", "...", "…", '."',
@@ -404,6 +407,10 @@ def _sentences(answer: str) -> list[tuple[str, bool]]:
 def read(answer: str, refusing: Sequence[tuple[int, int]] = ()) -> Reading:
     """The answer's clauses to judge, its refusals taken out. `refusing`: spans (character offsets) of phrases
     known to refuse (a fallback rule's matches): the clauses they touch refuse whatever their language."""
+    if "~" in answer or "～" in answer:  # a tilde between Chinese clauses (包邮啦～周末…) parts them, as a comma
+        answer = _TILDE.sub("，", answer)  # one for one: `refusing`'s offsets hold
+    if "(" in answer or "（" in answer:  # "Members earn (sorry, I can't help with that) 2 points": the refusal apart
+        answer = _PARENTHESES.sub(_parted, answer)
     if not refusing and not _answer_may_refuse(answer):
         # an answer in ASCII is spared a search for Chinese in every clause
         opening, claim = (_en_opening_only, _en_claim) if answer.isascii() else (_opening_only, _claim)
@@ -439,6 +446,12 @@ def read(answer: str, refusing: Sequence[tuple[int, int]] = ()) -> Reading:
     kept = [(_claim(text), kind == "maybe") for kind, text in kinds
             if kind in ("claim", "maybe") or not declines and kind != "refusal"]
     return Reading([text for text, _ in kept if text], [maybe for text, maybe in kept if text], refusals)
+
+
+def _parted(parenthesis: re.Match[str]) -> str:
+    """A parenthesis that may refuse, between commas instead (one character for one: `refusing`'s offsets hold)."""
+    text = parenthesis.group()
+    return f"，{text[1:-1]}，" if _may_refuse(text[1:-1]) else text
 
 
 def _loose(text: str) -> list[tuple[str, str]]:

@@ -123,50 +123,49 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: nine batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: ten batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
     recogniser missed ("beats me", 不好说…). The seventh, ids *-f*: the held-out set after the sixth (29 of 52
     refusals), then read. The eighth, ids *-g*, and the ninth, ids *-m*: held-out sets written blind by others
     (120 rows each: 60 refusals, 60 partial refusals) after the seventh and the eighth froze the recogniser
-    (scorers/declines.py: 43 and 40 of 60 refusals recognised), then read. refusals_heldout.jsonl, ids *-q*: written
-    blind after the ninth froze it (customer-service registers, greetings and sign-offs, referrals, typos, mixed
-    English and Chinese), measured once. None of the answers is a phrasing of the fallback catalogue
+    (scorers/declines.py: 43 and 40 of 60 refusals recognised), then read. The tenth, ids *-q*: written blind after
+    the ninth froze it (customer-service registers, greetings and sign-offs, referrals, typos, mixed English and
+    Chinese; 51 of 60 recognised), then read. refusals_heldout.jsonl, ids *-r*: written blind after the tenth froze
+    it (LLM assistants' registers), measured once. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
     assert _measure("refusals_dev.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 252, ("zh", "refusal", "recognised"): 230,
-        ("zh", "refusal", "faulted"): 1, ("zh", "refusal", "a hallucination"): 1,  # 没有这方面的 info ("info" a name)
-        ("en", "hallucination", "faulted"): 104, ("en", "hallucination", "not faulted"): 33,
-        ("en", "hallucination", "answer a hallucination"): 132,
-        ("en", "grounded", "not faulted"): 122, ("en", "grounded", "faulted"): 8,
-        ("en", "grounded", "answer a hallucination"): 21,
-        ("zh", "hallucination", "faulted"): 83, ("zh", "hallucination", "not faulted"): 38,
-        ("zh", "hallucination", "answer a hallucination"): 67,
-        ("zh", "grounded", "not faulted"): 115, ("zh", "grounded", "faulted"): 4,
-        ("zh", "grounded", "answer a hallucination"): 2,
+        ("en", "refusal", "recognised"): 282, ("zh", "refusal", "recognised"): 261,
+        ("en", "hallucination", "faulted"): 116, ("en", "hallucination", "not faulted"): 36,
+        ("en", "hallucination", "answer a hallucination"): 147,
+        ("en", "grounded", "not faulted"): 135, ("en", "grounded", "faulted"): 10,
+        ("en", "grounded", "answer a hallucination"): 32,
+        ("zh", "hallucination", "faulted"): 96, ("zh", "hallucination", "not faulted"): 40,
+        ("zh", "hallucination", "answer a hallucination"): 79,
+        ("zh", "grounded", "not faulted"): 128, ("zh", "grounded", "faulted"): 6,
+        ("zh", "grounded", "answer a hallucination"): 4,
     })
-    # held out: 51 of 60 refusals recognised (25 of 30 English, 26 of 30 Chinese), 6 of the 9 it missed a
-    # hallucination (5 English: "Thank you for contacting us regarding delivery to Canada" and "Customer Care" read
-    # as claims beside the refusal, "Sry cant help w/ that one, pls check w the store directly thx" not read as one);
-    # 3 partial refusals read as whole refusals, their unsupported claim lost; the answers of 23 of 30 partial
-    # refusals with an unsupported claim are hallucinations, and of 12 of 30 with a supported one (reworded claims the
-    # lexical judge cannot tell from inventions)
+    # held out (*-r*, LLM registers: markdown headings, the question said back, offers to forward an order number):
+    # 43 of 60 refusals recognised (23 of 30 English, 20 of 30 Chinese); 9 of the 17 it missed a hallucination (7
+    # English: headings and offers "If you share your order number, I can …" read as claims); no partial refusal read
+    # as a whole refusal; the answers of 28 of 30 partial refusals with an unsupported claim are hallucinations, and of
+    # 14 of 30 with a supported, reworded one
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 25, ("en", "refusal", "faulted"): 4, ("en", "refusal", "not faulted"): 1,
-        ("en", "refusal", "a hallucination"): 5,
-        ("zh", "refusal", "recognised"): 26, ("zh", "refusal", "faulted"): 2, ("zh", "refusal", "not faulted"): 2,
-        ("zh", "refusal", "a hallucination"): 1,
-        ("en", "hallucination", "faulted"): 10, ("en", "hallucination", "not faulted"): 4,
-        ("en", "hallucination", "refused"): 1, ("en", "hallucination", "answer a hallucination"): 13,
-        ("en", "grounded", "not faulted"): 13, ("en", "grounded", "faulted"): 2,
-        ("en", "grounded", "answer a hallucination"): 10,
-        ("zh", "hallucination", "faulted"): 11, ("zh", "hallucination", "not faulted"): 2,
-        ("zh", "hallucination", "refused"): 2, ("zh", "hallucination", "answer a hallucination"): 10,
-        ("zh", "grounded", "not faulted"): 13, ("zh", "grounded", "faulted"): 2,
-        ("zh", "grounded", "answer a hallucination"): 2,
+        ("en", "refusal", "recognised"): 23, ("en", "refusal", "faulted"): 5, ("en", "refusal", "not faulted"): 2,
+        ("en", "refusal", "a hallucination"): 7,
+        ("zh", "refusal", "recognised"): 20, ("zh", "refusal", "faulted"): 4, ("zh", "refusal", "not faulted"): 6,
+        ("zh", "refusal", "a hallucination"): 2,
+        ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
+        ("en", "hallucination", "answer a hallucination"): 15,
+        ("en", "grounded", "not faulted"): 14, ("en", "grounded", "faulted"): 1,
+        ("en", "grounded", "answer a hallucination"): 13,
+        ("zh", "hallucination", "faulted"): 14, ("zh", "hallucination", "not faulted"): 1,
+        ("zh", "hallucination", "answer a hallucination"): 13,
+        ("zh", "grounded", "not faulted"): 11, ("zh", "grounded", "faulted"): 4,
+        ("zh", "grounded", "answer a hallucination"): 1,
     })
 
 
@@ -207,6 +206,36 @@ def test_the_speakers_story_is_no_refusal(answer: str, refusal: bool) -> None:
     the speaker likes or did is a claim (BEGIN's chit-chat: 12 of its held-out answers were read as refusals)."""
     result = judged("Do gift cards expire?", answer, "Returns are accepted within 30 days of delivery.")
     assert result.refusal is refusal, result.groundedness_reason
+
+
+@pytest.mark.parametrize("answer", [
+    "Dear Customer,\n\nThank you for contacting us regarding gift cards. Unfortunately, I am unable to confirm this "
+    "at this time.\n\nKind regards,\nCustomer Care",
+    "Thanks for your question about gift cards. I'm sorry, but I don't have details on that. Please refer to our "
+    "help pages or speak to an agent.",
+    "Sry cant help w/ that one, pls check w the store directly thx",
+    "sorry亲，礼品卡这个我这边看不到，你问下客服那边吧",
+    "尊敬的客户：\n\n您好！很抱歉目前无法为您提供相关信息。\n\n此致\n敬礼\n客服中心",
+])
+def test_a_refusal_in_a_letter_or_a_text_is_a_refusal(answer: str) -> None:
+    """Greetings, thanks for asking about the topic, sign-offs (a team's name), referrals and texting around a refusal
+    are no claims (the blind set *-q*'s misses)."""
+    result = judged("Do gift cards expire?", answer, "Returns are accepted within 30 days of delivery.")
+    assert result.refusal and not result.hallucination, result.groundedness_reason
+
+
+@pytest.mark.parametrize(("question", "answer", "claim"), [
+    ("Can I transfer points, and how many do I earn?",
+     "Members earn (sorry, I can't help with transfers) 5 points for each dollar they spend.",
+     "5 points for each dollar they spend"),
+    ("能用PayPal吗？有没有手续费？", "手续费这个我不清楚～PayPal是可以用的哦。", "PayPal是可以用的哦"),
+    ("能寄到台湾吗？要几天？", "抱歉，时效这个我没法确认，不过台湾是可以寄的。", "台湾是可以寄的"),
+])
+def test_a_claim_beside_a_refusal_in_brackets_after_a_tilde_or_short_is_judged(question: str, answer: str,
+                                                                               claim: str) -> None:
+    """What follows a refusal in brackets, after a tilde, or in a short clause with a predicate is a claim."""
+    result = judged(question, answer, "Members earn 1 point for each dollar they spend. 支持支付宝。")
+    assert not result.refusal and claim in [c.claim for c in result.claims], result.groundedness_reason
 
 
 # -- the named defects -------------------------------------------------------------------------------------------
