@@ -47,21 +47,42 @@ _UNSPOKEN_DECLINES = re.compile(
 _SPEAKER = re.compile(rf"(?i:\b(?:{_ME})\b)|{_ZH_SPEAKER}")
 _SAYS_SO = re.compile(r"(?i:\bi\s+(?:just\s+|only\s+|do\s+)?know\b|\ball\s+i\s+know\b|\bwhat\s+i\s+(?:can|do)\s+(?:tell|say|"
                       r"confirm)\b|\bi\s+can\s+(?:tell\s+you|say|confirm)\s+(?:that|this)\b)|(?<!哪)知道|据我|(?<!哪)晓得|记得")
-_AROUND = re.compile(
-    r"(?i:^\W*(?:(?:so|very|really|terribly)\s+)?(?:sorry|apologies|my\s+apologies|please\s+accept\s+our\s+apologies|"
-    r"thanks?(?:\s+you)?(?:\s+for\s+\w+(?:\s+\w+){0,3})?|unfortunately|regrettably|sry|soz)(?:\W|[哈啊呀哦呢啦嘛亲])*$"
-    r"|^\W*(?:many\s+)?(?:thanks|thank\s+you)(?:\s+(?:so|very)\s+much)?\s+for\b"
-    r"|\b(?:ask|contact|reach\s+out\s+to|get\s+in\s+touch\s+with|talk\s+to|speak\s+(?:to|with)|check\s+w(?:ith|/)?|refer\s+to)\b.*\b(?:agent|team|support|"
-    r"human|representative|someone|staff|colleague|service|desk|department)\b"
-    r"|\b(?:agents?|team|support|human|representatives?|someone|staff|colleagues?|department|specialists?|experts?|"
-    r"advisors?|advisers?)\b.*\b(?:ask|help|answer|assist|know|contact|tell|sort|handle|advise)|\b(?:handled|answered)\s+by\b"
-    r"|^\W*(?:dear|hi|hello|hey|greetings|good\s+(?:morning|afternoon|evening))\b|^\W*(?:kind|best|warm)(?:est)?\s+regards\b"
-    r"|^\W*(?:sincerely|cheers|thx|thanks)\W*$|^\W*(?:the\s+)?(?:[a-z]+\s+){0,2}(?:team|care|support|service|desk|centre|center)\W*$"
-    r"|\bas\s+an?\s+(?:ai|virtual|digital|automated|online)?\s*(?:assistant|bot|chatbot|agent)\b"
-    r"|^\W*(?:you['’]re|you\s+are)\s+asking\b|^\W*you\s+asked\b|^\W*(?:as\s+for|regarding|about)\s+your\s+question\b)"
-    r"|^[\s，,]*(?:很|非常|真|实在)?(?:抱歉|不好意思|对不起|遗憾|谢谢|感谢)[^，。；！？]{0,6}$|人工|客服|转接|专员|同事|售后|店小二|负责人|详情页|随时|欢迎|竭诚|敬请|为准"
-    r"|^(?:此致|敬礼)|^(?:非常|很|十分|完全)?理解(?:您|你)|^(?:建议|麻烦)(?:您|你)|^(?:您|你)?(?:可以|可)?(?:问下|问一下|问问)"
-    r"|^(?:关于|至于|您问的|你问的|您说的)|^(?:亲|您好|你好|尊敬的)")
+_EN_AROUND = (
+    # apologies and thanks
+    r"^\W*(?:(?:so|very|really|terribly)\s+)?(?:sorry|apologies|my\s+apologies|please\s+accept\s+our\s+apologies|"
+    r"thanks?(?:\s+you)?(?:\s+for\s+\w+(?:\s+\w+){0,3})?|unfortunately|regrettably|sry|soz)(?:\W|[哈啊呀哦呢啦嘛亲])*$",
+    r"^\W*(?:many\s+)?(?:thanks|thank\s+you)(?:\s+(?:so|very)\s+much)?\s+for\b",
+    # pointers to a person or a team
+    r"\b(?:ask(?:ing)?|contact(?:ing)?|reach(?:ing)?\s+out\s+to|get(?:ting)?\s+in\s+touch\s+with|talk(?:ing)?\s+to|"
+    r"speak(?:ing)?\s+(?:to|with)|check(?:ing)?\s+w(?:ith|/)?|refer\s+to)\b.*\b(?:agent|team|support|human|"
+    r"representative|someone|staff|colleague|service|desk|department)\b",
+    r"\b(?:agents?|team|support|human|representatives?|someone|staff|colleagues?|department|specialists?|experts?|"
+    r"advisors?|advisers?)\b.*\b(?:ask|help|answer|assist|know|contact|tell|sort|handle|advise|review|check|confirm|"
+    r"look\s+into|follow\s+up)|\b(?:handled|answered)\s+by\b",
+    # offers: "If you share your order number, I can forward …"
+    r"^\W*(?:if|once|when)\s+you\s+(?:can\s+|could\s+)?(?:share|send|provide|give|let\s+(?:me|us)\s+know|tell|"
+    r"reply|confirm)\b",
+    # greetings, sign-offs, what the answerer is
+    r"^\W*(?:dear|hi|hello|hey|greetings|good\s+(?:morning|afternoon|evening))\b|^\W*(?:kind|best|warm)(?:est)?\s+regards\b",
+    r"^\W*(?:sincerely|cheers|thx|thanks)\W*$",
+    r"^\W*(?:the\s+)?(?:[a-z]+\s+){0,2}(?:team|care|support|service|desk|centre|center|assistant|bot)\W*$",
+    r"\bas\s+an?\s+(?:ai|virtual|digital|automated|online)?\s*(?:assistant|bot|chatbot|agent)\b",
+    # the question said back, a topic, a heading
+    r"^\W*(?:you['’]re|you\s+are)\s+(?:asking|wondering)\b|^\W*you(?:['’]ve)?\s+asked\b|"
+    r"^\W*you(?:['’]d|\s+would)\s+like\s+to\s+know\b|^\W*you\s+want\s+to\s+know\b",
+    r"^\W*(?:as\s+(?:for|to)|regarding|concerning|with\s+regard\s+to|about)\b",
+    r"^\s*#{1,6}\s",
+)
+_ZH_AROUND = (
+    r"^[\s，,]*(?:很|非常|真|实在)?(?:抱歉|不好意思|对不起|遗憾|谢谢|感谢)[^，。；！？]{0,6}$",
+    r"人工|客服|转接|专员|专人|同事|售后|店小二|负责人|详情页|随时|欢迎|竭诚|敬请|为准",
+    r"^(?:此致|敬礼)|^(?:非常|很|十分|完全)?理解(?:您|你)|^(?:建议|麻烦)(?:您|你)|^(?:您|你)?(?:可以|可)?(?:问下|问一下|问问)",
+    r"^(?:若|如果|如|要是)(?:您|你)(?:能|可以|方便)?(?:提供|告诉|留下|发送|补充)|^如(?:有|需)(?:需要|帮助)?",
+    r"^(?:关于|至于|您问的|你问的|您说的)|^(?:您|你)(?:想|想要|希望)(?:了解|知道|确认|咨询|问)|^(?:亲|您好|你好|尊敬的)",
+)
+_AROUND = re.compile("(?i:" + "|".join(_EN_AROUND) + ")|" + "|".join(_ZH_AROUND))
+_TOPIC_LINE = re.compile(r"(?i:^\s*#{1,6}\s|^\W*(?:regarding|concerning|as\s+(?:for|to))\b[^.!?]*[:：]\s*$)"
+                         r"|^\W*(?:关于|至于)[^。！？]*[:：]\s*$")
 
 
 _ASIDE_UNITS = 3  # terms of a clause around a refusal that shares nothing with the question or the context
@@ -114,6 +135,8 @@ def around_a_refusal(text: str, parsed: Clause, question: Clause, *, in_context:
     """Whether a claim is said around a refusal, no claim in an answer that refuses: an apology, a greeting or a
     sign-off, a pointer to a person or a team, the question said back, or a short clause or one about the speaker that
     shares nothing with the question or the context (and names nothing the question does not)."""
+    if _TOPIC_LINE.search(text):  # a heading or a topic before a colon, whatever numbers it names ("SKU XM-B8")
+        return True
     if parsed.quantities or _AROUND.search(text):
         return not parsed.quantities
     return not (in_context or parsed.names - question.names) and (

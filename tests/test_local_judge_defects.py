@@ -123,7 +123,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: ten batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: eleven batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -132,40 +132,40 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     (120 rows each: 60 refusals, 60 partial refusals) after the seventh and the eighth froze the recogniser
     (scorers/declines.py: 43 and 40 of 60 refusals recognised), then read. The tenth, ids *-q*: written blind after
     the ninth froze it (customer-service registers, greetings and sign-offs, referrals, typos, mixed English and
-    Chinese; 51 of 60 recognised), then read. refusals_heldout.jsonl, ids *-r*: written blind after the tenth froze
-    it (LLM assistants' registers), measured once. None of the answers is a phrasing of the fallback catalogue
+    Chinese; 51 of 60 recognised), then read. The eleventh, ids *-r*: written blind after the tenth froze it (LLM
+    assistants' registers; 43 of 60 recognised), then read. refusals_heldout.jsonl, ids *-s*: written blind after the
+    eleventh froze it (many assistants' registers), measured once. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
     assert _measure("refusals_dev.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 282, ("zh", "refusal", "recognised"): 261,
-        ("en", "hallucination", "faulted"): 116, ("en", "hallucination", "not faulted"): 36,
-        ("en", "hallucination", "answer a hallucination"): 147,
-        ("en", "grounded", "not faulted"): 135, ("en", "grounded", "faulted"): 10,
-        ("en", "grounded", "answer a hallucination"): 32,
-        ("zh", "hallucination", "faulted"): 96, ("zh", "hallucination", "not faulted"): 40,
-        ("zh", "hallucination", "answer a hallucination"): 79,
-        ("zh", "grounded", "not faulted"): 128, ("zh", "grounded", "faulted"): 6,
-        ("zh", "grounded", "answer a hallucination"): 4,
+        ("en", "refusal", "recognised"): 312, ("zh", "refusal", "recognised"): 291,
+        ("en", "hallucination", "faulted"): 130, ("en", "hallucination", "not faulted"): 37,
+        ("en", "hallucination", "answer a hallucination"): 162,
+        ("en", "grounded", "not faulted"): 149, ("en", "grounded", "faulted"): 11,
+        ("en", "grounded", "answer a hallucination"): 45,
+        ("zh", "hallucination", "faulted"): 110, ("zh", "hallucination", "not faulted"): 41,
+        ("zh", "hallucination", "answer a hallucination"): 92,
+        ("zh", "grounded", "not faulted"): 140, ("zh", "grounded", "faulted"): 9,
+        ("zh", "grounded", "answer a hallucination"): 5,
     })
-    # held out (*-r*, LLM registers: markdown headings, the question said back, offers to forward an order number):
-    # 43 of 60 refusals recognised (23 of 30 English, 20 of 30 Chinese); 9 of the 17 it missed a hallucination (7
-    # English: headings and offers "If you share your order number, I can …" read as claims); no partial refusal read
-    # as a whole refusal; the answers of 28 of 30 partial refusals with an unsupported claim are hallucinations, and of
-    # 14 of 30 with a supported, reworded one
+    # held out (*-s*, many assistants' registers: markdown, emoji, sign-offs, citations, typos, 亲 and formal Chinese):
+    # 48 of 60 refusals recognised (22 of 30 English, 26 of 30 Chinese); 11 of the 12 it missed a hallucination (a
+    # bold "Short answer:", "We're unable to help", "👋 Sadly", a bullet, "(ref: doc 1)", "Good question about …",
+    # 作为AI助手, 十分抱歉, 方便的话可以提供…); 2 partial refusals read as whole refusals, both with a supported claim
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 23, ("en", "refusal", "faulted"): 5, ("en", "refusal", "not faulted"): 2,
-        ("en", "refusal", "a hallucination"): 7,
-        ("zh", "refusal", "recognised"): 20, ("zh", "refusal", "faulted"): 4, ("zh", "refusal", "not faulted"): 6,
-        ("zh", "refusal", "a hallucination"): 2,
-        ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
-        ("en", "hallucination", "answer a hallucination"): 15,
-        ("en", "grounded", "not faulted"): 14, ("en", "grounded", "faulted"): 1,
+        ("en", "refusal", "recognised"): 22, ("en", "refusal", "faulted"): 5, ("en", "refusal", "not faulted"): 3,
+        ("en", "refusal", "a hallucination"): 8,
+        ("zh", "refusal", "recognised"): 26, ("zh", "refusal", "faulted"): 3, ("zh", "refusal", "not faulted"): 1,
+        ("zh", "refusal", "a hallucination"): 3,
+        ("en", "hallucination", "faulted"): 13, ("en", "hallucination", "not faulted"): 2,
+        ("en", "hallucination", "answer a hallucination"): 14,
+        ("en", "grounded", "not faulted"): 8, ("en", "grounded", "faulted"): 6, ("en", "grounded", "refused"): 1,
         ("en", "grounded", "answer a hallucination"): 13,
-        ("zh", "hallucination", "faulted"): 14, ("zh", "hallucination", "not faulted"): 1,
-        ("zh", "hallucination", "answer a hallucination"): 13,
-        ("zh", "grounded", "not faulted"): 11, ("zh", "grounded", "faulted"): 4,
-        ("zh", "grounded", "answer a hallucination"): 1,
+        ("zh", "hallucination", "faulted"): 10, ("zh", "hallucination", "not faulted"): 5,
+        ("zh", "hallucination", "answer a hallucination"): 10,
+        ("zh", "grounded", "not faulted"): 11, ("zh", "grounded", "faulted"): 3, ("zh", "grounded", "refused"): 1,
+        ("zh", "grounded", "answer a hallucination"): 2,
     })
 
 
@@ -216,6 +216,12 @@ def test_the_speakers_story_is_no_refusal(answer: str, refusal: bool) -> None:
     "Sry cant help w/ that one, pls check w the store directly thx",
     "sorry亲，礼品卡这个我这边看不到，你问下客服那边吧",
     "尊敬的客户：\n\n您好！很抱歉目前无法为您提供相关信息。\n\n此致\n敬礼\n客服中心",
+    "## Gift cards\n\nYou'd like to know whether gift cards expire. That detail isn't included in the materials I have "
+    "access to. If you share your order number, I can forward your question to a colleague.",
+    "Regarding gift card expiry — I'm sorry, but I don't know. A member of our support team can look into it.\n\n"
+    "Best regards,\nSupport Assistant",
+    "关于 SKU GC-100 礼品卡的有效期：\n- 现有资料中未包含相关信息；\n- 为避免误导，我暂不作回答。\n\n若您能提供订单号，我可以帮您转交。",
+    "您想了解礼品卡是否会过期。很抱歉，检索到的内容中并未提及，建议提供订单号后由专人为您处理。",
 ])
 def test_a_refusal_in_a_letter_or_a_text_is_a_refusal(answer: str) -> None:
     """Greetings, thanks for asking about the topic, sign-offs (a team's name), referrals and texting around a refusal
