@@ -32,7 +32,7 @@ _I = rf"\b(?:{_ME}|idk|dunno)\b"  # and the words that say "I don't know" alone
 _HEDGES = r"(?:(?:ugh|hm+|oh|well|sorry|sry|soz|so\s+sorry|unfortunately|honestly|sadly|alas|afraid)\W+)*"
 _WE_DECLINE = (r"\b(?:we|we['’]re|we\s+are)\b.*\b(?:unable|not\s+(?:able|in\s+a\s+position)|can['’]?t|cannot)\b\W+"
                r"(?:\w+\W+){0,2}?(?:provide|give|share|offer)?\W*(?:information|info|details|advise|advice|answer|comment|"
-               r"say|tell|confirm|guidance)\b")
+               r"say|tell|confirm|guidance|help|assist)\b")
 _ZH_KNOWING = r"知道|清楚|了解|确定|查到|找到|数|把握|准|法|听说|研究|懂|讲|说|结论|定论|结果|信息|资料|消息|info"
 _ZH_DECLINING = rf"(?:(?:[不没未无难]|木有|莫有)[^，。；！？]{{0,6}}?(?:{_ZH_KNOWING})|雾水|嘀咕|糊涂|懵|迷糊|头绪|超纲|问倒|哪知道|哪晓得|才疏学浅)"
 # 我国, 我省, 我市, 我校: "our country" and the like, not the speaker
@@ -50,12 +50,15 @@ _SAYS_SO = re.compile(r"(?i:\bi\s+(?:just\s+|only\s+|do\s+)?know\b|\ball\s+i\s+k
 _EN_AROUND = (
     # apologies and thanks
     r"^\W*(?:(?:so|very|really|terribly)\s+)?(?:sorry|apologies|my\s+apologies|please\s+accept\s+our\s+apologies|"
-    r"thanks?(?:\s+you)?(?:\s+for\s+\w+(?:\s+\w+){0,3})?|unfortunately|regrettably|sry|soz)(?:\W|[哈啊呀哦呢啦嘛亲])*$",
+    r"thanks?(?:\s+you)?(?:\s+for\s+\w+(?:\s+\w+){0,3})?|unfortunately|regrettably|regretfully|sadly|alas|sry|soz)"
+    r"(?:\W|[哈啊呀哦呢啦嘛亲])*$",
+    r"^\W*(?:good|great|excellent|interesting|fair)\s+question\b|^\W*to\s+answer\s+(?:whether|if|that|this|your)\b",
     r"^\W*(?:many\s+)?(?:thanks|thank\s+you)(?:\s+(?:so|very)\s+much)?\s+for\b",
     # pointers to a person or a team
     r"\b(?:ask(?:ing)?|contact(?:ing)?|reach(?:ing)?\s+out\s+to|get(?:ting)?\s+in\s+touch\s+with|talk(?:ing)?\s+to|"
     r"speak(?:ing)?\s+(?:to|with)|check(?:ing)?\s+w(?:ith|/)?|refer\s+to)\b.*\b(?:agent|team|support|human|"
-    r"representative|someone|staff|colleague|service|desk|department)\b",
+    r"representative|someone|staff|colleague|service|desk|department|store|shop|branch|seller|retailer|manufacturer)\b",
+    r"\border\s+(?:number|id|reference)\b",  # the order number asked for
     r"\b(?:agents?|team|support|human|representatives?|someone|staff|colleagues?|department|specialists?|experts?|"
     r"advisors?|advisers?)\b.*\b(?:ask|help|answer|assist|know|contact|tell|sort|handle|advise|review|check|confirm|"
     r"look\s+into|follow\s+up)|\b(?:handled|answered)\s+by\b",
@@ -70,18 +73,20 @@ _EN_AROUND = (
     # the question said back, a topic, a heading
     r"^\W*(?:you['’]re|you\s+are)\s+(?:asking|wondering)\b|^\W*you(?:['’]ve)?\s+asked\b|"
     r"^\W*you(?:['’]d|\s+would)\s+like\s+to\s+know\b|^\W*you\s+want\s+to\s+know\b",
-    r"^\W*(?:as\s+(?:for|to)|regarding|concerning|with\s+regard\s+to|about)\b",
+    r"^\W*(?:as\s+(?:for|to)|regarding|concerning|with\s+regard\s+to|about)\b[^:：,，]{0,60}$",
     r"^\s*#{1,6}\s",
 )
 _ZH_AROUND = (
-    r"^[\s，,]*(?:很|非常|真|实在)?(?:抱歉|不好意思|对不起|遗憾|谢谢|感谢)[^，。；！？]{0,6}$",
+    r"^[\s，,]*(?:很|非常|真|实在|十分|万分|深表)?(?:抱歉|不好意思|对不起|遗憾|谢谢|感谢)[^，。；！？]{0,6}$",
+    r"^作为(?:一个|一名)?(?:AI|ai|人工智能|智能)?(?:助手|客服|机器人)|^方便(?:的话)?|订单号|订单编号",
     r"人工|客服|转接|专员|专人|同事|售后|店小二|负责人|详情页|随时|欢迎|竭诚|敬请|为准",
     r"^(?:此致|敬礼)|^(?:非常|很|十分|完全)?理解(?:您|你)|^(?:建议|麻烦)(?:您|你)|^(?:您|你)?(?:可以|可)?(?:问下|问一下|问问)",
     r"^(?:若|如果|如|要是)(?:您|你)(?:能|可以|方便)?(?:提供|告诉|留下|发送|补充)|^如(?:有|需)(?:需要|帮助)?",
-    r"^(?:关于|至于|您问的|你问的|您说的)|^(?:您|你)(?:想|想要|希望)(?:了解|知道|确认|咨询|问)|^(?:亲|您好|你好|尊敬的)",
+    r"^(?:关于|至于|您问的|你问的|您说的)|^(?:您|你)(?:是)?(?:想|想要|希望)(?:了解|知道|确认|咨询|问)|^(?:亲|您好|你好|尊敬的)",
 )
 _AROUND = re.compile("(?i:" + "|".join(_EN_AROUND) + ")|" + "|".join(_ZH_AROUND))
-_TOPIC_LINE = re.compile(r"(?i:^\s*#{1,6}\s|^\W*(?:regarding|concerning|as\s+(?:for|to))\b[^.!?]*[:：]\s*$)"
+_TOPIC_LINE = re.compile(r"(?i:^\s*#{1,6}\s|^\W*\*\*[^*]{1,40}\*\*\W*$|^\W*(?:doc(?:ument)?|source|ref)\s*#?\d+\W*$|"
+                         r"^\W*(?:refs?|sources?|see)\s*[:：]|^\W*(?:regarding|concerning|as\s+(?:for|to))\b[^.!?]*[:：]\s*$)"
                          r"|^\W*(?:关于|至于)[^。！？]*[:：]\s*$")
 
 

@@ -274,6 +274,7 @@ _ABOUT_ANSWERING = (_ANCHORS - {"i", "we", "me", "us", "my", "myself", "mine", "
                        "covers", "notes", "told", "area", "expertise", "lack", "lacks"})
 _INABILITY = re.compile(r"\b(?:can['’]?t|cannot|can\s+not|couldn['’]?t|could\s+not|unable)\b", re.IGNORECASE)
 _ZH_CUES = (*"不没未无缺超难恕", "外行")
+_SYMBOLS = re.compile("[\u2600-\u27bf\U0001f300-\U0001faff]")  # one for one: `refusing`'s offsets hold
 _PARENTHESES = re.compile(r"[(（][^()（）]{1,200}[)）]")
 _TILDE = re.compile(r"(?<=[\u3400-\u9fff])[～~]|[～~](?=[～~]*[\u3400-\u9fff])")  # beside a Chinese character
 # An answer's words as str.split() leaves them: with the punctuation that may cling to them.
@@ -410,6 +411,8 @@ def read(answer: str, refusing: Sequence[tuple[int, int]] = ()) -> Reading:
     known to refuse (a fallback rule's matches): the clauses they touch refuse whatever their language."""
     if "~" in answer or "～" in answer:  # a tilde between Chinese clauses (包邮啦～周末…) parts them, as a comma
         answer = _TILDE.sub("，", answer)  # one for one: `refusing`'s offsets hold
+    if not answer.isascii():  # an emoji or a check mark between clauses (配送范围内 ✅ 关税…) parts them
+        answer = _SYMBOLS.sub("，", answer)
     if "(" in answer or "（" in answer:  # "Members earn (sorry, I can't help with that) 2 points": the refusal apart
         answer = _PARENTHESES.sub(_parted, answer)
     if not refusing and not _answer_may_refuse(answer):

@@ -169,7 +169,9 @@ _CJK_QUANTITY = re.compile(
     rf"|(?P<low>{_CJK_NUM})\s*(?:到|至|-|~|－)\s*(?P<high>{_CJK_NUM})\s*(?P<range_unit>{_CJK_UNIT})"
     rf"|每(?P<rate>天|周|星期|月|年)"
     rf"|(?P<half>半)(?P<half_unit>年|小时|个月)"
-    rf"|(?P<value>{_CJK_NUM}|双(?=倍))\s*(?:(?P<unit>{_CJK_UNIT})|{_YEAR_BEFORE}年(?!的?历史|之久))?"  # 双倍: twice
+    # 十分 alone is "very" (十分抱歉, 十分充足), not ten points; 九十分 and 十分钟 are numbers
+    rf"|(?!(?<![零一二两三四五六七八九十百千\d])十分(?!钟))"
+    rf"(?P<value>{_CJK_NUM}|双(?=倍))\s*(?:(?P<unit>{_CJK_UNIT})|{_YEAR_BEFORE}年(?!的?历史|之久))?"  # 双倍: twice
 )
 _RATE_MINUTES = {**_MINUTES, "天": 1440.0, "周": 10080.0, "星期": 10080.0, "月": 43830.0, "年": 525960.0}
 _HALF = {"年": 262980.0, "小时": 30.0, "个月": 21915.0}

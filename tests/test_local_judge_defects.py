@@ -123,7 +123,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: eleven batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: twelve batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -133,39 +133,40 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     (scorers/declines.py: 43 and 40 of 60 refusals recognised), then read. The tenth, ids *-q*: written blind after
     the ninth froze it (customer-service registers, greetings and sign-offs, referrals, typos, mixed English and
     Chinese; 51 of 60 recognised), then read. The eleventh, ids *-r*: written blind after the tenth froze it (LLM
-    assistants' registers; 43 of 60 recognised), then read. refusals_heldout.jsonl, ids *-s*: written blind after the
-    eleventh froze it (many assistants' registers), measured once. None of the answers is a phrasing of the fallback catalogue
+    assistants' registers; 43 of 60 recognised), then read. The twelfth, ids *-s*: written blind after the eleventh
+    froze it (many assistants' registers; 48 of 60 recognised), then read. refusals_heldout.jsonl, ids *-t*: written
+    blind after the twelfth froze it (agents and chat products, Traditional Chinese), measured once. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
     assert _measure("refusals_dev.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 312, ("zh", "refusal", "recognised"): 291,
-        ("en", "hallucination", "faulted"): 130, ("en", "hallucination", "not faulted"): 37,
-        ("en", "hallucination", "answer a hallucination"): 162,
-        ("en", "grounded", "not faulted"): 149, ("en", "grounded", "faulted"): 11,
-        ("en", "grounded", "answer a hallucination"): 45,
-        ("zh", "hallucination", "faulted"): 110, ("zh", "hallucination", "not faulted"): 41,
-        ("zh", "hallucination", "answer a hallucination"): 92,
-        ("zh", "grounded", "not faulted"): 140, ("zh", "grounded", "faulted"): 9,
-        ("zh", "grounded", "answer a hallucination"): 5,
+        ("en", "refusal", "recognised"): 342, ("zh", "refusal", "recognised"): 321,
+        ("en", "hallucination", "faulted"): 143, ("en", "hallucination", "not faulted"): 39,
+        ("en", "hallucination", "answer a hallucination"): 176,
+        ("en", "grounded", "not faulted"): 159, ("en", "grounded", "faulted"): 16,
+        ("en", "grounded", "answer a hallucination"): 59,
+        ("zh", "hallucination", "faulted"): 120, ("zh", "hallucination", "not faulted"): 46,
+        ("zh", "hallucination", "answer a hallucination"): 102,
+        ("zh", "grounded", "not faulted"): 152, ("zh", "grounded", "faulted"): 12,
+        ("zh", "grounded", "answer a hallucination"): 7,
     })
-    # held out (*-s*, many assistants' registers: markdown, emoji, sign-offs, citations, typos, 亲 and formal Chinese):
-    # 48 of 60 refusals recognised (22 of 30 English, 26 of 30 Chinese); 11 of the 12 it missed a hallucination (a
-    # bold "Short answer:", "We're unable to help", "👋 Sadly", a bullet, "(ref: doc 1)", "Good question about …",
-    # 作为AI助手, 十分抱歉, 方便的话可以提供…); 2 partial refusals read as whole refusals, both with a supported claim
+    # held out (*-t*, agents and chat products: tool results, lowercase chat, numbered steps, Traditional Chinese and
+    # Cantonese): 33 of 60 refusals recognised (19 of 30 English, 14 of 30 Chinese); 20 of the 27 it missed a
+    # hallucination (Traditional Chinese and Cantonese not read at all: 資料, 無法, 唔知, 冇; "Tool result: 0
+    # documents", numbered steps read as claims); 3 partial refusals read as whole refusals
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 22, ("en", "refusal", "faulted"): 5, ("en", "refusal", "not faulted"): 3,
-        ("en", "refusal", "a hallucination"): 8,
-        ("zh", "refusal", "recognised"): 26, ("zh", "refusal", "faulted"): 3, ("zh", "refusal", "not faulted"): 1,
-        ("zh", "refusal", "a hallucination"): 3,
-        ("en", "hallucination", "faulted"): 13, ("en", "hallucination", "not faulted"): 2,
-        ("en", "hallucination", "answer a hallucination"): 14,
-        ("en", "grounded", "not faulted"): 8, ("en", "grounded", "faulted"): 6, ("en", "grounded", "refused"): 1,
-        ("en", "grounded", "answer a hallucination"): 13,
-        ("zh", "hallucination", "faulted"): 10, ("zh", "hallucination", "not faulted"): 5,
-        ("zh", "hallucination", "answer a hallucination"): 10,
-        ("zh", "grounded", "not faulted"): 11, ("zh", "grounded", "faulted"): 3, ("zh", "grounded", "refused"): 1,
-        ("zh", "grounded", "answer a hallucination"): 2,
+        ("en", "refusal", "recognised"): 19, ("en", "refusal", "faulted"): 7, ("en", "refusal", "not faulted"): 4,
+        ("en", "refusal", "a hallucination"): 11,
+        ("zh", "refusal", "recognised"): 14, ("zh", "refusal", "faulted"): 14, ("zh", "refusal", "not faulted"): 2,
+        ("zh", "refusal", "a hallucination"): 9,
+        ("en", "hallucination", "faulted"): 11, ("en", "hallucination", "not faulted"): 3,
+        ("en", "hallucination", "refused"): 1, ("en", "hallucination", "answer a hallucination"): 13,
+        ("en", "grounded", "not faulted"): 11, ("en", "grounded", "faulted"): 3, ("en", "grounded", "refused"): 1,
+        ("en", "grounded", "answer a hallucination"): 12,
+        ("zh", "hallucination", "faulted"): 13, ("zh", "hallucination", "not faulted"): 1,
+        ("zh", "hallucination", "refused"): 1, ("zh", "hallucination", "answer a hallucination"): 11,
+        ("zh", "grounded", "not faulted"): 11, ("zh", "grounded", "faulted"): 4,
+        ("zh", "grounded", "answer a hallucination"): 1,
     })
 
 
@@ -222,6 +223,10 @@ def test_the_speakers_story_is_no_refusal(answer: str, refusal: bool) -> None:
     "Best regards,\nSupport Assistant",
     "关于 SKU GC-100 礼品卡的有效期：\n- 现有资料中未包含相关信息；\n- 为避免误导，我暂不作回答。\n\n若您能提供订单号，我可以帮您转交。",
     "您想了解礼品卡是否会过期。很抱歉，检索到的内容中并未提及，建议提供订单号后由专人为您处理。",
+    "**Short answer:** I don't know. I could not locate it in the provided context (ref: doc 1).",
+    "Hi there! 👋 Sadly I don't know that. Good question about gift cards, though — best to check with the store!",
+    "We're unable to help with that question at the moment, apologies.\n\nKind regards,\nThe Support Team",
+    "作为AI助手，我无法回答您的问题，十分抱歉。方便的话可以提供一下订单号。",
 ])
 def test_a_refusal_in_a_letter_or_a_text_is_a_refusal(answer: str) -> None:
     """Greetings, thanks for asking about the topic, sign-offs (a team's name), referrals and texting around a refusal
@@ -255,6 +260,14 @@ def test_a_word_that_holds_a_negator_character_does_not_negate(text: str) -> Non
 def test_a_chinese_claim_with_such_a_word_is_not_the_context_negated() -> None:
     result = judged("公司有什么计划？", "未来三年公司将扩大产能。", "公司将在三年内扩大产能。")
     assert verdicts(result) == ["supported"], result.groundedness_reason
+
+
+@pytest.mark.parametrize(("text", "quantities"), [
+    ("十分抱歉", set()), ("所有能源都十分充足", set()), ("考了九十分", {("points", 90.0)}), ("等十分钟", {("duration", 10.0)}),
+])
+def test_shifen_alone_is_very_not_ten_points(text: str, quantities: set[tuple[str, float]]) -> None:
+    """十分 is "very" (十分抱歉: "very sorry" was a claim of 10 points beside a refusal); 九十分 and 十分钟 are numbers."""
+    assert clause(text).quantities == quantities
 
 
 def test_a_year_is_a_year_not_a_duration() -> None:
