@@ -20,9 +20,10 @@ import re
 from collections.abc import Callable
 from typing import Literal
 
+from ragpulse.scorers.refusal_zh import mandarin
 from ragpulse.scorers.text import Clause, real_negators, size
 
-_KNOWING = (r"know|knew|sure|certain|find|found|see|seen|tell|say|answer|help|confirm|info|information|idea|clue|data|"
+_KNOWING = (r"know|knew|sure|certain|find|found|see|seen|tell|say|answer|help|confirm|info|information|idea|clue|data|anything|"
             r"details|access|records?|heard|aware|familiar|remember|recall|promise|guarantee")
 _DECLINING = (rf"(?:n['’]?t|\bnot|\bno|\bnever|\bcannot|\bcant|\bdont|\bdidnt|\bwont|\bnothing|\bzero)\W+(?:\w+\W+){{0,3}}?"
               rf"(?:{_KNOWING})\b|\bwish\W+(?:\w+\W+){{0,2}}?(?:{_KNOWING})\b|\b(?:idk|dunno|clueless|unsure|unable|stumped|"
@@ -41,7 +42,7 @@ _SPEAKER_DECLINES = re.compile(rf"(?i:{_I}.*(?:{_DECLINING})|(?:{_DECLINING}).*{
                                rf"|{_ZH_SPEAKER}.*{_ZH_DECLINING}|{_ZH_DECLINING}.*{_ZH_SPEAKER}")
 _UNSPOKEN_DECLINES = re.compile(
     rf"(?i:^\W*{_HEDGES}(?:(?:can['’]?t|cannot|couldn['’]?t)\s+(?:\w+\s+){{0,2}}?(?:say|tell|help|answer|confirm|find|see|comment|"
-    r"speak|promise|guarantee)|(?:\w+\W+)?drawing\s+(?:a\s+)?(?:blank|zero)|no\s+(?:idea|clue|info|information|data|"
+    r"speak|promise|guarantee)|(?:\w+\W+)?drawing\s+(?:a\s+)?(?:blank|zero)|there['’]?s\s+nothing|no\s+(?:idea|clue|info|information|data|"
     r"details|answers?|records?|luck)|not\s+(?:sure|certain)|nothing\s+(?:on|about|found|here)|dunno|idk)\b)"
     rf"|^[^\u3400-\u9fff]*[\u3400-\u9fff]{{0,4}}{_ZH_DECLINING}")
 _SPEAKER = re.compile(rf"(?i:\b(?:{_ME})\b)|{_ZH_SPEAKER}")
@@ -50,8 +51,8 @@ _SAYS_SO = re.compile(r"(?i:\bi\s+(?:just\s+|only\s+|do\s+)?know\b|\ball\s+i\s+k
 _EN_AROUND = (
     # apologies and thanks
     r"^\W*(?:(?:so|very|really|terribly)\s+)?(?:sorry|apologies|my\s+apologies|please\s+accept\s+our\s+apologies|"
-    r"thanks?(?:\s+you)?(?:\s+for\s+\w+(?:\s+\w+){0,3})?|unfortunately|regrettably|regretfully|sadly|alas|sry|soz)"
-    r"(?:\W|[哈啊呀哦呢啦嘛亲])*$",
+    r"thanks?(?:\s+you)?(?:\s+for\s+\w+(?:\s+\w+){0,3})?|unfortunately|regrettably|regretfully|sadly|alas|sry|soz|"
+    r"idk|dunno|hm+|um+|uh+|oops)(?:\W|[哈啊呀哦呢啦嘛亲诶嗯])*$",
     r"^\W*(?:good|great|excellent|interesting|fair)\s+question\b|^\W*to\s+answer\s+(?:whether|if|that|this|your)\b",
     r"^\W*(?:many\s+)?(?:thanks|thank\s+you)(?:\s+(?:so|very)\s+much)?\s+for\b",
     # pointers to a person or a team
@@ -73,7 +74,11 @@ _EN_AROUND = (
     # the question said back, a topic, a heading
     r"^\W*(?:you['’]re|you\s+are)\s+(?:asking|wondering)\b|^\W*you(?:['’]ve)?\s+asked\b|"
     r"^\W*you(?:['’]d|\s+would)\s+like\s+to\s+know\b|^\W*you\s+want\s+to\s+know\b",
-    r"^\W*(?:as\s+(?:for|to)|regarding|concerning|with\s+regard\s+to|about)\b[^:：,，]{0,60}$",
+    r"^\W*(?:as\s+(?:for|to)|regarding|concerning|with\s+regard\s+to|about)\b[^:：,，]{0,60}$|^\W*you\s+mentioned\b",
+    # what was searched, and why not to guess
+    r"^\W*(?:i\s+(?:have\s+|just\s+|also\s+)?)?(?:searched|looked\s+(?:up|through|for)|checked|queried)\b",
+    r"\bguess(?:ing|es)?\b|\bspeculat|\bhazard\b",
+    r"^\W*(?:describe|gather|prepare|note\s+down|include|mention|have\s+your)\b",  # steps to reach support
     r"^\s*#{1,6}\s",
 )
 _ZH_AROUND = (
@@ -82,9 +87,20 @@ _ZH_AROUND = (
     r"人工|客服|转接|专员|专人|同事|售后|店小二|负责人|详情页|随时|欢迎|竭诚|敬请|为准",
     r"^(?:此致|敬礼)|^(?:非常|很|十分|完全)?理解(?:您|你)|^(?:建议|麻烦)(?:您|你)|^(?:您|你)?(?:可以|可)?(?:问下|问一下|问问)",
     r"^(?:若|如果|如|要是)(?:您|你)(?:能|可以|方便)?(?:提供|告诉|留下|发送|补充)|^如(?:有|需)(?:需要|帮助)?",
+    r"^(?:我)?(?:在[^，。；！？]{0,10})?(?:搜索|检索|查询|查找)了?[“\"「‘]|乱猜|瞎猜|说错|误导|凭空",
+    r"^(?:准备|说明|描述|提供|登录|等待|留下)",  # steps to reach support
     r"^(?:关于|至于|您问的|你问的|您说的)|^(?:您|你)(?:是)?(?:想|想要|希望)(?:了解|知道|确认|咨询|问)|^(?:亲|您好|你好|尊敬的)",
 )
 _AROUND = re.compile("(?i:" + "|".join(_EN_AROUND) + ")|" + "|".join(_ZH_AROUND))
+# Whatever numbers they hold: an agent's report that its search found nothing ("Tool result: 0 documents", 查询结果：0
+# 笔资料) and the steps to reach support ("1) note down your order number", 您可以：1. 准备好订单号)
+_NOTHING_FOUND_OR_STEPS = re.compile(
+    r"(?i:\b(?:no|0|zero)\s+(?:matching\s+|relevant\s+)?(?:results?|documents?|docs|matches|hits|records)\b|"
+    r"\bmatches\s*:\s*(?:none|0)\b|\bfailed\s+to\s+(?:return|find|retrieve)\b|\btool\s+(?:result|output)\b|"
+    r"^\W*(?:here['’]s\s+what\s+you\s+can\s+do|if\s+it\s+helps)\b|"
+    r"^\W*\d{1,2}[.)]\s*(?:gather|prepare|note|have|describe|contact|provide|wait|include|mention|keep|call|email|reach|log)\b)"
+    r"|(?:工具返回|检索|搜索|查询)[^。！？]*?(?:\b0\s*[条笔个份]|零条|无匹配|没有匹配|无结果|没有结果|未返回)"
+    r"|^(?:您|你)?可以[：:]|^\W*\d{1,2}\s*[.)）、]\s*(?:准备|联系|提供|说明|登录|等待|描述|拨打|致电|留下)")
 _TOPIC_LINE = re.compile(r"(?i:^\s*#{1,6}\s|^\W*\*\*[^*]{1,40}\*\*\W*$|^\W*(?:doc(?:ument)?|source|ref)\s*#?\d+\W*$|"
                          r"^\W*(?:refs?|sources?|see)\s*[:：]|^\W*(?:regarding|concerning|as\s+(?:for|to))\b[^.!?]*[:：]\s*$)"
                          r"|^\W*(?:关于|至于)[^。！？]*[:：]\s*$")
@@ -98,13 +114,14 @@ _ZH_PREDICATE = re.compile("是|可以|能|会|支持|需要")
 
 def says_so(text: str) -> bool:
     """The speaker says what follows is so ("What I can tell you is that …", 据我所知): a claim, never a refusal."""
-    return _SAYS_SO.search(text) is not None
+    return _SAYS_SO.search(mandarin(text)) is not None
 
 
 # The gates: a clause is matched against the declining shapes only when it holds a cue (a negation or a word of
 # ignorance; in Chinese a character or word of them): the shapes cost 5-30 µs a clause, the gate under 1 µs.
 _CUE_WORDS = frozenset(
-    "not no never nothing none cannot cant dont didnt wont zero idk dunno clueless unsure unable stumped puzzled lost "
+    "not no never nothing none cannot cant dont didnt wont couldnt wouldnt doesnt isnt arent wasnt havent hasnt zero idk "
+    "dunno clueless unsure unable stumped puzzled lost "
     "empty blank escape escapes beyond above mystery head wish sry".split())
 _ZH_CUES = ("不", "没", "未", "无", "难", "超", "恕", "木有", "雾水", "嘀咕", "糊涂", "懵", "迷糊", "头绪", "问倒", "哪知", "哪晓",
             "才疏")
@@ -113,7 +130,7 @@ _TOKEN = re.compile(r"[a-z]+")
 
 def may_decline(text: str) -> bool:
     """The gate: whether a text holds a cue of declining (an answer's, once; then each clause's)."""
-    lower = text.lower()
+    lower = mandarin(text).lower()
     if not lower.isascii() and any(cue in lower for cue in _ZH_CUES):
         return True
     return "n't" in lower or "n’t" in lower or not _CUE_WORDS.isdisjoint(_TOKEN.findall(lower))
@@ -124,6 +141,7 @@ def weigh(text: str, parsed: Clause, asked: Callable[[], Clause], *, in_context:
     first needed) and whether the context has any of its terms: a refusal; "maybe" a refusal (one unless the context
     supports it: it declines on the topic asked, "idk about Australia tbh"); None, a claim (or an aside: see
     around_a_refusal)."""
+    text = mandarin(text)
     if not may_decline(text):
         return None
     question = asked()
@@ -140,7 +158,8 @@ def around_a_refusal(text: str, parsed: Clause, question: Clause, *, in_context:
     """Whether a claim is said around a refusal, no claim in an answer that refuses: an apology, a greeting or a
     sign-off, a pointer to a person or a team, the question said back, or a short clause or one about the speaker that
     shares nothing with the question or the context (and names nothing the question does not)."""
-    if _TOPIC_LINE.search(text):  # a heading or a topic before a colon, whatever numbers it names ("SKU XM-B8")
+    text = mandarin(text)
+    if _TOPIC_LINE.search(text) or _NOTHING_FOUND_OR_STEPS.search(text):  # a heading or a topic before a colon, whatever numbers it names ("SKU XM-B8")
         return True
     if parsed.quantities or _AROUND.search(text):
         return not parsed.quantities

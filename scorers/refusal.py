@@ -28,6 +28,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ragpulse.scorers import refusal_zh as zh
 from ragpulse.scorers.text import clause, clauses, is_chatter, real_negators, sentences
 
 # -- English ------------------------------------------------------------------------------------------------------
@@ -42,7 +43,7 @@ _INFO = (r"(?:information|info|details|data|specifics|answers?|records?|knowledg
 # What the answer was written from; a few modifiers before it ("the provided help articles").
 _MODIFIERS = (r"(?:the|my|our|these|those|this|your|its|their|available|provided|given|retrieved|relevant|help|policy|"
               r"search|reference|support|related)")
-_SOURCE_NOUN = (r"(?:context|documents?|documentation|docs|knowledge\s*base|passages?|texts?|sources?|materials?|"
+_SOURCE_NOUN = (r"(?:context|documents?|documentation|docs|knowledge\s*base|database|passages?|texts?|sources?|materials?|"
                 r"articles?|excerpts?|snippets?|faqs?|help\s*(?:center|centre)|search\s+results|references?|"
                 r"reference\s+material|guides?|guidance|(?:retrieved|provided)\s+content|"
                 r"(?:help|support|policy|faq)\s+(?:pages|entries)|(?:my|the)\s+information|"
@@ -155,6 +156,10 @@ _EN_TAIL = re.compile(r"\b(?:but|however|even\s+though|though|although|yet|still
                       rf"(?=\b{_EN_KNOWN})", re.IGNORECASE)
 # A clause that says what the speaker knows claims what follows ("I just know that it wasn't built by the Romans"),
 # unless it is none ("I know nothing about it").
+# Chat without punctuation: the speaker's negation opens a clause of its own ("… with no interest i dont have anything
+# about amex")
+_EN_NEW_SPEAKER = re.compile(r"(?<=\w\s)(?=i\s+(?:dont|don['’]t|do\s+not|cant|can['’]t|cannot|couldnt|couldn['’]t|"
+                             r"have\s+no|havent|haven['’]t|am\s+not)\b)")
 _EN_KNOWN_LEAD = re.compile(rf"^(?:{_HEDGE}[\s,;:!.—–-]*)*{_EN_KNOWN}(?!\s+(?:nothing|little|very\s+little|next\s+to))"
                             r"(?:\s+(?:is|was))?(?:\s+(?:that|of))?", re.IGNORECASE)
 _EN_REFERRAL = re.compile(
@@ -165,59 +170,6 @@ _EN_REFERRAL = re.compile(
     r"refer(?:ring)?\s+to|consult(?:ing)?|"
     r"message|visit(?:ing)?)\b", re.IGNORECASE)
 
-# -- Chinese ------------------------------------------------------------------------------------------------------
-
-_ZH_SOURCE = (r"(?:(?<!个人)(?<!用户)(?<!账户)(?<!注册)资料|文档|文件|知识库|资料库|数据库|上下文|材料|参考资料|手册|原文|"
-              r"检索结果|搜索结果|检索到的(?:内容|资料|信息)|所给内容|提供的内容|给出的内容|现有的?(?:信息|资料)|已知信息|所给信息|提供的信息|"
-              r"掌握的信息)")
-_ZH_QUALIFIED_INFO = (r"(?:相关|这方面的?|该|此|有关|可参考的|可用的|确切的?|具体的?|更多|进一步的?|任何)"
-                      r"(?:信息|资料|答案|说明|规定|记载|条目|数据|内容|答复|结果)")
-_ZH_INFO = rf"(?:{_ZH_QUALIFIED_INFO}|答案|资料|记载|条目|(?:相关|这方面的?|有关)\s*(?i:info|information|data))"
-_ZH_SPEAKER = r"(?:我|我们|本人|这边|小助手)"
-# Saying or answering that fails: 说不准, 答不上来, 不晓得, 吃不准…
-_ZH_SPEECH = (r"不好说|说不准|说不好|说不上来?|说不清楚?|说不出来?|答不上来?|答不出来?|答不了|回答不了|回答不上来|"
-              r"回答不出来?|答复不了|回复不了|解答不了|不晓得|拿不太?准|吃不太?准")
-# Ignorance and the speaker's failed search: refusals only when the speaker says them ("如果您查不到订单号" is not).
-_ZH_IGNORANCE = re.compile(
-    rf"不知道|不太?清楚|不太?确定|不太?了解|不掌握|不敢确定|不敢保证|{_ZH_SPEECH}|没有?把握|判断不了|查不了|查不到|查不着|"
-    r"查不出来?|看不到|看不了|找不着|搜不到|搜不着|查询不到|打听不到|摸不清|摸不着头脑|心里(?:也|还)?没有?(?:数|底)|"
-    r"(?:没有?|毫无)头绪|头绪都没有|一无所知|外行|给不出|给不了(?:您|你)?(?:一个)?(?:准话|准信|确切|明确|肯定|答复|答案|结论)|"
-    r"没能查到|未能查到|没有?查到|帮不了|帮不上|不太?懂|没概念|没有概念|缺失")
-# Without a speaker: ignorance that opens the clause (这个真答不上来) or a failed saying that ends it (耳机的情况不好说).
-_ZH_UNSPOKEN_IGNORANCE = re.compile(rf"^(?:这个|这事儿?|这点|这一点|这|此事|那个|暂时|目前)?(?:真的?|还真?|也|可|确实|实在|一时)*"
-                                    rf"(?:不太?清楚|不太?确定|不知道|{_ZH_SPEECH})|(?:{_ZH_SPEECH})[了呢啊呀哦]*$")
-_ZH_REFUSAL = re.compile("|".join((
-    r"无从得知|无从知晓|不得而知|无可奉告|恕难|难以(?:回答|作答|答复|判断|确定)|(?:暂不|不便)(?:作|做)?(?:回答|答复|回复|作答)",
-    r"不在(?:我|本人)?的?(?:知识|能力|服务|回答|解答)范围",
-    r"(?:无法|没法|没办法|不能|难以|未能|没能)[^，。；！？]{0,10}?(?:确定|确认|判断|回答|答复|回复|解答|得知|知道|告知|保证|核实|"
-    r"估计|评估|结论|作答|定位到|准话|准信|说法)",
-    rf"(?:无法|没法|没办法|不能)(?:为|给|向)?(?:您|你)?提供{_ZH_INFO}",
-    rf"{_ZH_SOURCE}[^，。；！？]{{0,10}}?(?:没有|没|未|并未|并没有|并无|无|不包含|不含|暂无|暂缺|暂未|缺少|缺乏|不足|"
-    r"查不到|搜不到|找不着|找不到|找不出|查不出|查询不到|无关|未收录|不涉及)",
-    r"查无(?:此|相关|记录|结果|信息|数据)",
-    r"未(?:在|从)[^，。；！？]{0,12}?(?:找到|查到|发现)",
-    rf"不在[^，。；！？]{{0,12}}?{_ZH_SOURCE}",
-    rf"超出[^，。；！？]{{0,12}}?(?:{_ZH_SOURCE}|范围|能力)",
-    rf"(?:没有|没|未能|未|暂无|暂缺|缺少|缺乏|尚无|并无|不掌握)[^，。；！？]{{0,6}}?{_ZH_INFO}",
-    r"(?:相关|现有|已知|目前的?|这方面的?)(?:信息|资料|数据)(?:暂缺|不足|缺失|有限)",
-    rf"{_ZH_SPEAKER}(?:手头|这边|这里|这儿|目前)?(?:也|还|暂时)?(?:没有|没)(?=$|相关|这方面)",
-)))
-_ZH_NOT_SPEAKER = re.compile(r"您|你|如果|若|假如|要是")
-_ZH_KNOWN = r"(?:我?(?:只|就|倒是|倒|却|也)?(?:知道|晓得|记得|听说|了解到)(?:的是)?|据我(?:所知|了解))"
-_ZH_TAIL = re.compile(rf"不过|但是|但|只是|可是|然而|(?<![不没未])(?<!不太)(?<!不大)(?<!不怎么){_ZH_KNOWN}")
-_ZH_KNOWN_LEAD = re.compile(rf"^(?:但是|但|不过|只是|可是|然而)?[，,\s]*{_ZH_KNOWN}")
-_ZH_OPENING = re.compile(r"^(?:这个|这事|这一点)?(?:很|非常|真|实在)?(?:抱歉|对不起|不好意思|遗憾|很遗憾|遗憾的是|恕我直言|"
-                         r"说实话|老实说|恐怕|嗯+|呃|这个嘛|我(?:帮您|帮你|替您)?(?:查|看|找|搜|检索|翻)了(?:一下|一遍|下)?)"
-                         r"[，,、\s]*$")
-# A clause that only names what the next one refuses to answer: 关于学生优惠，… / 会员能否中途退订，…
-# or a bare noun phrase of a topic (纸质发票寄送时间，…: no predicate)
-_ZH_TOPIC = re.compile(r"^(?:关于|至于|对于|针对|有关|您问的|你问的|您说的|您提到的|根据|按照|依据|基于)|问题$|"
-                       r"能否|是否|能不能|可不可以|会不会|有没有|多久|多少|怎么|如何|什么|哪|几|吗|"
-                       r"^(?!.*(?:是|有|需要|要|可以|能够?|已经?|了|将|都|只|不|没|被|由))[^，。；！？]{1,14}"
-                       r"(?:时间|时效|费用|价格|规定|政策|流程|情况|方面|这块|标准|细节|方法|规则|条件|地点|进度|的事)$")
-_ZH_REFERRAL = re.compile(r"^(?:这个|此事|这事儿?|这)?(?:还|恐怕|可能)?(?:请|建议(?:您|你)?|您可以|你可以|可以|麻烦(?:您|你)?|"
-                          r"得|要|需要|只能)?(?:联系|咨询|致电|拨打|询问|问问?|找|联络)(?:一下)?[^，。；！？]{0,10}?"
-                          r"(?:客服|人工|工作人员|商家|售后|我们|门店|专员|别人|其他人|专人|部门|那边|物流|财务)")
 # What a summary says of its source before what the source says: "The passage describes two figures named Francis I"
 # claims two figures named Francis I, nothing of a passage.
 _EN_META_LEAD = re.compile(
@@ -226,7 +178,6 @@ _EN_META_LEAD = re.compile(
     r"focuses\s+on|presents|outlines|summari[sz]es|details|contains|includes|talks\s+about|is\s+about|notes|explains|"
     r"introduces|reports(?:\s+on)?)\s+(?:(?:basic\s+|some\s+|brief\s+)?information\s+(?:about|on)\s+|that\s+)?",
     re.IGNORECASE)
-_ZH_CONTRAST_LEAD = re.compile(r"^(?:但是|但|不过|只是|可是|然而)[，,\s]*")
 _CJK = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
 
 # Refusals by their shape alone, for what the patterns above do not know ("I can't promise a delivery day", "the
@@ -242,7 +193,7 @@ _EN_NOT_MAYBE = re.compile(r"\b(?:we|us)\b|\bi\s*(?:did\s*n['’]t|did\s+not|nev
                            r"\bi\s+had\s+no\s+idea\b|\bi\s*(?:do\s*n['’]t|do\s+not)\s+(?:think|believe|like|want|need|"
                            r"mind|recommend|suggest|agree|expect|care)\b|"
                            r"\bi\s*(?:ca\s*n['’]t|cannot|can\s+not)\s+(?:even\s+)?(?:wait|believe|imagine|stand)\b", re.IGNORECASE)
-_ZH_MAYBE = re.compile(rf"我(?![们国省市县区校军党])[^，。；！？]*?[不没无未难缺](?!建议|认为|觉得|推荐|是)|{_ZH_SOURCE}[^，。；！？]*?[不没无未缺]")
+_ZH_MAYBE = re.compile(rf"我(?![们国省市县区校军党])[^，。；！？]*?[不没无未难缺](?!建议|认为|觉得|推荐|是)|{zh.SOURCE}[^，。；！？]*?[不没无未缺]")
 
 
 # The gates (word sets: an alternation of them tried at every position costs more than all the patterns). Every
@@ -260,7 +211,7 @@ _ANCHORS = frozenset(
     "there here anywhere anything something topic question outside beyond unclear clear known mine tough tricky "
     "say tell confirm comment speak "
     # the sources and what they hold
-    "context document documents documentation docs knowledge knowledgebase passage passages text texts source "
+    "context document documents documentation docs knowledge knowledgebase database passage passages text texts source "
     "sources material materials article articles excerpt excerpts snippet snippets faq faqs help search results "
     "reference references guide guides guidance content pages entries information info details data specifics "
     "answer answers record records access visibility insight mention entry "
@@ -274,7 +225,8 @@ _ABOUT_ANSWERING = (_ANCHORS - {"i", "we", "me", "us", "my", "myself", "mine", "
                        "covers", "notes", "told", "area", "expertise", "lack", "lacks"})
 _INABILITY = re.compile(r"\b(?:can['’]?t|cannot|can\s+not|couldn['’]?t|could\s+not|unable)\b", re.IGNORECASE)
 _ZH_CUES = (*"不没未无缺超难恕", "外行")
-_SYMBOLS = re.compile("[\u2600-\u27bf\U0001f300-\U0001faff]")  # one for one: `refusing`'s offsets hold
+# An emoji, a check mark, an ellipsis, or a space between Chinese clauses (当天就到 不过…) parts clauses as a comma does
+_SYMBOLS = re.compile("[\u2600-\u27bf\U0001f300-\U0001faff…]|(?<=[\u3400-\u9fff]) (?=[\u3400-\u9fff])")
 _PARENTHESES = re.compile(r"[(（][^()（）]{1,200}[)）]")
 _TILDE = re.compile(r"(?<=[\u3400-\u9fff])[～~]|[～~](?=[～~]*[\u3400-\u9fff])")  # beside a Chinese character
 # An answer's words as str.split() leaves them: with the punctuation that may cling to them.
@@ -341,16 +293,16 @@ _CONCESSIVE = re.compile(r"\W*(?:while|whilst|although|though|even\s+though|wher
 
 
 def _zh_refusal(text: str) -> tuple[str, str] | None:
-    found = _ZH_REFUSAL.search(text)
-    ignorance = _ZH_IGNORANCE.search(text)
+    found = zh.REFUSAL.search(text)
+    ignorance = zh.IGNORANCE.search(text)
     if ignorance is not None and (found is None or ignorance.start() < found.start()):
         before = text[: ignorance.start()]
-        spoken = re.search(_ZH_SPEAKER, before) is not None or _ZH_UNSPOKEN_IGNORANCE.search(text) is not None
-        if spoken and not (_ZH_NOT_SPEAKER.search(before) and "我" not in before):
+        spoken = re.search(zh.SPEAKER, before) is not None or zh.UNSPOKEN_IGNORANCE.search(text) is not None
+        if spoken and not (zh.NOT_SPEAKER.search(before) and "我" not in before):
             found = ignorance
     if found is None:
         return None
-    return "", _tail(text, found.end(), _ZH_TAIL)
+    return "", _tail(text, found.end(), zh.TAIL)
 
 
 def _tail(text: str, end: int, connector: re.Pattern[str], conceded: bool = False) -> str:
@@ -374,7 +326,7 @@ def _pieces(text: str) -> list[tuple[str, str]]:
 
 def _opening_only(text: str) -> bool:
     """An apology or a hedge alone ("Sorry", 很抱歉): no claim."""
-    return _en_opening_only(text) if not _CJK.search(text) else bool(_ZH_OPENING.match(text))
+    return _en_opening_only(text) if not _CJK.search(text) else bool(zh.OPENING.match(text))
 
 
 # The last words of the hedges (_HEDGE) and how the meta lead starts (_EN_META_LEAD): a clause that ends or starts
@@ -392,7 +344,7 @@ def _en_opening_only(text: str) -> bool:
 
 def _referral(text: str) -> bool:
     """"Please contact our support team", 建议您咨询人工客服: a referral without a number of its own."""
-    pattern = _ZH_REFERRAL if _CJK.search(text) else _EN_REFERRAL
+    pattern = zh.REFERRAL if _CJK.search(text) else _EN_REFERRAL
     return pattern.match(text) is not None and not clause(text).quantities
 
 
@@ -411,10 +363,30 @@ def read(answer: str, refusing: Sequence[tuple[int, int]] = ()) -> Reading:
     known to refuse (a fallback rule's matches): the clauses they touch refuse whatever their language."""
     if "~" in answer or "～" in answer:  # a tilde between Chinese clauses (包邮啦～周末…) parts them, as a comma
         answer = _TILDE.sub("，", answer)  # one for one: `refusing`'s offsets hold
-    if not answer.isascii():  # an emoji or a check mark between clauses (配送范围内 ✅ 关税…) parts them
+    if not answer.isascii():  # one for one: `refusing`'s offsets hold
         answer = _SYMBOLS.sub("，", answer)
     if "(" in answer or "（" in answer:  # "Members earn (sorry, I can't help with that) 2 points": the refusal apart
         answer = _PARENTHESES.sub(_parted, answer)
+    said = zh.mandarin(answer)  # Traditional characters and Cantonese read as Mandarin, in the answer's own words
+    if said is answer or said == answer:
+        return _read(answer, refusing)
+    reading = _read(said, refusing)
+    return Reading(_in_own_words(reading.claims, said, answer), reading.maybe,
+                   _in_own_words(reading.refusals, said, answer))
+
+
+def _in_own_words(texts: list[str], said: str, answer: str) -> list[str]:
+    """Each text of `said` (in reading order) as `answer` writes it at the same offsets (mandarin() keeps them)."""
+    found, cursor = [], 0
+    for text in texts:
+        at = said.find(text, cursor)
+        at = said.find(text) if at < 0 else at
+        found.append(text if at < 0 else answer[at:at + len(text)])
+        cursor = at + len(text) if at >= 0 else cursor
+    return found
+
+
+def _read(answer: str, refusing: Sequence[tuple[int, int]]) -> Reading:
     if not refusing and not _answer_may_refuse(answer):
         # an answer in ASCII is spared a search for Chinese in every clause
         opening, claim = (_en_opening_only, _en_claim) if answer.isascii() else (_opening_only, _claim)
@@ -439,7 +411,7 @@ def read(answer: str, refusing: Sequence[tuple[int, int]] = ()) -> Reading:
                 kinds.append(("question", part))
             elif _referral(part):
                 kinds.append(("referral", part))
-            elif _CJK.search(part) and _ZH_TOPIC.search(part) and index + 1 < len(parts) and _refusal(parts[index + 1]):
+            elif _CJK.search(part) and zh.TOPIC.search(part) and index + 1 < len(parts) and _refusal(parts[index + 1]):
                 kinds.append(("topic", part))
             else:
                 kinds.append(("claim", part))
@@ -463,7 +435,7 @@ def _loose(text: str) -> list[tuple[str, str]]:
     what follows is read on its own ("I do not have many followers, but I follow a lot of people": a claim)."""
     if not _maybe(text):
         return [("claim", text)]
-    after = (_ZH_TAIL if _CJK.search(text) else _EN_TAIL).search(text)
+    after = zh.TAIL.search(text) if _CJK.search(text) else (_EN_NEW_SPEAKER.search(text) or _EN_TAIL.search(text))
     tail = "" if after is None else text[after.end():].strip(" ,;:—–-，")
     if not tail or after is None or after.start() == 0:
         return [("maybe", text)]
@@ -481,7 +453,7 @@ def _maybe(text: str) -> bool:
     if not _may_refuse(text):
         return False
     if _CJK.search(text):
-        text = _ZH_KNOWN_LEAD.sub("", text, count=1)
+        text = zh.KNOWN_LEAD.sub("", text, count=1)
         return _ZH_MAYBE.search(real_negators(text)) is not None  # 我的看法不同: no negation
     text = _EN_KNOWN_LEAD.sub("", text, count=1)
     return (_EN_MAYBE_WHO.search(text) is not None and _EN_MAYBE_CUE.search(text) is not None
@@ -490,7 +462,7 @@ def _maybe(text: str) -> bool:
 
 def _claim(text: str) -> str:
     """A claim without what it says of its source ("The passage describes …") or a leading 但 / 不过 (no content)."""
-    return _ZH_CONTRAST_LEAD.sub("", text, count=1) if _CJK.search(text) else _en_claim(text)
+    return zh.CONTRAST_LEAD.sub("", text, count=1) if _CJK.search(text) else _en_claim(text)
 
 
 def _en_claim(text: str) -> str:

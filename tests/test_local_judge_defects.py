@@ -123,7 +123,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: twelve batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: thirteen batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -134,39 +134,42 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     the ninth froze it (customer-service registers, greetings and sign-offs, referrals, typos, mixed English and
     Chinese; 51 of 60 recognised), then read. The eleventh, ids *-r*: written blind after the tenth froze it (LLM
     assistants' registers; 43 of 60 recognised), then read. The twelfth, ids *-s*: written blind after the eleventh
-    froze it (many assistants' registers; 48 of 60 recognised), then read. refusals_heldout.jsonl, ids *-t*: written
-    blind after the twelfth froze it (agents and chat products, Traditional Chinese), measured once. None of the answers is a phrasing of the fallback catalogue
+    froze it (many assistants' registers; 48 of 60 recognised), then read. The thirteenth, ids *-t*: written blind
+    after the twelfth froze it (agents and chat products, Traditional Chinese; 33 of 60 recognised), then read.
+    refusals_heldout.jsonl, ids *-u*: written blind after the thirteenth froze it (a dozen assistants at random),
+    measured once. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
     assert _measure("refusals_dev.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 342, ("zh", "refusal", "recognised"): 321,
-        ("en", "hallucination", "faulted"): 143, ("en", "hallucination", "not faulted"): 39,
-        ("en", "hallucination", "answer a hallucination"): 176,
-        ("en", "grounded", "not faulted"): 159, ("en", "grounded", "faulted"): 16,
-        ("en", "grounded", "answer a hallucination"): 59,
-        ("zh", "hallucination", "faulted"): 120, ("zh", "hallucination", "not faulted"): 46,
-        ("zh", "hallucination", "answer a hallucination"): 102,
-        ("zh", "grounded", "not faulted"): 152, ("zh", "grounded", "faulted"): 12,
+        ("en", "refusal", "recognised"): 371, ("en", "refusal", "not faulted"): 1,  # "what I've got doesn't cover them"
+        ("en", "refusal", "a hallucination"): 1, ("zh", "refusal", "recognised"): 351,
+        ("en", "hallucination", "faulted"): 155, ("en", "hallucination", "not faulted"): 42,
+        ("en", "hallucination", "answer a hallucination"): 190,
+        ("en", "grounded", "not faulted"): 171, ("en", "grounded", "faulted"): 18,
+        ("en", "grounded", "refused"): 1,  # "you get a point for every dollar you spend 🎉": one term, an aside
+        ("en", "grounded", "answer a hallucination"): 71,
+        ("zh", "hallucination", "faulted"): 132, ("zh", "hallucination", "not faulted"): 49,
+        ("zh", "hallucination", "answer a hallucination"): 111,
+        ("zh", "grounded", "not faulted"): 165, ("zh", "grounded", "faulted"): 14,
         ("zh", "grounded", "answer a hallucination"): 7,
     })
-    # held out (*-t*, agents and chat products: tool results, lowercase chat, numbered steps, Traditional Chinese and
-    # Cantonese): 33 of 60 refusals recognised (19 of 30 English, 14 of 30 Chinese); 20 of the 27 it missed a
-    # hallucination (Traditional Chinese and Cantonese not read at all: 資料, 無法, 唔知, 冇; "Tool result: 0
-    # documents", numbered steps read as claims); 3 partial refusals read as whole refusals
+    # held out (*-u*, a dozen assistants' registers at random, Traditional Chinese and Taiwanese among them): 54 of 60
+    # refusals recognised (27 of 30 in each language); 4 of the 6 it missed a hallucination ("Our returns team will
+    # be happy to look at your case", non-native "the opening hours of store I am not able to tell", 目前查不到 without
+    # a speaker, 歹勢 before a refusal read as a claim); no partial refusal read as a whole refusal
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 19, ("en", "refusal", "faulted"): 7, ("en", "refusal", "not faulted"): 4,
-        ("en", "refusal", "a hallucination"): 11,
-        ("zh", "refusal", "recognised"): 14, ("zh", "refusal", "faulted"): 14, ("zh", "refusal", "not faulted"): 2,
-        ("zh", "refusal", "a hallucination"): 9,
-        ("en", "hallucination", "faulted"): 11, ("en", "hallucination", "not faulted"): 3,
-        ("en", "hallucination", "refused"): 1, ("en", "hallucination", "answer a hallucination"): 13,
-        ("en", "grounded", "not faulted"): 11, ("en", "grounded", "faulted"): 3, ("en", "grounded", "refused"): 1,
-        ("en", "grounded", "answer a hallucination"): 12,
-        ("zh", "hallucination", "faulted"): 13, ("zh", "hallucination", "not faulted"): 1,
-        ("zh", "hallucination", "refused"): 1, ("zh", "hallucination", "answer a hallucination"): 11,
-        ("zh", "grounded", "not faulted"): 11, ("zh", "grounded", "faulted"): 4,
-        ("zh", "grounded", "answer a hallucination"): 1,
+        ("en", "refusal", "recognised"): 27, ("en", "refusal", "not faulted"): 3, ("en", "refusal", "a hallucination"): 3,
+        ("zh", "refusal", "recognised"): 27, ("zh", "refusal", "faulted"): 2, ("zh", "refusal", "not faulted"): 1,
+        ("zh", "refusal", "a hallucination"): 1,
+        ("en", "hallucination", "faulted"): 12, ("en", "hallucination", "not faulted"): 3,
+        ("en", "hallucination", "answer a hallucination"): 14,
+        ("en", "grounded", "not faulted"): 9, ("en", "grounded", "faulted"): 6,
+        ("en", "grounded", "answer a hallucination"): 15,
+        ("zh", "hallucination", "faulted"): 12, ("zh", "hallucination", "not faulted"): 3,
+        ("zh", "hallucination", "answer a hallucination"): 10,
+        ("zh", "grounded", "not faulted"): 10, ("zh", "grounded", "faulted"): 5,
+        ("zh", "grounded", "answer a hallucination"): 2,
     })
 
 
@@ -227,6 +230,13 @@ def test_the_speakers_story_is_no_refusal(answer: str, refusal: bool) -> None:
     "Hi there! 👋 Sadly I don't know that. Good question about gift cards, though — best to check with the store!",
     "We're unable to help with that question at the moment, apologies.\n\nKind regards,\nThe Support Team",
     "作为AI助手，我无法回答您的问题，十分抱歉。方便的话可以提供一下订单号。",
+    "Tool result: 0 documents. I can't answer that. Here's what you can do: 1. Gather your order number. 2. Contact "
+    "customer support.",
+    "I searched the knowledge base for 'gift cards' and got no matching results. I'd rather not guess.",
+    "抱歉，我目前的資料中沒有禮品卡相關資訊，無法回答您。建議您聯繫客服人員確認。",
+    "呢個我真係唔知，冇資料，你問下客服啦。",
+    "查詢結果：0 筆資料。無法提供答案，抱歉。",
+    "hmm i dont have anything about gift cards sorry want me to look up something else",
 ])
 def test_a_refusal_in_a_letter_or_a_text_is_a_refusal(answer: str) -> None:
     """Greetings, thanks for asking about the topic, sign-offs (a team's name), referrals and texting around a refusal

@@ -1,0 +1,82 @@
+"""The Chinese shapes of a refusal (scorers/refusal.py reads them), and the one script they are read in.
+
+The shapes are written in Simplified Mandarin; mandarin() brings an answer in Traditional characters or Cantonese to
+it, character for character, so that what the reading finds maps back to the answer's own text by its offsets.
+"""
+
+from __future__ import annotations
+
+import re
+
+import opencc
+
+SOURCE = (r"(?:(?<!个人)(?<!用户)(?<!账户)(?<!注册)资料|文档|文件|知识库|资料库|数据库|上下文|材料|参考资料|手册|原文|"
+              r"检索结果|搜索结果|检索到的(?:内容|资料|信息)|所给内容|提供的内容|给出的内容|现有的?(?:信息|资料)|已知信息|所给信息|提供的信息|"
+              r"掌握的信息)")
+QUALIFIED_INFO = (r"(?:相关|这方面的?|该|此|有关|可参考的|可用的|确切的?|具体的?|更多|进一步的?|任何)"
+                      r"(?:信息|资料|答案|说明|规定|记载|条目|数据|内容|答复|结果)")
+INFO = rf"(?:{QUALIFIED_INFO}|答案|资料|记载|条目|(?:相关|这方面的?|有关)\s*(?i:info|information|data))"
+SPEAKER = r"(?:我|我们|本人|这边|小助手)"
+# Saying or answering that fails: 说不准, 答不上来, 不晓得, 吃不准…
+SPEECH = (r"不好说|说不准|说不好|说不上来?|说不清楚?|说不出来?|答不上来?|答不出来?|答不了|答不到|回答不了|回答不上来|回答不到|"
+              r"回答不出来?|答复不了|回复不了|解答不了|不晓得|拿不太?准|吃不太?准")
+# Ignorance and the speaker's failed search: refusals only when the speaker says them ("如果您查不到订单号" is not).
+IGNORANCE = re.compile(
+    rf"不知道|不太?清楚|不太?确定|不太?了解|不掌握|不敢确定|不敢保证|{SPEECH}|没有?把握|判断不了|查不了|查不到|查不着|"
+    r"查不出来?|看不到|看不了|找不着|搜不到|搜不着|查询不到|打听不到|摸不清|摸不着头脑|心里(?:也|还)?没有?(?:数|底)|"
+    r"(?:没有?|毫无)头绪|头绪都没有|一无所知|外行|给不出|给不了(?:您|你)?(?:一个)?(?:准话|准信|确切|明确|肯定|答复|答案|结论)|"
+    r"没能查到|未能查到|没有?查到|帮不了|帮不上|不太?懂|没概念|没有概念|缺失")
+# Without a speaker: ignorance that opens the clause (这个真答不上来) or a failed saying that ends it (耳机的情况不好说).
+UNSPOKEN_IGNORANCE = re.compile(rf"^(?:这个|这事儿?|这点|这一点|这|此事|那个|暂时|目前)?(?:真的?|还真?|也|可|确实|实在|一时)*"
+                                    rf"(?:不太?清楚|不太?确定|不知道|{SPEECH})|(?:{SPEECH})[了呢啊呀哦]*$")
+REFUSAL = re.compile("|".join((
+    r"无从得知|无从知晓|不得而知|无可奉告|恕难|难以(?:回答|作答|答复|判断|确定)|(?:暂不|不便)(?:作|做)?(?:回答|答复|回复|作答)",
+    r"不在(?:我|本人)?的?(?:知识|能力|服务|回答|解答)范围",
+    r"(?:无法|没法|没办法|不能|难以|未能|没能)[^，。；！？]{0,10}?(?:确定|确认|判断|回答|答复|回复|解答|得知|知道|告知|保证|核实|"
+    r"估计|评估|结论|作答|定位到|准话|准信|说法)",
+    rf"(?:无法|没法|没办法|不能)(?:为|给|向)?(?:您|你)?提供{INFO}",
+    rf"{SOURCE}[^，。；！？]{{0,10}}?(?:没有|没|未|并未|并没有|并无|无|不包含|不含|暂无|暂缺|暂未|缺少|缺乏|不足|"
+    r"查不到|搜不到|找不着|找不到|找不出|查不出|查询不到|无关|未收录|不涉及)",
+    r"查无(?:此|相关|记录|结果|信息|数据)|系统[^，。；！？]{0,6}?(?:查不到|查询不到|搜不到|找不到|查不出)",
+    r"未(?:在|从)[^，。；！？]{0,12}?(?:找到|查到|发现)",
+    rf"不在[^，。；！？]{{0,12}}?{SOURCE}",
+    rf"超出[^，。；！？]{{0,12}}?(?:{SOURCE}|范围|能力)",
+    rf"(?:没有|没|未能|未|暂无|暂缺|缺少|缺乏|尚无|并无|不掌握)[^，。；！？]{{0,6}}?{INFO}",
+    r"(?:相关|现有|已知|目前的?|这方面的?)(?:信息|资料|数据)(?:暂缺|不足|缺失|有限)",
+    rf"{SPEAKER}(?:手头|这边|这里|这儿|目前)?(?:也|还|暂时)?(?:没有|没)(?=$|相关|这方面)",
+)))
+NOT_SPEAKER = re.compile(r"您|你|如果|若|假如|要是")
+KNOWN = r"(?:我?(?:只|就|倒是|倒|却|也)?(?:知道|晓得|记得|听说|了解到)(?:的是)?|据我(?:所知|了解))"
+TAIL = re.compile(rf"不过|但是|但|只是|可是|然而|(?<![不没未])(?<!不太)(?<!不大)(?<!不怎么){KNOWN}")
+KNOWN_LEAD = re.compile(rf"^(?:但是|但|不过|只是|可是|然而)?[，,\s]*{KNOWN}")
+OPENING = re.compile(r"^(?:这个|这事|这一点)?(?:很|非常|真|实在)?(?:抱歉|对不起|不好意思|遗憾|很遗憾|遗憾的是|恕我直言|"
+                         r"说实话|老实说|恐怕|嗯+|呃|这个嘛|我(?:帮您|帮你|替您)?(?:查|看|找|搜|检索|翻)了(?:一下|一遍|下)?)"
+                         r"[，,、\s]*$")
+# A clause that only names what the next one refuses to answer: 关于学生优惠，… / 会员能否中途退订，…
+# or a bare noun phrase of a topic (纸质发票寄送时间，…: no predicate)
+TOPIC = re.compile(r"^(?:关于|至于|对于|针对|有关|您问的|你问的|您说的|您提到的|根据|按照|依据|基于)|问题$|"
+                       r"能否|是否|能不能|可不可以|会不会|有没有|多久|多少|怎么|如何|什么|哪|几|吗|"
+                       r"^(?!.*(?:是|有|需要|要|可以|能够?|已经?|了|将|都|只|不|没|被|由))[^，。；！？]{1,14}"
+                       r"(?:时间|时效|费用|价格|规定|政策|流程|情况|方面|这块|标准|细节|方法|规则|条件|地点|进度|的事)$")
+REFERRAL = re.compile(r"^(?:这个|此事|这事儿?|这)?(?:还|恐怕|可能)?(?:请|建议(?:您|你)?|您可以|你可以|可以|麻烦(?:您|你)?|"
+                          r"得|要|需要|只能)?(?:联系|咨询|致电|拨打|询问|问问?|找|联络)(?:一下)?[^，。；！？]{0,10}?"
+                          r"(?:客服|人工|工作人员|商家|售后|我们|门店|专员|别人|其他人|专人|部门|那边|物流|财务)")
+CONTRAST_LEAD = re.compile(r"^(?:但是|但|不过|只是|可是|然而)[，,\s]*")
+
+
+_TO_SIMPLIFIED = opencc.OpenCC("t2s")
+# Cantonese words of negation, having and pointing, as Mandarin says them (one character for one): 唔知 不知, 冇资料
+# 没资料, 呢个 这个
+_CANTONESE = str.maketrans({"唔": "不", "冇": "没", "嘅": "的", "咗": "了", "搵": "找", "睇": "看", "喺": "在", "佢": "他",
+                            "畀": "给", "啲": "些", "乜": "什"})
+_CANTONESE_THIS = re.compile("呢(?=个|样|度|些|种|次|件|位|款|题|方面)")
+
+
+def mandarin(text: str) -> str:
+    """`text` in Simplified Mandarin, character for character (Traditional characters converted, Cantonese words of
+    negation and pointing as Mandarin says them); `text` itself when it holds no Chinese or converts to another
+    length (then the offsets would not hold)."""
+    if text.isascii():
+        return text
+    converted = _CANTONESE_THIS.sub("这", _TO_SIMPLIFIED.convert(text).translate(_CANTONESE))
+    return converted if len(converted) == len(text) else text
