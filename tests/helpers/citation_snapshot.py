@@ -20,11 +20,11 @@ import hashlib
 import json
 import random
 import sys
-import unicodedata
 from pathlib import Path
 from typing import Any
 
 import msgspec
+from helpers.text_snapshot import random_char
 
 from ragpulse.scorers.citations import _read, count_inline, parse_citations, strip_markers
 
@@ -60,16 +60,6 @@ IDS = ["kb-1", "kb-2", "kb-12", "KB-12", "Kb-1", "", None, "doc", "strasse", "ST
        "ΣΣ", "σσ", "İd", "i̇d", "x²", "kb-1 ", "来源", "a b", "note", "1234", "b", "[1]", "a" * 128, "a" * 129]
 LONG = ["[" + "a" * 128 + "]", "[" + "a" * 129 + "]", "(source: " + "b" * 248 + ")", "(source: " + "b" * 249 + ")",
         "(sources: " + "1, " * 80 + "1)"]
-
-
-def _assigned(char: str) -> bool:
-    return unicodedata.category(char) not in ("Cn", "Cs")
-
-
-def random_char(rnd: random.Random) -> str:
-    while not _assigned(char := chr(rnd.randrange(0x110000))):
-        pass
-    return char
 
 
 def _capped(rnd: random.Random) -> str:
