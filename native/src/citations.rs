@@ -126,17 +126,39 @@ fn in_code(spans: &[(usize, usize)], position: usize) -> bool {
     after > 0 && position < spans[after - 1].1
 }
 
-/// The next opening character at or after `from`: [ 【 ［ ( （.
-fn next_open(bytes: &[u8], from: usize) -> Option<usize> {
-    let mut at = from;
-    while at < bytes.len() {
-        match bytes[at] {
-            b'[' | b'(' => return Some(at),
-            0xE3 if bytes[at + 1..].starts_with(&[0x80, 0x90]) => return Some(at), // 【
-            0xEF if bytes[at + 1..].starts_with(&[0xBC, 0xBB]) || bytes[at + 1..].starts_with(&[0xBC, 0x88]) => return Some(at), // ［ （
-            _ => {}
+/// A set of bytes to search for: a load and a test a byte, where a search for characters decodes each one.
+struct ByteSet([bool; 256]);
+
+impl ByteSet {
+    const fn of(bytes: &[u8]) -> Self {
+        let mut set = [false; 256];
+        let mut at = 0;
+        while at < bytes.len() {
+            set[bytes[at] as usize] = true;
+            at += 1;
         }
-        at += 1;
+        ByteSet(set)
+    }
+
+    fn find(&self, text: &str, from: usize) -> Option<usize> {
+        text.as_bytes()[from..].iter().position(|&byte| self.0[usize::from(byte)]).map(|at| from + at)
+    }
+}
+
+/// [ ( and the first bytes of 【 ［ （ (E3 80 90, EF BC BB, EF BC 88): each found is where a character starts.
+const OPENS: ByteSet = ByteSet::of(b"[(\xE3\xEF");
+/// . ! ? newline and the first bytes of 。！？ (E3 80 82, EF BC 81, EF BC 9F).
+const STOPS: ByteSet = ByteSet::of(b".!?\n\xE3\xEF");
+
+/// The next opening character at or after `from`: [ 【 ［ ( （.
+fn next_open(text: &str, from: usize) -> Option<(usize, char)> {
+    let mut at = from;
+    while let Some(found) = OPENS.find(text, at) {
+        let c = text[found..].chars().next()?;
+        if matches!(c, '[' | '(' | '【' | '［' | '（') {
+            return Some((found, c));
+        }
+        at = found + c.len_utf8();
     }
     None
 }
@@ -203,8 +225,7 @@ pub fn scan<'t>(answer: &'t str, resolver: &mut Resolver<'_>) -> Scan<'t> {
     let mut placed = Vec::new();
     let (mut last, mut at, mut budget, mut over) = (0, 0, MAX_MARKERS, false);
     let mut tail = None; // the last character of the text so far, once a marker was taken out
-    while let Some(start) = next_open(answer.as_bytes(), at) {
-        let Some(open) = answer[start..].chars().next() else { break };
+    while let Some((start, open)) = next_open(answer, at) {
         let Some((content, end)) = group_at(answer, start, open) else {
             at = start + open.len_utf8();
             continue;
@@ -242,14 +263,17 @@ fn skip(text: &str, at: usize, set: &[char]) -> usize {
 fn sentence_ends(text: &str) -> Vec<usize> {
     let mut ends = Vec::new();
     let mut at = 0;
-    while let Some(found) = text[at..].find(['.', '!', '?', '。', '！', '？', '\n']) {
-        let start = at + found;
+    while let Some(start) = STOPS.find(text, at) {
         let Some(c) = text[start..].chars().next() else { break };
         let after = start + c.len_utf8();
         at = match c {
             '\n' => after,
             '.' | '!' | '?' => skip(text, skip(text, after, &['.', '!', '?']), &['"', '\'', '”', '’', ')', ']']),
-            _ => skip(text, skip(text, after, &['。', '！', '？']), &['」', '』', '”', '’', '）']),
+            '。' | '！' | '？' => skip(text, skip(text, after, &['。', '！', '？']), &['」', '』', '”', '’', '）']),
+            _ => {
+                at = after; // another character of those first bytes
+                continue;
+            }
         };
         // A period ends a sentence before a space or the end. When it does not, no stop of its run does either:
         // each reaches the same character, so the search goes on past the run (one pass over "....x").
