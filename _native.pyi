@@ -9,7 +9,8 @@ from typing import Self, TypeAlias, TypedDict, TypeVar, final
 # In the order native/src/lib.rs registers them.
 __all__ = [
     "decode_otlp_traces", "decode_otlp_json", "stem_words", "regex_spans", "cjk_covered", "sentences", "clauses",
-    "topics_shared", "ChunkAnalysis", "ChunkContext", "LexicalAnalyser", "LexicalUnits", "FastCounter", "FastHistogram",
+    "topics_shared", "count_inline", "parse_citations", "scan_citations", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE",
+    "ChunkAnalysis", "ChunkContext", "LexicalAnalyser", "LexicalUnits", "FastCounter", "FastHistogram",
     "KeyFilter", "TextAnalyser",
 ]
 
@@ -134,6 +135,24 @@ def regex_spans(pattern: str, texts: Sequence[str]) -> list[list[tuple[int, int]
 
 # how many of the question's terms are each chunk's question terms
 def topics_shared(chunks: list[ChunkAnalysis], question: frozenset[str]) -> list[int]: ...
+
+# Inline citations (native/src/citations/bindings.rs): scorers/citations.py makes its records of these tuples.
+# A marker as written, and the index of the chunk it names (None: dangling).
+_Marker: TypeAlias = tuple[str, int | None]
+
+# (text without markers, cited sentences, uncited, resolved, dangling, over_cap); None: it cites nothing
+def count_inline(answer: str, chunk_ids: Sequence[str | None]) -> tuple[str, int, int, int, int, bool] | None: ...
+# ([(sentence, chunk indices, dangling markers)], uncited, resolved, dangling, over_cap); None: it cites nothing
+def parse_citations(
+    answer: str, chunk_ids: Sequence[str | None]
+) -> tuple[list[tuple[str, tuple[int, ...], tuple[str, ...]]], int, int, int, bool] | None: ...
+# (text without definition lines and markers read, [(position, markers)], length read, over_cap), in characters
+def scan_citations(
+    answer: str, chunk_ids: Sequence[str | None]
+) -> tuple[str, list[tuple[int, list[_Marker]]], int, bool]: ...
+
+CITATION_MAX_MARKERS: int  # markers read per answer
+CITATION_MAX_RANGE: int  # "[1-3]" is three markers; a range this wide is no citation
 
 @final
 class ChunkAnalysis:  # made by TextAnalyser.chunk

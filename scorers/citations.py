@@ -5,7 +5,7 @@ Inline markers read: numbers by rank, 1-based as apps number them ("[1]", "[2][3
 differs only in case), and the explicit forms "(source: kb-12)", "(sources: kb-1, kb-2)", "[doc1]",
 "[doc kb-12]", "[source: 2]". A marker naming no retrieved chunk (a rank past the chunks, rank 0, an
 unknown id in an explicit form) is dangling. Ordinary bracketed text is no citation: a bracket counts
-only when it holds a number list or range (1 to 3 digits, a range at most MAX_RANGE wide), a footnote
+only when it holds a number list or range (1 to 3 digits, a range under 50 wide), a footnote
 ^N, a retrieved chunk's id or an explicit form; brackets inside `code` are skipped, and footnote or
 reference definition lines ("[^1]: ...", "[1]: https://...") are no sentences.
 
@@ -13,56 +13,30 @@ Sentences end at . ! ? (followed by a space or the end), 。！？ and newlines.
 sentence it follows: "Paris is the capital [1]." and "Paris is the capital. [1]" both cite sentence one;
 a marker opening the answer belongs to its first sentence.
 
-The common answer cites nothing and costs a few substring tests (`may_cite`). The work on the others is
-bounded per answer, not by what it writes: an answer is read up to its MAX_MARKERS-th marker (a range
-expands no further) and is then `over_cap` when it has more: those are neither resolved nor dangling, and
-the sentences after the last marker read are neither cited nor uncited. An answer with that many markers is
-broken anyway, and one such answer must not set the dangling share ("Paris [1-50]. " 2,000 times would
-count 100,000 markers).
+The compiled core parses them (native/src/citations.rs); this module makes its records and counts them. The
+common answer cites nothing and costs a few substring tests (`may_cite`). The work on the others is bounded per
+answer, not by what it writes: an answer is read up to its MAX_MARKERS-th marker (a range expands no further)
+and is then `over_cap` when it has more: those are neither resolved nor dangling, and the sentences after the
+last marker read are neither cited nor uncited. An answer with that many markers is broken anyway, and one such
+answer must not set the dangling share ("Paris [1-50]. " 2,000 times would count 100,000 markers).
 """
 
 from __future__ import annotations
 
-import re
-from bisect import bisect_left
 from collections.abc import Sequence
 from typing import NamedTuple
 
 import msgspec
 from prometheus_client import CollectorRegistry
 
+from ragpulse._native import count_inline as _count_inline
+from ragpulse._native import parse_citations as _parse_citations
+from ragpulse._native import scan_citations
 from ragpulse.collector.events import MAX_CITATIONS, Envelope, EventCitation, TraceEvent
 from ragpulse.collector.telemetry.fast_metrics import CounterFamily, FastCounter
 from ragpulse.collector.telemetry.labels import LabelGuard, SeriesCache
 
-MAX_MARKERS = MAX_CITATIONS  # per answer, inline or structured
-MAX_RANGE = 50  # "[1-3]" is three markers; "[1-500]" is no citation
-
-# A bracket's content, or a parenthesis that names its source; newlines end neither. The opening characters
-# come first as one class, so that the engine skips to them (three times faster than the bare alternation).
-_GROUP = re.compile(
-    r"[\[【［(（](?:(?<=\[)([^\[\]\n]{1,128})\]|(?<=【)([^【】\n]{1,128})】|(?<=［)([^［］\n]{1,128})］"
-    r"|(?<=[(（])\s*((?i:sources?|来源)\s*[:：][^()（）\n]{1,256})[)）])"
-)
-_NUMBER_LIST = re.compile(r"\d{1,3}(?:\s*[-–—~]\s*\d{1,3})?(?:\s*[,，、;；]\s*\d{1,3}(?:\s*[-–—~]\s*\d{1,3})?)*")
-_NUMBER_ITEM = re.compile(r"(\d{1,3})(?:\s*[-–—~]\s*(\d{1,3}))?")
-_FOOTNOTE = re.compile(r"\^(\d{1,3})|\^(\S+)")
-_EXPLICIT = re.compile(
-    r"(?:sources?|来源)\s*[:：]\s*(?P<items>.+)"
-    r"|(?:sources?|doc(?:ument)?)\s*[-_#:：]?\s*(?P<rank>\d{1,3})"
-    r"|doc(?:ument)?(?:\s*[:：#]\s*|\s+)(?P<doc_id>\S+)",
-    re.IGNORECASE,
-)
-_ITEM_SEPARATOR = re.compile(r"\s*(?:[,，、;；]|\band\b)\s*", re.IGNORECASE)
-_DIGITS = re.compile(r"\d{1,3}")
-# Code spans and fenced blocks: "x = [1, 2]" there is no citation.
-_CODE = re.compile(r"```.*?(?:```|$)|`[^`\n]+`", re.DOTALL)
-# "[^1]: Returns policy" and "[1]: https://..." define a marker: no sentence of the answer.
-_DEFINITION = re.compile(r"^[ \t]*\[\^?[^\]\n]{1,64}\]:[^\n]*(?:\n|$)", re.MULTILINE)
-_SENTENCE_END = re.compile(  # one character class first: the engine skips straight to the candidates
-    r"[.!?。！？\n](?:(?<=[.!?])[.!?]*[\"'”’)\]]*(?=\s|$)|(?<=[。！？])[。！？]*[」』”’）]*|(?<=\n))")
-_WORD = re.compile(r"\w")
-_SPACES = " \t\u3000"
+MAX_MARKERS = MAX_CITATIONS  # per answer, inline (the crate's CITATION_MAX_MARKERS) or structured
 
 Marker = tuple[str, int | None]  # as written, and the index of the chunk it names (None: dangling)
 
@@ -88,7 +62,8 @@ def may_cite(answer: str) -> bool:
 
 
 class _Resolver:
-    """Chunk indices by rank and by id; the id tables are built only when an answer names an id."""
+    """Chunk indices by rank and by id of structured citations (the crate resolves inline markers alike); the id
+    tables are built only when a citation names an id."""
 
     __slots__ = ("_ids", "_count", "_exact", "_folded")
 
@@ -114,144 +89,6 @@ class _Resolver:
         return index if index is not None else self._folded.get(text.casefold())
 
 
-def _numbers(text: str, resolver: _Resolver, room: int) -> tuple[list[Marker], int] | None:
-    """"1, 3" and "1-2" by rank, expanded to at most `room` markers, and the count of those past it; None for
-    a range no app writes (reversed, or wider than MAX_RANGE)."""
-    markers: list[Marker] = []
-    count = 0
-    for item in _NUMBER_ITEM.finditer(text):
-        low = int(item[1])
-        high = low if item[2] is None else int(item[2])
-        if not low <= high < low + MAX_RANGE:
-            return None
-        count += high - low + 1
-        take = min(high - low + 1, room - len(markers))
-        if take > 0:
-            markers.extend([(item[1], resolver.rank(low))] if item[2] is None
-                           else ((str(rank), resolver.rank(rank)) for rank in range(low, low + take)))
-    return markers, count - len(markers)
-
-
-def _explicit_item(item: str, resolver: _Resolver) -> Marker:
-    item = item.strip("[]【】［］") or item  # "(sources: [1], [2])"
-    if _DIGITS.fullmatch(item):
-        return item, resolver.rank(int(item))
-    doc = _EXPLICIT.fullmatch(item)
-    if doc is not None and doc["rank"] is not None:  # "sources: doc1, doc2"
-        return item, resolver.rank(int(doc["rank"]))
-    return item, resolver.chunk_id(item)
-
-
-def _markers(content: str, resolver: _Resolver, room: int) -> tuple[list[Marker], int] | None:
-    """The markers a bracket's content makes, at most `room` of them read, and the count of the rest; None
-    when it is ordinary text ("see below", "sic")."""
-    text = content.strip()
-    if text.isdecimal() and len(text) <= 3:  # "[1]", most markers
-        return ([(text, resolver.rank(int(text)))], 0) if room else ([], 1)
-    if _NUMBER_LIST.fullmatch(text):
-        return _numbers(text, resolver, room)
-    markers = _named(text, resolver)  # a few at most: the content is 256 characters at most
-    return None if markers is None else (markers[:room], max(len(markers) - room, 0))
-
-
-def _named(text: str, resolver: _Resolver) -> list[Marker] | None:
-    """A footnote, a chunk id or an explicit form's markers; None when the content is none of them."""
-    if not text:
-        return None
-    if text[0] == "^":
-        footnote = _FOOTNOTE.fullmatch(text)
-        if footnote is None:
-            return None
-        if footnote[1] is not None:
-            return [(text, resolver.rank(int(footnote[1])))]
-        index = resolver.chunk_id(footnote[2])  # "[^note]" names a chunk only by its id
-        return [(text, index)] if index is not None else None
-    index = resolver.chunk_id(text)
-    if index is not None:
-        return [(text, index)]
-    explicit = _EXPLICIT.fullmatch(text)
-    if explicit is None:
-        return None
-    if explicit["rank"] is not None:
-        return [(text, resolver.rank(int(explicit["rank"])))]
-    if explicit["doc_id"] is not None:
-        doc_id = explicit["doc_id"]
-        index = resolver.chunk_id(doc_id)
-        # "[doc kb-9]" is a citation even when kb-9 was not retrieved; "[doc below]" is no id at all.
-        return [(doc_id, index)] if index is not None or any(map(str.isdigit, doc_id)) else None
-    items = [item for item in _ITEM_SEPARATOR.split(explicit["items"].strip()) if item]
-    return [_explicit_item(item, resolver) for item in items] or None
-
-
-def _code_spans(answer: str) -> tuple[list[int], list[tuple[int, int]]]:
-    spans = [match.span() for match in _CODE.finditer(answer)] if "`" in answer else []
-    return [start for start, _ in spans], spans
-
-
-def _in_code(position: int, starts: list[int], spans: list[tuple[int, int]]) -> bool:
-    index = bisect_left(starts, position + 1) - 1  # the last span starting at or before the position
-    return index >= 0 and position < spans[index][1]
-
-
-def _after_marker(piece: str, tail: str) -> str:
-    """"capital.[1]Lyon" without its marker still ends a sentence at the period."""
-    return " " + piece if tail in (".", "!", "?") and piece and not piece[0].isspace() else piece
-
-
-class _Scan(NamedTuple):
-    text: str  # the answer without the markers read
-    placed: list[tuple[int, list[Marker]]]  # each marker group read, with its position in `text`
-    read: int  # the length of `text` read: all of it, unless the answer has markers past MAX_MARKERS
-    over_cap: bool  # it has: `text` from `read` on is as written (the CPU per answer is bounded)
-
-
-def _scan(answer: str, resolver: _Resolver) -> _Scan:
-    """The answer without its markers and each marker group with its position in that text, up to the
-    group that holds the answer's MAX_MARKERS-th marker."""
-    code_starts, code = _code_spans(answer)
-    pieces: list[str] = []
-    placed: list[tuple[int, list[Marker]]] = []
-    length = last = 0
-    over = False
-    budget = MAX_MARKERS
-    tail = ""  # the last character of the text so far, once a marker was taken out
-    for match in _GROUP.finditer(answer):
-        start = match.start()
-        if code and _in_code(start, code_starts, code):
-            continue
-        found = _markers(match[match.lastindex or 1], resolver, budget)
-        if found is None:
-            continue
-        markers, past = found
-        if not markers:  # a marker past the cap: the rest is left as written, unread
-            pieces.append(_after_marker(answer[last:], tail))
-            return _Scan("".join(pieces), placed, length, True)
-        piece = _after_marker(answer[last:start].rstrip(_SPACES), tail)  # "capital [1]." reads "capital."
-        pieces.append(piece)
-        length += len(piece)
-        tail = piece[-1:] or tail
-        last = match.end()
-        over = over or past > 0
-        budget -= len(markers)
-        placed.append((length, markers))
-    pieces.append(_after_marker(answer[last:], tail))
-    text = "".join(pieces)
-    return _Scan(text, placed, len(text), over)
-
-
-def _sentences(text: str) -> list[tuple[int, str]]:
-    """(start, sentence stripped) of each sentence with a word in it: "---" or "…" alone is none."""
-    out: list[tuple[int, str]] = []
-    begin = 0
-    for end in (*(match.end() for match in _SENTENCE_END.finditer(text)), len(text)):
-        segment = text[begin:end]
-        stripped = segment.strip()
-        if stripped and _WORD.search(stripped) is not None:
-            out.append((begin + len(segment) - len(segment.lstrip()), stripped))
-        begin = end
-    return out
-
-
 def _cited(sentence: str, markers: list[Marker]) -> CitedSentence:
     if len(markers) == 1:  # most cited sentences
         written, index = markers[0]
@@ -265,50 +102,26 @@ def _counts(markers: list[Marker]) -> tuple[int, int]:
     return resolved, len(markers) - resolved
 
 
+class _Scan(NamedTuple):
+    text: str  # the answer without its definition lines and the markers read
+    placed: list[tuple[int, list[Marker]]]  # each marker group read, with its position in `text`
+    read: int  # the length of `text` read: all of it, unless the answer has markers past MAX_MARKERS
+    over_cap: bool  # it has: `text` from `read` on is as written (the CPU per answer is bounded)
+
+
 def _read(answer: str, chunk_ids: Sequence[str | None]) -> _Scan:
-    """_scan of the answer without its definition lines."""
-    if "]:" in answer:
-        answer = _DEFINITION.sub("", answer)
-    return _scan(answer, _Resolver(chunk_ids))
-
-
-class _Owned(NamedTuple):
-    text: str  # the answer without its markers
-    sentences: list[tuple[int, str]]
-    owned: dict[int, list[Marker]]  # sentence index -> its markers
-    resolved: int
-    dangling: int
-    over_cap: bool
-
-
-def _own(answer: str, chunk_ids: Sequence[str | None]) -> _Owned | None:
-    """Each marker group given to its sentence; None when the answer cites nothing."""
-    if not may_cite(answer):
-        return None
-    text, placed, read, over = _read(answer, chunk_ids)
-    if not placed:
-        return None
-    sentences = _sentences(text[:read])  # past the cap, sentences are neither cited nor uncited
-    starts = [start for start, _ in sentences]
-    owned: dict[int, list[Marker]] = {}
-    resolved = dangling = 0
-    for position, markers in placed:
-        # The last sentence that starts before the marker: "capital. [1]" cites the sentence it follows.
-        owned.setdefault(max(bisect_left(starts, position) - 1, 0), []).extend(markers)
-        found, missing = _counts(markers)
-        resolved += found
-        dangling += missing
-    return _Owned(text, sentences, owned if sentences else {}, resolved, dangling, over)
+    """The answer without its definition lines and markers, and each marker group with its position in that text,
+    up to the group that holds the answer's MAX_MARKERS-th marker."""
+    return _Scan._make(scan_citations(answer, chunk_ids))
 
 
 def parse_citations(answer: str, chunk_ids: Sequence[str | None]) -> Citations | None:
     """The answer's inline citations; None when it cites nothing (the common case, a few substring tests)."""
-    found = _own(answer, chunk_ids)
+    found = _parse_citations(answer, chunk_ids)
     if found is None:
         return None
-    sentences = found.sentences
-    cited = tuple(_cited(sentences[owner][1], markers) for owner, markers in sorted(found.owned.items()))
-    return Citations(cited, len(sentences) - len(cited), found.resolved, found.dangling, found.over_cap)
+    sentences, uncited, resolved, dangling, over_cap = found
+    return Citations(tuple(CitedSentence(*sentence) for sentence in sentences), uncited, resolved, dangling, over_cap)
 
 
 class InlineCount(NamedTuple):
@@ -324,11 +137,8 @@ class InlineCount(NamedTuple):
 
 def count_inline(answer: str, chunk_ids: Sequence[str | None]) -> InlineCount | None:
     """parse_citations' counts without the cited sentences' records: the fast path's cost."""
-    found = _own(answer, chunk_ids)
-    if found is None:
-        return None
-    cited = len(found.owned)
-    return InlineCount(found.text, cited, len(found.sentences) - cited, found.resolved, found.dangling, found.over_cap)
+    found = _count_inline(answer, chunk_ids)
+    return None if found is None else InlineCount._make(found)
 
 
 def strip_markers(answer: str, chunk_ids: Sequence[str | None] = ()) -> str:

@@ -86,7 +86,7 @@ fn parse_number(text: &str) -> f64 {
 }
 
 /// A decimal digit's value: Unicode's decimal digits come in blocks of whole runs of ten, zero first.
-fn digit_value(c: char) -> u8 {
+pub fn digit_value(c: char) -> u8 {
     if let Some(value) = c.to_digit(10) {
         return value as u8;
     }

@@ -48,12 +48,12 @@ PIECES = [
 ]
 
 
-def _assigned(char: str) -> bool:
+def assigned(char: str) -> bool:
     return unicodedata.category(char) not in ("Cn", "Cs")
 
 
-def _random_char(rnd: random.Random) -> str:
-    while not _assigned(char := chr(rnd.randrange(0x110000))):
+def random_char(rnd: random.Random) -> str:
+    while not assigned(char := chr(rnd.randrange(0x110000))):
         pass
     return char
 
@@ -74,9 +74,9 @@ def samples() -> list[str]:
     rnd = random.Random(SEED)
     shaped = []
     for _ in range(2_500):
-        pieces = [rnd.choice(PIECES) if rnd.random() < 0.9 else _random_char(rnd) for _ in range(rnd.randrange(41))]
+        pieces = [rnd.choice(PIECES) if rnd.random() < 0.9 else random_char(rnd) for _ in range(rnd.randrange(41))]
         shaped.append((" " if rnd.random() < 0.5 else "").join(pieces))
-    noise = ["".join(_random_char(rnd) for _ in range(rnd.randrange(81))) for _ in range(500)]
+    noise = ["".join(random_char(rnd) for _ in range(rnd.randrange(81))) for _ in range(500)]
     return tables + EN + ZH + shaped + noise + ["九百" * 1112 + "天"]  # past a million: Python's "%g"
 
 
