@@ -57,12 +57,12 @@ _EN_AROUND = (
     r"^\W*(?:many\s+)?(?:thanks|thank\s+you)(?:\s+(?:so|very)\s+much)?\s+for\b",
     # pointers to a person or a team
     r"\b(?:ask(?:ing)?|contact(?:ing)?|reach(?:ing)?\s+out\s+to|get(?:ting)?\s+in\s+touch\s+with|talk(?:ing)?\s+to|"
-    r"speak(?:ing)?\s+(?:to|with)|check(?:ing)?\s+w(?:ith|/)?|refer\s+to)\b.*\b(?:agent|team|support|human|"
+    r"speak(?:ing)?\s+(?:to|with)|check(?:ing)?\s+w(?:ith|/)?|confirm(?:ing)?\s+with|refer\s+to)\b.*\b(?:agent|team|support|human|"
     r"representative|someone|staff|colleague|service|desk|department|store|shop|branch|seller|retailer|manufacturer)\b",
     r"\border\s+(?:number|id|reference)\b",  # the order number asked for
     r"\b(?:agents?|team|support|human|representatives?|someone|staff|colleagues?|department|specialists?|experts?|"
     r"advisors?|advisers?)\b.*\b(?:ask|help|answer|assist|know|contact|tell|sort|handle|advise|review|check|confirm|"
-    r"look\s+into|follow\s+up)|\b(?:handled|answered)\s+by\b",
+    r"look\s+(?:into|at)|take\s+a\s+look|follow\s+up)|\b(?:handled|answered)\s+by\b",
     # offers: "If you share your order number, I can forward …"
     r"^\W*(?:if|once|when)\s+you\s+(?:can\s+|could\s+)?(?:share|send|provide|give|let\s+(?:me|us)\s+know|tell|"
     r"reply|confirm)\b",
@@ -82,12 +82,13 @@ _EN_AROUND = (
     r"^\s*#{1,6}\s",
 )
 _ZH_AROUND = (
-    r"^[\s，,]*(?:很|非常|真|实在|十分|万分|深表)?(?:抱歉|不好意思|对不起|遗憾|谢谢|感谢)[^，。；！？]{0,6}$",
+    r"^[\s，,]*(?:很|非常|真|实在|十分|万分|深表)?(?:抱歉|不好意思|对不起|遗憾|谢谢|感谢|歹势)[^，。；！？]{0,6}$",
     r"^作为(?:一个|一名)?(?:AI|ai|人工智能|智能)?(?:助手|客服|机器人)|^方便(?:的话)?|订单号|订单编号",
     r"人工|客服|转接|专员|专人|同事|售后|店小二|负责人|详情页|随时|欢迎|竭诚|敬请|为准",
     r"^(?:此致|敬礼)|^(?:非常|很|十分|完全)?理解(?:您|你)|^(?:建议|麻烦)(?:您|你)|^(?:您|你)?(?:可以|可)?(?:问下|问一下|问问)",
     r"^(?:若|如果|如|要是)(?:您|你)(?:能|可以|方便)?(?:提供|告诉|留下|发送|补充)|^如(?:有|需)(?:需要|帮助)?",
-    r"^(?:我)?(?:在[^，。；！？]{0,10})?(?:搜索|检索|查询|查找)了?[“\"「‘]|乱猜|瞎猜|说错|误导|凭空",
+    r"^(?:我)?(?:在[^，。；！？]{0,10})?(?:搜索|检索|查询|查找|查阅|翻阅)(?:了|过|了一下)?[“\"「‘]|"
+    r"^(?:我)?(?:已经?)?(?:搜索|检索|查询|查找|查阅|翻阅)(?:了|过)|乱猜|瞎猜|说错|误导|凭空",
     r"^(?:准备|说明|描述|提供|登录|等待|留下)",  # steps to reach support
     r"^(?:关于|至于|您问的|你问的|您说的)|^(?:您|你)(?:是)?(?:想|想要|希望)(?:了解|知道|确认|咨询|问)|^(?:亲|您好|你好|尊敬的)",
 )
