@@ -42,6 +42,7 @@ _SPEAKER_DECLINES = re.compile(rf"(?i:{_I}.*(?:{_DECLINING})|(?:{_DECLINING}).*{
                                rf"|{_ZH_SPEAKER}.*{_ZH_DECLINING}|{_ZH_DECLINING}.*{_ZH_SPEAKER}")
 _UNSPOKEN_DECLINES = re.compile(
     rf"(?i:^\W*{_HEDGES}(?:(?:can['’]?t|cannot|couldn['’]?t)\s+(?:\w+\s+){{0,2}}?(?:say|tell|help|answer|confirm|find|see|comment|"
+    r"give|provide|quote|offer|"
     r"speak|promise|guarantee)|(?:\w+\W+)?drawing\s+(?:a\s+)?(?:blank|zero)|there['’]?s\s+nothing|no\s+(?:idea|clue|info|information|data|"
     r"details|answers?|records?|luck)|not\s+(?:sure|certain)|nothing\s+(?:on|about|found|here)|dunno|idk)\b)"
     rf"|^[^\u3400-\u9fff]*[\u3400-\u9fff]{{0,4}}{_ZH_DECLINING}")
@@ -57,15 +58,19 @@ _EN_AROUND = (
     r"^\W*(?:many\s+)?(?:thanks|thank\s+you)(?:\s+(?:so|very)\s+much)?\s+for\b",
     # pointers to a person or a team
     r"\b(?:ask(?:ing)?|contact(?:ing)?|reach(?:ing)?\s+out\s+to|get(?:ting)?\s+in\s+touch\s+with|talk(?:ing)?\s+to|"
+    r"ring|call|phone|e-?mail|visit|message|put\s+you\s+through\s+to|transfer\s+you|connect\s+you|pass\s+you|"
+    r"hand\s+you|one\s+for|"
     r"speak(?:ing)?\s+(?:to|with)|check(?:ing)?\s+w(?:ith|/)?|confirm(?:ing)?\s+with|refer\s+to)\b.*\b(?:agent|team|support|human|"
-    r"representative|someone|staff|colleague|service|desk|department|store|shop|branch|seller|retailer|manufacturer)\b",
+    r"representative|someone|staff|colleague|service|desk|department|store|shop|branch|seller|retailer|manufacturer|"
+    r"folks|people|crew)\b",
     r"\border\s+(?:number|id|reference)\b",  # the order number asked for
     r"\b(?:agents?|team|support|human|representatives?|someone|staff|colleagues?|department|specialists?|experts?|"
-    r"advisors?|advisers?)\b.*\b(?:ask|help|answer|assist|know|contact|tell|sort|handle|advise|review|check|confirm|"
-    r"look\s+(?:into|at)|take\s+a\s+look|follow\s+up)|\b(?:handled|answered)\s+by\b",
+    r"advisors?|advisers?|folks|people|crew)\b.*\b(?:ask|help|answer|assist|know|contact|tell|sort|handle|advise|"
+    r"review|check|confirm|guide|walk|look\s+(?:into|at)|take\s+a\s+look|follow\s+up)|\b(?:handled|answered)\s+by\b",
     # offers: "If you share your order number, I can forward …"
     r"^\W*(?:if|once|when)\s+you\s+(?:can\s+|could\s+)?(?:share|send|provide|give|let\s+(?:me|us)\s+know|tell|"
-    r"reply|confirm)\b",
+    r"reply|confirm)\b|^\W*if\s+you(?:['’]d|\s+would)\s+(?:like|prefer)\b|^\W*if\s+you\s+(?:want|wish|prefer)\b",
+    r"^\W*for\s+(?:\w+\s+){0,3}(?:questions?|queries|enquiries|inquiries|matters|issues)\W*$",  # a topic
     # greetings, sign-offs, what the answerer is
     r"^\W*(?:dear|hi|hello|hey|greetings|good\s+(?:morning|afternoon|evening))\b|^\W*(?:kind|best|warm)(?:est)?\s+regards\b",
     r"^\W*(?:sincerely|cheers|thx|thanks)\W*$",

@@ -123,7 +123,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: fourteen batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: fifteen batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -137,39 +137,41 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     froze it (many assistants' registers; 48 of 60 recognised), then read. The thirteenth, ids *-t*: written blind
     after the twelfth froze it (agents and chat products, Traditional Chinese; 33 of 60 recognised), then read. The
     fourteenth, ids *-u*: written blind after the thirteenth froze it (a dozen assistants at random; 54 of 60
-    recognised), then read. refusals_heldout.jsonl, ids *-v*: written blind after the fourteenth froze it (twelve
-    writers' assistants), measured once. None of the answers is a phrasing of the fallback catalogue
+    recognised), then read. The fifteenth, ids *-v*: written blind after the fourteenth froze it (twelve writers'
+    assistants; 51 of 60 recognised), then read. refusals_heldout.jsonl, ids *-w*: written blind after the fifteenth
+    froze it (deployed assistants of many companies and countries), measured once. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
     assert _measure("refusals_dev.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 400, ("en", "refusal", "not faulted"): 2,  # "what I've got doesn't cover them",
-        ("en", "refusal", "a hallucination"): 2, ("zh", "refusal", "recognised"): 381,  # "the opening hours … not able to tell"
-        ("en", "hallucination", "faulted"): 167, ("en", "hallucination", "not faulted"): 45,
-        ("en", "hallucination", "answer a hallucination"): 204,
-        ("en", "grounded", "not faulted"): 180, ("en", "grounded", "faulted"): 24,
+        ("en", "refusal", "recognised"): 429, ("en", "refusal", "not faulted"): 3,  # "what I've got doesn't cover them",
+        ("en", "refusal", "a hallucination"): 1, ("zh", "refusal", "recognised"): 411,  # "Shipping countries I cannot …"
+        ("en", "hallucination", "faulted"): 181, ("en", "hallucination", "not faulted"): 46,
+        ("en", "hallucination", "answer a hallucination"): 219,
+        ("en", "grounded", "not faulted"): 187, ("en", "grounded", "faulted"): 32,
         ("en", "grounded", "refused"): 1,  # "you get a point for every dollar you spend 🎉": one term, an aside
-        ("en", "grounded", "answer a hallucination"): 86,
-        ("zh", "hallucination", "faulted"): 144, ("zh", "hallucination", "not faulted"): 52,
-        ("zh", "hallucination", "answer a hallucination"): 121,
-        ("zh", "grounded", "not faulted"): 175, ("zh", "grounded", "faulted"): 19,
+        ("en", "grounded", "answer a hallucination"): 101,
+        ("zh", "hallucination", "faulted"): 159, ("zh", "hallucination", "not faulted"): 52,
+        ("zh", "hallucination", "answer a hallucination"): 133,
+        ("zh", "grounded", "not faulted"): 184, ("zh", "grounded", "faulted"): 25,
         ("zh", "grounded", "answer a hallucination"): 9,
     })
-    # held out (*-v*, twelve writers' assistants, ten rows each): 51 of 60 refusals recognised (22 of 30 English, 29 of
-    # 30 Chinese); 7 of the 9 it missed a hallucination, all English: referrals in other words ("put you through to a
-    # member of our returns team", "ring the store", "one for the trade-in folks"), a topic fronted without a
-    # preposition ("Shipping countries I cannot confirm here"), "Can't give you a figure"; no partial refusal read as a
-    # whole refusal
+    # held out (*-w*, deployed assistants of many companies and countries): 55 of 60 refusals recognised (27 of 30
+    # English, 28 of 30 Chinese); 4 of the 5 it missed a hallucination ("I ran a search of the help centre, but nothing
+    # came back", "I'll have to pass on it", "I don't have pricing for …", 本助理目前無相關資料可供答覆); no partial refusal
+    # read as a whole refusal
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 22, ("en", "refusal", "faulted"): 3, ("en", "refusal", "not faulted"): 5,
-        ("en", "refusal", "a hallucination"): 7,
-        ("zh", "refusal", "recognised"): 29, ("zh", "refusal", "faulted"): 1,
-        ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
-        ("en", "hallucination", "answer a hallucination"): 15,
-        ("en", "grounded", "not faulted"): 6, ("en", "grounded", "faulted"): 9,
+        ("en", "refusal", "recognised"): 27, ("en", "refusal", "faulted"): 3, ("en", "refusal", "a hallucination"): 3,
+        ("zh", "refusal", "recognised"): 28, ("zh", "refusal", "faulted"): 1, ("zh", "refusal", "not faulted"): 1,
+        ("zh", "refusal", "a hallucination"): 1,
+        ("en", "hallucination", "faulted"): 12, ("en", "hallucination", "not faulted"): 3,
+        ("en", "hallucination", "answer a hallucination"): 14,
+        ("en", "grounded", "not faulted"): 12, ("en", "grounded", "faulted"): 3,
         ("en", "grounded", "answer a hallucination"): 15,
-        ("zh", "hallucination", "faulted"): 15, ("zh", "hallucination", "answer a hallucination"): 12,
-        ("zh", "grounded", "not faulted"): 9, ("zh", "grounded", "faulted"): 6,
+        ("zh", "hallucination", "faulted"): 14, ("zh", "hallucination", "not faulted"): 1,
+        ("zh", "hallucination", "answer a hallucination"): 12,
+        ("zh", "grounded", "not faulted"): 11, ("zh", "grounded", "faulted"): 4,
+        ("zh", "grounded", "answer a hallucination"): 1,
     })
 
 
@@ -241,6 +243,9 @@ def test_the_speakers_story_is_no_refusal(answer: str, refusal: bool) -> None:
     "歹勢，禮品卡效期這邊無法提供給您，建議直接詢問客服中心的人員。",
     "不好意思，目前查不到禮品卡的相關資訊。",
     "我查询了支付相关文档，但未能确认礼品卡的有效期，暂时无法回答。",
+    "For gift card questions I cannot give you an answer. If you'd like, I can put you through to our support team.",
+    "Can't give you a figure on that one, sorry. You may wish to ring the store; that's one for the store folks.",
+    "礼品卡的事项不在我能解答的范围内。如需帮助，请转接人工服务。",
 ])
 def test_a_refusal_in_a_letter_or_a_text_is_a_refusal(answer: str) -> None:
     """Greetings, thanks for asking about the topic, sign-offs (a team's name), referrals and texting around a refusal
