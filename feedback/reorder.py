@@ -26,6 +26,7 @@ from typing import Any
 
 import msgspec
 
+from ragpulse import _native
 from ragpulse.config import SatisfactionConfig
 from ragpulse.feedback.tables import JoinMetrics
 
@@ -33,6 +34,16 @@ from ragpulse.feedback.tables import JoinMetrics
 # and a deque slot.
 ENTRY_BYTES = 300
 TURN, FEEDBACK = 0, 1  # what an entry is: which of the join's callbacks it goes back through
+
+
+def reorder_hold(options: SatisfactionConfig, metrics: JoinMetrics, on_turn: Callable[..., None],
+                 on_feedback: Callable[..., None]) -> _native.ReorderHold:
+    """The hold in the compiled core (native/src/reorder.rs), its counters and gauges on the join's metrics."""
+    hold = _native.ReorderHold(options.reorder_seconds, options.reorder_max_entries, options.reorder_max_bytes, on_turn,
+                               on_feedback, *(metrics.reordered.labels(outcome) for outcome in ("reordered", "late", "full")))
+    metrics.entries.labels(table="reorder").set_function(lambda: hold.entries)
+    metrics.bytes.labels(table="reorder").set_function(lambda: hold.bytes)
+    return hold
 
 
 class Held(msgspec.Struct, gc=False):
