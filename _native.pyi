@@ -11,7 +11,7 @@ __all__ = [
     "decode_otlp_traces", "decode_otlp_json", "stem_words", "regex_spans", "cjk_covered", "sentences", "clauses",
     "topics_shared", "count_inline", "parse_citations", "scan_citations", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE",
     "ChunkAnalysis", "ChunkContext", "LexicalAnalyser", "LexicalUnits", "FastCounter", "FastHistogram",
-    "KeyFilter", "TextAnalyser",
+    "KeyFilter", "ReorderHold", "TextAnalyser",
 ]
 
 # An OTLP AnyValue as the decoders give it: kvlists as dicts, arrays as lists, an empty value as None.
@@ -187,6 +187,25 @@ class ChunkContext:
     def held(self, quantities: frozenset[_Quantity], spelled: bool = False) -> frozenset[_Quantity]: ...
 
 # The fast path's metric children (native/src/metrics.rs)
+
+# The feedback join's reorder hold (native/src/reorder/bindings.rs): entries go back through on_turn(*args) or
+# on_feedback(*args).
+
+@final
+class ReorderHold:
+    def __new__(cls, seconds: float, max_entries: int, max_bytes: int, on_turn: Callable[..., None],
+                on_feedback: Callable[..., None], reordered: FastCounter, late: FastCounter, full: FastCounter) -> Self: ...
+    def holds(self, session_id: str) -> bool: ...
+    def turn(self, session_id: str, timestamp: float | None, partition: int, chars: int, now: float,
+             args: tuple[object, ...]) -> None: ...
+    def late(self) -> None: ...
+    def feedback(self, session_id: str, partition: int, chars: int, now: float, args: tuple[object, ...]) -> None: ...
+    def expire(self, now: float) -> None: ...
+    def flush(self, partitions: set[int] | frozenset[int]) -> None: ...
+    @property
+    def entries(self) -> int: ...
+    @property
+    def bytes(self) -> int: ...
 
 @final
 class FastCounter:

@@ -31,7 +31,7 @@ from prometheus_client import CollectorRegistry
 from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
 from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.config import SatisfactionConfig
-from ragpulse.feedback.reorder import ReorderHold
+from ragpulse.feedback.reorder import reorder_hold
 from ragpulse.feedback.satisfaction import (NEGATIVE, PRIORITY_OF, QuestionCache, SignalCounter, explicit_signal,
                                             rating_of, turn_kind)
 from ragpulse.feedback.tables import (MAX_SIGNALS_PER_TURN, MAX_TURNS_PER_SESSION, OUTCOMES, PENDING_BYTES,
@@ -65,7 +65,7 @@ class FeedbackJoin:
         self._next_expiry = 0.0
         self._replaying = False  # replay(): state is rebuilt, nothing counted
         # A session's turns in the order they were asked (feedback/reorder.py); None: as they arrive.
-        self._reorder = (ReorderHold(options, metrics, self._turn, self._session_feedback)
+        self._reorder = (reorder_hold(options, metrics, self._turn, self._session_feedback)
                          if options.reorder_seconds > 0 else None)
         self._outcome = {outcome: metrics.outcomes.labels(outcome) for outcome in OUTCOMES}
         self._evicted = {table: metrics.evicted.labels(table) for table in TABLES}

@@ -12,6 +12,7 @@ mod lexical;
 mod metrics;
 mod otlp;
 mod otlp_json;
+mod reorder;
 mod split;
 
 #[pymodule]
@@ -36,6 +37,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<metrics::FastCounter>()?;
     module.add_class::<metrics::FastHistogram>()?;
     module.add_class::<otlp::bindings::KeyFilter>()?;
+    module.add_class::<reorder::bindings::ReorderHold>()?;
     module.add_class::<clause::bindings::TextAnalyser>()?;
     Ok(())
 }

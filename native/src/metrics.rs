@@ -31,6 +31,13 @@ pub struct FastCounter {
     value: AtomicF64,
 }
 
+impl FastCounter {
+    /// An update from the crate's own state (the join's counters).
+    pub fn add(&self, amount: f64) {
+        self.value.add(amount);
+    }
+}
+
 #[pymethods]
 impl FastCounter {
     #[new]
