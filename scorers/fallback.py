@@ -41,6 +41,7 @@ from ragpulse.collector.events import Envelope, TraceEvent
 from ragpulse.collector.telemetry.fast_metrics import CounterFamily
 from ragpulse.config import re2_options
 from ragpulse.scorers.refusal import read, substantive
+from ragpulse.scorers.refusal_zh import in_both_scripts
 
 EXPLICIT = "explicit"
 EMPTY_RETRIEVAL = "empty_retrieval"
@@ -63,7 +64,9 @@ class FallbackMetrics:
 class FallbackDetector:
     def __init__(self, rules: Sequence[tuple[str, str]], *, empty_retrieval: bool,
                  metrics: FallbackMetrics | None = None) -> None:
-        """With `metrics`, the decisions for matched answers are remembered and their evictions counted there."""
+        """With `metrics`, the decisions for matched answers are remembered and their evictions counted there. A rule's
+        Chinese phrases match in Traditional characters too."""
+        rules = [(name, in_both_scripts(pattern)) for name, pattern in rules]
         self._names = [name for name, _ in rules]
         self._rules: re2.Set | None = None
         self._each = [re2.compile(pattern, options=re2_options()) for _, pattern in rules]  # where a matched rule matched

@@ -65,6 +65,7 @@ CONTRAST_LEAD = re.compile(r"^(?:但是|但|不过|只是|可是|然而)[，,\s]
 
 
 _TO_SIMPLIFIED = opencc.OpenCC("t2s")
+_TO_TRADITIONAL = opencc.OpenCC("s2t")
 # Cantonese words of negation, having and pointing, as Mandarin says them (one character for one): 唔知 不知, 冇资料
 # 没资料, 呢个 这个
 _CANTONESE = str.maketrans({"唔": "不", "冇": "没", "嘅": "的", "咗": "了", "搵": "找", "睇": "看", "喺": "在", "佢": "他",
@@ -80,3 +81,10 @@ def mandarin(text: str) -> str:
         return text
     converted = _CANTONESE_THIS.sub("这", _TO_SIMPLIFIED.convert(text).translate(_CANTONESE))
     return converted if len(converted) == len(text) else text
+
+
+def in_both_scripts(pattern: str) -> str:
+    """A phrase pattern written in Simplified characters, matching their Traditional forms too (資料 for 资料): the
+    fallback rules' Chinese phrases are listed once. A pattern without Chinese is returned as it is."""
+    traditional = _TO_TRADITIONAL.convert(pattern) if not pattern.isascii() else pattern
+    return pattern if traditional == pattern else f"(?:{pattern})|(?:{traditional})"

@@ -52,6 +52,8 @@ REFUSALS = [
     ("知识库中没有关于无人机的资料。", "zh_not_found"),
     ("很遗憾，没有找到。", "zh_not_found"),
     ("不好意思，我不清楚这个政策。", "zh_apology_refusal"),
+    ("抱歉，我無法回答這個問題。", "zh_apology_refusal"),  # Traditional characters: the same rules
+    ("知識庫中沒有關於無人機的資料。", "zh_not_found"),
 ]
 
 
