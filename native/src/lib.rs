@@ -13,6 +13,7 @@ mod metrics;
 mod otlp;
 mod otlp_json;
 mod split;
+mod verdict;
 
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -37,5 +38,6 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<metrics::FastHistogram>()?;
     module.add_class::<otlp::bindings::KeyFilter>()?;
     module.add_class::<clause::bindings::TextAnalyser>()?;
+    module.add_class::<verdict::bindings::VerdictRules>()?;
     Ok(())
 }
