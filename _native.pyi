@@ -192,7 +192,8 @@ class ChunkContext:
 class VerdictRules:
     def __new__(cls, demonym_endings: Sequence[str], aligned_at_least: float, too_short_units: int) -> Self: ...
     # ChunkContext.evidence's three, the claim's quantities the context lacks, the contradiction before the swap
-    # (rule, quantity, its rivals, the negating clause's text) or None, the names the context lacks
+    # (rule, quantity, its rivals, the negating clause's text) or None (the rule "opening": ask again with the
+    # opening names, None before), the names the context lacks
     def check(self, context: ChunkContext, terms: frozenset[str], quantities: frozenset[_Quantity],
               words: frozenset[str], parts: tuple[str, ...], names: frozenset[str], opening: Iterable[str] | None,
               negated: bool, governed: frozenset[str], units: int, margin: float

@@ -166,9 +166,13 @@ class _Context:
         context lacks in any case or position, as a demonym or (a short claim) as a capitalised word's stem. In
         Python the rules were a third of a claim's verdict; the aligned clause is made (3-9 µs) only when the swap
         rule reads it."""
-        opening = _opening_names(claim) if units <= _TOO_SHORT_UNITS or len(claim.quantities) == 1 else None
-        return _RULES.check(self.chunks, claim.terms, claim.quantities, claim.words, claim.cjk_parts, claim.names,
-                            opening, claim.negated, claim.governed, units, _AS_WELL)
+        opening = _opening_names(claim) if units <= _TOO_SHORT_UNITS else None
+        checked = _RULES.check(self.chunks, claim.terms, claim.quantities, claim.words, claim.cjk_parts, claim.names,
+                               opening, claim.negated, claim.governed, units, _AS_WELL)
+        if checked[4] is not None and checked[4][0] == "opening":  # the subject rule reads them: made only then
+            checked = _RULES.check(self.chunks, claim.terms, claim.quantities, claim.words, claim.cjk_parts, claim.names,
+                                   _opening_names(claim), claim.negated, claim.governed, units, _AS_WELL)
+        return checked
 
 
 def _where(chunks: Sequence[ChunkAnalysis | None]) -> _Context | None:

@@ -44,6 +44,8 @@ pub enum Contradiction {
     Subject(Quantity, Vec<Quantity>),
     Polarity,
     NegatedTerm(Box<str>),
+    /// The subject rule reads the claim's capitalised words' stems, not given: ask again with them.
+    Opening,
 }
 
 /// The context's chunks with their clauses numbered on from one chunk to the next.
@@ -134,9 +136,11 @@ pub fn contradiction(rules: &Rules, context: &Context, claim: &Claim, missing: &
             return Some(Contradiction::Quantity(quantity.clone(), rivals));
         }
     }
-    if let Some((quantity, rivals)) = wrong_subject(context, claim, best, aligned.map_or(claim.terms.len(), |a| a.claim_only),
-                                                   &|quantity| rivals_of(quantity, &|q, quantity| kind(q) == kind(quantity))) {
-        return Some(Contradiction::Subject(quantity, rivals));
+    let claim_only = aligned.map_or(claim.terms.len(), |a| a.claim_only);
+    match wrong_subject(context, claim, best, claim_only, &|quantity| rivals_of(quantity, &|q, quantity| kind(q) == kind(quantity))) {
+        Some(Ok((quantity, rivals))) => return Some(Contradiction::Subject(quantity, rivals)),
+        Some(Err(())) => return Some(Contradiction::Opening),
+        None => {}
     }
     let (aligned, (chunk, clause)) = (aligned?, best?);
     if aligned.supported / claim.units as f64 >= rules.aligned_at_least {
@@ -190,9 +194,10 @@ fn governs(governed: &[String], positive_has: impl Fn(&str) -> bool, positive_go
 }
 
 /// A quantity the context has, given to the wrong subject: "Dartmouth was founded in 1636" where the clause about
-/// Dartmouth says 1769 and 1636 is only ever said without Dartmouth (of Harvard).
+/// Dartmouth says 1769 and 1636 is only ever said without Dartmouth (of Harvard). Err: it needs the claim's opening
+/// names, not given.
 fn wrong_subject(context: &Context, claim: &Claim, best: Option<(&Chunk, &StoredClause)>, claim_only: usize,
-                 rivals_of: &dyn Fn(&Quantity) -> Vec<Quantity>) -> Option<(Quantity, Vec<Quantity>)> {
+                 rivals_of: &dyn Fn(&Quantity) -> Vec<Quantity>) -> Option<Result<(Quantity, Vec<Quantity>), ()>> {
     // One attribute, the rest of the claim the aligned clause's words: several quantities belong to several things.
     if claim.quantities.len() != 1 || claim.terms.is_empty() || claim_only * 4 > claim.terms.len() {
         return None;
@@ -206,7 +211,9 @@ fn wrong_subject(context: &Context, claim: &Claim, best: Option<(&Chunk, &Stored
     if rivals.is_empty() {
         return None;
     }
-    let opening = claim.opening.unwrap_or_default();
+    let Some(opening) = claim.opening else {
+        return Some(Err(()));
+    };
     let mut subject: Vec<&str> = claim.names.iter().chain(opening).map(String::as_str)
         .filter(|name| clause_has(chunk, aligned, name)).collect();
     subject.sort_unstable();
@@ -216,7 +223,7 @@ fn wrong_subject(context: &Context, claim: &Claim, best: Option<(&Chunk, &Stored
     }).collect();
     let said_in = |name: &str, (chunk, statement): &(&Chunk, &[StoredClause])| statement.iter().any(|c| clause_has(chunk, c, name));
     (!subject.is_empty() && !holders.is_empty() && subject.iter().any(|name| !holders.iter().any(|h| said_in(name, h))))
-        .then(|| (quantity.clone(), rivals))
+        .then(|| Ok((quantity.clone(), rivals)))
 }
 
 /// The claim's names that the context does not have in any case or position (names are lower-cased terms too), nor

@@ -28,8 +28,10 @@ impl VerdictRules {
 
     /// A claim against the context: ChunkContext.evidence's (supported, aligned supported, alignment), then its
     /// quantities the context lacks (in order), the contradiction of the rules before the swap (None when none holds)
-    /// and the names the context lacks (in order). `opening`: the stems of its capitalised words, when the claim has
-    /// `units` <= too_short_units or one quantity (the rules that read them), else None.
+    /// and the names the context lacks (in order). `opening`: the stems of its capitalised words, or None: read by the
+    /// names of a claim of `units` <= too_short_units and by the subject rule, whose contradiction is then the rule
+    /// "opening" when it needs them (ask again with them; rare: a quantity with a rival of its kind in the aligned
+    /// clause). Making them for every claim with one quantity cost more than the rules.
     #[allow(clippy::too_many_arguments)]
     #[pyo3(signature = (context, terms, quantities, words, parts, names, opening, negated, governed, units, margin))]
     fn check(
@@ -61,6 +63,7 @@ impl VerdictRules {
             Contradiction::Subject(quantity, rivals) => ("subject", Some(quantity), rivals, None),
             Contradiction::Polarity => ("polarity", None, Vec::new(), None),
             Contradiction::NegatedTerm(text) => ("negated_term", None, Vec::new(), Some(text.into_string())),
+            Contradiction::Opening => ("opening", None, Vec::new(), None),
         });
         Ok((supported, by_best, alignment, missing, found, names))
     }
