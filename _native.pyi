@@ -3,7 +3,7 @@ registered in native/src/lib.rs). tests/test_native_stub.py holds this stub and 
 methods, properties and arities. PyO3 extracts exactly the Python types named here: a frozenset where it says
 frozenset (not a set), a dict where it says dict (not any mapping)."""
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Self, TypeAlias, TypedDict, TypeVar, final
 
 # In the order native/src/lib.rs registers them.
@@ -11,7 +11,7 @@ __all__ = [
     "decode_otlp_traces", "decode_otlp_json", "stem_words", "regex_spans", "cjk_covered", "sentences", "clauses",
     "topics_shared", "count_inline", "parse_citations", "scan_citations", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE",
     "ChunkAnalysis", "ChunkContext", "LexicalAnalyser", "LexicalUnits", "FastCounter", "FastHistogram",
-    "KeyFilter", "ReorderHold", "TextAnalyser",
+    "KeyFilter", "ReorderHold", "TextAnalyser", "VerdictRules",
 ]
 
 # An OTLP AnyValue as the decoders give it: kvlists as dicts, arrays as lists, an empty value as None.
@@ -185,6 +185,20 @@ class ChunkContext:
     def only_negated(self, terms: frozenset[str], position: int) -> list[str]: ...
     # those of a claim's quantities a clause has (spelled: among its bare counts in words)
     def held(self, quantities: frozenset[_Quantity], spelled: bool = False) -> frozenset[_Quantity]: ...
+
+# The local judge's verdict rules that read the chunks (native/src/verdict.rs)
+
+@final
+class VerdictRules:
+    def __new__(cls, demonym_endings: Sequence[str], aligned_at_least: float, too_short_units: int) -> Self: ...
+    # ChunkContext.evidence's three, the claim's quantities the context lacks, the contradiction before the swap
+    # (rule, quantity, its rivals, the negating clause's text) or None (the rule "opening": ask again with the
+    # opening names, None before), the names the context lacks
+    def check(self, context: ChunkContext, terms: frozenset[str], quantities: frozenset[_Quantity],
+              words: frozenset[str], parts: tuple[str, ...], names: frozenset[str], opening: Iterable[str] | None,
+              negated: bool, governed: frozenset[str], units: int, margin: float
+              ) -> tuple[float, float, tuple[float, int, list[int], str, int, int] | None, list[_Quantity],
+                         tuple[str, _Quantity | None, list[_Quantity], str | None] | None, list[str]]: ...
 
 # The fast path's metric children (native/src/metrics.rs)
 

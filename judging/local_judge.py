@@ -37,13 +37,13 @@ from __future__ import annotations
 import functools
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from itertools import repeat
 
 import msgspec
 from prometheus_client import CollectorRegistry, Histogram
 
-from ragpulse._native import ChunkContext, topics_shared
+from ragpulse._native import ChunkContext, VerdictRules, topics_shared
 from ragpulse.collector.events import TraceEvent
 from ragpulse.judging.chunk_analysis import MAX_CHARS, CachedChunk, ChunkAnalysis, ChunkCache
 from ragpulse.judging.judge_features import ClaimEvidence, Rule, features
@@ -93,6 +93,7 @@ _PREAMBLE = re.compile(rf"^\s*(?:(?:{_SOURCE_LEAD}[^\n:]{{0,200}}?,\s*)?(?:here(
 # The rules that run after missing_quantity (judge_features.Rule's order): their claims' numbers are in the context
 _NUMBERS_CHECKED = frozenset(("missing_name", "nothing", "addition", "little", "weak", "supported"))
 _DEMONYM_ENDINGS = ("ian", "ean", "ese", "ern", "ish", "an", "es", "ic")  # of stems: belgian, chines, western
+_RULES = VerdictRules(_DEMONYM_ENDINGS, _ALIGNED_AT_LEAST, _TOO_SHORT_UNITS)  # the tables the crate's rules read
 _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9+]+")
 _LIST_MARKER = re.compile(r"\(?\d{1,2}[.)]?")  # "1." of a numbered list is no claim
 _LIST_MARKER_CHARS = 4  # the longest it matches: "(12)"
@@ -115,7 +116,9 @@ def _describe(quantity: tuple[str, float]) -> str:
 _NOTHING = clause("")  # the aligned clause of a claim that shares no term with the context
 
 
-_Evidence = tuple[float, float, tuple[float, int, list[int], str, int, int] | None]  # _Context.evidence
+_Alignment = tuple[float, int, list[int], str, int, int]  # ChunkContext.evidence's alignment
+_Checked = tuple[float, float, _Alignment | None, list[tuple[str, float]],
+                 tuple[Rule, tuple[str, float] | None, list[tuple[str, float]], str | None] | None, list[str]]
 
 
 class _Context:
@@ -129,13 +132,6 @@ class _Context:
         self.owners = owners  # each clause's chunk index, by its position
         self._clauses: dict[int, Clause] = {}
         self._statements: list[tuple[Clause, ...]] | None = None
-
-    def missing_quantities(self, claim: Clause) -> list[tuple[str, float]]:
-        """The claim's quantities that no clause has, as a quantity or a count in words, in order (as every set a
-        reason names: a set's order changes with the process's hash seed)."""
-        if not claim.quantities:
-            return []
-        return sorted(claim.quantities - self.chunks.held(claim.quantities) - self.chunks.held(claim.quantities, True))
 
     def clause(self, position: int) -> Clause:
         found = self._clauses.get(position)
@@ -161,19 +157,23 @@ class _Context:
                          for p in near)
         return before, after
 
-    def holding(self, key: str) -> list[int]:
-        """Positions of the clauses that have this term."""
-        return self.chunks.holding(key)
+    def check(self, claim: Clause, units: int) -> _Checked:
+        """The claim against the chunks in one crate call (native/src/verdict.rs): ChunkContext.evidence's
+        (supported_units against everything the chunks say and against its best aligned clause, the alignment: see
+        _Evidence), then its quantities no clause has as a quantity or a count in words (in order, as every set a
+        reason names: a set's order changes with the process's hash seed), the contradiction of the rules before the
+        swap (rule, quantity, its rivals, the negating clause's text; None when none holds) and the names the
+        context lacks in any case or position, as a demonym or (a short claim) as a capitalised word's stem. In
+        Python the rules were a third of a claim's verdict; the aligned clause is made (3-9 µs) only when the swap
+        rule reads it."""
+        opening = _opening_names(claim) if units <= _TOO_SHORT_UNITS else None
+        checked = _RULES.check(self.chunks, claim.terms, claim.quantities, claim.words, claim.cjk_parts, claim.names,
+                               opening, claim.negated, claim.governed, units, _AS_WELL)
+        if checked[4] is not None and checked[4][0] == "opening":  # the subject rule reads them: made only then
+            checked = _RULES.check(self.chunks, claim.terms, claim.quantities, claim.words, claim.cjk_parts, claim.names,
+                                   _opening_names(claim), claim.negated, claim.governed, units, _AS_WELL)
+        return checked
 
-    def evidence(self, claim: Clause) -> _Evidence:
-        """scorers/text.py's supported_units of the claim against everything the chunks say and against its best
-        aligned clause (0.0 without one), then that clause by the Dice of their terms and quantities (the first of
-        equals): its Dice, its position, the positions of those within _AS_WELL of it, its text, how many of the
-        claim's terms it lacks and how many of its own the claim lacks; None when no clause shares a term or a
-        quantity with the claim. Counted in the crate in one call (native/src/align.rs, chunk.rs): in Python the
-        alignment was most of a judgment on recurring chunks; the aligned clause is made (3-9 µs) only when a
-        rule reads more of it."""
-        return self.chunks.evidence(claim.terms, claim.quantities, claim.words, claim.cjk_parts, _AS_WELL)
 
 def _where(chunks: Sequence[ChunkAnalysis | None]) -> _Context | None:
     """The chunks with text as the judge reads them (indices kept), or None when none has text."""
@@ -206,62 +206,13 @@ class _Verdict(msgspec.Struct, gc=False):
     counts: bool  # the claim has a number, in digits or words (the lexical feature reads a checked one as words)
 
 
-def _opposed(claim: Clause, other: Clause) -> bool:
-    """Opposite polarity about the same thing: the negation governs words the other clause says (at least
-    half of them) and does not negate too, or it is Chinese, where the whole clause is negated. "The mine
-    never had active mining again" does not contradict "the Pike mine is in Utah"; "is not covered by the
-    warranty" contradicts "the warranty covers it"; "he can't hide that he doesn't want the belt" agrees
-    with "he doesn't want the belt"."""
-    if claim.negated == other.negated:
-        return False
-    negative, positive = (claim, other) if claim.negated else (other, claim)
-    governed = negative.governed
-    if not governed:
-        return True
-    said = governed & positive.terms
-    return 2 * len(said) >= len(governed) and bool(said - positive.governed)
-
-
-def _demonym_of(name: str, context: ChunkContext) -> bool:
-    """Belgian clubs for clubs in Belgium, Chinese cities for China, Western Australia for west Australian:
-    the name's stem without a demonym ending opens a term of the context ("belg" in "belgium")."""
-    for ending in _DEMONYM_ENDINGS:
-        if name.endswith(ending) and len(name) - len(ending) >= 4:
-            root = name[: -len(ending)]
-            return context.has_term_starting(root)
-    return False
-
-
-def _kind(quantity: tuple[str, float]) -> tuple[str, bool]:
-    """A quantity's dimension, years apart from other counts: 1874 rivals 1865, not a 27-year-old."""
-    dimension, value = quantity
-    return dimension, dimension == "count" and 1000 <= value <= 2100 and value.is_integer()
-
-
-def _wrong_subject(claim: Clause, aligned_clause: Callable[[], Clause],
-                   where: _Context) -> tuple[tuple[str, float], list[tuple[str, float]]] | None:
-    """A quantity the context has, given to the wrong subject: "Dartmouth was founded in 1636" where the
-    clause about Dartmouth says 1769 and 1636 is only ever said without Dartmouth (of Harvard)."""
-    # One attribute, the rest of the claim the aligned clause's words: several quantities belong to several things.
-    if len(claim.quantities) != 1 or not claim.terms:
-        return None
-    aligned = aligned_clause()
-    if len(claim.terms - aligned.terms) * 4 > len(claim.terms):
-        return None
-    subject: frozenset[str] | None = None  # read when a quantity has rivals: most claims' quantity is the clause's
-    for quantity in sorted(claim.quantities - aligned.quantities):
-        rivals = [q for q in sorted(aligned.quantities) if _kind(q) == _kind(quantity)]
-        if not rivals:
-            continue
-        if subject is None:
-            subject = (claim.names | _opening_names(claim)) & aligned.terms
-        if not subject:
-            return None
-        holders = [frozenset().union(*(c.terms for c in statement)) for statement in where.statements()
-                   if any(quantity in c.quantities for c in statement)]
-        if holders and any(not any(name in terms for terms in holders) for name in subject):
-            return quantity, rivals
-    return None
+def _contradiction_reason(rule: Rule, quantity: tuple[str, float] | None, rivals: list[tuple[str, float]],
+                          negating: str | None) -> str:
+    """What a contradiction the crate's rules found says (native/src/verdict.rs)."""
+    if quantity is None:
+        return "the context says the opposite" if negating is None else f'the context says the opposite: "{negating}"'
+    said = f"says {_describe(quantity)} where the context says {', '.join(map(_describe, rivals))}"
+    return said if rule == "quantity" else f"{said}; {_describe(quantity)} is said of something else"
 
 
 def _opening_names(claim: Clause) -> set[str]:
@@ -375,17 +326,19 @@ class LocalJudge:
             if (not (parsed.terms or parsed.quantities) or is_chatter(parsed)
                     or len(text) <= _LIST_MARKER_CHARS and _LIST_MARKER.fullmatch(text)):
                 continue
-            found = None if parsed.quantities else where.evidence(parsed)
-            reading_of = weigh(text, parsed, asked, in_context=found[0] > 0) if declining and found else None
+            units = size(parsed)
+            checked = where.check(parsed, units)
+            in_context = not parsed.quantities and checked[0] > 0  # a claim with a number is weighed by none
+            reading_of = weigh(text, parsed, asked, in_context=in_context) if declining and not parsed.quantities else None
             if reading_of == "refusal":
                 refusals.append(text)
                 continue
-            judged = self._verdict(parsed, where, found)
+            judged = self._verdict(parsed, where, checked, units)
             if (maybe and not says_so(text) or reading_of == "maybe") and judged.claim.verdict != "supported":
                 refusals.append(text)
             else:
                 verdicts.append(judged)
-                weighed.append((parsed, found is not None and found[0] > 0))
+                weighed.append((parsed, in_context))
         if refusals:  # what is said around the refusal: with it, no claims
             around = [around_a_refusal(v.claim.claim, parsed, asked(), in_context=in_context)
                       for v, (parsed, in_context) in zip(verdicts, weighed, strict=True)]
@@ -394,14 +347,11 @@ class LocalJudge:
         return verdicts, refusals
 
     @staticmethod
-    def _verdict(claim: Clause, where: _Context, found: _Evidence | None = None) -> _Verdict:
-        """The claim against the chunk clauses that share a term with it, the chunks' sentences and the
-        whole context (`found`: its evidence, when already asked)."""
-        units = size(claim)
-        context = where.chunks
-        missing_quantities = where.missing_quantities(claim)
-        supported, aligned_supported, alignment = found if found is not None else where.evidence(claim)
-        best_dice, best, as_well, aligned_text, claim_only, aligned_only = (
+    def _verdict(claim: Clause, where: _Context, checked: _Checked, units: int) -> _Verdict:
+        """The claim against the chunk clauses that share a term with it, the chunks' sentences and the whole
+        context: `checked`, what the crate's rules found (_Context.check); `units`, its size."""
+        supported, aligned_supported, alignment, missing_quantities, contradiction, missing_names = checked
+        best_dice, best, _, aligned_text, claim_only, aligned_only = (
             alignment if alignment is not None else (0.0, None, [], "", len(claim.terms), 0))
         best_chunk = where.owners[best] if best is not None else None
 
@@ -423,39 +373,16 @@ class LocalJudge:
                             score, chunk, round(confidence, 3), ClaimEvidence(share, units, sum(map(len, claim.cjk_parts)), rule),
                             bool(claim.quantities or claim.spelled))
 
-        for quantity in missing_quantities:
-            rivals = [q for q in sorted(aligned().quantities) if q[0] == quantity[0]]
-            if rivals:
-                return verdict("contradicted", f"says {_describe(quantity)} where the context says "
-                               f"{', '.join(map(_describe, rivals))}", 1, "quantity")
-        if (misplaced := _wrong_subject(claim, aligned, where)) is not None:
-            quantity, rivals = misplaced
-            return verdict("contradicted", f"says {_describe(quantity)} where the context says "
-                           f"{', '.join(map(_describe, rivals))}; {_describe(quantity)} is said of something else", 1, "subject")
-        if aligned_share >= _ALIGNED_AT_LEAST:
-            if all(claim.negated != context.negated(p) and _opposed(claim, where.clause(p)) for p in as_well):
-                return verdict("contradicted", "the context says the opposite", 1, "polarity")
-            # a term the aligned clause lacks, found only where the context negates it (注销账号后订单记录
-            # 可以恢复 against 注销账号后订单记录将被永久删除，无法恢复); a negated claim is checked above
-            for term in () if claim.negated else sorted(context.only_negated(claim.terms, best)):
-                holders = [where.clause(p) for p in where.holding(term)]
-                if all(len(c.terms & claim.terms) * 2 >= len(c.terms) for c in holders):
-                    return verdict("contradicted", f'the context says the opposite: "{holders[0].text}"', 1, "negated_term")
+        if contradiction is not None:
+            return verdict("contradicted", _contradiction_reason(*contradiction), 1, contradiction[0])
         if (aligned_share >= _SWAP_ALIGNED_AT_LEAST and 0 < claim_only <= _SWAP_MAX_TERMS and 0 < aligned_only <= _SWAP_MAX_TERMS
                 and (swap := substitution(claim, aligned(), where.statements, lambda: where.beside(best)))):
             moved, replaced = swap
             return verdict("contradicted", f"says {moved} where the context says {replaced}", 1, "swap")
         if missing_quantities:
             return verdict("not_in_context", f"{', '.join(map(_describe, missing_quantities))} is not in the context", 2, "missing_quantity")
-        # A name is in the context in any case and any position (names are lower-cased terms too): a lower-case
-        # source, or a sentence that opens with the name, is no reason to call it missing.
-        missing_names = {name for name in claim.names if not context.has_name(name) and not context.has_term(name)
-                         and not _demonym_of(name, context)}
-        if units <= _TOO_SHORT_UNITS:  # "Scotland.": a short answer's opening word is a name too
-            missing_names.update(name for name in _opening_names(claim)
-                                 if not context.has_term(name) and not _demonym_of(name, context))
-        if missing_names:
-            return verdict("not_in_context", f"the context does not mention {', '.join(sorted(missing_names))}", 2, "missing_name")
+        if missing_names:  # in no case or position, nor as a demonym ("Scotland." opens a short claim with one)
+            return verdict("not_in_context", f"the context does not mention {', '.join(missing_names)}", 2, "missing_name")
         if share == 0 and units > _TOO_SHORT_UNITS:  # no evidence at all is not weak evidence
             return verdict("not_in_context", f"none of its {units} terms is in the context", 2, "nothing")
         if share < _SUPPORTED_AT_LEAST and units > _TOO_SHORT_UNITS and (added := _ADDITION.search(claim.text)):

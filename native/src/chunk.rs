@@ -148,7 +148,7 @@ pub fn part_terms<'a>(parts: impl Iterator<Item = &'a str>, mut term: impl FnMut
 }
 
 /// Python's len() of a frozenset of these quantities: equal ones once (-0.0 is 0.0), a NaN never equal.
-fn distinct_quantities(quantities: &[Quantity]) -> usize {
+pub fn distinct_quantities(quantities: &[Quantity]) -> usize {
     let mut seen = HashSet::new();
     quantities.iter().filter(|(dimension, value)| Key::quantity(dimension.clone(), *value).is_none_or(|key| seen.insert(key))).count()
 }

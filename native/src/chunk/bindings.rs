@@ -37,29 +37,54 @@ pub fn topics_shared(chunks: Vec<Py<PyChunk>>, question: &Bound<'_, PyFrozenSet>
     Ok(chunks.iter().map(|chunk| terms.iter().filter(|term| chunk.get().chunk.topic.contains(term)).count()).collect())
 }
 
-fn texts<'py>(items: impl Iterator<Item = Bound<'py, PyAny>>) -> PyResult<Vec<String>> {
+pub fn texts<'py>(items: impl Iterator<Item = Bound<'py, PyAny>>) -> PyResult<Vec<String>> {
     items.map(|item| {
         let item = item.cast_into::<PyString>().map_err(|_| PyValueError::new_err("a term is a str"))?;
         with_text(&item, |text| Ok(text.to_owned()))
     }).collect()
 }
 
-/// A claim's keys (its terms, then its quantities but NaN ones), its size and its quantities.
-fn claim_keys(terms: &Bound<'_, PyFrozenSet>, quantities: &Bound<'_, PyFrozenSet>) -> PyResult<(Vec<Key>, usize, Vec<Quantity>)> {
-    let mut keys: Vec<Key> = texts(terms.iter())?.into_iter().map(Key::Term).collect();
-    let mut read = Vec::with_capacity(quantities.len());
-    for quantity in quantities.iter() {
-        let (dimension, value): (String, f64) =
-            quantity.extract().map_err(|_| PyValueError::new_err("a quantity is (str, float)"))?;
-        keys.extend(Key::quantity(dimension.clone(), value));
-        read.push((dimension, value));
+/// A claim's sets as the crate reads them: its keys (its terms, then its quantities but NaN ones), its size (terms
+/// and quantities), its quantities, its English words and its CJK parts.
+pub struct ClaimSets {
+    pub keys: Vec<Key>,
+    pub size: usize,
+    pub quantities: Vec<Quantity>,
+    pub words: Vec<String>,
+    pub parts: Vec<Vec<char>>,
+}
+
+impl ClaimSets {
+    pub fn read(
+        terms: &Bound<'_, PyFrozenSet>, quantities: &Bound<'_, PyFrozenSet>, words: &Bound<'_, PyFrozenSet>,
+        parts: &Bound<'_, PyTuple>,
+    ) -> PyResult<ClaimSets> {
+        let mut keys: Vec<Key> = texts(terms.iter())?.into_iter().map(Key::Term).collect();
+        let mut read = Vec::with_capacity(quantities.len());
+        for quantity in quantities.iter() {
+            let (dimension, value): (String, f64) =
+                quantity.extract().map_err(|_| PyValueError::new_err("a quantity is (str, float)"))?;
+            keys.extend(Key::quantity(dimension.clone(), value));
+            read.push((dimension, value));
+        }
+        Ok(ClaimSets {
+            keys, size: terms.len() + quantities.len(), quantities: read, words: texts(words.iter())?,
+            parts: texts(parts.iter())?.iter().map(|part| part.chars().collect()).collect(),
+        })
     }
-    Ok((keys, terms.len() + quantities.len(), read))
+
+    /// The claim's terms.
+    pub fn terms(&self) -> impl Iterator<Item = &str> {
+        self.keys.iter().filter_map(|key| match key {
+            Key::Term(term) => Some(term.as_str()),
+            Key::Quantity(..) => None,
+        })
+    }
 }
 
 /// A claim's alignment as Python reads it: (the best clause's Dice, its position, those within the margin of it, its
 /// text, the claim's terms it lacks, its terms the claim lacks).
-type Aligned = Option<(f64, usize, Vec<usize>, String, usize, usize)>;
+pub type Aligned = Option<(f64, usize, Vec<usize>, String, usize, usize)>;
 
 /// A trace's chunks as the local judge reads them together: their clauses numbered on from one chunk to the next.
 #[pyclass(frozen, module = "ragpulse._native", name = "ChunkContext")]
@@ -68,16 +93,56 @@ pub struct PyContext {
 }
 
 impl PyContext {
-    fn chunks(&self) -> Vec<&Chunk> {
+    pub fn chunks(&self) -> Vec<&Chunk> {
         self.chunks.iter().map(|chunk| &chunk.get().chunk).collect()
     }
 
-    fn any(&self, question: impl Fn(&Chunk) -> bool) -> bool {
+    pub fn any(&self, question: impl Fn(&Chunk) -> bool) -> bool {
         self.chunks.iter().any(|chunk| question(&chunk.get().chunk))
     }
 
+    /// ChunkContext.evidence of a claim's sets as read.
+    pub fn evidence_of(&self, claim: &ClaimSets, margin: f64) -> PyResult<(f64, f64, Aligned)> {
+        let ClaimSets { keys, size, quantities, words, parts } = claim;
+        let chunks = self.chunks();
+        // Each of the claim's terms looked up once in each chunk's vocabulary: the alignment and the support read the
+        // same lookups (the binary searches were most of a Chinese claim's evidence).
+        let ids: Vec<Vec<Option<usize>>> = keys.iter().map(|key| match key {
+            Key::Term(term) => chunks.iter().map(|chunk| chunk.vocab.find(term)).collect(),
+            Key::Quantity(..) => Vec::new(),
+        }).collect();
+        let holding = |key: usize, index: usize| match &keys[key] {
+            Key::Term(_) => ids[key][index].map_or(&[][..], |id| chunks[index].holding_id(id)),
+            quantity => chunks[index].holding(quantity),
+        };
+        // sized for its keys up front: growing the tables was a tenth of the call
+        let mut anywhere: FxHashMap<&str, bool> = FxHashMap::with_capacity_and_hasher(keys.len(), Default::default());
+        anywhere.extend(keys.iter().zip(&ids).filter_map(|(key, found)| match key {
+            Key::Term(term) => Some((term.as_str(), found.iter().any(Option::is_some))),
+            Key::Quantity(..) => None,
+        }));
+        let has_term = |term: &str| {
+            anywhere.get(term).copied().unwrap_or_else(|| chunks.iter().any(|chunk| chunk.has_term(term)))
+        };
+        let clauses = || chunks.iter().flat_map(|chunk| chunk.clauses.iter());
+        // the claim's quantities that a clause has (-0.0 is 0.0, a NaN equals none)
+        let held = quantities.iter().filter(|(dimension, value)| {
+            clauses().any(|c| c.quantities.iter().any(|(held, held_value)| held_value == value && held == dimension))
+        });
+        let supported = guarded(|| chunk::supported_with(&chunks, words, parts, has_term))? + held.count() as f64;
+        let Some(found) = guarded(|| align::align_by(keys.len(), *size, &chunks, margin, holding))? else {
+            return Ok((supported, 0.0, None));
+        };
+        let (chunk, best) = self.at(found.best).expect("the alignment's best clause is the context's");
+        let mut claim_terms: FxHashSet<&str> = FxHashSet::with_capacity_and_hasher(keys.len(), Default::default());
+        claim_terms.extend(anywhere.keys().copied());
+        let (by_best, claim_only, best_only) =
+            guarded(|| chunk::against(chunk, best, &claim_terms, words, parts, quantities))?;
+        Ok((supported, by_best, Some((found.dice, found.best, found.near, best.text.to_string(), claim_only, best_only))))
+    }
+
     /// The clause at a position, numbered on from one chunk to the next, with its chunk.
-    fn at(&self, mut position: usize) -> Option<(&Chunk, &StoredClause)> {
+    pub fn at(&self, mut position: usize) -> Option<(&Chunk, &StoredClause)> {
         for chunk in self.chunks() {
             if position < chunk.len() {
                 return Some((chunk, &chunk.clauses[position]));
@@ -148,44 +213,7 @@ impl PyContext {
         &self, terms: &Bound<'_, PyFrozenSet>, quantities: &Bound<'_, PyFrozenSet>, words: &Bound<'_, PyFrozenSet>,
         parts: &Bound<'_, PyTuple>, margin: f64,
     ) -> PyResult<(f64, f64, Aligned)> {
-        let (keys, size, quantities) = claim_keys(terms, quantities)?;
-        let words = texts(words.iter())?;
-        let parts: Vec<Vec<char>> = texts(parts.iter())?.iter().map(|part| part.chars().collect()).collect();
-        let chunks = self.chunks();
-        // Each of the claim's terms looked up once in each chunk's vocabulary: the alignment and the support read the
-        // same lookups (the binary searches were most of a Chinese claim's evidence).
-        let ids: Vec<Vec<Option<usize>>> = keys.iter().map(|key| match key {
-            Key::Term(term) => chunks.iter().map(|chunk| chunk.vocab.find(term)).collect(),
-            Key::Quantity(..) => Vec::new(),
-        }).collect();
-        let holding = |key: usize, index: usize| match &keys[key] {
-            Key::Term(_) => ids[key][index].map_or(&[][..], |id| chunks[index].holding_id(id)),
-            quantity => chunks[index].holding(quantity),
-        };
-        // sized for its keys up front: growing the tables was a tenth of the call
-        let mut anywhere: FxHashMap<&str, bool> = FxHashMap::with_capacity_and_hasher(keys.len(), Default::default());
-        anywhere.extend(keys.iter().zip(&ids).filter_map(|(key, found)| match key {
-            Key::Term(term) => Some((term.as_str(), found.iter().any(Option::is_some))),
-            Key::Quantity(..) => None,
-        }));
-        let has_term = |term: &str| {
-            anywhere.get(term).copied().unwrap_or_else(|| chunks.iter().any(|chunk| chunk.has_term(term)))
-        };
-        let clauses = || chunks.iter().flat_map(|chunk| chunk.clauses.iter());
-        // the claim's quantities that a clause has (-0.0 is 0.0, a NaN equals none)
-        let held = quantities.iter().filter(|(dimension, value)| {
-            clauses().any(|c| c.quantities.iter().any(|(held, held_value)| held_value == value && held == dimension))
-        });
-        let supported = guarded(|| chunk::supported_with(&chunks, &words, &parts, has_term))? + held.count() as f64;
-        let Some(found) = guarded(|| align::align_by(keys.len(), size, &chunks, margin, holding))? else {
-            return Ok((supported, 0.0, None));
-        };
-        let (chunk, best) = self.at(found.best).expect("the alignment's best clause is the context's");
-        let mut claim_terms: FxHashSet<&str> = FxHashSet::with_capacity_and_hasher(keys.len(), Default::default());
-        claim_terms.extend(anywhere.keys().copied());
-        let (by_best, claim_only, best_only) =
-            guarded(|| chunk::against(chunk, best, &claim_terms, &words, &parts, &quantities))?;
-        Ok((supported, by_best, Some((found.dice, found.best, found.near, best.text.to_string(), claim_only, best_only))))
+        self.evidence_of(&ClaimSets::read(terms, quantities, words, parts)?, margin)
     }
 
     /// Whether the clause at this position is negated.
