@@ -73,6 +73,10 @@ _EDGES = ".,;:!?()[]{}\"'“”‘’"
 
 
 def _words_only(part: str) -> str:
+    """`part` without its numbers and their units; an ASCII part (most) in the crate, which reads it alike."""
+    ascii_part = _ANALYSER.words_only(part)
+    if ascii_part is not None:
+        return ascii_part
     kept: list[str] = []
     after_number = False
     for token in part.split():

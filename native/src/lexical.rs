@@ -332,6 +332,36 @@ pub fn units(text: &str, tables: &Tables) -> Units {
     Units { words: words.into_iter().map(|word| word.iter().collect()).collect(), numbers }
 }
 
+/// scorers/lexical.py's `_words_only` for an ASCII part (None for any other: Python's str.isdigit and lower have no
+/// exact Rust twin beyond ASCII): its tokens (split on Python's whitespace) without the numbers, in digits or as a
+/// number word, nor the unit just after one ("14 days", "$12.99", "two-week", "3-5").
+pub fn words_only_ascii(part: &str, tables: &Tables) -> Option<String> {
+    const EDGES: &[char] = &['.', ',', ';', ':', '!', '?', '(', ')', '[', ']', '{', '}', '"', '\''];
+    if !part.is_ascii() {
+        return None;
+    }
+    let is_number_word = |word: &str| tables.number_words.contains_key(&word.chars().collect::<Vec<char>>());
+    let is_unit = |word: &str| tables.units.iter().any(|(spelling, _)| spelling.iter().copied().eq(word.chars()));
+    let mut kept: Vec<&str> = Vec::new();
+    let mut after_number = false;
+    for token in part.split(is_space).filter(|token| !token.is_empty()) {
+        let bare = token.trim_matches(EDGES).to_ascii_lowercase();
+        let bare = bare.trim_start_matches('$');
+        let lead = bare.split('-').next().unwrap_or_default();
+        if !bare.is_empty() && (bare.as_bytes()[0].is_ascii_digit() || is_number_word(lead)) {
+            after_number = true;
+            continue;
+        }
+        if after_number && is_unit(bare) {
+            after_number = false;
+            continue;
+        }
+        after_number = false;
+        kept.push(token);
+    }
+    Some(kept.join(" "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::format_g;

@@ -35,6 +35,11 @@ impl LexicalAnalyser {
         with_text(text, |text| Ok(LexicalUnits { units: guarded(|| lexical::units(text, &self.tables))? }))
     }
 
+    /// scorers/lexical.py's `_words_only` of an ASCII part: None for any other.
+    fn words_only(&self, part: &str) -> Option<String> {
+        lexical::words_only_ascii(part, &self.tables)
+    }
+
     /// The answer's units against its question's and its chunks' (groundedness, answer relevancy, context
     /// relevance, number mismatch); the answer's units never become Python objects.
     fn score(
