@@ -97,6 +97,19 @@ _RULES_OF: dict[str, tuple[Rule, ...]] = {
 }
 
 
+# Named in a reason: what moved it towards its verdict (either way for an abstention). Not the language, which only
+# sets the scale the shares are read on, nor the Chinese slope of an answer that is not Chinese: both move every
+# answer of a language alike, from the training set's mix of languages. By whether the answer is Chinese.
+_CHINESE = FEATURE_NAMES.index("chinese")
+_NAMED = {chinese: tuple(i for i, name in enumerate(FEATURE_NAMES)
+                         if name != "chinese" and (chinese or not name.endswith("_chinese"))) for chinese in (False, True)}
+_TOWARD: dict[str, float] = {"hallucination": 1.0, "grounded": -1.0}
+
+
+def _weight(moved: tuple[float, str]) -> float:
+    return -abs(moved[0])
+
+
 def set_groundedness(judgment: Judgment, model: JudgeModel, claims: Sequence[Claim],
                      evidence: Sequence[ClaimEvidence], lexical: float | None) -> None:
     """The answer's verdict, groundedness, confidence (that its verdict is right) and reason from the model's
@@ -112,21 +125,17 @@ def set_groundedness(judgment: Judgment, model: JudgeModel, claims: Sequence[Cla
     counts = dict.fromkeys(("supported", "contradicted", "not_in_context", "uncertain"), 0)
     for c in claims:
         counts[c.verdict] += 1
-    # Named: what moved it towards its verdict (either way for an abstention). Not the language, which only sets the
-    # scale the shares are read on, nor the Chinese slope of an answer that is not Chinese: both move every answer
-    # of a language alike, from the training set's mix of languages.
-    chinese = x[FEATURE_NAMES.index("chinese")] > 0
-    named = [(c, name) for c, name in zip(contributions, model.features, strict=True)
-             if name != "chinese" and (chinese or not name.endswith("_chinese"))]
-    toward = {"hallucination": 1.0, "grounded": -1.0}.get(verdict)
-    moved = sorted((c for c in named if toward is None or c[0] * toward > 0), key=lambda c: -abs(c[0]))[:2]
+    toward = _TOWARD.get(verdict)
+    moved = sorted([(contributions[i], FEATURE_NAMES[i]) for i in _NAMED[x[_CHINESE] > 0]
+                    if toward is None or contributions[i] * toward > 0], key=_weight)[:2]
     reason = (f"{counts['supported']} of {len(claims)} claims supported, {counts['contradicted']} contradicted, "
               f"{counts['not_in_context']} not in the context, {counts['uncertain']} uncertain; p(unsupported)={p:.2f}, "
               f"{verdict}" + (": most from " + " and ".join(f"{name} ({value:+.2f})" for value, name in moved)
                               if moved else ""))
     if verdict != "grounded":
         rules = _RULES_OF.get(moved[0][1], ()) if moved else ()
-        behind = next((i for i, e in enumerate(evidence) if e.rule in rules),
-                      min(range(len(evidence)), key=lambda i: evidence[i].share))
+        behind = next((i for i, e in enumerate(evidence) if e.rule in rules), None)
+        if behind is None:
+            behind = min(range(len(evidence)), key=lambda i: evidence[i].share)
         reason += f"; claim {behind + 1}: {claims[behind].claim!r}: {claims[behind].reason}"
     judgment.groundedness_reason = reason
