@@ -191,7 +191,8 @@ class ChunkContext:
 
 @final
 class VerdictRules:
-    def __new__(cls, demonym_endings: Sequence[str], aligned_at_least: float, too_short_units: int) -> Self: ...
+    def __new__(cls, demonym_endings: Sequence[str], aligned_at_least: float, too_short_units: int,
+                analyser: TextAnalyser) -> Self: ...
     # ChunkContext.evidence's three, the claim's quantities the context lacks, the contradiction before the swap
     # (rule, quantity, its rivals, the negating clause's text) or None (the rule "opening": ask again with the
     # opening names, None before), the names the context lacks
@@ -200,6 +201,13 @@ class VerdictRules:
               negated: bool, governed: frozenset[str], units: int, margin: float
               ) -> tuple[float, float, tuple[float, int, list[int], str, int, int] | None, list[_Quantity],
                          tuple[str, _Quantity | None, list[_Quantity], str | None] | None, list[str]]: ...
+    # None: no claim; else (units, terms, has a quantity, CJK characters, has a number in digits or words, check()'s
+    # result, or None when the rules read its opening names: ask check() with them)
+    def claim(self, context: ChunkContext, text: str, margin: float
+              ) -> tuple[int, int, bool, int, bool,
+                         tuple[float, float, tuple[float, int, list[int], str, int, int] | None, list[_Quantity],
+                               tuple[str, _Quantity | None, list[_Quantity], str | None] | None, list[str]] | None
+                         ] | None: ...
 
 # The fast path's metric children (native/src/metrics.rs)
 

@@ -55,7 +55,7 @@ from ragpulse.scorers.citations import Citations, event_citations, strip_markers
 from ragpulse.scorers.lexical import groundedness
 from ragpulse.scorers.declines import around_a_refusal, may_decline, says_so, weigh
 from ragpulse.scorers.refusal import read
-from ragpulse.scorers.text import Clause, clause, is_chatter, name_stems, question_shared, question_terms, size
+from ragpulse.scorers.text import Clause, analyser, clause, name_stems, question_shared, question_terms
 
 # v2: names in any case and position, preambles and 7 天; v3: uncertain claims, governed negation, numbers in
 # words, wrong subjects (docs/benchmarks-log.md); v4: citation markers ("[1]") are no claims; v5: the answer's
@@ -93,7 +93,7 @@ _PREAMBLE = re.compile(rf"^\s*(?:(?:{_SOURCE_LEAD}[^\n:]{{0,200}}?,\s*)?(?:here(
 # The rules that run after missing_quantity (judge_features.Rule's order): their claims' numbers are in the context
 _NUMBERS_CHECKED = frozenset(("missing_name", "nothing", "addition", "little", "weak", "supported"))
 _DEMONYM_ENDINGS = ("ian", "ean", "ese", "ern", "ish", "an", "es", "ic")  # of stems: belgian, chines, western
-_RULES = VerdictRules(_DEMONYM_ENDINGS, _ALIGNED_AT_LEAST, _TOO_SHORT_UNITS)  # the tables the crate's rules read
+_RULES = VerdictRules(_DEMONYM_ENDINGS, _ALIGNED_AT_LEAST, _TOO_SHORT_UNITS, analyser())  # what the crate's rules read
 _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9+]+")
 _LIST_MARKER = re.compile(r"\(?\d{1,2}[.)]?")  # "1." of a numbered list is no claim
 _LIST_MARKER_CHARS = 4  # the longest it matches: "(12)"
@@ -119,6 +119,25 @@ _NOTHING = clause("")  # the aligned clause of a claim that shares no term with 
 _Alignment = tuple[float, int, list[int], str, int, int]  # ChunkContext.evidence's alignment
 _Checked = tuple[float, float, _Alignment | None, list[tuple[str, float]],
                  tuple[Rule, tuple[str, float] | None, list[tuple[str, float]], str | None] | None, list[str]]
+
+
+class _Claim:
+    """A claim as the crate checked it (_Context.claim): its size, counts and `checked`; its Clause (scorers/text.py)
+    made when a rule in Python first reads it (the swap, the refusal weighing: 3-9 µs a claim otherwise spent)."""
+
+    __slots__ = ("text", "units", "terms", "quantified", "cjk", "counts", "checked", "_parsed")
+
+    def __init__(self, text: str, units: int, terms: int, quantified: bool, cjk: int, counts: bool, checked: _Checked,
+                 parsed: Clause | None) -> None:
+        self.text, self.units, self.terms, self.quantified = text, units, terms, quantified
+        self.cjk = cjk  # its CJK characters
+        self.counts = counts  # it has a number, in digits or words
+        self.checked, self._parsed = checked, parsed
+
+    def parsed(self) -> Clause:
+        if self._parsed is None:
+            self._parsed = clause(self.text)
+        return self._parsed
 
 
 class _Context:
@@ -156,6 +175,20 @@ class _Context:
         before, after = (self.clause(p).sequence if 0 <= p < len(self.owners) and self.owners[p] == owner else ()
                          for p in near)
         return before, after
+
+    def claim(self, text: str) -> _Claim | None:
+        """The claim of this text, analysed and checked in one crate call (VerdictRules.claim): its Clause made only
+        when the rules read its opening names (then asked again with them) or when a rule in Python reads it. None:
+        no claim (no term nor quantity, or conversation only)."""
+        found = _RULES.claim(self.chunks, text, _AS_WELL)
+        if found is None:
+            return None
+        units, terms, quantified, cjk, counts, checked = found
+        parsed = None
+        if checked is None:
+            parsed = clause(text)
+            checked = self.check(parsed, units)
+        return _Claim(text, units, terms, quantified, cjk, counts, checked, parsed)
 
     def check(self, claim: Clause, units: int) -> _Checked:
         """The claim against the chunks in one crate call (native/src/verdict.rs): ChunkContext.evidence's
@@ -322,37 +355,37 @@ class LocalJudge:
         verdicts, refusals, weighed = [], list(reading.refusals), []
         asked, declining = functools.cache(lambda: clause(question[:MAX_CHARS])), may_decline(said)
         for text, maybe in zip(reading.claims, reading.maybe, strict=True):
-            parsed = clause(text)
-            if (not (parsed.terms or parsed.quantities) or is_chatter(parsed)
-                    or len(text) <= _LIST_MARKER_CHARS and _LIST_MARKER.fullmatch(text)):
+            if len(text) <= _LIST_MARKER_CHARS and _LIST_MARKER.fullmatch(text):
                 continue
-            units = size(parsed)
-            checked = where.check(parsed, units)
-            in_context = not parsed.quantities and checked[0] > 0  # a claim with a number is weighed by none
-            reading_of = weigh(text, parsed, asked, in_context=in_context) if declining and not parsed.quantities else None
+            claim = where.claim(text)
+            if claim is None:
+                continue
+            in_context = not claim.quantified and claim.checked[0] > 0  # a claim with a number is weighed by none
+            reading_of = weigh(text, claim.parsed(), asked, in_context=in_context) if declining and not claim.quantified else None
             if reading_of == "refusal":
                 refusals.append(text)
                 continue
-            judged = self._verdict(parsed, where, checked, units)
+            judged = self._verdict(claim, where)
             if (maybe and not says_so(text) or reading_of == "maybe") and judged.claim.verdict != "supported":
                 refusals.append(text)
             else:
                 verdicts.append(judged)
-                weighed.append((parsed, in_context))
+                weighed.append((claim, in_context))
         if refusals:  # what is said around the refusal: with it, no claims
-            around = [around_a_refusal(v.claim.claim, parsed, asked(), in_context=in_context)
-                      for v, (parsed, in_context) in zip(verdicts, weighed, strict=True)]
+            around = [around_a_refusal(v.claim.claim, claim.parsed(), asked(), in_context=in_context)
+                      for v, (claim, in_context) in zip(verdicts, weighed, strict=True)]
             refusals += [v.claim.claim for v, aside in zip(verdicts, around, strict=True) if aside]
             verdicts = [v for v, aside in zip(verdicts, around, strict=True) if not aside]
         return verdicts, refusals
 
     @staticmethod
-    def _verdict(claim: Clause, where: _Context, checked: _Checked, units: int) -> _Verdict:
+    def _verdict(claim: _Claim, where: _Context) -> _Verdict:
         """The claim against the chunk clauses that share a term with it, the chunks' sentences and the whole
-        context: `checked`, what the crate's rules found (_Context.check); `units`, its size."""
-        supported, aligned_supported, alignment, missing_quantities, contradiction, missing_names = checked
+        context: what the crate's rules found (_Context.claim)."""
+        supported, aligned_supported, alignment, missing_quantities, contradiction, missing_names = claim.checked
+        units = claim.units
         best_dice, best, _, aligned_text, claim_only, aligned_only = (
-            alignment if alignment is not None else (0.0, None, [], "", len(claim.terms), 0))
+            alignment if alignment is not None else (0.0, None, [], "", claim.terms, 0))
         best_chunk = where.owners[best] if best is not None else None
 
         def aligned() -> Clause:  # made only for a rule that reads more of it than the crate counted
@@ -370,13 +403,12 @@ class LocalJudge:
                           else 0.5 + min(units, 10) / 20 if kind == "not_in_context" and share == 0
                           else 0.5 + min(share, 1.0) / 2 if kind == "not_in_context" else min(share, 1.0))
             return _Verdict(Claim(claim.text, kind, reason + evidence, [] if chunk is None else [chunk]),  # type: ignore[arg-type]
-                            score, chunk, round(confidence, 3), ClaimEvidence(share, units, sum(map(len, claim.cjk_parts)), rule),
-                            bool(claim.quantities or claim.spelled))
+                            score, chunk, round(confidence, 3), ClaimEvidence(share, units, claim.cjk, rule), claim.counts)
 
         if contradiction is not None:
             return verdict("contradicted", _contradiction_reason(*contradiction), 1, contradiction[0])
         if (aligned_share >= _SWAP_ALIGNED_AT_LEAST and 0 < claim_only <= _SWAP_MAX_TERMS and 0 < aligned_only <= _SWAP_MAX_TERMS
-                and (swap := substitution(claim, aligned(), where.statements, lambda: where.beside(best)))):
+                and (swap := substitution(claim.parsed(), aligned(), where.statements, lambda: where.beside(best)))):
             moved, replaced = swap
             return verdict("contradicted", f"says {moved} where the context says {replaced}", 1, "swap")
         if missing_quantities:

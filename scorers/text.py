@@ -227,6 +227,11 @@ def clause(text: str) -> Clause:
     return Clause(text, *_ANALYSER.clause(text))
 
 
+def analyser() -> TextAnalyser:
+    """The crate's analyser that clause() reads with: the local judge's verdict rules analyse claims with it."""
+    return _ANALYSER
+
+
 def chunk_analysis(grouped: list[list[str]], text: str) -> ChunkAnalysis:
     """A chunk's analysis held in the crate (native/src/chunk.rs): its sentences, each as its clauses' texts, read by
     clause(), and the question terms of `text`."""

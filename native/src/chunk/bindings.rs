@@ -59,18 +59,20 @@ impl ClaimSets {
         terms: &Bound<'_, PyFrozenSet>, quantities: &Bound<'_, PyFrozenSet>, words: &Bound<'_, PyFrozenSet>,
         parts: &Bound<'_, PyTuple>,
     ) -> PyResult<ClaimSets> {
-        let mut keys: Vec<Key> = texts(terms.iter())?.into_iter().map(Key::Term).collect();
         let mut read = Vec::with_capacity(quantities.len());
         for quantity in quantities.iter() {
-            let (dimension, value): (String, f64) =
-                quantity.extract().map_err(|_| PyValueError::new_err("a quantity is (str, float)"))?;
-            keys.extend(Key::quantity(dimension.clone(), value));
-            read.push((dimension, value));
+            read.push(quantity.extract().map_err(|_| PyValueError::new_err("a quantity is (str, float)"))?);
         }
-        Ok(ClaimSets {
-            keys, size: terms.len() + quantities.len(), quantities: read, words: texts(words.iter())?,
-            parts: texts(parts.iter())?.iter().map(|part| part.chars().collect()).collect(),
-        })
+        let parts = texts(parts.iter())?.iter().map(|part| part.chars().collect()).collect();
+        Ok(ClaimSets::new(texts(terms.iter())?, read, texts(words.iter())?, parts))
+    }
+
+    /// The sets of a claim's terms (distinct), quantities (distinct as in a frozenset), words and CJK parts.
+    pub fn new(terms: Vec<String>, quantities: Vec<Quantity>, words: Vec<String>, parts: Vec<Vec<char>>) -> ClaimSets {
+        let size = terms.len() + quantities.len();
+        let mut keys: Vec<Key> = terms.into_iter().map(Key::Term).collect();
+        keys.extend(quantities.iter().filter_map(|(dimension, value)| Key::quantity(dimension.clone(), *value)));
+        ClaimSets { keys, size, quantities, words, parts }
     }
 
     /// The claim's terms.

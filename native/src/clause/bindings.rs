@@ -22,7 +22,7 @@ fn compiled(pattern: &str) -> Result<fancy_regex::Regex, fancy_regex::Error> {
 /// The local judge's text analysis (scorers/text.py), built once from its translated patterns and word tables.
 #[pyclass(frozen, module = "ragpulse._native")]
 pub struct TextAnalyser {
-    analyser: clause::Analyser,
+    pub analyser: clause::Analyser,
 }
 
 fn table<'py, T: for<'a> FromPyObject<'a, 'py>>(tables: &Bound<'py, PyDict>, name: &str) -> PyResult<T> {

@@ -1,10 +1,11 @@
-//! The local judge's verdict rules' binding (judging/local_judge.py, _Context.check): a claim's evidence and what the
-//! rules that read the chunks found, in one call.
+//! The local judge's verdict rules' binding (judging/local_judge.py, _Context.claim and check): a claim analysed,
+//! its evidence and what the rules that read the chunks found, in one call.
 use pyo3::prelude::*;
-use pyo3::types::{PyFrozenSet, PyTuple};
+use pyo3::types::{PyFrozenSet, PyString, PyTuple};
 
-use crate::bridge::guarded;
+use crate::bridge::{guarded, with_text};
 use crate::chunk::bindings::{texts, Aligned, ClaimSets, PyContext};
+use crate::clause::bindings::TextAnalyser;
 use crate::clause::Quantity;
 use crate::verdict::{self, Claim, Context, Contradiction, Rules};
 
@@ -12,41 +13,32 @@ use crate::verdict::{self, Claim, Context, Contradiction, Rules};
 type Found = (&'static str, Option<Quantity>, Vec<Quantity>, Option<String>);
 /// What VerdictRules.check gives: the evidence, the quantities lacking, a contradiction, the names lacking.
 type Checked = (f64, f64, Aligned, Vec<Quantity>, Option<Found>, Vec<String>);
+/// What VerdictRules.claim gives of a claim: (its units, its terms, whether it has a quantity, its CJK characters,
+/// whether it counts in digits or words, check()'s result or None).
+type Claimed = (usize, usize, bool, usize, bool, Option<Checked>);
 
-/// The rules' tables, handed over once from judging/local_judge.py.
+/// The rules' tables, handed over once from judging/local_judge.py, with the text analyser (scorers/text.py's).
 #[pyclass(frozen, module = "ragpulse._native")]
 pub struct VerdictRules {
     rules: Rules,
+    analyser: Py<TextAnalyser>,
 }
 
-#[pymethods]
-impl VerdictRules {
-    #[new]
-    fn new(demonym_endings: Vec<String>, aligned_at_least: f64, too_short_units: usize) -> Self {
-        VerdictRules { rules: Rules { demonym_endings, aligned_at_least, too_short_units } }
-    }
+/// The claim's names as given (a set's order), what it says, and the stems of its capitalised words when read.
+struct Said<'a> {
+    names: Vec<String>,
+    governed: Vec<String>,
+    opening: Option<&'a [String]>,
+    negated: bool,
+    units: usize,
+}
 
-    /// A claim against the context: ChunkContext.evidence's (supported, aligned supported, alignment), then its
-    /// quantities the context lacks (in order), the contradiction of the rules before the swap (None when none holds)
-    /// and the names the context lacks (in order). `opening`: the stems of its capitalised words, or None: read by the
-    /// names of a claim of `units` <= too_short_units and by the subject rule, whose contradiction is then the rule
-    /// "opening" when it needs them (ask again with them; rare: a quantity with a rival of its kind in the aligned
-    /// clause). Making them for every claim with one quantity cost more than the rules.
-    #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (context, terms, quantities, words, parts, names, opening, negated, governed, units, margin))]
-    fn check(
-        &self, context: PyRef<'_, PyContext>, terms: &Bound<'_, PyFrozenSet>, quantities: &Bound<'_, PyFrozenSet>,
-        words: &Bound<'_, PyFrozenSet>, parts: &Bound<'_, PyTuple>, names: &Bound<'_, PyFrozenSet>,
-        opening: Option<&Bound<'_, PyAny>>, negated: bool, governed: &Bound<'_, PyFrozenSet>, units: usize,
-        margin: f64,
-    ) -> PyResult<Checked> {
-        let sets = ClaimSets::read(terms, quantities, words, parts)?;
-        let (supported, by_best, alignment) = context.evidence_of(&sets, margin)?;
-        let (names, governed) = (texts(names.iter())?, texts(governed.iter())?);
-        let opening = opening.map(|found| texts(found.try_iter()?.collect::<PyResult<Vec<_>>>()?.into_iter())).transpose()?;
+impl VerdictRules {
+    fn checked(&self, context: &PyContext, sets: &ClaimSets, said: &Said<'_>, margin: f64) -> PyResult<Checked> {
+        let (supported, by_best, alignment) = context.evidence_of(sets, margin)?;
         let claim = Claim {
-            terms: sets.terms().collect(), quantities: &sets.quantities, names: &names, opening: opening.as_deref(),
-            negated, governed: &governed, units,
+            terms: sets.terms().collect(), quantities: &sets.quantities, names: &said.names, opening: said.opening,
+            negated: said.negated, governed: &said.governed, units: said.units,
         };
         let within = Context { chunks: context.chunks() };
         let aligned = alignment.as_ref().map(|(_, best, near, _, claim_only, _)| verdict::Aligned {
@@ -66,5 +58,71 @@ impl VerdictRules {
             Contradiction::Opening => ("opening", None, Vec::new(), None),
         });
         Ok((supported, by_best, alignment, missing, found, names))
+    }
+}
+
+#[pymethods]
+impl VerdictRules {
+    #[new]
+    fn new(demonym_endings: Vec<String>, aligned_at_least: f64, too_short_units: usize, analyser: Py<TextAnalyser>) -> Self {
+        VerdictRules { rules: Rules { demonym_endings, aligned_at_least, too_short_units }, analyser }
+    }
+
+    /// A claim against the context: ChunkContext.evidence's (supported, aligned supported, alignment), then its
+    /// quantities the context lacks (in order), the contradiction of the rules before the swap (None when none holds)
+    /// and the names the context lacks (in order). `opening`: the stems of its capitalised words, or None: read by the
+    /// names of a claim of `units` <= too_short_units and by the subject rule, whose contradiction is then the rule
+    /// "opening" when it needs them (ask again with them; rare: a quantity with a rival of its kind in the aligned
+    /// clause). Making them for every claim with one quantity cost more than the rules.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (context, terms, quantities, words, parts, names, opening, negated, governed, units, margin))]
+    fn check(
+        &self, context: PyRef<'_, PyContext>, terms: &Bound<'_, PyFrozenSet>, quantities: &Bound<'_, PyFrozenSet>,
+        words: &Bound<'_, PyFrozenSet>, parts: &Bound<'_, PyTuple>, names: &Bound<'_, PyFrozenSet>,
+        opening: Option<&Bound<'_, PyAny>>, negated: bool, governed: &Bound<'_, PyFrozenSet>, units: usize,
+        margin: f64,
+    ) -> PyResult<Checked> {
+        let sets = ClaimSets::read(terms, quantities, words, parts)?;
+        let opening = opening.map(|found| texts(found.try_iter()?.collect::<PyResult<Vec<_>>>()?.into_iter())).transpose()?;
+        let said = Said {
+            names: texts(names.iter())?, governed: texts(governed.iter())?, opening: opening.as_deref(), negated, units,
+        };
+        self.checked(&context, &sets, &said, margin)
+    }
+
+    /// A claim's text analysed as scorers/text.py's clause() does and checked as check() does, its sets never made
+    /// into Python objects: None when it is no claim (no term nor quantity, or only conversation: is_chatter), else
+    /// (its units as size() counts them, its terms, whether it has a quantity, its CJK characters, whether it has a
+    /// number in digits or words, check()'s result) with that result None when the rules read its opening names (a
+    /// claim of too_short_units or fewer, or the subject rule's "opening"): ask check() with the claim's Clause then.
+    fn claim(&self, context: PyRef<'_, PyContext>, text: &Bound<'_, PyString>, margin: f64) -> PyResult<Option<Claimed>> {
+        let analyser = &self.analyser.get().analyser;
+        let c = with_text(text, |text| guarded(|| analyser.clause(text)))?;
+        let mut quantities: Vec<Quantity> = Vec::with_capacity(c.quantities.len());
+        for quantity in c.quantities { // distinct as a frozenset keeps them: 0.0 is -0.0, NaN is no NaN
+            if !quantities.iter().any(|(dimension, value)| *dimension == quantity.0 && *value == quantity.1) {
+                quantities.push(quantity);
+            }
+        }
+        let chatter = &analyser.tables.chatter;
+        if quantities.is_empty() && c.terms.iter().all(|term| chatter.contains(term)) {
+            return Ok(None);
+        }
+        let cjk = c.parts.iter().map(|part| part.chars().count()).sum::<usize>();
+        let units = c.words.len() + cjk + quantities.len();
+        let (terms, quantified) = (c.terms.len(), !quantities.is_empty());
+        let counts = quantified || !c.spelled.is_empty();
+        if units <= self.rules.too_short_units {
+            return Ok(Some((units, terms, quantified, cjk, counts, None)));
+        }
+        let parts = c.parts.iter().map(|part| part.chars().collect()).collect();
+        let sets = ClaimSets::new(c.terms.into_iter().collect(), quantities, c.words.into_iter().collect(), parts);
+        let said = Said {
+            names: c.names.into_iter().collect(), governed: c.governed.into_iter().collect(), opening: None,
+            negated: c.negated, units,
+        };
+        let checked = self.checked(&context, &sets, &said, margin)?;
+        let opening = matches!(&checked.4, Some(("opening", ..)));
+        Ok(Some((units, terms, quantified, cjk, counts, if opening { None } else { Some(checked) })))
     }
 }
