@@ -100,6 +100,11 @@ class _TextTables(TypedDict):
     scope: int
     question_stopwords: set[str] | frozenset[str]
 
+# scorers/text.py's Clause after its text: (terms, words, cjk_parts, chars, sequence, quantities, names, negated,
+# governed, spelled)
+_Analysis: TypeAlias = tuple[frozenset[str], frozenset[str], tuple[str, ...], frozenset[str], tuple[str, ...],
+                             frozenset[_Quantity], frozenset[str], bool, frozenset[str], frozenset[_Quantity]]
+
 @final
 class TextAnalyser:
     def __new__(cls, patterns: dict[str, str], tables: _TextTables) -> Self: ...
@@ -109,22 +114,7 @@ class TextAnalyser:
     def question_shared(self, question: frozenset[str], text: str) -> int: ...
     # a chunk's analysis: its sentences as their clauses' texts, its question terms from text
     def chunk(self, sentences: Sequence[Sequence[str]], text: str) -> ChunkAnalysis: ...
-    # scorers/text.py's Clause after its text: (terms, words, cjk_parts, chars, sequence, quantities, names, negated,
-    # governed, spelled)
-    def clause(
-        self, text: str
-    ) -> tuple[
-        frozenset[str],
-        frozenset[str],
-        tuple[str, ...],
-        frozenset[str],
-        tuple[str, ...],
-        frozenset[_Quantity],
-        frozenset[str],
-        bool,
-        frozenset[str],
-        frozenset[_Quantity],
-    ]: ...
+    def clause(self, text: str) -> _Analysis: ...
 
 def cjk_covered(parts: tuple[str, ...], found: frozenset[str], chars: frozenset[str]) -> float: ...
 def stem_words(words: Sequence[str]) -> list[str]: ...
@@ -202,12 +192,13 @@ class VerdictRules:
               ) -> tuple[float, float, tuple[float, int, list[int], str, int, int] | None, list[_Quantity],
                          tuple[str, _Quantity | None, list[_Quantity], str | None] | None, list[str]]: ...
     # None: no claim; else (units, terms, has a quantity, CJK characters, has a number in digits or words, check()'s
-    # result, or None when the rules read its opening names: ask check() with them)
-    def claim(self, context: ChunkContext, text: str, margin: float
+    # result, or None when the rules read its opening names: ask check() with them; TextAnalyser.clause's fields
+    # then, but for the rule "opening", and when `declining` and it has no quantity, else None)
+    def claim(self, context: ChunkContext, text: str, margin: float, declining: bool
               ) -> tuple[int, int, bool, int, bool,
                          tuple[float, float, tuple[float, int, list[int], str, int, int] | None, list[_Quantity],
-                               tuple[str, _Quantity | None, list[_Quantity], str | None] | None, list[str]] | None
-                         ] | None: ...
+                               tuple[str, _Quantity | None, list[_Quantity], str | None] | None, list[str]] | None,
+                         _Analysis | None] | None: ...
 
 # The fast path's metric children (native/src/metrics.rs)
 

@@ -176,17 +176,18 @@ class _Context:
                          for p in near)
         return before, after
 
-    def claim(self, text: str) -> _Claim | None:
-        """The claim of this text, analysed and checked in one crate call (VerdictRules.claim): its Clause made only
-        when the rules read its opening names (then asked again with them) or when a rule in Python reads it. None:
-        no claim (no term nor quantity, or conversation only)."""
-        found = _RULES.claim(self.chunks, text, _AS_WELL)
+    def claim(self, text: str, declining: bool) -> _Claim | None:
+        """The claim of this text, analysed and checked in one crate call (VerdictRules.claim): its Clause given when
+        the rules read its opening names (then asked again with them) or, in an answer that may decline, the refusal
+        weighing reads it; else made when a rule in Python first reads it. None: no claim (no term nor quantity, or
+        conversation only)."""
+        found = _RULES.claim(self.chunks, text, _AS_WELL, declining)
         if found is None:
             return None
-        units, terms, quantified, cjk, counts, checked = found
-        parsed = None
+        units, terms, quantified, cjk, counts, checked, fields = found
+        parsed = None if fields is None else Clause(text, *fields)
         if checked is None:
-            parsed = clause(text)
+            parsed = clause(text) if parsed is None else parsed
             checked = self.check(parsed, units)
         return _Claim(text, units, terms, quantified, cjk, counts, checked, parsed)
 
@@ -357,7 +358,7 @@ class LocalJudge:
         for text, maybe in zip(reading.claims, reading.maybe, strict=True):
             if len(text) <= _LIST_MARKER_CHARS and _LIST_MARKER.fullmatch(text):
                 continue
-            claim = where.claim(text)
+            claim = where.claim(text, declining)
             if claim is None:
                 continue
             in_context = not claim.quantified and claim.checked[0] > 0  # a claim with a number is weighed by none

@@ -101,32 +101,36 @@ impl TextAnalyser {
     /// A clause's analysis: (terms, words, cjk_parts, chars, sequence, quantities, names, negated, governed,
     /// spelled), the fields of scorers/text.py's Clause after its text.
     fn clause<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyTuple>> {
-        // the frozensets drop repeated quantities, as Python's did
-        let c = with_text(text, |text| guarded(|| self.analyser.clause(text)))?;
-        // Each string made into a str once: its words are terms and sequence too, its CJK characters chars,
-        // sequence and one-character terms (made again for each, the strs were a sixth of an English clause's cost).
-        let mut made: FxHashMap<&str, Bound<'py, PyString>> =
-            FxHashMap::with_capacity_and_hasher(c.terms.len() + c.sequence.len(), Default::default());
-        for item in c.terms.iter().chain(&c.sequence) {
-            if !made.contains_key(item.as_str()) {
-                made.insert(item, new_str(py, item)?);
-            }
-        }
-        let str_of = |item: &String| made[item.as_str()].clone();
-        // the sequence ends in the characters of the CJK parts, one by one
-        let letters = c.parts.iter().map(|part| part.chars().count()).sum::<usize>();
-        let chars = &c.sequence[c.sequence.len() - letters..];
-        let items: [Bound<'py, PyAny>; 10] = [
-            PyFrozenSet::new(py, c.terms.iter().map(str_of))?.into_any(),
-            PyFrozenSet::new(py, c.words.iter().map(str_of))?.into_any(),
-            PyTuple::new(py, &c.parts)?.into_any(), PyFrozenSet::new(py, chars.iter().map(str_of))?.into_any(),
-            PyTuple::new(py, c.sequence.iter().map(str_of))?.into_any(),
-            PyFrozenSet::new(py, &c.quantities)?.into_any(), PyFrozenSet::new(py, &c.names)?.into_any(),
-            PyBool::new(py, c.negated).to_owned().into_any(), PyFrozenSet::new(py, &c.governed)?.into_any(),
-            PyFrozenSet::new(py, &c.spelled)?.into_any(),
-        ];
-        PyTuple::new(py, items)
+        clause_fields(py, &with_text(text, |text| guarded(|| self.analyser.clause(text)))?)
     }
+}
+
+/// A clause's analysis as TextAnalyser.clause gives it: the fields of scorers/text.py's Clause after its text.
+pub fn clause_fields<'py>(py: Python<'py>, c: &clause::Clause) -> PyResult<Bound<'py, PyTuple>> {
+    // the frozensets drop repeated quantities, as Python's did
+    // Each string made into a str once: its words are terms and sequence too, its CJK characters chars,
+    // sequence and one-character terms (made again for each, the strs were a sixth of an English clause's cost).
+    let mut made: FxHashMap<&str, Bound<'py, PyString>> =
+        FxHashMap::with_capacity_and_hasher(c.terms.len() + c.sequence.len(), Default::default());
+    for item in c.terms.iter().chain(&c.sequence) {
+        if !made.contains_key(item.as_str()) {
+            made.insert(item, new_str(py, item)?);
+        }
+    }
+    let str_of = |item: &String| made[item.as_str()].clone();
+    // the sequence ends in the characters of the CJK parts, one by one
+    let letters = c.parts.iter().map(|part| part.chars().count()).sum::<usize>();
+    let chars = &c.sequence[c.sequence.len() - letters..];
+    let items: [Bound<'py, PyAny>; 10] = [
+        PyFrozenSet::new(py, c.terms.iter().map(str_of))?.into_any(),
+        PyFrozenSet::new(py, c.words.iter().map(str_of))?.into_any(),
+        PyTuple::new(py, &c.parts)?.into_any(), PyFrozenSet::new(py, chars.iter().map(str_of))?.into_any(),
+        PyTuple::new(py, c.sequence.iter().map(str_of))?.into_any(),
+        PyFrozenSet::new(py, &c.quantities)?.into_any(), PyFrozenSet::new(py, &c.names)?.into_any(),
+        PyBool::new(py, c.negated).to_owned().into_any(), PyFrozenSet::new(py, &c.governed)?.into_any(),
+        PyFrozenSet::new(py, &c.spelled)?.into_any(),
+    ];
+    PyTuple::new(py, items)
 }
 
 /// The pieces of a text that `cut` gives, as a list of str.

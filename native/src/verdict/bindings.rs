@@ -5,7 +5,7 @@ use pyo3::types::{PyFrozenSet, PyString, PyTuple};
 
 use crate::bridge::{guarded, with_text};
 use crate::chunk::bindings::{texts, Aligned, ClaimSets, PyContext};
-use crate::clause::bindings::TextAnalyser;
+use crate::clause::bindings::{clause_fields, TextAnalyser};
 use crate::clause::Quantity;
 use crate::verdict::{self, Claim, Context, Contradiction, Rules};
 
@@ -14,8 +14,8 @@ type Found = (&'static str, Option<Quantity>, Vec<Quantity>, Option<String>);
 /// What VerdictRules.check gives: the evidence, the quantities lacking, a contradiction, the names lacking.
 type Checked = (f64, f64, Aligned, Vec<Quantity>, Option<Found>, Vec<String>);
 /// What VerdictRules.claim gives of a claim: (its units, its terms, whether it has a quantity, its CJK characters,
-/// whether it counts in digits or words, check()'s result or None).
-type Claimed = (usize, usize, bool, usize, bool, Option<Checked>);
+/// whether it counts in digits or words, check()'s result or None, its Clause's fields or None).
+type Claimed<'py> = (usize, usize, bool, usize, bool, Option<Checked>, Option<Bound<'py, PyTuple>>);
 
 /// The rules' tables, handed over once from judging/local_judge.py, with the text analyser (scorers/text.py's).
 #[pyclass(frozen, module = "ragpulse._native")]
@@ -90,18 +90,23 @@ impl VerdictRules {
         self.checked(&context, &sets, &said, margin)
     }
 
-    /// A claim's text analysed as scorers/text.py's clause() does and checked as check() does, its sets never made
-    /// into Python objects: None when it is no claim (no term nor quantity, or only conversation: is_chatter), else
-    /// (its units as size() counts them, its terms, whether it has a quantity, its CJK characters, whether it has a
-    /// number in digits or words, check()'s result) with that result None when the rules read its opening names (a
-    /// claim of too_short_units or fewer, or the subject rule's "opening"): ask check() with the claim's Clause then.
-    fn claim(&self, context: PyRef<'_, PyContext>, text: &Bound<'_, PyString>, margin: f64) -> PyResult<Option<Claimed>> {
+    /// A claim's text analysed as scorers/text.py's clause() does and checked as check() does, its sets made into
+    /// Python objects only when Python reads them: None when it is no claim (no term nor quantity, or only
+    /// conversation: is_chatter), else (its units as size() counts them, its terms, whether it has a quantity, its
+    /// CJK characters, whether it has a number in digits or words, check()'s result, its Clause's fields as
+    /// TextAnalyser.clause gives them), that result None when the rules read its opening names (a claim of
+    /// too_short_units or fewer, or the subject rule's "opening": ask check() with the claim's Clause), the fields
+    /// given then (but for "opening") and when `declining` and it has no quantity (the refusal weighing reads them).
+    fn claim<'py>(
+        &self, context: PyRef<'py, PyContext>, text: &Bound<'py, PyString>, margin: f64, declining: bool,
+    ) -> PyResult<Option<Claimed<'py>>> {
         let analyser = &self.analyser.get().analyser;
         let c = with_text(text, |text| guarded(|| analyser.clause(text)))?;
+        let fields = |wanted: bool| if wanted { clause_fields(text.py(), &c).map(Some) } else { Ok(None) };
         let mut quantities: Vec<Quantity> = Vec::with_capacity(c.quantities.len());
-        for quantity in c.quantities { // distinct as a frozenset keeps them: 0.0 is -0.0, NaN is no NaN
+        for quantity in &c.quantities { // distinct as a frozenset keeps them: 0.0 is -0.0, NaN is no NaN
             if !quantities.iter().any(|(dimension, value)| *dimension == quantity.0 && *value == quantity.1) {
-                quantities.push(quantity);
+                quantities.push(quantity.clone());
             }
         }
         let chatter = &analyser.tables.chatter;
@@ -113,8 +118,9 @@ impl VerdictRules {
         let (terms, quantified) = (c.terms.len(), !quantities.is_empty());
         let counts = quantified || !c.spelled.is_empty();
         if units <= self.rules.too_short_units {
-            return Ok(Some((units, terms, quantified, cjk, counts, None)));
+            return Ok(Some((units, terms, quantified, cjk, counts, None, fields(true)?)));
         }
+        let given = fields(declining && !quantified)?;
         let parts = c.parts.iter().map(|part| part.chars().collect()).collect();
         let sets = ClaimSets::new(c.terms.into_iter().collect(), quantities, c.words.into_iter().collect(), parts);
         let said = Said {
@@ -122,7 +128,8 @@ impl VerdictRules {
             negated: c.negated, units,
         };
         let checked = self.checked(&context, &sets, &said, margin)?;
+        // the rare "opening": the fields None unless given (the analysis is spent), made by Python's clause() then
         let opening = matches!(&checked.4, Some(("opening", ..)));
-        Ok(Some((units, terms, quantified, cjk, counts, if opening { None } else { Some(checked) })))
+        Ok(Some((units, terms, quantified, cjk, counts, if opening { None } else { Some(checked) }, given)))
     }
 }
