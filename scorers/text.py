@@ -270,7 +270,8 @@ def is_chatter(parsed: Clause) -> bool:
 
 # -- relevance terms (questions, and chunks against a question) ---------------------------------
 
-_QUESTION_WORD = re.compile(rf"[a-z0-9]+(?:['’][a-z]+)*|[{CJK}]+")
+# A question's words: `[a-z0-9]+(?:['’][a-z]+)*|[{CJK}]+` in the lower-cased text, scanned by the crate
+# (native/src/clause.rs, question_words).
 # Words that carry no topic in a question (negators included: a question's polarity is not its topic).
 _QUESTION_STOPWORDS = frozenset(
     "a an the and or but is are was were be been do does did can could would should will shall may might must i me my "
@@ -298,7 +299,7 @@ _PATTERNS = {
     "en_quantity": _EN_QUANTITY, "quantity_start": _QUANTITY_START, "name": _NAME, "list_item": _LIST_ITEM,
     "latin_in_cjk": _LATIN_IN_CJK,
     "cjk_function_or_negator": _CJK_FUNCTION_OR_NEGATOR, "cjk_quantity": _CJK_QUANTITY, "latin_word": _LATIN_WORD,
-    "polarity_token": _POLARITY_TOKEN, "any_negator": _ANY_NEGATOR, "question_word": _QUESTION_WORD,
+    "polarity_token": _POLARITY_TOKEN, "any_negator": _ANY_NEGATOR,
     "cjk_next": _CJK_NEXT, "cjk_week": _CJK_WEEK,
 }
 _CRATE_PATTERNS = {name: to_crate(pattern.pattern, bool(pattern.flags & re.IGNORECASE)) for name, pattern in _PATTERNS.items()}

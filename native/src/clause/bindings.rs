@@ -47,7 +47,7 @@ impl TextAnalyser {
             latin_in_cjk: pattern("latin_in_cjk")?, cjk_function_or_negator: pattern("cjk_function_or_negator")?,
             cjk_quantity: pattern("cjk_quantity")?, latin_word: pattern("latin_word")?,
             polarity_token: pattern("polarity_token")?, any_negator: pattern("any_negator")?,
-            question_word: pattern("question_word")?, cjk_next: pattern("cjk_next")?, cjk_week: pattern("cjk_week")?,
+            cjk_next: pattern("cjk_next")?, cjk_week: pattern("cjk_week")?,
         };
         let tables = clause::Tables {
             stopwords: table(tables, "stopwords")?, chatter: table(tables, "chatter")?,
