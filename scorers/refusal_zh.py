@@ -64,6 +64,7 @@ REFERRAL = re.compile(r"^(?:这个|此事|这事儿?|这)?(?:还|恐怕|可能)?
 CONTRAST_LEAD = re.compile(r"^(?:但是|但|不过|只是|可是|然而)[，,\s]*")
 
 
+_HAN = re.compile("[\u3400-\u9fff]")
 _TO_SIMPLIFIED = opencc.OpenCC("t2s")
 _TO_TRADITIONAL = opencc.OpenCC("s2t")
 # Cantonese words of negation, having and pointing, as Mandarin says them (one character for one): 唔知 不知, 冇资料
@@ -77,7 +78,7 @@ def mandarin(text: str) -> str:
     """`text` in Simplified Mandarin, character for character (Traditional characters converted, Cantonese words of
     negation and pointing as Mandarin says them); `text` itself when it holds no Chinese or converts to another
     length (then the offsets would not hold)."""
-    if text.isascii():
+    if text.isascii() or _HAN.search(text) is None:  # curly quotes and accents: nothing to convert
         return text
     converted = _CANTONESE_THIS.sub("这", _TO_SIMPLIFIED.convert(text).translate(_CANTONESE))
     return converted if len(converted) == len(text) else text
