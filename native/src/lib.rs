@@ -14,6 +14,7 @@ mod otlp;
 mod otlp_json;
 mod reorder;
 mod split;
+mod traces;
 
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -39,5 +40,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<otlp::bindings::KeyFilter>()?;
     module.add_class::<reorder::bindings::ReorderHold>()?;
     module.add_class::<clause::bindings::TextAnalyser>()?;
+    module.add_class::<traces::bindings::TraceTable>()?;
+    module.add_class::<traces::bindings::Turn>()?;
     Ok(())
 }

@@ -1,0 +1,515 @@
+"""PARITY REFERENCE (removed once the snapshot is taken): feedback/join.py as it was before the trace table went to
+the crate. The feedback join: every answer meets what users did about it, in one bounded state.
+
+A pipeline stage that holds, for `window_seconds`, every trace it has seen (its labels, whether
+it fell back, the signals it got, its judgment once judged, and for judgeable traces the
+serialized event the judge sampler kept), every session's open turns, and the feedback that
+came before its trace. Feedback names its answer by `trace_id`, or by `session_id` (the
+session's last answer). Either may come first:
+
+- trace first: feedback within the window is joined; after it (the trace left the window) it is
+  `late`, recognised by a tombstone of the trace's id, and attributed to nothing;
+- feedback first: it waits (`pending_window_seconds`) for its trace: `joined_after_wait`, or an
+  `orphan` (its trace never came: another replica's, or lost upstream).
+
+Whoever needs the join asks it: the satisfaction signals are counted here (feedback/satisfaction.py),
+the judge sampler gets the negative ones (late evidence: the answer is judged), the judge workers
+read a trace's signals into its judgment record and report the verdict back (the joined views),
+and calibration's reviews wait here for their judgment. Each table is capped in entries and bytes;
+the least recently used goes first, counted by table. A session's turns are classified in the order
+they were asked, not the order they came: each waits a few seconds for earlier ones (feedback/reorder.py).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+
+import msgspec
+from prometheus_client import CollectorRegistry
+
+from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
+from ragpulse.collector.telemetry.labels import LabelGuard
+from ragpulse.config import SatisfactionConfig
+from ragpulse.feedback.reorder import reorder_hold
+from ragpulse.feedback.satisfaction import (NEGATIVE, PRIORITY_OF, QuestionCache, SignalCounter, explicit_signal,
+                                            rating_of, turn_kind)
+from ragpulse.feedback.tables import (MAX_SIGNALS_PER_TURN, MAX_TURNS_PER_SESSION, OUTCOMES, PENDING_BYTES,
+                                      SESSION_BYTES, TABLES, TURN_BYTES, UNCOUNTED, JoinMetrics, Listener, Session,
+                                      Waiting, crossed)
+
+
+class Turn(msgspec.Struct, gc=False):
+    trace_id: str
+    at: float
+    labels: tuple[str | None, ...]
+    fallback: bool
+    size: int
+    signals: tuple[str, ...] = ()
+    judgment: tuple[str, str, str] | None = None
+    payload: bytes | None = None
+    kept: bool = False
+    evidence: bool = False
+    sampled_by: tuple[str, ...] = ()
+    raised: tuple[str, ...] = ()
+    open: bool = False
+    kind: str | None = None
+    partition: int = -1
+
+_EXPIRY_STEP_SECONDS = 0.05
+
+
+class FeedbackJoin:
+    """Pipeline stage (before the judge sampler), and the store the sampler and the judge use."""
+
+    def __init__(self, options: SatisfactionConfig, registry: CollectorRegistry, counter: SignalCounter,
+                 guard: LabelGuard, clock: Callable[[], float] = time.monotonic) -> None:
+        self._options = options
+        self._max_traces, self._max_bytes = options.max_traces, options.max_bytes
+        self._escalation_routes = frozenset(options.escalation_routes)
+        self._turn_counts = counter.turn_counters
+        self._metrics = metrics = JoinMetrics(registry)
+        self._counter = counter
+        self._raw_labels = guard.raw_values
+        self._clock = clock
+        self._traces: OrderedDict[str, Turn] = OrderedDict()
+        self._tombstones: OrderedDict[int, None] = OrderedDict()
+        self._sessions: OrderedDict[str, Session] = OrderedDict()
+        # trace id -> (arrival of the first, [(waiting feedback, its bytes, its partition)])
+        self._pending: OrderedDict[str, tuple[float, list[Waiting]]] = OrderedDict()
+        self.listeners: list[Listener] = []
+        self.traces_bytes = self.sessions_bytes = self.pending_bytes = 0
+        self.pending_reviews = 0
+        self._next_expiry = 0.0
+        self._replaying = False  # replay(): state is rebuilt, nothing counted
+        # A session's turns in the order they were asked (feedback/reorder.py); None: as they arrive.
+        self._reorder = (reorder_hold(options, metrics, self._turn, self._session_feedback)
+                         if options.reorder_seconds > 0 else None)
+        self._outcome = {outcome: metrics.outcomes.labels(outcome) for outcome in OUTCOMES}
+        self._evicted = {table: metrics.evicted.labels(table) for table in TABLES}
+        self._questions = QuestionCache(options.question_cache_entries, options.question_cache_max_bytes,
+                                        self._evicted["questions"])
+        self._encode = msgspec.msgpack.Encoder().encode
+        self._decode = msgspec.msgpack.Decoder(TraceEvent).decode
+        for table, entries, held in (("traces", lambda: len(self._traces), lambda: self.traces_bytes),
+                                     ("sessions", lambda: len(self._sessions), lambda: self.sessions_bytes),
+                                     ("pending", lambda: len(self._pending), lambda: self.pending_bytes)):
+            metrics.entries.labels(table=table).set_function(entries)
+            metrics.bytes.labels(table=table).set_function(held)
+
+    # -- the stage ---------------------------------------------------------------------------------
+
+    def __call__(self, envelope: Envelope) -> Envelope:
+        now = self._clock()
+        if now >= self._next_expiry:  # windows end to within 50 ms: not a walk of three tables per event
+            self.expire(now)
+        event = envelope.event
+        partition = -1 if envelope.partition is None else envelope.partition
+        if isinstance(event, TraceEvent):
+            self._trace(event, envelope.fallback_rule is not None, now, partition)
+        else:
+            self._feedback(event, now, partition)
+        return envelope
+
+    def expire(self, now: float | None = None) -> None:
+        """Ends what is over: traces past the window, waiting feedback past its wait, sessions gone idle
+        (their unsignalled answers are silently accepted). Also called on a timer, for quiet streams."""
+        now = self._clock() if now is None else now
+        self._next_expiry = now + _EXPIRY_STEP_SECONDS
+        if self._reorder is not None:  # first: a turn held until now may keep its session from going idle
+            self._reorder.expire(now)
+        traces, window = self._traces, self._options.window_seconds
+        while traces:
+            turn = next(iter(traces.values()))
+            if now - turn.at < window:
+                break
+            traces.popitem(last=False)
+            self._bury(turn)
+        pending, wait = self._pending, self._options.pending_window_seconds
+        while pending:
+            arrived = next(iter(pending.values()))[0]
+            if now - arrived < wait:
+                break
+            self._drop_pending(pending.popitem(last=False)[1][1], "orphan")
+        sessions, idle = self._sessions, self._options.idle_seconds
+        while sessions:
+            session = next(iter(sessions.values()))
+            if now - session.last_at < idle:
+                break
+            sessions.popitem(last=False)
+            self.sessions_bytes -= session.size
+            for turn in session.turns:
+                self._close(turn, settled=True)
+
+    def drop_partitions(self, partitions: frozenset[int]) -> None:
+        """Kafka partitions went to another replica: their answers, sessions and waiting feedback leave this replica,
+        counted as entries only. Their new owner reads them back (replay) and counts what is still to count (a session's
+        signals as it settles, waiting feedback as it meets its answer), so counting any of it here would count it twice."""
+        if self._reorder is not None:  # their held turns first: the judge hears of their rephrases, as it would have
+            self._reorder.flush(partitions)
+        revoked = self._metrics.revoked
+        gone = [trace_id for trace_id, turn in self._traces.items() if turn.partition in partitions]
+        for trace_id in gone:
+            self._release(self._traces.pop(trace_id))
+        revoked.labels("traces").inc(len(gone))
+        gone = [session_id for session_id, session in self._sessions.items() if session.partition in partitions]
+        for session_id in gone:
+            self.sessions_bytes -= self._sessions.pop(session_id).size
+        revoked.labels("sessions").inc(len(gone))
+        left = 0
+        for trace_id, (arrived, waiting) in list(self._pending.items()):
+            kept = [item for item in waiting if item[2] not in partitions]  # keyed otherwise, items may differ
+            for event, size, _, _ in (item for item in waiting if item[2] in partitions):
+                left += 1
+                self.pending_bytes -= size
+                if event.kind == "review":  # reviews are not read back: this is their one count
+                    self.pending_reviews -= 1
+                    for listener in self.listeners:
+                        listener.review_expired("revoked")
+            if not kept:
+                del self._pending[trace_id]
+            elif len(kept) < len(waiting):
+                self._pending[trace_id] = (arrived, kept)
+        revoked.labels("pending").inc(left)
+
+    def replay(self, events: list[tuple[Envelope, bool]]) -> None:
+        """Events of Kafka partitions this replica was just given, read back from before their committed offsets (with
+        whether each trace is a fallback): their previous owner counted them, so they rebuild the join's state here
+        (answers, sessions, signals so far, waiting feedback) without counting anything or telling a listener; what
+        comes next is counted as if this replica had seen it all. A session's answers are counted when they settle,
+        here; their previous owner counted none of it (it lets go of a partition's entries uncounted). Replayed
+        feedback whose answer was not read back waits for it as usual and is counted if it comes, but not when it
+        never does (orphan, pending_full): its answer may be older than the read-back and the feedback counted."""
+        outcome, listeners = self._outcome, self.listeners
+        self._outcome, self.listeners, self._replaying = dict.fromkeys(outcome, UNCOUNTED), [], True
+        try:
+            now, seen = self._clock(), set()
+            for envelope, fallback in events:
+                if envelope.identity in seen:
+                    continue  # a duplicate the previous owner's dedup window dropped
+                seen.add(envelope.identity)
+                event = envelope.event
+                partition = -1 if envelope.partition is None else envelope.partition
+                if isinstance(event, FeedbackEvent):
+                    self._feedback(event, now, partition)
+                elif event.trace_id not in self._traces:
+                    self._trace(event, fallback, now, partition)
+            if self._reorder is not None:  # the sessions rebuilt in the order their turns were asked
+                self._reorder.flush({-1 if e.partition is None else e.partition for e, _ in events})
+        finally:
+            self._outcome, self.listeners, self._replaying = outcome, listeners, False
+
+    # -- traces and sessions -----------------------------------------------------------------------
+
+    def _trace(self, event: TraceEvent, fallback: bool, now: float, partition: int) -> None:
+        trace_id = event.trace_id
+        labels = self._raw_labels(event)
+        if labels not in self._counter.answered_labels:
+            self._counter.answered(labels)
+        turn = Turn(trace_id, now, labels, fallback, TURN_BYTES + len(trace_id), partition=partition)
+        traces = self._traces
+        previous = traces.pop(trace_id, None)
+        if previous is not None:  # the same trace again (re-sent, or its late spans): the newer wins
+            self._release(previous)
+        traces[trace_id] = turn
+        self.traces_bytes += turn.size
+        if len(traces) > self._max_traces or self.traces_bytes > self._max_bytes:
+            self._cap_traces()
+        session_id, reorder = event.session_id, self._reorder
+        if session_id and reorder is not None and (event.timestamp is not None or reorder.holds(session_id)):
+            turn.open = event.route not in self._escalation_routes  # its signals wait for it to settle, as a turn's
+            # Ordered by its timestamp (epoch seconds, once decoded); classified when it comes back, as at the time it came.
+            timestamp = event.timestamp
+            known = self._sessions.get(session_id) if timestamp is not None else None
+            if known is not None and timestamp < known.released:  # type: ignore[operator]
+                reorder.late()
+            reorder.turn(session_id, timestamp, partition, len(event.query), now,
+                         (session_id, event.route, event.query, turn, now, timestamp))
+        elif session_id:
+            self._turn(session_id, event.route, event.query, turn, now)
+        entry = self._pending.get(trace_id) if self._pending else None
+        if entry is not None:
+            # Reviews go on waiting, for the judgment (the judge is asynchronous); the rest meet their answer.
+            reviews = [item for item in entry[1] if item[0].kind == "review"]
+            if reviews:
+                self._pending[trace_id] = (entry[0], reviews)
+            else:
+                del self._pending[trace_id]
+            for feedback, size, feedback_partition, _ in entry[1]:
+                if feedback.kind != "review":
+                    self.pending_bytes -= size
+                    if crossed(feedback_partition, partition):
+                        self._outcome["key_mismatch"].inc()
+                        continue
+                    self._outcome["joined_after_wait"].inc()
+                    self._apply(turn, feedback)
+
+    def _turn(self, session_id: str, route: str | None, query: str, turn: Turn, now: float,
+              timestamp: float | None = None) -> None:
+        """`timestamp`: the turn's own, when it comes back from the reorder hold."""
+        options = self._options
+        session = self._sessions.pop(session_id, None)
+        if session is not None:
+            self.sessions_bytes -= session.size
+        if route is not None and route in self._escalation_routes:
+            # A handoff to a human: the escalation of the session's last answer, not an answer itself.
+            if session is None:
+                return
+            if session.turns:
+                self._signal(session.turns[-1], "escalation")
+            session.last_at = now
+        else:
+            analysis = None
+            if session is None:
+                kind = "first"
+                session = Session(now, query)
+            elif now - session.last_at > options.rephrase_window_seconds or not session.turns:
+                kind = "first"
+            elif query == session.question:  # the very same text: no analysis needed
+                kind, analysis = "repeat", session.analysis
+            else:
+                previous = session.analysis or self._questions.analyse(session.question)
+                analysis = self._questions.analyse(query)
+                kind = turn_kind(previous, analysis, options.rephrase_similarity)
+            turn.kind = kind  # counted when the answer settles, with its signals
+            if kind == "repeat" or kind == "rephrase":
+                self._signal(session.turns[-1], kind)
+            turns = session.turns
+            while turns and now - turns[0].at >= options.idle_seconds:  # a long session: its old answers settle
+                self._close(turns[0], settled=True)
+                turns = turns[1:]
+            if len(turns) >= MAX_TURNS_PER_SESSION:
+                self._close(turns[0], settled=False)
+                turns = turns[1:]
+                self._evicted["turns"].inc()
+            turn.open = True
+            session.turns = (*turns, turn)
+            session.question, session.analysis, session.last_at = query, analysis, now
+        session.partition = turn.partition
+        if timestamp is not None and timestamp > session.released:
+            session.released = timestamp
+        self._store(session_id, session)
+
+    def _store(self, session_id: str, session: Session) -> None:
+        """The session back in its table (as the most recent), within the table's caps."""
+        # Bounded above without walking anything: the question's characters (4 bytes each at most; again
+        # for its normalised text and terms when held), a set slot per term, a tuple slot per open turn.
+        held = session.analysis
+        size = session.size = (SESSION_BYTES + len(session_id) + 4 * len(session.question) + 64 * len(session.turns)
+                               + (8 * len(session.question) + 64 * (len(held[1]) + len(held[2])) if held is not None else 0))
+        sessions, options = self._sessions, self._options
+        sessions[session_id] = session
+        self.sessions_bytes += size
+        while len(sessions) > options.max_sessions or self.sessions_bytes > options.max_sessions_bytes:
+            evicted = sessions.popitem(last=False)[1]
+            self.sessions_bytes -= evicted.size
+            self._evicted["sessions"].inc()
+            for held in evicted.turns:
+                self._close(held, settled=False)
+
+    def _cap_traces(self) -> None:
+        traces = self._traces
+        while len(traces) > self._max_traces or self.traces_bytes > self._max_bytes:
+            turn = traces.popitem(last=False)[1]
+            self._bury(turn)
+            self._evicted["traces"].inc()
+
+    def _release(self, turn: Turn) -> None:
+        """The turn leaves the trace table, and its kept event with it: its session may still hold the turn,
+        but the bytes budget no longer counts it."""
+        self.traces_bytes -= turn.size
+        if turn.payload is not None:
+            turn.size -= len(turn.payload)
+            turn.payload = None
+
+    def _bury(self, turn: Turn) -> None:
+        """The trace leaves the window; feedback about it from now on is late."""
+        self._release(turn)
+        tombstones = self._tombstones
+        tombstones[hash(turn.trace_id)] = None
+        while len(tombstones) > self._max_traces:
+            tombstones.popitem(last=False)
+
+    def _close(self, turn: Turn, *, settled: bool) -> None:
+        """The answer leaves its session: its signals, and what its question was to the one before, are counted now.
+        Settled (the session moved on or went idle), no signal at all on a real answer is a silent accept; evicted
+        (caps), silence says nothing.
+
+        Counted here and not as they came, so that every answer of a session is counted at the same delay
+        whatever its signal: a rephrase comes in seconds, a silent accept only after idle_seconds, and
+        counting each as it came biased the proxy low wherever answers were recent (a new app, a rise in
+        traffic, the first idle_seconds after a start)."""
+        turn.open = False
+        if self._replaying:
+            return  # closed as its previous owner closed it, and counted there
+        if turn.kind is not None:
+            self._turn_counts[turn.kind].inc()
+        count = self._counter.count
+        for signal in turn.signals:
+            count(turn.labels, turn.fallback, signal)
+        if settled and not turn.signals and not turn.fallback:
+            self._signal(turn, "silent_accept")
+
+    # -- feedback ----------------------------------------------------------------------------------
+
+    def _feedback(self, event: FeedbackEvent, now: float, partition: int) -> None:
+        if event.kind == "review":
+            handled = all([listener.review(event) for listener in self.listeners])  # every listener hears it
+            if not handled and event.trace_id:
+                self._hold(event.trace_id, event, now, partition)
+            return
+        if explicit_signal(event) is None and rating_of(event) is None:
+            return  # a rating of 3 with nothing else to say is counted by the fast path only
+        trace_id = event.trace_id
+        if trace_id:
+            turn = self._traces.get(trace_id)
+            if turn is not None and crossed(partition, turn.partition):
+                self._outcome["key_mismatch"].inc()
+            elif turn is not None:
+                self._outcome["joined"].inc()
+                self._apply(turn, event)
+            elif hash(trace_id) in self._tombstones:
+                self._outcome["late"].inc()
+            else:
+                self._hold(trace_id, event, now, partition)
+            return
+        session_id = event.session_id
+        if session_id and self._reorder is not None and self._reorder.holds(session_id):  # about the turns held: after them
+            self._reorder.feedback(session_id, partition, len(event.comment or ""), now, (session_id, event, partition))
+        else:
+            self._session_feedback(session_id, event, partition)
+
+    def _session_feedback(self, session_id: str | None, event: FeedbackEvent, partition: int) -> None:
+        session = self._sessions.get(session_id) if session_id else None
+        if session is not None and session.turns and crossed(partition, session.partition):
+            self._outcome["key_mismatch"].inc()
+        elif session is not None and session.turns:
+            self._outcome["session"].inc()
+            self._apply(session.turns[-1], event)
+        else:
+            self._outcome["session_unknown" if session_id else "unreferenced"].inc()
+
+    def _apply(self, turn: Turn, event: FeedbackEvent) -> None:
+        rating = rating_of(event)
+        if rating is not None and not self._replaying:
+            self._counter.rating(turn.labels, rating)
+        signal = explicit_signal(event)
+        if signal is not None:
+            self._signal(turn, signal)
+
+    def _signal(self, turn: Turn, signal: str) -> None:
+        if len(turn.signals) < MAX_SIGNALS_PER_TURN:
+            turn.signals = (*turn.signals, signal)
+            if not turn.open and not self._replaying:
+                self._counter.count(turn.labels, turn.fallback, signal)
+        elif not self._replaying:  # beyond what a turn holds: counted at once (a session's answer with this many is rare)
+            self._counter.count(turn.labels, turn.fallback, signal)
+        for listener in self.listeners:
+            listener.signal(turn, signal)
+        if turn.judgment is not None and not self._replaying:
+            sample, verdict, stage = turn.judgment
+            self._counter.judged(turn.labels, signal, sample, verdict, stage)
+            for listener in self.listeners:
+                listener.signal_after_judgment(turn.trace_id, signal)
+        if signal in NEGATIVE:
+            priority = PRIORITY_OF[signal]
+            for listener in self.listeners:
+                listener.negative(priority, turn)
+
+    def _hold(self, trace_id: str, event: FeedbackEvent, now: float, partition: int) -> None:
+        size = PENDING_BYTES + len(trace_id) + 4 * len(event.comment or "")
+        entry = self._pending.get(trace_id)
+        if entry is None:
+            self._pending[trace_id] = (now, [(event, size, partition, self._replaying)])
+        elif len(entry[1]) < MAX_SIGNALS_PER_TURN:
+            entry[1].append((event, size, partition, self._replaying))
+        else:
+            self._drop_pending([(event, 0, partition, self._replaying)], "pending_full")
+            return
+        self.pending_bytes += size
+        if event.kind == "review":
+            self.pending_reviews += 1
+        options = self._options
+        while len(self._pending) > options.max_pending or self.pending_bytes > options.max_pending_bytes:
+            self._drop_pending(self._pending.popitem(last=False)[1][1], "pending_full")
+            self._evicted["pending"].inc()
+
+    def _drop_pending(self, waiting: list[Waiting], reason: str) -> None:
+        for event, size, _, replayed in waiting:
+            self.pending_bytes -= size
+            if event.kind == "review":
+                self.pending_reviews -= 1
+                for listener in self.listeners:
+                    listener.review_expired(reason)
+            elif not replayed:  # a replayed one's answer may have met it on the previous owner, before the read-back
+                self._outcome[reason].inc()
+
+    # -- for the judge sampler and the judge workers ----------------------------------------------
+
+    def keep(self, event: TraceEvent, fallback: bool, sampled_by: tuple[str, ...]) -> Turn | None:
+        """The sampler saw this (judgeable) trace: keep it for late signals. The turn's `raised` are the
+        priorities that signals raised before it got here (feedback that came first)."""
+        turn = self._traces.get(event.trace_id)
+        if turn is None:  # already evicted
+            return None
+        # Attributes are not judged: leaving them out halves the encoding of a typical event.
+        slim = msgspec.structs.replace(event, attributes={}) if event.attributes else event
+        payload = self._encode(slim)
+        turn.payload, turn.kept, turn.sampled_by = payload, True, sampled_by
+        turn.size += len(payload)
+        self.traces_bytes += len(payload)
+        if self.traces_bytes > self._max_bytes:
+            self._cap_traces()
+        return turn
+
+    def passed(self, trace_id: str) -> None:
+        """The sampler saw this trace and did not keep it (nothing to judge it against)."""
+        turn = self._traces.get(trace_id)
+        if turn is not None:
+            turn.kept, turn.raised = True, ()
+
+    def peek(self, turn: Turn) -> TraceEvent | None:
+        """The kept event of an answer, left where it is (None when it was not kept or is gone)."""
+        return None if turn.payload is None else self._decode(turn.payload)
+
+    def take(self, turn: Turn) -> tuple[TraceEvent, int] | None:
+        """The kept event of an answer a late signal is about, and its size (once: it is evidence now)."""
+        payload = turn.payload
+        if payload is None:
+            return None
+        turn.payload, turn.evidence = None, True
+        turn.size -= len(payload)
+        self.traces_bytes -= len(payload)  # a turn with its payload is in the trace table (_release drops it)
+        return self._decode(payload), len(payload)
+
+    def judged(self, trace_id: str, sample: str, verdict: str, stage: str) -> list[str]:
+        """The judge's verdict on a trace: signals so far meet it (the joined views), later ones will.
+        Returns the trace's signals, for its judgment record."""
+        turn = self._traces.get(trace_id)
+        signals: list[str] = []
+        if turn is not None:
+            signals = list(turn.signals)
+            # The views count an answer once, against its sample's judgment when it was sampled (a complaint
+            # about a sampled answer has it judged again as evidence: that one waits for the sample's).
+            if turn.judgment is None and not (sample == "feedback" and turn.sampled_by):
+                turn.judgment = (sample, verdict, stage)
+                for signal in signals:
+                    self._counter.judged(turn.labels, signal, sample, verdict, stage)
+        return signals
+
+    def release_reviews(self, trace_id: str) -> None:
+        """Reviews that waited for this trace's judgment go to calibration, now that it is recorded."""
+        entry = self._pending.get(trace_id)
+        if entry is not None:
+            reviews = [item for item in entry[1] if item[0].kind == "review"]
+            if reviews:
+                rest = [item for item in entry[1] if item[0].kind != "review"]
+                if rest:
+                    self._pending[trace_id] = (entry[0], rest)
+                else:
+                    del self._pending[trace_id]
+                self.pending_reviews -= len(reviews)
+                self.pending_bytes -= sum(item[1] for item in reviews)
+                for listener in self.listeners:
+                    listener.reviews_judged(trace_id, [item[0] for item in reviews])
