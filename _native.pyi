@@ -227,8 +227,6 @@ class Turn:
     open: bool
     kind: str | None
     partition: int
-    def __new__(cls, trace_id: str, at: float, labels: tuple[str | None, ...], fallback: bool, size: int,
-                partition: int = ...) -> Self: ...
 
 @final
 class TraceTable:

@@ -42,5 +42,6 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<clause::bindings::TextAnalyser>()?;
     module.add_class::<traces::bindings::TraceTable>()?;
     module.add_class::<traces::bindings::Turn>()?;
+    traces::bindings::keep_turns_out_of_the_collector(module.py());
     Ok(())
 }

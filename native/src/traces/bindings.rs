@@ -1,8 +1,10 @@
 //! ragpulse._native.Turn and TraceTable: an answer the feedback join holds (feedback/tables.py documents its fields)
 //! and the join's trace table, as feedback/join.py drives them. A Turn is shared by the table, its session's open
 //! turns and the listeners (the judge sampler and the golden-set candidates read and write its attributes). It holds
-//! strings, tuples and bytes only, so it is not tracked by the garbage collector (no __traverse__), as the
-//! msgspec struct it replaced (gc=False).
+//! strings, tuples and bytes only (no reference cycle), so it is kept out of the garbage collector, as the msgspec
+//! struct it replaced was (gc=False): tracked, tens of thousands of them and every tuple holding one (a session's
+//! turns, the reorder hold's entries) made each of the collector's passes walk them all (the join 35% slower). Only
+//! the table makes one.
 use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString, PyTuple};
@@ -30,20 +32,21 @@ pub struct Turn {
     partition: i64,
 }
 
-#[pymethods]
 impl Turn {
-    #[new]
-    #[pyo3(signature = (trace_id, at, labels, fallback, size, partition = -1))]
-    fn new(py: Python<'_>, trace_id: Py<PyString>, at: f64, labels: Py<PyAny>, fallback: bool, size: i64,
-           partition: i64) -> Self {
+    /// A new answer, out of the garbage collector's lists.
+    fn untracked(py: Python<'_>, trace_id: Py<PyString>, at: f64, labels: Py<PyAny>, fallback: bool, size: i64,
+                 partition: i64) -> PyResult<Py<Turn>> {
         let empty = PyTuple::empty(py).into_any().unbind();
-        Turn { trace_id, at, labels, fallback, size, signals: empty.clone_ref(py), judgment: py.None(), payload: None,
-               kept: false, evidence: false, sampled_by: empty.clone_ref(py), raised: empty, open: false,
-               kind: py.None(), partition }
+        let turn = Py::new(py, Turn { trace_id, at, labels, fallback, size, signals: empty.clone_ref(py),
+                                      judgment: py.None(), payload: None, kept: false, evidence: false,
+                                      sampled_by: empty.clone_ref(py), raised: empty, open: false, kind: py.None(),
+                                      partition })?;
+        // SAFETY: a live object of a type with Py_TPFLAGS_HAVE_GC (every pyclass), held here; untracking only takes it
+        // out of the collector's lists (its deallocation untracks again, which is allowed).
+        unsafe { pyo3::ffi::PyObject_GC_UnTrack(turn.as_ptr().cast()) };
+        Ok(turn)
     }
-}
 
-impl Turn {
     /// Its kept event goes; returns its bytes.
     fn drop_payload(&mut self, py: Python<'_>) -> i64 {
         let Some(payload) = self.payload.take() else { return 0 };
@@ -51,6 +54,20 @@ impl Turn {
         self.size -= size;
         size
     }
+}
+
+unsafe extern "C" fn never_collected(_: *mut pyo3::ffi::PyObject) -> std::os::raw::c_int {
+    0
+}
+
+/// Turns are no objects of the collector's (every pyclass's type has Py_TPFLAGS_HAVE_GC, which PyO3 keeps): a tuple
+/// holding only them and strings is untracked on the collector's next pass, as with the msgspec struct's.
+pub fn keep_turns_out_of_the_collector(py: Python<'_>) {
+    let turn = py.get_type::<Turn>();
+    // SAFETY: the type object is alive (the module holds it) and not yet instantiated; tp_is_gc only tells the
+    // collector to skip an instance, which it may since a Turn holds no reference cycle. Allocation and deallocation
+    // go by the type's flags, so the GC header is there for PyO3's deallocation as ever.
+    unsafe { (*turn.as_type_ptr()).tp_is_gc = Some(never_collected) };
 }
 
 #[pyclass(module = "ragpulse._native")]
@@ -101,7 +118,7 @@ impl TraceTable {
            partition: i64) -> PyResult<Py<Turn>> {
         let size = self.entry_bytes + trace_id.len()? as i64;
         let key = trace_id.to_str()?.to_owned();
-        let turn = Py::new(py, Turn::new(py, trace_id.unbind(), at, labels, fallback, size, partition))?;
+        let turn = Turn::untracked(py, trace_id.unbind(), at, labels, fallback, size, partition)?;
         if let Some(previous) = self.traces.insert(&key, turn.clone_ref(py)) {
             self.release(py, &previous);
         }
