@@ -144,10 +144,12 @@ def apply(join: Any, recorder: Recorder, clock: Clock, sent: dict[str, Any], op:
         item = event_of(op, number)
         if kind == "trace":
             sent[op[1]] = sent["?trace"] = item.event
-        return join(item)
+        join(item)  # the envelope back, its identity a per-process digest: not an output
+        return None
     if kind == "review":
-        return join(envelope(FeedbackEvent(kind="review", trace_id=op[1], feedback_id=str(number), scores=ReviewScores()),
-                             partition=op[2]))
+        join(envelope(FeedbackEvent(kind="review", trace_id=op[1], feedback_id=str(number), scores=ReviewScores()),
+                      partition=op[2]))
+        return None
     if kind == "clock":
         clock.now += op[1]
         return None
