@@ -1,19 +1,23 @@
 """The feedback join on the compiled core's trace table (native/src/traces.rs): what it does is held by a snapshot taken
 when it was shown equal to the Python join it replaced (tests/helpers/join_snapshot.py says how it was shown and how to
 rewrite it after a deliberate change); on generated traffic the table keeps its caps in entries and bytes, its bytes
-are its turns' sizes, and what it evicted is counted."""
+are its turns' sizes, and what it evicted is counted; its turns stay out of the garbage collector."""
 
 from __future__ import annotations
 
+import gc
 import json
+
 import pytest
 from helpers.clocks import Clock
-from helpers.events import feedback_join
+from helpers.events import envelope, feedback_join
 from helpers.join_snapshot import (IDS, SEED, SNAPSHOT, STREAMS, Op, Recorder, apply, digest, feedback_op, outputs,
                                    streams, trace_op)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from prometheus_client import CollectorRegistry
+
+from ragpulse.collector.events import TraceEvent
 
 pytestmark = pytest.mark.unit  # starts no process and binds no port (pyproject.toml)
 
@@ -56,3 +60,14 @@ def test_the_trace_table_keeps_its_caps_and_counts_what_it_evicts(max_traces: in
     left = [registry.get_sample_value(f"ragpulse_feedback_join_{name}_total", {"table": "traces"})
             for name in ("evicted", "revoked")]
     assert fresh == len(table) + sum(left)  # type: ignore[arg-type]
+
+
+def test_turns_and_tuples_of_them_stay_out_of_the_garbage_collector() -> None:
+    """As the msgspec struct (gc=False) they replaced: tracked, tens of thousands of them and every tuple holding one
+    (a session's turns, the reorder hold's entries) made each of the collector's passes walk them all."""
+    join = feedback_join(CollectorRegistry(), reorder_seconds=0.0)
+    join(envelope(TraceEvent(trace_id="t1", query="q", answer="a", session_id="s", app="shop")))
+    turn = join._traces["t1"]  # noqa: SLF001
+    held = join._sessions["s"].turns  # noqa: SLF001
+    gc.collect()
+    assert held == (turn,) and not gc.is_tracked(turn) and not gc.is_tracked(held)
