@@ -17,6 +17,8 @@ read a trace's signals into its judgment record and report the verdict back (the
 and calibration's reviews wait here for their judgment. Each table is capped in entries and bytes;
 the least recently used goes first, counted by table. A session's turns are classified in the order
 they were asked, not the order they came: each waits a few seconds for earlier ones (feedback/reorder.py).
+The trace table (its caps, tombstones and the events kept for the sampler) and the answers' record, Turn, are in
+the compiled core (native/src/traces.rs); sessions, waiting feedback and the counting are here.
 """
 
 from __future__ import annotations
