@@ -3,7 +3,7 @@ registered in native/src/lib.rs). tests/test_native_stub.py holds this stub and 
 methods, properties and arities. PyO3 extracts exactly the Python types named here: a frozenset where it says
 frozenset (not a set), a dict where it says dict (not any mapping)."""
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Self, TypeAlias, TypedDict, TypeVar, final
 
 # In the order native/src/lib.rs registers them.
@@ -11,7 +11,7 @@ __all__ = [
     "decode_otlp_traces", "decode_otlp_json", "stem_words", "regex_spans", "cjk_covered", "sentences", "clauses",
     "topics_shared", "count_inline", "parse_citations", "scan_citations", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE",
     "ChunkAnalysis", "ChunkContext", "LexicalAnalyser", "LexicalUnits", "FastCounter", "FastHistogram",
-    "KeyFilter", "ReorderHold", "TextAnalyser", "VerdictRules",
+    "KeyFilter", "ReorderHold", "TextAnalyser", "TraceTable", "Turn", "VerdictRules",
 ]
 
 # An OTLP AnyValue as the decoders give it: kvlists as dicts, arrays as lists, an empty value as None.
@@ -220,6 +220,47 @@ class ReorderHold:
     def entries(self) -> int: ...
     @property
     def bytes(self) -> int: ...
+
+# The feedback join's answers and its trace table (native/src/traces/bindings.rs; feedback/tables.py says what each
+# attribute of a Turn holds).
+
+@final
+class Turn:
+    trace_id: str
+    at: float
+    labels: tuple[str | None, ...]
+    fallback: bool
+    size: int
+    signals: tuple[str, ...]
+    judgment: tuple[str, str, str] | None
+    payload: bytes | None
+    kept: bool
+    evidence: bool
+    sampled_by: tuple[str, ...]
+    raised: tuple[str, ...]
+    open: bool
+    kind: str | None
+    partition: int
+
+@final
+class TraceTable:
+    def __new__(cls, max_traces: int, max_bytes: int, entry_bytes: int, evicted: FastCounter) -> Self: ...
+    def add(self, trace_id: str, at: float, labels: tuple[str | None, ...], fallback: bool, partition: int) -> Turn: ...
+    def get(self, trace_id: str) -> Turn | None: ...
+    def __getitem__(self, key: str, /) -> Turn: ...
+    def __contains__(self, key: str, /) -> bool: ...
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[str]: ...  # oldest first
+    def buried(self, trace_id: str) -> bool: ...
+    def expire(self, now: float, window: float) -> None: ...
+    def revoke(self, partitions: set[int] | frozenset[int]) -> int: ...
+    def keep(self, turn: Turn, payload: bytes, sampled_by: tuple[str, ...]) -> None: ...
+    def passed(self, trace_id: str) -> None: ...
+    def take(self, turn: Turn) -> bytes | None: ...
+    @property
+    def bytes(self) -> int: ...
+    @property
+    def tombstones(self) -> int: ...
 
 @final
 class FastCounter:

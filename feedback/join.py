@@ -17,6 +17,8 @@ read a trace's signals into its judgment record and report the verdict back (the
 and calibration's reviews wait here for their judgment. Each table is capped in entries and bytes;
 the least recently used goes first, counted by table. A session's turns are classified in the order
 they were asked, not the order they came: each waits a few seconds for earlier ones (feedback/reorder.py).
+The trace table (its caps, tombstones and the events kept for the sampler) and the answers' record, Turn, are in
+the compiled core (native/src/traces.rs); sessions, waiting feedback and the counting are here.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from collections.abc import Callable
 import msgspec
 from prometheus_client import CollectorRegistry
 
+from ragpulse import _native
 from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
 from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.config import SatisfactionConfig
@@ -54,13 +57,11 @@ class FeedbackJoin:
         self._counter = counter
         self._raw_labels = guard.raw_values
         self._clock = clock
-        self._traces: OrderedDict[str, Turn] = OrderedDict()
-        self._tombstones: OrderedDict[int, None] = OrderedDict()
         self._sessions: OrderedDict[str, Session] = OrderedDict()
         # trace id -> (arrival of the first, [(waiting feedback, its bytes, its partition)])
         self._pending: OrderedDict[str, tuple[float, list[Waiting]]] = OrderedDict()
         self.listeners: list[Listener] = []
-        self.traces_bytes = self.sessions_bytes = self.pending_bytes = 0
+        self.sessions_bytes = self.pending_bytes = 0
         self.pending_reviews = 0
         self._next_expiry = 0.0
         self._replaying = False  # replay(): state is rebuilt, nothing counted
@@ -69,6 +70,8 @@ class FeedbackJoin:
                          if options.reorder_seconds > 0 else None)
         self._outcome = {outcome: metrics.outcomes.labels(outcome) for outcome in OUTCOMES}
         self._evicted = {table: metrics.evicted.labels(table) for table in TABLES}
+        # The answers by trace id, their caps and tombstones, in the compiled core (native/src/traces.rs).
+        self._traces = _native.TraceTable(self._max_traces, self._max_bytes, TURN_BYTES, self._evicted["traces"])
         self._questions = QuestionCache(options.question_cache_entries, options.question_cache_max_bytes,
                                         self._evicted["questions"])
         self._encode = msgspec.msgpack.Encoder().encode
@@ -78,6 +81,10 @@ class FeedbackJoin:
                                      ("pending", lambda: len(self._pending), lambda: self.pending_bytes)):
             metrics.entries.labels(table=table).set_function(entries)
             metrics.bytes.labels(table=table).set_function(held)
+
+    @property
+    def traces_bytes(self) -> int:
+        return self._traces.bytes
 
     # -- the stage ---------------------------------------------------------------------------------
 
@@ -100,13 +107,7 @@ class FeedbackJoin:
         self._next_expiry = now + _EXPIRY_STEP_SECONDS
         if self._reorder is not None:  # first: a turn held until now may keep its session from going idle
             self._reorder.expire(now)
-        traces, window = self._traces, self._options.window_seconds
-        while traces:
-            turn = next(iter(traces.values()))
-            if now - turn.at < window:
-                break
-            traces.popitem(last=False)
-            self._bury(turn)
+        self._traces.expire(now, self._options.window_seconds)
         pending, wait = self._pending, self._options.pending_window_seconds
         while pending:
             arrived = next(iter(pending.values()))[0]
@@ -130,10 +131,7 @@ class FeedbackJoin:
         if self._reorder is not None:  # their held turns first: the judge hears of their rephrases, as it would have
             self._reorder.flush(partitions)
         revoked = self._metrics.revoked
-        gone = [trace_id for trace_id, turn in self._traces.items() if turn.partition in partitions]
-        for trace_id in gone:
-            self._release(self._traces.pop(trace_id))
-        revoked.labels("traces").inc(len(gone))
+        revoked.labels("traces").inc(self._traces.revoke(partitions))
         gone = [session_id for session_id, session in self._sessions.items() if session.partition in partitions]
         for session_id in gone:
             self.sessions_bytes -= self._sessions.pop(session_id).size
@@ -188,15 +186,8 @@ class FeedbackJoin:
         labels = self._raw_labels(event)
         if labels not in self._counter.answered_labels:
             self._counter.answered(labels)
-        turn = Turn(trace_id, now, labels, fallback, TURN_BYTES + len(trace_id), partition=partition)
-        traces = self._traces
-        previous = traces.pop(trace_id, None)
-        if previous is not None:  # the same trace again (re-sent, or its late spans): the newer wins
-            self._release(previous)
-        traces[trace_id] = turn
-        self.traces_bytes += turn.size
-        if len(traces) > self._max_traces or self.traces_bytes > self._max_bytes:
-            self._cap_traces()
+        # The same trace again (re-sent, or its late spans): the newer wins.
+        turn = self._traces.add(trace_id, now, labels, fallback, partition)
         session_id, reorder = event.session_id, self._reorder
         if session_id and reorder is not None and (event.timestamp is not None or reorder.holds(session_id)):
             turn.open = event.route not in self._escalation_routes  # its signals wait for it to settle, as a turn's
@@ -289,29 +280,6 @@ class FeedbackJoin:
             for held in evicted.turns:
                 self._close(held, settled=False)
 
-    def _cap_traces(self) -> None:
-        traces = self._traces
-        while len(traces) > self._max_traces or self.traces_bytes > self._max_bytes:
-            turn = traces.popitem(last=False)[1]
-            self._bury(turn)
-            self._evicted["traces"].inc()
-
-    def _release(self, turn: Turn) -> None:
-        """The turn leaves the trace table, and its kept event with it: its session may still hold the turn,
-        but the bytes budget no longer counts it."""
-        self.traces_bytes -= turn.size
-        if turn.payload is not None:
-            turn.size -= len(turn.payload)
-            turn.payload = None
-
-    def _bury(self, turn: Turn) -> None:
-        """The trace leaves the window; feedback about it from now on is late."""
-        self._release(turn)
-        tombstones = self._tombstones
-        tombstones[hash(turn.trace_id)] = None
-        while len(tombstones) > self._max_traces:
-            tombstones.popitem(last=False)
-
     def _close(self, turn: Turn, *, settled: bool) -> None:
         """The answer leaves its session: its signals, and what its question was to the one before, are counted now.
         Settled (the session moved on or went idle), no signal at all on a real answer is a silent accept; evicted
@@ -350,7 +318,7 @@ class FeedbackJoin:
             elif turn is not None:
                 self._outcome["joined"].inc()
                 self._apply(turn, event)
-            elif hash(trace_id) in self._tombstones:
+            elif self._traces.buried(trace_id):
                 self._outcome["late"].inc()
             else:
                 self._hold(trace_id, event, now, partition)
@@ -436,19 +404,12 @@ class FeedbackJoin:
             return None
         # Attributes are not judged: leaving them out halves the encoding of a typical event.
         slim = msgspec.structs.replace(event, attributes={}) if event.attributes else event
-        payload = self._encode(slim)
-        turn.payload, turn.kept, turn.sampled_by = payload, True, sampled_by
-        turn.size += len(payload)
-        self.traces_bytes += len(payload)
-        if self.traces_bytes > self._max_bytes:
-            self._cap_traces()
+        self._traces.keep(turn, self._encode(slim), sampled_by)
         return turn
 
     def passed(self, trace_id: str) -> None:
         """The sampler saw this trace and did not keep it (nothing to judge it against)."""
-        turn = self._traces.get(trace_id)
-        if turn is not None:
-            turn.kept, turn.raised = True, ()
+        self._traces.passed(trace_id)
 
     def peek(self, turn: Turn) -> TraceEvent | None:
         """The kept event of an answer, left where it is (None when it was not kept or is gone)."""
@@ -456,13 +417,8 @@ class FeedbackJoin:
 
     def take(self, turn: Turn) -> tuple[TraceEvent, int] | None:
         """The kept event of an answer a late signal is about, and its size (once: it is evidence now)."""
-        payload = turn.payload
-        if payload is None:
-            return None
-        turn.payload, turn.evidence = None, True
-        turn.size -= len(payload)
-        self.traces_bytes -= len(payload)  # a turn with its payload is in the trace table (_release drops it)
-        return self._decode(payload), len(payload)
+        payload = self._traces.take(turn)
+        return None if payload is None else (self._decode(payload), len(payload))
 
     def judged(self, trace_id: str, sample: str, verdict: str, stage: str) -> list[str]:
         """The judge's verdict on a trace: signals so far meet it (the joined views), later ones will.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import msgspec
 from prometheus_client import CollectorRegistry, Gauge
 
+from ragpulse import _native
 from ragpulse.collector.events import FeedbackEvent
 from ragpulse.collector.telemetry.fast_metrics import CounterFamily
 from ragpulse.feedback.satisfaction import Analysis
@@ -87,27 +88,16 @@ class JoinMetrics:
             self.reordered.labels(outcome)
 
 
-class Turn(msgspec.Struct, gc=False):
-    """One answer the join holds: shared by the trace table and its session's open turns.
-
-    Not tracked by the garbage collector (gc=False: it holds no reference cycle, only strings, bytes
-    and tuples of them), so tens of thousands held cost the collector's passes nothing."""
-
-    trace_id: str
-    at: float
-    labels: tuple[str | None, ...]
-    fallback: bool
-    size: int
-    signals: tuple[str, ...] = ()
-    judgment: tuple[str, str, str] | None = None  # (sample, verdict, stage) of its first judgment
-    payload: bytes | None = None  # the serialized event, when the judge sampler kept it
-    kept: bool = False  # the judge sampler has seen this trace
-    evidence: bool = False  # a signal had it queued for judging (once is enough)
-    sampled_by: tuple[str, ...] = ()
-    raised: tuple[str, ...] = ()  # priorities raised before the sampler saw the trace
-    open: bool = False  # its session holds it: its signals are counted when it settles
-    kind: str | None = None  # what its question is to its session's previous one (first, repeat...), counted then too
-    partition: int = -1  # the Kafka partition it came from; -1: another source
+# One answer the join holds (ragpulse._native.Turn, native/src/traces/bindings.rs), shared by the trace table and its
+# session's open turns; its attributes, all readable and writable:
+#   trace_id, at (its arrival, the join's clock), labels (raw label values), fallback, size (its bytes in the budgets);
+#   signals (tuple of str); judgment: (sample, verdict, stage) of its first judgment, or None;
+#   payload: the serialized event while the judge sampler keeps it, or None; kept: the sampler has seen the trace;
+#   evidence: a signal had it queued for judging (once is enough); sampled_by: the sampler's reasons;
+#   raised: priorities raised before the sampler saw the trace; open: its session holds it (its signals are counted
+#   when it settles); kind: what its question is to its session's previous one (first, repeat...), counted then too,
+#   or None; partition: the Kafka partition it came from (-1: another source).
+Turn = _native.Turn
 
 
 class Session(msgspec.Struct, gc=False):

@@ -14,6 +14,7 @@ mod otlp;
 mod otlp_json;
 mod reorder;
 mod split;
+mod traces;
 mod verdict;
 
 #[pymodule]
@@ -41,5 +42,8 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<reorder::bindings::ReorderHold>()?;
     module.add_class::<clause::bindings::TextAnalyser>()?;
     module.add_class::<verdict::bindings::VerdictRules>()?;
+    module.add_class::<traces::bindings::TraceTable>()?;
+    module.add_class::<traces::bindings::Turn>()?;
+    traces::bindings::keep_turns_out_of_the_collector(module.py());
     Ok(())
 }
