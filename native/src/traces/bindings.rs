@@ -179,15 +179,18 @@ impl TraceTable {
 
     /// The judge sampler kept the answer's event (`payload`, serialized): it counts in the table's bytes.
     fn keep(&mut self, py: Python<'_>, turn: &Bound<'_, Turn>, payload: Bound<'_, PyBytes>, sampled_by: Py<PyAny>) {
+        // A second keep of the same answer replaces its kept event: its bytes are counted once
         let size = payload.as_bytes().len() as i64;
-        {
+        let grown = {
             let mut held = turn.borrow_mut();
+            let replaced = held.payload.as_ref().map_or(0, |old| old.bind(py).as_bytes().len() as i64);
             held.payload = Some(payload.unbind());
             held.kept = true;
             held.sampled_by = sampled_by;
-            held.size += size;
-        }
-        self.held += size;
+            held.size += size - replaced;
+            size - replaced
+        };
+        self.held += grown;
         if self.held > self.max_bytes {
             self.cap(py);
         }
