@@ -1,4 +1,4 @@
-"""The feedback join's snapshot (tests/data/join_traces.json): a digest of what the whole join does on 2,000 streams.
+"""The feedback join's snapshot (tests/data/join_traces.json): a digest of what the whole join does on 700 streams.
 
 The compiled core's trace table (native/src/traces.rs: the answers by trace id, their caps in entries and bytes, the
 tombstones, what the judge sampler keeps and takes) and its Turn replaced the join's Python ones, shown equal to them
@@ -35,7 +35,7 @@ from ragpulse.feedback.tables import Listener
 
 SNAPSHOT = Path(__file__).resolve().parents[1] / "data" / "join_traces.json"
 SEED = 20261207
-STREAMS = 2000
+STREAMS = 700  # the first 700 of the 2,000 parity was shown on (a prefix: same seed); 2,000 took 47 s in CI
 IDS = tuple(f"t{n}" for n in range(12))
 SESSIONS = ("s0", "s1", "s2")
 QUESTIONS = ("How do I return shoes?", "How can I return my shoes?", "And for boots?", "Do you ship to Canada?")
