@@ -136,7 +136,12 @@ _TOKEN = re.compile(r"[a-z]+")
 
 def may_decline(text: str) -> bool:
     """The gate: whether a text holds a cue of declining (an answer's, once; then each clause's)."""
-    lower = mandarin(text).lower()
+    return _cued(mandarin(text))
+
+
+def _cued(said: str) -> bool:
+    """may_decline() of a text already in Simplified Mandarin."""
+    lower = said.lower()
     if not lower.isascii() and any(cue in lower for cue in _ZH_CUES):
         return True
     return "n't" in lower or "n’t" in lower or not _CUE_WORDS.isdisjoint(_TOKEN.findall(lower))
@@ -148,7 +153,7 @@ def weigh(text: str, parsed: Clause, asked: Callable[[], Clause], *, in_context:
     supports it: it declines on the topic asked, "idk about Australia tbh"); None, a claim (or an aside: see
     around_a_refusal)."""
     text = mandarin(text)
-    if not may_decline(text):
+    if not _cued(text):
         return None
     question = asked()
     if not parsed.names <= question.names or _SAYS_SO.search(text) is not None:
@@ -165,7 +170,7 @@ def around_a_refusal(text: str, parsed: Clause, question: Clause, *, in_context:
     sign-off, a pointer to a person or a team, the question said back, or a short clause or one about the speaker that
     shares nothing with the question or the context (and names nothing the question does not)."""
     text = mandarin(text)
-    if _TOPIC_LINE.search(text) or _NOTHING_FOUND_OR_STEPS.search(text):  # a heading or a topic before a colon, whatever numbers it names ("SKU XM-B8")
+    if _TOPIC_LINE.search(text) or _NOTHING_FOUND_OR_STEPS.search(text):  # whatever numbers they name ("SKU XM-B8")
         return True
     if parsed.quantities or _AROUND.search(text):
         return not parsed.quantities

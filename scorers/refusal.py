@@ -368,7 +368,7 @@ def read(answer: str, refusing: Sequence[tuple[int, int]] = ()) -> Reading:
     if "(" in answer or "（" in answer:  # "Members earn (sorry, I can't help with that) 2 points": the refusal apart
         answer = _PARENTHESES.sub(_parted, answer)
     said = zh.mandarin(answer)  # Traditional characters and Cantonese read as Mandarin, in the answer's own words
-    if said is answer or said == answer:
+    if said == answer:
         return _read(answer, refusing)
     reading = _read(said, refusing)
     return Reading(_in_own_words(reading.claims, said, answer), reading.maybe,
