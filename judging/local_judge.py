@@ -66,8 +66,10 @@ from ragpulse.scorers.text import Clause, analyser, clause, name_stems, question
 # its terms in the context is not in it, numbers in words to ninety-nine and "one" evidence for a digit).
 # v6: the model reads the fast path's lexical groundedness too (features.v2, local_judge.v2), a clause in which the
 # speaker declines in words no pattern lists is a refusal, and what is said around a refusal is no claim
-# (scorers/declines.py). Calibration is per version: a new one starts uncalibrated.
-PROMPT_VERSION = "claims.v6"
+# (scorers/declines.py). v7: "I had no idea X" claims X, interjections ("Exactly.") are no claims, a number in words
+# in the context supports the claim's in digits, ages in a range ("18-49-year-old"), a country for the context's
+# demonym ("Latvia" for "latvian"); the model refitted. Calibration is per version: a new one starts uncalibrated.
+PROMPT_VERSION = "claims.v7"
 _SUPPORTED_AT_LEAST = 0.5  # share of a claim's terms in the context
 _ALIGNED_AT_LEAST = 0.5  # share of a claim's terms in its aligned clause, for a polarity or swap verdict
 _AS_WELL = 0.1  # clauses within this Dice of the best align as well

@@ -162,6 +162,12 @@ _EN_NEW_SPEAKER = re.compile(r"(?<=\w\s)(?=i\s+(?:dont|don['’]t|do\s+not|cant|
                              r"have\s+no|havent|haven['’]t|am\s+not)\b)")
 _EN_KNOWN_LEAD = re.compile(rf"^(?:{_HEDGE}[\s,;:!.—–-]*)*{_EN_KNOWN}(?!\s+(?:nothing|little|very\s+little|next\s+to))"
                             r"(?:\s+(?:is|was))?(?:\s+(?:that|of))?", re.IGNORECASE)
+# "I had no idea skiing is that old", "I didn't know that Elvis sang gospel": what follows is said to be so, the claim
+# ("I didn't know that", "I had no idea about it" and "… where it is" decline; "I never knew him" is a claim as it is)
+_EN_PRESUPPOSED_LEAD = re.compile(r"^i\s*(?:had\s+no\s+idea|did\s*(?:n['’]?t|not)\s+(?:know|reali[sz]e)|never\s+(?:knew|reali[sz]ed)|"
+                                  r"was\s*(?:n['’]?t|not)\s+aware)\s+(?:that\s+)?(?=\w+\s+\w)(?!(?:that|this|it|about|of|"
+                                  r"either|too|yet|where|what|when|how|why|who|whom|which|whether|if|any|anything|you|him|her|"
+                                  r"them)\b)", re.IGNORECASE)
 _EN_REFERRAL = re.compile(
     r"^(?:please\s+|kindly\s+|you\s+(?:may|might|can|could|should)\s+(?:want\s+to\s+|wish\s+to\s+)?|"
     r"i\s+(?:would\s+|['’]d\s+)?(?:recommend|suggest)\s+(?:that\s+you\s+)?|feel\s+free\s+to\s+|try\s+|"
@@ -466,6 +472,8 @@ def _claim(text: str) -> str:
 
 
 def _en_claim(text: str) -> str:
+    if text[:2] in ("I ", "i "):
+        return _EN_PRESUPPOSED_LEAD.sub("", text, count=1)
     return text if text[:3].lower() not in _META_STARTS else _EN_META_LEAD.sub("", text, count=1)
 
 

@@ -46,7 +46,10 @@ STOPWORDS = frozenset(
 # Clauses made only of these are conversation, not claims ("Let me know if you need anything else").
 _CHATTER = frozenset(stem_words(
     "let know need help hope happy glad anything else further assist question questions contact reach feel free "
-    "welcome great day ask note".split()
+    "welcome great day ask note "
+    # interjections: "Exactly, but …" and "Definitely." are no claims (a capitalised one read as a name not in the context)
+    "exactly definitely absolutely indeed totally agreed agree certainly wow cool awesome nice lucky amazing yeah yep "
+    "yup nope haha lol".split()
 ))
 # Characters that carry no content: particles, pronouns, question words, copulas; negators are
 # tracked by polarity instead (so 不支持 and 支持 share their terms and differ in polarity).
@@ -128,7 +131,7 @@ _EN_UNIT = "|".join(sorted(map(re.escape, _EN_UNITS), key=len, reverse=True))
 _EN_QUANTITY = re.compile(
     rf"(?P<sign>[$€£¥￥])\s?(?P<money>{_NUM}(?:\s*(?:{_SCALE})\b)?)"
     rf"|\b(?P<age>\d{{1,3}})(?:-|\s)years?(?:-|\s)old\b"  # an age is the number the source gives it ("Keating, 21")
-    rf"|\b(?P<low>{_EN_NUM})\s*(?:to|-|–|~)\s*(?P<high>{_EN_NUM})(?:-|\s*)(?P<range_unit>{_EN_UNIT})(?![a-z])"
+    rf"|\b(?P<low>{_EN_NUM})\s*(?:to|-|–|~)\s*(?P<high>{_EN_NUM})(?:-|\s*)(?P<range_unit>{_EN_UNIT})(?![a-z])(?!(?:-|\s)old\b)"  # "18-49-year-old": ages
     rf"|\b(?:per|every|each)\s+(?P<rate>minute|hour|day|week|month|year)\b"
     rf"|(?<![\w.])(?P<value>{_EN_NUM})(?:-|\s*)(?P<unit>{_EN_UNIT})?(?![a-z\d{CJK}])"  # 12个月 is Chinese's
     # "once" counts in a frequency ("once per order", "only once", "allowed once"), not as "once the parcel arrives"
@@ -252,7 +255,7 @@ def supported_units(parsed: Clause, other: Clause) -> float:
     """How much of size(parsed) the terms and quantities of `other` support (the judge asks the crate:
     ChunkContext.evidence, held to this by tests/test_native_align.py)."""
     return (len(parsed.words & other.terms) + cjk_covered(parsed.cjk_parts, other.terms, other.chars)
-            + len(parsed.quantities & other.quantities))
+            + len(parsed.quantities & (other.quantities | other.spelled)))  # "eleven players" supports "11 players"
 
 
 _NOT_NEGATION_WORDS = re.compile("|".join(_NOT_NEGATIONS))  # longest first: 毫无疑问 before 无疑

@@ -150,11 +150,11 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         ("en", "hallucination", "answer a hallucination"): 219,
         ("en", "grounded", "not faulted"): 187, ("en", "grounded", "faulted"): 32,
         ("en", "grounded", "refused"): 1,  # "you get a point for every dollar you spend 🎉": one term, an aside
-        ("en", "grounded", "answer a hallucination"): 101,
+        ("en", "grounded", "answer a hallucination"): 105,  # v6 101, the threshold 0.757 (v7 0.750)
         ("zh", "hallucination", "faulted"): 159, ("zh", "hallucination", "not faulted"): 52,
-        ("zh", "hallucination", "answer a hallucination"): 133,
+        ("zh", "hallucination", "answer a hallucination"): 136,  # v6 133
         ("zh", "grounded", "not faulted"): 184, ("zh", "grounded", "faulted"): 25,
-        ("zh", "grounded", "answer a hallucination"): 9,
+        ("zh", "grounded", "answer a hallucination"): 11,  # v6 9
     })
     # held out (*-w*, deployed assistants of many companies and countries): 55 of 60 refusals recognised (27 of 30
     # English, 28 of 30 Chinese); 4 of the 5 it missed a hallucination ("I ran a search of the help centre, but nothing
@@ -171,7 +171,7 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         ("zh", "hallucination", "faulted"): 14, ("zh", "hallucination", "not faulted"): 1,
         ("zh", "hallucination", "answer a hallucination"): 12,
         ("zh", "grounded", "not faulted"): 11, ("zh", "grounded", "faulted"): 4,
-        ("zh", "grounded", "answer a hallucination"): 1,
+        ("zh", "grounded", "answer a hallucination"): 2,  # v6 1, the threshold 0.757 (v7 0.750)
     })
 
 
@@ -364,6 +364,50 @@ def test_a_number_in_digits_is_the_same_number_in_words(answer: str, context: st
     """The context's number in words is evidence for the claim's in digits: "number 1" was contradicted by 1956."""
     result = judged("Tell me more.", answer, context)
     assert verdicts(result) == ["supported"], result.groundedness_reason
+
+
+def test_a_number_in_words_in_the_context_supports_the_claims_in_digits() -> None:
+    """"eleven players" is support for "11 players" as "11 players" would be (a third of the claim was unsupported)."""
+    result = judged("How many players?", "A team has 11 players.", "The sport is played by two teams of eleven players.")
+    assert (verdicts(result), result.hallucination) == (["supported"], False), result.groundedness_reason
+    assert result.claims[0].reason.startswith("100% of its terms"), result.claims[0].reason
+
+
+def test_an_age_range_reads_as_its_ages_however_it_is_hyphenated() -> None:
+    """"18-49-year-old" was two durations of 18 and 49 years against the context's "18- to 49-year-old", two ages."""
+    assert clause("the most 18-49-year-old viewers").quantities == {("count", 18.0), ("count", 49.0)}
+    assert clause("the most 18- to 49-year-old viewers").quantities == {("count", 18.0), ("count", 49.0)}
+    assert clause("a 3-5 day delivery").quantities == {("duration", 3 * 1440.0), ("duration", 5 * 1440.0)}
+
+
+@pytest.mark.parametrize(("answer", "claims"), [
+    ("Exactly. The offense attempts to advance down the field.", ["The offense attempts to advance down the field"]),
+    ("Definitely.", []),
+])
+def test_an_interjection_is_no_claim(answer: str, claims: list[str]) -> None:
+    """"Exactly" alone was a claim whose capitalised word the context lacked: a missing name (BEGIN's development half)."""
+    result = judged("How is it played?", answer, "The offense attempts to advance down the field by running.")
+    assert ([c.claim for c in result.claims], result.hallucination) == (claims, False), result.groundedness_reason
+
+
+@pytest.mark.parametrize(("answer", "claim", "verdict"), [
+    ("I had no idea skiing has been around for almost five millennia!",
+     "skiing has been around for almost five millennia", "supported"),
+    ("I didn't know that skiing was invented in Peru.", "skiing was invented in Peru", "not_in_context"),
+])
+def test_what_the_speaker_did_not_know_is_said_to_be_so_a_claim(answer: str, claim: str, verdict: str) -> None:
+    """"I had no idea X" says X: the claim is X, judged (it was read as a refusal, or as X negated)."""
+    result = judged("Do you ski?", answer, "Skiing has a history of almost five millennia.")
+    assert [(c.claim, c.verdict) for c in result.claims] == [(claim, verdict)], result.groundedness_reason
+
+
+@pytest.mark.parametrize(("answer", "refusal"), [
+    ("I didn't know that.", False), ("I had no idea where the store is.", True),
+    ("I wish I could play, I'm addicted to it.", False), ("I wish I could help with that.", True),
+])
+def test_ignorance_without_a_claim_and_a_wish_to_help_still_decline(answer: str, refusal: bool) -> None:
+    result = judged("Do you ski?", answer, "Skiing has a history of almost five millennia.")
+    assert result.refusal is refusal, result.groundedness_reason
 
 
 def test_numbers_in_words_are_read_to_their_value() -> None:

@@ -357,8 +357,8 @@ pub fn clause_has(chunk: &Chunk, clause: &StoredClause, term: &str) -> bool {
 }
 
 /// A claim against one clause of a chunk: what of it the clause supports (scorers/text.py's supported_units(claim,
-/// clause): its words and CJK parts as `covered` counts them, its quantities the clause has, a NaN equal to none and
-/// -0.0 to 0.0), how many of the claim's terms the clause lacks and how many of the clause's the claim lacks.
+/// clause): its words and CJK parts as `covered` counts them, its quantities the clause has in digits or words, a NaN
+/// equal to none and -0.0 to 0.0), how many of the claim's terms the clause lacks and how many of the clause's the claim lacks.
 pub fn against(
     chunk: &Chunk, clause: &StoredClause, claim_terms: &FxHashSet<&str>, words: &[String], parts: &[Vec<char>],
     quantities: &[Quantity],
@@ -367,7 +367,7 @@ pub fn against(
     shared.extend(claim_terms.iter().copied().filter(|term| clause_has(chunk, clause, term)));
     let has = |term: &str| shared.contains(term) || !claim_terms.contains(term) && clause_has(chunk, clause, term);
     let held = quantities.iter().filter(|(dimension, value)| {
-        clause.quantities.iter().any(|(held, held_value)| held_value == value && held == dimension)
+        clause.quantities.iter().chain(clause.spelled.iter()).any(|(held, held_value)| held_value == value && held == dimension)
     });
     let supported = covered(words, parts, has, |letter| clause.parts.contains(letter)) + held.count() as f64;
     // the clause's distinct terms: its Dice size less its distinct quantities

@@ -242,11 +242,25 @@ pub fn missing_names(rules: &Rules, context: &Context, claim: &Claim) -> Vec<Str
 }
 
 /// Belgian clubs for clubs in Belgium, Chinese cities for China: the name's stem without the first demonym ending it
-/// has (four characters left at least) opens a term of the context ("belg" in "belgium").
+/// has (four characters left at least) opens a term of the context ("belg" in "belgium"). And the other way, Latvia
+/// for "latvian ilze", China for Chinese: a term of the context is such a demonym of a root that opens the name, the
+/// name at most three letters longer than the root ("chinatown" is no "chinese").
 fn demonym_of(endings: &[String], context: &Context, name: &str) -> bool {
-    let letters = name.chars().count();
-    endings.iter().find(|ending| name.ends_with(ending.as_str()) && letters - ending.chars().count() >= 4).is_some_and(|ending| {
-        let root = &name[..name.len() - ending.len()];
-        context.chunks.iter().any(|chunk| chunk.vocab.iter().any(|term| term.starts_with(root)))
+    let terms = || context.chunks.iter().flat_map(|chunk| chunk.vocab.iter());
+    if let Some(root) = demonym_root(endings, name) {
+        if terms().any(|term| term.starts_with(root)) {
+            return true;
+        }
+    }
+    terms().any(|term| {
+        term.as_bytes().first() == name.as_bytes().first()
+            && demonym_root(endings, term).is_some_and(|root| name.starts_with(root) && name.len() - root.len() <= 3)
     })
+}
+
+/// The word's stem without the first demonym ending it has, four characters left at least ("belg" of "belgian").
+fn demonym_root<'w>(endings: &[String], word: &'w str) -> Option<&'w str> {
+    let letters = word.chars().count();
+    endings.iter().find(|ending| word.ends_with(ending.as_str()) && letters - ending.chars().count() >= 4)
+        .map(|ending| &word[..word.len() - ending.len()])
 }

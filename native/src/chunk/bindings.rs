@@ -127,9 +127,10 @@ impl PyContext {
             anywhere.get(term).copied().unwrap_or_else(|| chunks.iter().any(|chunk| chunk.has_term(term)))
         };
         let clauses = || chunks.iter().flat_map(|chunk| chunk.clauses.iter());
-        // the claim's quantities that a clause has (-0.0 is 0.0, a NaN equals none)
+        // the claim's quantities that a clause has, in digits or in words ("eleven players" supports "11 players"; -0.0
+        // is 0.0, a NaN equals none)
         let held = quantities.iter().filter(|(dimension, value)| {
-            clauses().any(|c| c.quantities.iter().any(|(held, held_value)| held_value == value && held == dimension))
+            clauses().any(|c| c.quantities.iter().chain(c.spelled.iter()).any(|(held, held_value)| held_value == value && held == dimension))
         });
         let supported = guarded(|| chunk::supported_with(&chunks, words, parts, has_term))? + held.count() as f64;
         let Some(found) = guarded(|| align::align_by(keys.len(), *size, &chunks, margin, holding))? else {
