@@ -241,15 +241,15 @@ def paired_difference(first: np.ndarray, second: np.ndarray, positives: np.ndarr
 
 
 def compare(benchmarks: dict[str, list[Item]], first: Scorer, second: Scorer, *, trains: set[str], rounds: int = 1000,
-            seed: int = 0, held_out: bool = True) -> list[str]:
+            seed: int = 0, held_out: bool = True, keep: Callable[[Item], bool] | None = None, rows: str = "") -> list[str]:
     """A table of first's AUROC minus second's on each left-out benchmark's held-out half, fitted as run() fits them,
-    on the rows both score, with a paired bootstrap interval."""
-    lines = [f"| left out | n | AUROC, {first.name} minus {second.name} [95% CI, paired] |", "|---|---|---|"]
+    on the rows both score (and `keep` keeps, named by `rows`), with a paired bootstrap interval."""
+    lines = [f"| left out | n | AUROC, {first.name} minus {second.name}{rows} [95% CI, paired] |", "|---|---|---|"]
     for left_out, items in benchmarks.items():
         train = _training(benchmarks, left_out, trains)
         first.fit(train)
         second.fit(train)
-        pairs = [(i, a, b) for i in items if i.held_out == held_out
+        pairs = [(i, a, b) for i in items if i.held_out == held_out and (keep is None or keep(i))
                  if (a := first.verdict(i)) is not None and (b := second.verdict(i)) is not None]
         positives = np.array([i.hallucinated for i, _, _ in pairs])
         d, low, high = paired_difference(np.array([a.risk for _, a, _ in pairs]), np.array([b.risk for _, _, b in pairs]),

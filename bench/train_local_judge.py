@@ -41,6 +41,7 @@ from lobo_judge import Lexical, Scorer, Verdict, baselines, compare, run, table
 from ragpulse.judging.judge_features import FEATURE_NAMES, FEATURES_VERSION
 from ragpulse.judging.judge_model import JudgeModel, TrainedOn
 from ragpulse.judging.local_judge import LocalJudge
+from ragpulse.scorers.refusal import read
 
 L2 = 1.0
 FALSE_POSITIVES = 0.10  # of the training set's faithful answers, at the threshold
@@ -109,6 +110,13 @@ def fit(train: Sequence[Item], features: Features) -> JudgeModel:
                       round(threshold, 4), round(band, 4), trained_on, COMMAND, L2)
 
 
+def declines(item: Item, features: Features) -> bool:
+    """Whether the judge reads the answer as declining, wholly or in part: no claim to judge, or a clause that refuses
+    or may (scorers/refusal.py's reading, before the judge weighs the maybe-refusals)."""
+    reading = read(item.answer)
+    return features(item) is None or bool(reading.refusals) or any(reading.maybe)
+
+
 class TrainedJudge:
     """The local judge with a model fitted on the training items (Scorer of bench/lobo_judge.py): its probability,
     its hallucination verdict and its abstentions, as judge() gives them from the same features."""
@@ -165,6 +173,11 @@ def main(argv: list[str]) -> int:
         print("\n".join(table(run(benchmarks, scorers, trains=trains, rounds=args.bootstrap, held_out=held_out), trains)))
         print("\n" + "\n".join(compare(benchmarks, scorers[0], Lexical(), trains=trains, rounds=args.bootstrap,
                                        held_out=held_out)))
+        # BEGIN's annotators call a hedge ("i don't really know, but he was a pioneer of rockabilly") not attributable;
+        # the judge never calls a refusal a hallucination, and judges a partial refusal's claims alone
+        print("\n" + "\n".join(compare(benchmarks, scorers[0], Lexical(), trains=trains, rounds=args.bootstrap,
+                                       held_out=held_out, keep=lambda item: not declines(item, features),
+                                       rows=", answers the judge does not read as declining")))
     print(f"\n{time.perf_counter() - started:.0f} s", file=sys.stderr)
     return 0
 
