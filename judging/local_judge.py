@@ -34,7 +34,6 @@ to MAX_CHARS characters; chunk analyses are cached by text, capped in entries an
 
 from __future__ import annotations
 
-import functools
 import re
 import time
 from collections.abc import Sequence
@@ -53,7 +52,7 @@ from ragpulse.judging.substitution import substitution
 from ragpulse.judging.verdicts import Claim, Judgment, searches_differ
 from ragpulse.scorers.citations import Citations, event_citations, strip_markers
 from ragpulse.scorers.lexical import groundedness
-from ragpulse.scorers.declines import around_a_refusal, may_decline, says_so, weigh
+from ragpulse.scorers.declines import around_a_refusal, says_so, weigh
 from ragpulse.scorers.refusal import read
 from ragpulse.scorers.text import Clause, analyser, clause, name_stems, question_shared, question_terms
 
@@ -356,7 +355,13 @@ class LocalJudge:
         said = _PREAMBLE.sub("", answer[:MAX_CHARS], count=1)  # "Here is a summary of the passage:" claims nothing
         reading = read(said)
         verdicts, refusals, weighed = [], list(reading.refusals), []
-        asked, declining = functools.cache(lambda: clause(question[:MAX_CHARS])), may_decline(said)
+        declining, question_clause = reading.cued, []  # the question's clause, made when first read (rarely)
+
+        def asked() -> Clause:
+            if not question_clause:
+                question_clause.append(clause(question[:MAX_CHARS]))
+            return question_clause[0]
+
         for text, maybe in zip(reading.claims, reading.maybe, strict=True):
             if len(text) <= _LIST_MARKER_CHARS and _LIST_MARKER.fullmatch(text):
                 continue

@@ -136,13 +136,9 @@ _ZH_CUES = ("不", "没", "未", "无", "难", "超", "恕", "木有", "雾水",
 _TOKEN = re.compile(r"[a-z]+")
 
 
-def may_decline(text: str) -> bool:
-    """The gate: whether a text holds a cue of declining (an answer's, once; then each clause's)."""
-    return _cued(mandarin(text))
-
-
-def _cued(said: str) -> bool:
-    """may_decline() of a text already in Simplified Mandarin."""
+def cued(said: str) -> bool:
+    """The gate: whether a text already in Simplified Mandarin (mandarin()) holds a cue of declining (an answer's, once:
+    scorers/refusal.py's Reading.cued; then each clause's)."""
     lower = said.lower()
     if not lower.isascii() and any(cue in lower for cue in _ZH_CUES):
         return True
@@ -155,7 +151,7 @@ def weigh(text: str, parsed: Clause, asked: Callable[[], Clause], *, in_context:
     supports it: it declines on the topic asked, "idk about Australia tbh"); None, a claim (or an aside: see
     around_a_refusal)."""
     text = mandarin(text)
-    if not _cued(text):
+    if not cued(text):
         return None
     question = asked()
     if not parsed.names <= question.names or _SAYS_SO.search(text) is not None:

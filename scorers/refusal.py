@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragpulse.scorers import refusal_zh as zh
+from ragpulse.scorers.declines import cued
 from ragpulse.scorers.text import clause, clauses, is_chatter, real_negators, sentences
 
 # -- English ------------------------------------------------------------------------------------------------------
@@ -268,11 +269,13 @@ def _may_refuse(text: str) -> bool:
 @dataclass(frozen=True, slots=True)
 class Reading:
     """An answer as the judge reads it: the texts to judge as claims, in order, with whether each may be a refusal
-    (the judge decides by the context's support), and the clauses that refuse."""
+    (the judge decides by the context's support), the clauses that refuse, and whether the answer holds a cue of
+    declining at all (scorers/declines.py's gate: without one, no clause of it is weighed as declining)."""
 
     claims: list[str]
     maybe: list[bool]
     refusals: list[str]
+    cued: bool = False
 
 
 def _refusal(text: str) -> tuple[str, str] | None:
@@ -374,11 +377,11 @@ def read(answer: str, refusing: Sequence[tuple[int, int]] = ()) -> Reading:
     if "(" in answer or "（" in answer:  # "Members earn (sorry, I can't help with that) 2 points": the refusal apart
         answer = _PARENTHESES.sub(_parted, answer)
     said = zh.mandarin(answer)  # Traditional characters and Cantonese read as Mandarin, in the answer's own words
-    if said == answer:
-        return _read(answer, refusing)
     reading = _read(said, refusing)
+    if said == answer:
+        return Reading(reading.claims, reading.maybe, reading.refusals, cued(said))
     return Reading(_in_own_words(reading.claims, said, answer), reading.maybe,
-                   _in_own_words(reading.refusals, said, answer))
+                   _in_own_words(reading.refusals, said, answer), cued(said))
 
 
 def _in_own_words(texts: list[str], said: str, answer: str) -> list[str]:

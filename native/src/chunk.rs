@@ -35,6 +35,22 @@ pub struct Strings {
     ends: Box<[u16]>,
 }
 
+/// str's order (bytewise), compared inline for short items: a vocabulary's terms are mostly a CJK bigram (6 bytes) or
+/// an English stem, and a call of the C library's memcmp for each step of a binary search cost more than the bytes.
+#[inline]
+fn compare(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    let shared = a.len().min(b.len());
+    if shared > 16 {
+        return a.cmp(b);
+    }
+    for i in 0..shared {
+        if a[i] != b[i] {
+            return a[i].cmp(&b[i]);
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
 impl Strings {
     pub fn new<'a>(items: impl IntoIterator<Item = &'a str>) -> Strings {
         let mut sorted: Vec<&str> = items.into_iter().collect();
@@ -65,7 +81,7 @@ impl Strings {
         let (mut low, mut high) = (0, self.len());
         while low < high {
             let middle = (low + high) / 2;
-            match self.get(middle).cmp(item) {
+            match compare(self.get(middle).as_bytes(), item.as_bytes()) {
                 std::cmp::Ordering::Less => low = middle + 1,
                 std::cmp::Ordering::Greater => high = middle,
                 std::cmp::Ordering::Equal => return Some(middle),
