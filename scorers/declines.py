@@ -37,7 +37,7 @@ _WE_DECLINE = (r"\b(?:we|we['’]re|we\s+are)\b.*\b(?:unable|not\s+(?:able|in\s+
 _ZH_KNOWING = r"知道|清楚|了解|确定|查到|找到|数|把握|准|法|听说|研究|懂|讲|说|结论|定论|结果|信息|资料|消息|info"
 _ZH_DECLINING = rf"(?:(?:[不没未无难]|木有|莫有)[^，。；！？]{{0,6}}?(?:{_ZH_KNOWING})|雾水|嘀咕|糊涂|懵|迷糊|头绪|超纲|问倒|哪知道|哪晓得|才疏学浅)"
 # 我国, 我省, 我市, 我校: "our country" and the like, not the speaker
-_ZH_SPEAKER = r"(?:我(?![们国省市县区校军党])|小助手|这边|本人|鄙人)"
+_ZH_SPEAKER = r"(?:我(?![们国省市县区校军党])|小助手|本助理|小助理|本机器人|本客服|这边|本人|鄙人)"
 _WISH = (r"\bwish\s+i\s+(?:could\s+(?:\w+\s+)?(?:help|answer|tell|say|assist|confirm|give|provide|share|be\s+more)|knew\b|"
          r"had\s+(?:\w+\s+)?(?:answers?|info|information|details|data|more))")  # "I wish I could play" is a story
 _SPEAKER_DECLINES = re.compile(rf"(?i:{_I}.*(?:{_DECLINING})|(?:{_DECLINING}).*{_I}|{_WE_DECLINE}|{_WISH})"
@@ -56,11 +56,12 @@ _EN_AROUND = (
     r"^\W*(?:(?:so|very|really|terribly)\s+)?(?:sorry|apologies|my\s+apologies|please\s+accept\s+our\s+apologies|"
     r"thanks?(?:\s+you)?(?:\s+for\s+\w+(?:\s+\w+){0,3})?|unfortunately|regrettably|regretfully|sadly|alas|sry|soz|"
     r"idk|dunno|hm+|um+|uh+|oops)(?:\W|[哈啊呀哦呢啦嘛亲诶嗯])*$",
-    r"^\W*(?:good|great|excellent|interesting|fair)\s+question\b|^\W*to\s+answer\s+(?:whether|if|that|this|your)\b",
+    r"^\W*(?:good|great|excellent|interesting|fair)\s+question\b|^\W*(?:that['’]s|this\s+is|it['’]s)\s+(?:a\s+)?(?:tricky|tough|"
+    r"hard|difficult|good)\s+one\b|^\W*to\s+answer\s+(?:whether|if|that|this|your)\b",
     r"^\W*(?:many\s+)?(?:thanks|thank\s+you)(?:\s+(?:so|very)\s+much)?\s+for\b",
     # pointers to a person or a team
     r"\b(?:ask(?:ing)?|contact(?:ing)?|reach(?:ing)?\s+out\s+to|get(?:ting)?\s+in\s+touch\s+with|talk(?:ing)?\s+to|"
-    r"ring|call|phone|e-?mail|visit|message|put\s+you\s+through\s+to|transfer\s+you|connect\s+you|pass\s+you|"
+    r"ring|call|phone|e-?mail|visit|message|put\s+you\s+through\s+to|transfer\s+you|connect\s+you|pass\s+you|escalate|"
     r"hand\s+you|one\s+for|"
     r"speak(?:ing)?\s+(?:to|with)|check(?:ing)?\s+w(?:ith|/)?|confirm(?:ing)?\s+with|refer\s+to)\b.*\b(?:agent|team|support|human|"
     r"representative|someone|staff|colleague|service|desk|department|store|shop|branch|seller|retailer|manufacturer|"
@@ -84,7 +85,8 @@ _EN_AROUND = (
     r"^\W*(?:as\s+(?:for|to)|regarding|concerning|with\s+regard\s+to|about)\b[^:：,，]{0,60}$|^\W*you\s+mentioned\b",
     # what was searched, and why not to guess
     r"^\W*(?:i\s+(?:have\s+|just\s+|also\s+)?)?(?:searched|looked\s+(?:up|through|for)|checked|queried)\b",
-    r"\bguess(?:ing|es)?\b|\bspeculat|\bhazard\b",
+    r"\bguess(?:ing|es)?\b|\bspeculat|\bhazard\b|\bmislead|\bmisinform|\b(?:wrong|inaccurate|incorrect)\s+(?:info|information|"
+    r"answers?|details)\b",
     r"^\W*(?:describe|gather|prepare|note\s+down|include|mention|have\s+your)\b",  # steps to reach support
     r"^\s*#{1,6}\s",
 )
@@ -93,7 +95,8 @@ _ZH_AROUND = (
     r"^作为(?:一个|一名)?(?:AI|ai|人工智能|智能)?(?:助手|客服|机器人)|^方便(?:的话)?|订单号|订单编号",
     r"人工|客服|转接|专员|专人|同事|售后|店小二|负责人|详情页|随时|欢迎|竭诚|敬请|为准",
     r"^(?:此致|敬礼)|^(?:非常|很|十分|完全)?理解(?:您|你)|^(?:建议|麻烦)(?:您|你)|^(?:您|你)?(?:可以|可)?(?:问下|问一下|问问)",
-    r"^(?:若|如果|如|要是)(?:您|你)(?:能|可以|方便)?(?:提供|告诉|留下|发送|补充)|^如(?:有|需)(?:需要|帮助)?",
+    r"^(?:若|如果|如|要是)(?:您|你)(?:能|可以|方便)?(?:提供|告诉|留下|发送|补充)|^如(?:有|需)(?:需要|帮助)?|"
+    r"^(?:若|如果|如|要是)(?:您|你)(?:有)?(?:需要|需求)$",
     r"^(?:我)?(?:在[^，。；！？]{0,10})?(?:搜索|检索|查询|查找|查阅|翻阅)(?:了|过|了一下)?[“\"「‘]|"
     r"^(?:我)?(?:已经?)?(?:搜索|检索|查询|查找|查阅|翻阅)(?:了|过)|乱猜|瞎猜|说错|误导|凭空",
     r"^(?:准备|说明|描述|提供|登录|等待|留下)",  # steps to reach support

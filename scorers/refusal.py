@@ -40,7 +40,7 @@ _BE_NOT = rf"(?:{_BE}\s*{_NOT}|(?:ca|can|could|wo|will|would)\s*{_NOT}\s+be|cann
 _KNOW = (r"(?:see\b(?!\s+why)|find|tell|say|answer|confirm|determine|verify|help|locate|access|speak|comment|estimate|judge|"
          r"guess|track|check|look|give|provide|offer|recall)")
 _INFO = (r"(?:information|info|details|data|specifics|answers?|records?|knowledge|documentation|access|visibility|insight|"
-         r"mention|entry|guidance)")
+         r"mention|entry|guidance|pricing|prices|figures|rates|timings)")
 # What the answer was written from; a few modifiers before it ("the provided help articles").
 _MODIFIERS = (r"(?:the|my|our|these|those|this|your|its|their|available|provided|given|retrieved|relevant|help|policy|"
               r"search|reference|support|related)")
@@ -74,6 +74,7 @@ _EN_IDIOM = "|".join((
     r"(?:idea|clue|notion)|the\s+(?:faintest|foggiest))\b",
     rf"{_LEAD}(?:ca|can|could|wo|would)\s*(?:n['’]?t|not)\s+(?:really\s+|honestly\s+)?"
     r"(?:say|tell|answer|help|confirm|comment|speak)\b(?!\s+enough)",
+    r"\bi(?:['’]ll|\s+will|['’]d|\s+would|\s+must)?\s+(?:have\s+to\s+|need\s+to\s+)?pass\s+on\s+(?:it|that|this)(?:\s+one)?\s*$",
 ))
 # Opened by the speaker or the sources: what comes before in the clause must be an opening, not a claim.
 _SUBJECT_LED = re.compile("|".join((
@@ -109,6 +110,7 @@ _SUBJECT_LED = re.compile("|".join((
     rf"\bnone\s+of\s+{_SOURCE}\b[^.;:!?]{{0,40}}?\b{_SAY}",
     rf"\b(?:there(?:['’]s|\s+is|\s+was)\s+)?nothing\s+(?:in|within|from)\s[^.;:!?]{{0,40}}?\b{_SOURCE}\b",
     r"\bnothing\s+i\s+(?:found|have|see|can\s+see|could\s+find)\b",
+    r"\bnothing\s+(?:came\s+(?:back|up)|turned\s+up|showed\s+up|matched)\b|\bcame\s+back\s+empty\b",  # a search that found nothing
     r"\bthere(?:['’]s|\s+is|\s+was)\s+nothing\s+(?:here\b|(?:about|on|regarding)\s)",
     rf"\bthere\s*(?:is|are|was|were|['’]s|does|do|did)?\s*(?:n['’]t|not|no)\b[^.;:!?]{{0,40}}?(?:\b{_SOURCE}\b|\b{_INFO}\b)",
     rf"\bthere(?:['’]s|\s+is)\s+(?:insufficient|not\s+enough|too\s+little|limited)\s+(?:{_INFO}|context)",
@@ -212,7 +214,7 @@ _CUES = frozenset(
     "unable unfamiliar silent mum quiet vague insufficient missing open unknown unavailable invisible empty dunno "
     "rather absent omitted blank loss stumped wish hard difficult impossible clue idea dont didnt cant "
     # the idioms' (_EN_IDIOM): "beats me", "you've got me", "I'd be guessing", "a mystery to me", "in the dark"
-    "beats search got guess guessing speculating mystery faintest foggiest dark tough tricky clueless".split())
+    "beats search got guess guessing speculating mystery faintest foggiest dark tough tricky clueless pass".split())
 _ANCHORS = frozenset(
     "i we me us my myself hard difficult impossible sure certain idea clue unsure uncertain unknown dunno nothing "
     "there here anywhere anything something topic question outside beyond unclear clear known mine tough tricky "

@@ -123,7 +123,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: fifteen batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: sixteen batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -138,40 +138,41 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     after the twelfth froze it (agents and chat products, Traditional Chinese; 33 of 60 recognised), then read. The
     fourteenth, ids *-u*: written blind after the thirteenth froze it (a dozen assistants at random; 54 of 60
     recognised), then read. The fifteenth, ids *-v*: written blind after the fourteenth froze it (twelve writers'
-    assistants; 51 of 60 recognised), then read. refusals_heldout.jsonl, ids *-w*: written blind after the fifteenth
-    froze it (deployed assistants of many companies and countries), measured once. None of the answers is a phrasing of the fallback catalogue
+    assistants; 51 of 60 recognised), then read. The sixteenth, ids *-w*: written blind after the fifteenth froze it
+    (deployed assistants of many companies and countries; 55 of 60 recognised), then read. refusals_heldout.jsonl, ids
+    *-x*: written blind after the sixteenth froze it, measured once. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
     assert _measure("refusals_dev.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 429, ("en", "refusal", "not faulted"): 3,  # "what I've got doesn't cover them",
-        ("en", "refusal", "a hallucination"): 1, ("zh", "refusal", "recognised"): 411,  # "Shipping countries I cannot …"
-        ("en", "hallucination", "faulted"): 181, ("en", "hallucination", "not faulted"): 46,
-        ("en", "hallucination", "answer a hallucination"): 219,
-        ("en", "grounded", "not faulted"): 187, ("en", "grounded", "faulted"): 32,
+        ("en", "refusal", "recognised"): 459, ("en", "refusal", "not faulted"): 3,  # "what I've got doesn't cover them",
+        ("en", "refusal", "a hallucination"): 1, ("zh", "refusal", "recognised"): 441,  # "Shipping countries I cannot …"
+        ("en", "hallucination", "faulted"): 193, ("en", "hallucination", "not faulted"): 49,
+        ("en", "hallucination", "answer a hallucination"): 233,
+        ("en", "grounded", "not faulted"): 199, ("en", "grounded", "faulted"): 35,
         ("en", "grounded", "refused"): 1,  # "you get a point for every dollar you spend 🎉": one term, an aside
-        ("en", "grounded", "answer a hallucination"): 105,  # v6 101, the threshold 0.757 (v7 0.750)
-        ("zh", "hallucination", "faulted"): 159, ("zh", "hallucination", "not faulted"): 52,
-        ("zh", "hallucination", "answer a hallucination"): 136,  # v6 133
-        ("zh", "grounded", "not faulted"): 184, ("zh", "grounded", "faulted"): 25,
-        ("zh", "grounded", "answer a hallucination"): 11,  # v6 9
+        ("en", "grounded", "answer a hallucination"): 120,
+        ("zh", "hallucination", "faulted"): 173, ("zh", "hallucination", "not faulted"): 53,
+        ("zh", "hallucination", "answer a hallucination"): 148,
+        ("zh", "grounded", "not faulted"): 195, ("zh", "grounded", "faulted"): 29,
+        ("zh", "grounded", "answer a hallucination"): 13,
     })
-    # held out (*-w*, deployed assistants of many companies and countries): 55 of 60 refusals recognised (27 of 30
-    # English, 28 of 30 Chinese); 4 of the 5 it missed a hallucination ("I ran a search of the help centre, but nothing
-    # came back", "I'll have to pass on it", "I don't have pricing for …", 本助理目前無相關資料可供答覆); no partial refusal
-    # read as a whole refusal
+    # held out (*-x*: banks', telecoms', airlines' and government services' registers, voice transcripts, learner
+    # English, refusals that give a reason, 政务/银行/直播/公文/网络用语/港台用语): 40 of 60 refusals recognised (21 of 30
+    # English, 19 of 30 Chinese), 16 of them judged hallucinations; 4 partial refusals read as whole refusals
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 27, ("en", "refusal", "faulted"): 3, ("en", "refusal", "a hallucination"): 3,
-        ("zh", "refusal", "recognised"): 28, ("zh", "refusal", "faulted"): 1, ("zh", "refusal", "not faulted"): 1,
-        ("zh", "refusal", "a hallucination"): 1,
-        ("en", "hallucination", "faulted"): 12, ("en", "hallucination", "not faulted"): 3,
-        ("en", "hallucination", "answer a hallucination"): 14,
+        ("en", "refusal", "recognised"): 21, ("en", "refusal", "faulted"): 7, ("en", "refusal", "not faulted"): 2,
+        ("en", "refusal", "a hallucination"): 8,
+        ("zh", "refusal", "recognised"): 19, ("zh", "refusal", "faulted"): 10, ("zh", "refusal", "not faulted"): 1,
+        ("zh", "refusal", "a hallucination"): 8,
+        ("en", "hallucination", "faulted"): 12, ("en", "hallucination", "not faulted"): 2,
+        ("en", "hallucination", "refused"): 1, ("en", "hallucination", "answer a hallucination"): 13,
         ("en", "grounded", "not faulted"): 12, ("en", "grounded", "faulted"): 3,
         ("en", "grounded", "answer a hallucination"): 15,
-        ("zh", "hallucination", "faulted"): 14, ("zh", "hallucination", "not faulted"): 1,
-        ("zh", "hallucination", "answer a hallucination"): 12,
-        ("zh", "grounded", "not faulted"): 11, ("zh", "grounded", "faulted"): 4,
-        ("zh", "grounded", "answer a hallucination"): 2,  # v6 1, the threshold 0.757 (v7 0.750)
+        ("zh", "hallucination", "faulted"): 12, ("zh", "hallucination", "not faulted"): 1,
+        ("zh", "hallucination", "refused"): 2, ("zh", "hallucination", "answer a hallucination"): 11,
+        ("zh", "grounded", "not faulted"): 7, ("zh", "grounded", "faulted"): 7, ("zh", "grounded", "refused"): 1,
+        ("zh", "grounded", "answer a hallucination"): 2,
     })
 
 
@@ -378,6 +379,20 @@ def test_an_age_range_reads_as_its_ages_however_it_is_hyphenated() -> None:
     assert clause("the most 18-49-year-old viewers").quantities == {("count", 18.0), ("count", 49.0)}
     assert clause("the most 18- to 49-year-old viewers").quantities == {("count", 18.0), ("count", 49.0)}
     assert clause("a 3-5 day delivery").quantities == {("duration", 3 * 1440.0), ("duration", 5 * 1440.0)}
+
+
+@pytest.mark.parametrize("answer", [
+    "I ran a search of the help centre, but nothing came back about cancelling orders. Shall I escalate this to a human agent?",
+    "Sorry, I don't have pricing for express delivery. You might want to ask our delivery team.",
+    "That's a tricky one and I don't want to give you wrong info, so I'll have to pass on it. Would you like me to put you "
+    "through to the warranty team?",
+    "敬愛的客戶您好，有關企業採購事宜，本助理目前無相關資料可供答覆，敬請見諒。建議您洽詢業務部門。",
+    "很抱歉，關於帳號綁定多個手機號碼的問題，我目前無從得知。若您需要，可以請真人客服協助。",
+])
+def test_a_search_that_came_back_empty_passing_on_it_and_the_assistant_itself_refuse(answer: str) -> None:
+    """The held-out set *-w*'s five missed refusals, four of them judged hallucinations."""
+    result = judged("Can I cancel my order?", answer, RETURNS)
+    assert (result.refusal, result.hallucination, result.claims) == (True, False, []), result.groundedness_reason
 
 
 @pytest.mark.parametrize(("answer", "claims"), [
