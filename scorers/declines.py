@@ -37,7 +37,7 @@ _WE_DECLINE = (r"\b(?:we|we['’]re|we\s+are)\b.*\b(?:unable|not\s+(?:able|in\s+
 _ZH_KNOWING = r"知道|清楚|了解|确定|查到|找到|数|把握|准|法|听说|研究|懂|讲|说|结论|定论|结果|信息|资料|消息|info"
 _ZH_DECLINING = rf"(?:(?:[不没未无难]|木有|莫有)[^，。；！？]{{0,6}}?(?:{_ZH_KNOWING})|雾水|嘀咕|糊涂|懵|迷糊|头绪|超纲|问倒|哪知道|哪晓得|才疏学浅)"
 # 我国, 我省, 我市, 我校: "our country" and the like, not the speaker
-_ZH_SPEAKER = r"(?:我(?![们国省市县区校军党])|小助手|本助理|小助理|本机器人|本客服|这边|本人|鄙人)"
+_ZH_SPEAKER = r"(?:我(?![们国省市县区校军党])|小助手|本助理|小助理|本机器人|本客服|智能客服|智能助理|智能助手|这边|本人|鄙人)"
 _WISH = (r"\bwish\s+i\s+(?:could\s+(?:\w+\s+)?(?:help|answer|tell|say|assist|confirm|give|provide|share|be\s+more)|knew\b|"
          r"had\s+(?:\w+\s+)?(?:answers?|info|information|details|data|more))")  # "I wish I could play" is a story
 _SPEAKER_DECLINES = re.compile(rf"(?i:{_I}.*(?:{_DECLINING})|(?:{_DECLINING}).*{_I}|{_WE_DECLINE}|{_WISH})"
@@ -45,7 +45,7 @@ _SPEAKER_DECLINES = re.compile(rf"(?i:{_I}.*(?:{_DECLINING})|(?:{_DECLINING}).*{
 _UNSPOKEN_DECLINES = re.compile(
     rf"(?i:^\W*{_HEDGES}(?:(?:can['’]?t|cannot|couldn['’]?t)\s+(?:\w+\s+){{0,2}}?(?:say|tell|help|answer|confirm|find|see|comment|"
     r"give|provide|quote|offer|"
-    r"speak|promise|guarantee)|(?:\w+\W+)?drawing\s+(?:a\s+)?(?:blank|zero)|there['’]?s\s+nothing|no\s+(?:idea|clue|info|information|data|"
+    r"speak|promise|guarantee)|(?:do|does)\s*(?:n['’]?t|not)\s+(?:really\s+)?know\b|(?:\w+\W+)?drawing\s+(?:a\s+)?(?:blank|zero)|there['’]?s\s+nothing|no\s+(?:idea|clue|info|information|data|"
     r"details|answers?|records?|luck)|not\s+(?:sure|certain)|nothing\s+(?:on|about|found|here)|dunno|idk)\b)"
     rf"|^[^\u3400-\u9fff]*[\u3400-\u9fff]{{0,4}}{_ZH_DECLINING}")
 _SPEAKER = re.compile(rf"(?i:\b(?:{_ME})\b)|{_ZH_SPEAKER}")
@@ -60,7 +60,7 @@ _EN_AROUND = (
     r"hard|difficult|good)\s+one\b|^\W*to\s+answer\s+(?:whether|if|that|this|your)\b",
     r"^\W*(?:many\s+)?(?:thanks|thank\s+you)(?:\s+(?:so|very)\s+much)?\s+for\b",
     # pointers to a person or a team
-    r"\b(?:ask(?:ing)?|contact(?:ing)?|reach(?:ing)?\s+out\s+to|get(?:ting)?\s+in\s+touch\s+with|talk(?:ing)?\s+to|"
+    r"\b(?:ask(?:ing)?|contact(?:ing)?|reach(?:ing)?(?:\s+out\s+to)?|get(?:ting)?\s+in\s+touch\s+with|talk(?:ing)?\s+to|"
     r"ring|call|phone|e-?mail|visit|message|put\s+you\s+through\s+to|transfer\s+you|connect\s+you|pass\s+you|escalate|"
     r"hand\s+you|one\s+for|"
     r"speak(?:ing)?\s+(?:to|with)|check(?:ing)?\s+w(?:ith|/)?|confirm(?:ing)?\s+with|refer\s+to)\b.*\b(?:agent|team|support|human|"
@@ -82,19 +82,32 @@ _EN_AROUND = (
     # the question said back, a topic, a heading
     r"^\W*(?:you['’]re|you\s+are)\s+(?:asking|wondering)\b|^\W*you(?:['’]ve)?\s+asked\b|"
     r"^\W*you(?:['’]d|\s+would)\s+like\s+to\s+know\b|^\W*you\s+want\s+to\s+know\b",
-    r"^\W*(?:as\s+(?:for|to)|regarding|concerning|with\s+regard\s+to|about)\b[^:：,，]{0,60}$|^\W*you\s+mentioned\b",
+    r"^\W*(?:(?:sorry|apologies|hi|hello)\W+)?(?:as\s+(?:for|to)|regarding|concerning|with\s+regard\s+to|about)\b[^:：,，]{0,60}$|"
+    r"^\W*you\s+mentioned\b",
+    # courtesy: "We truly appreciate your interest", "I completely understand how frustrating …", "Should you have any
+    # other questions …", "have a lovely day", "Thank you again for your patience and understanding"
+    r"^\W*(?:and\s+)?(?:i|we)\s+(?:\w+\s+){0,3}?(?:appreciate|understand)\b|\bshould\s+you\s+(?:have|need|require)\b|"
+    r"\b(?:do\s+not|don['’]t)\s+hesitate\b|\b(?:our|my)\s+(?:\w+\s+)?pleasure\b|\bhave\s+a\s+(?:\w+\s+)?(?:day|evening|weekend)\b|"
+    r"\bthank\s+you\s+(?:again\s+|kindly\s+)?for\s+your\s+(?:patience|understanding|message|enquiry|inquiry|question)\b|"
+    r"\bwe\s+thank\s+you\b|\bstill\s+learning\b",
+    # a reason: the tool is down, try later
+    r"\b(?:tool|system|service|database|lookup|tracker|tracking|feature|function)\s+(?:is\s+|are\s+)?(?:currently\s+|temporarily\s+|"
+    r"presently\s+)?(?:unavailable|down|offline|not\s+available|under\s+maintenance)\b|^\W*(?:please\s+)?try\s+again\b",
     # what was searched, and why not to guess
     r"^\W*(?:i\s+(?:have\s+|just\s+|also\s+)?)?(?:searched|looked\s+(?:up|through|for)|checked|queried)\b",
     r"\bguess(?:ing|es)?\b|\bspeculat|\bhazard\b|\bmislead|\bmisinform|\b(?:wrong|inaccurate|incorrect)\s+(?:info|information|"
-    r"answers?|details)\b",
+    r"answers?|details)\b|\b(?:hate|not\s+wish|not\s+want)\s+to\s+(?:tell|give|say)\b|\b(?:inaccurate|isn['’]t\s+correct|incorrect)\b",
     r"^\W*(?:describe|gather|prepare|note\s+down|include|mention|have\s+your)\b",  # steps to reach support
     r"^\s*#{1,6}\s",
 )
 _ZH_AROUND = (
-    r"^[\s，,]*(?:很|非常|真|实在|十分|万分|深表)?(?:抱歉|不好意思|对不起|遗憾|谢谢|感谢|歹势)[^，。；！？]{0,6}$",
+    r"^[\s，,]*(?:很|非常|真|实在|十分|万分|深表)?(?:抱歉|不好意思|对不起|遗憾|谢谢|感谢|歹势)[^，。；！？]{0,10}$",
     r"^作为(?:一个|一名)?(?:AI|ai|人工智能|智能)?(?:助手|客服|机器人)|^方便(?:的话)?|订单号|订单编号",
-    r"人工|客服|转接|专员|专人|同事|售后|店小二|负责人|详情页|随时|欢迎|竭诚|敬请|为准",
-    r"^(?:此致|敬礼)|^(?:非常|很|十分|完全)?理解(?:您|你)|^(?:建议|麻烦)(?:您|你)|^(?:您|你)?(?:可以|可)?(?:问下|问一下|问问)",
+    r"人工|客服|客户服务|转接|专员|专人|同事|售后|店小二|负责人|详情页|随时|欢迎|竭诚|敬请|为准|部门|热线|坐席",
+    # a reason and what closes a letter: the system is down, try later, the rules, 特此说明, still learning, 祝您…
+    r"系统[^，。；！？]{0,8}?(?:无法使用|不可用|维护|故障|升级|繁忙|异常)|稍后再试|稍后重试|^根据(?:相关|有关)?(?:规定|要求|政策)$|"
+    r"^特此(?:说明|告知|通知|函告)$|(?:还|正|仍)在学习|^祝(?:您|你)",
+    r"^(?:此致|敬礼)|^也?(?:非常|很|十分|完全)?理解(?:您|你)|^(?:建议|麻烦)(?:您|你)|^(?:您|你)?(?:可以|可)?(?:问下|问一下|问问)",
     r"^(?:若|如果|如|要是)(?:您|你)(?:能|可以|方便)?(?:提供|告诉|留下|发送|补充)|^如(?:有|需)(?:需要|帮助)?|"
     r"^(?:若|如果|如|要是)(?:您|你)(?:有)?(?:需要|需求)$",
     r"^(?:我)?(?:在[^，。；！？]{0,10})?(?:搜索|检索|查询|查找|查阅|翻阅)(?:了|过|了一下)?[“\"「‘]|"
@@ -121,6 +134,8 @@ _ASIDE_UNITS = 3  # terms of a clause around a refusal that shares nothing with 
 # A short Chinese clause with a predicate says something ("不过台湾是可以寄的"): a claim, where "Weekend delivery" and
 # 关于时效 only name a topic
 _ZH_PREDICATE = re.compile("是|可以|能|会|支持|需要")
+# So does a short English clause that opens with a subject ("Yes, we deliver to Australia")
+_EN_STATEMENT = re.compile(r"(?i:^\W*(?:(?:yes|no|yeah|yep|nope)\W+)?(?:we|it|they|this|that|these|those|he|she)\s+\w)")
 
 
 def says_so(text: str) -> bool:
@@ -168,13 +183,15 @@ def weigh(text: str, parsed: Clause, asked: Callable[[], Clause], *, in_context:
 
 def around_a_refusal(text: str, parsed: Clause, question: Clause, *, in_context: bool) -> bool:
     """Whether a claim is said around a refusal, no claim in an answer that refuses: an apology, a greeting or a
-    sign-off, a pointer to a person or a team, the question said back, or a short clause or one about the speaker that
-    shares nothing with the question or the context (and names nothing the question does not)."""
+    sign-off, a pointer to a person or a team, the question said back, courtesy, a reason not to answer, or a short
+    clause (not one that opens with its subject) or one about the speaker that shares nothing with the question or the
+    context (and names nothing the question does not)."""
     text = mandarin(text)
     if _TOPIC_LINE.search(text) or _NOTHING_FOUND_OR_STEPS.search(text):  # whatever numbers they name ("SKU XM-B8")
         return True
     if parsed.quantities or _AROUND.search(text):
         return not parsed.quantities
     return not (in_context or parsed.names - question.names) and (
-        parsed.terms.isdisjoint(question.terms) or size(parsed) <= _ASIDE_UNITS and _ZH_PREDICATE.search(text) is None
+        parsed.terms.isdisjoint(question.terms)
+        or size(parsed) <= _ASIDE_UNITS and _ZH_PREDICATE.search(text) is None and _EN_STATEMENT.match(text) is None
         or _SPEAKER.search(text) is not None)

@@ -111,6 +111,12 @@ _SUBJECT_LED = re.compile("|".join((
     rf"\b(?:there(?:['’]s|\s+is|\s+was)\s+)?nothing\s+(?:in|within|from)\s[^.;:!?]{{0,40}}?\b{_SOURCE}\b",
     r"\bnothing\s+i\s+(?:found|have|see|can\s+see|could\s+find)\b",
     r"\bnothing\s+(?:came\s+(?:back|up)|turned\s+up|showed\s+up|matched)\b|\bcame\s+back\s+empty\b",  # a search that found nothing
+    # a topic the speaker may not take ("we are unable to address billing queries via this assistant", "I am not
+    # permitted to discuss payment-related matters", "unable to provide delivery time information")
+    r"\b(?:i|we)\b[^.;:!?]{0,30}?\b(?:unable|not\s+(?:able|permitted|allowed|authori[sz]ed|in\s+a\s+position)|can['’]?t|cannot|"
+    r"could\s*n['’]?t)\s+(?:to\s+)?(?:address|handle|process|discuss|deal\s+with|take|answer|respond\s+to|assist\s+with|"
+    r"help\s+with|provide|give)\s+(?:\w+[\s-]+){0,3}?(?:quer(?:y|ies)|enquir(?:y|ies)|inquir(?:y|ies)|questions?|requests?|"
+    r"matters|issues|topics?|information|details)\b",
     r"\bthere(?:['’]s|\s+is|\s+was)\s+nothing\s+(?:here\b|(?:about|on|regarding)\s)",
     rf"\bthere\s*(?:is|are|was|were|['’]s|does|do|did)?\s*(?:n['’]t|not|no)\b[^.;:!?]{{0,40}}?(?:\b{_SOURCE}\b|\b{_INFO}\b)",
     rf"\bthere(?:['’]s|\s+is)\s+(?:insufficient|not\s+enough|too\s+little|limited)\s+(?:{_INFO}|context)",
@@ -286,7 +292,8 @@ def _refusal(text: str) -> tuple[str, str] | None:
     if not _may_refuse(text):
         return None
     if _CJK.search(text):
-        return _zh_refusal(text)
+        found = zh.refusal(text)
+        return None if found is None else (found[0], _tail(text, found[1], zh.TAIL))
     predicate = _PREDICATE.search(text)
     if predicate is not None:  # the topic before it belongs to the refusal
         return "", _tail(text, predicate.end(), _EN_TAIL, _CONCESSIVE.match(text) is not None)
@@ -301,19 +308,6 @@ def _refusal(text: str) -> tuple[str, str] | None:
 
 # A refusal conceded before the claim: "While I'm unsure about refurbished units, all laptops come with …"
 _CONCESSIVE = re.compile(r"\W*(?:while|whilst|although|though|even\s+though|whereas|albeit)\b\W*", re.IGNORECASE)
-
-
-def _zh_refusal(text: str) -> tuple[str, str] | None:
-    found = zh.REFUSAL.search(text)
-    ignorance = zh.IGNORANCE.search(text)
-    if ignorance is not None and (found is None or ignorance.start() < found.start()):
-        before = text[: ignorance.start()]
-        spoken = re.search(zh.SPEAKER, before) is not None or zh.UNSPOKEN_IGNORANCE.search(text) is not None
-        if spoken and not (zh.NOT_SPEAKER.search(before) and "我" not in before):
-            found = ignorance
-    if found is None:
-        return None
-    return "", _tail(text, found.end(), zh.TAIL)
 
 
 def _tail(text: str, end: int, connector: re.Pattern[str], conceded: bool = False) -> str:

@@ -16,7 +16,7 @@ SOURCE = (r"(?:(?<!个人)(?<!用户)(?<!账户)(?<!注册)资料|文档|文件|
 QUALIFIED_INFO = (r"(?:相关|这方面的?|该|此|有关|可参考的|可用的|确切的?|具体的?|更多|进一步的?|任何)"
                       r"(?:信息|资讯|资料|答案|说明|规定|记载|条目|数据|内容|答复|结果)")
 INFO = rf"(?:{QUALIFIED_INFO}|答案|资料|记载|条目|(?:相关|这方面的?|有关)\s*(?i:info|information|data))"
-SPEAKER = r"(?:我|我们|本人|这边|小助手|本助理|小助理|本机器人|本客服)"
+SPEAKER = r"(?:我|我们|本人|这边|小助手|本助理|小助理|本机器人|本客服|智能客服|智能助理|智能助手|本平台|本系统)"
 # Saying or answering that fails: 说不准, 答不上来, 不晓得, 吃不准…
 SPEECH = (r"不好说|说不准|说不好|说不上来?|说不清楚?|说不出来?|答不上来?|答不出来?|答不了|答不到|回答不了|回答不上来|回答不到|"
               r"回答不出来?|答复不了|回复不了|解答不了|不晓得|拿不太?准|吃不太?准")
@@ -31,7 +31,11 @@ UNSPOKEN_IGNORANCE = re.compile(rf"^(?:这个|这事儿?|这点|这一点|这|�
                                     rf"(?:不太?清楚|不太?确定|不知道|查不到|查询不到|搜不到|找不到|{SPEECH})|(?:{SPEECH})[了呢啊呀哦]*$")
 REFUSAL = re.compile("|".join((
     r"无从得知|无从知晓|不得而知|无可奉告|恕难|难以(?:回答|作答|答复|判断|确定)|(?:暂不|不便)(?:作|做)?(?:回答|答复|回复|作答)",
-    r"不在(?:我|本人)?(?:能|可以)?的?(?:知识|能力|服务|回答|解答)的?范围",
+    r"不在[^，。；！？]{0,8}?(?:知识|能力|服务|回答|解答|受理|处理|支持|咨询|业务)的?范围",
+    # what this channel or the assistant may not take: 暂不支持在此渠道咨询, 本系统暂不具备答复权限, 智能客服暂时无法处理
+    r"(?:暂不支持|不支持|无法|不能|不便)(?:在|通过)(?:此|本|该|这个)(?:渠道|平台|窗口|页面|服务)(?:咨询|办理|处理|查询|受理|解答)|"
+    r"不具备[^，。；！？]{0,6}?(?:权限|资格|能力)",
+    rf"{SPEAKER}[^，。；！？]{{0,6}}?(?:无法|没法|没办法|不能)(?:为您|帮您|给您)?(?:处理|受理|办理|解答|回复|查询|查看|核实)",
     r"(?:无法|没法|没办法|不能|难以|未能|没能)[^，。；！？]{0,10}?(?:确定|确认|判断|回答|答复|回复|解答|得知|知道|告知|保证|核实|"
     r"估计|评估|结论|作答|定位到|准话|准信|说法)",
     rf"(?:无法|没法|没办法|不能)(?:为|给|向)?(?:您|你)?提供{INFO}|(?:无法|没法|没办法|不能)提供(?:给|予)(?:您|你)",
@@ -57,11 +61,45 @@ OPENING = re.compile(r"^(?:这个|这事|这一点)?(?:很|非常|真|实在)?(?
 TOPIC = re.compile(r"^(?:关于|至于|对于|针对|有关|您问的|你问的|您说的|您提到的|根据|按照|依据|基于)|问题$|"
                        r"能否|是否|能不能|可不可以|会不会|有没有|多久|多少|怎么|如何|什么|哪|几|吗|"
                        r"^(?!.*(?:是|有|需要|要|可以|能够?|已经?|了|将|都|只|不|没|被|由))[^，。；！？]{1,14}"
-                       r"(?:时间|时效|费用|价格|规定|政策|流程|情况|方面|这块|标准|细节|方法|规则|条件|地点|进度|的事)$")
+                       r"(?:时间|时效|费用|价格|规定|政策|流程|情况|方面|这块|标准|细节|方法|规则|条件|地点|进度|的事|这件事|这个事|这事儿?)$")
 REFERRAL = re.compile(r"^(?:这个|此事|这事儿?|这)?(?:还|恐怕|可能)?(?:请|建议(?:您|你)?|您可以|你可以|可以|麻烦(?:您|你)?|"
                           r"得|要|需要|只能)?(?:直接)?(?:联系|咨询|致电|拨打|询问|问问?|找|联络|洽询)(?:一下)?[^，。；！？]{0,10}?"
                           r"(?:客服|人工|工作人员|人员|商家|售后|我们|门店|专员|别人|其他人|专人|部门|中心|那边|物流|财务)")
 CONTRAST_LEAD = re.compile(r"^(?:但是|但|不过|只是|可是|然而)[，,\s]*")
+
+
+def refusal(text: str) -> tuple[str, int] | None:
+    """A Chinese clause's refusal: (the claim it makes before it turns to the point it refuses, or "", where the
+    refusal's shape ends); None when it refuses nothing. The shapes of ignorance refuse only when the speaker says them
+    ("如果您查不到订单号" is not)."""
+    found = REFUSAL.search(text)
+    ignorance = IGNORANCE.search(text)
+    if ignorance is not None and (found is None or ignorance.start() < found.start()):
+        before = text[: ignorance.start()]
+        spoken = re.search(SPEAKER, before) is not None or UNSPOKEN_IGNORANCE.search(text) is not None
+        if spoken and not (NOT_SPEAKER.search(before) and "我" not in before):
+            found = ignorance
+    if found is None:
+        return None
+    return _head(text, found.start()), found.end()
+
+
+# Where a spoken, unpunctuated Chinese answer turns to another point: a connective, or a particle that ends a
+# statement before more text (年费的话是一百九十八块然后家里人能不能用这个我不太清楚: a claim, then the refusal)
+_TURN = re.compile(r"然后|另外|还有|至于|不过|但是|(?<=[哈呢啦哦呀吧啊嘛])(?=[\u3400-\u9fff])")
+_HEAD_CHARS = 6  # a shorter text before the turn names a topic ("这个问题呢"), no claim
+_SAYS = re.compile(r"[是有能会可要就都了过不没]|\d|[一二三四五六七八九十百千万两]")  # a predicate or a number: it says something
+
+
+def _head(text: str, refusal: int) -> str:
+    """What a clause says before it turns to the point it refuses, a claim of its own; "" when it does not turn or
+    says nothing before (the text before the refusal is its topic: 关于退货运费我不太清楚, 这个问题呢我不清楚)."""
+    turns = list(_TURN.finditer(text, 0, refusal))
+    if not turns:
+        return ""
+    head = text[: turns[-1].start()].strip(" ，,")
+    return head if len(head) >= _HEAD_CHARS and _SAYS.search(head) else ""
+
 
 
 _HAN = re.compile("[\u3400-\u9fff]")
@@ -71,7 +109,7 @@ _TO_TRADITIONAL = opencc.OpenCC("s2t")
 # 没资料, 呢个 这个
 _CANTONESE = str.maketrans({"唔": "不", "冇": "没", "嘅": "的", "咗": "了", "搵": "找", "睇": "看", "喺": "在", "佢": "他",
                             "畀": "给", "啲": "些", "乜": "什"})
-_CANTONESE_THIS = re.compile("呢(?=个|样|度|些|种|次|件|位|款|题|方面)")
+_CANTONESE_THIS = re.compile("呢(?=个|样|度|些|种|次|件|位|款|题|方面|边)")
 
 
 def mandarin(text: str) -> str:

@@ -54,14 +54,14 @@ def test_the_labelled_table() -> None:
     any answer, so the model gives it no weight (docs/benchmarks-log.md)."""
     result = OWN_TABLE.evaluate(OWN_TABLE.TABLES[0])
     assert result.cases == 170 and not result.unexpected_fallbacks
-    assert (result.judge.tp, result.judge.fp, result.judge.fn, result.judge.tn) == (68, 5, 22, 60)  # v7 (threshold 0.750 from 0.757: "Only when the item is defective. Otherwise $5.95 …", p 0.79); v6 and v5 68, 4, 22, 61; before numbers in words: 68, 3, 22, 62; first fit 53, 4, 37, 61; v4: 78, 0, 12, 65
+    assert (result.judge.tp, result.judge.fp, result.judge.fn, result.judge.tn) == (69, 5, 21, 60)  # v7 (threshold 0.749 from 0.757: "Only when the item is defective. Otherwise $5.95 …", p 0.79); v6 and v5 68, 4, 22, 61; before numbers in words: 68, 3, 22, 62; first fit 53, 4, 37, 61; v4: 78, 0, 12, 65
     # first fit: 4 paraphrased, 6 added, 4 numbers, 2 units, 15 negations, 10 swaps; v4: 7 added, 1 negation, 3 swaps, 1 general
     assert {kind: n for kind, n in result.wrong_by_kind.items() if n} == {
-        "paraphrased": 5, "added_claim": 7, "changed_number": 1, "flipped_negation": 7, "swapped_entity": 7}  # v6 4; v5: 6
+        "paraphrased": 5, "added_claim": 6, "changed_number": 1, "flipped_negation": 7, "swapped_entity": 7}  # v6 4, 7 added; v5: 6
     # added, 1 changed unit
-    assert round(result.judge_auroc, 4) == 0.9078  # v6 0.9082, v5 0.9202, 0.918 before numbers in words; first fit 0.8142; v4: 0.9774
+    assert round(result.judge_auroc, 4) == 0.9079  # v7 at first 0.9078, v6 0.9082, v5 0.9202, 0.918 before numbers in words; first fit 0.8142; v4: 0.9774
     assert result.stages == Counter({  # first fit: generation->generation 43, ->none 34; none->none 61, ->generation 2
-        ("generation", "generation"): 57, ("generation", "none"): 20, ("generation", "retrieval"): 3,
+        ("generation", "generation"): 58, ("generation", "none"): 19, ("generation", "retrieval"): 3,  # v7 at first 57, 20
         ("knowledge_gap", "knowledge_gap"): 7, ("none", "none"): 60, ("none", "generation"): 3, ("none", "retrieval"): 2,  # v6 61, 2
         ("over_refusal", "over_refusal"): 8, ("retrieval", "generation"): 1, ("retrieval", "retrieval"): 9,
     })
@@ -332,7 +332,7 @@ def test_weak_evidence_is_an_uncertain_claim_that_the_model_weighs() -> None:
                      "The survey counted fewer bee colonies in the region this spring than in any year before.")
     assert verdicts(verdict) == (True, ["uncertain"]), verdict.groundedness_reason
     assert (verdict.groundedness, verdict.groundedness_verdict, verdict.confidence) == (1, "hallucination", 0.976)  # v6 0.975, at first 0.976, v5 0.963
-    assert "1 uncertain; p(unsupported)=0.98, hallucination: most from lexical_support (+0.73)" in verdict.groundedness_reason
+    assert "1 uncertain; p(unsupported)=0.98, hallucination: most from lexical_support (+0.74)" in verdict.groundedness_reason
 
 
 @pytest.mark.unit
@@ -353,7 +353,7 @@ def test_a_supported_answer_is_confident_and_a_contradiction_more_so_the_closer_
     # v5: a contradicted claim's terms count half as support (judging/judge_features.py), p 0.93; the first fit missed
     # it (grounded, p 0.24): a flipped copy of the context's words is rare in the public benchmarks; v4: confidence 1.0
     # v6: the lexical score, which counts the flipped claim's words in full, is discounted as its share is, p 0.93
-    assert verdicts(contradicted) == (True, ["contradicted"]) and contradicted.confidence == 0.93  # v6 0.926, at first 0.927, v5 0.933
+    assert verdicts(contradicted) == (True, ["contradicted"]) and contradicted.confidence == 0.929  # v6 0.926, at first 0.927, v5 0.933
 
 
 @pytest.mark.unit
@@ -445,10 +445,10 @@ def test_a_public_benchmark_sample_through_the_benchmark_script() -> None:
     items = eval_local_judge.begin_items((Path(__file__).parent / "data" / "begin_wow_sample.tsv").read_text(), "dev")
     assert (len(items), sum(i.held_out for i in items), sum(i.hallucinated for i in items)) == (50, 20, 25)
     assert eval_local_judge.evaluate("BEGIN sample", items) == [
-        # claims.v7: development AUROC 0.975; claims.v6 (the model reads the lexical score): development recall 0.769, AUROC 0.973 (v5 0.769, 0.989; 0.692
+        # claims.v7: development AUROC 0.973; claims.v6 (the model reads the lexical score): development recall 0.769, AUROC 0.973 (v5 0.769, 0.989; 0.692
         # before the speaker's story was told from a refusal);
         # held out 0.583, AUROC 0.885 (v5 0.667, 0.885); no false positive either way
-        "| BEGIN sample | development | 30 | 43.3% | 33.3% | 0.0% | 1.000 | 0.769 | 0.870 | 0.975 | 0.605 | 0.533 / 0.571 | 0.620 |",
+        "| BEGIN sample | development | 30 | 43.3% | 33.3% | 0.0% | 1.000 | 0.769 | 0.870 | 0.973 | 0.605 | 0.533 / 0.571 | 0.620 |",
         "| BEGIN sample | held out | 20 | 60.0% | 35.0% | 0.0% | 1.000 | 0.583 | 0.737 | 0.885 | 0.750 | 0.750 / 0.750 | 0.688 |",
     ]
 

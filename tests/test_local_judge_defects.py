@@ -49,6 +49,26 @@ RETURNS = "Unopened items can be returned within 30 days of delivery for a full 
     "知识库里查不到这方面的内容。",
     "关于学生优惠，资料里一个字都没提。",
     "这个我不清楚，建议您咨询人工客服。",
+    # missed in the held-out sets *-w* and *-x*: a search that came back empty, passing on it, a reason or a channel
+    # the assistant lacks, the assistant as the speaker
+    "I ran a search of the help centre, but nothing came back about cancelling orders. Shall I escalate this to a human agent?",
+    "Sorry, I don't have pricing for express delivery. You might want to ask our delivery team.",
+    "That's a tricky one and I don't want to give you wrong info, so I'll have to pass on it. Would you like me to put you "
+    "through to the warranty team?",
+    "敬愛的客戶您好，有關企業採購事宜，本助理目前無相關資料可供答覆，敬請見諒。建議您洽詢業務部門。",
+    "很抱歉，關於帳號綁定多個手機號碼的問題，我目前無從得知。若您需要，可以請真人客服協助。",
+    "Our order tracking tool is currently unavailable, so I can't look that up for you right now. Please try again a "
+    "little later, sorry for the trouble.",
+    "Thank you for your enquiry. For security reasons, I am not permitted to discuss payment-related matters in this "
+    "chat. Please refer to an authorised representative.",
+    "Dear valued customer, we are unable to process service enquiries through this channel. Please contact us via the "
+    "official service line. We thank you for your patience.",
+    "I'm still learning and don't know the answer to that yet. Sorry! You can reach a human agent through the Contact "
+    "page if you need it sooner.",
+    "您好，您咨询的事项暂不在本平台受理范围内，建议您通过人工服务渠道进一步咨询。感谢您的理解与支持。",
+    "关于贵方所询事项，本系统暂不具备答复权限，请另行联系相关部门。特此说明。",
+    "您好，很抱歉给您带来不便。关于您反映的问题，智能客服暂时无法处理，您可回复“人工”转接人工坐席为您服务。",
+    "尊敬的客户您好，根据相关规定，支付方式相关问题暂不支持在此渠道咨询，请您通过官方客服热线进行咨询。感谢您的来电。",
 ])
 def test_an_answer_that_claims_nothing_and_declines_is_a_refusal_never_a_hallucination(answer: str) -> None:
     result = judged("Do you offer gift wrapping?", answer, RETURNS)
@@ -123,7 +143,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: sixteen batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: seventeen batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -139,40 +159,42 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     fourteenth, ids *-u*: written blind after the thirteenth froze it (a dozen assistants at random; 54 of 60
     recognised), then read. The fifteenth, ids *-v*: written blind after the fourteenth froze it (twelve writers'
     assistants; 51 of 60 recognised), then read. The sixteenth, ids *-w*: written blind after the fifteenth froze it
-    (deployed assistants of many companies and countries; 55 of 60 recognised), then read. refusals_heldout.jsonl, ids
-    *-x*: written blind after the sixteenth froze it, measured once. None of the answers is a phrasing of the fallback catalogue
+    (deployed assistants of many companies and countries; 55 of 60 recognised), then read. The seventeenth, ids *-x*:
+    written blind after the sixteenth froze it (banks', telecoms', airlines' and government services' registers,
+    voice transcripts, learner English, refusals that give a reason; 40 of 60 recognised), then read.
+    refusals_heldout.jsonl, ids *-y*: written blind after the seventeenth froze it, measured once. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
     assert _measure("refusals_dev.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 459, ("en", "refusal", "not faulted"): 3,  # "what I've got doesn't cover them",
-        ("en", "refusal", "a hallucination"): 1, ("zh", "refusal", "recognised"): 441,  # "Shipping countries I cannot …"
-        ("en", "hallucination", "faulted"): 193, ("en", "hallucination", "not faulted"): 49,
-        ("en", "hallucination", "answer a hallucination"): 233,
-        ("en", "grounded", "not faulted"): 199, ("en", "grounded", "faulted"): 35,
+        ("en", "refusal", "recognised"): 489, ("en", "refusal", "not faulted"): 3,  # "what I've got doesn't cover them",
+        ("en", "refusal", "a hallucination"): 1, ("zh", "refusal", "recognised"): 471,  # "Shipping countries I cannot …"
+        ("en", "hallucination", "faulted"): 205, ("en", "hallucination", "not faulted"): 52,
+        ("en", "hallucination", "answer a hallucination"): 246,
+        ("en", "grounded", "not faulted"): 211, ("en", "grounded", "faulted"): 38,
         ("en", "grounded", "refused"): 1,  # "you get a point for every dollar you spend 🎉": one term, an aside
-        ("en", "grounded", "answer a hallucination"): 120,
-        ("zh", "hallucination", "faulted"): 173, ("zh", "hallucination", "not faulted"): 53,
-        ("zh", "hallucination", "answer a hallucination"): 148,
-        ("zh", "grounded", "not faulted"): 195, ("zh", "grounded", "faulted"): 29,
-        ("zh", "grounded", "answer a hallucination"): 13,
+        ("en", "grounded", "answer a hallucination"): 135,
+        ("zh", "hallucination", "faulted"): 186, ("zh", "hallucination", "not faulted"): 55,
+        ("zh", "hallucination", "answer a hallucination"): 160,
+        ("zh", "grounded", "not faulted"): 202, ("zh", "grounded", "faulted"): 37,
+        ("zh", "grounded", "answer a hallucination"): 17,
     })
-    # held out (*-x*: banks', telecoms', airlines' and government services' registers, voice transcripts, learner
-    # English, refusals that give a reason, 政务/银行/直播/公文/网络用语/港台用语): 40 of 60 refusals recognised (21 of 30
-    # English, 19 of 30 Chinese), 16 of them judged hallucinations; 4 partial refusals read as whole refusals
+    # held out (*-y*: thirty companies' bots of many trades, plain, warm, formal, markdown, typos, a question back;
+    # Chinese 亲-style shops, banks, carriers, government, schools, clinics, games, delivery): 47 of 60 refusals
+    # recognised (21 of 30 English, 26 of 30 Chinese), 12 of them judged hallucinations; 1 partial refusal read whole
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 21, ("en", "refusal", "faulted"): 7, ("en", "refusal", "not faulted"): 2,
-        ("en", "refusal", "a hallucination"): 8,
-        ("zh", "refusal", "recognised"): 19, ("zh", "refusal", "faulted"): 10, ("zh", "refusal", "not faulted"): 1,
-        ("zh", "refusal", "a hallucination"): 8,
-        ("en", "hallucination", "faulted"): 12, ("en", "hallucination", "not faulted"): 2,
-        ("en", "hallucination", "refused"): 1, ("en", "hallucination", "answer a hallucination"): 13,
-        ("en", "grounded", "not faulted"): 12, ("en", "grounded", "faulted"): 3,
-        ("en", "grounded", "answer a hallucination"): 15,
-        ("zh", "hallucination", "faulted"): 12, ("zh", "hallucination", "not faulted"): 1,
-        ("zh", "hallucination", "refused"): 2, ("zh", "hallucination", "answer a hallucination"): 11,
-        ("zh", "grounded", "not faulted"): 7, ("zh", "grounded", "faulted"): 7, ("zh", "grounded", "refused"): 1,
-        ("zh", "grounded", "answer a hallucination"): 2,
+        ("en", "refusal", "recognised"): 21, ("en", "refusal", "faulted"): 6, ("en", "refusal", "not faulted"): 3,
+        ("en", "refusal", "a hallucination"): 9,
+        ("zh", "refusal", "recognised"): 26, ("zh", "refusal", "faulted"): 3, ("zh", "refusal", "not faulted"): 1,
+        ("zh", "refusal", "a hallucination"): 3,
+        ("en", "hallucination", "faulted"): 11, ("en", "hallucination", "not faulted"): 4,
+        ("en", "hallucination", "answer a hallucination"): 14,
+        ("en", "grounded", "not faulted"): 9, ("en", "grounded", "faulted"): 5, ("en", "grounded", "refused"): 1,
+        ("en", "grounded", "answer a hallucination"): 14,
+        ("zh", "hallucination", "faulted"): 13, ("zh", "hallucination", "not faulted"): 2,
+        ("zh", "hallucination", "answer a hallucination"): 13,
+        ("zh", "grounded", "not faulted"): 12, ("zh", "grounded", "faulted"): 3,
+        ("zh", "grounded", "answer a hallucination"): 1,
     })
 
 
@@ -381,18 +403,12 @@ def test_an_age_range_reads_as_its_ages_however_it_is_hyphenated() -> None:
     assert clause("a 3-5 day delivery").quantities == {("duration", 3 * 1440.0), ("duration", 5 * 1440.0)}
 
 
-@pytest.mark.parametrize("answer", [
-    "I ran a search of the help centre, but nothing came back about cancelling orders. Shall I escalate this to a human agent?",
-    "Sorry, I don't have pricing for express delivery. You might want to ask our delivery team.",
-    "That's a tricky one and I don't want to give you wrong info, so I'll have to pass on it. Would you like me to put you "
-    "through to the warranty team?",
-    "敬愛的客戶您好，有關企業採購事宜，本助理目前無相關資料可供答覆，敬請見諒。建議您洽詢業務部門。",
-    "很抱歉，關於帳號綁定多個手機號碼的問題，我目前無從得知。若您需要，可以請真人客服協助。",
-])
-def test_a_search_that_came_back_empty_passing_on_it_and_the_assistant_itself_refuse(answer: str) -> None:
-    """The held-out set *-w*'s five missed refusals, four of them judged hallucinations."""
-    result = judged("Can I cancel my order?", answer, RETURNS)
-    assert (result.refusal, result.hallucination, result.claims) == (True, False, []), result.groundedness_reason
+def test_a_spoken_chinese_answer_without_stops_keeps_its_claim_before_the_refusal() -> None:
+    """A voice transcript with no punctuation: the claim before 然后 (or a particle that ends it) is judged, the point
+    the speaker cannot answer after it refuses (it was all one refusal)."""
+    result = judged("年费多少？家人能用吗？", "嗯年费的话是一百九十八块然后家里人能不能用这个我这边不太清楚哈", "会员年费为198元，可开通一年。")
+    assert [c.claim for c in result.claims] == ["嗯年费的话是一百九十八块"], result.groundedness_reason
+    assert not result.refusal
 
 
 @pytest.mark.parametrize(("answer", "claims"), [
