@@ -34,13 +34,13 @@ from ragpulse.scorers.text import clause, clauses, is_chatter, real_negators, se
 
 # -- English ------------------------------------------------------------------------------------------------------
 
-_NOT = r"(?:n['’]t|not|never)"
+_NOT = r"(?:n['’]?t|not|never)"  # "i dont have", "it isnt": texting drops the apostrophe
 _BE = r"(?:is|are|was|were|['’]s|['’]re)"
 _BE_NOT = rf"(?:{_BE}\s*{_NOT}|(?:ca|can|could|wo|will|would)\s*{_NOT}\s+be|cannot\s+be)"
 _KNOW = (r"(?:see\b(?!\s+why)|find|tell|say|answer|confirm|determine|verify|help|locate|access|speak|comment|estimate|judge|"
          r"guess|track|check|look|give|provide|offer|recall)")
 _INFO = (r"(?:information|info|details|data|specifics|answers?|records?|knowledge|documentation|access|visibility|insight|"
-         r"mention|entry|guidance|pricing|prices|figures|rates|timings)")
+         r"mention|entry|guidance|pricing|prices|figures|rates|timings|intel|news|updates)")
 # What the answer was written from; a few modifiers before it ("the provided help articles").
 _MODIFIERS = (r"(?:the|my|our|these|those|this|your|its|their|available|provided|given|retrieved|relevant|help|policy|"
               r"search|reference|support|related)")
@@ -159,7 +159,10 @@ _SUBJECT = r"(?=(?:i|it|it['’]s|they|he|she|we|you|there|this|that|these|those
 _EN_KNOWN = (r"(?:(?:all|what)\s+i\s+(?:\w+\s+)?know\b|i\s+(?:(?:just|only|do|also|still|certainly|definitely)\s+)*"
              r"know\b|as\s+far\s+as\s+i\s+(?:know|can\s+tell)\b|from\s+what\s+i\s+(?:know|read|remember|recall)\b|"
              r"i\s*(?:have\s+|['’]ve\s+)?(?:read|heard)\s+that\b|i\s+(?:remember|recall)\s+that\b|"
-             r"what\s+i\s+(?:can|do)\s+(?:tell\s+you|say|confirm)\b|i\s+can\s+(?:tell\s+you|say|confirm)\s+that\b)")
+             r"what\s+i\s+(?:can|do)\s+(?:tell\s+you|say|confirm)\b|i\s+can\s+(?:tell\s+you|say|confirm)\s+that\b|"
+             # "I'm sorry to say that phones with a broken display can't be accepted": the news, a claim
+             r"i\s*(?:['’]m|am)\s+(?:sorry|afraid)\s+to\s+(?:say|tell\s+you|report|inform\s+you)\b|"
+             r"i\s+regret\s+to\s+(?:say|tell\s+you|inform\s+you)\b)")
 _EN_TAIL = re.compile(r"\b(?:but|however|even\s+though|though|although|yet|still|that\s+said|even\s+so|nevertheless|instead|other\s+than|"
                       rf"except(?:\s+that)?|apart\s+from|besides|only\s+that|just\s+that)\b|[:;]|(?:\band|,)\s+{_SUBJECT}|"
                       rf"(?=\b{_EN_KNOWN})", re.IGNORECASE)

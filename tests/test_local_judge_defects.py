@@ -69,6 +69,14 @@ RETURNS = "Unopened items can be returned within 30 days of delivery for a full 
     "关于贵方所询事项，本系统暂不具备答复权限，请另行联系相关部门。特此说明。",
     "您好，很抱歉给您带来不便。关于您反映的问题，智能客服暂时无法处理，您可回复“人工”转接人工坐席为您服务。",
     "尊敬的客户您好，根据相关规定，支付方式相关问题暂不支持在此渠道咨询，请您通过官方客服热线进行咨询。感谢您的来电。",
+    # and in *-y*: texting without apostrophes, a persona, where to look, sympathy before the refusal
+    "sorry i dont have any info on gift card validity 🙁 maybe ask at the till next time ur in store?",
+    "Great question, Commander! 🎮 Sadly I don't have any intel on upcoming releases. Keep an eye on our official "
+    "channels for announcements!",
+    "Oh no, sorry your item arrived damaged! 😟 I'm not able to answer questions about return shipping costs, but our "
+    "support team can help — just hit 'Contact us' at the bottom of the page.",
+    "少侠，这个问题小精灵暂时帮不了你哦～建议你提交工单联系专属客服，麻烦动动手指啦～",
+    "您好呀～关于会员价格，我这里暂时没有办法给您准确的答复哦😊 您可以在App内【我的-会员中心】查看，或者咨询在线客服~",
 ])
 def test_an_answer_that_claims_nothing_and_declines_is_a_refusal_never_a_hallucination(answer: str) -> None:
     result = judged("Do you offer gift wrapping?", answer, RETURNS)
@@ -143,7 +151,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: seventeen batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: eighteen batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -162,38 +170,41 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     (deployed assistants of many companies and countries; 55 of 60 recognised), then read. The seventeenth, ids *-x*:
     written blind after the sixteenth froze it (banks', telecoms', airlines' and government services' registers,
     voice transcripts, learner English, refusals that give a reason; 40 of 60 recognised), then read.
-    refusals_heldout.jsonl, ids *-y*: written blind after the seventeenth froze it, measured once. None of the answers is a phrasing of the fallback catalogue
+    The eighteenth, ids *-y*: written blind after the seventeenth froze it (thirty companies' bots; 47 of 60
+    recognised), then read. refusals_heldout.jsonl, ids *-z*: written blind after the eighteenth froze it, measured
+    once. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
     assert _measure("refusals_dev.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 489, ("en", "refusal", "not faulted"): 3,  # "what I've got doesn't cover them",
-        ("en", "refusal", "a hallucination"): 1, ("zh", "refusal", "recognised"): 471,  # "Shipping countries I cannot …"
-        ("en", "hallucination", "faulted"): 205, ("en", "hallucination", "not faulted"): 52,
-        ("en", "hallucination", "answer a hallucination"): 246,
-        ("en", "grounded", "not faulted"): 211, ("en", "grounded", "faulted"): 38,
+        ("en", "refusal", "recognised"): 519, ("en", "refusal", "not faulted"): 3,  # "what I've got doesn't cover them",
+        ("en", "refusal", "a hallucination"): 1, ("zh", "refusal", "recognised"): 501,  # "Shipping countries I cannot …"
+        ("en", "hallucination", "faulted"): 216, ("en", "hallucination", "not faulted"): 56,
+        ("en", "hallucination", "answer a hallucination"): 260,
+        ("en", "grounded", "not faulted"): 220, ("en", "grounded", "faulted"): 44,
         ("en", "grounded", "refused"): 1,  # "you get a point for every dollar you spend 🎉": one term, an aside
-        ("en", "grounded", "answer a hallucination"): 135,
-        ("zh", "hallucination", "faulted"): 186, ("zh", "hallucination", "not faulted"): 55,
-        ("zh", "hallucination", "answer a hallucination"): 160,
-        ("zh", "grounded", "not faulted"): 202, ("zh", "grounded", "faulted"): 37,
-        ("zh", "grounded", "answer a hallucination"): 17,
+        ("en", "grounded", "answer a hallucination"): 149,
+        ("zh", "hallucination", "faulted"): 199, ("zh", "hallucination", "not faulted"): 57,
+        ("zh", "hallucination", "answer a hallucination"): 173,
+        ("zh", "grounded", "not faulted"): 214, ("zh", "grounded", "faulted"): 40,
+        ("zh", "grounded", "answer a hallucination"): 18,
     })
-    # held out (*-y*: thirty companies' bots of many trades, plain, warm, formal, markdown, typos, a question back;
-    # Chinese 亲-style shops, banks, carriers, government, schools, clinics, games, delivery): 47 of 60 refusals
-    # recognised (21 of 30 English, 26 of 30 Chinese), 12 of them judged hallucinations; 1 partial refusal read whole
+    # held out (*-z*: the refusal logs of RAG assistants on many LLMs, personas, "the documents I was given cover other
+    # topics", a rephrase suggested, markdown, mixed languages; 文心/Kimi/豆包-like tones, 【】 headings): 47 of 60
+    # refusals recognised (25 of 30 English, 22 of 30 Chinese), 9 of them judged hallucinations; 2 partial refusals
+    # read whole
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 21, ("en", "refusal", "faulted"): 6, ("en", "refusal", "not faulted"): 3,
-        ("en", "refusal", "a hallucination"): 9,
-        ("zh", "refusal", "recognised"): 26, ("zh", "refusal", "faulted"): 3, ("zh", "refusal", "not faulted"): 1,
-        ("zh", "refusal", "a hallucination"): 3,
+        ("en", "refusal", "recognised"): 25, ("en", "refusal", "faulted"): 4, ("en", "refusal", "not faulted"): 1,
+        ("en", "refusal", "a hallucination"): 5,
+        ("zh", "refusal", "recognised"): 22, ("zh", "refusal", "faulted"): 5, ("zh", "refusal", "not faulted"): 3,
+        ("zh", "refusal", "a hallucination"): 4,
         ("en", "hallucination", "faulted"): 11, ("en", "hallucination", "not faulted"): 4,
         ("en", "hallucination", "answer a hallucination"): 14,
-        ("en", "grounded", "not faulted"): 9, ("en", "grounded", "faulted"): 5, ("en", "grounded", "refused"): 1,
-        ("en", "grounded", "answer a hallucination"): 14,
-        ("zh", "hallucination", "faulted"): 13, ("zh", "hallucination", "not faulted"): 2,
-        ("zh", "hallucination", "answer a hallucination"): 13,
-        ("zh", "grounded", "not faulted"): 12, ("zh", "grounded", "faulted"): 3,
+        ("en", "grounded", "not faulted"): 8, ("en", "grounded", "faulted"): 5, ("en", "grounded", "refused"): 2,
+        ("en", "grounded", "answer a hallucination"): 13,
+        ("zh", "hallucination", "faulted"): 11, ("zh", "hallucination", "not faulted"): 4,
+        ("zh", "hallucination", "answer a hallucination"): 8,
+        ("zh", "grounded", "not faulted"): 13, ("zh", "grounded", "faulted"): 2,
         ("zh", "grounded", "answer a hallucination"): 1,
     })
 
