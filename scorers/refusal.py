@@ -306,7 +306,20 @@ def _refusal(text: str) -> tuple[str, str] | None:
     head = text[: led.start()]
     if _CONCESSIVE.match(head):  # "While I'm unsure about refurbished units, all laptops come with …"
         return "", _tail(text, led.end(), _EN_TAIL, True)
-    return ("" if _HEAD.match(head) else head.strip(" ,;:—–-")), _tail(text, led.end(), _EN_TAIL)
+    if _HEAD.match(head) or _NO_OBJECT.match(text, led.end()) and _FRONTED.fullmatch(head):
+        return "", _tail(text, led.end(), _EN_TAIL)
+    return head.strip(" ,;:—–-"), _tail(text, led.end(), _EN_TAIL)
+
+
+# A refusal that ends without its object ("… I am not able to tell", "… I cannot confirm here"): what came before it is
+# the object, put first, not a claim
+_NO_OBJECT = re.compile(r"(?:\s+to\s+(?:tell|say|confirm|answer|know|find|share|give|help))?(?:\W*(?:here|now|right\s+now|"
+                        r"at\s+the\s+moment|at\s+this\s+time|for\s+(?:sure|certain|you)|yet|either|unfortunately|sorry|"
+                        r"i['’]m\s+afraid))*\W*$", re.IGNORECASE)
+# … when that is a noun phrase ("Shipping countries", "the opening hours of store"), not a clause with its subject or verb
+_FRONTED = re.compile(r"\W*(?!.*\b(?:you|we|they|it|he|she|is|are|was|were|have|has|had|can|will|would|do|does|did)\b|.*['’](?:ve|re|s|ll|d)\b)"
+                      r"(?:(?:sorry|apologies)(?:\s+for\s+(?:the\s+)?(?:inconvenience|trouble))?\W+)?(?:[\w-]+\W+){0,5}[\w-]+\W*",
+                      re.IGNORECASE)
 
 
 # A refusal conceded before the claim: "While I'm unsure about refurbished units, all laptops come with …"

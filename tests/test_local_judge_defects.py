@@ -177,8 +177,8 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
     assert _measure("refusals_dev.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 519, ("en", "refusal", "not faulted"): 3,  # "what I've got doesn't cover them",
-        ("en", "refusal", "a hallucination"): 1, ("zh", "refusal", "recognised"): 501,  # "Shipping countries I cannot …"
+        ("en", "refusal", "recognised"): 521, ("en", "refusal", "not faulted"): 1,  # "what I've got doesn't cover them"
+        ("en", "refusal", "a hallucination"): 1, ("zh", "refusal", "recognised"): 501,
         ("en", "hallucination", "faulted"): 216, ("en", "hallucination", "not faulted"): 56,
         ("en", "hallucination", "answer a hallucination"): 260,
         ("en", "grounded", "not faulted"): 220, ("en", "grounded", "faulted"): 44,
@@ -412,6 +412,18 @@ def test_an_age_range_reads_as_its_ages_however_it_is_hyphenated() -> None:
     assert clause("the most 18-49-year-old viewers").quantities == {("count", 18.0), ("count", 49.0)}
     assert clause("the most 18- to 49-year-old viewers").quantities == {("count", 18.0), ("count", 49.0)}
     assert clause("a 3-5 day delivery").quantities == {("duration", 3 * 1440.0), ("duration", 5 * 1440.0)}
+
+
+@pytest.mark.parametrize(("answer", "claims"), [
+    ("Shipping countries I cannot confirm here.", []),
+    ("Sorry for inconvenience, the opening hours of store I am not able to tell.", []),
+    ("unopened stuff you've got like sixty days to send back um the in-store exchange part i don't know sorry",
+     ["unopened stuff you've got like sixty days to send back um the in-store exchange part"]),
+])
+def test_what_the_refusal_takes_as_its_object_put_first_is_no_claim(answer: str, claims: list[str]) -> None:
+    """A noun phrase before "I cannot confirm" with nothing after it is what cannot be confirmed (learner English read
+    it as a claim); a clause with its own subject before it stays a claim."""
+    assert read(answer).claims == claims
 
 
 def test_a_spoken_chinese_answer_without_stops_keeps_its_claim_before_the_refusal() -> None:
