@@ -98,6 +98,10 @@ _EN_AROUND = (
     r"\bthank\s+you\s+(?:again\s+|kindly\s+)?for\s+your\s+(?:patience|understanding|message|enquiry|inquiry|question)\b|"
     r"\bwe\s+thank\s+you\b|\bstill\s+learning\b",
     # a reason: the tool is down, try later
+    r"\bbest\s+bet\b|^\W*(?:i\s+(?:can\s+)?see|i\s+hear\s+you)\b|\bi\s+get\s+it\b|\bthat['’]s\s+(?:annoying|frustrating|a\s+pain)\b|"
+    # a persona introduced: "I'm Lena, your store assistant"
+    r"^\W*(?:i['’]?m|i\s+am|this\s+is|my\s+name\s+is)\s+\w+,?\s+(?:from\s+.{0,30}|(?:your|the|an?)\s+(?:\w+\s+){0,2}(?:assistant|bot|"
+    r"agent|helper|advisor|concierge))\W*$",
     r"\b(?:tool|system|service|database|lookup|tracker|tracking|feature|function)\s+(?:is\s+|are\s+)?(?:currently\s+|temporarily\s+|"
     r"presently\s+)?(?:unavailable|down|offline|not\s+available|under\s+maintenance)\b|^\W*(?:please\s+)?try\s+again\b",
     # what was searched, and why not to guess
@@ -108,12 +112,17 @@ _EN_AROUND = (
     r"^\s*#{1,6}\s",
 )
 _ZH_AROUND = (
-    r"^[\s，,]*(?:很|非常|真|实在|十分|万分|深表)?(?:抱歉|不好意思|对不起|遗憾|谢谢|感谢|歹势)[^，。；！？]{0,10}$",
+    r"^[\s，,]*(?:(?i:sorry|apologies)[\s，,—–-]*)?(?:很|非常|真|实在|十分|万分|深表)?(?:抱歉|不好意思|对不起|遗憾|谢谢|感谢|歹势)"
+    r"[^，。；！？]{0,10}$",
     r"^作为(?:一个|一名)?(?:AI|ai|人工智能|智能)?(?:助手|客服|机器人)|^方便(?:的话)?|订单号|订单编号",
     r"人工|客服|客户服务|转接|专员|专人|同事|售后|店小二|负责人|详情页|随时|欢迎|竭诚|敬请|为准|部门|热线|坐席",
     # a reason and what closes a letter: the system is down, try later, the rules, 特此说明, still learning, 祝您…
     r"系统[^，。；！？]{0,8}?(?:无法使用|不可用|维护|故障|升级|繁忙|异常)|稍后再试|稍后重试|^根据(?:相关|有关)?(?:规定|要求|政策)$|"
-    r"^特此(?:说明|告知|通知|函告)$|(?:还|正|仍)在学习|^祝(?:您|你)|尽快为(?:您|你)|为(?:您|你)(?:处理|服务|解答)",
+    r"^特此(?:说明|告知|通知|函告)$|(?:还|正|仍)在学习|^祝(?:您|你)|尽快为(?:您|你)|为(?:您|你)(?:处理|服务|解答|评估|核实)",
+    # the question said back, a rephrase suggested, what the sources are about, a reason, sympathy, who will help
+    r"^(?:您|你)(?:询问|咨询|想问|问|提到|反映)的(?:是|问题)|^(?:比如|例如)|换个(?:说法|问法)|其他(?:方面|主题|话题)的?(?:内容|问题)|"
+    r"需要根据(?:具体|实际)情况|视具体情况而定|^(?:这个|此|该|您的)?问题涉及|让人(?:不太?|很)?(?:开心|高兴|郁闷|着急|生气|烦)|"
+    r"^他们(?:会|将|可以)|由他们|由[^，。；！？]{0,6}(?:人员|工程师|客服|同事|专员)为(?:您|你)",
     # where to look or whom to ask: 您可以在App内【我的-会员中心】查看, 加一下课程顾问老师的微信问问
     r"^(?:您|你)?(?:也)?(?:可以|可)?(?:在|到|去)[^，。；！？]{0,20}?(?:查看|查询|了解|咨询)|(?:问问|问一下|问下|咨询一下)[哦呢吧啦～~]*$",
     r"^(?:此致|敬礼)|^也?(?:非常|很|十分|完全)?理解(?:您|你)|^(?:建议|麻烦)(?:您|你)|^(?:您|你)?(?:可以|可)?(?:问下|问一下|问问)",

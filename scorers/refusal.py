@@ -111,6 +111,11 @@ _SUBJECT_LED = re.compile("|".join((
     rf"\b(?:there(?:['’]s|\s+is|\s+was)\s+)?nothing\s+(?:in|within|from)\s[^.;:!?]{{0,40}}?\b{_SOURCE}\b",
     r"\bnothing\s+i\s+(?:found|have|see|can\s+see|could\s+find)\b",
     r"\bnothing\s+(?:came\s+(?:back|up)|turned\s+up|showed\s+up|matched)\b|\bcame\s+back\s+empty\b",  # a search that found nothing
+    # the sources are about something else: "the material I retrieved … is about different subjects", "nothing in it
+    # explains how …"
+    rf"\b{_SOURCE_NOUN}\b[^.;:!?]{{0,40}}?\b(?:is|are|was|were)\s+(?:all\s+)?(?:about|on|for)\s+(?:different|other|unrelated)\s+"
+    r"(?:subjects|topics|things|matters|products|questions)\b|\bnothing\s+in\s+(?:it|them|there)\s+(?:explains|covers|mentions|says|"
+    r"addresses|describes|tells)\b",
     # a topic the speaker may not take ("we are unable to address billing queries via this assistant", "I am not
     # permitted to discuss payment-related matters", "unable to provide delivery time information")
     r"\b(?:i|we)\b[^.;:!?]{0,30}?\b(?:unable|not\s+(?:able|permitted|allowed|authori[sz]ed|in\s+a\s+position)|can['’]?t|cannot|"
@@ -223,7 +228,8 @@ _CUES = frozenset(
     "unable unfamiliar silent mum quiet vague insufficient missing open unknown unavailable invisible empty dunno "
     "rather absent omitted blank loss stumped wish hard difficult impossible clue idea dont didnt cant "
     # the idioms' (_EN_IDIOM): "beats me", "you've got me", "I'd be guessing", "a mystery to me", "in the dark"
-    "beats search got guess guessing speculating mystery faintest foggiest dark tough tricky clueless pass".split())
+    "beats search got guess guessing speculating mystery faintest foggiest dark tough tricky clueless pass different "
+    "unrelated".split())
 _ANCHORS = frozenset(
     "i we me us my myself hard difficult impossible sure certain idea clue unsure uncertain unknown dunno nothing "
     "there here anywhere anything something topic question outside beyond unclear clear known mine tough tricky "

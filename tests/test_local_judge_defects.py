@@ -77,6 +77,14 @@ RETURNS = "Unopened items can be returned within 30 days of delivery for a full 
     "support team can help — just hit 'Contact us' at the bottom of the page.",
     "少侠，这个问题小精灵暂时帮不了你哦～建议你提交工单联系专属客服，麻烦动动手指啦～",
     "您好呀～关于会员价格，我这里暂时没有办法给您准确的答复哦😊 您可以在App内【我的-会员中心】查看，或者咨询在线客服~",
+    # and in *-z*: a persona, the sources about other subjects, the question said back, a long span before 答复
+    "Hello! I'm Lena, your store assistant. I'm really sorry, but I can't give you opening times right now. Please "
+    "contact the store directly or check our website — they'll have the latest information for you. 😊",
+    "I want to be upfront: the material I retrieved for this question is about different subjects, and nothing in it "
+    "explains how personal data is handled after an account is closed.",
+    "我查阅了本次检索到的资料，其中讨论的是其他方面的内容，并未涉及上门安装服务。为避免给您错误的信息，我就不作推测了。",
+    "您好，您询问的是买到假货后的赔偿方式。很抱歉，我掌握的资料中没有这方面的内容，暂时无法回答，建议您咨询人工客服。",
+    "**无法回答**\n抱歉，我不能就已拆封商品的退货问题给出答复，请您咨询售后客服。",
 ])
 def test_an_answer_that_claims_nothing_and_declines_is_a_refusal_never_a_hallucination(answer: str) -> None:
     result = judged("Do you offer gift wrapping?", answer, RETURNS)
@@ -151,7 +159,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: eighteen batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: nineteen batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -171,41 +179,42 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     written blind after the sixteenth froze it (banks', telecoms', airlines' and government services' registers,
     voice transcripts, learner English, refusals that give a reason; 40 of 60 recognised), then read.
     The eighteenth, ids *-y*: written blind after the seventeenth froze it (thirty companies' bots; 47 of 60
-    recognised), then read. refusals_heldout.jsonl, ids *-z*: written blind after the eighteenth froze it, measured
-    once. None of the answers is a phrasing of the fallback catalogue
+    recognised), then read. The nineteenth, ids *-z*: written blind after the eighteenth froze it (RAG assistants'
+    refusal logs on many LLMs; 47 of 60 recognised), then read. refusals_heldout.jsonl, ids *-q2*: written blind after
+    the nineteenth froze it, measured once. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
     assert _measure("refusals_dev.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 521, ("en", "refusal", "not faulted"): 1,  # "what I've got doesn't cover them"
-        ("en", "refusal", "a hallucination"): 1, ("zh", "refusal", "recognised"): 501,
-        ("en", "hallucination", "faulted"): 216, ("en", "hallucination", "not faulted"): 56,
-        ("en", "hallucination", "answer a hallucination"): 260,
-        ("en", "grounded", "not faulted"): 220, ("en", "grounded", "faulted"): 44,
-        ("en", "grounded", "refused"): 1,  # "you get a point for every dollar you spend 🎉": one term, an aside
-        ("en", "grounded", "answer a hallucination"): 149,
-        ("zh", "hallucination", "faulted"): 199, ("zh", "hallucination", "not faulted"): 57,
-        ("zh", "hallucination", "answer a hallucination"): 173,
-        ("zh", "grounded", "not faulted"): 214, ("zh", "grounded", "faulted"): 40,
-        ("zh", "grounded", "answer a hallucination"): 18,
+        ("en", "refusal", "recognised"): 551, ("en", "refusal", "not faulted"): 1,  # "what I've got doesn't cover them"
+        ("en", "refusal", "a hallucination"): 1, ("zh", "refusal", "recognised"): 531,
+        ("en", "hallucination", "faulted"): 227, ("en", "hallucination", "not faulted"): 60,
+        ("en", "hallucination", "answer a hallucination"): 274,
+        ("en", "grounded", "not faulted"): 228, ("en", "grounded", "faulted"): 49,
+        # "you get a point for every dollar you spend 🎉" and "Every dollar you spend gives you a point": one term, an
+        # aside; "sending it back won't cost you anything" shares no word with the question or the chunk
+        ("en", "grounded", "refused"): 3,
+        ("en", "grounded", "answer a hallucination"): 162,
+        ("zh", "hallucination", "faulted"): 210, ("zh", "hallucination", "not faulted"): 61,
+        ("zh", "hallucination", "answer a hallucination"): 181,
+        ("zh", "grounded", "not faulted"): 227, ("zh", "grounded", "faulted"): 42,
+        ("zh", "grounded", "answer a hallucination"): 19,
     })
-    # held out (*-z*: the refusal logs of RAG assistants on many LLMs, personas, "the documents I was given cover other
-    # topics", a rephrase suggested, markdown, mixed languages; 文心/Kimi/豆包-like tones, 【】 headings): 47 of 60
-    # refusals recognised (25 of 30 English, 22 of 30 Chinese), 9 of them judged hallucinations; 2 partial refusals
-    # read whole
+    # held out (*-q2*: a week of a mid-size shop assistant's traffic in an English and a Chinese market, mostly plain
+    # refusals, some from a rules-based fallback or an agent's empty search): 52 of 60 refusals recognised (27 of 30
+    # English, 25 of 30 Chinese), 6 of them judged hallucinations; no partial refusal read whole
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 25, ("en", "refusal", "faulted"): 4, ("en", "refusal", "not faulted"): 1,
-        ("en", "refusal", "a hallucination"): 5,
-        ("zh", "refusal", "recognised"): 22, ("zh", "refusal", "faulted"): 5, ("zh", "refusal", "not faulted"): 3,
-        ("zh", "refusal", "a hallucination"): 4,
+        ("en", "refusal", "recognised"): 27, ("en", "refusal", "faulted"): 2, ("en", "refusal", "not faulted"): 1,
+        ("en", "refusal", "a hallucination"): 3,
+        ("zh", "refusal", "recognised"): 25, ("zh", "refusal", "faulted"): 3, ("zh", "refusal", "not faulted"): 2,
+        ("zh", "refusal", "a hallucination"): 3,
         ("en", "hallucination", "faulted"): 11, ("en", "hallucination", "not faulted"): 4,
-        ("en", "hallucination", "answer a hallucination"): 14,
-        ("en", "grounded", "not faulted"): 8, ("en", "grounded", "faulted"): 5, ("en", "grounded", "refused"): 2,
+        ("en", "hallucination", "answer a hallucination"): 13,
+        ("en", "grounded", "not faulted"): 14, ("en", "grounded", "faulted"): 1,
         ("en", "grounded", "answer a hallucination"): 13,
         ("zh", "hallucination", "faulted"): 11, ("zh", "hallucination", "not faulted"): 4,
-        ("zh", "hallucination", "answer a hallucination"): 8,
+        ("zh", "hallucination", "answer a hallucination"): 9,
         ("zh", "grounded", "not faulted"): 13, ("zh", "grounded", "faulted"): 2,
-        ("zh", "grounded", "answer a hallucination"): 1,
     })
 
 
