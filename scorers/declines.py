@@ -48,6 +48,12 @@ _UNSPOKEN_DECLINES = re.compile(
     r"speak|promise|guarantee)|(?:do|does)\s*(?:n['’]?t|not)\s+(?:really\s+)?know\b|(?:\w+\W+)?drawing\s+(?:a\s+)?(?:blank|zero)|there['’]?s\s+nothing|no\s+(?:idea|clue|info|information|data|"
     r"details|answers?|records?|luck)|not\s+(?:sure|certain)|nothing\s+(?:on|about|found|here)|dunno|idk)\b)"
     rf"|^[^\u3400-\u9fff]*[\u3400-\u9fff]{{0,4}}{_ZH_DECLINING}")
+# "I had no idea skiing is that old", "I didn't know that Elvis sang gospel": what follows is said to be so, the claim
+# ("I didn't know that", "I had no idea about it" and "… where it is" decline; "I never knew him" is a claim as it is)
+PRESUPPOSED_LEAD = re.compile(r"^i\s*(?:had\s+no\s+idea|did\s*(?:n['’]?t|not)\s+(?:know|reali[sz]e)|never\s+(?:knew|reali[sz]ed)|"
+                                  r"was\s*(?:n['’]?t|not)\s+aware)\s+(?:that\s+)?(?=\w+\s+\w)(?!(?:that|this|it|about|of|"
+                                  r"either|too|yet|where|what|when|how|why|who|whom|which|whether|if|any|anything|you|him|her|"
+                                  r"them)\b)", re.IGNORECASE)
 _SPEAKER = re.compile(rf"(?i:\b(?:{_ME})\b)|{_ZH_SPEAKER}")
 _SAYS_SO = re.compile(r"(?i:\bi\s+(?:just\s+|only\s+|do\s+)?know\b|\ball\s+i\s+know\b|\bwhat\s+i\s+(?:can|do)\s+(?:tell|say|"
                       r"confirm)\b|\bi\s+can\s+(?:tell\s+you|say|confirm)\s+(?:that|this)\b|"

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragpulse.scorers import refusal_zh as zh
-from ragpulse.scorers.declines import cued
+from ragpulse.scorers.declines import PRESUPPOSED_LEAD, cued
 from ragpulse.scorers.text import clause, clauses, is_chatter, real_negators, sentences
 
 # -- English ------------------------------------------------------------------------------------------------------
@@ -171,20 +171,14 @@ _EN_KNOWN = (r"(?:(?:all|what)\s+i\s+(?:\w+\s+)?know\b|i\s+(?:(?:just|only|do|al
 _EN_TAIL = re.compile(r"\b(?:but|however|even\s+though|though|although|yet|still|that\s+said|even\s+so|nevertheless|instead|other\s+than|"
                       rf"except(?:\s+that)?|apart\s+from|besides|only\s+that|just\s+that)\b|[:;]|(?:\band|,)\s+{_SUBJECT}|"
                       rf"(?=\b{_EN_KNOWN})", re.IGNORECASE)
-# A clause that says what the speaker knows claims what follows ("I just know that it wasn't built by the Romans"),
-# unless it is none ("I know nothing about it").
 # Chat without punctuation: the speaker's negation opens a clause of its own ("… with no interest i dont have anything
 # about amex")
 _EN_NEW_SPEAKER = re.compile(r"(?<=\w\s)(?=i\s+(?:dont|don['’]t|do\s+not|cant|can['’]t|cannot|couldnt|couldn['’]t|"
                              r"have\s+no|havent|haven['’]t|am\s+not)\b)")
+# A clause that says what the speaker knows claims what follows ("I just know that it wasn't built by the Romans"),
+# unless it is none ("I know nothing about it").
 _EN_KNOWN_LEAD = re.compile(rf"^(?:{_HEDGE}[\s,;:!.—–-]*)*{_EN_KNOWN}(?!\s+(?:nothing|little|very\s+little|next\s+to))"
                             r"(?:\s+(?:is|was))?(?:\s+(?:that|of))?", re.IGNORECASE)
-# "I had no idea skiing is that old", "I didn't know that Elvis sang gospel": what follows is said to be so, the claim
-# ("I didn't know that", "I had no idea about it" and "… where it is" decline; "I never knew him" is a claim as it is)
-_EN_PRESUPPOSED_LEAD = re.compile(r"^i\s*(?:had\s+no\s+idea|did\s*(?:n['’]?t|not)\s+(?:know|reali[sz]e)|never\s+(?:knew|reali[sz]ed)|"
-                                  r"was\s*(?:n['’]?t|not)\s+aware)\s+(?:that\s+)?(?=\w+\s+\w)(?!(?:that|this|it|about|of|"
-                                  r"either|too|yet|where|what|when|how|why|who|whom|which|whether|if|any|anything|you|him|her|"
-                                  r"them)\b)", re.IGNORECASE)
 _EN_REFERRAL = re.compile(
     r"^(?:please\s+|kindly\s+|you\s+(?:may|might|can|could|should)\s+(?:want\s+to\s+|wish\s+to\s+)?|"
     r"i\s+(?:would\s+|['’]d\s+)?(?:recommend|suggest)\s+(?:that\s+you\s+)?|feel\s+free\s+to\s+|try\s+|"
@@ -494,7 +488,7 @@ def _claim(text: str) -> str:
 
 def _en_claim(text: str) -> str:
     if text[:2] in ("I ", "i "):
-        return _EN_PRESUPPOSED_LEAD.sub("", text, count=1)
+        return PRESUPPOSED_LEAD.sub("", text, count=1)
     return text if text[:3].lower() not in _META_STARTS else _EN_META_LEAD.sub("", text, count=1)
 
 
