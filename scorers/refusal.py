@@ -34,7 +34,7 @@ from ragpulse.scorers.text import clause, clauses, is_chatter, real_negators, se
 
 # -- English ------------------------------------------------------------------------------------------------------
 
-_NOT = r"(?:n['’]?t|not|never)"  # "i dont have", "it isnt": texting drops the apostrophe
+_NOT = r"(?:n['’]t|not|never)"
 _BE = r"(?:is|are|was|were|['’]s|['’]re)"
 _BE_NOT = rf"(?:{_BE}\s*{_NOT}|(?:ca|can|could|wo|will|would)\s*{_NOT}\s+be|cannot\s+be)"
 _KNOW = (r"(?:see\b(?!\s+why)|find|tell|say|answer|confirm|determine|verify|help|locate|access|speak|comment|estimate|judge|"
@@ -84,7 +84,7 @@ _SUBJECT_LED = re.compile("|".join((
     r"\bi\b\s*(?:(?:just|\w+ly)\s+)?"
     r"(?:(?:do|ca|can|could|wo|would|will|['’]ll)?\s*(?:n['’]?t|not)\s+(?:really\s+|actually\s+|exactly\s+|"
     r"quite\s+)?know\b"
-    rf"|(?:do|did|ca|can|could|wo|would|will|['’]ll)?\s*{_NOT}"
+    rf"|(?:(?:do|did|ca|can|could|wo|would|will|['’]ll)?\s*{_NOT}|dont|didnt|cant|wont|couldnt)"  # texting: "i dont have any info"
     rf"\s+(?:really\s+|actually\s+|exactly\s+|quite\s+)?(?:{_KNOW}\b|have\s+(?:the|that|this|those|these|such|your)\b"
     r"|(?:have|possess|hold)\s+(?:an?\s+|any\s+|enough\s+|much\s+|specific\s+|more\s+|further\s+|exact\s+|"
     rf"reliable\s+)?{_INFO}))",
@@ -222,8 +222,9 @@ _CUES = frozenset(
     "unable unfamiliar silent mum quiet vague insufficient missing open unknown unavailable invisible empty dunno "
     "rather absent omitted blank loss stumped wish hard difficult impossible clue idea dont didnt cant "
     # the idioms' (_EN_IDIOM): "beats me", "you've got me", "I'd be guessing", "a mystery to me", "in the dark"
-    "beats search got guess guessing speculating mystery faintest foggiest dark tough tricky clueless pass different "
+    "beats search got guess guessing speculating mystery faintest foggiest dark tough tricky clueless pass "
     "unrelated".split())
+_OTHER_SUBJECTS = frozenset(("subjects", "topics"))  # "about different subjects" ("different" alone: too common a cue)
 _ANCHORS = frozenset(
     "i we me us my myself hard difficult impossible sure certain idea clue unsure uncertain unknown dunno nothing "
     "there here anywhere anything something topic question outside beyond unclear clear known mine tough tricky "
@@ -263,7 +264,7 @@ def _answer_may_refuse(answer: str) -> bool:
         for dash in "-—–/":
             if dash in lower:
                 lower = lower.replace(dash, " ")
-        if _CUE_TOKENS.isdisjoint(lower.split()):
+        if _CUE_TOKENS.isdisjoint(lower.split()) and not ("different" in lower and any(w in lower for w in _OTHER_SUBJECTS)):
             return False
     return _may_refuse(answer)
 
@@ -274,7 +275,9 @@ def _may_refuse(text: str) -> bool:
     if not lower.isascii() and any(c in lower for c in _ZH_CUES):
         return True
     words = _WORD.findall(lower)
-    return ("n't" in lower or "n’t" in lower or not _CUES.isdisjoint(words)) and not _ANCHORS.isdisjoint(words)
+    cue = "n't" in lower or "n’t" in lower or not _CUES.isdisjoint(words) or (
+        "different" in words and not _OTHER_SUBJECTS.isdisjoint(words))
+    return cue and not _ANCHORS.isdisjoint(words)
 
 
 @dataclass(frozen=True, slots=True)
