@@ -11,7 +11,7 @@ __all__ = [
     "decode_otlp_traces", "decode_otlp_json", "stem_words", "regex_spans", "cjk_covered", "sentences", "clauses",
     "topics_shared", "count_inline", "parse_citations", "scan_citations", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE",
     "ChunkAnalysis", "ChunkContext", "LexicalAnalyser", "LexicalUnits", "FastCounter", "FastHistogram",
-    "KeyFilter", "ReorderHold", "TextAnalyser", "TraceTable", "Turn", "VerdictRules",
+    "KeyFilter", "ReorderHold", "SessionTable", "SessionView", "TextAnalyser", "TraceTable", "Turn", "VerdictRules",
 ]
 
 # An OTLP AnyValue as the decoders give it: kvlists as dicts, arrays as lists, an empty value as None.
@@ -261,6 +261,38 @@ class TraceTable:
     def bytes(self) -> int: ...
     @property
     def tombstones(self) -> int: ...
+
+# The feedback join's sessions (native/src/sessions.rs). A question's analysis, as the join's QuestionCache gives it:
+# its normalised text, terms and named things.
+_Analysis: TypeAlias = tuple[str, frozenset[str], frozenset[str]]
+
+@final
+class SessionView:  # a session as tests read it
+    last_at: float
+    question: str
+    analysis: _Analysis | None
+    turns: tuple[Turn, ...]  # open answers, oldest first
+    size: int
+    partition: int
+    released: float
+
+@final
+class SessionTable:
+    def __new__(cls, max_sessions: int, max_bytes: int, entry_bytes: int, max_turns: int, idle_seconds: float,
+                rephrase_window_seconds: float, escalation_routes: frozenset[str], evicted_sessions: FastCounter,
+                evicted_turns: FastCounter, classify: Callable[[str, _Analysis | None, str], tuple[str, _Analysis]],
+                signal: Callable[[Turn, str], None], close: Callable[[Turn, bool], None]) -> Self: ...
+    def turn(self, session_id: str, route: str | None, query: str, turn: Turn, now: float,
+             timestamp: float | None = None) -> None: ...
+    def expire(self, now: float) -> None: ...
+    def revoke(self, partitions: set[int] | frozenset[int]) -> int: ...
+    def last(self, session_id: str) -> tuple[Turn, int] | None: ...  # its last open answer, its partition
+    def released(self, session_id: str) -> float | None: ...
+    def __len__(self) -> int: ...
+    def __getitem__(self, key: str, /) -> SessionView: ...
+    def items(self) -> list[tuple[str, SessionView]]: ...  # least recently used first
+    @property
+    def bytes(self) -> int: ...
 
 @final
 class FastCounter:

@@ -13,6 +13,7 @@ mod metrics;
 mod otlp;
 mod otlp_json;
 mod reorder;
+mod sessions;
 mod split;
 mod traces;
 mod verdict;
@@ -42,6 +43,8 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<reorder::bindings::ReorderHold>()?;
     module.add_class::<clause::bindings::TextAnalyser>()?;
     module.add_class::<verdict::bindings::VerdictRules>()?;
+    module.add_class::<sessions::SessionTable>()?;
+    module.add_class::<sessions::SessionView>()?;
     module.add_class::<traces::bindings::TraceTable>()?;
     module.add_class::<traces::bindings::Turn>()?;
     traces::bindings::keep_turns_out_of_the_collector(module.py());

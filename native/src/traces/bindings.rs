@@ -16,7 +16,7 @@ use crate::metrics::FastCounter;
 #[pyclass(module = "ragpulse._native", get_all, set_all)]
 pub struct Turn {
     trace_id: Py<PyString>,
-    at: f64,
+    pub(crate) at: f64,
     labels: Py<PyAny>,
     fallback: bool,
     size: i64,
@@ -27,9 +27,9 @@ pub struct Turn {
     evidence: bool,
     sampled_by: Py<PyAny>,
     raised: Py<PyAny>,
-    open: bool,
-    kind: Py<PyAny>,
-    partition: i64,
+    pub(crate) open: bool,
+    pub(crate) kind: Py<PyAny>,
+    pub(crate) partition: i64,
 }
 
 impl Turn {
