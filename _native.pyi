@@ -9,9 +9,9 @@ from typing import Self, TypeAlias, TypedDict, TypeVar, final
 # In the order native/src/lib.rs registers them.
 __all__ = [
     "decode_otlp_traces", "decode_otlp_json", "stem_words", "regex_spans", "cjk_covered", "sentences", "clauses",
-    "topics_shared", "count_inline", "parse_citations", "scan_citations", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE",
+    "topics_shared", "count_inline", "parse_citations", "scan_citations", "draw", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE",
     "ChunkAnalysis", "ChunkContext", "LexicalAnalyser", "LexicalUnits", "FastCounter", "FastHistogram",
-    "KeyFilter", "ReorderHold", "SessionTable", "SessionView", "TextAnalyser", "TraceTable", "Turn", "VerdictRules",
+    "KeyFilter", "ReorderHold", "SamplerCore", "SessionTable", "SessionView", "TextAnalyser", "TraceTable", "Turn", "VerdictRules",
 ]
 
 # An OTLP AnyValue as the decoders give it: kvlists as dicts, arrays as lists, an empty value as None.
@@ -19,6 +19,7 @@ _AnyValue: TypeAlias = str | bool | int | float | bytes | list[_AnyValue] | dict
 _Attributes: TypeAlias = dict[str, _AnyValue]
 _Span = TypeVar("_Span")
 _Event = TypeVar("_Event")
+_Envelope = TypeVar("_Envelope")
 # span_type(trace_id, span_id, parent_span_id, name, start_unix_nano, end_unix_nano, attributes, resource, events,
 # size, scope, kind), and status_code=, status_message= when the span has a status: ids in hex, the parent None
 # unless it has 8 non-zero bytes.
@@ -141,6 +142,7 @@ def parse_citations(
 def scan_citations(
     answer: str, chunk_ids: Sequence[str | None]
 ) -> tuple[str, list[tuple[int, list[_Marker]]], int, bool]: ...
+def draw(trace_id: str, name: str) -> float: ...  # collector/sampling.py; native/src/draw.rs
 
 CITATION_MAX_MARKERS: int  # markers read per answer
 CITATION_MAX_RANGE: int  # "[1-3]" is three markers; a range this wide is no citation
@@ -261,6 +263,20 @@ class TraceTable:
     def bytes(self) -> int: ...
     @property
     def tombstones(self) -> int: ...
+
+# The judge sampler's stage (native/src/sampler.rs; judging/sampler.py wires it). class_rates and classes: of always,
+# scorer_flag and over_refusal, in that order; raised: a prometheus_client Counter.
+
+@final
+class SamplerCore:
+    def __new__(cls, trace_type: type, class_rates: Sequence[float | None], labels: Sequence[str], routine: FastCounter,
+                classes: Sequence[FastCounter], raised: object, max_offered: int, *,
+                judgeable: Callable[[_Event], _Event | None], stratum: Callable[[object], str],
+                rates: Callable[[_Event], tuple[float, float]], offered: Callable[[_Event, bool, str], FastCounter],
+                offer: Callable[[_Event, bool, str, str, str, tuple[str, ...], int], bool],
+                keep: Callable[[_Event, bool, tuple[str, ...]], Turn | None], passed: Callable[[str], None],
+                negative: Callable[[str, Turn], None]) -> Self: ...
+    def sample(self, envelope: _Envelope) -> _Envelope: ...  # the stage
 
 # The feedback join's sessions (native/src/sessions.rs). A question's analysis, as the join's QuestionCache gives it:
 # its normalised text, terms and named things.

@@ -26,7 +26,7 @@ pub struct Turn {
     kept: bool,
     evidence: bool,
     sampled_by: Py<PyAny>,
-    raised: Py<PyAny>,
+    pub(crate) raised: Py<PyAny>,
     pub(crate) open: bool,
     pub(crate) kind: Py<PyAny>,
     pub(crate) partition: i64,
