@@ -11,7 +11,7 @@ __all__ = [
     "decode_otlp_traces", "decode_otlp_json", "stem_words", "regex_spans", "cjk_covered", "sentences", "clauses",
     "topics_shared", "count_inline", "parse_citations", "scan_citations", "draw", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE",
     "ChunkAnalysis", "ChunkContext", "LexicalAnalyser", "LexicalUnits", "FastCounter", "FastHistogram",
-    "KeyFilter", "ReorderHold", "SamplerCore", "SessionTable", "SessionView", "TextAnalyser", "TraceTable", "Turn", "VerdictRules",
+    "KeyFilter", "ReorderHold", "RoutineFloor", "SamplerCore", "SessionTable", "SessionView", "TextAnalyser", "TraceTable", "Turn", "VerdictRules",
 ]
 
 # An OTLP AnyValue as the decoders give it: kvlists as dicts, arrays as lists, an empty value as None.
@@ -268,11 +268,18 @@ class TraceTable:
 # scorer_flag and over_refusal, in that order; raised: a prometheus_client Counter.
 
 @final
+class RoutineFloor:  # judging/routine_floor.py; native/src/floor.rs
+    scale: float
+    def __new__(cls, per_minute: int, clock: Callable[[], float], max_apps: int, *, scale: float = 1.0) -> Self: ...
+    def set_partition_share(self, owned: int, total: int) -> None: ...
+    def rate(self, app: str | None, base_rate: float) -> float: ...
+
+@final
 class SamplerCore:
-    def __new__(cls, trace_type: type, class_rates: Sequence[float | None], labels: Sequence[str], routine: FastCounter,
-                classes: Sequence[FastCounter], raised: object, max_offered: int, *,
+    def __new__(cls, trace_type: type, floor: RoutineFloor, class_rates: Sequence[float | None], labels: Sequence[str],
+                routine: FastCounter, classes: Sequence[FastCounter], raised: object, max_offered: int, *,
                 judgeable: Callable[[_Event], _Event | None], stratum: Callable[[object], str],
-                rates: Callable[[_Event], tuple[float, float]], offered: Callable[[_Event, bool, str], FastCounter],
+                base_rate: Callable[[_Event], float], offered: Callable[[_Event, bool, str], FastCounter],
                 offer: Callable[[_Event, bool, str, str, str, tuple[str, ...], int], bool],
                 keep: Callable[[_Event, bool, tuple[str, ...]], Turn | None], passed: Callable[[str], None],
                 negative: Callable[[str, Turn], None]) -> Self: ...

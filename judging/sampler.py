@@ -246,7 +246,6 @@ class JudgeSampler(Listener):
         metrics = SamplerMetrics(registry, guard.names)  # labelled as the guard admits
         skipped = shared(registry, judge_skipped)
         self._policy = policy
-        self._floor = floor
         self._queue = queue
         self._guard = guard
         self._join = join
@@ -259,20 +258,15 @@ class JudgeSampler(Listener):
         # its children of the offered family by raw label values, fallback and stratum are cached there (bounded).
         classes = ("always", "scorer_flag", "over_refusal")
         self._core = _native.SamplerCore(
-            TraceEvent, [policy.class_rates.get(cls) for cls in classes], list(guard.names),
+            TraceEvent, floor, [policy.class_rates.get(cls) for cls in classes], list(guard.names),
             self._candidates["base_rate"], [self._candidates[cls] for cls in classes], metrics.raised,
-            4 * max_label_sets, judgeable=_judgeable, stratum=policy.stratum, rates=self._rates,
+            4 * max_label_sets, judgeable=_judgeable, stratum=policy.stratum, base_rate=policy.base_rate_of,
             offered=self._offered_child, offer=self._sample, keep=join.keep, passed=join.passed, negative=self.negative)
         guard.on_new_label_set(self._precreate)
 
     def __call__(self, envelope: Envelope) -> Envelope:
         """Hands a judgeable trace to the judge queue when drawn (native/src/sampler.rs); passes every envelope on."""
         return self._core.sample(envelope)
-
-    def _rates(self, event: TraceEvent) -> tuple[float, float]:
-        """The trace's base rate and routine rate (the floor's, counting the trace)."""
-        base_rate = self._policy.base_rate_of(event)
-        return base_rate, self._floor.rate(event.app, base_rate)
 
     def _sample(self, event: TraceEvent, fallback: bool, priority: str, sample: str, stratum: str,
                 reasons: tuple[str, ...], size: int) -> bool:

@@ -9,6 +9,7 @@ mod chunk;
 mod citations;
 mod clause;
 mod draw;
+mod floor;
 mod lexical;
 mod metrics;
 mod otlp;
@@ -44,6 +45,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<metrics::FastHistogram>()?;
     module.add_class::<otlp::bindings::KeyFilter>()?;
     module.add_class::<reorder::bindings::ReorderHold>()?;
+    module.add_class::<floor::RoutineFloor>()?;
     module.add_class::<clause::bindings::TextAnalyser>()?;
     module.add_class::<verdict::bindings::VerdictRules>()?;
     module.add_class::<sampler::SamplerCore>()?;

@@ -1,27 +1,28 @@
 //! ragpulse._native.SamplerCore: the judge sampler's stage (judging/sampler.py says what it samples and why): whether
-//! a trace is judgeable, the routine draw and its stratum's class's draw, their counters (the offered children cached
-//! by raw labels), and the turn the join kept. What needs the rest of ragpulse goes back to the sampler's Python: the
-//! event when it must be rebuilt (context, chunks without text), the policy's stratum and rates and the routine
-//! floor's, a new label set's counter, the judge queue's offer, the join's keep and passed, and feedback that came
-//! before its trace.
+//! a trace is judgeable, the routine floor's rate (native/src/floor.rs), the routine draw and its stratum's class's
+//! draw, their counters (the offered children cached by raw labels), and the turn the join kept. What needs the rest
+//! of ragpulse goes back to the sampler's Python: the event when it must be rebuilt (context, chunks without text),
+//! the policy's stratum and base rate, a new label set's counter, the judge queue's offer, the join's keep and passed,
+//! and feedback that came before its trace.
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyString, PyTuple, PyType};
 use pyo3::{intern, PyTraverseError, PyVisit};
 
 use crate::draw::draw;
+use crate::floor::RoutineFloor;
 use crate::metrics::FastCounter;
 use crate::traces::bindings::Turn;
 
 /// The strata, in order (`names` gives the class that samples each beyond the routine sample).
 const STRATA: [&str; 4] = ["always", "flagged", "over_refusal", "none"];
 
-/// The sampler's Python: judgeable(event) -> event | None; stratum(envelope) -> str (the policy's); rates(event) ->
-/// (base rate, routine rate) (the policy's and the routine floor's); offered(event, fallback, stratum) -> FastCounter; offer(event, fallback, priority, sample, stratum, reasons, size)
+/// The sampler's Python: judgeable(event) -> event | None; stratum(envelope) -> str and base_rate(event) -> float (the
+/// policy's); offered(event, fallback, stratum) -> FastCounter; offer(event, fallback, priority, sample, stratum, reasons, size)
 /// -> bool; keep(event, fallback, sampled_by) -> Turn | None; passed(trace_id); negative(priority, turn).
 struct Back {
     judgeable: Py<PyAny>,
     stratum: Py<PyAny>,
-    rates: Py<PyAny>,
+    base_rate: Py<PyAny>,
     offered: Py<PyAny>,
     offer: Py<PyAny>,
     keep: Py<PyAny>,
@@ -32,6 +33,7 @@ struct Back {
 #[pyclass(module = "ragpulse._native")]
 pub struct SamplerCore {
     trace_type: Py<PyType>,
+    floor: Py<RoutineFloor>,
     class_rates: [Option<f64>; 3], // always, scorer_flag, over_refusal
     labels: Vec<Py<PyString>>, // the label names, as the guard reads an event's raw values
     routine: Py<FastCounter>,  // candidates of base_rate
@@ -71,7 +73,7 @@ impl SamplerCore {
 
     fn back(&self, py: Python<'_>) -> Option<Back> {
         self.back.as_ref().map(|back| Back {
-            judgeable: back.judgeable.clone_ref(py), stratum: back.stratum.clone_ref(py), rates: back.rates.clone_ref(py), offered: back.offered.clone_ref(py),
+            judgeable: back.judgeable.clone_ref(py), stratum: back.stratum.clone_ref(py), base_rate: back.base_rate.clone_ref(py), offered: back.offered.clone_ref(py),
             offer: back.offer.clone_ref(py), keep: back.keep.clone_ref(py), passed: back.passed.clone_ref(py),
             negative: back.negative.clone_ref(py),
         })
@@ -109,15 +111,15 @@ fn as_sent(event: &Bound<'_, PyAny>, context: &Bound<'_, PyAny>, chunks: &Bound<
 impl SamplerCore {
     #[new]
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (trace_type, class_rates, labels, routine, classes, raised, max_offered, *, judgeable, stratum,
-                        rates, offered, offer, keep, passed, negative))]
-    fn new(trace_type: Py<PyType>, class_rates: [Option<f64>; 3], labels: Vec<Py<PyString>>, routine: Py<FastCounter>,
-           classes: [Py<FastCounter>; 3], raised: Py<PyAny>, max_offered: usize, judgeable: Py<PyAny>,
-           stratum: Py<PyAny>, rates: Py<PyAny>, offered: Py<PyAny>, offer: Py<PyAny>, keep: Py<PyAny>,
-           passed: Py<PyAny>, negative: Py<PyAny>, py: Python<'_>) -> Self {
-        SamplerCore { trace_type, class_rates, labels, routine, classes, raised, offered: PyDict::new(py).unbind(),
-                      max_offered,
-                      back: Some(Back { judgeable, stratum, rates, offered, offer, keep, passed, negative }) }
+    #[pyo3(signature = (trace_type, floor, class_rates, labels, routine, classes, raised, max_offered, *, judgeable,
+                        stratum, base_rate, offered, offer, keep, passed, negative))]
+    fn new(trace_type: Py<PyType>, floor: Py<RoutineFloor>, class_rates: [Option<f64>; 3], labels: Vec<Py<PyString>>,
+           routine: Py<FastCounter>, classes: [Py<FastCounter>; 3], raised: Py<PyAny>, max_offered: usize,
+           judgeable: Py<PyAny>, stratum: Py<PyAny>, base_rate: Py<PyAny>, offered: Py<PyAny>, offer: Py<PyAny>,
+           keep: Py<PyAny>, passed: Py<PyAny>, negative: Py<PyAny>, py: Python<'_>) -> Self {
+        SamplerCore { trace_type, floor, class_rates, labels, routine, classes, raised,
+                      offered: PyDict::new(py).unbind(), max_offered,
+                      back: Some(Back { judgeable, stratum, base_rate, offered, offer, keep, passed, negative }) }
     }
 
     /// The stage: every envelope passes on; a judgeable trace is counted, drawn, offered to the judge queue and kept.
@@ -160,7 +162,10 @@ impl SamplerCore {
         };
         // The routine draw first, by the trace id alone: flags and feedback cannot move a trace in or out.
         self.routine.get().add(1.0);
-        let (base_rate, routine_rate): (f64, f64) = back.rates.call1(py, (&event,))?.extract(py)?;
+        let base_rate: f64 = back.base_rate.call1(py, (&event,))?.extract(py)?;
+        let app = event.getattr(intern!(py, "app"))?;
+        let app = if app.is_none() { None } else { Some(app.cast::<PyString>()?.to_str()?) };
+        let routine_rate = self.floor.bind(py).borrow_mut().rate_of(py, app, base_rate)?;
         let id = trace_id.cast::<PyString>()?.to_str()?;
         let number = draw(id, "routine");
         let size = envelope.getattr(intern!(py, "size"))?;
@@ -199,11 +204,12 @@ impl SamplerCore {
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
         if let Some(back) = &self.back {
-            for callback in [&back.judgeable, &back.stratum, &back.rates, &back.offered, &back.offer, &back.keep, &back.passed,
+            for callback in [&back.judgeable, &back.stratum, &back.base_rate, &back.offered, &back.offer, &back.keep, &back.passed,
                              &back.negative] {
                 visit.call(callback)?;
             }
         }
+        visit.call(&self.floor)?;
         visit.call(&self.offered)
     }
 
