@@ -9,9 +9,10 @@ from typing import Self, TypeAlias, TypedDict, TypeVar, final
 # In the order native/src/lib.rs registers them.
 __all__ = [
     "decode_otlp_traces", "decode_otlp_json", "stem_words", "regex_spans", "cjk_covered", "sentences", "clauses",
-    "topics_shared", "count_inline", "parse_citations", "scan_citations", "draw", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE",
-    "ChunkAnalysis", "ChunkContext", "LexicalAnalyser", "LexicalUnits", "FastCounter", "FastHistogram",
-    "KeyFilter", "ReorderHold", "RoutineFloor", "SamplerCore", "SessionTable", "SessionView", "TextAnalyser", "TraceTable", "Turn", "VerdictRules",
+    "topics_shared", "count_inline", "parse_citations", "scan_citations", "draw", "CITATION_MAX_MARKERS",
+    "CITATION_MAX_RANGE", "ChunkAnalysis", "ChunkContext", "LexicalAnalyser", "LexicalUnits", "FastCounter",
+    "FastHistogram", "JoinCore", "KeyFilter", "ReorderHold", "RoutineFloor", "SamplerCore", "SessionTable",
+    "SessionView", "TextAnalyser", "TraceTable", "Turn", "VerdictRules",
 ]
 
 # An OTLP AnyValue as the decoders give it: kvlists as dicts, arrays as lists, an empty value as None.
@@ -284,6 +285,20 @@ class SamplerCore:
                 keep: Callable[[_Event, bool, tuple[str, ...]], Turn | None], passed: Callable[[str], None],
                 negative: Callable[[str, Turn], None]) -> Self: ...
     def sample(self, envelope: _Envelope) -> _Envelope: ...  # the stage
+
+# The feedback join's stage (native/src/join.rs; feedback/join.py wires it): pending is the join's table of waiting
+# feedback by trace id (an OrderedDict), answered_labels the signal counter's set of raw label sets admitted.
+
+@final
+class JoinCore:
+    next_expiry: float
+    def __new__(cls, trace_type: type, traces: TraceTable, sessions: SessionTable, reorder: ReorderHold | None,
+                labels: Sequence[str], escalation_routes: frozenset[str], answered_labels: set[tuple[str | None, ...]],
+                pending: dict[str, object], *, clock: Callable[[], float], expire: Callable[[float], None],
+                feedback: Callable[[_Event, float, int], None], answered: Callable[[tuple[str | None, ...]], None],
+                met: Callable[[str, object, Turn, int], None]) -> Self: ...
+    def process(self, envelope: _Envelope) -> _Envelope: ...  # the stage
+    def trace(self, event: _Event, fallback: bool, now: float, partition: int) -> None: ...  # a trace read back
 
 # The feedback join's sessions (native/src/sessions.rs). A question's analysis, as the join's QuestionCache gives it:
 # its normalised text, terms and named things.

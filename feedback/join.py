@@ -57,14 +57,12 @@ class FeedbackJoin:
         self._turn_counts = counter.turn_counters
         self._metrics = metrics = JoinMetrics(registry)
         self._counter = counter
-        self._raw_labels = guard.raw_values
         self._clock = clock
         # trace id -> (arrival of the first, [(waiting feedback, its bytes, its partition)])
         self._pending: OrderedDict[str, tuple[float, list[Waiting]]] = OrderedDict()
         self.listeners: list[Listener] = []
         self.pending_bytes = 0
         self.pending_reviews = 0
-        self._next_expiry = 0.0
         self._replaying = False  # replay(): state is rebuilt, nothing counted
         self._outcome = {outcome: metrics.outcomes.labels(outcome) for outcome in OUTCOMES}
         self._evicted = {table: metrics.evicted.labels(table) for table in TABLES}
@@ -83,6 +81,11 @@ class FeedbackJoin:
                                         self._evicted["questions"])
         self._encode = msgspec.msgpack.Encoder().encode
         self._decode = msgspec.msgpack.Decoder(TraceEvent).decode
+        # The stage and a trace's way in (its answer, its turn), in the compiled core (native/src/join.rs).
+        self._core = _native.JoinCore(
+            TraceEvent, self._traces, self._sessions, self._reorder, list(guard.names), self._escalation_routes,
+            counter.answered_labels, self._pending, clock=clock, expire=self.expire, feedback=self._feedback,
+            answered=counter.answered, met=self._met)
         for table, entries, held in (("traces", lambda: len(self._traces), lambda: self.traces_bytes),
                                      ("sessions", lambda: len(self._sessions), lambda: self.sessions_bytes),
                                      ("pending", lambda: len(self._pending), lambda: self.pending_bytes)):
@@ -100,22 +103,15 @@ class FeedbackJoin:
     # -- the stage ---------------------------------------------------------------------------------
 
     def __call__(self, envelope: Envelope) -> Envelope:
-        now = self._clock()
-        if now >= self._next_expiry:  # windows end to within 50 ms: not a walk of three tables per event
-            self.expire(now)
-        event = envelope.event
-        partition = -1 if envelope.partition is None else envelope.partition
-        if isinstance(event, TraceEvent):
-            self._trace(event, envelope.fallback_rule is not None, now, partition)
-        else:
-            self._feedback(event, now, partition)
-        return envelope
+        """Ends what is over once every 50 ms (not a walk of three tables per event), then meets the trace or the
+        feedback (native/src/join.rs)."""
+        return self._core.process(envelope)
 
     def expire(self, now: float | None = None) -> None:
         """Ends what is over: traces past the window, waiting feedback past its wait, sessions gone idle
         (their unsignalled answers are silently accepted). Also called on a timer, for quiet streams."""
         now = self._clock() if now is None else now
-        self._next_expiry = now + _EXPIRY_STEP_SECONDS
+        self._core.next_expiry = now + _EXPIRY_STEP_SECONDS
         if self._reorder is not None:  # first: a turn held until now may keep its session from going idle
             self._reorder.expire(now)
         self._traces.expire(now, self._options.window_seconds)
@@ -173,7 +169,7 @@ class FeedbackJoin:
                 if isinstance(event, FeedbackEvent):
                     self._feedback(event, now, partition)
                 elif event.trace_id not in self._traces:
-                    self._trace(event, fallback, now, partition)
+                    self._core.trace(event, fallback, now, partition)
             if self._reorder is not None:  # the sessions rebuilt in the order their turns were asked
                 self._reorder.flush({-1 if e.partition is None else e.partition for e, _ in events})
         finally:
@@ -181,41 +177,22 @@ class FeedbackJoin:
 
     # -- traces and sessions -----------------------------------------------------------------------
 
-    def _trace(self, event: TraceEvent, fallback: bool, now: float, partition: int) -> None:
-        trace_id = event.trace_id
-        labels = self._raw_labels(event)
-        if labels not in self._counter.answered_labels:
-            self._counter.answered(labels)
-        # The same trace again (re-sent, or its late spans): the newer wins.
-        turn = self._traces.add(trace_id, now, labels, fallback, partition)
-        session_id, reorder = event.session_id, self._reorder
-        if session_id and reorder is not None and (event.timestamp is not None or reorder.holds(session_id)):
-            turn.open = event.route not in self._escalation_routes  # its signals wait for it to settle, as a turn's
-            # Ordered by its timestamp (epoch seconds, once decoded); classified when it comes back, as at the time it came.
-            timestamp = event.timestamp
-            released = self._sessions.released(session_id) if timestamp is not None else None
-            if released is not None and timestamp < released:  # type: ignore[operator]
-                reorder.late()
-            reorder.turn(session_id, timestamp, partition, len(event.query), now,
-                         (session_id, event.route, event.query, turn, now, timestamp))
-        elif session_id:
-            self._sessions.turn(session_id, event.route, event.query, turn, now)
-        entry = self._pending.get(trace_id) if self._pending else None
-        if entry is not None:
-            # Reviews go on waiting, for the judgment (the judge is asynchronous); the rest meet their answer.
-            reviews = [item for item in entry[1] if item[0].kind == "review"]
-            if reviews:
-                self._pending[trace_id] = (entry[0], reviews)
-            else:
-                del self._pending[trace_id]
-            for feedback, size, feedback_partition, _ in entry[1]:
-                if feedback.kind != "review":
-                    self.pending_bytes -= size
-                    if crossed(feedback_partition, partition):
-                        self._outcome["key_mismatch"].inc()
-                        continue
-                    self._outcome["joined_after_wait"].inc()
-                    self._apply(turn, feedback)
+    def _met(self, trace_id: str, entry: tuple[float, list[Waiting]], turn: Turn, partition: int) -> None:
+        """Feedback that waited for this trace (its entry in the pending table) meets its answer."""
+        # Reviews go on waiting, for the judgment (the judge is asynchronous); the rest meet their answer.
+        reviews = [item for item in entry[1] if item[0].kind == "review"]
+        if reviews:
+            self._pending[trace_id] = (entry[0], reviews)
+        else:
+            del self._pending[trace_id]
+        for feedback, size, feedback_partition, _ in entry[1]:
+            if feedback.kind != "review":
+                self.pending_bytes -= size
+                if crossed(feedback_partition, partition):
+                    self._outcome["key_mismatch"].inc()
+                    continue
+                self._outcome["joined_after_wait"].inc()
+                self._apply(turn, feedback)
 
     def _classify(self, previous_question: str, previous: Analysis | None, question: str) -> tuple[str, Analysis]:
         """What a session's question is to its previous one, neither the same text nor past the rephrase window (the

@@ -102,8 +102,10 @@ mod tests {
         // hashlib.blake2b(data, digest_size=8, person=person[:16]).hexdigest()
         let x = [b'x'; 128];
         let y = [b'y'; 300];
-        let cases: [(&[u8], &[u8], &str); 4] = [(b"abc", b"routine", "ae7b77d5296c4846"), (b"", b"scorer_flag", "2a7ab4e4840b15cb"),
-                                                (&x, &[b'a'; 20], "01327d40e5c400d0"), (&y, b"", "ff49938aeb9a2bf9")];
+        let cases: [(&[u8], &[u8], &str); 4] = [
+            (b"abc", b"routine", "ae7b77d5296c4846"), (b"", b"scorer_flag", "2a7ab4e4840b15cb"),
+            (&x, &[b'a'; 20], "01327d40e5c400d0"), (&y, b"", "ff49938aeb9a2bf9"),
+        ];
         for (data, person, expected) in cases {
             assert_eq!(format!("{:016x}", digest(data, person)), expected);
         }

@@ -10,6 +10,7 @@ mod citations;
 mod clause;
 mod draw;
 mod floor;
+mod join;
 mod lexical;
 mod metrics;
 mod otlp;
@@ -46,6 +47,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<otlp::bindings::KeyFilter>()?;
     module.add_class::<reorder::bindings::ReorderHold>()?;
     module.add_class::<floor::RoutineFloor>()?;
+    module.add_class::<join::JoinCore>()?;
     module.add_class::<clause::bindings::TextAnalyser>()?;
     module.add_class::<verdict::bindings::VerdictRules>()?;
     module.add_class::<sampler::SamplerCore>()?;

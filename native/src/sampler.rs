@@ -17,8 +17,8 @@ use crate::traces::bindings::Turn;
 const STRATA: [&str; 4] = ["always", "flagged", "over_refusal", "none"];
 
 /// The sampler's Python: judgeable(event) -> event | None; stratum(envelope) -> str and base_rate(event) -> float (the
-/// policy's); offered(event, fallback, stratum) -> FastCounter; offer(event, fallback, priority, sample, stratum, reasons, size)
-/// -> bool; keep(event, fallback, sampled_by) -> Turn | None; passed(trace_id); negative(priority, turn).
+/// policy's); offered(event, fallback, stratum) -> FastCounter; offer(event, fallback, priority, sample, stratum,
+/// reasons, size) -> bool; keep(event, fallback, sampled_by) -> Turn | None; passed(trace_id); negative(priority, turn).
 struct Back {
     judgeable: Py<PyAny>,
     stratum: Py<PyAny>,
@@ -73,7 +73,8 @@ impl SamplerCore {
 
     fn back(&self, py: Python<'_>) -> Option<Back> {
         self.back.as_ref().map(|back| Back {
-            judgeable: back.judgeable.clone_ref(py), stratum: back.stratum.clone_ref(py), base_rate: back.base_rate.clone_ref(py), offered: back.offered.clone_ref(py),
+            judgeable: back.judgeable.clone_ref(py), stratum: back.stratum.clone_ref(py),
+            base_rate: back.base_rate.clone_ref(py), offered: back.offered.clone_ref(py),
             offer: back.offer.clone_ref(py), keep: back.keep.clone_ref(py), passed: back.passed.clone_ref(py),
             negative: back.negative.clone_ref(py),
         })
@@ -204,7 +205,8 @@ impl SamplerCore {
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
         if let Some(back) = &self.back {
-            for callback in [&back.judgeable, &back.stratum, &back.base_rate, &back.offered, &back.offer, &back.keep, &back.passed,
+            for callback in [&back.judgeable, &back.stratum, &back.base_rate, &back.offered, &back.offer, &back.keep,
+                             &back.passed,
                              &back.negative] {
                 visit.call(callback)?;
             }

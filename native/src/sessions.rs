@@ -163,7 +163,7 @@ impl SessionTable {
     /// A turn of a session: an answer to a question, or a handoff to a human (an escalation route: the escalation of
     /// the session's last answer). `timestamp`: the turn's own, when it comes back from the reorder hold.
     #[pyo3(signature = (session_id, route, query, turn, now, timestamp=None))]
-    fn turn(slf: &Bound<'_, Self>, session_id: &Bound<'_, PyString>, route: Option<&str>, query: &Bound<'_, PyString>,
+    pub(crate) fn turn(slf: &Bound<'_, Self>, session_id: &Bound<'_, PyString>, route: Option<&str>, query: &Bound<'_, PyString>,
             turn: &Bound<'_, Turn>, now: f64, timestamp: Option<f64>) -> PyResult<()> {
         let py = slf.py();
         let key = session_id.to_str()?;
@@ -241,7 +241,7 @@ impl SessionTable {
     }
 
     /// The latest timestamp of the session's turns back from the reorder hold (None: no such session).
-    fn released(&self, session_id: &str) -> Option<f64> {
+    pub(crate) fn released(&self, session_id: &str) -> Option<f64> {
         self.sessions.get(session_id).map(|session| session.released)
     }
 

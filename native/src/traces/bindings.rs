@@ -114,7 +114,7 @@ impl TraceTable {
     }
 
     /// A new answer, the newest (the one it replaces, the same trace sent again, leaves with its kept event).
-    fn add(&mut self, py: Python<'_>, trace_id: Bound<'_, PyString>, at: f64, labels: Py<PyAny>, fallback: bool,
+    pub(crate) fn add(&mut self, py: Python<'_>, trace_id: Bound<'_, PyString>, at: f64, labels: Py<PyAny>, fallback: bool,
            partition: i64) -> PyResult<Py<Turn>> {
         let size = self.entry_bytes + trace_id.len()? as i64;
         let key = trace_id.to_str()?.to_owned();
