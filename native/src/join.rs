@@ -158,6 +158,11 @@ impl JoinCore {
                 visit.call(callback)?;
             }
         }
+        if let Some(reorder) = &self.reorder {
+            visit.call(reorder)?;
+        }
+        visit.call(&self.traces)?;
+        visit.call(&self.sessions)?;
         visit.call(&self.pending)?;
         visit.call(&self.answered_labels)
     }

@@ -212,6 +212,7 @@ impl SamplerCore {
             }
         }
         visit.call(&self.floor)?;
+        visit.call(&self.raised)?;
         visit.call(&self.offered)
     }
 
