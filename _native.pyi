@@ -9,10 +9,10 @@ from typing import Self, TypeAlias, TypedDict, TypeVar, final
 # In the order native/src/lib.rs registers them.
 __all__ = [
     "decode_otlp_traces", "decode_otlp_json", "stem_words", "regex_spans", "cjk_covered", "sentences", "clauses",
-    "topics_shared", "count_inline", "parse_citations", "scan_citations", "draw", "CITATION_MAX_MARKERS",
-    "CITATION_MAX_RANGE", "ChunkAnalysis", "ChunkContext", "LexicalAnalyser", "LexicalUnits", "FastCounter",
-    "FastHistogram", "JoinCore", "KeyFilter", "ReorderHold", "RoutineFloor", "SamplerCore", "SessionTable",
-    "SessionView", "TextAnalyser", "TraceTable", "Turn", "VerdictRules",
+    "topics_shared", "count_inline", "parse_citations", "scan_citations", "draw", "normalised", "named_things",
+    "turn_kind", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE", "ChunkAnalysis", "ChunkContext", "LexicalAnalyser",
+    "LexicalUnits", "FastCounter", "FastHistogram", "JoinCore", "KeyFilter", "ReorderHold", "RoutineFloor",
+    "SamplerCore", "SessionTable", "SessionView", "TextAnalyser", "TraceTable", "Turn", "VerdictRules",
 ]
 
 # An OTLP AnyValue as the decoders give it: kvlists as dicts, arrays as lists, an empty value as None.
@@ -300,9 +300,13 @@ class JoinCore:
     def process(self, envelope: _Envelope) -> _Envelope: ...  # the stage
     def trace(self, event: _Event, fallback: bool, now: float, partition: int) -> None: ...  # a trace read back
 
-# The feedback join's sessions (native/src/sessions.rs). A question's analysis, as the join's QuestionCache gives it:
-# its normalised text, terms and named things.
+# The feedback join's sessions (native/src/sessions.rs) and the turn classification (native/src/questions.rs;
+# feedback/satisfaction.py). A question's analysis: its normalised text, terms and named things.
 _Analysis: TypeAlias = tuple[str, frozenset[str], frozenset[str]]
+
+def normalised(question: str) -> str: ...
+def named_things(question: str) -> frozenset[str]: ...
+def turn_kind(previous: _Analysis, question: _Analysis, threshold: float) -> str: ...
 
 @final
 class SessionView:  # a session as tests read it
@@ -318,8 +322,9 @@ class SessionView:  # a session as tests read it
 class SessionTable:
     def __new__(cls, max_sessions: int, max_bytes: int, entry_bytes: int, max_turns: int, idle_seconds: float,
                 rephrase_window_seconds: float, escalation_routes: frozenset[str], evicted_sessions: FastCounter,
-                evicted_turns: FastCounter, classify: Callable[[str, _Analysis | None, str], tuple[str, _Analysis]],
-                signal: Callable[[Turn, str], None], close: Callable[[Turn, bool], None]) -> Self: ...
+                evicted_turns: FastCounter, analyser: TextAnalyser, question_entries: int, question_bytes: int,
+                rephrase_similarity: float, evicted_questions: FastCounter, signal: Callable[[Turn, str], None],
+                close: Callable[[Turn, bool], None]) -> Self: ...
     def turn(self, session_id: str, route: str | None, query: str, turn: Turn, now: float,
              timestamp: float | None = None) -> None: ...
     def expire(self, now: float) -> None: ...

@@ -18,8 +18,8 @@ and calibration's reviews wait here for their judgment. Each table is capped in 
 the least recently used goes first, counted by table. A session's turns are classified in the order
 they were asked, not the order they came: each waits a few seconds for earlier ones (feedback/reorder.py).
 The trace table (its caps, tombstones and the events kept for the sampler), the answers' record, Turn, and the
-sessions (their open turns, caps, settling and what a turn is to the one before) are in the compiled core
-(native/src/traces.rs, native/src/sessions.rs); the question analysis, waiting feedback and the counting are here.
+sessions (their open turns, caps, settling and what a turn is to the one before, native/src/questions.rs) are in the
+compiled core (native/src/traces.rs, native/src/sessions.rs); waiting feedback and the counting are here.
 """
 
 from __future__ import annotations
@@ -36,9 +36,8 @@ from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
 from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.config import SatisfactionConfig
 from ragpulse.feedback.reorder import reorder_hold
-from ragpulse.feedback.satisfaction import (NEGATIVE, PRIORITY_OF, QuestionCache, SignalCounter, explicit_signal,
-                                            rating_of, turn_kind)
-from ragpulse.feedback.satisfaction import Analysis
+from ragpulse.feedback.satisfaction import NEGATIVE, PRIORITY_OF, SignalCounter, explicit_signal, rating_of
+from ragpulse.scorers.text import analyser
 from ragpulse.feedback.tables import (MAX_SIGNALS_PER_TURN, MAX_TURNS_PER_SESSION, OUTCOMES, PENDING_BYTES,
                                       SESSION_BYTES, TABLES, TURN_BYTES, UNCOUNTED, JoinMetrics, Listener, Turn, Waiting,
                                       crossed)
@@ -67,18 +66,18 @@ class FeedbackJoin:
         self._outcome = {outcome: metrics.outcomes.labels(outcome) for outcome in OUTCOMES}
         self._evicted = {table: metrics.evicted.labels(table) for table in TABLES}
         # The sessions, their open turns and caps, in the compiled core (native/src/sessions.rs); what it counts comes
-        # back through _signal and _close, and a question that needs analysing through _classify.
+        # back through _signal and _close. It classifies a session's turns (first, repeat, rephrase, follow_up,
+        # new_topic: feedback/satisfaction.py) with the analyses of recent questions, cached there (capped, counted).
         self._sessions = _native.SessionTable(
             options.max_sessions, options.max_sessions_bytes, SESSION_BYTES, MAX_TURNS_PER_SESSION, options.idle_seconds,
             options.rephrase_window_seconds, self._escalation_routes, self._evicted["sessions"], self._evicted["turns"],
-            self._classify, self._signal, self._close)
+            analyser(), options.question_cache_entries, options.question_cache_max_bytes, options.rephrase_similarity,
+            self._evicted["questions"], self._signal, self._close)
         # A session's turns in the order they were asked (feedback/reorder.py); None: as they arrive.
         self._reorder = (reorder_hold(options, metrics, self._sessions.turn, self._session_feedback)
                          if options.reorder_seconds > 0 else None)
         # The answers by trace id, their caps and tombstones, in the compiled core (native/src/traces.rs).
         self._traces = _native.TraceTable(self._max_traces, self._max_bytes, TURN_BYTES, self._evicted["traces"])
-        self._questions = QuestionCache(options.question_cache_entries, options.question_cache_max_bytes,
-                                        self._evicted["questions"])
         self._encode = msgspec.msgpack.Encoder().encode
         self._decode = msgspec.msgpack.Decoder(TraceEvent).decode
         # The stage and a trace's way in (its answer, its turn), in the compiled core (native/src/join.rs).
@@ -193,14 +192,6 @@ class FeedbackJoin:
                     continue
                 self._outcome["joined_after_wait"].inc()
                 self._apply(turn, feedback)
-
-    def _classify(self, previous_question: str, previous: Analysis | None, question: str) -> tuple[str, Analysis]:
-        """What a session's question is to its previous one, neither the same text nor past the rephrase window (the
-        session table asks: native/src/sessions.rs)."""
-        questions = self._questions
-        previous = previous or questions.analyse(previous_question)
-        analysis = questions.analyse(question)
-        return turn_kind(previous, analysis, self._options.rephrase_similarity), analysis
 
     def _close(self, turn: Turn, settled: bool) -> None:
         """The answer leaves its session: its signals, and what its question was to the one before, are counted now.

@@ -15,6 +15,7 @@ mod lexical;
 mod metrics;
 mod otlp;
 mod otlp_json;
+mod questions;
 mod reorder;
 mod sampler;
 mod sessions;
@@ -36,6 +37,9 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(citations::bindings::parse_citations, module)?)?;
     module.add_function(wrap_pyfunction!(citations::bindings::scan_citations, module)?)?;
     module.add_function(wrap_pyfunction!(sampler::draw_of, module)?)?;
+    module.add_function(wrap_pyfunction!(questions::normalised_of, module)?)?;
+    module.add_function(wrap_pyfunction!(questions::named_things_of, module)?)?;
+    module.add_function(wrap_pyfunction!(questions::turn_kind_of, module)?)?;
     module.add("CITATION_MAX_MARKERS", citations::MAX_MARKERS)?;
     module.add("CITATION_MAX_RANGE", citations::MAX_RANGE)?;
     module.add_class::<chunk::bindings::PyChunk>()?;

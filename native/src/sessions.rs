@@ -1,15 +1,19 @@
 //! ragpulse._native.SessionTable: the feedback join's sessions (feedback/join.py says what it holds and why), each
 //! session's open answers and its last question, in the order they were last used, capped in sessions and bytes
 //! (least recently used first out, its open answers settled unsignalled). A new turn of a session is classified against
-//! the session's previous question (first and repeat here; the rest by the join's `classify`, which holds the question
-//! analysis), and what the join counts goes back through its `signal` and `close`. Every callback runs with no borrow
-//! of the table held: a session being changed is out of the table until it goes back.
+//! the session's previous question (native/src/questions.rs, the analyses of recent questions cached here), and what
+//! the join counts goes back through its `signal` and `close`. Every callback runs with no borrow of the table held: a
+//! session being changed is out of the table until it goes back.
+use std::sync::Arc;
+
 use pyo3::prelude::*;
-use pyo3::types::{PyString, PyTuple};
+use pyo3::types::{PyFrozenSet, PyString, PyTuple};
 use pyo3::{intern, PyTraverseError, PyVisit};
 use rustc_hash::FxHashSet;
 
+use crate::clause::bindings::TextAnalyser;
 use crate::metrics::FastCounter;
+use crate::questions::{turn_kind, Analysis, QuestionCache};
 use crate::traces::bindings::Turn;
 use crate::traces::Ordered;
 
@@ -17,17 +21,15 @@ struct Session {
     last_at: f64,
     question: Py<PyString>,
     question_chars: i64,
-    analysis: Option<(Py<PyAny>, i64)>, // the question's analysis and how many terms and named things it holds
+    analysis: Option<Arc<Analysis>>, // the last question's, once needed
     turns: Vec<Py<Turn>>,               // answers not yet settled, oldest first
     size: i64,
     partition: i64, // the Kafka partition of its last answer; -1: another source
     released: f64,  // the latest timestamp of its turns back from the reorder hold (epoch seconds)
 }
 
-/// The join's callbacks: classify(previous question, its analysis or None, question) -> (kind, analysis);
-/// signal(turn, signal); close(turn, settled).
+/// The join's callbacks: signal(turn, signal); close(turn, settled).
 struct Back {
-    classify: Py<PyAny>,
     signal: Py<PyAny>,
     close: Py<PyAny>,
 }
@@ -45,6 +47,10 @@ pub struct SessionTable {
     escalation_routes: FxHashSet<String>,
     evicted_sessions: Py<FastCounter>,
     evicted_turns: Py<FastCounter>,
+    analyser: Py<TextAnalyser>, // question_terms
+    questions: QuestionCache,
+    rephrase_similarity: f64,
+    evicted_questions: Py<FastCounter>,
     back: Option<Back>, // None once the garbage collector cleared it
 }
 
@@ -60,25 +66,55 @@ pub struct SessionView {
     released: f64,
 }
 
+/// An analysis as Python held it: (normalised text, terms, named things).
+fn analysis_tuple(py: Python<'_>, analysis: &Analysis) -> PyResult<Py<PyAny>> {
+    let terms = PyFrozenSet::new(py, &analysis.terms)?;
+    let named = PyFrozenSet::new(py, &analysis.named)?;
+    let text = PyString::new(py, &analysis.text).into_any();
+    Ok(PyTuple::new(py, [text, terms.into_any(), named.into_any()])?.into_any().unbind())
+}
+
 impl Session {
     fn view(&self, py: Python<'_>) -> PyResult<SessionView> {
         Ok(SessionView { last_at: self.last_at, question: self.question.clone_ref(py),
-                         analysis: self.analysis.as_ref().map(|(analysis, _)| analysis.clone_ref(py)),
+                         analysis: self.analysis.as_ref().map(|analysis| analysis_tuple(py, analysis)).transpose()?,
                          turns: PyTuple::new(py, self.turns.iter().map(|turn| turn.clone_ref(py)))?.unbind(),
                          size: self.size, partition: self.partition, released: self.released })
     }
 }
 
 impl SessionTable {
-    fn back(&self, py: Python<'_>) -> Option<(Py<PyAny>, Py<PyAny>, Py<PyAny>)> {
-        self.back.as_ref().map(|back| (back.classify.clone_ref(py), back.signal.clone_ref(py), back.close.clone_ref(py)))
+    fn back(&self, py: Python<'_>) -> Option<(Py<PyAny>, Py<PyAny>)> {
+        self.back.as_ref().map(|back| (back.signal.clone_ref(py), back.close.clone_ref(py)))
+    }
+
+    /// What `query` is to the session's last question, neither the same text nor past the rephrase window, and its
+    /// analysis (the last question's analysed first, when the session does not hold it yet, as the cache has it).
+    fn classify(&mut self, py: Python<'_>, session: &Session, query: &Bound<'_, PyString>)
+                -> PyResult<(&'static str, Arc<Analysis>)> {
+        let analyser = self.analyser.bind(py).borrow();
+        let previous = match &session.analysis {
+            Some(analysis) => analysis.clone(),
+            None => self.analyse(session.question.bind(py), &analyser)?,
+        };
+        let analysis = self.analyse(query, &analyser)?;
+        Ok((turn_kind(&previous, &analysis, self.rephrase_similarity), analysis))
+    }
+
+    fn analyse(&mut self, question: &Bound<'_, PyString>, analyser: &TextAnalyser) -> PyResult<Arc<Analysis>> {
+        let (analysis, evicted) = self.questions.analyse(question.to_str()?, question.len()? as i64, &analyser.analyser);
+        if evicted > 0 {
+            self.evicted_questions.get().add(evicted as f64);
+        }
+        Ok(analysis)
     }
 
     /// The session back in the table, as the most recent, within its caps; returns the sessions the caps evicted.
     fn store(&mut self, session_id: &str, id_chars: i64, mut session: Session) -> Vec<Session> {
         // Bounded above without walking anything: the question's characters (4 bytes each at most; again for its
         // normalised text and terms when held), a slot per term and per open turn.
-        let held = session.analysis.as_ref().map_or(0, |(_, terms)| 8 * session.question_chars + 64 * terms);
+        let held = session.analysis.as_ref()
+            .map_or(0, |held| 8 * session.question_chars + 64 * (held.terms.len() + held.named.len()) as i64);
         session.size = self.entry_bytes + id_chars + 4 * session.question_chars + 64 * session.turns.len() as i64 + held;
         self.held += session.size;
         self.sessions.insert(session_id, session);
@@ -95,7 +131,7 @@ impl SessionTable {
     /// A turn that is an answer (not a handoff): classified, its session's settled answers closed, then it joins them.
     #[allow(clippy::too_many_arguments)]
     fn answer(slf: &Bound<'_, Self>, popped: Option<Session>, query: &Bound<'_, PyString>, turn: &Bound<'_, Turn>,
-              now: f64, classify: &Py<PyAny>, signal: &Py<PyAny>, close: &Py<PyAny>) -> PyResult<Session> {
+              now: f64, signal: &Py<PyAny>, close: &Py<PyAny>) -> PyResult<Session> {
         let py = slf.py();
         let (rephrase_window, idle, max_turns) = {
             let this = slf.borrow();
@@ -115,11 +151,8 @@ impl SessionTable {
                 (session, intern!(py, "repeat").clone().into_any(), analysis)
             }
             Some(session) => {
-                let previous = session.analysis.as_ref().map(|(analysis, _)| analysis.clone_ref(py));
-                let got = classify.bind(py).call1((session.question.clone_ref(py), previous, query))?;
-                let (kind, analysis): (Bound<'_, PyAny>, Bound<'_, PyAny>) = got.extract()?;
-                let terms = (analysis.get_item(1)?.len()? + analysis.get_item(2)?.len()?) as i64;
-                (session, kind, Some((analysis.unbind(), terms)))
+                let (kind, analysis) = slf.borrow_mut().classify(py, &session, query)?;
+                (session, PyString::intern(py, kind).into_any(), Some(analysis))
             }
         };
         turn.borrow_mut().kind = kind.clone().unbind(); // counted when the answer settles, with its signals
@@ -154,10 +187,13 @@ impl SessionTable {
     #[allow(clippy::too_many_arguments)]
     fn new(max_sessions: usize, max_bytes: i64, entry_bytes: i64, max_turns: usize, idle_seconds: f64,
            rephrase_window_seconds: f64, escalation_routes: FxHashSet<String>, evicted_sessions: Py<FastCounter>,
-           evicted_turns: Py<FastCounter>, classify: Py<PyAny>, signal: Py<PyAny>, close: Py<PyAny>) -> Self {
+           evicted_turns: Py<FastCounter>, analyser: Py<TextAnalyser>, question_entries: usize, question_bytes: i64,
+           rephrase_similarity: f64, evicted_questions: Py<FastCounter>, signal: Py<PyAny>, close: Py<PyAny>) -> Self {
         SessionTable { sessions: Ordered::default(), held: 0, max_sessions, max_bytes, entry_bytes, max_turns,
                        idle: idle_seconds, rephrase_window: rephrase_window_seconds, escalation_routes,
-                       evicted_sessions, evicted_turns, back: Some(Back { classify, signal, close }) }
+                       evicted_sessions, evicted_turns, analyser,
+                       questions: QuestionCache::new(question_entries, question_bytes), rephrase_similarity,
+                       evicted_questions, back: Some(Back { signal, close }) }
     }
 
     /// A turn of a session: an answer to a question, or a handoff to a human (an escalation route: the escalation of
@@ -175,7 +211,7 @@ impl SessionTable {
             }
             (popped, route.is_some_and(|route| this.escalation_routes.contains(route)), this.back(py))
         };
-        let Some((classify, signal, close)) = back else { return Ok(()) };
+        let Some((signal, close)) = back else { return Ok(()) };
         let mut session = if escalation {
             let Some(mut session) = popped else { return Ok(()) };
             if let Some(last) = session.turns.last() {
@@ -184,7 +220,7 @@ impl SessionTable {
             session.last_at = now;
             session
         } else {
-            Self::answer(slf, popped, query, turn, now, &classify, &signal, &close)?
+            Self::answer(slf, popped, query, turn, now, &signal, &close)?
         };
         session.partition = turn.borrow().partition;
         if let Some(timestamp) = timestamp {
@@ -215,7 +251,7 @@ impl SessionTable {
                 this.held -= gone.size;
                 (gone, this.back(py))
             };
-            let Some((_, _, close)) = close else { return Ok(()) };
+            let Some((_, close)) = close else { return Ok(()) };
             for turn in gone.turns {
                 close.call1(py, (turn, true))?;
             }
@@ -268,7 +304,6 @@ impl SessionTable {
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
         if let Some(back) = &self.back {
-            visit.call(&back.classify)?;
             visit.call(&back.signal)?;
             visit.call(&back.close)?;
         }
