@@ -9,9 +9,10 @@ from typing import Self, TypeAlias, TypedDict, TypeVar, final
 # In the order native/src/lib.rs registers them.
 __all__ = [
     "decode_otlp_traces", "decode_otlp_json", "stem_words", "regex_spans", "cjk_covered", "sentences", "clauses",
-    "topics_shared", "count_inline", "parse_citations", "scan_citations", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE",
-    "ChunkAnalysis", "ChunkContext", "LexicalAnalyser", "LexicalUnits", "FastCounter", "FastHistogram",
-    "KeyFilter", "ReorderHold", "TextAnalyser", "TraceTable", "Turn", "VerdictRules",
+    "topics_shared", "count_inline", "parse_citations", "scan_citations", "draw", "normalised", "named_things",
+    "turn_kind", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE", "ChunkAnalysis", "ChunkContext", "LexicalAnalyser",
+    "LexicalUnits", "FastCounter", "FastHistogram", "JoinCore", "KeyFilter", "ReorderHold", "RoutineFloor",
+    "SamplerCore", "SessionTable", "SessionView", "TextAnalyser", "TraceTable", "Turn", "VerdictRules",
 ]
 
 # An OTLP AnyValue as the decoders give it: kvlists as dicts, arrays as lists, an empty value as None.
@@ -19,6 +20,7 @@ _AnyValue: TypeAlias = str | bool | int | float | bytes | list[_AnyValue] | dict
 _Attributes: TypeAlias = dict[str, _AnyValue]
 _Span = TypeVar("_Span")
 _Event = TypeVar("_Event")
+_Envelope = TypeVar("_Envelope")
 # span_type(trace_id, span_id, parent_span_id, name, start_unix_nano, end_unix_nano, attributes, resource, events,
 # size, scope, kind), and status_code=, status_message= when the span has a status: ids in hex, the parent None
 # unless it has 8 non-zero bytes.
@@ -141,6 +143,7 @@ def parse_citations(
 def scan_citations(
     answer: str, chunk_ids: Sequence[str | None]
 ) -> tuple[str, list[tuple[int, list[_Marker]]], int, bool]: ...
+def draw(trace_id: str, name: str) -> float: ...  # collector/sampling.py; native/src/draw.rs
 
 CITATION_MAX_MARKERS: int  # markers read per answer
 CITATION_MAX_RANGE: int  # "[1-3]" is three markers; a range this wide is no citation
@@ -261,6 +264,78 @@ class TraceTable:
     def bytes(self) -> int: ...
     @property
     def tombstones(self) -> int: ...
+
+# The judge sampler's stage (native/src/sampler.rs; judging/sampler.py wires it). class_rates and classes: of always,
+# scorer_flag and over_refusal, in that order; raised: a prometheus_client Counter.
+
+@final
+class RoutineFloor:  # judging/routine_floor.py; native/src/floor.rs
+    scale: float
+    def __new__(cls, per_minute: int, clock: Callable[[], float], max_apps: int, *, scale: float = 1.0) -> Self: ...
+    def set_partition_share(self, owned: int, total: int) -> None: ...
+    def rate(self, app: str | None, base_rate: float) -> float: ...
+
+@final
+class SamplerCore:
+    def __new__(cls, trace_type: type, floor: RoutineFloor, class_rates: Sequence[float | None], labels: Sequence[str],
+                routine: FastCounter, classes: Sequence[FastCounter], raised: object, max_offered: int, *,
+                judgeable: Callable[[_Event], _Event | None], stratum: Callable[[object], str],
+                base_rate: Callable[[_Event], float], offered: Callable[[_Event, bool, str], FastCounter],
+                offer: Callable[[_Event, bool, str, str, str, tuple[str, ...], int], bool],
+                keep: Callable[[_Event, bool, tuple[str, ...]], Turn | None], passed: Callable[[str], None],
+                negative: Callable[[str, Turn], None]) -> Self: ...
+    def sample(self, envelope: _Envelope) -> _Envelope: ...  # the stage
+
+# The feedback join's stage (native/src/join.rs; feedback/join.py wires it): pending is the join's table of waiting
+# feedback by trace id (an OrderedDict), answered_labels the signal counter's set of raw label sets admitted.
+
+@final
+class JoinCore:
+    next_expiry: float
+    def __new__(cls, trace_type: type, traces: TraceTable, sessions: SessionTable, reorder: ReorderHold | None,
+                labels: Sequence[str], escalation_routes: frozenset[str], answered_labels: set[tuple[str | None, ...]],
+                pending: dict[str, object], *, clock: Callable[[], float], expire: Callable[[float], None],
+                feedback: Callable[[_Event, float, int], None], answered: Callable[[tuple[str | None, ...]], None],
+                met: Callable[[str, object, Turn, int], None]) -> Self: ...
+    def process(self, envelope: _Envelope) -> _Envelope: ...  # the stage
+    def trace(self, event: _Event, fallback: bool, now: float, partition: int) -> None: ...  # a trace read back
+
+# The feedback join's sessions (native/src/sessions.rs) and the turn classification (native/src/questions.rs;
+# feedback/satisfaction.py). A question's analysis: its normalised text, terms and named things.
+_Analysis: TypeAlias = tuple[str, frozenset[str], frozenset[str]]
+
+def normalised(question: str) -> str: ...
+def named_things(question: str) -> frozenset[str]: ...
+def turn_kind(previous: _Analysis, question: _Analysis, threshold: float) -> str: ...
+
+@final
+class SessionView:  # a session as tests read it
+    last_at: float
+    question: str
+    analysis: _Analysis | None
+    turns: tuple[Turn, ...]  # open answers, oldest first
+    size: int
+    partition: int
+    released: float
+
+@final
+class SessionTable:
+    def __new__(cls, max_sessions: int, max_bytes: int, entry_bytes: int, max_turns: int, idle_seconds: float,
+                rephrase_window_seconds: float, escalation_routes: frozenset[str], evicted_sessions: FastCounter,
+                evicted_turns: FastCounter, analyser: TextAnalyser, question_entries: int, question_bytes: int,
+                rephrase_similarity: float, evicted_questions: FastCounter, signal: Callable[[Turn, str], None],
+                close: Callable[[Turn, bool], None]) -> Self: ...
+    def turn(self, session_id: str, route: str | None, query: str, turn: Turn, now: float,
+             timestamp: float | None = None) -> None: ...
+    def expire(self, now: float) -> None: ...
+    def revoke(self, partitions: set[int] | frozenset[int]) -> int: ...
+    def last(self, session_id: str) -> tuple[Turn, int] | None: ...  # its last open answer, its partition
+    def released(self, session_id: str) -> float | None: ...
+    def __len__(self) -> int: ...
+    def __getitem__(self, key: str, /) -> SessionView: ...
+    def items(self) -> list[tuple[str, SessionView]]: ...  # least recently used first
+    @property
+    def bytes(self) -> int: ...
 
 @final
 class FastCounter:

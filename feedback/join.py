@@ -17,8 +17,9 @@ read a trace's signals into its judgment record and report the verdict back (the
 and calibration's reviews wait here for their judgment. Each table is capped in entries and bytes;
 the least recently used goes first, counted by table. A session's turns are classified in the order
 they were asked, not the order they came: each waits a few seconds for earlier ones (feedback/reorder.py).
-The trace table (its caps, tombstones and the events kept for the sampler) and the answers' record, Turn, are in
-the compiled core (native/src/traces.rs); sessions, waiting feedback and the counting are here.
+The trace table (its caps, tombstones and the events kept for the sampler), the answers' record, Turn, and the
+sessions (their open turns, caps, settling and what a turn is to the one before, native/src/questions.rs) are in the
+compiled core (native/src/traces.rs, native/src/sessions.rs); waiting feedback and the counting are here.
 """
 
 from __future__ import annotations
@@ -35,11 +36,11 @@ from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
 from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.config import SatisfactionConfig
 from ragpulse.feedback.reorder import reorder_hold
-from ragpulse.feedback.satisfaction import (NEGATIVE, PRIORITY_OF, QuestionCache, SignalCounter, explicit_signal,
-                                            rating_of, turn_kind)
+from ragpulse.feedback.satisfaction import NEGATIVE, PRIORITY_OF, SignalCounter, explicit_signal, rating_of
+from ragpulse.scorers.text import analyser
 from ragpulse.feedback.tables import (MAX_SIGNALS_PER_TURN, MAX_TURNS_PER_SESSION, OUTCOMES, PENDING_BYTES,
-                                      SESSION_BYTES, TABLES, TURN_BYTES, UNCOUNTED, JoinMetrics, Listener, Session,
-                                      Turn, Waiting, crossed)
+                                      SESSION_BYTES, TABLES, TURN_BYTES, UNCOUNTED, JoinMetrics, Listener, Turn, Waiting,
+                                      crossed)
 
 _EXPIRY_STEP_SECONDS = 0.05
 
@@ -55,27 +56,35 @@ class FeedbackJoin:
         self._turn_counts = counter.turn_counters
         self._metrics = metrics = JoinMetrics(registry)
         self._counter = counter
-        self._raw_labels = guard.raw_values
         self._clock = clock
-        self._sessions: OrderedDict[str, Session] = OrderedDict()
         # trace id -> (arrival of the first, [(waiting feedback, its bytes, its partition)])
         self._pending: OrderedDict[str, tuple[float, list[Waiting]]] = OrderedDict()
         self.listeners: list[Listener] = []
-        self.sessions_bytes = self.pending_bytes = 0
+        self.pending_bytes = 0
         self.pending_reviews = 0
-        self._next_expiry = 0.0
         self._replaying = False  # replay(): state is rebuilt, nothing counted
-        # A session's turns in the order they were asked (feedback/reorder.py); None: as they arrive.
-        self._reorder = (reorder_hold(options, metrics, self._turn, self._session_feedback)
-                         if options.reorder_seconds > 0 else None)
         self._outcome = {outcome: metrics.outcomes.labels(outcome) for outcome in OUTCOMES}
         self._evicted = {table: metrics.evicted.labels(table) for table in TABLES}
+        # The sessions, their open turns and caps, in the compiled core (native/src/sessions.rs); what it counts comes
+        # back through _signal and _close. It classifies a session's turns (first, repeat, rephrase, follow_up,
+        # new_topic: feedback/satisfaction.py) with the analyses of recent questions, cached there (capped, counted).
+        self._sessions = _native.SessionTable(
+            options.max_sessions, options.max_sessions_bytes, SESSION_BYTES, MAX_TURNS_PER_SESSION, options.idle_seconds,
+            options.rephrase_window_seconds, self._escalation_routes, self._evicted["sessions"], self._evicted["turns"],
+            analyser(), options.question_cache_entries, options.question_cache_max_bytes, options.rephrase_similarity,
+            self._evicted["questions"], self._signal, self._close)
+        # A session's turns in the order they were asked (feedback/reorder.py); None: as they arrive.
+        self._reorder = (reorder_hold(options, metrics, self._sessions.turn, self._session_feedback)
+                         if options.reorder_seconds > 0 else None)
         # The answers by trace id, their caps and tombstones, in the compiled core (native/src/traces.rs).
         self._traces = _native.TraceTable(self._max_traces, self._max_bytes, TURN_BYTES, self._evicted["traces"])
-        self._questions = QuestionCache(options.question_cache_entries, options.question_cache_max_bytes,
-                                        self._evicted["questions"])
         self._encode = msgspec.msgpack.Encoder().encode
         self._decode = msgspec.msgpack.Decoder(TraceEvent).decode
+        # The stage and a trace's way in (its answer, its turn), in the compiled core (native/src/join.rs).
+        self._core = _native.JoinCore(
+            TraceEvent, self._traces, self._sessions, self._reorder, list(guard.names), self._escalation_routes,
+            counter.answered_labels, self._pending, clock=clock, expire=self.expire, feedback=self._feedback,
+            answered=counter.answered, met=self._met)
         for table, entries, held in (("traces", lambda: len(self._traces), lambda: self.traces_bytes),
                                      ("sessions", lambda: len(self._sessions), lambda: self.sessions_bytes),
                                      ("pending", lambda: len(self._pending), lambda: self.pending_bytes)):
@@ -86,25 +95,22 @@ class FeedbackJoin:
     def traces_bytes(self) -> int:
         return self._traces.bytes
 
+    @property
+    def sessions_bytes(self) -> int:
+        return self._sessions.bytes
+
     # -- the stage ---------------------------------------------------------------------------------
 
     def __call__(self, envelope: Envelope) -> Envelope:
-        now = self._clock()
-        if now >= self._next_expiry:  # windows end to within 50 ms: not a walk of three tables per event
-            self.expire(now)
-        event = envelope.event
-        partition = -1 if envelope.partition is None else envelope.partition
-        if isinstance(event, TraceEvent):
-            self._trace(event, envelope.fallback_rule is not None, now, partition)
-        else:
-            self._feedback(event, now, partition)
-        return envelope
+        """Ends what is over once every 50 ms (not a walk of three tables per event), then meets the trace or the
+        feedback (native/src/join.rs)."""
+        return self._core.process(envelope)
 
     def expire(self, now: float | None = None) -> None:
         """Ends what is over: traces past the window, waiting feedback past its wait, sessions gone idle
         (their unsignalled answers are silently accepted). Also called on a timer, for quiet streams."""
         now = self._clock() if now is None else now
-        self._next_expiry = now + _EXPIRY_STEP_SECONDS
+        self._core.next_expiry = now + _EXPIRY_STEP_SECONDS
         if self._reorder is not None:  # first: a turn held until now may keep its session from going idle
             self._reorder.expire(now)
         self._traces.expire(now, self._options.window_seconds)
@@ -114,15 +120,7 @@ class FeedbackJoin:
             if now - arrived < wait:
                 break
             self._drop_pending(pending.popitem(last=False)[1][1], "orphan")
-        sessions, idle = self._sessions, self._options.idle_seconds
-        while sessions:
-            session = next(iter(sessions.values()))
-            if now - session.last_at < idle:
-                break
-            sessions.popitem(last=False)
-            self.sessions_bytes -= session.size
-            for turn in session.turns:
-                self._close(turn, settled=True)
+        self._sessions.expire(now)
 
     def drop_partitions(self, partitions: frozenset[int]) -> None:
         """Kafka partitions went to another replica: their answers, sessions and waiting feedback leave this replica,
@@ -132,10 +130,7 @@ class FeedbackJoin:
             self._reorder.flush(partitions)
         revoked = self._metrics.revoked
         revoked.labels("traces").inc(self._traces.revoke(partitions))
-        gone = [session_id for session_id, session in self._sessions.items() if session.partition in partitions]
-        for session_id in gone:
-            self.sessions_bytes -= self._sessions.pop(session_id).size
-        revoked.labels("sessions").inc(len(gone))
+        revoked.labels("sessions").inc(self._sessions.revoke(partitions))
         left = 0
         for trace_id, (arrived, waiting) in list(self._pending.items()):
             kept = [item for item in waiting if item[2] not in partitions]  # keyed otherwise, items may differ
@@ -173,7 +168,7 @@ class FeedbackJoin:
                 if isinstance(event, FeedbackEvent):
                     self._feedback(event, now, partition)
                 elif event.trace_id not in self._traces:
-                    self._trace(event, fallback, now, partition)
+                    self._core.trace(event, fallback, now, partition)
             if self._reorder is not None:  # the sessions rebuilt in the order their turns were asked
                 self._reorder.flush({-1 if e.partition is None else e.partition for e, _ in events})
         finally:
@@ -181,106 +176,24 @@ class FeedbackJoin:
 
     # -- traces and sessions -----------------------------------------------------------------------
 
-    def _trace(self, event: TraceEvent, fallback: bool, now: float, partition: int) -> None:
-        trace_id = event.trace_id
-        labels = self._raw_labels(event)
-        if labels not in self._counter.answered_labels:
-            self._counter.answered(labels)
-        # The same trace again (re-sent, or its late spans): the newer wins.
-        turn = self._traces.add(trace_id, now, labels, fallback, partition)
-        session_id, reorder = event.session_id, self._reorder
-        if session_id and reorder is not None and (event.timestamp is not None or reorder.holds(session_id)):
-            turn.open = event.route not in self._escalation_routes  # its signals wait for it to settle, as a turn's
-            # Ordered by its timestamp (epoch seconds, once decoded); classified when it comes back, as at the time it came.
-            timestamp = event.timestamp
-            known = self._sessions.get(session_id) if timestamp is not None else None
-            if known is not None and timestamp < known.released:  # type: ignore[operator]
-                reorder.late()
-            reorder.turn(session_id, timestamp, partition, len(event.query), now,
-                         (session_id, event.route, event.query, turn, now, timestamp))
-        elif session_id:
-            self._turn(session_id, event.route, event.query, turn, now)
-        entry = self._pending.get(trace_id) if self._pending else None
-        if entry is not None:
-            # Reviews go on waiting, for the judgment (the judge is asynchronous); the rest meet their answer.
-            reviews = [item for item in entry[1] if item[0].kind == "review"]
-            if reviews:
-                self._pending[trace_id] = (entry[0], reviews)
-            else:
-                del self._pending[trace_id]
-            for feedback, size, feedback_partition, _ in entry[1]:
-                if feedback.kind != "review":
-                    self.pending_bytes -= size
-                    if crossed(feedback_partition, partition):
-                        self._outcome["key_mismatch"].inc()
-                        continue
-                    self._outcome["joined_after_wait"].inc()
-                    self._apply(turn, feedback)
-
-    def _turn(self, session_id: str, route: str | None, query: str, turn: Turn, now: float,
-              timestamp: float | None = None) -> None:
-        """`timestamp`: the turn's own, when it comes back from the reorder hold."""
-        options = self._options
-        session = self._sessions.pop(session_id, None)
-        if session is not None:
-            self.sessions_bytes -= session.size
-        if route is not None and route in self._escalation_routes:
-            # A handoff to a human: the escalation of the session's last answer, not an answer itself.
-            if session is None:
-                return
-            if session.turns:
-                self._signal(session.turns[-1], "escalation")
-            session.last_at = now
+    def _met(self, trace_id: str, entry: tuple[float, list[Waiting]], turn: Turn, partition: int) -> None:
+        """Feedback that waited for this trace (its entry in the pending table) meets its answer."""
+        # Reviews go on waiting, for the judgment (the judge is asynchronous); the rest meet their answer.
+        reviews = [item for item in entry[1] if item[0].kind == "review"]
+        if reviews:
+            self._pending[trace_id] = (entry[0], reviews)
         else:
-            analysis = None
-            if session is None:
-                kind = "first"
-                session = Session(now, query)
-            elif now - session.last_at > options.rephrase_window_seconds or not session.turns:
-                kind = "first"
-            elif query == session.question:  # the very same text: no analysis needed
-                kind, analysis = "repeat", session.analysis
-            else:
-                previous = session.analysis or self._questions.analyse(session.question)
-                analysis = self._questions.analyse(query)
-                kind = turn_kind(previous, analysis, options.rephrase_similarity)
-            turn.kind = kind  # counted when the answer settles, with its signals
-            if kind == "repeat" or kind == "rephrase":
-                self._signal(session.turns[-1], kind)
-            turns = session.turns
-            while turns and now - turns[0].at >= options.idle_seconds:  # a long session: its old answers settle
-                self._close(turns[0], settled=True)
-                turns = turns[1:]
-            if len(turns) >= MAX_TURNS_PER_SESSION:
-                self._close(turns[0], settled=False)
-                turns = turns[1:]
-                self._evicted["turns"].inc()
-            turn.open = True
-            session.turns = (*turns, turn)
-            session.question, session.analysis, session.last_at = query, analysis, now
-        session.partition = turn.partition
-        if timestamp is not None and timestamp > session.released:
-            session.released = timestamp
-        self._store(session_id, session)
+            del self._pending[trace_id]
+        for feedback, size, feedback_partition, _ in entry[1]:
+            if feedback.kind != "review":
+                self.pending_bytes -= size
+                if crossed(feedback_partition, partition):
+                    self._outcome["key_mismatch"].inc()
+                    continue
+                self._outcome["joined_after_wait"].inc()
+                self._apply(turn, feedback)
 
-    def _store(self, session_id: str, session: Session) -> None:
-        """The session back in its table (as the most recent), within the table's caps."""
-        # Bounded above without walking anything: the question's characters (4 bytes each at most; again
-        # for its normalised text and terms when held), a set slot per term, a tuple slot per open turn.
-        held = session.analysis
-        size = session.size = (SESSION_BYTES + len(session_id) + 4 * len(session.question) + 64 * len(session.turns)
-                               + (8 * len(session.question) + 64 * (len(held[1]) + len(held[2])) if held is not None else 0))
-        sessions, options = self._sessions, self._options
-        sessions[session_id] = session
-        self.sessions_bytes += size
-        while len(sessions) > options.max_sessions or self.sessions_bytes > options.max_sessions_bytes:
-            evicted = sessions.popitem(last=False)[1]
-            self.sessions_bytes -= evicted.size
-            self._evicted["sessions"].inc()
-            for held in evicted.turns:
-                self._close(held, settled=False)
-
-    def _close(self, turn: Turn, *, settled: bool) -> None:
+    def _close(self, turn: Turn, settled: bool) -> None:
         """The answer leaves its session: its signals, and what its question was to the one before, are counted now.
         Settled (the session moved on or went idle), no signal at all on a real answer is a silent accept; evicted
         (caps), silence says nothing.
@@ -330,12 +243,12 @@ class FeedbackJoin:
             self._session_feedback(session_id, event, partition)
 
     def _session_feedback(self, session_id: str | None, event: FeedbackEvent, partition: int) -> None:
-        session = self._sessions.get(session_id) if session_id else None
-        if session is not None and session.turns and crossed(partition, session.partition):
+        last = self._sessions.last(session_id) if session_id else None
+        if last is not None and crossed(partition, last[1]):
             self._outcome["key_mismatch"].inc()
-        elif session is not None and session.turns:
+        elif last is not None:
             self._outcome["session"].inc()
-            self._apply(session.turns[-1], event)
+            self._apply(last[0], event)
         else:
             self._outcome["session_unknown" if session_id else "unreferenced"].inc()
 

@@ -19,16 +19,14 @@ docs/satisfaction.md.
 
 from __future__ import annotations
 
-import re
-from collections import OrderedDict
 from collections.abc import Sequence
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
+from ragpulse import _native
 from ragpulse.collector.events import FeedbackEvent
 from ragpulse.collector.telemetry.fast_metrics import CounterFamily, FastCounter
 from ragpulse.collector.telemetry.labels import LabelGuard
-from ragpulse.scorers.text import CJK, question_terms
 
 POSITIVE = ("thumbs_up", "rating_high", "copy", "citation_click", "silent_accept")
 NEGATIVE = ("thumbs_down", "rating_low", "escalation", "regenerate", "abandon", "rephrase", "repeat")
@@ -39,9 +37,6 @@ PRIORITY_OF = {
     "abandon": "negative_feedback", "escalation": "escalation", "rephrase": "rephrase", "repeat": "rephrase",
 }
 TURN_KINDS = ("first", "repeat", "rephrase", "follow_up", "new_topic")
-# A question's normalised text, its terms and what it names (named_things).
-Analysis = tuple[str, frozenset[str], frozenset[str]]
-_CACHED_QUESTION_BYTES = 300  # an entry besides its strings: key slot, tuple, frozenset
 _SIMPLE_KINDS = {"escalation": "escalation", "copy": "copy", "citation_click": "citation_click",
                  "regenerate": "regenerate", "abandon": "abandon"}
 
@@ -66,86 +61,12 @@ def rating_of(event: FeedbackEvent) -> float | None:
 
 
 # -- turn classification -------------------------------------------------------------------------
-
-_NORMALISE = re.compile(rf"[^a-z0-9'’{CJK}]+")
-# On normalised text: an English opener, a Chinese one, or a closing 呢 ("and for AirPods?", 那手机呢？).
-# A capitalised word of two letters or more that does not open the question or a sentence in it, or a number.
-_NAMED = re.compile(r"(?<!^)(?<![.!?。！？]\s)(?<![.!?。！？])\b[A-Z][A-Za-z0-9+'’]+|\d+(?:[.,]\d+)*")
-_FOLLOW_UP = re.compile(
-    r"^(?:and|also|plus|what about|how about|what if|same for|then|but what about|and what about|what else)\b"
-    r"|^(?:那|那么|还有|另外|如果|顺便|再问)|呢$"
-)
-
-
-def normalised(question: str) -> str:
-    return _NORMALISE.sub(" ", question.lower()).strip()
-
-
-def similarity(a: frozenset[str], b: frozenset[str]) -> float:
-    """Dice coefficient of two term sets: shared terms over the mean size (0 when either is empty)."""
-    return 2 * len(a & b) / (len(a) + len(b)) if a and b else 0.0
-
-
-class QuestionCache:
-    """normalised() and question_terms() of recent questions: users ask the same few questions (a
-    support bot's FAQ), so most turns find theirs here. Bounded in entries and in bytes (the
-    question's characters, four bytes each at most, twice: the text and its terms); least recently
-    used first out, counted."""
-
-    def __init__(self, max_entries: int, max_bytes: int, evicted: FastCounter) -> None:
-        self._items: OrderedDict[str, tuple[Analysis, int]] = OrderedDict()
-        self._max_entries = max_entries
-        self._max_bytes = max_bytes
-        self.bytes = 0
-        self._evicted = evicted
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def analyse(self, question: str) -> Analysis:
-        items = self._items
-        hit = items.get(question)
-        if hit is not None:
-            items.move_to_end(question)
-            return hit[0]
-        text = normalised(question)
-        terms = question_terms(text)
-        named = named_things(question)
-        size = _CACHED_QUESTION_BYTES + 12 * len(question) + 64 * (len(terms) + len(named))
-        items[question] = ((text, terms, named), size)
-        self.bytes += size
-        while len(items) > self._max_entries or self.bytes > self._max_bytes:
-            self.bytes -= items.popitem(last=False)[1][1]
-            self._evicted.inc()
-        return text, terms, named
-
-
-def named_things(question: str) -> frozenset[str]:
-    """What a question names beyond its frame, on the raw text: capitalised words inside it (France, AirPods,
-    not the opening word) and numbers (iPhone 15, order 123456), lower-cased."""
-    return frozenset(match.group(0).lower() for match in _NAMED.finditer(question.strip()))
-
-
-def is_follow_up_opener(question: str) -> bool:
-    """On a normalised() question: a follow-up opener ("and", "what about", 那, 还有, a closing 呢)."""
-    return _FOLLOW_UP.search(question) is not None
-
-
-def turn_kind(previous: Analysis, question: Analysis, threshold: float) -> str:
-    """repeat, follow_up, rephrase or new_topic: what this question is to the session's previous one (each
-    as QuestionCache.analyse gives it). The same frame about another named thing ("the capital of France",
-    then "the capital of Germany"; iPhone 15, then iPhone 16) is a new question, not a rephrase."""
-    (previous_text, previous_terms, previous_named), (text, terms, named) = previous, question
-    if previous_text == text:
-        return "repeat"
-    if is_follow_up_opener(text) and not terms <= previous_terms:
-        return "follow_up"
-    if previous_named - named and named - previous_named:
-        return "new_topic"
-    if similarity(terms, previous_terms) >= threshold:
-        return "rephrase"
-    return "new_topic"
-
+# In the compiled core (native/src/questions.rs, asked by the join's session table): a question's normalised text
+# (the lower-cased question, runs of anything but a-z, 0-9, ' ’ and CJK ideographs made one space), its terms
+# (question_terms of that text) and the things it names (capitalised words inside it, numbers), cached for the
+# questions asked recently, and what it is to the session's previous one. turn_kind(previous, question, threshold)
+# takes each as (normalised text, terms, named things).
+normalised, named_things, turn_kind = _native.normalised, _native.named_things, _native.turn_kind
 
 # -- metrics -------------------------------------------------------------------------------------
 

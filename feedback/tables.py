@@ -3,13 +3,11 @@ telemetry, and the listener interface the judge sampler, calibration and the res
 
 from __future__ import annotations
 
-import msgspec
 from prometheus_client import CollectorRegistry, Gauge
 
 from ragpulse import _native
 from ragpulse.collector.events import FeedbackEvent
 from ragpulse.collector.telemetry.fast_metrics import CounterFamily
-from ragpulse.feedback.satisfaction import Analysis
 
 OUTCOMES = ("joined", "joined_after_wait", "session", "late", "orphan", "pending_full", "session_unknown", "unreferenced",
             "key_mismatch")
@@ -98,18 +96,6 @@ class JoinMetrics:
 #   when it settles); kind: what its question is to its session's previous one (first, repeat...), counted then too,
 #   or None; partition: the Kafka partition it came from (-1: another source).
 Turn = _native.Turn
-
-
-class Session(msgspec.Struct, gc=False):
-    last_at: float
-    question: str  # the last question, as asked...
-    analysis: Analysis | None = None  # ...and once needed, its normalised text, terms and named things
-    turns: tuple[Turn, ...] = ()  # answers not yet settled, oldest first
-    size: int = 0
-    partition: int = -1  # the Kafka partition of its last answer; -1: another source
-    # The latest timestamp of its turns that came back from the reorder hold (epoch seconds): a turn asked before it
-    # that arrives now is late (feedback/reorder.py).
-    released: float = 0.0
 
 
 class Listener:

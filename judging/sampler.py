@@ -19,7 +19,8 @@ every rate), most urgent first: negative_feedback (thumbs down, rating 1-2, rege
 escalation, rephrase (a rephrase or repeat of the question in its session). The feedback join
 (feedback/join.py) holds the recent traces and tells the sampler of them. Sampled traces wait in a bounded queue
 ordered by class; when full, a more urgent trace evicts the least urgent one. Every decision is
-counted, so coverage is visible.
+counted, so coverage is visible. The stage's per-trace work (what is judgeable, the draws, the counters) is in the
+compiled core (native/src/sampler.rs); the policy, the floor, the queue and the feedback classes are here.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import msgspec
 import re2
 from prometheus_client import CollectorRegistry, Counter
 
+from ragpulse import _native
 from ragpulse.collector.events import Envelope, TraceEvent
 from ragpulse.collector.sampling import in_sample
 from ragpulse.collector.telemetry.fast_metrics import CounterFamily, FastCounter
@@ -64,6 +66,21 @@ class JudgeItem:
     # Every class the trace qualified for at arrival (the record keeps them, whichever sampled it).
     reasons: tuple[str, ...] = ()
     size: int = 0  # bytes of the event, for the judge queue's byte budget
+
+
+def _judgeable(event: TraceEvent) -> TraceEvent | None:
+    """A trace with context besides its chunks, or chunks without their text, as it is judged (None: nothing to judge
+    it against). The sampler's core asks only for these."""
+    if event.context:  # what else the model read before answering (tool results): judged against too
+        event = msgspec.structs.replace(event, chunks=[*(event.chunks or ()), *event.context], context=None)
+    if event.chunks and None in map(_TEXT, event.chunks):
+        # Chunks reported without their text (content not captured): judged on the ones with text; with none,
+        # there is nothing to judge against, and no bad case may rest on a made-up context.
+        with_text = [chunk for chunk in event.chunks if chunk.text is not None]
+        if not with_text:
+            return None
+        event = msgspec.structs.replace(event, chunks=with_text)
+    return event
 
 
 def judge_skipped(registry: CollectorRegistry) -> Counter:
@@ -229,8 +246,6 @@ class JudgeSampler(Listener):
         metrics = SamplerMetrics(registry, guard.names)  # labelled as the guard admits
         skipped = shared(registry, judge_skipped)
         self._policy = policy
-        self._floor = floor
-        self._raised = metrics.raised
         self._queue = queue
         self._guard = guard
         self._join = join
@@ -239,71 +254,33 @@ class JudgeSampler(Listener):
         self._sampled = {p: metrics.sampled.labels(p) for p in PRIORITIES}
         self._unknown = {p: skipped.labels(priority=p, reason="trace_unknown") for p in FEEDBACK_CLASSES}
         self._offered_family = metrics.stratum_offered
-        # Children by raw label values, fallback and stratum, resolved through the guard once (bounded: it only caches).
-        self._offered: dict[tuple[object, ...], FastCounter] = {}
-        self._max_cached = 4 * max_label_sets
+        # The stage in the compiled core (native/src/sampler.rs), which calls back for what needs the rest of ragpulse;
+        # its children of the offered family by raw label values, fallback and stratum are cached there (bounded).
+        classes = ("always", "scorer_flag", "over_refusal")
+        self._core = _native.SamplerCore(
+            TraceEvent, floor, [policy.class_rates.get(cls) for cls in classes], list(guard.names),
+            self._candidates["base_rate"], [self._candidates[cls] for cls in classes], metrics.raised,
+            4 * max_label_sets, judgeable=_judgeable, stratum=policy.stratum, base_rate=policy.base_rate_of,
+            offered=self._offered_child, offer=self._sample, keep=join.keep, passed=join.passed, negative=self.negative)
         guard.on_new_label_set(self._precreate)
 
     def __call__(self, envelope: Envelope) -> Envelope:
-        event = envelope.event
-        if not isinstance(event, TraceEvent):
-            return envelope  # feedback meets its trace in the join, which tells negative() of it
-        fallback = envelope.fallback_rule is not None
-        if event.answer is None or (not fallback and not event.chunks and not event.context):
-            self._join.passed(event.trace_id)
-            return envelope  # a failed run, never judged; or no context and an answer: nothing to judge it against
-        if event.context:  # what else the model read before answering (tool results): judged against too
-            event = msgspec.structs.replace(event, chunks=[*(event.chunks or ()), *event.context], context=None)
-        if event.chunks and None in map(_TEXT, event.chunks):
-            # Chunks reported without their text (content not captured): judged on the ones with text;
-            # with none, there is nothing to judge against, and no bad case may rest on a made-up context.
-            with_text = [chunk for chunk in event.chunks if chunk.text is not None]
-            if not with_text:
-                self._join.passed(event.trace_id)
-                return envelope
-            event = msgspec.structs.replace(event, chunks=with_text)
-        policy, trace_id = self._policy, event.trace_id
-        stratum = policy.stratum(envelope)
-        self._offered_counter(event, fallback, stratum).inc()
-        cls = STRATUM_CLASS[stratum]
-        reasons = ("base_rate",) if cls is None else (cls, "base_rate")
-        # The routine draw first, by the trace id alone: flags and feedback cannot move a trace in or out.
-        self._candidates["base_rate"].inc()
-        sampled_by: tuple[str, ...] = ()
-        base_rate = policy.base_rate_of(event)
-        routine_rate = self._floor.rate(event.app, base_rate)
-        if in_sample(trace_id, routine_rate):
-            if routine_rate > base_rate and not in_sample(trace_id, base_rate):
-                self._raised.inc()  # in the routine sample because of the floor alone
-            if self._offer(JudgeItem(event, fallback, "base_rate", "routine", stratum, reasons, envelope.size)):
-                sampled_by = ("base_rate",)
-        elif cls is not None:
-            self._candidates[cls].inc()
-            # Its own stream: the class's rate does not nest inside the routine sample's.
-            if in_sample(trace_id, policy.class_rates[cls], cls) and self._offer(
-                    JudgeItem(event, fallback, cls, "targeted", stratum, reasons, envelope.size)):
-                sampled_by = (cls,)
-        turn = self._join.keep(event, fallback, sampled_by)
-        if turn is not None:
-            for priority in turn.raised:  # feedback that came before its trace
-                self.negative(priority, turn)
-            turn.raised = ()
-        return envelope
+        """Hands a judgeable trace to the judge queue when drawn (native/src/sampler.rs); passes every envelope on."""
+        return self._core.sample(envelope)
+
+    def _sample(self, event: TraceEvent, fallback: bool, priority: str, sample: str, stratum: str,
+                reasons: tuple[str, ...], size: int) -> bool:
+        return self._offer(JudgeItem(event, fallback, priority, sample, stratum, reasons, size))
 
     def _precreate(self, labels: tuple[str, ...]) -> None:
         """A new label set's answers offered by stratum (the stratified estimate's weights), at zero."""
         for stratum in STRATUM_CLASS:
             self._offered_family.labels(*labels, "false", stratum)
 
-    def _offered_counter(self, event: TraceEvent, fallback: bool, stratum: str) -> FastCounter:
-        key = (*self._guard.raw_values(event), fallback, stratum)
-        child = self._offered.get(key)
-        if child is None:
-            if len(self._offered) >= self._max_cached:
-                self._offered.clear()
-            labels = self._guard.admit_event(event)
-            child = self._offered[key] = self._offered_family.labels(*labels, "true" if fallback else "false", stratum)
-        return child
+    def _offered_child(self, event: TraceEvent, fallback: bool, stratum: str) -> FastCounter:
+        """The offered family's child of a label set not cached yet, admitted through the guard."""
+        labels = self._guard.admit_event(event)
+        return self._offered_family.labels(*labels, "true" if fallback else "false", stratum)
 
     def negative(self, priority: str, turn: Turn) -> None:
         """A signal that an answer failed: judge it, as evidence, if kept and in the class's rate."""

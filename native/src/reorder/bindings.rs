@@ -58,14 +58,14 @@ impl ReorderHold {
                       late, full }
     }
 
-    fn holds(&self, session_id: &str) -> bool {
+    pub(crate) fn holds(&self, session_id: &str) -> bool {
         self.hold.holds(session_id)
     }
 
     /// A turn of the session (a question of `chars` characters), asked at `timestamp` (None only while turns of the
     /// session are held: it goes after them, in arrival order).
     #[allow(clippy::too_many_arguments)]
-    fn turn(slf: &Bound<'_, Self>, session_id: &str, timestamp: Option<f64>, partition: i64, chars: i64, now: f64,
+    pub(crate) fn turn(slf: &Bound<'_, Self>, session_id: &str, timestamp: Option<f64>, partition: i64, chars: i64, now: f64,
             args: Py<PyTuple>) -> PyResult<()> {
         let key = match timestamp {
             Some(key) => key,
@@ -75,7 +75,7 @@ impl ReorderHold {
     }
 
     /// A turn came after a later turn of its session went back: the join classifies it where it lands.
-    fn late(&self) {
+    pub(crate) fn late(&self) {
         self.late.get().add(1.0);
     }
 

@@ -16,7 +16,7 @@ use crate::metrics::FastCounter;
 #[pyclass(module = "ragpulse._native", get_all, set_all)]
 pub struct Turn {
     trace_id: Py<PyString>,
-    at: f64,
+    pub(crate) at: f64,
     labels: Py<PyAny>,
     fallback: bool,
     size: i64,
@@ -26,10 +26,10 @@ pub struct Turn {
     kept: bool,
     evidence: bool,
     sampled_by: Py<PyAny>,
-    raised: Py<PyAny>,
-    open: bool,
-    kind: Py<PyAny>,
-    partition: i64,
+    pub(crate) raised: Py<PyAny>,
+    pub(crate) open: bool,
+    pub(crate) kind: Py<PyAny>,
+    pub(crate) partition: i64,
 }
 
 impl Turn {
@@ -114,7 +114,7 @@ impl TraceTable {
     }
 
     /// A new answer, the newest (the one it replaces, the same trace sent again, leaves with its kept event).
-    fn add(&mut self, py: Python<'_>, trace_id: Bound<'_, PyString>, at: f64, labels: Py<PyAny>, fallback: bool,
+    pub(crate) fn add(&mut self, py: Python<'_>, trace_id: Bound<'_, PyString>, at: f64, labels: Py<PyAny>, fallback: bool,
            partition: i64) -> PyResult<Py<Turn>> {
         let size = self.entry_bytes + trace_id.len()? as i64;
         let key = trace_id.to_str()?.to_owned();
