@@ -34,7 +34,7 @@ _HEDGES = r"(?:(?:ugh|hm+|oh|well|sorry|sry|soz|so\s+sorry|unfortunately|honestl
 _WE_DECLINE = (r"\b(?:we|we['’]re|we\s+are)\b.*\b(?:unable|not\s+(?:able|in\s+a\s+position)|can['’]?t|cannot)\b\W+"
                r"(?:\w+\W+){0,2}?(?:provide|give|share|offer)?\W*(?:information|info|details|advise|advice|answer|comment|"
                r"say|tell|confirm|guidance|help|assist)\b")
-_ZH_KNOWING = r"知道|清楚|了解|确定|查到|找到|数|把握|准|法|听说|研究|懂|讲|说|结论|定论|结果|信息|资料|消息|info"
+_ZH_KNOWING = r"知道|清楚|了解|确定|查到|找到|收到|数|把握|准|法|听说|研究|懂|讲|说|结论|定论|结果|信息|资料|消息|info"
 _ZH_DECLINING = rf"(?:(?:[不没未无难]|木有|莫有)[^，。；！？]{{0,6}}?(?:{_ZH_KNOWING})|雾水|嘀咕|糊涂|懵|迷糊|头绪|超纲|问倒|哪知道|哪晓得|才疏学浅)"
 # 我国, 我省, 我市, 我校: "our country" and the like, not the speaker
 _ZH_SPEAKER = r"(?:我(?![们国省市县区校军党])|小助手|本助理|小助理|本机器人|本客服|智能客服|智能助理|智能助手|这边|本人|鄙人)"
@@ -60,7 +60,7 @@ _SAYS_SO = re.compile(r"(?i:\bi\s+(?:just\s+|only\s+|do\s+)?know\b|\ball\s+i\s+k
                       r"\bi\s*(?:['’]m|am)\s+(?:sorry|afraid)\s+to\s+(?:say|tell\s+you)\b|\bi\s+regret\s+to\s+(?:say|inform))|(?<!哪)知道|据我|(?<!哪)晓得|记得")
 _EN_AROUND = (
     # apologies and thanks
-    r"^\W*(?:(?:so|very|really|terribly)\s+)?(?:sorry|apologies|my\s+apologies|please\s+accept\s+our\s+apologies|"
+    r"^\W*(?:(?:so|very|really|terribly)\s+)?(?:sorry(?:\s+about\s+(?:that|this))?|apologies|my\s+apologies|please\s+accept\s+our\s+apologies|"
     r"thanks?(?:\s+you)?(?:\s+for\s+\w+(?:\s+\w+){0,3})?|unfortunately|regrettably|regretfully|sadly|alas|sry|soz|"
     r"idk|dunno|hm+|um+|uh+|oops)(?:\W|[哈啊呀哦呢啦嘛亲诶嗯])*$",
     r"^\W*(?:good|great|excellent|interesting|fair)\s+question\b|^\W*(?:that['’]s|this\s+is|it['’]s)\s+(?:a\s+)?(?:tricky|tough|"
@@ -77,7 +77,7 @@ _EN_AROUND = (
     r"hotline|contact\s+us)\b",
     r"\bgive\s+(?:the|your|our|them|us|him|her)\s+(?:\w+\s+){0,2}?(?:a\s+)?(?:quick\s+)?(?:call|ring|shout)\b",  # "give the shop a call"
     # sympathy: "Oh no, sorry your item arrived damaged!", "I'm sorry you're having trouble signing in"
-    r"^\W*(?:oh\s+no\W+)?(?:i['’]?m\s+|i\s+am\s+|we['’]re\s+|we\s+are\s+)?(?:so\s+|very\s+|really\s+|truly\s+)?sorry\s+"
+    r"^\W*(?:and\s+)?(?:oh\s+no\W+)?(?:i['’]?m\s+|i\s+am\s+|we['’]re\s+|we\s+are\s+)?(?:so\s+|very\s+|really\s+|truly\s+)?sorry\s+"
     r"(?:to\s+hear\s+(?:that\s+|about\s+)?)?(?:you|your)\b",
     r"\border\s+(?:number|id|reference)\b",  # the order number asked for
     r"\b(?:agents?|team|support|human|representatives?|someone|staff|colleagues?|department|specialists?|experts?|"
@@ -133,7 +133,7 @@ _ZH_AROUND = (
     r"^(?:您|你)?(?:也)?(?:可以|可)?(?:在|到|去)[^，。；！？]{0,20}?(?:查看|查询|了解|咨询)|(?:问问|问一下|问下|咨询一下)[哦呢吧啦～~]*$",
     r"^(?:此致|敬礼)|^也?(?:非常|很|十分|完全)?理解(?:您|你)|^(?:建议|麻烦)(?:您|你)|^(?:您|你)?(?:可以|可)?(?:问下|问一下|问问)",
     r"^(?:若|如果|如|要是)(?:您|你)(?:能|可以|方便)?(?:提供|告诉|留下|发送|补充)|^如(?:有|需)(?:需要|帮助)?|"
-    r"^(?:若|如果|如|要是)(?:您|你)(?:有)?(?:需要|需求)$",
+    r"^(?:若|如果|如|要是)(?:您|你)(?:有)?(?:需要|需求)$|^(?:若|如果|如|要是)(?:您|你)(?:急需|想要|希望)|留意[^，。；！？]{0,6}(?:公告|通知)|工单",
     r"^(?:我)?(?:在[^，。；！？]{0,10})?(?:搜索|检索|查询|查找|查阅|翻阅)(?:了|过|了一下)?[“\"「‘]|"
     r"^(?:我)?(?:已经?)?(?:搜索|检索|查询|查找|查阅|翻阅)(?:了|过)|乱猜|瞎猜|说错|误导|凭空",
     r"^(?:准备|说明|描述|提供|登录|等待|留下)",  # steps to reach support

@@ -40,7 +40,7 @@ _BE_NOT = rf"(?:{_BE}\s*{_NOT}|(?:ca|can|could|wo|will|would)\s*{_NOT}\s+be|cann
 _KNOW = (r"(?:see\b(?!\s+why)|find|tell|say|answer|confirm|determine|verify|help|locate|access|speak|comment|estimate|judge|"
          r"guess|track|check|look|give|provide|offer|recall)")
 _INFO = (r"(?:information|info|details|data|specifics|answers?|records?|knowledge|documentation|access|visibility|insight|"
-         r"mention|entry|guidance|pricing|prices|figures|rates|timings|intel|news|updates)")
+         r"mention|entry|guidance|pricing|prices|figures|rates|timings|intel|news|updates|opening\s+(?:hours|times)|hours)")
 # What the answer was written from; a few modifiers before it ("the provided help articles").
 _MODIFIERS = (r"(?:the|my|our|these|those|this|your|its|their|available|provided|given|retrieved|relevant|help|policy|"
               r"search|reference|support|related)")
@@ -72,8 +72,8 @@ _EN_IDIOM = "|".join((
     rf"(?:\bi\s*|{_LEAD})(?:do\s*n['’]t\s+have|have\s*n['’]t(?:\s+got)?|['’]ve\s+not(?:\s+got)?|"
     r"have\s+not(?:\s+got)?|not)\s+(?:(?:an?|the|any)\s+(?:(?:faintest|foggiest|slightest|least)\s+)?"
     r"(?:idea|clue|notion)|the\s+(?:faintest|foggiest))\b",
-    rf"{_LEAD}(?:ca|can|could|wo|would)\s*(?:n['’]?t|not)\s+(?:really\s+|honestly\s+)?"
-    r"(?:say|tell|answer|help|confirm|comment|speak)\b(?!\s+enough)",
+    rf"{_LEAD}(?:ca|can|could|wo|would|did)\s*(?:n['’]?t|not)\s+(?:really\s+|honestly\s+)?"
+    r"(?:say|tell|answer|help|confirm|comment|speak|find|locate)\b(?!\s+enough)",
     r"\bi(?:['’]ll|\s+will|['’]d|\s+would|\s+must)?\s+(?:have\s+to\s+|need\s+to\s+)?pass\s+on\s+(?:it|that|this)(?:\s+one)?\s*$",
 ))
 # Opened by the speaker or the sources: what comes before in the clause must be an opening, not a claim.

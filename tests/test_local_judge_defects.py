@@ -85,6 +85,12 @@ RETURNS = "Unopened items can be returned within 30 days of delivery for a full 
     "我查阅了本次检索到的资料，其中讨论的是其他方面的内容，并未涉及上门安装服务。为避免给您错误的信息，我就不作推测了。",
     "您好，您询问的是买到假货后的赔偿方式。很抱歉，我掌握的资料中没有这方面的内容，暂时无法回答，建议您咨询人工客服。",
     "**无法回答**\n抱歉，我不能就已拆封商品的退货问题给出答复，请您咨询售后客服。",
+    # and in *-q2*: a search that found nothing, hours, a question not understood
+    "I searched our help articles but didn't find anything on managing email subscriptions. Sorry about that — a "
+    "support agent should be able to sort it out for you.",
+    "I'm sorry, I don't have opening hours for individual stores. You may want to contact the store directly.",
+    "抱歉，没有理解您的意思。请尝试换个说法，或回复“人工”联系客服。",
+    "亲亲，活动信息小助手这边还没有收到哦，请您留意官方公告～",
 ])
 def test_an_answer_that_claims_nothing_and_declines_is_a_refusal_never_a_hallucination(answer: str) -> None:
     result = judged("Do you offer gift wrapping?", answer, RETURNS)
@@ -159,7 +165,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: nineteen batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: twenty batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -180,41 +186,40 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     voice transcripts, learner English, refusals that give a reason; 40 of 60 recognised), then read.
     The eighteenth, ids *-y*: written blind after the seventeenth froze it (thirty companies' bots; 47 of 60
     recognised), then read. The nineteenth, ids *-z*: written blind after the eighteenth froze it (RAG assistants'
-    refusal logs on many LLMs; 47 of 60 recognised), then read. refusals_heldout.jsonl, ids *-q2*: written blind after
-    the nineteenth froze it, measured once. None of the answers is a phrasing of the fallback catalogue
+    refusal logs on many LLMs; 47 of 60 recognised), then read. The twentieth, ids *-q2*: written blind after the
+    nineteenth froze it (a week of a shop assistant's traffic; 52 of 60 recognised), then read. refusals_heldout.jsonl,
+    ids *-q3*: written blind after the twentieth froze it, measured once. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
     assert _measure("refusals_dev.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 551, ("en", "refusal", "not faulted"): 1,  # "what I've got doesn't cover them"
-        ("en", "refusal", "a hallucination"): 1, ("zh", "refusal", "recognised"): 531,
-        ("en", "hallucination", "faulted"): 227, ("en", "hallucination", "not faulted"): 60,
-        ("en", "hallucination", "answer a hallucination"): 274,
-        ("en", "grounded", "not faulted"): 228, ("en", "grounded", "faulted"): 49,
+        ("en", "refusal", "recognised"): 581, ("en", "refusal", "not faulted"): 1,  # "what I've got doesn't cover them"
+        ("en", "refusal", "a hallucination"): 1, ("zh", "refusal", "recognised"): 561,
+        ("en", "hallucination", "faulted"): 238, ("en", "hallucination", "not faulted"): 64,
+        ("en", "hallucination", "answer a hallucination"): 287,
+        ("en", "grounded", "not faulted"): 242, ("en", "grounded", "faulted"): 50,
         # "you get a point for every dollar you spend 🎉" and "Every dollar you spend gives you a point": one term, an
         # aside; "sending it back won't cost you anything" shares no word with the question or the chunk
         ("en", "grounded", "refused"): 3,
-        ("en", "grounded", "answer a hallucination"): 162,
-        ("zh", "hallucination", "faulted"): 210, ("zh", "hallucination", "not faulted"): 61,
-        ("zh", "hallucination", "answer a hallucination"): 181,
-        ("zh", "grounded", "not faulted"): 227, ("zh", "grounded", "faulted"): 42,
+        ("en", "grounded", "answer a hallucination"): 175,
+        ("zh", "hallucination", "faulted"): 221, ("zh", "hallucination", "not faulted"): 65,
+        ("zh", "hallucination", "answer a hallucination"): 190,
+        ("zh", "grounded", "not faulted"): 240, ("zh", "grounded", "faulted"): 44,
         ("zh", "grounded", "answer a hallucination"): 19,
     })
-    # held out (*-q2*: a week of a mid-size shop assistant's traffic in an English and a Chinese market, mostly plain
-    # refusals, some from a rules-based fallback or an agent's empty search): 52 of 60 refusals recognised (27 of 30
-    # English, 25 of 30 Chinese), 6 of them judged hallucinations; no partial refusal read whole
+    # held out (*-q3*: a month of three retailers' assistants, English from the UK, the US, India and Australia, and
+    # mainland Chinese): 55 of 60 refusals recognised (27 of 30 English, 28 of 30 Chinese), 3 of them judged
+    # hallucinations; 1 partial refusal read whole
     assert _measure("refusals_heldout.jsonl") == Counter({
         ("en", "refusal", "recognised"): 27, ("en", "refusal", "faulted"): 2, ("en", "refusal", "not faulted"): 1,
         ("en", "refusal", "a hallucination"): 3,
-        ("zh", "refusal", "recognised"): 25, ("zh", "refusal", "faulted"): 3, ("zh", "refusal", "not faulted"): 2,
-        ("zh", "refusal", "a hallucination"): 3,
-        ("en", "hallucination", "faulted"): 11, ("en", "hallucination", "not faulted"): 4,
-        ("en", "hallucination", "answer a hallucination"): 13,
-        ("en", "grounded", "not faulted"): 14, ("en", "grounded", "faulted"): 1,
-        ("en", "grounded", "answer a hallucination"): 13,
-        ("zh", "hallucination", "faulted"): 11, ("zh", "hallucination", "not faulted"): 4,
-        ("zh", "hallucination", "answer a hallucination"): 9,
-        ("zh", "grounded", "not faulted"): 13, ("zh", "grounded", "faulted"): 2,
+        ("zh", "refusal", "recognised"): 28, ("zh", "refusal", "faulted"): 1, ("zh", "refusal", "not faulted"): 1,
+        ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
+        ("en", "hallucination", "answer a hallucination"): 15,
+        ("en", "grounded", "not faulted"): 8, ("en", "grounded", "faulted"): 6, ("en", "grounded", "refused"): 1,
+        ("en", "grounded", "answer a hallucination"): 14,
+        ("zh", "hallucination", "faulted"): 15, ("zh", "hallucination", "answer a hallucination"): 13,
+        ("zh", "grounded", "not faulted"): 12, ("zh", "grounded", "faulted"): 3,
     })
 
 
