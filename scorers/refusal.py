@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ragpulse.scorers import refusal_zh as zh
 from ragpulse.scorers.declines import PRESUPPOSED_LEAD, cued
@@ -393,10 +393,10 @@ def read(answer: str, refusing: Sequence[tuple[int, int]] = ()) -> Reading:
         answer = _PARENTHESES.sub(_parted, answer)
     said = zh.mandarin(answer)  # Traditional characters and Cantonese read as Mandarin, in the answer's own words
     reading = _read(said, refusing)
-    if said == answer:
-        return Reading(reading.claims, reading.maybe, reading.refusals, cued(said))
-    return Reading(_in_own_words(reading.claims, said, answer), reading.maybe,
-                   _in_own_words(reading.refusals, said, answer), cued(said))
+    if said != answer:
+        reading = Reading(_in_own_words(reading.claims, said, answer), reading.maybe,
+                          _in_own_words(reading.refusals, said, answer))
+    return replace(reading, cued=cued(said))
 
 
 def _in_own_words(texts: list[str], said: str, answer: str) -> list[str]:
