@@ -68,7 +68,7 @@ _EN_AROUND = (
     r"^\W*(?:many\s+)?(?:thanks|thank\s+you)(?:\s+(?:so|very)\s+much)?\s+for\b",
     # pointers to a person or a team
     r"\b(?:ask(?:ing)?|contact(?:ing)?|reach(?:ing)?(?:\s+out\s+to)?|get(?:ting)?\s+in\s+touch\s+with|talk(?:ing)?\s+to|"
-    r"ring|call|phone|e-?mail|visit|message|put\s+you\s+through\s+to|transfer\s+you|connect\s+you|pass\s+you|escalate|"
+    r"ring|call|phone|e-?mail|visit|messag(?:e|ing)|put\s+you\s+through\s+to|transfer\s+you|connect\s+you|pass\s+you|escalate|"
     r"hand\s+you|one\s+for|"
     r"speak(?:ing)?\s+(?:to|with)|check(?:ing)?(?:\s+w(?:ith|/)?)?(?!\s+out\b)|confirm(?:ing)?\s+with|refer\s+to|"
     r"keep(?:ing)?\s+an\s+eye\s+on)\b.*\b(?:agent|team|support|human|"
@@ -83,6 +83,9 @@ _EN_AROUND = (
     r"\b(?:agents?|team|support|human|representatives?|someone|staff|colleagues?|department|specialists?|experts?|"
     r"advisors?|advisers?|folks|people|crew)\b.*\b(?:ask|help|answer|assist|know|contact|tell|sort|handle|advise|"
     r"review|check|confirm|guide|walk|look\s+(?:into|at)|take\s+a\s+look|follow\s+up)|\b(?:handled|answered)\s+by\b",
+    # what the person pointed to will do: "they'll know how that blazer fits", "they can look at your order"
+    r"^\W*(?:and\s+)?(?:they|he|she)\s*(?:['’]ll|will|can|could|should|would|may|might)\s+(?:\w+\s+){0,3}?(?:know|help|look|"
+    r"check|advise|confirm|tell|let\s+you\s+know|sort|trace|answer|arrange|assist|get\s+back|review|guide)\b",
     # offers: "If you share your order number, I can forward …"
     r"^\W*(?:if|once|when)\s+you\s+(?:can\s+|could\s+)?(?:share|send|provide|give|let\s+(?:me|us)\s+know|tell|"
     r"reply|confirm)\b|^\W*if\s+you(?:['’]d|\s+would)\s+(?:like|prefer)\b|^\W*if\s+you\s+(?:want|wish|prefer)\b",
@@ -103,6 +106,7 @@ _EN_AROUND = (
     r"\b(?:do\s+not|don['’]t)\s+hesitate\b|\b(?:our|my)\s+(?:\w+\s+)?pleasure\b|\bhave\s+a\s+(?:\w+\s+)?(?:day|evening|weekend)\b|"
     r"\bthank\s+you\s+(?:again\s+|kindly\s+)?for\s+your\s+(?:patience|understanding|message|enquiry|inquiry|question)\b|"
     r"\bwe\s+thank\s+you\b|\bstill\s+learning\b",
+    r"\bfor\s+(?:privacy|security|data\s+protection)\s+reasons\b",  # a reason
     # a reason: the tool is down, try later
     r"\bbest\s+bet\b|^\W*(?:i\s+(?:can\s+)?see|i\s+hear\s+you)\b|\bi\s+get\s+it\b|\bthat['’]s\s+(?:annoying|frustrating|a\s+pain)\b|"
     # a persona introduced: "I'm Lena, your store assistant"
@@ -121,13 +125,13 @@ _ZH_AROUND = (
     r"^[\s，,]*(?:(?i:sorry|apologies)[\s，,—–-]*)?(?:很|非常|真|实在|十分|万分|深表)?(?:抱歉|不好意思|对不起|遗憾|谢谢|感谢|歹势)"
     r"[^，。；！？]{0,10}$",
     r"^作为(?:一个|一名)?(?:AI|ai|人工智能|智能)?(?:助手|客服|机器人)|^方便(?:的话)?|订单号|订单编号",
-    r"人工|客服|客户服务|转接|专员|专人|同事|售后|店小二|负责人|详情页|随时|欢迎|竭诚|敬请|为准|部门|热线|坐席",
+    r"人工|客服|客户服务|转接|工作人员|专员|专人|同事|售后|店小二|负责人|详情页|随时|欢迎|竭诚|敬请|为准|部门|热线|坐席",
     # a reason and what closes a letter: the system is down, try later, the rules, 特此说明, still learning, 祝您…
     r"系统[^，。；！？]{0,8}?(?:无法使用|不可用|维护|故障|升级|繁忙|异常)|稍后再试|稍后重试|^根据(?:相关|有关)?(?:规定|要求|政策)$|"
     r"^特此(?:说明|告知|通知|函告)$|(?:还|正|仍)在学习|^祝(?:您|你)|尽快为(?:您|你)|为(?:您|你)(?:处理|服务|解答|评估|核实)",
     # the question said back, a rephrase suggested, what the sources are about, a reason, sympathy, who will help
     r"^(?:您|你)(?:询问|咨询|想问|问|提到|反映)的(?:是|问题)|^(?:比如|例如)|换个(?:说法|问法)|其他(?:方面|主题|话题)的?(?:内容|问题)|"
-    r"需要根据(?:具体|实际)情况|视具体情况而定|^(?:这个|此|该|您的)?问题涉及|让人(?:不太?|很)?(?:开心|高兴|郁闷|着急|生气|烦)|"
+    r"需要根据(?:具体|实际)情况|视具体情况而定|^(?:这个|此|该|您的)?问题涉及|涉及[^，。；！？]{0,6}?(?:隐私|安全)|让人(?:不太?|很)?(?:开心|高兴|郁闷|着急|生气|烦)|"
     r"^他们(?:会|将|可以)|由他们|由[^，。；！？]{0,6}(?:人员|工程师|客服|同事|专员)为(?:您|你)",
     # where to look or whom to ask: 您可以在App内【我的-会员中心】查看, 加一下课程顾问老师的微信问问
     r"^(?:您|你)?(?:也)?(?:可以|可)?(?:在|到|去)[^，。；！？]{0,20}?(?:查看|查询|了解|咨询)|(?:问问|问一下|问下|咨询一下)[哦呢吧啦～~]*$",

@@ -87,7 +87,7 @@ _SUBJECT_LED = re.compile("|".join((
     rf"|(?:(?:do|did|ca|can|could|wo|would|will|['’]ll)?\s*{_NOT}|dont|didnt|cant|wont|couldnt)"  # texting: "i dont have any info"
     rf"\s+(?:really\s+|actually\s+|exactly\s+|quite\s+)?(?:{_KNOW}\b|have\s+(?:the|that|this|those|these|such|your)\b"
     r"|(?:have|possess|hold)\s+(?:an?\s+|any\s+|enough\s+|much\s+|specific\s+|more\s+|further\s+|exact\s+|"
-    rf"reliable\s+)?{_INFO}))",
+    rf"reliable\s+)?(?:[\w-]+\s+){{0,2}}?{_INFO}))",
     r"\bi\s*(?:['’]m|am|was)\s*(?:really\s+|honestly\s+|just\s+)?(?:(?:not|n['’]t)\s+(?:really\s+|quite\s+|entirely\s+|"
     r"totally\s+)?(?:sure|certain|confident|familiar|aware|able|in\s+a\s+position|the\s+right\s+(?:source|person|place))|"
     r"unsure|uncertain|unaware|unable|unfamiliar|drawing\s+a\s+blank|at\s+a\s+loss|stumped|in\s+the\s+dark|clueless)\b",
@@ -185,7 +185,7 @@ _EN_REFERRAL = re.compile(
     r"it(?:['’]s|\s+is)\s+best\s+to\s+)?(?:contact(?:ing)?|reach(?:ing)?\s+out\s+to|call(?:ing)?|email(?:ing)?|"
     r"ask(?:ing)?|check(?:ing)?\s+w(?:ith|/)?|speak(?:ing)?\s+(?:to|with)|talk(?:ing)?\s+to|get(?:ting)?\s+in\s+touch\s+with|"
     r"refer(?:ring)?\s+to|consult(?:ing)?|"
-    r"message|visit(?:ing)?)\b", re.IGNORECASE)
+    r"messag(?:e|ing)|visit(?:ing)?)\b", re.IGNORECASE)
 
 # What a summary says of its source before what the source says: "The passage describes two figures named Francis I"
 # claims two figures named Francis I, nothing of a passage.

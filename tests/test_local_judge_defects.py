@@ -99,6 +99,31 @@ def test_an_answer_that_claims_nothing_and_declines_is_a_refusal_never_a_halluci
     assert attribute(result, fallback=result.refusal) == "knowledge_gap"  # the chunk does not answer the question
 
 
+KNOWLEDGE = json.loads((DATA / "refusals_kb.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize(("question", "answer", "chunks"), [
+    # the blind set *-q3*'s misses, over their own chunks: what the team pointed to will do, information "I don't have"
+    # with its kind before it, the staff who will call back, a reason (privacy) before the refusal
+    ("Hi, what size should I order in the linen blazer from the seller Northbay if I'm usually a UK 12?",
+     "Good question, but sizing guidance for individual sellers' items isn't something I have access to. I'd suggest "
+     "messaging the seller directly from the product page — they'll know how that blazer fits.", ["loyalty", "password"]),
+    ("Hello, I ordered a dress for a wedding and it's arriving late, can I get compensation for the delay?",
+     "Unfortunately I don't have any information about compensation for late deliveries, so I can't give you an answer "
+     "on that. The best next step would be to contact our customer care team directly; they can look at your specific "
+     "order and let you know what options you have.", ["gift", "stores"]),
+    ("What time does the Berlin store open on Saturdays?",
+     "I'm afraid I don't have store opening times. You may want to check with the store directly.", ["stores"]),
+    ("骑手送错地址了怎么办", "不过关于配送异常的处理，我这边没有相关信息，没办法直接帮您解决。您可以联系客服热线或者在App内"
+     "提交反馈，我们的工作人员会尽快联系您。", ["zh_warranty"]),
+    ("注销账号后订单还能查到吗？", "账号注销涉及个人信息安全，这类问题我无法处理，请联系人工客服。", ["zh_account"]),
+])
+def test_a_refusal_with_its_pointer_and_its_reason_over_its_own_chunks(question: str, answer: str,
+                                                                        chunks: list[str]) -> None:
+    result = judged(question, answer, *(KNOWLEDGE[key] for key in chunks))
+    assert (result.refusal, result.hallucination, result.claims) == (True, False, []), result.groundedness_reason
+
+
 def test_a_refusal_over_a_chunk_that_answers_is_an_over_refusal_and_its_record_a_refusal() -> None:
     result = judged("Can I return unopened items?", "I'm afraid the help articles don't say.", RETURNS)
     assert result.refusal and attribute(result, fallback=True) == "over_refusal"
@@ -165,7 +190,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: twenty batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: twenty-one batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -187,39 +212,44 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     The eighteenth, ids *-y*: written blind after the seventeenth froze it (thirty companies' bots; 47 of 60
     recognised), then read. The nineteenth, ids *-z*: written blind after the eighteenth froze it (RAG assistants'
     refusal logs on many LLMs; 47 of 60 recognised), then read. The twentieth, ids *-q2*: written blind after the
-    nineteenth froze it (a week of a shop assistant's traffic; 52 of 60 recognised), then read. refusals_heldout.jsonl,
-    ids *-q3*: written blind after the twentieth froze it, measured once. None of the answers is a phrasing of the fallback catalogue
+    nineteenth froze it (a week of a shop assistant's traffic; 52 of 60 recognised), then read. The twenty-first, ids *-q3*:
+    written blind after the twentieth froze it (a month of three retailers' assistants; 55 of 60 recognised), then
+    read. refusals_heldout.jsonl, ids *-q4*: written blind after the twenty-first froze it, measured once. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
     assert _measure("refusals_dev.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 581, ("en", "refusal", "not faulted"): 1,  # "what I've got doesn't cover them"
-        ("en", "refusal", "a hallucination"): 1, ("zh", "refusal", "recognised"): 561,
-        ("en", "hallucination", "faulted"): 238, ("en", "hallucination", "not faulted"): 64,
-        ("en", "hallucination", "answer a hallucination"): 287,
-        ("en", "grounded", "not faulted"): 242, ("en", "grounded", "faulted"): 50,
-        # "you get a point for every dollar you spend 🎉" and "Every dollar you spend gives you a point": one term, an
-        # aside; "sending it back won't cost you anything" shares no word with the question or the chunk
-        ("en", "grounded", "refused"): 3,
-        ("en", "grounded", "answer a hallucination"): 175,
-        ("zh", "hallucination", "faulted"): 221, ("zh", "hallucination", "not faulted"): 65,
-        ("zh", "hallucination", "answer a hallucination"): 190,
-        ("zh", "grounded", "not faulted"): 240, ("zh", "grounded", "faulted"): 44,
+        ("en", "refusal", "recognised"): 611, ("en", "refusal", "not faulted"): 1,  # "what I've got doesn't cover them"
+        ("en", "refusal", "a hallucination"): 1, ("zh", "refusal", "recognised"): 591,
+        ("en", "hallucination", "faulted"): 252, ("en", "hallucination", "not faulted"): 65,
+        ("en", "hallucination", "answer a hallucination"): 302,
+        ("en", "grounded", "not faulted"): 252, ("en", "grounded", "faulted"): 54,
+        # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
+        # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
+        # word with the question or the chunk
+        ("en", "grounded", "refused"): 4,
+        ("en", "grounded", "answer a hallucination"): 188,
+        ("zh", "hallucination", "faulted"): 236, ("zh", "hallucination", "not faulted"): 65,
+        ("zh", "hallucination", "answer a hallucination"): 203,
+        ("zh", "grounded", "not faulted"): 252, ("zh", "grounded", "faulted"): 47,
         ("zh", "grounded", "answer a hallucination"): 19,
     })
-    # held out (*-q3*: a month of three retailers' assistants, English from the UK, the US, India and Australia, and
-    # mainland Chinese): 55 of 60 refusals recognised (27 of 30 English, 28 of 30 Chinese), 3 of them judged
-    # hallucinations; 1 partial refusal read whole
+    # held out (*-q4*: a marketplace and electronics retailer's assistant served by several model families over a
+    # year, chat and voice; mainland, Taiwan and Hong Kong Chinese): 45 of 60 refusals recognised (23 of 30 English,
+    # 22 of 30 Chinese), 9 of them judged hallucinations; no partial refusal read whole
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 27, ("en", "refusal", "faulted"): 2, ("en", "refusal", "not faulted"): 1,
-        ("en", "refusal", "a hallucination"): 3,
-        ("zh", "refusal", "recognised"): 28, ("zh", "refusal", "faulted"): 1, ("zh", "refusal", "not faulted"): 1,
+        ("en", "refusal", "recognised"): 23, ("en", "refusal", "faulted"): 3, ("en", "refusal", "not faulted"): 4,
+        ("en", "refusal", "a hallucination"): 7,
+        ("zh", "refusal", "recognised"): 22, ("zh", "refusal", "faulted"): 5, ("zh", "refusal", "not faulted"): 3,
+        ("zh", "refusal", "a hallucination"): 2,
         ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
-        ("en", "hallucination", "answer a hallucination"): 15,
-        ("en", "grounded", "not faulted"): 8, ("en", "grounded", "faulted"): 6, ("en", "grounded", "refused"): 1,
-        ("en", "grounded", "answer a hallucination"): 14,
-        ("zh", "hallucination", "faulted"): 15, ("zh", "hallucination", "answer a hallucination"): 13,
-        ("zh", "grounded", "not faulted"): 12, ("zh", "grounded", "faulted"): 3,
+        ("en", "hallucination", "answer a hallucination"): 14,
+        ("en", "grounded", "not faulted"): 9, ("en", "grounded", "faulted"): 6,
+        ("en", "grounded", "answer a hallucination"): 13,
+        ("zh", "hallucination", "faulted"): 14, ("zh", "hallucination", "not faulted"): 1,
+        ("zh", "hallucination", "answer a hallucination"): 12,
+        ("zh", "grounded", "not faulted"): 11, ("zh", "grounded", "faulted"): 4,
+        ("zh", "grounded", "answer a hallucination"): 3,
     })
 
 
