@@ -34,14 +34,15 @@ _HEDGES = r"(?:(?:ugh|hm+|oh|well|sorry|sry|soz|so\s+sorry|unfortunately|honestl
 _WE_DECLINE = (r"\b(?:we|we['’]re|we\s+are)\b.*\b(?:unable|not\s+(?:able|in\s+a\s+position)|can['’]?t|cannot)\b\W+"
                r"(?:\w+\W+){0,2}?(?:provide|give|share|offer)?\W*(?:information|info|details|advise|advice|answer|comment|"
                r"say|tell|confirm|guidance|help|assist)\b")
-_ZH_KNOWING = r"知道|清楚|了解|确定|查到|找到|收到|数|把握|准|法|听说|研究|懂|讲|说|结论|定论|结果|信息|资料|消息|info"
+_ZH_KNOWING = (r"知道|清楚|了解|确定|查到|找到|收到|数|把握|准|法|听说|研究|懂|讲|说|结论|定论|结果|信息|资料|消息|info|"
+               r"给(?:您|你)报|报价|透露|告知|承诺|保证|判断")
 _ZH_DECLINING = rf"(?:(?:[不没未无难]|木有|莫有)[^，。；！？]{{0,6}}?(?:{_ZH_KNOWING})|雾水|嘀咕|糊涂|懵|迷糊|头绪|超纲|问倒|哪知道|哪晓得|才疏学浅)"
 # 我国, 我省, 我市, 我校: "our country" and the like, not the speaker
 _ZH_SPEAKER = r"(?:我(?![们国省市县区校军党])|小助手|本助理|小助理|本机器人|本客服|智能客服|智能助理|智能助手|这边|本人|鄙人)"
 _WISH = (r"\bwish\s+i\s+(?:could\s+(?:\w+\s+)?(?:help|answer|tell|say|assist|confirm|give|provide|share|be\s+more)|knew\b|"
          r"had\s+(?:\w+\s+)?(?:answers?|info|information|details|data|more))")  # "I wish I could play" is a story
 _SPEAKER_DECLINES = re.compile(rf"(?i:{_I}.*(?:{_DECLINING})|(?:{_DECLINING}).*{_I}|{_WE_DECLINE}|{_WISH})"
-                               rf"|{_ZH_SPEAKER}.*{_ZH_DECLINING}|{_ZH_DECLINING}.*{_ZH_SPEAKER}")
+                               rf"|{_ZH_SPEAKER}.*{_ZH_DECLINING}|{_ZH_DECLINING}.*{_ZH_SPEAKER}|不是{_ZH_SPEAKER}(?:所?能|可以)")
 _UNSPOKEN_DECLINES = re.compile(
     rf"(?i:^\W*{_HEDGES}(?:(?:can['’]?t|cannot|couldn['’]?t)\s+(?:\w+\s+){{0,2}}?(?:say|tell|help|answer|confirm|find|see|comment|"
     r"give|provide|quote|offer|"
@@ -68,7 +69,7 @@ _EN_AROUND = (
     r"^\W*(?:many\s+)?(?:thanks|thank\s+you)(?:\s+(?:so|very)\s+much)?\s+for\b",
     # pointers to a person or a team
     r"\b(?:ask(?:ing)?|contact(?:ing)?|reach(?:ing)?(?:\s+out\s+to)?|get(?:ting)?\s+in\s+touch\s+with|talk(?:ing)?\s+to|"
-    r"ring|call|phone|e-?mail|visit|messag(?:e|ing)|put\s+you\s+through\s+to|transfer\s+you|connect\s+you|pass\s+you|escalate|"
+    r"ring|call|phone|e-?mail|visit|messag(?:e|ing)|go\s+through|come\s+from|put\s+you\s+through\s+to|transfer\s+you|connect\s+you|pass\s+you|escalate|"
     r"hand\s+you|one\s+for|"
     r"speak(?:ing)?\s+(?:to|with)|check(?:ing)?(?:\s+w(?:ith|/)?)?(?!\s+out\b)|confirm(?:ing)?\s+with|refer\s+to|"
     r"keep(?:ing)?\s+an\s+eye\s+on)\b.*\b(?:agent|team|support|human|"
@@ -81,7 +82,7 @@ _EN_AROUND = (
     r"(?:to\s+hear\s+(?:that\s+|about\s+)?)?(?:you|your)\b",
     r"\border\s+(?:number|id|reference)\b",  # the order number asked for
     r"\b(?:agents?|team|support|human|representatives?|someone|staff|colleagues?|department|specialists?|experts?|"
-    r"advisors?|advisers?|folks|people|crew)\b.*\b(?:ask|help|answer|assist|know|contact|tell|sort|handle|advise|"
+    r"advisors?|advisers?|folks|people|crew|centre|center|store|branch)\b.*\b(?:ask|help|answer|assist|know|contact|tell|sort|handle|advise|"
     r"review|check|confirm|guide|walk|look\s+(?:into|at)|take\s+a\s+look|follow\s+up)|\b(?:handled|answered)\s+by\b",
     # what the person pointed to will do: "they'll know how that blazer fits", "they can look at your order"
     r"^\W*(?:and\s+)?(?:they|he|she)\s*(?:['’]ll|will|can|could|should|would|may|might)\s+(?:\w+\s+){0,3}?(?:know|help|look|"
@@ -106,7 +107,12 @@ _EN_AROUND = (
     r"\b(?:do\s+not|don['’]t)\s+hesitate\b|\b(?:our|my)\s+(?:\w+\s+)?pleasure\b|\bhave\s+a\s+(?:\w+\s+)?(?:day|evening|weekend)\b|"
     r"\bthank\s+you\s+(?:again\s+|kindly\s+)?for\s+your\s+(?:patience|understanding|message|enquiry|inquiry|question)\b|"
     r"\bwe\s+thank\s+you\b|\bstill\s+learning\b",
-    r"\bfor\s+(?:privacy|security|data\s+protection)\s+reasons\b",  # a reason
+    r"\bfor\s+(?:privacy|security|data\s+protection)\s+reasons\b|^\W*for\s+your\s+(?:protection|security|safety)\b|"
+    r"\bfalls?\s+(?:under|outside)\s+(?:the\s+|our\s+|my\s+)?(?:\w+\s+)?(?:services|matters|topics|scope|remit|"
+    r"category|area|department)\b",  # a reason
+    r"^\W*(?:the\s+)?(?:short|quick|brief)\s+answer\W*$|^\W*(?:tl;?dr|in\s+short|answer|note|update)\W*$",  # a label
+    r"\b(?:should|may|might|could)\s+help\b|\bwill\s+(?:show|display|list)\s+(?:you\s+)?the\s+(?:exact|latest|current|final|"
+    r"full)\b",  # advice, and where the figure is
     # a reason: the tool is down, try later
     r"\bbest\s+bet\b|^\W*(?:i\s+(?:can\s+)?see|i\s+hear\s+you)\b|\bi\s+get\s+it\b|\bthat['’]s\s+(?:annoying|frustrating|a\s+pain)\b|"
     # a persona introduced: "I'm Lena, your store assistant"
@@ -134,13 +140,15 @@ _ZH_AROUND = (
     r"需要根据(?:具体|实际)情况|视具体情况而定|^(?:这个|此|该|您的)?问题涉及|涉及[^，。；！？]{0,6}?(?:隐私|安全)|让人(?:不太?|很)?(?:开心|高兴|郁闷|着急|生气|烦)|"
     r"^他们(?:会|将|可以)|由他们|由[^，。；！？]{0,6}(?:人员|工程师|客服|同事|专员)为(?:您|你)",
     # where to look or whom to ask: 您可以在App内【我的-会员中心】查看, 加一下课程顾问老师的微信问问
-    r"^(?:您|你)?(?:也)?(?:可以|可)?(?:在|到|去)[^，。；！？]{0,20}?(?:查看|查询|了解|咨询)|(?:问问|问一下|问下|咨询一下)[哦呢吧啦～~]*$",
+    r"^(?:还?请(?:您|你)?|您|你)?(?:也)?(?:可以|可)?(?:在|到|去|至)[^，。；！？]{0,20}?(?:查看|查询|了解|咨询)|(?:问问|问一下|问下|咨询一下)[哦呢吧啦～~]*$",
     r"^(?:此致|敬礼)|^也?(?:非常|很|十分|完全)?理解(?:您|你)|^(?:建议|麻烦)(?:您|你)|^(?:您|你)?(?:可以|可)?(?:问下|问一下|问问)",
     r"^(?:若|如果|如|要是)(?:您|你)(?:能|可以|方便)?(?:提供|告诉|留下|发送|补充)|^如(?:有|需)(?:需要|帮助)?|"
     r"^(?:若|如果|如|要是)(?:您|你)(?:有)?(?:需要|需求)$|^(?:若|如果|如|要是)(?:您|你)(?:急需|想要|希望)|留意[^，。；！？]{0,6}(?:公告|通知)|工单",
     r"^(?:我)?(?:在[^，。；！？]{0,10})?(?:搜索|检索|查询|查找|查阅|翻阅)(?:了|过|了一下)?[“\"「‘]|"
     r"^(?:我)?(?:已经?)?(?:搜索|检索|查询|查找|查阅|翻阅)(?:了|过)|乱猜|瞎猜|说错|误导|凭空",
-    r"^(?:准备|说明|描述|提供|登录|等待|留下)",  # steps to reach support
+    r"^(?:(?:还?请|您|你)(?:您|你)?(?:可以|可)?(?:先)?)?(?:准备|说明|描述|提供|登录|等待|留下|提交|填写)",  # steps to reach support
+    r"^为了?(?:保障|保护|确保)(?:您|你)|^(?:涉及|有关)[^，。；！？]{0,12}问题$|"
+    r"(?:文档|资料|知识库|检索结果)[^，。；！？]{0,6}只(?:有|包含|涉及|提到|讲)",
     r"^(?:关于|至于|您问的|你问的|您说的)|^(?:您|你)(?:是)?(?:想|想要|希望)(?:了解|知道|确认|咨询|问)|^(?:亲|您好|你好|尊敬的)",
 )
 _AROUND = re.compile("(?i:" + "|".join(_EN_AROUND) + ")|" + "|".join(_ZH_AROUND))

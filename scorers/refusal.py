@@ -98,7 +98,7 @@ _SUBJECT_LED = re.compile("|".join((
     rf"\bi\s*(?:have|['’]ve)\s*(?:n['’]t\s+got\s+(?:any\s+)?{_INFO}|no\s+(?:idea|clue|way|{_INFO})|"
     r"nothing\s+(?:on|about|regarding|for)\b)",
     rf"\bi\s+lack\s+(?:the\s+|any\s+|enough\s+|sufficient\s+)?(?:{_INFO}|context)",
-    r"\bi(?:['’]d|\s+would)\s+rather\s+not\s+(?:guess|say|speculate)",
+    r"\bi(?:['’]d|\s+would)\s+rather\s+not\s+(?:guess|say|speculate|quote|promise|give\s+(?:you\s+)?(?:an?\s+)?(?:estimate|figure|date))",
     rf"\bwe\s*(?:do|did|ca|can|could)?\s*{_NOT}\s+(?:know|have\s+(?:any\s+|enough\s+|the\s+|specific\s+)?{_INFO})",
     rf"{_LEAD}(?:not\s+(?:sure|certain)|no\s+(?:idea|clue)|unsure|uncertain|unknown|dunno)\b",
     rf"\b{_SOURCE_NOUN}\b[^.;:!?]{{0,60}}?\b(?:do(?:es)?|did|ca|can|could|wo|will|would)?\s*{_NOT}\s+(?:\w+\s+){{0,2}}?{_SAY}",

@@ -100,27 +100,25 @@ def test_an_answer_that_claims_nothing_and_declines_is_a_refusal_never_a_halluci
 
 
 KNOWLEDGE = json.loads((DATA / "refusals_kb.json").read_text(encoding="utf-8"))
+DEVELOPMENT = {row["id"]: row for row in map(json.loads, (DATA / "refusals_dev.jsonl").read_text(encoding="utf-8").splitlines())}
 
 
-@pytest.mark.parametrize(("question", "answer", "chunks"), [
-    # the blind set *-q3*'s misses, over their own chunks: what the team pointed to will do, information "I don't have"
-    # with its kind before it, the staff who will call back, a reason (privacy) before the refusal
-    ("Hi, what size should I order in the linen blazer from the seller Northbay if I'm usually a UK 12?",
-     "Good question, but sizing guidance for individual sellers' items isn't something I have access to. I'd suggest "
-     "messaging the seller directly from the product page — they'll know how that blazer fits.", ["loyalty", "password"]),
-    ("Hello, I ordered a dress for a wedding and it's arriving late, can I get compensation for the delay?",
-     "Unfortunately I don't have any information about compensation for late deliveries, so I can't give you an answer "
-     "on that. The best next step would be to contact our customer care team directly; they can look at your specific "
-     "order and let you know what options you have.", ["gift", "stores"]),
-    ("What time does the Berlin store open on Saturdays?",
-     "I'm afraid I don't have store opening times. You may want to check with the store directly.", ["stores"]),
-    ("骑手送错地址了怎么办", "不过关于配送异常的处理，我这边没有相关信息，没办法直接帮您解决。您可以联系客服热线或者在App内"
-     "提交反馈，我们的工作人员会尽快联系您。", ["zh_warranty"]),
-    ("注销账号后订单还能查到吗？", "账号注销涉及个人信息安全，这类问题我无法处理，请联系人工客服。", ["zh_account"]),
+@pytest.mark.parametrize("row", [
+    # *-q3*'s: what the team pointed to will do ("they'll know how that blazer fits"), "I don't have store opening
+    # times", 我们的工作人员会尽快联系您, a reason before the refusal (账号注销涉及个人信息安全)
+    "en-refusal-q302", "en-refusal-q315", "en-refusal-q322", "zh-refusal-q314", "zh-refusal-q327",
+    # *-q4*'s: a label ("**Short answer:"), a team it must "go through" or "come from", a page that "will show the
+    # exact cost", advice that "should help", "I'd rather not give you an estimate", a reason ("for your protection",
+    # "fall under financial services"), 您可以留下联系方式, 检索到的文档里只有…, 不方便给您报, 请在…查看, 不是我能做出承诺的,
+    # 還請您至…查看, 为保障您的账户安全, 请您先提交
+    "en-refusal-q404", "en-refusal-q413", "en-refusal-q419", "en-refusal-q420", "en-refusal-q421", "en-refusal-q425",
+    "en-refusal-q430", "zh-refusal-q410", "zh-refusal-q414", "zh-refusal-q417", "zh-refusal-q418", "zh-refusal-q420",
+    "zh-refusal-q421", "zh-refusal-q426", "zh-refusal-q428",
 ])
-def test_a_refusal_with_its_pointer_and_its_reason_over_its_own_chunks(question: str, answer: str,
-                                                                        chunks: list[str]) -> None:
-    result = judged(question, answer, *(KNOWLEDGE[key] for key in chunks))
+def test_a_blind_sets_missed_refusal_over_its_own_chunks(row: str) -> None:
+    """The refusals each held-out set's measurement missed, once read: refusals, never hallucinations."""
+    written = DEVELOPMENT[row]
+    result = judged(written["q"], written["a"], *(KNOWLEDGE[key] for key in written["chunks"]))
     assert (result.refusal, result.hallucination, result.claims) == (True, False, []), result.groundedness_reason
 
 
@@ -190,7 +188,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: twenty-one batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: twenty-two batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -214,42 +212,44 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     refusal logs on many LLMs; 47 of 60 recognised), then read. The twentieth, ids *-q2*: written blind after the
     nineteenth froze it (a week of a shop assistant's traffic; 52 of 60 recognised), then read. The twenty-first, ids *-q3*:
     written blind after the twentieth froze it (a month of three retailers' assistants; 55 of 60 recognised), then
-    read. refusals_heldout.jsonl, ids *-q4*: written blind after the twenty-first froze it, measured once. None of the answers is a phrasing of the fallback catalogue
+    read. The twenty-second, ids *-q4*: written blind after the twenty-first froze it (a marketplace's assistant
+    on several model families; 45 of 60 recognised), then read. refusals_heldout.jsonl, ids *-q5*: written blind after
+    the twenty-second froze it, measured once. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
     assert _measure("refusals_dev.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 611, ("en", "refusal", "not faulted"): 1,  # "what I've got doesn't cover them"
-        ("en", "refusal", "a hallucination"): 1, ("zh", "refusal", "recognised"): 591,
-        ("en", "hallucination", "faulted"): 252, ("en", "hallucination", "not faulted"): 65,
-        ("en", "hallucination", "answer a hallucination"): 302,
-        ("en", "grounded", "not faulted"): 252, ("en", "grounded", "faulted"): 54,
+        ("en", "refusal", "recognised"): 641, ("en", "refusal", "not faulted"): 1,  # "what I've got doesn't cover them"
+        ("en", "refusal", "a hallucination"): 1, ("zh", "refusal", "recognised"): 621,
+        ("en", "hallucination", "faulted"): 266, ("en", "hallucination", "not faulted"): 66,
+        ("en", "hallucination", "answer a hallucination"): 316,
+        ("en", "grounded", "not faulted"): 261, ("en", "grounded", "faulted"): 60,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk
         ("en", "grounded", "refused"): 4,
-        ("en", "grounded", "answer a hallucination"): 188,
-        ("zh", "hallucination", "faulted"): 236, ("zh", "hallucination", "not faulted"): 65,
-        ("zh", "hallucination", "answer a hallucination"): 203,
-        ("zh", "grounded", "not faulted"): 252, ("zh", "grounded", "faulted"): 47,
-        ("zh", "grounded", "answer a hallucination"): 19,
+        ("en", "grounded", "answer a hallucination"): 201,
+        ("zh", "hallucination", "faulted"): 250, ("zh", "hallucination", "not faulted"): 66,
+        ("zh", "hallucination", "answer a hallucination"): 215,
+        ("zh", "grounded", "not faulted"): 263, ("zh", "grounded", "faulted"): 51,
+        ("zh", "grounded", "answer a hallucination"): 22,
     })
-    # held out (*-q4*: a marketplace and electronics retailer's assistant served by several model families over a
-    # year, chat and voice; mainland, Taiwan and Hong Kong Chinese): 45 of 60 refusals recognised (23 of 30 English,
-    # 22 of 30 Chinese), 9 of them judged hallucinations; no partial refusal read whole
+    # held out (*-q5*: an electronics and telecom retailer's messaging channels in Southeast Asia, Africa and the Gulf,
+    # a bot and human agents, machine-translated answers, letters; Singapore and Malaysia Chinese): 40 of 60 refusals
+    # recognised (19 of 30 English, 21 of 30 Chinese), 19 of them judged hallucinations; no partial refusal read whole
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 23, ("en", "refusal", "faulted"): 3, ("en", "refusal", "not faulted"): 4,
-        ("en", "refusal", "a hallucination"): 7,
-        ("zh", "refusal", "recognised"): 22, ("zh", "refusal", "faulted"): 5, ("zh", "refusal", "not faulted"): 3,
-        ("zh", "refusal", "a hallucination"): 2,
+        ("en", "refusal", "recognised"): 19, ("en", "refusal", "faulted"): 9, ("en", "refusal", "not faulted"): 2,
+        ("en", "refusal", "a hallucination"): 11,
+        ("zh", "refusal", "recognised"): 21, ("zh", "refusal", "faulted"): 8, ("zh", "refusal", "not faulted"): 1,
+        ("zh", "refusal", "a hallucination"): 8,
         ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
-        ("en", "hallucination", "answer a hallucination"): 14,
-        ("en", "grounded", "not faulted"): 9, ("en", "grounded", "faulted"): 6,
-        ("en", "grounded", "answer a hallucination"): 13,
+        ("en", "hallucination", "answer a hallucination"): 15,
+        ("en", "grounded", "not faulted"): 11, ("en", "grounded", "faulted"): 4,
+        ("en", "grounded", "answer a hallucination"): 14,
         ("zh", "hallucination", "faulted"): 14, ("zh", "hallucination", "not faulted"): 1,
-        ("zh", "hallucination", "answer a hallucination"): 12,
-        ("zh", "grounded", "not faulted"): 11, ("zh", "grounded", "faulted"): 4,
-        ("zh", "grounded", "answer a hallucination"): 3,
+        ("zh", "hallucination", "answer a hallucination"): 14,
+        ("zh", "grounded", "not faulted"): 6, ("zh", "grounded", "faulted"): 9,
+        ("zh", "grounded", "answer a hallucination"): 2,
     })
 
 
