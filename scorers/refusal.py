@@ -98,7 +98,7 @@ _SUBJECT_LED = re.compile("|".join((
     rf"\bi\s*(?:have|['’]ve)\s*(?:n['’]t\s+got\s+(?:any\s+)?{_INFO}|no\s+(?:idea|clue|way|{_INFO})|"
     r"nothing\s+(?:on|about|regarding|for)\b)",
     rf"\bi\s+lack\s+(?:the\s+|any\s+|enough\s+|sufficient\s+)?(?:{_INFO}|context)",
-    r"\bi(?:['’]d|\s+would)\s+rather\s+not\s+(?:guess|say|speculate|quote|promise|give\s+(?:you\s+)?(?:an?\s+)?(?:estimate|figure|date))",
+    r"\bi(?:['’]d|\s+would)\s+rather\s+not\s+(?:guess|say|speculate|quote|promise|give\s+(?:you\s+)?(?:\w+\s+){0,2}?(?:estimate|figure|date|terms))",
     rf"\bwe\s*(?:do|did|ca|can|could)?\s*{_NOT}\s+(?:know|have\s+(?:any\s+|enough\s+|the\s+|specific\s+)?{_INFO})",
     rf"{_LEAD}(?:not\s+(?:sure|certain)|no\s+(?:idea|clue)|unsure|uncertain|unknown|dunno)\b",
     rf"\b{_SOURCE_NOUN}\b[^.;:!?]{{0,60}}?\b(?:do(?:es)?|did|ca|can|could|wo|will|would)?\s*{_NOT}\s+(?:\w+\s+){{0,2}}?{_SAY}",
@@ -147,7 +147,7 @@ _PREDICATE = re.compile("|".join((
     r"\bthere(?:['’]s|\s+is)\s+no\s+way\s+(?:for\s+me\s+)?(?:of\s+)?(?:to\s+)?(?:know|tell|say|estimate|determine|check)",
     rf"\b(?:outside|beyond)\s+(?:the\s+scope\s+of\s+)?(?:what\s+)?[^.;:!?]{{0,30}}?(?:\b{_SOURCE}\b|\bi\s+(?:know|have|can))",
     r"\b(?:outside|beyond)\s+(?:the\s+scope\s+of\s+)?(?:my|our)\s+(?:knowledge|expertise|scope|information)\b",
-    r"^(?:it|this|that)\s*(?:is|['’]s|was)\s+(?:unclear|not\s+clear|uncertain|unknown|not\s+known)\b",
+    r"^(?:it|this|that)\s*(?:is|['’]s|was)\s+(?:unclear|not\s+clear|uncertain|unknown|not\s+known|not\s+possible\s+for\s+me)\b",
     r"^not\s+(?:mentioned|specified|stated|covered|addressed|listed|documented)\b",
 )), re.IGNORECASE)
 _OPENING = re.compile(rf"^(?:[\s,;:—–-]*{_HEDGE}\b)*[\s,;:—–-]*$", re.IGNORECASE)

@@ -114,6 +114,15 @@ DEVELOPMENT = {row["id"]: row for row in map(json.loads, (DATA / "refusals_dev.j
     "en-refusal-q404", "en-refusal-q413", "en-refusal-q419", "en-refusal-q420", "en-refusal-q421", "en-refusal-q425",
     "en-refusal-q430", "zh-refusal-q410", "zh-refusal-q414", "zh-refusal-q417", "zh-refusal-q418", "zh-refusal-q420",
     "zh-refusal-q421", "zh-refusal-q426", "zh-refusal-q428",
+    # *-q5*'s: an e-mail's subject line, "Please share …", "Kindly raise a return request", "a colleague will get back to
+    # you", "go to the counter", "check at checkout", "can't advise", "It is not possible for me to make the
+    # confirmation", "not within my authority", "times can change", "Hmm, the return period ah", "I'd rather not give
+    # you delivery terms"; 问问看, 请您去做联系, 受多种因素影响, 要看具体情况, 小客服, 本渠道不作答复, 把订单截图发来,
+    # 出于…考虑, 【客服】抱歉, 你要搭巴士还是德士
+    "en-refusal-q507", "en-refusal-q509", "en-refusal-q514", "en-refusal-q516", "en-refusal-q517", "en-refusal-q518",
+    "en-refusal-q521", "en-refusal-q522", "en-refusal-q524", "en-refusal-q528", "en-refusal-q530", "zh-refusal-q501",
+    "zh-refusal-q504", "zh-refusal-q506", "zh-refusal-q507", "zh-refusal-q516", "zh-refusal-q521", "zh-refusal-q524",
+    "zh-refusal-q527", "zh-refusal-q530",
 ])
 def test_a_blind_sets_missed_refusal_over_its_own_chunks(row: str) -> None:
     """The refusals each held-out set's measurement missed, once read: refusals, never hallucinations."""
@@ -188,7 +197,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: twenty-two batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: twenty-three batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -213,42 +222,45 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     nineteenth froze it (a week of a shop assistant's traffic; 52 of 60 recognised), then read. The twenty-first, ids *-q3*:
     written blind after the twentieth froze it (a month of three retailers' assistants; 55 of 60 recognised), then
     read. The twenty-second, ids *-q4*: written blind after the twenty-first froze it (a marketplace's assistant
-    on several model families; 45 of 60 recognised), then read. refusals_heldout.jsonl, ids *-q5*: written blind after
-    the twenty-second froze it, measured once. None of the answers is a phrasing of the fallback catalogue
+    on several model families; 45 of 60 recognised), then read. The twenty-third, ids *-q5*: written blind after the
+    twenty-second froze it (a retailer's messaging channels in Southeast Asia, Africa and the Gulf; 40 of 60
+    recognised), then read. refusals_heldout.jsonl, ids *-q6*: written blind after the twenty-third froze it, measured
+    once. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
     assert _measure("refusals_dev.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 641, ("en", "refusal", "not faulted"): 1,  # "what I've got doesn't cover them"
-        ("en", "refusal", "a hallucination"): 1, ("zh", "refusal", "recognised"): 621,
-        ("en", "hallucination", "faulted"): 266, ("en", "hallucination", "not faulted"): 66,
-        ("en", "hallucination", "answer a hallucination"): 316,
-        ("en", "grounded", "not faulted"): 261, ("en", "grounded", "faulted"): 60,
+        ("en", "refusal", "recognised"): 671, ("en", "refusal", "not faulted"): 1,  # "what I've got doesn't cover them"
+        ("en", "refusal", "a hallucination"): 1, ("zh", "refusal", "recognised"): 651,
+        ("en", "hallucination", "faulted"): 280, ("en", "hallucination", "not faulted"): 67,
+        ("en", "hallucination", "answer a hallucination"): 331,
+        ("en", "grounded", "not faulted"): 272, ("en", "grounded", "faulted"): 64,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk
         ("en", "grounded", "refused"): 4,
-        ("en", "grounded", "answer a hallucination"): 201,
-        ("zh", "hallucination", "faulted"): 250, ("zh", "hallucination", "not faulted"): 66,
-        ("zh", "hallucination", "answer a hallucination"): 215,
-        ("zh", "grounded", "not faulted"): 263, ("zh", "grounded", "faulted"): 51,
-        ("zh", "grounded", "answer a hallucination"): 22,
+        ("en", "grounded", "answer a hallucination"): 215,
+        ("zh", "hallucination", "faulted"): 263, ("zh", "hallucination", "not faulted"): 68,
+        ("zh", "hallucination", "answer a hallucination"): 228,
+        ("zh", "grounded", "not faulted"): 269, ("zh", "grounded", "faulted"): 60,
+        ("zh", "grounded", "answer a hallucination"): 24,
     })
-    # held out (*-q5*: an electronics and telecom retailer's messaging channels in Southeast Asia, Africa and the Gulf,
-    # a bot and human agents, machine-translated answers, letters; Singapore and Malaysia Chinese): 40 of 60 refusals
-    # recognised (19 of 30 English, 21 of 30 Chinese), 19 of them judged hallucinations; no partial refusal read whole
+    # held out (*-q6*: an online department store's LLM agents with tools (their search and errors told, JSON and
+    # key: value answers, "Sources:" lines) and a scripted bot, pharmacy caution; Chinese with English words): 30 of 60
+    # refusals recognised (16 of 30 English, 14 of 30 Chinese), 23 of them judged hallucinations; no partial refusal
+    # read whole
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 19, ("en", "refusal", "faulted"): 9, ("en", "refusal", "not faulted"): 2,
-        ("en", "refusal", "a hallucination"): 11,
-        ("zh", "refusal", "recognised"): 21, ("zh", "refusal", "faulted"): 8, ("zh", "refusal", "not faulted"): 1,
-        ("zh", "refusal", "a hallucination"): 8,
-        ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
+        ("en", "refusal", "recognised"): 16, ("en", "refusal", "faulted"): 11, ("en", "refusal", "not faulted"): 3,
+        ("en", "refusal", "a hallucination"): 14,
+        ("zh", "refusal", "recognised"): 14, ("zh", "refusal", "faulted"): 11, ("zh", "refusal", "not faulted"): 5,
+        ("zh", "refusal", "a hallucination"): 9,
+        ("en", "hallucination", "faulted"): 12, ("en", "hallucination", "not faulted"): 3,
         ("en", "hallucination", "answer a hallucination"): 15,
-        ("en", "grounded", "not faulted"): 11, ("en", "grounded", "faulted"): 4,
-        ("en", "grounded", "answer a hallucination"): 14,
+        ("en", "grounded", "not faulted"): 10, ("en", "grounded", "faulted"): 5,
+        ("en", "grounded", "answer a hallucination"): 15,
         ("zh", "hallucination", "faulted"): 14, ("zh", "hallucination", "not faulted"): 1,
-        ("zh", "hallucination", "answer a hallucination"): 14,
-        ("zh", "grounded", "not faulted"): 6, ("zh", "grounded", "faulted"): 9,
+        ("zh", "hallucination", "answer a hallucination"): 13,
+        ("zh", "grounded", "not faulted"): 5, ("zh", "grounded", "faulted"): 10,
         ("zh", "grounded", "answer a hallucination"): 2,
     })
 
