@@ -24,7 +24,7 @@ from ragpulse.scorers.refusal_zh import mandarin
 from ragpulse.scorers.text import Clause, real_negators, size
 
 _KNOWING = (r"know|knew|sure|certain|find|found|see|seen|tell|say|answer|help|confirm|info|information|idea|clue|data|anything|"
-            r"details|access|records?|heard|aware|familiar|remember|recall|promise|guarantee")
+            r"details|access|records?|heard|aware|familiar|remember|recall|promise|guarantee|assume|guess|speculate|quote")
 _DECLINING = (rf"(?:n['’]?t|\bnot|\bno|\bnever|\bcannot|\bcant|\bdont|\bdidnt|\bwont|\bnothing|\bzero)\W+(?:\w+\W+){{0,3}}?"
               rf"(?:{_KNOWING})\b|\bwish\W+(?:\w+\W+){{0,2}}?(?:{_KNOWING})\b|\b(?:idk|dunno|clueless|unsure|unable|stumped|"
               rf"puzzled|lost|empty|blank|escapes?|beyond|above|mystery|head-scratcher)\b")
@@ -35,10 +35,10 @@ _WE_DECLINE = (r"\b(?:we|we['’]re|we\s+are)\b.*\b(?:unable|not\s+(?:able|in\s+
                r"(?:\w+\W+){0,2}?(?:provide|give|share|offer)?\W*(?:information|info|details|advise|advice|answer|comment|"
                r"say|tell|confirm|guidance|help|assist)\b")
 _ZH_KNOWING = (r"知道|清楚|了解|确定|查到|找到|收到|数|把握|准|法|听说|研究|懂|讲|说|结论|定论|结果|信息|资料|消息|info|"
-               r"给(?:您|你)报|报价|透露|告知|承诺|保证|判断|答复|解答")
-_ZH_DECLINING = rf"(?:(?:[不没未无难]|木有|莫有)[^，。；！？]{{0,6}}?(?:{_ZH_KNOWING})|雾水|嘀咕|糊涂|懵|迷糊|头绪|超纲|问倒|哪知道|哪晓得|才疏学浅)"
+               r"给(?:您|你)报|报价|透露|告知|承诺|保证|判断|答复|解答|回复|理解|咨询|内容|confirm|check|promise|answer")
+_ZH_DECLINING = rf"(?:(?:[不没未无难]|木有|莫有)[^，。；！？]{{0,6}}?(?:{_ZH_KNOWING})|看不到|才能(?:帮|为)(?:您|你)|雾水|嘀咕|糊涂|懵|迷糊|头绪|超纲|问倒|哪知道|哪晓得|才疏学浅)"
 # 我国, 我省, 我市, 我校: "our country" and the like, not the speaker
-_ZH_SPEAKER = r"(?:我(?![们国省市县区校军党])|小助手|小客服|本渠道|本助理|小助理|本机器人|本客服|智能客服|智能助理|智能助手|这边|本人|鄙人)"
+_ZH_SPEAKER = r"(?:我(?![们国省市县区校军党])|小助手|小客服|本渠道|本助手|本助理|小助理|本机器人|本客服|智能客服|智能助理|智能助手|这边|本人|鄙人)"
 _WISH = (r"\bwish\s+i\s+(?:could\s+(?:\w+\s+)?(?:help|answer|tell|say|assist|confirm|give|provide|share|be\s+more)|knew\b|"
          r"had\s+(?:\w+\s+)?(?:answers?|info|information|details|data|more))")  # "I wish I could play" is a story
 _SPEAKER_DECLINES = re.compile(rf"(?i:{_I}.*(?:{_DECLINING})|(?:{_DECLINING}).*{_I}|{_WE_DECLINE}|{_WISH})"
@@ -48,7 +48,9 @@ _UNSPOKEN_DECLINES = re.compile(
     r"give|provide|quote|offer|advise|"
     r"speak|promise|guarantee)|(?:do|does)\s*(?:n['’]?t|not)\s+(?:really\s+)?know\b|(?:\w+\W+)?drawing\s+(?:a\s+)?(?:blank|zero)|there['’]?s\s+nothing|no\s+(?:idea|clue|info|information|data|"
     r"details|answers?|records?|luck)|not\s+(?:sure|certain)|nothing\s+(?:on|about|found|here)|dunno|idk)\b"
-    r"|\bnot\s+(?:possible\s+for\s+(?:me|us)|within\s+(?:my|our)\s+(?:authority|remit))\b)"  # machine-translated: "not possible for me to …"
+    r"|\bnot\s+(?:possible\s+for\s+(?:me|us)|within\s+(?:my|our)\s+(?:authority|remit))\b|\bunable\s+to\s+(?:advise|confirm|comment)\b|"
+    r"\b(?:this|the)\s+(?:assistant|bot|chatbot|channel)\s+(?:does\s*(?:n['’]?t|not)|cannot|can['’]?t)\s+(?:discuss|answer|handle|cover)\b|"
+    r"\b(?:it|they)\s+(?:says|said|mentions|covers)\s+nothing\b|\bunclear\s+(?:which|what)\b)"  # machine-translated: "not possible for me to …"
     rf"|^[^\u3400-\u9fff]*[\u3400-\u9fff]{{0,4}}{_ZH_DECLINING}")
 # "I had no idea skiing is that old", "I didn't know that Elvis sang gospel": what follows is said to be so, the claim
 # ("I didn't know that", "I had no idea about it" and "… where it is" decline; "I never knew him" is a claim as it is)
@@ -57,7 +59,7 @@ PRESUPPOSED_LEAD = re.compile(r"^i\s*(?:had\s+no\s+idea|did\s*(?:n['’]?t|not)\
                                   r"either|too|yet|where|what|when|how|why|who|whom|which|whether|if|any|anything|you|him|her|"
                                   r"them)\b)", re.IGNORECASE)
 _SPEAKER = re.compile(rf"(?i:\b(?:{_ME})\b)|{_ZH_SPEAKER}")
-_SAYS_SO = re.compile(r"(?i:\bi\s+(?:just\s+|only\s+|do\s+)?know\b|\ball\s+i\s+know\b|\bwhat\s+i\s+(?:can|do)\s+(?:tell|say|"
+_SAYS_SO = re.compile(r"(?i:(?<!until\s)(?<!unless\s)(?<!before\s)\bi\s+(?:just\s+|only\s+|do\s+)?know\b|\ball\s+i\s+know\b|\bwhat\s+i\s+(?:can|do)\s+(?:tell|say|"
                       r"confirm)\b|\bi\s+can\s+(?:tell\s+you|say|confirm)\s+(?:that|this)\b|"
                       r"\bi\s*(?:['’]m|am)\s+(?:sorry|afraid)\s+to\s+(?:say|tell\s+you)\b|\bi\s+regret\s+to\s+(?:say|inform))|(?<!哪)知道|据我|(?<!哪)晓得|记得")
 _EN_AROUND = (
@@ -83,8 +85,8 @@ _EN_AROUND = (
     r"(?:to\s+hear\s+(?:that\s+|about\s+)?)?(?:you|your)\b",
     r"\border\s+(?:number|id|reference)\b",  # the order number asked for
     r"\b(?:agents?|team|support|human|representatives?|someone|staff|colleagues?|department|specialists?|experts?|"
-    r"advisors?|advisers?|folks|people|crew|centre|center|store|branch)\b.*\b(?:ask|help|answer|assist|know|contact|tell|sort|handle|advise|"
-    r"review|check|confirm|guide|walk|look\s+(?:into|at)|take\s+a\s+look|follow\s+up|get\s+back)|\b(?:handled|answered)\s+by\b",
+    r"advisors?|advisers?|folks|people|crew|centre|center|store|branch|pharmacist|gp|doctor|technicians?)\b.*\b(?:ask|help|answer|assist|know|contact|tell|sort|handle|advise|"
+    r"review|check|confirm|guide|walk|look\s+(?:into|at)|take\s+a\s+look|follow\s+up|get\s+back|point)|\b(?:handled|answered|assessed|decided)\s+by\b",
     # what the person pointed to will do: "they'll know how that blazer fits", "they can look at your order"
     r"^\W*(?:and\s+)?(?:they|he|she)\s*(?:['’]ll|will|can|could|should|would|may|might)\s+(?:\w+\s+){0,3}?(?:know|help|look|"
     r"check|advise|confirm|tell|let\s+you\s+know|sort|trace|answer|arrange|assist|get\s+back|review|guide)\b",
@@ -113,7 +115,10 @@ _EN_AROUND = (
     r"\bfalls?\s+(?:under|outside)\s+(?:the\s+|our\s+|my\s+)?(?:\w+\s+)?(?:services|matters|topics|scope|remit|"
     r"category|area|department)\b",  # a reason
     r"^\W*(?:re|fwd?|subject)\s*:|^\W*(?:please|pls|kindly)\s+(?:share|send|provide|see|refer\s+to|raise|open|submit|lodge)\b|"
-    r"\b(?:can|may|might|could)\s+(?:change|vary)\b|\bsubject\s+to\s+change\b|\b(?:ah|leh|lah|hor)\W*$|"
+    r"\b(?:can|may|might|could)\s+(?:change|vary)\b|\b(?:rules|times|prices|policies|terms|rates|hours)\s+(?:\w+\s+){0,3}?var(?:y|ies)\b|\bdepends?\s+on\s+(?:\w+\s+){0,2}?(?:details|circumstances|situation|case)\b|^\W*take\s+your\s+time\W*$|"
+    r"\b(?:is|are|was|were)\s+for\s+(?:a\s+)?(?:different|another)\s+(?:\w+\s+)?(?:branch|store|product|location|item|model)\b|"
+    r"^\W*(?:my|the)\s+(?:search|lookup|query)\s+(?:returned|found|came\s+back)\b|"
+    r"\b(?:tool|system|lookup|search)\s+(?:\w+\s+){0,2}?(?:responded|returned|came\s+back|failed)\s+with\s+(?:an?\s+)?error\b|\bsubject\s+to\s+change\b|\b(?:ah|leh|lah|hor)\W*$|"
     r"^\W*(?:the\s+)?(?:short|quick|brief)\s+answer\W*$|^\W*(?:tl;?dr|in\s+short|answer|note|update)\W*$",  # a label
     r"\b(?:should|may|might|could)\s+help\b|\bwill\s+(?:show|display|list)\s+(?:you\s+)?the\s+(?:exact|latest|current|final|"
     r"full)\b",  # advice, and where the figure is
@@ -135,25 +140,29 @@ _ZH_AROUND = (
     r"^[\s，,]*(?:(?i:sorry|apologies)[\s，,—–-]*)?(?:很|非常|真|实在|十分|万分|深表)?(?:抱歉|不好意思|对不起|遗憾|谢谢|感谢|歹势)"
     r"[^，。；！？]{0,10}$",
     r"^作为(?:一个|一名)?(?:AI|ai|人工智能|智能)?(?:助手|客服|机器人)|^方便(?:的话)?|订单号|订单编号",
-    r"人工|客服|客户服务|转接|工作人员|专员|专人|同事|售后|店小二|负责人|详情页|随时|欢迎|竭诚|敬请|为准|部门|热线|坐席",
+    r"人工|客服|客户服务|转接|工作人员|专员|专人|同事|售后|药剂师|医生|找[^，。；！？]{0,12}team|店小二|负责人|详情页|随时|欢迎|竭诚|敬请|为准|部门|热线|坐席",
     # a reason and what closes a letter: the system is down, try later, the rules, 特此说明, still learning, 祝您…
     r"系统[^，。；！？]{0,8}?(?:无法使用|不可用|维护|故障|升级|繁忙|异常)|稍后再试|稍后重试|^根据(?:相关|有关)?(?:规定|要求|政策)$|"
     r"^特此(?:说明|告知|通知|函告)$|(?:还|正|仍)在学习|^祝(?:您|你)|尽快为(?:您|你)|为(?:您|你)(?:处理|服务|解答|评估|核实)",
     # the question said back, a rephrase suggested, what the sources are about, a reason, sympathy, who will help
     r"^(?:您|你)(?:询问|咨询|想问|问|提到|反映)的(?:是|问题)|^(?:比如|例如)|换个(?:说法|问法)|其他(?:方面|主题|话题)的?(?:内容|问题)|"
-    r"需要根据(?:具体|实际)情况|视具体情况而定|^(?:这个|此|该|您的)?问题涉及|涉及[^，。；！？]{0,6}?(?:隐私|安全)|让人(?:不太?|很)?(?:开心|高兴|郁闷|着急|生气|烦)|"
+    r"需要根据(?:具体|实际)情况|视具体情况而定|^(?:这个|此|该|您的)?问题涉及|涉及[^，。；！？]{0,6}?(?:隐私|安全|金融|法律|医疗)|让人(?:不太?|很)?(?:开心|高兴|郁闷|着急|生气|烦)|"
     r"^他们(?:会|将|可以)|由他们|由[^，。；！？]{0,6}(?:人员|工程师|客服|同事|专员)为(?:您|你)",
     # where to look or whom to ask: 您可以在App内【我的-会员中心】查看, 加一下课程顾问老师的微信问问
-    r"^(?:还?请(?:您|你)?|您|你)?(?:也)?(?:可以|可)?(?:在|到|去|至)[^，。；！？]{0,20}?(?:查看|查询|了解|咨询)|(?:问问|问一下|问下|咨询一下)看?[哦呢吧啦～~]*$",
+    r"^(?:还?请(?:您|你)?|您|你)?(?:也)?(?:可以|可)?(?:在|到|去|至)[^，。；！？]{0,20}?(?:查看|查询|了解|咨询)|(?:问问|问一下|问下|咨询一下)看?[哦呢吧啦～~]*$|^(?:你|您)(?:可以|可)\s*(?:check|看看|看下|查看)",
     r"^(?:此致|敬礼)|^也?(?:非常|很|十分|完全)?理解(?:您|你)|^(?:建议|麻烦)(?:您|你)|^(?:您|你)?(?:可以|可)?(?:问下|问一下|问问)",
     r"^(?:若|如果|如|要是)(?:您|你)(?:能|可以|方便)?(?:提供|告诉|留下|发送|补充)|^如(?:有|需)(?:需要|帮助)?|"
     r"^(?:若|如果|如|要是)(?:您|你)(?:有)?(?:需要|需求)$|^(?:若|如果|如|要是)(?:您|你)(?:急需|想要|希望)|留意[^，。；！？]{0,6}(?:公告|通知)|工单",
-    r"^(?:我)?(?:在[^，。；！？]{0,10})?(?:搜索|检索|查询|查找|查阅|翻阅)(?:了|过|了一下)?[“\"「‘]|"
+    r"^(?:我)?(?:(?:在|用|通过)[^，。；！？]{0,10})?(?:搜索|检索|查询|查找|查阅|翻阅)(?:了|过|了一下)?[“\"「‘]|"
     r"^(?:我)?(?:已经?)?(?:搜索|检索|查询|查找|查阅|翻阅)(?:了|过)|乱猜|瞎猜|说错|误导|凭空",
-    r"^(?:(?:还?请|您|你)(?:您|你)?(?:可以|可)?(?:先)?(?:去)?(?:做)?)?(?:准备|说明|描述|提供|登录|等待|留下|提交|填写|联系|参考|参阅)|"
+    r"^(?:(?:还?请|您|你|麻烦)(?:您|你)?(?:可以|可)?(?:先)?(?:去)?(?:做)?)?(?:准备|说明|描述|提供|登录|等待|留下|提交|填写|联系|参考|参阅)|"
     r"把[^，。；！？]{0,8}(?:发来|发给|发送)|^【[^】]{1,8}】[\s，,]*(?:抱歉|不好意思|对不起)?[\s，,。]*$",  # steps to reach support, a label
     r"^为了?(?:保障|保护|确保)(?:您|你)|^(?:涉及|有关)[^，。；！？]{0,12}(?:问题|事项|事宜)$|^出于[^，。；！？]{0,12}(?:考虑|原因)|"
-    r"受[^，。；！？]{0,6}因素影响|要看(?:具体|实际)?情况|^(?:你|您)(?:要|想)[^，。；！？]{0,10}还是|"
+    r"受[^，。；！？]{0,6}因素影响|要看(?:具体|实际)?情况|^(?:你|您|是)(?:要|想)[^，。；！？]{0,10}还是|"
+    r"^[^，。；！？]{1,12}(?:能否|能不能|可否)[^，。；！？]{0,10}$|(?:需要|须|要)由[^，。；！？]{0,8}(?:判断|确认|决定|审核|处理)|"
+    r"可能(?:已有|已经|有所|会有)?(?:调整|变化|变动|更新)|(?:查询|系统|工具|接口)[^，。；！？]{0,4}(?:超时|报错|出错|错误|异常|失败)|"
+    r"^(?:我)?(?:调用|使用)了?[^，。；！？]{0,12}(?:工具|接口)|(?:结果|资料|文档|内容)[^，。；！？]{0,4}都?(?:和|与|跟)[^，。；！？]{0,10}有关|"
+    r"(?:page|页面)[^，。；！？]{0,6}应该有|"
     r"(?:文档|资料|知识库|检索结果)[^，。；！？]{0,6}只(?:有|包含|涉及|提到|讲)",
     r"^(?:关于|至于|您问的|你问的|您说的)|^(?:您|你)(?:是)?(?:想|想要|希望)(?:了解|知道|确认|咨询|问)|^(?:亲|您好|你好|尊敬的)",
 )
@@ -190,9 +199,9 @@ def says_so(text: str) -> bool:
 _CUE_WORDS = frozenset(
     "not no never nothing none cannot cant dont didnt wont couldnt wouldnt doesnt isnt arent wasnt havent hasnt zero idk "
     "dunno clueless unsure unable stumped puzzled lost "
-    "empty blank escape escapes beyond above mystery head wish sry".split())
+    "empty blank escape escapes beyond above mystery head wish sry unclear".split())
 _ZH_CUES = ("不", "没", "未", "无", "难", "超", "恕", "木有", "雾水", "嘀咕", "糊涂", "懵", "迷糊", "头绪", "问倒", "哪知", "哪晓",
-            "才疏")
+            "才疏", "才能")
 _TOKEN = re.compile(r"[a-z]+")
 
 

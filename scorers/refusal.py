@@ -47,7 +47,7 @@ _MODIFIERS = (r"(?:the|my|our|these|those|this|your|its|their|available|provided
 _SOURCE_NOUN = (r"(?:context|documents?|documentation|docs|knowledge\s*base|database|passages?|texts?|sources?|materials?|"
                 r"articles?|excerpts?|snippets?|faqs?|help\s*(?:center|centre)|search\s+results|references?|"
                 r"reference\s+material|guides?|guidance|(?:retrieved|provided)\s+content|"
-                r"(?:help|support|policy|faq)\s+(?:pages|entries)|(?:my|the)\s+information|"
+                r"(?:help|support|policy|faq|retrieved)\s+(?:pages?|entries)|(?:my|the)\s+information|"
                 r"information\s+(?:given|provided|available|i\s+have|i['’]ve\s+been\s+(?:given|provided)|at\s+hand)|"
                 r"(?:provided|available|given)\s+information)")
 _SOURCE = rf"(?:{_MODIFIERS}\s+){{0,3}}{_SOURCE_NOUN}"
@@ -110,7 +110,8 @@ _SUBJECT_LED = re.compile("|".join((
     rf"\bnone\s+of\s+{_SOURCE}\b[^.;:!?]{{0,40}}?\b{_SAY}",
     rf"\b(?:there(?:['’]s|\s+is|\s+was)\s+)?nothing\s+(?:in|within|from)\s[^.;:!?]{{0,40}}?\b{_SOURCE}\b",
     r"\bnothing\s+i\s+(?:found|have|see|can\s+see|could\s+find)\b",
-    r"\bnothing\s+(?:came\s+(?:back|up)|turned\s+up|showed\s+up|matched)\b|\bcame\s+back\s+empty\b",  # a search that found nothing
+    r"\bnothing\s+(?:came\s+(?:back|up)|turned\s+up|showed\s+up|matched)\b|\bcame\s+back\s+empty\b|\breturned\s+nothing\b|"
+    r"[\"']answer[\"']\s*:\s*(?:null|none|\"\")",  # a search that found nothing, an agent's JSON without an answer
     # the sources are about something else: "the material I retrieved … is about different subjects", "nothing in it
     # explains how …"
     rf"\b{_SOURCE_NOUN}\b[^.;:!?]{{0,40}}?\b(?:is|are|was|were)\s+(?:all\s+)?(?:about|on|for)\s+(?:different|other|unrelated)\s+"
@@ -142,7 +143,7 @@ _PREDICATE = re.compile("|".join((
     rf"{_BE}\s*{_NOT}\s+(?:in|within|among|part\s+of)\s+[^.;:!?]{{0,30}}?\b{_SOURCE}\b",
     rf"{_BE}\s+(?:\w+\s+)?(?:missing|absent|omitted)\s+(?:from|in)\s+{_SOURCE}\b",
     r"(?:n['’]t|not)\s+(?:clear|known|visible|available|accessible)\s+to\s+(?:me|us)\b",
-    r"\b(?:unclear|unknown|unavailable|invisible)\s+to\s+(?:me|us)\b",
+    r"\b(?:unclear|unknown|unavailable|invisible)\s+to\s+(?:me|us)\b|\bhidden\s+from\s+(?:me|us)\b",
     r"\b(?:an?\s+(?:\w+\s+)?(?:mystery|blank)\s+(?:to|for)|beyond)\s+me\b",
     r"\bthere(?:['’]s|\s+is)\s+no\s+way\s+(?:for\s+me\s+)?(?:of\s+)?(?:to\s+)?(?:know|tell|say|estimate|determine|check)",
     rf"\b(?:outside|beyond)\s+(?:the\s+scope\s+of\s+)?(?:what\s+)?[^.;:!?]{{0,30}}?(?:\b{_SOURCE}\b|\bi\s+(?:know|have|can))",
@@ -220,10 +221,9 @@ _ZH_MAYBE = re.compile(rf"我(?![们国省市县区校军党])[^，。；！？]
 _CUES = frozenset(
     "not no nothing none never cannot neither nor without lack lacks beyond outside unsure uncertain unclear unaware "
     "unable unfamiliar silent mum quiet vague insufficient missing open unknown unavailable invisible empty dunno "
-    "rather absent omitted blank loss stumped wish hard difficult impossible clue idea dont didnt cant "
+    "rather absent omitted blank loss stumped wish hard difficult impossible clue idea dont didnt cant hidden null "
     # the idioms' (_EN_IDIOM): "beats me", "you've got me", "I'd be guessing", "a mystery to me", "in the dark"
-    "beats search got guess guessing speculating mystery faintest foggiest dark tough tricky clueless pass "
-    "unrelated".split())
+    "beats search got guess guessing speculating mystery faintest foggiest dark tough tricky clueless pass unrelated".split())
 _OTHER_SUBJECTS = frozenset(("subjects", "topics"))  # "about different subjects" ("different" alone: too common a cue)
 _ANCHORS = frozenset(
     "i we me us my myself hard difficult impossible sure certain idea clue unsure uncertain unknown dunno nothing "
@@ -232,7 +232,7 @@ _ANCHORS = frozenset(
     # the sources and what they hold
     "context document documents documentation docs knowledge knowledgebase database passage passages text texts source "
     "sources material materials article articles excerpt excerpts snippet snippets faq faqs help search results "
-    "reference references guide guides guidance content pages entries information info details data specifics "
+    "reference references guide guides guidance content page pages entries information info details data specifics "
     "answer answers record records access visibility insight mention entry "
     # verbs of mentioning, as a predicate of the topic ("Sale items aren't mentioned")
     "mentioned specified stated documented addressed described discussed explained indicated detailed answered "

@@ -123,6 +123,17 @@ DEVELOPMENT = {row["id"]: row for row in map(json.loads, (DATA / "refusals_dev.j
     "en-refusal-q521", "en-refusal-q522", "en-refusal-q524", "en-refusal-q528", "en-refusal-q530", "zh-refusal-q501",
     "zh-refusal-q504", "zh-refusal-q506", "zh-refusal-q507", "zh-refusal-q516", "zh-refusal-q521", "zh-refusal-q524",
     "zh-refusal-q527", "zh-refusal-q530",
+    # *-q6*'s: an agent's search and tool error told ("My lookup returned …", "The order tool responded with an error",
+    # "hidden from me", "returned nothing", {"answer": null}), key: value answers ("Payment: unable to advise", "this
+    # assistant does not discuss …", "unclear which …"), a pharmacist or technicians pointed to, "rules … vary",
+    # "depends on details", "is for a different branch", "I'm not going to assume", "Take your time", "until I know";
+    # 我调用了…工具, 工具返回错误, 查询超时, 看不到, 我才能帮您查询, 须由…确认, 可能已有调整, 能否… said back, 返回的结果都和…有关,
+    # 本助手, 恕难回复, 涉及金融服务, 没太理解, 找 finance team
+    "en-refusal-q602", "en-refusal-q605", "en-refusal-q606", "en-refusal-q607", "en-refusal-q610", "en-refusal-q611",
+    "en-refusal-q612", "en-refusal-q614", "en-refusal-q615", "en-refusal-q618", "en-refusal-q620", "en-refusal-q623",
+    "en-refusal-q624", "en-refusal-q630", "zh-refusal-q602", "zh-refusal-q603", "zh-refusal-q604", "zh-refusal-q609",
+    "zh-refusal-q610", "zh-refusal-q612", "zh-refusal-q614", "zh-refusal-q617", "zh-refusal-q619", "zh-refusal-q623",
+    "zh-refusal-q624", "zh-refusal-q626", "zh-refusal-q629", "zh-refusal-q630",
 ])
 def test_a_blind_sets_missed_refusal_over_its_own_chunks(row: str) -> None:
     """The refusals each held-out set's measurement missed, once read: refusals, never hallucinations."""
@@ -197,7 +208,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: twenty-three batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: twenty-four batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -224,44 +235,47 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     read. The twenty-second, ids *-q4*: written blind after the twenty-first froze it (a marketplace's assistant
     on several model families; 45 of 60 recognised), then read. The twenty-third, ids *-q5*: written blind after the
     twenty-second froze it (a retailer's messaging channels in Southeast Asia, Africa and the Gulf; 40 of 60
-    recognised), then read. refusals_heldout.jsonl, ids *-q6*: written blind after the twenty-third froze it, measured
-    once. None of the answers is a phrasing of the fallback catalogue
+    recognised), then read. The twenty-fourth, ids *-q6*: written blind after the twenty-third froze it (an online
+    department store's LLM agents with tools; 30 of 60 recognised), then read. refusals_heldout.jsonl, ids *-q7*:
+    written blind after the twenty-fourth froze it, measured once. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
     assert _measure("refusals_dev.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 671, ("en", "refusal", "not faulted"): 1,  # "what I've got doesn't cover them"
-        ("en", "refusal", "a hallucination"): 1, ("zh", "refusal", "recognised"): 651,
-        ("en", "hallucination", "faulted"): 280, ("en", "hallucination", "not faulted"): 67,
-        ("en", "hallucination", "answer a hallucination"): 331,
-        ("en", "grounded", "not faulted"): 272, ("en", "grounded", "faulted"): 64,
+        ("en", "refusal", "recognised"): 701, ("en", "refusal", "not faulted"): 1,  # "what I've got doesn't cover them"
+        ("en", "refusal", "a hallucination"): 1, ("zh", "refusal", "recognised"): 679,
+        # 不敢 confirm, 不敢 promise: an English word in a Chinese clause is read as a name the question lacks
+        ("zh", "refusal", "faulted"): 2, ("zh", "refusal", "a hallucination"): 2,
+        ("en", "hallucination", "faulted"): 292, ("en", "hallucination", "not faulted"): 70,
+        ("en", "hallucination", "answer a hallucination"): 346,
+        ("en", "grounded", "not faulted"): 282, ("en", "grounded", "faulted"): 69,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk
         ("en", "grounded", "refused"): 4,
-        ("en", "grounded", "answer a hallucination"): 215,
-        ("zh", "hallucination", "faulted"): 263, ("zh", "hallucination", "not faulted"): 68,
-        ("zh", "hallucination", "answer a hallucination"): 228,
-        ("zh", "grounded", "not faulted"): 269, ("zh", "grounded", "faulted"): 60,
-        ("zh", "grounded", "answer a hallucination"): 24,
+        ("en", "grounded", "answer a hallucination"): 230,
+        ("zh", "hallucination", "faulted"): 277, ("zh", "hallucination", "not faulted"): 69,
+        ("zh", "hallucination", "answer a hallucination"): 241,
+        ("zh", "grounded", "not faulted"): 274, ("zh", "grounded", "faulted"): 70,
+        ("zh", "grounded", "answer a hallucination"): 26,
     })
-    # held out (*-q6*: an online department store's LLM agents with tools (their search and errors told, JSON and
-    # key: value answers, "Sources:" lines) and a scripted bot, pharmacy caution; Chinese with English words): 30 of 60
-    # refusals recognised (16 of 30 English, 14 of 30 Chinese), 23 of them judged hallucinations; no partial refusal
-    # read whole
+    # held out (*-q7*: an electronics and appliance chain's voice and phone transcripts, small local models,
+    # reasoning models' visible preambles, Indian, Scottish and Irish English; Chinese voice transcripts, dialects
+    # (东北话, 四川话, 上海话), reasoning preambles): 33 of 60 refusals recognised (19 of 30 English, 14 of 30 Chinese), 19
+    # of them judged hallucinations; no partial refusal read whole
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 16, ("en", "refusal", "faulted"): 11, ("en", "refusal", "not faulted"): 3,
-        ("en", "refusal", "a hallucination"): 14,
-        ("zh", "refusal", "recognised"): 14, ("zh", "refusal", "faulted"): 11, ("zh", "refusal", "not faulted"): 5,
-        ("zh", "refusal", "a hallucination"): 9,
+        ("en", "refusal", "recognised"): 19, ("en", "refusal", "faulted"): 8, ("en", "refusal", "not faulted"): 3,
+        ("en", "refusal", "a hallucination"): 11,
+        ("zh", "refusal", "recognised"): 14, ("zh", "refusal", "faulted"): 12, ("zh", "refusal", "not faulted"): 4,
+        ("zh", "refusal", "a hallucination"): 8,
         ("en", "hallucination", "faulted"): 12, ("en", "hallucination", "not faulted"): 3,
         ("en", "hallucination", "answer a hallucination"): 15,
-        ("en", "grounded", "not faulted"): 10, ("en", "grounded", "faulted"): 5,
-        ("en", "grounded", "answer a hallucination"): 15,
-        ("zh", "hallucination", "faulted"): 14, ("zh", "hallucination", "not faulted"): 1,
-        ("zh", "hallucination", "answer a hallucination"): 13,
-        ("zh", "grounded", "not faulted"): 5, ("zh", "grounded", "faulted"): 10,
-        ("zh", "grounded", "answer a hallucination"): 2,
+        ("en", "grounded", "not faulted"): 7, ("en", "grounded", "faulted"): 8,
+        ("en", "grounded", "answer a hallucination"): 13,
+        ("zh", "hallucination", "faulted"): 13, ("zh", "hallucination", "not faulted"): 2,
+        ("zh", "hallucination", "answer a hallucination"): 10,
+        ("zh", "grounded", "not faulted"): 6, ("zh", "grounded", "faulted"): 9,
+        ("zh", "grounded", "answer a hallucination"): 5,
     })
 
 
