@@ -1,16 +1,20 @@
 """OTLP/HTTP ingest against the OpenTelemetry Collector: the same payload, the same run, alternating rounds.
 
-    python bench/bench_otlp_collector.py [--traces 20000] [--rounds 3] [--connections 4] [--set KEY=VALUE ...]
+    python bench/bench_otlp_collector.py [--traces 20000] [--rounds 3] [--connections 4] [--payload realistic]
+                                         [--set KEY=VALUE ...]
 
 The Collector (v0.161.0 since the scale-out issue, v0.165.0 in the runs recorded before it; built by
 bench/otelcol/build.sh with the Collector Builder from the Go module proxy: otlp receiver -> span_metrics connector (200 ms flush) -> prometheus exporter) is the floor for
 the ingestion part alone: it computes no quality signal. ragpulse runs with its shipped defaults (local
 scorers, the local judge, the bad-case store in a temporary directory). Both get the bench payload
-(LlamaIndex-shaped traces of 8 spans, requests of up to 512 spans) from one client process over 4
-connections. Per run: spans/s accepted (the last request answered) and shown (the metrics count every
+(LlamaIndex-shaped traces of 8 spans, requests of up to 512 spans; one question whose answer every trace gets
+wrong, so nearly all are judged) or, with --payload realistic, the same shapes with distinct questions whose answers
+are grounded but for ~5% (about 1,500 of 20,000 judged: tests/helpers/otlp_realistic.py) from one client process
+over 4 connections. Per run: spans/s accepted (the last request answered) and shown (the metrics count every
 span: ragpulse_traces_total every trace, the Collector's calls counter every span), CPU seconds per
 100,000 spans (utime + stime from /proc, from the first request to shown), peak and idle RSS (VmHWM,
-VmRSS), and the CPU of one /metrics scrape after the run (the median of 20).
+VmRSS), the CPU of one /metrics scrape after the run (the median of 20), and the traces ragpulse judged
+(ragpulse_judge_judged_total once idle).
 """
 
 from __future__ import annotations
@@ -26,12 +30,12 @@ import sys
 import tempfile
 import time
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bench_otlp import post_http, wait_http
 from common import counter_total, free_port
-from helpers.otlp_payload import SPANS_PER_TRACE, batches
+from helpers.otlp_payload import PAYLOADS, SPANS_PER_TRACE, batches
 
 HERE = Path(__file__).resolve().parent
 COLLECTOR_CONFIG = """
@@ -68,6 +72,7 @@ class Run:
     peak_rss_mb: float
     idle_rss_mb: float
     scrape_cpu_ms: float
+    judged: float | None = None  # ragpulse's traces judged, read once it is idle
 
 
 def built_collector() -> str:
@@ -161,8 +166,9 @@ def ragpulse_run(bodies: list[bytes], traces: int, connections: int, settings: l
         url = f"http://127.0.0.1:{port}"
         try:
             wait_http(url + "/readyz")
-            return measure(server, f"http://127.0.0.1:{http_port}/v1/traces",
-                           lambda: counter_total(url, "ragpulse_traces_total") >= traces, url + "/metrics", bodies, connections)
+            run = measure(server, f"http://127.0.0.1:{http_port}/v1/traces",
+                          lambda: counter_total(url, "ragpulse_traces_total") >= traces, url + "/metrics", bodies, connections)
+            return replace(run, judged=counter_total(url, "ragpulse_judge_judged_total"))
         finally:
             server.send_signal(signal.SIGTERM)
             server.wait(timeout=60)
@@ -175,19 +181,22 @@ def collector_bench() -> tuple[argparse.Namespace, str, list[bytes], int]:
     parser.add_argument("--traces", type=int, default=20_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--connections", type=int, default=4)
+    parser.add_argument("--payload", choices=PAYLOADS, default="bench",
+                        help="bench: every answer wrong, nearly every trace judged; realistic: ~1,500 of 20,000 judged")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override a ragpulse default for the run (where its CPU goes: judge.mode=off, ...)")
     args = parser.parse_args()
-    return args, built_collector(), batches(args.traces), args.traces * SPANS_PER_TRACE
+    return args, built_collector(), batches(args.traces, payload=args.payload), args.traces * SPANS_PER_TRACE
 
 
 def main() -> None:
     args, binary, bodies, spans = collector_bench()
-    print(f"python {platform.python_version()}, {args.traces} traces x {SPANS_PER_TRACE} spans = {spans:,} spans in "
-          f"{len(bodies)} requests, OTLP/HTTP protobuf over {args.connections} connections"
+    print(f"python {platform.python_version()}, {args.payload} payload, {args.traces} traces x {SPANS_PER_TRACE} spans = "
+          f"{spans:,} spans in {len(bodies)} requests, OTLP/HTTP protobuf over {args.connections} connections"
           + (f", ragpulse with {' '.join(args.set)}" if args.set else ""))
-    print("| round | who | accepted spans/s | shown spans/s | CPU s per 100k spans | peak RSS MB | idle RSS MB | scrape CPU ms |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| round | who | accepted spans/s | shown spans/s | CPU s per 100k spans | peak RSS MB | idle RSS MB | scrape CPU ms "
+          "| judged |")
+    print("|---|---|---|---|---|---|---|---|---|")
     results: dict[str, list[Run]] = {"collector": [], "ragpulse": []}
     for round_ in range(1, args.rounds + 1):
         for who in ("collector", "ragpulse"):  # alternating, so drift of the machine hits both
@@ -195,7 +204,8 @@ def main() -> None:
                    else ragpulse_run(bodies, args.traces, args.connections, args.set))
             results[who].append(run)
             print(f"| {round_} | {who} | {spans / run.accepted_s:,.0f} | {spans / run.shown_s:,.0f} | "
-                  f"{run.cpu_s * 100_000 / spans:.2f} | {run.peak_rss_mb:.0f} | {run.idle_rss_mb:.0f} | {run.scrape_cpu_ms:.1f} |",
+                  f"{run.cpu_s * 100_000 / spans:.2f} | {run.peak_rss_mb:.0f} | {run.idle_rss_mb:.0f} | {run.scrape_cpu_ms:.1f} | "
+                  f"{'' if run.judged is None else f'{run.judged:,.0f}'} |",
                   flush=True)
     ours, theirs = results["ragpulse"], results["collector"]
     median = statistics.median

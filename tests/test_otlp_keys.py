@@ -10,6 +10,9 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
 from ragpulse.sources.otlp.keys import MAPPED_KEYS, PEER_KEYS, key_filter
 
@@ -81,3 +84,36 @@ def test_the_route_attribute_survives_the_json_and_kafka_decodings() -> None:
     codec = otlp_proto_codec(Counter("rejected", "r", ["reason"], registry=CollectorRegistry()), keys)
     spans = codec(request.SerializeToString(), KafkaTopic(name="t", encoding="otlp_proto"))[1]
     assert spans[0].attributes == {"rag.route": "rag.route", "input.value": "input.value"}
+
+
+DOCUMENT_KEYS = [f"{family}.{index}.document.{field}" for family in ("retrieval.documents", "reranker.output_documents")
+                 for index in ("0", "1", "10", "007", "\u0663") for field in ("id", "content", "score", "x_1", "\u00fcber", "id\n")]
+
+
+@settings(max_examples=300, derandomize=True, database=None, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(DOCUMENT_KEYS + ["retrieval.documents.0.doc", "input.value"]),
+                          st.one_of(st.text(max_size=3), st.integers(-2, 2), st.floats(allow_nan=False), st.none())),
+                max_size=8),
+       st.sampled_from([None, "retrieval.documents.0.document.id"]))
+def test_documents_gathered_by_the_decoder_read_as_the_flat_keys(pairs: list[tuple[str, object]], route: str | None) -> None:
+    """The decoder gathers a span's document keys (Span.documents) when every one is spelt the usual way; the chunks
+    read from it are those the flat keys give (a key given twice, other spellings, the route attribute among them)."""
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+    from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span
+
+    from helpers.otlp_payload import any_value
+    from ragpulse._native import KeyFilter
+    from ragpulse.sources.otlp.documents import chunks_of, has_documents
+    from ragpulse.sources.otlp.keys import EXACT_KEYS, KEY_PREFIXES, PEER_KEYS
+    from ragpulse.sources.otlp.spans import decode_protobuf
+
+    attributes = [KeyValue(key="openinference.span.kind", value=AnyValue(string_value="RETRIEVER")),
+                  *(KeyValue(key=key, value=any_value(value) if value is not None else AnyValue()) for key, value in pairs)]
+    body = ExportTraceServiceRequest(resource_spans=[ResourceSpans(scope_spans=[ScopeSpans(spans=[
+        Span(trace_id=b"\x01" * 16, span_id=b"\x02" * 8, attributes=attributes)])])]).SerializeToString()
+    [gathered] = decode_protobuf(body, key_filter(route)).spans
+    [flat] = decode_protobuf(body, KeyFilter(EXACT_KEYS | PEER_KEYS | ({route} if route else set()), list(KEY_PREFIXES))).spans
+    assert flat.documents is None and has_documents(gathered) == has_documents(flat)
+    assert chunks_of([gathered], {}) == chunks_of([flat], {})
+    if gathered.documents is not None:
+        assert {**gathered.attributes, **{k: v for k, v in flat.attributes.items() if k.startswith(("retrieval.", "reranker."))}} == flat.attributes

@@ -10,6 +10,7 @@ from typing import Any
 import msgspec
 
 from ragpulse.collector.events import Chunk
+from ragpulse.sources.otlp.keys import DOCUMENT_FAMILIES
 from ragpulse.sources.otlp.messages import json_or_text as _json_or_text
 from ragpulse.sources.otlp.spans import Span
 from ragpulse.sources.otlp.values import float_value as _float
@@ -18,8 +19,8 @@ from ragpulse.sources.otlp.values import text_value as _str
 OI_KIND = "openinference.span.kind"
 DB_QUERY_RESULT = "db.query.result"
 # Indexes of at most 9 digits: a longer one is no real list position (and int() of 4,300 digits raises).
-_DOC_PREFIXES = ("retrieval.documents.", "reranker.output_documents.")  # a cheap test before the pattern
-_DOC_KEY = re.compile(r"^(?P<prefix>retrieval\.documents|reranker\.output_documents)\.(?P<i>\d{1,9})\.document\.(?P<field>\w+)$")
+_DOC_PREFIXES = tuple(family + "." for family in DOCUMENT_FAMILIES)  # a cheap test before the pattern
+_DOC_KEY = re.compile(rf"^(?P<prefix>{'|'.join(map(re.escape, DOCUMENT_FAMILIES))})\.(?P<i>\d{{1,9}})\.document\.(?P<field>\w+)$")
 
 
 def _reports_documents(span: Span) -> bool:
@@ -97,14 +98,22 @@ def _ids_from_output(span: Span, chunks: list[Chunk]) -> list[Chunk]:
     return matched
 
 
-def _documents(span: Span, prefix: str) -> list[Chunk]:
+def _document_fields(span: Span, family: str) -> list[dict[str, Any]]:
+    """A family's documents, each its fields by name, in index order: as the decoder gathered them, else from the flat
+    keys (a span made otherwise, or a key spelt another way, e.g. index 007)."""
+    if span.documents is not None:
+        return span.documents.get(family, [])
     fields: dict[int, dict[str, Any]] = {}
     for key, value in span.attributes.items():
         match = _DOC_KEY.match(key)
-        if match and match["prefix"] == prefix:
+        if match and match["prefix"] == family:
             fields.setdefault(int(match["i"]), {})[match["field"]] = value
+    return [doc for _, doc in sorted(fields.items())]
+
+
+def _documents(span: Span, family: str) -> list[Chunk]:
     chunks = []
-    for _, doc in sorted(fields.items()):
+    for doc in _document_fields(span, family):
         metadata = _json_or_text(doc.get("metadata")) if doc.get("metadata") is not None else None
         source = _str(metadata.get("source") or metadata.get("file_name")) if isinstance(metadata, dict) else None
         chunks.append(Chunk(text=_str(doc.get("content")), id=_str(doc.get("id")), score=_float(doc.get("score")), source=source))
@@ -163,4 +172,5 @@ def _traceloop_documents(span: Span) -> list[Chunk]:
 
 def has_documents(span: Span) -> bool:
     attrs = span.attributes
-    return "gen_ai.retrieval.documents" in attrs or any(k.startswith(_DOC_PREFIXES) and _DOC_KEY.match(k) for k in attrs)
+    return (bool(span.documents) or "gen_ai.retrieval.documents" in attrs
+            or any(k.startswith(_DOC_PREFIXES) and _DOC_KEY.match(k) for k in attrs))

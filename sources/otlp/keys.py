@@ -24,7 +24,10 @@ EXACT_KEYS = frozenset({
 })
 # Whole families: token counts and messages by index, retrieved documents by index, every convention's own
 # namespace (and whether a span has any gen_ai., llm. or ai. key at all: mapping.py's unmapped_genai).
-KEY_PREFIXES = ("gen_ai.", "llm.", "ai.", "traceloop.", "retrieval.documents.", "reranker.output_documents.")
+# OpenInference's documents by index (retrieval.documents.N.document.FIELD), a family each: the decoder gathers a span's
+# into one structure (Span.documents), so the mapping never builds those keys nor matches them one by one.
+DOCUMENT_FAMILIES = ("retrieval.documents", "reranker.output_documents")
+KEY_PREFIXES = ("gen_ai.", "llm.", "ai.", "traceloop.", *(family + "." for family in DOCUMENT_FAMILIES))
 # The assembler's (assembler.py): a span that names the other side of its call, as OpenTelemetry's conventions
 # name it on the calling side (the remote service; the URL called), is a call out, whose other side may come later.
 PEER_KEYS = frozenset({"peer.service", "url.full", "http.url"})
@@ -32,7 +35,8 @@ PEER_KEYS = frozenset({"peer.service", "url.full", "http.url"})
 
 def key_filter(route_attribute: str | None = None) -> KeyFilter:
     """The mapping's keys, and the configured otlp.route_attribute."""
-    return KeyFilter(EXACT_KEYS | PEER_KEYS | ({route_attribute} if route_attribute else set()), list(KEY_PREFIXES))
+    return KeyFilter(EXACT_KEYS | PEER_KEYS | ({route_attribute} if route_attribute else set()), list(KEY_PREFIXES),
+                     list(DOCUMENT_FAMILIES))
 
 
 MAPPED_KEYS = key_filter()

@@ -42,6 +42,10 @@ class Span:
     kind: int = 0  # OTLP SpanKind: 3 CLIENT and 4 PRODUCER call out, maybe to a service whose spans come later
     status_code: int = 0  # OTLP StatusCode: 2 ERROR marks a failed call or run (mapping.py's failed runs)
     status_message: str = ""
+    # OpenInference's flat document keys (retrieval.documents.N.document.FIELD), gathered by the decoder and left out
+    # of `attributes`: {family: [{field: value}, ...] in index order} (keys.py's DOCUMENT_FAMILIES; documents.py).
+    # None: not gathered (no such keys, a span not from the decoder, or a key spelt otherwise): they are attributes.
+    documents: dict[str, list[dict[str, Any]]] | None = None
 
     @property
     def duration_seconds(self) -> float:

@@ -14,8 +14,11 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span
 
+from helpers.otlp_realistic import Turn, turns
+
 SPANS_PER_TRACE = 8
 SDK_BATCH_SPANS = 512  # BatchSpanProcessor's max_export_batch_size
+PAYLOADS = ("bench", "realistic")
 
 
 def kv(key: str, value: object) -> KeyValue:
@@ -38,18 +41,24 @@ def _vector(rnd: random.Random) -> KeyValue:
     return KeyValue(key="embedding.embeddings.0.embedding.vector", value=AnyValue(array_value={"values": floats}))
 
 
-def _trace(rnd: random.Random, app_attributes: bool = False) -> list[Span]:
+def _bench_turn(rnd: random.Random) -> Turn:
+    """The bench payload's one question and wrong answer (a number no chunk has: every trace flagged)."""
+    docs = [(f"kb-{i}", f"Returns policy paragraph {i}: " + "unused items within 30 days of delivery. " * 10, 0.9 - i / 10)
+            for i in range(5)]
+    return Turn("How long do I have to return opened headphones?", docs,
+                "You can return opened headphones within 14 days if all accessories are included.",
+                f"s-{rnd.randrange(1000)}")
+
+
+def _trace(rnd: random.Random, app_attributes: bool = False, turn: Turn | None = None) -> list[Span]:
     trace_id = rnd.randbytes(16)
     ids = [rnd.randbytes(8) for _ in range(SPANS_PER_TRACE)]
     start = 1_764_000_000_000_000_000 + rnd.randrange(10**12)
-    question = "How long do I have to return opened headphones?"
-    docs = [(f"kb-{i}", f"Returns policy paragraph {i}: " + "unused items within 30 days of delivery. " * 10, 0.9 - i / 10)
-            for i in range(5)]
-    answer = "You can return opened headphones within 14 days if all accessories are included."
+    question, docs, answer, session = turn or _bench_turn(rnd)
     # (name, parent index, attributes)
     shapes: list[tuple[str, int | None, dict[str, object]]] = [
         ("RetrieverQueryEngine.query", None, {"openinference.span.kind": "CHAIN", "input.value": question,
-                                              "output.value": answer, "session.id": f"s-{rnd.randrange(1000)}"}),
+                                              "output.value": answer, "session.id": session}),
         ("VectorIndexRetriever.retrieve", 0, {"openinference.span.kind": "RETRIEVER", "input.value": question,
                                               **{f"retrieval.documents.{i}.document.{k}": v for i, (d, t, s) in enumerate(docs)
                                                  for k, v in (("id", d), ("content", t), ("score", s))}}),
@@ -74,11 +83,16 @@ def _trace(rnd: random.Random, app_attributes: bool = False) -> list[Span]:
     return spans
 
 
-def batches(traces: int, seed: int = 11, app_attributes: bool = False) -> list[bytes]:
+def batches(traces: int, seed: int = 11, app_attributes: bool = False, payload: str = "bench") -> list[bytes]:
     """Serialized ExportTraceServiceRequests of up to 512 spans, children before their root as the SDK ends them;
-    with `app_attributes`, also the attributes an instrumentor records that no rule reads (APP_ATTRIBUTES)."""
+    with `app_attributes`, also the attributes an instrumentor records that no rule reads (APP_ATTRIBUTES).
+    `payload`: "bench" (one question, every answer flagged) or "realistic" (otlp_realistic.py's distinct questions)."""
     rnd = random.Random(seed)
-    spans = [span for _ in range(traces) for span in reversed(_trace(rnd, app_attributes))]
+    realistic = turns(random.Random(seed + 1)) if payload == "realistic" else None
+    if payload not in PAYLOADS:
+        raise ValueError(f"payload {payload!r}: one of {PAYLOADS}")
+    spans = [span for _ in range(traces)
+             for span in reversed(_trace(rnd, app_attributes, next(realistic) if realistic else None))]
     resource = [kv("service.name", "bench-bot"), kv("service.version", "1.0.0"), kv("host.name", os.uname().nodename)]
     out = []
     for i in range(0, len(spans), SDK_BATCH_SPANS):

@@ -4,7 +4,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyString};
 use pyo3::IntoPyObject;
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 use crate::{otlp, otlp_json};
 
@@ -39,23 +39,88 @@ fn attributes_to_py<'py>(py: Python<'py>, pairs: &otlp::Attributes) -> PyResult<
 }
 
 /// The span attribute keys the mapping reads (sources/otlp/keys.py): exact keys and key prefixes. The others
-/// are still read and checked like the protobuf runtime checks them, but never become Python objects.
+/// are still read and checked like the protobuf runtime checks them, but never become Python objects. `documents`:
+/// the families of flat document keys (`{family}.{i}.document.{field}`, OpenInference's `retrieval.documents`) a
+/// span's records gather into one structure (see `gathered`).
 #[pyclass(frozen, module = "ragpulse._native")]
 pub struct KeyFilter {
     exact: HashSet<String>,
     prefixes: Vec<String>,
+    documents: Vec<String>,
 }
 
 #[pymethods]
 impl KeyFilter {
     #[new]
-    fn new(exact: HashSet<String>, prefixes: Vec<String>) -> Self {
-        KeyFilter { exact, prefixes }
+    #[pyo3(signature = (exact, prefixes, documents = Vec::new()))]
+    fn new(exact: HashSet<String>, prefixes: Vec<String>, documents: Vec<String>) -> Self {
+        KeyFilter { exact, prefixes, documents }
     }
 
     fn keeps(&self, key: &str) -> bool {
         self.exact.contains(key) || self.prefixes.iter().any(|prefix| key.starts_with(prefix.as_str()))
     }
+}
+
+/// What a span attribute key is to the document families: `Other` (no family's `{family}.`), `Document` (family,
+/// index, field) in the one spelling gathered (the index 1-9 ASCII digits, no leading zero but "0"; the field ASCII
+/// letters, digits and `_`), or `Unusual`: any other key of a family, which the Python reading matches its own way
+/// (Unicode digits and word characters, "007" for 7, a trailing newline), so its span is not gathered.
+enum DocumentKey<'k> {
+    Other,
+    Document(usize, u32, &'k str),
+    Unusual,
+}
+
+fn document_key<'k>(key: &'k str, families: &[String]) -> DocumentKey<'k> {
+    let Some((family, rest)) = families.iter().enumerate().find_map(|(number, family)| {
+        key.strip_prefix(family.as_str()).and_then(|rest| rest.strip_prefix('.')).map(|rest| (number, rest))
+    }) else {
+        return DocumentKey::Other;
+    };
+    let Some((index, field)) = rest.split_once(".document.") else { return DocumentKey::Unusual };
+    let canonical = (1..=9).contains(&index.len()) && index.bytes().all(|b| b.is_ascii_digit())
+        && (index == "0" || !index.starts_with('0'));
+    let word = !field.is_empty() && field.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    match (canonical, word, index.parse::<u32>()) {
+        (true, true, Ok(number)) => DocumentKey::Document(family, number, field),
+        _ => DocumentKey::Unusual,
+    }
+}
+
+/// A span's kept attributes and, when its filter names document families and every key of those families is in the
+/// gathered spelling (and none is an exact key: the route attribute), its documents gathered:
+/// {family: [{field: value}, ...] by index}, those keys left out of the attributes. Else (None, every key as it came).
+fn gathered<'py>(
+    py: Python<'py>, pairs: &otlp::Attributes, filter: Option<&KeyFilter>,
+) -> PyResult<(Bound<'py, PyDict>, Option<Bound<'py, PyDict>>)> {
+    let families = filter.map_or(&[][..], |filter| filter.documents.as_slice());
+    let keys: Vec<DocumentKey> = pairs.iter().map(|(key, _)| document_key(key, families)).collect();
+    let unusual = keys.iter().zip(pairs).any(|(kind, (key, _))| match kind {
+        DocumentKey::Other => false,
+        DocumentKey::Unusual => true,
+        DocumentKey::Document(..) => filter.is_some_and(|filter| filter.exact.contains(key.as_ref())),
+    });
+    if unusual || !keys.iter().any(|kind| matches!(kind, DocumentKey::Document(..))) {
+        return Ok((attributes_to_py(py, pairs)?, None));
+    }
+    let attributes = PyDict::new(py);
+    let mut documents: Vec<BTreeMap<u32, Bound<'py, PyDict>>> = families.iter().map(|_| BTreeMap::new()).collect();
+    for (kind, (key, value)) in keys.iter().zip(pairs) {
+        match kind {
+            // a key given twice: the last value wins, as in the attributes
+            DocumentKey::Document(family, index, field) => documents[*family].entry(*index)
+                .or_insert_with(|| PyDict::new(py)).set_item(*field, value_to_py(py, value)?)?,
+            _ => attributes.set_item(key.as_ref(), value_to_py(py, value)?)?,
+        }
+    }
+    let by_family = PyDict::new(py);
+    for (family, found) in families.iter().zip(documents) {
+        if !found.is_empty() {
+            by_family.set_item(family, PyList::new(py, found.into_values())?)?;
+        }
+    }
+    Ok((attributes, Some(by_family)))
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -133,19 +198,25 @@ fn records<'py>(
             events.append(event_type.call1((event.name.as_ref(), event.time_unix_nano, attributes))?)?;
         }
         let parent = valid_id(span.parent_span_id, 8).then(|| hex(span.parent_span_id));
+        let (attributes, documents) = gathered(py, &span.attributes, filter)?;
         let args = (
             hex(span.trace_id), hex(span.span_id), parent, span.name.as_ref(), span.start_unix_nano, span.end_unix_nano,
-            attributes_to_py(py, &span.attributes)?, &resources[span.resource], events, span.size, span.scope.as_ref(),
-            span.kind,
+            attributes, &resources[span.resource], events, span.size, span.scope.as_ref(), span.kind,
         );
-        // The status by keyword, and only when set: most spans have none, and a dict a span would cost each of them.
-        if span.status_code == 0 && span.status_message.is_empty() {
+        // The status and the documents by keyword, and only when there are: most spans have neither, and a dict a
+        // span would cost each of them.
+        if span.status_code == 0 && span.status_message.is_empty() && documents.is_none() {
             spans.append(span_type.call1(args)?)?;
         } else {
-            let status = PyDict::new(py);
-            status.set_item("status_code", span.status_code)?;
-            status.set_item("status_message", span.status_message.as_ref())?;
-            spans.append(span_type.call(args, Some(&status))?)?;
+            let keywords = PyDict::new(py);
+            if span.status_code != 0 || !span.status_message.is_empty() {
+                keywords.set_item("status_code", span.status_code)?;
+                keywords.set_item("status_message", span.status_message.as_ref())?;
+            }
+            if let Some(documents) = documents {
+                keywords.set_item("documents", documents)?;
+            }
+            spans.append(span_type.call(args, Some(&keywords))?)?;
         }
     }
     Ok((spans, rejected))
