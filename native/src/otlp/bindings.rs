@@ -52,9 +52,9 @@ pub struct KeyFilter {
 #[pymethods]
 impl KeyFilter {
     #[new]
-    #[pyo3(signature = (exact, prefixes, documents = Vec::new()))]
-    fn new(exact: HashSet<String>, prefixes: Vec<String>, documents: Vec<String>) -> Self {
-        KeyFilter { exact, prefixes, documents }
+    #[pyo3(signature = (exact, prefixes, documents = None))]
+    fn new(exact: HashSet<String>, prefixes: Vec<String>, documents: Option<Vec<String>>) -> Self {
+        KeyFilter { exact, prefixes, documents: documents.unwrap_or_default() }
     }
 
     fn keeps(&self, key: &str) -> bool {
