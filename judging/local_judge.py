@@ -52,7 +52,7 @@ from ragpulse.judging.substitution import substitution
 from ragpulse.judging.verdicts import Claim, Judgment, searches_differ
 from ragpulse.scorers.citations import Citations, event_citations, strip_markers
 from ragpulse.scorers.lexical import groundedness
-from ragpulse.scorers.declines import around_a_refusal, says_so, weigh
+from ragpulse.scorers.declines import around_a_refusal, cued, says_so, weigh
 from ragpulse.scorers.refusal import read
 from ragpulse.scorers.text import Clause, analyser, clause, name_stems, question_shared, question_terms
 
@@ -353,6 +353,8 @@ class LocalJudge:
         can't promise a delivery day") refuses unless the context supports it; so do clauses in which the speaker
         declines in other words, and what is said around a refusal is no claim (scorers/declines.py)."""
         said = _PREAMBLE.sub("", answer[:MAX_CHARS], count=1)  # "Here is a summary of the passage:" claims nothing
+        if said.isascii() and said.isupper() and len(said.split()) > 3 and cued(said):
+            said = said.lower()  # shouted ("NO RESTOCK INFO HERE"): no capital marks a name
         reading = read(said)
         verdicts, refusals, weighed = [], list(reading.refusals), []
         declining, question_clause = reading.cued, []  # the question's clause, made when first read (rarely)

@@ -36,7 +36,7 @@ _WE_DECLINE = (r"\b(?:we|we['’]re|we\s+are)\b.*\b(?:unable|not\s+(?:able|in\s+
                r"say|tell|confirm|guidance|help|assist)\b")
 _ZH_KNOWING = (r"知道|清楚|了解|确定|查到|找到|收到|数|把握|准|法|听说|研究|懂|讲|说|结论|定论|结果|信息|资料|消息|info|"
                r"给(?:您|你)报|报价|透露|告知|承诺|保证|判断|答复|解答|回复|理解|咨询|内容|confirm|check|promise|answer")
-_ZH_DECLINING = rf"(?:(?:[不没未无难]|木有|莫有)[^，。；！？]{{0,6}}?(?:{_ZH_KNOWING})|看不到|才能(?:帮|为)(?:您|你)|雾水|嘀咕|糊涂|懵|迷糊|头绪|超纲|问倒|哪知道|哪晓得|才疏学浅)"
+_ZH_DECLINING = rf"(?:(?:[不没未无难]|木有|莫有)[^，。；！？]{{0,6}}?(?:{_ZH_KNOWING})|看不到|查不到|找不到|调不出来|才(?:能|好)(?:帮|为|回答|答复)|雾水|嘀咕|糊涂|懵|迷糊|头绪|超纲|问倒|哪知道|哪晓得|才疏学浅)"
 # 我国, 我省, 我市, 我校: "our country" and the like, not the speaker
 _ZH_SPEAKER = r"(?:我(?![们国省市县区校军党])|小助手|小客服|本渠道|本助手|本助理|小助理|本机器人|本客服|智能客服|智能助理|智能助手|这边|本人|鄙人)"
 _WISH = (r"\bwish\s+i\s+(?:could\s+(?:\w+\s+)?(?:help|answer|tell|say|assist|confirm|give|provide|share|be\s+more)|knew\b|"
@@ -48,7 +48,8 @@ _UNSPOKEN_DECLINES = re.compile(
     r"give|provide|quote|offer|advise|"
     r"speak|promise|guarantee)|(?:do|does)\s*(?:n['’]?t|not)\s+(?:really\s+)?know\b|(?:\w+\W+)?drawing\s+(?:a\s+)?(?:blank|zero)|there['’]?s\s+nothing|no\s+(?:idea|clue|info|information|data|"
     r"details|answers?|records?|luck)|not\s+(?:sure|certain)|nothing\s+(?:on|about|found|here)|dunno|idk)\b"
-    r"|\bnot\s+(?:possible\s+for\s+(?:me|us)|within\s+(?:my|our)\s+(?:authority|remit))\b|\bunable\s+to\s+(?:advise|confirm|comment)\b|"
+    r"|\bnot\s+(?:possible\s+for\s+(?:me|us)|(?:coming\s+)?(?:within|under)\s+(?:my|our)\s+(?:authority|remit|scope))\b|"
+    r"\bwe\s+(?:could\s*n['’]?t|could\s+not|were\s+unable\s+to)\s+find\b|\b(?:transfer|put)\s+you\s+(?:through\s+)?to\s+(?:a|an|our|the)\s+(?:\w+\s+)?(?:colleague|agent|representative|specialist)|\bunable\s+to\s+(?:advise|confirm|comment)\b|"
     r"\b(?:this|the)\s+(?:assistant|bot|chatbot|channel)\s+(?:does\s*(?:n['’]?t|not)|cannot|can['’]?t)\s+(?:discuss|answer|handle|cover)\b|"
     r"\b(?:it|they)\s+(?:says|said|mentions|covers)\s+nothing\b|\bunclear\s+(?:which|what)\b)"  # machine-translated: "not possible for me to …"
     rf"|^[^\u3400-\u9fff]*[\u3400-\u9fff]{{0,4}}{_ZH_DECLINING}")
@@ -72,7 +73,7 @@ _EN_AROUND = (
     r"^\W*(?:many\s+)?(?:thanks|thank\s+you)(?:\s+(?:so|very)\s+much)?\s+for\b",
     # pointers to a person or a team
     r"\b(?:ask(?:ing)?|contact(?:ing)?|reach(?:ing)?(?:\s+out\s+to)?|get(?:ting)?\s+in\s+touch\s+with|talk(?:ing)?\s+to|"
-    r"ring|call|phone|e-?mail|visit|messag(?:e|ing)|whatsapp|go\s+(?:through|to)|head\s+to|come\s+from|address\s+yourself\s+to|put\s+you\s+through\s+to|transfer\s+you|connect\s+you|pass\s+you|escalate|"
+    r"ring|call|phon(?:e|ing)|e-?mail|visit|messag(?:e|ing)|whatsapp|look\s+up|go\s+(?:through|to)|head\s+to|come\s+from|address\s+yourself\s+to|put\s+you\s+through\s+to|transfer\s+you|connect\s+you|pass\s+you|escalate|"
     r"hand\s+you|one\s+for|"
     r"speak(?:ing)?\s+(?:to|with)|check(?:ing)?(?:\s+w(?:ith|/)?)?(?!\s+out\b)|confirm(?:ing)?\s+with|refer\s+to|"
     r"keep(?:ing)?\s+an\s+eye\s+on)\b.*\b(?:agent|team|support|human|"
@@ -86,14 +87,14 @@ _EN_AROUND = (
     r"\border\s+(?:number|id|reference)\b",  # the order number asked for
     r"\b(?:agents?|team|support|human|representatives?|someone|staff|colleagues?|department|specialists?|experts?|"
     r"advisors?|advisers?|folks|people|crew|centre|center|store|branch|pharmacist|gp|doctor|technicians?)\b.*\b(?:ask|help|answer|assist|know|contact|tell|sort|handle|advise|"
-    r"review|check|confirm|guide|walk|look\s+(?:into|at)|take\s+a\s+look|follow\s+up|get\s+back|point)|\b(?:handled|answered|assessed|decided)\s+by\b",
+    r"review|check|confirm|guide|walk|look\s+(?:into|at)|take\s+a\s+look|follow\s+up|get\s+back|point|assess)|\b(?:handled|answered|assessed|decided)\s+by\b",
     # what the person pointed to will do: "they'll know how that blazer fits", "they can look at your order"
     r"^\W*(?:and\s+)?(?:they|he|she)\s*(?:['’]ll|will|can|could|should|would|may|might)\s+(?:\w+\s+){0,3}?(?:know|help|look|"
     r"check|advise|confirm|tell|let\s+you\s+know|sort|trace|answer|arrange|assist|get\s+back|review|guide)\b",
     # offers: "If you share your order number, I can forward …"
     r"^\W*(?:if|once|when)\s+you\s+(?:can\s+|could\s+)?(?:share|send|provide|give|let\s+(?:me|us)\s+know|tell|"
     r"reply|confirm)\b|^\W*if\s+you(?:['’]d|\s+would)\s+(?:like|prefer)\b|^\W*if\s+you\s+(?:want|wish|prefer)\b",
-    r"^\W*for\s+(?:\w+\s+){0,3}(?:questions?|queries|enquiries|inquiries|matters|issues)\W*$",  # a topic
+    r"^\W*for\s+(?:\w+\s+){0,3}(?:questions?|queries|enquiries|inquiries|matters|issues)\W*$|^\W*for\s+(?:\w+\s+)?\w+\W*$",  # a topic
     # greetings, sign-offs, what the answerer is
     r"^\W*(?:dear|hi|hello|hey|greetings|good\s+(?:morning|afternoon|evening))\b|^\W*(?:kind|best|warm)(?:est)?\s+regards\b",
     r"^\W*(?:sincerely|cheers|thx|thanks)\W*$",
@@ -128,7 +129,10 @@ _EN_AROUND = (
     r"^\W*(?:i['’]?m|i\s+am|this\s+is|my\s+name\s+is)\s+\w+,?\s+(?:from\s+.{0,30}|(?:your|the|an?)\s+(?:\w+\s+){0,2}(?:assistant|bot|"
     r"agent|helper|advisor|concierge))\W*$",
     r"\b(?:tool|system|service|database|lookup|tracker|tracking|feature|function)\s+(?:is\s+|are\s+)?(?:currently\s+|temporarily\s+|"
-    r"presently\s+)?(?:unavailable|down|offline|not\s+available|under\s+maintenance)\b|^\W*(?:please\s+)?try\s+again\b",
+    r"presently\s+)?(?:unavailable|down|offline|not\s+available|under\s+maintenance)\b|^\W*(?:please\s+)?try\s+again\b|"
+    r"\b(?:tool|system|lookup|search|tracker)\s+(?:is\s*n['’]t|is\s+not|was\s*n['’]t)\s+(?:responding|working|loading)\b",
+    r"^\W*(?:let\s+me\s+think|thinking|\(?thought\)?|okay,?\s+so)\b|\b(?:they|the\s+user|the\s+customer)(?:['’]re|\s+is|\s+are)\s+"
+    r"asking\b|\bmain\s+menu\b|^\W*press\s+\w+\W*$|^\W*[\w\s]{1,30}\binfo\W*$|^\W*whether\b.*\b(?:decision|call)\W*$",
     # what was searched, and why not to guess
     r"^\W*(?:i\s+(?:have\s+|just\s+|also\s+)?)?(?:searched|looked\s+(?:up|through|for)|checked|queried)\b",
     r"\bguess(?:ing|es)?\b|\bspeculat|\bhazard\b|\bmislead|\bmisinform|\b(?:wrong|inaccurate|incorrect)\s+(?:info|information|"
@@ -162,7 +166,10 @@ _ZH_AROUND = (
     r"^[^，。；！？]{1,12}(?:能否|能不能|可否)[^，。；！？]{0,10}$|(?:需要|须|要)由[^，。；！？]{0,8}(?:判断|确认|决定|审核|处理)|"
     r"可能(?:已有|已经|有所|会有)?(?:调整|变化|变动|更新)|(?:查询|系统|工具|接口)[^，。；！？]{0,4}(?:超时|报错|出错|错误|异常|失败)|"
     r"^(?:我)?(?:调用|使用)了?[^，。；！？]{0,12}(?:工具|接口)|(?:结果|资料|文档|内容)[^，。；！？]{0,4}都?(?:和|与|跟)[^，。；！？]{0,10}有关|"
-    r"(?:page|页面)[^，。；！？]{0,6}应该有|"
+    r"(?:page|页面)[^，。；！？]{0,6}应该有|^(?:好的[，,]?)?(?:让我|我来)想想|用户(?:在)?问(?:的是)?|"
+    r"(?:检索|搜索)到的(?:内容|资料|文档|结果)[^，。；！？]{0,4}(?:讲|说)的是|(?:接口|系统|工具)[^，。；！？]{0,4}(?:无响应|没有?响应)|"
+    r"(?:这块儿?|这一块|这方面|这个)[啊呀哈]?$|(?:归|由)谁|(.)不\1|还是(?:别的|其他)|"
+    r"稍等|(?:瞅瞅|瞧瞧|看看)吧?$|留意[^，。；！？]{0,6}(?:页面|活动)|(?:问题|咨询)暂不支持$|^(?:您|你)问(?:的)?这个|"
     r"(?:文档|资料|知识库|检索结果)[^，。；！？]{0,6}只(?:有|包含|涉及|提到|讲)",
     r"^(?:关于|至于|您问的|你问的|您说的)|^(?:您|你)(?:是)?(?:想|想要|希望)(?:了解|知道|确认|咨询|问)|^(?:亲|您好|你好|尊敬的)",
 )
@@ -199,9 +206,9 @@ def says_so(text: str) -> bool:
 _CUE_WORDS = frozenset(
     "not no never nothing none cannot cant dont didnt wont couldnt wouldnt doesnt isnt arent wasnt havent hasnt zero idk "
     "dunno clueless unsure unable stumped puzzled lost "
-    "empty blank escape escapes beyond above mystery head wish sry unclear".split())
+    "empty blank escape escapes beyond above mystery head wish sry unclear transfer".split())
 _ZH_CUES = ("不", "没", "未", "无", "难", "超", "恕", "木有", "雾水", "嘀咕", "糊涂", "懵", "迷糊", "头绪", "问倒", "哪知", "哪晓",
-            "才疏", "才能")
+            "才疏", "才能", "才好", "调不出")
 _TOKEN = re.compile(r"[a-z]+")
 
 

@@ -134,6 +134,15 @@ DEVELOPMENT = {row["id"]: row for row in map(json.loads, (DATA / "refusals_dev.j
     "en-refusal-q624", "en-refusal-q630", "zh-refusal-q602", "zh-refusal-q603", "zh-refusal-q604", "zh-refusal-q609",
     "zh-refusal-q610", "zh-refusal-q612", "zh-refusal-q614", "zh-refusal-q617", "zh-refusal-q619", "zh-refusal-q623",
     "zh-refusal-q624", "zh-refusal-q626", "zh-refusal-q629", "zh-refusal-q630",
+    # *-q7*'s: speech and small models ("I am unable to. … For individual stores.", a shouted answer, an IVR's "we
+    # couldn't find … press star", "transfer you to a colleague"), a reasoning model's preamble ("Let me think about
+    # this.", "(thought)", "they're asking about"), "isn't responding", "look up the store page", "not coming under my
+    # scope"; 好的，用户问的是…, 检索到的内容讲的是…, 接口暂时无响应, 查不到, 调不出来, 才好回答, …这块儿, 归谁出, 管不管,
+    # 还是别的, 稍等, 瞅瞅吧, 留意活动页面, 问题暂不支持, 您问这个…
+    "en-refusal-q702", "en-refusal-q707", "en-refusal-q711", "en-refusal-q715", "en-refusal-q717", "en-refusal-q718",
+    "en-refusal-q723", "en-refusal-q728", "en-refusal-q730", "zh-refusal-q701", "zh-refusal-q703", "zh-refusal-q711",
+    "zh-refusal-q715", "zh-refusal-q717", "zh-refusal-q718", "zh-refusal-q720", "zh-refusal-q721", "zh-refusal-q725",
+    "zh-refusal-q727", "zh-refusal-q728", "zh-refusal-q730",
 ])
 def test_a_blind_sets_missed_refusal_over_its_own_chunks(row: str) -> None:
     """The refusals each held-out set's measurement missed, once read: refusals, never hallucinations."""
@@ -208,7 +217,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: twenty-four batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: twenty-five batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -236,46 +245,50 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     on several model families; 45 of 60 recognised), then read. The twenty-third, ids *-q5*: written blind after the
     twenty-second froze it (a retailer's messaging channels in Southeast Asia, Africa and the Gulf; 40 of 60
     recognised), then read. The twenty-fourth, ids *-q6*: written blind after the twenty-third froze it (an online
-    department store's LLM agents with tools; 30 of 60 recognised), then read. refusals_heldout.jsonl, ids *-q7*:
-    written blind after the twenty-fourth froze it, measured once. None of the answers is a phrasing of the fallback catalogue
+    department store's LLM agents with tools; 30 of 60 recognised), then read. The twenty-fifth, ids *-q7*: written
+    blind after the twenty-fourth froze it (an appliance chain's voice transcripts, small models, reasoning models'
+    preambles, dialects; 33 of 60 recognised), then read. refusals_heldout.jsonl, ids *-q8*: written blind after the
+    twenty-fifth froze it, measured once. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
     assert _measure("refusals_dev.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 701, ("en", "refusal", "not faulted"): 1,  # "what I've got doesn't cover them"
-        ("en", "refusal", "a hallucination"): 1, ("zh", "refusal", "recognised"): 679,
-        # 不敢 confirm, 不敢 promise: an English word in a Chinese clause is read as a name the question lacks
-        ("zh", "refusal", "faulted"): 2, ("zh", "refusal", "a hallucination"): 2,
-        ("en", "hallucination", "faulted"): 292, ("en", "hallucination", "not faulted"): 70,
-        ("en", "hallucination", "answer a hallucination"): 346,
-        ("en", "grounded", "not faulted"): 282, ("en", "grounded", "faulted"): 69,
+        ("en", "refusal", "recognised"): 729, ("en", "refusal", "not faulted"): 1,  # "what I've got doesn't cover them"
+        # "Sir/Madam, … is not coming under my scope" (Sir and Madam read as names), Scots ("I'm no' allowed tae …")
+        ("en", "refusal", "faulted"): 2, ("en", "refusal", "a hallucination"): 3, ("zh", "refusal", "recognised"): 705,
+        # 不敢 confirm, 不敢 promise (an English word in a Chinese clause is read as a name the question lacks), Shanghainese
+        # (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装)
+        ("zh", "refusal", "faulted"): 6, ("zh", "refusal", "a hallucination"): 6,
+        ("en", "hallucination", "faulted"): 304, ("en", "hallucination", "not faulted"): 73,
+        ("en", "hallucination", "answer a hallucination"): 361,
+        ("en", "grounded", "not faulted"): 289, ("en", "grounded", "faulted"): 77,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk
         ("en", "grounded", "refused"): 4,
-        ("en", "grounded", "answer a hallucination"): 230,
-        ("zh", "hallucination", "faulted"): 277, ("zh", "hallucination", "not faulted"): 69,
-        ("zh", "hallucination", "answer a hallucination"): 241,
-        ("zh", "grounded", "not faulted"): 274, ("zh", "grounded", "faulted"): 70,
-        ("zh", "grounded", "answer a hallucination"): 26,
+        ("en", "grounded", "answer a hallucination"): 243,
+        ("zh", "hallucination", "faulted"): 289, ("zh", "hallucination", "not faulted"): 72,
+        ("zh", "hallucination", "answer a hallucination"): 251,
+        ("zh", "grounded", "not faulted"): 282, ("zh", "grounded", "faulted"): 77,
+        ("zh", "grounded", "answer a hallucination"): 30,
     })
-    # held out (*-q7*: an electronics and appliance chain's voice and phone transcripts, small local models,
-    # reasoning models' visible preambles, Indian, Scottish and Irish English; Chinese voice transcripts, dialects
-    # (东北话, 四川话, 上海话), reasoning preambles): 33 of 60 refusals recognised (19 of 30 English, 14 of 30 Chinese), 19
-    # of them judged hallucinations; no partial refusal read whole
+    # held out (*-q8*: what RAG stacks emit: the stock refusals of frameworks' default prompts ("Empty Response", "The
+    # context does not provide information about …", 根据已知信息无法回答该问题), model families' styles with citations and
+    # headers, non-native English, Taiwan shops' Chinese): 46 of 60 refusals recognised (24 of 30 English, 22 of 30
+    # Chinese), 9 of them judged hallucinations; no partial refusal read whole
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 19, ("en", "refusal", "faulted"): 8, ("en", "refusal", "not faulted"): 3,
-        ("en", "refusal", "a hallucination"): 11,
-        ("zh", "refusal", "recognised"): 14, ("zh", "refusal", "faulted"): 12, ("zh", "refusal", "not faulted"): 4,
-        ("zh", "refusal", "a hallucination"): 8,
-        ("en", "hallucination", "faulted"): 12, ("en", "hallucination", "not faulted"): 3,
-        ("en", "hallucination", "answer a hallucination"): 15,
-        ("en", "grounded", "not faulted"): 7, ("en", "grounded", "faulted"): 8,
+        ("en", "refusal", "recognised"): 24, ("en", "refusal", "faulted"): 2, ("en", "refusal", "not faulted"): 4,
+        ("en", "refusal", "a hallucination"): 6,
+        ("zh", "refusal", "recognised"): 22, ("zh", "refusal", "faulted"): 6, ("zh", "refusal", "not faulted"): 2,
+        ("zh", "refusal", "a hallucination"): 3,
+        ("en", "hallucination", "faulted"): 10, ("en", "hallucination", "not faulted"): 5,
+        ("en", "hallucination", "answer a hallucination"): 11,
+        ("en", "grounded", "not faulted"): 12, ("en", "grounded", "faulted"): 3,
         ("en", "grounded", "answer a hallucination"): 13,
-        ("zh", "hallucination", "faulted"): 13, ("zh", "hallucination", "not faulted"): 2,
-        ("zh", "hallucination", "answer a hallucination"): 10,
-        ("zh", "grounded", "not faulted"): 6, ("zh", "grounded", "faulted"): 9,
-        ("zh", "grounded", "answer a hallucination"): 5,
+        ("zh", "hallucination", "faulted"): 12, ("zh", "hallucination", "not faulted"): 3,
+        ("zh", "hallucination", "answer a hallucination"): 12,
+        ("zh", "grounded", "not faulted"): 10, ("zh", "grounded", "faulted"): 5,
+        ("zh", "grounded", "answer a hallucination"): 3,
     })
 
 
