@@ -35,24 +35,27 @@ _WE_DECLINE = (r"\b(?:we|we['’]re|we\s+are)\b.*\b(?:unable|not\s+(?:able|in\s+
                r"(?:\w+\W+){0,2}?(?:provide|give|share|offer)?\W*(?:information|info|details|advise|advice|answer|comment|"
                r"say|tell|confirm|guidance|help|assist)\b")
 _ZH_KNOWING = (r"知道|清楚|了解|确定|查到|找到|收到|数|把握|准|法|听说|研究|懂|讲|说|结论|定论|结果|信息|资料|消息|info|"
-               r"给(?:您|你)报|报价|透露|告知|承诺|保证|判断|答复|解答|回复|理解|咨询|内容|confirm|check|promise|answer")
-_ZH_DECLINING = rf"(?:(?:[不没未无难]|木有|莫有)[^，。；！？]{{0,6}}?(?:{_ZH_KNOWING})|看不到|查不到|找不到|调不出来|才(?:能|好)(?:帮|为|回答|答复)|雾水|嘀咕|糊涂|懵|迷糊|头绪|超纲|问倒|哪知道|哪晓得|才疏学浅)"
+               r"给(?:您|你)报|报价|透露|告知|告诉|描述|承诺|保证|判断|答复|解答|回复|理解|咨询|内容|confirm|check|promise|answer")
+_ZH_DECLINING = rf"(?:(?:[不没未无难]|木有|莫有)[^，。；！？]{{0,6}}?(?:{_ZH_KNOWING})|没有关于[^，。；！？]{{0,8}}的(?:描述|说明|介绍)|看不到|查不到|找不到|调不出来|才(?:能|好)(?:帮|为|回答|答复)|再(?:帮|为)(?:您|你)查|雾水|嘀咕|糊涂|懵|迷糊|头绪|超纲|问倒|哪知道|哪晓得|才疏学浅)"
 # 我国, 我省, 我市, 我校: "our country" and the like, not the speaker
 _ZH_SPEAKER = r"(?:我(?![们国省市县区校军党])|小助手|小客服|本渠道|本助手|本助理|小助理|本机器人|本客服|智能客服|智能助理|智能助手|这边|本人|鄙人)"
 _WISH = (r"\bwish\s+i\s+(?:could\s+(?:\w+\s+)?(?:help|answer|tell|say|assist|confirm|give|provide|share|be\s+more)|knew\b|"
          r"had\s+(?:\w+\s+)?(?:answers?|info|information|details|data|more))")  # "I wish I could play" is a story
 _SPEAKER_DECLINES = re.compile(rf"(?i:{_I}.*(?:{_DECLINING})|(?:{_DECLINING}).*{_I}|{_WE_DECLINE}|{_WISH})"
-                               rf"|{_ZH_SPEAKER}.*{_ZH_DECLINING}|{_ZH_DECLINING}.*{_ZH_SPEAKER}|不是{_ZH_SPEAKER}(?:所?能|可以)")
+                               rf"|{_ZH_SPEAKER}.*{_ZH_DECLINING}|{_ZH_DECLINING}.*{_ZH_SPEAKER}|不是{_ZH_SPEAKER}(?:所?能|可以)"
+                               rf"|不在{_ZH_SPEAKER}的?[^，。；！？]{{0,4}}范围")
 _UNSPOKEN_DECLINES = re.compile(
     rf"(?i:^\W*{_HEDGES}(?:(?:can['’]?t|cannot|couldn['’]?t)\s+(?:\w+\s+){{0,2}}?(?:say|tell|help|answer|confirm|find|see|comment|"
     r"give|provide|quote|offer|advise|"
     r"speak|promise|guarantee)|(?:do|does)\s*(?:n['’]?t|not)\s+(?:really\s+)?know\b|(?:\w+\W+)?drawing\s+(?:a\s+)?(?:blank|zero)|there['’]?s\s+nothing|no\s+(?:idea|clue|info|information|data|"
     r"details|answers?|records?|luck)|not\s+(?:sure|certain)|nothing\s+(?:on|about|found|here)|dunno|idk)\b"
     r"|\bnot\s+(?:possible\s+for\s+(?:me|us)|(?:coming\s+)?(?:within|under)\s+(?:my|our)\s+(?:authority|remit|scope))\b|"
-    r"\bwe\s+(?:could\s*n['’]?t|could\s+not|were\s+unable\s+to)\s+find\b|\b(?:transfer|put)\s+you\s+(?:through\s+)?to\s+(?:a|an|our|the)\s+(?:\w+\s+)?(?:colleague|agent|representative|specialist)|\bunable\s+to\s+(?:advise|confirm|comment)\b|"
+    r"\bwe\s+(?:could\s*n['’]?t|could\s+not|were\s+unable\s+to)\s+find\b|\b(?:do\s*n['’]?t|do\s+not)\s+want\s+to\s+(?:give|tell)\s+"
+    r"you\s+(?:the\s+|a\s+)?(?:wrong|incorrect|inaccurate)\b|\b(?:transfer|put)\s+you\s+(?:through\s+)?to\s+(?:a|an|our|the)\s+(?:\w+\s+)?(?:colleague|agent|representative|specialist)|\bunable\s+to\s+(?:advise|confirm|comment)\b|"
     r"\b(?:this|the)\s+(?:assistant|bot|chatbot|channel)\s+(?:does\s*(?:n['’]?t|not)|cannot|can['’]?t)\s+(?:discuss|answer|handle|cover)\b|"
     r"\b(?:it|they)\s+(?:says|said|mentions|covers)\s+nothing\b|\bunclear\s+(?:which|what)\b)"  # machine-translated: "not possible for me to …"
-    rf"|^[^\u3400-\u9fff]*[\u3400-\u9fff]{{0,4}}{_ZH_DECLINING}")
+    rf"|^[^\u3400-\u9fff]*[\u3400-\u9fff]{{0,4}}{_ZH_DECLINING}|(?:目前|暂时|暂)还?(?:没有|未)(?:查到|找到|检索到)|(?:中|里)似乎?没有关于[^，。；！？]{{0,8}}的(?:描述|说明)"
+    r"|问题[^，。；！？]{0,4}(?:建议|请)(?:您|你)?[^，。；！？]{0,6}(?:联系|咨询)")
 # "I had no idea skiing is that old", "I didn't know that Elvis sang gospel": what follows is said to be so, the claim
 # ("I didn't know that", "I had no idea about it" and "… where it is" decline; "I never knew him" is a claim as it is)
 PRESUPPOSED_LEAD = re.compile(r"^i\s*(?:had\s+no\s+idea|did\s*(?:n['’]?t|not)\s+(?:know|reali[sz]e)|never\s+(?:knew|reali[sz]ed)|"
@@ -73,7 +76,7 @@ _EN_AROUND = (
     r"^\W*(?:many\s+)?(?:thanks|thank\s+you)(?:\s+(?:so|very)\s+much)?\s+for\b",
     # pointers to a person or a team
     r"\b(?:ask(?:ing)?|contact(?:ing)?|reach(?:ing)?(?:\s+out\s+to)?|get(?:ting)?\s+in\s+touch\s+with|talk(?:ing)?\s+to|"
-    r"ring|call|phon(?:e|ing)|e-?mail|visit|messag(?:e|ing)|whatsapp|look\s+up|go\s+(?:through|to)|head\s+to|come\s+from|address\s+yourself\s+to|put\s+you\s+through\s+to|transfer\s+you|connect\s+you|pass\s+you|escalate|"
+    r"ring|call|phon(?:e|ing)|e-?mail|visit|direct|messag(?:e|ing)|whatsapp|look\s+up|go\s+(?:through|to)|head\s+to|come\s+from|address\s+yourself\s+to|put\s+you\s+through\s+to|transfer\s+you|connect\s+you|pass\s+you|escalate|"
     r"hand\s+you|one\s+for|"
     r"speak(?:ing)?\s+(?:to|with)|check(?:ing)?(?:\s+w(?:ith|/)?)?(?!\s+out\b)|confirm(?:ing)?\s+with|refer\s+to|"
     r"keep(?:ing)?\s+an\s+eye\s+on)\b.*\b(?:agent|team|support|human|"
@@ -112,10 +115,11 @@ _EN_AROUND = (
     r"\bthank\s+you\s+(?:again\s+|kindly\s+)?for\s+your\s+(?:kind\s+)?(?:patience|understanding|message|enquiry|inquiry|question|"
     r"cooperation)\b|"
     r"\bwe\s+thank\s+you\b|\bstill\s+learning\b",
-    r"\bfor\s+(?:privacy|security|data\s+protection)\s+reasons\b|^\W*for\s+your\s+(?:protection|security|safety)\b|"
+    r"\bfor\s+(?:privacy|security|data\s+protection)\s+reasons\b|\b(?:my|our)\s+(?:role|scope|remit)\s+is\s+limited\s+to\b|"
+    r"\bout\s+of\s+date\b|\boutdated\b|^\W*for\s+your\s+(?:protection|security|safety)\b|"
     r"\bfalls?\s+(?:under|outside)\s+(?:the\s+|our\s+|my\s+)?(?:\w+\s+)?(?:services|matters|topics|scope|remit|"
     r"category|area|department)\b",  # a reason
-    r"^\W*(?:re|fwd?|subject)\s*:|^\W*(?:please|pls|kindly)\s+(?:share|send|provide|see|refer\s+to|raise|open|submit|lodge)\b|"
+    r"^\W*(?:re|fwd?|subject)\s*:|^\W*(?:could|can|would)\s+you\s+(?:please\s+)?(?:clarify|specify|tell\s+me|let\s+me\s+know)\b|^\W*(?:please|pls|kindly)\s+(?:share|send|provide|see|refer\s+to|raise|open|submit|lodge)\b|"
     r"\b(?:can|may|might|could)\s+(?:change|vary)\b|\b(?:rules|times|prices|policies|terms|rates|hours)\s+(?:\w+\s+){0,3}?var(?:y|ies)\b|\bdepends?\s+on\s+(?:\w+\s+){0,2}?(?:details|circumstances|situation|case)\b|^\W*take\s+your\s+time\W*$|"
     r"\b(?:is|are|was|were)\s+for\s+(?:a\s+)?(?:different|another)\s+(?:\w+\s+)?(?:branch|store|product|location|item|model)\b|"
     r"^\W*(?:my|the)\s+(?:search|lookup|query)\s+(?:returned|found|came\s+back)\b|"
@@ -144,7 +148,7 @@ _ZH_AROUND = (
     r"^[\s，,]*(?:(?i:sorry|apologies)[\s，,—–-]*)?(?:很|非常|真|实在|十分|万分|深表)?(?:抱歉|不好意思|对不起|遗憾|谢谢|感谢|歹势)"
     r"[^，。；！？]{0,10}$",
     r"^作为(?:一个|一名)?(?:AI|ai|人工智能|智能)?(?:助手|客服|机器人)|^方便(?:的话)?|订单号|订单编号",
-    r"人工|客服|客户服务|转接|工作人员|专员|专人|同事|售后|药剂师|医生|找[^，。；！？]{0,12}team|店小二|负责人|详情页|随时|欢迎|竭诚|敬请|为准|部门|热线|坐席",
+    r"人工|客服|客户服务|转接|工作人员|专员|专人|同事|售后|药剂师|医生|请洽|服务中心|^(?:请问)?(?:您|你)(?:指的是|是指|说的是)|找[^，。；！？]{0,12}team|店小二|负责人|详情页|随时|欢迎|竭诚|敬请|为准|部门|热线|坐席",
     # a reason and what closes a letter: the system is down, try later, the rules, 特此说明, still learning, 祝您…
     r"系统[^，。；！？]{0,8}?(?:无法使用|不可用|维护|故障|升级|繁忙|异常)|稍后再试|稍后重试|^根据(?:相关|有关)?(?:规定|要求|政策)$|"
     r"^特此(?:说明|告知|通知|函告)$|(?:还|正|仍)在学习|^祝(?:您|你)|尽快为(?:您|你)|为(?:您|你)(?:处理|服务|解答|评估|核实)",
@@ -159,7 +163,7 @@ _ZH_AROUND = (
     r"^(?:若|如果|如|要是)(?:您|你)(?:有)?(?:需要|需求)$|^(?:若|如果|如|要是)(?:您|你)(?:急需|想要|希望)|留意[^，。；！？]{0,6}(?:公告|通知)|工单",
     r"^(?:我)?(?:(?:在|用|通过)[^，。；！？]{0,10})?(?:搜索|检索|查询|查找|查阅|翻阅)(?:了|过|了一下)?[“\"「‘]|"
     r"^(?:我)?(?:已经?)?(?:搜索|检索|查询|查找|查阅|翻阅)(?:了|过)|乱猜|瞎猜|说错|误导|凭空",
-    r"^(?:(?:还?请|您|你|麻烦)(?:您|你)?(?:可以|可)?(?:先)?(?:去)?(?:做)?)?(?:准备|说明|描述|提供|登录|等待|留下|提交|填写|联系|参考|参阅)|"
+    r"^(?:(?:还?请|您|你|麻烦)(?:您|你)?(?:可以|可)?(?:先)?(?:去)?(?:做)?)?(?:准备|说明|描述|提供|登录|等待|留下|提交|填写|联系|参考|参阅|咨询)|"
     r"把[^，。；！？]{0,8}(?:发来|发给|发送)|^【[^】]{1,8}】[\s，,]*(?:抱歉|不好意思|对不起)?[\s，,。]*$",  # steps to reach support, a label
     r"^为了?(?:保障|保护|确保)(?:您|你)|^(?:涉及|有关)[^，。；！？]{0,12}(?:问题|事项|事宜)$|^出于[^，。；！？]{0,12}(?:考虑|原因)|"
     r"受[^，。；！？]{0,6}因素影响|要看(?:具体|实际)?情况|^(?:你|您|是)(?:要|想)[^，。；！？]{0,10}还是|"
@@ -170,7 +174,7 @@ _ZH_AROUND = (
     r"(?:检索|搜索)到的(?:内容|资料|文档|结果)[^，。；！？]{0,4}(?:讲|说)的是|(?:接口|系统|工具)[^，。；！？]{0,4}(?:无响应|没有?响应)|"
     r"(?:这块儿?|这一块|这方面|这个)[啊呀哈]?$|(?:归|由)谁|(.)不\1|还是(?:别的|其他)|"
     r"稍等|(?:瞅瞅|瞧瞧|看看)吧?$|留意[^，。；！？]{0,6}(?:页面|活动)|(?:问题|咨询)暂不支持$|^(?:您|你)问(?:的)?这个|"
-    r"(?:文档|资料|知识库|检索结果)[^，。；！？]{0,6}只(?:有|包含|涉及|提到|讲)",
+    r"(?:文档|资料|知识库|检索结果)[^，。；！？]{0,6}[只仅](?:有|包含|涉及|提到|讲)",
     r"^(?:关于|至于|您问的|你问的|您说的)|^(?:您|你)(?:是)?(?:想|想要|希望)(?:了解|知道|确认|咨询|问)|^(?:亲|您好|你好|尊敬的)",
 )
 _AROUND = re.compile("(?i:" + "|".join(_EN_AROUND) + ")|" + "|".join(_ZH_AROUND))
@@ -208,7 +212,7 @@ _CUE_WORDS = frozenset(
     "dunno clueless unsure unable stumped puzzled lost "
     "empty blank escape escapes beyond above mystery head wish sry unclear transfer".split())
 _ZH_CUES = ("不", "没", "未", "无", "难", "超", "恕", "木有", "雾水", "嘀咕", "糊涂", "懵", "迷糊", "头绪", "问倒", "哪知", "哪晓",
-            "才疏", "才能", "才好", "调不出")
+            "才疏", "才能", "才好", "调不出", "再帮", "再为")
 _TOKEN = re.compile(r"[a-z]+")
 
 

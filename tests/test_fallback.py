@@ -46,6 +46,7 @@ REFUSALS = [
     ("Unfortunately, I'm not able to help with this request.", "en_cannot_answer"),  # the first rule that fires
     ("Sorry, we can't say for certain.", "en_apology_refusal"),
     ("Sorry, I don't know.", "en_apology_refusal"),
+    ("Empty Response", "en_empty_response"),  # LlamaIndex's synthesizers, when the retriever returned nothing
     ("抱歉，我无法回答这个问题。", "zh_apology_refusal"),
     ("抱歉，没有找到相关信息。", "zh_not_found"),
     ("对不起，我找不到相关的内容。", "zh_not_found"),

@@ -143,6 +143,12 @@ DEVELOPMENT = {row["id"]: row for row in map(json.loads, (DATA / "refusals_dev.j
     "en-refusal-q723", "en-refusal-q728", "en-refusal-q730", "zh-refusal-q701", "zh-refusal-q703", "zh-refusal-q711",
     "zh-refusal-q715", "zh-refusal-q717", "zh-refusal-q718", "zh-refusal-q720", "zh-refusal-q721", "zh-refusal-q725",
     "zh-refusal-q727", "zh-refusal-q728", "zh-refusal-q730",
+    # *-q8*'s ("Empty Response", LlamaIndex's, is a fallback rule now: tests/test_fallback.py): "My role is limited to
+    # …", "direct … to our Gift Card team", "may be out of date", "I don't want to give you the wrong answer", "Could you
+    # clarify which …"; 现有资料仅涉及…, 不能告诉您, 目前还没有查到, 不在我的答复范围内, 中似乎没有关于…的描述, 请洽服务中心,
+    # 我再帮您查
+    "en-refusal-q818", "en-refusal-q821", "en-refusal-q823", "en-refusal-q824", "zh-refusal-q806",
+    "zh-refusal-q813", "zh-refusal-q815", "zh-refusal-q818", "zh-refusal-q824", "zh-refusal-q825", "zh-refusal-q827",
 ])
 def test_a_blind_sets_missed_refusal_over_its_own_chunks(row: str) -> None:
     """The refusals each held-out set's measurement missed, once read: refusals, never hallucinations."""
@@ -217,7 +223,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: twenty-five batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: twenty-six batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -247,48 +253,51 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     recognised), then read. The twenty-fourth, ids *-q6*: written blind after the twenty-third froze it (an online
     department store's LLM agents with tools; 30 of 60 recognised), then read. The twenty-fifth, ids *-q7*: written
     blind after the twenty-fourth froze it (an appliance chain's voice transcripts, small models, reasoning models'
-    preambles, dialects; 33 of 60 recognised), then read. refusals_heldout.jsonl, ids *-q8*: written blind after the
-    twenty-fifth froze it, measured once. None of the answers is a phrasing of the fallback catalogue
+    preambles, dialects; 33 of 60 recognised), then read. The twenty-sixth, ids *-q8*: written blind after the
+    twenty-fifth froze it (what RAG stacks emit: frameworks' stock refusals; 46 of 60 recognised), then read.
+    refusals_heldout.jsonl, ids *-q9*: written blind after the twenty-sixth froze it, measured once. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
     assert _measure("refusals_dev.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 729, ("en", "refusal", "not faulted"): 1,  # "what I've got doesn't cover them"
+        # "what I've got doesn't cover them", "They cover delivery speeds and costs, but not …" (what the sources hold)
+        ("en", "refusal", "recognised"): 758, ("en", "refusal", "not faulted"): 2,
         # "Sir/Madam, … is not coming under my scope" (Sir and Madam read as names), Scots ("I'm no' allowed tae …")
-        ("en", "refusal", "faulted"): 2, ("en", "refusal", "a hallucination"): 3, ("zh", "refusal", "recognised"): 705,
+        ("en", "refusal", "faulted"): 2, ("en", "refusal", "a hallucination"): 5, ("zh", "refusal", "recognised"): 734,
         # 不敢 confirm, 不敢 promise (an English word in a Chinese clause is read as a name the question lacks), Shanghainese
-        # (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装)
-        ("zh", "refusal", "faulted"): 6, ("zh", "refusal", "a hallucination"): 6,
-        ("en", "hallucination", "faulted"): 304, ("en", "hallucination", "not faulted"): 73,
-        ("en", "hallucination", "answer a hallucination"): 361,
-        ("en", "grounded", "not faulted"): 289, ("en", "grounded", "faulted"): 77,
+        # (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a referral with its
+        # topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理)
+        ("zh", "refusal", "faulted"): 6, ("zh", "refusal", "not faulted"): 1, ("zh", "refusal", "a hallucination"): 6,
+        ("en", "hallucination", "faulted"): 314, ("en", "hallucination", "not faulted"): 78,
+        ("en", "hallucination", "answer a hallucination"): 372,
+        ("en", "grounded", "not faulted"): 301, ("en", "grounded", "faulted"): 80,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk
         ("en", "grounded", "refused"): 4,
-        ("en", "grounded", "answer a hallucination"): 243,
-        ("zh", "hallucination", "faulted"): 289, ("zh", "hallucination", "not faulted"): 72,
-        ("zh", "hallucination", "answer a hallucination"): 251,
-        ("zh", "grounded", "not faulted"): 282, ("zh", "grounded", "faulted"): 77,
-        ("zh", "grounded", "answer a hallucination"): 30,
+        ("en", "grounded", "answer a hallucination"): 256,
+        ("zh", "hallucination", "faulted"): 301, ("zh", "hallucination", "not faulted"): 75,
+        ("zh", "hallucination", "answer a hallucination"): 263,
+        ("zh", "grounded", "not faulted"): 292, ("zh", "grounded", "faulted"): 82,
+        ("zh", "grounded", "answer a hallucination"): 33,
     })
-    # held out (*-q8*: what RAG stacks emit: the stock refusals of frameworks' default prompts ("Empty Response", "The
-    # context does not provide information about …", 根据已知信息无法回答该问题), model families' styles with citations and
-    # headers, non-native English, Taiwan shops' Chinese): 46 of 60 refusals recognised (24 of 30 English, 22 of 30
-    # Chinese), 9 of them judged hallucinations; no partial refusal read whole
+    # held out (*-q9*: agents' final answers: after tool loops, runs cut short ("Agent stopped due to iteration limit or
+    # time limit."), handoffs, guardrails, planners, tool names in backticks; Chinese agent platforms): 38 of 60
+    # refusals recognised (18 of 30 English, 20 of 30 Chinese), 19 of them judged hallucinations; no partial refusal
+    # read whole
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 24, ("en", "refusal", "faulted"): 2, ("en", "refusal", "not faulted"): 4,
-        ("en", "refusal", "a hallucination"): 6,
-        ("zh", "refusal", "recognised"): 22, ("zh", "refusal", "faulted"): 6, ("zh", "refusal", "not faulted"): 2,
-        ("zh", "refusal", "a hallucination"): 3,
-        ("en", "hallucination", "faulted"): 10, ("en", "hallucination", "not faulted"): 5,
-        ("en", "hallucination", "answer a hallucination"): 11,
-        ("en", "grounded", "not faulted"): 12, ("en", "grounded", "faulted"): 3,
-        ("en", "grounded", "answer a hallucination"): 13,
-        ("zh", "hallucination", "faulted"): 12, ("zh", "hallucination", "not faulted"): 3,
-        ("zh", "hallucination", "answer a hallucination"): 12,
-        ("zh", "grounded", "not faulted"): 10, ("zh", "grounded", "faulted"): 5,
-        ("zh", "grounded", "answer a hallucination"): 3,
+        ("en", "refusal", "recognised"): 18, ("en", "refusal", "faulted"): 11, ("en", "refusal", "not faulted"): 1,
+        ("en", "refusal", "a hallucination"): 11,
+        ("zh", "refusal", "recognised"): 20, ("zh", "refusal", "faulted"): 9, ("zh", "refusal", "not faulted"): 1,
+        ("zh", "refusal", "a hallucination"): 8,
+        ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
+        ("en", "hallucination", "answer a hallucination"): 15,
+        ("en", "grounded", "not faulted"): 5, ("en", "grounded", "faulted"): 10,
+        ("en", "grounded", "answer a hallucination"): 15,
+        ("zh", "hallucination", "faulted"): 13, ("zh", "hallucination", "not faulted"): 2,
+        ("zh", "hallucination", "answer a hallucination"): 11,
+        ("zh", "grounded", "not faulted"): 9, ("zh", "grounded", "faulted"): 6,
+        ("zh", "grounded", "answer a hallucination"): 4,
     })
 
 
