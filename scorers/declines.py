@@ -35,15 +35,15 @@ _WE_DECLINE = (r"\b(?:we|we['’]re|we\s+are)\b.*\b(?:unable|not\s+(?:able|in\s+
                r"(?:\w+\W+){0,2}?(?:provide|give|share|offer)?\W*(?:information|info|details|advise|advice|answer|comment|"
                r"say|tell|confirm|guidance|help|assist)\b")
 _ZH_KNOWING = (r"知道|清楚|了解|确定|查到|找到|收到|数|把握|准|法|听说|研究|懂|讲|说|结论|定论|结果|信息|资料|消息|info|"
-               r"给(?:您|你)报|报价|透露|告知|告诉|描述|承诺|保证|判断|答复|解答|回复|理解|咨询|内容|confirm|check|promise|answer")
-_ZH_DECLINING = rf"(?:(?:[不没未无难]|木有|莫有)[^，。；！？]{{0,6}}?(?:{_ZH_KNOWING})|没有关于[^，。；！？]{{0,8}}的(?:描述|说明|介绍)|看不到|查不到|找不到|调不出来|才(?:能|好)(?:帮|为|回答|答复)|再(?:帮|为)(?:您|你)查|雾水|嘀咕|糊涂|懵|迷糊|头绪|超纲|问倒|哪知道|哪晓得|才疏学浅)"
+               r"给(?:您|你)报|报价|透露|告知|告诉|描述|回答|承诺|保证|判断|答复|解答|回复|理解|咨询|内容|confirm|check|promise|answer")
+_ZH_DECLINING = rf"(?:(?:[不没未无难]|木有|莫有)[^，。；！？]{{0,6}}?(?:{_ZH_KNOWING})|没有关于[^，。；！？]{{0,8}}的(?:描述|说明|介绍)|看不到|查不到|找不到|调不出来|把(?:对话|会话|问题)(?:转)?交给|才(?:能|好)(?:帮|为|回答|答复)|再(?:帮|为)(?:您|你)查|雾水|嘀咕|糊涂|懵|迷糊|头绪|超纲|问倒|哪知道|哪晓得|才疏学浅)"
 # 我国, 我省, 我市, 我校: "our country" and the like, not the speaker
 _ZH_SPEAKER = r"(?:我(?![们国省市县区校军党])|小助手|小客服|本渠道|本助手|本助理|小助理|本机器人|本客服|智能客服|智能助理|智能助手|这边|本人|鄙人)"
 _WISH = (r"\bwish\s+i\s+(?:could\s+(?:\w+\s+)?(?:help|answer|tell|say|assist|confirm|give|provide|share|be\s+more)|knew\b|"
          r"had\s+(?:\w+\s+)?(?:answers?|info|information|details|data|more))")  # "I wish I could play" is a story
 _SPEAKER_DECLINES = re.compile(rf"(?i:{_I}.*(?:{_DECLINING})|(?:{_DECLINING}).*{_I}|{_WE_DECLINE}|{_WISH})"
                                rf"|{_ZH_SPEAKER}.*{_ZH_DECLINING}|{_ZH_DECLINING}.*{_ZH_SPEAKER}|不是{_ZH_SPEAKER}(?:所?能|可以)"
-                               rf"|不在{_ZH_SPEAKER}的?[^，。；！？]{{0,4}}范围")
+                               rf"|不在{_ZH_SPEAKER}的?[^，。；！？]{{0,4}}(?:范围|权限)")
 _UNSPOKEN_DECLINES = re.compile(
     rf"(?i:^\W*{_HEDGES}(?:(?:can['’]?t|cannot|couldn['’]?t)\s+(?:\w+\s+){{0,2}}?(?:say|tell|help|answer|confirm|find|see|comment|"
     r"give|provide|quote|offer|advise|"
@@ -55,7 +55,11 @@ _UNSPOKEN_DECLINES = re.compile(
     r"\b(?:this|the)\s+(?:assistant|bot|chatbot|channel)\s+(?:does\s*(?:n['’]?t|not)|cannot|can['’]?t)\s+(?:discuss|answer|handle|cover)\b|"
     r"\b(?:it|they)\s+(?:says|said|mentions|covers)\s+nothing\b|\bunclear\s+(?:which|what)\b)"  # machine-translated: "not possible for me to …"
     rf"|^[^\u3400-\u9fff]*[\u3400-\u9fff]{{0,4}}{_ZH_DECLINING}|(?:目前|暂时|暂)还?(?:没有|未)(?:查到|找到|检索到)|(?:中|里)似乎?没有关于[^，。；！？]{{0,8}}的(?:描述|说明)"
-    r"|问题[^，。；！？]{0,4}(?:建议|请)(?:您|你)?[^，。；！？]{0,6}(?:联系|咨询)")
+    r"|问题[^，。；！？]{0,4}(?:建议|请)(?:您|你)?[^，。；！？]{0,6}(?:联系|咨询)|运行步数已?用尽|达到最大迭代次数|(?:运行|任务)(?:中断|被中止)|被中止"
+    r"|(?i:\b(?:attempt|call|lookup|request|search)\b[^.]{0,60}\bfailed\b|\b(?:passing|handing|transferring|routing)\s+"
+    r"(?:the\s+|this\s+|your\s+)?(?:conversation|chat|request|case|you)\s+(?:along\s+|over\s+)?to\b|\brestricted\s+from\s+"
+    r"(?:this|the)\s+(?:assistant|bot|chat)\b|\bneither\s+(?:see|share|tell|say|confirm)\b|\bbut\s+(?:could\s*n['’]?t|could\s+not|"
+    r"was\s+unable\s+to)\s+(?:find|confirm|locate|see)\b)")
 # "I had no idea skiing is that old", "I didn't know that Elvis sang gospel": what follows is said to be so, the claim
 # ("I didn't know that", "I had no idea about it" and "… where it is" decline; "I never knew him" is a claim as it is)
 PRESUPPOSED_LEAD = re.compile(r"^i\s*(?:had\s+no\s+idea|did\s*(?:n['’]?t|not)\s+(?:know|reali[sz]e)|never\s+(?:knew|reali[sz]ed)|"
@@ -93,7 +97,7 @@ _EN_AROUND = (
     r"review|check|confirm|guide|walk|look\s+(?:into|at)|take\s+a\s+look|follow\s+up|get\s+back|point|assess)|\b(?:handled|answered|assessed|decided)\s+by\b",
     # what the person pointed to will do: "they'll know how that blazer fits", "they can look at your order"
     r"^\W*(?:and\s+)?(?:they|he|she)\s*(?:['’]ll|will|can|could|should|would|may|might)\s+(?:\w+\s+){0,3}?(?:know|help|look|"
-    r"check|advise|confirm|tell|let\s+you\s+know|sort|trace|answer|arrange|assist|get\s+back|review|guide)\b",
+    r"check|advise|confirm|tell|let\s+you\s+know|sort|trace|answer|arrange|assist|get\s+back|review|guide|pick)\b",
     # offers: "If you share your order number, I can forward …"
     r"^\W*(?:if|once|when)\s+you\s+(?:can\s+|could\s+)?(?:share|send|provide|give|let\s+(?:me|us)\s+know|tell|"
     r"reply|confirm)\b|^\W*if\s+you(?:['’]d|\s+would)\s+(?:like|prefer)\b|^\W*if\s+you\s+(?:want|wish|prefer)\b",
@@ -115,11 +119,15 @@ _EN_AROUND = (
     r"\bthank\s+you\s+(?:again\s+|kindly\s+)?for\s+your\s+(?:kind\s+)?(?:patience|understanding|message|enquiry|inquiry|question|"
     r"cooperation)\b|"
     r"\bwe\s+thank\s+you\b|\bstill\s+learning\b",
-    r"\bfor\s+(?:privacy|security|data\s+protection)\s+reasons\b|\b(?:my|our)\s+(?:role|scope|remit)\s+is\s+limited\s+to\b|"
+    r"\bfor\s+(?:privacy|security|data\s+protection)\s+reasons\b|\b(?:my|our)\s+(?:role|scope|remit|retriever|search|tools?|access)\s+(?:is|are)\s+limited\s+to\b|"
     r"\bout\s+of\s+date\b|\boutdated\b|^\W*for\s+your\s+(?:protection|security|safety)\b|"
     r"\bfalls?\s+(?:under|outside)\s+(?:the\s+|our\s+|my\s+)?(?:\w+\s+)?(?:services|matters|topics|scope|remit|"
     r"category|area|department)\b",  # a reason
-    r"^\W*(?:re|fwd?|subject)\s*:|^\W*(?:could|can|would)\s+you\s+(?:please\s+)?(?:clarify|specify|tell\s+me|let\s+me\s+know)\b|^\W*(?:please|pls|kindly)\s+(?:share|send|provide|see|refer\s+to|raise|open|submit|lodge)\b|"
+    r"^\W*(?:plan|next|step|then|outcome|result|action|observation|thought)\s*:|"
+    r"\boff\s+the\s+table\b|\bfailed\s+with\s+(?:an?\s+)?(?:\w+\s+)?error\b|"
+    r"\b(?:surfaced|returned|found|brought\s+up)\s+(?:\w+\s+){0,2}?(?:articles?|documents?|results?|pages?)\s+(?:on|about)\b|"
+    r"\ba\s+question\s+for\s+(?:our|the|a)\b|\b(?:was|were)\s*(?:n['’]t|not)\s+among\s+(?:them|those|these)\b|"
+    r"\b(?:do\s*n['’]?t|do\s+not)\s+want\s+to\s+(?:send|point|direct)\s+you\b|^\W*(?:re|fwd?|subject)\s*:|^\W*(?:could|can|would)\s+you\s+(?:please\s+)?(?:clarify|specify|tell\s+me|let\s+me\s+know)\b|^\W*(?:please|pls|kindly)\s+(?:share|send|provide|see|refer\s+to|raise|open|submit|lodge)\b|"
     r"\b(?:can|may|might|could)\s+(?:change|vary)\b|\b(?:rules|times|prices|policies|terms|rates|hours)\s+(?:\w+\s+){0,3}?var(?:y|ies)\b|\bdepends?\s+on\s+(?:\w+\s+){0,2}?(?:details|circumstances|situation|case)\b|^\W*take\s+your\s+time\W*$|"
     r"\b(?:is|are|was|were)\s+for\s+(?:a\s+)?(?:different|another)\s+(?:\w+\s+)?(?:branch|store|product|location|item|model)\b|"
     r"^\W*(?:my|the)\s+(?:search|lookup|query)\s+(?:returned|found|came\s+back)\b|"
@@ -161,15 +169,16 @@ _ZH_AROUND = (
     r"^(?:此致|敬礼)|^也?(?:非常|很|十分|完全)?理解(?:您|你)|^(?:建议|麻烦)(?:您|你)|^(?:您|你)?(?:可以|可)?(?:问下|问一下|问问)",
     r"^(?:若|如果|如|要是)(?:您|你)(?:能|可以|方便)?(?:提供|告诉|留下|发送|补充)|^如(?:有|需)(?:需要|帮助)?|"
     r"^(?:若|如果|如|要是)(?:您|你)(?:有)?(?:需要|需求)$|^(?:若|如果|如|要是)(?:您|你)(?:急需|想要|希望)|留意[^，。；！？]{0,6}(?:公告|通知)|工单",
-    r"^(?:我)?(?:(?:在|用|通过)[^，。；！？]{0,10})?(?:搜索|检索|查询|查找|查阅|翻阅)(?:了|过|了一下)?[“\"「‘]|"
-    r"^(?:我)?(?:已经?)?(?:搜索|检索|查询|查找|查阅|翻阅)(?:了|过)|乱猜|瞎猜|说错|误导|凭空",
-    r"^(?:(?:还?请|您|你|麻烦)(?:您|你)?(?:可以|可)?(?:先)?(?:去)?(?:做)?)?(?:准备|说明|描述|提供|登录|等待|留下|提交|填写|联系|参考|参阅|咨询)|"
+    r"^(?:我)?(?:先|再)?(?:(?:在|用|通过)[^，。；！？]{0,10})?(?:搜索|检索|查询|查找|查阅|翻阅)(?:了|过|了一下)?[“\"「‘]|"
+    r"^(?:我)?(?:已经?|先|再)?(?:(?:在|用|通过)[^，。；！？]{0,10})?(?:搜索|检索|查询|查找|查阅|翻阅)到?(?:了|过)|乱猜|瞎猜|说错|误导|凭空",
+    r"^(?:(?:还?请|您|你|麻烦)(?:您|你)?(?:可以|可)?(?:先)?(?:去)?(?:做)?)?(?:准备|说明|描述|提供|登录|等待|留下|提交|填写|联系|参考|参阅|咨询|重新)|"
     r"把[^，。；！？]{0,8}(?:发来|发给|发送)|^【[^】]{1,8}】[\s，,]*(?:抱歉|不好意思|对不起)?[\s，,。]*$",  # steps to reach support, a label
     r"^为了?(?:保障|保护|确保)(?:您|你)|^(?:涉及|有关)[^，。；！？]{0,12}(?:问题|事项|事宜)$|^出于[^，。；！？]{0,12}(?:考虑|原因)|"
     r"受[^，。；！？]{0,6}因素影响|要看(?:具体|实际)?情况|^(?:你|您|是)(?:要|想)[^，。；！？]{0,10}还是|"
     r"^[^，。；！？]{1,12}(?:能否|能不能|可否)[^，。；！？]{0,10}$|(?:需要|须|要)由[^，。；！？]{0,8}(?:判断|确认|决定|审核|处理)|"
-    r"可能(?:已有|已经|有所|会有)?(?:调整|变化|变动|更新)|(?:查询|系统|工具|接口)[^，。；！？]{0,4}(?:超时|报错|出错|错误|异常|失败)|"
-    r"^(?:我)?(?:调用|使用)了?[^，。；！？]{0,12}(?:工具|接口)|(?:结果|资料|文档|内容)[^，。；！？]{0,4}都?(?:和|与|跟)[^，。；！？]{0,10}有关|"
+    r"可能(?:已有|已经|有所|会有)?(?:调整|变化|变动|更新)|(?:查询|系统|工具|接口|调用)[^，。；！？]{0,4}(?:超时|报错|出错|错误|异常|失败)|"
+    r"^(?:我)?(?:先|再|又)?(?:试着|尝试)?(?:调用|使用|用)了?(?:[^，。；！？]{0,12}(?:工具|接口)|\s*`)|只(?:拿到|找到|检索到|查到)|"
+    r"^(?:建议|麻烦)(?:您|你)?(?:直接)?(?:联系|咨询|找)|稍后再来|属于[^，。；！？]{0,6}(?:营销|敏感|内部|隐私)|步数已?用尽|迭代次数|从头处理|(?:结果|资料|文档|内容)[^，。；！？]{0,4}都?(?:和|与|跟)[^，。；！？]{0,10}有关|"
     r"(?:page|页面)[^，。；！？]{0,6}应该有|^(?:好的[，,]?)?(?:让我|我来)想想|用户(?:在)?问(?:的是)?|"
     r"(?:检索|搜索)到的(?:内容|资料|文档|结果)[^，。；！？]{0,4}(?:讲|说)的是|(?:接口|系统|工具)[^，。；！？]{0,4}(?:无响应|没有?响应)|"
     r"(?:这块儿?|这一块|这方面|这个)[啊呀哈]?$|(?:归|由)谁|(.)不\1|还是(?:别的|其他)|"
@@ -210,9 +219,10 @@ def says_so(text: str) -> bool:
 _CUE_WORDS = frozenset(
     "not no never nothing none cannot cant dont didnt wont couldnt wouldnt doesnt isnt arent wasnt havent hasnt zero idk "
     "dunno clueless unsure unable stumped puzzled lost "
-    "empty blank escape escapes beyond above mystery head wish sry unclear transfer".split())
+    "empty blank escape escapes beyond above mystery head wish sry unclear transfer failed passing handing routing "
+    "restricted neither".split())
 _ZH_CUES = ("不", "没", "未", "无", "难", "超", "恕", "木有", "雾水", "嘀咕", "糊涂", "懵", "迷糊", "头绪", "问倒", "哪知", "哪晓",
-            "才疏", "才能", "才好", "调不出", "再帮", "再为")
+            "才疏", "才能", "才好", "调不出", "再帮", "再为", "交给", "转接", "用尽", "中断", "中止", "迭代")
 _TOKEN = re.compile(r"[a-z]+")
 
 

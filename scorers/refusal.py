@@ -111,7 +111,7 @@ _SUBJECT_LED = re.compile("|".join((
     rf"\b(?:there(?:['’]s|\s+is|\s+was)\s+)?nothing\s+(?:in|within|from)\s[^.;:!?]{{0,40}}?\b{_SOURCE}\b",
     r"\bnothing\s+i\s+(?:found|have|see|can\s+see|could\s+find)\b",
     r"\bnothing\s+(?:came\s+(?:back|up)|turned\s+up|showed\s+up|matched)\b|\bcame\s+back\s+empty\b|\breturned\s+nothing\b|"
-    r"[\"']answer[\"']\s*:\s*(?:null|none|\"\")",  # a search that found nothing, an agent's JSON without an answer
+    r"[\"']answer[\"']\s*:\s*(?:null|none|\"\")|\bfound\s+(?:nothing|no\s+(?:\w+\s+)?(?:details|information|info|results?))\b",  # a search that found nothing
     # the sources are about something else: "the material I retrieved … is about different subjects", "nothing in it
     # explains how …"
     rf"\b{_SOURCE_NOUN}\b[^.;:!?]{{0,40}}?\b(?:is|are|was|were)\s+(?:all\s+)?(?:about|on|for)\s+(?:different|other|unrelated)\s+"
@@ -140,7 +140,7 @@ _PREDICATE = re.compile("|".join((
     rf"{_BE_NOT}\s+(?:\w+\s+)?covered\s+by\s+anything\s+(?:i|we)\b",
     rf"{_BE}\s*{_NOT}\s+(?:something|anything|a\s+topic|a\s+question)\s+(?:that\s+)?[^.;:!?]{{0,30}}?"
     rf"(?:\b{_SOURCE}\b|\bi\b|\bwe\b)",
-    rf"{_BE}\s*{_NOT}\s+(?:in|within|among|part\s+of)\s+[^.;:!?]{{0,30}}?\b{_SOURCE}\b",
+    rf"{_BE}\s*{_NOT}\s+(?:in|within|among|part\s+of)\s+[^.;:!?]{{0,30}}?(?:\b{_SOURCE}\b|\bwhat\s+i\s+can\b)",
     rf"{_BE}\s+(?:\w+\s+)?(?:missing|absent|omitted)\s+(?:from|in)\s+{_SOURCE}\b",
     r"(?:n['’]t|not)\s+(?:clear|known|visible|available|accessible)\s+to\s+(?:me|us)\b",
     r"\b(?:unclear|unknown|unavailable|invisible)\s+to\s+(?:me|us)\b|\bhidden\s+from\s+(?:me|us)\b",
@@ -228,7 +228,7 @@ _OTHER_SUBJECTS = frozenset(("subjects", "topics"))  # "about different subjects
 _ANCHORS = frozenset(
     "i we me us my myself hard difficult impossible sure certain idea clue unsure uncertain unknown dunno nothing "
     "there here anywhere anything something topic question outside beyond unclear clear known mine tough tricky "
-    "say tell confirm comment speak "
+    "say tell confirm comment speak tool agent "
     # the sources and what they hold
     "context document documents documentation docs knowledge knowledgebase database passage passages text texts source "
     "sources material materials article articles excerpt excerpts snippet snippets faq faqs help search results "

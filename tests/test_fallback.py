@@ -47,6 +47,7 @@ REFUSALS = [
     ("Sorry, we can't say for certain.", "en_apology_refusal"),
     ("Sorry, I don't know.", "en_apology_refusal"),
     ("Empty Response", "en_empty_response"),  # LlamaIndex's synthesizers, when the retriever returned nothing
+    ("Agent stopped due to iteration limit or time limit.", "en_agent_stopped"),  # LangChain's agent executor
     ("抱歉，我无法回答这个问题。", "zh_apology_refusal"),
     ("抱歉，没有找到相关信息。", "zh_not_found"),
     ("对不起，我找不到相关的内容。", "zh_not_found"),

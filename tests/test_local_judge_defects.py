@@ -149,6 +149,17 @@ DEVELOPMENT = {row["id"]: row for row in map(json.loads, (DATA / "refusals_dev.j
     # 我再帮您查
     "en-refusal-q818", "en-refusal-q821", "en-refusal-q823", "en-refusal-q824", "zh-refusal-q806",
     "zh-refusal-q813", "zh-refusal-q815", "zh-refusal-q818", "zh-refusal-q824", "zh-refusal-q825", "zh-refusal-q827",
+    # *-q9*'s, agents' final answers ("Agent stopped due to iteration limit or time limit.", LangChain's, is a fallback
+    # rule now): a tool's report ("`search_kb` only surfaced articles on …", "came back empty-handed", "found nothing",
+    # "failed with an authentication error"), planner labels ("Plan:", "Next:"), "aren't part of what I can look up",
+    # "My retriever is limited to …", "wasn't among them", "restricted from this assistant", "neither see nor share",
+    # "but couldn't confirm", a handoff ("passing the conversation along to them", "a question for our … specialists");
+    # 运行中断：已达到最大迭代次数, 未能生成回答, 只拿到…的条款, 再调用 `get_product`, 调用超时, 稍后再来咨询, 不在我的权限之内,
+    # 先在知识库里检索到了, 属于营销信息, 我试着用…查询, 运行步数已用尽, 被中止, 把对话交给它
+    "en-refusal-q903", "en-refusal-q905", "en-refusal-q906", "en-refusal-q910", "en-refusal-q911", "en-refusal-q912",
+    "en-refusal-q915", "en-refusal-q916", "en-refusal-q925", "en-refusal-q928", "zh-refusal-q907", "zh-refusal-q911",
+    "zh-refusal-q913", "zh-refusal-q919", "zh-refusal-q920", "zh-refusal-q921", "zh-refusal-q922", "zh-refusal-q925",
+    "zh-refusal-q927", "zh-refusal-q930",
 ])
 def test_a_blind_sets_missed_refusal_over_its_own_chunks(row: str) -> None:
     """The refusals each held-out set's measurement missed, once read: refusals, never hallucinations."""
@@ -223,7 +234,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: twenty-six batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: twenty-seven batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -255,49 +266,51 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     blind after the twenty-fourth froze it (an appliance chain's voice transcripts, small models, reasoning models'
     preambles, dialects; 33 of 60 recognised), then read. The twenty-sixth, ids *-q8*: written blind after the
     twenty-fifth froze it (what RAG stacks emit: frameworks' stock refusals; 46 of 60 recognised), then read.
-    refusals_heldout.jsonl, ids *-q9*: written blind after the twenty-sixth froze it, measured once. None of the answers is a phrasing of the fallback catalogue
+    The twenty-seventh, ids *-q9*: written blind after the twenty-sixth froze it (agents' final answers; 38 of 60
+    recognised), then read. refusals_heldout.jsonl, ids *-q10*: written blind after the twenty-seventh froze it,
+    measured once. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
     assert _measure("refusals_dev.jsonl") == Counter({
-        # "what I've got doesn't cover them", "They cover delivery speeds and costs, but not …" (what the sources hold)
-        ("en", "refusal", "recognised"): 758, ("en", "refusal", "not faulted"): 2,
+        # "what I've got doesn't cover them", "They cover delivery speeds and costs, but not …" (what the sources hold),
+        # "The warranty article I retrieved doesn't say …" ("The warranty" before the sources read as a claim)
+        ("en", "refusal", "recognised"): 787, ("en", "refusal", "not faulted"): 3,
         # "Sir/Madam, … is not coming under my scope" (Sir and Madam read as names), Scots ("I'm no' allowed tae …")
-        ("en", "refusal", "faulted"): 2, ("en", "refusal", "a hallucination"): 5, ("zh", "refusal", "recognised"): 734,
+        ("en", "refusal", "faulted"): 2, ("en", "refusal", "a hallucination"): 6, ("zh", "refusal", "recognised"): 764,
         # 不敢 confirm, 不敢 promise (an English word in a Chinese clause is read as a name the question lacks), Shanghainese
         # (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a referral with its
         # topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理)
         ("zh", "refusal", "faulted"): 6, ("zh", "refusal", "not faulted"): 1, ("zh", "refusal", "a hallucination"): 6,
-        ("en", "hallucination", "faulted"): 314, ("en", "hallucination", "not faulted"): 78,
-        ("en", "hallucination", "answer a hallucination"): 372,
-        ("en", "grounded", "not faulted"): 301, ("en", "grounded", "faulted"): 80,
+        ("en", "hallucination", "faulted"): 328, ("en", "hallucination", "not faulted"): 79,
+        ("en", "hallucination", "answer a hallucination"): 387,
+        ("en", "grounded", "not faulted"): 307, ("en", "grounded", "faulted"): 89,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk
         ("en", "grounded", "refused"): 4,
-        ("en", "grounded", "answer a hallucination"): 256,
-        ("zh", "hallucination", "faulted"): 301, ("zh", "hallucination", "not faulted"): 75,
-        ("zh", "hallucination", "answer a hallucination"): 263,
-        ("zh", "grounded", "not faulted"): 292, ("zh", "grounded", "faulted"): 82,
-        ("zh", "grounded", "answer a hallucination"): 33,
+        ("en", "grounded", "answer a hallucination"): 271,
+        ("zh", "hallucination", "faulted"): 314, ("zh", "hallucination", "not faulted"): 77,
+        ("zh", "hallucination", "answer a hallucination"): 274,
+        ("zh", "grounded", "not faulted"): 301, ("zh", "grounded", "faulted"): 88,
+        ("zh", "grounded", "answer a hallucination"): 37,
     })
-    # held out (*-q9*: agents' final answers: after tool loops, runs cut short ("Agent stopped due to iteration limit or
-    # time limit."), handoffs, guardrails, planners, tool names in backticks; Chinese agent platforms): 38 of 60
-    # refusals recognised (18 of 30 English, 20 of 30 Chinese), 19 of them judged hallucinations; no partial refusal
-    # read whole
+    # held out (*-q10*: ordinary traffic, a month of a mid-size shop's English and Chinese assistants on a mainstream
+    # model and an ordinary prompt, sampled in their natural proportions): 54 of 60 refusals recognised (28 of 30
+    # English, 26 of 30 Chinese), 3 of them judged hallucinations; no partial refusal read whole
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 18, ("en", "refusal", "faulted"): 11, ("en", "refusal", "not faulted"): 1,
-        ("en", "refusal", "a hallucination"): 11,
-        ("zh", "refusal", "recognised"): 20, ("zh", "refusal", "faulted"): 9, ("zh", "refusal", "not faulted"): 1,
-        ("zh", "refusal", "a hallucination"): 8,
-        ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
-        ("en", "hallucination", "answer a hallucination"): 15,
-        ("en", "grounded", "not faulted"): 5, ("en", "grounded", "faulted"): 10,
-        ("en", "grounded", "answer a hallucination"): 15,
+        ("en", "refusal", "recognised"): 28, ("en", "refusal", "faulted"): 1, ("en", "refusal", "not faulted"): 1,
+        ("en", "refusal", "a hallucination"): 2,
+        ("zh", "refusal", "recognised"): 26, ("zh", "refusal", "faulted"): 1, ("zh", "refusal", "not faulted"): 3,
+        ("zh", "refusal", "a hallucination"): 1,
+        ("en", "hallucination", "faulted"): 12, ("en", "hallucination", "not faulted"): 3,
+        ("en", "hallucination", "answer a hallucination"): 13,
+        ("en", "grounded", "not faulted"): 13, ("en", "grounded", "faulted"): 2,
+        ("en", "grounded", "answer a hallucination"): 14,
         ("zh", "hallucination", "faulted"): 13, ("zh", "hallucination", "not faulted"): 2,
-        ("zh", "hallucination", "answer a hallucination"): 11,
-        ("zh", "grounded", "not faulted"): 9, ("zh", "grounded", "faulted"): 6,
-        ("zh", "grounded", "answer a hallucination"): 4,
+        ("zh", "hallucination", "answer a hallucination"): 12,
+        ("zh", "grounded", "not faulted"): 11, ("zh", "grounded", "faulted"): 4,
+        ("zh", "grounded", "answer a hallucination"): 2,
     })
 
 
