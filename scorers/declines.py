@@ -94,7 +94,7 @@ _EN_AROUND = (
     r"\border\s+(?:number|id|reference)\b",  # the order number asked for
     r"\b(?:agents?|team|support|human|representatives?|someone|staff|colleagues?|department|specialists?|experts?|"
     r"advisors?|advisers?|folks|people|crew|centre|center|store|branch|pharmacist|gp|doctor|technicians?)\b.*\b(?:ask|help|answer|assist|know|contact|tell|sort|handle|advise|"
-    r"review|check|confirm|guide|walk|look\s+(?:into|at)|take\s+a\s+look|follow\s+up|get\s+back|point|assess)|\b(?:handled|answered|assessed|decided)\s+by\b",
+    r"review|check|confirm|guide|walk|look\s+(?:into|at)|take\s+a\s+look|follow\s+up|get\s+back|point|assess|give)|\b(?:handled|answered|assessed|decided|reviewed|checked)\s+by\b",
     # what the person pointed to will do: "they'll know how that blazer fits", "they can look at your order"
     r"^\W*(?:and\s+)?(?:they|he|she)\s*(?:['’]ll|will|can|could|should|would|may|might)\s+(?:\w+\s+){0,3}?(?:know|help|look|"
     r"check|advise|confirm|tell|let\s+you\s+know|sort|trace|answer|arrange|assist|get\s+back|review|guide|pick)\b",
@@ -162,7 +162,7 @@ _ZH_AROUND = (
     r"^特此(?:说明|告知|通知|函告)$|(?:还|正|仍)在学习|^祝(?:您|你)|尽快为(?:您|你)|为(?:您|你)(?:处理|服务|解答|评估|核实)",
     # the question said back, a rephrase suggested, what the sources are about, a reason, sympathy, who will help
     r"^(?:您|你)(?:询问|咨询|想问|问|提到|反映)的(?:是|问题)|^(?:比如|例如)|换个(?:说法|问法)|其他(?:方面|主题|话题)的?(?:内容|问题)|"
-    r"需要根据(?:具体|实际)情况|视具体情况而定|^(?:这个|此|该|您的)?问题涉及|涉及[^，。；！？]{0,6}?(?:隐私|安全|金融|法律|医疗)|让人(?:不太?|很)?(?:开心|高兴|郁闷|着急|生气|烦)|"
+    r"需要根据(?:具体|实际)情况|视具体情况而定|^(?:这个|此|该|您的)?问题涉及|涉及[^，。；！？]{0,6}?(?:隐私|安全|金融|法律|医疗|具体)|让人(?:不太?|很)?(?:开心|高兴|郁闷|着急|生气|烦)|"
     r"^他们(?:会|将|可以)|由他们|由[^，。；！？]{0,6}(?:人员|工程师|客服|同事|专员)为(?:您|你)",
     # where to look or whom to ask: 您可以在App内【我的-会员中心】查看, 加一下课程顾问老师的微信问问
     r"^(?:还?请(?:您|你)?|您|你)?(?:也)?(?:可以|可)?(?:在|到|去|至)[^，。；！？]{0,20}?(?:查看|查询|了解|咨询)|(?:问问|问一下|问下|咨询一下)看?[哦呢吧啦～~]*$|^(?:你|您)(?:可以|可)\s*(?:check|看看|看下|查看)",
@@ -178,7 +178,7 @@ _ZH_AROUND = (
     r"^[^，。；！？]{1,12}(?:能否|能不能|可否)[^，。；！？]{0,10}$|(?:需要|须|要)由[^，。；！？]{0,8}(?:判断|确认|决定|审核|处理)|"
     r"可能(?:已有|已经|有所|会有)?(?:调整|变化|变动|更新)|(?:查询|系统|工具|接口|调用)[^，。；！？]{0,4}(?:超时|报错|出错|错误|异常|失败)|"
     r"^(?:我)?(?:先|再|又)?(?:试着|尝试)?(?:调用|使用|用)了?(?:[^，。；！？]{0,12}(?:工具|接口)|\s*`)|只(?:拿到|找到|检索到|查到)|"
-    r"^(?:建议|麻烦)(?:您|你)?(?:直接)?(?:联系|咨询|找)|稍后再来|属于[^，。；！？]{0,6}(?:营销|敏感|内部|隐私)|步数已?用尽|迭代次数|从头处理|(?:结果|资料|文档|内容)[^，。；！？]{0,4}都?(?:和|与|跟)[^，。；！？]{0,10}有关|"
+    r"^(?:建议|麻烦)(?:您|你)?(?:直接)?(?:联系|咨询|找)|稍后再来|属于[^，。；！？]{0,6}(?:营销|敏感|内部|隐私|金融)|^[^，。；！？]{2,12}的(?:安排|情况|规定|事宜|事项)$|步数已?用尽|迭代次数|从头处理|(?:结果|资料|文档|内容)[^，。；！？]{0,4}都?(?:和|与|跟)[^，。；！？]{0,10}有关|"
     r"(?:page|页面)[^，。；！？]{0,6}应该有|^(?:好的[，,]?)?(?:让我|我来)想想|用户(?:在)?问(?:的是)?|"
     r"(?:检索|搜索)到的(?:内容|资料|文档|结果)[^，。；！？]{0,4}(?:讲|说)的是|(?:接口|系统|工具)[^，。；！？]{0,4}(?:无响应|没有?响应)|"
     r"(?:这块儿?|这一块|这方面|这个)[啊呀哈]?$|(?:归|由)谁|(.)不\1|还是(?:别的|其他)|"
