@@ -37,7 +37,7 @@ def span_roles(span: Span) -> int:
     if kind == "TOOL" or raw_operation == "execute_tool" or called == TOOL_CALL:
         roles |= TOOL
     if (kind in ("RETRIEVER", "RERANKER") or raw_operation == "retrieval"
-            or any(event.name == DB_QUERY_RESULT for event in span.events)):
+            or (span.events and any(event.name == DB_QUERY_RESULT for event in span.events))):
         roles |= RETRIEVAL
     if attrs.keys().isdisjoint(_RARE_KEYS):
         return roles
