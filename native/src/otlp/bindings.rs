@@ -12,21 +12,28 @@ use crate::{otlp, otlp_json};
 /// Requests from this size on are parsed with the GIL released, so the event loop keeps serving meanwhile.
 const DETACH_FROM_BYTES: usize = 64 * 1024;
 
-/// The Python strings of a request's attribute keys and document field names, each made once: its spans repeat the
-/// same few dozen keys. Held only while the request's records are made (its size bounds it).
+/// The Python strings of a request's attribute keys, document field names, span and scope names and ids (in hex),
+/// each made once: its spans repeat the same few dozen keys and names, a trace's spans its trace id, a child its
+/// parent's span id. Held only while the request's records are made (its size bounds it).
 struct Names<'r, 'py> {
     py: Python<'py>,
     made: FxHashMap<&'r str, Bound<'py, PyString>>,
+    ids: FxHashMap<&'r [u8], Bound<'py, PyString>>,
 }
 
 impl<'r, 'py> Names<'r, 'py> {
     fn new(py: Python<'py>) -> Self {
-        Names { py, made: FxHashMap::default() }
+        Names { py, made: FxHashMap::default(), ids: FxHashMap::default() }
     }
 
     fn get(&mut self, name: &'r str) -> Bound<'py, PyString> {
         let py = self.py;
         self.made.entry(name).or_insert_with(|| PyString::new(py, name)).clone()
+    }
+
+    fn id(&mut self, bytes: &'r [u8]) -> Bound<'py, PyString> {
+        let py = self.py;
+        self.ids.entry(bytes).or_insert_with(|| PyString::new(py, &hex(bytes))).clone()
     }
 }
 
@@ -231,11 +238,11 @@ fn records<'py>(
             let attributes = attributes_to_py(&mut names, &event.attributes)?;
             events.append(event_type.call1((event.name.as_ref(), event.time_unix_nano, attributes))?)?;
         }
-        let parent = valid_id(span.parent_span_id, 8).then(|| hex(span.parent_span_id));
+        let parent = valid_id(span.parent_span_id, 8).then(|| names.id(span.parent_span_id));
         let (attributes, documents) = gathered(&mut names, &span.attributes, filter)?;
         let args = (
-            hex(span.trace_id), hex(span.span_id), parent, span.name.as_ref(), span.start_unix_nano, span.end_unix_nano,
-            attributes, &resources[span.resource], events, span.size, span.scope.as_ref(), span.kind,
+            names.id(span.trace_id), names.id(span.span_id), parent, names.get(&span.name), span.start_unix_nano,
+            span.end_unix_nano, attributes, &resources[span.resource], events, span.size, names.get(&span.scope), span.kind,
         );
         // The status and the documents by keyword, and only when there are: most spans have neither, and a dict a
         // span would cost each of them.
