@@ -115,7 +115,7 @@ class TraceMapper:
                answer: str | None, chunks: list[Chunk] | None, retrievals: int | None, searches: list[str],
                context: list[Chunk], error: RunError | None) -> TraceEvent:
         model, usage = _model_and_usage(*leaves)
-        present = set().union(*[s.attributes for s in spans])  # every key the trace's spans hold: most asked, none
+        present = set().union(*[s.attributes for s in spans])  # every key the spans hold: most keys asked, none does
         session = _first(spans, present, "session.id", "gen_ai.conversation.id", ASSOCIATION + "session_id",
                          "ai.telemetry.metadata.sessionId", "ai.settings.context.sessionId", "metadata.sessionId")
         attributes: dict[str, Any] = {}
@@ -182,8 +182,9 @@ def detached_hint(retrievers: list[Span]) -> str:
 
 def _answering(spans: list[Span], llms: list[Span]) -> tuple[Span, str] | None:
     """The span that produced the answer and its response id (gen_ai.response.id): the last LLM span that carries
-    one, else the last agent span (invoke_agent, among `spans`) that does. The verdicts go on it, as the GenAI conventions parent
-    an evaluation to the operation it evaluates: under an HTTP server's root (`POST /ask`), the root made no answer."""
+    one, else the last agent span (invoke_agent, among `spans`) that does. The verdicts go on it, as the GenAI
+    conventions parent an evaluation to the operation it evaluates: under an HTTP server's root (`POST /ask`), the
+    root made no answer."""
     agents = [s for s in spans if s.attributes.get(GENAI_OPERATION) == "invoke_agent"]
     for group in (llms, agents):
         for span in sorted(group, key=lambda s: s.start_unix_nano, reverse=True):

@@ -23,8 +23,9 @@ def span_roles(span: Span) -> int:
     """LLM | TOOL | RETRIEVAL, those the span is. An LLM span: OpenInference's kind LLM, a GenAI model operation,
     OpenLLMetry's request type chat or completion, a framework's LLM task that says so only by its output messages
     (OpenLLMetry on a LlamaIndex LLM), an AI SDK doGenerate/doStream. A tool call: OpenInference's TOOL, GenAI's
-    execute_tool, the AI SDK's ai.toolCall. A retrieval (none of them a tool call's): a retriever or reranker,
-    GenAI's retrieval operation or documents, a vector store's db.query.result events, a Traceloop retriever task."""
+    execute_tool, the AI SDK's ai.toolCall. A retrieval: a retriever or reranker, GenAI's retrieval operation or
+    documents, a vector store's db.query.result events, a Traceloop retriever task (the mapping reads a span that is
+    a tool call and a retrieval as a tool call)."""
     attrs = span.attributes
     kind = attrs.get(OI_KIND)
     raw_operation = attrs.get(GENAI_OPERATION)
@@ -44,8 +45,9 @@ def span_roles(span: Span) -> int:
     if (attrs.get("llm.request.type") in ("chat", "completion")
             or (operation is None and kind is None and "gen_ai.output.messages" in attrs)):
         roles |= LLM
-    if "gen_ai.retrieval.documents" in attrs or (
-            attrs.get(TRACELOOP_KIND) == "task" and "retriev" in str(attrs.get("traceloop.entity.name", span.name)).lower()):
+    traceloop_retriever = (attrs.get(TRACELOOP_KIND) == "task"
+                           and "retriev" in str(attrs.get("traceloop.entity.name", span.name)).lower())
+    if "gen_ai.retrieval.documents" in attrs or traceloop_retriever:
         roles |= RETRIEVAL
     return roles
 

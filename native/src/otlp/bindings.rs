@@ -60,7 +60,8 @@ fn value_to_py<'r, 'py>(names: &mut Names<'r, 'py>, value: &'r otlp::Value) -> P
 fn attributes_to_py<'r, 'py>(names: &mut Names<'r, 'py>, pairs: &'r otlp::Attributes) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(names.py);
     for (key, value) in pairs {
-        dict.set_item(names.get(key), value_to_py(names, value)?)?; // a key given twice: the last wins, as in the Python decoding
+        // a key given twice: the last wins, as in the Python decoding
+        dict.set_item(names.get(key), value_to_py(names, value)?)?;
     }
     Ok(dict)
 }
@@ -225,7 +226,9 @@ fn records<'py>(
     let mut names = Names::new(py);
     // A resource with invalid UTF-8 makes no dict: none of its spans is made.
     let resources: Vec<Option<Bound<'py, PyDict>>> = request.resources.iter()
-        .map(|resource| resource.invalid.is_none().then(|| attributes_to_py(&mut names, &resource.attributes)).transpose())
+        .map(|resource| {
+            resource.invalid.is_none().then(|| attributes_to_py(&mut names, &resource.attributes)).transpose()
+        })
         .collect::<PyResult<_>>()?;
     let (spans, rejected) = (PyList::empty(py), PyList::empty(py));
     for span in &request.spans {
@@ -242,7 +245,8 @@ fn records<'py>(
         let (attributes, documents) = gathered(&mut names, &span.attributes, filter)?;
         let args = (
             names.id(span.trace_id), names.id(span.span_id), parent, names.get(&span.name), span.start_unix_nano,
-            span.end_unix_nano, attributes, &resources[span.resource], events, span.size, names.get(&span.scope), span.kind,
+            span.end_unix_nano, attributes, &resources[span.resource], events, span.size, names.get(&span.scope),
+            span.kind,
         );
         // The status and the documents by keyword, and only when there are: most spans have neither, and a dict a
         // span would cost each of them.
