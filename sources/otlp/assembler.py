@@ -32,7 +32,8 @@ from prometheus_client import Counter
 
 from ragpulse.collector.events import TraceEvent
 from ragpulse.sources.otlp.keys import PEER_KEYS
-from ragpulse.sources.otlp.mapping import NotMapped, TraceMapper, is_llm, is_retrieval
+from ragpulse.sources.otlp.mapping import NotMapped, TraceMapper, is_retrieval
+from ragpulse.sources.otlp.roles import is_llm
 from ragpulse.sources.otlp.spans import Span
 
 log = structlog.get_logger("ragpulse.otlp")

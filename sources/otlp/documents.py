@@ -114,7 +114,9 @@ def _document_fields(span: Span, family: str) -> list[dict[str, Any]]:
 def _documents(span: Span, family: str) -> list[Chunk]:
     chunks = []
     for doc in _document_fields(span, family):
-        metadata = _json_or_text(doc.get("metadata")) if doc.get("metadata") is not None else None
+        metadata = doc.get("metadata")
+        if metadata is not None:
+            metadata = _json_or_text(metadata)
         source = _str(metadata.get("source") or metadata.get("file_name")) if isinstance(metadata, dict) else None
         chunks.append(Chunk(text=_str(doc.get("content")), id=_str(doc.get("id")), score=_float(doc.get("score")), source=source))
     return chunks

@@ -16,22 +16,20 @@ import structlog
 
 from ragpulse.collector.events import MAX_ID_CHARS, Chunk, RunError, TraceEvent, Usage
 from ragpulse.config.sources import RETRIEVAL_TOOLS
-from ragpulse.sources.otlp.documents import DB_QUERY_RESULT, OI_KIND
+from ragpulse.sources.otlp.documents import OI_KIND
 from ragpulse.sources.otlp.documents import chunks_of as _chunks
 from ragpulse.sources.otlp.documents import has_documents as _has_documents
 from ragpulse.sources.otlp.messages import json_or_text as _json_or_text
 from ragpulse.sources.otlp.messages import last_user_message, llm_output, message_output, message_text, user_message_in
 from ragpulse.sources.otlp.failures import failure
 from ragpulse.sources.otlp.spans import Span
-from ragpulse.sources.otlp.tool_calls import COMPLETION_TOKENS, PROMPT_TOKENS, is_ai_sdk_llm, vercel_query
-from ragpulse.sources.otlp.tool_results import RetrievalTools, ToolResult, is_tool, tool_documents, tool_results
+from ragpulse.sources.otlp.roles import GENAI_OPERATION, LLM, RETRIEVAL, TOOL, span_roles
+from ragpulse.sources.otlp.tool_calls import COMPLETION_TOKENS, PROMPT_TOKENS, vercel_query
+from ragpulse.sources.otlp.tool_results import RetrievalTools, ToolResult, tool_documents, tool_results
 from ragpulse.sources.otlp.values import add_count as _add_count
 from ragpulse.sources.otlp.values import text_value as _str
 
-TRACELOOP_KIND = "traceloop.span.kind"
 ASSOCIATION = "traceloop.association.properties."
-GENAI_OPERATION = "gen_ai.operation.name"
-_LLM_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
 MAX_TOOLS_TOLD = 1_000  # tool names logged once each, at most: they come from clients
 log = structlog.get_logger("ragpulse.otlp")
 
@@ -80,12 +78,11 @@ class TraceMapper:
         """The trace event of these spans, or why there is none. Never an event with a question or
         an answer ragpulse would have had to make up."""
         spans = sorted(spans, key=lambda s: s.start_unix_nano)
-        # Each span asked each question once (this runs on every trace); a tool call is never also a retrieval span.
-        llms = [s for s in spans if is_llm(s)]
-        tool_calls = [s for s in spans if is_tool(s)]
-        retrievers = [s for s in spans if _retrieves(s)]
-        if tool_calls and retrievers:
-            retrievers = [s for s in retrievers if all(s is not t for t in tool_calls)]
+        # Each span asked what it is once (this runs on every trace); a tool call is never also a retrieval span.
+        roles = [span_roles(s) for s in spans]
+        llms = [s for s, r in zip(spans, roles) if r & LLM]
+        tool_calls = [s for s, r in zip(spans, roles) if r & TOOL]
+        retrievers = [s for s, r in zip(spans, roles) if r & (RETRIEVAL | TOOL) == RETRIEVAL]
         leaves = _leaves(llms)
         calls = [s for s in leaves if _is_call(s)]
         answering = max(calls, key=lambda s: s.end_unix_nano, default=None)
@@ -118,27 +115,28 @@ class TraceMapper:
                answer: str | None, chunks: list[Chunk] | None, retrievals: int | None, searches: list[str],
                context: list[Chunk], error: RunError | None) -> TraceEvent:
         model, usage = _model_and_usage(*leaves)
-        session = _first(spans, "session.id", "gen_ai.conversation.id", ASSOCIATION + "session_id",
+        present = set().union(*[s.attributes for s in spans])  # every key the spans hold: most keys asked, none does
+        session = _first(spans, present, "session.id", "gen_ai.conversation.id", ASSOCIATION + "session_id",
                          "ai.telemetry.metadata.sessionId", "ai.settings.context.sessionId", "metadata.sessionId")
         attributes: dict[str, Any] = {}
-        metadata = _first(spans, "metadata")
+        metadata = _first(spans, present, "metadata")
         if metadata is not None:
             attributes["metadata"] = _json_or_text(metadata)
-        tags = _first(spans, "tag.tags")
+        tags = _first(spans, present, "tag.tags")
         if tags is not None:
             attributes["tags"] = tags
-        probe = _first(spans, "ragpulse.probe")  # a probe's request, marked by the app (probes/marker.py)
+        probe = _first(spans, present, "ragpulse.probe")  # a probe's request, marked by the app (probes/marker.py)
         if probe is not None:
             attributes["ragpulse.probe"] = str(probe)[:256]
-        route = _str(_first(spans, self._route_attribute)) if self._route_attribute else None
-        answering, response_id = _answering(spans, llms) or (root, None)
+        route = _str(_first(spans, present, self._route_attribute)) if self._route_attribute else None
+        answering, response_id = _answering(spans if GENAI_OPERATION in present else [], llms) or (root, None)
         return TraceEvent(
             trace_id=root.trace_id,
             query=query,
             answer=answer,
             timestamp=root.start_unix_nano / 1e6,  # epoch milliseconds, as the contract takes them
             session_id=_str(session),
-            user_id=_str(_first(spans, "user.id", ASSOCIATION + "user_id", "ai.telemetry.metadata.userId",
+            user_id=_str(_first(spans, present, "user.id", ASSOCIATION + "user_id", "ai.telemetry.metadata.userId",
                                 "ai.settings.context.userId", "metadata.userId")),
             app=_str(root.resource.get("service.name")),
             release=_str(root.resource.get("service.version")),
@@ -184,8 +182,9 @@ def detached_hint(retrievers: list[Span]) -> str:
 
 def _answering(spans: list[Span], llms: list[Span]) -> tuple[Span, str] | None:
     """The span that produced the answer and its response id (gen_ai.response.id): the last LLM span that carries
-    one, else the last agent span (invoke_agent) that does. The verdicts go on it, as the GenAI conventions parent
-    an evaluation to the operation it evaluates: under an HTTP server's root (`POST /ask`), the root made no answer."""
+    one, else the last agent span (invoke_agent, among `spans`) that does. The verdicts go on it, as the GenAI
+    conventions parent an evaluation to the operation it evaluates: under an HTTP server's root (`POST /ask`), the
+    root made no answer."""
     agents = [s for s in spans if s.attributes.get(GENAI_OPERATION) == "invoke_agent"]
     for group in (llms, agents):
         for span in sorted(group, key=lambda s: s.start_unix_nano, reverse=True):
@@ -273,32 +272,8 @@ def _is_embedding(span: Span) -> bool:
 def is_retrieval(span: Span) -> bool:
     # a tool call that returned documents (OpenInference TOOL, GenAI execute_tool, AI SDK ai.toolCall): what the
     # assembler's waiting looks for; the mapping reads every tool call's result (tool_results.py)
-    return _retrieves(span) or (is_tool(span) and tool_documents(span) is not None)
-
-
-def _retrieves(span: Span) -> bool:
-    """A retrieval span that is no tool call: a retriever, a reranker, a vector store's query."""
-    attrs = span.attributes
-    return (
-        attrs.get(OI_KIND) in ("RETRIEVER", "RERANKER")
-        or attrs.get(GENAI_OPERATION) == "retrieval"
-        or "gen_ai.retrieval.documents" in attrs
-        or any(e.name == DB_QUERY_RESULT for e in span.events)
-        or (attrs.get(TRACELOOP_KIND) == "task" and "retriev" in str(attrs.get("traceloop.entity.name", span.name)).lower())
-    )
-
-
-def is_llm(span: Span) -> bool:
-    attrs = span.attributes
-    operation = _str(attrs.get(GENAI_OPERATION))  # any attribute may be an array or a kvlist
-    return (
-        attrs.get(OI_KIND) == "LLM"
-        or operation in _LLM_OPERATIONS
-        or attrs.get("llm.request.type") in ("chat", "completion")
-        # A framework's LLM task (OpenLLMetry on a LlamaIndex LLM) says so only by its output messages.
-        or (operation is None and attrs.get(OI_KIND) is None and "gen_ai.output.messages" in attrs)
-        or is_ai_sdk_llm(span)
-    )
+    roles = span_roles(span)
+    return bool(roles & RETRIEVAL) or bool(roles & TOOL and tool_documents(span) is not None)
 
 
 def _root(spans: list[Span]) -> Span:
@@ -448,9 +423,13 @@ def _input_text(value: Any) -> str:
     return _str(value) or ""
 
 
-def _first(spans: list[Span], *keys: str | None) -> Any:
+def _first(spans: list[Span], present: set[str], *keys: str) -> Any:
+    """The first span's value of the first of `keys` it holds; `present`: every key the spans hold, so a key no
+    span holds (most of those asked) costs one set test, not a lookup a span."""
+    if present.isdisjoint(keys):
+        return None
     for span in spans:
         for key in keys:
-            if key and span.attributes.get(key) is not None:
+            if span.attributes.get(key) is not None:
                 return span.attributes[key]
     return None

@@ -38,10 +38,6 @@ def operation(span: Span) -> str:
     return text_value(span.attributes.get("ai.operationId")) or span.name
 
 
-def is_ai_sdk_llm(span: Span) -> bool:
-    return operation(span) in AI_SDK_CALLS
-
-
 def vercel_query(span: Span) -> str | None:
     """The user's question of an `ai.*` call: `ai.prompt`'s prompt, or its last user message."""
     prompt = json_or_text(span.attributes.get("ai.prompt"))

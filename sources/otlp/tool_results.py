@@ -55,14 +55,6 @@ class ToolResult:
     query: str | None  # what it was asked: the search string of a retrieval
 
 
-def is_tool(span: Span) -> bool:
-    attrs = span.attributes
-    if attrs.get(OI_KIND) == "TOOL" or attrs.get("gen_ai.operation.name") == "execute_tool":
-        return True
-    ai_operation = attrs.get("ai.operationId")  # operation(span), inlined: every span of every trace comes here
-    return (span.name if ai_operation is None else text_value(ai_operation) or span.name) == TOOL_CALL
-
-
 class RetrievalTools:
     """Which tools retrieve, by `otlp.retrieval_tools`: patterns searched in a tool's name and description."""
 
@@ -77,7 +69,7 @@ class RetrievalTools:
 
 def tool_results(tool_calls: list[Span], spans: list[Span], retrievals: list[Span], answered_at: int | None,
                  tools: RetrievalTools) -> list[ToolResult]:
-    """The results of `tool_calls` (the trace's tool spans, is_tool, in the order they ran; `spans`: all of the
+    """The results of `tool_calls` (the trace's tool spans (roles.py), in the order they ran; `spans`: all of the
     trace's). `retrievals`: the retrieval spans that are no tool calls; `answered_at`: when the answering model call
     started (None: no call, every result counts as seen)."""
     by_id = {s.span_id: s for s in spans}

@@ -4,6 +4,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyString};
 use pyo3::IntoPyObject;
+use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, HashSet};
 
 use crate::{otlp, otlp_json};
@@ -11,7 +12,33 @@ use crate::{otlp, otlp_json};
 /// Requests from this size on are parsed with the GIL released, so the event loop keeps serving meanwhile.
 const DETACH_FROM_BYTES: usize = 64 * 1024;
 
-fn value_to_py<'py>(py: Python<'py>, value: &otlp::Value) -> PyResult<Bound<'py, PyAny>> {
+/// The Python strings of a request's attribute keys, document field names, span and scope names and ids (in hex),
+/// each made once: its spans repeat the same few dozen keys and names, a trace's spans its trace id, a child its
+/// parent's span id. Held only while the request's records are made (its size bounds it).
+struct Names<'r, 'py> {
+    py: Python<'py>,
+    made: FxHashMap<&'r str, Bound<'py, PyString>>,
+    ids: FxHashMap<&'r [u8], Bound<'py, PyString>>,
+}
+
+impl<'r, 'py> Names<'r, 'py> {
+    fn new(py: Python<'py>) -> Self {
+        Names { py, made: FxHashMap::default(), ids: FxHashMap::default() }
+    }
+
+    fn get(&mut self, name: &'r str) -> Bound<'py, PyString> {
+        let py = self.py;
+        self.made.entry(name).or_insert_with(|| PyString::new(py, name)).clone()
+    }
+
+    fn id(&mut self, bytes: &'r [u8]) -> Bound<'py, PyString> {
+        let py = self.py;
+        self.ids.entry(bytes).or_insert_with(|| PyString::new(py, &hex(bytes))).clone()
+    }
+}
+
+fn value_to_py<'r, 'py>(names: &mut Names<'r, 'py>, value: &'r otlp::Value) -> PyResult<Bound<'py, PyAny>> {
+    let py = names.py;
     Ok(match value {
         otlp::Value::Str(text) => PyString::new(py, text).into_any(),
         otlp::Value::Bool(flag) => PyBool::new(py, *flag).to_owned().into_any(),
@@ -21,19 +48,20 @@ fn value_to_py<'py>(py: Python<'py>, value: &otlp::Value) -> PyResult<Bound<'py,
         otlp::Value::Array(items) => {
             let list = PyList::empty(py);
             for item in items {
-                list.append(value_to_py(py, item)?)?;
+                list.append(value_to_py(names, item)?)?;
             }
             list.into_any()
         }
-        otlp::Value::KvList(pairs) => attributes_to_py(py, pairs)?.into_any(),
+        otlp::Value::KvList(pairs) => attributes_to_py(names, pairs)?.into_any(),
         otlp::Value::Empty => py.None().into_bound(py),
     })
 }
 
-fn attributes_to_py<'py>(py: Python<'py>, pairs: &otlp::Attributes) -> PyResult<Bound<'py, PyDict>> {
-    let dict = PyDict::new(py);
+fn attributes_to_py<'r, 'py>(names: &mut Names<'r, 'py>, pairs: &'r otlp::Attributes) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(names.py);
     for (key, value) in pairs {
-        dict.set_item(key.as_ref(), value_to_py(py, value)?)?; // a key given twice: the last wins, as in the Python decoding
+        // a key given twice: the last wins, as in the Python decoding
+        dict.set_item(names.get(key), value_to_py(names, value)?)?;
     }
     Ok(dict)
 }
@@ -47,6 +75,9 @@ pub struct KeyFilter {
     exact: HashSet<String>,
     prefixes: Vec<String>,
     documents: Vec<String>,
+    /// Whether an exact key is a document key (the route attribute may be one): only then is each document key
+    /// looked up among them.
+    exact_documents: bool,
 }
 
 #[pymethods]
@@ -54,7 +85,9 @@ impl KeyFilter {
     #[new]
     #[pyo3(signature = (exact, prefixes, documents = None))]
     fn new(exact: HashSet<String>, prefixes: Vec<String>, documents: Option<Vec<String>>) -> Self {
-        KeyFilter { exact, prefixes, documents: documents.unwrap_or_default() }
+        let documents = documents.unwrap_or_default();
+        let exact_documents = exact.iter().any(|key| !matches!(document_key(key, &documents), DocumentKey::Other));
+        KeyFilter { exact, prefixes, documents, exact_documents }
     }
 
     fn keeps(&self, key: &str) -> bool {
@@ -91,18 +124,21 @@ fn document_key<'k>(key: &'k str, families: &[String]) -> DocumentKey<'k> {
 /// A span's kept attributes and, when its filter names document families and every key of those families is in the
 /// gathered spelling (and none is an exact key: the route attribute), its documents gathered:
 /// {family: [{field: value}, ...] by index}, those keys left out of the attributes. Else (None, every key as it came).
-fn gathered<'py>(
-    py: Python<'py>, pairs: &otlp::Attributes, filter: Option<&KeyFilter>,
+fn gathered<'r, 'py>(
+    names: &mut Names<'r, 'py>, pairs: &'r otlp::Attributes, filter: Option<&KeyFilter>,
 ) -> PyResult<(Bound<'py, PyDict>, Option<Bound<'py, PyDict>>)> {
+    let py = names.py;
     let families = filter.map_or(&[][..], |filter| filter.documents.as_slice());
     let keys: Vec<DocumentKey> = pairs.iter().map(|(key, _)| document_key(key, families)).collect();
     let unusual = keys.iter().zip(pairs).any(|(kind, (key, _))| match kind {
         DocumentKey::Other => false,
         DocumentKey::Unusual => true,
-        DocumentKey::Document(..) => filter.is_some_and(|filter| filter.exact.contains(key.as_ref())),
+        DocumentKey::Document(..) => {
+            filter.is_some_and(|filter| filter.exact_documents && filter.exact.contains(key.as_ref()))
+        }
     });
     if unusual || !keys.iter().any(|kind| matches!(kind, DocumentKey::Document(..))) {
-        return Ok((attributes_to_py(py, pairs)?, None));
+        return Ok((attributes_to_py(names, pairs)?, None));
     }
     let attributes = PyDict::new(py);
     let mut documents: Vec<BTreeMap<u32, Bound<'py, PyDict>>> = families.iter().map(|_| BTreeMap::new()).collect();
@@ -110,8 +146,8 @@ fn gathered<'py>(
         match kind {
             // a key given twice: the last value wins, as in the attributes
             DocumentKey::Document(family, index, field) => documents[*family].entry(*index)
-                .or_insert_with(|| PyDict::new(py)).set_item(*field, value_to_py(py, value)?)?,
-            _ => attributes.set_item(key.as_ref(), value_to_py(py, value)?)?,
+                .or_insert_with(|| PyDict::new(py)).set_item(names.get(field), value_to_py(names, value)?)?,
+            _ => attributes.set_item(names.get(key), value_to_py(names, value)?)?,
         }
     }
     let by_family = PyDict::new(py);
@@ -125,7 +161,12 @@ fn gathered<'py>(
 
 fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    bytes.iter().flat_map(|b| [DIGITS[usize::from(b >> 4)] as char, DIGITS[usize::from(b & 15)] as char]).collect()
+    let mut text = String::with_capacity(2 * bytes.len());
+    for b in bytes {
+        text.push(DIGITS[usize::from(b >> 4)] as char);
+        text.push(DIGITS[usize::from(b & 15)] as char);
+    }
+    text
 }
 
 /// An id the span records carry: `size` bytes, not all zero.
@@ -182,9 +223,12 @@ fn records<'py>(
         Ok(Err(otlp::DecodeError(reason))) => return Err(PyValueError::new_err(reason)),
         Err(_) => return Err(PyValueError::new_err("the native OTLP decoder failed (a defect: please report it)")),
     };
+    let mut names = Names::new(py);
     // A resource with invalid UTF-8 makes no dict: none of its spans is made.
     let resources: Vec<Option<Bound<'py, PyDict>>> = request.resources.iter()
-        .map(|resource| resource.invalid.is_none().then(|| attributes_to_py(py, &resource.attributes)).transpose())
+        .map(|resource| {
+            resource.invalid.is_none().then(|| attributes_to_py(&mut names, &resource.attributes)).transpose()
+        })
         .collect::<PyResult<_>>()?;
     let (spans, rejected) = (PyList::empty(py), PyList::empty(py));
     for span in &request.spans {
@@ -194,14 +238,15 @@ fn records<'py>(
         }
         let events = PyList::empty(py);
         for event in &span.events {
-            let attributes = attributes_to_py(py, &event.attributes)?;
+            let attributes = attributes_to_py(&mut names, &event.attributes)?;
             events.append(event_type.call1((event.name.as_ref(), event.time_unix_nano, attributes))?)?;
         }
-        let parent = valid_id(span.parent_span_id, 8).then(|| hex(span.parent_span_id));
-        let (attributes, documents) = gathered(py, &span.attributes, filter)?;
+        let parent = valid_id(span.parent_span_id, 8).then(|| names.id(span.parent_span_id));
+        let (attributes, documents) = gathered(&mut names, &span.attributes, filter)?;
         let args = (
-            hex(span.trace_id), hex(span.span_id), parent, span.name.as_ref(), span.start_unix_nano, span.end_unix_nano,
-            attributes, &resources[span.resource], events, span.size, span.scope.as_ref(), span.kind,
+            names.id(span.trace_id), names.id(span.span_id), parent, names.get(&span.name), span.start_unix_nano,
+            span.end_unix_nano, attributes, &resources[span.resource], events, span.size, names.get(&span.scope),
+            span.kind,
         );
         // The status and the documents by keyword, and only when there are: most spans have neither, and a dict a
         // span would cost each of them.
