@@ -24,12 +24,10 @@ import statistics
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable
-from typing import Any
 
 import common  # noqa: F401 - tests/ on the path, for helpers
 import msgspec
-from bench_fastpath import time_each_stage
+from bench_fastpath import time_each_stage, timed
 from helpers.otlp_payload import PAYLOADS, SPANS_PER_TRACE, as_json, batches
 from prometheus_client import CollectorRegistry, disable_created_metrics
 
@@ -48,17 +46,6 @@ def config(store: str | None = None) -> Config:
     data = msgspec.to_builtins(Config())
     data["results"]["sqlite_path"] = store
     return parse_config(data)
-
-
-def thread_timed(call: Callable[[Any], Any], seconds: dict[str, float], name: str) -> Callable[[Any], Any]:
-    """`call`, its CPU counted in `seconds[name]` on whatever thread it runs (the local judge's executor)."""
-    def run(argument: Any) -> Any:
-        start = time.thread_time()
-        try:
-            return call(argument)
-        finally:
-            seconds[name] += time.thread_time() - start
-    return run
 
 
 async def drain(service: Service, seconds: dict[str, float]) -> None:
@@ -102,7 +89,9 @@ def once(bodies: list[bytes], spans_total: int, keys: KeyFilter, json: bool = Fa
         if judge and service.judging is not None:
             local = service.judging.workers._local  # noqa: SLF001
             assert local is not None, "the shipped defaults judge locally"
-            local.judge = thread_timed(local.judge, seconds, "judging: the local judge (its thread)")  # type: ignore[method-assign]
+            # its CPU on the local judge's executor thread
+            local.judge = timed("judging: the local judge (its thread)", local.judge, seconds,  # type: ignore[method-assign]
+                                clock=time.thread_time)
             await service.judging.start()
         process_start, loop_start = time.process_time(), time.thread_time()
         if profile is not None:
