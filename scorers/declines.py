@@ -36,7 +36,9 @@ _WE_DECLINE = (r"\b(?:we|we['’]re|we\s+are)\b.*\b(?:unable|not\s+(?:able|in\s+
                r"say|tell|confirm|guidance|help|assist)\b")
 _ZH_KNOWING = (r"知道|清楚|了解|确定|查到|找到|收到|数|把握|准|法|听说|研究|懂|讲|说|结论|定论|结果|信息|资料|消息|info|"
                r"给(?:您|你)报|报价|透露|告知|告诉|描述|回答|承诺|保证|判断|答复|解答|回复|理解|咨询|内容|confirm|check|promise|answer")
-_ZH_DECLINING = rf"(?:(?:[不没未无难]|木有|莫有)[^，。；！？]{{0,6}}?(?:{_ZH_KNOWING})|没有关于[^，。；！？]{{0,8}}的(?:描述|说明|介绍)|看不到|查不到|找不到|调不出来|把(?:对话|会话|问题)(?:转)?交给|才(?:能|好)(?:帮|为|回答|答复)|再(?:帮|为)(?:您|你)查|雾水|嘀咕|糊涂|懵|迷糊|头绪|超纲|问倒|哪知道|哪晓得|才疏学浅)"
+_ZH_DECLINING = (rf"(?:(?:[不没未无难]|木有|莫有)[^，。；！？]{{0,6}}?(?:{_ZH_KNOWING})|没有关于[^，。；！？]{{0,8}}的(?:描述|说明|介绍)|"
+                 r"看不到|查不到|找不到|调不出来|把(?:对话|会话|问题)(?:转)?交给|才(?:能|好)(?:帮|为|回答|答复)|再(?:帮|为)(?:您|你)查|"
+                 r"雾水|嘀咕|糊涂|懵|迷糊|头绪|超纲|问倒|哪知道|哪晓得|才疏学浅)")
 # 我国, 我省, 我市, 我校: "our country" and the like, not the speaker
 _ZH_SPEAKER = r"(?:我(?![们国省市县区校军党])|小助手|小客服|本渠道|本助手|本助理|小助理|本机器人|本客服|智能客服|智能助理|智能助手|这边|本人|鄙人)"
 _WISH = (r"\bwish\s+i\s+(?:could\s+(?:\w+\s+)?(?:help|answer|tell|say|assist|confirm|give|provide|share|be\s+more)|knew\b|"
@@ -44,22 +46,39 @@ _WISH = (r"\bwish\s+i\s+(?:could\s+(?:\w+\s+)?(?:help|answer|tell|say|assist|con
 _SPEAKER_DECLINES = re.compile(rf"(?i:{_I}.*(?:{_DECLINING})|(?:{_DECLINING}).*{_I}|{_WE_DECLINE}|{_WISH})"
                                rf"|{_ZH_SPEAKER}.*{_ZH_DECLINING}|{_ZH_DECLINING}.*{_ZH_SPEAKER}|不是{_ZH_SPEAKER}(?:所?能|可以)"
                                rf"|不在{_ZH_SPEAKER}的?[^，。；！？]{{0,4}}(?:范围|权限)")
-_UNSPOKEN_DECLINES = re.compile(
-    rf"(?i:^\W*{_HEDGES}(?:(?:can['’]?t|cannot|couldn['’]?t)\s+(?:\w+\s+){{0,2}}?(?:say|tell|help|answer|confirm|find|see|comment|"
-    r"give|provide|quote|offer|advise|"
-    r"speak|promise|guarantee)|(?:do|does)\s*(?:n['’]?t|not)\s+(?:really\s+)?know\b|(?:\w+\W+)?drawing\s+(?:a\s+)?(?:blank|zero)|there['’]?s\s+nothing|no\s+(?:idea|clue|info|information|data|"
-    r"details|answers?|records?|luck)|not\s+(?:sure|certain)|nothing\s+(?:on|about|found|here)|dunno|idk)\b"
-    r"|\bnot\s+(?:possible\s+for\s+(?:me|us)|(?:coming\s+)?(?:within|under)\s+(?:my|our)\s+(?:authority|remit|scope))\b|"
-    r"\bwe\s+(?:could\s*n['’]?t|could\s+not|were\s+unable\s+to)\s+find\b|\b(?:do\s*n['’]?t|do\s+not)\s+want\s+to\s+(?:give|tell)\s+"
-    r"you\s+(?:the\s+|a\s+)?(?:wrong|incorrect|inaccurate)\b|\b(?:transfer|put)\s+you\s+(?:through\s+)?to\s+(?:a|an|our|the)\s+(?:\w+\s+)?(?:colleague|agent|representative|specialist)|\bunable\s+to\s+(?:advise|confirm|comment)\b|"
-    r"\b(?:this|the)\s+(?:assistant|bot|chatbot|channel)\s+(?:does\s*(?:n['’]?t|not)|cannot|can['’]?t)\s+(?:discuss|answer|handle|cover)\b|"
-    r"\b(?:it|they)\s+(?:says|said|mentions|covers)\s+nothing\b|\bunclear\s+(?:which|what)\b)"  # machine-translated: "not possible for me to …"
-    rf"|^[^\u3400-\u9fff]*[\u3400-\u9fff]{{0,4}}{_ZH_DECLINING}|(?:目前|暂时|暂)还?(?:没有|未)(?:查到|找到|检索到)|(?:中|里)似乎?没有关于[^，。；！？]{{0,8}}的(?:描述|说明)"
-    r"|问题[^，。；！？]{0,4}(?:建议|请)(?:您|你)?[^，。；！？]{0,6}(?:联系|咨询)|运行步数已?用尽|达到最大迭代次数|(?:运行|任务)(?:中断|被中止)|被中止"
-    r"|(?i:\b(?:attempt|call|lookup|request|search)\b[^.]{0,60}\bfailed\b|\b(?:passing|handing|transferring|routing)\s+"
-    r"(?:the\s+|this\s+|your\s+)?(?:conversation|chat|request|case|you)\s+(?:along\s+|over\s+)?to\b|\brestricted\s+from\s+"
-    r"(?:this|the)\s+(?:assistant|bot|chat)\b|\bneither\s+(?:see|share|tell|say|confirm)\b|\bbut\s+(?:could\s*n['’]?t|could\s+not|"
-    r"was\s+unable\s+to)\s+(?:find|confirm|locate|see)\b)")
+# Declining without a speaker, weighed like the speaker's (weigh): each tuple an alternation, English ignoring case.
+_EN_UNSPOKEN = (
+    # where the clause starts: "Can't say", "No idea", "Not sure", "Drawing a blank"
+    rf"^\W*{_HEDGES}(?:(?:can['’]?t|cannot|couldn['’]?t)\s+(?:\w+\s+){{0,2}}?(?:say|tell|help|answer|confirm|find|see|comment|"
+    r"give|provide|quote|offer|advise|speak|promise|guarantee)|(?:do|does)\s*(?:n['’]?t|not)\s+(?:really\s+)?know\b|"
+    r"(?:\w+\W+)?drawing\s+(?:a\s+)?(?:blank|zero)|there['’]?s\s+nothing|no\s+(?:idea|clue|info|information|data|details|"
+    r"answers?|records?|luck)|not\s+(?:sure|certain)|nothing\s+(?:on|about|found|here)|dunno|idk)\b",
+    # formal and machine-translated: "It is not possible for me to …", "not coming under my scope", "unable to advise",
+    # "I don't want to give you the wrong answer", "this assistant does not discuss …", "unclear which …"
+    r"\bnot\s+(?:possible\s+for\s+(?:me|us)|(?:coming\s+)?(?:within|under)\s+(?:my|our)\s+(?:authority|remit|scope))\b",
+    r"\bunable\s+to\s+(?:advise|confirm|comment)\b|\bunclear\s+(?:which|what)\b",
+    r"\b(?:do\s*n['’]?t|do\s+not)\s+want\s+to\s+(?:give|tell)\s+you\s+(?:the\s+|a\s+)?(?:wrong|incorrect|inaccurate)\b",
+    r"\b(?:this|the)\s+(?:assistant|bot|chatbot|channel)\s+(?:does\s*(?:n['’]?t|not)|cannot|can['’]?t)\s+(?:discuss|answer|handle|"
+    r"cover)\b|\brestricted\s+from\s+(?:this|the)\s+(?:assistant|bot|chat)\b|\bneither\s+(?:see|share|tell|say|confirm)\b",
+    # searches and tools that found nothing or failed: "we couldn't find", "it says nothing about", "… but couldn't
+    # confirm", "My attempt to pull your details … failed"
+    r"\bwe\s+(?:could\s*n['’]?t|could\s+not|were\s+unable\s+to)\s+find\b|\b(?:it|they)\s+(?:says|said|mentions|covers)\s+nothing\b",
+    r"\bbut\s+(?:could\s*n['’]?t|could\s+not|was\s+unable\s+to)\s+(?:find|confirm|locate|see)\b",
+    r"\b(?:attempt|call|lookup|request|search)\b[^.]{0,60}\bfailed\b",
+    # a handoff: "transfer you to a colleague", "passing the conversation along to them"
+    r"\b(?:transfer|put)\s+you\s+(?:through\s+)?to\s+(?:a|an|our|the)\s+(?:\w+\s+)?(?:colleague|agent|representative|specialist)",
+    r"\b(?:passing|handing|transferring|routing)\s+(?:the\s+|this\s+|your\s+)?(?:conversation|chat|request|case|you)\s+"
+    r"(?:along\s+|over\s+)?to\b",
+)
+_ZH_UNSPOKEN = (
+    # where the clause starts (没查到相关记录呢, 不太好讲), or anywhere when it says nothing was found (目前还没有查到, 中似乎没有
+    # 关于…的描述)
+    rf"^[^\u3400-\u9fff]*[\u3400-\u9fff]{{0,4}}{_ZH_DECLINING}",
+    r"(?:目前|暂时|暂)还?(?:没有|未)(?:查到|找到|检索到)|(?:中|里)似乎?没有关于[^，。；！？]{0,8}的(?:描述|说明)",
+    r"问题[^，。；！？]{0,4}(?:建议|请)(?:您|你)?[^，。；！？]{0,6}(?:联系|咨询)",  # a question referred on
+    r"运行步数已?用尽|达到最大迭代次数|(?:运行|任务)(?:中断|被中止)|被中止",  # an agent's run cut short
+)
+_UNSPOKEN_DECLINES = re.compile("(?i:" + "|".join(_EN_UNSPOKEN) + ")|" + "|".join(_ZH_UNSPOKEN))
 # "I had no idea skiing is that old", "I didn't know that Elvis sang gospel": what follows is said to be so, the claim
 # ("I didn't know that", "I had no idea about it" and "… where it is" decline; "I never knew him" is a claim as it is)
 PRESUPPOSED_LEAD = re.compile(r"^i\s*(?:had\s+no\s+idea|did\s*(?:n['’]?t|not)\s+(?:know|reali[sz]e)|never\s+(?:knew|reali[sz]ed)|"
@@ -67,7 +86,8 @@ PRESUPPOSED_LEAD = re.compile(r"^i\s*(?:had\s+no\s+idea|did\s*(?:n['’]?t|not)\
                                   r"either|too|yet|where|what|when|how|why|who|whom|which|whether|if|any|anything|you|him|her|"
                                   r"them)\b)", re.IGNORECASE)
 _SPEAKER = re.compile(rf"(?i:\b(?:{_ME})\b)|{_ZH_SPEAKER}")
-_SAYS_SO = re.compile(r"(?i:(?<!until\s)(?<!unless\s)(?<!before\s)\bi\s+(?:just\s+|only\s+|do\s+)?know\b|\ball\s+i\s+know\b|\bwhat\s+i\s+(?:can|do)\s+(?:tell|say|"
+_SAYS_SO = re.compile(r"(?i:(?<!until\s)(?<!unless\s)(?<!before\s)\bi\s+(?:just\s+|only\s+|do\s+)?know\b|\ball\s+i\s+know\b|"
+                      r"\bwhat\s+i\s+(?:can|do)\s+(?:tell|say|"
                       r"confirm)\b|\bi\s+can\s+(?:tell\s+you|say|confirm)\s+(?:that|this)\b|"
                       r"\bi\s*(?:['’]m|am)\s+(?:sorry|afraid)\s+to\s+(?:say|tell\s+you)\b|\bi\s+regret\s+to\s+(?:say|inform))|(?<!哪)知道|据我|(?<!哪)晓得|记得")
 _EN_AROUND = (
@@ -80,7 +100,8 @@ _EN_AROUND = (
     r"^\W*(?:many\s+)?(?:thanks|thank\s+you)(?:\s+(?:so|very)\s+much)?\s+for\b",
     # pointers to a person or a team
     r"\b(?:ask(?:ing)?|contact(?:ing)?|reach(?:ing)?(?:\s+out\s+to)?|get(?:ting)?\s+in\s+touch\s+with|talk(?:ing)?\s+to|"
-    r"ring|call|phon(?:e|ing)|e-?mail|visit|direct|messag(?:e|ing)|whatsapp|look\s+up|go\s+(?:through|to)|head\s+to|come\s+from|address\s+yourself\s+to|put\s+you\s+through\s+to|transfer\s+you|connect\s+you|pass\s+you|escalate|"
+    r"ring|call|phon(?:e|ing)|e-?mail|visit|direct|messag(?:e|ing)|whatsapp|look\s+up|go\s+(?:through|to)|head\s+to|"
+    r"come\s+from|address\s+yourself\s+to|put\s+you\s+through\s+to|transfer\s+you|connect\s+you|pass\s+you|escalate|"
     r"hand\s+you|one\s+for|"
     r"speak(?:ing)?\s+(?:to|with)|check(?:ing)?(?:\s+w(?:ith|/)?)?(?!\s+out\b)|confirm(?:ing)?\s+with|refer\s+to|"
     r"keep(?:ing)?\s+an\s+eye\s+on)\b.*\b(?:agent|team|support|human|"
@@ -93,8 +114,9 @@ _EN_AROUND = (
     r"(?:to\s+hear\s+(?:that\s+|about\s+)?)?(?:you|your)\b",
     r"\border\s+(?:number|id|reference)\b",  # the order number asked for
     r"\b(?:agents?|team|support|human|representatives?|someone|staff|colleagues?|department|specialists?|experts?|"
-    r"advisors?|advisers?|folks|people|crew|centre|center|store|branch|pharmacist|gp|doctor|technicians?)\b.*\b(?:ask|help|answer|assist|know|contact|tell|sort|handle|advise|"
-    r"review|check|confirm|guide|walk|look\s+(?:into|at)|take\s+a\s+look|follow\s+up|get\s+back|point|assess|give)|\b(?:handled|answered|assessed|decided|reviewed|checked)\s+by\b",
+    r"advisors?|advisers?|folks|people|crew|centre|center|store|branch|pharmacist|gp|doctor|technicians?)\b.*"
+    r"\b(?:ask|help|answer|assist|know|contact|tell|sort|handle|advise|review|check|confirm|guide|walk|look\s+(?:into|at)|"
+    r"take\s+a\s+look|follow\s+up|get\s+back|point|assess|give)|\b(?:handled|answered|assessed|decided|reviewed|checked)\s+by\b",
     # what the person pointed to will do: "they'll know how that blazer fits", "they can look at your order"
     r"^\W*(?:and\s+)?(?:they|he|she)\s*(?:['’]ll|will|can|could|should|would|may|might)\s+(?:\w+\s+){0,3}?(?:know|help|look|"
     r"check|advise|confirm|tell|let\s+you\s+know|sort|trace|answer|arrange|assist|get\s+back|review|guide|pick)\b",
@@ -119,30 +141,40 @@ _EN_AROUND = (
     r"\bthank\s+you\s+(?:again\s+|kindly\s+)?for\s+your\s+(?:kind\s+)?(?:patience|understanding|message|enquiry|inquiry|question|"
     r"cooperation)\b|"
     r"\bwe\s+thank\s+you\b|\bstill\s+learning\b",
-    r"\bfor\s+(?:privacy|security|data\s+protection)\s+reasons\b|\b(?:my|our)\s+(?:role|scope|remit|retriever|search|tools?|access)\s+(?:is|are)\s+limited\s+to\b|"
-    r"\bout\s+of\s+date\b|\boutdated\b|^\W*for\s+your\s+(?:protection|security|safety)\b|"
-    r"\bfalls?\s+(?:under|outside)\s+(?:the\s+|our\s+|my\s+)?(?:\w+\s+)?(?:services|matters|topics|scope|remit|"
-    r"category|area|department)\b",  # a reason
-    r"^\W*(?:plan|next|step|then|outcome|result|action|observation|thought)\s*:|"
-    r"\boff\s+the\s+table\b|\bfailed\s+with\s+(?:an?\s+)?(?:\w+\s+)?error\b|"
-    r"\b(?:surfaced|returned|found|brought\s+up)\s+(?:\w+\s+){0,2}?(?:articles?|documents?|results?|pages?)\s+(?:on|about)\b|"
-    r"\ba\s+question\s+for\s+(?:our|the|a)\b|\b(?:was|were)\s*(?:n['’]t|not)\s+among\s+(?:them|those|these)\b|"
-    r"\b(?:do\s*n['’]?t|do\s+not)\s+want\s+to\s+(?:send|point|direct)\s+you\b|^\W*(?:re|fwd?|subject)\s*:|^\W*(?:could|can|would)\s+you\s+(?:please\s+)?(?:clarify|specify|tell\s+me|let\s+me\s+know)\b|^\W*(?:please|pls|kindly)\s+(?:share|send|provide|see|refer\s+to|raise|open|submit|lodge)\b|"
-    r"\b(?:can|may|might|could)\s+(?:change|vary)\b|\b(?:rules|times|prices|policies|terms|rates|hours)\s+(?:\w+\s+){0,3}?var(?:y|ies)\b|\bdepends?\s+on\s+(?:\w+\s+){0,2}?(?:details|circumstances|situation|case)\b|^\W*take\s+your\s+time\W*$|"
+    # a reason not to answer: privacy, a limited scope, facts that change or depend, sources about something else
+    r"\bfor\s+(?:privacy|security|data\s+protection)\s+reasons\b|^\W*for\s+your\s+(?:protection|security|safety)\b|"
+    r"\b(?:my|our)\s+(?:role|scope|remit|retriever|search|tools?|access)\s+(?:is|are)\s+limited\s+to\b|"
+    r"\bfalls?\s+(?:under|outside)\s+(?:the\s+|our\s+|my\s+)?(?:\w+\s+)?(?:services|matters|topics|scope|remit|category|area|"
+    r"department)\b|\ba\s+question\s+for\s+(?:our|the|a)\b|\boff\s+the\s+table\b",
+    r"\bout\s+of\s+date\b|\boutdated\b|\bsubject\s+to\s+change\b|\b(?:can|may|might|could)\s+(?:change|vary)\b|"
+    r"\b(?:rules|times|prices|policies|terms|rates|hours)\s+(?:\w+\s+){0,3}?var(?:y|ies)\b|"
+    r"\bdepends?\s+on\s+(?:\w+\s+){0,2}?(?:details|circumstances|situation|case)\b",
     r"\b(?:is|are|was|were)\s+for\s+(?:a\s+)?(?:different|another)\s+(?:\w+\s+)?(?:branch|store|product|location|item|model)\b|"
-    r"^\W*(?:my|the)\s+(?:search|lookup|query)\s+(?:returned|found|came\s+back)\b|"
-    r"\b(?:tool|system|lookup|search)\s+(?:\w+\s+){0,2}?(?:responded|returned|came\s+back|failed)\s+with\s+(?:an?\s+)?error\b|\bsubject\s+to\s+change\b|\b(?:ah|leh|lah|hor)\W*$|"
-    r"^\W*(?:the\s+)?(?:short|quick|brief)\s+answer\W*$|^\W*(?:tl;?dr|in\s+short|answer|note|update)\W*$",  # a label
+    r"\b(?:was|were)\s*(?:n['’]t|not)\s+among\s+(?:them|those|these)\b|"
+    r"\b(?:do\s*n['’]?t|do\s+not)\s+want\s+to\s+(?:send|point|direct)\s+you\b",
+    # labels, and what is asked of the customer: "Plan:", "RE: …", "**Short answer:", "Could you clarify which …",
+    # "Kindly raise a return request", "Take your time", a topic with a particle ("the return period ah")
+    r"^\W*(?:plan|next|step|then|outcome|result|action|observation|thought)\s*:|^\W*(?:re|fwd?|subject)\s*:|"
+    r"^\W*(?:the\s+)?(?:short|quick|brief)\s+answer\W*$|^\W*(?:tl;?dr|in\s+short|answer|note|update)\W*$",
+    r"^\W*(?:could|can|would)\s+you\s+(?:please\s+)?(?:clarify|specify|tell\s+me|let\s+me\s+know)\b|"
+    r"^\W*(?:please|pls|kindly)\s+(?:share|send|provide|see|refer\s+to|raise|open|submit|lodge)\b|"
+    r"^\W*take\s+your\s+time\W*$|\b(?:ah|leh|lah|hor)\W*$",
+    # advice, and where the figure is
     r"\b(?:should|may|might|could)\s+help\b|\bwill\s+(?:show|display|list)\s+(?:you\s+)?the\s+(?:exact|latest|current|final|"
-    r"full)\b",  # advice, and where the figure is
-    # a reason: the tool is down, try later
+    r"full)\b",
+    # sympathy said shortly, and a persona introduced: "I'm Lena, your store assistant"
     r"\bbest\s+bet\b|^\W*(?:i\s+(?:can\s+)?see|i\s+hear\s+you)\b|\bi\s+get\s+it\b|\bthat['’]s\s+(?:annoying|frustrating|a\s+pain)\b|"
-    # a persona introduced: "I'm Lena, your store assistant"
     r"^\W*(?:i['’]?m|i\s+am|this\s+is|my\s+name\s+is)\s+\w+,?\s+(?:from\s+.{0,30}|(?:your|the|an?)\s+(?:\w+\s+){0,2}(?:assistant|bot|"
     r"agent|helper|advisor|concierge))\W*$",
+    # a tool or a search: down, failing, or reporting on other topics ("`search_kb` only surfaced articles on …"); try later
     r"\b(?:tool|system|service|database|lookup|tracker|tracking|feature|function)\s+(?:is\s+|are\s+)?(?:currently\s+|temporarily\s+|"
     r"presently\s+)?(?:unavailable|down|offline|not\s+available|under\s+maintenance)\b|^\W*(?:please\s+)?try\s+again\b|"
     r"\b(?:tool|system|lookup|search|tracker)\s+(?:is\s*n['’]t|is\s+not|was\s*n['’]t)\s+(?:responding|working|loading)\b",
+    r"\bfailed\s+with\s+(?:an?\s+)?(?:\w+\s+)?error\b|"
+    r"\b(?:tool|system|lookup|search)\s+(?:\w+\s+){0,2}?(?:responded|returned|came\s+back|failed)\s+with\s+(?:an?\s+)?error\b|"
+    r"^\W*(?:my|the)\s+(?:search|lookup|query)\s+(?:returned|found|came\s+back)\b|"
+    r"\b(?:surfaced|returned|found|brought\s+up)\s+(?:\w+\s+){0,2}?(?:articles?|documents?|results?|pages?)\s+(?:on|about)\b",
+    # a reasoning model's preamble ("Let me think about this.", "they're asking about …"), a phone menu, a heading
     r"^\W*(?:let\s+me\s+think|thinking|\(?thought\)?|okay,?\s+so)\b|\b(?:they|the\s+user|the\s+customer)(?:['’]re|\s+is|\s+are)\s+"
     r"asking\b|\bmain\s+menu\b|^\W*press\s+\w+\W*$|^\W*[\w\s]{1,30}\binfo\W*$|^\W*whether\b.*\b(?:decision|call)\W*$",
     # what was searched, and why not to guess
@@ -156,7 +188,7 @@ _ZH_AROUND = (
     r"^[\s，,]*(?:(?i:sorry|apologies)[\s，,—–-]*)?(?:很|非常|真|实在|十分|万分|深表)?(?:抱歉|不好意思|对不起|遗憾|谢谢|感谢|歹势)"
     r"[^，。；！？]{0,10}$",
     r"^作为(?:一个|一名)?(?:AI|ai|人工智能|智能)?(?:助手|客服|机器人)|^方便(?:的话)?|订单号|订单编号",
-    r"人工|客服|客户服务|转接|工作人员|专员|专人|同事|售后|药剂师|医生|请洽|服务中心|^(?:请问)?(?:您|你)(?:指的是|是指|说的是)|找[^，。；！？]{0,12}team|店小二|负责人|详情页|随时|欢迎|竭诚|敬请|为准|部门|热线|坐席",
+    r"人工|客服|客户服务|转接|工作人员|专员|专人|同事|售后|药剂师|医生|请洽|服务中心|找[^，。；！？]{0,12}team|店小二|负责人|详情页|随时|欢迎|竭诚|敬请|为准|部门|热线|坐席",
     # a reason and what closes a letter: the system is down, try later, the rules, 特此说明, still learning, 祝您…
     r"系统[^，。；！？]{0,8}?(?:无法使用|不可用|维护|故障|升级|繁忙|异常)|稍后再试|稍后重试|^根据(?:相关|有关)?(?:规定|要求|政策)$|"
     r"^特此(?:说明|告知|通知|函告)$|(?:还|正|仍)在学习|^祝(?:您|你)|尽快为(?:您|你)|为(?:您|你)(?:处理|服务|解答|评估|核实)",
@@ -165,7 +197,8 @@ _ZH_AROUND = (
     r"需要根据(?:具体|实际)情况|视具体情况而定|^(?:这个|此|该|您的)?问题涉及|涉及[^，。；！？]{0,6}?(?:隐私|安全|金融|法律|医疗|具体)|让人(?:不太?|很)?(?:开心|高兴|郁闷|着急|生气|烦)|"
     r"^他们(?:会|将|可以)|由他们|由[^，。；！？]{0,6}(?:人员|工程师|客服|同事|专员)为(?:您|你)",
     # where to look or whom to ask: 您可以在App内【我的-会员中心】查看, 加一下课程顾问老师的微信问问
-    r"^(?:还?请(?:您|你)?|您|你)?(?:也)?(?:可以|可)?(?:在|到|去|至)[^，。；！？]{0,20}?(?:查看|查询|了解|咨询)|(?:问问|问一下|问下|咨询一下)看?[哦呢吧啦～~]*$|^(?:你|您)(?:可以|可)\s*(?:check|看看|看下|查看)",
+    r"^(?:还?请(?:您|你)?|您|你)?(?:也)?(?:可以|可)?(?:在|到|去|至)[^，。；！？]{0,20}?(?:查看|查询|了解|咨询)|"
+    r"(?:问问|问一下|问下|咨询一下)看?[哦呢吧啦～~]*$|^(?:你|您)(?:可以|可)\s*(?:check|看看|看下|查看)",
     r"^(?:此致|敬礼)|^也?(?:非常|很|十分|完全)?理解(?:您|你)|^(?:建议|麻烦)(?:您|你)|^(?:您|你)?(?:可以|可)?(?:问下|问一下|问问)",
     r"^(?:若|如果|如|要是)(?:您|你)(?:能|可以|方便)?(?:提供|告诉|留下|发送|补充)|^如(?:有|需)(?:需要|帮助)?|"
     r"^(?:若|如果|如|要是)(?:您|你)(?:有)?(?:需要|需求)$|^(?:若|如果|如|要是)(?:您|你)(?:急需|想要|希望)|留意[^，。；！？]{0,6}(?:公告|通知)|工单",
@@ -173,17 +206,26 @@ _ZH_AROUND = (
     r"^(?:我)?(?:已经?|先|再)?(?:(?:在|用|通过)[^，。；！？]{0,10})?(?:搜索|检索|查询|查找|查阅|翻阅)到?(?:了|过)|乱猜|瞎猜|说错|误导|凭空",
     r"^(?:(?:还?请|您|你|麻烦)(?:您|你)?(?:可以|可)?(?:先)?(?:去)?(?:做)?)?(?:准备|说明|描述|提供|登录|等待|留下|提交|填写|联系|参考|参阅|咨询|重新)|"
     r"把[^，。；！？]{0,8}(?:发来|发给|发送)|^【[^】]{1,8}】[\s，,]*(?:抱歉|不好意思|对不起)?[\s，,。]*$",  # steps to reach support, a label
+    # a reason: for your safety (为保障您的…, 出于…考虑), what a question touches (涉及…问题, 属于营销信息), facts that depend or
+    # change (受多种因素影响, 要看具体情况, 可能已有调整), who must decide (须由维修中心确认)
     r"^为了?(?:保障|保护|确保)(?:您|你)|^(?:涉及|有关)[^，。；！？]{0,12}(?:问题|事项|事宜)$|^出于[^，。；！？]{0,12}(?:考虑|原因)|"
-    r"受[^，。；！？]{0,6}因素影响|要看(?:具体|实际)?情况|^(?:你|您|是)(?:要|想)[^，。；！？]{0,10}还是|"
-    r"^[^，。；！？]{1,12}(?:能否|能不能|可否)[^，。；！？]{0,10}$|(?:需要|须|要)由[^，。；！？]{0,8}(?:判断|确认|决定|审核|处理)|"
-    r"可能(?:已有|已经|有所|会有)?(?:调整|变化|变动|更新)|(?:查询|系统|工具|接口|调用)[^，。；！？]{0,4}(?:超时|报错|出错|错误|异常|失败)|"
-    r"^(?:我)?(?:先|再|又)?(?:试着|尝试)?(?:调用|使用|用)了?(?:[^，。；！？]{0,12}(?:工具|接口)|\s*`)|只(?:拿到|找到|检索到|查到)|"
-    r"^(?:建议|麻烦)(?:您|你)?(?:直接)?(?:联系|咨询|找)|稍后再来|属于[^，。；！？]{0,6}(?:营销|敏感|内部|隐私|金融)|^[^，。；！？]{2,12}的(?:安排|情况|规定|事宜|事项)$|步数已?用尽|迭代次数|从头处理|(?:结果|资料|文档|内容)[^，。；！？]{0,4}都?(?:和|与|跟)[^，。；！？]{0,10}有关|"
-    r"(?:page|页面)[^，。；！？]{0,6}应该有|^(?:好的[，,]?)?(?:让我|我来)想想|用户(?:在)?问(?:的是)?|"
-    r"(?:检索|搜索)到的(?:内容|资料|文档|结果)[^，。；！？]{0,4}(?:讲|说)的是|(?:接口|系统|工具)[^，。；！？]{0,4}(?:无响应|没有?响应)|"
-    r"(?:这块儿?|这一块|这方面|这个)[啊呀哈]?$|(?:归|由)谁|(.)不\1|还是(?:别的|其他)|"
-    r"稍等|(?:瞅瞅|瞧瞧|看看)吧?$|留意[^，。；！？]{0,6}(?:页面|活动)|(?:问题|咨询)暂不支持$|^(?:您|你)问(?:的)?这个|"
+    r"属于[^，。；！？]{0,6}(?:营销|敏感|内部|隐私|金融)|受[^，。；！？]{0,6}因素影响|要看(?:具体|实际)?情况|"
+    r"可能(?:已有|已经|有所|会有)?(?:调整|变化|变动|更新)|(?:需要|须|要)由[^，。；！？]{0,8}(?:判断|确认|决定|审核|处理)",
+    # the question said back or a topic: 能否… and A-not-A (管不管), 归谁出, 还是别的, …的安排, …这块儿, 您问这个…, 用户问的是…
+    r"^[^，。；！？]{1,12}(?:能否|能不能|可否)[^，。；！？]{0,10}$|(?P<a_not_a>.)不(?P=a_not_a)|(?:归|由)谁|还是(?:别的|其他)|"
+    r"^(?:你|您|是)(?:要|想)[^，。；！？]{0,10}还是|^[^，。；！？]{2,12}的(?:安排|情况|规定|事宜|事项)$|"
+    r"(?:这块儿?|这一块|这方面|这个)[啊呀哈]?$|^(?:您|你)问(?:的)?这个|^(?:请问)?(?:您|你)(?:指的是|是指|说的是)|用户(?:在)?问(?:的是)?|"
+    r"^(?:好的[，,]?)?(?:让我|我来)想想",
+    # an agent's tools and searches: called (我调用了…工具, 再调用 `get_product`), failing (调用超时, 接口暂时无响应), cut short
+    # (步数已用尽), or finding other things (只拿到…, 检索到的内容讲的是…, 结果都和…有关, 资料仅涉及…)
+    r"^(?:我)?(?:先|再|又)?(?:试着|尝试)?(?:调用|使用|用)了?(?:[^，。；！？]{0,12}(?:工具|接口)|\s*`)|"
+    r"(?:查询|系统|工具|接口|调用)[^，。；！？]{0,4}(?:超时|报错|出错|错误|异常|失败)|(?:接口|系统|工具)[^，。；！？]{0,4}(?:无响应|没有?响应)|"
+    r"步数已?用尽|迭代次数|从头处理|只(?:拿到|找到|检索到|查到)|(?:检索|搜索)到的(?:内容|资料|文档|结果)[^，。；！？]{0,4}(?:讲|说)的是|"
+    r"(?:结果|资料|文档|内容)[^，。；！？]{0,4}都?(?:和|与|跟)[^，。；！？]{0,10}有关|"
     r"(?:文档|资料|知识库|检索结果)[^，。；！？]{0,6}[只仅](?:有|包含|涉及|提到|讲)",
+    # where to look, whom to ask, and wait: 建议直接联系…, 稍后再来, 稍等, 瞅瞅吧, 留意活动页面, page 上面应该有…, 问题暂不支持
+    r"^(?:建议|麻烦)(?:您|你)?(?:直接)?(?:联系|咨询|找)|稍后再来|稍等|(?:瞅瞅|瞧瞧|看看)吧?$|留意[^，。；！？]{0,6}(?:页面|活动)|"
+    r"(?:page|页面)[^，。；！？]{0,6}应该有|(?:问题|咨询)暂不支持$",
     r"^(?:关于|至于|您问的|你问的|您说的)|^(?:您|你)(?:是)?(?:想|想要|希望)(?:了解|知道|确认|咨询|问)|^(?:亲|您好|你好|尊敬的)",
 )
 _AROUND = re.compile("(?i:" + "|".join(_EN_AROUND) + ")|" + "|".join(_ZH_AROUND))
