@@ -4,19 +4,46 @@ from __future__ import annotations
 
 import contextlib
 import json
+import random
 import socket
 import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 
+_LOWEST_PORT = 10_000  # above the well-known and registered services a developer's machine may run
+_handed_out: set[int] = set()
+
+
+def _ephemeral_range_start() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32_768  # Linux's default
+
+
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A loopback port nothing listens on, for a server a test starts later. Chosen below the kernel's ephemeral
+    range: a port from that range can become the source port of some outgoing connection (a sidecar retrying an
+    endpoint that is down) before its server binds, which failed a test with "address already in use"."""
+    chooser = random.SystemRandom()
+    highest = _ephemeral_range_start()
+    for _ in range(1_000):
+        port = chooser.randrange(_LOWEST_PORT, highest)
+        if port in _handed_out:
+            continue
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _handed_out.add(port)
+        return port
+    raise RuntimeError(f"no free loopback port between {_LOWEST_PORT} and {highest}")
 
 
 @dataclass
