@@ -113,7 +113,7 @@ _EN_AROUND = (
     r"^\W*(?:and\s+)?(?:oh\s+no\W+)?(?:i['’]?m\s+|i\s+am\s+|we['’]re\s+|we\s+are\s+)?(?:so\s+|very\s+|really\s+|truly\s+)?sorry\s+"
     r"(?:to\s+hear\s+(?:that\s+|about\s+)?)?(?:you|your)\b",
     r"\border\s+(?:number|id|reference)\b",  # the order number asked for
-    r"\b(?:agents?|team|support|human|representatives?|someone|staff|colleagues?|department|specialists?|experts?|"
+    r"\b(?:agents?|team|support|human|representatives?|someone|staff|colleagues?|department|specialists?|experts?|customer\s+service|"
     r"advisors?|advisers?|folks|people|crew|centre|center|store|branch|pharmacist|gp|doctor|technicians?)\b.*"
     r"\b(?:ask|help|answer|assist|know|contact|tell|sort|handle|advise|review|check|confirm|guide|walk|look\s+(?:into|at)|"
     r"take\s+a\s+look|follow\s+up|get\s+back|point|assess|give)|\b(?:handled|answered|assessed|decided|reviewed|checked)\s+by\b",
@@ -148,7 +148,8 @@ _EN_AROUND = (
     r"department)\b|\ba\s+question\s+for\s+(?:our|the|a)\b|\boff\s+the\s+table\b",
     r"\bout\s+of\s+date\b|\boutdated\b|\bsubject\s+to\s+change\b|\b(?:can|may|might|could)\s+(?:change|vary)\b|"
     r"\b(?:rules|times|prices|policies|terms|rates|hours)\s+(?:\w+\s+){0,3}?var(?:y|ies)\b|"
-    r"\bdepends?\s+on\s+(?:\w+\s+){0,2}?(?:details|circumstances|situation|case)\b",
+    r"\bdepends?\s+on\s+(?:\w+\s+){0,2}?(?:details|circumstances|situation|case)\b|\b(?:each|every)\s+(?:case|situation|order)\s+"
+    r"(?:is|may\s+be|can\s+be|might\s+be)\s+different\b",
     r"\b(?:is|are|was|were)\s+for\s+(?:a\s+)?(?:different|another)\s+(?:\w+\s+)?(?:branch|store|product|location|item|model)\b|"
     r"\b(?:was|were)\s*(?:n['’]t|not)\s+among\s+(?:them|those|these)\b|"
     r"\b(?:do\s*n['’]?t|do\s+not)\s+want\s+to\s+(?:send|point|direct)\s+you\b",
@@ -215,7 +216,7 @@ _ZH_AROUND = (
     r"^[^，。；！？]{1,12}(?:能否|能不能|可否)[^，。；！？]{0,10}$|(?P<a_not_a>.)不(?P=a_not_a)|(?:归|由)谁|还是(?:别的|其他)|"
     r"^(?:你|您|是)(?:要|想)[^，。；！？]{0,10}还是|^[^，。；！？]{2,12}的(?:安排|情况|规定|事宜|事项)$|"
     r"(?:这块儿?|这一块|这方面|这个)[啊呀哈]?$|^(?:您|你)问(?:的)?这个|^(?:请问)?(?:您|你)(?:指的是|是指|说的是)|用户(?:在)?问(?:的是)?|"
-    r"^(?:好的[，,]?)?(?:让我|我来)想想",
+    r"^(?:好的[，,]?)?(?:让我|我来)想想|^[^，。；！？]{0,12}是否[^，。；！？]{0,12}$",
     # an agent's tools and searches: called (我调用了…工具, 再调用 `get_product`), failing (调用超时, 接口暂时无响应), cut short
     # (步数已用尽), or finding other things (只拿到…, 检索到的内容讲的是…, 结果都和…有关, 资料仅涉及…)
     r"^(?:我)?(?:先|再|又)?(?:试着|尝试)?(?:调用|使用|用)了?(?:[^，。；！？]{0,12}(?:工具|接口)|\s*`)|"
@@ -224,7 +225,7 @@ _ZH_AROUND = (
     r"(?:结果|资料|文档|内容)[^，。；！？]{0,4}都?(?:和|与|跟)[^，。；！？]{0,10}有关|"
     r"(?:文档|资料|知识库|检索结果)[^，。；！？]{0,6}[只仅](?:有|包含|涉及|提到|讲)",
     # where to look, whom to ask, and wait: 建议直接联系…, 稍后再来, 稍等, 瞅瞅吧, 留意活动页面, page 上面应该有…, 问题暂不支持
-    r"^(?:建议|麻烦)(?:您|你)?(?:直接)?(?:联系|咨询|找)|稍后再来|稍等|(?:瞅瞅|瞧瞧|看看)吧?$|留意[^，。；！？]{0,6}(?:页面|活动)|"
+    r"^(?:建议|麻烦)(?:您|你)?(?:直接)?(?:联系|咨询|找)|稍后再来|稍等|(?:瞅瞅|瞧瞧|看看)吧?$|(?:留意|关注)[^，。；！？]{0,8}(?:页面|活动|公告|通知)|"
     r"(?:page|页面)[^，。；！？]{0,6}应该有|(?:问题|咨询)暂不支持$",
     r"^(?:关于|至于|您问的|你问的|您说的)|^(?:您|你)(?:是)?(?:想|想要|希望)(?:了解|知道|确认|咨询|问)|^(?:亲|您好|你好|尊敬的)",
 )

@@ -117,12 +117,12 @@ _SUBJECT_LED = re.compile("|".join((
     rf"\b{_SOURCE_NOUN}\b[^.;:!?]{{0,40}}?\b(?:is|are|was|were)\s+(?:all\s+)?(?:about|on|for)\s+(?:different|other|unrelated)\s+"
     r"(?:subjects|topics|things|matters|products|questions)\b|\bnothing\s+in\s+(?:it|them|there)\s+(?:explains|covers|mentions|says|"
     r"addresses|describes|tells)\b",
-    # a topic the speaker may not take ("we are unable to address billing queries via this assistant", "I am not
-    # permitted to discuss payment-related matters", "unable to provide delivery time information")
+    # a topic or an act the speaker may not take ("we are unable to address billing queries", "I can't process refunds here")
     r"\b(?:i|we)\b[^.;:!?]{0,30}?\b(?:unable|not\s+(?:able|permitted|allowed|authori[sz]ed|in\s+a\s+position)|can['’]?t|cannot|"
     r"could\s*n['’]?t)\s+(?:to\s+)?(?:address|handle|process|discuss|deal\s+with|take|answer|respond\s+to|assist\s+with|"
-    r"help\s+with|provide|give)\s+(?:\w+[\s-]+){0,3}?(?:quer(?:y|ies)|enquir(?:y|ies)|inquir(?:y|ies)|questions?|requests?|"
-    r"matters|issues|topics?|information|details)\b",
+    r"help\s+with|provide|give|issue|arrange|approve|cancel|change|modify|make)\s+(?:(?:\w+[\s-]+){0,3}?(?:quer(?:y|ies)|enquir(?:y|ies)|"
+    r"inquir(?:y|ies)|questions?|requests?|matters|issues|topics?|information|details)\b|[^.;:!?]{0,40}?\b(?:here|in\s+this\s+chat|"
+    r"via\s+this\s+(?:chat|assistant|channel)|on\s+my\s+end)\b)",
     r"\bthere(?:['’]s|\s+is|\s+was)\s+nothing\s+(?:here\b|(?:about|on|regarding)\s)",
     rf"\bthere\s*(?:is|are|was|were|['’]s|does|do|did)?\s*(?:n['’]t|not|no)\b[^.;:!?]{{0,40}}?(?:\b{_SOURCE}\b|\b{_INFO}\b)",
     rf"\bthere(?:['’]s|\s+is)\s+(?:insufficient|not\s+enough|too\s+little|limited)\s+(?:{_INFO}|context)",
@@ -169,7 +169,7 @@ _EN_KNOWN = (r"(?:(?:all|what)\s+i\s+(?:\w+\s+)?know\b|i\s+(?:(?:just|only|do|al
              # "I'm sorry to say that phones with a broken display can't be accepted": the news, a claim
              r"i\s*(?:['’]m|am)\s+(?:sorry|afraid)\s+to\s+(?:say|tell\s+you|report|inform\s+you)\b|"
              r"i\s+regret\s+to\s+(?:say|tell\s+you|inform\s+you)\b)")
-_EN_TAIL = re.compile(r"\b(?:but|however|even\s+though|though|although|yet|still|that\s+said|even\s+so|nevertheless|instead|other\s+than|"
+_EN_TAIL = re.compile(r"\b(?:but|however|even\s+though|though|although|yet|(?<![a-z]\s)still|that\s+said|even\s+so|nevertheless|instead|other\s+than|"
                       rf"except(?:\s+that)?|apart\s+from|besides|only\s+that|just\s+that)\b|[:;]|(?:\band|,)\s+{_SUBJECT}|"
                       rf"(?=\b{_EN_KNOWN})", re.IGNORECASE)
 # Chat without punctuation: the speaker's negation opens a clause of its own ("… with no interest i dont have anything

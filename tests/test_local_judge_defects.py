@@ -164,6 +164,9 @@ DEVELOPMENT = {row["id"]: row for row in map(json.loads, (DATA / "refusals_dev.j
     # an estimate"; …的情况 and …的安排 said back, 涉及具体订单, 属于金融服务
     "en-refusal-q1018", "en-refusal-q1025", "zh-refusal-q1005", "zh-refusal-q1023", "zh-refusal-q1025",
     "zh-refusal-q1029",
+    # *-q11*'s, ordinary traffic again: "I can't process price adjustments or refunds here", "each case may be
+    # different" ("can still be returned" no contrast); 您可以关注我们的App活动页, 具体损坏是否属于保修 said back
+    "en-refusal-q1122", "en-refusal-q1130", "zh-refusal-q1106", "zh-refusal-q1119",
 ])
 def test_a_blind_sets_missed_refusal_over_its_own_chunks(row: str) -> None:
     """The refusals each held-out set's measurement missed, once read: refusals, never hallucinations."""
@@ -238,7 +241,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: twenty-eight batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: twenty-nine batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -272,51 +275,51 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     twenty-fifth froze it (what RAG stacks emit: frameworks' stock refusals; 46 of 60 recognised), then read.
     The twenty-seventh, ids *-q9*: written blind after the twenty-sixth froze it (agents' final answers; 38 of 60
     recognised), then read. The twenty-eighth, ids *-q10*: written blind after the twenty-seventh froze it
-    (ordinary traffic; 54 of 60 recognised), then read. refusals_heldout.jsonl, ids *-q11*: written blind after the
-    twenty-eighth froze it, measured once. None of the answers is a phrasing of the fallback catalogue
+    (ordinary traffic; 54 of 60 recognised), then read. The twenty-ninth, ids *-q11*: written blind after the
+    twenty-eighth froze it (ordinary traffic again; 56 of 60 recognised), then read. refusals_heldout.jsonl, ids
+    *-q12*: written blind after the twenty-ninth froze it, measured once. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
     assert _measure("refusals_dev.jsonl") == Counter({
         # "what I've got doesn't cover them", "They cover delivery speeds and costs, but not …" (what the sources hold),
         # "The warranty article I retrieved doesn't say …" ("The warranty" before the sources read as a claim)
-        ("en", "refusal", "recognised"): 817, ("en", "refusal", "not faulted"): 3,
+        ("en", "refusal", "recognised"): 847, ("en", "refusal", "not faulted"): 3,
         # "Sir/Madam, … is not coming under my scope" (Sir and Madam read as names), Scots ("I'm no' allowed tae …")
-        ("en", "refusal", "faulted"): 2, ("en", "refusal", "a hallucination"): 6, ("zh", "refusal", "recognised"): 794,
+        ("en", "refusal", "faulted"): 2, ("en", "refusal", "a hallucination"): 6, ("zh", "refusal", "recognised"): 824,
         # 不敢 confirm, 不敢 promise (an English word in a Chinese clause is read as a name the question lacks), Shanghainese
         # (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a referral with its
         # topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理)
         ("zh", "refusal", "faulted"): 6, ("zh", "refusal", "not faulted"): 1, ("zh", "refusal", "a hallucination"): 6,
-        ("en", "hallucination", "faulted"): 340, ("en", "hallucination", "not faulted"): 82,
-        ("en", "hallucination", "answer a hallucination"): 400,
-        ("en", "grounded", "not faulted"): 320, ("en", "grounded", "faulted"): 91,
+        ("en", "hallucination", "faulted"): 351, ("en", "hallucination", "not faulted"): 86,
+        ("en", "hallucination", "answer a hallucination"): 414,
+        ("en", "grounded", "not faulted"): 330, ("en", "grounded", "faulted"): 96,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk
         ("en", "grounded", "refused"): 4,
-        ("en", "grounded", "answer a hallucination"): 285,
-        ("zh", "hallucination", "faulted"): 327, ("zh", "hallucination", "not faulted"): 79,
-        ("zh", "hallucination", "answer a hallucination"): 286,
-        ("zh", "grounded", "not faulted"): 312, ("zh", "grounded", "faulted"): 92,
-        ("zh", "grounded", "answer a hallucination"): 39,
+        ("en", "grounded", "answer a hallucination"): 299,
+        ("zh", "hallucination", "faulted"): 339, ("zh", "hallucination", "not faulted"): 82,
+        ("zh", "hallucination", "answer a hallucination"): 298,
+        ("zh", "grounded", "not faulted"): 325, ("zh", "grounded", "faulted"): 94,
+        ("zh", "grounded", "answer a hallucination"): 40,
     })
-    # held out (*-q11*: ordinary traffic again, from another deployment: two weeks of a large electronics retailer's
-    # English website and Chinese app assistants on an open-weights model, in their natural proportions): 56 of 60
-    # refusals recognised (28 of 30 English, 28 of 30 Chinese), 3 of them judged hallucinations; no partial refusal
+    # held out (*-q12*: half ordinary traffic, half deployments of other kinds, as its writer chose them): 53 of 60
+    # refusals recognised (26 of 30 English, 27 of 30 Chinese), 7 of them judged hallucinations; no partial refusal
     # read whole
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 28, ("en", "refusal", "not faulted"): 2,
-        ("en", "refusal", "a hallucination"): 2,
-        ("zh", "refusal", "recognised"): 28, ("zh", "refusal", "faulted"): 1, ("zh", "refusal", "not faulted"): 1,
-        ("zh", "refusal", "a hallucination"): 1,
-        ("en", "hallucination", "faulted"): 11, ("en", "hallucination", "not faulted"): 4,
-        ("en", "hallucination", "answer a hallucination"): 14,
-        ("en", "grounded", "not faulted"): 10, ("en", "grounded", "faulted"): 5,
+        ("en", "refusal", "recognised"): 26, ("en", "refusal", "faulted"): 4,
+        ("en", "refusal", "a hallucination"): 4,
+        ("zh", "refusal", "recognised"): 27, ("zh", "refusal", "faulted"): 3,
+        ("zh", "refusal", "a hallucination"): 3,
+        ("en", "hallucination", "faulted"): 12, ("en", "hallucination", "not faulted"): 3,
+        ("en", "hallucination", "answer a hallucination"): 13,
+        ("en", "grounded", "not faulted"): 9, ("en", "grounded", "faulted"): 6,
         ("en", "grounded", "answer a hallucination"): 14,
-        ("zh", "hallucination", "faulted"): 12, ("zh", "hallucination", "not faulted"): 3,
-        ("zh", "hallucination", "answer a hallucination"): 12,
-        ("zh", "grounded", "not faulted"): 13, ("zh", "grounded", "faulted"): 2,
-        ("zh", "grounded", "answer a hallucination"): 1,
+        ("zh", "hallucination", "faulted"): 11, ("zh", "hallucination", "not faulted"): 4,
+        ("zh", "hallucination", "answer a hallucination"): 10,
+        ("zh", "grounded", "not faulted"): 9, ("zh", "grounded", "faulted"): 6,
+        ("zh", "grounded", "answer a hallucination"): 2,
     })
 
 
