@@ -31,7 +31,7 @@ _DECLINING = (rf"(?:n['’]?t|\bnot|\bno|\bnever|\bcannot|\bcant|\bdont|\bdidnt|
 _ME = r"i|i['’]?m|i['’]?ve|i['’]?d|me|my|myself|im|ive"  # the speaker's words
 _I = rf"\b(?:{_ME}|idk|dunno)\b"  # and the words that say "I don't know" alone
 _HEDGES = r"(?:(?:ugh|hm+|oh|well|sorry|sry|soz|so\s+sorry|unfortunately|honestly|sadly|alas|afraid)\W+)*"
-_WE_DECLINE = (r"\b(?:we|we['’]re|we\s+are)\b.*\b(?:unable|not\s+(?:able|in\s+a\s+position)|can['’]?t|cannot)\b\W+"
+_WE_DECLINE = (r"\b(?:we|we['’]re|we\s+are)\b.*\b(?:unable|not\s+(?:able|in\s+a\s+position|having)|can['’]?t|cannot)\b\W+"
                r"(?:\w+\W+){0,2}?(?:provide|give|share|offer)?\W*(?:information|info|details|advise|advice|answer|comment|"
                r"say|tell|confirm|guidance|help|assist)\b")
 _ZH_KNOWING = (r"知道|清楚|了解|确定|查到|找到|收到|数|把握|准|法|听说|研究|懂|讲|说|结论|定论|结果|信息|资料|消息|info|"
@@ -40,7 +40,7 @@ _ZH_DECLINING = (rf"(?:(?:[不没未无难]|木有|莫有)[^，。；！？]{{0,
                  r"看不到|查不到|找不到|调不出来|把(?:对话|会话|问题)(?:转)?交给|才(?:能|好)(?:帮|为|回答|答复)|再(?:帮|为)(?:您|你)查|"
                  r"雾水|嘀咕|糊涂|懵|迷糊|头绪|超纲|问倒|哪知道|哪晓得|才疏学浅)")
 # 我国, 我省, 我市, 我校: "our country" and the like, not the speaker
-_ZH_SPEAKER = r"(?:我(?![们国省市县区校军党])|小助手|小客服|本渠道|本助手|本助理|小助理|本机器人|本客服|智能客服|智能助理|智能助手|这边|本人|鄙人)"
+_ZH_SPEAKER = r"(?:我(?![们国省市县区校军党])|小助手|小客服|本渠道|本助手|当前助手|该助手|本助理|小助理|本机器人|本客服|智能客服|智能助理|智能助手|这边|本人|鄙人)"
 _WISH = (r"\bwish\s+i\s+(?:could\s+(?:\w+\s+)?(?:help|answer|tell|say|assist|confirm|give|provide|share|be\s+more)|knew\b|"
          r"had\s+(?:\w+\s+)?(?:answers?|info|information|details|data|more))")  # "I wish I could play" is a story
 _SPEAKER_DECLINES = re.compile(rf"(?i:{_I}.*(?:{_DECLINING})|(?:{_DECLINING}).*{_I}|{_WE_DECLINE}|{_WISH})"
@@ -48,9 +48,10 @@ _SPEAKER_DECLINES = re.compile(rf"(?i:{_I}.*(?:{_DECLINING})|(?:{_DECLINING}).*{
                                rf"|不在{_ZH_SPEAKER}的?[^，。；！？]{{0,4}}(?:范围|权限)")
 # Declining without a speaker, weighed like the speaker's (weigh): each tuple an alternation, English ignoring case.
 _EN_UNSPOKEN = (
-    # where the clause starts: "Can't say", "No idea", "Not sure", "Drawing a blank"
-    rf"^\W*{_HEDGES}(?:(?:can['’]?t|cannot|couldn['’]?t)\s+(?:\w+\s+){{0,2}}?(?:say|tell|help|answer|confirm|find|see|comment|"
-    r"give|provide|quote|offer|advise|speak|promise|guarantee)|(?:do|does)\s*(?:n['’]?t|not)\s+(?:really\s+)?know\b|"
+    # where the clause starts, or after its topic ("Can't say", "No idea", "Not sure", "Drawing a blank", "Sat delivery:
+    # can't confirm", "Username changes, can't help there")
+    rf"^(?:[^,:;.!?]{{1,40}}[,:;]\s*)?\W*{_HEDGES}(?:(?:can['’]?t|cannot|couldn['’]?t)\s+(?:\w+\s+){{0,2}}?(?:say|tell|help|"
+    r"answer|confirm|find|see|comment|give|provide|quote|offer|advise|speak|promise|guarantee|vouch)|(?:do|does)\s*(?:n['’]?t|not)\s+(?:really\s+)?know\b|"
     r"(?:\w+\W+)?drawing\s+(?:a\s+)?(?:blank|zero)|there['’]?s\s+nothing|no\s+(?:idea|clue|info|information|data|details|"
     r"answers?|records?|luck)|not\s+(?:sure|certain)|nothing\s+(?:on|about|found|here)|dunno|idk)\b",
     # formal and machine-translated: "It is not possible for me to …", "not coming under my scope", "unable to advise",
@@ -58,8 +59,9 @@ _EN_UNSPOKEN = (
     r"\bnot\s+(?:possible\s+for\s+(?:me|us)|(?:coming\s+)?(?:within|under)\s+(?:my|our)\s+(?:authority|remit|scope))\b",
     r"\bunable\s+to\s+(?:advise|confirm|comment)\b|\bunclear\s+(?:which|what)\b",
     r"\b(?:do\s*n['’]?t|do\s+not)\s+want\s+to\s+(?:give|tell)\s+you\s+(?:the\s+|a\s+)?(?:wrong|incorrect|inaccurate)\b",
-    r"\b(?:this|the)\s+(?:assistant|bot|chatbot|channel)\s+(?:does\s*(?:n['’]?t|not)|cannot|can['’]?t)\s+(?:discuss|answer|handle|"
-    r"cover)\b|\brestricted\s+from\s+(?:this|the)\s+(?:assistant|bot|chat)\b|\bneither\s+(?:see|share|tell|say|confirm)\b",
+    r"\b(?:this|the)\s+(?:assistant|bot|chatbot|channel|service)\s+(?:does\s*(?:n['’]?t|not)|cannot|can['’]?t|is\s+unable\s+to)\s+"
+    r"(?:discuss|answer|handle|cover|provide|give|share)\b|\bnot\s+available\s+(?:through|via|on|in)\s+this\s+(?:assistant|chat|"
+    r"channel|service|bot)\b|\brestricted\s+from\s+(?:this|the)\s+(?:assistant|bot|chat)\b|\bneither\s+(?:see|share|tell|say|confirm)\b",
     # searches and tools that found nothing or failed: "we couldn't find", "it says nothing about", "… but couldn't
     # confirm", "My attempt to pull your details … failed"
     r"\bwe\s+(?:could\s*n['’]?t|could\s+not|were\s+unable\s+to)\s+find\b|\b(?:it|they)\s+(?:says|said|mentions|covers)\s+nothing\b",
@@ -74,9 +76,10 @@ _ZH_UNSPOKEN = (
     # where the clause starts (没查到相关记录呢, 不太好讲), or anywhere when it says nothing was found (目前还没有查到, 中似乎没有
     # 关于…的描述)
     rf"^[^\u3400-\u9fff]*[\u3400-\u9fff]{{0,4}}{_ZH_DECLINING}",
-    r"(?:目前|暂时|暂)还?(?:没有|未)(?:查到|找到|检索到)|(?:中|里)似乎?没有关于[^，。；！？]{0,8}的(?:描述|说明)",
+    r"(?:目前|暂时|暂)还?(?:没有|未)(?:查到|找到|检索到|查询到)|(?:中|里)似乎?没有关于[^，。；！？]{0,8}的(?:描述|说明)",
     r"问题[^，。；！？]{0,4}(?:建议|请)(?:您|你)?[^，。；！？]{0,6}(?:联系|咨询)",  # a question referred on
     r"运行步数已?用尽|达到最大迭代次数|(?:运行|任务)(?:中断|被中止)|被中止",  # an agent's run cut short
+    r"暂不支持[^，。；！？]{0,4}(?:查询|咨询|回答|答复)",  # a question this channel does not take
 )
 _UNSPOKEN_DECLINES = re.compile("(?i:" + "|".join(_EN_UNSPOKEN) + ")|" + "|".join(_ZH_UNSPOKEN))
 # "I had no idea skiing is that old", "I didn't know that Elvis sang gospel": what follows is said to be so, the claim
@@ -102,10 +105,10 @@ _EN_AROUND = (
     r"\b(?:ask(?:ing)?|contact(?:ing)?|reach(?:ing)?(?:\s+out\s+to)?|get(?:ting)?\s+in\s+touch\s+with|talk(?:ing)?\s+to|"
     r"ring|call|phon(?:e|ing)|e-?mail|visit|direct|messag(?:e|ing)|whatsapp|look\s+up|go\s+(?:through|to)|head\s+to|"
     r"come\s+from|address\s+yourself\s+to|put\s+you\s+through\s+to|transfer\s+you|connect\s+you|pass\s+you|escalate|"
-    r"hand\s+you|one\s+for|"
+    r"hand\s+you|one\s+for|write\s+to|chat(?:ting)?\s+(?:to|with)|"
     r"speak(?:ing)?\s+(?:to|with)|check(?:ing)?(?:\s+w(?:ith|/)?)?(?!\s+out\b)|confirm(?:ing)?\s+with|refer\s+to|"
     r"keep(?:ing)?\s+an\s+eye\s+on)\b.*\b(?:agent|team|support|human|"
-    r"representative|someone|staff|colleague|service|desk|department|store|shop|branch|seller|retailer|manufacturer|"
+    r"representative|someone|staff|colleague|services?|desk|department|store|shop|branch|seller|retailer|manufacturer|"
     r"folks|people|crew|website|site|page|app|tab|account|channels?|office|advisor|adviser|till|locator|portal|helpline|"
     r"hotline|contact\s+us|counter|checkout|clients)\b",
     r"\bgive\s+(?:the|your|our|them|us|him|her)\s+(?:\w+\s+){0,2}?(?:a\s+)?(?:quick\s+)?(?:call|ring|shout)\b",  # "give the shop a call"
@@ -132,7 +135,8 @@ _EN_AROUND = (
     # the question said back, a topic, a heading
     r"^\W*(?:you['’]re|you\s+are)\s+(?:asking|wondering)\b|^\W*you(?:['’]ve)?\s+asked\b|"
     r"^\W*you(?:['’]d|\s+would)\s+like\s+to\s+know\b|^\W*you\s+want\s+to\s+know\b",
-    r"^\W*(?:(?:sorry|apologies|hi|hello)\W+)?(?:as\s+(?:for|to)|regarding|concerning|with\s+regard\s+to|about)\b[^:：,，]{0,60}$|"
+    r"^\W*(?:(?:sorry|apologies|hi|hello)\W+)?(?:as\s+(?:for|to)|regarding|concerning|with\s+regard\s+to|about)\b[^:：,，]{0,60}"
+    r"(?:,\s*(?:sorry|unfortunately|apologies))?\W*$|"
     r"^\W*you\s+mentioned\b",
     # courtesy: "We truly appreciate your interest", "I completely understand how frustrating …", "Should you have any
     # other questions …", "have a lovely day", "Thank you again for your patience and understanding"

@@ -167,6 +167,11 @@ DEVELOPMENT = {row["id"]: row for row in map(json.loads, (DATA / "refusals_dev.j
     # *-q11*'s, ordinary traffic again: "I can't process price adjustments or refunds here", "each case may be
     # different" ("can still be returned" no contrast); 您可以关注我们的App活动页, 具体损坏是否属于保修 said back
     "en-refusal-q1122", "en-refusal-q1130", "zh-refusal-q1106", "zh-refusal-q1119",
+    # *-q12*'s: "we are not having the details", "not available through this assistant", "this service is unable to
+    # provide information", "reply AGENT to chat with our team", "write to the Data Protection Office"; 暂未查询到,
+    # 当前助手无法查询, 暂不支持自助查询
+    "en-refusal-q1210", "en-refusal-q1212", "en-refusal-q1225", "en-refusal-q1230", "zh-refusal-q1208",
+    "zh-refusal-q1214", "zh-refusal-q1230",
 ])
 def test_a_blind_sets_missed_refusal_over_its_own_chunks(row: str) -> None:
     """The refusals each held-out set's measurement missed, once read: refusals, never hallucinations."""
@@ -196,6 +201,21 @@ def test_a_partial_refusal_keeps_its_claims_judged() -> None:
     chinese = judged("拆封的商品能退吗？", "已拆封商品的规定我不太清楚，不过未拆封商品签收后60天内都可以退货。",
                      "未拆封商品自签收之日起30天内可无理由退货。")
     assert not chinese.refusal and verdicts(chinese) == ["contradicted"]
+
+
+DELIVERY = "Standard delivery is free on orders above $50 and takes 3-5 business days."
+
+
+@pytest.mark.parametrize("answer", [
+    "Free standard delivery above $50. Sat delivery: can't confirm, sorry.",
+    "Standard delivery is free above $50. Saturday drops, can't help there, sorry.",
+    "Standard delivery is free above $50. About Saturday delivery, sorry, I don't have info on that.",
+])
+def test_a_refusal_after_its_topic_is_no_claim_beside_a_supported_one(answer: str) -> None:
+    """The part declined names its topic first ("Sat delivery:", "Saturday drops,", "About …, sorry"): it was kept
+    as a claim the context lacks, and the answer called a hallucination beside its supported claim."""
+    result = judged("Is delivery free, and do you deliver on Saturdays?", answer, DELIVERY)
+    assert (result.refusal, verdicts(result), result.hallucination) == (False, ["supported"], False), result.groundedness_reason
 
 
 WARRANTY = "All laptops come with a 1-year limited warranty. Accidental damage is not covered by the standard warranty."
@@ -241,7 +261,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: twenty-nine batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: thirty batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -276,50 +296,50 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     The twenty-seventh, ids *-q9*: written blind after the twenty-sixth froze it (agents' final answers; 38 of 60
     recognised), then read. The twenty-eighth, ids *-q10*: written blind after the twenty-seventh froze it
     (ordinary traffic; 54 of 60 recognised), then read. The twenty-ninth, ids *-q11*: written blind after the
-    twenty-eighth froze it (ordinary traffic again; 56 of 60 recognised), then read. refusals_heldout.jsonl, ids
-    *-q12*: written blind after the twenty-ninth froze it, measured once. None of the answers is a phrasing of the fallback catalogue
+    twenty-eighth froze it (ordinary traffic again; 56 of 60 recognised), then read. The thirtieth, ids *-q12*:
+    written blind after the twenty-ninth froze it (half ordinary traffic; 53 of 60 recognised), then read.
+    refusals_heldout.jsonl, ids *-q13*: written blind after the thirtieth froze it, measured once. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
     assert _measure("refusals_dev.jsonl") == Counter({
         # "what I've got doesn't cover them", "They cover delivery speeds and costs, but not …" (what the sources hold),
         # "The warranty article I retrieved doesn't say …" ("The warranty" before the sources read as a claim)
-        ("en", "refusal", "recognised"): 847, ("en", "refusal", "not faulted"): 3,
+        ("en", "refusal", "recognised"): 877, ("en", "refusal", "not faulted"): 3,
         # "Sir/Madam, … is not coming under my scope" (Sir and Madam read as names), Scots ("I'm no' allowed tae …")
-        ("en", "refusal", "faulted"): 2, ("en", "refusal", "a hallucination"): 6, ("zh", "refusal", "recognised"): 824,
+        ("en", "refusal", "faulted"): 2, ("en", "refusal", "a hallucination"): 6, ("zh", "refusal", "recognised"): 854,
         # 不敢 confirm, 不敢 promise (an English word in a Chinese clause is read as a name the question lacks), Shanghainese
         # (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a referral with its
         # topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理)
         ("zh", "refusal", "faulted"): 6, ("zh", "refusal", "not faulted"): 1, ("zh", "refusal", "a hallucination"): 6,
-        ("en", "hallucination", "faulted"): 351, ("en", "hallucination", "not faulted"): 86,
-        ("en", "hallucination", "answer a hallucination"): 414,
-        ("en", "grounded", "not faulted"): 330, ("en", "grounded", "faulted"): 96,
+        ("en", "hallucination", "faulted"): 363, ("en", "hallucination", "not faulted"): 89,
+        ("en", "hallucination", "answer a hallucination"): 427,
+        ("en", "grounded", "not faulted"): 342, ("en", "grounded", "faulted"): 99,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk
         ("en", "grounded", "refused"): 4,
-        ("en", "grounded", "answer a hallucination"): 299,
-        ("zh", "hallucination", "faulted"): 339, ("zh", "hallucination", "not faulted"): 82,
-        ("zh", "hallucination", "answer a hallucination"): 298,
-        ("zh", "grounded", "not faulted"): 325, ("zh", "grounded", "faulted"): 94,
-        ("zh", "grounded", "answer a hallucination"): 40,
+        ("en", "grounded", "answer a hallucination"): 312,
+        ("zh", "hallucination", "faulted"): 350, ("zh", "hallucination", "not faulted"): 86,
+        ("zh", "hallucination", "answer a hallucination"): 308,
+        ("zh", "grounded", "not faulted"): 334, ("zh", "grounded", "faulted"): 100,
+        ("zh", "grounded", "answer a hallucination"): 42,
     })
-    # held out (*-q12*: half ordinary traffic, half deployments of other kinds, as its writer chose them): 53 of 60
-    # refusals recognised (26 of 30 English, 27 of 30 Chinese), 7 of them judged hallucinations; no partial refusal
-    # read whole
+    # held out (*-q13*: ordinary traffic of a third deployment, a month of a home-and-electronics retailer's English
+    # web chat and Chinese app assistants): 55 of 60 refusals recognised (26 of 30 English, 29 of 30 Chinese), 4 of
+    # them judged hallucinations; no partial refusal read whole
     assert _measure("refusals_heldout.jsonl") == Counter({
         ("en", "refusal", "recognised"): 26, ("en", "refusal", "faulted"): 4,
         ("en", "refusal", "a hallucination"): 4,
-        ("zh", "refusal", "recognised"): 27, ("zh", "refusal", "faulted"): 3,
-        ("zh", "refusal", "a hallucination"): 3,
-        ("en", "hallucination", "faulted"): 12, ("en", "hallucination", "not faulted"): 3,
-        ("en", "hallucination", "answer a hallucination"): 13,
-        ("en", "grounded", "not faulted"): 9, ("en", "grounded", "faulted"): 6,
-        ("en", "grounded", "answer a hallucination"): 14,
-        ("zh", "hallucination", "faulted"): 11, ("zh", "hallucination", "not faulted"): 4,
-        ("zh", "hallucination", "answer a hallucination"): 10,
-        ("zh", "grounded", "not faulted"): 9, ("zh", "grounded", "faulted"): 6,
-        ("zh", "grounded", "answer a hallucination"): 2,
+        ("zh", "refusal", "recognised"): 29, ("zh", "refusal", "faulted"): 1,
+        ("en", "hallucination", "faulted"): 10, ("en", "hallucination", "not faulted"): 5,
+        ("en", "hallucination", "answer a hallucination"): 14,
+        ("en", "grounded", "not faulted"): 12, ("en", "grounded", "faulted"): 3,
+        ("en", "grounded", "answer a hallucination"): 13,
+        ("zh", "hallucination", "faulted"): 13, ("zh", "hallucination", "not faulted"): 2,
+        ("zh", "hallucination", "answer a hallucination"): 13,
+        ("zh", "grounded", "not faulted"): 13, ("zh", "grounded", "faulted"): 2,
+        ("zh", "grounded", "answer a hallucination"): 1,
     })
 
 
