@@ -24,7 +24,8 @@ from ragpulse.scorers.refusal_zh import mandarin
 from ragpulse.scorers.text import Clause, real_negators, size
 
 _KNOWING = (r"know|knew|sure|certain|find|found|see|seen|tell|say|answer|help|confirm|info|information|idea|clue|data|anything|"
-            r"details|access|records?|heard|aware|familiar|remember|recall|promise|guarantee|assume|guess|speculate|quote")
+            r"details|access|records?|heard|aware|familiar|remember|recall|promise|guarantee|assume|guess|speculate|quote|"
+            r"steps|instructions|timeframes?|turnaround|times")
 _DECLINING = (rf"(?:n['’]?t|\bnot|\bno|\bnever|\bcannot|\bcant|\bdont|\bdidnt|\bwont|\bnothing|\bzero)\W+(?:\w+\W+){{0,3}}?"
               rf"(?:{_KNOWING})\b|\bwish\W+(?:\w+\W+){{0,2}}?(?:{_KNOWING})\b|\b(?:idk|dunno|clueless|unsure|unable|stumped|"
               rf"puzzled|lost|empty|blank|escapes?|beyond|above|mystery|head-scratcher)\b")
@@ -46,6 +47,11 @@ _WISH = (r"\bwish\s+i\s+(?:could\s+(?:\w+\s+)?(?:help|answer|tell|say|assist|con
 _SPEAKER_DECLINES = re.compile(rf"(?i:{_I}.*(?:{_DECLINING})|(?:{_DECLINING}).*{_I}|{_WE_DECLINE}|{_WISH})"
                                rf"|{_ZH_SPEAKER}.*{_ZH_DECLINING}|{_ZH_DECLINING}.*{_ZH_SPEAKER}|不是{_ZH_SPEAKER}(?:所?能|可以)"
                                rf"|不在{_ZH_SPEAKER}的?[^，。；！？]{{0,4}}(?:范围|权限)")
+# The speaker declines to say, advise or confirm ("I can't advise on gift card cash-outs", 发票发送时间我这边确认不了): the
+# clause tells of the speaker, not the world, so it refuses even where the context has its topic
+_WONT_SAY = re.compile(r"(?i:\bi\s*(?:can['’]?t|cannot|am\s+(?:not|unable)\s+(?:able\s+)?to|['’]m\s+(?:not|unable)\s+(?:able\s+)?to)\s+"
+                       r"(?:really\s+)?(?:advise|comment|confirm|answer|speak\s+to|tell\s+you)\b)"
+                       rf"|{_ZH_SPEAKER}[^，。；！？]{{0,4}}?(?:确认|答复|回答|判断|保证)不了|{_ZH_SPEAKER}[^，。；！？]{{0,4}}?(?:无法|没法|不能)(?:确认|答复|回答|判断)")
 # Declining without a speaker, weighed like the speaker's (weigh): each tuple an alternation, English ignoring case.
 _EN_UNSPOKEN = (
     # where the clause starts, or after its topic ("Can't say", "No idea", "Not sure", "Drawing a blank", "Sat delivery:
@@ -114,7 +120,7 @@ _EN_AROUND = (
     r"\bgive\s+(?:the|your|our|them|us|him|her)\s+(?:\w+\s+){0,2}?(?:a\s+)?(?:quick\s+)?(?:call|ring|shout)\b",  # "give the shop a call"
     # sympathy: "Oh no, sorry your item arrived damaged!", "I'm sorry you're having trouble signing in"
     r"^\W*(?:and\s+)?(?:oh\s+no\W+)?(?:i['’]?m\s+|i\s+am\s+|we['’]re\s+|we\s+are\s+)?(?:so\s+|very\s+|really\s+|truly\s+)?sorry\s+"
-    r"(?:to\s+hear\s+(?:that\s+|about\s+)?)?(?:you|your)\b",
+    r"(?:to\s+hear\s+(?:that\s+|about\s+)?)?(?:you|your|it|that|this)\b",
     r"\border\s+(?:number|id|reference)\b",  # the order number asked for
     r"\b(?:agents?|team|support|human|representatives?|someone|staff|colleagues?|department|specialists?|experts?|customer\s+service|"
     r"advisors?|advisers?|folks|people|crew|centre|center|store|branch|pharmacist|gp|doctor|technicians?)\b.*"
@@ -206,7 +212,7 @@ _ZH_AROUND = (
     r"(?:问问|问一下|问下|咨询一下)看?[哦呢吧啦～~]*$|^(?:你|您)(?:可以|可)\s*(?:check|看看|看下|查看)",
     r"^(?:此致|敬礼)|^也?(?:非常|很|十分|完全)?理解(?:您|你)|^(?:建议|麻烦)(?:您|你)|^(?:您|你)?(?:可以|可)?(?:问下|问一下|问问)",
     r"^(?:若|如果|如|要是)(?:您|你)(?:能|可以|方便)?(?:提供|告诉|留下|发送|补充)|^如(?:有|需)(?:需要|帮助)?|"
-    r"^(?:若|如果|如|要是)(?:您|你)(?:有)?(?:需要|需求)$|^(?:若|如果|如|要是)(?:您|你)(?:急需|想要|希望)|留意[^，。；！？]{0,6}(?:公告|通知)|工单",
+    r"^(?:若|如果|如|要是)(?:您|你)(?:有)?(?:需要|需求)$|^(?:您|你)?(?:如果|要是)[^，。；！？]{0,6}的话$|^(?:若|如果|如|要是)(?:您|你)(?:急需|想要|希望)|留意[^，。；！？]{0,6}(?:公告|通知)|工单",
     r"^(?:我)?(?:先|再)?(?:(?:在|用|通过)[^，。；！？]{0,10})?(?:搜索|检索|查询|查找|查阅|翻阅)(?:了|过|了一下)?[“\"「‘]|"
     r"^(?:我)?(?:已经?|先|再)?(?:(?:在|用|通过)[^，。；！？]{0,10})?(?:搜索|检索|查询|查找|查阅|翻阅)到?(?:了|过)|乱猜|瞎猜|说错|误导|凭空",
     r"^(?:(?:还?请|您|你|麻烦)(?:您|你)?(?:可以|可)?(?:先)?(?:去)?(?:做)?)?(?:准备|说明|描述|提供|登录|等待|留下|提交|填写|联系|参考|参阅|咨询|重新)|"
@@ -285,14 +291,16 @@ def cued(said: str) -> bool:
 def weigh(text: str, parsed: Clause, asked: Callable[[], Clause], *, in_context: bool) -> Literal["refusal", "maybe"] | None:
     """How the judge reads a clause without a quantity (`parsed`), given the question's clause (`asked`, made when
     first needed) and whether the context has any of its terms: a refusal; "maybe" a refusal (one unless the context
-    supports it: it declines on the topic asked, "idk about Australia tbh"); None, a claim (or an aside: see
-    around_a_refusal)."""
+    supports it: it declines on the topic asked, "idk about Australia tbh"; the speaker declining to say, advise or
+    confirm refuses whatever the context); None, a claim (or an aside: see around_a_refusal)."""
     text = mandarin(text)
     if not cued(text):
         return None
     question = asked()
     if not parsed.names <= question.names or _SAYS_SO.search(text) is not None:
         return None
+    if _WONT_SAY.search(text):
+        return "refusal"
     if not text.isascii():
         text = real_negators(text)  # 不同身份的人说话 declines nothing
     if _SPEAKER_DECLINES.search(text) is None and _UNSPOKEN_DECLINES.search(text) is None:

@@ -172,6 +172,10 @@ DEVELOPMENT = {row["id"]: row for row in map(json.loads, (DATA / "refusals_dev.j
     # 当前助手无法查询, 暂不支持自助查询
     "en-refusal-q1210", "en-refusal-q1212", "en-refusal-q1225", "en-refusal-q1230", "zh-refusal-q1208",
     "zh-refusal-q1214", "zh-refusal-q1230",
+    # *-q13*'s, ordinary traffic: "I don't have turnaround times", "… troubleshooting steps", "sorry to hear it
+    # arrived damaged", "I can't advise on gift card cash-outs" (whatever the context holds); 我这边确认不了,
+    # 您如果着急的话
+    "en-refusal-q1307", "en-refusal-q1310", "en-refusal-q1317", "en-refusal-q1322", "zh-refusal-q1323",
 ])
 def test_a_blind_sets_missed_refusal_over_its_own_chunks(row: str) -> None:
     """The refusals each held-out set's measurement missed, once read: refusals, never hallucinations."""
@@ -261,7 +265,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: thirty batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: thirty-one batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -297,48 +301,51 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     recognised), then read. The twenty-eighth, ids *-q10*: written blind after the twenty-seventh froze it
     (ordinary traffic; 54 of 60 recognised), then read. The twenty-ninth, ids *-q11*: written blind after the
     twenty-eighth froze it (ordinary traffic again; 56 of 60 recognised), then read. The thirtieth, ids *-q12*:
-    written blind after the twenty-ninth froze it (half ordinary traffic; 53 of 60 recognised), then read.
-    refusals_heldout.jsonl, ids *-q13*: written blind after the thirtieth froze it, measured once. None of the answers is a phrasing of the fallback catalogue
+    written blind after the twenty-ninth froze it (half ordinary traffic; 53 of 60 recognised), then read. The
+    thirty-first, ids *-q13*: written blind after the thirtieth froze it (ordinary traffic of a third deployment; 55
+    of 60 recognised), then read. refusals_heldout.jsonl, ids *-q14*: written blind after the thirty-first froze it,
+    measured once. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
     assert _measure("refusals_dev.jsonl") == Counter({
         # "what I've got doesn't cover them", "They cover delivery speeds and costs, but not …" (what the sources hold),
         # "The warranty article I retrieved doesn't say …" ("The warranty" before the sources read as a claim)
-        ("en", "refusal", "recognised"): 877, ("en", "refusal", "not faulted"): 3,
+        ("en", "refusal", "recognised"): 907, ("en", "refusal", "not faulted"): 3,
         # "Sir/Madam, … is not coming under my scope" (Sir and Madam read as names), Scots ("I'm no' allowed tae …")
-        ("en", "refusal", "faulted"): 2, ("en", "refusal", "a hallucination"): 6, ("zh", "refusal", "recognised"): 854,
+        ("en", "refusal", "faulted"): 2, ("en", "refusal", "a hallucination"): 6, ("zh", "refusal", "recognised"): 884,
         # 不敢 confirm, 不敢 promise (an English word in a Chinese clause is read as a name the question lacks), Shanghainese
         # (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a referral with its
         # topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理)
         ("zh", "refusal", "faulted"): 6, ("zh", "refusal", "not faulted"): 1, ("zh", "refusal", "a hallucination"): 6,
-        ("en", "hallucination", "faulted"): 363, ("en", "hallucination", "not faulted"): 89,
-        ("en", "hallucination", "answer a hallucination"): 427,
-        ("en", "grounded", "not faulted"): 342, ("en", "grounded", "faulted"): 99,
+        ("en", "hallucination", "faulted"): 373, ("en", "hallucination", "not faulted"): 94,
+        ("en", "hallucination", "answer a hallucination"): 440,
+        ("en", "grounded", "not faulted"): 356, ("en", "grounded", "faulted"): 100,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk
         ("en", "grounded", "refused"): 4,
-        ("en", "grounded", "answer a hallucination"): 312,
-        ("zh", "hallucination", "faulted"): 350, ("zh", "hallucination", "not faulted"): 86,
-        ("zh", "hallucination", "answer a hallucination"): 308,
-        ("zh", "grounded", "not faulted"): 334, ("zh", "grounded", "faulted"): 100,
-        ("zh", "grounded", "answer a hallucination"): 42,
+        ("en", "grounded", "answer a hallucination"): 325,
+        ("zh", "hallucination", "faulted"): 363, ("zh", "hallucination", "not faulted"): 88,
+        ("zh", "hallucination", "answer a hallucination"): 321,
+        ("zh", "grounded", "not faulted"): 347, ("zh", "grounded", "faulted"): 102,
+        ("zh", "grounded", "answer a hallucination"): 43,
     })
-    # held out (*-q13*: ordinary traffic of a third deployment, a month of a home-and-electronics retailer's English
-    # web chat and Chinese app assistants): 55 of 60 refusals recognised (26 of 30 English, 29 of 30 Chinese), 4 of
-    # them judged hallucinations; no partial refusal read whole
+    # held out (*-q14*: ordinary traffic of a fourth deployment, two weeks of a fashion-and-lifestyle store's English
+    # and Chinese assistants on a 7-8B open-weights model): 58 of 60 refusals recognised (29 of 30 English, 29 of 30
+    # Chinese), 2 of them judged hallucinations; no partial refusal read whole
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 26, ("en", "refusal", "faulted"): 4,
-        ("en", "refusal", "a hallucination"): 4,
+        ("en", "refusal", "recognised"): 29, ("en", "refusal", "not faulted"): 1,
+        ("en", "refusal", "a hallucination"): 1,
         ("zh", "refusal", "recognised"): 29, ("zh", "refusal", "faulted"): 1,
-        ("en", "hallucination", "faulted"): 10, ("en", "hallucination", "not faulted"): 5,
+        ("zh", "refusal", "a hallucination"): 1,
+        ("en", "hallucination", "faulted"): 13, ("en", "hallucination", "not faulted"): 2,
         ("en", "hallucination", "answer a hallucination"): 14,
-        ("en", "grounded", "not faulted"): 12, ("en", "grounded", "faulted"): 3,
-        ("en", "grounded", "answer a hallucination"): 13,
-        ("zh", "hallucination", "faulted"): 13, ("zh", "hallucination", "not faulted"): 2,
-        ("zh", "hallucination", "answer a hallucination"): 13,
-        ("zh", "grounded", "not faulted"): 13, ("zh", "grounded", "faulted"): 2,
+        ("en", "grounded", "not faulted"): 13, ("en", "grounded", "faulted"): 2,
+        ("en", "grounded", "answer a hallucination"): 15,
+        ("zh", "hallucination", "faulted"): 12, ("zh", "hallucination", "not faulted"): 3,
+        ("zh", "hallucination", "answer a hallucination"): 12,
+        ("zh", "grounded", "not faulted"): 12, ("zh", "grounded", "faulted"): 3,
         ("zh", "grounded", "answer a hallucination"): 1,
     })
 
