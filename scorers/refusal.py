@@ -155,7 +155,7 @@ _OPENING = re.compile(rf"^(?:[\s,;:—–-]*{_HEDGE}\b)*[\s,;:—–-]*$", re.IG
 # What may come before "I …" or "the documents …" in a refusal: hedges and a topic ("As for gift wrapping, …").
 _HEAD = re.compile(rf"^(?:[\s,;:—–-]*(?:{_HEDGE}|{_EN_IDIOM}|"
                    r"(?:as\s+(?:for|to)|regarding|concerning|about|when\s+it\s+comes\s+to)"
-                   r"\s+[^,;]{1,60},|i\s+(?:checked|looked|searched)[^,;]{0,40},|"
+                   r"\s+[^,;]{1,60},|whether\s+[^,;]{1,80}|[^,;:.!?]{1,60}:|i\s+(?:checked|looked|searched)[^,;]{0,40},|"
                    r"from\s+what\s+i\s+(?:can\s+)?(?:see|know|have|found)|as\s+far\s+as\s+i\s+(?:can\s+tell|know)|"
                    rf"to\s+my\s+knowledge)\b)*[\s,;:—–-]*(?:{_MODIFIERS}\s+)*$", re.IGNORECASE)
 # After the refusal, a claim of its own: past a contrast, or a new subject after "and" or a comma ("I'm not sure,
