@@ -178,6 +178,8 @@ DEVELOPMENT = {row["id"]: row for row in map(json.loads, (DATA / "refusals_dev.j
     "en-refusal-q1307", "en-refusal-q1310", "en-refusal-q1317", "en-refusal-q1322", "zh-refusal-q1323",
     # *-q14*'s: …的处理方式 said back before 我没有查到
     "zh-refusal-q1411",
+    # *-q15*'s: …如何处理 said back, …确实很着急 (sympathy)
+    "zh-refusal-q1506", "zh-refusal-q1514",
 ])
 def test_a_blind_sets_missed_refusal_over_its_own_chunks(row: str) -> None:
     """The refusals each held-out set's measurement missed, once read: refusals, never hallucinations."""
@@ -278,7 +280,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: thirty-two batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: thirty-three batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -317,8 +319,9 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     written blind after the twenty-ninth froze it (half ordinary traffic; 53 of 60 recognised), then read. The
     thirty-first, ids *-q13*: written blind after the thirtieth froze it (ordinary traffic of a third deployment; 55
     of 60 recognised), then read. The thirty-second, ids *-q14*: written blind after the thirty-first froze it
-    (ordinary traffic of a fourth deployment; 58 of 60 recognised), then read. refusals_heldout.jsonl, ids *-q15*:
-    written blind after the thirty-second froze it, measured once. None of the answers is a phrasing of the fallback catalogue
+    (ordinary traffic of a fourth deployment; 58 of 60 recognised), then read. The thirty-third, ids *-q15*: written
+    blind after the thirty-second froze it (ordinary traffic of a fifth deployment; 58 of 60 recognised), then read.
+    refusals_heldout.jsonl, ids *-q16*: written blind after the thirty-third froze it, measured once. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
@@ -326,40 +329,43 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # "what I've got doesn't cover them", "They cover delivery speeds and costs, but not …" (what the sources hold),
         # "The warranty article I retrieved doesn't say …" ("The warranty" before the sources read as a claim), "Price
         # matching with other retailers: I can't answer …" (a topic without a verb, in the context)
-        ("en", "refusal", "recognised"): 936, ("en", "refusal", "not faulted"): 4,
+        ("en", "refusal", "recognised"): 966, ("en", "refusal", "not faulted"): 4,
         # "Sir/Madam, … is not coming under my scope" (Sir and Madam read as names), Scots ("I'm no' allowed tae …")
-        ("en", "refusal", "faulted"): 2, ("en", "refusal", "a hallucination"): 7, ("zh", "refusal", "recognised"): 914,
+        ("en", "refusal", "faulted"): 2, ("en", "refusal", "a hallucination"): 7, ("zh", "refusal", "recognised"): 944,
         # 不敢 confirm, 不敢 promise (an English word in a Chinese clause is read as a name the question lacks), Shanghainese
         # (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a referral with its
         # topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理)
         ("zh", "refusal", "faulted"): 6, ("zh", "refusal", "not faulted"): 1, ("zh", "refusal", "a hallucination"): 6,
-        ("en", "hallucination", "faulted"): 385, ("en", "hallucination", "not faulted"): 97,
-        ("en", "hallucination", "answer a hallucination"): 454,
-        ("en", "grounded", "not faulted"): 373, ("en", "grounded", "faulted"): 98,
+        ("en", "hallucination", "faulted"): 395, ("en", "hallucination", "not faulted"): 102,
+        ("en", "hallucination", "answer a hallucination"): 467,
+        ("en", "grounded", "not faulted"): 384, ("en", "grounded", "faulted"): 102,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk
         ("en", "grounded", "refused"): 4,
-        ("en", "grounded", "answer a hallucination"): 335,
-        ("zh", "hallucination", "faulted"): 375, ("zh", "hallucination", "not faulted"): 91,
-        ("zh", "hallucination", "answer a hallucination"): 333,
-        ("zh", "grounded", "not faulted"): 359, ("zh", "grounded", "faulted"): 105,
-        ("zh", "grounded", "answer a hallucination"): 44,
+        ("en", "grounded", "answer a hallucination"): 347,
+        ("zh", "hallucination", "faulted"): 388, ("zh", "hallucination", "not faulted"): 93,
+        ("zh", "hallucination", "answer a hallucination"): 345,
+        ("zh", "grounded", "not faulted"): 370, ("zh", "grounded", "faulted"): 109,
+        ("zh", "grounded", "answer a hallucination"): 45,
     })
-    # held out (*-q15*: ordinary traffic of a fifth deployment, three weeks of a department store's English in-app and
-    # Chinese website assistants on a frontier model with a terse prompt): 58 of 60 refusals recognised (30 of 30
-    # English, 28 of 30 Chinese), none judged a hallucination; no partial refusal read whole
+    # held out (*-q16*: the hard cases a monitoring team collects from many deployments: agents narrating tool calls,
+    # voice transcripts, machine translation, frameworks' and guardrails' stock replies, regional Englishes and Chinese
+    # varieties): 21 of 60 refusals recognised (12 of 30 English, 9 of 30 Chinese), 30 of them judged hallucinations;
+    # 2 partial refusals read whole
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 30,
-        ("zh", "refusal", "recognised"): 28, ("zh", "refusal", "faulted"): 1, ("zh", "refusal", "not faulted"): 1,
-        ("en", "hallucination", "faulted"): 10, ("en", "hallucination", "not faulted"): 5,
-        ("en", "hallucination", "answer a hallucination"): 13,
-        ("en", "grounded", "not faulted"): 11, ("en", "grounded", "faulted"): 4,
-        ("en", "grounded", "answer a hallucination"): 12,
+        ("en", "refusal", "recognised"): 12, ("en", "refusal", "faulted"): 11, ("en", "refusal", "not faulted"): 7,
+        ("en", "refusal", "a hallucination"): 17,
+        ("zh", "refusal", "recognised"): 9, ("zh", "refusal", "faulted"): 16, ("zh", "refusal", "not faulted"): 5,
+        ("zh", "refusal", "a hallucination"): 13,
+        ("en", "hallucination", "faulted"): 11, ("en", "hallucination", "not faulted"): 3,
+        ("en", "hallucination", "refused"): 1, ("en", "hallucination", "answer a hallucination"): 15,
+        ("en", "grounded", "not faulted"): 7, ("en", "grounded", "faulted"): 7, ("en", "grounded", "refused"): 1,
+        ("en", "grounded", "answer a hallucination"): 13,
         ("zh", "hallucination", "faulted"): 13, ("zh", "hallucination", "not faulted"): 2,
-        ("zh", "hallucination", "answer a hallucination"): 12,
-        ("zh", "grounded", "not faulted"): 11, ("zh", "grounded", "faulted"): 4,
-        ("zh", "grounded", "answer a hallucination"): 1,
+        ("zh", "hallucination", "answer a hallucination"): 11,
+        ("zh", "grounded", "not faulted"): 9, ("zh", "grounded", "faulted"): 6,
+        ("zh", "grounded", "answer a hallucination"): 4,
     })
 
 
