@@ -24,7 +24,9 @@ from ragpulse.collector.events import Chunk, TraceEvent
 from ragpulse.collector.handover import Handover
 from ragpulse.collector.queue import EventQueue
 from ragpulse.collector.supervisor import Supervised
+from ragpulse.collector.telemetry.fast_metrics import CounterFamily
 from ragpulse.collector.telemetry.labels import LabelGuard
+from ragpulse.feedback.kept import TEXT_ENTRY_BYTES, KeptEvents, unpack
 from ragpulse.judging.local_judge import LocalJudge
 from ragpulse.judging.sampler import JudgeItem, JudgeQueue
 from ragpulse.judging.verdicts import Claim, Judgment, judgment_bytes
@@ -74,6 +76,27 @@ def test_the_feedback_join_evicts_kept_traces_by_bytes_and_counts_it() -> None:
     assert list(join._traces) == ["t0002", "t0003", "t0004"]  # the two oldest went
     taken = join.take(join._traces["t0004"])
     assert taken is not None and taken[1] == encoded and join.traces_bytes == 2 * (encoded + 245) + 245
+
+
+@pytest.mark.unit
+def test_kept_events_share_their_chunks_texts_in_a_store_capped_in_entries_and_bytes() -> None:
+    """A kept event is its chunks' texts apart, the same string for every event a text recurs in, and counts as its
+    whole serialization; the store of texts holds two here, the oldest going first, counted."""
+    registry = CollectorRegistry()
+    kept = KeptEvents(CounterFamily("evicted_total", "texts let go", [], registry).labels(),
+                      max_texts=2, max_bytes=1 << 20)
+    whole = TraceEvent(trace_id="t1", query="q", answer="a", attributes={"k": "v"},
+                       chunks=[Chunk(text="x" * 300, id="c1"), Chunk(id="c2"), Chunk(text="退货" * 20, rank=1)])
+    first, size = kept.pack(whole)
+    assert size == len(msgspec.msgpack.encode(msgspec.structs.replace(whole, attributes={})))
+    assert unpack(first) == msgspec.structs.replace(whole, attributes={})
+    again, _ = kept.pack(msgspec.msgpack.decode(msgspec.msgpack.encode(whole), type=TraceEvent))  # new strings
+    assert again[1][0] is first[1][0] and again[1][2] is first[1][2] and again[1][1] is None
+    assert (len(kept), kept.bytes) == (2, 300 + 120 + 2 * TEXT_ENTRY_BYTES)  # 退货 is 6 UTF-8 bytes
+    kept.pack(event("t2", 50))
+    assert (len(kept), kept.bytes) == (2, 120 + 50 + 2 * TEXT_ENTRY_BYTES)  # the 300 x's went
+    assert registry.get_sample_value("evicted_total") == 1
+    assert unpack(first) == msgspec.structs.replace(whole, attributes={})  # still whole: the event holds its texts
 
 
 @pytest.mark.unit
