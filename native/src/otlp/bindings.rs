@@ -12,9 +12,10 @@ use crate::{otlp, otlp_json};
 /// Requests from this size on are parsed with the GIL released, so the event loop keeps serving meanwhile.
 const DETACH_FROM_BYTES: usize = 64 * 1024;
 
-/// The Python strings of a request's attribute keys, document field names, span and scope names and ids (in hex),
-/// each made once: its spans repeat the same few dozen keys and names, a trace's spans its trace id, a child its
-/// parent's span id. Held only while the request's records are made (its size bounds it).
+/// The Python strings of a request's attribute keys and string values, document field names, span and scope names and
+/// ids (in hex), each made once: its spans repeat the same few dozen keys and names, a trace's spans its trace id, a
+/// child its parent's span id, a trace's spans its question and answer (five and three times in LlamaIndex's), its
+/// traces the chunks a knowledge base recurs with. Held only while the request's records are made (its size bounds it).
 struct Names<'r, 'py> {
     py: Python<'py>,
     made: FxHashMap<&'r str, Bound<'py, PyString>>,
@@ -40,7 +41,7 @@ impl<'r, 'py> Names<'r, 'py> {
 fn value_to_py<'r, 'py>(names: &mut Names<'r, 'py>, value: &'r otlp::Value) -> PyResult<Bound<'py, PyAny>> {
     let py = names.py;
     Ok(match value {
-        otlp::Value::Str(text) => PyString::new(py, text).into_any(),
+        otlp::Value::Str(text) => names.get(text).into_any(),
         otlp::Value::Bool(flag) => PyBool::new(py, *flag).to_owned().into_any(),
         otlp::Value::Int(number) => number.into_pyobject(py)?.into_any(),
         otlp::Value::Double(number) => PyFloat::new(py, *number).into_any(),
