@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -36,7 +37,7 @@ class Span:
     end_unix_nano: int
     attributes: dict[str, Any]
     resource: dict[str, Any]
-    events: list[SpanEvent] = field(default_factory=list)
+    events: Sequence[SpanEvent] = ()  # the decoder's: () for none (most spans), else a list
     size: int = 0  # bytes of the span in protobuf: what the assembler's byte budget counts
     scope: str = ""  # the instrumentation scope's name, e.g. "openinference.instrumentation.llama_index"
     kind: int = 0  # OTLP SpanKind: 3 CLIENT and 4 PRODUCER call out, maybe to a service whose spans come later
