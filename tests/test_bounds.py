@@ -14,11 +14,13 @@ import msgspec
 import pytest
 from helpers.clocks import Clock
 from helpers.events import envelope, feedback_join, ndjson, trace
+from helpers.otlp_payload import batches
 from helpers.processes import rss_bytes
 from helpers.sidecar import RagpulseProcess
 from helpers.waiting import wait_until, wait_until_async
 from prometheus_client import CollectorRegistry, Counter
 
+from ragpulse._native import TextCache
 from ragpulse.collector.dedup import event_identity
 from ragpulse.collector.events import Chunk, TraceEvent
 from ragpulse.collector.handover import Handover
@@ -34,7 +36,7 @@ from ragpulse.judging.workers import JudgmentCache
 from ragpulse.scorers.lexical import LexicalScorer, units
 from ragpulse.sources.otlp.assembler import TraceAssembler
 from ragpulse.sources.otlp.mapping import TraceMapper
-from ragpulse.sources.otlp.spans import Span
+from ragpulse.sources.otlp.spans import Span, decode_protobuf
 
 Factory = Callable[..., RagpulseProcess]
 
@@ -97,6 +99,28 @@ def test_kept_events_share_their_chunks_texts_in_a_store_capped_in_entries_and_b
     assert (len(kept), kept.bytes) == (2, 120 + 50 + 2 * TEXT_ENTRY_BYTES)  # the 300 x's went
     assert registry.get_sample_value("evicted_total") == 1
     assert unpack(first) == msgspec.structs.replace(whole, attributes={})  # still whole: the event holds its texts
+
+
+@pytest.mark.unit
+def test_the_otlp_decoders_cache_of_document_texts_shares_them_across_requests_within_its_caps() -> None:
+    """A retrieved document's text that recurs in another request is the same string while the cache holds it; past
+    its entries the oldest goes, counted, and the next request makes its own."""
+    registry = CollectorRegistry()
+    evicted = CounterFamily("evicted_total", "texts let go", [], registry).labels()
+    [body] = batches(1, payload="realistic")  # one trace: five documents of 300-450 characters
+
+    def contents(texts: TextCache) -> list[str]:
+        [retriever] = [span for span in decode_protobuf(body, texts=texts).spans if span.documents]
+        return [document["content"] for document in retriever.documents["retrieval.documents"]]  # type: ignore[index]
+
+    wide = TextCache(100, 1 << 20, evicted)
+    first, again = contents(wide), contents(wide)
+    assert len(first) == 5 and all(a is b for a, b in zip(first, again, strict=True))
+    assert (len(wide), wide.bytes) == (5, sum(len(text.encode()) + 160 for text in first))
+    narrow = TextCache(2, 1 << 20, evicted)
+    first, again = contents(narrow), contents(narrow)
+    assert len(narrow) == 2 and registry.get_sample_value("evicted_total") == 3 + 5  # each decode's five in turn
+    assert first == again and not any(a is b for a, b in zip(first, again, strict=True))
 
 
 @pytest.mark.unit

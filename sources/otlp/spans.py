@@ -12,7 +12,7 @@ import msgspec
 from google.protobuf import json_format
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from ragpulse._native import KeyFilter, decode_otlp_json, decode_otlp_traces
+from ragpulse._native import KeyFilter, TextCache, decode_otlp_json, decode_otlp_traces
 from ragpulse.errors import EventError, RejectReason
 from ragpulse.sources.otlp import surrogates
 from ragpulse.sources.otlp.keys import MAPPED_KEYS
@@ -65,23 +65,23 @@ class DecodedSpans:
         return sum(self.rejected_by.values())
 
 
-def decode_protobuf(body: bytes, keys: KeyFilter = MAPPED_KEYS) -> DecodedSpans:
+def decode_protobuf(body: bytes, keys: KeyFilter = MAPPED_KEYS, texts: TextCache | None = None) -> DecodedSpans:
     """One call into the compiled core (native/src/otlp.rs) reads the request's bytes: what the protobuf runtime
     refuses (truncated data, nesting past 100 levels) it refuses too (tests/test_native.py), but invalid UTF-8, which
     that runtime refuses the whole request for, rejects only the spans holding it. Span attributes: only those `keys`
-    keeps (sources/otlp/keys.py)."""
+    keeps (sources/otlp/keys.py). `texts`: retrieved documents' texts recurring across requests, made once while held."""
     try:
-        spans, rejected = decode_otlp_traces(body, keys, Span, SpanEvent)
+        spans, rejected = decode_otlp_traces(body, keys, Span, SpanEvent, texts)
     except ValueError as exc:
         raise EventError(RejectReason.MALFORMED_JSON, f"not an OTLP protobuf ExportTraceServiceRequest: {exc}") from None
     return _decoded(spans, rejected)
 
 
-def decode_json(body: bytes, keys: KeyFilter = MAPPED_KEYS) -> DecodedSpans:
+def decode_json(body: bytes, keys: KeyFilter = MAPPED_KEYS, texts: TextCache | None = None) -> DecodedSpans:
     """OTLP/JSON. The crate reads what exporters send (a strict subset: native/src/otlp_json.rs says which) in a
     tenth of the time protobuf's JSON mapping takes; anything else takes the general path, which reads it or says
     why not."""
-    read = decode_otlp_json(body, keys, Span, SpanEvent)
+    read = decode_otlp_json(body, keys, Span, SpanEvent, texts)
     return _decoded(*read) if read is not None else decode_json_generally(body, keys)
 
 

@@ -7,6 +7,7 @@ use pyo3::IntoPyObject;
 use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, HashSet};
 
+use super::texts::{TextCache, MIN_BYTES};
 use crate::{otlp, otlp_json};
 
 /// Requests from this size on are parsed with the GIL released, so the event loop keeps serving meanwhile.
@@ -20,11 +21,20 @@ struct Names<'r, 'py> {
     py: Python<'py>,
     made: FxHashMap<&'r str, Bound<'py, PyString>>,
     ids: FxHashMap<&'r [u8], Bound<'py, PyString>>,
+    texts: Option<Bound<'py, TextCache>>, // documents' texts across requests (native/src/otlp/texts.rs)
 }
 
 impl<'r, 'py> Names<'r, 'py> {
-    fn new(py: Python<'py>) -> Self {
-        Names { py, made: FxHashMap::default(), ids: FxHashMap::default() }
+    fn new(py: Python<'py>, texts: Option<Bound<'py, TextCache>>) -> Self {
+        Names { py, made: FxHashMap::default(), ids: FxHashMap::default(), texts }
+    }
+
+    /// A document field's value: its text from the cache of recurring ones, when there is one.
+    fn document_value(&mut self, value: &'r otlp::Value) -> PyResult<Bound<'py, PyAny>> {
+        match (value, &self.texts) {
+            (otlp::Value::Str(text), Some(texts)) if text.len() >= MIN_BYTES => Ok(texts.get().get(self.py, text).into_any()),
+            _ => value_to_py(self, value),
+        }
     }
 
     fn get(&mut self, name: &'r str) -> Bound<'py, PyString> {
@@ -147,7 +157,7 @@ fn gathered<'r, 'py>(
         match kind {
             // a key given twice: the last value wins, as in the attributes
             DocumentKey::Document(family, index, field) => documents[*family].entry(*index)
-                .or_insert_with(|| PyDict::new(py)).set_item(names.get(field), value_to_py(names, value)?)?,
+                .or_insert_with(|| PyDict::new(py)).set_item(names.get(field), names.document_value(value)?)?,
             _ => attributes.set_item(names.get(key), value_to_py(names, value)?)?,
         }
     }
@@ -183,29 +193,30 @@ fn valid_id(bytes: &[u8], size: usize) -> bool {
 /// `keys` keeps (all without it). A span without a 16-byte trace id or an 8-byte span id (or all zero), or with a
 /// string that is not valid UTF-8 in it or in its resource or scope, is not made: (its name, the reason, what is
 /// wrong) is in `rejected`, the reason "invalid_trace_id", "invalid_span_id" or "invalid_utf8". Raises ValueError
-/// with the reason on a malformed request (truncated, nested past 100 levels).
+/// with the reason on a malformed request (truncated, nested past 100 levels). With `texts`, a retrieved document's
+/// text of MIN_BYTES or more is the cache's string (the same for every request it recurs in while held).
 #[pyfunction]
-#[pyo3(signature = (body, keys, span_type, event_type))]
+#[pyo3(signature = (body, keys, span_type, event_type, texts = None))]
 pub fn decode_otlp_traces<'py>(
     py: Python<'py>, body: &Bound<'py, PyBytes>, keys: Option<Bound<'py, KeyFilter>>, span_type: &Bound<'py, PyAny>,
-    event_type: &Bound<'py, PyAny>,
+    event_type: &Bound<'py, PyAny>, texts: Option<Bound<'py, TextCache>>,
 ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>)> {
-    records(py, body.as_bytes(), keys, span_type, event_type)
+    records(py, body.as_bytes(), keys, span_type, event_type, texts)
 }
 
 /// An OTLP/JSON request as decode_otlp_traces reads its protobuf form (native/src/otlp_json.rs); None when it is
 /// outside the subset read here: the caller takes the general path, which reads or refuses it.
 #[pyfunction]
-#[pyo3(signature = (body, keys, span_type, event_type))]
+#[pyo3(signature = (body, keys, span_type, event_type, texts = None))]
 pub fn decode_otlp_json<'py>(
     py: Python<'py>, body: &Bound<'py, PyBytes>, keys: Option<Bound<'py, KeyFilter>>, span_type: &Bound<'py, PyAny>,
-    event_type: &Bound<'py, PyAny>,
+    event_type: &Bound<'py, PyAny>, texts: Option<Bound<'py, TextCache>>,
 ) -> PyResult<Option<(Bound<'py, PyList>, Bound<'py, PyList>)>> {
     let bytes = body.as_bytes();
     let transcode = move || std::panic::catch_unwind(|| otlp_json::transcode(bytes));
     let transcoded = if bytes.len() >= DETACH_FROM_BYTES { py.detach(transcode) } else { transcode() };
     match transcoded {
-        Ok(Some(protobuf)) => records(py, &protobuf, keys, span_type, event_type).map(Some),
+        Ok(Some(protobuf)) => records(py, &protobuf, keys, span_type, event_type, texts).map(Some),
         Ok(None) => Ok(None),
         Err(_) => Err(PyValueError::new_err("the native OTLP/JSON reader failed (a defect: please report it)")),
     }
@@ -213,7 +224,7 @@ pub fn decode_otlp_json<'py>(
 
 fn records<'py>(
     py: Python<'py>, bytes: &[u8], keys: Option<Bound<'py, KeyFilter>>, span_type: &Bound<'py, PyAny>,
-    event_type: &Bound<'py, PyAny>,
+    event_type: &Bound<'py, PyAny>, texts: Option<Bound<'py, TextCache>>,
 ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>)> {
     let filter: Option<&KeyFilter> = keys.as_ref().map(|keys| keys.get());
     let keep = move |key: &str| filter.is_none_or(|filter| filter.keeps(key));
@@ -224,7 +235,7 @@ fn records<'py>(
         Ok(Err(otlp::DecodeError(reason))) => return Err(PyValueError::new_err(reason)),
         Err(_) => return Err(PyValueError::new_err("the native OTLP decoder failed (a defect: please report it)")),
     };
-    let mut names = Names::new(py);
+    let mut names = Names::new(py, texts);
     // A resource with invalid UTF-8 makes no dict: none of its spans is made.
     let resources: Vec<Option<Bound<'py, PyDict>>> = request.resources.iter()
         .map(|resource| {
