@@ -11,7 +11,7 @@ __all__ = [
     "decode_otlp_traces", "decode_otlp_json", "stem_words", "regex_spans", "cjk_covered", "sentences", "clauses",
     "topics_shared", "count_inline", "parse_citations", "scan_citations", "draw", "normalised", "named_things",
     "turn_kind", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE", "ChunkAnalysis", "ChunkContext", "LexicalAnalyser",
-    "LexicalUnits", "FastCounter", "FastHistogram", "JoinCore", "KeyFilter", "ReorderHold", "RoutineFloor",
+    "LexicalUnits", "FastCounter", "FastHistogram", "JoinCore", "KeyFilter", "TextCache", "ReorderHold", "RoutineFloor",
     "SamplerCore", "SessionTable", "SessionView", "TextAnalyser", "TraceTable", "Turn", "VerdictRules",
 ]
 
@@ -41,11 +41,20 @@ class KeyFilter:
     def __new__(cls, exact: set[str] | frozenset[str], prefixes: Sequence[str], documents: Sequence[str] | None = None) -> Self: ...
     def keeps(self, key: str) -> bool: ...
 
+@final
+class TextCache:  # native/src/otlp/texts.rs: retrieved documents' texts of 64 bytes or more, across requests
+    def __new__(cls, max_entries: int, max_bytes: int, evicted: FastCounter) -> Self: ...
+    def __len__(self) -> int: ...
+    @property
+    def bytes(self) -> int: ...
+
 def decode_otlp_traces(
-    body: bytes, keys: KeyFilter | None, span_type: _SpanType[_Event, _Span], event_type: _EventType[_Event]
+    body: bytes, keys: KeyFilter | None, span_type: _SpanType[_Event, _Span], event_type: _EventType[_Event],
+    texts: TextCache | None = None,
 ) -> _Decoded[_Span]: ...
 def decode_otlp_json(
-    body: bytes, keys: KeyFilter | None, span_type: _SpanType[_Event, _Span], event_type: _EventType[_Event]
+    body: bytes, keys: KeyFilter | None, span_type: _SpanType[_Event, _Span], event_type: _EventType[_Event],
+    texts: TextCache | None = None,
 ) -> _Decoded[_Span] | None: ...
 
 # The lexical scorer (native/src/lexical/bindings.rs)
@@ -236,7 +245,8 @@ class Turn:
     size: int
     signals: tuple[str, ...]
     judgment: tuple[str, str, str] | None
-    payload: bytes | None
+    payload: tuple[bytes, tuple[str | None, ...]] | None  # feedback/kept.py's Kept
+    payload_size: int
     kept: bool
     evidence: bool
     sampled_by: tuple[str, ...]
@@ -257,9 +267,9 @@ class TraceTable:
     def buried(self, trace_id: str) -> bool: ...
     def expire(self, now: float, window: float) -> None: ...
     def revoke(self, partitions: set[int] | frozenset[int]) -> int: ...
-    def keep(self, turn: Turn, payload: bytes, sampled_by: tuple[str, ...]) -> None: ...
+    def keep(self, turn: Turn, payload: object, size: int, sampled_by: tuple[str, ...]) -> None: ...
     def passed(self, trace_id: str) -> None: ...
-    def take(self, turn: Turn) -> bytes | None: ...
+    def take(self, turn: Turn) -> tuple[object, int] | None: ...
     @property
     def bytes(self) -> int: ...
     @property

@@ -28,13 +28,13 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 
-import msgspec
 from prometheus_client import CollectorRegistry
 
 from ragpulse import _native
 from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
 from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.config import SatisfactionConfig
+from ragpulse.feedback.kept import KeptEvents, unpack
 from ragpulse.feedback.reorder import reorder_hold
 from ragpulse.feedback.satisfaction import NEGATIVE, PRIORITY_OF, SignalCounter, explicit_signal, rating_of
 from ragpulse.scorers.text import analyser
@@ -78,8 +78,8 @@ class FeedbackJoin:
                          if options.reorder_seconds > 0 else None)
         # The answers by trace id, their caps and tombstones, in the compiled core (native/src/traces.rs).
         self._traces = _native.TraceTable(self._max_traces, self._max_bytes, TURN_BYTES, self._evicted["traces"])
-        self._encode = msgspec.msgpack.Encoder().encode
-        self._decode = msgspec.msgpack.Decoder(TraceEvent).decode
+        # The kept events' form, their chunks' texts held once (feedback/kept.py).
+        self._kept = KeptEvents(self._evicted["texts"])
         # The stage and a trace's way in (its answer, its turn), in the compiled core (native/src/join.rs).
         self._core = _native.JoinCore(
             TraceEvent, self._traces, self._sessions, self._reorder, list(guard.names), self._escalation_routes,
@@ -87,7 +87,8 @@ class FeedbackJoin:
             answered=counter.answered, met=self._met)
         for table, entries, held in (("traces", lambda: len(self._traces), lambda: self.traces_bytes),
                                      ("sessions", lambda: len(self._sessions), lambda: self.sessions_bytes),
-                                     ("pending", lambda: len(self._pending), lambda: self.pending_bytes)):
+                                     ("pending", lambda: len(self._pending), lambda: self.pending_bytes),
+                                     ("texts", lambda: len(self._kept), lambda: self._kept.bytes)):
             metrics.entries.labels(table=table).set_function(entries)
             metrics.bytes.labels(table=table).set_function(held)
 
@@ -315,9 +316,7 @@ class FeedbackJoin:
         turn = self._traces.get(event.trace_id)
         if turn is None:  # already evicted
             return None
-        # Attributes are not judged: leaving them out halves the encoding of a typical event.
-        slim = msgspec.structs.replace(event, attributes={}) if event.attributes else event
-        self._traces.keep(turn, self._encode(slim), sampled_by)
+        self._traces.keep(turn, *self._kept.pack(event), sampled_by)
         return turn
 
     def passed(self, trace_id: str) -> None:
@@ -326,12 +325,12 @@ class FeedbackJoin:
 
     def peek(self, turn: Turn) -> TraceEvent | None:
         """The kept event of an answer, left where it is (None when it was not kept or is gone)."""
-        return None if turn.payload is None else self._decode(turn.payload)
+        return None if turn.payload is None else unpack(turn.payload)
 
     def take(self, turn: Turn) -> tuple[TraceEvent, int] | None:
         """The kept event of an answer a late signal is about, and its size (once: it is evidence now)."""
-        payload = self._traces.take(turn)
-        return None if payload is None else (self._decode(payload), len(payload))
+        taken = self._traces.take(turn)
+        return None if taken is None else (unpack(taken[0]), taken[1])
 
     def judged(self, trace_id: str, sample: str, verdict: str, stage: str) -> list[str]:
         """The judge's verdict on a trace: signals so far meet it (the joined views), later ones will.

@@ -11,7 +11,7 @@ from ragpulse.collector.telemetry.fast_metrics import CounterFamily
 
 OUTCOMES = ("joined", "joined_after_wait", "session", "late", "orphan", "pending_full", "session_unknown", "unreferenced",
             "key_mismatch")
-TABLES = ("traces", "sessions", "pending", "turns", "questions")
+TABLES = ("traces", "sessions", "pending", "turns", "questions", "texts")
 MAX_SIGNALS_PER_TURN = 16
 MAX_TURNS_PER_SESSION = 16
 # What an entry costs besides its strings (object, slots, dict slot), for the byte budgets.
@@ -55,7 +55,8 @@ class JoinMetrics:
             "ragpulse_feedback_join_evicted_total",
             "Entries the join dropped before their window ended (caps in entries or bytes), by table: traces, "
             "sessions (their open turns get no silent accept), pending (counted as pending_full too), turns "
-            "(a session past its turn cap), questions (the cache of analysed questions).",
+            "(a session past its turn cap), questions (the cache of analysed questions), texts (the chunks' texts shared "
+            "by the kept events: one recurring now is held again by each event it is in).",
             ["table"], registry,
         )
         self.revoked = CounterFamily(
@@ -90,11 +91,11 @@ class JoinMetrics:
 # session's open turns; its attributes, all readable and writable:
 #   trace_id, at (its arrival, the join's clock), labels (raw label values), fallback, size (its bytes in the budgets);
 #   signals (tuple of str); judgment: (sample, verdict, stage) of its first judgment, or None;
-#   payload: the serialized event while the judge sampler keeps it, or None; kept: the sampler has seen the trace;
-#   evidence: a signal had it queued for judging (once is enough); sampled_by: the sampler's reasons;
-#   raised: priorities raised before the sampler saw the trace; open: its session holds it (its signals are counted
-#   when it settles); kind: what its question is to its session's previous one (first, repeat...), counted then too,
-#   or None; partition: the Kafka partition it came from (-1: another source).
+#   payload: the event while the judge sampler keeps it (feedback/kept.py's Kept), or None; payload_size: its bytes;
+#   kept: the sampler has seen the trace; evidence: a signal had it queued for judging (once is enough); sampled_by:
+#   the sampler's reasons; raised: priorities raised before the sampler saw the trace; open: its session holds it (its
+#   signals are counted when it settles); kind: what its question is to its session's previous one (first, repeat...),
+#   counted then too, or None; partition: the Kafka partition it came from (-1: another source).
 Turn = _native.Turn
 
 

@@ -6,7 +6,10 @@ it, character for character, so that what the reading finds maps back to the ans
 
 from __future__ import annotations
 
+import functools
+import json
 import re
+from importlib import resources
 
 import opencc
 
@@ -105,7 +108,11 @@ def _head(text: str, refusal: int) -> str:
 
 _HAN = re.compile("[\u3400-\u9fff]")
 _TO_SIMPLIFIED = opencc.OpenCC("t2s")
-_TO_TRADITIONAL = opencc.OpenCC("s2t")
+# The built-in fallback rules' patterns (config/fallback_phrases.yaml) in Traditional characters, as OpenCC's s2t
+# converts them (null: to themselves); tests/test_fallback.py holds the table to it. s2t's phrase dictionary takes
+# ~26 MB for the process's life (t2s's 3): a config of only the built-in rules never loads it.
+_KNOWN_TRADITIONAL: dict[str, str | None] = json.loads(
+    resources.files(__package__).joinpath("traditional_forms.json").read_text(encoding="utf-8"))
 # Cantonese words of negation, having and pointing, as Mandarin says them (one character for one): 唔知 不知, 冇资料
 # 没资料, 呢个 这个
 _CANTONESE = str.maketrans({"唔": "不", "冇": "没", "嘅": "的", "咗": "了", "搵": "找", "睇": "看", "喺": "在", "佢": "他",
@@ -126,5 +133,17 @@ def mandarin(text: str) -> str:
 def in_both_scripts(pattern: str) -> str:
     """A phrase pattern written in Simplified characters, matching their Traditional forms too (資料 for 资料): the
     fallback rules' Chinese phrases are listed once. A pattern without Chinese is returned as it is."""
-    traditional = _TO_TRADITIONAL.convert(pattern) if not pattern.isascii() else pattern
-    return pattern if traditional == pattern else f"(?:{pattern})|(?:{traditional})"
+    if pattern.isascii():
+        return pattern
+    traditional = _KNOWN_TRADITIONAL[pattern] if pattern in _KNOWN_TRADITIONAL else to_traditional(pattern)
+    return pattern if traditional is None or traditional == pattern else f"(?:{pattern})|(?:{traditional})"
+
+
+@functools.cache
+def _s2t() -> opencc.OpenCC:
+    return opencc.OpenCC("s2t")
+
+
+def to_traditional(text: str) -> str:
+    """`text` in Traditional characters, by OpenCC's s2t (loaded on first use)."""
+    return _s2t().convert(text)

@@ -14,17 +14,21 @@ import msgspec
 import pytest
 from helpers.clocks import Clock
 from helpers.events import envelope, feedback_join, ndjson, trace
+from helpers.otlp_payload import batches
 from helpers.processes import rss_bytes
 from helpers.sidecar import RagpulseProcess
 from helpers.waiting import wait_until, wait_until_async
 from prometheus_client import CollectorRegistry, Counter
 
+from ragpulse._native import TextCache
 from ragpulse.collector.dedup import event_identity
 from ragpulse.collector.events import Chunk, TraceEvent
 from ragpulse.collector.handover import Handover
 from ragpulse.collector.queue import EventQueue
 from ragpulse.collector.supervisor import Supervised
+from ragpulse.collector.telemetry.fast_metrics import CounterFamily
 from ragpulse.collector.telemetry.labels import LabelGuard
+from ragpulse.feedback.kept import TEXT_ENTRY_BYTES, KeptEvents, unpack
 from ragpulse.judging.local_judge import LocalJudge
 from ragpulse.judging.sampler import JudgeItem, JudgeQueue
 from ragpulse.judging.verdicts import Claim, Judgment, judgment_bytes
@@ -32,7 +36,7 @@ from ragpulse.judging.workers import JudgmentCache
 from ragpulse.scorers.lexical import LexicalScorer, units
 from ragpulse.sources.otlp.assembler import TraceAssembler
 from ragpulse.sources.otlp.mapping import TraceMapper
-from ragpulse.sources.otlp.spans import Span
+from ragpulse.sources.otlp.spans import Span, decode_protobuf
 
 Factory = Callable[..., RagpulseProcess]
 
@@ -74,6 +78,49 @@ def test_the_feedback_join_evicts_kept_traces_by_bytes_and_counts_it() -> None:
     assert list(join._traces) == ["t0002", "t0003", "t0004"]  # the two oldest went
     taken = join.take(join._traces["t0004"])
     assert taken is not None and taken[1] == encoded and join.traces_bytes == 2 * (encoded + 245) + 245
+
+
+@pytest.mark.unit
+def test_kept_events_share_their_chunks_texts_in_a_store_capped_in_entries_and_bytes() -> None:
+    """A kept event is its chunks' texts apart, the same string for every event a text recurs in, and counts as its
+    whole serialization; the store of texts holds two here, the oldest going first, counted."""
+    registry = CollectorRegistry()
+    kept = KeptEvents(CounterFamily("evicted_total", "texts let go", [], registry).labels(),
+                      max_texts=2, max_bytes=1 << 20)
+    whole = TraceEvent(trace_id="t1", query="q", answer="a", attributes={"k": "v"},
+                       chunks=[Chunk(text="x" * 300, id="c1"), Chunk(id="c2"), Chunk(text="退货" * 20, rank=1)])
+    first, size = kept.pack(whole)
+    assert size == len(msgspec.msgpack.encode(msgspec.structs.replace(whole, attributes={})))
+    assert unpack(first) == msgspec.structs.replace(whole, attributes={})
+    again, _ = kept.pack(msgspec.msgpack.decode(msgspec.msgpack.encode(whole), type=TraceEvent))  # new strings
+    assert again[1][0] is first[1][0] and again[1][2] is first[1][2] and again[1][1] is None
+    assert (len(kept), kept.bytes) == (2, 300 + 120 + 2 * TEXT_ENTRY_BYTES)  # 退货 is 6 UTF-8 bytes
+    kept.pack(event("t2", 50))
+    assert (len(kept), kept.bytes) == (2, 120 + 50 + 2 * TEXT_ENTRY_BYTES)  # the 300 x's went
+    assert registry.get_sample_value("evicted_total") == 1
+    assert unpack(first) == msgspec.structs.replace(whole, attributes={})  # still whole: the event holds its texts
+
+
+@pytest.mark.unit
+def test_the_otlp_decoders_cache_of_document_texts_shares_them_across_requests_within_its_caps() -> None:
+    """A retrieved document's text that recurs in another request is the same string while the cache holds it; past
+    its entries the oldest goes, counted, and the next request makes its own."""
+    registry = CollectorRegistry()
+    evicted = CounterFamily("evicted_total", "texts let go", [], registry).labels()
+    [body] = batches(1, payload="realistic")  # one trace: five documents of 300-450 characters
+
+    def contents(texts: TextCache) -> list[str]:
+        [retriever] = [span for span in decode_protobuf(body, texts=texts).spans if span.documents]
+        return [document["content"] for document in retriever.documents["retrieval.documents"]]  # type: ignore[index]
+
+    wide = TextCache(100, 1 << 20, evicted)
+    first, again = contents(wide), contents(wide)
+    assert len(first) == 5 and all(a is b for a, b in zip(first, again, strict=True))
+    assert (len(wide), wide.bytes) == (5, sum(len(text.encode()) + 160 for text in first))
+    narrow = TextCache(2, 1 << 20, evicted)
+    first, again = contents(narrow), contents(narrow)
+    assert len(narrow) == 2 and registry.get_sample_value("evicted_total") == 3 + 5  # each decode's five in turn
+    assert first == again and not any(a is b for a, b in zip(first, again, strict=True))
 
 
 @pytest.mark.unit

@@ -311,7 +311,7 @@ def test_the_review_screen_numbers_chunks_from_1_as_citations_do(tmp_path: Path)
     """The reviewer reads an answer that cites [1] beside the chunks: the chunks are numbered from 1, not 0."""
     from textual.widgets import Static
 
-    from ragpulse.app.cli.review import ReviewApp
+    from ragpulse.app.cli.review_app import ReviewApp
 
     path = str(tmp_path / "q.sqlite3")
     item = {"question": "How long do returns take?", "answer": "Returns take 30 days [1].",

@@ -12,6 +12,7 @@ from ragpulse.config import Config
 from prometheus_client import CollectorRegistry
 
 from ragpulse.scorers import fallback as fallback_module
+from ragpulse.scorers import refusal_zh
 from ragpulse.scorers.fallback import FallbackDetector, FallbackMetrics
 
 
@@ -119,6 +120,15 @@ def test_custom_rules_and_their_order() -> None:
     assert d.detect(event("Leider konnte ich keine Informationen finden.")) == "de_not_found"
     assert d.detect(event("SORRY!")) == "any_sorry"  # case-insensitive
     assert d.rule_names == ["explicit", "empty_retrieval", "de_not_found", "any_sorry"]
+
+
+def test_the_built_in_rules_traditional_forms_are_opencc_s2t_s_and_custom_ones_convert() -> None:
+    """The table that spares a default config OpenCC's s2t dictionary (scorers/traditional_forms.json) holds every
+    built-in pattern with Chinese or other non-ASCII characters, as s2t converts it (None: to itself)."""
+    known = {r.pattern: (None if (t := refusal_zh.to_traditional(r.pattern)) == r.pattern else t)
+             for r in Config().all_fallback_rules() if not r.pattern.isascii()}
+    assert refusal_zh._KNOWN_TRADITIONAL == known  # noqa: SLF001
+    assert refusal_zh.in_both_scripts("没有资料") == "(?:没有资料)|(?:沒有資料)"  # not in the table: s2t loaded
 
 
 ANSWERS = [answer for answer, _ in REFUSALS] + [

@@ -142,7 +142,8 @@ def oracle(request: Any) -> list[object]:
                 else:
                     spans.append((s.trace_id.hex(), s.span_id.hex(), s.parent_span_id.hex() if _id(s.parent_span_id, 8) else None,
                                   _text(s.name), s.start_time_unix_nano, s.end_time_unix_nano, _attributes(s.attributes), resource,
-                                  [(_text(e.name), e.time_unix_nano, _attributes(e.attributes)) for e in s.events], s.ByteSize(),
+                                  [(_text(e.name), e.time_unix_nano, _attributes(e.attributes)) for e in s.events] or (),
+                                  s.ByteSize(),
                                   _text(scope.name), s.kind, s.status.code, _text(s.status.message)))
     return [spans, rejected]
 

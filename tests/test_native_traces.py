@@ -56,7 +56,8 @@ def test_the_trace_table_keeps_its_caps_and_counts_what_it_evicts(max_traces: in
         turns = [table[trace_id] for trace_id in table]
         assert len(turns) <= max_traces and join.traces_bytes <= max_bytes and table.tombstones <= max_traces
         assert join.traces_bytes == sum(turn.size for turn in turns)
-        assert all(turn.size == 240 + len(turn.trace_id) + len(turn.payload or b"") for turn in turns)
+        assert all(turn.size == 240 + len(turn.trace_id) + turn.payload_size
+                   and (turn.payload is None) == (turn.payload_size == 0) for turn in turns)
     left = [registry.get_sample_value(f"ragpulse_feedback_join_{name}_total", {"table": "traces"})
             for name in ("evicted", "revoked")]
     assert fresh == len(table) + sum(left)  # type: ignore[arg-type]

@@ -6,6 +6,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge
 
 from ragpulse.collector.intake import IntakeMetrics
 from ragpulse.collector.pipeline import PipelineMetrics
+from ragpulse.collector.telemetry.fast_metrics import CounterFamily
 from ragpulse.collector.telemetry.shared import shared
 
 TRACE_OUTCOMES = ("complete", "ttl_expired", "capacity", "shutdown", "failed", "not_rag", "unmapped_genai",
@@ -77,6 +78,12 @@ class OtlpMetrics:
         for kind in TOOL_RESULT_KINDS:
             for read_as in TOOL_RESULT_READINGS:
                 self.tool_results.labels(kind=kind, read_as=read_as)
+        # Lock-free (collector/telemetry/fast_metrics.py): the decoder's text cache counts into it (TextCache).
+        self.texts_evicted = CounterFamily(
+            "ragpulse_otlp_text_cache_evicted_total",
+            "Retrieved documents' texts the OTLP decoder let go of for its caps (4,096 texts, 8 MiB): one that recurs "
+            "after is made again, a string of its own in each request's spans.", [], registry,
+        )
         self.feedback_unmapped = counter(
             "ragpulse_otlp_feedback_unmapped_total",
             "gen_ai.evaluation.result events with neither a 1-5 score nor a pass/fail label.",

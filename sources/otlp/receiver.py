@@ -23,7 +23,7 @@ from aiohttp import web
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 from prometheus_client import CollectorRegistry
 
-from ragpulse._native import KeyFilter
+from ragpulse._native import KeyFilter, TextCache
 from ragpulse.collector.queue import EventQueue
 from ragpulse.collector.telemetry.shared import shared
 from ragpulse.config import OtlpConfig
@@ -46,6 +46,10 @@ RETRY_AFTER_SECONDS = "1"
 # google.rpc.Code values used in Status bodies.
 INVALID_ARGUMENT, RESOURCE_EXHAUSTED, UNAVAILABLE, UNAUTHENTICATED = 3, 8, 14, 16
 TRACE_SERVICE = "opentelemetry.proto.collector.trace.v1.TraceService"
+# The decoder's cache of recurring document texts: caps (a text's UTF-8 bytes and 160 each; texts under 64 bytes are not
+# held), evictions in ragpulse_otlp_text_cache_evicted_total.
+TEXT_CACHE_ENTRIES = 4_096
+TEXT_CACHE_BYTES = 8 * 1024 * 1024
 
 log = structlog.get_logger("ragpulse.otlp")
 
@@ -59,6 +63,9 @@ class OtlpReceiver:
         self._queue = queue
         self._registry = registry
         self._metrics = otlp_metrics(registry)
+        # A knowledge base's chunks recur across requests as retrieved documents: one string each while held, in every
+        # span and event that holds it (the spans wait for their trace's grace; native/src/otlp/texts.rs).
+        self._texts = TextCache(TEXT_CACHE_ENTRIES, TEXT_CACHE_BYTES, self._metrics.texts_evicted.labels())
         self._connections = shared(registry, ConnectionMetrics)
         self._accepting = True
         self._runner: web.AppRunner | None = None
@@ -138,6 +145,10 @@ class OtlpReceiver:
     def keys(self) -> KeyFilter:
         return self._intake.keys
 
+    @property
+    def texts(self) -> TextCache:
+        return self._texts
+
     def refusal(self, header: str) -> Refusal | None:
         """Why a request with this Authorization value may not send spans, or None."""
         return self._access.ingest.refusal(bearer(header))
@@ -183,7 +194,8 @@ class OtlpReceiver:
             return response
         try:
             keys = self.keys
-            decoded = decode_json(body, keys) if encoding == "json" else decode_protobuf(body, keys)
+            texts = self._texts
+            decoded = decode_json(body, keys, texts) if encoding == "json" else decode_protobuf(body, keys, texts)
         except EventError as exc:
             return _status(400, INVALID_ARGUMENT, exc.message, encoding)
         if decoded.general:
@@ -212,7 +224,7 @@ def _trace_service(receiver: OtlpReceiver, metrics: OtlpMetrics) -> grpc.Generic
             metrics.requests.labels(encoding="grpc", code=code.name).inc()
             await context.abort(code, refused[1])
         try:
-            decoded = decode_protobuf(body, receiver.keys)
+            decoded = decode_protobuf(body, receiver.keys, receiver.texts)
         except EventError as exc:
             metrics.requests.labels(encoding="grpc", code="INVALID_ARGUMENT").inc()
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, exc.message)

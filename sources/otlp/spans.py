@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import base64
 import binascii
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 from google.protobuf import json_format
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from ragpulse._native import KeyFilter, decode_otlp_json, decode_otlp_traces
+from ragpulse._native import KeyFilter, TextCache, decode_otlp_json, decode_otlp_traces
 from ragpulse.errors import EventError, RejectReason
 from ragpulse.sources.otlp import surrogates
 from ragpulse.sources.otlp.keys import MAPPED_KEYS
@@ -36,7 +37,7 @@ class Span:
     end_unix_nano: int
     attributes: dict[str, Any]
     resource: dict[str, Any]
-    events: list[SpanEvent] = field(default_factory=list)
+    events: Sequence[SpanEvent] = ()  # the decoder's: () for none (most spans), else a list
     size: int = 0  # bytes of the span in protobuf: what the assembler's byte budget counts
     scope: str = ""  # the instrumentation scope's name, e.g. "openinference.instrumentation.llama_index"
     kind: int = 0  # OTLP SpanKind: 3 CLIENT and 4 PRODUCER call out, maybe to a service whose spans come later
@@ -64,23 +65,23 @@ class DecodedSpans:
         return sum(self.rejected_by.values())
 
 
-def decode_protobuf(body: bytes, keys: KeyFilter = MAPPED_KEYS) -> DecodedSpans:
+def decode_protobuf(body: bytes, keys: KeyFilter = MAPPED_KEYS, texts: TextCache | None = None) -> DecodedSpans:
     """One call into the compiled core (native/src/otlp.rs) reads the request's bytes: what the protobuf runtime
     refuses (truncated data, nesting past 100 levels) it refuses too (tests/test_native.py), but invalid UTF-8, which
     that runtime refuses the whole request for, rejects only the spans holding it. Span attributes: only those `keys`
-    keeps (sources/otlp/keys.py)."""
+    keeps (sources/otlp/keys.py). `texts`: retrieved documents' texts recurring across requests, made once while held."""
     try:
-        spans, rejected = decode_otlp_traces(body, keys, Span, SpanEvent)
+        spans, rejected = decode_otlp_traces(body, keys, Span, SpanEvent, texts)
     except ValueError as exc:
         raise EventError(RejectReason.MALFORMED_JSON, f"not an OTLP protobuf ExportTraceServiceRequest: {exc}") from None
     return _decoded(spans, rejected)
 
 
-def decode_json(body: bytes, keys: KeyFilter = MAPPED_KEYS) -> DecodedSpans:
+def decode_json(body: bytes, keys: KeyFilter = MAPPED_KEYS, texts: TextCache | None = None) -> DecodedSpans:
     """OTLP/JSON. The crate reads what exporters send (a strict subset: native/src/otlp_json.rs says which) in a
     tenth of the time protobuf's JSON mapping takes; anything else takes the general path, which reads it or says
     why not."""
-    read = decode_otlp_json(body, keys, Span, SpanEvent)
+    read = decode_otlp_json(body, keys, Span, SpanEvent, texts)
     return _decoded(*read) if read is not None else decode_json_generally(body, keys)
 
 

@@ -26,11 +26,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from prometheus_client import CollectorRegistry
 
 from helpers.clocks import Clock
 from helpers.events import envelope, feedback_join
 from ragpulse.collector.events import FeedbackEvent, ReviewScores, TraceEvent
+from ragpulse.feedback.kept import unpack
 from ragpulse.feedback.tables import Listener
 
 SNAPSHOT = Path(__file__).resolve().parents[1] / "data" / "join_traces.json"
@@ -42,6 +44,7 @@ QUESTIONS = ("How do I return shoes?", "How can I return my shoes?", "And for bo
 FIELDS = ("trace_id", "at", "labels", "fallback", "size", "signals", "judgment", "payload", "kept", "evidence",
           "sampled_by", "raised", "open", "kind", "partition")
 Op = tuple[Any, ...]
+_ENCODE = msgspec.msgpack.Encoder().encode
 
 
 class Recorder(Listener):
@@ -179,7 +182,9 @@ def apply(join: Any, recorder: Recorder, clock: Clock, sent: dict[str, Any], op:
 
 
 def turn_state(turn: Any) -> list[Any]:
-    return [getattr(turn, field) for field in FIELDS]
+    """Its kept event as the snapshot's day held it: serialized whole (feedback/kept.py's form shares its texts)."""
+    return [_ENCODE(unpack(turn.payload)) if field == "payload" and turn.payload is not None else getattr(turn, field)
+            for field in FIELDS]
 
 
 def state(join: Any, buried: Callable[[str], bool]) -> list[Any]:
@@ -194,9 +199,10 @@ def state(join: Any, buried: Callable[[str], bool]) -> list[Any]:
 
 
 def samples(registry: CollectorRegistry) -> list[Any]:
-    """Every sample but the wall-clock times series were created at."""
+    """Every sample but the wall-clock times series were created at, and the kept events' shared texts' (a table
+    since)."""
     return sorted([s.name, sorted(s.labels.items()), s.value] for m in registry.collect() for s in m.samples
-                  if not s.name.endswith("_created"))
+                  if not s.name.endswith("_created") and s.labels.get("table") != "texts")
 
 
 def outputs(config: dict[str, Any], ops: list[Op], make: Callable[..., Any] = feedback_join,

@@ -2,28 +2,39 @@
 //! Python types given make, with only the span attribute keys kept that the mapping reads.
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyString};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
 use pyo3::IntoPyObject;
 use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, HashSet};
 
+use super::texts::{TextCache, MIN_BYTES};
 use crate::{otlp, otlp_json};
 
 /// Requests from this size on are parsed with the GIL released, so the event loop keeps serving meanwhile.
 const DETACH_FROM_BYTES: usize = 64 * 1024;
 
-/// The Python strings of a request's attribute keys, document field names, span and scope names and ids (in hex),
-/// each made once: its spans repeat the same few dozen keys and names, a trace's spans its trace id, a child its
-/// parent's span id. Held only while the request's records are made (its size bounds it).
+/// The Python strings of a request's attribute keys and string values, document field names, span and scope names and
+/// ids (in hex), each made once: its spans repeat the same few dozen keys and names, a trace's spans its trace id, a
+/// child its parent's span id, a trace's spans its question and answer (five and three times in LlamaIndex's), its
+/// traces the chunks a knowledge base recurs with. Held only while the request's records are made (its size bounds it).
 struct Names<'r, 'py> {
     py: Python<'py>,
     made: FxHashMap<&'r str, Bound<'py, PyString>>,
     ids: FxHashMap<&'r [u8], Bound<'py, PyString>>,
+    texts: Option<Bound<'py, TextCache>>, // documents' texts across requests (native/src/otlp/texts.rs)
 }
 
 impl<'r, 'py> Names<'r, 'py> {
-    fn new(py: Python<'py>) -> Self {
-        Names { py, made: FxHashMap::default(), ids: FxHashMap::default() }
+    fn new(py: Python<'py>, texts: Option<Bound<'py, TextCache>>) -> Self {
+        Names { py, made: FxHashMap::default(), ids: FxHashMap::default(), texts }
+    }
+
+    /// A document field's value: its text from the cache of recurring ones, when there is one.
+    fn document_value(&mut self, value: &'r otlp::Value) -> PyResult<Bound<'py, PyAny>> {
+        match (value, &self.texts) {
+            (otlp::Value::Str(text), Some(texts)) if text.len() >= MIN_BYTES => Ok(texts.get().get(self.py, text).into_any()),
+            _ => value_to_py(self, value),
+        }
     }
 
     fn get(&mut self, name: &'r str) -> Bound<'py, PyString> {
@@ -40,7 +51,7 @@ impl<'r, 'py> Names<'r, 'py> {
 fn value_to_py<'r, 'py>(names: &mut Names<'r, 'py>, value: &'r otlp::Value) -> PyResult<Bound<'py, PyAny>> {
     let py = names.py;
     Ok(match value {
-        otlp::Value::Str(text) => PyString::new(py, text).into_any(),
+        otlp::Value::Str(text) => names.get(text).into_any(),
         otlp::Value::Bool(flag) => PyBool::new(py, *flag).to_owned().into_any(),
         otlp::Value::Int(number) => number.into_pyobject(py)?.into_any(),
         otlp::Value::Double(number) => PyFloat::new(py, *number).into_any(),
@@ -146,7 +157,7 @@ fn gathered<'r, 'py>(
         match kind {
             // a key given twice: the last value wins, as in the attributes
             DocumentKey::Document(family, index, field) => documents[*family].entry(*index)
-                .or_insert_with(|| PyDict::new(py)).set_item(names.get(field), value_to_py(names, value)?)?,
+                .or_insert_with(|| PyDict::new(py)).set_item(names.get(field), names.document_value(value)?)?,
             _ => attributes.set_item(names.get(key), value_to_py(names, value)?)?,
         }
     }
@@ -178,33 +189,34 @@ fn valid_id(bytes: &[u8], size: usize) -> bool {
 /// `span_type(trace_id, span_id, parent_span_id, name, start, end, attributes, resource, events, size, scope, kind)`,
 /// with `status_code=` and `status_message=` when the span has a status
 /// (ids in hex, the parent None unless 8 non-zero bytes; the resource's attributes one dict per resource; each
-/// event `event_type(name, time, attributes)`); span attributes only those `keys` keeps (all without it). A span
-/// without a 16-byte trace id or an 8-byte span id (or all zero), or with a string that is not valid UTF-8 in it or
-/// in its resource or scope, is not made: (its name, the reason, what is wrong) is in `rejected`, the reason
-/// "invalid_trace_id", "invalid_span_id" or "invalid_utf8". Raises ValueError with the reason on a malformed
-/// request (truncated, nested past 100 levels).
+/// event `event_type(name, time, attributes)`, in a list, or the empty tuple for none); span attributes only those
+/// `keys` keeps (all without it). A span without a 16-byte trace id or an 8-byte span id (or all zero), or with a
+/// string that is not valid UTF-8 in it or in its resource or scope, is not made: (its name, the reason, what is
+/// wrong) is in `rejected`, the reason "invalid_trace_id", "invalid_span_id" or "invalid_utf8". Raises ValueError
+/// with the reason on a malformed request (truncated, nested past 100 levels). With `texts`, a retrieved document's
+/// text of MIN_BYTES or more is the cache's string (the same for every request it recurs in while held).
 #[pyfunction]
-#[pyo3(signature = (body, keys, span_type, event_type))]
+#[pyo3(signature = (body, keys, span_type, event_type, texts = None))]
 pub fn decode_otlp_traces<'py>(
     py: Python<'py>, body: &Bound<'py, PyBytes>, keys: Option<Bound<'py, KeyFilter>>, span_type: &Bound<'py, PyAny>,
-    event_type: &Bound<'py, PyAny>,
+    event_type: &Bound<'py, PyAny>, texts: Option<Bound<'py, TextCache>>,
 ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>)> {
-    records(py, body.as_bytes(), keys, span_type, event_type)
+    records(py, body.as_bytes(), keys, span_type, event_type, texts)
 }
 
 /// An OTLP/JSON request as decode_otlp_traces reads its protobuf form (native/src/otlp_json.rs); None when it is
 /// outside the subset read here: the caller takes the general path, which reads or refuses it.
 #[pyfunction]
-#[pyo3(signature = (body, keys, span_type, event_type))]
+#[pyo3(signature = (body, keys, span_type, event_type, texts = None))]
 pub fn decode_otlp_json<'py>(
     py: Python<'py>, body: &Bound<'py, PyBytes>, keys: Option<Bound<'py, KeyFilter>>, span_type: &Bound<'py, PyAny>,
-    event_type: &Bound<'py, PyAny>,
+    event_type: &Bound<'py, PyAny>, texts: Option<Bound<'py, TextCache>>,
 ) -> PyResult<Option<(Bound<'py, PyList>, Bound<'py, PyList>)>> {
     let bytes = body.as_bytes();
     let transcode = move || std::panic::catch_unwind(|| otlp_json::transcode(bytes));
     let transcoded = if bytes.len() >= DETACH_FROM_BYTES { py.detach(transcode) } else { transcode() };
     match transcoded {
-        Ok(Some(protobuf)) => records(py, &protobuf, keys, span_type, event_type).map(Some),
+        Ok(Some(protobuf)) => records(py, &protobuf, keys, span_type, event_type, texts).map(Some),
         Ok(None) => Ok(None),
         Err(_) => Err(PyValueError::new_err("the native OTLP/JSON reader failed (a defect: please report it)")),
     }
@@ -212,7 +224,7 @@ pub fn decode_otlp_json<'py>(
 
 fn records<'py>(
     py: Python<'py>, bytes: &[u8], keys: Option<Bound<'py, KeyFilter>>, span_type: &Bound<'py, PyAny>,
-    event_type: &Bound<'py, PyAny>,
+    event_type: &Bound<'py, PyAny>, texts: Option<Bound<'py, TextCache>>,
 ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>)> {
     let filter: Option<&KeyFilter> = keys.as_ref().map(|keys| keys.get());
     let keep = move |key: &str| filter.is_none_or(|filter| filter.keeps(key));
@@ -223,7 +235,7 @@ fn records<'py>(
         Ok(Err(otlp::DecodeError(reason))) => return Err(PyValueError::new_err(reason)),
         Err(_) => return Err(PyValueError::new_err("the native OTLP decoder failed (a defect: please report it)")),
     };
-    let mut names = Names::new(py);
+    let mut names = Names::new(py, texts);
     // A resource with invalid UTF-8 makes no dict: none of its spans is made.
     let resources: Vec<Option<Bound<'py, PyDict>>> = request.resources.iter()
         .map(|resource| {
@@ -236,11 +248,17 @@ fn records<'py>(
             rejected.append((span.name.as_ref(), reason, problem))?;
             continue;
         }
-        let events = PyList::empty(py);
-        for event in &span.events {
-            let attributes = attributes_to_py(&mut names, &event.attributes)?;
-            events.append(event_type.call1((event.name.as_ref(), event.time_unix_nano, attributes))?)?;
-        }
+        // Most spans have no events: the empty tuple for them, not a list each (72 bytes a span while it waits).
+        let events = if span.events.is_empty() {
+            PyTuple::empty(py).into_any()
+        } else {
+            let events = PyList::empty(py);
+            for event in &span.events {
+                let attributes = attributes_to_py(&mut names, &event.attributes)?;
+                events.append(event_type.call1((event.name.as_ref(), event.time_unix_nano, attributes))?)?;
+            }
+            events.into_any()
+        };
         let parent = valid_id(span.parent_span_id, 8).then(|| names.id(span.parent_span_id));
         let (attributes, documents) = gathered(&mut names, &span.attributes, filter)?;
         let args = (

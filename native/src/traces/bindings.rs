@@ -1,13 +1,13 @@
 //! ragpulse._native.Turn and TraceTable: an answer the feedback join holds (feedback/tables.py documents its fields)
 //! and the join's trace table, as feedback/join.py drives them. A Turn is shared by the table, its session's open
 //! turns and the listeners (the judge sampler and the golden-set candidates read and write its attributes). It holds
-//! strings, tuples and bytes only (no reference cycle), so it is kept out of the garbage collector, as the msgspec
+//! strings, tuples and bytes only (its kept event too: feedback/kept.py; no reference cycle), so it is kept out of the garbage collector, as the msgspec
 //! struct it replaced was (gc=False): tracked, tens of thousands of them and every tuple holding one (a session's
 //! turns, the reorder hold's entries) made each of the collector's passes walk them all (the join 35% slower). Only
 //! the table makes one.
 use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString, PyTuple};
+use pyo3::types::{PyString, PyTuple};
 use rustc_hash::FxHashSet;
 
 use super::{Ordered, Tombstones};
@@ -22,7 +22,8 @@ pub struct Turn {
     size: i64,
     signals: Py<PyAny>,
     judgment: Py<PyAny>,
-    payload: Option<Py<PyBytes>>,
+    payload: Option<Py<PyAny>>,
+    payload_size: i64,
     kept: bool,
     evidence: bool,
     sampled_by: Py<PyAny>,
@@ -38,7 +39,7 @@ impl Turn {
                  partition: i64) -> PyResult<Py<Turn>> {
         let empty = PyTuple::empty(py).into_any().unbind();
         let turn = Py::new(py, Turn { trace_id, at, labels, fallback, size, signals: empty.clone_ref(py),
-                                      judgment: py.None(), payload: None, kept: false, evidence: false,
+                                      judgment: py.None(), payload: None, payload_size: 0, kept: false, evidence: false,
                                       sampled_by: empty.clone_ref(py), raised: empty, open: false, kind: py.None(),
                                       partition })?;
         // SAFETY: a live object of a type with Py_TPFLAGS_HAVE_GC (every pyclass), held here; untracking only takes it
@@ -48,9 +49,11 @@ impl Turn {
     }
 
     /// Its kept event goes; returns its bytes.
-    fn drop_payload(&mut self, py: Python<'_>) -> i64 {
-        let Some(payload) = self.payload.take() else { return 0 };
-        let size = payload.bind(py).as_bytes().len() as i64;
+    fn drop_payload(&mut self) -> i64 {
+        if self.payload.take().is_none() {
+            return 0;
+        }
+        let size = std::mem::take(&mut self.payload_size);
         self.size -= size;
         size
     }
@@ -87,7 +90,7 @@ impl TraceTable {
     fn release(&mut self, py: Python<'_>, turn: &Py<Turn>) {
         let mut turn = turn.borrow_mut(py);
         self.held -= turn.size;
-        turn.drop_payload(py);
+        turn.drop_payload();
     }
 
     /// The trace leaves the window: feedback about it from now on is late.
@@ -177,14 +180,15 @@ impl TraceTable {
         gone.len()
     }
 
-    /// The judge sampler kept the answer's event (`payload`, serialized): it counts in the table's bytes.
-    fn keep(&mut self, py: Python<'_>, turn: &Bound<'_, Turn>, payload: Bound<'_, PyBytes>, sampled_by: Py<PyAny>) {
+    /// The judge sampler kept the answer's event (`payload`, as feedback/kept.py holds it, `size` bytes): it counts in
+    /// the table's bytes.
+    fn keep(&mut self, py: Python<'_>, turn: &Bound<'_, Turn>, payload: Py<PyAny>, size: i64, sampled_by: Py<PyAny>) {
         // A second keep of the same answer replaces its kept event: its bytes are counted once
-        let size = payload.as_bytes().len() as i64;
         let grown = {
             let mut held = turn.borrow_mut();
-            let replaced = held.payload.as_ref().map_or(0, |old| old.bind(py).as_bytes().len() as i64);
-            held.payload = Some(payload.unbind());
+            let replaced = if held.payload.is_some() { held.payload_size } else { 0 };
+            held.payload = Some(payload);
+            held.payload_size = size;
             held.kept = true;
             held.sampled_by = sampled_by;
             held.size += size - replaced;
@@ -205,13 +209,13 @@ impl TraceTable {
         }
     }
 
-    /// The answer's kept event, once (it is evidence now); None when it was not kept or is gone.
-    fn take(&mut self, py: Python<'_>, turn: &Bound<'_, Turn>) -> Option<Py<PyBytes>> {
+    /// The answer's kept event and its bytes, once (it is evidence now); None when it was not kept or is gone.
+    fn take(&mut self, py: Python<'_>, turn: &Bound<'_, Turn>) -> Option<(Py<PyAny>, i64)> {
         let mut held = turn.borrow_mut();
-        let payload = held.payload.as_ref()?.clone_ref(py);
+        let taken = (held.payload.as_ref()?.clone_ref(py), held.payload_size);
         held.evidence = true;
-        self.held -= held.drop_payload(py); // a turn with its payload is in the table (release drops it)
-        Some(payload)
+        self.held -= held.drop_payload(); // a turn with its payload is in the table (release drops it)
+        Some(taken)
     }
 
     #[getter]
