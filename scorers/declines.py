@@ -31,17 +31,18 @@ _DECLINING = (rf"(?:n['’]?t|\bnot|\bno|\bnever|\bcannot|\bcant|\bdont|\bdidnt|
               rf"puzzled|lost|empty|blank|escapes?|beyond|above|mystery|head-scratcher)\b")
 _ME = r"i|i['’]?m|i['’]?ve|i['’]?d|me|my|myself|im|ive"  # the speaker's words
 _I = rf"\b(?:{_ME}|idk|dunno)\b"  # and the words that say "I don't know" alone
-_HEDGES = r"(?:(?:ugh|hm+|oh|well|sorry|sry|soz|so\s+sorry|unfortunately|honestly|sadly|alas|afraid)\W+)*"
+_HEDGES = r"(?:(?:ugh|hm+|oh|well|sorry(?:\s+that)?|sry|soz|so\s+sorry|unfortunately|honestly|sadly|alas|afraid)\W+)*"
 _WE_DECLINE = (r"\b(?:we|we['’]re|we\s+are)\b.*\b(?:unable|not\s+(?:able|in\s+a\s+position|having)|can['’]?t|cannot)\b\W+"
                r"(?:\w+\W+){0,2}?(?:provide|give|share|offer)?\W*(?:information|info|details|advise|advice|answer|comment|"
-               r"say|tell|confirm|guidance|help|assist)\b")
+               r"say|tell|confirm|guidance|help|assist|determine)\b")
 _ZH_KNOWING = (r"知道|清楚|了解|确定|查到|找到|收到|数|把握|准|法|听说|研究|懂|讲|说|结论|定论|结果|信息|资料|消息|info|"
-               r"给(?:您|你)报|报价|透露|告知|告诉|描述|回答|承诺|保证|判断|答复|解答|回复|理解|咨询|内容|confirm|check|promise|answer")
+               r"给(?:您|你)报|报价|透露|告知|告诉|描述|回答|承诺|保证|判断|答复|解答|回复|理解|咨询|内容|给出|提及|提到|confirm|check|promise|"
+               r"answer")
 _ZH_DECLINING = (rf"(?:(?:[不没未无难]|木有|莫有)[^，。；！？]{{0,6}}?(?:{_ZH_KNOWING})|没有关于[^，。；！？]{{0,8}}的(?:描述|说明|介绍)|"
                  r"看不到|查不到|找不到|调不出来|把(?:对话|会话|问题)(?:转)?交给|才(?:能|好)(?:帮|为|回答|答复)|再(?:帮|为)(?:您|你)查|"
                  r"雾水|嘀咕|糊涂|懵|迷糊|头绪|超纲|问倒|哪知道|哪晓得|才疏学浅)")
 # 我国, 我省, 我市, 我校: "our country" and the like, not the speaker
-_ZH_SPEAKER = r"(?:我(?![们国省市县区校军党])|小助手|小客服|本渠道|本助手|当前助手|该助手|本助理|小助理|本机器人|本客服|智能客服|智能助理|智能助手|这边|本人|鄙人)"
+_ZH_SPEAKER = r"(?:我(?![们国省市县区校军党])|小助手|小客服|本渠道|本助手|当前助手|该助手|本系统|阿拉|本助理|小助理|本机器人|本客服|智能客服|智能助理|智能助手|这边|本人|鄙人)"
 _WISH = (r"\bwish\s+i\s+(?:could\s+(?:\w+\s+)?(?:help|answer|tell|say|assist|confirm|give|provide|share|be\s+more)|knew\b|"
          r"had\s+(?:\w+\s+)?(?:answers?|info|information|details|data|more))")  # "I wish I could play" is a story
 _SPEAKER_DECLINES = re.compile(rf"(?i:{_I}.*(?:{_DECLINING})|(?:{_DECLINING}).*{_I}|{_WE_DECLINE}|{_WISH})"
@@ -63,9 +64,12 @@ _EN_UNSPOKEN = (
     # formal and machine-translated: "It is not possible for me to …", "not coming under my scope", "unable to advise",
     # "I don't want to give you the wrong answer", "this assistant does not discuss …", "unclear which …"
     r"\bnot\s+(?:possible\s+for\s+(?:me|us)|(?:coming\s+)?(?:within|under)\s+(?:my|our)\s+(?:authority|remit|scope))\b",
-    r"\bunable\s+to\s+(?:advise|confirm|comment)\b|\bunclear\s+(?:which|what)\b",
+    r"\bunable\s+to\s+(?:advise|confirm|comment)\b|\bunclear\s+(?:which|what)\b|\b(?:response|answer|reply)\s+(?:was\s+|has\s+been\s+)?"
+    r"withheld\b|\bno\s+(?:\w+\s+)?content\s+matched\b|\bno\s+answer\s+(?:has\s+been|was|could\s+be)\s+generated\b|"
+    r"\bbut\s+nothing\s+(?:about|on|regarding)\b|\b(?:ah|i)['’]?m\s+no\s+(?:able|allowed)\s+tae\b|\bcannae\b|\bdinnae\s+ken\b",
     r"\b(?:do\s*n['’]?t|do\s+not)\s+want\s+to\s+(?:give|tell)\s+you\s+(?:the\s+|a\s+)?(?:wrong|incorrect|inaccurate)\b",
-    r"\b(?:this|the)\s+(?:assistant|bot|chatbot|channel|service)\s+(?:does\s*(?:n['’]?t|not)|cannot|can['’]?t|is\s+unable\s+to)\s+"
+    r"\b(?:this|the|our)\s+(?:assistant|bot|chatbot|channel|service|system)\s+(?:does\s*(?:n['’]?t|not)|cannot|can['’]?t|"
+    r"is\s+(?:unable|not\s+able)(?:\s+to)?)\s+"
     r"(?:discuss|answer|handle|cover|provide|give|share)\b|\bnot\s+available\s+(?:through|via|on|in)\s+this\s+(?:assistant|chat|"
     r"channel|service|bot)\b|\brestricted\s+from\s+(?:this|the)\s+(?:assistant|bot|chat)\b|\bneither\s+(?:see|share|tell|say|confirm)\b",
     # searches and tools that found nothing or failed: "we couldn't find", "it says nothing about", "… but couldn't
@@ -86,6 +90,8 @@ _ZH_UNSPOKEN = (
     r"问题[^，。；！？]{0,4}(?:建议|请)(?:您|你)?[^，。；！？]{0,6}(?:联系|咨询)",  # a question referred on
     r"运行步数已?用尽|达到最大迭代次数|(?:运行|任务)(?:中断|被中止)|被中止",  # an agent's run cut short
     r"暂不支持[^，。；！？]{0,4}(?:查询|咨询|回答|答复)",  # a question this channel does not take
+    r"(?:请求|任务|回答|答案)未能(?:完成|生成)|(?:系统|助手)[^，。；！？]{0,4}(?:不能|无法|不可以)够?[^，。；！？]{0,8}(?:提供|给出|回答|答复)|"
+    r"(?:没|未)(?:写|提到|提及|讲到)$|未能生成(?:回答|答案)|(?:回复|回答)已?被?(?:拦截|屏蔽)",  # a run or a guardrail
 )
 _UNSPOKEN_DECLINES = re.compile("(?i:" + "|".join(_EN_UNSPOKEN) + ")|" + "|".join(_ZH_UNSPOKEN))
 # "I had no idea skiing is that old", "I didn't know that Elvis sang gospel": what follows is said to be so, the claim
@@ -101,7 +107,7 @@ _SAYS_SO = re.compile(r"(?i:(?<!until\s)(?<!unless\s)(?<!before\s)\bi\s+(?:just\
                       r"\bi\s*(?:['’]m|am)\s+(?:sorry|afraid)\s+to\s+(?:say|tell\s+you)\b|\bi\s+regret\s+to\s+(?:say|inform))|(?<!哪)知道|据我|(?<!哪)晓得|记得")
 _EN_AROUND = (
     # apologies and thanks
-    r"^\W*(?:(?:so|very|really|terribly)\s+)?(?:sorry(?:\s+about\s+(?:that|this))?|apologies|my\s+apologies|please\s+accept\s+our\s+apologies|"
+    r"^\W*(?:och\W+)?(?:(?:so|very|really|terribly)\s+)?(?:sorry(?:\s+(?:about|aboot)\s+(?:that|this))?|apologies|my\s+apologies|please\s+accept\s+our\s+apologies|"
     r"thanks?(?:\s+you)?(?:\s+for\s+\w+(?:\s+\w+){0,3})?|unfortunately|regrettably|regretfully|sadly|alas|sry|soz|"
     r"idk|dunno|hm+|um+|uh+|oops)(?:\W|[哈啊呀哦呢啦嘛亲诶嗯])*$",
     r"^\W*(?:good|great|excellent|interesting|fair)\s+question\b|^\W*(?:that['’]s|this\s+is|it['’]s)\s+(?:a\s+)?(?:tricky|tough|"
@@ -111,7 +117,7 @@ _EN_AROUND = (
     r"\b(?:ask(?:ing)?|contact(?:ing)?|reach(?:ing)?(?:\s+out\s+to)?|get(?:ting)?\s+in\s+touch\s+with|talk(?:ing)?\s+to|"
     r"ring|call|phon(?:e|ing)|e-?mail|visit|direct|messag(?:e|ing)|whatsapp|look\s+up|go\s+(?:through|to)|head\s+to|"
     r"come\s+from|address\s+yourself\s+to|put\s+you\s+through\s+to|transfer\s+you|connect\s+you|pass\s+you|escalate|"
-    r"hand\s+you|one\s+for|write\s+to|chat(?:ting)?\s+(?:to|with)|"
+    r"hand\s+you|one\s+for|write\s+to|chat(?:ting)?\s+(?:to|with)|rout(?:ed|ing)\s+to|"
     r"speak(?:ing)?\s+(?:to|with)|check(?:ing)?(?:\s+w(?:ith|/)?)?(?!\s+out\b)|confirm(?:ing)?\s+with|refer\s+to|"
     r"keep(?:ing)?\s+an\s+eye\s+on)\b.*\b(?:agent|team|support|human|"
     r"representative|someone|staff|colleague|services?|desk|department|store|shop|branch|seller|retailer|manufacturer|"
@@ -125,7 +131,7 @@ _EN_AROUND = (
     r"\b(?:agents?|team|support|human|representatives?|someone|staff|colleagues?|department|specialists?|experts?|customer\s+service|"
     r"advisors?|advisers?|folks|people|crew|centre|center|store|branch|pharmacist|gp|doctor|technicians?)\b.*"
     r"\b(?:ask|help|answer|assist|know|contact|tell|sort|handle|advise|review|check|confirm|guide|walk|look\s+(?:into|at)|"
-    r"take\s+a\s+look|follow\s+up|get\s+back|point|assess|give)|\b(?:handled|answered|assessed|decided|reviewed|checked)\s+by\b",
+    r"take\s+a\s+look|follow\s+up|get\s+back|point|assess|give|inform|notify)|\b(?:handled|answered|assessed|decided|reviewed|checked)\s+by\b",
     # what the person pointed to will do: "they'll know how that blazer fits", "they can look at your order"
     r"^\W*(?:and\s+)?(?:they|he|she)\s*(?:['’]ll|will|can|could|should|would|may|might)\s+(?:\w+\s+){0,3}?(?:know|help|look|"
     r"check|advise|confirm|tell|let\s+you\s+know|sort|trace|answer|arrange|assist|get\s+back|review|guide|pick)\b",
@@ -142,7 +148,7 @@ _EN_AROUND = (
     r"^\W*(?:you['’]re|you\s+are)\s+(?:asking|wondering)\b|^\W*you(?:['’]ve)?\s+asked\b|"
     r"^\W*you(?:['’]d|\s+would)\s+like\s+to\s+know\b|^\W*you\s+want\s+to\s+know\b",
     r"^\W*(?:(?:sorry|apologies|hi|hello)\W+)?(?:as\s+(?:for|to)|regarding|concerning|with\s+regard\s+to|about)\b[^:：,，]{0,60}"
-    r"(?:,\s*(?:sorry|unfortunately|apologies))?\W*$|"
+    r"(?:,\s*(?:sorry|unfortunately|apologies|the|this|our|my))?\W*$|"
     r"^\W*you\s+mentioned\b",
     # courtesy: "We truly appreciate your interest", "I completely understand how frustrating …", "Should you have any
     # other questions …", "have a lovely day", "Thank you again for your patience and understanding"
@@ -168,7 +174,7 @@ _EN_AROUND = (
     r"^\W*(?:plan|next|step|then|outcome|result|action|observation|thought)\s*:|^\W*(?:re|fwd?|subject)\s*:|"
     r"^\W*(?:the\s+)?(?:short|quick|brief)\s+answer\W*$|^\W*(?:tl;?dr|in\s+short|answer|note|update)\W*$",
     r"^\W*(?:could|can|would)\s+you\s+(?:please\s+)?(?:clarify|specify|tell\s+me|let\s+me\s+know)\b|"
-    r"^\W*(?:please|pls|kindly)\s+(?:share|send|provide|see|refer\s+to|raise|open|submit|lodge)\b|"
+    r"^\W*(?:please|pls|kindly)\s+(?:share|send|provide|see|refer\s+to|raise|open|submit|lodge|check|visit|contact|call)\b|"
     r"^\W*take\s+your\s+time\W*$|\b(?:ah|leh|lah|hor)\W*$",
     # advice, and where the figure is
     r"\b(?:should|may|might|could)\s+help\b|\bwill\s+(?:show|display|list)\s+(?:you\s+)?the\s+(?:exact|latest|current|final|"
@@ -194,6 +200,15 @@ _EN_AROUND = (
     r"answers?|details)\b|\b(?:hate|not\s+wish|not\s+want)\s+to\s+(?:tell|give|say)\b|\b(?:inaccurate|isn['’]t\s+correct|incorrect)\b",
     r"^\W*(?:describe|gather|prepare|note\s+down|include|mention|have\s+your)\b",  # steps to reach support
     r"^\s*#{1,6}\s",
+    # stock replies and guardrails: labels ("Reference: CONTEXT_INSUFFICIENT", "answer: UNAVAILABLE", "[Policy Notice]"),
+    # an automated reply, what the assistant answers from, advice it may not give; an agent's step told ("Ran
+    # `policy_search(…)`", "The `refund_rules` lookup returned …", "Retry → returned … only", "my instructions say")
+    r"^\W*(?:reference|ref|error\s*code|category|action|confidence|sources?_used|note|grounded|reason)\s*:|^\W*\[[^\]]{1,30}\]|"
+    r"^\W*answer\s*[:：]\s*(?:unavailable|none|null|n/?a|unknown|无|暂无)\W*$|\bautomated\s+(?:reply|response|message)\b|"
+    r"\banswers\s+only\s+from\b|\bmay\s+constitute\b|\b(?:legal|medical|financial|contractual)\s+advice\b",
+    r"^\W*(?:ran|called|invoked|executed|queried|tried)\s+`|^\W*(?:the\s+)?`[^`]{1,60}`\s+(?:lookup|call|tool|search|query)\b|"
+    r"^\W*retry\b|\breturned\s+(?:\w+\s+){1,3}only\b|\bmy\s+instructions\s+say\b|\bmust\s+come\s+from\b|"
+    r"\b(?:ye|you)['’]?d\s+be\s+best\b",
 )
 _ZH_AROUND = (
     r"^[\s，,]*(?:(?i:sorry|apologies)[\s，,—–-]*)?(?:很|非常|真|实在|十分|万分|深表)?(?:抱歉|不好意思|对不起|遗憾|谢谢|感谢|歹势)"
@@ -206,7 +221,7 @@ _ZH_AROUND = (
     # the question said back, a rephrase suggested, what the sources are about, a reason, sympathy, who will help
     r"^(?:您|你)(?:询问|咨询|想问|问|提到|反映)的(?:是|问题)|^(?:比如|例如)|换个(?:说法|问法)|其他(?:方面|主题|话题)的?(?:内容|问题)|"
     r"需要根据(?:具体|实际)情况|视具体情况而定|^(?:这个|此|该|您的)?问题涉及|涉及[^，。；！？]{0,6}?(?:隐私|安全|金融|法律|医疗|具体)|让人(?:不太?|很)?(?:开心|高兴|郁闷|着急|生气|烦)|确实(?:很|挺|让人)?(?:着急|难受|郁闷|烦心?)|"
-    r"^他们(?:会|将|可以)|由他们|由[^，。；！？]{0,6}(?:人员|工程师|客服|同事|专员)为(?:您|你)",
+    r"^(?:他们|伊拉)(?:会|将|可以)|由他们|耐心(?:地)?等待|前往[^，。；！？]{0,12}(?:页面|页|中心|门店)|由[^，。；！？]{0,6}(?:人员|工程师|客服|同事|专员)为(?:您|你)",
     # where to look or whom to ask: 您可以在App内【我的-会员中心】查看, 加一下课程顾问老师的微信问问
     r"^(?:还?请(?:您|你)?|您|你)?(?:也)?(?:可以|可)?(?:在|到|去|至)[^，。；！？]{0,20}?(?:查看|查询|了解|咨询)|"
     r"(?:问问|问一下|问下|咨询一下)看?[哦呢吧啦～~]*$|^(?:你|您)(?:可以|可)\s*(?:check|看看|看下|查看)",
@@ -226,14 +241,16 @@ _ZH_AROUND = (
     r"^[^，。；！？]{1,12}(?:能否|能不能|可否)[^，。；！？]{0,10}$|(?P<a_not_a>.)不(?P=a_not_a)|(?:归|由)谁|还是(?:别的|其他)|"
     r"^(?:你|您|是)(?:要|想)[^，。；！？]{0,10}还是|^[^，。；！？]{2,16}的(?:安排|情况|规定|事宜|事项|处理方式|办法|流程)$|"
     r"(?:这块儿?|这一块|这方面|这个)[啊呀哈]?$|^(?:您|你)问(?:的)?这个|^(?:请问)?(?:您|你)(?:指的是|是指|说的是)|用户(?:在)?问(?:的是)?|"
-    r"^(?:好的[，,]?)?(?:让我|我来)想想|^[^，。；！？]{0,16}(?:是否|如何|怎么|怎样)[^，。；！？]{0,12}$",
+    r"^(?:好的[，,]?)?(?:让我|我来)想想|^[^，。；！？]{0,16}(?:是否|如何|怎么|怎样|多少|多久|点处理)[^，。；！？]{0,12}$|几(?:趟|次|回)$|"
+    r"^[^，。；！？是可能]{1,10}(?:是吧|啊|呀|的话)$|问问[^，。；！？]{0,6}吧$",
     # an agent's tools and searches: called (我调用了…工具, 再调用 `get_product`), failing (调用超时, 接口暂时无响应), cut short
     # (步数已用尽), or finding other things (只拿到…, 检索到的内容讲的是…, 结果都和…有关, 资料仅涉及…)
-    r"^(?:我)?(?:先|再|又)?(?:试着|尝试)?(?:调用|使用|用)了?(?:[^，。；！？]{0,12}(?:工具|接口)|\s*`)|"
-    r"(?:查询|系统|工具|接口|调用)[^，。；！？]{0,4}(?:超时|报错|出错|错误|异常|失败)|(?:接口|系统|工具)[^，。；！？]{0,4}(?:无响应|没有?响应)|"
+    r"^(?:我)?(?:已经?|先|再|又)?(?:试着|尝试)?(?:调用|使用|用|执行)了?(?:[^，。；！？]{0,12}(?:工具|接口)|\s*`)|^\s*`|"
+    r"(?:检索|查询|关键)词为|(?:必须|须)来自|可能构成|^(?:思考|行动|观察|最终回复|错误码|错误代码|类别|操作|处理方式|原因)\s*[：:]|"
+    r"(?:查询|系统|工具|接口|调用)[^，。；！？]{0,24}?(?:超时|报错|出错|错误|异常|失败|被拒绝)|(?:接口|系统|工具)[^，。；！？]{0,4}(?:无响应|没有?响应)|"
     r"步数已?用尽|迭代次数|从头处理|只(?:拿到|找到|检索到|查到)|(?:检索|搜索)到的(?:内容|资料|文档|结果)[^，。；！？]{0,4}(?:讲|说)的是|"
     r"(?:结果|资料|文档|内容)[^，。；！？]{0,4}都?(?:和|与|跟)[^，。；！？]{0,10}有关|"
-    r"(?:文档|资料|知识库|检索结果)[^，。；！？]{0,6}[只仅](?:有|包含|涉及|提到|讲)",
+    r"(?:文档|资料|知识库|检索结果|内容|片段|结果)[^，。；！？]{0,6}(?:[只仅]|净系)(?:有|包含|涉及|提到|讲|说)|只讲了|仅说明",
     # where to look, whom to ask, and wait: 建议直接联系…, 稍后再来, 稍等, 瞅瞅吧, 留意活动页面, page 上面应该有…, 问题暂不支持
     r"^(?:建议|麻烦)(?:您|你)?(?:直接)?(?:联系|咨询|找)|稍后再来|稍等|(?:瞅瞅|瞧瞧|看看)吧?$|(?:留意|关注)[^，。；！？]{0,8}(?:页面|活动|公告|通知)|"
     r"(?:page|页面)[^，。；！？]{0,6}应该有|(?:问题|咨询)暂不支持$",
@@ -273,8 +290,8 @@ _CUE_WORDS = frozenset(
     "not no never nothing none cannot cant dont didnt wont couldnt wouldnt doesnt isnt arent wasnt havent hasnt zero idk "
     "dunno clueless unsure unable stumped puzzled lost "
     "empty blank escape escapes beyond above mystery head wish sry unclear transfer failed passing handing routing "
-    "restricted neither".split())
-_ZH_CUES = ("不", "没", "未", "无", "难", "超", "恕", "木有", "雾水", "嘀咕", "糊涂", "懵", "迷糊", "头绪", "问倒", "哪知", "哪晓",
+    "restricted neither withheld cannae dinnae".split())
+_ZH_CUES = ("不", "没", "未", "无", "难", "拦截", "超", "恕", "木有", "雾水", "嘀咕", "糊涂", "懵", "迷糊", "头绪", "问倒", "哪知", "哪晓",
             "才疏", "才能", "才好", "调不出", "再帮", "再为", "交给", "转接", "用尽", "中断", "中止", "迭代")
 _TOKEN = re.compile(r"[a-z]+")
 

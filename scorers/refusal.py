@@ -122,7 +122,7 @@ _SUBJECT_LED = re.compile("|".join((
     r"could\s*n['’]?t)\s+(?:to\s+)?(?:address|handle|process|discuss|deal\s+with|take|answer|respond\s+to|assist\s+with|"
     r"help\s+with|provide|give|issue|arrange|approve|cancel|change|modify|make)\s+(?:(?:\w+[\s-]+){0,3}?(?:quer(?:y|ies)|enquir(?:y|ies)|"
     r"inquir(?:y|ies)|questions?|requests?|matters|issues|topics?|information|details)\b|[^.;:!?]{0,40}?\b(?:here|in\s+this\s+chat|"
-    r"via\s+this\s+(?:chat|assistant|channel)|on\s+my\s+end)\b)",
+    r"via\s+this\s+(?:chat|assistant|channel)|on\s+my\s+end|over\s+the\s+phone|by\s+(?:phone|text)|on\s+this\s+call)\b)",
     r"\bthere(?:['’]s|\s+is|\s+was)\s+nothing\s+(?:here\b|(?:about|on|regarding)\s)",
     rf"\bthere\s*(?:is|are|was|were|['’]s|does|do|did)?\s*(?:n['’]t|not|no)\b[^.;:!?]{{0,40}}?(?:\b{_SOURCE}\b|\b{_INFO}\b)",
     rf"\bthere(?:['’]s|\s+is)\s+(?:insufficient|not\s+enough|too\s+little|limited)\s+(?:{_INFO}|context)",
@@ -155,7 +155,7 @@ _OPENING = re.compile(rf"^(?:[\s,;:—–-]*{_HEDGE}\b)*[\s,;:—–-]*$", re.IG
 # What may come before "I …" or "the documents …" in a refusal: hedges and a topic ("As for gift wrapping, …").
 _HEAD = re.compile(rf"^(?:[\s,;:—–-]*(?:{_HEDGE}|{_EN_IDIOM}|"
                    r"(?:as\s+(?:for|to)|regarding|concerning|about|when\s+it\s+comes\s+to)"
-                   r"\s+[^,;]{1,60},|whether\s+[^,;]{1,80}|[^,;:.!?]{1,60}:|i\s+(?:checked|looked|searched)[^,;]{0,40},|"
+                   r"\s+[^,;]{1,60},|whether\s+[^,;]{1,80}|[^,;:.!?]{1,60}:|[^,;.!?]{1,60}\bor\s+not|i\s+(?:checked|looked|searched)[^,;]{0,40},|"
                    r"from\s+what\s+i\s+(?:can\s+)?(?:see|know|have|found)|as\s+far\s+as\s+i\s+(?:can\s+tell|know)|"
                    rf"to\s+my\s+knowledge)\b)*[\s,;:—–-]*(?:{_MODIFIERS}\s+)*$", re.IGNORECASE)
 # After the refusal, a claim of its own: past a contrast, or a new subject after "and" or a comma ("I'm not sure,

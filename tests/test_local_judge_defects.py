@@ -180,6 +180,18 @@ DEVELOPMENT = {row["id"]: row for row in map(json.loads, (DATA / "refusals_dev.j
     "zh-refusal-q1411",
     # *-q15*'s: …如何处理 said back, …确实很着急 (sympathy)
     "zh-refusal-q1506", "zh-refusal-q1514",
+    # *-q16*'s hard cases: an agent's steps told ("Ran `policy_search(…)`", "Retry → returned … only", "my instructions
+    # say"), stock replies and guardrails ("No approved content matched", "Response withheld", "Reference: …", "answer:
+    # UNAVAILABLE"), machine translation ("we are not able to make determine", "the assistant is not able provide"),
+    # Scots ("ah'm no able tae"), Singlish ("… can return or not I cannot say"); 已调用 `…`, 检索词为, 工具 `…` 返回错误,
+    # 回复已拦截, 未能完成, 本系统不能够向您提供, …是吧 and …的话 said back, 阿拉, 伊拉, 只讲了, …没写
+    "en-refusal-q1602", "en-refusal-q1606", "en-refusal-q1609", "en-refusal-q1614", "en-refusal-q1616",
+    "en-refusal-q1619", "en-refusal-q1620", "en-refusal-q1623", "en-refusal-q1624", "en-refusal-q1625",
+    "en-refusal-q1626", "en-refusal-q1628", "en-refusal-q1630", "zh-refusal-q1601", "zh-refusal-q1602",
+    "zh-refusal-q1605", "zh-refusal-q1606", "zh-refusal-q1607", "zh-refusal-q1609", "zh-refusal-q1611",
+    "zh-refusal-q1612", "zh-refusal-q1615", "zh-refusal-q1616", "zh-refusal-q1617", "zh-refusal-q1618",
+    "zh-refusal-q1619", "zh-refusal-q1620", "zh-refusal-q1621", "zh-refusal-q1622", "zh-refusal-q1626",
+    "zh-refusal-q1627", "zh-refusal-q1628", "zh-refusal-q1630",
 ])
 def test_a_blind_sets_missed_refusal_over_its_own_chunks(row: str) -> None:
     """The refusals each held-out set's measurement missed, once read: refusals, never hallucinations."""
@@ -280,7 +292,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: thirty-three batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: thirty-four batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -321,51 +333,54 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     of 60 recognised), then read. The thirty-second, ids *-q14*: written blind after the thirty-first froze it
     (ordinary traffic of a fourth deployment; 58 of 60 recognised), then read. The thirty-third, ids *-q15*: written
     blind after the thirty-second froze it (ordinary traffic of a fifth deployment; 58 of 60 recognised), then read.
-    refusals_heldout.jsonl, ids *-q16*: written blind after the thirty-third froze it, measured once. None of the answers is a phrasing of the fallback catalogue
+    The thirty-fourth, ids *-q16*: written blind after the thirty-third froze it (hard cases from many deployments; 21
+    of 60 recognised), then read. refusals_heldout.jsonl, ids *-q17*: written blind after the thirty-fourth froze
+    it, measured once. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
     assert _measure("refusals_dev.jsonl") == Counter({
         # "what I've got doesn't cover them", "They cover delivery speeds and costs, but not …" (what the sources hold),
         # "The warranty article I retrieved doesn't say …" ("The warranty" before the sources read as a claim), "Price
-        # matching with other retailers: I can't answer …" (a topic without a verb, in the context)
-        ("en", "refusal", "recognised"): 966, ("en", "refusal", "not faulted"): 4,
+        # matching with other retailers: I can't answer …" (a topic without a verb, in the context); *-q16*'s run-on
+        # transcripts that refuse at their end ("okay express shipping um the cost of that i i'm actually not able …")
+        ("en", "refusal", "recognised"): 991, ("en", "refusal", "not faulted"): 9,
         # "Sir/Madam, … is not coming under my scope" (Sir and Madam read as names), Scots ("I'm no' allowed tae …")
-        ("en", "refusal", "faulted"): 2, ("en", "refusal", "a hallucination"): 7, ("zh", "refusal", "recognised"): 944,
-        # 不敢 confirm, 不敢 promise (an English word in a Chinese clause is read as a name the question lacks), Shanghainese
-        # (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a referral with its
-        # topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理)
-        ("zh", "refusal", "faulted"): 6, ("zh", "refusal", "not faulted"): 1, ("zh", "refusal", "a hallucination"): 6,
-        ("en", "hallucination", "faulted"): 395, ("en", "hallucination", "not faulted"): 102,
-        ("en", "hallucination", "answer a hallucination"): 467,
-        ("en", "grounded", "not faulted"): 384, ("en", "grounded", "faulted"): 102,
+        ("en", "refusal", "faulted"): 2, ("en", "refusal", "a hallucination"): 11, ("zh", "refusal", "recognised"): 973,
+        # 不敢 confirm, 不敢 promise, "answer: 无" (an English word in a Chinese clause is read as a name the question
+        # lacks), Shanghainese (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a
+        # referral with its topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理)
+        ("zh", "refusal", "faulted"): 7, ("zh", "refusal", "not faulted"): 1, ("zh", "refusal", "a hallucination"): 7,
+        ("en", "hallucination", "faulted"): 405, ("en", "hallucination", "not faulted"): 106,
+        ("en", "hallucination", "answer a hallucination"): 482,
+        ("en", "grounded", "not faulted"): 394, ("en", "grounded", "faulted"): 106,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
-        # word with the question or the chunk
-        ("en", "grounded", "refused"): 4,
-        ("en", "grounded", "answer a hallucination"): 347,
-        ("zh", "hallucination", "faulted"): 388, ("zh", "hallucination", "not faulted"): 93,
-        ("zh", "hallucination", "answer a hallucination"): 345,
-        ("zh", "grounded", "not faulted"): 370, ("zh", "grounded", "faulted"): 109,
-        ("zh", "grounded", "answer a hallucination"): 45,
+        # word with the question or the chunk; two of *-q16*'s run-on transcripts ("okay so er it's a hundred points
+        # gets you a five dollar voucher and um expiry i'm not seeing anything …")
+        ("en", "grounded", "refused"): 5, ("en", "hallucination", "refused"): 1,
+        ("en", "grounded", "answer a hallucination"): 360,
+        ("zh", "hallucination", "faulted"): 399, ("zh", "hallucination", "not faulted"): 97,
+        ("zh", "hallucination", "answer a hallucination"): 355,
+        ("zh", "grounded", "not faulted"): 381, ("zh", "grounded", "faulted"): 113,
+        ("zh", "grounded", "answer a hallucination"): 49,
     })
-    # held out (*-q16*: the hard cases a monitoring team collects from many deployments: agents narrating tool calls,
-    # voice transcripts, machine translation, frameworks' and guardrails' stock replies, regional Englishes and Chinese
-    # varieties): 21 of 60 refusals recognised (12 of 30 English, 9 of 30 Chinese), 30 of them judged hallucinations;
-    # 2 partial refusals read whole
+    # held out (*-q17*: hard cases again, by another writer: agents narrating tool calls, voice transcripts, machine
+    # translation, frameworks' and guardrails' stock replies, regional varieties): 27 of 60 refusals recognised (11
+    # of 30 English, 16 of 30 Chinese), 30 of them judged hallucinations; 4 partial refusals read whole
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 12, ("en", "refusal", "faulted"): 11, ("en", "refusal", "not faulted"): 7,
-        ("en", "refusal", "a hallucination"): 17,
-        ("zh", "refusal", "recognised"): 9, ("zh", "refusal", "faulted"): 16, ("zh", "refusal", "not faulted"): 5,
-        ("zh", "refusal", "a hallucination"): 13,
-        ("en", "hallucination", "faulted"): 11, ("en", "hallucination", "not faulted"): 3,
-        ("en", "hallucination", "refused"): 1, ("en", "hallucination", "answer a hallucination"): 15,
-        ("en", "grounded", "not faulted"): 7, ("en", "grounded", "faulted"): 7, ("en", "grounded", "refused"): 1,
-        ("en", "grounded", "answer a hallucination"): 13,
-        ("zh", "hallucination", "faulted"): 13, ("zh", "hallucination", "not faulted"): 2,
-        ("zh", "hallucination", "answer a hallucination"): 11,
-        ("zh", "grounded", "not faulted"): 9, ("zh", "grounded", "faulted"): 6,
-        ("zh", "grounded", "answer a hallucination"): 4,
+        ("en", "refusal", "recognised"): 11, ("en", "refusal", "faulted"): 9, ("en", "refusal", "not faulted"): 10,
+        ("en", "refusal", "a hallucination"): 19,
+        ("zh", "refusal", "recognised"): 16, ("zh", "refusal", "faulted"): 12, ("zh", "refusal", "not faulted"): 2,
+        ("zh", "refusal", "a hallucination"): 11,
+        ("en", "hallucination", "faulted"): 10, ("en", "hallucination", "not faulted"): 3,
+        ("en", "hallucination", "refused"): 2, ("en", "hallucination", "answer a hallucination"): 12,
+        ("en", "grounded", "not faulted"): 7, ("en", "grounded", "faulted"): 6, ("en", "grounded", "refused"): 2,
+        ("en", "grounded", "answer a hallucination"): 12,
+        ("zh", "hallucination", "faulted"): 14, ("zh", "hallucination", "not faulted"): 1,
+        ("zh", "hallucination", "answer a hallucination"): 13,
+        ("zh", "grounded", "not faulted"): 8, ("zh", "grounded", "faulted"): 7,
+        ("zh", "grounded", "answer a hallucination"): 5,
     })
 
 
