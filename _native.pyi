@@ -12,7 +12,7 @@ __all__ = [
     "topics_shared", "count_inline", "parse_citations", "scan_citations", "draw", "normalised", "named_things",
     "turn_kind", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE", "ChunkAnalysis", "ChunkContext", "LexicalAnalyser",
     "LexicalUnits", "FastCounter", "FastHistogram", "JoinCore", "KeyFilter", "ReorderHold", "RoutineFloor",
-    "SamplerCore", "SessionTable", "SessionView", "TextAnalyser", "TraceTable", "Turn", "VerdictRules",
+    "PolicyCore", "SamplerCore", "SessionTable", "SessionView", "TextAnalyser", "TraceTable", "Turn", "VerdictRules",
 ]
 
 # An OTLP AnyValue as the decoders give it: kvlists as dicts, arrays as lists, an empty value as None.
@@ -258,6 +258,9 @@ class TraceTable:
     def expire(self, now: float, window: float) -> None: ...
     def revoke(self, partitions: set[int] | frozenset[int]) -> int: ...
     def keep(self, turn: Turn, payload: bytes, sampled_by: tuple[str, ...]) -> None: ...
+    # The judge sampler's keep: the event, without its attributes, encoded by encode; None when its trace left.
+    def keep_event(self, event: _Event, sampled_by: tuple[str, ...],
+                   encode: Callable[[_Event], bytes]) -> Turn | None: ...
     def passed(self, trace_id: str) -> None: ...
     def take(self, turn: Turn) -> bytes | None: ...
     @property
@@ -276,13 +279,21 @@ class RoutineFloor:  # judging/routine_floor.py; native/src/floor.rs
     def rate(self, app: str | None, base_rate: float) -> float: ...
 
 @final
+class PolicyCore:  # judging/sampler.py's SamplingPolicy; native/src/policy.rs
+    def __new__(cls, base_rate: float, overrides: dict[tuple[str | None, str | None], float],
+                always: Sequence[Callable[[_Event], bool]], flag_support_below: float,
+                over_refusal_context_at_least: float) -> Self: ...
+    def base_rate_of(self, event: _Event) -> float: ...
+    def stratum(self, envelope: _Envelope) -> str: ...
+
+@final
 class SamplerCore:
-    def __new__(cls, trace_type: type, floor: RoutineFloor, class_rates: Sequence[float | None], labels: Sequence[str],
-                routine: FastCounter, classes: Sequence[FastCounter], raised: object, max_offered: int, *,
-                judgeable: Callable[[_Event], _Event | None], stratum: Callable[[object], str],
-                base_rate: Callable[[_Event], float], offered: Callable[[_Event, bool, str], FastCounter],
+    def __new__(cls, trace_type: type, floor: RoutineFloor, policy: PolicyCore, traces: TraceTable,
+                class_rates: Sequence[float | None], labels: Sequence[str], routine: FastCounter,
+                classes: Sequence[FastCounter], raised: object, max_offered: int, *,
+                judgeable: Callable[[_Event], _Event | None], offered: Callable[[_Event, bool, str], FastCounter],
                 offer: Callable[[_Event, bool, str, str, str, tuple[str, ...], int], bool],
-                keep: Callable[[_Event, bool, tuple[str, ...]], Turn | None], passed: Callable[[str], None],
+                encode: Callable[[_Event], bytes], passed: Callable[[str], None],
                 negative: Callable[[str, Turn], None]) -> Self: ...
     def sample(self, envelope: _Envelope) -> _Envelope: ...  # the stage
 

@@ -310,15 +310,15 @@ class FeedbackJoin:
     # -- for the judge sampler and the judge workers ----------------------------------------------
 
     def keep(self, event: TraceEvent, fallback: bool, sampled_by: tuple[str, ...]) -> Turn | None:
-        """The sampler saw this (judgeable) trace: keep it for late signals. The turn's `raised` are the
-        priorities that signals raised before it got here (feedback that came first)."""
-        turn = self._traces.get(event.trace_id)
-        if turn is None:  # already evicted
-            return None
-        # Attributes are not judged: leaving them out halves the encoding of a typical event.
-        slim = msgspec.structs.replace(event, attributes={}) if event.attributes else event
-        self._traces.keep(turn, self._encode(slim), sampled_by)
-        return turn
+        """The sampler saw this (judgeable) trace: keep it, without its attributes, for late signals (None: the trace
+        left already). The turn's `raised` are the priorities that signals raised before it got here (feedback that
+        came first). The sampler's core keeps through the table itself (`kept_in`)."""
+        return self._traces.keep_event(event, sampled_by, self._encode)
+
+    @property
+    def kept_in(self) -> tuple[_native.TraceTable, Callable[[TraceEvent], bytes]]:
+        """Where keep() keeps a trace's event, and its encoding: the judge sampler's core keeps there directly."""
+        return self._traces, self._encode
 
     def passed(self, trace_id: str) -> None:
         """The sampler saw this trace and did not keep it (nothing to judge it against)."""

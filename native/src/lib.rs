@@ -15,6 +15,7 @@ mod lexical;
 mod metrics;
 mod otlp;
 mod otlp_json;
+mod policy;
 mod questions;
 mod reorder;
 mod sampler;
@@ -54,6 +55,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<join::JoinCore>()?;
     module.add_class::<clause::bindings::TextAnalyser>()?;
     module.add_class::<verdict::bindings::VerdictRules>()?;
+    module.add_class::<policy::PolicyCore>()?;
     module.add_class::<sampler::SamplerCore>()?;
     module.add_class::<sessions::SessionTable>()?;
     module.add_class::<sessions::SessionView>()?;

@@ -7,7 +7,9 @@
 //! the table makes one.
 use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString, PyTuple};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
+use pyo3::intern;
 use rustc_hash::FxHashSet;
 
 use super::{Ordered, Tombstones};
@@ -194,6 +196,27 @@ impl TraceTable {
         if self.held > self.max_bytes {
             self.cap(py);
         }
+    }
+
+    /// The judge sampler saw this (judgeable) trace: its event is kept for late signals, encoded by `encode`, without
+    /// its attributes (they are not judged: leaving them out halves the encoding of a typical event). Returns its
+    /// answer's turn (None when it already left).
+    pub(crate) fn keep_event(slf: &Bound<'_, Self>, event: &Bound<'_, PyAny>, sampled_by: Py<PyAny>,
+                             encode: &Bound<'_, PyAny>) -> PyResult<Option<Py<Turn>>> {
+        static REPLACE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+        let py = slf.py();
+        let trace_id = event.getattr(intern!(py, "trace_id"))?;
+        let Some(turn) = slf.borrow().get(py, trace_id.cast::<PyString>()?.to_str()?) else { return Ok(None) };
+        let payload = if event.getattr(intern!(py, "attributes"))?.is_truthy()? {
+            let attributes = PyDict::new(py);
+            attributes.set_item(intern!(py, "attributes"), PyDict::new(py))?;
+            let slim = REPLACE.import(py, "msgspec.structs", "replace")?.call((event,), Some(&attributes))?;
+            encode.call1((slim,))?
+        } else {
+            encode.call1((event,))?
+        };
+        slf.borrow_mut().keep(py, turn.bind(py), payload.cast_into::<PyBytes>()?, sampled_by);
+        Ok(Some(turn))
     }
 
     /// The sampler saw the trace and did not keep it.
