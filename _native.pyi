@@ -11,7 +11,7 @@ __all__ = [
     "decode_otlp_traces", "decode_otlp_json", "stem_words", "regex_spans", "cjk_covered", "sentences", "clauses",
     "topics_shared", "count_inline", "parse_citations", "scan_citations", "draw", "normalised", "named_things",
     "turn_kind", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE", "ChunkAnalysis", "ChunkContext", "LexicalAnalyser",
-    "LexicalUnits", "FastCounter", "FastHistogram", "JoinCore", "KeyFilter", "ReorderHold", "RoutineFloor",
+    "LexicalCore", "LexicalUnits", "FastCounter", "FastHistogram", "JoinCore", "KeyFilter", "ReorderHold", "RoutineFloor",
     "PolicyCore", "SamplerCore", "SessionTable", "SessionView", "TextAnalyser", "TraceTable", "Turn", "VerdictRules",
 ]
 
@@ -76,6 +76,18 @@ class LexicalAnalyser:
     def score(
         self, answer: str, question: LexicalUnits, chunks: Sequence[LexicalUnits]
     ) -> tuple[float | None, float | None, float | None, bool]: ...
+
+# The lexical scorer's stage (native/src/lexical/stage.rs; scorers/lexical.py wires it): chunks and questions are its
+# TextCaches (scorers/text_cache.py), scores_type its LexicalScores, children(raw label values) its label set's
+# (groundedness, answer relevancy, context relevance) histograms and number-mismatch counter.
+@final
+class LexicalCore:
+    def __new__(cls, analyser: LexicalAnalyser, trace_type: type, scores_type: type, max_chars: int, chunks: object,
+                questions: object, labels: Sequence[str], max_children: int, *,
+                children: Callable[[tuple[str | None, ...]], tuple[FastHistogram, FastHistogram, FastHistogram,
+                                                                   FastCounter]]) -> Self: ...
+    def score(self, event: _Event, answer_text: str | None = None) -> object | None: ...
+    def process(self, envelope: _Envelope) -> _Envelope: ...  # the stage
 
 # The local judge's text analysis (native/src/clause/bindings.rs)
 

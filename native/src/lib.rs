@@ -46,6 +46,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<chunk::bindings::PyChunk>()?;
     module.add_class::<chunk::bindings::PyContext>()?;
     module.add_class::<lexical::bindings::LexicalAnalyser>()?;
+    module.add_class::<lexical::stage::LexicalCore>()?;
     module.add_class::<lexical::bindings::LexicalUnits>()?;
     module.add_class::<metrics::FastCounter>()?;
     module.add_class::<metrics::FastHistogram>()?;
