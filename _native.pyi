@@ -11,8 +11,9 @@ __all__ = [
     "decode_otlp_traces", "decode_otlp_json", "stem_words", "regex_spans", "cjk_covered", "sentences", "clauses",
     "topics_shared", "count_inline", "parse_citations", "scan_citations", "draw", "normalised", "named_things",
     "turn_kind", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE", "ChunkAnalysis", "ChunkContext", "LexicalAnalyser",
-    "LexicalCore", "LexicalUnits", "FastCounter", "FastHistogram", "JoinCore", "KeyFilter", "ReorderHold", "RoutineFloor",
-    "PolicyCore", "SamplerCore", "SessionTable", "SessionView", "TextAnalyser", "TraceTable", "Turn", "VerdictRules",
+    "LexicalCore", "LexicalUnits", "ExporterCore", "ExportSeries", "FastCounter", "FastHistogram", "JoinCore",
+    "KeyFilter", "ReorderHold", "RoutineFloor", "PolicyCore", "SamplerCore", "SessionTable", "SessionView",
+    "TextAnalyser", "TraceTable", "Turn", "VerdictRules",
 ]
 
 # An OTLP AnyValue as the decoders give it: kvlists as dicts, arrays as lists, an empty value as None.
@@ -359,6 +360,18 @@ class SessionTable:
     def items(self) -> list[tuple[str, SessionView]]: ...  # least recently used first
     @property
     def bytes(self) -> int: ...
+
+# The fast-path exporter's trace samples (native/src/export.rs; exporters/prometheus.py wires it): series(raw label
+# values) is the exporter's _Series of that label set, read once into an ExportSeries; count_overflow the guard's.
+@final
+class ExportSeries: ...
+
+@final
+class ExporterCore:
+    def __new__(cls, trace_type: type, labels: Sequence[str], max_cached: int, *,
+                series: Callable[[tuple[str | None, ...]], object], count_overflow: Callable[[tuple[str, ...]], None],
+                feedback: Callable[[_Event], None]) -> Self: ...
+    def export(self, envelope: _Envelope) -> None: ...  # the exporter
 
 @final
 class FastCounter:

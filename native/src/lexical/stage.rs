@@ -10,6 +10,7 @@ use pyo3::{intern, PyTraverseError, PyVisit};
 use super::bindings::{LexicalAnalyser, LexicalUnits};
 use crate::lexical::Units;
 use crate::metrics::{FastCounter, FastHistogram};
+use crate::series::RawSeries;
 
 /// A TextCache of the scorer's (scorers/text_cache.py) and its table (text -> value, least recently used first).
 struct Cache {
@@ -46,9 +47,7 @@ pub struct LexicalCore {
     max_chars: usize,
     chunks: Cache,
     questions: Cache,
-    labels: Vec<Py<PyString>>, // the label names, as the guard reads an event's raw values
-    children: Py<PyDict>,      // raw label values -> (groundedness, relevancy, context, mismatch) children
-    max_children: usize,
+    children: RawSeries, // -> (groundedness, relevancy, context, mismatch) children
     make_children: Option<Py<PyAny>>, // raw label values -> that tuple; None once the garbage collector cleared it
 }
 
@@ -63,25 +62,11 @@ impl LexicalCore {
         Ok(text.get_item(slice)?.cast_into::<PyString>()?)
     }
 
-    /// The children of the trace's label set, made once (cached by raw values, bounded: cleared when full).
-    fn children_of<'py>(&self, event: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        let py = event.py();
-        let mut raw = Vec::with_capacity(self.labels.len());
-        for name in &self.labels {
-            raw.push(event.getattr(name.bind(py))?);
-        }
-        let raw = PyTuple::new(py, raw)?;
-        let cache = self.children.bind(py);
-        if let Some(found) = cache.get_item(&raw)? {
-            return Ok(found);
-        }
-        if cache.len() >= self.max_children {
-            cache.clear();
-        }
-        let Some(make) = &self.make_children else { return Ok(py.None().into_bound(py)) };
-        let made = make.bind(py).call1((&raw,))?;
-        cache.set_item(&raw, &made)?;
-        Ok(made)
+    /// The children of the trace's label set (None once the garbage collector cleared their maker).
+    fn children_of<'py>(&self, event: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        let Some(make) = &self.make_children else { return Ok(None) };
+        let made = self.children.of(event, |raw| make.bind(event.py()).call1((raw,)))?;
+        Ok(Some(made.cast_into::<PyTuple>()?))
     }
 }
 
@@ -102,8 +87,8 @@ impl LexicalCore {
            chunks: Py<PyAny>, questions: Py<PyAny>, labels: Vec<Py<PyString>>, max_children: usize,
            children: Py<PyAny>, py: Python<'_>) -> PyResult<Self> {
         Ok(LexicalCore { analyser, trace_type, scores_type, max_chars, chunks: Cache::new(chunks, py)?,
-                         questions: Cache::new(questions, py)?, labels, children: PyDict::new(py).unbind(),
-                         max_children, make_children: Some(children) })
+                         questions: Cache::new(questions, py)?, children: RawSeries::new(py, labels, max_children),
+                         make_children: Some(children) })
     }
 
     /// The trace's lexical scores (None: no chunks with text, or no answer); `answer_text`, the answer without its
@@ -148,11 +133,7 @@ impl LexicalCore {
         if !envelope.getattr(intern!(py, "fallback_rule"))?.is_none() {
             return Ok(envelope);
         }
-        let children = self.children_of(&event)?;
-        if children.is_none() {
-            return Ok(envelope);
-        }
-        let children = children.cast_into::<PyTuple>()?;
+        let Some(children) = self.children_of(&event)? else { return Ok(envelope) };
         observe(&children.get_item(0)?, &scores.getattr(intern!(py, "groundedness"))?)?;
         observe(&children.get_item(1)?, &scores.getattr(intern!(py, "answer_relevancy"))?)?;
         observe(&children.get_item(2)?, &scores.getattr(intern!(py, "context_relevance"))?)?;
@@ -165,7 +146,7 @@ impl LexicalCore {
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
         visit.call(&self.chunks.cache)?;
         visit.call(&self.questions.cache)?;
-        visit.call(&self.children)?;
+        self.children.traverse(&visit)?;
         if let Some(make) = &self.make_children {
             visit.call(make)?;
         }
