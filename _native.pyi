@@ -10,7 +10,8 @@ from typing import Self, TypeAlias, TypedDict, TypeVar, final
 __all__ = [
     "decode_otlp_traces", "decode_otlp_json", "stem_words", "regex_spans", "cjk_covered", "sentences", "clauses",
     "topics_shared", "count_inline", "parse_citations", "scan_citations", "draw", "normalised", "named_things",
-    "turn_kind", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE", "ChunkAnalysis", "ChunkContext", "LexicalAnalyser",
+    "turn_kind", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE", "ChunkAnalysis", "ChunkContext", "CitationCore",
+    "LexicalAnalyser",
     "LexicalCore", "LexicalUnits", "ExporterCore", "ExportSeries", "FastCounter", "FastHistogram", "JoinCore",
     "KeyFilter", "ReorderHold", "RoutineFloor", "PolicyCore", "SamplerCore", "SessionTable", "SessionView",
     "TextAnalyser", "TraceTable", "Turn", "VerdictRules",
@@ -60,6 +61,15 @@ class LexicalUnits:
     @property
     def values(self) -> frozenset[str]: ...
     def __sizeof__(self) -> int: ...
+
+# The citations stage (native/src/citations/stage.rs; scorers/citations.py wires it): structured is its
+# event_citations, series(raw label values) its label set's counters (_Series).
+@final
+class CitationCore:
+    def __new__(cls, trace_type: type, labels: Sequence[str], max_cached: int, *,
+                structured: Callable[[_Event], object | None],
+                series: Callable[[tuple[str | None, ...]], object]) -> Self: ...
+    def process(self, envelope: _Envelope) -> _Envelope: ...  # the stage
 
 @final
 class LexicalAnalyser:

@@ -47,6 +47,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("CITATION_MAX_RANGE", citations::MAX_RANGE)?;
     module.add_class::<chunk::bindings::PyChunk>()?;
     module.add_class::<chunk::bindings::PyContext>()?;
+    module.add_class::<citations::stage::CitationCore>()?;
     module.add_class::<lexical::bindings::LexicalAnalyser>()?;
     module.add_class::<lexical::stage::LexicalCore>()?;
     module.add_class::<lexical::bindings::LexicalUnits>()?;
