@@ -10,11 +10,10 @@ from typing import Self, TypeAlias, TypedDict, TypeVar, final
 __all__ = [
     "decode_otlp_traces", "decode_otlp_json", "stem_words", "regex_spans", "cjk_covered", "sentences", "clauses",
     "topics_shared", "count_inline", "parse_citations", "scan_citations", "draw", "normalised", "named_things",
-    "turn_kind", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE", "ChunkAnalysis", "ChunkContext", "CitationCore",
-    "LexicalAnalyser",
-    "LexicalCore", "LexicalUnits", "ExporterCore", "ExportSeries", "FastCounter", "FastHistogram", "JoinCore",
-    "KeyFilter", "ReorderHold", "RoutineFloor", "PolicyCore", "SamplerCore", "SessionTable", "SessionView",
-    "TextAnalyser", "TraceTable", "Turn", "VerdictRules",
+    "turn_kind", "run_stages", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE", "ChunkAnalysis", "ChunkContext",
+    "CitationCore", "LexicalAnalyser", "LexicalCore", "LexicalUnits", "ExporterCore", "ExportSeries", "FastCounter",
+    "FastHistogram", "JoinCore", "KeyFilter", "ReorderHold", "RoutineFloor", "PolicyCore", "SamplerCore",
+    "SessionTable", "SessionView", "TextAnalyser", "TraceTable", "Turn", "VerdictRules",
 ]
 
 # An OTLP AnyValue as the decoders give it: kvlists as dicts, arrays as lists, an empty value as None.
@@ -341,6 +340,12 @@ _Analysis: TypeAlias = tuple[str, frozenset[str], frozenset[str]]
 def normalised(question: str) -> str: ...
 def named_things(question: str) -> frozenset[str]: ...
 def turn_kind(previous: _Analysis, question: _Analysis, threshold: float) -> str: ...
+
+# The pipeline's loop (native/src/pipeline.rs; collector/pipeline.py): stages and exporters as (name, callable)
+# pairs; failed(name, envelope, error) hears of a component's Exception.
+def run_stages(batch: Iterable[_Envelope], stages: list[tuple[str, Callable[[_Envelope], _Envelope | None]]],
+               exporters: list[tuple[str, Callable[[_Envelope], None]]], trace_type: type, traces: FastCounter,
+               feedback: FastCounter, *, failed: Callable[[str, _Envelope, Exception], None]) -> None: ...
 
 @final
 class SessionView:  # a session as tests read it

@@ -16,6 +16,7 @@ mod lexical;
 mod metrics;
 mod otlp;
 mod otlp_json;
+mod pipeline;
 mod policy;
 mod questions;
 mod reorder;
@@ -43,6 +44,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(questions::normalised_of, module)?)?;
     module.add_function(wrap_pyfunction!(questions::named_things_of, module)?)?;
     module.add_function(wrap_pyfunction!(questions::turn_kind_of, module)?)?;
+    module.add_function(wrap_pyfunction!(pipeline::run_stages, module)?)?;
     module.add("CITATION_MAX_MARKERS", citations::MAX_MARKERS)?;
     module.add("CITATION_MAX_RANGE", citations::MAX_RANGE)?;
     module.add_class::<chunk::bindings::PyChunk>()?;
