@@ -11,9 +11,9 @@ __all__ = [
     "decode_otlp_traces", "decode_otlp_json", "stem_words", "regex_spans", "cjk_covered", "sentences", "clauses",
     "topics_shared", "count_inline", "parse_citations", "scan_citations", "draw", "normalised", "named_things",
     "turn_kind", "run_stages", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE", "ChunkAnalysis", "ChunkContext",
-    "CitationCore", "LexicalAnalyser", "LexicalCore", "LexicalUnits", "ExporterCore", "ExportSeries", "FastCounter",
-    "FastHistogram", "JoinCore", "KeyFilter", "ReorderHold", "RoutineFloor", "PolicyCore", "SamplerCore",
-    "SessionTable", "SessionView", "TextAnalyser", "TraceTable", "Turn", "VerdictRules",
+    "CitationCore", "LexicalAnalyser", "LexicalCore", "LexicalUnits", "DedupCore", "ExporterCore", "ExportSeries",
+    "FastCounter", "FastHistogram", "JoinCore", "KeyFilter", "ReorderHold", "RoutineFloor", "PolicyCore",
+    "SamplerCore", "SessionTable", "SessionView", "TextAnalyser", "TraceTable", "Turn", "VerdictRules",
 ]
 
 # An OTLP AnyValue as the decoders give it: kvlists as dicts, arrays as lists, an empty value as None.
@@ -375,6 +375,15 @@ class SessionTable:
     def items(self) -> list[tuple[str, SessionView]]: ...  # least recently used first
     @property
     def bytes(self) -> int: ...
+
+# The dedup window's test and stage (native/src/dedup.rs; collector/dedup.py wires it): expiry is the window's
+# OrderedDict of identity -> expiry; evicted and the duplicates prometheus_client Counters.
+@final
+class DedupCore:
+    def __new__(cls, expiry: dict[object, float], max_entries: int, window: float, clock: Callable[[], float],
+                evicted: object, trace_type: type, trace_duplicates: object, feedback_duplicates: object) -> Self: ...
+    def seen_before(self, key: object) -> bool: ...
+    def process(self, envelope: _Envelope) -> _Envelope | None: ...  # the stage
 
 # The fast-path exporter's trace samples (native/src/export.rs; exporters/prometheus.py wires it): series(raw label
 # values) is the exporter's _Series of that label set, read once into an ExportSeries; count_overflow the guard's.

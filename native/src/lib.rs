@@ -8,6 +8,7 @@ mod bridge;
 mod chunk;
 mod citations;
 mod clause;
+mod dedup;
 mod draw;
 mod export;
 mod floor;
@@ -53,6 +54,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<lexical::bindings::LexicalAnalyser>()?;
     module.add_class::<lexical::stage::LexicalCore>()?;
     module.add_class::<lexical::bindings::LexicalUnits>()?;
+    module.add_class::<dedup::DedupCore>()?;
     module.add_class::<export::ExporterCore>()?;
     module.add_class::<export::ExportSeries>()?;
     module.add_class::<metrics::FastCounter>()?;
