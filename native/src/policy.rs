@@ -42,8 +42,8 @@ impl PolicyCore {
         Ok(self.base_rate)
     }
 
-    /// The index in STRATA of the trace's stratum: always-judge filters first, then the local scores (a fallback's
-    /// only stratum beyond none is over_refusal, an answer's only one flagged).
+    /// The index in STRATA of the trace's stratum (`event`: the envelope's): always-judge filters first, then the
+    /// local scores (a fallback's only stratum beyond none is over_refusal, an answer's only one flagged).
     pub fn stratum_of(&self, envelope: &Bound<'_, PyAny>, event: &Bound<'_, PyAny>, fallback: bool) -> PyResult<usize> {
         let py = envelope.py();
         for matches in &self.always {

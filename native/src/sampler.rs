@@ -138,6 +138,7 @@ impl SamplerCore {
             back.passed.call1(py, (trace_id,))?; // a failed run, or an answer with nothing to judge it against
             return Ok(envelope);
         }
+        let arrived = event.clone(); // its stratum is the trace's as it came, before any rebuild
         let event = if as_sent(&event, &context, &chunks)? {
             event
         } else {
@@ -149,7 +150,7 @@ impl SamplerCore {
             rebuilt
         };
         let policy = self.policy.get();
-        let stratum = policy.stratum_of(&envelope, &event, fallback)?;
+        let stratum = policy.stratum_of(&envelope, &arrived, fallback)?;
         self.count_offered(&event, fallback, stratum, &back)?;
         let (stratum_name, class) = names(py, stratum);
         let base_rate_class = intern!(py, "base_rate");
