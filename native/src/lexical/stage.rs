@@ -16,12 +16,14 @@ use crate::series::RawSeries;
 struct Cache {
     cache: Py<PyAny>,
     items: Py<PyDict>,
+    move_to_end: Py<PyAny>, // the table's, bound once: a hit's whole cost besides the lookup
 }
 
 impl Cache {
     fn new(cache: Py<PyAny>, py: Python<'_>) -> PyResult<Self> {
-        let items = cache.bind(py).getattr(intern!(py, "items"))?.cast_into::<PyDict>()?.unbind();
-        Ok(Cache { cache, items })
+        let items = cache.bind(py).getattr(intern!(py, "items"))?.cast_into::<PyDict>()?;
+        let move_to_end = items.getattr(intern!(py, "move_to_end"))?.unbind();
+        Ok(Cache { cache, items: items.unbind(), move_to_end })
     }
 
     /// The text's units: a hit is moved to the newest end here, as the cache's get would; a miss is the cache's.
@@ -30,7 +32,7 @@ impl Cache {
         let items = self.items.bind(py);
         let found = match items.get_item(text)? {
             Some(found) => {
-                items.call_method1(intern!(py, "move_to_end"), (text,))?;
+                self.move_to_end.call1(py, (text,))?;
                 found
             }
             None => self.cache.bind(py).call_method1(intern!(py, "get"), (text,))?,
@@ -144,8 +146,10 @@ impl LexicalCore {
     }
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        visit.call(&self.chunks.cache)?;
-        visit.call(&self.questions.cache)?;
+        for cache in [&self.chunks, &self.questions] {
+            visit.call(&cache.cache)?;
+            visit.call(&cache.move_to_end)?;
+        }
         self.children.traverse(&visit)?;
         if let Some(make) = &self.make_children {
             visit.call(make)?;
