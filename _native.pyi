@@ -10,8 +10,9 @@ from typing import Self, TypeAlias, TypedDict, TypeVar, final
 __all__ = [
     "decode_otlp_traces", "decode_otlp_json", "stem_words", "regex_spans", "cjk_covered", "sentences", "clauses",
     "topics_shared", "count_inline", "parse_citations", "scan_citations", "draw", "normalised", "named_things",
-    "turn_kind", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE", "ChunkAnalysis", "ChunkContext", "LexicalAnalyser",
-    "LexicalUnits", "FastCounter", "FastHistogram", "JoinCore", "KeyFilter", "TextCache", "ReorderHold", "RoutineFloor",
+    "turn_kind", "run_stages", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE", "ChunkAnalysis", "ChunkContext",
+    "CitationCore", "LexicalAnalyser", "LexicalCore", "LexicalUnits", "DedupCore", "ExporterCore", "ExportSeries",
+    "FastCounter", "FastHistogram", "JoinCore", "KeyFilter", "TextCache", "ReorderHold", "RoutineFloor", "PolicyCore",
     "SamplerCore", "SessionTable", "SessionView", "TextAnalyser", "TraceTable", "Turn", "VerdictRules",
 ]
 
@@ -69,6 +70,15 @@ class LexicalUnits:
     def values(self) -> frozenset[str]: ...
     def __sizeof__(self) -> int: ...
 
+# The citations stage (native/src/citations/stage.rs; scorers/citations.py wires it): structured is its
+# event_citations, series(raw label values) its label set's counters (_Series).
+@final
+class CitationCore:
+    def __new__(cls, trace_type: type, labels: Sequence[str], max_cached: int, *,
+                structured: Callable[[_Event], object | None],
+                series: Callable[[tuple[str | None, ...]], object]) -> Self: ...
+    def process(self, envelope: _Envelope) -> _Envelope: ...  # the stage
+
 @final
 class LexicalAnalyser:
     def __new__(
@@ -85,6 +95,18 @@ class LexicalAnalyser:
     def score(
         self, answer: str, question: LexicalUnits, chunks: Sequence[LexicalUnits]
     ) -> tuple[float | None, float | None, float | None, bool]: ...
+
+# The lexical scorer's stage (native/src/lexical/stage.rs; scorers/lexical.py wires it): chunks and questions are its
+# TextCaches (scorers/text_cache.py), scores_type its LexicalScores, children(raw label values) its label set's
+# (groundedness, answer relevancy, context relevance) histograms and number-mismatch counter.
+@final
+class LexicalCore:
+    def __new__(cls, analyser: LexicalAnalyser, trace_type: type, scores_type: type, max_chars: int, chunks: object,
+                questions: object, labels: Sequence[str], max_children: int, *,
+                children: Callable[[tuple[str | None, ...]], tuple[FastHistogram, FastHistogram, FastHistogram,
+                                                                   FastCounter]]) -> Self: ...
+    def score(self, event: _Event, answer_text: str | None = None) -> object | None: ...
+    def process(self, envelope: _Envelope) -> _Envelope: ...  # the stage
 
 # The local judge's text analysis (native/src/clause/bindings.rs)
 
@@ -268,6 +290,9 @@ class TraceTable:
     def expire(self, now: float, window: float) -> None: ...
     def revoke(self, partitions: set[int] | frozenset[int]) -> int: ...
     def keep(self, turn: Turn, payload: object, size: int, sampled_by: tuple[str, ...]) -> None: ...
+    # The judge sampler's keep: the event as pack keeps it (the kept form and its bytes); None when its trace left.
+    def keep_event(self, event: _Event, sampled_by: tuple[str, ...],
+                   pack: Callable[[_Event], tuple[object, int]]) -> Turn | None: ...
     def passed(self, trace_id: str) -> None: ...
     def take(self, turn: Turn) -> tuple[object, int] | None: ...
     @property
@@ -286,13 +311,21 @@ class RoutineFloor:  # judging/routine_floor.py; native/src/floor.rs
     def rate(self, app: str | None, base_rate: float) -> float: ...
 
 @final
+class PolicyCore:  # judging/sampler.py's SamplingPolicy; native/src/policy.rs
+    def __new__(cls, base_rate: float, overrides: dict[tuple[str | None, str | None], float],
+                always: Sequence[Callable[[_Event], bool]], flag_support_below: float,
+                over_refusal_context_at_least: float) -> Self: ...
+    def base_rate_of(self, event: _Event) -> float: ...
+    def stratum(self, envelope: _Envelope) -> str: ...
+
+@final
 class SamplerCore:
-    def __new__(cls, trace_type: type, floor: RoutineFloor, class_rates: Sequence[float | None], labels: Sequence[str],
-                routine: FastCounter, classes: Sequence[FastCounter], raised: object, max_offered: int, *,
-                judgeable: Callable[[_Event], _Event | None], stratum: Callable[[object], str],
-                base_rate: Callable[[_Event], float], offered: Callable[[_Event, bool, str], FastCounter],
+    def __new__(cls, trace_type: type, floor: RoutineFloor, policy: PolicyCore, traces: TraceTable,
+                class_rates: Sequence[float | None], labels: Sequence[str], routine: FastCounter,
+                classes: Sequence[FastCounter], raised: object, max_offered: int, *,
+                judgeable: Callable[[_Event], _Event | None], offered: Callable[[_Event, bool, str], FastCounter],
                 offer: Callable[[_Event, bool, str, str, str, tuple[str, ...], int], bool],
-                keep: Callable[[_Event, bool, tuple[str, ...]], Turn | None], passed: Callable[[str], None],
+                pack: Callable[[_Event], tuple[object, int]], passed: Callable[[str], None],
                 negative: Callable[[str, Turn], None]) -> Self: ...
     def sample(self, envelope: _Envelope) -> _Envelope: ...  # the stage
 
@@ -317,6 +350,12 @@ _Analysis: TypeAlias = tuple[str, frozenset[str], frozenset[str]]
 def normalised(question: str) -> str: ...
 def named_things(question: str) -> frozenset[str]: ...
 def turn_kind(previous: _Analysis, question: _Analysis, threshold: float) -> str: ...
+
+# The pipeline's loop (native/src/pipeline.rs; collector/pipeline.py): stages and exporters as (name, callable)
+# pairs; failed(name, envelope, error) hears of a component's Exception.
+def run_stages(batch: Iterable[_Envelope], stages: list[tuple[str, Callable[[_Envelope], _Envelope | None]]],
+               exporters: list[tuple[str, Callable[[_Envelope], None]]], trace_type: type, traces: FastCounter,
+               feedback: FastCounter, *, failed: Callable[[str, _Envelope, Exception], None]) -> None: ...
 
 @final
 class SessionView:  # a session as tests read it
@@ -346,6 +385,27 @@ class SessionTable:
     def items(self) -> list[tuple[str, SessionView]]: ...  # least recently used first
     @property
     def bytes(self) -> int: ...
+
+# The dedup window's test and stage (native/src/dedup.rs; collector/dedup.py wires it): expiry is the window's
+# OrderedDict of identity -> expiry; evicted and the duplicates prometheus_client Counters.
+@final
+class DedupCore:
+    def __new__(cls, expiry: dict[object, float], max_entries: int, window: float, clock: Callable[[], float],
+                evicted: object, trace_type: type, trace_duplicates: object, feedback_duplicates: object) -> Self: ...
+    def seen_before(self, key: object) -> bool: ...
+    def process(self, envelope: _Envelope) -> _Envelope | None: ...  # the stage
+
+# The fast-path exporter's trace samples (native/src/export.rs; exporters/prometheus.py wires it): series(raw label
+# values) is the exporter's _Series of that label set, read once into an ExportSeries; count_overflow the guard's.
+@final
+class ExportSeries: ...
+
+@final
+class ExporterCore:
+    def __new__(cls, trace_type: type, labels: Sequence[str], max_cached: int, *,
+                series: Callable[[tuple[str | None, ...]], object], count_overflow: Callable[[tuple[str, ...]], None],
+                feedback: Callable[[_Event], None]) -> Self: ...
+    def export(self, envelope: _Envelope) -> None: ...  # the exporter
 
 @final
 class FastCounter:

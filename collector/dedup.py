@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
+from ragpulse._native import DedupCore
 from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
 from ragpulse.collector.telemetry.shared import shared
 
@@ -61,13 +62,12 @@ class DedupWindow:
         *,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._max_entries = max_entries
-        self._window = window_seconds
         self._expiry: OrderedDict[int, float] = OrderedDict()
-        self._clock = clock
         metrics = shared(registry, DedupMetrics)
-        self._evicted = metrics.evicted
         metrics.entries.set_function(lambda: len(self._expiry))
+        # The test on the window in the compiled core (native/src/dedup.rs); the stage's counts its duplicates too.
+        self._settings = (max_entries, window_seconds, clock, metrics.evicted, TraceEvent)
+        self._core = DedupCore(self._expiry, *self._settings, *_duplicates(metrics))
 
     def __len__(self) -> int:
         return len(self._expiry)
@@ -78,39 +78,24 @@ class DedupWindow:
             self.seen_before(key)
 
     def seen_before(self, key: int) -> bool:
-        """True if `key` is in the window; otherwise remembers it and returns False."""
-        now = self._clock()
-        expiry = self._expiry
-        if key in expiry:
-            if expiry[key] > now:
-                return True
-            del expiry[key]
-        while expiry:
-            oldest = next(iter(expiry))  # O(1) on an OrderedDict, unlike a dict with holes
-            if expiry[oldest] > now:
-                break
-            del expiry[oldest]
-        if len(expiry) >= self._max_entries:
-            expiry.popitem(last=False)
-            self._evicted.inc()
-        expiry[key] = now + self._window
-        return False
+        """True if `key` is in the window; otherwise remembers it and returns False (what expired leaves first; when
+        the window is full, the oldest leaves early, counted)."""
+        return self._core.seen_before(key)
+
+    def stage(self, registry: CollectorRegistry) -> DedupCore:
+        """The window's test as a pipeline stage, its duplicates counted on `registry`."""
+        return DedupCore(self._expiry, *self._settings, *_duplicates(shared(registry, DedupMetrics)))
+
+
+def _duplicates(metrics: DedupMetrics) -> tuple[Counter, Counter]:
+    return metrics.duplicates.labels(type="trace"), metrics.duplicates.labels(type="feedback")
 
 
 class DedupStage:
-    """Pipeline stage: drops an event whose identity is still in the window."""
+    """Pipeline stage: drops an event whose identity is still in the window, counted by its type."""
 
     def __init__(self, window: DedupWindow, registry: CollectorRegistry) -> None:
-        duplicates = shared(registry, DedupMetrics).duplicates
-        self._window = window
-        self._trace_duplicates = duplicates.labels(type="trace")
-        self._feedback_duplicates = duplicates.labels(type="feedback")
+        self._core = window.stage(registry)
 
     def __call__(self, envelope: Envelope) -> Envelope | None:
-        if not self._window.seen_before(envelope.identity):
-            return envelope
-        if isinstance(envelope.event, TraceEvent):
-            self._trace_duplicates.inc()
-        else:
-            self._feedback_duplicates.inc()
-        return None
+        return self._core.process(envelope)

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from prometheus_client import CollectorRegistry
 
-from ragpulse.collector.events import Chunk, Envelope, FeedbackEvent, TraceEvent
+from ragpulse._native import ExporterCore
+from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
 from ragpulse.collector.telemetry.fast_metrics import CounterFamily, FastCounter, HistogramFamily
-from ragpulse.collector.telemetry.labels import LabelGuard, SeriesCache
+from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.config import MetricsConfig
 
 # Feedback values that are bounded enough to be a label; others are "-".
@@ -121,57 +122,20 @@ class FastPathExporter:
         self._metrics = FastPathMetrics(registry, config)
         self._fallback_rules = fallback_rules
         self._guard = guard
-        self._series_for = SeriesCache(guard, self._new_series, max_cached)
         self._feedback: dict[tuple[str, str], FastCounter] = {}
         # Every series of a label set (traces, each fallback rule: the fallback rate's parts) at zero when it is new.
         guard.on_new_label_set(lambda labels: _Series(self._metrics, labels, (), fallback_rules))
+        # A trace's samples in the compiled core (native/src/export.rs), its label set's children cached there by raw
+        # label values (bounded); a new label set's series, a fallback rule's counter and feedback come back here.
+        self._core = ExporterCore(TraceEvent, list(guard.names), max_cached, series=self._new_series,
+                                  count_overflow=guard.count_overflow, feedback=self._export_feedback)
 
     def __call__(self, envelope: Envelope) -> None:
-        event = envelope.event
-        if isinstance(event, TraceEvent):
-            self._export_trace(event, envelope.fallback_rule)
-        else:
-            self._export_feedback(event)
+        self._core.export(envelope)
 
     def _new_series(self, raw: tuple[str | None, ...]) -> _Series:
         labels, overflowed = self._guard.admit(raw)
         return _Series(self._metrics, labels, overflowed, self._fallback_rules)
-
-    def _export_trace(self, event: TraceEvent, fallback_rule: str | None) -> None:
-        series = self._series_for(event)
-        series.traces.inc()
-        if event.error is not None:
-            series.failed.inc()
-        if series.overflowed:
-            self._guard.count_overflow(series.overflowed)
-        if fallback_rule is not None:
-            series.fallback(fallback_rule).inc()
-        chunks = event.chunks
-        if chunks is not None:
-            series.chunks.observe(len(chunks))
-            if event.retrievals is not None:
-                series.retrievals.observe(event.retrievals)
-                if event.retrievals > 1:
-                    _observe_searches(series, chunks, event.retrievals)
-            if not chunks:
-                series.retrieval_empty.inc()
-            else:
-                scores = [c.score for c in chunks if c.score is not None]
-                if scores:
-                    series.top_score.observe(max(scores))
-                    series.mean_score.observe(sum(scores) / len(scores))
-                updated = [c.updated_at for c in chunks if c.updated_at is not None]
-                if updated:
-                    # Age at answer time, so replayed or late events measure what the user saw.
-                    series.chunk_age.observe(max(0.0, event.timestamp - max(updated)))  # type: ignore[operator,type-var]
-        if event.latency_ms is not None:
-            series.latency.observe(event.latency_ms / 1000.0)
-        usage = event.usage
-        if usage is not None:
-            series.prompt_tokens.inc(usage.prompt_tokens)
-            series.completion_tokens.inc(usage.completion_tokens)
-            if usage.unreported_calls:
-                series.usage_partial.inc()
 
     def _export_feedback(self, event: FeedbackEvent) -> None:
         # thumbs are "up"/"down"; ratings and reviews (1-5) are rounded to whole points.
@@ -186,17 +150,3 @@ class FastPathExporter:
         if child is None:  # kinds are an enum and their label values are bounded above
             child = self._feedback[key] = self._metrics.feedback.labels(event.kind, value)
         child.inc()
-
-
-MAX_SEARCHES = 64  # observed per trace at most: a count from outside must not make the loop long
-
-
-def _observe_searches(series: _Series, chunks: list[Chunk], retrievals: int) -> None:
-    """Each search's new chunks: the chunks tagged with its index (a chunk is tagged by the first search that
-    found it)."""
-    found = [0] * min(retrievals, MAX_SEARCHES)
-    for chunk in chunks:
-        if chunk.retrieval is not None and chunk.retrieval < len(found):
-            found[chunk.retrieval] += 1
-    for count in found:
-        series.searches.observe(count)

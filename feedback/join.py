@@ -34,7 +34,7 @@ from ragpulse import _native
 from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
 from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.config import SatisfactionConfig
-from ragpulse.feedback.kept import KeptEvents, unpack
+from ragpulse.feedback.kept import Kept, KeptEvents, unpack
 from ragpulse.feedback.reorder import reorder_hold
 from ragpulse.feedback.satisfaction import NEGATIVE, PRIORITY_OF, SignalCounter, explicit_signal, rating_of
 from ragpulse.scorers.text import analyser
@@ -311,13 +311,16 @@ class FeedbackJoin:
     # -- for the judge sampler and the judge workers ----------------------------------------------
 
     def keep(self, event: TraceEvent, fallback: bool, sampled_by: tuple[str, ...]) -> Turn | None:
-        """The sampler saw this (judgeable) trace: keep it for late signals. The turn's `raised` are the
-        priorities that signals raised before it got here (feedback that came first)."""
-        turn = self._traces.get(event.trace_id)
-        if turn is None:  # already evicted
-            return None
-        self._traces.keep(turn, *self._kept.pack(event), sampled_by)
-        return turn
+        """The sampler saw this (judgeable) trace: keep it, without its attributes and its chunks' texts held once
+        (feedback/kept.py), for late signals (None: the trace left already). The turn's `raised` are the priorities
+        that signals raised before it got here (feedback that came first). The sampler's core keeps through the table
+        itself (`kept_in`)."""
+        return self._traces.keep_event(event, sampled_by, self._kept.pack)
+
+    @property
+    def kept_in(self) -> tuple[_native.TraceTable, Callable[[TraceEvent], tuple[Kept, int]]]:
+        """Where keep() keeps a trace's event, and how: the judge sampler's core keeps there directly."""
+        return self._traces, self._kept.pack
 
     def passed(self, trace_id: str) -> None:
         """The sampler saw this trace and did not keep it (nothing to judge it against)."""

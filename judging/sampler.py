@@ -20,7 +20,8 @@ escalation, rephrase (a rephrase or repeat of the question in its session). The 
 (feedback/join.py) holds the recent traces and tells the sampler of them. Sampled traces wait in a bounded queue
 ordered by class; when full, a more urgent trace evicts the least urgent one. Every decision is
 counted, so coverage is visible. The stage's per-trace work (what is judgeable, the draws, the counters) is in the
-compiled core (native/src/sampler.rs); the policy, the floor, the queue and the feedback classes are here.
+compiled core (native/src/sampler.rs), and so is the policy's application to a trace, its base rate and stratum
+(native/src/policy.rs); the policy's definition, the floor, the queue and the feedback classes are here.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from operator import attrgetter
 
 import msgspec
@@ -154,30 +155,23 @@ class SamplingPolicy:
     always: Sequence[Callable[[TraceEvent], bool]]
     flag_support_below: float  # lexical groundedness under this flags a trace
     over_refusal_context_at_least: float  # lexical context relevance of a fallback at or above this
+    # Its application to a trace, in the compiled core (native/src/policy.rs), which the sampler's core asks directly.
+    core: _native.PolicyCore = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "core", _native.PolicyCore(
+            self.base_rate, dict(self.rate_overrides), list(self.always), self.flag_support_below,
+            self.over_refusal_context_at_least))
 
     def base_rate_of(self, event: TraceEvent) -> float:
-        overrides = self.rate_overrides
-        for key in ((event.app, event.route), (None, event.route), (event.app, None)):
-            if key in overrides:
-                return overrides[key]
-        return self.base_rate
+        """The (app, route) override, else (any app, route), else (app, any route), else the base rate."""
+        return self.core.base_rate_of(event)
 
     def stratum(self, envelope: Envelope) -> str:
-        """The trace's stratum at arrival (the first that applies): always, flagged, over_refusal, none."""
-        event = envelope.event
-        assert isinstance(event, TraceEvent)
-        if self.always and any(matches(event) for matches in self.always):
-            return "always"
-        scores = envelope.local_scores
-        if scores is not None:
-            if envelope.fallback_rule is None and (
-                scores.number_mismatch or (scores.groundedness is not None and scores.groundedness < self.flag_support_below)
-            ):
-                return "flagged"
-            if (envelope.fallback_rule is not None and scores.context_relevance is not None
-                    and scores.context_relevance >= self.over_refusal_context_at_least):
-                return "over_refusal"
-        return "none"
+        """The trace's stratum at arrival (the first that applies): always (an always-judge filter matches), flagged
+        (an answer's low lexical support or a number not in its chunks), over_refusal (a fallback whose chunks look
+        relevant), none."""
+        return self.core.stratum(envelope)
 
 
 class JudgeQueue:
@@ -257,11 +251,12 @@ class JudgeSampler(Listener):
         # The stage in the compiled core (native/src/sampler.rs), which calls back for what needs the rest of ragpulse;
         # its children of the offered family by raw label values, fallback and stratum are cached there (bounded).
         classes = ("always", "scorer_flag", "over_refusal")
+        traces, pack = join.kept_in
         self._core = _native.SamplerCore(
-            TraceEvent, floor, [policy.class_rates.get(cls) for cls in classes], list(guard.names),
+            TraceEvent, floor, policy.core, traces, [policy.class_rates.get(cls) for cls in classes], list(guard.names),
             self._candidates["base_rate"], [self._candidates[cls] for cls in classes], metrics.raised,
-            4 * max_label_sets, judgeable=_judgeable, stratum=policy.stratum, base_rate=policy.base_rate_of,
-            offered=self._offered_child, offer=self._sample, keep=join.keep, passed=join.passed, negative=self.negative)
+            4 * max_label_sets, judgeable=_judgeable, offered=self._offered_child, offer=self._sample, pack=pack,
+            passed=join.passed, negative=self.negative)
         guard.on_new_label_set(self._precreate)
 
     def __call__(self, envelope: Envelope) -> Envelope:

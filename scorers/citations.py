@@ -29,12 +29,13 @@ from typing import NamedTuple
 import msgspec
 from prometheus_client import CollectorRegistry
 
+from ragpulse._native import CitationCore
 from ragpulse._native import count_inline as _count_inline
 from ragpulse._native import parse_citations as _parse_citations
 from ragpulse._native import scan_citations
 from ragpulse.collector.events import MAX_CITATIONS, Envelope, EventCitation, TraceEvent
 from ragpulse.collector.telemetry.fast_metrics import CounterFamily, FastCounter
-from ragpulse.collector.telemetry.labels import LabelGuard, SeriesCache
+from ragpulse.collector.telemetry.labels import LabelGuard
 
 MAX_MARKERS = MAX_CITATIONS  # per answer, inline (the crate's CITATION_MAX_MARKERS) or structured
 
@@ -229,48 +230,13 @@ class CitationScorer:
 
     def __init__(self, registry: CollectorRegistry, guard: LabelGuard, *, max_label_sets: int = 2_000) -> None:
         metrics = CitationMetrics(registry, list(guard.names))  # labelled as the guard admits
-        self._series_for = SeriesCache(guard, lambda raw: _Series(metrics, guard.admit(raw)[0]), 4 * max_label_sets)
         guard.on_new_label_set(lambda labels: _Series(metrics, labels))  # at zero when the label set is new
+        # The stage in the compiled core, its label sets' counters cached there by raw label values (bounded);
+        # structured citations and a new label set's counters come back here.
+        self._core = CitationCore(TraceEvent, list(guard.names), 4 * max_label_sets, structured=event_citations,
+                                  series=lambda raw: _Series(metrics, guard.admit(raw)[0]))
 
     def __call__(self, envelope: Envelope) -> Envelope:
-        event = envelope.event
-        if not isinstance(event, TraceEvent) or not event.answer:
-            return envelope
-        structured = event.citations is not None
-        inline = None if structured else self._inline(envelope, event)
-        if envelope.fallback_rule is not None:  # a refusal's citations are no answer's
-            return envelope
-        series = self._series_for(event)
-        if structured:
-            citations = event_citations(event)
-            if citations is None:
-                series.not_cited.inc()
-                return envelope
-            resolved, dangling, over_cap = citations.resolved, citations.dangling, citations.over_cap
-        elif inline is None:
-            series.not_cited.inc()
-            return envelope
-        else:
-            # Coverage is known of inline markers only (structured_citations).
-            series.cited_sentences.inc(inline.cited)
-            series.uncited_sentences.inc(inline.uncited)
-            resolved, dangling, over_cap = inline.resolved, inline.dangling, inline.over_cap
-        series.cited.inc()
-        if over_cap:
-            series.over_cap.inc()
-        if event.chunks is not None:  # without its retrieval reported, no marker could name a chunk
-            series.resolved.inc(resolved)
-            series.dangling.inc(dangling)
-        return envelope
-
-    @staticmethod
-    def _inline(envelope: Envelope, event: TraceEvent) -> InlineCount | None:
-        """The answer's inline citations; its text without them is left on the envelope for the lexical
-        scorer ("[1]" is no number)."""
-        if not may_cite(event.answer):  # before the chunk ids are gathered: this is every answer's cost
-            return None
-        inline = count_inline(event.answer, [chunk.id for chunk in event.chunks or ()])
-        if inline is not None:
-            envelope.answer_text = inline.text
-        return inline
-
+        """Counts the answer's citations (not a fallback's); its text without inline markers goes on the envelope for
+        the lexical scorer ("[1]" is no number). In the compiled core (native/src/citations/stage.rs)."""
+        return self._core.process(envelope)

@@ -21,10 +21,10 @@ from collections.abc import Sequence
 
 from prometheus_client import CollectorRegistry
 
-from ragpulse._native import LexicalAnalyser, LexicalUnits
+from ragpulse._native import LexicalAnalyser, LexicalCore, LexicalUnits
 from ragpulse.collector.events import Envelope, LexicalScores, TraceEvent
 from ragpulse.collector.telemetry.fast_metrics import CounterFamily, FastCounter, FastHistogram, HistogramFamily
-from ragpulse.collector.telemetry.labels import LabelGuard, SeriesCache
+from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.scorers.text import CJK_DIGITS
 from ragpulse.scorers.text_cache import TextCache
 
@@ -147,39 +147,20 @@ class LexicalScorer:
                                  evicted=metrics.cache_evicted.labels("chunks"))
         self._questions = TextCache(units, _held, max_entries=cache_entries, max_bytes=cache_max_bytes,
                                     evicted=metrics.cache_evicted.labels("questions"))
-        self._children_for = SeriesCache(guard, self._new_children, 4 * max_label_sets)
+        # The stage in the compiled core, which reads the caches' hits itself; a label set's children are made here
+        # (cached there by raw label values, bounded).
+        self._core = LexicalCore(_ANALYSER, TraceEvent, LexicalScores, MAX_CHARS, self._chunks, self._questions,
+                                  list(guard.names), 4 * max_label_sets, children=self._new_children)
 
     def score(self, event: TraceEvent, answer_text: str | None = None) -> LexicalScores | None:
         """`answer_text`: the answer without its citation markers (the citations stage's), when it cites:
-        "[1]" is a citation, not the number 1 that no chunk has."""
-        if not event.chunks or event.answer is None:  # no retrieval, or a failed run: nothing to score
-            return None
-        text = (answer_text if answer_text is not None else event.answer)[:MAX_CHARS]
-        chunks = self._chunks
-        contexts = [chunks.get(chunk.text[:MAX_CHARS]) for chunk in event.chunks if chunk.text is not None]
-        if not contexts:  # chunks reported without their text: nothing to score against
-            return None
-        groundedness, answer_relevancy, context_relevance, mismatch = _ANALYSER.score(
-            text, self._questions.get(event.query[:MAX_CHARS]), contexts)
-        return LexicalScores(groundedness=groundedness, answer_relevancy=answer_relevancy,
-                             context_relevance=context_relevance, number_mismatch=mismatch)
+        "[1]" is a citation, not the number 1 that no chunk has. None: no chunks with text, or no answer."""
+        return self._core.score(event, answer_text)
 
     def __call__(self, envelope: Envelope) -> Envelope:
-        event = envelope.event
-        if isinstance(event, TraceEvent):
-            scores = envelope.local_scores = self.score(event, envelope.answer_text)
-            # A refusal's scores only serve the sampler (possible over-refusal): not exported.
-            if scores is not None and envelope.fallback_rule is None:
-                groundedness, relevancy, context, mismatch = self._children_for(event)
-                if scores.groundedness is not None:
-                    groundedness.observe(scores.groundedness)
-                if scores.answer_relevancy is not None:
-                    relevancy.observe(scores.answer_relevancy)
-                if scores.context_relevance is not None:
-                    context.observe(scores.context_relevance)
-                if scores.number_mismatch:
-                    mismatch.inc()
-        return envelope
+        """The trace's scores on its envelope, and in its label set's histograms unless it fell back (a refusal's scores
+        only serve the sampler: possible over-refusal). In the compiled core (native/src/lexical/stage.rs)."""
+        return self._core.process(envelope)
 
     def _new_children(self, raw: tuple[str | None, ...]) -> tuple[FastHistogram, FastHistogram, FastHistogram, FastCounter]:
         labels, metrics = self._guard.admit(raw)[0], self._metrics

@@ -34,6 +34,12 @@ class TextCache(Generic[T]):
         return len(self._items)
 
     @property
+    def items(self) -> OrderedDict[str, T]:
+        """The table, least recently used first: the lexical scorer's compiled stage reads its hits there (and moves
+        them to the end, as get does)."""
+        return self._items
+
+    @property
     def bytes(self) -> int:
         """What the values held count, by their sizes."""
         return self._bytes

@@ -5,6 +5,7 @@
 //! or a bounded stretch of it at each opening bracket (128 or 256 characters), so hostile answers cost their length.
 pub mod bindings;
 mod forms;
+pub mod stage;
 
 use std::borrow::Cow;
 use std::ops::Range;

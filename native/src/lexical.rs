@@ -5,6 +5,7 @@
 //! Python units is tested in tests/test_native_text.py.
 
 pub mod bindings;
+pub mod stage;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use unicode_general_category::{get_general_category, GeneralCategory as Category};

@@ -75,7 +75,7 @@ impl FastHistogram {
         Ok(FastHistogram { bounds, counts, sum: AtomicF64::new() })
     }
 
-    fn observe(&self, value: f64) {
+    pub(crate) fn observe(&self, value: f64) {
         // Python's bisect_left: the first bound not below the value; a NaN compares below nothing (bucket 0).
         let bucket = self.bounds.partition_point(|bound| *bound < value);
         self.counts[bucket].fetch_add(1, Ordering::Relaxed);

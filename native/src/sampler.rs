@@ -1,9 +1,9 @@
 //! ragpulse._native.SamplerCore: the judge sampler's stage (judging/sampler.py says what it samples and why): whether
 //! a trace is judgeable, the routine floor's rate (native/src/floor.rs), the routine draw and its stratum's class's
 //! draw, their counters (the offered children cached by raw labels), and the turn the join kept. What needs the rest
-//! of ragpulse goes back to the sampler's Python: the event when it must be rebuilt (context, chunks without text),
-//! the policy's stratum and base rate, a new label set's counter, the judge queue's offer, the join's keep and passed,
-//! and feedback that came before its trace.
+//! of ragpulse goes back to the sampler's Python: the event when it must be rebuilt (context, chunks without text), a
+//! new label set's counter, the judge queue's offer, the join's passed, and feedback that came before its trace. The
+//! policy's stratum and base rate (native/src/policy.rs) and the join's keep (the trace table's keep_event) are here.
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyString, PyTuple, PyType};
 use pyo3::{intern, PyTraverseError, PyVisit};
@@ -11,21 +11,17 @@ use pyo3::{intern, PyTraverseError, PyVisit};
 use crate::draw::draw;
 use crate::floor::RoutineFloor;
 use crate::metrics::FastCounter;
-use crate::traces::bindings::Turn;
+use crate::policy::PolicyCore;
+use crate::traces::bindings::TraceTable;
 
-/// The strata, in order (`names` gives the class that samples each beyond the routine sample).
-const STRATA: [&str; 4] = ["always", "flagged", "over_refusal", "none"];
-
-/// The sampler's Python: judgeable(event) -> event | None; stratum(envelope) -> str and base_rate(event) -> float (the
-/// policy's); offered(event, fallback, stratum) -> FastCounter; offer(event, fallback, priority, sample, stratum,
-/// reasons, size) -> bool; keep(event, fallback, sampled_by) -> Turn | None; passed(trace_id); negative(priority, turn).
+/// The sampler's Python: judgeable(event) -> event | None; offered(event, fallback, stratum) -> FastCounter;
+/// offer(event, fallback, priority, sample, stratum, reasons, size) -> bool; pack(event) -> (kept, bytes) (the join's, for
+/// the event it keeps); passed(trace_id); negative(priority, turn).
 struct Back {
     judgeable: Py<PyAny>,
-    stratum: Py<PyAny>,
-    base_rate: Py<PyAny>,
     offered: Py<PyAny>,
     offer: Py<PyAny>,
-    keep: Py<PyAny>,
+    pack: Py<PyAny>,
     passed: Py<PyAny>,
     negative: Py<PyAny>,
 }
@@ -34,6 +30,8 @@ struct Back {
 pub struct SamplerCore {
     trace_type: Py<PyType>,
     floor: Py<RoutineFloor>,
+    policy: Py<PolicyCore>,
+    traces: Py<TraceTable>, // the join's: the judgeable trace's event is kept there for late signals
     class_rates: [Option<f64>; 3], // always, scorer_flag, over_refusal
     labels: Vec<Py<PyString>>, // the label names, as the guard reads an event's raw values
     routine: Py<FastCounter>,  // candidates of base_rate
@@ -73,9 +71,8 @@ impl SamplerCore {
 
     fn back(&self, py: Python<'_>) -> Option<Back> {
         self.back.as_ref().map(|back| Back {
-            judgeable: back.judgeable.clone_ref(py), stratum: back.stratum.clone_ref(py),
-            base_rate: back.base_rate.clone_ref(py), offered: back.offered.clone_ref(py),
-            offer: back.offer.clone_ref(py), keep: back.keep.clone_ref(py), passed: back.passed.clone_ref(py),
+            judgeable: back.judgeable.clone_ref(py), offered: back.offered.clone_ref(py),
+            offer: back.offer.clone_ref(py), pack: back.pack.clone_ref(py), passed: back.passed.clone_ref(py),
             negative: back.negative.clone_ref(py),
         })
     }
@@ -112,15 +109,16 @@ fn as_sent(event: &Bound<'_, PyAny>, context: &Bound<'_, PyAny>, chunks: &Bound<
 impl SamplerCore {
     #[new]
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (trace_type, floor, class_rates, labels, routine, classes, raised, max_offered, *, judgeable,
-                        stratum, base_rate, offered, offer, keep, passed, negative))]
-    fn new(trace_type: Py<PyType>, floor: Py<RoutineFloor>, class_rates: [Option<f64>; 3], labels: Vec<Py<PyString>>,
-           routine: Py<FastCounter>, classes: [Py<FastCounter>; 3], raised: Py<PyAny>, max_offered: usize,
-           judgeable: Py<PyAny>, stratum: Py<PyAny>, base_rate: Py<PyAny>, offered: Py<PyAny>, offer: Py<PyAny>,
-           keep: Py<PyAny>, passed: Py<PyAny>, negative: Py<PyAny>, py: Python<'_>) -> Self {
-        SamplerCore { trace_type, floor, class_rates, labels, routine, classes, raised,
+    #[pyo3(signature = (trace_type, floor, policy, traces, class_rates, labels, routine, classes, raised, max_offered, *,
+                        judgeable, offered, offer, pack, passed, negative))]
+    fn new(trace_type: Py<PyType>, floor: Py<RoutineFloor>, policy: Py<PolicyCore>, traces: Py<TraceTable>,
+           class_rates: [Option<f64>; 3], labels: Vec<Py<PyString>>, routine: Py<FastCounter>,
+           classes: [Py<FastCounter>; 3], raised: Py<PyAny>, max_offered: usize, judgeable: Py<PyAny>,
+           offered: Py<PyAny>, offer: Py<PyAny>, pack: Py<PyAny>, passed: Py<PyAny>, negative: Py<PyAny>,
+           py: Python<'_>) -> Self {
+        SamplerCore { trace_type, floor, policy, traces, class_rates, labels, routine, classes, raised,
                       offered: PyDict::new(py).unbind(), max_offered,
-                      back: Some(Back { judgeable, stratum, base_rate, offered, offer, keep, passed, negative }) }
+                      back: Some(Back { judgeable, offered, offer, pack, passed, negative }) }
     }
 
     /// The stage: every envelope passes on; a judgeable trace is counted, drawn, offered to the judge queue and kept.
@@ -140,6 +138,7 @@ impl SamplerCore {
             back.passed.call1(py, (trace_id,))?; // a failed run, or an answer with nothing to judge it against
             return Ok(envelope);
         }
+        let arrived = event.clone(); // its stratum is the trace's as it came, before any rebuild
         let event = if as_sent(&event, &context, &chunks)? {
             event
         } else {
@@ -150,10 +149,8 @@ impl SamplerCore {
             }
             rebuilt
         };
-        let named = back.stratum.bind(py).call1((&envelope,))?;
-        let named = named.cast::<PyString>()?.to_str()?;
-        let stratum = STRATA.iter().position(|name| *name == named)
-            .ok_or_else(|| pyo3::exceptions::PyKeyError::new_err(named.to_owned()))?;
+        let policy = self.policy.get();
+        let stratum = policy.stratum_of(&envelope, &arrived, fallback)?;
         self.count_offered(&event, fallback, stratum, &back)?;
         let (stratum_name, class) = names(py, stratum);
         let base_rate_class = intern!(py, "base_rate");
@@ -163,7 +160,7 @@ impl SamplerCore {
         };
         // The routine draw first, by the trace id alone: flags and feedback cannot move a trace in or out.
         self.routine.get().add(1.0);
-        let base_rate: f64 = back.base_rate.call1(py, (&event,))?.extract(py)?;
+        let base_rate = policy.rate_of(&event)?;
         let app = event.getattr(intern!(py, "app"))?;
         let app = if app.is_none() { None } else { Some(app.cast::<PyString>()?.to_str()?) };
         let routine_rate = self.floor.bind(py).borrow_mut().rate_of(py, app, base_rate)?;
@@ -191,9 +188,9 @@ impl SamplerCore {
                 }
             }
         }
-        let turn = back.keep.bind(py).call1((&event, fallback, sampled_by))?;
-        if !turn.is_none() {
-            let turn = turn.cast::<Turn>()?;
+        let (traces, sampled_by) = (self.traces.bind(py), sampled_by.into_any().unbind());
+        if let Some(turn) = TraceTable::keep_event(traces, &event, sampled_by, back.pack.bind(py))? {
+            let turn = turn.bind(py);
             let raised = turn.borrow().raised.clone_ref(py);
             for priority in raised.bind(py).try_iter()? {
                 back.negative.call1(py, (priority?, turn))?; // feedback that came before its trace
@@ -205,13 +202,13 @@ impl SamplerCore {
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
         if let Some(back) = &self.back {
-            for callback in [&back.judgeable, &back.stratum, &back.base_rate, &back.offered, &back.offer, &back.keep,
-                             &back.passed,
-                             &back.negative] {
+            for callback in [&back.judgeable, &back.offered, &back.offer, &back.pack, &back.passed, &back.negative] {
                 visit.call(callback)?;
             }
         }
         visit.call(&self.floor)?;
+        visit.call(&self.policy)?;
+        visit.call(&self.traces)?;
         visit.call(&self.raised)?;
         visit.call(&self.offered)
     }

@@ -7,7 +7,7 @@ use crate::bridge::{guarded, with_text};
 use crate::lexical;
 
 /// (groundedness, answer relevancy, context relevance, number mismatch): scorers/lexical.py's LexicalScores.
-type LexicalScoresTuple = (Option<f64>, Option<f64>, Option<f64>, bool);
+pub(crate) type LexicalScoresTuple = (Option<f64>, Option<f64>, Option<f64>, bool);
 
 /// The lexical scorer's text units (scorers/lexical.py), built once from its word tables.
 #[pyclass(frozen, module = "ragpulse._native")]
@@ -46,8 +46,15 @@ impl LexicalAnalyser {
         &self, answer: &Bound<'_, PyString>, question: &LexicalUnits, chunks: Vec<PyRef<'_, LexicalUnits>>,
     ) -> PyResult<LexicalScoresTuple> {
         let chunks: Vec<&lexical::Units> = chunks.iter().map(|chunk| &chunk.units).collect();
+        self.score_units(answer, &question.units, &chunks)
+    }
+}
+
+impl LexicalAnalyser {
+    pub(crate) fn score_units(&self, answer: &Bound<'_, PyString>, question: &lexical::Units,
+                              chunks: &[&lexical::Units]) -> PyResult<LexicalScoresTuple> {
         let answer = with_text(answer, |answer| guarded(|| lexical::units(answer, &self.tables)))?;
-        let s = guarded(|| lexical::score(&answer, &question.units, &chunks))?;
+        let s = guarded(|| lexical::score(&answer, question, chunks))?;
         Ok((s.groundedness, s.answer_relevancy, s.context_relevance, s.number_mismatch))
     }
 }
@@ -56,7 +63,7 @@ impl LexicalAnalyser {
 /// bigrams), numbers as (value, unit) and the numbers' values, each a frozenset when read from Python.
 #[pyclass(frozen, module = "ragpulse._native")]
 pub struct LexicalUnits {
-    units: lexical::Units,
+    pub(crate) units: lexical::Units,
 }
 
 #[pymethods]

@@ -7,6 +7,7 @@
 //! the table makes one.
 use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
+use pyo3::intern;
 use pyo3::types::{PyString, PyTuple};
 use rustc_hash::FxHashSet;
 
@@ -198,6 +199,19 @@ impl TraceTable {
         if self.held > self.max_bytes {
             self.cap(py);
         }
+    }
+
+    /// The judge sampler saw this (judgeable) trace: its event is kept for late signals as `pack` makes it (the kept
+    /// form and its bytes: feedback/kept.py, without its attributes, its chunks' texts held once). Returns its
+    /// answer's turn (None when it already left).
+    pub(crate) fn keep_event(slf: &Bound<'_, Self>, event: &Bound<'_, PyAny>, sampled_by: Py<PyAny>,
+                             pack: &Bound<'_, PyAny>) -> PyResult<Option<Py<Turn>>> {
+        let py = slf.py();
+        let trace_id = event.getattr(intern!(py, "trace_id"))?;
+        let Some(turn) = slf.borrow().get(py, trace_id.cast::<PyString>()?.to_str()?) else { return Ok(None) };
+        let (payload, size): (Py<PyAny>, i64) = pack.call1((event,))?.extract()?;
+        slf.borrow_mut().keep(py, turn.bind(py), payload, size, sampled_by);
+        Ok(Some(turn))
     }
 
     /// The sampler saw the trace and did not keep it.

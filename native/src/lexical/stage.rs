@@ -1,0 +1,163 @@
+//! ragpulse._native.LexicalCore: the lexical scorer's stage (scorers/lexical.py says what it scores and why): a trace's
+//! texts cut to their first characters, their units from the scorer's two caches (chunks, questions), the scores, and
+//! the histograms of the trace's label set. The caches stay the scorer's Python TextCaches: a text met before is
+//! read from the cache's table here; a new one goes through the cache's get (analysed, counted, within its caps).
+//! A label set's children not cached yet come from the scorer's Python.
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PySlice, PyString, PyTuple, PyType};
+use pyo3::{intern, PyTraverseError, PyVisit};
+
+use super::bindings::{LexicalAnalyser, LexicalUnits};
+use crate::lexical::Units;
+use crate::metrics::{FastCounter, FastHistogram};
+use crate::series::RawSeries;
+
+/// A TextCache of the scorer's (scorers/text_cache.py) and its table (text -> value, least recently used first).
+struct Cache {
+    cache: Py<PyAny>,
+    items: Py<PyDict>,
+    move_to_end: Py<PyAny>, // the table's, bound once: a hit's whole cost besides the lookup
+}
+
+impl Cache {
+    fn new(cache: Py<PyAny>, py: Python<'_>) -> PyResult<Self> {
+        let items = cache.bind(py).getattr(intern!(py, "items"))?.cast_into::<PyDict>()?;
+        let move_to_end = items.getattr(intern!(py, "move_to_end"))?.unbind();
+        Ok(Cache { cache, items: items.unbind(), move_to_end })
+    }
+
+    /// The text's units: a hit is moved to the newest end here, as the cache's get would; a miss is the cache's.
+    fn get<'py>(&self, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, LexicalUnits>> {
+        let py = text.py();
+        let items = self.items.bind(py);
+        let found = match items.get_item(text)? {
+            Some(found) => {
+                self.move_to_end.call1(py, (text,))?;
+                found
+            }
+            None => self.cache.bind(py).call_method1(intern!(py, "get"), (text,))?,
+        };
+        Ok(found.cast_into::<LexicalUnits>()?)
+    }
+}
+
+#[pyclass(module = "ragpulse._native")]
+pub struct LexicalCore {
+    analyser: Py<LexicalAnalyser>,
+    trace_type: Py<PyType>,
+    scores_type: Py<PyType>, // LexicalScores(groundedness, answer_relevancy, context_relevance, number_mismatch)
+    max_chars: usize,
+    chunks: Cache,
+    questions: Cache,
+    children: RawSeries, // -> (groundedness, relevancy, context, mismatch) children
+    make_children: Option<Py<PyAny>>, // raw label values -> that tuple; None once the garbage collector cleared it
+}
+
+impl LexicalCore {
+    /// The text's first max_chars characters.
+    fn cut<'py>(&self, text: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyString>> {
+        let text = text.cast_into::<PyString>()?;
+        if text.len()? <= self.max_chars {
+            return Ok(text);
+        }
+        let slice = PySlice::new(text.py(), 0, self.max_chars as isize, 1);
+        Ok(text.get_item(slice)?.cast_into::<PyString>()?)
+    }
+
+    /// The children of the trace's label set (None once the garbage collector cleared their maker).
+    fn children_of<'py>(&self, event: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        let Some(make) = &self.make_children else { return Ok(None) };
+        let made = self.children.of(event, |raw| make.bind(event.py()).call1((raw,)))?;
+        Ok(Some(made.cast_into::<PyTuple>()?))
+    }
+}
+
+fn observe(child: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    if !value.is_none() {
+        child.cast::<FastHistogram>()?.get().observe(value.extract()?);
+    }
+    Ok(())
+}
+
+#[pymethods]
+impl LexicalCore {
+    #[new]
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (analyser, trace_type, scores_type, max_chars, chunks, questions, labels, max_children, *,
+                        children))]
+    fn new(analyser: Py<LexicalAnalyser>, trace_type: Py<PyType>, scores_type: Py<PyType>, max_chars: usize,
+           chunks: Py<PyAny>, questions: Py<PyAny>, labels: Vec<Py<PyString>>, max_children: usize,
+           children: Py<PyAny>, py: Python<'_>) -> PyResult<Self> {
+        Ok(LexicalCore { analyser, trace_type, scores_type, max_chars, chunks: Cache::new(chunks, py)?,
+                         questions: Cache::new(questions, py)?, children: RawSeries::new(py, labels, max_children),
+                         make_children: Some(children) })
+    }
+
+    /// The trace's lexical scores (None: no chunks with text, or no answer); `answer_text`, the answer without its
+    /// citation markers when it cites, is scored instead of the answer.
+    #[pyo3(signature = (event, answer_text = None))]
+    fn score<'py>(&self, event: &Bound<'py, PyAny>, answer_text: Option<Bound<'py, PyAny>>)
+                  -> PyResult<Option<Bound<'py, PyAny>>> {
+        let py = event.py();
+        let chunks = event.getattr(intern!(py, "chunks"))?;
+        let answer = event.getattr(intern!(py, "answer"))?;
+        if !chunks.is_truthy()? || answer.is_none() {
+            return Ok(None); // no retrieval, or a failed run: nothing to score
+        }
+        let text = self.cut(answer_text.filter(|text| !text.is_none()).unwrap_or(answer))?;
+        let mut contexts = Vec::new();
+        for chunk in chunks.try_iter()? {
+            let chunk_text = chunk?.getattr(intern!(py, "text"))?;
+            if !chunk_text.is_none() {
+                contexts.push(self.chunks.get(&self.cut(chunk_text)?)?);
+            }
+        }
+        if contexts.is_empty() {
+            return Ok(None); // chunks reported without their text: nothing to score against
+        }
+        let question = self.questions.get(&self.cut(event.getattr(intern!(py, "query"))?)?)?;
+        let units: Vec<&Units> = contexts.iter().map(|context| &context.get().units).collect();
+        let scores = self.analyser.get().score_units(&text, &question.get().units, &units)?;
+        Ok(Some(self.scores_type.bind(py).call1(scores)?))
+    }
+
+    /// The stage: a trace's scores go on its envelope (for the judge sampler) and, unless it fell back (a refusal's
+    /// scores only serve the sampler), into its label set's histograms.
+    fn process<'py>(&self, envelope: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let py = envelope.py();
+        let event = envelope.getattr(intern!(py, "event"))?;
+        if !event.is_instance(self.trace_type.bind(py))? {
+            return Ok(envelope);
+        }
+        let scores = self.score(&event, Some(envelope.getattr(intern!(py, "answer_text"))?))?;
+        envelope.setattr(intern!(py, "local_scores"), &scores)?;
+        let Some(scores) = scores else { return Ok(envelope) };
+        if !envelope.getattr(intern!(py, "fallback_rule"))?.is_none() {
+            return Ok(envelope);
+        }
+        let Some(children) = self.children_of(&event)? else { return Ok(envelope) };
+        observe(&children.get_item(0)?, &scores.getattr(intern!(py, "groundedness"))?)?;
+        observe(&children.get_item(1)?, &scores.getattr(intern!(py, "answer_relevancy"))?)?;
+        observe(&children.get_item(2)?, &scores.getattr(intern!(py, "context_relevance"))?)?;
+        if scores.getattr(intern!(py, "number_mismatch"))?.is_truthy()? {
+            children.get_item(3)?.cast::<FastCounter>()?.get().add(1.0);
+        }
+        Ok(envelope)
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        for cache in [&self.chunks, &self.questions] {
+            visit.call(&cache.cache)?;
+            visit.call(&cache.move_to_end)?;
+        }
+        self.children.traverse(&visit)?;
+        if let Some(make) = &self.make_children {
+            visit.call(make)?;
+        }
+        Ok(())
+    }
+
+    fn __clear__(&mut self) {
+        self.make_children = None;
+    }
+}
