@@ -4,12 +4,15 @@
 //! Python it replaced is held by a snapshot in tests/test_native_text.py.
 
 pub mod bindings;
+mod scan;
 
 use fancy_regex::{Captures, Regex};
 use rustc_hash::{FxHashMap, FxHashSet};
 use snowstem::{Algorithm, Stemmer};
 
 use crate::lexical::{cjk_numeral, is_cjk, is_decimal, is_space};
+pub use scan::{LATIN_WORD, LIST_ITEM, NAME};
+use scan::{after_list_item, latin_words, names};
 
 pub struct Patterns {
     pub leading_answer: Regex,
@@ -17,12 +20,9 @@ pub struct Patterns {
     pub cjk_leading_answer: Regex,
     pub en_quantity: Regex,
     pub quantity_start: Regex,
-    pub name: Regex,
-    pub list_item: Regex,
     pub latin_in_cjk: Regex,
     pub cjk_function_or_negator: Regex,
     pub cjk_quantity: Regex,
-    pub latin_word: Regex,
     pub polarity_token: Regex,
     pub any_negator: Regex,
     pub cjk_next: Regex,
@@ -282,7 +282,7 @@ impl Analyser {
         self.tables.en_negators.contains(word) || word.ends_with("n't") || word.ends_with("n’t")
     }
 
-    fn negation(&self, body: &str, has_cjk: bool) -> (bool, FxHashSet<String>) {
+    fn negation(&self, body: &str, has_cjk: bool, known: &[(&str, String)]) -> (bool, FxHashSet<String>) {
         // Every negator holds "no", "ne" or "n't"/"n’t", or is a CJK negator: most clauses skip the pattern.
         let may_negate = body.contains("no") || body.contains("ne") || body.contains("n't") || body.contains("n’t")
             || body.chars().any(|c| self.tables.cjk_negators.contains(&c));
@@ -325,7 +325,7 @@ impl Analyser {
             count += usize::from(governs);
         }
         let governed = if !governed.is_empty() && !has_cjk {
-            governed.iter().map(|word| self.stem(word)).filter(|stem| !tables.quantity_words.contains(stem)).collect()
+            governed.iter().map(|word| self.stem_known(known, word)).filter(|stem| !tables.quantity_words.contains(stem)).collect()
         } else {
             FxHashSet::default()
         };
@@ -333,14 +333,20 @@ impl Analyser {
     }
 
     pub fn words(&self, lower: &str) -> Vec<String> {
-        self.patterns
-            .latin_word
-            .find_iter(lower)
-            .filter_map(|m| m.ok())
-            .map(|m| m.as_str())
+        self.stemmed(lower, &[]).into_iter().map(|(_, stem)| stem).collect()
+    }
+
+    /// The content words of lower-cased text with their stems, a word of `known` not stemmed again: a clause's names
+    /// and the words its negations govern are mostly its own words (Snowball was a third of its analysis).
+    fn stemmed<'t>(&self, lower: &'t str, known: &[(&str, String)]) -> Vec<(&'t str, String)> {
+        latin_words(lower)
             .filter(|word| !self.tables.stopwords.contains(*word) && !self.is_en_negator(word))
-            .map(|word| self.stem(word))
+            .map(|word| (word, self.stem_known(known, word)))
             .collect()
+    }
+
+    fn stem_known(&self, known: &[(&str, String)], word: &str) -> String {
+        known.iter().find(|(seen, _)| *seen == word).map_or_else(|| self.stem(word), |(_, stem)| stem.clone())
     }
 
     /// The CJK runs of the text less its quantities (`matches`: cjk_quantity's in it, each read as a space), cut
@@ -378,16 +384,16 @@ impl Analyser {
             lower = patterns.cjk_week.replace_all(&lower, "周").into_owned();
         }
         let stripped = patterns.leading_answer.replacen(&lower, 1, "").into_owned();
-        let stems = self.words(&stripped);
-        let mut terms: FxHashSet<String> = stems.iter().cloned().collect();
+        let stems = self.stemmed(&stripped, &[]);
+        let mut terms: FxHashSet<String> = stems.iter().map(|(_, stem)| stem.clone()).collect();
         let (mut quantities, spelled) = self.en_quantities(&stripped);
         let raw_names: Vec<String> = if has_cjk {
             patterns.latin_in_cjk.find_iter(text).filter_map(|m| m.ok()).map(|m| m.as_str().to_string()).collect()
         } else {
-            let listed = patterns.list_item.replacen(text, 1, "");
+            let listed = after_list_item(text);
             // A name starts with a capital letter past the first character.
             if listed.chars().skip(1).any(|c| c.is_ascii_uppercase()) {
-                patterns.name.find_iter(listed.as_ref()).filter_map(|m| m.ok()).map(|m| m.as_str().to_string()).collect()
+                names(listed).into_iter().map(str::to_string).collect()
             } else {
                 Vec::new()
             }
@@ -395,7 +401,8 @@ impl Analyser {
         let names: FxHashSet<String> = if raw_names.is_empty() {
             FxHashSet::default()
         } else {
-            self.words(&raw_names.join(" ").to_lowercase()).into_iter().filter(|w| !self.tables.chatter.contains(w)).collect()
+            let lower = raw_names.join(" ").to_lowercase();
+            self.stemmed(&lower, &stems).into_iter().map(|(_, stem)| stem).filter(|w| !self.tables.chatter.contains(w)).collect()
         };
         let mut parts = Vec::new();
         if has_cjk {
@@ -414,9 +421,9 @@ impl Analyser {
             terms.extend(chars.windows(2).map(|pair| pair.iter().collect::<String>()));
         }
         let joined: Vec<char> = parts.iter().flat_map(|part| part.chars()).collect();
-        let mut sequence: Vec<String> = stems.into_iter().filter(|stem| words.contains(stem)).collect();
+        let (negated, governed) = self.negation(&stripped, has_cjk, &stems);
+        let mut sequence: Vec<String> = stems.into_iter().map(|(_, stem)| stem).filter(|stem| words.contains(stem)).collect();
         sequence.extend(joined.iter().map(|c| c.to_string()));
-        let (negated, governed) = self.negation(&stripped, has_cjk);
         Clause { terms, words, parts, chars: joined.into_iter().collect(), sequence, quantities, names, negated, governed, spelled }
     }
 

@@ -40,12 +40,17 @@ impl TextAnalyser {
             let source: String = table(patterns, name)?;
             compiled(&source).map_err(|err| PyValueError::new_err(format!("pattern {name}: {err}")))
         };
+        for (name, scanned) in [("latin_word", clause::LATIN_WORD), ("name", clause::NAME), ("list_item", clause::LIST_ITEM)] {
+            if table::<String>(patterns, name)? != scanned {
+                return Err(PyValueError::new_err(format!("pattern {name}: native/src/clause.rs scans another; change its scan")));
+            }
+        }
         let patterns = clause::Patterns {
             leading_answer: pattern("leading_answer")?, en_not_negations: pattern("en_not_negations")?,
             cjk_leading_answer: pattern("cjk_leading_answer")?, en_quantity: pattern("en_quantity")?,
-            quantity_start: pattern("quantity_start")?, name: pattern("name")?, list_item: pattern("list_item")?,
+            quantity_start: pattern("quantity_start")?,
             latin_in_cjk: pattern("latin_in_cjk")?, cjk_function_or_negator: pattern("cjk_function_or_negator")?,
-            cjk_quantity: pattern("cjk_quantity")?, latin_word: pattern("latin_word")?,
+            cjk_quantity: pattern("cjk_quantity")?,
             polarity_token: pattern("polarity_token")?, any_negator: pattern("any_negator")?,
             cjk_next: pattern("cjk_next")?, cjk_week: pattern("cjk_week")?,
         };
