@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ragpulse.scorers import refusal_zh as zh
 from ragpulse.scorers.declines import PRESUPPOSED_LEAD, cued
@@ -396,7 +396,7 @@ def read(answer: str, refusing: Sequence[tuple[int, int]] = ()) -> Reading:
     if said != answer:
         reading = Reading(_in_own_words(reading.claims, said, answer), reading.maybe,
                           _in_own_words(reading.refusals, said, answer))
-    return replace(reading, cued=cued(said))
+    return Reading(reading.claims, reading.maybe, reading.refusals, cued(said))  # not replace(): 1 µs an answer
 
 
 def _in_own_words(texts: list[str], said: str, answer: str) -> list[str]:

@@ -145,7 +145,7 @@ impl Analyser {
     }
 
     pub fn stem(&self, word: &str) -> String {
-        self.stemmer.stem(word).to_string()
+        self.stemmer.stem(word).into_owned()
     }
 
     fn cjk_number(&self, numeral: &str) -> f64 {
