@@ -19,6 +19,12 @@ fn compiled(pattern: &str) -> Result<fancy_regex::Regex, fancy_regex::Error> {
     fancy_regex::RegexBuilder::new(pattern).seek(true).build()
 }
 
+/// A pattern the analysis matches at a position it knows (en_quantity, cjk_next: each ends in an alternative that
+/// matches anything there), without the seek, whose search for a start ran over the rest of the text first.
+fn at_position(pattern: &str) -> Result<fancy_regex::Regex, fancy_regex::Error> {
+    fancy_regex::RegexBuilder::new(pattern).seek(false).build()
+}
+
 /// The local judge's text analysis (scorers/text.py), built once from its translated patterns and word tables.
 #[pyclass(frozen, module = "ragpulse._native")]
 pub struct TextAnalyser {
@@ -38,7 +44,8 @@ impl TextAnalyser {
     fn new(patterns: &Bound<'_, PyDict>, tables: &Bound<'_, PyDict>) -> PyResult<Self> {
         let pattern = |name: &str| -> PyResult<fancy_regex::Regex> {
             let source: String = table(patterns, name)?;
-            compiled(&source).map_err(|err| PyValueError::new_err(format!("pattern {name}: {err}")))
+            let build = if matches!(name, "en_quantity" | "cjk_next") { at_position } else { compiled };
+            build(&source).map_err(|err| PyValueError::new_err(format!("pattern {name}: {err}")))
         };
         for (name, scanned) in [("latin_word", clause::LATIN_WORD), ("name", clause::NAME), ("list_item", clause::LIST_ITEM)] {
             if table::<String>(patterns, name)? != scanned {
