@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragpulse.scorers import refusal_zh as zh
-from ragpulse.scorers.declines import PRESUPPOSED_LEAD, cued
+from ragpulse.scorers.declines import PRESUPPOSED_LEAD, cued, letter_runs
 from ragpulse.scorers.text import clause, clauses, is_chatter, real_negators, sentences
 
 # -- English ------------------------------------------------------------------------------------------------------
@@ -252,7 +252,6 @@ _TILDE = re.compile(r"(?<=[\u3400-\u9fff])[～~]|[～~](?=[～~]*[\u3400-\u9fff]
 _CUE_TOKENS = frozenset(f"{before}{word}{after}" for word in _CUES for before in ("", "(", '"', "'", "“", "‘", "[")
                         for after in ("", ".", ",", ";", ":", "!", "?", ")", '"', "'", "”", "’", "...", "…", '."',
                                       ',"', ".”", ",”", "),", ")."))
-_WORD = re.compile(r"[a-z]+")
 
 
 def _answer_may_refuse(answer: str) -> bool:
@@ -274,7 +273,7 @@ def _may_refuse(text: str) -> bool:
     lower = text.lower()
     if not lower.isascii() and any(c in lower for c in _ZH_CUES):
         return True
-    words = _WORD.findall(lower)
+    words = letter_runs(lower)
     cue = "n't" in lower or "n’t" in lower or not _CUES.isdisjoint(words) or (
         "different" in words and not _OTHER_SUBJECTS.isdisjoint(words))
     return cue and not _ANCHORS.isdisjoint(words)
@@ -481,7 +480,7 @@ def _maybe(text: str) -> bool:
         return _ZH_MAYBE.search(real_negators(text)) is not None  # 我的看法不同: no negation
     text = _EN_KNOWN_LEAD.sub("", text, count=1)
     return (_EN_MAYBE_WHO.search(text) is not None and _EN_MAYBE_CUE.search(text) is not None
-            and _EN_NOT_MAYBE.search(text) is None and (not _ABOUT_ANSWERING.isdisjoint(_WORD.findall(text.lower())) or _INABILITY.search(text) is not None))
+            and _EN_NOT_MAYBE.search(text) is None and (not _ABOUT_ANSWERING.isdisjoint(letter_runs(text.lower())) or _INABILITY.search(text) is not None))
 
 
 def _claim(text: str) -> str:
