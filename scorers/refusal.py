@@ -246,6 +246,7 @@ _INABILITY = re.compile(r"\b(?:can['’]?t|cannot|can\s+not|couldn['’]?t|could
 _ZH_CUES = (*"不没未无缺超难恕", "外行")
 # An emoji, a check mark, an ellipsis, or a space between Chinese clauses (当天就到 不过…) parts clauses as a comma does
 _SYMBOLS = re.compile("[\u2600-\u27bf\U0001f300-\U0001faff…]|(?<=[\u3400-\u9fff]) (?=[\u3400-\u9fff])")
+_SYMBOL_OR_HAN = re.compile("[\u2600-\u27bf\U0001f300-\U0001faff…\u3400-\u9fff]")  # _SYMBOLS's gate (14 µs to 0.2)
 _PARENTHESES = re.compile(r"[(（][^()（）]{1,200}[)）]")
 _TILDE = re.compile(r"(?<=[\u3400-\u9fff])[～~]|[～~](?=[～~]*[\u3400-\u9fff])")  # beside a Chinese character
 # An answer's words as str.split() leaves them: with the punctuation that may cling to them.
@@ -386,7 +387,7 @@ def read(answer: str, refusing: Sequence[tuple[int, int]] = ()) -> Reading:
     known to refuse (a fallback rule's matches): the clauses they touch refuse whatever their language."""
     if "~" in answer or "～" in answer:  # a tilde between Chinese clauses (包邮啦～周末…) parts them, as a comma
         answer = _TILDE.sub("，", answer)  # one for one: `refusing`'s offsets hold
-    if not answer.isascii():  # one for one: `refusing`'s offsets hold
+    if not answer.isascii() and _SYMBOL_OR_HAN.search(answer):  # one for one: `refusing`'s offsets hold
         answer = _SYMBOLS.sub("，", answer)
     if "(" in answer or "（" in answer:  # "Members earn (sorry, I can't help with that) 2 points": the refusal apart
         answer = _PARENTHESES.sub(_parted, answer)
