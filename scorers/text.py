@@ -140,13 +140,12 @@ _EN_QUANTITY = re.compile(
     r"|once(?=\s+(?:per|every|each)\b|\s+an?\s+(?:minute|hour|day|week|month|year|quarter|lifetime|customer|order|account)\b)"
     r"|(?<=\w\s)once(?=\s*(?:[.,;:!?)]|$)))\b"
 )
-# Where a quantity can start: the full pattern is tried only there, and only in a clause with a digit, a currency
-# sign or one of these words. Never at a digit after a word character (every alternative that starts with a digit
-# needs \b or no word character before it): a number's other digits, or one after 年, cost the pattern a try each.
+# Where a quantity can start: the full pattern is tried only there (the crate scans for these: native/src/clause/scan.rs).
+# Never at a digit after a word character (every alternative that starts with a digit needs \b or no word character
+# before it): a number's other digits, or one after 年, cost the pattern a try each.
 _FIRST_WORDS = {re.split(r"[\s-]", name)[0] for name in _NUMBER_WORDS}  # "twenty-one" starts at "twenty"
-_QUANTITY_WORDS_FIRST = frozenset(_FIRST_WORDS | {"per", "every", "each", "once", "twice", *_SCALES})
-_QUANTITY_START = re.compile(r"(?<!\w)\d|[$€£¥￥]|\b(?:" + "|".join(sorted(_FIRST_WORDS | {
-    "per", "every", "each", "once", "twice"})) + rf"|an?\s+(?:{_SCALE}))\b")
+_START_WORDS = frozenset(_FIRST_WORDS | {"per", "every", "each", "once", "twice"})
+_QUANTITY_START = re.compile(r"(?<!\w)\d|[$€£¥￥]|\b(?:" + "|".join(sorted(_START_WORDS)) + rf"|an?\s+(?:{_SCALE}))\b")
 # "Half a" is no count ("half a dozen"); "one" is read as spelled numbers are, evidence and no claim ("one of the
 # best"): the context's "number one hit" is what an answer's "number 1 hit" says (it was contradicted by 1956).
 _NOT_COUNTS = frozenset(("half a", "half an"))
@@ -313,7 +312,7 @@ _CRATE_PATTERNS["cjk_next"] = f"({_CRATE_PATTERNS['cjk_next']})|[\\s\\S]|$"
 _ANALYSER = TextAnalyser(_CRATE_PATTERNS, {
     "stopwords": set(STOPWORDS), "chatter": set(_CHATTER), "cjk_function": set(CJK_FUNCTION),
     "cjk_negators": set(_CJK_NEGATORS), "not_negations": list(_NOT_NEGATIONS), "en_negators": set(_EN_NEGATORS),
-    "quantity_words": set(_QUANTITY_WORDS), "quantity_words_first": set(_QUANTITY_WORDS_FIRST), "en_units": _EN_UNITS,
+    "quantity_words": set(_QUANTITY_WORDS), "quantity_start_words": set(_START_WORDS), "en_units": _EN_UNITS,
     "currency_sign": _CURRENCY_SIGN, "number_words": _NUMBER_WORDS, "scales": _SCALES, "minutes": _MINUTES,
     "rate_minutes": _RATE_MINUTES, "half": _HALF, "cjk_units": _CJK_UNITS, "cjk_digits": {**CJK_DIGITS, "双": 2},
     "not_counts": set(_NOT_COUNTS), "scope_ends": set(_SCOPE_ENDS), "scope": _SCOPE,

@@ -12,14 +12,14 @@ use snowstem::{Algorithm, Stemmer};
 
 use crate::lexical::{cjk_numeral, is_cjk, is_decimal, is_space};
 pub use scan::{LATIN_WORD, LIST_ITEM, NAME};
-use scan::{after_list_item, latin_words, names};
+pub use scan::scans_starts;
+use scan::{after_list_item, latin_words, names, quantity_starts};
 
 pub struct Patterns {
     pub leading_answer: Regex,
     pub en_not_negations: Regex,
     pub cjk_leading_answer: Regex,
     pub en_quantity: Regex,
-    pub quantity_start: Regex,
     pub latin_in_cjk: Regex,
     pub cjk_function_or_negator: Regex,
     pub cjk_quantity: Regex,
@@ -37,7 +37,7 @@ pub struct Tables {
     pub not_negations: Vec<String>,
     pub en_negators: FxHashSet<String>,
     pub quantity_words: FxHashSet<String>,
-    pub quantity_words_first: FxHashSet<String>,
+    pub quantity_start_words: FxHashSet<String>,
     pub en_units: FxHashMap<String, (String, f64)>,
     pub currency_sign: FxHashMap<String, String>,
     pub number_words: FxHashMap<String, f64>,
@@ -176,24 +176,17 @@ impl Analyser {
 
     fn en_matches<'t>(&self, text: &'t str) -> Vec<Captures<'t, str>> {
         let mut matches = Vec::new();
-        let has_digit_or_sign =
-            text.chars().any(is_decimal) || self.tables.currency_sign.keys().any(|sign| text.contains(sign.as_str()));
-        if !has_digit_or_sign
-            && !text.split(|c: char| !c.is_ascii_lowercase()).any(|word| self.tables.quantity_words_first.contains(word))
-        {
-            return matches; // two clauses in three: no digit, no word a quantity starts with
-        }
         let mut end = 0;
-        for start in self.patterns.quantity_start.find_iter(text).filter_map(|m| m.ok()) {
-            if start.start() < end {
+        for start in quantity_starts(text, &self.tables.quantity_start_words, &self.tables.scales) {
+            if start < end {
                 continue;
             }
             // Python's match at a position: the pattern ends in "|[\s\S]", so the search never runs past the
             // position; the fallback sets no named group.
-            if let Ok(Some(captures)) = self.patterns.en_quantity.captures_from_pos(text, start.start()) {
+            if let Ok(Some(captures)) = self.patterns.en_quantity.captures_from_pos(text, start) {
                 let whole = captures.get(0).expect("group 0");
                 let matched = (1..captures.len()).any(|group| captures.get(group).is_some());
-                if matched && whole.start() == start.start() && whole.end() > whole.start() {
+                if matched && whole.start() == start && whole.end() > whole.start() {
                     end = whole.end();
                     matches.push(captures);
                 }

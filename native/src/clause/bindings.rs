@@ -52,10 +52,10 @@ impl TextAnalyser {
                 return Err(PyValueError::new_err(format!("pattern {name}: native/src/clause.rs scans another; change its scan")));
             }
         }
+        let starts: String = table(patterns, "quantity_start")?;
         let patterns = clause::Patterns {
             leading_answer: pattern("leading_answer")?, en_not_negations: pattern("en_not_negations")?,
             cjk_leading_answer: pattern("cjk_leading_answer")?, en_quantity: pattern("en_quantity")?,
-            quantity_start: pattern("quantity_start")?,
             latin_in_cjk: pattern("latin_in_cjk")?, cjk_function_or_negator: pattern("cjk_function_or_negator")?,
             cjk_quantity: pattern("cjk_quantity")?,
             polarity_token: pattern("polarity_token")?, any_negator: pattern("any_negator")?,
@@ -65,7 +65,7 @@ impl TextAnalyser {
             stopwords: table(tables, "stopwords")?, chatter: table(tables, "chatter")?,
             cjk_function: table(tables, "cjk_function")?, cjk_negators: table(tables, "cjk_negators")?,
             not_negations: table(tables, "not_negations")?, en_negators: table(tables, "en_negators")?,
-            quantity_words: table(tables, "quantity_words")?, quantity_words_first: table(tables, "quantity_words_first")?,
+            quantity_words: table(tables, "quantity_words")?, quantity_start_words: table(tables, "quantity_start_words")?,
             en_units: table(tables, "en_units")?, currency_sign: table(tables, "currency_sign")?,
             number_words: table(tables, "number_words")?, scales: table(tables, "scales")?,
             minutes: table(tables, "minutes")?, rate_minutes: table(tables, "rate_minutes")?, half: table(tables, "half")?,
@@ -73,6 +73,9 @@ impl TextAnalyser {
             not_counts: table(tables, "not_counts")?, scope_ends: table(tables, "scope_ends")?,
             scope: table(tables, "scope")?, question_stopwords: table(tables, "question_stopwords")?,
         };
+        if !clause::scans_starts(&starts, &tables.quantity_start_words, &tables.scales) {
+            return Err(PyValueError::new_err("pattern quantity_start: native/src/clause.rs scans another; change its scan"));
+        }
         Ok(TextAnalyser { analyser: clause::Analyser::new(patterns, tables) })
     }
 

@@ -1,5 +1,7 @@
 //! The analysis's scans of scorers/text.py's simplest patterns (native/src/clause.rs).
 
+use rustc_hash::{FxHashMap, FxHashSet};
+
 use crate::lexical::{is_decimal, is_space, is_word};
 
 /// scorers/text.py's patterns that the analysis scans instead of running them (their translations for the crate,
@@ -83,6 +85,61 @@ pub fn after_list_item(text: &str) -> &str {
     after_marker.trim_start_matches(is_space)
 }
 
+/// QUANTITY_START with its words and scales between its head and tail (scorers/text.py's quantity_start).
+const START_HEAD: &str = r"(?<!(?-i:[\p{L}\p{N}_]))\p{Nd}|[$€£¥￥]|(?<!(?-i:[\p{L}\p{N}_]))(?:";
+const START_SCALES: &str = r"|an?[\s\x1c-\x1f]+(?:";
+const START_TAIL: &str = r"))(?!(?-i:[\p{L}\p{N}_]))";
+
+/// Whether `pattern` is QUANTITY_START with these words and scales (in any order), the pattern quantity_starts scans.
+pub fn scans_starts(pattern: &str, words: &FxHashSet<String>, scales: &FxHashMap<String, f64>) -> bool {
+    let Some(middle) = pattern.strip_prefix(START_HEAD).and_then(|rest| rest.strip_suffix(START_TAIL)) else {
+        return false;
+    };
+    let Some((listed, scaled)) = middle.split_once(START_SCALES) else { return false };
+    let listed: FxHashSet<&str> = listed.split('|').collect();
+    let scaled: FxHashSet<&str> = scaled.split('|').collect();
+    listed.len() == words.len() && words.iter().all(|word| listed.contains(word.as_str()))
+        && scaled.len() == scales.len() && scales.keys().all(|scale| scaled.contains(scale.as_str()))
+}
+
+/// The run of word characters (Python's \w) that starts at `at`.
+fn word_run(text: &str, at: usize) -> &str {
+    let end = text[at..].find(|c: char| !is_word(c)).map_or(text.len(), |length| at + length);
+    &text[at..end]
+}
+
+/// Where QUANTITY_START's matches start, leftmost first (they never overlap): a decimal digit after no word
+/// character, a currency sign, or after no word character a run of word characters that is one of `words` (its
+/// words are whole runs: each is followed by no word character), or "a"/"an", spaces and a run that is one of
+/// `scales`. A run that is none of these holds no start.
+pub fn quantity_starts(text: &str, words: &FxHashSet<String>, scales: &FxHashMap<String, f64>) -> Vec<usize> {
+    let mut starts = Vec::new();
+    let (mut at, mut after_word) = (0, false);
+    while let Some(c) = text[at..].chars().next() {
+        if (!after_word && is_decimal(c)) || matches!(c, '$' | '€' | '£' | '¥' | '￥') {
+            starts.push(at);
+        } else if !after_word && is_word(c) {
+            let run = word_run(text, at);
+            let mut end = at + run.len();
+            if words.contains(run) {
+                starts.push(at);
+            } else if run == "a" || run == "an" {
+                let spaced = end + text[end..].chars().take_while(|c| is_space(*c)).map(char::len_utf8).sum::<usize>();
+                let scale = word_run(text, spaced);
+                if spaced > end && scales.contains_key(scale) {
+                    starts.push(at);
+                    end = spaced + scale.len();
+                }
+            }
+            (at, after_word) = (end, true);
+            continue;
+        }
+        at += c.len_utf8();
+        after_word = is_word(c);
+    }
+    starts
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,5 +177,32 @@ mod tests {
         assert_eq!(names("We met Bob  Smith. Then Ann and IBM+ X"), ["Bob  Smith", "Ann", "IBM+ X"]);
         assert_eq!(latin_words("it’s rock'n'roll x'1").collect::<Vec<_>>(), ["it’s", "rock'n", "roll", "x"]);
         assert_eq!(after_list_item(" (12) item"), "item");
+    }
+
+    #[test]
+    fn quantity_starts_are_where_the_pattern_matches() {
+        let words: FxHashSet<String> = ["one", "two", "twenty", "per", "hundred", "half"].map(String::from).into_iter().collect();
+        let scales: FxHashMap<String, f64> = [("hundred", 1e2), ("thousand", 1e3)].map(|(s, v)| (s.to_string(), v)).into_iter().collect();
+        let alternation = |names: Vec<&str>| names.join("|");
+        let pattern = format!("{START_HEAD}{}{START_SCALES}{}{START_TAIL}",
+                              alternation(words.iter().map(String::as_str).collect()), alternation(vec!["hundred", "thousand"]));
+        assert!(scans_starts(&pattern, &words, &scales));
+        assert!(!scans_starts(&pattern.replace("twenty|", ""), &words, &scales));
+        let regex = fancy_regex::Regex::new(&pattern).expect("compiles");
+        const PIECES: [&str; 24] = [
+            "one", "two", "twenty", "per", "hundred", "half", "a", "an", "thousand", " ", "\u{3000}", "-", "1", "٣",
+            "$", "€", "x", "_", "é", "中", ".", "ones", "a thousand", "an hundred",
+        ];
+        let mut state = 47u64;
+        let mut next = move |bound: usize| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 33) as usize % bound
+        };
+        for _ in 0..20_000 {
+            let text: String = (0..next(8)).map(|_| PIECES[next(PIECES.len())]).collect();
+            let expected: Vec<usize> = regex.find_iter(&text).map(|found| found.expect("matched").start()).collect();
+            assert_eq!(quantity_starts(&text, &words, &scales), expected, "{text:?}");
+        }
+        assert_eq!(quantity_starts("a thousand, 2 per $5 twentyone", &words, &scales), [0, 12, 14, 18, 19]);
     }
 }
