@@ -128,12 +128,13 @@ _EN_NUM = (rf"(?:(?:{_NUM}|(?:{'|'.join(_TENS)})-(?:{'|'.join(_ONES)})|"
                       for word in sorted(_NUMBER_WORDS, key=len, reverse=True) if "-" not in word)
            + rf")(?:\s+(?:{_SCALE})\b)?|\ban?\s+(?:{_SCALE})\b)")
 _EN_UNIT = "|".join(sorted(map(re.escape, _EN_UNITS), key=len, reverse=True))
+_EN_VALUE = rf"(?<![\w.])(?P<value>{_EN_NUM})(?:-|\s*)(?P<unit>{_EN_UNIT})?(?![a-z\d{CJK}])"  # 12个月 is Chinese's
 _EN_QUANTITY = re.compile(
     rf"(?P<sign>[$€£¥￥])\s?(?P<money>{_NUM}(?:\s*(?:{_SCALE})\b)?)"
     rf"|\b(?P<age>\d{{1,3}})(?:-|\s)years?(?:-|\s)old\b"  # an age is the number the source gives it ("Keating, 21")
     rf"|\b(?P<low>{_EN_NUM})\s*(?:to|-|–|~)\s*(?P<high>{_EN_NUM})(?:-|\s*)(?P<range_unit>{_EN_UNIT})(?![a-z])(?!(?:-|\s)old\b)"  # "18-49-year-old": ages
     rf"|\b(?:per|every|each)\s+(?P<rate>minute|hour|day|week|month|year)\b"
-    rf"|(?<![\w.])(?P<value>{_EN_NUM})(?:-|\s*)(?P<unit>{_EN_UNIT})?(?![a-z\d{CJK}])"  # 12个月 is Chinese's
+    rf"|{_EN_VALUE}"
     # "once" counts in a frequency ("once per order", "only once", "allowed once"), not as "once the parcel arrives"
     # or "he once played": read as 1 it made an unsupported number of a conjunction
     r"|\b(?P<times>twice|(?:(?<=only\s)|(?<=just\s)|(?<=most\s)|(?<=least\s)|(?<=than\s)|(?<=exactly\s))once"
@@ -308,8 +309,10 @@ _CRATE_PATTERNS = {name: to_crate(pattern.pattern, bool(pattern.flags & re.IGNOR
 # Matched at a position (Python's pattern.match(text, pos)): an alternative matching any character stops the
 # crate's search from running past the position; the analysis tells the two apart by the groups set.
 _CRATE_PATTERNS["en_quantity"] = f"(?:{_CRATE_PATTERNS['en_quantity']})|[\\s\\S]"
+# en_quantity at a digit that can open no range nor age (native/src/clause.rs says when): its value alternative alone
+_CRATE_PATTERNS["en_value"] = f"(?:{to_crate(_EN_VALUE, False)})|[\\s\\S]"
 _CRATE_PATTERNS["cjk_next"] = f"({_CRATE_PATTERNS['cjk_next']})|[\\s\\S]|$"
-_ANALYSER = TextAnalyser(_CRATE_PATTERNS, {
+_TABLES = {
     "stopwords": set(STOPWORDS), "chatter": set(_CHATTER), "cjk_function": set(CJK_FUNCTION),
     "cjk_negators": set(_CJK_NEGATORS), "not_negations": list(_NOT_NEGATIONS), "en_negators": set(_EN_NEGATORS),
     "quantity_words": set(_QUANTITY_WORDS), "quantity_start_words": set(_START_WORDS), "en_units": _EN_UNITS,
@@ -317,4 +320,5 @@ _ANALYSER = TextAnalyser(_CRATE_PATTERNS, {
     "rate_minutes": _RATE_MINUTES, "half": _HALF, "cjk_units": _CJK_UNITS, "cjk_digits": {**CJK_DIGITS, "双": 2},
     "not_counts": set(_NOT_COUNTS), "scope_ends": set(_SCOPE_ENDS), "scope": _SCOPE,
     "question_stopwords": set(_QUESTION_STOPWORDS),
-})
+}
+_ANALYSER = TextAnalyser(_CRATE_PATTERNS, _TABLES)

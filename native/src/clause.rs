@@ -20,6 +20,7 @@ pub struct Patterns {
     pub en_not_negations: Regex,
     pub cjk_leading_answer: Regex,
     pub en_quantity: Regex,
+    pub en_value: Regex,
     pub latin_in_cjk: Regex,
     pub cjk_function_or_negator: Regex,
     pub cjk_quantity: Regex,
@@ -107,6 +108,25 @@ fn question_words(lower: &str) -> Vec<&str> {
     words
 }
 
+/// Whether en_quantity at `start` can match only its value alternative: a decimal digit there (no sign, rate or
+/// "once" opens), and after the run of digits, "," and "." (a number in digits ends inside it only before a digit,
+/// "," or ".", which nothing that follows a range's or an age's number starts with) neither spaces and "to", "-", "–"
+/// or "~", nor spaces and a word (a scale: "5 million to 6 million"), which a range needs, nor a character and
+/// "year", which an age needs.
+fn opens_no_range(text: &str, start: usize) -> bool {
+    let rest = &text[start..];
+    if !rest.chars().next().is_some_and(is_decimal) {
+        return false;
+    }
+    let after = &rest[rest.find(|c: char| !(is_decimal(c) || c == ',' || c == '.')).unwrap_or(rest.len())..];
+    let spaced = after.trim_start_matches(is_space);
+    let range = spaced.starts_with(['-', '–', '~']) || spaced.starts_with("to")
+        || (spaced.len() < after.len() && spaced.starts_with(|c: char| c.is_ascii_lowercase()));
+    let mut separated = after.chars();
+    let age = separated.next().is_some() && separated.as_str().starts_with("year");
+    !range && !age
+}
+
 pub struct Analyser {
     pub patterns: Patterns,
     pub tables: Tables,
@@ -182,8 +202,10 @@ impl Analyser {
                 continue;
             }
             // Python's match at a position: the pattern ends in "|[\s\S]", so the search never runs past the
-            // position; the fallback sets no named group.
-            if let Ok(Some(captures)) = self.patterns.en_quantity.captures_from_pos(text, start) {
+            // position; the fallback sets no named group. At a number that opens no range nor age, en_quantity can
+            // match only its value alternative, run alone (the range's backtracking was a third of a try).
+            let pattern = if opens_no_range(text, start) { &self.patterns.en_value } else { &self.patterns.en_quantity };
+            if let Ok(Some(captures)) = pattern.captures_from_pos(text, start) {
                 let whole = captures.get(0).expect("group 0");
                 let matched = (1..captures.len()).any(|group| captures.get(group).is_some());
                 if matched && whole.start() == start && whole.end() > whole.start() {

@@ -19,7 +19,7 @@ fn compiled(pattern: &str) -> Result<fancy_regex::Regex, fancy_regex::Error> {
     fancy_regex::RegexBuilder::new(pattern).seek(true).build()
 }
 
-/// A pattern the analysis matches at a position it knows (en_quantity, cjk_next: each ends in an alternative that
+/// A pattern the analysis matches at a position it knows (en_quantity, en_value, cjk_next: each ends in an alternative that
 /// matches anything there), without the seek, whose search for a start ran over the rest of the text first.
 fn at_position(pattern: &str) -> Result<fancy_regex::Regex, fancy_regex::Error> {
     fancy_regex::RegexBuilder::new(pattern).seek(false).build()
@@ -44,7 +44,7 @@ impl TextAnalyser {
     fn new(patterns: &Bound<'_, PyDict>, tables: &Bound<'_, PyDict>) -> PyResult<Self> {
         let pattern = |name: &str| -> PyResult<fancy_regex::Regex> {
             let source: String = table(patterns, name)?;
-            let build = if matches!(name, "en_quantity" | "cjk_next") { at_position } else { compiled };
+            let build = if matches!(name, "en_quantity" | "en_value" | "cjk_next") { at_position } else { compiled };
             build(&source).map_err(|err| PyValueError::new_err(format!("pattern {name}: {err}")))
         };
         for (name, scanned) in [("latin_word", clause::LATIN_WORD), ("name", clause::NAME), ("list_item", clause::LIST_ITEM)] {
@@ -56,6 +56,7 @@ impl TextAnalyser {
         let patterns = clause::Patterns {
             leading_answer: pattern("leading_answer")?, en_not_negations: pattern("en_not_negations")?,
             cjk_leading_answer: pattern("cjk_leading_answer")?, en_quantity: pattern("en_quantity")?,
+            en_value: pattern("en_value")?,
             latin_in_cjk: pattern("latin_in_cjk")?, cjk_function_or_negator: pattern("cjk_function_or_negator")?,
             cjk_quantity: pattern("cjk_quantity")?,
             polarity_token: pattern("polarity_token")?, any_negator: pattern("any_negator")?,
