@@ -216,7 +216,7 @@ class ChunkContext:
 @final
 class VerdictRules:
     def __new__(cls, demonym_endings: Sequence[str], aligned_at_least: float, too_short_units: int,
-                analyser: TextAnalyser) -> Self: ...
+                analyser: TextAnalyser, swap_aligned_at_least: float, swap_max_terms: int) -> Self: ...
     # ChunkContext.evidence's three, the claim's quantities the context lacks, the contradiction before the swap
     # (rule, quantity, its rivals, the negating clause's text) or None (the rule "opening": ask again with the
     # opening names, None before), the names the context lacks
@@ -227,7 +227,8 @@ class VerdictRules:
                          tuple[str, _Quantity | None, list[_Quantity], str | None] | None, list[str]]: ...
     # None: no claim; else (units, terms, has a quantity, CJK characters, has a number in digits or words, check()'s
     # result, or None when the rules read its opening names: ask check() with them; TextAnalyser.clause's fields
-    # then, but for the rule "opening", and when `declining` and it has no quantity, else None)
+    # then, but for the rule "opening", when `declining` and it has no quantity, and when the swap rule reads it
+    # (no contradiction, swap_aligned_at_least and swap_max_terms met), else None)
     def claim(self, context: ChunkContext, text: str, margin: float, declining: bool
               ) -> tuple[int, int, bool, int, bool,
                          tuple[float, float, tuple[float, int, list[int], str, int, int] | None, list[_Quantity],

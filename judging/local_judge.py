@@ -94,7 +94,9 @@ _PREAMBLE = re.compile(rf"^\s*(?:(?:{_SOURCE_LEAD}[^\n:]{{0,200}}?,\s*)?(?:here(
 # The rules that run after missing_quantity (judge_features.Rule's order): their claims' numbers are in the context
 _NUMBERS_CHECKED = frozenset(("missing_name", "nothing", "addition", "little", "weak", "supported"))
 _DEMONYM_ENDINGS = ("ian", "ean", "ese", "ern", "ish", "an", "es", "ic")  # of stems: belgian, chines, western
-_RULES = VerdictRules(_DEMONYM_ENDINGS, _ALIGNED_AT_LEAST, _TOO_SHORT_UNITS, analyser())  # what the crate's rules read
+# what the crate's rules read, and when the swap rule will read a claim's Clause (given with it, not made again)
+_RULES = VerdictRules(_DEMONYM_ENDINGS, _ALIGNED_AT_LEAST, _TOO_SHORT_UNITS, analyser(), _SWAP_ALIGNED_AT_LEAST,
+                      _SWAP_MAX_TERMS)
 _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9+]+")
 _LIST_MARKER = re.compile(r"\(?\d{1,2}[.)]?")  # "1." of a numbered list is no claim
 _LIST_MARKER_CHARS = 4  # the longest it matches: "(12)"
@@ -179,8 +181,8 @@ class _Context:
 
     def claim(self, text: str, declining: bool) -> _Claim | None:
         """The claim of this text, analysed and checked in one crate call (VerdictRules.claim): its Clause given when
-        the rules read its opening names (then asked again with them) or, in an answer that may decline, the refusal
-        weighing reads it; else made when a rule in Python first reads it. None: no claim (no term nor quantity, or
+        the rules read its opening names (then asked again with them), the swap rule reads it or, in an answer that may
+        decline, the refusal weighing reads it; else made when a rule in Python first reads it. None: no claim (no term nor quantity, or
         conversation only)."""
         found = _RULES.claim(self.chunks, text, _AS_WELL, declining)
         if found is None:

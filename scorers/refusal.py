@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ragpulse.scorers import refusal_zh as zh
-from ragpulse.scorers.declines import PRESUPPOSED_LEAD, cued
+from ragpulse.scorers.declines import PRESUPPOSED_LEAD, cued, letter_runs
 from ragpulse.scorers.text import clause, clauses, is_chatter, real_negators, sentences
 
 # -- English ------------------------------------------------------------------------------------------------------
@@ -246,13 +246,13 @@ _INABILITY = re.compile(r"\b(?:can['’]?t|cannot|can\s+not|couldn['’]?t|could
 _ZH_CUES = (*"不没未无缺超难恕", "外行")
 # An emoji, a check mark, an ellipsis, or a space between Chinese clauses (当天就到 不过…) parts clauses as a comma does
 _SYMBOLS = re.compile("[\u2600-\u27bf\U0001f300-\U0001faff…]|(?<=[\u3400-\u9fff]) (?=[\u3400-\u9fff])")
+_SYMBOL_OR_HAN = re.compile("[\u2600-\u27bf\U0001f300-\U0001faff…\u3400-\u9fff]")  # _SYMBOLS's gate (14 µs to 0.2)
 _PARENTHESES = re.compile(r"[(（][^()（）]{1,200}[)）]")
 _TILDE = re.compile(r"(?<=[\u3400-\u9fff])[～~]|[～~](?=[～~]*[\u3400-\u9fff])")  # beside a Chinese character
 # An answer's words as str.split() leaves them: with the punctuation that may cling to them.
 _CUE_TOKENS = frozenset(f"{before}{word}{after}" for word in _CUES for before in ("", "(", '"', "'", "“", "‘", "[")
                         for after in ("", ".", ",", ";", ":", "!", "?", ")", '"', "'", "”", "’", "...", "…", '."',
                                       ',"', ".”", ",”", "),", ")."))
-_WORD = re.compile(r"[a-z]+")
 
 
 def _answer_may_refuse(answer: str) -> bool:
@@ -274,7 +274,7 @@ def _may_refuse(text: str) -> bool:
     lower = text.lower()
     if not lower.isascii() and any(c in lower for c in _ZH_CUES):
         return True
-    words = _WORD.findall(lower)
+    words = letter_runs(lower)
     cue = "n't" in lower or "n’t" in lower or not _CUES.isdisjoint(words) or (
         "different" in words and not _OTHER_SUBJECTS.isdisjoint(words))
     return cue and not _ANCHORS.isdisjoint(words)
@@ -387,7 +387,7 @@ def read(answer: str, refusing: Sequence[tuple[int, int]] = ()) -> Reading:
     known to refuse (a fallback rule's matches): the clauses they touch refuse whatever their language."""
     if "~" in answer or "～" in answer:  # a tilde between Chinese clauses (包邮啦～周末…) parts them, as a comma
         answer = _TILDE.sub("，", answer)  # one for one: `refusing`'s offsets hold
-    if not answer.isascii():  # one for one: `refusing`'s offsets hold
+    if not answer.isascii() and _SYMBOL_OR_HAN.search(answer):  # one for one: `refusing`'s offsets hold
         answer = _SYMBOLS.sub("，", answer)
     if "(" in answer or "（" in answer:  # "Members earn (sorry, I can't help with that) 2 points": the refusal apart
         answer = _PARENTHESES.sub(_parted, answer)
@@ -396,7 +396,7 @@ def read(answer: str, refusing: Sequence[tuple[int, int]] = ()) -> Reading:
     if said != answer:
         reading = Reading(_in_own_words(reading.claims, said, answer), reading.maybe,
                           _in_own_words(reading.refusals, said, answer))
-    return replace(reading, cued=cued(said))
+    return Reading(reading.claims, reading.maybe, reading.refusals, cued(said))  # not replace(): 1 µs an answer
 
 
 def _in_own_words(texts: list[str], said: str, answer: str) -> list[str]:
@@ -481,7 +481,7 @@ def _maybe(text: str) -> bool:
         return _ZH_MAYBE.search(real_negators(text)) is not None  # 我的看法不同: no negation
     text = _EN_KNOWN_LEAD.sub("", text, count=1)
     return (_EN_MAYBE_WHO.search(text) is not None and _EN_MAYBE_CUE.search(text) is not None
-            and _EN_NOT_MAYBE.search(text) is None and (not _ABOUT_ANSWERING.isdisjoint(_WORD.findall(text.lower())) or _INABILITY.search(text) is not None))
+            and _EN_NOT_MAYBE.search(text) is None and (not _ABOUT_ANSWERING.isdisjoint(letter_runs(text.lower())) or _INABILITY.search(text) is not None))
 
 
 def _claim(text: str) -> str:

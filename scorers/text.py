@@ -128,25 +128,25 @@ _EN_NUM = (rf"(?:(?:{_NUM}|(?:{'|'.join(_TENS)})-(?:{'|'.join(_ONES)})|"
                       for word in sorted(_NUMBER_WORDS, key=len, reverse=True) if "-" not in word)
            + rf")(?:\s+(?:{_SCALE})\b)?|\ban?\s+(?:{_SCALE})\b)")
 _EN_UNIT = "|".join(sorted(map(re.escape, _EN_UNITS), key=len, reverse=True))
+_EN_VALUE = rf"(?<![\w.])(?P<value>{_EN_NUM})(?:-|\s*)(?P<unit>{_EN_UNIT})?(?![a-z\d{CJK}])"  # 12个月 is Chinese's
 _EN_QUANTITY = re.compile(
     rf"(?P<sign>[$€£¥￥])\s?(?P<money>{_NUM}(?:\s*(?:{_SCALE})\b)?)"
     rf"|\b(?P<age>\d{{1,3}})(?:-|\s)years?(?:-|\s)old\b"  # an age is the number the source gives it ("Keating, 21")
     rf"|\b(?P<low>{_EN_NUM})\s*(?:to|-|–|~)\s*(?P<high>{_EN_NUM})(?:-|\s*)(?P<range_unit>{_EN_UNIT})(?![a-z])(?!(?:-|\s)old\b)"  # "18-49-year-old": ages
     rf"|\b(?:per|every|each)\s+(?P<rate>minute|hour|day|week|month|year)\b"
-    rf"|(?<![\w.])(?P<value>{_EN_NUM})(?:-|\s*)(?P<unit>{_EN_UNIT})?(?![a-z\d{CJK}])"  # 12个月 is Chinese's
+    rf"|{_EN_VALUE}"
     # "once" counts in a frequency ("once per order", "only once", "allowed once"), not as "once the parcel arrives"
     # or "he once played": read as 1 it made an unsupported number of a conjunction
     r"|\b(?P<times>twice|(?:(?<=only\s)|(?<=just\s)|(?<=most\s)|(?<=least\s)|(?<=than\s)|(?<=exactly\s))once"
     r"|once(?=\s+(?:per|every|each)\b|\s+an?\s+(?:minute|hour|day|week|month|year|quarter|lifetime|customer|order|account)\b)"
     r"|(?<=\w\s)once(?=\s*(?:[.,;:!?)]|$)))\b"
 )
-# Where a quantity can start: the full pattern is tried only there, and only in a clause with a digit, a currency
-# sign or one of these words. Never at a digit after a word character (every alternative that starts with a digit
-# needs \b or no word character before it): a number's other digits, or one after 年, cost the pattern a try each.
+# Where a quantity can start: the full pattern is tried only there (the crate scans for these: native/src/clause/scan.rs).
+# Never at a digit after a word character (every alternative that starts with a digit needs \b or no word character
+# before it): a number's other digits, or one after 年, cost the pattern a try each.
 _FIRST_WORDS = {re.split(r"[\s-]", name)[0] for name in _NUMBER_WORDS}  # "twenty-one" starts at "twenty"
-_QUANTITY_WORDS_FIRST = frozenset(_FIRST_WORDS | {"per", "every", "each", "once", "twice", *_SCALES})
-_QUANTITY_START = re.compile(r"(?<!\w)\d|[$€£¥￥]|\b(?:" + "|".join(sorted(_FIRST_WORDS | {
-    "per", "every", "each", "once", "twice"})) + rf"|an?\s+(?:{_SCALE}))\b")
+_START_WORDS = frozenset(_FIRST_WORDS | {"per", "every", "each", "once", "twice"})
+_QUANTITY_START = re.compile(r"(?<!\w)\d|[$€£¥￥]|\b(?:" + "|".join(sorted(_START_WORDS)) + rf"|an?\s+(?:{_SCALE}))\b")
 # "Half a" is no count ("half a dozen"); "one" is read as spelled numbers are, evidence and no claim ("one of the
 # best"): the context's "number one hit" is what an answer's "number 1 hit" says (it was contradicted by 1956).
 _NOT_COUNTS = frozenset(("half a", "half an"))
@@ -309,13 +309,16 @@ _CRATE_PATTERNS = {name: to_crate(pattern.pattern, bool(pattern.flags & re.IGNOR
 # Matched at a position (Python's pattern.match(text, pos)): an alternative matching any character stops the
 # crate's search from running past the position; the analysis tells the two apart by the groups set.
 _CRATE_PATTERNS["en_quantity"] = f"(?:{_CRATE_PATTERNS['en_quantity']})|[\\s\\S]"
+# en_quantity at a digit that can open no range nor age (native/src/clause.rs says when): its value alternative alone
+_CRATE_PATTERNS["en_value"] = f"(?:{to_crate(_EN_VALUE, False)})|[\\s\\S]"
 _CRATE_PATTERNS["cjk_next"] = f"({_CRATE_PATTERNS['cjk_next']})|[\\s\\S]|$"
-_ANALYSER = TextAnalyser(_CRATE_PATTERNS, {
+_TABLES = {
     "stopwords": set(STOPWORDS), "chatter": set(_CHATTER), "cjk_function": set(CJK_FUNCTION),
     "cjk_negators": set(_CJK_NEGATORS), "not_negations": list(_NOT_NEGATIONS), "en_negators": set(_EN_NEGATORS),
-    "quantity_words": set(_QUANTITY_WORDS), "quantity_words_first": set(_QUANTITY_WORDS_FIRST), "en_units": _EN_UNITS,
+    "quantity_words": set(_QUANTITY_WORDS), "quantity_start_words": set(_START_WORDS), "en_units": _EN_UNITS,
     "currency_sign": _CURRENCY_SIGN, "number_words": _NUMBER_WORDS, "scales": _SCALES, "minutes": _MINUTES,
     "rate_minutes": _RATE_MINUTES, "half": _HALF, "cjk_units": _CJK_UNITS, "cjk_digits": {**CJK_DIGITS, "双": 2},
     "not_counts": set(_NOT_COUNTS), "scope_ends": set(_SCOPE_ENDS), "scope": _SCOPE,
     "question_stopwords": set(_QUESTION_STOPWORDS),
-})
+}
+_ANALYSER = TextAnalyser(_CRATE_PATTERNS, _TABLES)

@@ -6,6 +6,7 @@ malformed pattern or table is refused by name."""
 from __future__ import annotations
 
 import json
+import random
 import sys
 import unicodedata
 
@@ -91,6 +92,25 @@ def _assigned(char: str) -> bool:
 def test_random_unicode_is_analysed_without_failing_and_alike_twice(sample: str) -> None:
     assert analysis(sample) == analysis(sample)
     assert text.clause(sample).text == sample
+
+
+_NUMBER_PIECES = ["1", "12", "2019", "3.5", "1,000", ",", ".", " ", "  ", "-", "–", "~", "to", "too", "year", "years",
+                  "old", "-year-old", "million", "hundred", "days", "%", "pm", "x", "a", "per", "$", "5th", "\u3000", "天",
+                  "٣", "business days", "once", "two"]
+
+
+def _fields(sample: str, analyser: TextAnalyser) -> list[object]:
+    return [sorted(map(repr, field)) if isinstance(field, frozenset) else field for field in analyser.clause(sample)]
+
+
+def test_a_number_that_opens_no_range_nor_age_is_read_by_the_value_alternative_alone() -> None:
+    """Where native/src/clause.rs runs en_value instead of en_quantity (opens_no_range), the whole pattern reads the
+    same quantities."""
+    whole = TextAnalyser({**text._CRATE_PATTERNS, "en_value": text._CRATE_PATTERNS["en_quantity"]}, text._TABLES)
+    rnd = random.Random(44)
+    for _ in range(20_000):
+        sample = "".join(rnd.choice(_NUMBER_PIECES) for _ in range(rnd.randint(1, 8)))
+        assert _fields(sample, text.analyser()) == _fields(sample, whole), sample
 
 
 def test_a_malformed_table_is_refused_with_its_name() -> None:

@@ -4,25 +4,26 @@
 //! Python it replaced is held by a snapshot in tests/test_native_text.py.
 
 pub mod bindings;
+mod scan;
 
 use fancy_regex::{Captures, Regex};
 use rustc_hash::{FxHashMap, FxHashSet};
 use snowstem::{Algorithm, Stemmer};
 
 use crate::lexical::{cjk_numeral, is_cjk, is_decimal, is_space};
+pub use scan::{LATIN_WORD, LIST_ITEM, NAME};
+pub use scan::scans_starts;
+use scan::{after_list_item, latin_words, names, quantity_starts};
 
 pub struct Patterns {
     pub leading_answer: Regex,
     pub en_not_negations: Regex,
     pub cjk_leading_answer: Regex,
     pub en_quantity: Regex,
-    pub quantity_start: Regex,
-    pub name: Regex,
-    pub list_item: Regex,
+    pub en_value: Regex,
     pub latin_in_cjk: Regex,
     pub cjk_function_or_negator: Regex,
     pub cjk_quantity: Regex,
-    pub latin_word: Regex,
     pub polarity_token: Regex,
     pub any_negator: Regex,
     pub cjk_next: Regex,
@@ -37,7 +38,7 @@ pub struct Tables {
     pub not_negations: Vec<String>,
     pub en_negators: FxHashSet<String>,
     pub quantity_words: FxHashSet<String>,
-    pub quantity_words_first: FxHashSet<String>,
+    pub quantity_start_words: FxHashSet<String>,
     pub en_units: FxHashMap<String, (String, f64)>,
     pub currency_sign: FxHashMap<String, String>,
     pub number_words: FxHashMap<String, f64>,
@@ -107,6 +108,25 @@ fn question_words(lower: &str) -> Vec<&str> {
     words
 }
 
+/// Whether en_quantity at `start` can match only its value alternative: a decimal digit there (no sign, rate or
+/// "once" opens), and after the run of digits, "," and "." (a number in digits ends inside it only before a digit,
+/// "," or ".", which nothing that follows a range's or an age's number starts with) neither spaces and "to", "-", "–"
+/// or "~", nor spaces and a word (a scale: "5 million to 6 million"), which a range needs, nor a character and
+/// "year", which an age needs.
+fn opens_no_range(text: &str, start: usize) -> bool {
+    let rest = &text[start..];
+    if !rest.chars().next().is_some_and(is_decimal) {
+        return false;
+    }
+    let after = &rest[rest.find(|c: char| !(is_decimal(c) || c == ',' || c == '.')).unwrap_or(rest.len())..];
+    let spaced = after.trim_start_matches(is_space);
+    let range = spaced.starts_with(['-', '–', '~']) || spaced.starts_with("to")
+        || (spaced.len() < after.len() && spaced.starts_with(|c: char| c.is_ascii_lowercase()));
+    let mut separated = after.chars();
+    let age = separated.next().is_some() && separated.as_str().starts_with("year");
+    !range && !age
+}
+
 pub struct Analyser {
     pub patterns: Patterns,
     pub tables: Tables,
@@ -145,7 +165,7 @@ impl Analyser {
     }
 
     pub fn stem(&self, word: &str) -> String {
-        self.stemmer.stem(word).to_string()
+        self.stemmer.stem(word).into_owned()
     }
 
     fn cjk_number(&self, numeral: &str) -> f64 {
@@ -176,24 +196,19 @@ impl Analyser {
 
     fn en_matches<'t>(&self, text: &'t str) -> Vec<Captures<'t, str>> {
         let mut matches = Vec::new();
-        let has_digit_or_sign =
-            text.chars().any(is_decimal) || self.tables.currency_sign.keys().any(|sign| text.contains(sign.as_str()));
-        if !has_digit_or_sign
-            && !text.split(|c: char| !c.is_ascii_lowercase()).any(|word| self.tables.quantity_words_first.contains(word))
-        {
-            return matches; // two clauses in three: no digit, no word a quantity starts with
-        }
         let mut end = 0;
-        for start in self.patterns.quantity_start.find_iter(text).filter_map(|m| m.ok()) {
-            if start.start() < end {
+        for start in quantity_starts(text, &self.tables.quantity_start_words, &self.tables.scales) {
+            if start < end {
                 continue;
             }
             // Python's match at a position: the pattern ends in "|[\s\S]", so the search never runs past the
-            // position; the fallback sets no named group.
-            if let Ok(Some(captures)) = self.patterns.en_quantity.captures_from_pos(text, start.start()) {
+            // position; the fallback sets no named group. At a number that opens no range nor age, en_quantity can
+            // match only its value alternative, run alone (the range's backtracking was a third of a try).
+            let pattern = if opens_no_range(text, start) { &self.patterns.en_value } else { &self.patterns.en_quantity };
+            if let Ok(Some(captures)) = pattern.captures_from_pos(text, start) {
                 let whole = captures.get(0).expect("group 0");
                 let matched = (1..captures.len()).any(|group| captures.get(group).is_some());
-                if matched && whole.start() == start.start() && whole.end() > whole.start() {
+                if matched && whole.start() == start && whole.end() > whole.start() {
                     end = whole.end();
                     matches.push(captures);
                 }
@@ -282,7 +297,7 @@ impl Analyser {
         self.tables.en_negators.contains(word) || word.ends_with("n't") || word.ends_with("n’t")
     }
 
-    fn negation(&self, body: &str, has_cjk: bool) -> (bool, FxHashSet<String>) {
+    fn negation(&self, body: &str, has_cjk: bool, known: &[(&str, String)]) -> (bool, FxHashSet<String>) {
         // Every negator holds "no", "ne" or "n't"/"n’t", or is a CJK negator: most clauses skip the pattern.
         let may_negate = body.contains("no") || body.contains("ne") || body.contains("n't") || body.contains("n’t")
             || body.chars().any(|c| self.tables.cjk_negators.contains(&c));
@@ -325,7 +340,7 @@ impl Analyser {
             count += usize::from(governs);
         }
         let governed = if !governed.is_empty() && !has_cjk {
-            governed.iter().map(|word| self.stem(word)).filter(|stem| !tables.quantity_words.contains(stem)).collect()
+            governed.iter().map(|word| self.stem_known(known, word)).filter(|stem| !tables.quantity_words.contains(stem)).collect()
         } else {
             FxHashSet::default()
         };
@@ -333,14 +348,20 @@ impl Analyser {
     }
 
     pub fn words(&self, lower: &str) -> Vec<String> {
-        self.patterns
-            .latin_word
-            .find_iter(lower)
-            .filter_map(|m| m.ok())
-            .map(|m| m.as_str())
+        self.stemmed(lower, &[]).into_iter().map(|(_, stem)| stem).collect()
+    }
+
+    /// The content words of lower-cased text with their stems, a word of `known` not stemmed again: a clause's names
+    /// and the words its negations govern are mostly its own words (Snowball was a third of its analysis).
+    fn stemmed<'t>(&self, lower: &'t str, known: &[(&str, String)]) -> Vec<(&'t str, String)> {
+        latin_words(lower)
             .filter(|word| !self.tables.stopwords.contains(*word) && !self.is_en_negator(word))
-            .map(|word| self.stem(word))
+            .map(|word| (word, self.stem_known(known, word)))
             .collect()
+    }
+
+    fn stem_known(&self, known: &[(&str, String)], word: &str) -> String {
+        known.iter().find(|(seen, _)| *seen == word).map_or_else(|| self.stem(word), |(_, stem)| stem.clone())
     }
 
     /// The CJK runs of the text less its quantities (`matches`: cjk_quantity's in it, each read as a space), cut
@@ -378,16 +399,16 @@ impl Analyser {
             lower = patterns.cjk_week.replace_all(&lower, "周").into_owned();
         }
         let stripped = patterns.leading_answer.replacen(&lower, 1, "").into_owned();
-        let stems = self.words(&stripped);
-        let mut terms: FxHashSet<String> = stems.iter().cloned().collect();
+        let stems = self.stemmed(&stripped, &[]);
+        let mut terms: FxHashSet<String> = stems.iter().map(|(_, stem)| stem.clone()).collect();
         let (mut quantities, spelled) = self.en_quantities(&stripped);
         let raw_names: Vec<String> = if has_cjk {
             patterns.latin_in_cjk.find_iter(text).filter_map(|m| m.ok()).map(|m| m.as_str().to_string()).collect()
         } else {
-            let listed = patterns.list_item.replacen(text, 1, "");
+            let listed = after_list_item(text);
             // A name starts with a capital letter past the first character.
             if listed.chars().skip(1).any(|c| c.is_ascii_uppercase()) {
-                patterns.name.find_iter(listed.as_ref()).filter_map(|m| m.ok()).map(|m| m.as_str().to_string()).collect()
+                names(listed).into_iter().map(str::to_string).collect()
             } else {
                 Vec::new()
             }
@@ -395,7 +416,8 @@ impl Analyser {
         let names: FxHashSet<String> = if raw_names.is_empty() {
             FxHashSet::default()
         } else {
-            self.words(&raw_names.join(" ").to_lowercase()).into_iter().filter(|w| !self.tables.chatter.contains(w)).collect()
+            let lower = raw_names.join(" ").to_lowercase();
+            self.stemmed(&lower, &stems).into_iter().map(|(_, stem)| stem).filter(|w| !self.tables.chatter.contains(w)).collect()
         };
         let mut parts = Vec::new();
         if has_cjk {
@@ -414,9 +436,9 @@ impl Analyser {
             terms.extend(chars.windows(2).map(|pair| pair.iter().collect::<String>()));
         }
         let joined: Vec<char> = parts.iter().flat_map(|part| part.chars()).collect();
-        let mut sequence: Vec<String> = stems.into_iter().filter(|stem| words.contains(stem)).collect();
+        let (negated, governed) = self.negation(&stripped, has_cjk, &stems);
+        let mut sequence: Vec<String> = stems.into_iter().map(|(_, stem)| stem).filter(|stem| words.contains(stem)).collect();
         sequence.extend(joined.iter().map(|c| c.to_string()));
-        let (negated, governed) = self.negation(&stripped, has_cjk);
         Clause { terms, words, parts, chars: joined.into_iter().collect(), sequence, quantities, names, negated, governed, spelled }
     }
 

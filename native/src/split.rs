@@ -29,11 +29,13 @@ fn opens(text: &str, at: usize, words: &[&str]) -> bool {
 }
 
 /// The pieces of `text` between the matches that `find(text, position)` gives (a match's end, if one starts at
-/// `position`), as `re.split` leaves them.
-fn split(text: &str, find: impl Fn(&str, usize) -> Option<usize>) -> Vec<&str> {
+/// `position`), as `re.split` leaves them. `may_start`: whether a match may start at a character (others skipped).
+fn split(text: &str, may_start: fn(char) -> bool, find: impl Fn(&str, usize) -> Option<usize>) -> Vec<&str> {
     let mut pieces = Vec::new();
     let (mut last, mut at) = (0, 0);
-    while let Some(c) = text[at..].chars().next() {
+    loop {
+        at = text[at..].find(may_start).map_or(text.len(), |skipped| at + skipped);
+        let Some(c) = text[at..].chars().next() else { break };
         match find(text, at) {
             Some(end) => {
                 pieces.push(&text[last..at]);
@@ -46,8 +48,16 @@ fn split(text: &str, find: impl Fn(&str, usize) -> Option<usize>) -> Vec<&str> {
     pieces
 }
 
+fn ends(c: char) -> bool {
+    matches!(c, '。' | '！' | '？' | '!' | '?' | '；' | ';' | '\n')
+}
+
+/// Whether a sentence end may start at a character: a space (after a stop) or a mark that ends one.
+fn may_end(c: char) -> bool {
+    is_space(c) || ends(c)
+}
+
 fn sentence_end(text: &str, at: usize) -> Option<usize> {
-    let ends = |c: char| matches!(c, '。' | '！' | '？' | '!' | '?' | '；' | ';' | '\n');
     let after_stop = text[..at].ends_with(['.', '!', '?']);
     let next = text[at..].chars().next()?;
     if after_stop && is_space(next) {
@@ -57,6 +67,11 @@ fn sentence_end(text: &str, at: usize) -> Option<usize> {
         return None;
     }
     Some(text[at..].find(|c: char| !ends(c)).map_or(text.len(), |end| at + end))
+}
+
+/// Whether a clause may start at a character: a comma, a CJK comma, a dash or a space (before "and" or "but").
+fn may_open(c: char) -> bool {
+    matches!(c, ',' | '，' | '—') || is_space(c)
 }
 
 fn clause_start(text: &str, at: usize) -> Option<usize> {
@@ -85,13 +100,13 @@ fn strip(text: &str) -> &str {
 }
 
 pub fn sentences(text: &str) -> Vec<&str> {
-    split(text, sentence_end).into_iter().map(strip).filter(|sentence| !sentence.is_empty()).collect()
+    split(text, may_end, sentence_end).into_iter().map(strip).filter(|sentence| !sentence.is_empty()).collect()
 }
 
 pub fn clauses(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     for sentence in sentences(text) {
-        let parts = split(sentence, clause_start).into_iter().map(|part| part.trim_matches([' ', ',', '.']));
+        let parts = split(sentence, may_open, clause_start).into_iter().map(|part| part.trim_matches([' ', ',', '.']));
         out.extend(parts.filter(|part| !part.is_empty()));
     }
     out

@@ -19,6 +19,12 @@ fn compiled(pattern: &str) -> Result<fancy_regex::Regex, fancy_regex::Error> {
     fancy_regex::RegexBuilder::new(pattern).seek(true).build()
 }
 
+/// A pattern the analysis matches at a position it knows (en_quantity, en_value, cjk_next: each ends in an alternative that
+/// matches anything there), without the seek, whose search for a start ran over the rest of the text first.
+fn at_position(pattern: &str) -> Result<fancy_regex::Regex, fancy_regex::Error> {
+    fancy_regex::RegexBuilder::new(pattern).seek(false).build()
+}
+
 /// The local judge's text analysis (scorers/text.py), built once from its translated patterns and word tables.
 #[pyclass(frozen, module = "ragpulse._native")]
 pub struct TextAnalyser {
@@ -38,14 +44,21 @@ impl TextAnalyser {
     fn new(patterns: &Bound<'_, PyDict>, tables: &Bound<'_, PyDict>) -> PyResult<Self> {
         let pattern = |name: &str| -> PyResult<fancy_regex::Regex> {
             let source: String = table(patterns, name)?;
-            compiled(&source).map_err(|err| PyValueError::new_err(format!("pattern {name}: {err}")))
+            let build = if matches!(name, "en_quantity" | "en_value" | "cjk_next") { at_position } else { compiled };
+            build(&source).map_err(|err| PyValueError::new_err(format!("pattern {name}: {err}")))
         };
+        for (name, scanned) in [("latin_word", clause::LATIN_WORD), ("name", clause::NAME), ("list_item", clause::LIST_ITEM)] {
+            if table::<String>(patterns, name)? != scanned {
+                return Err(PyValueError::new_err(format!("pattern {name}: native/src/clause.rs scans another; change its scan")));
+            }
+        }
+        let starts: String = table(patterns, "quantity_start")?;
         let patterns = clause::Patterns {
             leading_answer: pattern("leading_answer")?, en_not_negations: pattern("en_not_negations")?,
             cjk_leading_answer: pattern("cjk_leading_answer")?, en_quantity: pattern("en_quantity")?,
-            quantity_start: pattern("quantity_start")?, name: pattern("name")?, list_item: pattern("list_item")?,
+            en_value: pattern("en_value")?,
             latin_in_cjk: pattern("latin_in_cjk")?, cjk_function_or_negator: pattern("cjk_function_or_negator")?,
-            cjk_quantity: pattern("cjk_quantity")?, latin_word: pattern("latin_word")?,
+            cjk_quantity: pattern("cjk_quantity")?,
             polarity_token: pattern("polarity_token")?, any_negator: pattern("any_negator")?,
             cjk_next: pattern("cjk_next")?, cjk_week: pattern("cjk_week")?,
         };
@@ -53,7 +66,7 @@ impl TextAnalyser {
             stopwords: table(tables, "stopwords")?, chatter: table(tables, "chatter")?,
             cjk_function: table(tables, "cjk_function")?, cjk_negators: table(tables, "cjk_negators")?,
             not_negations: table(tables, "not_negations")?, en_negators: table(tables, "en_negators")?,
-            quantity_words: table(tables, "quantity_words")?, quantity_words_first: table(tables, "quantity_words_first")?,
+            quantity_words: table(tables, "quantity_words")?, quantity_start_words: table(tables, "quantity_start_words")?,
             en_units: table(tables, "en_units")?, currency_sign: table(tables, "currency_sign")?,
             number_words: table(tables, "number_words")?, scales: table(tables, "scales")?,
             minutes: table(tables, "minutes")?, rate_minutes: table(tables, "rate_minutes")?, half: table(tables, "half")?,
@@ -61,6 +74,9 @@ impl TextAnalyser {
             not_counts: table(tables, "not_counts")?, scope_ends: table(tables, "scope_ends")?,
             scope: table(tables, "scope")?, question_stopwords: table(tables, "question_stopwords")?,
         };
+        if !clause::scans_starts(&starts, &tables.quantity_start_words, &tables.scales) {
+            return Err(PyValueError::new_err("pattern quantity_start: native/src/clause.rs scans another; change its scan"));
+        }
         Ok(TextAnalyser { analyser: clause::Analyser::new(patterns, tables) })
     }
 

@@ -6,7 +6,7 @@ use pyo3::types::{PyFrozenSet, PyString, PyTuple};
 use crate::bridge::{guarded, with_text};
 use crate::chunk::bindings::{texts, Aligned, ClaimSets, PyContext};
 use crate::clause::bindings::{clause_fields, TextAnalyser};
-use crate::clause::Quantity;
+use crate::clause::{self, Quantity};
 use crate::verdict::{self, Claim, Context, Contradiction, Rules};
 
 /// A contradiction as Python reads it: (its rule, the quantity and its rivals, the text of the clause that negates).
@@ -22,6 +22,10 @@ type Claimed<'py> = (usize, usize, bool, usize, bool, Option<Checked>, Option<Bo
 pub struct VerdictRules {
     rules: Rules,
     analyser: Py<TextAnalyser>,
+    /// The swap rule's least share of a claim's terms in its aligned clause and most terms either lacks: a claim
+    /// that meets them is given its Clause's fields (the rule reads them; analysing it again cost ~10 µs).
+    swap_aligned_at_least: f64,
+    swap_max_terms: usize,
 }
 
 /// The claim's names as given (a set's order), what it says, and the stems of its capitalised words when read.
@@ -34,6 +38,15 @@ struct Said<'a> {
 }
 
 impl VerdictRules {
+    /// Whether the swap rule reads the claim (judging/local_judge.py's _verdict, where no rule before it held): its
+    /// aligned clause has enough of it, and each lacks a few of the other's terms.
+    fn swaps(&self, checked: &Checked, units: usize) -> bool {
+        let few = |terms: usize| 0 < terms && terms <= self.swap_max_terms;
+        checked.2.as_ref().is_some_and(|(_, _, _, _, claim_only, aligned_only)| {
+            checked.1 / units as f64 >= self.swap_aligned_at_least && few(*claim_only) && few(*aligned_only)
+        })
+    }
+
     fn checked(&self, context: &PyContext, sets: &ClaimSets, said: &Said<'_>, margin: f64) -> PyResult<Checked> {
         let (supported, by_best, alignment) = context.evidence_of(sets, margin)?;
         let claim = Claim {
@@ -64,8 +77,12 @@ impl VerdictRules {
 #[pymethods]
 impl VerdictRules {
     #[new]
-    fn new(demonym_endings: Vec<String>, aligned_at_least: f64, too_short_units: usize, analyser: Py<TextAnalyser>) -> Self {
-        VerdictRules { rules: Rules { demonym_endings, aligned_at_least, too_short_units }, analyser }
+    fn new(
+        demonym_endings: Vec<String>, aligned_at_least: f64, too_short_units: usize, analyser: Py<TextAnalyser>,
+        swap_aligned_at_least: f64, swap_max_terms: usize,
+    ) -> Self {
+        let rules = Rules { demonym_endings, aligned_at_least, too_short_units };
+        VerdictRules { rules, analyser, swap_aligned_at_least, swap_max_terms }
     }
 
     /// A claim against the context: ChunkContext.evidence's (supported, aligned supported, alignment), then its
@@ -96,7 +113,8 @@ impl VerdictRules {
     /// CJK characters, whether it has a number in digits or words, check()'s result, its Clause's fields as
     /// TextAnalyser.clause gives them), that result None when the rules read its opening names (a claim of
     /// too_short_units or fewer, or the subject rule's "opening": ask check() with the claim's Clause), the fields
-    /// given then (but for "opening") and when `declining` and it has no quantity (the refusal weighing reads them).
+    /// given then (but for "opening"), when `declining` and it has no quantity (the refusal weighing reads them) and
+    /// when the swap rule reads them (VerdictRules::swaps).
     fn claim<'py>(
         &self, context: PyRef<'py, PyContext>, text: &Bound<'py, PyString>, margin: f64, declining: bool,
     ) -> PyResult<Option<Claimed<'py>>> {
@@ -130,6 +148,17 @@ impl VerdictRules {
         let checked = self.checked(&context, &sets, &said, margin)?;
         // the rare "opening": the fields None unless given (the analysis is spent), made by Python's clause() then
         let opening = matches!(&checked.4, Some(("opening", ..)));
+        let given = match given {
+            None if checked.4.is_none() && self.swaps(&checked, units) => {
+                // the sets moved into the check, the Clause made again from them
+                let clause = clause::Clause {
+                    terms: sets.terms().map(str::to_owned).collect(), words: sets.words.into_iter().collect(),
+                    names: said.names.into_iter().collect(), governed: said.governed.into_iter().collect(), ..c
+                };
+                Some(clause_fields(text.py(), &clause)?)
+            }
+            given => given,
+        };
         Ok(Some((units, terms, quantified, cjk, counts, if opening { None } else { Some(checked) }, given)))
     }
 }
