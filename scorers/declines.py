@@ -169,9 +169,11 @@ _EN_AROUND = (
     r"\b(?:is|are|was|were)\s+for\s+(?:a\s+)?(?:different|another)\s+(?:\w+\s+)?(?:branch|store|product|location|item|model)\b|"
     r"\b(?:was|were)\s*(?:n['’]t|not)\s+among\s+(?:them|those|these)\b|"
     r"\b(?:do\s*n['’]?t|do\s+not)\s+want\s+to\s+(?:send|point|direct)\s+you\b",
-    # labels, and what is asked of the customer: "Plan:", "RE: …", "**Short answer:", "Could you clarify which …",
-    # "Kindly raise a return request", "Take your time", a topic with a particle ("the return period ah")
-    r"^\W*(?:plan|next|step|then|outcome|result|action|observation|thought)\s*:|^\W*(?:re|fwd?|subject)\s*:|"
+    # labels, and what is asked of the customer: "Plan:", "RE: …", "Reference: CONTEXT_INSUFFICIENT", "**Short answer:",
+    # "Could you clarify which …", "Kindly raise a return request", "Take your time", a topic with a particle ("the
+    # return period ah")
+    r"^\W*(?:plan|next|step|then|outcome|result|action|observation|thought|reference|ref|error\s*code|category|confidence|"
+    r"sources?_used|note|grounded|reason)\s*:|^\W*(?:re|fwd?|subject)\s*:|"
     r"^\W*(?:the\s+)?(?:short|quick|brief)\s+answer\W*$|^\W*(?:tl;?dr|in\s+short|answer|note|update)\W*$",
     r"^\W*(?:could|can|would)\s+you\s+(?:please\s+)?(?:clarify|specify|tell\s+me|let\s+me\s+know)\b|"
     r"^\W*(?:please|pls|kindly)\s+(?:share|send|provide|see|refer\s+to|raise|open|submit|lodge|check|visit|contact|call)\b|"
@@ -200,10 +202,10 @@ _EN_AROUND = (
     r"answers?|details)\b|\b(?:hate|not\s+wish|not\s+want)\s+to\s+(?:tell|give|say)\b|\b(?:inaccurate|isn['’]t\s+correct|incorrect)\b",
     r"^\W*(?:describe|gather|prepare|note\s+down|include|mention|have\s+your)\b",  # steps to reach support
     r"^\s*#{1,6}\s",
-    # stock replies and guardrails: labels ("Reference: CONTEXT_INSUFFICIENT", "answer: UNAVAILABLE", "[Policy Notice]"),
-    # an automated reply, what the assistant answers from, advice it may not give; an agent's step told ("Ran
+    # stock replies and guardrails ("answer: UNAVAILABLE", "[Policy Notice]"; their other labels are with the planner's
+    # above), an automated reply, what the assistant answers from, advice it may not give; an agent's step told ("Ran
     # `policy_search(…)`", "The `refund_rules` lookup returned …", "Retry → returned … only", "my instructions say")
-    r"^\W*(?:reference|ref|error\s*code|category|action|confidence|sources?_used|note|grounded|reason)\s*:|^\W*\[[^\]]{1,30}\]|"
+    r"^\W*\[[^\]]{1,30}\]|"
     r"^\W*answer\s*[:：]\s*(?:unavailable|none|null|n/?a|unknown|无|暂无)\W*$|\bautomated\s+(?:reply|response|message)\b|"
     r"\banswers\s+only\s+from\b|\bmay\s+constitute\b|\b(?:legal|medical|financial|contractual)\s+advice\b",
     r"^\W*(?:ran|called|invoked|executed|queried|tried)\s+`|^\W*(?:the\s+)?`[^`]{1,60}`\s+(?:lookup|call|tool|search|query)\b|"
