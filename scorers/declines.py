@@ -36,7 +36,7 @@ _WE_DECLINE = (r"\b(?:we|we['’]re|we\s+are)\b.*\b(?:unable|not\s+(?:able|in\s+
                r"(?:\w+\W+){0,2}?(?:provide|give|share|offer)?\W*(?:information|info|details|advise|advice|answer|comment|"
                r"say|tell|confirm|guidance|help|assist|determine)\b")
 _ZH_KNOWING = (r"知道|清楚|了解|确定|查到|找到|收到|数|把握|准|法|听说|研究|懂|讲|说|结论|定论|结果|信息|资料|消息|info|"
-               r"给(?:您|你)报|报价|透露|告知|告诉|描述|回答|承诺|保证|判断|答复|解答|回复|理解|咨询|内容|给出|提及|提到|confirm|check|promise|"
+               r"给(?:您|你)报|报价|透露|告知|告诉|描述|回答|承诺|保证|判断|答复|解答|回复|理解|咨询|内容|给出|提及|提到|作答|读到|confirm|check|promise|"
                r"answer")
 _ZH_DECLINING = (rf"(?:(?:[不没未无难]|木有|莫有)[^，。；！？]{{0,6}}?(?:{_ZH_KNOWING})|没有关于[^，。；！？]{{0,8}}的(?:描述|说明|介绍)|"
                  r"看不到|查不到|找不到|调不出来|把(?:对话|会话|问题)(?:转)?交给|才(?:能|好)(?:帮|为|回答|答复)|再(?:帮|为)(?:您|你)查|"
@@ -47,7 +47,7 @@ _WISH = (r"\bwish\s+i\s+(?:could\s+(?:\w+\s+)?(?:help|answer|tell|say|assist|con
          r"had\s+(?:\w+\s+)?(?:answers?|info|information|details|data|more))")  # "I wish I could play" is a story
 _SPEAKER_DECLINES = re.compile(rf"(?i:{_I}.*(?:{_DECLINING})|(?:{_DECLINING}).*{_I}|{_WE_DECLINE}|{_WISH})"
                                rf"|{_ZH_SPEAKER}.*{_ZH_DECLINING}|{_ZH_DECLINING}.*{_ZH_SPEAKER}|不是{_ZH_SPEAKER}(?:所?能|可以)"
-                               rf"|不在{_ZH_SPEAKER}的?[^，。；！？]{{0,4}}(?:范围|权限)")
+                               rf"|不(?:在|属于){_ZH_SPEAKER}[^，。；！？]{{0,6}}(?:范围|权限)|{_ZH_SPEAKER}[^，。；！？]{{0,4}}?(?:不被|未被)(?:允许|授权|准许)")
 # The speaker declines to say, advise or confirm ("I can't advise on gift card cash-outs", 发票发送时间我这边确认不了): the
 # clause tells of the speaker, not the world, so it refuses even where the context has its topic
 _WONT_SAY = re.compile(r"(?i:\bi\s*(?:can['’]?t|cannot|am\s+(?:not|unable)\s+(?:able\s+)?to|['’]m\s+(?:not|unable)\s+(?:able\s+)?to)\s+"
@@ -68,13 +68,20 @@ _EN_UNSPOKEN = (
     r"withheld\b|\bno\s+(?:\w+\s+)?content\s+matched\b|\bno\s+answer\s+(?:has\s+been|was|could\s+be)\s+generated\b|"
     r"\bbut\s+nothing\s+(?:about|on|regarding)\b|\b(?:ah|i)['’]?m\s+no\s+(?:able|allowed)\s+tae\b|\bcannae\b|\bdinnae\s+ken\b",
     r"\b(?:do\s*n['’]?t|do\s+not)\s+want\s+to\s+(?:give|tell)\s+you\s+(?:the\s+|a\s+)?(?:wrong|incorrect|inaccurate)\b",
+    # machine-translated passives: "the answer cannot be given by us", "a reply about if …, we cannot make it", "is not
+    # found any information"; a handoff declined ("which declined to respond", "outside its scope")
+    r"\b(?:answer|reply|response|confirmation)\b[^.;:!?]{0,60}?\b(?:can\s*not|can['’]?t|could\s*n['’]?t|unable\s+to|"
+    r"not\s+able\s+to)\s+(?:be\s+)?(?:make|made|give|given|provide|provided|offer|offered)\b|"
+    r"\bnot\s+found\s+(?:any\s+)?(?:information|info|details|rule)\b|\bdeclined\s+to\s+(?:respond|answer|reply|comment)\b|"
+    r"\b(?:outside|beyond)\s+(?:its|their|my|our)\s+(?:scope|remit)\b",
     r"\b(?:this|the|our)\s+(?:assistant|bot|chatbot|channel|service|system)\s+(?:does\s*(?:n['’]?t|not)|cannot|can['’]?t|"
     r"is\s+(?:unable|not\s+able)(?:\s+to)?)\s+"
     r"(?:discuss|answer|handle|cover|provide|give|share)\b|\bnot\s+available\s+(?:through|via|on|in)\s+this\s+(?:assistant|chat|"
-    r"channel|service|bot)\b|\brestricted\s+from\s+(?:this|the)\s+(?:assistant|bot|chat)\b|\bneither\s+(?:see|share|tell|say|confirm)\b",
+    r"channel|service|bot)\b|\brestricted\s+(?:from|for|on|in)\s+(?:this|the)\s+(?:assistant|bot|chat)\b|\bneither\s+(?:see|share|tell|say|confirm)\b",
     # searches and tools that found nothing or failed: "we couldn't find", "it says nothing about", "… but couldn't
     # confirm", "My attempt to pull your details … failed"
-    r"\bwe\s+(?:could\s*n['’]?t|could\s+not|were\s+unable\s+to)\s+find\b|\b(?:it|they)\s+(?:says|said|mentions|covers)\s+nothing\b",
+    r"\bwe\s+(?:could\s*n['’]?t|could\s+not|were\s+unable\s+to)\s+find\b|\b(?:it|they)\s+(?:says|said|mentions|covers)\s+nothing\b|"
+    r"\b(?:it|they)\s+(?:does\s*n['’]?t|do\s*n['’]?t|does\s+not|do\s+not|did\s*n['’]?t)\s+(?:say|mention|cover)\s+anything\b",
     r"\bbut\s+(?:could\s*n['’]?t|could\s+not|was\s+unable\s+to)\s+(?:find|confirm|locate|see)\b",
     r"\b(?:attempt|call|lookup|request|search)\b[^.]{0,60}\bfailed\b",
     # a handoff: "transfer you to a colleague", "passing the conversation along to them"
@@ -88,7 +95,9 @@ _ZH_UNSPOKEN = (
     rf"^[^\u3400-\u9fff]*[\u3400-\u9fff]{{0,4}}{_ZH_DECLINING}",
     r"(?:目前|暂时|暂)还?(?:没有|未)(?:查到|找到|检索到|查询到)|(?:中|里)似乎?没有关于[^，。；！？]{0,8}的(?:描述|说明)",
     r"问题[^，。；！？]{0,4}(?:建议|请)(?:您|你)?[^，。；！？]{0,6}(?:联系|咨询)",  # a question referred on
-    r"运行步数已?用尽|达到最大迭代次数|(?:运行|任务)(?:中断|被中止)|被中止",  # an agent's run cut short
+    r"运行步数已?用尽|达到最大迭代次数|(?:运行|任务)(?:中断|被中止)|被中止|(?:中途|运行)[^，。；！？]{0,4}被?截断",  # a run cut short
+    r"(?:没有?|未)被(?:包含|收录|提及|提到|说明|涉及)|(?:回答|答案|答复)[^，。；！？]{0,4}(?:不能够?|无法|未能)被?(?:提供|给出|给予)|"
+    r"暂不(?:对外)?(?:答复|回复|回答|公开)",
     r"暂不支持[^，。；！？]{0,4}(?:查询|咨询|回答|答复)",  # a question this channel does not take
     r"(?:请求|任务|回答|答案)未能(?:完成|生成)|(?:系统|助手)[^，。；！？]{0,4}(?:不能|无法|不可以)够?[^，。；！？]{0,8}(?:提供|给出|回答|答复)|"
     r"(?:没|未)(?:写|提到|提及|讲到)$|未能生成(?:回答|答案)|(?:回复|回答)已?被?(?:拦截|屏蔽)",  # a run or a guardrail
@@ -114,15 +123,15 @@ _EN_AROUND = (
     r"hard|difficult|good)\s+one\b|^\W*to\s+answer\s+(?:whether|if|that|this|your)\b",
     r"^\W*(?:many\s+)?(?:thanks|thank\s+you)(?:\s+(?:so|very)\s+much)?\s+for\b",
     # pointers to a person or a team
-    r"\b(?:ask(?:ing)?|contact(?:ing)?|reach(?:ing)?(?:\s+out\s+to)?|get(?:ting)?\s+in\s+touch\s+with|talk(?:ing)?\s+to|"
+    r"\b(?:ask(?:ing)?|contact(?:ing)?|reach(?:ing)?\s+(?:out\s+to|us|them|our|the|your|a|an)\b|get(?:ting)?\s+in\s+touch\s+with|talk(?:ing)?\s+to|"
     r"ring|call|phon(?:e|ing)|e-?mail|visit|direct|messag(?:e|ing)|whatsapp|look\s+up|go\s+(?:through|to)|head\s+to|"
     r"come\s+from|address\s+yourself\s+to|put\s+you\s+through\s+to|transfer\s+you|connect\s+you|pass\s+you|escalate|"
     r"hand\s+you|one\s+for|write\s+to|chat(?:ting)?\s+(?:to|with)|rout(?:ed|ing)\s+to|"
-    r"speak(?:ing)?\s+(?:to|with)|check(?:ing)?(?:\s+w(?:ith|/)?)?(?!\s+out\b)|confirm(?:ing)?\s+with|refer\s+to|"
+    r"speak(?:ing)?\s+(?:to|with)|check(?:ing)?(?:\s+w(?:ith|/)?)?(?!\s+out\b)|confirm(?:ing)?\s+with|refer\s+(?:you\s+)?to|"
     r"keep(?:ing)?\s+an\s+eye\s+on)\b.*\b(?:agent|team|support|human|"
     r"representative|someone|staff|colleague|services?|desk|department|store|shop|branch|seller|retailer|manufacturer|"
     r"folks|people|crew|website|site|page|app|tab|account|channels?|office|advisor|adviser|till|locator|portal|helpline|"
-    r"hotline|contact\s+us|counter|checkout|clients)\b",
+    r"hotline|contact\s+us|counter|checkout|clients|the\s+till)\b",
     r"\bgive\s+(?:the|your|our|them|us|him|her)\s+(?:\w+\s+){0,2}?(?:a\s+)?(?:quick\s+)?(?:call|ring|shout)\b",  # "give the shop a call"
     # sympathy: "Oh no, sorry your item arrived damaged!", "I'm sorry you're having trouble signing in"
     r"^\W*(?:and\s+)?(?:oh\s+no\W+)?(?:i['’]?m\s+|i\s+am\s+|we['’]re\s+|we\s+are\s+)?(?:so\s+|very\s+|really\s+|truly\s+)?sorry\s+"
@@ -140,14 +149,15 @@ _EN_AROUND = (
     r"reply|confirm)\b|^\W*if\s+you(?:['’]d|\s+would)\s+(?:like|prefer)\b|^\W*if\s+you\s+(?:want|wish|prefer)\b",
     r"^\W*for\s+(?:\w+\s+){0,3}(?:questions?|queries|enquiries|inquiries|matters|issues)\W*$|^\W*for\s+(?:\w+\s+)?\w+\W*$",  # a topic
     # greetings, sign-offs, what the answerer is
-    r"^\W*(?:dear|hi|hello|hey|greetings|good\s+(?:morning|afternoon|evening))\b|^\W*(?:kind|best|warm)(?:est)?\s+regards\b",
+    r"^\W*(?:dear|hi|hello|hey|greetings|good\s+(?:morning|afternoon|evening)|sir|madam|ma['’]am)\b|^\W*(?:kind|best|warm)(?:est)?\s+regards\b",
     r"^\W*(?:sincerely|cheers|thx|thanks)\W*$",
     r"^\W*(?:the\s+)?(?:[a-z]+\s+){0,2}(?:team|care|support|service|desk|centre|center|assistant|bot)\W*$",
     r"\bas\s+an?\s+(?:ai|virtual|digital|automated|online)?\s*(?:assistant|bot|chatbot|agent)\b",
     # the question said back, a topic, a heading
     r"^\W*(?:you['’]re|you\s+are)\s+(?:asking|wondering)\b|^\W*you(?:['’]ve)?\s+asked\b|"
     r"^\W*you(?:['’]d|\s+would)\s+like\s+to\s+know\b|^\W*you\s+want\s+to\s+know\b",
-    r"^\W*(?:(?:sorry|apologies|hi|hello)\W+)?(?:as\s+(?:for|to)|regarding|concerning|with\s+regard\s+to|about)\b[^:：,，]{0,60}"
+    r"^\W*(?:(?:sorry|apologies|hi|hello|ehn|okay|ok|so|right|well|yep|yeah|oh|ah)\W+)*(?:as\s+(?:for|to)|regarding|concerning|"
+    r"with\s+regard\s+to|about)\b[^:：,，]{0,60}"
     r"(?:,\s*(?:sorry|unfortunately|apologies|the|this|our|my))?\W*$|"
     r"^\W*you\s+mentioned\b",
     # courtesy: "We truly appreciate your interest", "I completely understand how frustrating …", "Should you have any
@@ -173,6 +183,7 @@ _EN_AROUND = (
     # "Could you clarify which …", "Kindly raise a return request", "Take your time", a topic with a particle ("the
     # return period ah")
     r"^\W*(?:plan|next|step|then|outcome|result|action|observation|thought|reference|ref|error\s*code|category|confidence|"
+    r"handoff|message|status|notice|"
     r"sources?_used|note|grounded|reason)\s*:|^\W*(?:re|fwd?|subject)\s*:|"
     r"^\W*(?:the\s+)?(?:short|quick|brief)\s+answer\W*$|^\W*(?:tl;?dr|in\s+short|answer|note|update)\W*$",
     r"^\W*(?:could|can|would)\s+you\s+(?:please\s+)?(?:clarify|specify|tell\s+me|let\s+me\s+know)\b|"
@@ -202,13 +213,24 @@ _EN_AROUND = (
     r"answers?|details)\b|\b(?:hate|not\s+wish|not\s+want)\s+to\s+(?:tell|give|say)\b|\b(?:inaccurate|isn['’]t\s+correct|incorrect)\b",
     r"^\W*(?:describe|gather|prepare|note\s+down|include|mention|have\s+your)\b",  # steps to reach support
     r"^\s*#{1,6}\s",
+    r"^\W*(?:(?:okay|ok|so|right|yep|yeah|well|oh|ah|alright|hmm+)\W+){2,}(?!.*\b(?:is|are|was|were|can|will|do|does|has|"
+    r"have|had|costs?|takes?)\b)(?:(?:the|a|an|your|about|for|on)\s+)*(?:[\w-]+\s*){1,3}\W*$|"
+    r"^\W*(?:(?:okay|ok|so|right|yep|yeah|well|oh|ah|alright)\W+)+.*\b(?:is|are|was|the|a|an|our|my|your)\W*$",
+    r"\b(?:is|are)\s+(?:a\s+)?matters?\s+of\s+(?:\w+\s+)?(?:security|privacy|safety|protection)\b|"
+    r"^\W*(?:please\s+|kindly\s+)?(?:bring|take)\s+(?:the|your|it)\b.*\b(?:them|store|specialists?|technicians?|team|centre|center)\b",
     # stock replies and guardrails ("answer: UNAVAILABLE", "[Policy Notice]"; their other labels are with the planner's
     # above), an automated reply, what the assistant answers from, advice it may not give; an agent's step told ("Ran
     # `policy_search(…)`", "The `refund_rules` lookup returned …", "Retry → returned … only", "my instructions say")
     r"^\W*\[[^\]]{1,30}\]|"
     r"^\W*answer\s*[:：]\s*(?:unavailable|none|null|n/?a|unknown|无|暂无)\W*$|\bautomated\s+(?:reply|response|message)\b|"
     r"\banswers\s+only\s+from\b|\bmay\s+constitute\b|\b(?:legal|medical|financial|contractual)\s+advice\b",
-    r"^\W*(?:ran|called|invoked|executed|queried|tried)\s+`|^\W*(?:the\s+)?`[^`]{1,60}`\s+(?:lookup|call|tool|search|query)\b|"
+    r"^\W*(?:ran|called|invoked|executed|queried|tried)\s+`|"
+    # an agent's tool named ("I ran kb_search for …", "Running warranty_check", "with the order_status tool"), an attempt
+    # told ("I tried to pull up your order"), a handoff between agents
+    r"^\W*(?:i\s+)?(?:ran|run|running|called|calling|invoked|used|using|tried|queried)\s+(?:the\s+)?`?[a-z]+_[a-z_]+\b|"
+    r"\b(?:with|via|using)\s+the\s+`?[a-z]+_[a-z_]+`?\s+(?:tool|function|api)\b|"
+    r"^\W*(?:so\s+)?i\s+(?:tried|attempted)\s+to\s+(?:pull|look|check|find|fetch|get|retrieve|search|access|open|load|reach)\b|"
+    r"\b(?:routed|handed|passed|transferred)\s+from\s+the\s+(?:\w+\s+){0,2}agent\b|^\W*(?:the\s+)?`[^`]{1,60}`\s+(?:lookup|call|tool|search|query)\b|"
     r"^\W*retry\b|\breturned\s+(?:\w+\s+){1,3}only\b|\bmy\s+instructions\s+say\b|\bmust\s+come\s+from\b|"
     r"\b(?:ye|you)['’]?d\s+be\s+best\b",
 )
@@ -216,7 +238,7 @@ _ZH_AROUND = (
     r"^[\s，,]*(?:(?i:sorry|apologies)[\s，,—–-]*)?(?:很|非常|真|实在|十分|万分|深表)?(?:抱歉|不好意思|对不起|遗憾|谢谢|感谢|歹势)"
     r"[^，。；！？]{0,10}$",
     r"^作为(?:一个|一名)?(?:AI|ai|人工智能|智能)?(?:助手|客服|机器人)|^方便(?:的话)?|订单号|订单编号",
-    r"人工|客服|客户服务|转接|工作人员|专员|专人|同事|售后|药剂师|医生|请洽|服务中心|找[^，。；！？]{0,12}team|店小二|负责人|详情页|随时|欢迎|竭诚|敬请|为准|部门|热线|坐席",
+    r"人工|客服|客户服务|转接|工作人员|专员|专人|同事|售后|药剂师|医生|请洽|洽询|(?:服务|维修|售后)中心|找[^，。；！？]{0,12}team|店小二|负责人|详情页|随时|欢迎|竭诚|敬请|为准|部门|热线|坐席",
     # a reason and what closes a letter: the system is down, try later, the rules, 特此说明, still learning, 祝您…
     r"系统[^，。；！？]{0,8}?(?:无法使用|不可用|维护|故障|升级|繁忙|异常)|稍后再试|稍后重试|^根据(?:相关|有关)?(?:规定|要求|政策)$|"
     r"^特此(?:说明|告知|通知|函告)$|(?:还|正|仍)在学习|^祝(?:您|你)|尽快为(?:您|你)|为(?:您|你)(?:处理|服务|解答|评估|核实)",
@@ -231,7 +253,10 @@ _ZH_AROUND = (
     r"^(?:若|如果|如|要是)(?:您|你)(?:能|可以|方便)?(?:提供|告诉|留下|发送|补充)|^如(?:有|需)(?:需要|帮助)?|"
     r"^(?:若|如果|如|要是)(?:您|你)(?:有)?(?:需要|需求)$|^(?:您|你)?(?:如果|要是)[^，。；！？]{0,6}的话$|^(?:若|如果|如|要是)(?:您|你)(?:急需|想要|希望)|留意[^，。；！？]{0,6}(?:公告|通知)|工单",
     r"^(?:我)?(?:先|再)?(?:(?:在|用|通过)[^，。；！？]{0,10})?(?:搜索|检索|查询|查找|查阅|翻阅)(?:了|过|了一下)?[“\"「‘]|"
-    r"^(?:我)?(?:已经?|先|再)?(?:(?:在|用|通过)[^，。；！？]{0,10})?(?:搜索|检索|查询|查找|查阅|翻阅)到?(?:了|过)|乱猜|瞎猜|说错|误导|凭空",
+    r"^(?:我)?(?:已经?|先|再)?(?:(?:在|用|通过)[^，。；！？]{0,10})?(?:搜索|检索|查询|查找|查阅|翻阅)到?(?:了|过)|乱猜|瞎猜|说错|误导|凭空|"
+    r"错误(?:的)?信息|^(?:这个)?我+看了一?下|^[呃嗯啊哦额]+[^，。；！？是可能会要]{1,10}[哈啊呀嘛]*$|"
+    r"^在[^，。；！？]{0,12}(?:文档|资料|知识库|材料)(?:里|中|之中|内)$|^(?:对于|有关)[^，。；！？]{0,20}(?:问题|询问|咨询|请求|事宜)$|"
+    r"^(?:您|你)(?:提出|询问|咨询|提到|反映)的[^，。；！？]{0,20}问题$",
     r"^(?:(?:还?请|您|你|麻烦)(?:您|你)?(?:可以|可)?(?:先)?(?:去)?(?:做)?)?(?:准备|说明|描述|提供|登录|等待|留下|提交|填写|联系|参考|参阅|咨询|重新)|"
     r"把[^，。；！？]{0,8}(?:发来|发给|发送)|^【[^】]{1,8}】[\s，,]*(?:抱歉|不好意思|对不起)?[\s，,。]*$",  # steps to reach support, a label
     # a reason: for your safety (为保障您的…, 出于…考虑), what a question touches (涉及…问题, 属于营销信息), facts that depend or
@@ -247,10 +272,11 @@ _ZH_AROUND = (
     r"^[^，。；！？是可能]{1,10}(?:是吧|啊|呀|的话)$|问问[^，。；！？]{0,6}吧$",
     # an agent's tools and searches: called (我调用了…工具, 再调用 `get_product`), failing (调用超时, 接口暂时无响应), cut short
     # (步数已用尽), or finding other things (只拿到…, 检索到的内容讲的是…, 结果都和…有关, 资料仅涉及…)
-    r"^(?:我)?(?:已经?|先|再|又)?(?:试着|尝试)?(?:调用|使用|用|执行)了?(?:[^，。；！？]{0,12}(?:工具|接口)|\s*`)|^\s*`|"
+    r"^(?:我)?(?:已经?|先|再|又)?(?:试着|尝试)?(?:调用|使用|用|执行|通过)了?(?:[^，。；！？]{0,24}(?:工具|接口)|\s*`|\s*[A-Za-z]+_[A-Za-z_]+)|"
+    r"^\s*`|"
     r"(?:检索|查询|关键)词为|(?:必须|须)来自|可能构成|^(?:思考|行动|观察|最终回复|错误码|错误代码|类别|操作|处理方式|原因)\s*[：:]|"
     r"(?:查询|系统|工具|接口|调用)[^，。；！？]{0,24}?(?:超时|报错|出错|错误|异常|失败|被拒绝)|(?:接口|系统|工具)[^，。；！？]{0,4}(?:无响应|没有?响应)|"
-    r"步数已?用尽|迭代次数|从头处理|只(?:拿到|找到|检索到|查到)|(?:检索|搜索)到的(?:内容|资料|文档|结果)[^，。；！？]{0,4}(?:讲|说)的是|"
+    r"步数已?用尽|迭代次数|从头处理|只(?:返回了?|拿到|找到|检索到|查到)|(?:检索|搜索)到的(?:内容|资料|文档|结果)[^，。；！？]{0,4}(?:讲|说)的是|"
     r"(?:结果|资料|文档|内容)[^，。；！？]{0,4}都?(?:和|与|跟)[^，。；！？]{0,10}有关|"
     r"(?:文档|资料|知识库|检索结果|内容|片段|结果)[^，。；！？]{0,6}(?:[只仅]|净系)(?:有|包含|涉及|提到|讲|说)|只讲了|仅说明",
     # where to look, whom to ask, and wait: 建议直接联系…, 稍后再来, 稍等, 瞅瞅吧, 留意活动页面, page 上面应该有…, 问题暂不支持
@@ -292,9 +318,9 @@ _CUE_WORDS = frozenset(
     "not no never nothing none cannot cant dont didnt wont couldnt wouldnt doesnt isnt arent wasnt havent hasnt zero idk "
     "dunno clueless unsure unable stumped puzzled lost "
     "empty blank escape escapes beyond above mystery head wish sry unclear transfer failed passing handing routing "
-    "restricted neither withheld cannae dinnae".split())
+    "restricted neither withheld cannae dinnae declined outside".split())
 _ZH_CUES = ("不", "没", "未", "无", "难", "拦截", "超", "恕", "木有", "雾水", "嘀咕", "糊涂", "懵", "迷糊", "头绪", "问倒", "哪知", "哪晓",
-            "才疏", "才能", "才好", "调不出", "再帮", "再为", "交给", "转接", "用尽", "中断", "中止", "迭代")
+            "才疏", "才能", "才好", "调不出", "再帮", "再为", "交给", "转接", "用尽", "中断", "中止", "迭代", "截断")
 _HAN = re.compile("[\u3400-\u9fff]")  # every character of _ZH_CUES is one
 _NOT_LETTERS = str.maketrans({code: " " for code in range(128) if not 97 <= code <= 122})  # ASCII but a-z: spaces
 

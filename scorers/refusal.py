@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragpulse.scorers import refusal_zh as zh
+from ragpulse.scorers.answer_form import claim_text, in_own_words, unformed, without_fillers
 from ragpulse.scorers.declines import PRESUPPOSED_LEAD, cued, letter_runs
 from ragpulse.scorers.text import clause, clauses, is_chatter, real_negators, sentences
 
@@ -43,20 +44,20 @@ _INFO = (r"(?:information|info|details|data|specifics|answers?|records?|knowledg
          r"mention|entry|guidance|pricing|prices|figures|rates|timings|intel|news|updates|opening\s+(?:hours|times)|hours)")
 # What the answer was written from; a few modifiers before it ("the provided help articles").
 _MODIFIERS = (r"(?:the|my|our|these|those|this|your|its|their|available|provided|given|retrieved|relevant|help|policy|"
-              r"search|reference|support|related)")
+              r"search|reference|support|related|current)")
 _SOURCE_NOUN = (r"(?:context|documents?|documentation|docs|knowledge\s*base|database|passages?|texts?|sources?|materials?|"
                 r"articles?|excerpts?|snippets?|faqs?|help\s*(?:center|centre)|search\s+results|references?|"
                 r"reference\s+material|guides?|guidance|(?:retrieved|provided)\s+content|"
                 r"(?:help|support|policy|faq|retrieved)\s+(?:pages?|entries)|(?:my|the)\s+information|"
                 r"information\s+(?:given|provided|available|i\s+have|i['’]ve\s+been\s+(?:given|provided)|at\s+hand)|"
-                r"(?:provided|available|given)\s+information)")
+                r"(?:provided|available|given)\s+information|notes|(?:info|stuff|material|notes)\s+i(?:['’]ve|\s+have)(?:\s+got)?)")
 _SOURCE = rf"(?:{_MODIFIERS}\s+){{0,3}}{_SOURCE_NOUN}"
 _SAY = (r"(?:mention|cover|contain|include|specify|say|state|address|discuss|provide|give|list|detail|describe|"
         r"explain|indicate|tell|touch|go\s+into|answer|show|have|speak|clarify|talk|reference|offer|extend|deal\s+with|"
         r"elaborate|get\s+into|spell\s+out|outline)")
 # An apology or a hedge: no claim alone, and what may open a refusal ("Honestly, I don't know").
 _HEDGE = (r"(?:(?:i['’]m|i\s+am|we['’]re|we\s+are)\s+(?:so\s+|very\s+|really\s+|truly\s+)?sorry|sorry|apologies|"
-          r"my\s+apologies|unfortunately|regrettably|sadly|honestly|frankly|hmm+|well|oh|ah|alas|i['’]m\s+afraid|"
+          r"my\s+apologies|unfortunately|regrettably|sadly|honestly|frankly|hmm+|well|oh|ah|aiy[ao]h?|alas|i['’]m\s+afraid|"
           r"i\s+am\s+afraid|afraid|i\s+fear|to\s+be\s+(?:honest|clear)|truthfully|but|and|so|however|also|ok(?:ay)?|"
           r"(?:that['’]s\s+)?(?:an?\s+)?(?:(?:good|great|fair|tricky|difficult|interesting)\s+)?question|"
           r"i(?:['’]d|\s+would)\s+(?:love|like)\s+to\s+help(?:\s+you)?)")
@@ -68,7 +69,7 @@ _EN_IDIOM = "|".join((
     r"\byour\s+guess\s+is\s+as\s+good\s+as\s+mine\b",
     r"\byou(?:['’]ve|\s+have)?\s+(?:got|stumped)\s+me(?=\s*$|\s+(?:there|on\s+th))",
     r"\bi(?:['’]d|\s+would)\s+(?:only\s+|just\s+|merely\s+|simply\s+|really\s+)?"
-    r"(?:be\s+(?:guessing|speculating)|have\s+to\s+guess)\b",
+    r"(?:be\s+(?:guessing|speculating)|have\s+to\s+guess)\b|\bi['’]?m\s+not\s+(?:gonna|going\s+to)\s+(?:guess|speculate)\b",
     rf"(?:\bi\s*|{_LEAD})(?:do\s*n['’]t\s+have|have\s*n['’]t(?:\s+got)?|['’]ve\s+not(?:\s+got)?|"
     r"have\s+not(?:\s+got)?|not)\s+(?:(?:an?|the|any)\s+(?:(?:faintest|foggiest|slightest|least)\s+)?"
     r"(?:idea|clue|notion)|the\s+(?:faintest|foggiest))\b",
@@ -88,8 +89,10 @@ _SUBJECT_LED = re.compile("|".join((
     rf"\s+(?:really\s+|actually\s+|exactly\s+|quite\s+)?(?:{_KNOW}\b|have\s+(?:the|that|this|those|these|such|your)\b"
     r"|(?:have|possess|hold)\s+(?:an?\s+|any\s+|enough\s+|much\s+|specific\s+|more\s+|further\s+|exact\s+|"
     rf"reliable\s+)?(?:[\w-]+\s+){{0,2}}?{_INFO}))",
-    r"\bi\s*(?:['’]m|am|was)\s*(?:really\s+|honestly\s+|just\s+)?(?:(?:not|n['’]t)\s+(?:really\s+|quite\s+|entirely\s+|"
-    r"totally\s+)?(?:sure|certain|confident|familiar|aware|able|in\s+a\s+position|the\s+right\s+(?:source|person|place))|"
+    r"\bi\s*(?:['’]m|am|was)\s*(?:really\s+|honestly\s+|just\s+|therefore\s+|also\s+)?(?:(?:not|n['’]t)\s+(?:really\s+|quite\s+|"
+    r"entirely\s+|totally\s+|actually\s+)?(?:sure|certain|confident|familiar|aware|able|in\s+a\s+position|"
+    r"the\s+right\s+(?:source|person|place)|(?:authori[sz]ed|permitted|allowed)\s+to\s+(?:share|disclose|give|provide|discuss|"
+    r"answer|advise|comment|confirm|release|explain))|"
     r"unsure|uncertain|unaware|unable|unfamiliar|drawing\s+a\s+blank|at\s+a\s+loss|stumped|in\s+the\s+dark|clueless)\b",
     r"\bi\s+wish\s+i\s+(?:could\s+(?:help|answer|tell|say|assist|be\s+more\s+helpful)|knew|had\s+(?:the\s+|an\s+|more\s+)?"
     r"(?:answer|information|details))\b",
@@ -136,7 +139,7 @@ _ANCHOR = rf"(?:here|anywhere|(?:in|by|from|within)\s+(?:what\s+)?{_SOURCE}|(?:i
 _PREDICATE = re.compile("|".join((
     rf"{_BE_NOT}\s+(?:\w+\s+)?(?:mentioned|specified|stated|documented|addressed|described|discussed|explained|"
     r"indicated|detailed|answered|clarified)\b",
-    rf"{_BE_NOT}\s+(?:\w+\s+)?(?:given|provided|listed|included|covered|known|available|clear)\s+{_ANCHOR}",
+    rf"{_BE_NOT}\s+(?:\w+\s+)?(?:given|provided|listed|included|covered|known|available|clear|verified|confirmed)\s+{_ANCHOR}",
     rf"{_BE_NOT}\s+(?:\w+\s+)?covered\s+by\s+anything\s+(?:i|we)\b",
     rf"{_BE}\s*{_NOT}\s+(?:something|anything|a\s+topic|a\s+question)\s+(?:that\s+)?[^.;:!?]{{0,30}}?"
     rf"(?:\b{_SOURCE}\b|\bi\b|\bwe\b)",
@@ -146,7 +149,8 @@ _PREDICATE = re.compile("|".join((
     r"\b(?:unclear|unknown|unavailable|invisible)\s+to\s+(?:me|us)\b|\bhidden\s+from\s+(?:me|us)\b",
     r"\b(?:an?\s+(?:\w+\s+)?(?:mystery|blank)\s+(?:to|for)|beyond)\s+me\b",
     r"\bthere(?:['’]s|\s+is)\s+no\s+way\s+(?:for\s+me\s+)?(?:of\s+)?(?:to\s+)?(?:know|tell|say|estimate|determine|check)",
-    rf"\b(?:outside|beyond)\s+(?:the\s+scope\s+of\s+)?(?:what\s+)?[^.;:!?]{{0,30}}?(?:\b{_SOURCE}\b|\bi\s+(?:know|have|can))",
+    rf"\b(?:outside|beyond)\s+(?:the\s+scope\s+of\s+)?(?:what\s+)?[^.;:!?]{{0,30}}?(?:\b{_SOURCE}\b|\bi\s+(?:know|have|can|"
+    r"am\s+(?:permitted|allowed|authori[sz]ed|able)))",
     r"\b(?:outside|beyond)\s+(?:the\s+scope\s+of\s+)?(?:my|our)\s+(?:knowledge|expertise|scope|information)\b",
     r"^(?:it|this|that)\s*(?:is|['’]s|was)\s+(?:unclear|not\s+clear|uncertain|unknown|not\s+known|not\s+possible\s+for\s+me)\b",
     r"^not\s+(?:mentioned|specified|stated|covered|addressed|listed|documented)\b",
@@ -154,10 +158,11 @@ _PREDICATE = re.compile("|".join((
 _OPENING = re.compile(rf"^(?:[\s,;:—–-]*{_HEDGE}\b)*[\s,;:—–-]*$", re.IGNORECASE)
 # What may come before "I …" or "the documents …" in a refusal: hedges and a topic ("As for gift wrapping, …").
 _HEAD = re.compile(rf"^(?:[\s,;:—–-]*(?:{_HEDGE}|{_EN_IDIOM}|"
-                   r"(?:as\s+(?:for|to)|regarding|concerning|about|when\s+it\s+comes\s+to)"
-                   r"\s+[^,;]{1,60},|whether\s+[^,;]{1,80}|[^,;:.!?]{1,60}:|[^,;.!?]{1,60}\bor\s+not|i\s+(?:checked|looked|searched)[^,;]{0,40},|"
+                   r"(?:as\s+(?:for|to)|for|regarding|concerning|about|when\s+it\s+comes\s+to)"
+                   r"\s+[^,;]{1,60},|[^,;.!?]{1,60},\s*(?:this|that)(?=\s)|[^,;]{0,20}\bi\s+check(?:ed)?\b[^,;]{0,40},\s*(?=\w)|whether\s+[^,;]{1,80}|[^,;:.!?]{1,60}:|[^,;.!?]{1,60}\bor\s+not|i\s+(?:checked|looked|searched)[^,;]{0,40},|"
                    r"from\s+what\s+i\s+(?:can\s+)?(?:see|know|have|found)|as\s+far\s+as\s+i\s+(?:can\s+tell|know)|"
-                   rf"to\s+my\s+knowledge)\b)*[\s,;:—–-]*(?:{_MODIFIERS}\s+)*$", re.IGNORECASE)
+                   rf"to\s+my\s+knowledge)(?:\b|(?<=,)))*[\s,;:—–-]*(?:(?:the|my|our|these|those|this|your)\s+(?:[\w-]+\s+){{0,2}})?"
+                   rf"(?:{_MODIFIERS}\s+)*$", re.IGNORECASE)
 # After the refusal, a claim of its own: past a contrast, or a new subject after "and" or a comma ("I'm not sure,
 # they have had immense popularity since 1997").
 _SUBJECT = r"(?=(?:i|it|it['’]s|they|he|she|we|you|there|this|that|these|those|the|its|their|our|my)\b)"
@@ -244,11 +249,7 @@ _ABOUT_ANSWERING = (_ANCHORS - {"i", "we", "me", "us", "my", "myself", "mine", "
                        "covers", "notes", "told", "area", "expertise", "lack", "lacks"})
 _INABILITY = re.compile(r"\b(?:can['’]?t|cannot|can\s+not|couldn['’]?t|could\s+not|unable)\b", re.IGNORECASE)
 _ZH_CUES = (*"不没未无缺超难恕", "外行")
-# An emoji, a check mark, an ellipsis, or a space between Chinese clauses (当天就到 不过…) parts clauses as a comma does
-_SYMBOLS = re.compile("[\u2600-\u27bf\U0001f300-\U0001faff…]|(?<=[\u3400-\u9fff]) (?=[\u3400-\u9fff])")
-_SYMBOL_OR_HAN = re.compile("[\u2600-\u27bf\U0001f300-\U0001faff…\u3400-\u9fff]")  # _SYMBOLS's gate (14 µs to 0.2)
 _PARENTHESES = re.compile(r"[(（][^()（）]{1,200}[)）]")
-_TILDE = re.compile(r"(?<=[\u3400-\u9fff])[～~]|[～~](?=[～~]*[\u3400-\u9fff])")  # beside a Chinese character
 # An answer's words as str.split() leaves them: with the punctuation that may cling to them.
 _CUE_TOKENS = frozenset(f"{before}{word}{after}" for word in _CUES for before in ("", "(", '"', "'", "“", "‘", "[")
                         for after in ("", ".", ",", ";", ":", "!", "?", ")", '"', "'", "”", "’", "...", "…", '."',
@@ -385,29 +386,20 @@ def _sentences(answer: str) -> list[tuple[str, bool]]:
 def read(answer: str, refusing: Sequence[tuple[int, int]] = ()) -> Reading:
     """The answer's clauses to judge, its refusals taken out. `refusing`: spans (character offsets) of phrases
     known to refuse (a fallback rule's matches): the clauses they touch refuse whatever their language."""
-    if "~" in answer or "～" in answer:  # a tilde between Chinese clauses (包邮啦～周末…) parts them, as a comma
-        answer = _TILDE.sub("，", answer)  # one for one: `refusing`'s offsets hold
-    if not answer.isascii() and _SYMBOL_OR_HAN.search(answer):  # one for one: `refusing`'s offsets hold
-        answer = _SYMBOLS.sub("，", answer)
+    written = answer
+    answer = unformed(answer)  # speech, a JSON object, Chinese separators: one character for one, `refusing`'s offsets hold
     if "(" in answer or "（" in answer:  # "Members earn (sorry, I can't help with that) 2 points": the refusal apart
         answer = _PARENTHESES.sub(_parted, answer)
     said = zh.mandarin(answer)  # Traditional characters and Cantonese read as Mandarin, in the answer's own words
     reading = _read(said, refusing)
-    if said != answer:
-        reading = Reading(_in_own_words(reading.claims, said, answer), reading.maybe,
-                          _in_own_words(reading.refusals, said, answer))
-    return Reading(reading.claims, reading.maybe, reading.refusals, cued(said))  # not replace(): 1 µs an answer
-
-
-def _in_own_words(texts: list[str], said: str, answer: str) -> list[str]:
-    """Each text of `said` (in reading order) as `answer` writes it at the same offsets (mandarin() keeps them)."""
-    found, cursor = [], 0
-    for text in texts:
-        at = said.find(text, cursor)
-        at = said.find(text) if at < 0 else at
-        found.append(text if at < 0 else answer[at:at + len(text)])
-        cursor = at + len(text) if at >= 0 else cursor
-    return found
+    # the claims as judged (without a speaker's fillers), the refusals as written (taken out of the answer's text)
+    claims = reading.claims if said == answer else in_own_words(reading.claims, said, answer)
+    refusals = reading.refusals if said == written else in_own_words(reading.refusals, said, written)
+    maybe = reading.maybe
+    if '"' in answer or ":" in answer or "：" in answer or "[" in answer:  # a JSON member's key or a label is no claim
+        kept = [(text, may) for claim, may in zip(claims, maybe, strict=True) if (text := claim_text(claim))]
+        claims, maybe = [text for text, _ in kept], [may for _, may in kept]
+    return Reading(claims, maybe, refusals, cued(said))  # not replace(): 1 µs an answer
 
 
 def _read(answer: str, refusing: Sequence[tuple[int, int]]) -> Reading:
@@ -416,6 +408,7 @@ def _read(answer: str, refusing: Sequence[tuple[int, int]]) -> Reading:
         opening, claim = (_en_opening_only, _en_claim) if answer.isascii() else (_opening_only, _claim)
         claims = [text for c in clauses(answer) if not opening(c) and (text := claim(c))]
         return Reading(claims, [False] * len(claims), [])
+    written, answer = answer, without_fillers(answer)  # a transcript's "um" and "I'm I'm", read past (one for one)
     kinds: list[tuple[str, str]] = []  # (kind, text): claim, maybe, refusal, question, referral, topic
     cursor = 0
     for sentence, asks in _sentences(answer):
@@ -441,6 +434,8 @@ def _read(answer: str, refusing: Sequence[tuple[int, int]]) -> Reading:
                 kinds.append(("claim", part))
     kinds = [piece for kind, text in kinds for piece in (_loose(text) if kind == "claim" else [(kind, text)])]
     refusals = [text for kind, text in kinds if kind == "refusal"]
+    if answer is not written:  # the refusals as written: they are taken out of the answer's text
+        refusals = in_own_words(refusals, answer, written)
     declines = any(kind in ("refusal", "maybe") for kind, _ in kinds)
     # Without a refusal, questions, referrals and topics are read as before: claims.
     kept = [(_claim(text), kind == "maybe") for kind, text in kinds

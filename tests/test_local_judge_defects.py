@@ -192,12 +192,54 @@ DEVELOPMENT = {row["id"]: row for row in map(json.loads, (DATA / "refusals_dev.j
     "zh-refusal-q1612", "zh-refusal-q1615", "zh-refusal-q1616", "zh-refusal-q1617", "zh-refusal-q1618",
     "zh-refusal-q1619", "zh-refusal-q1620", "zh-refusal-q1621", "zh-refusal-q1622", "zh-refusal-q1626",
     "zh-refusal-q1627", "zh-refusal-q1628", "zh-refusal-q1630",
+    # *-q17*'s hard cases: an agent's tool named ("I ran kb_search for …", "Running warranty_check", 我调用了 kb_search,
+    # 已通过 policy_lookup, "which declined to respond", "Handoff:"), voice transcripts ("okay so express um I'm I'm not
+    # actually able …", "right so the the berlin shop uh…", 呃上门取件, 啊拆封的耳机哈), machine translation ("the answer
+    # cannot be given by us", "is not found any information", 此项内容是未被说明的, 回答是不能够被提供的, 本助手不被允许), a
+    # guardrail's lines ("Message: … restricted for this assistant", 说明：…暂不对外答复), Singlish and Pidgin ("the gift card
+    # notes never mention …", "Ehn, about picking up …"), "Madam, I am sorry to inform that I am not authorised to share …"
+    "en-refusal-q1701", "en-refusal-q1703", "en-refusal-q1707", "en-refusal-q1708", "en-refusal-q1710",
+    "en-refusal-q1711", "en-refusal-q1712", "en-refusal-q1713", "en-refusal-q1715", "en-refusal-q1717",
+    "en-refusal-q1718", "en-refusal-q1721", "en-refusal-q1722", "en-refusal-q1723", "en-refusal-q1726",
+    "en-refusal-q1727", "en-refusal-q1728", "en-refusal-q1729", "en-refusal-q1730", "zh-refusal-q1701",
+    "zh-refusal-q1703", "zh-refusal-q1706", "zh-refusal-q1707", "zh-refusal-q1708", "zh-refusal-q1711",
+    "zh-refusal-q1716", "zh-refusal-q1717", "zh-refusal-q1718", "zh-refusal-q1724", "zh-refusal-q1725",
+    "zh-refusal-q1726", "zh-refusal-q1728", "zh-refusal-q1729",
 ])
 def test_a_blind_sets_missed_refusal_over_its_own_chunks(row: str) -> None:
     """The refusals each held-out set's measurement missed, once read: refusals, never hallucinations."""
     written = DEVELOPMENT[row]
     result = judged(written["q"], written["a"], *(KNOWLEDGE[key] for key in written["chunks"]))
     assert (result.refusal, result.hallucination, result.claims) == (True, False, []), result.groundedness_reason
+
+
+@pytest.mark.parametrize(("answer", "verdict"), [
+    # a JSON object's members read apart: what it resolves is judged, what it declines is no claim
+    ('{"resolved": ["Return shipping is free for defective items."], "unresolved": ["Label printing steps are '
+     'not in the knowledge base."], "escalate": false}', "supported"),
+    ('{"answer": "Defective items are returned free within 90 days at any store.", "declined": "Label printing is not '
+     'covered by the available documents."}', "not_in_context"),
+    # a label in brackets before each line
+    ("[Assistant] Return shipping is free for defective items.\n[Notice] Label printing could not be verified from current "
+     "sources.", "supported"),
+])
+def test_a_structured_partial_refusal_keeps_its_claim_judged(answer: str, verdict: str) -> None:
+    result = judged("Is return shipping free for a defective item, and how do I print the label?", answer,
+                    "Return shipping is free for defective items.")
+    assert (result.refusal, verdicts(result)) == (False, [verdict]), result.groundedness_reason
+
+
+@pytest.mark.parametrize(("answer", "claims"), [
+    # in an answer that may refuse, fillers and a word said again are speech, not words of the claim
+    ("okay so um the the shipping is free on orders over fifty dollars uh. I'm not sure about returns though.",
+     ["okay so    the     shipping is free on orders over fifty dollars"]),
+    # an answer's structure is no claim: a member's key, a label in brackets, a literal alone
+    ('{"answer": "Returns are free.", "confidence": 0.9}', ["Returns are free."]),
+    ("[Assistant] Returns are free.", ["Returns are free"]),
+    ("Message: returns are free.", ["returns are free"]),
+])
+def test_speech_and_structure_are_read_past(answer: str, claims: list[str]) -> None:
+    assert read(answer).claims == claims
 
 
 def test_a_refusal_over_a_chunk_that_answers_is_an_over_refusal_and_its_record_a_refusal() -> None:
@@ -292,7 +334,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: thirty-four batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: thirty-five batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -334,53 +376,53 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     (ordinary traffic of a fourth deployment; 58 of 60 recognised), then read. The thirty-third, ids *-q15*: written
     blind after the thirty-second froze it (ordinary traffic of a fifth deployment; 58 of 60 recognised), then read.
     The thirty-fourth, ids *-q16*: written blind after the thirty-third froze it (hard cases from many deployments; 21
-    of 60 recognised), then read. refusals_heldout.jsonl, ids *-q17*: written blind after the thirty-fourth froze
-    it, measured once. None of the answers is a phrasing of the fallback catalogue
+    of 60 recognised), then read. The thirty-fifth, ids *-q17*: written blind after the thirty-fourth froze it (hard
+    cases again, by another writer; 27 of 60 recognised), then read. refusals_heldout.jsonl, ids *-q18*: written
+    blind after the thirty-fifth froze it, measured once. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
     assert _measure("refusals_dev.jsonl") == Counter({
         # "what I've got doesn't cover them", "They cover delivery speeds and costs, but not …" (what the sources hold),
-        # "The warranty article I retrieved doesn't say …" ("The warranty" before the sources read as a claim), "Price
-        # matching with other retailers: I can't answer …" (a topic without a verb, in the context); *-q16*'s run-on
-        # transcripts that refuse at their end ("okay express shipping um the cost of that i i'm actually not able …")
-        ("en", "refusal", "recognised"): 991, ("en", "refusal", "not faulted"): 9,
-        # "Sir/Madam, … is not coming under my scope" (Sir and Madam read as names), Scots ("I'm no' allowed tae …")
-        ("en", "refusal", "faulted"): 2, ("en", "refusal", "a hallucination"): 11, ("zh", "refusal", "recognised"): 973,
+        # "Price matching with other retailers: I can't answer …" (a topic without a verb, in the context); *-q16*'s
+        # run-on transcripts that refuse at their end
+        ("en", "refusal", "recognised"): 1023, ("en", "refusal", "not faulted"): 8,
+        # Scots ("I'm no' allowed tae …")
+        ("en", "refusal", "faulted"): 1, ("en", "refusal", "a hallucination"): 10, ("zh", "refusal", "recognised"): 1003,
         # 不敢 confirm, 不敢 promise, "answer: 无" (an English word in a Chinese clause is read as a name the question
         # lacks), Shanghainese (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a
         # referral with its topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理)
         ("zh", "refusal", "faulted"): 7, ("zh", "refusal", "not faulted"): 1, ("zh", "refusal", "a hallucination"): 7,
-        ("en", "hallucination", "faulted"): 405, ("en", "hallucination", "not faulted"): 106,
-        ("en", "hallucination", "answer a hallucination"): 482,
-        ("en", "grounded", "not faulted"): 394, ("en", "grounded", "faulted"): 106,
+        ("en", "hallucination", "faulted"): 416, ("en", "hallucination", "not faulted"): 110,
+        ("en", "hallucination", "answer a hallucination"): 495,
+        ("en", "grounded", "not faulted"): 402, ("en", "grounded", "faulted"): 113,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk; two of *-q16*'s run-on transcripts ("okay so er it's a hundred points
         # gets you a five dollar voucher and um expiry i'm not seeing anything …")
         ("en", "grounded", "refused"): 5, ("en", "hallucination", "refused"): 1,
-        ("en", "grounded", "answer a hallucination"): 360,
-        ("zh", "hallucination", "faulted"): 399, ("zh", "hallucination", "not faulted"): 97,
-        ("zh", "hallucination", "answer a hallucination"): 355,
-        ("zh", "grounded", "not faulted"): 381, ("zh", "grounded", "faulted"): 113,
-        ("zh", "grounded", "answer a hallucination"): 49,
+        ("en", "grounded", "answer a hallucination"): 374,
+        ("zh", "hallucination", "faulted"): 413, ("zh", "hallucination", "not faulted"): 98,
+        ("zh", "hallucination", "answer a hallucination"): 368,
+        ("zh", "grounded", "not faulted"): 389, ("zh", "grounded", "faulted"): 120,
+        ("zh", "grounded", "answer a hallucination"): 54,
     })
-    # held out (*-q17*: hard cases again, by another writer: agents narrating tool calls, voice transcripts, machine
-    # translation, frameworks' and guardrails' stock replies, regional varieties): 27 of 60 refusals recognised (11
-    # of 30 English, 16 of 30 Chinese), 30 of them judged hallucinations; 4 partial refusals read whole
+    # held out (*-q18*: one new deployment over a month, on several model families: half ordinary replies, half hard
+    # cases, by another writer): 33 of 60 refusals recognised (13 of 30 English, 20 of 30 Chinese), 20 of them judged
+    # hallucinations; 3 partial refusals read whole
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 11, ("en", "refusal", "faulted"): 9, ("en", "refusal", "not faulted"): 10,
-        ("en", "refusal", "a hallucination"): 19,
-        ("zh", "refusal", "recognised"): 16, ("zh", "refusal", "faulted"): 12, ("zh", "refusal", "not faulted"): 2,
-        ("zh", "refusal", "a hallucination"): 11,
-        ("en", "hallucination", "faulted"): 10, ("en", "hallucination", "not faulted"): 3,
-        ("en", "hallucination", "refused"): 2, ("en", "hallucination", "answer a hallucination"): 12,
-        ("en", "grounded", "not faulted"): 7, ("en", "grounded", "faulted"): 6, ("en", "grounded", "refused"): 2,
-        ("en", "grounded", "answer a hallucination"): 12,
-        ("zh", "hallucination", "faulted"): 14, ("zh", "hallucination", "not faulted"): 1,
-        ("zh", "hallucination", "answer a hallucination"): 13,
-        ("zh", "grounded", "not faulted"): 8, ("zh", "grounded", "faulted"): 7,
-        ("zh", "grounded", "answer a hallucination"): 5,
+        ("en", "refusal", "recognised"): 13, ("en", "refusal", "faulted"): 10, ("en", "refusal", "not faulted"): 7,
+        ("en", "refusal", "a hallucination"): 16,
+        ("zh", "refusal", "recognised"): 20, ("zh", "refusal", "faulted"): 5, ("zh", "refusal", "not faulted"): 5,
+        ("zh", "refusal", "a hallucination"): 4,
+        ("en", "hallucination", "faulted"): 12, ("en", "hallucination", "not faulted"): 2,
+        ("en", "hallucination", "refused"): 1, ("en", "hallucination", "answer a hallucination"): 14,
+        ("en", "grounded", "not faulted"): 12, ("en", "grounded", "faulted"): 2, ("en", "grounded", "refused"): 1,
+        ("en", "grounded", "answer a hallucination"): 10,
+        ("zh", "hallucination", "faulted"): 13, ("zh", "hallucination", "not faulted"): 2,
+        ("zh", "hallucination", "answer a hallucination"): 12,
+        ("zh", "grounded", "not faulted"): 9, ("zh", "grounded", "faulted"): 5, ("zh", "grounded", "refused"): 1,
+        ("zh", "grounded", "answer a hallucination"): 3,
     })
 
 
@@ -593,7 +635,7 @@ def test_an_age_range_reads_as_its_ages_however_it_is_hyphenated() -> None:
     ("Shipping countries I cannot confirm here.", []),
     ("Sorry for inconvenience, the opening hours of store I am not able to tell.", []),
     ("unopened stuff you've got like sixty days to send back um the in-store exchange part i don't know sorry",
-     ["unopened stuff you've got like sixty days to send back um the in-store exchange part"]),
+     ["unopened stuff you've got like sixty days to send back    the in-store exchange part"]),  # "um" is no word of it
 ])
 def test_what_the_refusal_takes_as_its_object_put_first_is_no_claim(answer: str, claims: list[str]) -> None:
     """A noun phrase before "I cannot confirm" with nothing after it is what cannot be confirmed (learner English read

@@ -1,0 +1,89 @@
+"""What an answer's form says before its words are read (scorers/refusal.py's read): its text rewritten one character
+for one, so that offsets into it (a fallback rule's matches) hold (unformed; without_fillers where it may refuse).
+
+- Speech: a voice assistant's transcript holds fillers and stutters ("okay so express um I'm I'm not actually able to
+  …"): the fillers and a word said again are blanked, so the words read as written text would.
+- Structure: an answer given as a JSON object ({"resolved": [...], "unresolved": [...]}) is one line of text; each
+  member is put on its own line, so that what it resolves and what it declines are read apart.
+- Chinese separators: a tilde between Chinese clauses (包邮啦～周末…), an emoji, a check mark, an ellipsis or a space
+  between Chinese characters parts clauses as a comma does.
+
+What a clause keeps of the structure (a member's key, a label in brackets) is taken off the claim it holds by claim_text.
+"""
+
+from __future__ import annotations
+
+import re
+
+_FILLERS = re.compile(r"(?<![\w'’-])(?:um+|uh+|er+m?|ehn)(?![\w'’-])", re.IGNORECASE)
+_SAID_AGAIN = re.compile(r"(?<![\w'’])(i|i['’]m|the|a|to|it|we|so|that)(?:\s+\1)+(?![\w'’])", re.IGNORECASE)
+_SPEECH_STARTS = ("um", "uh", "er ", "er,", "erm", "ehn", "Um", "Uh", "Er ", "Er,", "Erm", "Ehn")
+# A comma between a JSON object's members (after a string, a list or a literal, before the next "key":)
+_MEMBER_COMMA = re.compile(r'(?<=["\]\w])\s*,(?=\s*"[^"\n]{1,40}"\s*:)')
+_TILDE = re.compile(r"(?<=[\u3400-\u9fff])[～~]|[～~](?=[～~]*[\u3400-\u9fff])")  # beside a Chinese character
+_SYMBOLS = re.compile("[\u2600-\u27bf\U0001f300-\U0001faff…]|(?<=[\u3400-\u9fff]) (?=[\u3400-\u9fff])")
+_SYMBOL_OR_HAN = re.compile("[\u2600-\u27bf\U0001f300-\U0001faff…\u3400-\u9fff]")  # _SYMBOLS's gate (14 µs to 0.2)
+# What structure leaves at a claim's ends: a member's key and its brackets ('{"resolved": ["'), a label in brackets
+# ("[Assistant] "), and a literal alone ('"escalate": false}': no claim)
+_KEY_LEAD = re.compile(r'^[\s{]*"[\w\u3400-\u9fff-]{1,40}"\s*:\s*\[?\s*"?|^\s*\[[^\]\n]{1,30}\]\s*|'
+                       r"^\s*(?:message|notice|response|reply|说明|内容|提示|消息|回复)\s*[:：]\s*", re.IGNORECASE)
+_LEAD_STARTS = frozenset('"{[ mMnNrR说内提消回')
+_KEY_END = re.compile(r'"?\s*\]?\s*}?\s*$')
+_LITERAL = re.compile(r"(?:true|false|null|none|-?\d+(?:\.\d+)?)?", re.IGNORECASE)
+
+
+def unformed(answer: str) -> str:
+    """The answer with its speech, structure and Chinese separators read (one character for one)."""
+    if "~" in answer or "～" in answer:
+        answer = _TILDE.sub("，", answer)
+    if not answer.isascii() and _SYMBOL_OR_HAN.search(answer):
+        answer = _SYMBOLS.sub("，", answer)
+    stripped = answer.strip()
+    if stripped[:1] == "{" and stripped[-1:] == "}":
+        answer = _MEMBER_COMMA.sub(lambda comma: comma.group()[:-1] + "\n", answer)
+    return answer
+
+
+def without_fillers(answer: str) -> str:
+    """The answer with a speaker's fillers and, with them, a word said again blanked (one character for one); the
+    answer itself when it holds none. Read only where an answer may refuse: the gate costs 3-4 µs an answer."""
+    if not _spoken(answer):
+        return answer
+    spoken, fillers = _FILLERS.subn(_blank, answer)
+    if not fillers:
+        return answer
+    return _SAID_AGAIN.sub(lambda said: said.group(1) + " " * (len(said.group()) - len(said.group(1))), spoken)
+
+
+def _spoken(answer: str) -> bool:
+    """The gate: a filler with a space before it or at the start (" er" alone would be "every" and "error")."""
+    return (" um" in answer or " uh" in answer or " er " in answer or " er," in answer or " erm" in answer
+            or " Um" in answer or " Uh" in answer or " ehn" in answer or " Ehn" in answer or answer.startswith(_SPEECH_STARTS))
+
+
+def _blank(match: re.Match[str]) -> str:
+    return " " * len(match.group())
+
+
+def claim_text(text: str) -> str:
+    """A claim without what the answer's structure left at its ends: a member's key, a label in brackets; "" for a
+    member that holds a literal only ("escalate": false)."""
+    if text[:1] not in _LEAD_STARTS:
+        return text
+    lead = _KEY_LEAD.match(text)
+    if lead is None:
+        return text
+    rest = _KEY_END.sub("", text[lead.end():])
+    return "" if _LITERAL.fullmatch(rest.strip()) else rest
+
+
+def in_own_words(texts: list[str], said: str, answer: str) -> list[str]:
+    """Each text of `said` (in reading order) as `answer` writes it at the same offsets (mandarin(), unformed() and
+    without_fillers() keep them)."""
+    found, cursor = [], 0
+    for text in texts:
+        at = said.find(text, cursor)
+        at = said.find(text) if at < 0 else at
+        found.append(text if at < 0 else answer[at:at + len(text)])
+        cursor = at + len(text) if at >= 0 else cursor
+    return found
