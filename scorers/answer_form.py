@@ -5,6 +5,7 @@ for one, so that offsets into it (a fallback rule's matches) hold (unformed; wit
   …"): the fillers and a word said again are blanked, so the words read as written text would.
 - Structure: an answer given as a JSON object ({"resolved": [...], "unresolved": [...]}) is one line of text; each
   member is put on its own line, so that what it resolves and what it declines are read apart.
+- Reasoning: a reasoning model's visible thinking (<think>…</think>, "Thinking: …" before "Answer:") is not the answer.
 - Chinese separators: a tilde between Chinese clauses (包邮啦～周末…), an emoji, a check mark, an ellipsis or a space
   between Chinese characters parts clauses as a comma does.
 
@@ -20,14 +21,19 @@ _SAID_AGAIN = re.compile(r"(?<![\w'’])(i|i['’]m|the|a|to|it|we|so|that)(?:\s
 _SPEECH_STARTS = ("um", "uh", "er ", "er,", "erm", "ehn", "Um", "Uh", "Er ", "Er,", "Erm", "Ehn")
 # A comma between a JSON object's members (after a string, a list or a literal, before the next "key":)
 _MEMBER_COMMA = re.compile(r'(?<=["\]\w])\s*,(?=\s*"[^"\n]{1,40}"\s*:)')
+_THINKING = re.compile(r"<think>.*?</think>|(?im:^[^\S\n]*(?:thinking|thought|reasoning)\s*:.*?(?=^[^\S\n]*(?:final\s+)?"
+                       r"answer\s*:))", re.DOTALL)
+# Spaces in a tool call's quoted search (search_policy("会员 退费 中途")) do not part Chinese clauses
+_TOOL_CALL = re.compile(r"[A-Za-z]+_[A-Za-z_]+\s*\(")
+_QUOTED = re.compile(r"[\"“「][^\"”」\n]{1,40}[\"”」]")
 _TILDE = re.compile(r"(?<=[\u3400-\u9fff])[～~]|[～~](?=[～~]*[\u3400-\u9fff])")  # beside a Chinese character
 _SYMBOLS = re.compile("[\u2600-\u27bf\U0001f300-\U0001faff…]|(?<=[\u3400-\u9fff]) (?=[\u3400-\u9fff])")
 _SYMBOL_OR_HAN = re.compile("[\u2600-\u27bf\U0001f300-\U0001faff…\u3400-\u9fff]")  # _SYMBOLS's gate (14 µs to 0.2)
 # What structure leaves at a claim's ends: a member's key and its brackets ('{"resolved": ["'), a label in brackets
 # ("[Assistant] "), and a literal alone ('"escalate": false}': no claim)
-_KEY_LEAD = re.compile(r'^[\s{]*"[\w\u3400-\u9fff-]{1,40}"\s*:\s*\[?\s*"?|^\s*\[[^\]\n]{1,30}\]\s*|'
+_KEY_LEAD = re.compile(r'^[\s{]*"[\w\u3400-\u9fff-]{1,40}"\s*:\s*\[?\s*"?|^\s*\[[^\]\n]{1,30}\]\s*|^\s*【(?:调用工具|工具调用|工具|结果|安全策略|策略|系统|提示|说明|回答|客服|思考|错误|通知)】\s*|'
                        r"^\s*(?:message|notice|response|reply|说明|内容|提示|消息|回复)\s*[:：]\s*", re.IGNORECASE)
-_LEAD_STARTS = frozenset('"{[ mMnNrR说内提消回')
+_LEAD_STARTS = frozenset('"{[ mMnNrR说内提消回【')
 _KEY_END = re.compile(r'"?\s*\]?\s*}?\s*$')
 _LITERAL = re.compile(r"(?:true|false|null|none|-?\d+(?:\.\d+)?)?", re.IGNORECASE)
 
@@ -36,7 +42,11 @@ def unformed(answer: str) -> str:
     """The answer with its speech, structure and Chinese separators read (one character for one)."""
     if "~" in answer or "～" in answer:
         answer = _TILDE.sub("，", answer)
+    if "<think>" in answer or "hinking" in answer or "easoning" in answer or "hought" in answer:
+        answer = _THINKING.sub(_blank_but_lines, answer)
     if not answer.isascii() and _SYMBOL_OR_HAN.search(answer):
+        if " " in answer and _TOOL_CALL.search(answer):
+            answer = _QUOTED.sub(lambda quoted: quoted.group().replace(" ", "_"), answer)
         answer = _SYMBOLS.sub("，", answer)
     stripped = answer.strip()
     if stripped[:1] == "{" and stripped[-1:] == "}":
@@ -63,6 +73,10 @@ def _spoken(answer: str) -> bool:
 
 def _blank(match: re.Match[str]) -> str:
     return " " * len(match.group())
+
+
+def _blank_but_lines(match: re.Match[str]) -> str:
+    return "".join("\n" if char == "\n" else " " for char in match.group())
 
 
 def claim_text(text: str) -> str:

@@ -36,11 +36,11 @@ _WE_DECLINE = (r"\b(?:we|we['’]re|we\s+are)\b.*\b(?:unable|not\s+(?:able|in\s+
                r"(?:\w+\W+){0,2}?(?:provide|give|share|offer)?\W*(?:information|info|details|advise|advice|answer|comment|"
                r"say|tell|confirm|guidance|help|assist|determine)\b")
 _ZH_KNOWING = (r"知道|清楚|了解|确定|查到|找到|收到|数|把握|准|法|听说|研究|懂|讲|说|结论|定论|结果|信息|资料|消息|info|"
-               r"给(?:您|你)报|报价|透露|告知|告诉|描述|回答|承诺|保证|判断|答复|解答|回复|理解|咨询|内容|给出|提及|提到|作答|读到|confirm|check|promise|"
+               r"给(?:您|你)报|报价|透露|告知|告诉|描述|回答|承诺|保证|判断|答复|解答|回复|理解|咨询|内容|给出|提及|提到|作答|读到|推断|推测|打包票|confirm|check|promise|"
                r"answer")
 _ZH_DECLINING = (rf"(?:(?:[不没未无难]|木有|莫有)[^，。；！？]{{0,6}}?(?:{_ZH_KNOWING})|没有关于[^，。；！？]{{0,8}}的(?:描述|说明|介绍)|"
                  r"看不到|查不到|找不到|调不出来|把(?:对话|会话|问题)(?:转)?交给|才(?:能|好)(?:帮|为|回答|答复)|再(?:帮|为)(?:您|你)查|"
-                 r"雾水|嘀咕|糊涂|懵|迷糊|头绪|超纲|问倒|哪知道|哪晓得|才疏学浅)")
+                 r"雾水|嘀咕|糊涂|懵|迷糊|头绪|超纲|问倒|哪知道|哪晓得|才疏学浅|没提(?![高升前供]))")
 # 我国, 我省, 我市, 我校: "our country" and the like, not the speaker
 _ZH_SPEAKER = r"(?:我(?![们国省市县区校军党])|小助手|小客服|本渠道|本助手|当前助手|该助手|本系统|阿拉|本助理|小助理|本机器人|本客服|智能客服|智能助理|智能助手|这边|本人|鄙人)"
 _WISH = (r"\bwish\s+i\s+(?:could\s+(?:\w+\s+)?(?:help|answer|tell|say|assist|confirm|give|provide|share|be\s+more)|knew\b|"
@@ -65,7 +65,7 @@ _EN_UNSPOKEN = (
     # "I don't want to give you the wrong answer", "this assistant does not discuss …", "unclear which …"
     r"\bnot\s+(?:possible\s+for\s+(?:me|us)|(?:coming\s+)?(?:within|under)\s+(?:my|our)\s+(?:authority|remit|scope))\b",
     r"\bunable\s+to\s+(?:advise|confirm|comment)\b|\bunclear\s+(?:which|what)\b|\b(?:response|answer|reply)\s+(?:was\s+|has\s+been\s+)?"
-    r"withheld\b|\bno\s+(?:\w+\s+)?content\s+matched\b|\bno\s+answer\s+(?:has\s+been|was|could\s+be)\s+generated\b|"
+    r"(?:withheld|suppressed|blocked)\b|\bno\s+(?:\w+\s+)?content\s+matched\b|\bno\s+answer\s+(?:has\s+been|was|could\s+be)\s+generated\b|"
     r"\bbut\s+nothing\s+(?:about|on|regarding)\b|\b(?:ah|i)['’]?m\s+no\s+(?:able|allowed)\s+tae\b|\bcannae\b|\bdinnae\s+ken\b",
     r"\b(?:do\s*n['’]?t|do\s+not)\s+want\s+to\s+(?:give|tell)\s+you\s+(?:the\s+|a\s+)?(?:wrong|incorrect|inaccurate)\b",
     # machine-translated passives: "the answer cannot be given by us", "a reply about if …, we cannot make it", "is not
@@ -74,14 +74,15 @@ _EN_UNSPOKEN = (
     r"not\s+able\s+to)\s+(?:be\s+)?(?:make|made|give|given|provide|provided|offer|offered)\b|"
     r"\bnot\s+found\s+(?:any\s+)?(?:information|info|details|rule)\b|\bdeclined\s+to\s+(?:respond|answer|reply|comment)\b|"
     r"\b(?:outside|beyond)\s+(?:its|their|my|our)\s+(?:scope|remit)\b",
-    r"\b(?:this|the|our)\s+(?:assistant|bot|chatbot|channel|service|system)\s+(?:does\s*(?:n['’]?t|not)|cannot|can['’]?t|"
-    r"is\s+(?:unable|not\s+able)(?:\s+to)?)\s+"
-    r"(?:discuss|answer|handle|cover|provide|give|share)\b|\bnot\s+available\s+(?:through|via|on|in)\s+this\s+(?:assistant|chat|"
+    r"\b(?:this|the|our)\s+(?:\w+\s+)?(?:assistant|bot|chatbot|channel|service|system)\s+(?:does\s*(?:n['’]?t|not)|cannot|"
+    r"can['’]?t|is\s+(?:unable|not\s+able)(?:\s+to)?)\s+"
+    r"(?:discuss|answer|handle|cover|provide|give|share|process|advise)\b|\bnot\s+available\s+(?:through|via|on|in)\s+this\s+(?:assistant|chat|"
     r"channel|service|bot)\b|\brestricted\s+(?:from|for|on|in)\s+(?:this|the)\s+(?:assistant|bot|chat)\b|\bneither\s+(?:see|share|tell|say|confirm)\b",
     # searches and tools that found nothing or failed: "we couldn't find", "it says nothing about", "… but couldn't
     # confirm", "My attempt to pull your details … failed"
     r"\bwe\s+(?:could\s*n['’]?t|could\s+not|were\s+unable\s+to)\s+find\b|\b(?:it|they)\s+(?:says|said|mentions|covers)\s+nothing\b|"
-    r"\b(?:it|they)\s+(?:does\s*n['’]?t|do\s*n['’]?t|does\s+not|do\s+not|did\s*n['’]?t)\s+(?:say|mention|cover)\s+anything\b",
+    r"\b(?:it|they)\s+(?:does\s*n['’]?t|do\s*n['’]?t|does\s+not|do\s+not|did\s*n['’]?t)\s+(?:say|mention|cover|specify|address)\b|"
+    r"\bneither\s+(?:mentions|covers|says)\b|\b(?:do\s*n['’]?t|do\s+not)\s+want\s+to\s+promise\s+anything\b",
     r"\bbut\s+(?:could\s*n['’]?t|could\s+not|was\s+unable\s+to)\s+(?:find|confirm|locate|see)\b",
     r"\b(?:attempt|call|lookup|request|search)\b[^.]{0,60}\bfailed\b",
     # a handoff: "transfer you to a colleague", "passing the conversation along to them"
@@ -131,7 +132,7 @@ _EN_AROUND = (
     r"keep(?:ing)?\s+an\s+eye\s+on)\b.*\b(?:agent|team|support|human|"
     r"representative|someone|staff|colleague|services?|desk|department|store|shop|branch|seller|retailer|manufacturer|"
     r"folks|people|crew|website|site|page|app|tab|account|channels?|office|advisor|adviser|till|locator|portal|helpline|"
-    r"hotline|contact\s+us|counter|checkout|clients|the\s+till)\b",
+    r"hotline|contact\s+us|counter|checkout|clients|the\s+till|care|location)\b",
     r"\bgive\s+(?:the|your|our|them|us|him|her)\s+(?:\w+\s+){0,2}?(?:a\s+)?(?:quick\s+)?(?:call|ring|shout)\b",  # "give the shop a call"
     # sympathy: "Oh no, sorry your item arrived damaged!", "I'm sorry you're having trouble signing in"
     r"^\W*(?:and\s+)?(?:oh\s+no\W+)?(?:i['’]?m\s+|i\s+am\s+|we['’]re\s+|we\s+are\s+)?(?:so\s+|very\s+|really\s+|truly\s+)?sorry\s+"
@@ -149,7 +150,8 @@ _EN_AROUND = (
     r"reply|confirm)\b|^\W*if\s+you(?:['’]d|\s+would)\s+(?:like|prefer)\b|^\W*if\s+you\s+(?:want|wish|prefer)\b",
     r"^\W*for\s+(?:\w+\s+){0,3}(?:questions?|queries|enquiries|inquiries|matters|issues)\W*$|^\W*for\s+(?:\w+\s+)?\w+\W*$",  # a topic
     # greetings, sign-offs, what the answerer is
-    r"^\W*(?:dear|hi|hello|hey|greetings|good\s+(?:morning|afternoon|evening)|sir|madam|ma['’]am)\b|^\W*(?:kind|best|warm)(?:est)?\s+regards\b",
+    r"^\W*(?:dear|hi|hello|hey|greetings|good\s+(?:morning|afternoon|evening)|sir|madam|ma['’]am)\b|"
+    r"^\W*(?:kind|best|warm)(?:est)?\s+regards\b",
     r"^\W*(?:sincerely|cheers|thx|thanks)\W*$",
     r"^\W*(?:the\s+)?(?:[a-z]+\s+){0,2}(?:team|care|support|service|desk|centre|center|assistant|bot)\W*$",
     r"\bas\s+an?\s+(?:ai|virtual|digital|automated|online)?\s*(?:assistant|bot|chatbot|agent)\b",
@@ -158,7 +160,7 @@ _EN_AROUND = (
     r"^\W*you(?:['’]d|\s+would)\s+like\s+to\s+know\b|^\W*you\s+want\s+to\s+know\b",
     r"^\W*(?:(?:sorry|apologies|hi|hello|ehn|okay|ok|so|right|well|yep|yeah|oh|ah)\W+)*(?:as\s+(?:for|to)|regarding|concerning|"
     r"with\s+regard\s+to|about)\b[^:：,，]{0,60}"
-    r"(?:,\s*(?:sorry|unfortunately|apologies|the|this|our|my))?\W*$|"
+    r"(?:,\s*(?:sorry|unfortunately|apologies|the|this|our|my|(?:i\s+am|i['’]m|we\s+are)\s+sorry))?\W*$|"
     r"^\W*you\s+mentioned\b",
     # courtesy: "We truly appreciate your interest", "I completely understand how frustrating …", "Should you have any
     # other questions …", "have a lovely day", "Thank you again for your patience and understanding"
@@ -208,13 +210,23 @@ _EN_AROUND = (
     r"^\W*(?:let\s+me\s+think|thinking|\(?thought\)?|okay,?\s+so)\b|\b(?:they|the\s+user|the\s+customer)(?:['’]re|\s+is|\s+are)\s+"
     r"asking\b|\bmain\s+menu\b|^\W*press\s+\w+\W*$|^\W*[\w\s]{1,30}\binfo\W*$|^\W*whether\b.*\b(?:decision|call)\W*$",
     # what was searched, and why not to guess
-    r"^\W*(?:i\s+(?:have\s+|just\s+|also\s+)?)?(?:searched|looked\s+(?:up|through|for)|checked|queried)\b",
+    r"^\W*(?:i\s+(?:have\s+|just\s+|also\s+)?)?(?:searched|looked\s+(?:up|through|for)|checked|queried|went\s+through|"
+    r"combed\s+through|had\s+a\s+look)\b",
+    # a tool called ("→ search_kb(…)"), what the sources are about ("The retrieved passage talks about …", "is specific to
+    # another product category", "only have info on one location"), the question said back ("Your message appears to
+    # relate to …"), a reason ("To protect your security", "legal implications"), where to find them
+    r"^\W*`?[a-z]+_[a-z_]+\s*\(|^\W*(?:the|this|my)\s+(?:retrieved\s+|provided\s+|only\s+)?(?:passage|document|article|result|"
+    r"source|text)s?\s+(?:\w+\s+)?(?:talks?|is|are)\s+(?:about|on)\b|\b(?:specific\s+to|about|covers?)\s+(?:a\s+)?(?:different|"
+    r"another|other|unrelated)\s+(?:\w+\s+)?(?:products?|categor(?:y|ies)|subjects?|topics?|items?|models?|locations?|stores?)\b|"
+    r"^\W*(?:i\s+)?only\s+have\s+(?:info|information|details|data)\s+(?:on|about|for)\b|"
+    r"^\W*your\s+(?:message|question|query|request|enquiry|inquiry)\s+(?:appears|seems)\s+to\b|^\W*to\s+protect\s+your\b|"
+    r"\blegal\s+implications?\b|\byou['’]?ll\s+find\s+(?:them|it|this|that)\b",
     r"\bguess(?:ing|es)?\b|\bspeculat|\bhazard\b|\bmislead|\bmisinform|\b(?:wrong|inaccurate|incorrect)\s+(?:info|information|"
     r"answers?|details)\b|\b(?:hate|not\s+wish|not\s+want)\s+to\s+(?:tell|give|say)\b|\b(?:inaccurate|isn['’]t\s+correct|incorrect)\b",
     r"^\W*(?:describe|gather|prepare|note\s+down|include|mention|have\s+your)\b",  # steps to reach support
     r"^\s*#{1,6}\s",
     r"^\W*(?:(?:okay|ok|so|right|yep|yeah|well|oh|ah|alright|hmm+)\W+){2,}(?!.*\b(?:is|are|was|were|can|will|do|does|has|"
-    r"have|had|costs?|takes?)\b)(?:(?:the|a|an|your|about|for|on)\s+)*(?:[\w-]+\s*){1,3}\W*$|"
+    r"have|had|costs?|takes?)\b)(?:(?:the|a|an|your|about|for|on)\s+)*(?:[\w-]+\s*){1,4}\W*$|"
     r"^\W*(?:(?:okay|ok|so|right|yep|yeah|well|oh|ah|alright)\W+)+.*\b(?:is|are|was|the|a|an|our|my|your)\W*$",
     r"\b(?:is|are)\s+(?:a\s+)?matters?\s+of\s+(?:\w+\s+)?(?:security|privacy|safety|protection)\b|"
     r"^\W*(?:please\s+|kindly\s+)?(?:bring|take)\s+(?:the|your|it)\b.*\b(?:them|store|specialists?|technicians?|team|centre|center)\b",
@@ -254,7 +266,10 @@ _ZH_AROUND = (
     r"^(?:若|如果|如|要是)(?:您|你)(?:有)?(?:需要|需求)$|^(?:您|你)?(?:如果|要是)[^，。；！？]{0,6}的话$|^(?:若|如果|如|要是)(?:您|你)(?:急需|想要|希望)|留意[^，。；！？]{0,6}(?:公告|通知)|工单",
     r"^(?:我)?(?:先|再)?(?:(?:在|用|通过)[^，。；！？]{0,10})?(?:搜索|检索|查询|查找|查阅|翻阅)(?:了|过|了一下)?[“\"「‘]|"
     r"^(?:我)?(?:已经?|先|再)?(?:(?:在|用|通过)[^，。；！？]{0,10})?(?:搜索|检索|查询|查找|查阅|翻阅)到?(?:了|过)|乱猜|瞎猜|说错|误导|凭空|"
-    r"错误(?:的)?信息|^(?:这个)?我+看了一?下|^[呃嗯啊哦额]+[^，。；！？是可能会要]{1,10}[哈啊呀嘛]*$|"
+    r"错误(?:的)?信息|乱说|瞎说|^为了?避免|具体要看|说的是(?:别的|其他)|(?:内容|结果|资料)[^，。；！？]{0,8}无关|"
+    r"(?:检索|搜索|查)到的[^，。；！？]{0,6}(?:讲|说|涉及|是关于)|^(?:您|你)(?:可以|可)?(?:看一下|看看|看下)|"
+    r"(?:在|到)[^，。；！？]{0,12}页面?[^，。；！？]{0,4}(?:可以|能)?(?:看到|查看)|^建议(?:您|你)?(?:到|去|在)[^，。；！？]{0,16}页面?|"
+    r"(?:瞅|看)一眼|^(?:这个)?我+看了一?下|^[呃嗯啊哦额]+[^，。；！？是可能会要]{1,10}[哈啊呀嘛]*$|"
     r"^在[^，。；！？]{0,12}(?:文档|资料|知识库|材料)(?:里|中|之中|内)$|^(?:对于|有关)[^，。；！？]{0,20}(?:问题|询问|咨询|请求|事宜)$|"
     r"^(?:您|你)(?:提出|询问|咨询|提到|反映)的[^，。；！？]{0,20}问题$",
     r"^(?:(?:还?请|您|你|麻烦)(?:您|你)?(?:可以|可)?(?:先)?(?:去)?(?:做)?)?(?:准备|说明|描述|提供|登录|等待|留下|提交|填写|联系|参考|参阅|咨询|重新)|"
@@ -276,7 +291,7 @@ _ZH_AROUND = (
     r"^\s*`|"
     r"(?:检索|查询|关键)词为|(?:必须|须)来自|可能构成|^(?:思考|行动|观察|最终回复|错误码|错误代码|类别|操作|处理方式|原因)\s*[：:]|"
     r"(?:查询|系统|工具|接口|调用)[^，。；！？]{0,24}?(?:超时|报错|出错|错误|异常|失败|被拒绝)|(?:接口|系统|工具)[^，。；！？]{0,4}(?:无响应|没有?响应)|"
-    r"步数已?用尽|迭代次数|从头处理|只(?:返回了?|拿到|找到|检索到|查到)|(?:检索|搜索)到的(?:内容|资料|文档|结果)[^，。；！？]{0,4}(?:讲|说)的是|"
+    r"步数已?用尽|迭代次数|从头处理|只能?(?:返回了?|拿到|找到|检索到|查到)|(?:检索|搜索)到的(?:内容|资料|文档|结果)[^，。；！？]{0,4}(?:讲|说)的是|"
     r"(?:结果|资料|文档|内容)[^，。；！？]{0,4}都?(?:和|与|跟)[^，。；！？]{0,10}有关|"
     r"(?:文档|资料|知识库|检索结果|内容|片段|结果)[^，。；！？]{0,6}(?:[只仅]|净系)(?:有|包含|涉及|提到|讲|说)|只讲了|仅说明",
     # where to look, whom to ask, and wait: 建议直接联系…, 稍后再来, 稍等, 瞅瞅吧, 留意活动页面, page 上面应该有…, 问题暂不支持
@@ -288,17 +303,24 @@ _AROUND = re.compile("(?i:" + "|".join(_EN_AROUND) + ")|" + "|".join(_ZH_AROUND)
 # Whatever numbers they hold: an agent's report that its search found nothing ("Tool result: 0 documents", 查询结果：0
 # 笔资料) and the steps to reach support ("1) note down your order number", 您可以：1. 准备好订单号)
 _NOTHING_FOUND_OR_STEPS = re.compile(
-    r"(?i:\b(?:no|0|zero)\s+(?:matching\s+|relevant\s+)?(?:results?|documents?|docs|matches|hits|records)\b|"
+    r"(?i:\b(?:no|0|zero)\s+(?:matching\s+|relevant\s+|new\s+)?(?:results?|documents?|docs|matches|hits|records)\b|"
+    # a tool that failed or timed out, a retriever's scores, a call and what it returned, a code for reference
+    r"\btool\s+call\s+failed\b|\btimed?\s*out\b|\btimeout\b|\bgateway\b|\breturned\s+(?:an?\s+)?[45]\d\d\b|"
+    r"\bscore\s*[:=]?\s*\d[\d.]*\W*\(?\s*threshold\b|\b[a-z]+_[a-z_]+\s*\([^)]*\)\s*(?:→|->|returned)|"
+    r"^\W*(?:reference|ref|error\s*code|ticket|case)\s*[:：#]\s*[a-z0-9_-]+\W*$|"
     r"\bmatches\s*:\s*(?:none|0)\b|\bfailed\s+to\s+(?:return|find|retrieve)\b|\btool\s+(?:result|output)\b|"
     r"^\W*(?:here['’]s\s+what\s+you\s+can\s+do|if\s+it\s+helps)\b|"
     r"^\W*\d{1,2}[.)]\s*(?:gather|prepare|note|have|describe|contact|provide|wait|include|mention|keep|call|email|reach|log)\b)"
     r"|(?:工具返回|检索|搜索|查询)[^。！？]*?(?:\b0\s*[条笔个份]|零条|无匹配|没有匹配|无结果|没有结果|未返回)"
+    r"|^返回\s*\d+\s*[条个份篇]|(?:服务|接口)[^，。；！？]{0,4}不可用|错误\s*[：:]|稍后再(?:问|试|来)|^(?:请求|调用)?超时"
     r"|^(?:您|你)?可以[：:]|^\W*\d{1,2}\s*[.)）、]\s*(?:准备|联系|提供|说明|登录|等待|描述|拨打|致电|留下)")
 _TOPIC_LINE = re.compile(r"(?i:^\s*#{1,6}\s|^\W*\*\*[^*]{1,40}\*\*\W*$|^\W*(?:doc(?:ument)?|source|ref)\s*#?\d+\W*$|"
                          r"^\W*(?:refs?|sources?|see)\s*[:：]|^\W*(?:regarding|concerning|as\s+(?:for|to))\b[^.!?]*[:：]\s*$)"
                          r"|^\W*(?:关于|至于)[^。！？]*[:：]\s*$")
 
 
+_GREETING_LEAD = re.compile(r"(?i:^\W*(?:dear|hi|hello|hey|greetings|good\s+(?:morning|afternoon|evening))\b[^,!:.]{0,30}"
+                            r"[,!:.]\s*)")
 _ASIDE_UNITS = 3  # terms of a clause around a refusal that shares nothing with the question or the context
 # A short Chinese clause with a predicate says something ("不过台湾是可以寄的"): a claim, where "Weekend delivery" and
 # 关于时效 only name a topic
@@ -318,9 +340,9 @@ _CUE_WORDS = frozenset(
     "not no never nothing none cannot cant dont didnt wont couldnt wouldnt doesnt isnt arent wasnt havent hasnt zero idk "
     "dunno clueless unsure unable stumped puzzled lost "
     "empty blank escape escapes beyond above mystery head wish sry unclear transfer failed passing handing routing "
-    "restricted neither withheld cannae dinnae declined outside".split())
+    "restricted neither withheld cannae dinnae declined outside suppressed blocked".split())
 _ZH_CUES = ("不", "没", "未", "无", "难", "拦截", "超", "恕", "木有", "雾水", "嘀咕", "糊涂", "懵", "迷糊", "头绪", "问倒", "哪知", "哪晓",
-            "才疏", "才能", "才好", "调不出", "再帮", "再为", "交给", "转接", "用尽", "中断", "中止", "迭代", "截断")
+            "才疏", "才能", "才好", "调不出", "再帮", "再为", "交给", "转接", "用尽", "中断", "中止", "迭代", "截断", "打包票")
 _HAN = re.compile("[\u3400-\u9fff]")  # every character of _ZH_CUES is one
 _NOT_LETTERS = str.maketrans({code: " " for code in range(128) if not 97 <= code <= 122})  # ASCII but a-z: spaces
 
@@ -368,6 +390,8 @@ def around_a_refusal(text: str, parsed: Clause, question: Clause, *, in_context:
     clause (not one that opens with its subject) or one about the speaker that shares nothing with the question or the
     context (and names nothing the question does not)."""
     text = mandarin(text)
+    if (greeting := _GREETING_LEAD.match(text)) and _EN_STATEMENT.match(rest := text[greeting.end():]):
+        text = rest  # "Dear customer, we offer free pickup …": what follows the greeting is read
     if _TOPIC_LINE.search(text) or _NOTHING_FOUND_OR_STEPS.search(text):  # whatever numbers they name ("SKU XM-B8")
         return True
     if parsed.quantities or _AROUND.search(text):

@@ -39,7 +39,7 @@ _NOT = r"(?:n['’]t|not|never)"
 _BE = r"(?:is|are|was|were|['’]s|['’]re)"
 _BE_NOT = rf"(?:{_BE}\s*{_NOT}|(?:ca|can|could|wo|will|would)\s*{_NOT}\s+be|cannot\s+be)"
 _KNOW = (r"(?:see\b(?!\s+why)|find|tell|say|answer|confirm|determine|verify|help|locate|access|speak|comment|estimate|judge|"
-         r"guess|track|check|look|give|provide|offer|recall)")
+         r"guess|track|check|look|give|provide|offer|recall|communicate|share|disclose)")
 _INFO = (r"(?:information|info|details|data|specifics|answers?|records?|knowledge|documentation|access|visibility|insight|"
          r"mention|entry|guidance|pricing|prices|figures|rates|timings|intel|news|updates|opening\s+(?:hours|times)|hours)")
 # What the answer was written from; a few modifiers before it ("the provided help articles").
@@ -50,7 +50,7 @@ _SOURCE_NOUN = (r"(?:context|documents?|documentation|docs|knowledge\s*base|data
                 r"reference\s+material|guides?|guidance|(?:retrieved|provided)\s+content|"
                 r"(?:help|support|policy|faq|retrieved)\s+(?:pages?|entries)|(?:my|the)\s+information|"
                 r"information\s+(?:given|provided|available|i\s+have|i['’]ve\s+been\s+(?:given|provided)|at\s+hand)|"
-                r"(?:provided|available|given)\s+information|notes|(?:info|stuff|material|notes)\s+i(?:['’]ve|\s+have)(?:\s+got)?)")
+                r"(?:provided|available|given)\s+information|notes|info|(?:info|stuff|material|notes)\s+i(?:['’]ve|\s+have)(?:\s+got)?)")
 _SOURCE = rf"(?:{_MODIFIERS}\s+){{0,3}}{_SOURCE_NOUN}"
 _SAY = (r"(?:mention|cover|contain|include|specify|say|state|address|discuss|provide|give|list|detail|describe|"
         r"explain|indicate|tell|touch|go\s+into|answer|show|have|speak|clarify|talk|reference|offer|extend|deal\s+with|"
@@ -202,6 +202,7 @@ _EN_META_LEAD = re.compile(
     r"introduces|reports(?:\s+on)?)\s+(?:(?:basic\s+|some\s+|brief\s+)?information\s+(?:about|on)\s+|that\s+)?",
     re.IGNORECASE)
 _CJK = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
+_LATIN_WORDS = re.compile(r"[A-Za-z]{2,}\W+[A-Za-z]{2,}\W+[A-Za-z]{2,}")
 
 # Refusals by their shape alone, for what the patterns above do not know ("I can't promise a delivery day", "the
 # guides leave it open", 我对这个没底): the speaker ("I", 我) with a negated predicate, or the sources with a negation.
@@ -300,7 +301,8 @@ def _refusal(text: str) -> tuple[str, str] | None:
         return None
     if _CJK.search(text):
         found = zh.refusal(text)
-        return None if found is None else (found[0], _tail(text, found[1], zh.TAIL))
+        if found is not None or not _LATIN_WORDS.search(text):  # else English in a Chinese clause ("sorry 这个 i can't …")
+            return None if found is None else (found[0], _tail(text, found[1], zh.TAIL))
     predicate = _PREDICATE.search(text)
     if predicate is not None:  # the topic before it belongs to the refusal
         return "", _tail(text, predicate.end(), _EN_TAIL, _CONCESSIVE.match(text) is not None)
@@ -396,7 +398,7 @@ def read(answer: str, refusing: Sequence[tuple[int, int]] = ()) -> Reading:
     claims = reading.claims if said == answer else in_own_words(reading.claims, said, answer)
     refusals = reading.refusals if said == written else in_own_words(reading.refusals, said, written)
     maybe = reading.maybe
-    if '"' in answer or ":" in answer or "：" in answer or "[" in answer:  # a JSON member's key or a label is no claim
+    if '"' in answer or ":" in answer or "：" in answer or "[" in answer or "【" in answer:  # a JSON member's key or a label is no claim
         kept = [(text, may) for claim, may in zip(claims, maybe, strict=True) if (text := claim_text(claim))]
         claims, maybe = [text for text, _ in kept], [may for _, may in kept]
     return Reading(claims, maybe, refusals, cued(said))  # not replace(): 1 µs an answer

@@ -205,6 +205,18 @@ DEVELOPMENT = {row["id"]: row for row in map(json.loads, (DATA / "refusals_dev.j
     "zh-refusal-q1703", "zh-refusal-q1706", "zh-refusal-q1707", "zh-refusal-q1708", "zh-refusal-q1711",
     "zh-refusal-q1716", "zh-refusal-q1717", "zh-refusal-q1718", "zh-refusal-q1724", "zh-refusal-q1725",
     "zh-refusal-q1726", "zh-refusal-q1728", "zh-refusal-q1729",
+    # *-q18*'s: an agent's log ("→ search_kb(…)", "Tool call failed: … 504 Gateway Timeout", "[retriever] 1 passage, score
+    # 0.41 (threshold 0.55)", 【调用工具】search_policy("会员 退费 中途"), 调用 shipping_zone_check(…) → 错误), a reasoning model's
+    # thinking (<think>…</think>, "Thinking: … Answer:"), the sources about something else ("specific to another product
+    # category", 说的是别的品类, 检索到的两段分别讲…), "This assistant is unable to process …", "this virtual assistant does not
+    # handle …", "I cannot communicate this information", "the info here never say", English in a Chinese clause
+    # ("sorry 这个 i can't really confirm"), 不好给您打包票, 瞅一眼
+    "en-refusal-q1801", "en-refusal-q1802", "en-refusal-q1803", "en-refusal-q1805", "en-refusal-q1807",
+    "en-refusal-q1808", "en-refusal-q1809", "en-refusal-q1812", "en-refusal-q1816", "en-refusal-q1818",
+    "en-refusal-q1820", "en-refusal-q1821", "en-refusal-q1822", "en-refusal-q1823", "en-refusal-q1828",
+    "en-refusal-q1830", "zh-refusal-q1802", "zh-refusal-q1803", "zh-refusal-q1805", "zh-refusal-q1806",
+    "zh-refusal-q1808", "zh-refusal-q1816", "zh-refusal-q1818", "zh-refusal-q1819", "zh-refusal-q1822",
+    "zh-refusal-q1829",
 ])
 def test_a_blind_sets_missed_refusal_over_its_own_chunks(row: str) -> None:
     """The refusals each held-out set's measurement missed, once read: refusals, never hallucinations."""
@@ -222,6 +234,11 @@ def test_a_blind_sets_missed_refusal_over_its_own_chunks(row: str) -> None:
     # a label in brackets before each line
     ("[Assistant] Return shipping is free for defective items.\n[Notice] Label printing could not be verified from current "
      "sources.", "supported"),
+    # a greeting before the claim; a reasoning model's thinking, which is not the answer
+    ("Dear customer, we offer free courier pickup for every return. Regarding the label, I am not having that "
+     "information.", "uncertain"),
+    ("<think>The passage covers defective items only. Nothing on labels.</think>\nReturn shipping is free for defective "
+     "items. I can't tell you how to print the label, sorry.", "supported"),
 ])
 def test_a_structured_partial_refusal_keeps_its_claim_judged(answer: str, verdict: str) -> None:
     result = judged("Is return shipping free for a defective item, and how do I print the label?", answer,
@@ -334,7 +351,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: thirty-five batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: thirty-six batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -377,8 +394,10 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     blind after the thirty-second froze it (ordinary traffic of a fifth deployment; 58 of 60 recognised), then read.
     The thirty-fourth, ids *-q16*: written blind after the thirty-third froze it (hard cases from many deployments; 21
     of 60 recognised), then read. The thirty-fifth, ids *-q17*: written blind after the thirty-fourth froze it (hard
-    cases again, by another writer; 27 of 60 recognised), then read. refusals_heldout.jsonl, ids *-q18*: written
-    blind after the thirty-fifth froze it, measured once. None of the answers is a phrasing of the fallback catalogue
+    cases again, by another writer; 27 of 60 recognised), then read. The thirty-sixth, ids *-q18*: written blind
+    after the thirty-fifth froze it (one deployment over a month, half ordinary, half hard cases; 33 of 60
+    recognised), then read. refusals_heldout.jsonl, ids *-q19*: written blind after the thirty-sixth froze it,
+    measured once. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
@@ -386,42 +405,45 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # "what I've got doesn't cover them", "They cover delivery speeds and costs, but not …" (what the sources hold),
         # "Price matching with other retailers: I can't answer …" (a topic without a verb, in the context); *-q16*'s
         # run-on transcripts that refuse at their end
-        ("en", "refusal", "recognised"): 1023, ("en", "refusal", "not faulted"): 8,
-        # Scots ("I'm no' allowed tae …")
-        ("en", "refusal", "faulted"): 1, ("en", "refusal", "a hallucination"): 10, ("zh", "refusal", "recognised"): 1003,
+        ("en", "refusal", "recognised"): 1052, ("en", "refusal", "not faulted"): 8,
+        # Scots ("I'm no' allowed tae …"), *-q18*'s "only have info on one location and it's not in Ireland"
+        ("en", "refusal", "faulted"): 2, ("en", "refusal", "a hallucination"): 11, ("zh", "refusal", "recognised"): 1033,
         # 不敢 confirm, 不敢 promise, "answer: 无" (an English word in a Chinese clause is read as a name the question
         # lacks), Shanghainese (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a
         # referral with its topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理)
         ("zh", "refusal", "faulted"): 7, ("zh", "refusal", "not faulted"): 1, ("zh", "refusal", "a hallucination"): 7,
-        ("en", "hallucination", "faulted"): 416, ("en", "hallucination", "not faulted"): 110,
-        ("en", "hallucination", "answer a hallucination"): 495,
-        ("en", "grounded", "not faulted"): 402, ("en", "grounded", "faulted"): 113,
+        ("en", "hallucination", "faulted"): 428, ("en", "hallucination", "not faulted"): 113,
+        ("en", "hallucination", "answer a hallucination"): 510,
+        ("en", "grounded", "not faulted"): 416, ("en", "grounded", "faulted"): 113,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk; two of *-q16*'s run-on transcripts ("okay so er it's a hundred points
-        # gets you a five dollar voucher and um expiry i'm not seeing anything …")
-        ("en", "grounded", "refused"): 5, ("en", "hallucination", "refused"): 1,
-        ("en", "grounded", "answer a hallucination"): 374,
-        ("zh", "hallucination", "faulted"): 413, ("zh", "hallucination", "not faulted"): 98,
-        ("zh", "hallucination", "answer a hallucination"): 368,
-        ("zh", "grounded", "not faulted"): 389, ("zh", "grounded", "faulted"): 120,
-        ("zh", "grounded", "answer a hallucination"): 54,
+        # gets you a five dollar voucher and um expiry i'm not seeing anything …"); *-q18*'s "yes, the UK is one of the
+        # countries we deliver to" after the refusal (no word of the chunk's "We ship to … the United Kingdom"), and in
+        # Chinese its English claim "The repair period, a spare phone can be borrowed for free"
+        ("en", "grounded", "refused"): 6, ("en", "hallucination", "refused"): 1,
+        ("en", "grounded", "answer a hallucination"): 384,
+        ("zh", "hallucination", "faulted"): 426, ("zh", "hallucination", "not faulted"): 100,
+        ("zh", "hallucination", "answer a hallucination"): 380,
+        ("zh", "grounded", "not faulted"): 399, ("zh", "grounded", "faulted"): 124, ("zh", "grounded", "refused"): 1,
+        ("zh", "grounded", "answer a hallucination"): 56,
     })
-    # held out (*-q18*: one new deployment over a month, on several model families: half ordinary replies, half hard
-    # cases, by another writer): 33 of 60 refusals recognised (13 of 30 English, 20 of 30 Chinese), 20 of them judged
-    # hallucinations; 3 partial refusals read whole
+    # held out (*-q19*: a fourth writer's deployment of its own invention over a quarter, mostly ordinary replies with
+    # a share of agents' tool reports, transcripts, translation, templates and regional varieties; its refusals explain
+    # at length what was searched and why not to guess): 13 of 60 refusals recognised (6 of 30 English, 7 of 30
+    # Chinese), 34 of them judged hallucinations; no partial refusal read whole
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 13, ("en", "refusal", "faulted"): 10, ("en", "refusal", "not faulted"): 7,
-        ("en", "refusal", "a hallucination"): 16,
-        ("zh", "refusal", "recognised"): 20, ("zh", "refusal", "faulted"): 5, ("zh", "refusal", "not faulted"): 5,
-        ("zh", "refusal", "a hallucination"): 4,
-        ("en", "hallucination", "faulted"): 12, ("en", "hallucination", "not faulted"): 2,
-        ("en", "hallucination", "refused"): 1, ("en", "hallucination", "answer a hallucination"): 14,
-        ("en", "grounded", "not faulted"): 12, ("en", "grounded", "faulted"): 2, ("en", "grounded", "refused"): 1,
-        ("en", "grounded", "answer a hallucination"): 10,
+        ("en", "refusal", "recognised"): 6, ("en", "refusal", "faulted"): 21, ("en", "refusal", "not faulted"): 3,
+        ("en", "refusal", "a hallucination"): 24,
+        ("zh", "refusal", "recognised"): 7, ("zh", "refusal", "faulted"): 15, ("zh", "refusal", "not faulted"): 8,
+        ("zh", "refusal", "a hallucination"): 10,
+        ("en", "hallucination", "faulted"): 12, ("en", "hallucination", "not faulted"): 3,
+        ("en", "hallucination", "answer a hallucination"): 13,
+        ("en", "grounded", "not faulted"): 5, ("en", "grounded", "faulted"): 10,
+        ("en", "grounded", "answer a hallucination"): 13,
         ("zh", "hallucination", "faulted"): 13, ("zh", "hallucination", "not faulted"): 2,
         ("zh", "hallucination", "answer a hallucination"): 12,
-        ("zh", "grounded", "not faulted"): 9, ("zh", "grounded", "faulted"): 5, ("zh", "grounded", "refused"): 1,
+        ("zh", "grounded", "not faulted"): 10, ("zh", "grounded", "faulted"): 5,
         ("zh", "grounded", "answer a hallucination"): 3,
     })
 
