@@ -1,11 +1,13 @@
 """What an answer's form says before its words are read (scorers/refusal.py's read): its text rewritten one character
-for one, so that offsets into it (a fallback rule's matches) hold (unformed; without_fillers where it may refuse).
+for one, so that offsets into it (a fallback rule's matches) hold (unformed; as_said and claim_text where it may
+refuse).
 
 - Speech: a voice assistant's transcript holds fillers and stutters ("okay so express um I'm I'm not actually able to
   …"): the fillers and a word said again are blanked, so the words read as written text would.
 - Structure: an answer given as a JSON object ({"resolved": [...], "unresolved": [...]}) is one line of text; each
   member is put on its own line, so that what it resolves and what it declines are read apart.
-- Reasoning: a reasoning model's visible thinking (<think>…</think>, "Thinking: …" before "Answer:") is not the answer.
+- Reasoning: a reasoning model's visible thinking (<think>…</think>, "Thinking: …" before "Answer:") is not the answer
+  (read so in an answer that may refuse: elsewhere it is judged as before).
 - Chinese separators: a tilde between Chinese clauses (包邮啦～周末…), an emoji, a check mark, an ellipsis or a space
   between Chinese characters parts clauses as a comma does.
 
@@ -24,26 +26,25 @@ _MEMBER_COMMA = re.compile(r'(?<=["\]\w])\s*,(?=\s*"[^"\n]{1,40}"\s*:)')
 _THINKING = re.compile(r"<think>.*?</think>|(?im:^[^\S\n]*(?:thinking|thought|reasoning)\s*:.*?(?=^[^\S\n]*(?:final\s+)?"
                        r"answer\s*:))", re.DOTALL)
 # Spaces in a tool call's quoted search (search_policy("会员 退费 中途")) do not part Chinese clauses
-_TOOL_CALL = re.compile(r"[A-Za-z]+_[A-Za-z_]+\s*\(")
+_TOOL_CALL = re.compile(r"[A-Za-z]+_[A-Za-z_]+\s*\(|(?:检索|搜索|查询)[\"“「]")
 _QUOTED = re.compile(r"[\"“「][^\"”」\n]{1,40}[\"”」]")
 _TILDE = re.compile(r"(?<=[\u3400-\u9fff])[～~]|[～~](?=[～~]*[\u3400-\u9fff])")  # beside a Chinese character
 _SYMBOLS = re.compile("[\u2600-\u27bf\U0001f300-\U0001faff…]|(?<=[\u3400-\u9fff]) (?=[\u3400-\u9fff])")
 _SYMBOL_OR_HAN = re.compile("[\u2600-\u27bf\U0001f300-\U0001faff…\u3400-\u9fff]")  # _SYMBOLS's gate (14 µs to 0.2)
 # What structure leaves at a claim's ends: a member's key and its brackets ('{"resolved": ["'), a label in brackets
 # ("[Assistant] "), and a literal alone ('"escalate": false}': no claim)
-_KEY_LEAD = re.compile(r'^[\s{]*"[\w\u3400-\u9fff-]{1,40}"\s*:\s*\[?\s*"?|^\s*\[[^\]\n]{1,30}\]\s*|^\s*【(?:调用工具|工具调用|工具|结果|安全策略|策略|系统|提示|说明|回答|客服|思考|错误|通知)】\s*|'
+_KEY_LEAD = re.compile(r'^[\s{]*"[\w\u3400-\u9fff-]{1,40}"\s*:\s*\[?\s*"?|^\s*\[[^\]\n]{1,30}\]\s*|^\s*【(?:调用工具|工具调用|工具|结果|安全策略|策略|系统|提示|说明|回答|客服|思考|错误|通知|智能助手|助手)】\s*|'
                        r"^\s*(?:message|notice|response|reply|说明|内容|提示|消息|回复)\s*[:：]\s*", re.IGNORECASE)
 _LEAD_STARTS = frozenset('"{[ mMnNrR说内提消回【')
 _KEY_END = re.compile(r'"?\s*\]?\s*}?\s*$')
-_LITERAL = re.compile(r"(?:true|false|null|none|-?\d+(?:\.\d+)?)?", re.IGNORECASE)
+_LITERAL = re.compile(r"(?:true|false|-?\d+(?:\.\d+)?)?", re.IGNORECASE)
+_DECLINED = re.compile(r'(?:null|none|"")', re.IGNORECASE)  # {"answer": null}: a refusal as it is (scorers/refusal.py)
 
 
 def unformed(answer: str) -> str:
     """The answer with its speech, structure and Chinese separators read (one character for one)."""
     if "~" in answer or "～" in answer:
         answer = _TILDE.sub("，", answer)
-    if "<think>" in answer or "hinking" in answer or "easoning" in answer or "hought" in answer:
-        answer = _THINKING.sub(_blank_but_lines, answer)
     if not answer.isascii() and _SYMBOL_OR_HAN.search(answer):
         if " " in answer and _TOOL_CALL.search(answer):
             answer = _QUOTED.sub(lambda quoted: quoted.group().replace(" ", "_"), answer)
@@ -54,15 +55,19 @@ def unformed(answer: str) -> str:
     return answer
 
 
-def without_fillers(answer: str) -> str:
-    """The answer with a speaker's fillers and, with them, a word said again blanked (one character for one); the
-    answer itself when it holds none. Read only where an answer may refuse: the gate costs 3-4 µs an answer."""
-    if not _spoken(answer):
-        return answer
-    spoken, fillers = _FILLERS.subn(_blank, answer)
+def as_said(answer: str) -> str:
+    """The answer as said to the user, one character for one: a reasoning model's thinking blanked, and a speaker's
+    fillers and, with them, a word said again; the answer itself when it holds none. Read only where an answer may
+    refuse (its gates cost 3-4 µs an answer)."""
+    said = answer
+    if "<think>" in said or "nswer" in said:
+        said = _THINKING.sub(_blank_but_lines, said)
+    if not _spoken(said):
+        return said
+    spoken, fillers = _FILLERS.subn(_blank, said)
     if not fillers:
-        return answer
-    return _SAID_AGAIN.sub(lambda said: said.group(1) + " " * (len(said.group()) - len(said.group(1))), spoken)
+        return said
+    return _SAID_AGAIN.sub(lambda again: again.group(1) + " " * (len(again.group()) - len(again.group(1))), spoken)
 
 
 def _spoken(answer: str) -> bool:
@@ -81,13 +86,15 @@ def _blank_but_lines(match: re.Match[str]) -> str:
 
 def claim_text(text: str) -> str:
     """A claim without what the answer's structure left at its ends: a member's key, a label in brackets; "" for a
-    member that holds a literal only ("escalate": false)."""
+    member that holds a literal only ("escalate": false); a member that declines ({"answer": null}) as it is."""
     if text[:1] not in _LEAD_STARTS:
         return text
     lead = _KEY_LEAD.match(text)
     if lead is None:
         return text
     rest = _KEY_END.sub("", text[lead.end():])
+    if _DECLINED.fullmatch(rest.strip()):
+        return text
     return "" if _LITERAL.fullmatch(rest.strip()) else rest
 
 

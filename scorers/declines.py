@@ -36,15 +36,16 @@ _WE_DECLINE = (r"\b(?:we|we['’]re|we\s+are)\b.*\b(?:unable|not\s+(?:able|in\s+
                r"(?:\w+\W+){0,2}?(?:provide|give|share|offer)?\W*(?:information|info|details|advise|advice|answer|comment|"
                r"say|tell|confirm|guidance|help|assist|determine)\b")
 _ZH_KNOWING = (r"知道|清楚|了解|确定|查到|找到|收到|数|把握|准|法|听说|研究|懂|讲|说|结论|定论|结果|信息|资料|消息|info|"
-               r"给(?:您|你)报|报价|透露|告知|告诉|描述|回答|承诺|保证|判断|答复|解答|回复|理解|咨询|内容|给出|提及|提到|作答|读到|推断|推测|打包票|confirm|check|promise|"
+               r"给(?:您|你)报|报价|透露|告知|告诉|描述|回答|承诺|保证|判断|答复|解答|回复|理解|咨询|内容|给出|提及|提到|作答|读到|推断|推测|打包票|覆盖|涉及|预估|估计|答应|拍板|confirm|check|promise|"
                r"answer")
 _ZH_DECLINING = (rf"(?:(?:[不没未无难]|木有|莫有)[^，。；！？]{{0,6}}?(?:{_ZH_KNOWING})|没有关于[^，。；！？]{{0,8}}的(?:描述|说明|介绍)|"
                  r"看不到|查不到|找不到|调不出来|把(?:对话|会话|问题)(?:转)?交给|才(?:能|好)(?:帮|为|回答|答复)|再(?:帮|为)(?:您|你)查|"
-                 r"雾水|嘀咕|糊涂|懵|迷糊|头绪|超纲|问倒|哪知道|哪晓得|才疏学浅|没提(?![高升前供]))")
+                 r"雾水|嘀咕|糊涂|懵|迷糊|头绪|超纲|问倒|哪知道|哪晓得|才疏学浅|没提(?![高升前供])|"
+                 r"不方便[^，。；！？]{0,12}(?:回答|答复|说明|报|透露|告知|给(?:您|你)一个)|(?:先|就)不(?:在这[里儿])?(?:给(?:您|你))?报)")
 # 我国, 我省, 我市, 我校: "our country" and the like, not the speaker
 _ZH_SPEAKER = r"(?:我(?![们国省市县区校军党])|小助手|小客服|本渠道|本助手|当前助手|该助手|本系统|阿拉|本助理|小助理|本机器人|本客服|智能客服|智能助理|智能助手|这边|本人|鄙人)"
 _WISH = (r"\bwish\s+i\s+(?:could\s+(?:\w+\s+)?(?:help|answer|tell|say|assist|confirm|give|provide|share|be\s+more)|knew\b|"
-         r"had\s+(?:\w+\s+)?(?:answers?|info|information|details|data|more))")  # "I wish I could play" is a story
+         r"had\s+(?:\w+\s+)?(?:answers?|info|information|details|data|more|number|figure|date))")  # "I wish I could play" is a story
 _SPEAKER_DECLINES = re.compile(rf"(?i:{_I}.*(?:{_DECLINING})|(?:{_DECLINING}).*{_I}|{_WE_DECLINE}|{_WISH})"
                                rf"|{_ZH_SPEAKER}.*{_ZH_DECLINING}|{_ZH_DECLINING}.*{_ZH_SPEAKER}|不是{_ZH_SPEAKER}(?:所?能|可以)"
                                rf"|不(?:在|属于){_ZH_SPEAKER}[^，。；！？]{{0,6}}(?:范围|权限)|{_ZH_SPEAKER}[^，。；！？]{{0,4}}?(?:不被|未被)(?:允许|授权|准许)")
@@ -52,6 +53,7 @@ _SPEAKER_DECLINES = re.compile(rf"(?i:{_I}.*(?:{_DECLINING})|(?:{_DECLINING}).*{
 # clause tells of the speaker, not the world, so it refuses even where the context has its topic
 _WONT_SAY = re.compile(r"(?i:\bi\s*(?:can['’]?t|cannot|am\s+(?:not|unable)\s+(?:able\s+)?to|['’]m\s+(?:not|unable)\s+(?:able\s+)?to)\s+"
                        r"(?:really\s+)?(?:advise|comment|confirm|answer|speak\s+to|tell\s+you)\b)"
+                       r"|(?i:\b(?:is|are)\s*(?:n['’]t|not)\s+in\s+(?:there|it|them)\b)"
                        rf"|{_ZH_SPEAKER}[^，。；！？]{{0,4}}?(?:确认|答复|回答|判断|保证)不了|{_ZH_SPEAKER}[^，。；！？]{{0,4}}?(?:无法|没法|不能)(?:确认|答复|回答|判断)")
 # Declining without a speaker, weighed like the speaker's (weigh): each tuple an alternation, English ignoring case.
 _EN_UNSPOKEN = (
@@ -67,7 +69,8 @@ _EN_UNSPOKEN = (
     r"\bunable\s+to\s+(?:advise|confirm|comment)\b|\bunclear\s+(?:which|what)\b|\b(?:response|answer|reply)\s+(?:was\s+|has\s+been\s+)?"
     r"(?:withheld|suppressed|blocked)\b|\bno\s+(?:\w+\s+)?content\s+matched\b|\bno\s+answer\s+(?:has\s+been|was|could\s+be)\s+generated\b|"
     r"\bbut\s+nothing\s+(?:about|on|regarding)\b|\b(?:ah|i)['’]?m\s+no\s+(?:able|allowed)\s+tae\b|\bcannae\b|\bdinnae\s+ken\b",
-    r"\b(?:do\s*n['’]?t|do\s+not)\s+want\s+to\s+(?:give|tell)\s+you\s+(?:the\s+|a\s+)?(?:wrong|incorrect|inaccurate)\b",
+    r"\b(?:do\s*n['’]?t|do\s+not)\s+want\s+to\s+(?:give|tell|hand)\s+you\s+(?:the\s+|a\s+)?(?:wrong|incorrect|inaccurate|figure|"
+    r"number|date|price)\b",
     # machine-translated passives: "the answer cannot be given by us", "a reply about if …, we cannot make it", "is not
     # found any information"; a handoff declined ("which declined to respond", "outside its scope")
     r"\b(?:answer|reply|response|confirmation)\b[^.;:!?]{0,60}?\b(?:can\s*not|can['’]?t|could\s*n['’]?t|unable\s+to|"
@@ -82,7 +85,13 @@ _EN_UNSPOKEN = (
     # confirm", "My attempt to pull your details … failed"
     r"\bwe\s+(?:could\s*n['’]?t|could\s+not|were\s+unable\s+to)\s+find\b|\b(?:it|they)\s+(?:says|said|mentions|covers)\s+nothing\b|"
     r"\b(?:it|they)\s+(?:does\s*n['’]?t|do\s*n['’]?t|does\s+not|do\s+not|did\s*n['’]?t)\s+(?:say|mention|cover|specify|address)\b|"
-    r"\bneither\s+(?:mentions|covers|says)\b|\b(?:do\s*n['’]?t|do\s+not)\s+want\s+to\s+promise\s+anything\b",
+    r"\bneither\s+(?:mentions|covers|says|gives|lists|has)\b|\b(?:do\s*n['’]?t|do\s+not)\s+want\s+to\s+promise\s+anything\b",
+    r"\bnothing\s+that\s+(?:came\s+(?:back|up)|turned\s+up|i\s+found)\b|^\W*(?:and\s+)?(?:does|do)\s*(?:n['’]?t|not)\s+"
+    r"(?:address|cover|mention|say|specify)\b|\b(?:is|are)\s*(?:n['’]t|not)\s+(?:in\s+(?:there|it|them)|mine\s+to\s+(?:make|decide|"
+    r"call|give))\b|\bout\s+of\s+(?:my|our)\s+hands\b|\babove\s+my\s+pay\s*grade\b|\bwon['’]?t\s+(?:try\s+to\s+)?(?:answer|guess|"
+    r"comment|speculate)\b|\brather\s+than\s+(?:estimat|guess|speculat)\w*|^\W*(?:missing|not\s+found)\s*:|"
+    r"\bnot\s+(?:provided|given|offered|discussed)\s+(?:through|via|on|in|by)\s+this\b|\bi['’]?ll\s+leave\s+(?:\w+\s+){0,3}to\s+"
+    r"(?:the\s+)?(?:checkout|team|store|page|them)\b",
     r"\bbut\s+(?:could\s*n['’]?t|could\s+not|was\s+unable\s+to)\s+(?:find|confirm|locate|see)\b",
     r"\b(?:attempt|call|lookup|request|search)\b[^.]{0,60}\bfailed\b",
     # a handoff: "transfer you to a colleague", "passing the conversation along to them"
@@ -101,7 +110,8 @@ _ZH_UNSPOKEN = (
     r"暂不(?:对外)?(?:答复|回复|回答|公开)",
     r"暂不支持[^，。；！？]{0,4}(?:查询|咨询|回答|答复)",  # a question this channel does not take
     r"(?:请求|任务|回答|答案)未能(?:完成|生成)|(?:系统|助手)[^，。；！？]{0,4}(?:不能|无法|不可以)够?[^，。；！？]{0,8}(?:提供|给出|回答|答复)|"
-    r"(?:没|未)(?:写|提到|提及|讲到)$|未能生成(?:回答|答案)|(?:回复|回答)已?被?(?:拦截|屏蔽)",  # a run or a guardrail
+    r"没有?(?:写|提到|提及|讲到|覆盖到?)$|未(?:写|提到|提及|讲到)$|"
+    r"(?:内容|资料|文档|结果|说明)[^，。；！？]{0,4}(?:均|都)?(?:没有?|未)(?:涉及|提到|提及|覆盖|写)|未能生成(?:回答|答案)|(?:回复|回答)已?被?(?:拦截|屏蔽)",  # a run or a guardrail
 )
 _UNSPOKEN_DECLINES = re.compile("(?i:" + "|".join(_EN_UNSPOKEN) + ")|" + "|".join(_ZH_UNSPOKEN))
 # "I had no idea skiing is that old", "I didn't know that Elvis sang gospel": what follows is said to be so, the claim
@@ -141,16 +151,21 @@ _EN_AROUND = (
     r"\b(?:agents?|team|support|human|representatives?|someone|staff|colleagues?|department|specialists?|experts?|customer\s+service|"
     r"advisors?|advisers?|folks|people|crew|centre|center|store|branch|pharmacist|gp|doctor|technicians?)\b.*"
     r"\b(?:ask|help|answer|assist|know|contact|tell|sort|handle|advise|review|check|confirm|guide|walk|look\s+(?:into|at)|"
-    r"take\s+a\s+look|follow\s+up|get\s+back|point|assess|give|inform|notify)|\b(?:handled|answered|assessed|decided|reviewed|checked)\s+by\b",
+    r"take\s+a\s+look|follow\s+up|get\s+back|point|assess|give|inform|notify|decide|pick\s+(?:this|it)\s+up|reply)|"
+    r"\b(?:handled|answered|assessed|decided|reviewed|checked)\s+by\b|\bgoes?\s+(?:through|to)\s+(?:our|the)\s+(?:\w+\s+)?(?:team|department|desk)\b|"
+    r"^\W*that['’]?s\s+(?:one\s+)?for\s+(?:our|the)\s+(?:\w+\s+)?team\b|\bi['’]?d\s+rather\s+you\s+(?:go\s+by|check|ask|look)\b|"
+    r"\bdeferring\s+to\b|\blink\b.*\bbelow\b|^\W*(?:log\s*in|sign\s*in)\b|\bappears?\s+(?:at|before)\s+(?:checkout|you\s+pay)\b|"
+    r"^\W*(?:pop|put|add)\s+(?:the\s+)?items?\s+(?:in|into|to)\s+your\s+(?:basket|cart)\b|\bwould\s+be\s+(?:made\s+up|a\s+guess|"
+    r"guesswork|speculation)\b|\bwould\s*(?:n['’]t|not)\s+be\s+fair\b|\bwrong\s+(?:path|way|direction)\b",
     # what the person pointed to will do: "they'll know how that blazer fits", "they can look at your order"
     r"^\W*(?:and\s+)?(?:they|he|she)\s*(?:['’]ll|will|can|could|should|would|may|might)\s+(?:\w+\s+){0,3}?(?:know|help|look|"
-    r"check|advise|confirm|tell|let\s+you\s+know|sort|trace|answer|arrange|assist|get\s+back|review|guide|pick)\b",
+    r"check|advise|confirm|tell|let\s+you\s+know|sort|trace|answer|arrange|assist|get\s+back|review|guide|pick|step\s+in|decide)\b",
     # offers: "If you share your order number, I can forward …"
     r"^\W*(?:if|once|when)\s+you\s+(?:can\s+|could\s+)?(?:share|send|provide|give|let\s+(?:me|us)\s+know|tell|"
     r"reply|confirm)\b|^\W*if\s+you(?:['’]d|\s+would)\s+(?:like|prefer)\b|^\W*if\s+you\s+(?:want|wish|prefer)\b",
     r"^\W*for\s+(?:\w+\s+){0,3}(?:questions?|queries|enquiries|inquiries|matters|issues)\W*$|^\W*for\s+(?:\w+\s+)?\w+\W*$",  # a topic
     # greetings, sign-offs, what the answerer is
-    r"^\W*(?:dear|hi|hello|hey|greetings|good\s+(?:morning|afternoon|evening)|sir|madam|ma['’]am)\b|"
+    r"^\W*(?:dear|hi|hello|hey|greetings|good\s+(?:morning|afternoon|evening)|sir|madam|ma['’]am|hola|bonjour|namaste)\b|"
     r"^\W*(?:kind|best|warm)(?:est)?\s+regards\b",
     r"^\W*(?:sincerely|cheers|thx|thanks)\W*$",
     r"^\W*(?:the\s+)?(?:[a-z]+\s+){0,2}(?:team|care|support|service|desk|centre|center|assistant|bot)\W*$",
@@ -195,7 +210,8 @@ _EN_AROUND = (
     r"\b(?:should|may|might|could)\s+help\b|\bwill\s+(?:show|display|list)\s+(?:you\s+)?the\s+(?:exact|latest|current|final|"
     r"full)\b",
     # sympathy said shortly, and a persona introduced: "I'm Lena, your store assistant"
-    r"\bbest\s+bet\b|^\W*(?:i\s+(?:can\s+)?see|i\s+hear\s+you)\b|\bi\s+get\s+it\b|\bthat['’]s\s+(?:annoying|frustrating|a\s+pain)\b|"
+    r"\bbest\s+bet\b|^\W*(?:i\s+(?:can\s+)?see|i\s+hear\s+you)\b|\bi\s+get\s+it\b|"
+    r"\bthat['’]s\s+(?:annoying|frustrating|a\s+pain|rough|tough|a\s+(?:shame|pity))\b|\b(?:rough|bad|hard)\s+luck\b|"
     r"^\W*(?:i['’]?m|i\s+am|this\s+is|my\s+name\s+is)\s+\w+,?\s+(?:from\s+.{0,30}|(?:your|the|an?)\s+(?:\w+\s+){0,2}(?:assistant|bot|"
     r"agent|helper|advisor|concierge))\W*$",
     # a tool or a search: down, failing, or reporting on other topics ("`search_kb` only surfaced articles on …"); try later
@@ -211,13 +227,21 @@ _EN_AROUND = (
     r"asking\b|\bmain\s+menu\b|^\W*press\s+\w+\W*$|^\W*[\w\s]{1,30}\binfo\W*$|^\W*whether\b.*\b(?:decision|call)\W*$",
     # what was searched, and why not to guess
     r"^\W*(?:i\s+(?:have\s+|just\s+|also\s+)?)?(?:searched|looked\s+(?:up|through|for)|checked|queried|went\s+through|"
-    r"combed\s+through|had\s+a\s+look)\b",
+    r"combed\s+through|had\s+a\s+look|reviewed)\b|^\W*(?:i\s+)?(?:ran|did|performed)\s+(?:a|an)\s+(?:[\w-]+\s+){0,2}(?:lookup|search|query)\b|"
+    r"^\W*(?:the\s+)?(?:top|first|best|only)\s+(?:hit|result|match)\b|^\W*(?:but\s+)?(?:it|they)\s+(?:only\s+)?(?:deals?|talks?)\s+"
+    r"(?:with|about)\b|^\W*(?:(?:hmm+|so|ok(?:ay)?|well|ah|oh)\W+)*what\s+i\s+(?:have|['’]ve\s+got|pulled\s+up|found)\b[^.]{0,40}?\b(?:talks?|is|are|covers?|deals?)\b|"
+    r"\b(?:article|passage|page|document|info|notes)\s+(?:i\s+have\s+|i['’]ve\s+got\s+)?(?:walks\s+through|covers|talks\s+about|deals\s+with|"
+    r"is\s+about|explains)\b|^\W*(?:checked|suggested\s+next\s+step|policy\s+flag|message\s+to\s+user)\s*:",
     # a tool called ("→ search_kb(…)"), what the sources are about ("The retrieved passage talks about …", "is specific to
     # another product category", "only have info on one location"), the question said back ("Your message appears to
     # relate to …"), a reason ("To protect your security", "legal implications"), where to find them
-    r"^\W*`?[a-z]+_[a-z_]+\s*\(|^\W*(?:the|this|my)\s+(?:retrieved\s+|provided\s+|only\s+)?(?:passage|document|article|result|"
+    r"^\W*`?[a-z]+_[a-z_]+\s*\(|^\W*(?:(?:so|okay|ok|right|well|and|ah|oh)\W+)*for\s+(?:the\s+)?\w+(?:\s+\w+)?\W*$|"
+    r"^\W*(?:okay|ok|right|alright|so)\s*,\s*(?!.*\b(?:is|are|was|were|can|will|do|does|has|have|had|costs?|takes?)\b)"
+    r"(?:[\w-]+\s*){1,4}\W*$|^\W*(?:the|this|my)\s+(?:retrieved\s+|provided\s+|only\s+)?(?:passage|document|article|result|"
     r"source|text)s?\s+(?:\w+\s+)?(?:talks?|is|are)\s+(?:about|on)\b|\b(?:specific\s+to|about|covers?)\s+(?:a\s+)?(?:different|"
     r"another|other|unrelated)\s+(?:\w+\s+)?(?:products?|categor(?:y|ies)|subjects?|topics?|items?|models?|locations?|stores?)\b|"
+    r"\bis\s+for\s+a\s+(?:different|another)\s+(?:\w+\s+)?(?:products?|categor(?:y|ies)|models?)\b|\brather\s+than\s+(?:other|another|"
+    r"different)\b|\b(?:page|site|website|app)\s+has\s+the\s+(?:current|latest|exact)\b|\bring\s+(?:them|us|the\s+store)\b|"
     r"^\W*(?:i\s+)?only\s+have\s+(?:info|information|details|data)\s+(?:on|about|for)\b|"
     r"^\W*your\s+(?:message|question|query|request|enquiry|inquiry)\s+(?:appears|seems)\s+to\b|^\W*to\s+protect\s+your\b|"
     r"\blegal\s+implications?\b|\byou['’]?ll\s+find\s+(?:them|it|this|that)\b",
@@ -256,7 +280,7 @@ _ZH_AROUND = (
     r"^特此(?:说明|告知|通知|函告)$|(?:还|正|仍)在学习|^祝(?:您|你)|尽快为(?:您|你)|为(?:您|你)(?:处理|服务|解答|评估|核实)",
     # the question said back, a rephrase suggested, what the sources are about, a reason, sympathy, who will help
     r"^(?:您|你)(?:询问|咨询|想问|问|提到|反映)的(?:是|问题)|^(?:比如|例如)|换个(?:说法|问法)|其他(?:方面|主题|话题)的?(?:内容|问题)|"
-    r"需要根据(?:具体|实际)情况|视具体情况而定|^(?:这个|此|该|您的)?问题涉及|涉及[^，。；！？]{0,6}?(?:隐私|安全|金融|法律|医疗|具体)|让人(?:不太?|很)?(?:开心|高兴|郁闷|着急|生气|烦)|确实(?:很|挺|让人)?(?:着急|难受|郁闷|烦心?)|"
+    r"需要根据(?:具体|实际)情况|视具体情况而定|^(?:这个|此|该|您的)?问题涉及|涉及[^，。；！？]{0,6}?(?:隐私|安全|金融|法律|医疗|具体)|让人(?:不太?|很)?(?:开心|高兴|郁闷|着急|生气|烦)|确实(?:很|挺|让人)?(?:着急|难受|郁闷|烦心?|麻烦)|"
     r"^(?:他们|伊拉)(?:会|将|可以)|由他们|耐心(?:地)?等待|前往[^，。；！？]{0,12}(?:页面|页|中心|门店)|由[^，。；！？]{0,6}(?:人员|工程师|客服|同事|专员)为(?:您|你)",
     # where to look or whom to ask: 您可以在App内【我的-会员中心】查看, 加一下课程顾问老师的微信问问
     r"^(?:还?请(?:您|你)?|您|你)?(?:也)?(?:可以|可)?(?:在|到|去|至)[^，。；！？]{0,20}?(?:查看|查询|了解|咨询)|"
@@ -264,9 +288,14 @@ _ZH_AROUND = (
     r"^(?:此致|敬礼)|^也?(?:非常|很|十分|完全)?理解(?:您|你)|^(?:建议|麻烦)(?:您|你)|^(?:您|你)?(?:可以|可)?(?:问下|问一下|问问)",
     r"^(?:若|如果|如|要是)(?:您|你)(?:能|可以|方便)?(?:提供|告诉|留下|发送|补充)|^如(?:有|需)(?:需要|帮助)?|"
     r"^(?:若|如果|如|要是)(?:您|你)(?:有)?(?:需要|需求)$|^(?:您|你)?(?:如果|要是)[^，。；！？]{0,6}的话$|^(?:若|如果|如|要是)(?:您|你)(?:急需|想要|希望)|留意[^，。；！？]{0,6}(?:公告|通知)|工单",
-    r"^(?:我)?(?:先|再)?(?:(?:在|用|通过)[^，。；！？]{0,10})?(?:搜索|检索|查询|查找|查阅|翻阅)(?:了|过|了一下)?[“\"「‘]|"
+    r"^(?:我)?(?:已经?|先|再)?(?:为(?:您|你))?(?:(?:在|用|通过)[^，。；！？]{0,10})?(?:搜索|检索|查询|查找|查阅|翻阅)(?:了|过|了一下)?[“\"「‘]|"
     r"^(?:我)?(?:已经?|先|再)?(?:(?:在|用|通过)[^，。；！？]{0,10})?(?:搜索|检索|查询|查找|查阅|翻阅)到?(?:了|过)|乱猜|瞎猜|说错|误导|凭空|"
-    r"错误(?:的)?信息|乱说|瞎说|^为了?避免|具体要看|说的是(?:别的|其他)|(?:内容|结果|资料)[^，。；！？]{0,8}无关|"
+    r"错误(?:的)?信息|乱说|瞎说|乱讲|^为了?避免|^避免|^以免|^免得|对不上|具体要看|(?:说|讲|针对)的是(?:别的|其他)|"
+    r"(?:内容|结果|资料)[^，。；！？]{0,8}(?:无关|没有?关系)|^里面(?:只)?(?:讲|说|写)的?是|老实说|说实话|坦白说|"
+    r"(?:资料|文档|说明|内容|结果)(?:里|中)?[^，。；！？]{0,2}(?:讲|说|写|涉及)的(?:是|都是)|^(?:我)?(?:查|检索|搜索)到的(?:是|都是)|"
+    r"^(?:我|这个)?(?:非常|很|完全)?(?:理解|明白)(?:您|你)|^(?:您|你)把[^，。；！？]{0,8}(?:加进|加入|放进)购物车|"
+    r"(?:结算页|页面)[^，。；！？]{0,4}(?:会)?(?:直接)?显示|看一下就(?:清楚|知道)|(?:打开|进到|进入)[^，。；！？]{0,16}(?:看一下|查看|看看)|"
+    r"(?:跟|和|找)(?:他们|她们)[^，。；！？]{0,12}(?:确认|check|核实|问)|心疼|^(?:这个|我)?我*(?:查|看|翻)(?:了一?下|了|过)|"
     r"(?:检索|搜索|查)到的[^，。；！？]{0,6}(?:讲|说|涉及|是关于)|^(?:您|你)(?:可以|可)?(?:看一下|看看|看下)|"
     r"(?:在|到)[^，。；！？]{0,12}页面?[^，。；！？]{0,4}(?:可以|能)?(?:看到|查看)|^建议(?:您|你)?(?:到|去|在)[^，。；！？]{0,16}页面?|"
     r"(?:瞅|看)一眼|^(?:这个)?我+看了一?下|^[呃嗯啊哦额]+[^，。；！？是可能会要]{1,10}[哈啊呀嘛]*$|"
@@ -282,8 +311,8 @@ _ZH_AROUND = (
     # the question said back or a topic: 能否… and A-not-A (管不管), 归谁出, 还是别的, …的安排, …这块儿, 您问这个…, 用户问的是…
     r"^[^，。；！？]{1,12}(?:能否|能不能|可否)[^，。；！？]{0,10}$|(?P<a_not_a>.)不(?P=a_not_a)|(?:归|由)谁|还是(?:别的|其他)|"
     r"^(?:你|您|是)(?:要|想)[^，。；！？]{0,10}还是|^[^，。；！？]{2,16}的(?:安排|情况|规定|事宜|事项|处理方式|办法|流程)$|"
-    r"(?:这块儿?|这一块|这方面|这个)[啊呀哈]?$|^(?:您|你)问(?:的)?这个|^(?:请问)?(?:您|你)(?:指的是|是指|说的是)|用户(?:在)?问(?:的是)?|"
-    r"^(?:好的[，,]?)?(?:让我|我来)想想|^[^，。；！？]{0,16}(?:是否|如何|怎么|怎样|多少|多久|点处理)[^，。；！？]{0,12}$|几(?:趟|次|回)$|"
+    r"(?:这块儿?|这一块|这方面|这个|这部分|这件事|这种事)[啊呀哈呢]?$|的部分$|^(?:您|你)问(?:的)?这个|^(?:请问)?(?:您|你)(?:指的是|是指|说的是)|用户(?:在)?问(?:的是)?|"
+    r"^(?:好的[，,]?)?(?:让我|我来)想想|^[^，。；！？]{0,16}(?:是否|如何|怎么|怎样|多少|多久|点处理|什么时候|何时)[^，。；！？]{0,12}$|几(?:趟|次|回)$|"
     r"^[^，。；！？是可能]{1,10}(?:是吧|啊|呀|的话)$|问问[^，。；！？]{0,6}吧$",
     # an agent's tools and searches: called (我调用了…工具, 再调用 `get_product`), failing (调用超时, 接口暂时无响应), cut short
     # (步数已用尽), or finding other things (只拿到…, 检索到的内容讲的是…, 结果都和…有关, 资料仅涉及…)
@@ -293,7 +322,7 @@ _ZH_AROUND = (
     r"(?:查询|系统|工具|接口|调用)[^，。；！？]{0,24}?(?:超时|报错|出错|错误|异常|失败|被拒绝)|(?:接口|系统|工具)[^，。；！？]{0,4}(?:无响应|没有?响应)|"
     r"步数已?用尽|迭代次数|从头处理|只能?(?:返回了?|拿到|找到|检索到|查到)|(?:检索|搜索)到的(?:内容|资料|文档|结果)[^，。；！？]{0,4}(?:讲|说)的是|"
     r"(?:结果|资料|文档|内容)[^，。；！？]{0,4}都?(?:和|与|跟)[^，。；！？]{0,10}有关|"
-    r"(?:文档|资料|知识库|检索结果|内容|片段|结果)[^，。；！？]{0,6}(?:[只仅]|净系)(?:有|包含|涉及|提到|讲|说)|只讲了|仅说明",
+    r"(?:文档|资料|知识库|检索结果|内容|片段|结果|说明)[^，。；！？]{0,6}(?:[只仅]|净系)(?:有|包含|涉及|提到|讲|说)|只讲了|仅说明",
     # where to look, whom to ask, and wait: 建议直接联系…, 稍后再来, 稍等, 瞅瞅吧, 留意活动页面, page 上面应该有…, 问题暂不支持
     r"^(?:建议|麻烦)(?:您|你)?(?:直接)?(?:联系|咨询|找)|稍后再来|稍等|(?:瞅瞅|瞧瞧|看看)吧?$|(?:留意|关注)[^，。；！？]{0,8}(?:页面|活动|公告|通知)|"
     r"(?:page|页面)[^，。；！？]{0,6}应该有|(?:问题|咨询)暂不支持$",
@@ -305,14 +334,17 @@ _AROUND = re.compile("(?i:" + "|".join(_EN_AROUND) + ")|" + "|".join(_ZH_AROUND)
 _NOTHING_FOUND_OR_STEPS = re.compile(
     r"(?i:\b(?:no|0|zero)\s+(?:matching\s+|relevant\s+|new\s+)?(?:results?|documents?|docs|matches|hits|records)\b|"
     # a tool that failed or timed out, a retriever's scores, a call and what it returned, a code for reference
+    r"\bnothing\s+(?:that\s+)?(?:came\s+(?:back|up)|turned\s+up)\b|\bneither\s+(?:mentions|covers|says|gives|lists|has)\b|"
     r"\btool\s+call\s+failed\b|\btimed?\s*out\b|\btimeout\b|\bgateway\b|\breturned\s+(?:an?\s+)?[45]\d\d\b|"
     r"\bscore\s*[:=]?\s*\d[\d.]*\W*\(?\s*threshold\b|\b[a-z]+_[a-z_]+\s*\([^)]*\)\s*(?:→|->|returned)|"
-    r"^\W*(?:reference|ref|error\s*code|ticket|case)\s*[:：#]\s*[a-z0-9_-]+\W*$|"
+    r"^\W*(?:reference|ref|error\s*code|ticket|case)\s*[:：#]\s*[a-z0-9_-]+\W*$|\border\s*#\s*\d+|"
+    r"^\W*retrieved\s+\d+\s+(?:passages?|documents?|results?|chunks?)\b|"
+    r"^\W*(?:that|this|it)\s+(?:sounds|must\s+be)\s+(?:so\s+|really\s+)?(?:frustrating|annoying|stressful|rough|tough|a\s+pain)\b|"
     r"\bmatches\s*:\s*(?:none|0)\b|\bfailed\s+to\s+(?:return|find|retrieve)\b|\btool\s+(?:result|output)\b|"
     r"^\W*(?:here['’]s\s+what\s+you\s+can\s+do|if\s+it\s+helps)\b|"
     r"^\W*\d{1,2}[.)]\s*(?:gather|prepare|note|have|describe|contact|provide|wait|include|mention|keep|call|email|reach|log)\b)"
     r"|(?:工具返回|检索|搜索|查询)[^。！？]*?(?:\b0\s*[条笔个份]|零条|无匹配|没有匹配|无结果|没有结果|未返回)"
-    r"|^返回\s*\d+\s*[条个份篇]|(?:服务|接口)[^，。；！？]{0,4}不可用|错误\s*[：:]|稍后再(?:问|试|来)|^(?:请求|调用)?超时"
+    r"|^(?:返回|命中)\s*\d+\s*[条个份篇]|(?:服务|接口)[^，。；！？]{0,4}不可用|错误\s*[：:]|稍后再(?:问|试|来)|^(?:请求|调用)?超时"
     r"|^(?:您|你)?可以[：:]|^\W*\d{1,2}\s*[.)）、]\s*(?:准备|联系|提供|说明|登录|等待|描述|拨打|致电|留下)")
 _TOPIC_LINE = re.compile(r"(?i:^\s*#{1,6}\s|^\W*\*\*[^*]{1,40}\*\*\W*$|^\W*(?:doc(?:ument)?|source|ref)\s*#?\d+\W*$|"
                          r"^\W*(?:refs?|sources?|see)\s*[:：]|^\W*(?:regarding|concerning|as\s+(?:for|to))\b[^.!?]*[:：]\s*$)"
@@ -340,7 +372,7 @@ _CUE_WORDS = frozenset(
     "not no never nothing none cannot cant dont didnt wont couldnt wouldnt doesnt isnt arent wasnt havent hasnt zero idk "
     "dunno clueless unsure unable stumped puzzled lost "
     "empty blank escape escapes beyond above mystery head wish sry unclear transfer failed passing handing routing "
-    "restricted neither withheld cannae dinnae declined outside suppressed blocked".split())
+    "restricted neither withheld cannae dinnae declined outside suppressed blocked hands mine missing leave rather".split())
 _ZH_CUES = ("不", "没", "未", "无", "难", "拦截", "超", "恕", "木有", "雾水", "嘀咕", "糊涂", "懵", "迷糊", "头绪", "问倒", "哪知", "哪晓",
             "才疏", "才能", "才好", "调不出", "再帮", "再为", "交给", "转接", "用尽", "中断", "中止", "迭代", "截断", "打包票")
 _HAN = re.compile("[\u3400-\u9fff]")  # every character of _ZH_CUES is one
@@ -395,7 +427,8 @@ def around_a_refusal(text: str, parsed: Clause, question: Clause, *, in_context:
     if _TOPIC_LINE.search(text) or _NOTHING_FOUND_OR_STEPS.search(text):  # whatever numbers they name ("SKU XM-B8")
         return True
     if parsed.quantities or _AROUND.search(text):
-        return not parsed.quantities
+        # a quantity the question gave is no claim of a pointer's ("Our payments team … for a $450 order")
+        return not parsed.quantities or _AROUND.search(text) is not None and parsed.quantities <= question.quantities
     return not (in_context or parsed.names - question.names) and (
         parsed.terms.isdisjoint(question.terms)
         or size(parsed) <= _ASIDE_UNITS and _ZH_PREDICATE.search(text) is None and _EN_STATEMENT.match(text) is None

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragpulse.scorers import refusal_zh as zh
-from ragpulse.scorers.answer_form import claim_text, in_own_words, unformed, without_fillers
+from ragpulse.scorers.answer_form import as_said, claim_text, in_own_words, unformed
 from ragpulse.scorers.declines import PRESUPPOSED_LEAD, cued, letter_runs
 from ragpulse.scorers.text import clause, clauses, is_chatter, real_negators, sentences
 
@@ -229,12 +229,13 @@ _CUES = frozenset(
     "unable unfamiliar silent mum quiet vague insufficient missing open unknown unavailable invisible empty dunno "
     "rather absent omitted blank loss stumped wish hard difficult impossible clue idea dont didnt cant hidden null "
     # the idioms' (_EN_IDIOM): "beats me", "you've got me", "I'd be guessing", "a mystery to me", "in the dark"
-    "beats search got guess guessing speculating mystery faintest foggiest dark tough tricky clueless pass unrelated".split())
+    "beats search got guess guessing speculating mystery faintest foggiest dark tough tricky clueless pass unrelated "
+    "restricted".split())
 _OTHER_SUBJECTS = frozenset(("subjects", "topics"))  # "about different subjects" ("different" alone: too common a cue)
 _ANCHORS = frozenset(
     "i we me us my myself hard difficult impossible sure certain idea clue unsure uncertain unknown dunno nothing "
     "there here anywhere anything something topic question outside beyond unclear clear known mine tough tricky "
-    "say tell confirm comment speak tool agent "
+    "say tell confirm comment speak tool agent assistant "
     # the sources and what they hold
     "context document documents documentation docs knowledge knowledgebase database passage passages text texts source "
     "sources material materials article articles excerpt excerpts snippet snippets faq faqs help search results "
@@ -320,7 +321,7 @@ def _refusal(text: str) -> tuple[str, str] | None:
 # A refusal that ends without its object ("… I am not able to tell", "… I cannot confirm here"): what came before it is
 # the object, put first, not a claim
 _NO_OBJECT = re.compile(r"(?:\s+to\s+(?:tell|say|confirm|answer|know|find|share|give|help))?(?:\W*(?:here|now|right\s+now|"
-                        r"at\s+the\s+moment|at\s+this\s+time|for\s+(?:sure|certain|you)|yet|either|unfortunately|sorry|"
+                        r"at\s+the\s+moment|at\s+this\s+time|for\s+(?:sure|certain|you)|yet|either|unfortunately|sorry|out|on\s+this\s+(?:line|chat|call)|"
                         r"i['’]m\s+afraid))*\W*$", re.IGNORECASE)
 # … when that is a noun phrase ("Shipping countries", "the opening hours of store"), not a clause with its subject or verb
 _FRONTED = re.compile(r"\W*(?!.*\b(?:you|we|they|it|he|she|is|are|was|were|have|has|had|can|will|would|do|does|did)\b|.*['’](?:ve|re|s|ll|d)\b)"
@@ -397,11 +398,7 @@ def read(answer: str, refusing: Sequence[tuple[int, int]] = ()) -> Reading:
     # the claims as judged (without a speaker's fillers), the refusals as written (taken out of the answer's text)
     claims = reading.claims if said == answer else in_own_words(reading.claims, said, answer)
     refusals = reading.refusals if said == written else in_own_words(reading.refusals, said, written)
-    maybe = reading.maybe
-    if '"' in answer or ":" in answer or "：" in answer or "[" in answer or "【" in answer:  # a JSON member's key or a label is no claim
-        kept = [(text, may) for claim, may in zip(claims, maybe, strict=True) if (text := claim_text(claim))]
-        claims, maybe = [text for text, _ in kept], [may for _, may in kept]
-    return Reading(claims, maybe, refusals, cued(said))  # not replace(): 1 µs an answer
+    return Reading(claims, reading.maybe, refusals, cued(said))  # not replace(): 1 µs an answer
 
 
 def _read(answer: str, refusing: Sequence[tuple[int, int]]) -> Reading:
@@ -410,7 +407,7 @@ def _read(answer: str, refusing: Sequence[tuple[int, int]]) -> Reading:
         opening, claim = (_en_opening_only, _en_claim) if answer.isascii() else (_opening_only, _claim)
         claims = [text for c in clauses(answer) if not opening(c) and (text := claim(c))]
         return Reading(claims, [False] * len(claims), [])
-    written, answer = answer, without_fillers(answer)  # a transcript's "um" and "I'm I'm", read past (one for one)
+    written, answer = answer, as_said(answer)  # without <think>…</think>, "um", "I'm I'm" (one for one)
     kinds: list[tuple[str, str]] = []  # (kind, text): claim, maybe, refusal, question, referral, topic
     cursor = 0
     for sentence, asks in _sentences(answer):
@@ -421,7 +418,8 @@ def _read(answer: str, refusing: Sequence[tuple[int, int]]) -> Reading:
             if start >= 0 and any(low < start + len(part) and start < high for low, high in refusing):
                 kinds.append(("refusal", part))
                 continue
-            if _opening_only(part):
+            part = claim_text(part)  # without a JSON member's key, a label in brackets or a message's label
+            if not part or _opening_only(part):
                 continue
             pieces = _pieces(part)
             if len(pieces) > 1 or pieces[0][0] == "refusal":

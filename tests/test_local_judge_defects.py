@@ -217,6 +217,21 @@ DEVELOPMENT = {row["id"]: row for row in map(json.loads, (DATA / "refusals_dev.j
     "en-refusal-q1830", "zh-refusal-q1802", "zh-refusal-q1803", "zh-refusal-q1805", "zh-refusal-q1806",
     "zh-refusal-q1808", "zh-refusal-q1816", "zh-refusal-q1818", "zh-refusal-q1819", "zh-refusal-q1822",
     "zh-refusal-q1829",
+    # *-q19*'s, refusals that tell at length what was searched and why not to guess: "Ran a help-centre lookup for …",
+    # "the top hit was …", "Nothing that came back tells me …", "What I have on trade-ins talks about …", "isn't in
+    # there", "aren't mine to make", "out of my hands", "above my pay grade", "I'll leave delivery prices to checkout",
+    # "Missing: …", "Retrieved 1 passage", sympathy ("rough luck at the footy", 真让人心疼), 我查了一下…的说明, 里面讲的是…,
+    # 没有覆盖到, 以上内容均未涉及, 不方便替售后同事回答, 先不报了, 明白你的 concern, …这部分, 拍板
+    "en-refusal-q1901", "en-refusal-q1902", "en-refusal-q1903", "en-refusal-q1904", "en-refusal-q1906",
+    "en-refusal-q1909", "en-refusal-q1910", "en-refusal-q1911", "en-refusal-q1913", "en-refusal-q1914",
+    "en-refusal-q1915", "en-refusal-q1918", "en-refusal-q1919", "en-refusal-q1920", "en-refusal-q1921",
+    "en-refusal-q1922", "en-refusal-q1923", "en-refusal-q1924", "en-refusal-q1925", "en-refusal-q1926",
+    "en-refusal-q1927", "en-refusal-q1928", "en-refusal-q1929", "en-refusal-q1930", "zh-refusal-q1901",
+    "zh-refusal-q1902", "zh-refusal-q1903", "zh-refusal-q1904", "zh-refusal-q1905", "zh-refusal-q1908",
+    "zh-refusal-q1910", "zh-refusal-q1911", "zh-refusal-q1912", "zh-refusal-q1914", "zh-refusal-q1916",
+    "zh-refusal-q1917", "zh-refusal-q1918", "zh-refusal-q1920", "zh-refusal-q1921", "zh-refusal-q1922",
+    "zh-refusal-q1923", "zh-refusal-q1925", "zh-refusal-q1926", "zh-refusal-q1927", "zh-refusal-q1928",
+    "zh-refusal-q1929", "zh-refusal-q1930",
 ])
 def test_a_blind_sets_missed_refusal_over_its_own_chunks(row: str) -> None:
     """The refusals each held-out set's measurement missed, once read: refusals, never hallucinations."""
@@ -250,10 +265,12 @@ def test_a_structured_partial_refusal_keeps_its_claim_judged(answer: str, verdic
     # in an answer that may refuse, fillers and a word said again are speech, not words of the claim
     ("okay so um the the shipping is free on orders over fifty dollars uh. I'm not sure about returns though.",
      ["okay so    the     shipping is free on orders over fifty dollars"]),
-    # an answer's structure is no claim: a member's key, a label in brackets, a literal alone
-    ('{"answer": "Returns are free.", "confidence": 0.9}', ["Returns are free."]),
-    ("[Assistant] Returns are free.", ["Returns are free"]),
-    ("Message: returns are free.", ["returns are free"]),
+    # in an answer that may refuse, its structure is no claim: a member's key, a label in brackets, a literal alone
+    ('{"answer": "Returns are free.", "declined": "I can\'t tell you the fee.", "confidence": 0.9}', ["Returns are free."]),
+    ("[Assistant] Returns are free.\n[Notice] I can't tell you the fee.", ["Returns are free"]),
+    ("Message: returns are free. I can't tell you the fee.", ["returns are free"]),
+    # a reasoning model's thinking is not the answer
+    ("<think>Fees are not in the passage.</think> Returns are free. I can't tell you the fee.", ["Returns are free"]),
 ])
 def test_speech_and_structure_are_read_past(answer: str, claims: list[str]) -> None:
     assert read(answer).claims == claims
@@ -351,7 +368,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: thirty-six batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: thirty-seven batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -396,8 +413,9 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     of 60 recognised), then read. The thirty-fifth, ids *-q17*: written blind after the thirty-fourth froze it (hard
     cases again, by another writer; 27 of 60 recognised), then read. The thirty-sixth, ids *-q18*: written blind
     after the thirty-fifth froze it (one deployment over a month, half ordinary, half hard cases; 33 of 60
-    recognised), then read. refusals_heldout.jsonl, ids *-q19*: written blind after the thirty-sixth froze it,
-    measured once. None of the answers is a phrasing of the fallback catalogue
+    recognised), then read. The thirty-seventh, ids *-q19*: written blind after the thirty-sixth froze it (a
+    deployment over a quarter whose refusals explain at length; 13 of 60 recognised), then read.
+    refusals_heldout.jsonl, ids *-q20*: written blind after the thirty-seventh froze it, measured once. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
@@ -405,16 +423,16 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # "what I've got doesn't cover them", "They cover delivery speeds and costs, but not …" (what the sources hold),
         # "Price matching with other retailers: I can't answer …" (a topic without a verb, in the context); *-q16*'s
         # run-on transcripts that refuse at their end
-        ("en", "refusal", "recognised"): 1052, ("en", "refusal", "not faulted"): 8,
+        ("en", "refusal", "recognised"): 1082, ("en", "refusal", "not faulted"): 8,
         # Scots ("I'm no' allowed tae …"), *-q18*'s "only have info on one location and it's not in Ireland"
-        ("en", "refusal", "faulted"): 2, ("en", "refusal", "a hallucination"): 11, ("zh", "refusal", "recognised"): 1033,
+        ("en", "refusal", "faulted"): 2, ("en", "refusal", "a hallucination"): 11, ("zh", "refusal", "recognised"): 1063,
         # 不敢 confirm, 不敢 promise, "answer: 无" (an English word in a Chinese clause is read as a name the question
         # lacks), Shanghainese (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a
         # referral with its topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理)
         ("zh", "refusal", "faulted"): 7, ("zh", "refusal", "not faulted"): 1, ("zh", "refusal", "a hallucination"): 7,
-        ("en", "hallucination", "faulted"): 428, ("en", "hallucination", "not faulted"): 113,
-        ("en", "hallucination", "answer a hallucination"): 510,
-        ("en", "grounded", "not faulted"): 416, ("en", "grounded", "faulted"): 113,
+        ("en", "hallucination", "faulted"): 440, ("en", "hallucination", "not faulted"): 116,
+        ("en", "hallucination", "answer a hallucination"): 523,
+        ("en", "grounded", "not faulted"): 423, ("en", "grounded", "faulted"): 121,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk; two of *-q16*'s run-on transcripts ("okay so er it's a hundred points
@@ -422,29 +440,28 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # countries we deliver to" after the refusal (no word of the chunk's "We ship to … the United Kingdom"), and in
         # Chinese its English claim "The repair period, a spare phone can be borrowed for free"
         ("en", "grounded", "refused"): 6, ("en", "hallucination", "refused"): 1,
-        ("en", "grounded", "answer a hallucination"): 384,
-        ("zh", "hallucination", "faulted"): 426, ("zh", "hallucination", "not faulted"): 100,
-        ("zh", "hallucination", "answer a hallucination"): 380,
-        ("zh", "grounded", "not faulted"): 399, ("zh", "grounded", "faulted"): 124, ("zh", "grounded", "refused"): 1,
-        ("zh", "grounded", "answer a hallucination"): 56,
+        ("en", "grounded", "answer a hallucination"): 397,
+        ("zh", "hallucination", "faulted"): 439, ("zh", "hallucination", "not faulted"): 102,
+        ("zh", "hallucination", "answer a hallucination"): 392,
+        ("zh", "grounded", "not faulted"): 409, ("zh", "grounded", "faulted"): 129, ("zh", "grounded", "refused"): 1,
+        ("zh", "grounded", "answer a hallucination"): 59,
     })
-    # held out (*-q19*: a fourth writer's deployment of its own invention over a quarter, mostly ordinary replies with
-    # a share of agents' tool reports, transcripts, translation, templates and regional varieties; its refusals explain
-    # at length what was searched and why not to guess): 13 of 60 refusals recognised (6 of 30 English, 7 of 30
-    # Chinese), 34 of them judged hallucinations; no partial refusal read whole
+    # held out (*-q20*: a fifth writer's sample of five assistants it invented, in their natural proportions, mostly
+    # ordinary replies): 33 of 60 refusals recognised (13 of 30 English, 20 of 30 Chinese), 21 of them judged
+    # hallucinations (0d5e552's recogniser, before this stop's rounds: 30 and 24); 1 partial refusal read whole
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 6, ("en", "refusal", "faulted"): 21, ("en", "refusal", "not faulted"): 3,
-        ("en", "refusal", "a hallucination"): 24,
-        ("zh", "refusal", "recognised"): 7, ("zh", "refusal", "faulted"): 15, ("zh", "refusal", "not faulted"): 8,
-        ("zh", "refusal", "a hallucination"): 10,
-        ("en", "hallucination", "faulted"): 12, ("en", "hallucination", "not faulted"): 3,
-        ("en", "hallucination", "answer a hallucination"): 13,
-        ("en", "grounded", "not faulted"): 5, ("en", "grounded", "faulted"): 10,
-        ("en", "grounded", "answer a hallucination"): 13,
-        ("zh", "hallucination", "faulted"): 13, ("zh", "hallucination", "not faulted"): 2,
-        ("zh", "hallucination", "answer a hallucination"): 12,
-        ("zh", "grounded", "not faulted"): 10, ("zh", "grounded", "faulted"): 5,
-        ("zh", "grounded", "answer a hallucination"): 3,
+        ("en", "refusal", "recognised"): 13, ("en", "refusal", "faulted"): 9, ("en", "refusal", "not faulted"): 8,
+        ("en", "refusal", "a hallucination"): 16,
+        ("zh", "refusal", "recognised"): 20, ("zh", "refusal", "faulted"): 8, ("zh", "refusal", "not faulted"): 2,
+        ("zh", "refusal", "a hallucination"): 5,
+        ("en", "hallucination", "faulted"): 10, ("en", "hallucination", "not faulted"): 4,
+        ("en", "hallucination", "refused"): 1, ("en", "hallucination", "answer a hallucination"): 13,
+        ("en", "grounded", "not faulted"): 12, ("en", "grounded", "faulted"): 3,
+        ("en", "grounded", "answer a hallucination"): 8,
+        ("zh", "hallucination", "faulted"): 14, ("zh", "hallucination", "not faulted"): 1,
+        ("zh", "hallucination", "answer a hallucination"): 13,
+        ("zh", "grounded", "not faulted"): 12, ("zh", "grounded", "faulted"): 3,
+        ("zh", "grounded", "answer a hallucination"): 2,
     })
 
 
