@@ -350,37 +350,38 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # 不敢 confirm, 不敢 promise, "answer: 无" (an English word in a Chinese clause is read as a name the question
         # lacks), Shanghainese (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a
         # referral with its topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理)
-        ("zh", "refusal", "faulted"): 7, ("zh", "refusal", "not faulted"): 1, ("zh", "refusal", "a hallucination"): 7,
+        ("zh", "refusal", "faulted"): 7, ("zh", "refusal", "not faulted"): 1, ("zh", "refusal", "a hallucination"): 3,  # local_judge.v2 7
         ("en", "hallucination", "faulted"): 405, ("en", "hallucination", "not faulted"): 106,
-        ("en", "hallucination", "answer a hallucination"): 482,
+        ("en", "hallucination", "answer a hallucination"): 462,  # local_judge.v2 482
         ("en", "grounded", "not faulted"): 394, ("en", "grounded", "faulted"): 106,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk; two of *-q16*'s run-on transcripts ("okay so er it's a hundred points
         # gets you a five dollar voucher and um expiry i'm not seeing anything …")
         ("en", "grounded", "refused"): 5, ("en", "hallucination", "refused"): 1,
-        ("en", "grounded", "answer a hallucination"): 360,
+        ("en", "grounded", "answer a hallucination"): 327,  # local_judge.v2 360
         ("zh", "hallucination", "faulted"): 399, ("zh", "hallucination", "not faulted"): 97,
-        ("zh", "hallucination", "answer a hallucination"): 355,
+        ("zh", "hallucination", "answer a hallucination"): 342,  # local_judge.v2 355
         ("zh", "grounded", "not faulted"): 381, ("zh", "grounded", "faulted"): 113,
-        ("zh", "grounded", "answer a hallucination"): 49,
+        ("zh", "grounded", "answer a hallucination"): 31,  # local_judge.v2 49
     })
     # held out (*-q17*: hard cases again, by another writer: agents narrating tool calls, voice transcripts, machine
     # translation, frameworks' and guardrails' stock replies, regional varieties): 27 of 60 refusals recognised (11
-    # of 30 English, 16 of 30 Chinese), 30 of them judged hallucinations; 4 partial refusals read whole
+    # of 30 English, 16 of 30 Chinese), 25 of them judged hallucinations (local_judge.v2 30); 4 partial refusals read
+    # whole
     assert _measure("refusals_heldout.jsonl") == Counter({
         ("en", "refusal", "recognised"): 11, ("en", "refusal", "faulted"): 9, ("en", "refusal", "not faulted"): 10,
         ("en", "refusal", "a hallucination"): 19,
         ("zh", "refusal", "recognised"): 16, ("zh", "refusal", "faulted"): 12, ("zh", "refusal", "not faulted"): 2,
-        ("zh", "refusal", "a hallucination"): 11,
+        ("zh", "refusal", "a hallucination"): 6,  # local_judge.v2 11
         ("en", "hallucination", "faulted"): 10, ("en", "hallucination", "not faulted"): 3,
         ("en", "hallucination", "refused"): 2, ("en", "hallucination", "answer a hallucination"): 12,
         ("en", "grounded", "not faulted"): 7, ("en", "grounded", "faulted"): 6, ("en", "grounded", "refused"): 2,
         ("en", "grounded", "answer a hallucination"): 12,
         ("zh", "hallucination", "faulted"): 14, ("zh", "hallucination", "not faulted"): 1,
-        ("zh", "hallucination", "answer a hallucination"): 13,
+        ("zh", "hallucination", "answer a hallucination"): 11,  # local_judge.v2 13
         ("zh", "grounded", "not faulted"): 8, ("zh", "grounded", "faulted"): 7,
-        ("zh", "grounded", "answer a hallucination"): 5,
+        ("zh", "grounded", "answer a hallucination"): 4,  # local_judge.v2 5
     })
 
 
