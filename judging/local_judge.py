@@ -67,8 +67,10 @@ from ragpulse.scorers.text import Clause, analyser, clause, name_stems, question
 # speaker declines in words no pattern lists is a refusal, and what is said around a refusal is no claim
 # (scorers/declines.py). v7: "I had no idea X" claims X, interjections ("Exactly.") are no claims, a number in words
 # in the context supports the claim's in digits, ages in a range ("18-49-year-old"), a country for the context's
-# demonym ("Latvia" for "latvian"); the model refitted. Calibration is per version: a new one starts uncalibrated.
-PROMPT_VERSION = "claims.v7"
+# demonym ("Latvia" for "latvian"); the model refitted. v8: the same analysis, the model refitted with each
+# benchmark weighing alike and a threshold that bounds every benchmark's false alarms (local_judge.v3). Calibration
+# is per version: a new one starts uncalibrated.
+PROMPT_VERSION = "claims.v8"
 _SUPPORTED_AT_LEAST = 0.5  # share of a claim's terms in the context
 _ALIGNED_AT_LEAST = 0.5  # share of a claim's terms in its aligned clause, for a polarity or swap verdict
 _AS_WELL = 0.1  # clauses within this Dice of the best align as well

@@ -54,16 +54,19 @@ def test_the_labelled_table() -> None:
     any answer, so the model gives it no weight (docs/benchmarks-log.md)."""
     result = OWN_TABLE.evaluate(OWN_TABLE.TABLES[0])
     assert result.cases == 170 and not result.unexpected_fallbacks
-    assert (result.judge.tp, result.judge.fp, result.judge.fn, result.judge.tn) == (69, 5, 21, 60)  # v7 (threshold 0.749 from 0.757: "Only when the item is defective. Otherwise $5.95 …", p 0.79); v6 and v5 68, 4, 22, 61; before numbers in words: 68, 3, 22, 62; first fit 53, 4, 37, 61; v4: 78, 0, 12, 65
+    # v8 (local_judge.v3, its cut 0.832 from 0.784): 2 paraphrases and 2 Chinese answers from outside the chunks (p 0.80)
+    # and an added 也可以 (p 0.77) fall under it, "free on orders over $35" rises past it (p 0.84)
+    assert (result.judge.tp, result.judge.fp, result.judge.fn, result.judge.tn) == (67, 3, 23, 62)  # v7 69, 5, 21, 60 (threshold 0.749 from 0.757: "Only when the item is defective. Otherwise $5.95 …", p 0.79); v6 and v5 68, 4, 22, 61; before numbers in words: 68, 3, 22, 62; first fit 53, 4, 37, 61; v4: 78, 0, 12, 65
     # first fit: 4 paraphrased, 6 added, 4 numbers, 2 units, 15 negations, 10 swaps; v4: 7 added, 1 negation, 3 swaps, 1 general
     assert {kind: n for kind, n in result.wrong_by_kind.items() if n} == {
-        "paraphrased": 5, "added_claim": 6, "changed_number": 1, "flipped_negation": 7, "swapped_entity": 7}  # v6 4, 7 added; v5: 6
+        "paraphrased": 3, "added_claim": 7, "general_knowledge": 2, "flipped_negation": 7, "swapped_entity": 7}  # v7 5 paraphrased, 6 added, 1 changed number, no general knowledge; v6 4, 7 added; v5: 6
     # added, 1 changed unit
-    assert round(result.judge_auroc, 4) == 0.9079  # v7 at first 0.9078, v6 0.9082, v5 0.9202, 0.918 before numbers in words; first fit 0.8142; v4: 0.9774
+    assert round(result.judge_auroc, 4) == 0.9147  # v7 0.9079, at first 0.9078, v6 0.9082, v5 0.9202, 0.918 before numbers in words; first fit 0.8142; v4: 0.9774
     assert result.stages == Counter({  # first fit: generation->generation 43, ->none 34; none->none 61, ->generation 2
         ("generation", "generation"): 58, ("generation", "none"): 19, ("generation", "retrieval"): 3,  # v7 at first 57, 20
-        ("knowledge_gap", "knowledge_gap"): 7, ("none", "none"): 60, ("none", "generation"): 3, ("none", "retrieval"): 2,  # v6 61, 2
-        ("over_refusal", "over_refusal"): 8, ("retrieval", "generation"): 1, ("retrieval", "retrieval"): 9,
+        ("knowledge_gap", "knowledge_gap"): 7, ("none", "none"): 62, ("none", "generation"): 2, ("none", "retrieval"): 1,  # v7 60, 3, 2; v6 61, 2
+        ("over_refusal", "over_refusal"): 8, ("retrieval", "generation"): 1, ("retrieval", "none"): 2,  # v7 no retrieval->none
+        ("retrieval", "retrieval"): 7,  # v7 9
     })
     # the fast path's lexical flag on the same cases: what decides which traces are judged first
     assert (result.lexical_flag.tp, result.lexical_flag.fp, result.lexical_flag.fn, result.lexical_flag.tn) == (50, 9, 40, 56)
@@ -81,13 +84,14 @@ def test_the_labelled_table_meets_its_targets() -> None:
 @pytest.mark.unit
 def test_the_held_out_table() -> None:
     """Written after the judge was tuned on the first table, never tuned on: recall 0.789 with claims.v5's and v6's model
-    (its first fit 0.632, claims.v4 0.842), precision 1.0 all three; claims.v7 0.938 (one paraphrase at p 0.79)."""
+    (its first fit 0.632, claims.v4 0.842), precision 1.0 all three; claims.v7 0.938 (one paraphrase at p 0.79), claims.v8
+    1.0 again."""
     result = OWN_TABLE.evaluate(OWN_TABLE.TABLES[1])
     assert result.cases == 37 and not result.unexpected_fallbacks
-    assert (result.judge.tp, result.judge.fp, result.judge.fn, result.judge.tn) == (15, 1, 4, 13)  # v7: "Order records are kept for six years, for tax reasons", p 0.79 over the 0.785 line; v6 15, 0, 4, 14; first fit 12, 0, 7, 14; v4: 16, 0, 3, 14
+    assert (result.judge.tp, result.judge.fp, result.judge.fn, result.judge.tn) == (15, 0, 4, 14)  # v8 under its 0.832 cut; v7 15, 1, 4, 13: "Order records are kept for six years, for tax reasons", p 0.79 over the 0.785 line; v6 15, 0, 4, 14; first fit 12, 0, 7, 14; v4: 16, 0, 3, 14
     # first fit: 2 added, 3 negations, 2 swaps; v4: 2 added claims, 1 swap
     assert {kind: n for kind, n in result.wrong_by_kind.items() if n} == {
-        "paraphrased": 1, "added_claim": 2, "flipped_negation": 1, "swapped_entity": 1}  # v6 no paraphrase
+        "added_claim": 2, "flipped_negation": 1, "swapped_entity": 1}  # v7 1 paraphrased; v6 none
     assert round(result.judge_auroc, 4) == 0.9248  # first fit 0.7951; v4: 0.9586
 
 
@@ -190,8 +194,9 @@ def test_contradictions_name_their_evidence() -> None:
 def test_paraphrases_with_other_units_are_supported() -> None:
     result = judged("How long do I have to return an unopened item?",
                     "You have two weeks from delivery to send back an unopened item.", RETURNS, FEES)
-    # the claim is supported; the answer is flagged at p 0.79 (v7's line 0.785), within the band at v6 and v5 (v4: 4)
-    assert (result.groundedness, result.groundedness_verdict, result.claims[0].verdict) == (2, "hallucination", "supported")
+    # the claim is supported; the answer is within the band (v8, local_judge.v3: 0.748 to 0.832), flagged at p 0.79 by
+    # v7 (its line 0.785), within the band at v6 and v5 (v4: 4)
+    assert (result.groundedness, result.groundedness_verdict, result.claims[0].verdict) == (3, "uncertain", "supported")
     chinese = judged("笔记本保修多久？", "笔记本电脑有12个月的有限保修。", "笔记本电脑享受一年有限保修，仅限制造缺陷。")
     assert (chinese.groundedness, chinese.claims[0].verdict) == (4, "supported")  # v5: p 0.41 (v4: 5)
 
@@ -267,7 +272,7 @@ def test_a_running_sidecar_records_the_local_judges_claims(ragpulse_factory: Fac
     wait_until(lambda: records.exists() and len(records.read_text().splitlines()) == 2, timeout=30)
     judged_records = {r["trace_id"]: r for r in map(json.loads, records.read_text().splitlines())}
     added = judged_records["added"]
-    assert (added["judge"], added["prompt_version"], added["groundedness"], added["stage"]) == ("local", "claims.v7", 1, "generation")
+    assert (added["judge"], added["prompt_version"], added["groundedness"], added["stage"]) == ("local", "claims.v8", 1, "generation")
     assert [(c["claim"], c["verdict"]) for c in added["claims"]] == [
         ("Yes, within 14 days if all accessories are included", "supported"),
         ("Return labels cost $9.95", "contradicted"),
@@ -277,7 +282,7 @@ def test_a_running_sidecar_records_the_local_judges_claims(ragpulse_factory: Fac
     # the verdict and the judge's confidence in it travel with the record (claims.v5 on: the model's p(unsupported)
     # for a hallucination, 1 - p for a grounded answer; claims.v4: 0.75 and 1.0)
     assert (added["verdict"], added["confidence"], readme["verdict"], readme["confidence"]) == (
-        "hallucination", 0.991, "grounded", 0.868)  # v6 0.99, 0.87, at first 0.869; v5 0.992, 0.845; before numbers in words 0.968, 0.843
+        "hallucination", 0.996, "grounded", 0.847)  # v7 0.991, 0.868; v6 0.99, 0.87, at first 0.869; v5 0.992, 0.845; before numbers in words 0.968, 0.843
 
 
 @pytest.mark.unit
@@ -331,8 +336,9 @@ def test_weak_evidence_is_an_uncertain_claim_that_the_model_weighs() -> None:
     verdict = judged("What did the report find?", "Researchers observed a sharp decline in regional bee colonies.",
                      "The survey counted fewer bee colonies in the region this spring than in any year before.")
     assert verdicts(verdict) == (True, ["uncertain"]), verdict.groundedness_reason
-    assert (verdict.groundedness, verdict.groundedness_verdict, verdict.confidence) == (1, "hallucination", 0.976)  # v6 0.975, at first 0.976, v5 0.963
-    assert "1 uncertain; p(unsupported)=0.98, hallucination: most from lexical_support (+0.74)" in verdict.groundedness_reason
+    assert (verdict.groundedness, verdict.groundedness_verdict, verdict.confidence) == (1, "hallucination", 0.968)  # v7 0.976, v6 0.975, at first 0.976, v5 0.963
+    # v8: support_pooled (+0.62) and lexical_support (+0.62) alike; v7 p 0.98, most from lexical_support (+0.74)
+    assert "1 uncertain; p(unsupported)=0.97, hallucination: most from support_pooled (+0.62)" in verdict.groundedness_reason
 
 
 @pytest.mark.unit
@@ -341,19 +347,19 @@ def test_a_claim_with_none_of_its_words_in_the_context_is_unsupported() -> None:
                      "Returns are accepted within 14 days of delivery.")
     assert verdicts(verdict) == (True, ["supported", "not_in_context"]), verdict.groundedness_reason
     assert "none of its 5 terms" in verdict.claims[1].reason  # loyalty, member, free, gift, wrap
-    assert verdict.confidence == 0.996  # p(unsupported), the model's (v5 0.995; v4: 0.75, 0.5 + 5 terms / 20)
+    assert verdict.confidence == 0.994  # p(unsupported), the model's (v7 0.996, v5 0.995; v4: 0.75, 0.5 + 5 terms / 20)
 
 
 @pytest.mark.unit
 def test_a_supported_answer_is_confident_and_a_contradiction_more_so_the_closer_it_copies() -> None:
     context = "Accidental damage is not covered by the standard warranty."
     grounded = judged("Is accidental damage covered?", "Accidental damage is not covered by the standard warranty.", context)
-    assert (grounded.groundedness_verdict, grounded.confidence) == ("grounded", 0.868)  # 1 - p (v6 0.87, at first 0.869, v5 0.845; v4: 1.0)
+    assert (grounded.groundedness_verdict, grounded.confidence) == ("grounded", 0.847)  # 1 - p (v7 0.868, v6 0.87, at first 0.869, v5 0.845; v4: 1.0)
     contradicted = judged("Is accidental damage covered?", "Accidental damage is covered by the standard warranty.", context)
     # v5: a contradicted claim's terms count half as support (judging/judge_features.py), p 0.93; the first fit missed
     # it (grounded, p 0.24): a flipped copy of the context's words is rare in the public benchmarks; v4: confidence 1.0
     # v6: the lexical score, which counts the flipped claim's words in full, is discounted as its share is, p 0.93
-    assert verdicts(contradicted) == (True, ["contradicted"]) and contradicted.confidence == 0.929  # v6 0.926, at first 0.927, v5 0.933
+    assert verdicts(contradicted) == (True, ["contradicted"]) and contradicted.confidence == 0.917  # v7 0.929, v6 0.926, at first 0.927, v5 0.933
 
 
 @pytest.mark.unit
@@ -445,10 +451,10 @@ def test_a_public_benchmark_sample_through_the_benchmark_script() -> None:
     items = eval_local_judge.begin_items((Path(__file__).parent / "data" / "begin_wow_sample.tsv").read_text(), "dev")
     assert (len(items), sum(i.held_out for i in items), sum(i.hallucinated for i in items)) == (50, 20, 25)
     assert eval_local_judge.evaluate("BEGIN sample", items) == [
-        # claims.v7: development AUROC 0.973; claims.v6 (the model reads the lexical score): development recall 0.769, AUROC 0.973 (v5 0.769, 0.989; 0.692
+        # claims.v8: development AUROC 0.977; claims.v7: 0.973; claims.v6 (the model reads the lexical score): development recall 0.769, AUROC 0.973 (v5 0.769, 0.989; 0.692
         # before the speaker's story was told from a refusal);
         # held out 0.583, AUROC 0.885 (v5 0.667, 0.885); no false positive either way
-        "| BEGIN sample | development | 30 | 43.3% | 33.3% | 0.0% | 1.000 | 0.769 | 0.870 | 0.973 | 0.605 | 0.533 / 0.571 | 0.620 |",
+        "| BEGIN sample | development | 30 | 43.3% | 33.3% | 0.0% | 1.000 | 0.769 | 0.870 | 0.977 | 0.605 | 0.533 / 0.571 | 0.620 |",
         "| BEGIN sample | held out | 20 | 60.0% | 35.0% | 0.0% | 1.000 | 0.583 | 0.737 | 0.885 | 0.750 | 0.750 / 0.750 | 0.688 |",
     ]
 

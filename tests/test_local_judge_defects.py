@@ -425,13 +425,13 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # run-on transcripts that refuse at their end
         ("en", "refusal", "recognised"): 1082, ("en", "refusal", "not faulted"): 8,
         # Scots ("I'm no' allowed tae …"), *-q18*'s "only have info on one location and it's not in Ireland"
-        ("en", "refusal", "faulted"): 2, ("en", "refusal", "a hallucination"): 11, ("zh", "refusal", "recognised"): 1063,
+        ("en", "refusal", "faulted"): 2, ("en", "refusal", "a hallucination"): 10, ("zh", "refusal", "recognised"): 1063,  # v2 11
         # 不敢 confirm, 不敢 promise, "answer: 无" (an English word in a Chinese clause is read as a name the question
         # lacks), Shanghainese (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a
         # referral with its topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理)
-        ("zh", "refusal", "faulted"): 7, ("zh", "refusal", "not faulted"): 1, ("zh", "refusal", "a hallucination"): 7,
+        ("zh", "refusal", "faulted"): 7, ("zh", "refusal", "not faulted"): 1, ("zh", "refusal", "a hallucination"): 3,  # v2 7
         ("en", "hallucination", "faulted"): 440, ("en", "hallucination", "not faulted"): 116,
-        ("en", "hallucination", "answer a hallucination"): 523,
+        ("en", "hallucination", "answer a hallucination"): 503,  # local_judge.v2 523
         ("en", "grounded", "not faulted"): 423, ("en", "grounded", "faulted"): 121,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
@@ -440,28 +440,28 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # countries we deliver to" after the refusal (no word of the chunk's "We ship to … the United Kingdom"), and in
         # Chinese its English claim "The repair period, a spare phone can be borrowed for free"
         ("en", "grounded", "refused"): 6, ("en", "hallucination", "refused"): 1,
-        ("en", "grounded", "answer a hallucination"): 397,
+        ("en", "grounded", "answer a hallucination"): 364,  # local_judge.v2 397
         ("zh", "hallucination", "faulted"): 439, ("zh", "hallucination", "not faulted"): 102,
-        ("zh", "hallucination", "answer a hallucination"): 392,
+        ("zh", "hallucination", "answer a hallucination"): 375,  # local_judge.v2 392
         ("zh", "grounded", "not faulted"): 409, ("zh", "grounded", "faulted"): 129, ("zh", "grounded", "refused"): 1,
-        ("zh", "grounded", "answer a hallucination"): 59,
+        ("zh", "grounded", "answer a hallucination"): 39,  # local_judge.v2 59
     })
     # held out (*-q20*: a fifth writer's sample of five assistants it invented, in their natural proportions, mostly
-    # ordinary replies): 33 of 60 refusals recognised (13 of 30 English, 20 of 30 Chinese), 21 of them judged
-    # hallucinations (0d5e552's recogniser, before this stop's rounds: 30 and 24); 1 partial refusal read whole
+    # ordinary replies): 33 of 60 refusals recognised (13 of 30 English, 20 of 30 Chinese), 16 of them judged
+    # hallucinations (21 with local_judge.v2; 0d5e552's recogniser, before this stop's rounds: 30 and 24); 1 partial
+    # refusal read whole
     assert _measure("refusals_heldout.jsonl") == Counter({
         ("en", "refusal", "recognised"): 13, ("en", "refusal", "faulted"): 9, ("en", "refusal", "not faulted"): 8,
         ("en", "refusal", "a hallucination"): 16,
         ("zh", "refusal", "recognised"): 20, ("zh", "refusal", "faulted"): 8, ("zh", "refusal", "not faulted"): 2,
-        ("zh", "refusal", "a hallucination"): 5,
         ("en", "hallucination", "faulted"): 10, ("en", "hallucination", "not faulted"): 4,
-        ("en", "hallucination", "refused"): 1, ("en", "hallucination", "answer a hallucination"): 13,
+        ("en", "hallucination", "refused"): 1, ("en", "hallucination", "answer a hallucination"): 12,  # v2 13
         ("en", "grounded", "not faulted"): 12, ("en", "grounded", "faulted"): 3,
         ("en", "grounded", "answer a hallucination"): 8,
         ("zh", "hallucination", "faulted"): 14, ("zh", "hallucination", "not faulted"): 1,
-        ("zh", "hallucination", "answer a hallucination"): 13,
+        ("zh", "hallucination", "answer a hallucination"): 11,  # local_judge.v2 13
         ("zh", "grounded", "not faulted"): 12, ("zh", "grounded", "faulted"): 3,
-        ("zh", "grounded", "answer a hallucination"): 2,
+        ("zh", "grounded", "answer a hallucination"): 1,  # local_judge.v2 2
     })
 
 
