@@ -116,9 +116,6 @@ def _describe(quantity: tuple[str, float]) -> str:
     return f"{value:g} ({dimension})" if dimension not in ("duration", "rate") else f"{value:g} minutes ({dimension})"
 
 
-_NOTHING = clause("")  # the aligned clause of a claim that shares no term with the context
-
-
 _Alignment = tuple[float, int, list[int], str, int, int]  # ChunkContext.evidence's alignment
 _Checked = tuple[float, float, _Alignment | None, list[tuple[str, float]],
                  tuple[Rule, tuple[str, float] | None, list[tuple[str, float]], str | None] | None, list[str]]
@@ -254,6 +251,31 @@ def _contradiction_reason(rule: Rule, quantity: tuple[str, float] | None, rivals
 
 def _opening_names(claim: Clause) -> set[str]:
     return {stem for word in _CAPITALISED.findall(claim.text) for stem in name_stems(word)}
+
+
+def _swap(claim: _Claim, where: _Context, alignment: _Alignment, aligned_share: float) -> tuple[str, str] | None:
+    """The swap rule (judging/substitution.py) for a claim this close to its aligned clause, differing in a few terms:
+    the aligned clause's Clause made only then."""
+    _, best, _, _, claim_only, aligned_only = alignment
+    if not (aligned_share >= _SWAP_ALIGNED_AT_LEAST and 0 < claim_only <= _SWAP_MAX_TERMS
+            and 0 < aligned_only <= _SWAP_MAX_TERMS):
+        return None
+    return substitution(claim.parsed(), where.clause(best), where.statements, lambda: where.beside(best))
+
+
+def _verdict_of(claim: _Claim, alignment: _Alignment | None, share: float, kind: str, reason: str, score: int,
+                rule: Rule, chunk: int | None = None, *, aligned: float = 0.0) -> _Verdict:
+    """A claim's verdict with its evidence (`share`: of its terms in the context). A contradiction is surer the closer
+    the claim copies the clause it contradicts (`aligned`: the share of its terms in that clause); a missing name or
+    number the more of the rest the context supports; a claim with nothing in the context the longer it is; support
+    (and abstention) as sure as the share of the claim's terms found."""
+    evidence = f' (context: "{alignment[3]}")' if alignment is not None and alignment[0] > 0 else ""
+    confidence = (0.5 + min(aligned, 1.0) / 2 if kind == "contradicted"
+                  else 0.5 + min(claim.units, 10) / 20 if kind == "not_in_context" and share == 0
+                  else 0.5 + min(share, 1.0) / 2 if kind == "not_in_context" else min(share, 1.0))
+    return _Verdict(Claim(claim.text, kind, reason + evidence, [] if chunk is None else [chunk]),  # type: ignore[arg-type]
+                    score, chunk, round(confidence, 3), ClaimEvidence(share, claim.units, claim.cjk, rule),
+                    claim.counts)
 
 
 class LocalJudgeMetrics:
@@ -396,51 +418,38 @@ class LocalJudge:
         context: what the crate's rules found (_Context.claim)."""
         supported, aligned_supported, alignment, missing_quantities, contradiction, missing_names = claim.checked
         units = claim.units
-        best_dice, best, _, aligned_text, claim_only, aligned_only = (
-            alignment if alignment is not None else (0.0, None, [], "", claim.terms, 0))
-        best_chunk = where.owners[best] if best is not None else None
-
-        def aligned() -> Clause:  # made only for a rule that reads more of it than the crate counted
-            return where.clause(best) if best is not None else _NOTHING
-
-        aligned_share = aligned_supported / units
         share = supported / units
-
-        def verdict(kind: str, reason: str, score: int, rule: Rule, chunk: int | None = None) -> _Verdict:
-            evidence = f' (context: "{aligned_text}")' if best_dice > 0 else ""
-            # A contradiction is surer the closer the claim copies the clause it contradicts; a missing name or
-            # number the more of the rest the context supports; a claim with nothing in the context the longer
-            # it is; support (and abstention) as sure as the share of the claim's terms found.
-            confidence = (0.5 + min(aligned_share, 1.0) / 2 if kind == "contradicted"
-                          else 0.5 + min(units, 10) / 20 if kind == "not_in_context" and share == 0
-                          else 0.5 + min(share, 1.0) / 2 if kind == "not_in_context" else min(share, 1.0))
-            return _Verdict(Claim(claim.text, kind, reason + evidence, [] if chunk is None else [chunk]),  # type: ignore[arg-type]
-                            score, chunk, round(confidence, 3), ClaimEvidence(share, units, claim.cjk, rule), claim.counts)
-
         if contradiction is not None:
-            return verdict("contradicted", _contradiction_reason(*contradiction), 1, contradiction[0])
-        if (aligned_share >= _SWAP_ALIGNED_AT_LEAST and 0 < claim_only <= _SWAP_MAX_TERMS and 0 < aligned_only <= _SWAP_MAX_TERMS
-                and (swap := substitution(claim.parsed(), aligned(), where.statements, lambda: where.beside(best)))):
+            return _verdict_of(claim, alignment, share, "contradicted", _contradiction_reason(*contradiction), 1,
+                               contradiction[0], aligned=aligned_supported / units)
+        if alignment is not None and (swap := _swap(claim, where, alignment, aligned_supported / units)):
             moved, replaced = swap
-            return verdict("contradicted", f"says {moved} where the context says {replaced}", 1, "swap")
+            return _verdict_of(claim, alignment, share, "contradicted", f"says {moved} where the context says {replaced}",
+                               1, "swap", aligned=aligned_supported / units)
         if missing_quantities:
-            return verdict("not_in_context", f"{', '.join(map(_describe, missing_quantities))} is not in the context", 2, "missing_quantity")
+            return _verdict_of(claim, alignment, share, "not_in_context",
+                               f"{', '.join(map(_describe, missing_quantities))} is not in the context", 2, "missing_quantity")
         if missing_names:  # in no case or position, nor as a demonym ("Scotland." opens a short claim with one)
-            return verdict("not_in_context", f"the context does not mention {', '.join(missing_names)}", 2, "missing_name")
+            return _verdict_of(claim, alignment, share, "not_in_context",
+                               f"the context does not mention {', '.join(missing_names)}", 2, "missing_name")
         if share == 0 and units > _TOO_SHORT_UNITS:  # no evidence at all is not weak evidence
-            return verdict("not_in_context", f"none of its {units} terms is in the context", 2, "nothing")
+            return _verdict_of(claim, alignment, share, "not_in_context", f"none of its {units} terms is in the context",
+                               2, "nothing")
         if share < _SUPPORTED_AT_LEAST and units > _TOO_SHORT_UNITS and (added := _ADDITION.search(claim.text)):
-            return verdict("not_in_context", f"an addition ({added[0].strip()!r}) with {share:.0%} of its {units} terms "
-                           "in the context", 2, "addition")
+            return _verdict_of(claim, alignment, share, "not_in_context", f"an addition ({added[0].strip()!r}) with "
+                               f"{share:.0%} of its {units} terms in the context", 2, "addition")
         if share < _LITTLE_SUPPORT and units >= _LITTLE_SUPPORT_UNITS:
-            return verdict("not_in_context", f"only {share:.0%} of its {units} terms are in the context", 2, "little")
+            return _verdict_of(claim, alignment, share, "not_in_context",
+                               f"only {share:.0%} of its {units} terms are in the context", 2, "little")
         if share < _SUPPORTED_AT_LEAST:
             # Weak lexical evidence either way: a paraphrase and an invention look alike here, so the judge
             # abstains (score 3, no hallucination) rather than cry wolf.
-            return verdict("uncertain", f"{share:.0%} of its {units} terms are in the context: too little to call "
-                           "it supported, nothing specific to call it unsupported", 3, "weak")
+            return _verdict_of(claim, alignment, share, "uncertain", f"{share:.0%} of its {units} terms are in the "
+                               "context: too little to call it supported, nothing specific to call it unsupported", 3, "weak")
         score = 5 if share >= 0.8 else 4 if share >= 0.6 else 3
-        return verdict("supported", f"{share:.0%} of its terms are in the context", score, "supported", best_chunk)
+        best_chunk = where.owners[alignment[1]] if alignment is not None else None
+        return _verdict_of(claim, alignment, share, "supported", f"{share:.0%} of its terms are in the context", score,
+                           "supported", best_chunk)
 
     @staticmethod
     def _relevancy(judgment: Judgment, answer: str, question: frozenset[str], coverage: list[float],
