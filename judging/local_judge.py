@@ -42,7 +42,8 @@ from itertools import repeat
 import msgspec
 from prometheus_client import CollectorRegistry, Histogram
 
-from ragpulse._native import ChunkContext, VerdictRules, topics_shared
+from ragpulse._native import ChunkContext, StemMemo, VerdictRules, topics_shared
+from ragpulse.collector.telemetry.fast_metrics import CounterFamily
 from ragpulse.collector.events import TraceEvent
 from ragpulse.judging.chunk_analysis import MAX_CHARS, CachedChunk, ChunkAnalysis, ChunkCache
 from ragpulse.judging.judge_features import ClaimEvidence, Rule, features
@@ -100,6 +101,11 @@ _RULES = VerdictRules(_DEMONYM_ENDINGS, _ALIGNED_AT_LEAST, _TOO_SHORT_UNITS, ana
 _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9+]+")
 _LIST_MARKER = re.compile(r"\(?\d{1,2}[.)]?")  # "1." of a numbered list is no claim
 _LIST_MARKER_CHARS = 4  # the longest it matches: "(12)"
+# The stems of English words the judge remembers (native/src/clause/memo.rs: ~190 bytes a word with its stem): an
+# answer's words are mostly its context's and the language's common words; stemming them was a third of a claim's
+# analysis
+STEM_MEMO_ENTRIES = 32_768
+STEM_MEMO_BYTES = 8 * 1024 * 1024
 
 
 def _chunk_relevance(coverage: float) -> int:
@@ -144,11 +150,12 @@ class _Context:
     """A trace's chunks as the judge reads them: the crate's context of their analyses (native/src/chunk.rs), and the
     clauses a verdict reads, made as scorers/text.py's Clause when first read."""
 
-    __slots__ = ("chunks", "owners", "_clauses", "_statements")
+    __slots__ = ("chunks", "owners", "stems", "_clauses", "_statements")
 
-    def __init__(self, chunks: ChunkContext, owners: list[int]) -> None:
+    def __init__(self, chunks: ChunkContext, owners: list[int], stems: StemMemo) -> None:
         self.chunks = chunks
         self.owners = owners  # each clause's chunk index, by its position
+        self.stems = stems  # the judge's
         self._clauses: dict[int, Clause] = {}
         self._statements: list[tuple[Clause, ...]] | None = None
 
@@ -181,7 +188,7 @@ class _Context:
         the rules read its opening names (then asked again with them), the swap rule reads it or, in an answer that may
         decline, the refusal weighing reads it; else made when a rule in Python first reads it. None: no claim (no term nor quantity, or
         conversation only)."""
-        found = _RULES.claim(self.chunks, text, _AS_WELL, declining)
+        found = _RULES.claim(self.chunks, text, _AS_WELL, declining, self.stems)
         if found is None:
             return None
         units, terms, quantified, cjk, counts, checked, fields = found
@@ -209,7 +216,7 @@ class _Context:
         return checked
 
 
-def _where(chunks: Sequence[ChunkAnalysis | None]) -> _Context | None:
+def _where(chunks: Sequence[ChunkAnalysis | None], stems: StemMemo) -> _Context | None:
     """The chunks with text as the judge reads them (indices kept), or None when none has text."""
     known = [c for c in chunks if c is not None]
     if not known:
@@ -218,7 +225,7 @@ def _where(chunks: Sequence[ChunkAnalysis | None]) -> _Context | None:
     for index, chunk in enumerate(chunks):
         if chunk is not None:
             owners.extend(repeat(index, len(chunk)))
-    return _Context(ChunkContext(known), owners)
+    return _Context(ChunkContext(known), owners, stems)
 
 
 def _search_relevance(judgment: Judgment, searches: Sequence[str], question: frozenset[str]) -> None:
@@ -284,6 +291,11 @@ class LocalJudgeMetrics:
             "ragpulse_local_judge_duration_seconds", "Time the local judge took for one trace (claims, alignment, verdicts).",
             buckets=(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05), registry=registry,
         )
+        self.stems_evicted = CounterFamily(
+            "ragpulse_local_judge_stem_memo_evicted_total",
+            "English words' stems the local judge let go of for its caps (32,768 words, 8 MiB), oldest first: a word "
+            "that recurs after is stemmed again.", [], registry,
+        )
 
 
 class LocalJudge:
@@ -297,6 +309,7 @@ class LocalJudge:
         self._metrics = LocalJudgeMetrics(registry)
         self._model = model
         self._chunk = ChunkCache(registry, max_entries=cache_entries, max_bytes=cache_max_bytes)
+        self._stems = StemMemo(STEM_MEMO_ENTRIES, STEM_MEMO_BYTES, self._metrics.stems_evicted.labels())
 
     def judge(self, event: TraceEvent) -> Judgment:
         started = time.perf_counter()
@@ -313,7 +326,7 @@ class LocalJudge:
         coverage = [next(shared) / len(question) if c is not None and question else 0.0 for c in chunks]
         judgment.chunk_relevance = [_chunk_relevance(share) if c is not None else None for c, share in zip(chunks, coverage)]
         # Only traces with chunk texts reach a judge (the sampler judges nothing else).
-        where = _where(chunks)
+        where = _where(chunks, self._stems)
         if where is None:
             judgment.error = "no_chunk_text"
             return judgment
@@ -345,7 +358,7 @@ class LocalJudge:
         """The vector the judge's model reads for this answer (judging/judge_features.py), as judge() computes it:
         None when no chunk has text or the answer makes no claim. What bench/train_local_judge.py fits on."""
         cached = [self._chunk(c.text) if c.text is not None else None for c in event.chunks or []]
-        where = _where([c.analysis if c is not None else None for c in cached])
+        where = _where([c.analysis if c is not None else None for c in cached], self._stems)
         if where is None:
             return None
         answer = event.answer if event_citations(event) is None else strip_markers(event.answer)
@@ -358,7 +371,7 @@ class LocalJudge:
         its index among those that cite a retrieved chunk."""
         checks: dict[int, tuple[str, str]] = {}
         for index, sentence in enumerate(s for s in judged_citations(cited) if s.chunks):
-            where = _where([c if i in sentence.chunks else None for i, c in enumerate(chunks)])
+            where = _where([c if i in sentence.chunks else None for i, c in enumerate(chunks)], self._stems)
             verdicts = self._judged(sentence.sentence, where, question)[0] if where else []
             faults = [v for v in verdicts if v.claim.verdict in ("contradicted", "not_in_context")]
             if where is None:
