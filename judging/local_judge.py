@@ -260,13 +260,9 @@ def _opening_names(claim: Clause) -> set[str]:
     return {stem for word in _CAPITALISED.findall(claim.text) for stem in name_stems(word)}
 
 
-def _swap(claim: _Claim, where: _Context, alignment: _Alignment, aligned_share: float) -> tuple[str, str] | None:
-    """The swap rule (judging/substitution.py) for a claim this close to its aligned clause, differing in a few terms:
-    the aligned clause's Clause made only then."""
-    _, best, _, _, claim_only, aligned_only = alignment
-    if not (aligned_share >= _SWAP_ALIGNED_AT_LEAST and 0 < claim_only <= _SWAP_MAX_TERMS
-            and 0 < aligned_only <= _SWAP_MAX_TERMS):
-        return None
+def _swap(claim: _Claim, where: _Context, best: int) -> tuple[str, str] | None:
+    """The swap rule (judging/substitution.py) for a claim close to its aligned clause (at `best`) that differs in a
+    few terms: the aligned clause's Clause made only then."""
     return substitution(claim.parsed(), where.clause(best), where.statements, lambda: where.beside(best))
 
 
@@ -435,7 +431,9 @@ class LocalJudge:
         if contradiction is not None:
             return _verdict_of(claim, alignment, share, "contradicted", _contradiction_reason(*contradiction), 1,
                                contradiction[0], aligned=aligned_supported / units)
-        if alignment is not None and (swap := _swap(claim, where, alignment, aligned_supported / units)):
+        if (alignment is not None and aligned_supported / units >= _SWAP_ALIGNED_AT_LEAST
+                and 0 < alignment[4] <= _SWAP_MAX_TERMS and 0 < alignment[5] <= _SWAP_MAX_TERMS
+                and (swap := _swap(claim, where, alignment[1]))):
             moved, replaced = swap
             return _verdict_of(claim, alignment, share, "contradicted", f"says {moved} where the context says {replaced}",
                                1, "swap", aligned=aligned_supported / units)
