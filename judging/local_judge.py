@@ -345,7 +345,7 @@ class LocalJudge:
         else:
             set_groundedness(judgment, self._model or shipped_model(), [v.claim for v in verdicts],
                              [v.evidence for v in verdicts], _lexical(answer, cached, verdicts, refusals))
-        self._relevancy(judgment, event.answer, question, coverage, verdicts)
+        self._relevancy(judgment, event.answer, question, coverage, verdicts, self._stems)
         if question:
             judgment.context_relevance_reason = f"the best chunk has {max(coverage, default=0.0):.0%} of the question's terms"
         return judgment
@@ -464,10 +464,10 @@ class LocalJudge:
 
     @staticmethod
     def _relevancy(judgment: Judgment, answer: str, question: frozenset[str], coverage: list[float],
-                   verdicts: list[_Verdict]) -> None:
+                   verdicts: list[_Verdict], stems: StemMemo) -> None:
         if not question:
             return
-        lexical = question_shared(question, answer[:MAX_CHARS]) / len(question)
+        lexical = question_shared(question, answer[:MAX_CHARS], stems) / len(question)
         relevancy, reason = _share_score(lexical), f"{lexical:.0%} of the question's terms are in the answer"
         grounded = [coverage[v.chunk] for v in verdicts if v.chunk is not None]
         if grounded and _chunk_relevance(max(grounded)) >= 2:

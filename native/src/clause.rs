@@ -471,8 +471,9 @@ impl Analyser {
     /// len(question & question_terms(text)) without making the text's set: a word is stemmed only when a question
     /// term starts with its first letter, since a Snowball English stem starts with its word's first letter (the
     /// algorithm rewrites endings; its exceptional forms, skies → sky or dying → die, keep the first letter too).
-    /// In the judge's relevancy the answer's question terms were a tenth of a warm English judgment.
-    pub fn question_shared(&self, question: &FxHashSet<String>, text: &str) -> usize {
+    /// In the judge's relevancy the answer's question terms were a tenth of a warm English judgment; `memo`: the judge's
+    /// stems (the answer's claims just had theirs made).
+    pub fn question_shared(&self, question: &FxHashSet<String>, text: &str, memo: Option<&StemMemo>) -> usize {
         let firsts: Vec<char> = question.iter().filter_map(|term| term.chars().next()).collect();
         let mut shared: FxHashSet<&str> = FxHashSet::default();
         let mut letter = [0u8; 4];
@@ -484,7 +485,8 @@ impl Analyser {
                     shared.extend(question.get(&*c.encode_utf8(&mut letter)).map(String::as_str));
                 }
             } else if firsts.contains(&first) && !self.tables.question_stopwords.contains(token) {
-                shared.extend(question.get(&self.stem(token)).map(String::as_str));
+                let stem = memo.map_or_else(|| self.stem(token), |memo| memo.stem(self, token));
+                shared.extend(question.get(&stem).map(String::as_str));
             }
         }
         shared.len()
