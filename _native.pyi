@@ -13,7 +13,7 @@ __all__ = [
     "turn_kind", "run_stages", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE", "ChunkAnalysis", "ChunkContext",
     "CitationCore", "LexicalAnalyser", "LexicalCore", "LexicalUnits", "DedupCore", "ExporterCore", "ExportSeries",
     "FastCounter", "FastHistogram", "JoinCore", "KeyFilter", "TextCache", "ReorderHold", "RoutineFloor", "PolicyCore",
-    "SamplerCore", "SessionTable", "SessionView", "TextAnalyser", "TraceTable", "Turn", "VerdictRules",
+    "SamplerCore", "SessionTable", "SessionView", "TextAnalyser", "StemMemo", "TraceTable", "Turn", "VerdictRules",
 ]
 
 # An OTLP AnyValue as the decoders give it: kvlists as dicts, arrays as lists, an empty value as None.
@@ -144,7 +144,7 @@ class TextAnalyser:
     def words(self, lower: str) -> list[str]: ...
     def question_terms(self, text: str) -> frozenset[str]: ...
     # len(question & question_terms(text)), no set made
-    def question_shared(self, question: frozenset[str], text: str) -> int: ...
+    def question_shared(self, question: frozenset[str], text: str, memo: StemMemo | None = None) -> int: ...
     # a chunk's analysis: its sentences as their clauses' texts, its question terms from text
     def chunk(self, sentences: Sequence[Sequence[str]], text: str) -> ChunkAnalysis: ...
     def clause(self, text: str) -> _Analysis: ...
@@ -214,6 +214,13 @@ class ChunkContext:
 # The local judge's verdict rules that read the chunks (native/src/verdict.rs)
 
 @final
+class StemMemo:  # native/src/clause/memo.rs: English words' stems, the oldest let go first past either cap
+    def __new__(cls, max_entries: int, max_bytes: int, evicted: FastCounter) -> Self: ...
+    def __len__(self) -> int: ...
+    @property
+    def bytes(self) -> int: ...
+
+@final
 class VerdictRules:
     def __new__(cls, demonym_endings: Sequence[str], aligned_at_least: float, too_short_units: int,
                 analyser: TextAnalyser, swap_aligned_at_least: float, swap_max_terms: int) -> Self: ...
@@ -228,8 +235,8 @@ class VerdictRules:
     # None: no claim; else (units, terms, has a quantity, CJK characters, has a number in digits or words, check()'s
     # result, or None when the rules read its opening names: ask check() with them; TextAnalyser.clause's fields
     # then, but for the rule "opening", when `declining` and it has no quantity, and when the swap rule reads it
-    # (no contradiction, swap_aligned_at_least and swap_max_terms met), else None)
-    def claim(self, context: ChunkContext, text: str, margin: float, declining: bool
+    # (no contradiction, swap_aligned_at_least and swap_max_terms met), else None); its words' stems from `memo`
+    def claim(self, context: ChunkContext, text: str, margin: float, declining: bool, memo: StemMemo | None = None
               ) -> tuple[int, int, bool, int, bool,
                          tuple[float, float, tuple[float, int, list[int], str, int, int] | None, list[_Quantity],
                                tuple[str, _Quantity | None, list[_Quantity], str | None] | None, list[str]] | None,

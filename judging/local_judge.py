@@ -42,7 +42,8 @@ from itertools import repeat
 import msgspec
 from prometheus_client import CollectorRegistry, Histogram
 
-from ragpulse._native import ChunkContext, VerdictRules, topics_shared
+from ragpulse._native import ChunkContext, StemMemo, VerdictRules, topics_shared
+from ragpulse.collector.telemetry.fast_metrics import CounterFamily
 from ragpulse.collector.events import TraceEvent
 from ragpulse.judging.chunk_analysis import MAX_CHARS, CachedChunk, ChunkAnalysis, ChunkCache
 from ragpulse.judging.judge_features import ClaimEvidence, Rule, features
@@ -102,6 +103,11 @@ _RULES = VerdictRules(_DEMONYM_ENDINGS, _ALIGNED_AT_LEAST, _TOO_SHORT_UNITS, ana
 _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9+]+")
 _LIST_MARKER = re.compile(r"\(?\d{1,2}[.)]?")  # "1." of a numbered list is no claim
 _LIST_MARKER_CHARS = 4  # the longest it matches: "(12)"
+# The stems of English words the judge remembers (native/src/clause/memo.rs: ~190 bytes a word with its stem): an
+# answer's words are mostly its context's and the language's common words; stemming them was a third of a claim's
+# analysis
+STEM_MEMO_ENTRIES = 32_768
+STEM_MEMO_BYTES = 8 * 1024 * 1024
 
 
 def _chunk_relevance(coverage: float) -> int:
@@ -118,42 +124,41 @@ def _describe(quantity: tuple[str, float]) -> str:
     return f"{value:g} ({dimension})" if dimension not in ("duration", "rate") else f"{value:g} minutes ({dimension})"
 
 
-_NOTHING = clause("")  # the aligned clause of a claim that shares no term with the context
-
-
 _Alignment = tuple[float, int, list[int], str, int, int]  # ChunkContext.evidence's alignment
 _Checked = tuple[float, float, _Alignment | None, list[tuple[str, float]],
                  tuple[Rule, tuple[str, float] | None, list[tuple[str, float]], str | None] | None, list[str]]
 
 
-class _Claim:
+class _Claim(msgspec.Struct, gc=False):
     """A claim as the crate checked it (_Context.claim): its size, counts and `checked`; its Clause (scorers/text.py)
-    made when a rule in Python first reads it (the swap, the refusal weighing: 3-9 µs a claim otherwise spent)."""
+    made when a rule in Python first reads it (the swap, the refusal weighing: 3-9 µs a claim otherwise spent). A
+    Struct: made in C, a third of a class with __init__'s time."""
 
-    __slots__ = ("text", "units", "terms", "quantified", "cjk", "counts", "checked", "_parsed")
-
-    def __init__(self, text: str, units: int, terms: int, quantified: bool, cjk: int, counts: bool, checked: _Checked,
-                 parsed: Clause | None) -> None:
-        self.text, self.units, self.terms, self.quantified = text, units, terms, quantified
-        self.cjk = cjk  # its CJK characters
-        self.counts = counts  # it has a number, in digits or words
-        self.checked, self._parsed = checked, parsed
+    text: str
+    units: int
+    terms: int
+    quantified: bool
+    cjk: int  # its CJK characters
+    counts: bool  # it has a number, in digits or words
+    checked: _Checked
+    given: Clause | None  # its Clause, once made
 
     def parsed(self) -> Clause:
-        if self._parsed is None:
-            self._parsed = clause(self.text)
-        return self._parsed
+        if self.given is None:
+            self.given = clause(self.text)
+        return self.given
 
 
 class _Context:
     """A trace's chunks as the judge reads them: the crate's context of their analyses (native/src/chunk.rs), and the
     clauses a verdict reads, made as scorers/text.py's Clause when first read."""
 
-    __slots__ = ("chunks", "owners", "_clauses", "_statements")
+    __slots__ = ("chunks", "owners", "stems", "_clauses", "_statements")
 
-    def __init__(self, chunks: ChunkContext, owners: list[int]) -> None:
+    def __init__(self, chunks: ChunkContext, owners: list[int], stems: StemMemo) -> None:
         self.chunks = chunks
         self.owners = owners  # each clause's chunk index, by its position
+        self.stems = stems  # the judge's
         self._clauses: dict[int, Clause] = {}
         self._statements: list[tuple[Clause, ...]] | None = None
 
@@ -186,7 +191,7 @@ class _Context:
         the rules read its opening names (then asked again with them), the swap rule reads it or, in an answer that may
         decline, the refusal weighing reads it; else made when a rule in Python first reads it. None: no claim (no term nor quantity, or
         conversation only)."""
-        found = _RULES.claim(self.chunks, text, _AS_WELL, declining)
+        found = _RULES.claim(self.chunks, text, _AS_WELL, declining, self.stems)
         if found is None:
             return None
         units, terms, quantified, cjk, counts, checked, fields = found
@@ -214,7 +219,7 @@ class _Context:
         return checked
 
 
-def _where(chunks: Sequence[ChunkAnalysis | None]) -> _Context | None:
+def _where(chunks: Sequence[ChunkAnalysis | None], stems: StemMemo) -> _Context | None:
     """The chunks with text as the judge reads them (indices kept), or None when none has text."""
     known = [c for c in chunks if c is not None]
     if not known:
@@ -223,7 +228,7 @@ def _where(chunks: Sequence[ChunkAnalysis | None]) -> _Context | None:
     for index, chunk in enumerate(chunks):
         if chunk is not None:
             owners.extend(repeat(index, len(chunk)))
-    return _Context(ChunkContext(known), owners)
+    return _Context(ChunkContext(known), owners, stems)
 
 
 def _search_relevance(judgment: Judgment, searches: Sequence[str], question: frozenset[str]) -> None:
@@ -258,11 +263,37 @@ def _opening_names(claim: Clause) -> set[str]:
     return {stem for word in _CAPITALISED.findall(claim.text) for stem in name_stems(word)}
 
 
+def _swap(claim: _Claim, where: _Context, best: int) -> tuple[str, str] | None:
+    """The swap rule (judging/substitution.py) for a claim close to its aligned clause (at `best`) that differs in a
+    few terms: the aligned clause's Clause made only then."""
+    return substitution(claim.parsed(), where.clause(best), where.statements, lambda: where.beside(best))
+
+
+def _verdict_of(claim: _Claim, alignment: _Alignment | None, share: float, kind: str, reason: str, score: int,
+                rule: Rule, chunk: int | None = None, *, aligned: float = 0.0) -> _Verdict:
+    """A claim's verdict with its evidence (`share`: of its terms in the context). A contradiction is surer the closer
+    the claim copies the clause it contradicts (`aligned`: the share of its terms in that clause); a missing name or
+    number the more of the rest the context supports; a claim with nothing in the context the longer it is; support
+    (and abstention) as sure as the share of the claim's terms found."""
+    evidence = f' (context: "{alignment[3]}")' if alignment is not None and alignment[0] > 0 else ""
+    confidence = (0.5 + min(aligned, 1.0) / 2 if kind == "contradicted"
+                  else 0.5 + min(claim.units, 10) / 20 if kind == "not_in_context" and share == 0
+                  else 0.5 + min(share, 1.0) / 2 if kind == "not_in_context" else min(share, 1.0))
+    return _Verdict(Claim(claim.text, kind, reason + evidence, [] if chunk is None else [chunk]),  # type: ignore[arg-type]
+                    score, chunk, round(confidence, 3), ClaimEvidence(share, claim.units, claim.cjk, rule),
+                    claim.counts)
+
+
 class LocalJudgeMetrics:
     def __init__(self, registry: CollectorRegistry) -> None:
         self.duration = Histogram(
             "ragpulse_local_judge_duration_seconds", "Time the local judge took for one trace (claims, alignment, verdicts).",
             buckets=(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05), registry=registry,
+        )
+        self.stems_evicted = CounterFamily(
+            "ragpulse_local_judge_stem_memo_evicted_total",
+            "English words' stems the local judge let go of for its caps (32,768 words, 8 MiB), oldest first: a word "
+            "that recurs after is stemmed again.", [], registry,
         )
 
 
@@ -277,6 +308,7 @@ class LocalJudge:
         self._metrics = LocalJudgeMetrics(registry)
         self._model = model
         self._chunk = ChunkCache(registry, max_entries=cache_entries, max_bytes=cache_max_bytes)
+        self._stems = StemMemo(STEM_MEMO_ENTRIES, STEM_MEMO_BYTES, self._metrics.stems_evicted.labels())
 
     def judge(self, event: TraceEvent) -> Judgment:
         started = time.perf_counter()
@@ -293,7 +325,7 @@ class LocalJudge:
         coverage = [next(shared) / len(question) if c is not None and question else 0.0 for c in chunks]
         judgment.chunk_relevance = [_chunk_relevance(share) if c is not None else None for c, share in zip(chunks, coverage)]
         # Only traces with chunk texts reach a judge (the sampler judges nothing else).
-        where = _where(chunks)
+        where = _where(chunks, self._stems)
         if where is None:
             judgment.error = "no_chunk_text"
             return judgment
@@ -316,7 +348,7 @@ class LocalJudge:
         else:
             set_groundedness(judgment, self._model or shipped_model(), [v.claim for v in verdicts],
                              [v.evidence for v in verdicts], _lexical(answer, cached, verdicts, refusals))
-        self._relevancy(judgment, event.answer, question, coverage, verdicts)
+        self._relevancy(judgment, event.answer, question, coverage, verdicts, self._stems)
         if question:
             judgment.context_relevance_reason = f"the best chunk has {max(coverage, default=0.0):.0%} of the question's terms"
         return judgment
@@ -325,7 +357,7 @@ class LocalJudge:
         """The vector the judge's model reads for this answer (judging/judge_features.py), as judge() computes it:
         None when no chunk has text or the answer makes no claim. What bench/train_local_judge.py fits on."""
         cached = [self._chunk(c.text) if c.text is not None else None for c in event.chunks or []]
-        where = _where([c.analysis if c is not None else None for c in cached])
+        where = _where([c.analysis if c is not None else None for c in cached], self._stems)
         if where is None:
             return None
         answer = event.answer if event_citations(event) is None else strip_markers(event.answer)
@@ -338,7 +370,7 @@ class LocalJudge:
         its index among those that cite a retrieved chunk."""
         checks: dict[int, tuple[str, str]] = {}
         for index, sentence in enumerate(s for s in judged_citations(cited) if s.chunks):
-            where = _where([c if i in sentence.chunks else None for i, c in enumerate(chunks)])
+            where = _where([c if i in sentence.chunks else None for i, c in enumerate(chunks)], self._stems)
             verdicts = self._judged(sentence.sentence, where, question)[0] if where else []
             faults = [v for v in verdicts if v.claim.verdict in ("contradicted", "not_in_context")]
             if where is None:
@@ -398,58 +430,47 @@ class LocalJudge:
         context: what the crate's rules found (_Context.claim)."""
         supported, aligned_supported, alignment, missing_quantities, contradiction, missing_names = claim.checked
         units = claim.units
-        best_dice, best, _, aligned_text, claim_only, aligned_only = (
-            alignment if alignment is not None else (0.0, None, [], "", claim.terms, 0))
-        best_chunk = where.owners[best] if best is not None else None
-
-        def aligned() -> Clause:  # made only for a rule that reads more of it than the crate counted
-            return where.clause(best) if best is not None else _NOTHING
-
-        aligned_share = aligned_supported / units
         share = supported / units
-
-        def verdict(kind: str, reason: str, score: int, rule: Rule, chunk: int | None = None) -> _Verdict:
-            evidence = f' (context: "{aligned_text}")' if best_dice > 0 else ""
-            # A contradiction is surer the closer the claim copies the clause it contradicts; a missing name or
-            # number the more of the rest the context supports; a claim with nothing in the context the longer
-            # it is; support (and abstention) as sure as the share of the claim's terms found.
-            confidence = (0.5 + min(aligned_share, 1.0) / 2 if kind == "contradicted"
-                          else 0.5 + min(units, 10) / 20 if kind == "not_in_context" and share == 0
-                          else 0.5 + min(share, 1.0) / 2 if kind == "not_in_context" else min(share, 1.0))
-            return _Verdict(Claim(claim.text, kind, reason + evidence, [] if chunk is None else [chunk]),  # type: ignore[arg-type]
-                            score, chunk, round(confidence, 3), ClaimEvidence(share, units, claim.cjk, rule), claim.counts)
-
         if contradiction is not None:
-            return verdict("contradicted", _contradiction_reason(*contradiction), 1, contradiction[0])
-        if (aligned_share >= _SWAP_ALIGNED_AT_LEAST and 0 < claim_only <= _SWAP_MAX_TERMS and 0 < aligned_only <= _SWAP_MAX_TERMS
-                and (swap := substitution(claim.parsed(), aligned(), where.statements, lambda: where.beside(best)))):
+            return _verdict_of(claim, alignment, share, "contradicted", _contradiction_reason(*contradiction), 1,
+                               contradiction[0], aligned=aligned_supported / units)
+        if (alignment is not None and aligned_supported / units >= _SWAP_ALIGNED_AT_LEAST
+                and 0 < alignment[4] <= _SWAP_MAX_TERMS and 0 < alignment[5] <= _SWAP_MAX_TERMS
+                and (swap := _swap(claim, where, alignment[1]))):
             moved, replaced = swap
-            return verdict("contradicted", f"says {moved} where the context says {replaced}", 1, "swap")
+            return _verdict_of(claim, alignment, share, "contradicted", f"says {moved} where the context says {replaced}",
+                               1, "swap", aligned=aligned_supported / units)
         if missing_quantities:
-            return verdict("not_in_context", f"{', '.join(map(_describe, missing_quantities))} is not in the context", 2, "missing_quantity")
+            return _verdict_of(claim, alignment, share, "not_in_context",
+                               f"{', '.join(map(_describe, missing_quantities))} is not in the context", 2, "missing_quantity")
         if missing_names:  # in no case or position, nor as a demonym ("Scotland." opens a short claim with one)
-            return verdict("not_in_context", f"the context does not mention {', '.join(missing_names)}", 2, "missing_name")
+            return _verdict_of(claim, alignment, share, "not_in_context",
+                               f"the context does not mention {', '.join(missing_names)}", 2, "missing_name")
         if share == 0 and units > _TOO_SHORT_UNITS:  # no evidence at all is not weak evidence
-            return verdict("not_in_context", f"none of its {units} terms is in the context", 2, "nothing")
+            return _verdict_of(claim, alignment, share, "not_in_context", f"none of its {units} terms is in the context",
+                               2, "nothing")
         if share < _SUPPORTED_AT_LEAST and units > _TOO_SHORT_UNITS and (added := _ADDITION.search(claim.text)):
-            return verdict("not_in_context", f"an addition ({added[0].strip()!r}) with {share:.0%} of its {units} terms "
-                           "in the context", 2, "addition")
+            return _verdict_of(claim, alignment, share, "not_in_context", f"an addition ({added[0].strip()!r}) with "
+                               f"{share:.0%} of its {units} terms in the context", 2, "addition")
         if share < _LITTLE_SUPPORT and units >= _LITTLE_SUPPORT_UNITS:
-            return verdict("not_in_context", f"only {share:.0%} of its {units} terms are in the context", 2, "little")
+            return _verdict_of(claim, alignment, share, "not_in_context",
+                               f"only {share:.0%} of its {units} terms are in the context", 2, "little")
         if share < _SUPPORTED_AT_LEAST:
             # Weak lexical evidence either way: a paraphrase and an invention look alike here, so the judge
             # abstains (score 3, no hallucination) rather than cry wolf.
-            return verdict("uncertain", f"{share:.0%} of its {units} terms are in the context: too little to call "
-                           "it supported, nothing specific to call it unsupported", 3, "weak")
+            return _verdict_of(claim, alignment, share, "uncertain", f"{share:.0%} of its {units} terms are in the "
+                               "context: too little to call it supported, nothing specific to call it unsupported", 3, "weak")
         score = 5 if share >= 0.8 else 4 if share >= 0.6 else 3
-        return verdict("supported", f"{share:.0%} of its terms are in the context", score, "supported", best_chunk)
+        best_chunk = where.owners[alignment[1]] if alignment is not None else None
+        return _verdict_of(claim, alignment, share, "supported", f"{share:.0%} of its terms are in the context", score,
+                           "supported", best_chunk)
 
     @staticmethod
     def _relevancy(judgment: Judgment, answer: str, question: frozenset[str], coverage: list[float],
-                   verdicts: list[_Verdict]) -> None:
+                   verdicts: list[_Verdict], stems: StemMemo) -> None:
         if not question:
             return
-        lexical = question_shared(question, answer[:MAX_CHARS]) / len(question)
+        lexical = question_shared(question, answer[:MAX_CHARS], stems) / len(question)
         relevancy, reason = _share_score(lexical), f"{lexical:.0%} of the question's terms are in the answer"
         grounded = [coverage[v.chunk] for v in verdicts if v.chunk is not None]
         if grounded and _chunk_relevance(max(grounded)) >= 2:

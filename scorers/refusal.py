@@ -250,7 +250,7 @@ _ABOUT_ANSWERING = (_ANCHORS - {"i", "we", "me", "us", "my", "myself", "mine", "
                     | {"light", "available", "quote", "advise", "advice", "know", "knew", "aware", "find", "found", "cover",
                        "covers", "notes", "told", "area", "expertise", "lack", "lacks"})
 _INABILITY = re.compile(r"\b(?:can['’]?t|cannot|can\s+not|couldn['’]?t|could\s+not|unable)\b", re.IGNORECASE)
-_ZH_CUES = (*"不没未无缺超难恕", "外行")
+_ZH_CUES = re.compile("不|没|未|无|缺|超|难|恕|外行")  # one search, not a generator of `in` over them
 _PARENTHESES = re.compile(r"[(（][^()（）]{1,200}[)）]")
 # An answer's words as str.split() leaves them: with the punctuation that may cling to them.
 _CUE_TOKENS = frozenset(f"{before}{word}{after}" for word in _CUES for before in ("", "(", '"', "'", "“", "‘", "[")
@@ -261,7 +261,7 @@ _CUE_TOKENS = frozenset(f"{before}{word}{after}" for word in _CUES for before in
 def _answer_may_refuse(answer: str) -> bool:
     """The answer's gate: a cue (a few µs, no regular expression), then a cue and an anchor word."""
     lower = answer.lower()
-    if not lower.isascii() and any(c in lower for c in _ZH_CUES):
+    if not lower.isascii() and _ZH_CUES.search(lower):
         return True
     if "n't" not in lower and "n’t" not in lower:
         for dash in "-—–/":
@@ -275,7 +275,7 @@ def _answer_may_refuse(answer: str) -> bool:
 def _may_refuse(text: str) -> bool:
     """A clause's gate: a cue, and in English an anchor."""
     lower = text.lower()
-    if not lower.isascii() and any(c in lower for c in _ZH_CUES):
+    if not lower.isascii() and _ZH_CUES.search(lower):
         return True
     words = letter_runs(lower)
     cue = "n't" in lower or "n’t" in lower or not _CUES.isdisjoint(words) or (

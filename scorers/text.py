@@ -27,7 +27,7 @@ import re
 
 import msgspec
 
-from ragpulse._native import ChunkAnalysis, TextAnalyser, stem_words
+from ragpulse._native import ChunkAnalysis, StemMemo, TextAnalyser, stem_words
 from ragpulse._native import clauses as clauses  # a text's clauses, sentence after sentence (see -- clauses --)
 from ragpulse._native import sentences as sentences
 from ragpulse._native import cjk_covered as _cjk_covered
@@ -291,9 +291,10 @@ def question_terms(text: str) -> frozenset[str]:
     return _ANALYSER.question_terms(text)
 
 
-def question_shared(question: frozenset[str], text: str) -> int:
-    """len(question & question_terms(text)), without making the text's set (in the crate)."""
-    return _ANALYSER.question_shared(question, text)
+def question_shared(question: frozenset[str], text: str, memo: StemMemo | None = None) -> int:
+    """len(question & question_terms(text)), without making the text's set (in the crate); its words' stems from
+    `memo` when given (the local judge's)."""
+    return _ANALYSER.question_shared(question, text, memo)
 
 
 # The crate's analyser: the patterns above (translated) and the tables.

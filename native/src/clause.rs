@@ -4,6 +4,7 @@
 //! Python it replaced is held by a snapshot in tests/test_native_text.py.
 
 pub mod bindings;
+pub mod memo;
 mod scan;
 
 use fancy_regex::{Captures, Regex};
@@ -11,6 +12,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use snowstem::{Algorithm, Stemmer};
 
 use crate::lexical::{cjk_numeral, is_cjk, is_decimal, is_space};
+use memo::StemMemo;
 pub use scan::{LATIN_WORD, LIST_ITEM, NAME};
 pub use scan::scans_starts;
 use scan::{after_list_item, latin_words, names, quantity_starts};
@@ -297,7 +299,9 @@ impl Analyser {
         self.tables.en_negators.contains(word) || word.ends_with("n't") || word.ends_with("n’t")
     }
 
-    fn negation(&self, body: &str, has_cjk: bool, known: &[(&str, String)]) -> (bool, FxHashSet<String>) {
+    fn negation(
+        &self, body: &str, has_cjk: bool, known: &[(&str, String)], memo: Option<&StemMemo>,
+    ) -> (bool, FxHashSet<String>) {
         // Every negator holds "no", "ne" or "n't"/"n’t", or is a CJK negator: most clauses skip the pattern.
         let may_negate = body.contains("no") || body.contains("ne") || body.contains("n't") || body.contains("n’t")
             || body.chars().any(|c| self.tables.cjk_negators.contains(&c));
@@ -340,7 +344,7 @@ impl Analyser {
             count += usize::from(governs);
         }
         let governed = if !governed.is_empty() && !has_cjk {
-            governed.iter().map(|word| self.stem_known(known, word)).filter(|stem| !tables.quantity_words.contains(stem)).collect()
+            governed.iter().map(|word| self.stem_known(known, word, memo)).filter(|stem| !tables.quantity_words.contains(stem)).collect()
         } else {
             FxHashSet::default()
         };
@@ -348,20 +352,24 @@ impl Analyser {
     }
 
     pub fn words(&self, lower: &str) -> Vec<String> {
-        self.stemmed(lower, &[]).into_iter().map(|(_, stem)| stem).collect()
+        self.stemmed(lower, &[], None).into_iter().map(|(_, stem)| stem).collect()
     }
 
     /// The content words of lower-cased text with their stems, a word of `known` not stemmed again: a clause's names
     /// and the words its negations govern are mostly its own words (Snowball was a third of its analysis).
-    fn stemmed<'t>(&self, lower: &'t str, known: &[(&str, String)]) -> Vec<(&'t str, String)> {
+    fn stemmed<'t>(&self, lower: &'t str, known: &[(&str, String)], memo: Option<&StemMemo>) -> Vec<(&'t str, String)> {
         latin_words(lower)
             .filter(|word| !self.tables.stopwords.contains(*word) && !self.is_en_negator(word))
-            .map(|word| (word, self.stem_known(known, word)))
+            .map(|word| (word, self.stem_known(known, word, memo)))
             .collect()
     }
 
-    fn stem_known(&self, known: &[(&str, String)], word: &str) -> String {
-        known.iter().find(|(seen, _)| *seen == word).map_or_else(|| self.stem(word), |(_, stem)| stem.clone())
+    /// The stem of a word of `known`, else the memo's (the same stem), else one made.
+    fn stem_known(&self, known: &[(&str, String)], word: &str, memo: Option<&StemMemo>) -> String {
+        match known.iter().find(|(seen, _)| *seen == word) {
+            Some((_, stem)) => stem.clone(),
+            None => memo.map_or_else(|| self.stem(word), |memo| memo.stem(self, word)),
+        }
     }
 
     /// The CJK runs of the text less its quantities (`matches`: cjk_quantity's in it, each read as a space), cut
@@ -392,6 +400,11 @@ impl Analyser {
     }
 
     pub fn clause(&self, text: &str) -> Clause {
+        self.clause_with(text, None)
+    }
+
+    /// clause(), its words' stems remembered by `memo` (VerdictRules.claim: an answer's claims).
+    pub fn clause_with(&self, text: &str, memo: Option<&StemMemo>) -> Clause {
         let patterns = &self.patterns;
         let mut lower = text.to_lowercase();
         let has_cjk = text.chars().any(is_cjk);
@@ -399,7 +412,7 @@ impl Analyser {
             lower = patterns.cjk_week.replace_all(&lower, "周").into_owned();
         }
         let stripped = patterns.leading_answer.replacen(&lower, 1, "").into_owned();
-        let stems = self.stemmed(&stripped, &[]);
+        let stems = self.stemmed(&stripped, &[], memo);
         let mut terms: FxHashSet<String> = stems.iter().map(|(_, stem)| stem.clone()).collect();
         let (mut quantities, spelled) = self.en_quantities(&stripped);
         let raw_names: Vec<String> = if has_cjk {
@@ -417,7 +430,7 @@ impl Analyser {
             FxHashSet::default()
         } else {
             let lower = raw_names.join(" ").to_lowercase();
-            self.stemmed(&lower, &stems).into_iter().map(|(_, stem)| stem).filter(|w| !self.tables.chatter.contains(w)).collect()
+            self.stemmed(&lower, &stems, memo).into_iter().map(|(_, stem)| stem).filter(|w| !self.tables.chatter.contains(w)).collect()
         };
         let mut parts = Vec::new();
         if has_cjk {
@@ -436,7 +449,7 @@ impl Analyser {
             terms.extend(chars.windows(2).map(|pair| pair.iter().collect::<String>()));
         }
         let joined: Vec<char> = parts.iter().flat_map(|part| part.chars()).collect();
-        let (negated, governed) = self.negation(&stripped, has_cjk, &stems);
+        let (negated, governed) = self.negation(&stripped, has_cjk, &stems, memo);
         let mut sequence: Vec<String> = stems.into_iter().map(|(_, stem)| stem).filter(|stem| words.contains(stem)).collect();
         sequence.extend(joined.iter().map(|c| c.to_string()));
         Clause { terms, words, parts, chars: joined.into_iter().collect(), sequence, quantities, names, negated, governed, spelled }
@@ -458,8 +471,9 @@ impl Analyser {
     /// len(question & question_terms(text)) without making the text's set: a word is stemmed only when a question
     /// term starts with its first letter, since a Snowball English stem starts with its word's first letter (the
     /// algorithm rewrites endings; its exceptional forms, skies → sky or dying → die, keep the first letter too).
-    /// In the judge's relevancy the answer's question terms were a tenth of a warm English judgment.
-    pub fn question_shared(&self, question: &FxHashSet<String>, text: &str) -> usize {
+    /// In the judge's relevancy the answer's question terms were a tenth of a warm English judgment; `memo`: the judge's
+    /// stems (the answer's claims just had theirs made).
+    pub fn question_shared(&self, question: &FxHashSet<String>, text: &str, memo: Option<&StemMemo>) -> usize {
         let firsts: Vec<char> = question.iter().filter_map(|term| term.chars().next()).collect();
         let mut shared: FxHashSet<&str> = FxHashSet::default();
         let mut letter = [0u8; 4];
@@ -471,7 +485,8 @@ impl Analyser {
                     shared.extend(question.get(&*c.encode_utf8(&mut letter)).map(String::as_str));
                 }
             } else if firsts.contains(&first) && !self.tables.question_stopwords.contains(token) {
-                shared.extend(question.get(&self.stem(token)).map(String::as_str));
+                let stem = memo.map_or_else(|| self.stem(token), |memo| memo.stem(self, token));
+                shared.extend(question.get(&stem).map(String::as_str));
             }
         }
         shared.len()

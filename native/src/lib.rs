@@ -65,6 +65,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<floor::RoutineFloor>()?;
     module.add_class::<join::JoinCore>()?;
     module.add_class::<clause::bindings::TextAnalyser>()?;
+    module.add_class::<clause::memo::StemMemo>()?;
     module.add_class::<verdict::bindings::VerdictRules>()?;
     module.add_class::<policy::PolicyCore>()?;
     module.add_class::<sampler::SamplerCore>()?;

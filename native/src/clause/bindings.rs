@@ -9,6 +9,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::bridge::{guarded, new_str, with_text};
 use crate::chunk::{bindings::PyChunk, Chunk};
 use crate::clause;
+use crate::clause::memo::StemMemo;
 use crate::split;
 
 /// A translated pattern as the analyser runs it. A pattern with a lookaround (every Python \b is one) runs on
@@ -104,14 +105,18 @@ impl TextAnalyser {
         Ok(PyChunk { chunk: guarded(|| Chunk::new(parsed, topic))? })
     }
 
-    /// len(question & question_terms(text)): what of the question's terms the text has (Analyser::question_shared).
-    fn question_shared(&self, question: &Bound<'_, PyFrozenSet>, text: &Bound<'_, PyString>) -> PyResult<usize> {
+    /// len(question & question_terms(text)): what of the question's terms the text has (Analyser::question_shared),
+    /// its words' stems from `memo` when given.
+    #[pyo3(signature = (question, text, memo = None))]
+    fn question_shared(
+        &self, question: &Bound<'_, PyFrozenSet>, text: &Bound<'_, PyString>, memo: Option<PyRef<'_, StemMemo>>,
+    ) -> PyResult<usize> {
         let mut terms = FxHashSet::default();
         for term in question.iter() {
             let term = term.cast_into::<PyString>().map_err(|_| PyValueError::new_err("a question term is a str"))?;
             terms.insert(with_text(&term, |term| Ok(term.to_owned()))?);
         }
-        with_text(text, |text| guarded(|| self.analyser.question_shared(&terms, text)))
+        with_text(text, |text| guarded(|| self.analyser.question_shared(&terms, text, memo.as_deref())))
     }
 
     /// A clause's analysis: (terms, words, cjk_parts, chars, sequence, quantities, names, negated, governed,

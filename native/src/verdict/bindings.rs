@@ -6,6 +6,7 @@ use pyo3::types::{PyFrozenSet, PyString, PyTuple};
 use crate::bridge::{guarded, with_text};
 use crate::chunk::bindings::{texts, Aligned, ClaimSets, PyContext};
 use crate::clause::bindings::{clause_fields, TextAnalyser};
+use crate::clause::memo::StemMemo;
 use crate::clause::{self, Quantity};
 use crate::verdict::{self, Claim, Context, Contradiction, Rules};
 
@@ -114,12 +115,14 @@ impl VerdictRules {
     /// TextAnalyser.clause gives them), that result None when the rules read its opening names (a claim of
     /// too_short_units or fewer, or the subject rule's "opening": ask check() with the claim's Clause), the fields
     /// given then (but for "opening"), when `declining` and it has no quantity (the refusal weighing reads them) and
-    /// when the swap rule reads them (VerdictRules::swaps).
+    /// when the swap rule reads them (VerdictRules::swaps). `memo`: the stems of words the judge has seen.
+    #[pyo3(signature = (context, text, margin, declining, memo = None))]
     fn claim<'py>(
         &self, context: PyRef<'py, PyContext>, text: &Bound<'py, PyString>, margin: f64, declining: bool,
+        memo: Option<PyRef<'py, StemMemo>>,
     ) -> PyResult<Option<Claimed<'py>>> {
         let analyser = &self.analyser.get().analyser;
-        let c = with_text(text, |text| guarded(|| analyser.clause(text)))?;
+        let c = with_text(text, |text| guarded(|| analyser.clause_with(text, memo.as_deref())))?;
         let fields = |wanted: bool| if wanted { clause_fields(text.py(), &c).map(Some) } else { Ok(None) };
         let mut quantities: Vec<Quantity> = Vec::with_capacity(c.quantities.len());
         for quantity in &c.quantities { // distinct as a frozenset keeps them: 0.0 is -0.0, NaN is no NaN
