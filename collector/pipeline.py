@@ -3,7 +3,9 @@
 A stage is a plain callable that takes an envelope and returns it (possibly
 annotated) or None to drop it; the chain is a loop. Exporters take the
 envelopes that passed every stage. Expensive choices (regexes, label children)
-are made when the components are built, not per event.
+are made when the components are built, not per event. A component whose work is
+all in the compiled core names the core's method as `direct`: the loop calls that,
+without the component's Python `__call__` in between (a call a component and event).
 """
 
 from __future__ import annotations
@@ -25,6 +27,11 @@ Stage = Callable[[Envelope], Envelope | None]
 Exporter = Callable[[Envelope], None]
 
 log = structlog.get_logger("ragpulse.pipeline")
+
+
+def _direct(component: Callable[[Envelope], object]) -> Callable[[Envelope], object]:
+    """What the loop calls for a component: its core's method when it names one (`direct`), else itself."""
+    return getattr(component, "direct", component)
 
 
 class PipelineMetrics:
@@ -54,10 +61,10 @@ class Pipeline:
         max_batch_events: int,
     ) -> None:
         self.queue = queue
-        self._stages = list(stages)
+        self._stages = [(name, _direct(stage)) for name, stage in stages]
         # A stage cheaper done once per batch than once per event offers `prepare(batch)`.
-        self._preparers = [(name, stage.prepare) for name, stage in self._stages if hasattr(stage, "prepare")]
-        self._exporters = list(exporters)
+        self._preparers = [(name, stage.prepare) for name, stage in stages if hasattr(stage, "prepare")]
+        self._exporters = [(name, _direct(exporter)) for name, exporter in exporters]
         self._metrics = metrics = shared(registry, PipelineMetrics)
         self._max_batch = max_batch_events
         self._processed_traces = metrics.processed.labels("trace")
