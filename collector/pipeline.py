@@ -62,7 +62,8 @@ class Pipeline:
     ) -> None:
         self.queue = queue
         self._stages = [(name, _direct(stage)) for name, stage in stages]
-        # A stage cheaper done once per batch than once per event offers `prepare(batch)`.
+        # A stage cheaper done once per batch than once per event offers `prepare(batch)`; when it returns True it did
+        # the whole batch's work, and the stage is not called on the batch's events.
         self._preparers = [(name, stage.prepare) for name, stage in stages if hasattr(stage, "prepare")]
         self._exporters = [(name, _direct(exporter)) for name, exporter in exporters]
         self._metrics = metrics = shared(registry, PipelineMetrics)
@@ -105,15 +106,19 @@ class Pipeline:
             await asyncio.sleep(0)  # let sources and /metrics run between batches
 
     def process(self, batch: Sequence[Envelope]) -> None:
+        stages, done = self._stages, []
         for name, prepare in self._preparers:
             try:
-                prepare(batch)
+                if prepare(batch) is True:
+                    done.append(name)
             except Exception:  # the stage then does its work event by event
                 self._metrics.stage_errors.labels(stage=name).inc()
                 log.exception("pipeline component failed", component=name, source="batch")
+        if done:
+            stages = [(name, stage) for name, stage in stages if name not in done]
         # Each envelope through the stages, then the exporters, then counted: the loop in the compiled core
         # (native/src/pipeline.rs), a component's Exception given to _failed.
-        run_stages(batch, self._stages, self._exporters, TraceEvent, self._processed_traces, self._processed_feedback,
+        run_stages(batch, stages, self._exporters, TraceEvent, self._processed_traces, self._processed_feedback,
                    failed=self._failed)
 
     def _failed(self, component: str, envelope: Envelope, error: Exception) -> None:
