@@ -12,8 +12,9 @@ __all__ = [
     "topics_shared", "count_inline", "parse_citations", "scan_citations", "draw", "normalised", "named_things",
     "turn_kind", "run_stages", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE", "ChunkAnalysis", "ChunkContext",
     "CitationCore", "LexicalAnalyser", "LexicalCore", "LexicalUnits", "DedupCore", "ExporterCore", "ExportSeries",
-    "FastCounter", "FastHistogram", "JoinCore", "KeyFilter", "TextCache", "ReorderHold", "RoutineFloor", "PolicyCore",
-    "SamplerCore", "SessionTable", "SessionView", "TextAnalyser", "StemMemo", "TraceTable", "Turn", "VerdictRules",
+    "FastCounter", "FastHistogram", "JoinCore", "KeptTexts", "KeyFilter", "TextCache", "ReorderHold", "RoutineFloor",
+    "PolicyCore", "SamplerCore", "SessionTable", "SessionView", "TextAnalyser", "StemMemo", "TraceTable", "Turn",
+    "VerdictRules",
 ]
 
 # An OTLP AnyValue as the decoders give it: kvlists as dicts, arrays as lists, an empty value as None.
@@ -284,6 +285,17 @@ class Turn:
     open: bool
     kind: str | None
     partition: int
+
+# feedback/kept.py's KeptEvents (native/src/kept.rs): pack(event) -> ((its msgpack without attributes and chunks' texts,
+# the texts as the store holds them), the bytes msgpack makes of it with its texts); encode is msgspec's msgpack encode.
+@final
+class KeptTexts:
+    def __new__(cls, max_texts: int, max_bytes: int, entry_bytes: int, evicted: FastCounter,
+                encode: Callable[[object], bytes]) -> Self: ...
+    def pack(self, event: _Event) -> tuple[tuple[bytes, tuple[str | None, ...]], int]: ...
+    def __len__(self) -> int: ...
+    @property
+    def bytes(self) -> int: ...
 
 @final
 class TraceTable:

@@ -49,8 +49,9 @@ class Replica:
 
     def take(self, raw: bytes) -> None:
         for envelope in self.decoder.decode_body(raw).envelopes:
-            self.fallback.prepare([envelope])
-            self.join(self.fallback(envelope))
+            if not self.fallback.prepare([envelope]):  # decided on the envelope, unless its rules need it one by one
+                self.fallback(envelope)
+            self.join(envelope)
 
     def signals(self) -> Counter[str]:
         found: Counter[str] = Counter()

@@ -96,6 +96,7 @@ class DedupStage:
 
     def __init__(self, window: DedupWindow, registry: CollectorRegistry) -> None:
         self._core = window.stage(registry)
+        self.direct = self._core.process  # what the pipeline's loop calls (collector/pipeline.py)
 
     def __call__(self, envelope: Envelope) -> Envelope | None:
         return self._core.process(envelope)

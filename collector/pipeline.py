@@ -3,7 +3,9 @@
 A stage is a plain callable that takes an envelope and returns it (possibly
 annotated) or None to drop it; the chain is a loop. Exporters take the
 envelopes that passed every stage. Expensive choices (regexes, label children)
-are made when the components are built, not per event.
+are made when the components are built, not per event. A component whose work is
+all in the compiled core names the core's method as `direct`: the loop calls that,
+without the component's Python `__call__` in between (a call a component and event).
 """
 
 from __future__ import annotations
@@ -25,6 +27,11 @@ Stage = Callable[[Envelope], Envelope | None]
 Exporter = Callable[[Envelope], None]
 
 log = structlog.get_logger("ragpulse.pipeline")
+
+
+def _direct(component: Callable[[Envelope], object]) -> Callable[[Envelope], object]:
+    """What the loop calls for a component: its core's method when it names one (`direct`), else itself."""
+    return getattr(component, "direct", component)
 
 
 class PipelineMetrics:
@@ -54,10 +61,11 @@ class Pipeline:
         max_batch_events: int,
     ) -> None:
         self.queue = queue
-        self._stages = list(stages)
-        # A stage cheaper done once per batch than once per event offers `prepare(batch)`.
-        self._preparers = [(name, stage.prepare) for name, stage in self._stages if hasattr(stage, "prepare")]
-        self._exporters = list(exporters)
+        self._stages = [(name, _direct(stage)) for name, stage in stages]
+        # A stage cheaper done once per batch than once per event offers `prepare(batch)`; when it returns True it did
+        # the whole batch's work, and the stage is not called on the batch's events.
+        self._preparers = [(name, stage.prepare) for name, stage in stages if hasattr(stage, "prepare")]
+        self._exporters = [(name, _direct(exporter)) for name, exporter in exporters]
         self._metrics = metrics = shared(registry, PipelineMetrics)
         self._max_batch = max_batch_events
         self._processed_traces = metrics.processed.labels("trace")
@@ -98,15 +106,19 @@ class Pipeline:
             await asyncio.sleep(0)  # let sources and /metrics run between batches
 
     def process(self, batch: Sequence[Envelope]) -> None:
+        stages, done = self._stages, []
         for name, prepare in self._preparers:
             try:
-                prepare(batch)
+                if prepare(batch) is True:
+                    done.append(name)
             except Exception:  # the stage then does its work event by event
                 self._metrics.stage_errors.labels(stage=name).inc()
                 log.exception("pipeline component failed", component=name, source="batch")
+        if done:
+            stages = [(name, stage) for name, stage in stages if name not in done]
         # Each envelope through the stages, then the exporters, then counted: the loop in the compiled core
         # (native/src/pipeline.rs), a component's Exception given to _failed.
-        run_stages(batch, self._stages, self._exporters, TraceEvent, self._processed_traces, self._processed_feedback,
+        run_stages(batch, stages, self._exporters, TraceEvent, self._processed_traces, self._processed_feedback,
                    failed=self._failed)
 
     def _failed(self, component: str, envelope: Envelope, error: Exception) -> None:

@@ -129,6 +129,7 @@ class FastPathExporter:
         # label values (bounded); a new label set's series, a fallback rule's counter and feedback come back here.
         self._core = ExporterCore(TraceEvent, list(guard.names), max_cached, series=self._new_series,
                                   count_overflow=guard.count_overflow, feedback=self._export_feedback)
+        self.direct = self._core.export  # what the pipeline's loop calls (collector/pipeline.py)
 
     def __call__(self, envelope: Envelope) -> None:
         self._core.export(envelope)

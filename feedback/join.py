@@ -85,6 +85,7 @@ class FeedbackJoin:
             TraceEvent, self._traces, self._sessions, self._reorder, list(guard.names), self._escalation_routes,
             counter.answered_labels, self._pending, clock=clock, expire=self.expire, feedback=self._feedback,
             answered=counter.answered, met=self._met)
+        self.direct = self._core.process  # what the pipeline's loop calls (collector/pipeline.py)
         for table, entries, held in (("traces", lambda: len(self._traces), lambda: self.traces_bytes),
                                      ("sessions", lambda: len(self._sessions), lambda: self.sessions_bytes),
                                      ("pending", lambda: len(self._pending), lambda: self.pending_bytes),

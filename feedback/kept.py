@@ -14,10 +14,11 @@ texts), so the table evicts as it did when it held that; the store's bytes are c
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections.abc import Callable
 
 import msgspec
 
+from ragpulse import _native
 from ragpulse.collector.events import TraceEvent
 from ragpulse.collector.telemetry.fast_metrics import FastCounter
 
@@ -27,13 +28,6 @@ MAX_TEXTS = 10_000
 MAX_TEXT_BYTES = 8 * 1024 * 1024
 # What a held text costs besides its bytes (the store's slot and tuple, the string's header), for the byte budget.
 TEXT_ENTRY_BYTES = 160
-_TEXT_KEY = 5  # msgpack's "text" key in a chunk's map
-
-
-def _str_header(size: int) -> int:
-    """The bytes msgpack puts before a string of `size` bytes."""
-    return 1 if size < 32 else 2 if size < 256 else 3 if size < 65536 else 5
-
 
 _decode = msgspec.msgpack.Decoder(TraceEvent).decode
 
@@ -48,44 +42,17 @@ def unpack(kept: Kept) -> TraceEvent:
 
 
 class KeptEvents:
-    """Serializes the events the join keeps (`unpack` makes them again); shares their chunks' texts."""
+    """Serializes the events the join keeps (`unpack` makes them again); shares their chunks' texts. The packing and
+    the store run in the compiled core (native/src/kept.rs): this ran for every judgeable trace."""
 
     def __init__(self, evicted: FastCounter, max_texts: int = MAX_TEXTS, max_bytes: int = MAX_TEXT_BYTES) -> None:
-        self._encode = msgspec.msgpack.Encoder().encode
-        self._texts: OrderedDict[str, tuple[str, int]] = OrderedDict()  # a text -> (the string held, its UTF-8 bytes)
-        self._max_texts, self._max_bytes = max_texts, max_bytes
-        self._evicted = evicted
-        self.bytes = 0
+        self._core = _native.KeptTexts(max_texts, max_bytes, TEXT_ENTRY_BYTES, evicted, msgspec.msgpack.Encoder().encode)
+        # pack(event) -> (the event as it is kept, its attributes left out: they are not judged; its bytes)
+        self.pack: Callable[[TraceEvent], tuple[Kept, int]] = self._core.pack
 
     def __len__(self) -> int:
-        return len(self._texts)
+        return len(self._core)
 
-    def pack(self, event: TraceEvent) -> tuple[Kept, int]:
-        """The event as it is kept (its attributes left out: they are not judged), and its bytes."""
-        chunks, texts, size = event.chunks, (), 0
-        if chunks:
-            shared = [None if chunk.text is None else self._share(chunk.text) for chunk in chunks]
-            texts = tuple(None if held is None else held[0] for held in shared)
-            size = sum(_TEXT_KEY + _str_header(held[1]) + held[1] for held in shared if held is not None)
-            event = msgspec.structs.replace(event, attributes={}, chunks=[
-                chunk if chunk.text is None else msgspec.structs.replace(chunk, text=None) for chunk in chunks])
-        elif event.attributes:
-            event = msgspec.structs.replace(event, attributes={})
-        payload = self._encode(event)
-        return (payload, texts), len(payload) + size
-
-    def _share(self, text: str) -> tuple[str, int]:
-        held = self._texts.get(text)
-        if held is not None:
-            self._texts.move_to_end(text)
-            return held
-        held = (text, len(text) if text.isascii() else len(text.encode()))
-        cost = held[1] + TEXT_ENTRY_BYTES
-        if cost > self._max_bytes:
-            return held  # never shared: the event holds it alone
-        self._texts[text] = held
-        self.bytes += cost
-        while len(self._texts) > self._max_texts or self.bytes > self._max_bytes:
-            self.bytes -= self._texts.popitem(last=False)[1][1] + TEXT_ENTRY_BYTES
-            self._evicted.inc()
-        return held
+    @property
+    def bytes(self) -> int:
+        return self._core.bytes

@@ -257,6 +257,7 @@ class JudgeSampler(Listener):
             self._candidates["base_rate"], [self._candidates[cls] for cls in classes], metrics.raised,
             4 * max_label_sets, judgeable=_judgeable, offered=self._offered_child, offer=self._sample, pack=pack,
             passed=join.passed, negative=self.negative)
+        self.direct = self._core.sample  # what the pipeline's loop calls (collector/pipeline.py)
         guard.on_new_label_set(self._precreate)
 
     def __call__(self, envelope: Envelope) -> Envelope:

@@ -235,6 +235,7 @@ class CitationScorer:
         # structured citations and a new label set's counters come back here.
         self._core = CitationCore(TraceEvent, list(guard.names), 4 * max_label_sets, structured=event_citations,
                                   series=lambda raw: _Series(metrics, guard.admit(raw)[0]))
+        self.direct = self._core.process  # what the pipeline's loop calls (collector/pipeline.py)
 
     def __call__(self, envelope: Envelope) -> Envelope:
         """Counts the answer's citations (not a fallback's); its text without inline markers goes on the envelope for

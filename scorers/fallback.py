@@ -81,8 +81,6 @@ class FallbackDetector:
             if not any(_WHOLE_TEXT_ANCHOR.search(pattern) for _, pattern in rules):
                 self._any = re2.compile("(?m)" + "|".join(f"(?:{pattern})" for _, pattern in rules), options=re2_options())
         self._empty_retrieval = empty_retrieval
-        self._prepared: dict[int, str | None] = {}
-        self._prepared_batch: Sequence[Envelope] = ()  # keeps the ids in _prepared from being reused
         self._memo: OrderedDict[bytes, str | None] | None = None
         self._memo_bytes = 0
         if metrics is not None:
@@ -100,21 +98,24 @@ class FallbackDetector:
             return decided  # type: ignore[return-value]
         return self._phrase_rule(event.answer.encode())
 
-    def prepare(self, batch: Sequence[Envelope]) -> None:
-        """Decide a whole batch, with one search of the joined answers for the phrase rules."""
-        self._prepared, self._prepared_batch = {}, batch
-        pending: list[TraceEvent] = []
+    def prepare(self, batch: Sequence[Envelope]) -> bool:
+        """Decide a whole batch, with one search of the joined answers for the phrase rules; each trace's rule goes on
+        its envelope here. Returns whether the batch is decided (then the pipeline calls the stage on none of its
+        events)."""
+        pending: list[Envelope] = []
         for envelope in batch:
             event = envelope.event
             if isinstance(event, TraceEvent):
                 decided = self._by_fields(event)
                 if decided is _UNDECIDED:
-                    pending.append(event)
+                    pending.append(envelope)
                 else:
-                    self._prepared[id(event)] = decided  # type: ignore[assignment]
-        if not pending or self._any is None:
-            return  # no phrase rules to run, or answers matched one by one
-        answers = [event.answer.encode() for event in pending]
+                    envelope.fallback_rule = decided  # type: ignore[assignment]
+        if not pending:
+            return True
+        if self._any is None:
+            return False  # no joined search: the rest are matched one by one, as they come to the stage
+        answers = [envelope.event.answer.encode() for envelope in pending]  # type: ignore[union-attr]
         starts, offset = [], 0
         for answer in answers:
             starts.append(offset)
@@ -124,8 +125,9 @@ class FallbackDetector:
             first = bisect.bisect_right(starts, match.start()) - 1
             last = bisect.bisect_right(starts, max(match.start(), match.end() - 1)) - 1
             candidates.update(range(first, last + 1))  # a match across answers marks every answer it touches
-        for index, event in enumerate(pending):
-            self._prepared[id(event)] = self._phrase_rule(answers[index]) if index in candidates else None
+        for index, envelope in enumerate(pending):
+            envelope.fallback_rule = self._phrase_rule(answers[index]) if index in candidates else None
+        return True
 
     def _by_fields(self, event: TraceEvent) -> str | None | object:
         if event.answer is None:
@@ -162,8 +164,8 @@ class FallbackDetector:
         return None if substantive(claims) else self._names[min(matched)]
 
     def __call__(self, envelope: Envelope) -> Envelope:
+        """One event's rule, on its envelope: outside the pipeline, or for a batch whose prepare failed."""
         event = envelope.event
         if isinstance(event, TraceEvent):
-            rule = self._prepared.pop(id(event), _UNDECIDED)
-            envelope.fallback_rule = self.detect(event) if rule is _UNDECIDED else rule  # type: ignore[assignment]
+            envelope.fallback_rule = self.detect(event)
         return envelope

@@ -151,6 +151,7 @@ class LexicalScorer:
         # (cached there by raw label values, bounded).
         self._core = LexicalCore(_ANALYSER, TraceEvent, LexicalScores, MAX_CHARS, self._chunks, self._questions,
                                   list(guard.names), 4 * max_label_sets, children=self._new_children)
+        self.direct = self._core.process  # what the pipeline's loop calls (collector/pipeline.py)
 
     def score(self, event: TraceEvent, answer_text: str | None = None) -> LexicalScores | None:
         """`answer_text`: the answer without its citation markers (the citations stage's), when it cites:

@@ -7,7 +7,7 @@ from helpers.events import envelope
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragpulse.collector.events import Chunk, TraceEvent
+from ragpulse.collector.events import Chunk, FeedbackEvent, TraceEvent
 from ragpulse.config import Config
 from prometheus_client import CollectorRegistry
 
@@ -177,3 +177,31 @@ def test_the_memo_of_matched_answers_decides_as_reading_them_does_and_is_capped(
         assert [remembering.detect(event(answer)) for answer in answers] == expected
     # three matched answers through a memo of two, three times: each read is a miss that evicts the oldest
     assert registry.get_sample_value("ragpulse_fallback_memo_evicted_total") == 7.0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(ANSWERS) | st.text(alphabet="abc sorryOK.\n!无法找到", max_size=30), max_size=40),
+       st.sampled_from(["default", "tricky", "anchored"]), st.booleans())
+def test_prepare_puts_each_traces_rule_on_its_envelope_as_one_by_one(answers: list[str], rules: str,
+                                                                     feedback_too: bool) -> None:
+    """`prepare` decides the batch on the envelopes themselves (the pipeline then skips the stage's per-event call); with
+    a rule anchored to the whole text it decides what its fields decide and leaves the rest to the per-event call."""
+    default = [(r.name, r.pattern) for r in Config().all_fallback_rules()]
+    chosen = {"default": default, "tricky": TRICKY_RULES, "anchored": [("starts", r"\Asorry"), *default]}[rules]
+    batched = FallbackDetector(chosen, empty_retrieval=True)
+    traces = [event(answer, fallback=True if answer == "OK" else None) for answer in answers]
+    envelopes = [envelope(trace) for trace in traces]
+    if feedback_too:
+        envelopes.append(envelope(FeedbackEvent(kind="thumbs", value="up", trace_id="t")))
+    for item in envelopes:
+        item.fallback_rule = "before"  # every trace's is written, feedback's left alone
+    decided = batched.prepare(envelopes)
+    one_by_one = FallbackDetector(chosen, empty_retrieval=True)
+    expected = [one_by_one.detect(trace) for trace in traces]
+    if rules != "anchored":
+        assert decided is True
+        assert [item.fallback_rule for item in envelopes[:len(traces)]] == expected
+    else:
+        assert decided is (all(answer == "OK" for answer in answers))
+        assert [batched(item).fallback_rule for item in envelopes[:len(traces)]] == expected
+    assert all(item.fallback_rule == "before" for item in envelopes[len(traces):])

@@ -120,3 +120,27 @@ def test_a_cancellation_is_raised_on_and_a_failure_is_counted() -> None:
     # The log has where it failed: the error comes with its traceback.
     assert [(type(error), error.__traceback__ is not None) for error in heard] == [(ValueError, True)] * 2
     assert failing._processed_traces.value == 2  # noqa: SLF001 - the events went on without the stage's part
+
+
+@pytest.mark.parametrize(("prepared", "called"), [(True, 0), (False, 3), (None, 3), ("raise", 3)])
+def test_a_stage_whose_prepare_did_the_batch_is_not_called_on_its_events(prepared: object, called: int) -> None:
+    class Batched:
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def prepare(self, batch: list[Envelope]) -> object:
+            if prepared == "raise":
+                raise ValueError("prepare")
+            return prepared
+
+        def __call__(self, item: Envelope) -> Envelope:
+            self.calls += 1
+            return item
+
+    registry, stage, calls = CollectorRegistry(), Batched(), []
+    pipeline = Pipeline(None, [("batched", stage), ("after", component("after", "annotate", calls))], [],  # type: ignore[arg-type]
+                        registry, max_batch_events=100)
+    pipeline.process(batch_of([1, 2, 3]))
+    assert (stage.calls, len(calls), pipeline._processed_traces.value) == (called, 3, 3)  # noqa: SLF001
+    assert registry.get_sample_value("ragpulse_stage_errors_total", {"stage": "batched"}) == (
+        1 if prepared == "raise" else None)

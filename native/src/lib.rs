@@ -13,6 +13,7 @@ mod draw;
 mod export;
 mod floor;
 mod join;
+mod kept;
 mod lexical;
 mod metrics;
 mod otlp;
@@ -64,6 +65,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<reorder::bindings::ReorderHold>()?;
     module.add_class::<floor::RoutineFloor>()?;
     module.add_class::<join::JoinCore>()?;
+    module.add_class::<kept::KeptTexts>()?;
     module.add_class::<clause::bindings::TextAnalyser>()?;
     module.add_class::<clause::memo::StemMemo>()?;
     module.add_class::<verdict::bindings::VerdictRules>()?;
