@@ -12,8 +12,8 @@ __all__ = [
     "topics_shared", "count_inline", "parse_citations", "scan_citations", "draw", "normalised", "named_things",
     "turn_kind", "run_stages", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE", "ChunkAnalysis", "ChunkContext",
     "CitationCore", "LexicalAnalyser", "LexicalCore", "LexicalUnits", "DedupCore", "ExporterCore", "ExportSeries",
-    "FastCounter", "FastHistogram", "JoinCore", "KeptTexts", "KeyFilter", "TextCache", "ReorderHold", "RoutineFloor", "PolicyCore",
-    "SamplerCore", "SessionTable", "SessionView", "TextAnalyser", "TraceTable", "Turn", "VerdictRules",
+    "FastCounter", "FastHistogram", "JoinCore", "KeptTexts", "KeyFilter", "TextCache", "ReorderHold", "RoutineFloor",
+    "PolicyCore", "SamplerCore", "SessionTable", "SessionView", "TextAnalyser", "TraceTable", "Turn", "VerdictRules",
 ]
 
 # An OTLP AnyValue as the decoders give it: kvlists as dicts, arrays as lists, an empty value as None.
