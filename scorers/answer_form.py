@@ -2,16 +2,16 @@
 for one, so that offsets into it (a fallback rule's matches) hold (unformed; as_said and claim_text where it may
 refuse).
 
-- Speech: a voice assistant's transcript holds fillers and stutters ("okay so express um I'm I'm not actually able to
-  …"): the fillers and a word said again are blanked, so the words read as written text would.
+Every answer (unformed):
 - Structure: an answer given as a JSON object ({"resolved": [...], "unresolved": [...]}) is one line of text; each
   member is put on its own line, so that what it resolves and what it declines are read apart.
-- Reasoning: a reasoning model's visible thinking (<think>…</think>, "Thinking: …" before "Answer:") is not the answer
-  (read so in an answer that may refuse: elsewhere it is judged as before).
 - Chinese separators: a tilde between Chinese clauses (包邮啦～周末…), an emoji, a check mark, an ellipsis or a space
   between Chinese characters parts clauses as a comma does.
-
-What a clause keeps of the structure (a member's key, a label in brackets) is taken off the claim it holds by claim_text.
+An answer that may refuse (as_said, claim_text; elsewhere these are read as before, at no cost):
+- Reasoning: a reasoning model's visible thinking (<think>…</think>, "Thinking: …" before "Answer:") is not the answer.
+- Speech: a voice assistant's transcript holds fillers and stutters ("okay so express um I'm I'm not actually able to
+  …"): the fillers and a word said again are blanked, so the words read as written text would.
+- What a clause keeps of the structure (a member's key, a label in brackets, a message's label) is no part of a claim.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ _SAID_AGAIN = re.compile(r"(?<![\w'’])(i|i['’]m|the|a|to|it|we|so|that)(?:\s
 _SPEECH_STARTS = ("um", "uh", "er ", "er,", "erm", "ehn", "Um", "Uh", "Er ", "Er,", "Erm", "Ehn")
 # A comma between a JSON object's members (after a string, a list or a literal, before the next "key":)
 _MEMBER_COMMA = re.compile(r'(?<=["\]\w])\s*,(?=\s*"[^"\n]{1,40}"\s*:)')
-_THINKING = re.compile(r"<think>.*?</think>|(?im:^[^\S\n]*(?:thinking|thought|reasoning)\s*:.*?(?=^[^\S\n]*(?:final\s+)?"
-                       r"answer\s*:))", re.DOTALL)
+_THINKING = re.compile(r"<think>.*?</think>|(?im:^[^\S\n]*(?:thinking|thought|reasoning)\s*:.*?"
+                       r"(?=^[^\S\n]*(?:final\s+)?answer\s*:))", re.DOTALL)
 # Spaces in a tool call's quoted search (search_policy("会员 退费 中途")) do not part Chinese clauses
 _TOOL_CALL = re.compile(r"[A-Za-z]+_[A-Za-z_]+\s*\(|(?:检索|搜索|查询)[\"“「]")
 _QUOTED = re.compile(r"[\"“「][^\"”」\n]{1,40}[\"”」]")
@@ -33,7 +33,8 @@ _SYMBOLS = re.compile("[\u2600-\u27bf\U0001f300-\U0001faff…]|(?<=[\u3400-\u9ff
 _SYMBOL_OR_HAN = re.compile("[\u2600-\u27bf\U0001f300-\U0001faff…\u3400-\u9fff]")  # _SYMBOLS's gate (14 µs to 0.2)
 # What structure leaves at a claim's ends: a member's key and its brackets ('{"resolved": ["'), a label in brackets
 # ("[Assistant] "), and a literal alone ('"escalate": false}': no claim)
-_KEY_LEAD = re.compile(r'^[\s{]*"[\w\u3400-\u9fff-]{1,40}"\s*:\s*\[?\s*"?|^\s*\[[^\]\n]{1,30}\]\s*|^\s*【(?:调用工具|工具调用|工具|结果|安全策略|策略|系统|提示|说明|回答|客服|思考|错误|通知|智能助手|助手)】\s*|'
+_KEY_LEAD = re.compile(r'^[\s{]*"[\w\u3400-\u9fff-]{1,40}"\s*:\s*\[?\s*"?|^\s*\[[^\]\n]{1,30}\]\s*|'
+                       r"^\s*【(?:调用工具|工具调用|工具|结果|安全策略|策略|系统|提示|说明|回答|客服|思考|错误|通知|智能助手|助手)】\s*|"
                        r"^\s*(?:message|notice|response|reply|说明|内容|提示|消息|回复)\s*[:：]\s*", re.IGNORECASE)
 _LEAD_STARTS = frozenset('"{[ mMnNrR说内提消回【')
 _KEY_END = re.compile(r'"?\s*\]?\s*}?\s*$')
@@ -42,7 +43,7 @@ _DECLINED = re.compile(r'(?:null|none|"")', re.IGNORECASE)  # {"answer": null}: 
 
 
 def unformed(answer: str) -> str:
-    """The answer with its speech, structure and Chinese separators read (one character for one)."""
+    """The answer with its structure and Chinese separators read (one character for one)."""
     if "~" in answer or "～" in answer:
         answer = _TILDE.sub("，", answer)
     if not answer.isascii() and _SYMBOL_OR_HAN.search(answer):
@@ -73,7 +74,8 @@ def as_said(answer: str) -> str:
 def _spoken(answer: str) -> bool:
     """The gate: a filler with a space before it or at the start (" er" alone would be "every" and "error")."""
     return (" um" in answer or " uh" in answer or " er " in answer or " er," in answer or " erm" in answer
-            or " Um" in answer or " Uh" in answer or " ehn" in answer or " Ehn" in answer or answer.startswith(_SPEECH_STARTS))
+            or " Um" in answer or " Uh" in answer or " ehn" in answer or " Ehn" in answer
+            or answer.startswith(_SPEECH_STARTS))
 
 
 def _blank(match: re.Match[str]) -> str:
@@ -100,7 +102,7 @@ def claim_text(text: str) -> str:
 
 def in_own_words(texts: list[str], said: str, answer: str) -> list[str]:
     """Each text of `said` (in reading order) as `answer` writes it at the same offsets (mandarin(), unformed() and
-    without_fillers() keep them)."""
+    as_said() keep them)."""
     found, cursor = [], 0
     for text in texts:
         at = said.find(text, cursor)
