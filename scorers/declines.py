@@ -434,9 +434,10 @@ def around_a_refusal(text: str, parsed: Clause, question: Clause, *, in_context:
         text = rest  # "Dear customer, we offer free pickup …": what follows the greeting is read
     if _TOPIC_LINE.search(text) or _NOTHING_FOUND_OR_STEPS.search(text):  # whatever numbers they name ("SKU XM-B8")
         return True
-    if parsed.quantities or _AROUND.search(text):
+    around = _AROUND.search(text) is not None
+    if parsed.quantities or around:
         # a quantity the question gave is no claim of a pointer's ("Our payments team … for a $450 order")
-        return not parsed.quantities or _AROUND.search(text) is not None and parsed.quantities <= question.quantities
+        return not parsed.quantities or around and parsed.quantities <= question.quantities
     return not (in_context or parsed.names - question.names) and (
         parsed.terms.isdisjoint(question.terms)
         or size(parsed) <= _ASIDE_UNITS and _ZH_PREDICATE.search(text) is None and _EN_STATEMENT.match(text) is None
