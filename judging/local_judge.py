@@ -54,6 +54,7 @@ from ragpulse.judging.verdicts import Claim, Judgment, searches_differ
 from ragpulse.scorers.citations import Citations, event_citations, strip_markers
 from ragpulse.scorers.lexical import groundedness
 from ragpulse.scorers.declines import around_a_refusal, cued, says_so, weigh
+from ragpulse.scorers.handoffs import hands_off, may_hand_off
 from ragpulse.scorers.refusal import read
 from ragpulse.scorers.text import Clause, analyser, clause, name_stems, question_shared, question_terms
 
@@ -103,6 +104,7 @@ _RULES = VerdictRules(_DEMONYM_ENDINGS, _ALIGNED_AT_LEAST, _TOO_SHORT_UNITS, ana
 _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9+]+")
 _LIST_MARKER = re.compile(r"\(?\d{1,2}[.)]?")  # "1." of a numbered list is no claim
 _LIST_MARKER_CHARS = 4  # the longest it matches: "(12)"
+_MAX_HANDOFF_CLAIMS = 5  # a hand-off alone is a few clauses: a summary of many is spared reading them for one
 # The stems of English words the judge remembers (native/src/clause/memo.rs: ~190 bytes a word with its stem): an
 # answer's words are mostly its context's and the language's common words; stemming them was a third of a claim's
 # analysis
@@ -417,9 +419,15 @@ class LocalJudge:
             else:
                 verdicts.append(judged)
                 weighed.append((claim, in_context))
-        if refusals:  # what is said around the refusal: with it, no claims
-            around = [around_a_refusal(v.claim.claim, claim.parsed(), asked(), in_context=in_context)
-                      for v, (claim, in_context) in zip(verdicts, weighed, strict=True)]
+        # an answer of every claim supported has no hallucination to be spared: not read for a hand-off
+        handed = [] if not refusals and (len(verdicts) > _MAX_HANDOFF_CLAIMS or all(
+            v.claim.verdict == "supported" for v in verdicts) or not may_hand_off(said)) else [
+            hands_off(v.claim.claim, claim.quantified) for v, (claim, _) in zip(verdicts, weighed, strict=True)]
+        if refusals or any(handed):  # what is said around a refusal or a hand-off: with it, no claims
+            around = [hand or around_a_refusal(v.claim.claim, claim.parsed(), asked(), in_context=in_context)
+                      for v, hand, (claim, in_context) in zip(verdicts, handed, weighed, strict=True)]
+            if not refusals:  # handed on, and nothing else said: a refusal; anything else said, every clause a claim
+                around = [all(around)] * len(verdicts)
             refusals += [v.claim.claim for v, aside in zip(verdicts, around, strict=True) if aside]
             verdicts = [v for v, aside in zip(verdicts, around, strict=True) if not aside]
         return verdicts, refusals

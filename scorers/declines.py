@@ -268,7 +268,10 @@ _EN_AROUND = (
     r"^\W*(?:so\s+)?i\s+(?:tried|attempted)\s+to\s+(?:pull|look|check|find|fetch|get|retrieve|search|access|open|load|reach)\b|"
     r"\b(?:routed|handed|passed|transferred)\s+from\s+the\s+(?:\w+\s+){0,2}agent\b|^\W*(?:the\s+)?`[^`]{1,60}`\s+(?:lookup|call|tool|search|query)\b|"
     r"^\W*retry\b|\breturned\s+(?:\w+\s+){1,3}only\b|\bmy\s+instructions\s+say\b|\bmust\s+come\s+from\b|"
-    r"\b(?:ye|you)['’]?d\s+be\s+best\b",
+    r"\b(?:ye|you)['’]?d\s+be\s+best\b|"
+    # what the search found instead ("the closest match was about resetting passwords"), a question praised
+    r"\b(?:closest|nearest|only|best)\s+(?:match|hit|result)\s+(?:i\s+(?:got|found|have)\s+)?(?:was|is)\s+(?:about|for|on)\b|"
+    r"^\W*(?:a\s+)?(?:good|smart|wise)\s+(?:thing|idea|call)\s+to\s+(?:check|ask|confirm)\b",
 )
 _ZH_AROUND = (
     r"^[\s，,]*(?:(?i:sorry|apologies)[\s，,—–-]*)?(?:很|非常|真|实在|十分|万分|深表)?(?:抱歉|不好意思|对不起|遗憾|谢谢|感谢|歹势)"

@@ -1,0 +1,117 @@
+"""Answers that hand the question on instead of answering it: "Your query has been forwarded to the relevant
+department", "Store hours are something I'd rather you confirm with the store locator", 您的问题已经转给发票组. No clause
+of them declines in words (scorers/refusal.py, scorers/declines.py find none), yet they claim nothing about what was
+asked: the local judge reads such an answer as a refusal when every clause of it is a hand-off or is said around one
+(declines.around_a_refusal: a greeting, a sign-off, a pointer, the question said back). One clause that says something
+else ("… they will refund the postage") keeps every clause a claim, as before.
+
+A hand-off: the question passed to a person, a team or a page ("has been forwarded", "I'll pass you over to", "is handled
+by our orders team", "would be the right place to ask", "please get in touch with", 转交, 已记录, 将安排专员与您联系), or
+the speaker keeping from an answer for the asker's sake ("I'd hate to get it wrong", "I'd rather you confirm",
+"something I'd want a person to look at", 不替您下结论, 不好先答应). Never one with a number of its own.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ragpulse.scorers.declines import letter_runs
+from ragpulse.scorers.refusal_zh import mandarin
+
+_WHO = (r"(?:team|desk|department|dept|colleagues?|specialists?|agents?|staff|advisors?|advisers?|representatives?|reps?|"
+        r"people|folks|person|someone|somebody|human|centre|center|support|store|shop|branch|carrier|courier|office|"
+        r"locator|page|website|site|portal|form|app|account|helpline|hotline|service)")
+_EN_SHAPES = (
+    # passed on: "has been forwarded to", "I'll pass you over to", "let me hand this to", "Reply AGENT and I'll hand …"
+    r"\b(?:has|have|had)\s+been\s+(?:forwarded|passed\s+on|passed|escalated|referred|routed|transferred|logged)\s+"
+    r"(?:on\s+)?(?:to|with|for)\b",
+    r"\b(?:i|we)(?:['’]ll|\s+will|\s+can|\s+could|\s+need\s+to|['’]ll\s+need\s+to|\s+have\s+to|['’]m\s+going\s+to|"
+    r"\s+am\s+going\s+to)\s+(?:\w+\s+){0,2}?(?:pass|hand|transfer|forward|escalate|route|connect|put)\s+(?:you|this|it|"
+    r"that|your)\b",
+    r"\blet\s+me\s+(?:pass|hand|transfer|forward|escalate|connect|put)\s+(?:you|this|it|that|your)\b",
+    # who answers it: "is handled by our orders team", "Our shipping team is the right place to confirm", "someone
+    # from the team will look it up", "Our Returns team can check your order"
+    r"\b(?:is|are)\s+(?:handled|dealt\s+with|decided|answered|managed)\s+by\s+(?:our|the|your|a)\b",
+    rf"\b(?:is|are|would\s+be|['’]d\s+be)\s+(?:the|a|your)\s+(?:right|best|reliable|proper|correct|better)\s+(?:place|"
+    rf"people|person|source|contact|{_WHO})s?\b",
+    rf"\b(?:our|the|a|your)\s+(?:[\w-]+\s+){{0,2}}?{_WHO}\s+(?:\w+\s+)?(?:can|will|would|should|could|is\s+able\s+to|"
+    rf"are\s+able\s+to)\s+(?:\w+\s+){{0,2}}?(?:check|confirm|tell|look|advise|answer|guide|review|verify|get\s+back|contact|"
+    rf"give\s+you)\b",
+    r"\b(?:will|['’]ll)\s+(?:contact|call|email|get\s+back\s+to|reach\s+out\s+to|be\s+in\s+touch\s+with|follow\s+up\s+with)"
+    r"\s+you\b(?!\s+(?:a|an|the|your|our|one|some)\b)",
+    r"\bwould\s+get\s+it\s+in\s+front\s+of\b|^\W*(?:one\s+moment|please\s+hold|hold\s+on)\b",
+    # whom to ask: "Best to ring the Berlin store directly", "kindly get in touch with our returns desk"
+    r"(?:^\W*(?:(?:it['’]?s\s+)?(?:best|better)\s+to|you\s+(?:can|could|may|might)|just|try)|\b(?:please|kindly))\s+"
+    r"(?:\w+\s+){0,2}?(?:contact|reach|ring|call|phone|email|e-mail|message|ask|check\s+with|confirm\s+with|get\s+in\s+touch|"
+    r"speak|talk|open\s+a\s+(?:request|ticket|case|claim)|raise\s+a\s+(?:request|ticket)|use\s+the\s+(?:contact|store\s+locator))\b",
+    # kept from an answer for the asker's sake: "I'd hate to get wrong", "something I'd rather you confirm", "I'd prefer
+    # our payments colleagues confirm", "something I'd want a person to look at", "I'd like to be careful with"
+    r"\b(?:i['’]d|i\s+would)\s+hate\s+to\s+(?:get|give|tell)\b|\bthings?\s+i['’]d\s+hate\s+to\b",
+    r"\b(?:something|one|a\s+question|a\s+thing)\s+(?:that\s+)?(?:i['’]d|i\s+would|we['’]d)\s+(?:rather|prefer|want|like)\b",
+    r"\b(?:i['’]d|i\s+would)\s+(?:rather|prefer)\s+(?:you|our|that|a|someone|not)\b",
+    r"\b(?:i['’]d|i\s+would|i)\s+(?:like|want)\s+to\s+be\s+careful\b",
+    r"\bi\s+(?:don['’]t|do\s+not)\s+want\s+(?:you|to)\s+(?:\w+\s+){0,8}?(?:wrong|because\s+of\s+me|on\s+my\s+word)\b",
+    r"\bnot\s+going\s+to\s+give\s+you\s+a\s+(?:yes\s+or\s+no|firm|definite|straight)\b",
+    r"\b(?:is|are)(?:\s+not|n['’]t)\s+something\s+(?:this\s+\w+|i|we)\s+(?:covers?|handles?|can|do|does)\b",
+)
+_EN_HANDOFF = re.compile("(?i:" + "|".join(_EN_SHAPES) + ")")
+_HAN = re.compile("[\u3400-\u9fff]")
+# The Traditional forms of the shapes' characters: a clause holding one is read again in Simplified (3.6 µs, not spent
+# on every Chinese clause)
+_TRADITIONAL = re.compile("[轉記錄聯絡確認議結論應準話復門點頁員專處斷與給將經為這還單後說觀務電]")
+# A word each Chinese shape holds, in one search of literals (0.3 µs over a short answer, the shapes 2.3)
+_ZH_KEYS = re.compile("转交|转给|转到|转至|提交|反馈给|登记|记录|受理|联系|联络|回电|致电|核实|确认|判断|查看|处理|看一下|沟通|留意|"
+                      "结论|答应|准话|打包票|答复|回复")
+_ZH_HANDOFF = re.compile(
+    # passed on, recorded, someone will call: 已将您的问题转交会员组, 已经转给发票组, 您反馈的保修问题已记录, 我们将安排专员与您联系
+    r"(?:已|已经|会|将|帮您|为您)[^，。；！？]{0,8}(?:转交|转给|转到|转至|提交给|反馈给)|"
+    r"(?:问题|请求|需求|反馈|申请|工单)[^，。；！？]{0,4}已(?:经)?(?:记录|登记|受理|提交)(?=[，。；！？\s]|$)|"
+    r"(?:安排|让|请)[^，。；！？]{0,10}(?:与|和|跟|给)(?:您|你)(?:联系|联络|回电|致电)|"
+    # who answers it: 需要售后同事帮您核实, 需要结合您的具体订单来判断, 请跟维修点沟通一下
+    r"需要[^，。；！？]{0,12}(?:同事|人工|客服|专员|售后|工作人员|门店|维修点)[^，。；！？]{0,8}(?:核实|确认|判断|查看|处理|看一下)|"
+    r"(?:跟|和|与|找)[^，。；！？]{0,8}(?:沟通|确认|核实)一下|需要结合[^，。；！？]{0,12}(?:判断|确认|核实)|"
+    r"(?:结算页|付款页|支付页|订单页|详情页)[^，。；！？]{0,8}(?:确认|留意|查看|看一下)|留意一下|"
+    # kept from an answer: 不替您下结论, 不好先答应您, 不方便给准话, 没法给您打包票, 先不给您答复, 不适合直接给出结论, 先不自动回复
+    r"(?:不|没法|没办法|无法)[^，。；！？]{0,6}(?:下结论|答应|给准话|准话|打包票|给出结论|答复|自动回复|回复)")
+
+
+# A word each English shape holds: a clause with none is spared the shapes (35 µs over 100 characters, the gate 1)
+_EN_GATE = frozenset(
+    "been forwarded passed escalated referred routed transferred logged noted raised flagged pass hand transfer forward "
+    "escalate route connect put let handled dealt decided answered managed right best reliable proper correct better "
+    "check confirm tell look advise answer guide review verify back contact give call email reach touch follow front "
+    "moment hold ring phone message ask speak talk open raise use hate rather prefer careful want going something".split())
+_MAX_CHARS = 600
+# A hand-off speaks to the asker or for the shop: an answer without one of these words (a summary, an explanation in
+# the third person) is spared reading its clauses for one
+_EN_ADDRESSED = frozenset(word.encode() for word in "i we our us you your me my please kindly".split())
+_NOT_LETTERS = bytes(code if 97 <= code <= 122 else 32 for code in range(256))
+
+
+def may_hand_off(answer: str) -> bool:
+    """The answer's gate: whether any clause of it may hand the question on. A hand-off alone is a few short sentences:
+    a longer answer is spared (reading a summary's words for the gate took 10 µs)."""
+    if len(answer) > _MAX_CHARS:
+        return False
+    if not answer.isascii() and _HAN.search(answer):  # a Chinese answer is read in Chinese
+        return _zh_hands_off(answer)
+    # its runs of letters as bytes ("I'd" gives "i"): half a str split's time
+    return not _EN_ADDRESSED.isdisjoint(answer.lower().encode("ascii", "replace").translate(_NOT_LETTERS).split())
+
+
+def hands_off(text: str, quantified: bool) -> bool:
+    """Whether a claim clause hands the question on, with no number of its own (`quantified`: it has one)."""
+    if quantified:
+        return False
+    if not text.isascii() and _HAN.search(text):
+        return _zh_hands_off(text)
+    return not _EN_GATE.isdisjoint(letter_runs(text.lower())) and _EN_HANDOFF.search(text) is not None
+
+
+def _zh_hands_off(text: str) -> bool:
+    if _ZH_KEYS.search(text):
+        return _ZH_HANDOFF.search(text) is not None
+    if _TRADITIONAL.search(text):  # Traditional characters, read as Simplified
+        said = mandarin(text)
+        return _ZH_KEYS.search(said) is not None and _ZH_HANDOFF.search(said) is not None
+    return False
