@@ -271,7 +271,8 @@ _EN_AROUND = (
     r"\b(?:ye|you)['’]?d\s+be\s+best\b|"
     # what the search found instead ("the closest match was about resetting passwords"), a question praised
     r"\b(?:closest|nearest|only|best)\s+(?:match|hit|result)\s+(?:i\s+(?:got|found|have)\s+)?(?:was|is)\s+(?:about|for|on)\b|"
-    r"^\W*(?:a\s+)?(?:good|smart|wise)\s+(?:thing|idea|call)\s+to\s+(?:check|ask|confirm)\b",
+    r"^\W*(?:(?:that|it)['’]?s\s+)?(?:a\s+)?(?:really\s+|very\s+)?(?:good|smart|wise)\s+(?:thing|idea|call)\s+to\s+(?:check|ask|"
+    r"confirm)\b",
 )
 _ZH_AROUND = (
     r"^[\s，,]*(?:(?i:sorry|apologies)[\s，,—–-]*)?(?:很|非常|真|实在|十分|万分|深表)?(?:抱歉|不好意思|对不起|遗憾|谢谢|感谢|歹势)"
@@ -330,6 +331,9 @@ _ZH_AROUND = (
     r"^(?:建议|麻烦)(?:您|你)?(?:直接)?(?:联系|咨询|找)|稍后再来|稍等|(?:瞅瞅|瞧瞧|看看)吧?$|(?:留意|关注)[^，。；！？]{0,8}(?:页面|活动|公告|通知)|"
     r"(?:page|页面)[^，。；！？]{0,6}应该有|(?:问题|咨询)暂不支持$",
     r"^(?:关于|至于|您问的|你问的|您说的)|^(?:您|你)(?:是)?(?:想|想要|希望)(?:了解|知道|确认|咨询|问)|^(?:亲|您好|你好|尊敬的)",
+    # sympathy, reassurance and a remark on the asker's step: 辛苦啦, 别着急, 这种情况挺常见的, 注销账号是个挺重要的决定
+    r"辛苦(?:啦|了|你|您)|^(?:别|不要|不用)(?:着急|担心|急|慌)[哈啊呀哦呢啦嘛～~！!\s]*$|情况[^，。；！？]{0,2}(?:挺|很|比较|非常)?常见|"
+    r"是(?:个|一个)?(?:挺|很|比较|非常)?重要的(?:决定|操作|事情?)",
 )
 _AROUND = re.compile("(?i:" + "|".join(_EN_AROUND) + ")|" + "|".join(_ZH_AROUND))
 # Whatever numbers they hold: an agent's report that its search found nothing ("Tool result: 0 documents", 查询结果：0

@@ -35,11 +35,12 @@ _EN_SHAPES = (
     rf"\b(?:is|are|would\s+be|['’]d\s+be)\s+(?:the|a|your)\s+(?:right|best|reliable|proper|correct|better)\s+(?:place|"
     rf"people|person|source|contact|{_WHO})s?\b",
     rf"\b(?:our|the|a|your)\s+(?:[\w-]+\s+){{0,2}}?{_WHO}\s+(?:\w+\s+)?(?:can|will|would|should|could|is\s+able\s+to|"
-    rf"are\s+able\s+to)\s+(?:\w+\s+){{0,2}}?(?:check|confirm|tell|look|advise|answer|guide|review|verify|get\s+back|contact|"
-    rf"give\s+you)\b",
+    rf"are\s+able\s+to)\s+(?:\w+\s+){{0,3}}?(?:check|confirm|tell|look|advise|answer|guide|review|verify|get\s+back|contact|"
+    rf"give\s+you|go\s+over|walk\s+you\s+through|explain|sort\s+(?:it|this|that)\s+out)\b",
     r"\b(?:will|['’]ll)\s+(?:contact|call|email|get\s+back\s+to|reach\s+out\s+to|be\s+in\s+touch\s+with|follow\s+up\s+with)"
     r"\s+you\b(?!\s+(?:a|an|the|your|our|one|some)\b)",
-    r"\bwould\s+get\s+it\s+in\s+front\s+of\b|^\W*(?:one\s+moment|please\s+hold|hold\s+on)\b",
+    r"\bwould\s+get\s+it\s+in\s+front\s+of\b|^\W*(?:one\s+moment|please\s+hold|hold\s+on)\b|"
+    r"\bworth\s+(?:checking|asking|confirming)\s+(?:with|at)\b",
     # whom to ask: "Best to ring the Berlin store directly", "kindly get in touch with our returns desk"
     r"(?:^\W*(?:(?:it['’]?s\s+)?(?:best|better)\s+to|you\s+(?:can|could|may|might)|just|try)|\b(?:please|kindly))\s+"
     r"(?:\w+\s+){0,2}?(?:contact|reach|ring|call|phone|email|e-mail|message|ask|check\s+with|confirm\s+with|get\s+in\s+touch|"
@@ -61,7 +62,7 @@ _HAN = re.compile("[\u3400-\u9fff]")
 _TRADITIONAL = re.compile("[轉記錄聯絡確認議結論應準話復門點頁員專處斷與給將經為這還單後說觀務電]")
 # A word each Chinese shape holds, in one search of literals (0.3 µs over a short answer, the shapes 2.3)
 _ZH_KEYS = re.compile("转交|转给|转到|转至|提交|反馈给|登记|记录|受理|联系|联络|回电|致电|核实|确认|判断|查看|处理|看一下|沟通|留意|"
-                      "结论|答应|准话|打包票|答复|回复")
+                      "结论|答应|准话|打包票|答复|回复|看看")
 _ZH_HANDOFF = re.compile(
     # passed on, recorded, someone will call: 已将您的问题转交会员组, 已经转给发票组, 您反馈的保修问题已记录, 我们将安排专员与您联系
     r"(?:已|已经|会|将|帮您|为您)[^，。；！？]{0,8}(?:转交|转给|转到|转至|提交给|反馈给)|"
@@ -71,6 +72,7 @@ _ZH_HANDOFF = re.compile(
     r"需要[^，。；！？]{0,12}(?:同事|人工|客服|专员|售后|工作人员|门店|维修点)[^，。；！？]{0,8}(?:核实|确认|判断|查看|处理|看一下)|"
     r"(?:跟|和|与|找)[^，。；！？]{0,8}(?:沟通|确认|核实)一下|需要结合[^，。；！？]{0,12}(?:判断|确认|核实)|"
     r"(?:结算页|付款页|支付页|订单页|详情页)[^，。；！？]{0,8}(?:确认|留意|查看|看一下)|留意一下|"
+    r"(?:结算|下单|付款|支付)[^，。；！？]{0,6}(?:看一下|看看|确认一下)|"
     # kept from an answer: 不替您下结论, 不好先答应您, 不方便给准话, 没法给您打包票, 先不给您答复, 不适合直接给出结论, 先不自动回复
     r"(?:不|没法|没办法|无法)[^，。；！？]{0,6}(?:下结论|答应|给准话|准话|打包票|给出结论|答复|自动回复|回复)")
 
@@ -79,7 +81,8 @@ _ZH_HANDOFF = re.compile(
 _EN_GATE = frozenset(
     "been forwarded passed escalated referred routed transferred logged noted raised flagged pass hand transfer forward "
     "escalate route connect put let handled dealt decided answered managed right best reliable proper correct better "
-    "check confirm tell look advise answer guide review verify back contact give call email reach touch follow front "
+    "check confirm tell look advise answer guide review verify back contact give call email reach touch follow front over "
+    "walk explain sort worth "
     "moment hold ring phone message ask speak talk open raise use hate rather prefer careful want going something".split())
 _MAX_CHARS = 600
 # A hand-off speaks to the asker or for the shop: an answer without one of these words (a summary, an explanation in

@@ -240,6 +240,10 @@ DEVELOPMENT = {row["id"]: row for row in map(json.loads, (DATA / "refusals_dev.j
     "en-refusal-q2023", "en-refusal-q2024", "en-refusal-q2025", "en-refusal-q2026", "en-refusal-q2027",
     "en-refusal-q2028", "en-refusal-q2030", "zh-refusal-q2016", "zh-refusal-q2017", "zh-refusal-q2024",
     "zh-refusal-q2026", "zh-refusal-q2027",
+    # *-q21*'s: "Our support team can go over the payment options", "it might also be worth checking with UK customs",
+    # "That's a really good thing to check", 辛苦啦, 别着急, 这种情况挺常见的, 是个挺重要的决定, 可以在下单结算时看一下
+    "en-refusal-q2103", "en-refusal-q2128", "zh-refusal-q2112", "zh-refusal-q2116", "zh-refusal-q2119",
+    "zh-refusal-q2128",
 ])
 def test_a_blind_sets_missed_refusal_over_its_own_chunks(row: str) -> None:
     """The refusals each held-out set's measurement missed, once read: refusals, never hallucinations."""
@@ -376,7 +380,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: thirty-eight batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: thirty-nine batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -424,7 +428,9 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     recognised), then read. The thirty-seventh, ids *-q19*: written blind after the thirty-sixth froze it (a
     deployment over a quarter whose refusals explain at length; 13 of 60 recognised), then read. The thirty-eighth, ids
     *-q20*: written blind after the thirty-seventh froze it (five assistants in their natural proportions; 33 of 60
-    recognised), then read. refusals_heldout.jsonl, ids *-q21*: written blind after the thirty-eighth froze it, measured once. None of the answers is a phrasing of the fallback catalogue
+    recognised), then read. The thirty-ninth, ids *-q21*: written blind after the thirty-eighth froze it (a week of four
+    chat models' ordinary replies; 54 of 60 recognised), then read. refusals_heldout.jsonl, ids *-q22*: written blind
+    after the thirty-ninth froze it, measured once. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
@@ -432,18 +438,18 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # "what I've got doesn't cover them", "They cover delivery speeds and costs, but not …" (what the sources hold),
         # "Price matching with other retailers: I can't answer …" (a topic without a verb, in the context); *-q16*'s
         # run-on transcripts that refuse at their end; *-q20*'s "Ooh, in-store pickup — that's outside what I've got …"
-        ("en", "refusal", "recognised"): 1107, ("en", "refusal", "not faulted"): 12,
+        ("en", "refusal", "recognised"): 1137, ("en", "refusal", "not faulted"): 12,
         # Scots ("I'm no' allowed tae …"), *-q18*'s "only have info on one location and it's not in Ireland", *-q20*'s "The
         # warranty info I have access to is only for laptops"
-        ("en", "refusal", "faulted"): 3, ("en", "refusal", "a hallucination"): 14, ("zh", "refusal", "recognised"): 1088,
+        ("en", "refusal", "faulted"): 3, ("en", "refusal", "a hallucination"): 14, ("zh", "refusal", "recognised"): 1119,
         # 不敢 confirm, 不敢 promise, "answer: 无" (an English word in a Chinese clause is read as a name the question
         # lacks), Shanghainese (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a
         # referral with its topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理); *-q20*'s advice beside the
         # refusal (建议送修前先备份, 注销是比较重要的操作)
-        ("zh", "refusal", "faulted"): 11, ("zh", "refusal", "not faulted"): 2, ("zh", "refusal", "a hallucination"): 3,
-        ("en", "hallucination", "faulted"): 450, ("en", "hallucination", "not faulted"): 120,
-        ("en", "hallucination", "answer a hallucination"): 515,
-        ("en", "grounded", "not faulted"): 435, ("en", "grounded", "faulted"): 124,
+        ("zh", "refusal", "faulted"): 11, ("zh", "refusal", "not faulted"): 1, ("zh", "refusal", "a hallucination"): 3,
+        ("en", "hallucination", "faulted"): 464, ("en", "hallucination", "not faulted"): 121,
+        ("en", "hallucination", "answer a hallucination"): 529,
+        ("en", "grounded", "not faulted"): 448, ("en", "grounded", "faulted"): 126,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk; two of *-q16*'s run-on transcripts ("okay so er it's a hundred points
@@ -451,24 +457,26 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # countries we deliver to" after the refusal (no word of the chunk's "We ship to … the United Kingdom"), and in
         # Chinese its English claim "The repair period, a spare phone can be borrowed for free"; one of *-q20*'s
         ("en", "grounded", "refused"): 6, ("en", "hallucination", "refused"): 2,
-        ("en", "grounded", "answer a hallucination"): 372,
-        ("zh", "hallucination", "faulted"): 453, ("zh", "hallucination", "not faulted"): 103,
-        ("zh", "hallucination", "answer a hallucination"): 386,
-        ("zh", "grounded", "not faulted"): 421, ("zh", "grounded", "faulted"): 132, ("zh", "grounded", "refused"): 1,
+        ("en", "grounded", "answer a hallucination"): 376,
+        ("zh", "hallucination", "faulted"): 466, ("zh", "hallucination", "not faulted"): 105,
+        ("zh", "hallucination", "answer a hallucination"): 399,
+        ("zh", "grounded", "not faulted"): 436, ("zh", "grounded", "faulted"): 132, ("zh", "grounded", "refused"): 1,
         ("zh", "grounded", "answer a hallucination"): 40,
     })
-    # held out (*-q21*: a sixth writer's week of four chat models' replies, terse, warm, formal and in markdown): 54 of
-    # 60 refusals recognised (28 of 30 English, 26 of 30 Chinese), 2 of them judged hallucinations; 161fa2d's
-    # recogniser, before the hand-offs, the same 54 and 2 (it has none of them); no partial refusal read whole
+    # held out (*-q22*: a seventh writer's month of three channels, a chat widget, LLM-drafted emails and a messaging
+    # app, on assistants told to offer a next step, never to guess or to be brief): 55 of 60 refusals recognised (28 of
+    # 30 English, 27 of 30 Chinese), 3 of them judged hallucinations; 161fa2d's recogniser, before the last two rounds,
+    # 54 and 4; no partial refusal read whole
     assert _measure("refusals_heldout.jsonl") == Counter({
         ("en", "refusal", "recognised"): 28, ("en", "refusal", "faulted"): 2, ("en", "refusal", "a hallucination"): 2,
-        ("zh", "refusal", "recognised"): 26, ("zh", "refusal", "faulted"): 2, ("zh", "refusal", "not faulted"): 2,
-        ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
-        ("en", "hallucination", "answer a hallucination"): 14,
+        ("zh", "refusal", "recognised"): 27, ("zh", "refusal", "faulted"): 2, ("zh", "refusal", "not faulted"): 1,
+        ("zh", "refusal", "a hallucination"): 1,
+        ("en", "hallucination", "faulted"): 11, ("en", "hallucination", "not faulted"): 4,
+        ("en", "hallucination", "answer a hallucination"): 10,
         ("en", "grounded", "not faulted"): 13, ("en", "grounded", "faulted"): 2,
-        ("en", "grounded", "answer a hallucination"): 4,
+        ("en", "grounded", "answer a hallucination"): 2,
         ("zh", "hallucination", "faulted"): 13, ("zh", "hallucination", "not faulted"): 2,
-        ("zh", "hallucination", "answer a hallucination"): 13,
+        ("zh", "hallucination", "answer a hallucination"): 10,
         ("zh", "grounded", "not faulted"): 15,
     })
 
