@@ -40,7 +40,10 @@ _EN_SHAPES = (
     r"\b(?:will|['’]ll)\s+(?:contact|call|email|get\s+back\s+to|reach\s+out\s+to|be\s+in\s+touch\s+with|follow\s+up\s+with)"
     r"\s+you\b(?!\s+(?:a|an|the|your|our|one|some)\b)",
     r"\bwould\s+get\s+it\s+in\s+front\s+of\b|^\W*(?:one\s+moment|please\s+hold|hold\s+on)\b|"
-    r"\bworth\s+(?:checking|asking|confirming)\s+(?:with|at)\b",
+    r"\bworth\s+(?:checking|asking|confirming)\s+(?:with|at)\b|"
+    # where to look: "the prices show up at checkout", "the Contact section … should list the ways to reach the team"
+    r"\b(?:show|shown|appear|appears|listed|displayed)\s+(?:up\s+)?(?:at|on|in)\s+(?:the\s+)?(?:checkout|cart|basket)\b|"
+    r"\bways?\s+to\s+(?:reach|contact|get\s+in\s+touch\s+with)\s+(?:the|our|a|us)\b",
     # whom to ask: "Best to ring the Berlin store directly", "kindly get in touch with our returns desk"
     r"(?:^\W*(?:(?:it['’]?s\s+)?(?:best|better)\s+to|you\s+(?:can|could|may|might)|just|try)|\b(?:please|kindly))\s+"
     r"(?:\w+\s+){0,2}?(?:contact|reach|ring|call|phone|email|e-mail|message|ask|check\s+with|confirm\s+with|get\s+in\s+touch|"
@@ -52,7 +55,8 @@ _EN_SHAPES = (
     r"\b(?:i['’]d|i\s+would)\s+(?:rather|prefer)\s+(?:you|our|that|a|someone|not)\b",
     r"\b(?:i['’]d|i\s+would|i)\s+(?:like|want)\s+to\s+be\s+careful\b",
     r"\bi\s+(?:don['’]t|do\s+not)\s+want\s+(?:you|to)\s+(?:\w+\s+){0,8}?(?:wrong|because\s+of\s+me|on\s+my\s+word)\b",
-    r"\bnot\s+going\s+to\s+give\s+you\s+a\s+(?:yes\s+or\s+no|firm|definite|straight)\b",
+    r"\bnot\s+going\s+to\s+give\s+you\s+a\s+(?:yes\s+or\s+no|firm|definite|straight)\b|"
+    r"\bi\s+(?:don['’]t|do\s+not)\s+have\s+(?:a|an|any)\s+(?:[\w-]+\s+){1,4}?(?:i|we)\s+can\s+(?:share|give|provide|pass\s+on)\b",
     r"\b(?:is|are)(?:\s+not|n['’]t)\s+something\s+(?:this\s+\w+|i|we)\s+(?:covers?|handles?|can|do|does)\b",
 )
 _EN_HANDOFF = re.compile("(?i:" + "|".join(_EN_SHAPES) + ")")
@@ -62,7 +66,7 @@ _HAN = re.compile("[\u3400-\u9fff]")
 _TRADITIONAL = re.compile("[轉記錄聯絡確認議結論應準話復門點頁員專處斷與給將經為這還單後說觀務電]")
 # A word each Chinese shape holds, in one search of literals (0.3 µs over a short answer, the shapes 2.3)
 _ZH_KEYS = re.compile("转交|转给|转到|转至|提交|反馈给|登记|记录|受理|联系|联络|回电|致电|核实|确认|判断|查看|处理|看一下|沟通|留意|"
-                      "结论|答应|准话|打包票|答复|回复|看看")
+                      "结论|答应|准话|打包票|答复|回复|看看|看下|找找|找一下|查一下")
 _ZH_HANDOFF = re.compile(
     # passed on, recorded, someone will call: 已将您的问题转交会员组, 已经转给发票组, 您反馈的保修问题已记录, 我们将安排专员与您联系
     r"(?:已|已经|会|将|帮您|为您)[^，。；！？]{0,8}(?:转交|转给|转到|转至|提交给|反馈给)|"
@@ -72,7 +76,8 @@ _ZH_HANDOFF = re.compile(
     r"需要[^，。；！？]{0,12}(?:同事|人工|客服|专员|售后|工作人员|门店|维修点)[^，。；！？]{0,8}(?:核实|确认|判断|查看|处理|看一下)|"
     r"(?:跟|和|与|找)[^，。；！？]{0,8}(?:沟通|确认|核实)一下|需要结合[^，。；！？]{0,12}(?:判断|确认|核实)|"
     r"(?:结算页|付款页|支付页|订单页|详情页)[^，。；！？]{0,8}(?:确认|留意|查看|看一下)|留意一下|"
-    r"(?:结算|下单|付款|支付)[^，。；！？]{0,6}(?:看一下|看看|确认一下)|"
+    r"(?:结算|下单|付款|支付)[^，。；！？]{0,6}(?:看一下|看看|看下|确认一下)|"
+    r"(?:官网|网站|[Aa][Pp][Pp]|页面)[^，。；！？]{0,8}(?:找找|找一下|查一下|看看|看一下)|"
     # kept from an answer: 不替您下结论, 不好先答应您, 不方便给准话, 没法给您打包票, 先不给您答复, 不适合直接给出结论, 先不自动回复
     r"(?:不|没法|没办法|无法)[^，。；！？]{0,6}(?:下结论|答应|给准话|准话|打包票|给出结论|答复|自动回复|回复)")
 
@@ -82,7 +87,7 @@ _EN_GATE = frozenset(
     "been forwarded passed escalated referred routed transferred logged noted raised flagged pass hand transfer forward "
     "escalate route connect put let handled dealt decided answered managed right best reliable proper correct better "
     "check confirm tell look advise answer guide review verify back contact give call email reach touch follow front over "
-    "walk explain sort worth "
+    "walk explain sort worth show shown appear appears listed displayed ways share provide "
     "moment hold ring phone message ask speak talk open raise use hate rather prefer careful want going something".split())
 _MAX_CHARS = 600
 # A hand-off speaks to the asker or for the shop: an answer without one of these words (a summary, an explanation in

@@ -59,6 +59,8 @@ def test_a_hand_off_beside_a_claim_keeps_the_claim_judged(answer: str, verdict: 
     ("您反馈的保修问题已记录", True),
     ("Our support team can go over the payment options for your order", True),
     ("it might also be worth checking with UK customs directly", True),
+    ("the shipping options + prices show up at checkout", True),
+    ("可以在官网或App里找找联系方式哦", True),
     # what is sent, not who answers: a claim; and a number of its own is never a hand-off
     ("we'll email you a prepaid label", False),
     ("Our team will check your order within 24 hours", False),
