@@ -54,7 +54,7 @@ from ragpulse.judging.verdicts import Claim, Judgment, searches_differ
 from ragpulse.scorers.citations import Citations, event_citations, strip_markers
 from ragpulse.scorers.lexical import groundedness
 from ragpulse.scorers.declines import around_a_refusal, cued, says_so, weigh
-from ragpulse.scorers.handoffs import hands_off, may_hand_off
+from ragpulse.scorers.handoffs import hands_off, may_hand_off, numbers_of_its_own
 from ragpulse.scorers.refusal import read
 from ragpulse.scorers.text import Clause, analyser, clause, name_stems, question_shared, question_terms
 
@@ -419,10 +419,9 @@ class LocalJudge:
             else:
                 verdicts.append(judged)
                 weighed.append((claim, in_context))
-        # an answer of every claim supported has no hallucination to be spared: not read for a hand-off
-        handed = [] if not refusals and (len(verdicts) > _MAX_HANDOFF_CLAIMS or all(
-            v.claim.verdict == "supported" for v in verdicts) or not may_hand_off(said)) else [
-            hands_off(v.claim.claim, claim.quantified) for v, (claim, _) in zip(verdicts, weighed, strict=True)]
+        handed = [] if not refusals and (len(verdicts) > _MAX_HANDOFF_CLAIMS or all(  # all supported: none to spare
+            v.claim.verdict == "supported" for v in verdicts) or not may_hand_off(said)) else [hands_off(v.claim.claim,
+            claim.quantified and numbers_of_its_own(claim.parsed(), asked())) for v, (claim, _) in zip(verdicts, weighed)]
         if refusals or any(handed):  # what is said around a refusal or a hand-off: with it, no claims
             around = [hand or around_a_refusal(v.claim.claim, claim.parsed(), asked(), in_context=in_context)
                       for v, hand, (claim, in_context) in zip(verdicts, handed, weighed, strict=True)]

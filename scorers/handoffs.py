@@ -17,6 +17,7 @@ import re
 
 from ragpulse.scorers.declines import letter_runs
 from ragpulse.scorers.refusal_zh import mandarin
+from ragpulse.scorers.text import Clause
 
 _WHO = (r"(?:team|desk|department|dept|colleagues?|specialists?|agents?|staff|advisors?|advisers?|representatives?|reps?|"
         r"people|folks|person|someone|somebody|human|centre|center|support|store|shop|branch|carrier|courier|office|"
@@ -41,6 +42,7 @@ _EN_SHAPES = (
     r"\s+you\b(?!\s+(?:a|an|the|your|our|one|some)\b)",
     r"\bwould\s+get\s+it\s+in\s+front\s+of\b|^\W*(?:one\s+moment|please\s+hold|hold\s+on)\b|"
     r"\bworth\s+(?:checking|asking|confirming)\s+(?:with|at)\b|"
+    r"\b(?:your|the)\s+(?:best|quickest|easiest|safest)\s+(?:options?|bets?|routes?|ways?)\s+(?:are|is|would\s+be)\b|"
     # where to look: "the prices show up at checkout", "the Contact section … should list the ways to reach the team"
     r"\b(?:show|shown|appear|appears|listed|displayed)\s+(?:up\s+)?(?:at|on|in)\s+(?:the\s+)?(?:checkout|cart|basket)\b|"
     r"\bways?\s+to\s+(?:reach|contact|get\s+in\s+touch\s+with)\s+(?:the|our|a|us)\b",
@@ -108,7 +110,8 @@ def may_hand_off(answer: str) -> bool:
 
 
 def hands_off(text: str, quantified: bool) -> bool:
-    """Whether a claim clause hands the question on, with no number of its own (`quantified`: it has one)."""
+    """Whether a claim clause hands the question on, with no number of its own (`quantified`: it has one the question
+    does not)."""
     if quantified:
         return False
     if not text.isascii() and _HAN.search(text):
@@ -123,3 +126,8 @@ def _zh_hands_off(text: str) -> bool:
         said = mandarin(text)
         return _ZH_KEYS.search(said) is not None and _ZH_HANDOFF.search(said) is not None
     return False
+
+
+def numbers_of_its_own(parsed: Clause, question: Clause) -> bool:
+    """Whether a clause has a number the question did not give, whatever its unit ("800 points" says back "about 800")."""
+    return not {value for _, value in parsed.quantities} <= {value for _, value in question.quantities}

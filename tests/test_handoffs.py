@@ -60,6 +60,7 @@ def test_a_hand_off_beside_a_claim_keeps_the_claim_judged(answer: str, verdict: 
     ("Our support team can go over the payment options for your order", True),
     ("it might also be worth checking with UK customs directly", True),
     ("the shipping options + prices show up at checkout", True),
+    ("For student pricing, your best options are:", True),
     ("可以在官网或App里找找联系方式哦", True),
     # what is sent, not who answers: a claim; and a number of its own is never a hand-off
     ("we'll email you a prepaid label", False),
@@ -76,3 +77,12 @@ def test_what_a_hand_off_is(text: str, hands: bool) -> None:
 ])
 def test_what_is_no_hand_off(text: str) -> None:
     assert not hands_off(text, False)
+
+
+def test_a_number_the_question_gave_is_none_of_the_hand_offs_own() -> None:
+    """"800 points" says back the question's "about 800": the clause hands off all the same; 900 would be its own."""
+    question = "Do loyalty points expire? I've got about 800 sitting in my account."
+    for points, refusal in ((800, True), (900, False)):
+        answer = (f"Sorry, I can't tell you whether points expire. It'd be worth checking with customer support so you "
+                  f"don't risk losing any of your {points} points.")
+        assert judged(question, answer, RETURNS).refusal is refusal
