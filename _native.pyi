@@ -233,15 +233,17 @@ class VerdictRules:
               negated: bool, governed: frozenset[str], units: int, margin: float
               ) -> tuple[float, float, tuple[float, int, list[int], str, int, int] | None, list[_Quantity],
                          tuple[str, _Quantity | None, list[_Quantity], str | None] | None, list[str]]: ...
-    # None: no claim; else (units, terms, has a quantity, CJK characters, has a number in digits or words, check()'s
-    # result, or None when the rules read its opening names: ask check() with them; TextAnalyser.clause's fields
-    # then, but for the rule "opening", when `declining` and it has no quantity, and when the swap rule reads it
-    # (no contradiction, swap_aligned_at_least and swap_max_terms met), else None); its words' stems from `memo`
-    def claim(self, context: ChunkContext, text: str, margin: float, declining: bool, memo: StemMemo | None = None
-              ) -> tuple[int, int, bool, int, bool,
-                         tuple[float, float, tuple[float, int, list[int], str, int, int] | None, list[_Quantity],
-                               tuple[str, _Quantity | None, list[_Quantity], str | None] | None, list[str]] | None,
-                         _Analysis | None] | None: ...
+    # Each text's claim, in order. None: no claim; else (units, terms, has a quantity, CJK characters, has a number in
+    # digits or words, check()'s result, or None when the rules read its opening names: ask check() with them;
+    # TextAnalyser.clause's fields then, but for the rule "opening", when `declining` and it has no quantity, and when
+    # the swap rule reads it (no contradiction, swap_aligned_at_least and swap_max_terms met), else None); its words'
+    # stems from `memo`
+    def claims(self, context: ChunkContext, texts: list[str], margin: float, declining: bool,
+               memo: StemMemo | None = None
+               ) -> list[tuple[int, int, bool, int, bool,
+                               tuple[float, float, tuple[float, int, list[int], str, int, int] | None, list[_Quantity],
+                                     tuple[str, _Quantity | None, list[_Quantity], str | None] | None, list[str]] | None,
+                               _Analysis | None] | None]: ...
 
 # The fast path's metric children (native/src/metrics.rs)
 

@@ -130,7 +130,7 @@ _Checked = tuple[float, float, _Alignment | None, list[tuple[str, float]],
 
 
 class _Claim(msgspec.Struct, gc=False):
-    """A claim as the crate checked it (_Context.claim): its size, counts and `checked`; its Clause (scorers/text.py)
+    """A claim as the crate checked it (_Context.claims): its size, counts and `checked`; its Clause (scorers/text.py)
     made when a rule in Python first reads it (the swap, the refusal weighing: 3-9 µs a claim otherwise spent). A
     Struct: made in C, a third of a class with __init__'s time."""
 
@@ -186,20 +186,23 @@ class _Context:
                          for p in near)
         return before, after
 
-    def claim(self, text: str, declining: bool) -> _Claim | None:
-        """The claim of this text, analysed and checked in one crate call (VerdictRules.claim): its Clause given when
-        the rules read its opening names (then asked again with them), the swap rule reads it or, in an answer that may
-        decline, the refusal weighing reads it; else made when a rule in Python first reads it. None: no claim (no term nor quantity, or
-        conversation only)."""
-        found = _RULES.claim(self.chunks, text, _AS_WELL, declining, self.stems)
-        if found is None:
-            return None
-        units, terms, quantified, cjk, counts, checked, fields = found
-        parsed = None if fields is None else Clause(text, *fields)
-        if checked is None:
-            parsed = clause(text) if parsed is None else parsed
-            checked = self.check(parsed, units)
-        return _Claim(text, units, terms, quantified, cjk, counts, checked, parsed)
+    def claims(self, texts: list[str], declining: bool) -> list[_Claim | None]:
+        """The claims of these texts, analysed and checked in one crate call (VerdictRules.claims): each one's Clause
+        given when the rules read its opening names (then asked again with them), the swap rule reads it or, in an
+        answer that may decline, the refusal weighing reads it; else made when a rule in Python first reads it. None: no
+        claim (no term nor quantity, or conversation only)."""
+        claims: list[_Claim | None] = []
+        for text, found in zip(texts, _RULES.claims(self.chunks, texts, _AS_WELL, declining, self.stems), strict=True):
+            if found is None:
+                claims.append(None)
+                continue
+            units, terms, quantified, cjk, counts, checked, fields = found
+            parsed = None if fields is None else Clause(text, *fields)
+            if checked is None:
+                parsed = clause(text) if parsed is None else parsed
+                checked = self.check(parsed, units)
+            claims.append(_Claim(text, units, terms, quantified, cjk, counts, checked, parsed))
+        return claims
 
     def check(self, claim: Clause, units: int) -> _Checked:
         """The claim against the chunks in one crate call (native/src/verdict.rs): ChunkContext.evidence's
@@ -400,10 +403,11 @@ class LocalJudge:
                 question_clause.append(clause(question[:MAX_CHARS]))
             return question_clause[0]
 
-        for text, maybe in zip(reading.claims, reading.maybe, strict=True):
-            if len(text) <= _LIST_MARKER_CHARS and _LIST_MARKER.fullmatch(text):
-                continue
-            claim = where.claim(text, declining)
+        # "1." of a numbered list is no claim
+        said_claims = [(text, maybe) for text, maybe in zip(reading.claims, reading.maybe, strict=True)
+                       if len(text) > _LIST_MARKER_CHARS or not _LIST_MARKER.fullmatch(text)]
+        found = where.claims([text for text, _ in said_claims], declining)
+        for (text, maybe), claim in zip(said_claims, found, strict=True):
             if claim is None:
                 continue
             in_context = not claim.quantified and claim.checked[0] > 0  # a claim with a number is weighed by none
@@ -427,7 +431,7 @@ class LocalJudge:
     @staticmethod
     def _verdict(claim: _Claim, where: _Context) -> _Verdict:
         """The claim against the chunk clauses that share a term with it, the chunks' sentences and the whole
-        context: what the crate's rules found (_Context.claim)."""
+        context: what the crate's rules found (_Context.claims)."""
         supported, aligned_supported, alignment, missing_quantities, contradiction, missing_names = claim.checked
         units = claim.units
         share = supported / units

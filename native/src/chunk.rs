@@ -10,7 +10,7 @@ pub mod bindings;
 
 use std::collections::HashSet;
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::align::Key;
 use crate::clause::{Clause, Quantity};
@@ -367,21 +367,27 @@ pub fn supported_with(chunks: &[&Chunk], words: &[String], parts: &[Vec<char>], 
 /// Whether a clause of this chunk has the term among its terms as Analyser::clause gave them: one of its words, a
 /// bigram of one of its CJK parts or a one-character part (read from the clause as held: no set made).
 pub fn clause_has(chunk: &Chunk, clause: &StoredClause, term: &str) -> bool {
+    clause_has_found(clause, term, || chunk.vocab.find(term))
+}
+
+/// clause_has, the term's id in its chunk's vocabulary found by `id` (when its CJK parts do not have it).
+fn clause_has_found(clause: &StoredClause, term: &str, id: impl FnOnce() -> Option<usize>) -> bool {
     let letters = term.chars().count();
     (letters <= 2 && clause.parts().any(|part| if letters == 1 { part == term } else { part.contains(term) }))
-        || chunk.vocab.find(term).is_some_and(|id| clause.words.contains(&offset(id)))
+        || id().is_some_and(|id| clause.words.contains(&offset(id)))
 }
 
 /// A claim against one clause of a chunk: what of it the clause supports (scorers/text.py's supported_units(claim,
 /// clause): its words and CJK parts as `covered` counts them, its quantities the clause has in digits or words, a NaN
 /// equal to none and -0.0 to 0.0), how many of the claim's terms the clause lacks and how many of the clause's the claim lacks.
+/// `claim_terms`: the claim's terms with their ids in the chunk's vocabulary (looked up once, for the evidence).
 pub fn against(
-    chunk: &Chunk, clause: &StoredClause, claim_terms: &FxHashSet<&str>, words: &[String], parts: &[Vec<char>],
-    quantities: &[Quantity],
+    chunk: &Chunk, clause: &StoredClause, claim_terms: &FxHashMap<&str, Option<usize>>, words: &[String],
+    parts: &[Vec<char>], quantities: &[Quantity],
 ) -> (f64, usize, usize) {
     let mut shared: FxHashSet<&str> = FxHashSet::with_capacity_and_hasher(claim_terms.len(), Default::default());
-    shared.extend(claim_terms.iter().copied().filter(|term| clause_has(chunk, clause, term)));
-    let has = |term: &str| shared.contains(term) || !claim_terms.contains(term) && clause_has(chunk, clause, term);
+    shared.extend(claim_terms.iter().filter(|(term, id)| clause_has_found(clause, term, || **id)).map(|(term, _)| *term));
+    let has = |term: &str| shared.contains(term) || !claim_terms.contains_key(term) && clause_has(chunk, clause, term);
     let held = quantities.iter().filter(|(dimension, value)| {
         clause.quantities.iter().chain(clause.spelled.iter()).any(|(held, held_value)| held_value == value && held == dimension)
     });
