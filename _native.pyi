@@ -12,7 +12,7 @@ __all__ = [
     "topics_shared", "count_inline", "parse_citations", "scan_citations", "draw", "normalised", "named_things",
     "turn_kind", "run_stages", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE", "ChunkAnalysis", "ChunkContext",
     "CitationCore", "LexicalAnalyser", "LexicalCore", "LexicalUnits", "DedupCore", "ExporterCore", "ExportSeries",
-    "FastCounter", "FastHistogram", "JoinCore", "KeptTexts", "KeyFilter", "TextCache", "ReorderHold", "RoutineFloor",
+    "FastCounter", "FastHistogram", "JoinCore", "KeptTexts", "KeyFilter", "TextCache", "ReorderHold", "RoutineFloor", "WordGate",
     "PolicyCore", "SamplerCore", "SessionTable", "SessionView", "TextAnalyser", "StemMemo", "TraceTable", "Turn",
     "VerdictRules",
 ]
@@ -324,6 +324,12 @@ class TraceTable:
 
 # The judge sampler's stage (native/src/sampler.rs; judging/sampler.py wires it). class_rates and classes: of always,
 # scorer_flag and over_refusal, in that order; raised: a prometheus_client Counter.
+
+@final
+class WordGate:  # scorers/declines.py, scorers/refusal.py; native/src/gate.rs
+    def __new__(cls, words: Sequence[str], parts: str) -> Self: ...
+    # whether a word of an ASCII text (a run between `parts`), lower-cased, is one of the words; None: not ASCII
+    def meets_in(self, text: str) -> bool | None: ...
 
 @final
 class RoutineFloor:  # judging/routine_floor.py; native/src/floor.rs
