@@ -9,6 +9,7 @@
 pub mod bindings;
 
 use std::collections::HashSet;
+use std::hash::BuildHasher;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -28,11 +29,22 @@ fn offset(value: usize) -> u16 {
     u16::try_from(value).expect("a chunk too large for 16-bit offsets")
 }
 
-/// Distinct strings in one buffer, sorted (by bytes): a set that a binary search reads, an id each.
+/// Distinct strings in one buffer, sorted (by bytes): a set that a binary search reads, an id each; a filter of two
+/// bits a string (of about eight per string) spares the search most strings it lacks (a claim's terms looked up in a
+/// chunk about something else: most of a Chinese claim's lookups, ~15% of its check).
 #[derive(Default)]
 pub struct Strings {
     text: Box<str>,
     ends: Box<[u16]>,
+    filter: Box<[u64]>,
+}
+
+/// The filter's two bits of a string, in a filter of `bits` bits (a power of two).
+#[inline]
+fn filter_bits(item: &str, bits: usize) -> [usize; 2] {
+    let hash = rustc_hash::FxBuildHasher.hash_one(item.as_bytes());
+    let mask = bits as u64 - 1;
+    [(hash & mask) as usize, ((hash >> 32) & mask) as usize]
 }
 
 /// str's order (bytewise), compared inline for short items: a vocabulary's terms are mostly a CJK bigram (6 bytes) or
@@ -62,7 +74,15 @@ impl Strings {
             text.push_str(item);
             ends.push(offset(text.len()));
         }
-        Strings { text: text.into_boxed_str(), ends: ends.into_boxed_slice() }
+        let mut filter = vec![0u64; (ends.len() * 8).next_power_of_two().max(64) / 64];
+        let bits = filter.len() * 64;
+        for id in 0..ends.len() {
+            let start = if id == 0 { 0 } else { ends[id - 1] as usize };
+            for bit in filter_bits(&text[start..ends[id] as usize], bits) {
+                filter[bit / 64] |= 1 << (bit % 64);
+            }
+        }
+        Strings { text: text.into_boxed_str(), ends: ends.into_boxed_slice(), filter: filter.into_boxed_slice() }
     }
 
     pub fn len(&self) -> usize {
@@ -78,6 +98,10 @@ impl Strings {
     }
 
     pub fn find(&self, item: &str) -> Option<usize> {
+        if self.filter.is_empty()
+            || filter_bits(item, self.filter.len() * 64).iter().any(|bit| self.filter[bit / 64] & (1 << (bit % 64)) == 0) {
+            return None;
+        }
         let (mut low, mut high) = (0, self.len());
         while low < high {
             let middle = (low + high) / 2;
@@ -99,7 +123,7 @@ impl Strings {
     }
 
     fn heap_bytes(&self) -> usize {
-        allocated(self.text.len()) + allocated(self.ends.len() * 2)
+        allocated(self.text.len()) + allocated(self.ends.len() * 2) + allocated(self.filter.len() * 8)
     }
 }
 
@@ -437,6 +461,12 @@ mod tests {
         let strings = Strings::new(["pear", "apple", "pear", "fig", ""]);
         assert_eq!(strings.iter().collect::<Vec<_>>(), ["", "apple", "fig", "pear"]);
         assert_eq!((strings.find("fig"), strings.find("figs"), strings.find("")), (Some(2), None, Some(0)));
+        // the filter: every string found, of 64 bits at least (eight a string)
+        let many: Vec<String> = (0..500).map(|n| format!("t{n}")).collect();
+        let filtered = Strings::new(many.iter().map(String::as_str));
+        assert!(many.iter().all(|item| filtered.get(filtered.find(item).unwrap()) == item));
+        assert!((0..500).all(|n| filtered.find(&format!("u{n}")).is_none()));
+        assert_eq!((filtered.filter.len(), Strings::new(["a"]).filter.len()), (64, 1));
         assert_eq!(strings.get(3), "pear");
         assert!(!Strings::default().contains("fig"));
     }
