@@ -187,21 +187,19 @@ class _Context:
         return before, after
 
     def claims(self, texts: list[str], declining: bool) -> list[_Claim | None]:
-        """The claims of these texts, analysed and checked in one crate call (VerdictRules.claims): each one's Clause
-        given when the rules read its opening names (then asked again with them), the swap rule reads it or, in an
-        answer that may decline, the refusal weighing reads it; else made when a rule in Python first reads it. None: no
-        claim (no term nor quantity, or conversation only)."""
+        """The claims of these texts, analysed and checked in one crate call (VerdictRules.claims says when it gives a
+        claim's Clause; else made when Python first reads it). None: no claim (no term nor quantity, or conversation)."""
         claims: list[_Claim | None] = []
         for text, found in zip(texts, _RULES.claims(self.chunks, texts, _AS_WELL, declining, self.stems), strict=True):
-            if found is None:
-                claims.append(None)
-                continue
-            units, terms, quantified, cjk, counts, checked, fields = found
-            parsed = None if fields is None else Clause(text, *fields)
-            if checked is None:
-                parsed = clause(text) if parsed is None else parsed
-                checked = self.check(parsed, units)
-            claims.append(_Claim(text, units, terms, quantified, cjk, counts, checked, parsed))
+            claim: _Claim | None = None
+            if found is not None:
+                units, terms, quantified, cjk, counts, checked, fields = found
+                parsed = None if fields is None else Clause(text, *fields)
+                if checked is None:
+                    parsed = clause(text) if parsed is None else parsed
+                    checked = self.check(parsed, units)
+                claim = _Claim(text, units, terms, quantified, cjk, counts, checked, parsed)
+            claims.append(claim)
         return claims
 
     def check(self, claim: Clause, units: int) -> _Checked:
@@ -403,11 +401,9 @@ class LocalJudge:
                 question_clause.append(clause(question[:MAX_CHARS]))
             return question_clause[0]
 
-        # "1." of a numbered list is no claim
         said_claims = [(text, maybe) for text, maybe in zip(reading.claims, reading.maybe, strict=True)
-                       if len(text) > _LIST_MARKER_CHARS or not _LIST_MARKER.fullmatch(text)]
-        found = where.claims([text for text, _ in said_claims], declining)
-        for (text, maybe), claim in zip(said_claims, found, strict=True):
+                       if len(text) > _LIST_MARKER_CHARS or not _LIST_MARKER.fullmatch(text)]  # "1." is no claim
+        for (text, maybe), claim in zip(said_claims, where.claims([t for t, _ in said_claims], declining), strict=True):
             if claim is None:
                 continue
             in_context = not claim.quantified and claim.checked[0] > 0  # a claim with a number is weighed by none
