@@ -12,7 +12,7 @@ __all__ = [
     "topics_shared", "count_inline", "parse_citations", "scan_citations", "draw", "normalised", "named_things",
     "turn_kind", "run_stages", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE", "ChunkAnalysis", "ChunkContext",
     "CitationCore", "LexicalAnalyser", "LexicalCore", "LexicalUnits", "DedupCore", "ExporterCore", "ExportSeries",
-    "FastCounter", "FastHistogram", "JoinCore", "KeptTexts", "KeyFilter", "TextCache", "ReorderHold", "RoutineFloor",
+    "FastCounter", "FastHistogram", "JoinCore", "KeptTexts", "KeyFilter", "TextCache", "ReorderHold", "RoutineFloor", "WordGate",
     "PolicyCore", "SamplerCore", "SessionTable", "SessionView", "TextAnalyser", "StemMemo", "TraceTable", "Turn",
     "VerdictRules",
 ]
@@ -233,15 +233,17 @@ class VerdictRules:
               negated: bool, governed: frozenset[str], units: int, margin: float
               ) -> tuple[float, float, tuple[float, int, list[int], str, int, int] | None, list[_Quantity],
                          tuple[str, _Quantity | None, list[_Quantity], str | None] | None, list[str]]: ...
-    # None: no claim; else (units, terms, has a quantity, CJK characters, has a number in digits or words, check()'s
-    # result, or None when the rules read its opening names: ask check() with them; TextAnalyser.clause's fields
-    # then, but for the rule "opening", when `declining` and it has no quantity, and when the swap rule reads it
-    # (no contradiction, swap_aligned_at_least and swap_max_terms met), else None); its words' stems from `memo`
-    def claim(self, context: ChunkContext, text: str, margin: float, declining: bool, memo: StemMemo | None = None
-              ) -> tuple[int, int, bool, int, bool,
-                         tuple[float, float, tuple[float, int, list[int], str, int, int] | None, list[_Quantity],
-                               tuple[str, _Quantity | None, list[_Quantity], str | None] | None, list[str]] | None,
-                         _Analysis | None] | None: ...
+    # Each text's claim, in order. None: no claim; else (units, terms, has a quantity, CJK characters, has a number in
+    # digits or words, check()'s result, or None when the rules read its opening names: ask check() with them;
+    # TextAnalyser.clause's fields then, but for the rule "opening", when `declining` and it has no quantity, and when
+    # the swap rule reads it (no contradiction, swap_aligned_at_least and swap_max_terms met), else None); its words'
+    # stems from `memo`
+    def claims(self, context: ChunkContext, texts: list[str], margin: float, declining: bool,
+               memo: StemMemo | None = None
+               ) -> list[tuple[int, int, bool, int, bool,
+                               tuple[float, float, tuple[float, int, list[int], str, int, int] | None, list[_Quantity],
+                                     tuple[str, _Quantity | None, list[_Quantity], str | None] | None, list[str]] | None,
+                               _Analysis | None] | None]: ...
 
 # The fast path's metric children (native/src/metrics.rs)
 
@@ -322,6 +324,12 @@ class TraceTable:
 
 # The judge sampler's stage (native/src/sampler.rs; judging/sampler.py wires it). class_rates and classes: of always,
 # scorer_flag and over_refusal, in that order; raised: a prometheus_client Counter.
+
+@final
+class WordGate:  # scorers/declines.py, scorers/refusal.py; native/src/gate.rs
+    def __new__(cls, words: Sequence[str], parts: str) -> Self: ...
+    # whether a word of an ASCII text (a run between `parts`), lower-cased, is one of the words; None: not ASCII
+    def meets_in(self, text: str) -> bool | None: ...
 
 @final
 class RoutineFloor:  # judging/routine_floor.py; native/src/floor.rs

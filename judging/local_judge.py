@@ -132,7 +132,7 @@ _Checked = tuple[float, float, _Alignment | None, list[tuple[str, float]],
 
 
 class _Claim(msgspec.Struct, gc=False):
-    """A claim as the crate checked it (_Context.claim): its size, counts and `checked`; its Clause (scorers/text.py)
+    """A claim as the crate checked it (_Context.claims): its size, counts and `checked`; its Clause (scorers/text.py)
     made when a rule in Python first reads it (the swap, the refusal weighing: 3-9 µs a claim otherwise spent). A
     Struct: made in C, a third of a class with __init__'s time."""
 
@@ -188,20 +188,21 @@ class _Context:
                          for p in near)
         return before, after
 
-    def claim(self, text: str, declining: bool) -> _Claim | None:
-        """The claim of this text, analysed and checked in one crate call (VerdictRules.claim): its Clause given when
-        the rules read its opening names (then asked again with them), the swap rule reads it or, in an answer that may
-        decline, the refusal weighing reads it; else made when a rule in Python first reads it. None: no claim (no term nor quantity, or
-        conversation only)."""
-        found = _RULES.claim(self.chunks, text, _AS_WELL, declining, self.stems)
-        if found is None:
-            return None
-        units, terms, quantified, cjk, counts, checked, fields = found
-        parsed = None if fields is None else Clause(text, *fields)
-        if checked is None:
-            parsed = clause(text) if parsed is None else parsed
-            checked = self.check(parsed, units)
-        return _Claim(text, units, terms, quantified, cjk, counts, checked, parsed)
+    def claims(self, texts: list[str], declining: bool) -> list[_Claim | None]:
+        """The claims of these texts, analysed and checked in one crate call (VerdictRules.claims says when it gives a
+        claim's Clause; else made when Python first reads it). None: no claim (no term nor quantity, or conversation)."""
+        claims: list[_Claim | None] = []
+        for text, found in zip(texts, _RULES.claims(self.chunks, texts, _AS_WELL, declining, self.stems), strict=True):
+            claim: _Claim | None = None
+            if found is not None:
+                units, terms, quantified, cjk, counts, checked, fields = found
+                parsed = None if fields is None else Clause(text, *fields)
+                if checked is None:
+                    parsed = clause(text) if parsed is None else parsed
+                    checked = self.check(parsed, units)
+                claim = _Claim(text, units, terms, quantified, cjk, counts, checked, parsed)
+            claims.append(claim)
+        return claims
 
     def check(self, claim: Clause, units: int) -> _Checked:
         """The claim against the chunks in one crate call (native/src/verdict.rs): ChunkContext.evidence's
@@ -402,10 +403,9 @@ class LocalJudge:
                 question_clause.append(clause(question[:MAX_CHARS]))
             return question_clause[0]
 
-        for text, maybe in zip(reading.claims, reading.maybe, strict=True):
-            if len(text) <= _LIST_MARKER_CHARS and _LIST_MARKER.fullmatch(text):
-                continue
-            claim = where.claim(text, declining)
+        said_claims = [(text, maybe) for text, maybe in zip(reading.claims, reading.maybe, strict=True)
+                       if len(text) > _LIST_MARKER_CHARS or not _LIST_MARKER.fullmatch(text)]  # "1." is no claim
+        for (text, maybe), claim in zip(said_claims, where.claims([t for t, _ in said_claims], declining), strict=True):
             if claim is None:
                 continue
             in_context = not claim.quantified and claim.checked[0] > 0  # a claim with a number is weighed by none
@@ -434,7 +434,7 @@ class LocalJudge:
     @staticmethod
     def _verdict(claim: _Claim, where: _Context) -> _Verdict:
         """The claim against the chunk clauses that share a term with it, the chunks' sentences and the whole
-        context: what the crate's rules found (_Context.claim)."""
+        context: what the crate's rules found (_Context.claims)."""
         supported, aligned_supported, alignment, missing_quantities, contradiction, missing_names = claim.checked
         units = claim.units
         share = supported / units

@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable
 from typing import Literal
 
+from ragpulse._native import WordGate
 from ragpulse.scorers.refusal_zh import mandarin
 from ragpulse.scorers.text import Clause, real_negators, size
 
@@ -399,13 +400,17 @@ def letter_runs(lower: str) -> list[str]:
 # letter_runs as bytes, for the gate: the same runs, in half the time (4.1 -> 2.1 µs over a summary)
 _NOT_LETTERS_BYTES = bytes(code if 97 <= code <= 122 else 32 for code in range(256))
 _CUE_BYTES = frozenset(word.encode("ascii") for word in _CUE_WORDS)
+# letter_runs of an ASCII text in the crate, the cues looked up there (7 -> 1 µs over a summary)
+_CUE_GATE = WordGate(sorted(_CUE_WORDS), "".join(chr(code) for code in range(128) if not chr(code).isalpha()))
 
 
 def cued(said: str) -> bool:
     """The gate: whether a text already in Simplified Mandarin (mandarin()) holds a cue of declining (an answer's, once:
     scorers/refusal.py's Reading.cued; then each clause's)."""
     lower = said.lower()
-    if not lower.isascii() and _HAN.search(lower) and _ZH_CUE.search(lower):
+    if lower.isascii():
+        return "n't" in lower or bool(_CUE_GATE.meets_in(lower))
+    if _HAN.search(lower) and _ZH_CUE.search(lower):
         return True
     return "n't" in lower or "n’t" in lower or not _CUE_BYTES.isdisjoint(
         lower.encode("ascii", "replace").translate(_NOT_LETTERS_BYTES).split())

@@ -28,6 +28,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ragpulse._native import WordGate
 from ragpulse.scorers import refusal_zh as zh
 from ragpulse.scorers.answer_form import as_said, claim_text, in_own_words, unformed
 from ragpulse.scorers.declines import PRESUPPOSED_LEAD, cued, letter_runs
@@ -256,6 +257,8 @@ _PARENTHESES = re.compile(r"[(（][^()（）]{1,200}[)）]")
 _CUE_TOKENS = frozenset(f"{before}{word}{after}" for word in _CUES for before in ("", "(", '"', "'", "“", "‘", "[")
                         for after in ("", ".", ",", ";", ":", "!", "?", ")", '"', "'", "”", "’", "...", "…", '."',
                                       ',"', ".”", ",”", "),", ")."))
+# str.split()'s words of an ASCII answer, dashes and slashes parting them too, looked up in the crate (9 -> 6 µs)
+_CUE_TOKEN_GATE = WordGate(sorted(_CUE_TOKENS), "".join(chr(code) for code in range(128) if chr(code).isspace()) + "-/")
 
 
 def _answer_may_refuse(answer: str) -> bool:
@@ -265,9 +268,9 @@ def _answer_may_refuse(answer: str) -> bool:
         return True
     if "n't" not in lower and "n’t" not in lower:
         for dash in "-—–/":
-            if dash in lower:
-                lower = lower.replace(dash, " ")
-        if _CUE_TOKENS.isdisjoint(lower.split()) and not ("different" in lower and any(w in lower for w in _OTHER_SUBJECTS)):
+            lower = lower.replace(dash, " ")
+        cue = _CUE_TOKEN_GATE.meets_in(lower) if lower.isascii() else not _CUE_TOKENS.isdisjoint(lower.split())
+        if not cue and not ("different" in lower and any(w in lower for w in _OTHER_SUBJECTS)):
             return False
     return _may_refuse(answer)
 

@@ -24,9 +24,9 @@ def _memo(max_entries: int, max_bytes: int) -> tuple[StemMemo, CounterFamily]:
 @pytest.mark.parametrize("text", ["Parcels travel quickly", "Returns are not free after 30 days", "Shipping costs €5."])
 def test_a_claim_is_the_same_with_the_memo(text: str) -> None:
     memo, _ = _memo(100, 1 << 20)
-    alone = _RULES.claim(_CONTEXT, text, _AS_WELL, True)
-    assert _RULES.claim(_CONTEXT, text, _AS_WELL, True, memo) == alone
-    assert _RULES.claim(_CONTEXT, text, _AS_WELL, True, memo) == alone  # its stems remembered now
+    alone = _RULES.claims(_CONTEXT, [text], _AS_WELL, True)
+    assert _RULES.claims(_CONTEXT, [text], _AS_WELL, True, memo) == alone
+    assert _RULES.claims(_CONTEXT, [text], _AS_WELL, True, memo) == alone  # its stems remembered now
 
 
 @pytest.mark.unit
@@ -34,15 +34,15 @@ def test_the_memo_is_bounded_in_words_and_bytes_and_counts_evictions() -> None:
     # parcels -> parcel, travel -> travel, quickly -> quick: each its word's and stem's bytes and _ENTRY
     costs = [7 + 6 + _ENTRY, 6 + 6 + _ENTRY, 7 + 5 + _ENTRY]
     memo, evicted = _memo(100, 1 << 20)
-    _RULES.claim(_CONTEXT, "Parcels travel quickly", _AS_WELL, False, memo)
-    _RULES.claim(_CONTEXT, "Parcels travel quickly", _AS_WELL, False, memo)
+    _RULES.claims(_CONTEXT, ["Parcels travel quickly"], _AS_WELL, False, memo)
+    _RULES.claims(_CONTEXT, ["Parcels travel quickly"], _AS_WELL, False, memo)
     assert (len(memo), memo.bytes, evicted.labels().value) == (3, sum(costs), 0.0)
     by_words, evicted = _memo(2, 1 << 20)
-    _RULES.claim(_CONTEXT, "Parcels travel quickly", _AS_WELL, False, by_words)
+    _RULES.claims(_CONTEXT, ["Parcels travel quickly"], _AS_WELL, False, by_words)
     assert (len(by_words), by_words.bytes, evicted.labels().value) == (2, costs[1] + costs[2], 1.0)  # the oldest went
     by_bytes, evicted = _memo(100, costs[0] + costs[1])
-    _RULES.claim(_CONTEXT, "Parcels travel quickly", _AS_WELL, False, by_bytes)
+    _RULES.claims(_CONTEXT, ["Parcels travel quickly"], _AS_WELL, False, by_bytes)
     assert (len(by_bytes), by_bytes.bytes, evicted.labels().value) == (2, costs[1] + costs[2], 1.0)
     none, evicted = _memo(100, _ENTRY)  # no stem fits: each made, none held
-    _RULES.claim(_CONTEXT, "Parcels travel quickly", _AS_WELL, False, none)
+    _RULES.claims(_CONTEXT, ["Parcels travel quickly"], _AS_WELL, False, none)
     assert (len(none), none.bytes, evicted.labels().value) == (0, 0, 0.0)

@@ -403,7 +403,7 @@ impl Analyser {
         self.clause_with(text, None)
     }
 
-    /// clause(), its words' stems remembered by `memo` (VerdictRules.claim: an answer's claims).
+    /// clause(), its words' stems remembered by `memo` (VerdictRules.claims: an answer's claims).
     pub fn clause_with(&self, text: &str, memo: Option<&StemMemo>) -> Clause {
         let patterns = &self.patterns;
         let mut lower = text.to_lowercase();

@@ -12,6 +12,7 @@ mod dedup;
 mod draw;
 mod export;
 mod floor;
+mod gate;
 mod join;
 mod kept;
 mod lexical;
@@ -64,6 +65,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<otlp::texts::TextCache>()?;
     module.add_class::<reorder::bindings::ReorderHold>()?;
     module.add_class::<floor::RoutineFloor>()?;
+    module.add_class::<gate::WordGate>()?;
     module.add_class::<join::JoinCore>()?;
     module.add_class::<kept::KeptTexts>()?;
     module.add_class::<clause::bindings::TextAnalyser>()?;

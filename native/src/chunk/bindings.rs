@@ -9,7 +9,7 @@ use crate::align::{self, Key};
 use crate::bridge::{guarded, new_str, with_text};
 use crate::chunk::{self, allocated, part_terms, Chunk, StoredClause};
 use crate::clause::Quantity;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 /// A chunk's analysis, held in the crate (native/src/chunk.rs): what the local judge's cache keeps of a chunk.
 #[pyclass(frozen, module = "ragpulse._native", name = "ChunkAnalysis")]
@@ -108,19 +108,24 @@ impl PyContext {
         let ClaimSets { keys, size, quantities, words, parts } = claim;
         let chunks = self.chunks();
         // Each of the claim's terms looked up once in each chunk's vocabulary: the alignment and the support read the
-        // same lookups (the binary searches were most of a Chinese claim's evidence).
-        let ids: Vec<Vec<Option<usize>>> = keys.iter().map(|key| match key {
-            Key::Term(term) => chunks.iter().map(|chunk| chunk.vocab.find(term)).collect(),
-            Key::Quantity(..) => Vec::new(),
-        }).collect();
+        // same lookups (the binary searches were most of a Chinese claim's evidence). One vector, a key's ids chunk after
+        // chunk (a vector a key was thirty allocations a Chinese claim).
+        let mut ids: Vec<Option<usize>> = Vec::with_capacity(keys.len() * chunks.len());
+        for key in keys {
+            ids.extend(chunks.iter().map(|chunk| match key {
+                Key::Term(term) => chunk.vocab.find(term),
+                Key::Quantity(..) => None,
+            }));
+        }
+        let ids_of = |key: usize| &ids[key * chunks.len()..(key + 1) * chunks.len()];
         let holding = |key: usize, index: usize| match &keys[key] {
-            Key::Term(_) => ids[key][index].map_or(&[][..], |id| chunks[index].holding_id(id)),
+            Key::Term(_) => ids_of(key)[index].map_or(&[][..], |id| chunks[index].holding_id(id)),
             quantity => chunks[index].holding(quantity),
         };
         // sized for its keys up front: growing the tables was a tenth of the call
         let mut anywhere: FxHashMap<&str, bool> = FxHashMap::with_capacity_and_hasher(keys.len(), Default::default());
-        anywhere.extend(keys.iter().zip(&ids).filter_map(|(key, found)| match key {
-            Key::Term(term) => Some((term.as_str(), found.iter().any(Option::is_some))),
+        anywhere.extend(keys.iter().enumerate().filter_map(|(n, key)| match key {
+            Key::Term(term) => Some((term.as_str(), ids_of(n).iter().any(Option::is_some))),
             Key::Quantity(..) => None,
         }));
         let has_term = |term: &str| {
@@ -136,19 +141,30 @@ impl PyContext {
         let Some(found) = guarded(|| align::align_by(keys.len(), *size, &chunks, margin, holding))? else {
             return Ok((supported, 0.0, None));
         };
-        let (chunk, best) = self.at(found.best).expect("the alignment's best clause is the context's");
-        let mut claim_terms: FxHashSet<&str> = FxHashSet::with_capacity_and_hasher(keys.len(), Default::default());
-        claim_terms.extend(anywhere.keys().copied());
+        let (index, best) = self.at_index(found.best).expect("the alignment's best clause is the context's");
+        let chunk = chunks[index];
+        // the terms' ids in the best clause's chunk, as looked up above
+        let mut claim_terms: FxHashMap<&str, Option<usize>> = FxHashMap::with_capacity_and_hasher(keys.len(), Default::default());
+        claim_terms.extend(keys.iter().enumerate().filter_map(|(n, key)| match key {
+            Key::Term(term) => Some((term.as_str(), ids_of(n)[index])),
+            Key::Quantity(..) => None,
+        }));
         let (by_best, claim_only, best_only) =
             guarded(|| chunk::against(chunk, best, &claim_terms, words, parts, quantities))?;
         Ok((supported, by_best, Some((found.dice, found.best, found.near, best.text.to_string(), claim_only, best_only))))
     }
 
     /// The clause at a position, numbered on from one chunk to the next, with its chunk.
-    pub fn at(&self, mut position: usize) -> Option<(&Chunk, &StoredClause)> {
-        for chunk in self.chunks() {
+    pub fn at(&self, position: usize) -> Option<(&Chunk, &StoredClause)> {
+        self.at_index(position).map(|(index, clause)| (&self.chunks[index].get().chunk, clause))
+    }
+
+    /// The clause at a position, with its chunk's index.
+    fn at_index(&self, mut position: usize) -> Option<(usize, &StoredClause)> {
+        for (index, chunk) in self.chunks.iter().enumerate() {
+            let chunk = &chunk.get().chunk;
             if position < chunk.len() {
-                return Some((chunk, &chunk.clauses[position]));
+                return Some((index, &chunk.clauses[position]));
             }
             position -= chunk.len();
         }

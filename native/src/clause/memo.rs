@@ -1,5 +1,5 @@
 //! ragpulse._native.StemMemo: English words' Snowball stems, remembered by the local judge (judging/local_judge.py
-//! holds one, VerdictRules.claim reads it). A claim's words were stemmed each time it was analysed, a third of its
+//! holds one, VerdictRules.claims reads it). A claim's words were stemmed each time it was analysed, a third of its
 //! analysis; an answer's words are mostly its context's and the language's common words, which recur.
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};

@@ -1,0 +1,28 @@
+"""The refusal gates' word lookup in the crate (native/src/gate.rs): an ASCII text's words as Python's split and
+letter runs leave them, lower-cased; a text beyond ASCII left to Python."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragpulse._native import WordGate
+from ragpulse.scorers.declines import cued
+from ragpulse.scorers.refusal import _answer_may_refuse
+
+
+@pytest.mark.unit
+def test_a_word_of_the_set_between_the_parting_characters() -> None:
+    gate = WordGate(["not", "idk"], " -")
+    assert [gate.meets_in(text) for text in ("I do NOT know", "IDK", "well-not", "nothing known", "not.", "")] == [
+        True, True, True, False, False, False]
+    assert gate.meets_in("je ne sais pas, idk—") is None  # not ASCII
+
+
+@pytest.mark.unit
+def test_the_gates_read_an_ascii_answer_as_the_word_sets_did() -> None:
+    # letter runs: any ASCII character but a letter parts them
+    assert [cued(text) for text in ("Returns are free.", "(NOT)", "x_not_y", "not1", "n0t", "It isn't")] == [
+        False, True, True, True, False, True]
+    # a cue token with its punctuation ("(not)"), dashes and slashes parting words; then a cue and an anchor
+    assert [_answer_may_refuse(text) for text in ("The docs say (not) much.", "The docs-not here", "The docs say not]",
+                                                  "Returns are free")] == [True, True, False, False]
