@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from ragpulse._native import WordGate
 from ragpulse.scorers.declines import letter_runs
 from ragpulse.scorers.refusal_zh import mandarin
 from ragpulse.scorers.text import Clause
@@ -96,6 +97,9 @@ _MAX_CHARS = 600
 # the third person) is spared reading its clauses for one
 _EN_ADDRESSED = frozenset(word.encode() for word in "i we our us you your me my please kindly".split())
 _NOT_LETTERS = bytes(code if 97 <= code <= 122 else 32 for code in range(256))
+_NOT_ALPHA = "".join(chr(code) for code in range(128) if not chr(code).isalpha())
+_ADDRESSED_GATE = WordGate(sorted(word.decode() for word in _EN_ADDRESSED), _NOT_ALPHA)
+_WORD_GATE = WordGate(sorted(_EN_GATE), _NOT_ALPHA)
 
 
 def may_hand_off(answer: str) -> bool:
@@ -105,7 +109,8 @@ def may_hand_off(answer: str) -> bool:
         return False
     if not answer.isascii() and _HAN.search(answer):  # a Chinese answer is read in Chinese
         return _zh_hands_off(answer)
-    # its runs of letters as bytes ("I'd" gives "i"): half a str split's time
+    if answer.isascii():  # its words looked up in the crate ("I'd" gives "i")
+        return bool(_ADDRESSED_GATE.meets_in(answer))
     return not _EN_ADDRESSED.isdisjoint(answer.lower().encode("ascii", "replace").translate(_NOT_LETTERS).split())
 
 
@@ -116,7 +121,8 @@ def hands_off(text: str, quantified: bool) -> bool:
         return False
     if not text.isascii() and _HAN.search(text):
         return _zh_hands_off(text)
-    return not _EN_GATE.isdisjoint(letter_runs(text.lower())) and _EN_HANDOFF.search(text) is not None
+    gated = _WORD_GATE.meets_in(text) if text.isascii() else not _EN_GATE.isdisjoint(letter_runs(text.lower()))
+    return bool(gated) and _EN_HANDOFF.search(text) is not None
 
 
 def _zh_hands_off(text: str) -> bool:
