@@ -419,9 +419,10 @@ class LocalJudge:
             else:
                 verdicts.append(judged)
                 weighed.append((claim, in_context))
-        handed = [] if not refusals and (len(verdicts) > _MAX_HANDOFF_CLAIMS or all(  # all supported: none to spare
-            v.claim.verdict == "supported" for v in verdicts) or not may_hand_off(said)) else [hands_off(v.claim.claim,
-            claim.quantified and numbers_of_its_own(claim.parsed(), asked())) for v, (claim, _) in zip(verdicts, weighed)]
+        read_for_hand_offs = refusals or len(verdicts) <= _MAX_HANDOFF_CLAIMS and any(  # all supported: none to spare
+            v.claim.verdict != "supported" for v in verdicts) and may_hand_off(said)
+        handed = [hands_off(v.claim.claim, claim.quantified and numbers_of_its_own(claim.parsed(), asked()))
+                  for v, (claim, _) in zip(verdicts, weighed, strict=True)] if read_for_hand_offs else []
         if refusals or any(handed):  # what is said around a refusal or a hand-off: with it, no claims
             around = [hand or around_a_refusal(v.claim.claim, claim.parsed(), asked(), in_context=in_context)
                       for v, hand, (claim, in_context) in zip(verdicts, handed, weighed, strict=True)]

@@ -41,11 +41,12 @@ _EN_SHAPES = (
     rf"give\s+you|go\s+over|walk\s+you\s+through|explain|sort\s+(?:it|this|that)\s+out)\b",
     r"\b(?:will|['’]ll)\s+(?:contact|call|email|get\s+back\s+to|reach\s+out\s+to|be\s+in\s+touch\s+with|follow\s+up\s+with)"
     r"\s+you\b(?!\s+(?:a|an|the|your|our|one|some)\b)",
-    r"\bwould\s+get\s+it\s+in\s+front\s+of\b|^\W*(?:one\s+moment|please\s+hold|hold\s+on)\b|"
-    r"\bworth\s+(?:checking|asking|confirming)\s+(?:with|at)\b|"
-    r"\b(?:your|the)\s+(?:best|quickest|easiest|safest)\s+(?:options?|bets?|routes?|ways?)\s+(?:are|is|would\s+be)\b|"
+    r"\bwould\s+get\s+it\s+in\s+front\s+of\b",
+    r"^\W*(?:one\s+moment|please\s+hold|hold\s+on)\b",
+    r"\bworth\s+(?:checking|asking|confirming)\s+(?:with|at)\b",
+    r"\b(?:your|the)\s+(?:best|quickest|easiest|safest)\s+(?:options?|bets?|routes?|ways?)\s+(?:are|is|would\s+be)\b",
     # where to look: "the prices show up at checkout", "the Contact section … should list the ways to reach the team"
-    r"\b(?:show|shown|appear|appears|listed|displayed)\s+(?:up\s+)?(?:at|on|in)\s+(?:the\s+)?(?:checkout|cart|basket)\b|"
+    r"\b(?:show|shown|appear|appears|listed|displayed)\s+(?:up\s+)?(?:at|on|in)\s+(?:the\s+)?(?:checkout|cart|basket)\b",
     r"\bways?\s+to\s+(?:reach|contact|get\s+in\s+touch\s+with)\s+(?:the|our|a|us)\b",
     # whom to ask: "Best to ring the Berlin store directly", "kindly get in touch with our returns desk"
     r"(?:^\W*(?:(?:it['’]?s\s+)?(?:best|better)\s+to|you\s+(?:can|could|may|might)|just|try)|\b(?:please|kindly))\s+"
@@ -58,7 +59,7 @@ _EN_SHAPES = (
     r"\b(?:i['’]d|i\s+would)\s+(?:rather|prefer)\s+(?:you|our|that|a|someone|not)\b",
     r"\b(?:i['’]d|i\s+would|i)\s+(?:like|want)\s+to\s+be\s+careful\b",
     r"\bi\s+(?:don['’]t|do\s+not)\s+want\s+(?:you|to)\s+(?:\w+\s+){0,8}?(?:wrong|because\s+of\s+me|on\s+my\s+word)\b",
-    r"\bnot\s+going\s+to\s+give\s+you\s+a\s+(?:yes\s+or\s+no|firm|definite|straight)\b|"
+    r"\bnot\s+going\s+to\s+give\s+you\s+a\s+(?:yes\s+or\s+no|firm|definite|straight)\b",
     r"\bi\s+(?:don['’]t|do\s+not)\s+have\s+(?:a|an|any)\s+(?:[\w-]+\s+){1,4}?(?:i|we)\s+can\s+(?:share|give|provide|pass\s+on)\b",
     r"\b(?:is|are)(?:\s+not|n['’]t)\s+something\s+(?:this\s+\w+|i|we)\s+(?:covers?|handles?|can|do|does)\b",
 )
@@ -87,7 +88,7 @@ _ZH_HANDOFF = re.compile(
 
 # A word each English shape holds: a clause with none is spared the shapes (35 µs over 100 characters, the gate 1)
 _EN_GATE = frozenset(
-    "been forwarded passed escalated referred routed transferred logged noted raised flagged pass hand transfer forward "
+    "been forwarded passed escalated referred routed transferred logged pass hand transfer forward "
     "escalate route connect put let handled dealt decided answered managed right best reliable proper correct better "
     "check confirm tell look advise answer guide review verify back contact give call email reach touch follow front over "
     "walk explain sort worth show shown appear appears listed displayed ways share provide "
@@ -95,10 +96,9 @@ _EN_GATE = frozenset(
 _MAX_CHARS = 600
 # A hand-off speaks to the asker or for the shop: an answer without one of these words (a summary, an explanation in
 # the third person) is spared reading its clauses for one
-_EN_ADDRESSED = frozenset(word.encode() for word in "i we our us you your me my please kindly".split())
-_NOT_LETTERS = bytes(code if 97 <= code <= 122 else 32 for code in range(256))
+_EN_ADDRESSED = frozenset("i we our us you your me my please kindly".split())
 _NOT_ALPHA = "".join(chr(code) for code in range(128) if not chr(code).isalpha())
-_ADDRESSED_GATE = WordGate(sorted(word.decode() for word in _EN_ADDRESSED), _NOT_ALPHA)
+_ADDRESSED_GATE = WordGate(sorted(_EN_ADDRESSED), _NOT_ALPHA)
 _WORD_GATE = WordGate(sorted(_EN_GATE), _NOT_ALPHA)
 
 
@@ -111,7 +111,7 @@ def may_hand_off(answer: str) -> bool:
         return _zh_hands_off(answer)
     if answer.isascii():  # its words looked up in the crate ("I'd" gives "i")
         return bool(_ADDRESSED_GATE.meets_in(answer))
-    return not _EN_ADDRESSED.isdisjoint(answer.lower().encode("ascii", "replace").translate(_NOT_LETTERS).split())
+    return not _EN_ADDRESSED.isdisjoint(letter_runs(answer.lower()))
 
 
 def hands_off(text: str, quantified: bool) -> bool:
