@@ -35,8 +35,18 @@ _SYMBOL_OR_HAN = re.compile("[\u2600-\u27bf\U0001f300-\U0001faff…\u3400-\u9fff
 # ("[Assistant] "), and a literal alone ('"escalate": false}': no claim)
 _KEY_LEAD = re.compile(r'^[\s{]*"[\w\u3400-\u9fff-]{1,40}"\s*:\s*\[?\s*"?|^\s*\[[^\]\n]{1,30}\]\s*|'
                        r"^\s*【(?:调用工具|工具调用|工具|结果|安全策略|策略|系统|提示|说明|回答|客服|思考|错误|通知|智能助手|助手)】\s*|"
-                       r"^\s*(?:message|notice|response|reply|说明|内容|提示|消息|回复)\s*[:：]\s*", re.IGNORECASE)
-_LEAD_STARTS = frozenset('"{[ mMnNrR说内提消回【')
+                       r"^\s*(?:message|notice|response|reply|final\s+answer|answer|outcome|result|resolution|说明|内容|提示|消息|"
+                       r"回复|最终答案|最终回复|最终回答|答复|回答|结果|处理建议|建议)\s*[:：]\s*", re.IGNORECASE)
+_LEAD_STARTS = frozenset('"{[ mMnNrRfFaAoO说内提消回【最答结处建')
+# A field that names the question ("query: parking at Berlin store", 问题类型：发票, {"intent": "分期手续费查询"}): the question
+# said back, no claim
+_QUESTION_FIELD = re.compile(r'^[\s{]*"?(?:query|question|issue|intent|topic|request|subject|user_(?:query|question)|问题|'
+                             r'问题类型|具体问题|用户问题|咨询内容|咨询问题|意图|用户意图|主题)"?\s*[:：]', re.IGNORECASE)
+_QUESTION_STARTS = frozenset('"{ qQiItTrRsSuU问具用咨意主')
+# A markdown table's rule (|---|---|) and the header row above it name columns; a row's cells read as a form's fields
+_TABLE_RULE = re.compile(r"^([^\S\n]*\|[^\n]*\n)([^\S\n]*\|?[^\S\n]*:?-{3,}:?[^\S\n]*(?:\|[^\S\n]*:?-{3,}:?[^\S\n]*)+\|?"
+                         r"[^\S\n]*)$", re.MULTILINE)
+_TABLE_ROW = re.compile(r"^[^\S\n]*\|[^\n]*\|[^\S\n]*$", re.MULTILINE)
 _KEY_END = re.compile(r'"?\s*\]?\s*}?\s*$')
 _LITERAL = re.compile(r"(?:true|false|-?\d+(?:\.\d+)?)?", re.IGNORECASE)
 _DECLINED = re.compile(r'(?:null|none|"")', re.IGNORECASE)  # {"answer": null}: a refusal as it is (scorers/refusal.py)
@@ -63,6 +73,8 @@ def as_said(answer: str) -> str:
     said = answer
     if "<think>" in said or "nswer" in said:
         said = _THINKING.sub(_blank_but_lines, said)
+    if "|" in said and "---" in said:
+        said = _TABLE_ROW.sub(_fields, _TABLE_RULE.sub(_blank_but_lines, said))
     if not _spoken(said):
         return said
     spoken, fillers = _FILLERS.subn(_blank, said)
@@ -82,6 +94,13 @@ def _blank(match: re.Match[str]) -> str:
     return " " * len(match.group())
 
 
+def _fields(row: re.Match[str]) -> str:
+    """A table row as a form's fields: "| Gift card online | Not confirmed |" read as " Gift card online : Not confirmed  "."""
+    text = row.group()
+    first, last = text.index("|"), text.rindex("|")
+    return text[:first] + " " + text[first + 1:last].replace("|", ":") + " " + text[last + 1:]
+
+
 def _blank_but_lines(match: re.Match[str]) -> str:
     return "".join("\n" if char == "\n" else " " for char in match.group())
 
@@ -89,6 +108,8 @@ def _blank_but_lines(match: re.Match[str]) -> str:
 def claim_text(text: str) -> str:
     """A claim without what the answer's structure left at its ends: a member's key, a label in brackets; "" for a
     member that holds a literal only ("escalate": false); a member that declines ({"answer": null}) as it is."""
+    if text[:1] in _QUESTION_STARTS and _QUESTION_FIELD.match(text):
+        return ""
     if text[:1] not in _LEAD_STARTS:
         return text
     lead = _KEY_LEAD.match(text)

@@ -99,6 +99,11 @@ _EN_UNSPOKEN = (
     r"\b(?:transfer|put)\s+you\s+(?:through\s+)?to\s+(?:a|an|our|the)\s+(?:\w+\s+)?(?:colleague|agent|representative|specialist)",
     r"\b(?:passing|handing|transferring|routing)\s+(?:the\s+|this\s+|your\s+)?(?:conversation|chat|request|case|you)\s+"
     r"(?:along\s+|over\s+)?to\b",
+    # "Neither of the passages I retrieved says …", "better not to quote a figure", a form's field not known ("| Gift card
+    # usable online | Not confirmed |", read as "…: Not confirmed" by answer_form.as_said)
+    r"\bneither\s+of\s+(?:the|these|those|them|my|our)\b[^.;!?]{0,40}?\b(?:says?|mentions?|covers?|lists?|gives?|shows?)\b|"
+    r"\b(?:better|best)\s+not\s+to\s+(?:quote|guess|give|say|state|promise)\b|"
+    r"[:：]\s*not\s+(?:confirmed|found|available|known|listed|stated|specified|given|provided|mentioned)\W*$",
 )
 _ZH_UNSPOKEN = (
     # where the clause starts (没查到相关记录呢, 不太好讲), or anywhere when it says nothing was found (目前还没有查到, 中似乎没有
@@ -113,6 +118,11 @@ _ZH_UNSPOKEN = (
     r"(?:请求|任务|回答|答案)未能(?:完成|生成)|(?:系统|助手)[^，。；！？]{0,4}(?:不能|无法|不可以)够?[^，。；！？]{0,8}(?:提供|给出|回答|答复)|"
     r"没有?(?:写|提到|提及|讲到|覆盖到?)$|未(?:写|提到|提及|讲到)$|"
     r"(?:内容|资料|文档|结果|说明)[^，。；！？]{0,4}(?:均|都)?(?:没有?|未)(?:涉及|提到|提及|覆盖|写)|未能生成(?:回答|答案)|(?:回复|回答)已?被?(?:拦截|屏蔽)",  # a run or a guardrail
+    # said in passing: 换电池的价格查不到, 给不了您准确的 ETA, 这边不方便说, 这个别问我, 不想给您一个可能不准的时间, 暂不提供,
+    # 无法在此对话中处理, a form's field not known (延保价格：未查到)
+    r"(?:查|找|搜)不(?:到|着)[啊呀哦呢啦哈]?$|(?:给|说|答|提供|确认)不(?:了|出)|不方便(?:说|透露|告知|回答|讲|答复)|(?:别|不要)问我|"
+    r"不想[^，。；！？]{0,12}(?:不准|错误|不对|误导)|暂不提供|无法在(?:此|这个|本|这里)[^，。；！？]{0,6}(?:处理|回答|答复|解答)|"
+    r"[:：]\s*(?:未查到|未找到|未知|不详|待确认)\W*$",
 )
 _UNSPOKEN_DECLINES = re.compile("(?i:" + "|".join(_EN_UNSPOKEN) + ")|" + "|".join(_ZH_UNSPOKEN))
 # "I had no idea skiing is that old", "I didn't know that Elvis sang gospel": what follows is said to be so, the claim
@@ -262,6 +272,13 @@ _EN_AROUND = (
     r"^\W*answer\s*[:：]\s*(?:unavailable|none|null|n/?a|unknown|无|暂无)\W*$|\bautomated\s+(?:reply|response|message)\b|"
     r"\banswers\s+only\s+from\b|\bmay\s+constitute\b|\b(?:legal|medical|financial|contractual)\s+advice\b",
     r"^\W*(?:ran|called|invoked|executed|queried|tried)\s+`|"
+    # the question said back ("so you'd like to change …", "the customer wants the threshold"), a topic before a comma
+    # ("Regarding the gift wrapping service, at present", "… for UK orders ah, this one"), the documents a search gave
+    r"^\W*(?:(?:okay|ok|alright|right|so)\W+)*(?:you(?:['’]d|\s+would)\s+like\s+to|you(?:['’]re|\s+are)\s+(?:asking|"
+    r"wondering|looking\s+to))\b|\bthe\s+(?:customer|user)\s+(?:wants|needs|would\s+like|is\s+after)\b|"
+    r"^\W*(?:regarding|concerning|as\s+(?:for|to|regards)|with\s+regards?\s+to)\s[^.;:!?,]{1,50}(?:,\s*(?:at\s+present|"
+    r"currently|right\s+now|for\s+now|at\s+the\s+moment))?\W*$|\b(?:this|that)\s+one\W*$|^\W*i\s+(?:have|got|found|retrieved)\s+"
+    r"(?:a|an|one|two|three|\d+)\s+(?:[\w-]+\s+){0,2}?(?:documents?|passages?|results?|articles?|sources?)\W*$|"
     # an agent's tool named ("I ran kb_search for …", "Running warranty_check", "with the order_status tool"), an attempt
     # told ("I tried to pull up your order"), a handoff between agents
     r"^\W*(?:i\s+)?(?:ran|run|running|called|calling|invoked|used|using|tried|queried)\s+(?:the\s+)?`?[a-z]+_[a-z_]+\b|"
@@ -315,7 +332,8 @@ _ZH_AROUND = (
     r"可能(?:已有|已经|有所|会有)?(?:调整|变化|变动|更新)|(?:需要|须|要)由[^，。；！？]{0,8}(?:判断|确认|决定|审核|处理)",
     # the question said back or a topic: 能否… and A-not-A (管不管), 归谁出, 还是别的, …的安排, …这块儿, 您问这个…, 用户问的是…
     r"^[^，。；！？]{1,12}(?:能否|能不能|可否)[^，。；！？]{0,10}$|(?P<a_not_a>.)不(?P=a_not_a)|(?:归|由)谁|还是(?:别的|其他)|"
-    r"^(?:你|您|是)(?:要|想)[^，。；！？]{0,10}还是|^[^，。；！？]{2,16}的(?:安排|情况|规定|事宜|事项|处理方式|办法|流程)$|"
+    r"^(?:你|您|是)(?:要|想)[^，。；！？]{0,10}还是|^[^，。；！？]{2,16}的(?:安排|情况|规定|事宜|事项|处理方式|办法|流程|地址|营业时间)"
+    r"(?:(?:和|以及)[^，。；！？]{1,6})?$|相关的?(?:问题|事宜|事项)$|"
     r"(?:这块儿?|这一块|这方面|这个|这部分|这件事|这种事)[啊呀哈呢]?$|的部分$|^(?:您|你)问(?:的)?这个|^(?:请问)?(?:您|你)(?:指的是|是指|说的是)|用户(?:在)?问(?:的是)?|"
     r"^(?:好的[，,]?)?(?:让我|我来)想想|^[^，。；！？]{0,16}(?:是否|如何|怎么|怎样|多少|多久|点处理|什么时候|何时)[^，。；！？]{0,12}$|几(?:趟|次|回)$|"
     r"^[^，。；！？是可能]{1,10}(?:是吧|啊|呀|的话)$|问问[^，。；！？]{0,6}吧$",
@@ -335,6 +353,13 @@ _ZH_AROUND = (
     # sympathy, reassurance and a remark on the asker's step: 辛苦啦, 别着急, 这种情况挺常见的, 注销账号是个挺重要的决定
     r"遗憾(?:地)?(?:听到|得知)|辛苦(?:啦|了|你|您)|^(?:别|不要|不用)(?:着急|担心|急|慌)[哈啊呀哦呢啦嘛～~！!\s]*$|情况[^，。；！？]{0,2}(?:挺|很|比较|非常)?常见|"
     r"是(?:个|一个)?(?:挺|很|比较|非常)?重要的(?:决定|操作|事情?)",
+    # a reason (由于获取不到您的订单信息), the results beside the point (但与修改发票抬头无关), whom to ask (问售后吧, 让技术人员看一下,
+    # 他们会根据您的情况给您说明), where to look yourself (下单页自己看)
+    r"^(?:由于|因为)[^，。；！？]{0,16}(?:获取不到|查不到|看不到|拿不到|无法|没法|不能|未能)|"
+    r"^(?:但|不过|可是|但是|却)?(?:都|也|均)?(?:与|和|跟)[^，。；！？]{1,16}(?:无关|不相关|没关系|没有关系)$|"
+    r"^(?:去|可以|直接|也可以|或者?)?(?:问|找|联系|咨询)(?:一下|下|问)?[^，。；！？]{0,8}(?:客服|售后|人工|店员|门店|同事|银行|商家|卖家)"
+    r"[吧哈啊呀哦]*$|^让[^，。；！？]{0,8}(?:人员|同事|师傅|工程师|客服)|"
+    r"^(?:他们|她们|对方|客服|同事|售后)会[^，。；！？]{0,16}(?:说明|答复|回复|解答|处理|核实|确认|联系)|自己(?:看|查|瞅)",
 )
 _AROUND = re.compile("(?i:" + "|".join(_EN_AROUND) + ")|" + "|".join(_ZH_AROUND))
 # Whatever numbers they hold: an agent's report that its search found nothing ("Tool result: 0 documents", 查询结果：0
@@ -343,8 +368,9 @@ _NOTHING_FOUND_OR_STEPS = re.compile(
     r"(?i:\b(?:no|0|zero)\s+(?:matching\s+|relevant\s+|new\s+)?(?:results?|documents?|docs|matches|hits|records)\b|"
     # a tool that failed or timed out, a retriever's scores, a call and what it returned, a code for reference
     r"\bnothing\s+(?:that\s+)?(?:came\s+(?:back|up)|turned\s+up)\b|\bneither\s+(?:mentions|covers|says|gives|lists|has)\b|"
-    r"\btool\s+call\s+failed\b|\btimed?\s*out\b|\btimeout\b|\bgateway\b|\breturned\s+(?:an?\s+)?[45]\d\d\b|"
-    r"\bscore\s*[:=]?\s*\d[\d.]*\W*\(?\s*threshold\b|\b[a-z]+_[a-z_]+\s*\([^)]*\)\s*(?:→|->|returned)|"
+    r"\btool\s+call\s+failed\b|\btimed?\s*out\b|\btimeout\b|\bgateway\b|\breturned\s+(?:an?\s+)?[`'\"]?[45]\d\d\b|"
+    r"\bscore\s*[:=]?\s*\d[\d.]*\W*\(?\s*threshold\b|\b[a-z]+_[a-z_]+\s*\([^)]*\)[`'\"]?\s*(?:→|->|returned)|"
+    r"[:：|]\s*[-–—]\s*\|?\s*$|"  # a form's field left blank
     r"^\W*(?:reference|ref|error\s*code|ticket|case)\s*[:：#]\s*[a-z0-9_-]+\W*$|\border\s*#\s*\d+|"
     r"^\W*retrieved\s+\d+\s+(?:passages?|documents?|results?|chunks?)\b|"
     r"^\W*(?:that|this|it)\s+(?:sounds|must\s+be)\s+(?:so\s+|really\s+)?(?:frustrating|annoying|stressful|rough|tough|a\s+pain)\b|"
@@ -352,9 +378,11 @@ _NOTHING_FOUND_OR_STEPS = re.compile(
     r"^\W*(?:here['’]s\s+what\s+you\s+can\s+do|if\s+it\s+helps)\b|"
     r"^\W*\d{1,2}[.)]\s*(?:gather|prepare|note|have|describe|contact|provide|wait|include|mention|keep|call|email|reach|log)\b)"
     r"|(?:工具返回|检索|搜索|查询)[^。！？]*?(?:\b0\s*[条笔个份]|零条|无匹配|没有匹配|无结果|没有结果|未返回)"
-    r"|^(?:返回|命中)\s*\d+\s*[条个份篇]|(?:服务|接口)[^，。；！？]{0,4}不可用|错误\s*[：:]|稍后再(?:问|试|来)|^(?:请求|调用)?超时"
+    r"|^(?:返回|命中)\s*\d+\s*[条个份篇]|(?:检索|搜索|查询|查到|找到|返回)了?\s*(?:\d+|一|两|几)\s*[条个篇份](?:结果|内容|资料|文档|记录)?$"
+    r"|(?:服务|接口)[^，。；！？]{0,4}不可用|错误\s*[：:]|稍后再(?:问|试|来)|^(?:请求|调用)?超时"
     r"|^(?:您|你)?可以[：:]|^\W*\d{1,2}\s*[.)）、]\s*(?:准备|联系|提供|说明|登录|等待|描述|拨打|致电|留下)")
-_TOPIC_LINE = re.compile(r"(?i:^\s*#{1,6}\s|^\W*\*\*[^*]{1,40}\*\*\W*$|^\W*(?:doc(?:ument)?|source|ref)\s*#?\d+\W*$|"
+_TOPIC_LINE = re.compile(r"(?i:^\s*#{1,6}\s|^\W*(?:final\s+answer|answer|outcome|result|response|note|status|thought|action|"
+                         r"observation|resolution)\W*$|^\W*\*\*[^*]{1,40}\*\*\W*$|^\W*(?:doc(?:ument)?|source|ref)\s*#?\d+\W*$|"
                          r"^\W*(?:refs?|sources?|see)\s*[:：]|^\W*(?:regarding|concerning|as\s+(?:for|to))\b[^.!?]*[:：]\s*$)"
                          r"|^\W*(?:关于|至于)[^。！？]*[:：]\s*$")
 
@@ -382,7 +410,8 @@ _CUE_WORDS = frozenset(
     "empty blank escape escapes beyond above mystery head wish sry unclear transfer failed passing handing routing "
     "restricted neither withheld cannae dinnae declined outside suppressed blocked hands mine missing leave rather".split())
 _ZH_CUES = ("不", "没", "未", "无", "难", "拦截", "超", "恕", "木有", "雾水", "嘀咕", "糊涂", "懵", "迷糊", "头绪", "问倒", "哪知", "哪晓",
-            "才疏", "才能", "才好", "调不出", "再帮", "再为", "交给", "转接", "用尽", "中断", "中止", "迭代", "截断", "打包票")
+            "才疏", "才能", "才好", "调不出", "再帮", "再为", "交给", "转接", "用尽", "中断", "中止", "迭代", "截断", "打包票",
+            "别问")
 _HAN = re.compile("[\u3400-\u9fff]")  # every character of _ZH_CUES is one
 # any of _ZH_CUES in one search (its branches' first characters skip the rest): a generator of 31 `in` took 1.5 µs
 _ZH_CUE = re.compile("|".join(map(re.escape, _ZH_CUES)))

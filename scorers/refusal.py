@@ -115,7 +115,8 @@ _SUBJECT_LED = re.compile("|".join((
     rf"\b(?:there(?:['’]s|\s+is|\s+was)\s+)?nothing\s+(?:in|within|from)\s[^.;:!?]{{0,40}}?\b{_SOURCE}\b",
     r"\bnothing\s+i\s+(?:found|have|see|can\s+see|could\s+find)\b",
     r"\bnothing\s+(?:came\s+(?:back|up)|turned\s+up|showed\s+up|matched)\b|\bcame\s+back\s+empty\b|\breturned\s+nothing\b|"
-    r"[\"']answer[\"']\s*:\s*(?:null|none|\"\")|\bfound\s+(?:nothing|no\s+(?:\w+\s+)?(?:details|information|info|results?))\b",  # a search that found nothing
+    r"[\"']answer[\"']\s*:\s*(?:null|none|\"\")|^\W*(?:answer|resolution|result|outcome)\s*[:：]\s*(?:null|none|n/a)\W*$|"
+    r"\bfound\s+(?:nothing|no\s+(?:\w+\s+)?(?:details|information|info|results?))\b",  # a search that found nothing
     # the sources are about something else: "the material I retrieved … is about different subjects", "nothing in it
     # explains how …"
     rf"\b{_SOURCE_NOUN}\b[^.;:!?]{{0,40}}?\b(?:is|are|was|were)\s+(?:all\s+)?(?:about|on|for)\s+(?:different|other|unrelated)\s+"

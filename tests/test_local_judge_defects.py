@@ -250,6 +250,15 @@ DEVELOPMENT = {row["id"]: row for row in map(json.loads, (DATA / "refusals_dev.j
     # *-q23*'s: "worth checking with customer support so you don't risk losing any of your 800 points" (the question's
     # number, in another unit), "For student pricing, your best options are:"
     "en-refusal-q2310", "en-refusal-q2311",
+    # *-q24*'s hard cases: a ReAct trace's "Final Answer:", a table's header and rule, a field that names the question
+    # ("query: parking at Berlin store", 问题类型：发票, {"intent": …}) or is not known ("| Gift card usable online | Not
+    # confirmed |", 答复：暂不提供, "resolution: none"), a tool call and its error code in backticks, "so you'd like to …",
+    # "Neither of the passages I retrieved says …", 换电池的价格查不到, 这个别问我, 问售后吧, 请您联系人工客服处理
+    "en-refusal-q2402", "en-refusal-q2404", "en-refusal-q2409", "en-refusal-q2410", "en-refusal-q2412",
+    "en-refusal-q2413", "en-refusal-q2417", "en-refusal-q2424", "en-refusal-q2426", "en-refusal-q2428",
+    "en-refusal-q2430", "zh-refusal-q2402", "zh-refusal-q2404", "zh-refusal-q2406", "zh-refusal-q2409",
+    "zh-refusal-q2411", "zh-refusal-q2412", "zh-refusal-q2417", "zh-refusal-q2418", "zh-refusal-q2420",
+    "zh-refusal-q2421", "zh-refusal-q2423", "zh-refusal-q2425",
 ])
 def test_a_blind_sets_missed_refusal_over_its_own_chunks(row: str) -> None:
     """The refusals each held-out set's measurement missed, once read: refusals, never hallucinations."""
@@ -386,7 +395,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: forty-one batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: forty-two batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -438,7 +447,9 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     chat models' ordinary replies; 54 of 60 recognised), then read. The fortieth, ids *-q22*: written blind after the
     thirty-ninth froze it (a month of three channels; 55 of 60 recognised), then read. The forty-first, ids *-q23*:
     written blind after the fortieth froze it (a random day of a marketplace's assistant; 58 of 60 recognised), then
-    read. refusals_heldout.jsonl, ids *-q24*: written blind after the forty-first froze it, measured once. None of the answers is a phrasing of the fallback catalogue
+    read. The forty-second, ids *-q24*: written blind after the forty-first froze it (hard cases from several
+    deployments; 33 of 60 recognised), then read. refusals_heldout.jsonl, ids *-q25*: written blind after the
+    forty-second froze it, measured once. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
@@ -446,18 +457,18 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # "what I've got doesn't cover them", "They cover delivery speeds and costs, but not …" (what the sources hold),
         # "Price matching with other retailers: I can't answer …" (a topic without a verb, in the context); *-q16*'s
         # run-on transcripts that refuse at their end; *-q20*'s "Ooh, in-store pickup — that's outside what I've got …"
-        ("en", "refusal", "recognised"): 1197, ("en", "refusal", "not faulted"): 12,
+        ("en", "refusal", "recognised"): 1226, ("en", "refusal", "not faulted"): 13,
         # Scots ("I'm no' allowed tae …"), *-q18*'s "only have info on one location and it's not in Ireland", *-q20*'s "The
         # warranty info I have access to is only for laptops"
-        ("en", "refusal", "faulted"): 3, ("en", "refusal", "a hallucination"): 14, ("zh", "refusal", "recognised"): 1179,
+        ("en", "refusal", "faulted"): 3, ("en", "refusal", "a hallucination"): 15, ("zh", "refusal", "recognised"): 1206,
         # 不敢 confirm, 不敢 promise, "answer: 无" (an English word in a Chinese clause is read as a name the question
         # lacks), Shanghainese (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a
         # referral with its topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理); *-q20*'s advice beside the
         # refusal (建议送修前先备份, 注销是比较重要的操作)
-        ("zh", "refusal", "faulted"): 11, ("zh", "refusal", "not faulted"): 1, ("zh", "refusal", "a hallucination"): 3,
-        ("en", "hallucination", "faulted"): 489, ("en", "hallucination", "not faulted"): 126,
-        ("en", "hallucination", "answer a hallucination"): 552,
-        ("en", "grounded", "not faulted"): 475, ("en", "grounded", "faulted"): 129,
+        ("zh", "refusal", "faulted"): 14, ("zh", "refusal", "not faulted"): 1, ("zh", "refusal", "a hallucination"): 4,
+        ("en", "hallucination", "faulted"): 503, ("en", "hallucination", "not faulted"): 127,
+        ("en", "hallucination", "answer a hallucination"): 566,
+        ("en", "grounded", "not faulted"): 490, ("en", "grounded", "faulted"): 129,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk; two of *-q16*'s run-on transcripts ("okay so er it's a hundred points
@@ -465,28 +476,27 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # countries we deliver to" after the refusal (no word of the chunk's "We ship to … the United Kingdom"), and in
         # Chinese its English claim "The repair period, a spare phone can be borrowed for free"; one of *-q20*'s
         ("en", "grounded", "refused"): 6, ("en", "hallucination", "refused"): 2,
-        ("en", "grounded", "answer a hallucination"): 380,
-        ("zh", "hallucination", "faulted"): 492, ("zh", "hallucination", "not faulted"): 109,
-        ("zh", "hallucination", "answer a hallucination"): 421,
-        ("zh", "grounded", "not faulted"): 463, ("zh", "grounded", "faulted"): 135, ("zh", "grounded", "refused"): 1,
-        ("zh", "grounded", "answer a hallucination"): 41,
+        ("en", "grounded", "answer a hallucination"): 384,
+        ("zh", "hallucination", "faulted"): 507, ("zh", "hallucination", "not faulted"): 109,
+        ("zh", "hallucination", "answer a hallucination"): 436,
+        ("zh", "grounded", "not faulted"): 474, ("zh", "grounded", "faulted"): 139, ("zh", "grounded", "refused"): 1,
+        ("zh", "grounded", "answer a hallucination"): 44,
     })
-    # held out (*-q24*: a ninth writer's hard cases from several deployments: searches told at length, agents' tool
-    # calls and errors, route-only replies, reasoning shown, transcripts, machine translation, JSON and tables, Cantonese,
-    # Taiwanese Mandarin, Singlish, Indian English): 33 of 60 refusals recognised (18 of 30 English, 15 of 30 Chinese),
-    # 16 of them judged hallucinations; 161fa2d's recogniser, before this stop's rounds, 31 and 17
+    # held out (*-q25*: a tenth writer's hard cases again: ReAct traces, function-call logs, step-count pipelines,
+    # reasoning shown, voice transcripts, JSON, tables and forms with blank or unknown fields, route-only replies, regional
+    # Englishes, machine-translated, Traditional and Cantonese-flavoured Chinese): 16 of 60 refusals recognised (11 of 30
+    # English, 5 of 30 Chinese), 29 of them judged hallucinations; 8ca4b68's recogniser, before *-q24* was read, 14 and 30
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 18, ("en", "refusal", "faulted"): 7, ("en", "refusal", "not faulted"): 5,
-        ("en", "refusal", "a hallucination"): 12,
-        ("zh", "refusal", "recognised"): 15, ("zh", "refusal", "faulted"): 12, ("zh", "refusal", "not faulted"): 3,
-        ("zh", "refusal", "a hallucination"): 4,
-        ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
-        ("en", "hallucination", "answer a hallucination"): 14,
-        ("en", "grounded", "not faulted"): 11, ("en", "grounded", "faulted"): 4,
-        ("en", "grounded", "answer a hallucination"): 6,
-        ("zh", "hallucination", "faulted"): 15, ("zh", "hallucination", "answer a hallucination"): 15,
-        ("zh", "grounded", "not faulted"): 10, ("zh", "grounded", "faulted"): 5,
-        ("zh", "grounded", "answer a hallucination"): 3,
+        ("en", "refusal", "recognised"): 11, ("en", "refusal", "faulted"): 17, ("en", "refusal", "not faulted"): 2,
+        ("en", "refusal", "a hallucination"): 19,
+        ("zh", "refusal", "recognised"): 5, ("zh", "refusal", "faulted"): 22, ("zh", "refusal", "not faulted"): 3,
+        ("zh", "refusal", "a hallucination"): 10,
+        ("en", "hallucination", "faulted"): 15, ("en", "hallucination", "answer a hallucination"): 15,
+        ("en", "grounded", "not faulted"): 8, ("en", "grounded", "faulted"): 7,
+        ("en", "grounded", "answer a hallucination"): 8,
+        ("zh", "hallucination", "faulted"): 15, ("zh", "hallucination", "answer a hallucination"): 14,
+        ("zh", "grounded", "not faulted"): 5, ("zh", "grounded", "faulted"): 10,
+        ("zh", "grounded", "answer a hallucination"): 5,
     })
 
 
