@@ -55,23 +55,12 @@ from ragpulse.scorers.citations import Citations, event_citations, strip_markers
 from ragpulse.scorers.lexical import groundedness
 from ragpulse.scorers.declines import around_a_refusal, cued, says_so, weigh
 from ragpulse.scorers.handoffs import hands_off, may_hand_off, numbers_of_its_own
+from ragpulse.scorers.nothing_new import says_nothing_new
 from ragpulse.scorers.refusal import read
 from ragpulse.scorers.text import Clause, analyser, clause, name_stems, question_shared, question_terms
 
-# v2: names in any case and position, preambles and 7 天; v3: uncertain claims, governed negation, numbers in
-# words, wrong subjects (docs/benchmarks-log.md); v4: citation markers ("[1]") are no claims; v5: the answer's
-# verdict from a model of the claims' evidence (judging/judge_model.py), refusals recognised (scorers/refusal.py: a
-# refusal is never a hallucination, a partial refusal's claims are judged), issue 44's analysis (words that hold a
-# negator such as 未来, 2023年 a year, "once" a conjunction, "Based on the passage, here is …:" lead-ins, no swap for a
-# rewording or for words left out beside the context's own, an announced addition or a claim with under a fifth of
-# its terms in the context is not in it, numbers in words to ninety-nine and "one" evidence for a digit).
-# v6: the model reads the fast path's lexical groundedness too (features.v2, local_judge.v2), a clause in which the
-# speaker declines in words no pattern lists is a refusal, and what is said around a refusal is no claim
-# (scorers/declines.py). v7: "I had no idea X" claims X, interjections ("Exactly.") are no claims, a number in words
-# in the context supports the claim's in digits, ages in a range ("18-49-year-old"), a country for the context's
-# demonym ("Latvia" for "latvian"); the model refitted. v8: the same analysis, the model refitted with each
-# benchmark weighing alike and a threshold that bounds every benchmark's false alarms (local_judge.v3). Calibration
-# is per version: a new one starts uncalibrated.
+# What each version changed: docs/judging.md (the local judge's prompt version). Calibration is per version: a new
+# one starts uncalibrated.
 PROMPT_VERSION = "claims.v8"
 _SUPPORTED_AT_LEAST = 0.5  # share of a claim's terms in the context
 _ALIGNED_AT_LEAST = 0.5  # share of a claim's terms in its aligned clause, for a polarity or swap verdict
@@ -423,9 +412,13 @@ class LocalJudge:
             v.claim.verdict != "supported" for v in verdicts) and may_hand_off(said)
         handed = [hands_off(v.claim.claim, claim.quantified and numbers_of_its_own(claim.parsed(), asked()))
                   for v, (claim, _) in zip(verdicts, weighed, strict=True)] if read_for_hand_offs else []
-        if refusals or any(handed):  # what is said around a refusal or a hand-off: with it, no claims
-            around = [hand or around_a_refusal(v.claim.claim, claim.parsed(), asked(), in_context=in_context)
-                      for v, hand, (claim, in_context) in zip(verdicts, handed, weighed, strict=True)]
+        # beside a refusal, a hand-off or a cue of declining: the clauses of channels and process (scorers/nothing_new.py)
+        said_nothing = [v.claim.verdict != "supported" and says_nothing_new(claim.parsed(), asked()) for v, (claim, _)
+                        in zip(verdicts, weighed, strict=True)] if refusals or any(handed) or declining or may_hand_off(said) else []
+        if refusals or any(handed) or any(said_nothing):  # what is said around a refusal or a hand-off: no claims
+            around = [hand or nothing or around_a_refusal(v.claim.claim, claim.parsed(), asked(), in_context=in_context)
+                      for v, hand, nothing, (claim, in_context) in zip(verdicts, handed or repeat(False), said_nothing
+                                                                      or repeat(False), weighed)]
             if not refusals:  # handed on, and nothing else said: a refusal; anything else said, every clause a claim
                 around = [all(around)] * len(verdicts)
             refusals += [v.claim.claim for v, aside in zip(verdicts, around, strict=True) if aside]

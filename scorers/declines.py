@@ -260,7 +260,7 @@ _EN_AROUND = (
     r"answers?|details)\b|\b(?:hate|not\s+wish|not\s+want)\s+to\s+(?:tell|give|say)\b|\b(?:inaccurate|isn['’]t\s+correct|incorrect)\b",
     r"^\W*(?:describe|gather|prepare|note\s+down|include|mention|have\s+your)\b",  # steps to reach support
     r"^\s*#{1,6}\s",
-    r"^\W*(?:(?:okay|ok|so|right|yep|yeah|well|oh|ah|alright|hmm+)\W+){2,}(?!.*\b(?:is|are|was|were|can|will|do|does|has|"
+    r"^\W*(?:(?:okay|ok|so|right|yep|yeah|well|oh|ah|alright|hmm+|um+|uh+|erm?)\W+){2,}(?!.*\b(?:is|are|was|were|can|will|do|does|has|"
     r"have|had|costs?|takes?)\b)(?:(?:the|a|an|your|about|for|on)\s+)*(?:[\w-]+\s*){1,4}\W*$|"
     r"^\W*(?:(?:okay|ok|so|right|yep|yeah|well|oh|ah|alright)\W+)+.*\b(?:is|are|was|the|a|an|our|my|your)\W*$",
     r"\b(?:is|are)\s+(?:a\s+)?matters?\s+of\s+(?:\w+\s+)?(?:security|privacy|safety|protection)\b|"
@@ -332,7 +332,7 @@ _ZH_AROUND = (
     r"可能(?:已有|已经|有所|会有)?(?:调整|变化|变动|更新)|(?:需要|须|要)由[^，。；！？]{0,8}(?:判断|确认|决定|审核|处理)",
     # the question said back or a topic: 能否… and A-not-A (管不管), 归谁出, 还是别的, …的安排, …这块儿, 您问这个…, 用户问的是…
     r"^[^，。；！？]{1,12}(?:能否|能不能|可否)[^，。；！？]{0,10}$|(?P<a_not_a>.)不(?P=a_not_a)|(?:归|由)谁|还是(?:别的|其他)|"
-    r"^(?:你|您|是)(?:要|想)[^，。；！？]{0,10}还是|^[^，。；！？]{2,16}的(?:安排|情况|规定|事宜|事项|处理方式|办法|流程|地址|营业时间)"
+    r"^(?:你|您|是)(?:要|想)[^，。；！？]{0,10}还是|^(?:好的)?(?:您|你)(?:是)?(?:想|想要|要)[^，。；！？]{1,12}(?<!的话)$|^[^，。；！？]{2,16}的(?:安排|情况|规定|事宜|事项|处理方式|办法|流程|地址|营业时间)"
     r"(?:(?:和|以及)[^，。；！？]{1,6})?$|相关的?(?:问题|事宜|事项)$|"
     r"(?:这块儿?|这一块|这方面|这个|这部分|这件事|这种事)[啊呀哈呢]?$|的部分$|^(?:您|你)问(?:的)?这个|^(?:请问)?(?:您|你)(?:指的是|是指|说的是)|用户(?:在)?问(?:的是)?|"
     r"^(?:好的[，,]?)?(?:让我|我来)想想|^[^，。；！？]{0,16}(?:是否|如何|怎么|怎样|多少|多久|点处理|什么时候|何时)[^，。；！？]{0,12}$|几(?:趟|次|回)$|"

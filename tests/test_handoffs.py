@@ -4,11 +4,8 @@ keeps every clause a claim, judged as before."""
 from __future__ import annotations
 
 import pytest
-from prometheus_client import CollectorRegistry
+from helpers.local_judging import judged
 
-from ragpulse.collector.events import Chunk, TraceEvent
-from ragpulse.judging.local_judge import LocalJudge
-from ragpulse.judging.verdicts import Judgment
 from ragpulse.scorers.handoffs import hands_off
 from ragpulse.scorers.text import clause
 
@@ -16,11 +13,6 @@ pytestmark = pytest.mark.unit  # starts no process and binds no port (pyproject.
 
 RETURNS = "Return shipping is free for defective items. Unopened items can be returned within 30 days of delivery."
 ZH_RETURNS = "质量问题退货由我方承担运费。未拆封商品自签收之日起30天内可无理由退货。"
-
-
-def judged(question: str, answer: str, context: str) -> Judgment:
-    return LocalJudge(CollectorRegistry(), cache_entries=100, cache_max_bytes=10_000_000).judge(
-        TraceEvent(trace_id="t", query=question, answer=answer, chunks=[Chunk(text=context)]))
 
 
 @pytest.mark.parametrize(("question", "answer", "context"), [
