@@ -381,7 +381,7 @@ _NOTHING_FOUND_OR_STEPS = re.compile(
     r"|^(?:返回|命中)\s*\d+\s*[条个份篇]|(?:检索|搜索|查询|查到|找到|返回)了?\s*(?:\d+|一|两|几)\s*[条个篇份](?:结果|内容|资料|文档|记录)?$"
     r"|(?:服务|接口)[^，。；！？]{0,4}不可用|错误\s*[：:]|稍后再(?:问|试|来)|^(?:请求|调用)?超时"
     r"|^(?:您|你)?可以[：:]|^\W*\d{1,2}\s*[.)）、]\s*(?:准备|联系|提供|说明|登录|等待|描述|拨打|致电|留下)")
-_TOPIC_LINE = re.compile(r"(?i:^\s*#{1,6}\s|^\W*(?:final\s+answer|answer|outcome|result|response|note|status|thought|action|"
+_TOPIC_LINE = re.compile(r"(?i:^\s*#{1,6}\s|^\W*<[^<>\n]{1,80}>\W*$|^\W*(?:final\s+answer|answer|outcome|result|response|note|status|thought|action|"
                          r"observation|resolution)\W*$|^\W*\*\*[^*]{1,40}\*\*\W*$|^\W*(?:doc(?:ument)?|source|ref)\s*#?\d+\W*$|"
                          r"^\W*(?:refs?|sources?|see)\s*[:：]|^\W*(?:regarding|concerning|as\s+(?:for|to))\b[^.!?]*[:：]\s*$)"
                          r"|^\W*(?:关于|至于)[^。！？]*[:：]\s*$")

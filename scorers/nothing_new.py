@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from ragpulse.scorers.text import CJK, CJK_FUNCTION, Clause, stem_words
+from ragpulse.scorers.text import CJK, CJK_FUNCTION, Clause, clause, stem_words
 
 # Channels, the process and courtesy: a clause holds one of these to claim nothing new (its evidence). Not in them:
 # what a shop offers or decides (free, fee, refund, return, pickup, warranty, store, available, days), so a claim of
@@ -50,7 +50,11 @@ _EN_FILLER = (
     # words of any sentence the stop list leaves: particles, pronouns' contractions, fillers of speech
     "back out up off through again around there that then stay need needful place show shows more much most also "
     "earliest soon im i'm i've i'll you'd you're they'll we'll it'll um uh er hmm mm mmhmm okay right alright roughly "
-    "initiated took ms n a na"
+    "initiated took ms n a na "
+    # what a policy and a request are called, and what a team does with them
+    "rule rules policy policies term terms condition conditions eligibility eligible requirement requirements detail "
+    "process processed processing handle handled handles arrange arranged sit sits request requests type "
+    "next owner action expect reply individual particular item items model models product products"
 ).split()
 EVIDENCE = frozenset(stem_words(_EN_EVIDENCE))
 META_WORDS = EVIDENCE | frozenset(stem_words(_EN_FILLER))
@@ -67,16 +71,33 @@ _ZH_FILLER = ("我的", "在线", "结果", "处理", "建议", "一下", "具�
 _ZH_EVIDENCE_WORDS = re.compile("|".join(sorted(map(re.escape, _ZH_EVIDENCE), key=len, reverse=True)))
 _ZH_META = re.compile("|".join(sorted(map(re.escape, _ZH_EVIDENCE + _ZH_FILLER), key=len, reverse=True)))
 _HAN = re.compile(f"[{CJK}]")
+# A channel's name: up to three words before what it names ("our Rewards team", "the Billing department", "the
+# **Rewards** tab", "the Card Services line"): a name, not a claim of the shop's
+_CHANNEL_NAME = re.compile(r"\b(?:our|the|your|a|an)\s+((?:[\w&'’*-]+\s+){1,3}?)(?:team|teams|desk|department|dept|page|"
+                           r"tab|section|line|centre|center|portal|queue|unit|crew|folks|coordinator|specialists?|"
+                           r"estimator|finder|locator|checker|hub)\b", re.IGNORECASE)
+# A reference ("Ref: GCB-40917", "ticket #GC-88213", "form PA-2"): its digits are no quantity of a claim's
+_REFERENCE = re.compile(r"#\s*[\w-]*\d[\w-]*|\b[A-Z]{2,}-?\d[\w-]*|\b(?:ref|reference|ticket|case)\s*[:#]?\s*[\w-]*\d[\w-]*",
+                        re.IGNORECASE)
+_PREFIX = 5  # a word of the question's in another form ("expiry" for "expire"): the first five letters of its stem
 _STRAY = 1  # Chinese characters of a clause outside the question and these words that may still be no claim
 
 
 def says_nothing_new(parsed: Clause, question: Clause) -> bool:
     """Whether a clause claims nothing about what was asked (the module's docstring)."""
-    if parsed.negated or parsed.quantities - question.quantities:  # "it isn't open on Sundays" answers
+    if parsed.negated:  # "it isn't open on Sundays" answers
         return False
-    if not (parsed.words - question.terms <= META_WORDS and parsed.names - question.names - question.terms <= META_WORDS):
+    if parsed.quantities - question.quantities and (
+            _REFERENCE.search(parsed.text) is None or clause(_REFERENCE.sub(" ", parsed.text)).quantities - question.quantities):
         return False
-    met = bool(parsed.words & EVIDENCE)
+    allowed = question.terms | META_WORDS
+    own = (parsed.words | parsed.names) - question.names - allowed
+    if own:
+        named = frozenset(stem_words(" ".join(m.group(1) for m in _CHANNEL_NAME.finditer(parsed.text)).lower().split()))
+        asked = {term[:_PREFIX] for term in question.terms if len(term) >= _PREFIX}
+        if any(word not in named and word[:_PREFIX] not in asked for word in own):
+            return False
+    met = bool(parsed.words & EVIDENCE) or _CHANNEL_NAME.search(parsed.text) is not None
     if parsed.cjk_parts:
         stray = sum(1 for char in _HAN.findall(_ZH_META.sub("", parsed.text))
                     if char not in question.chars and char not in CJK_FUNCTION)
