@@ -36,11 +36,15 @@ _SYMBOL_OR_HAN = re.compile("[\u2600-\u27bf\U0001f300-\U0001faff…\u3400-\u9fff
 _KEY_LEAD = re.compile(r'^[\s{]*"[\w\u3400-\u9fff-]{1,40}"\s*:\s*\[?\s*"?|^\s*\[[^\]\n]{1,30}\]\s*|'
                        r"^\s*【(?:调用工具|工具调用|工具|结果|安全策略|策略|系统|提示|说明|回答|客服|思考|错误|通知|智能助手|助手)】\s*|"
                        r"^\s*(?:message|notice|response|reply|final\s+answer|answer|outcome|result|resolution|说明|内容|提示|消息|"
-                       r"回复|最终答案|最终回复|最终回答|答复|回答|结果|处理建议|建议|bot|ivr|agent|assistant|坐席|机器人|客服)\s*[:：]\s*",
+                       r"回复|最终答案|最终回复|最终回答|答复|回答|结果|处理建议|建议|bot|ivr|agent|assistant|坐席|机器人|客服)\s*[:：>]\s*",
                        re.IGNORECASE)
 _LEAD_STARTS = frozenset('"{[ mMnNrRfFaAoObBiI说内提消回【最答结处建坐机客')
 # A transcript's other side ("CALLER: how much to fix the screen", 客户：…): the asker's words, no claim of the answer's
-_ASKER_TURN = re.compile(r"^[^\S\n]*(?:caller|customer|user|client|客户|用户|来电|顾客)[^\S\n]*[:：][^\n]*", re.IGNORECASE | re.MULTILINE)
+_ASKER_TURN = re.compile(r"^[^\S\n]*(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?[^\S\n]+)?(?:caller|customer|user|client|客户|用户|来电|顾客)"
+                         r"[^\S\n]*[:：>][^\n]*", re.IGNORECASE | re.MULTILINE)
+# A turn's time before the answering side's label ("16:22:09 bot> …"): the log's, no number of a claim's
+_TURN_TIME = re.compile(r"^[^\S\n]*\[?\d{1,2}:\d{2}(?::\d{2})?\]?(?=[^\S\n]+(?:bot|ivr|agent|assistant|system|坐席|机器人|客服)"
+                        r"[^\S\n]*[:：>])", re.IGNORECASE | re.MULTILINE)
 # A field that names the question ("query: parking at Berlin store", 问题类型：发票, {"intent": "分期手续费查询"}): the question
 # said back, no claim
 _QUESTION_FIELD = re.compile(r'^[\s{]*"?(?:query|question|issue|intent|topic|request|subject|user_(?:query|question)|问题|'
@@ -64,7 +68,7 @@ def unformed(answer: str) -> str:
             answer = _QUOTED.sub(lambda quoted: quoted.group().replace(" ", "_"), answer)
         answer = _SYMBOLS.sub("，", answer)
     if ":" in answer or "：" in answer:
-        answer = _ASKER_TURN.sub(_blank, answer)
+        answer = _TURN_TIME.sub(_blank, _ASKER_TURN.sub(_blank, answer))
     stripped = answer.strip()
     if stripped[:1] == "{" and stripped[-1:] == "}":
         answer = _MEMBER_COMMA.sub(lambda comma: comma.group()[:-1] + "\n", answer)

@@ -376,12 +376,16 @@ _NOTHING_FOUND_OR_STEPS = re.compile(
     r"^\W*(?:that|this|it)\s+(?:sounds|must\s+be)\s+(?:so\s+|really\s+)?(?:frustrating|annoying|stressful|rough|tough|a\s+pain)\b|"
     r"\bmatches\s*:\s*(?:none|0)\b|\bfailed\s+to\s+(?:return|find|retrieve)\b|\btool\s+(?:result|output)\b|"
     r"^\W*(?:here['’]s\s+what\s+you\s+can\s+do|if\s+it\s+helps)\b|"
+    # a log's own lines: a confidence, a step counter, a transcript's or a draft's header, a sign-off's question
+    r"\bconf(?:idence)?\s*[:=]?\s*(?:0?\.\d+|low|medium|high)\b|\bstep\s+\d+\s*(?:of|/)\s*\d+\b|\bpaused\s+at\b|"
+    r"^\W*(?:draft|suggested\s+(?:draft|reply)|note\s+to\s+(?:agent|staff)|voice\s+line|transcript)\b|"
+    r"^\W*(?:is\s+there\s+)?anything\s+else\b|"
     r"^\W*\d{1,2}[.)]\s*(?:gather|prepare|note|have|describe|contact|provide|wait|include|mention|keep|call|email|reach|log)\b)"
     r"|(?:工具返回|检索|搜索|查询)[^。！？]*?(?:\b0\s*[条笔个份]|零条|无匹配|没有匹配|无结果|没有结果|未返回)"
     r"|^(?:返回|命中)\s*\d+\s*[条个份篇]|(?:检索|搜索|查询|查到|找到|返回)了?\s*(?:\d+|一|两|几)\s*[条个篇份](?:结果|内容|资料|文档|记录)?$"
     r"|(?:服务|接口)[^，。；！？]{0,4}不可用|错误\s*[：:]|稍后再(?:问|试|来)|^(?:请求|调用)?超时"
-    r"|^(?:您|你)?可以[：:]|^\W*\d{1,2}\s*[.)）、]\s*(?:准备|联系|提供|说明|登录|等待|描述|拨打|致电|留下)")
-_TOPIC_LINE = re.compile(r"(?i:^\s*#{1,6}\s|^\W*<[^<>\n]{1,80}>\W*$|^\W*(?:final\s+answer|answer|outcome|result|response|note|status|thought|action|"
+    r"|第\s*\d+\s*步|已暂停|^——\s*\S{1,6}$|^(?:您|你)?可以[：:]|^\W*\d{1,2}\s*[.)）、]\s*(?:准备|联系|提供|说明|登录|等待|描述|拨打|致电|留下)")
+_TOPIC_LINE = re.compile(r"(?i:^\s*#{1,6}\s|^\W*<[^<>\n]{1,80}>\W*$|^\W*[\[<(][^\]>)\n]{0,60}[|=][^\]>)\n]{0,60}[\]>)]\W*$|^\W*\^?[A-Z]{2,3}\W*$|^\W*[A-Z][a-z]+,\s+(?:[A-Z][a-z]+\s*){1,3}$|^\W*(?:final\s+answer|answer|outcome|result|response|note|status|thought|action|"
                          r"observation|resolution)\W*$|^\W*\*\*[^*]{1,40}\*\*\W*$|^\W*(?:doc(?:ument)?|source|ref)\s*#?\d+\W*$|"
                          r"^\W*(?:refs?|sources?|see)\s*[:：]|^\W*(?:regarding|concerning|as\s+(?:for|to))\b[^.!?]*[:：]\s*$)"
                          r"|^\W*(?:关于|至于)[^。！？]*[:：]\s*$")

@@ -42,6 +42,10 @@ _EN_SHAPES = (
     r"\b(?:will|['’]ll)\s+(?:contact|call|email|get\s+back\s+to|reach\s+out\s+to|be\s+in\s+touch\s+with|follow\s+up\s+with)"
     r"\s+you\b(?!\s+(?:a|an|the|your|our|one|some)\b)",
     r"\bwould\s+get\s+it\s+in\s+front\s+of\b",
+    # "A colleague will follow up by email", "they'll reply here in your DMs", "I've queued your question for a specialist"
+    r"\b(?:will|['’]ll)\s+(?:follow\s+up|reply|respond|sort\s+(?:it|this|you))\b|\b(?:queued|passed|sent|forwarded|routed|"
+    r"escalated|flagged)\s+(?:your|the|this)\s+(?:\w+\s+)?(?:question|query|request|case|message)\s+(?:to|for|with)\b|"
+    r"\bi['’]ll\s+leave\s+(?:\w+\s+){1,4}?(?:to|for)\s+(?:the|our|a|an)\b",
     r"^\W*(?:one\s+moment|please\s+hold|hold\s+on)\b",
     r"\bworth\s+(?:checking|asking|confirming)\s+(?:with|at)\b",
     r"\b(?:your|the)\s+(?:best|quickest|easiest|safest)\s+(?:options?|bets?|routes?|ways?)\s+(?:are|is|would\s+be)\b",
@@ -94,7 +98,8 @@ _EN_GATE = frozenset(
     "escalate route connect put let handled dealt decided answered managed right best reliable proper correct better "
     "check confirm tell look advise answer guide review verify back contact give call email reach touch follow front over "
     "walk explain sort worth show shown appear appears listed displayed ways share provide "
-    "moment hold ring phone message ask speak talk open raise use hate rather prefer careful want going something".split())
+    "moment hold ring phone message ask speak talk open raise use hate rather prefer careful want going something "
+    "follow reply respond queued sent flagged leave".split())
 _MAX_CHARS = 600
 # A hand-off speaks to the asker or for the shop: an answer without one of these words (a summary, an explanation in
 # the third person) is spared reading its clauses for one

@@ -266,6 +266,10 @@ DEVELOPMENT = {row["id"]: row for row in map(json.loads, (DATA / "refusals_dev.j
     "zh-refusal-q2524",
     # *-q26*'s: a channel's name ("the Returns Centre in your account"), a form's reference ("Ref: GCB-40917")
     "en-refusal-q2610", "en-refusal-q2616", "zh-refusal-q2618",
+    # *-q27*'s: a log's own lines (a transcript's header and confidence, a draft's label, "Step 2 of 4"), sign-offs ("^MK",
+    # "Priya, Social Care"), "I've queued your question for a trade-in specialist", "I'll leave rewards to the rewards folks"
+    "en-refusal-q2702", "en-refusal-q2704", "en-refusal-q2707", "en-refusal-q2709", "en-refusal-q2711",
+    "en-refusal-q2714", "en-refusal-q2719", "en-refusal-q2721", "en-refusal-q2725",
 ])
 def test_a_blind_sets_missed_refusal_over_its_own_chunks(row: str) -> None:
     """The refusals each held-out set's measurement missed, once read: refusals, never hallucinations."""
@@ -402,7 +406,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: forty-four batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: forty-five batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -457,8 +461,9 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     read. The forty-second, ids *-q24*: written blind after the forty-first froze it (hard cases from several
     deployments; 33 of 60 recognised), then read. The forty-third, ids *-q25*: written blind after the forty-second
     froze it (hard cases again; 16 of 60 recognised), then read. The forty-fourth, ids *-q26*: written blind after the
-    forty-third froze it (one retailer's five assistants; 10 of 60 recognised), then read. refusals_heldout.jsonl, ids
-    *-q27*: written blind after the forty-fourth froze it, measured once. None of the answers is a phrasing of the fallback catalogue
+    forty-third froze it (one retailer's five assistants; 10 of 60 recognised), then read. The forty-fifth, ids *-q27*:
+    written blind after the forty-fourth froze it (a marketplace's channels' logs; 24 of 60 recognised), then read.
+    refusals_heldout.jsonl, ids *-q28*: written blind after the forty-fifth froze it, measured once. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
@@ -466,18 +471,18 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # "what I've got doesn't cover them", "They cover delivery speeds and costs, but not …" (what the sources hold),
         # "Price matching with other retailers: I can't answer …" (a topic without a verb, in the context); *-q16*'s
         # run-on transcripts that refuse at their end; *-q20*'s "Ooh, in-store pickup — that's outside what I've got …"
-        ("en", "refusal", "recognised"): 1254, ("en", "refusal", "not faulted"): 15,
+        ("en", "refusal", "recognised"): 1272, ("en", "refusal", "not faulted"): 15,
         # Scots ("I'm no' allowed tae …"), *-q18*'s "only have info on one location and it's not in Ireland", *-q20*'s "The
         # warranty info I have access to is only for laptops"
-        ("en", "refusal", "faulted"): 33, ("en", "refusal", "a hallucination"): 47, ("zh", "refusal", "recognised"): 1221,
+        ("en", "refusal", "faulted"): 45, ("en", "refusal", "a hallucination"): 59, ("zh", "refusal", "recognised"): 1237,
         # 不敢 confirm, 不敢 promise, "answer: 无" (an English word in a Chinese clause is read as a name the question
         # lacks), Shanghainese (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a
         # referral with its topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理); *-q20*'s advice beside the
         # refusal (建议送修前先备份, 注销是比较重要的操作)
-        ("zh", "refusal", "faulted"): 53, ("zh", "refusal", "not faulted"): 7, ("zh", "refusal", "a hallucination"): 20,
-        ("en", "hallucination", "faulted"): 533, ("en", "hallucination", "not faulted"): 127,
-        ("en", "hallucination", "answer a hallucination"): 596,
-        ("en", "grounded", "not faulted"): 506, ("en", "grounded", "faulted"): 143,
+        ("zh", "refusal", "faulted"): 66, ("zh", "refusal", "not faulted"): 8, ("zh", "refusal", "a hallucination"): 28,
+        ("en", "hallucination", "faulted"): 548, ("en", "hallucination", "not faulted"): 127,
+        ("en", "hallucination", "answer a hallucination"): 610,
+        ("en", "grounded", "not faulted"): 509, ("en", "grounded", "faulted"): 155,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk; two of *-q16*'s run-on transcripts ("okay so er it's a hundred points
@@ -485,28 +490,29 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # countries we deliver to" after the refusal (no word of the chunk's "We ship to … the United Kingdom"), and in
         # Chinese its English claim "The repair period, a spare phone can be borrowed for free"; one of *-q20*'s
         ("en", "grounded", "refused"): 6, ("en", "hallucination", "refused"): 2,
-        ("en", "grounded", "answer a hallucination"): 401,
-        ("zh", "hallucination", "faulted"): 535, ("zh", "hallucination", "not faulted"): 111,
-        ("zh", "hallucination", "answer a hallucination"): 462,
-        ("zh", "grounded", "not faulted"): 489, ("zh", "grounded", "faulted"): 154, ("zh", "grounded", "refused"): 1,
-        ("zh", "grounded", "answer a hallucination"): 52,
+        ("en", "grounded", "answer a hallucination"): 411,
+        ("zh", "hallucination", "faulted"): 550, ("zh", "hallucination", "not faulted"): 111,
+        ("zh", "hallucination", "answer a hallucination"): 477,
+        ("zh", "grounded", "not faulted"): 502, ("zh", "grounded", "faulted"): 156, ("zh", "grounded", "refused"): 1,
+        ("zh", "grounded", "answer a hallucination"): 54,
     })
-    # held out (*-q27*: a twelfth writer's collection of a marketplace's refusals in every channel's own log form: chat
-    # logs with session headers and tags, voice transcripts with timestamps and confidence, social DMs with sign-offs,
-    # agents' tool traces with errors and case numbers, paused form bots, JSON intents, drafts for human agents, Taobao-
-    # and WeChat-style Chinese): 24 of 60 refusals recognised (8 of 30 English, 16 of 30 Chinese), 30 judged
-    # hallucinations; 8ca4b68's recogniser, before this stop's rounds, 21 and 31
+    # held out (*-q28*: a thirteenth writer's week of a retailer's assistants, half ordinary days, half its incident
+    # channel: in-app chat, kiosk screens, a smart speaker's SSML, a Slack policy bot, WhatsApp and WeChat auto-replies,
+    # an e-mail agent's tickets with tool calls and JSON): 29 of 60 refusals recognised (15 of 30 English, 14 of 30
+    # Chinese), 23 judged hallucinations; a769687's recogniser, before *-q27* was read, the same; 8ca4b68's 27 and 25
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 8, ("en", "refusal", "faulted"): 21, ("en", "refusal", "not faulted"): 1,
-        ("en", "refusal", "a hallucination"): 22,
-        ("zh", "refusal", "recognised"): 16, ("zh", "refusal", "faulted"): 13, ("zh", "refusal", "not faulted"): 1,
+        ("en", "refusal", "recognised"): 15, ("en", "refusal", "faulted"): 12, ("en", "refusal", "not faulted"): 3,
+        ("en", "refusal", "a hallucination"): 15,
+        ("zh", "refusal", "recognised"): 14, ("zh", "refusal", "faulted"): 14, ("zh", "refusal", "not faulted"): 2,
         ("zh", "refusal", "a hallucination"): 8,
-        ("en", "hallucination", "faulted"): 15, ("en", "hallucination", "answer a hallucination"): 15,
-        ("en", "grounded", "not faulted"): 3, ("en", "grounded", "faulted"): 12,
-        ("en", "grounded", "answer a hallucination"): 10,
-        ("zh", "hallucination", "faulted"): 15, ("zh", "hallucination", "answer a hallucination"): 15,
-        ("zh", "grounded", "not faulted"): 13, ("zh", "grounded", "faulted"): 2,
-        ("zh", "grounded", "answer a hallucination"): 2,
+        ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
+        ("en", "hallucination", "answer a hallucination"): 15,
+        ("en", "grounded", "not faulted"): 9, ("en", "grounded", "faulted"): 6,
+        ("en", "grounded", "answer a hallucination"): 9,
+        ("zh", "hallucination", "faulted"): 14, ("zh", "hallucination", "not faulted"): 1,
+        ("zh", "hallucination", "answer a hallucination"): 12,
+        ("zh", "grounded", "not faulted"): 9, ("zh", "grounded", "faulted"): 6,
+        ("zh", "grounded", "answer a hallucination"): 1,
     })
 
 
