@@ -16,8 +16,8 @@ use snowstem::{Algorithm, Stemmer};
 use crate::lexical::{cjk_numeral, is_cjk, is_decimal, is_space, is_word};
 use memo::StemMemo;
 pub use scan::{LATIN_WORD, LIST_ITEM, NAME};
-pub use scan::scans_starts;
-use scan::{after_list_item, latin_words, names, quantity_starts};
+pub use scan::{capitalised, scans_starts};
+use scan::{after_list_item, latin_words, names, opens_no_range, quantity_starts};
 
 pub struct Patterns {
     pub leading_answer: Regex,
@@ -110,25 +110,6 @@ fn question_words(lower: &str) -> Vec<&str> {
         }
     }
     words
-}
-
-/// Whether en_quantity at `start` can match only its value alternative, and that without a scale word: a decimal
-/// digit there (no sign, rate or "once" opens), and after the run of digits, "," and "." (a number in digits ends
-/// inside it only before a digit, "," or ".", which nothing that follows a range's or an age's number starts with)
-/// neither spaces and "to", "-", "–" or "~", which a range needs, nor spaces and a scale word ("5 million", "5 million
-/// to 6 million"), nor a character and "year", which an age needs. "15 people", "3 days": only the value.
-fn opens_no_range(text: &str, start: usize, scales: &FxHashMap<String, f64>) -> bool {
-    let rest = &text[start..];
-    if !rest.chars().next().is_some_and(is_decimal) {
-        return false;
-    }
-    let after = &rest[rest.find(|c: char| !(is_decimal(c) || c == ',' || c == '.')).unwrap_or(rest.len())..];
-    let spaced = after.trim_start_matches(is_space);
-    let range = spaced.starts_with(['-', '–', '~']) || spaced.starts_with("to")
-        || (spaced.len() < after.len() && scales.keys().any(|scale| spaced.starts_with(scale.as_str())));
-    let mut separated = after.chars();
-    let age = separated.next().is_some() && separated.as_str().starts_with("year");
-    !range && !age
 }
 
 pub struct Analyser {
