@@ -225,24 +225,17 @@ class StemMemo:  # native/src/clause/memo.rs: English words' stems, the oldest l
 class VerdictRules:
     def __new__(cls, demonym_endings: Sequence[str], aligned_at_least: float, too_short_units: int,
                 analyser: TextAnalyser, swap_aligned_at_least: float, swap_max_terms: int) -> Self: ...
-    # ChunkContext.evidence's three, the claim's quantities the context lacks, the contradiction before the swap
-    # (rule, quantity, its rivals, the negating clause's text) or None (the rule "opening": ask again with the
-    # opening names, None before), the names the context lacks
-    def check(self, context: ChunkContext, terms: frozenset[str], quantities: frozenset[_Quantity],
-              words: frozenset[str], parts: tuple[str, ...], names: frozenset[str], opening: Iterable[str] | None,
-              negated: bool, governed: frozenset[str], units: int, margin: float
-              ) -> tuple[float, float, tuple[float, int, list[int], str, int, int] | None, list[_Quantity],
-                         tuple[str, _Quantity | None, list[_Quantity], str | None] | None, list[str]]: ...
     # Each text's claim, in order. None: no claim; else (units, terms, has a quantity, CJK characters, has a number in
-    # digits or words, check()'s result, or None when the rules read its opening names: ask check() with them;
-    # TextAnalyser.clause's fields then, but for the rule "opening", when `declining` and it has no quantity, and when
-    # the swap rule reads it (no contradiction, swap_aligned_at_least and swap_max_terms met), else None); its words'
-    # stems from `memo`
+    # digits or words, what the rules found: ChunkContext.evidence's three, the quantities the context lacks, the
+    # contradiction before the swap (rule, quantity, its rivals, the negating clause's text) or None, the names the
+    # context lacks (a short claim's capitalised words' stems too); TextAnalyser.clause's fields when `declining` and it
+    # has no quantity, and when the swap rule reads it (no contradiction, swap_aligned_at_least and swap_max_terms
+    # met), else None); its words' stems from `memo`
     def claims(self, context: ChunkContext, texts: list[str], margin: float, declining: bool,
                memo: StemMemo | None = None
                ) -> list[tuple[int, int, bool, int, bool,
                                tuple[float, float, tuple[float, int, list[int], str, int, int] | None, list[_Quantity],
-                                     tuple[str, _Quantity | None, list[_Quantity], str | None] | None, list[str]] | None,
+                                     tuple[str, _Quantity | None, list[_Quantity], str | None] | None, list[str]],
                                _Analysis | None] | None]: ...
 
 # The fast path's metric children (native/src/metrics.rs)

@@ -57,7 +57,7 @@ from ragpulse.scorers.declines import around_a_refusal, cued, says_so, weigh
 from ragpulse.scorers.handoffs import hands_off, may_hand_off, numbers_of_its_own
 from ragpulse.scorers.nothing_new import says_nothing_new
 from ragpulse.scorers.refusal import read
-from ragpulse.scorers.text import Clause, analyser, clause, name_stems, question_shared, question_terms
+from ragpulse.scorers.text import Clause, analyser, clause, question_shared, question_terms
 
 # What each version changed: docs/judging.md (the local judge's prompt version). Calibration is per version: a new
 # one starts uncalibrated.
@@ -90,7 +90,6 @@ _DEMONYM_ENDINGS = ("ian", "ean", "ese", "ern", "ish", "an", "es", "ic")  # of s
 # what the crate's rules read, and when the swap rule will read a claim's Clause (given with it, not made again)
 _RULES = VerdictRules(_DEMONYM_ENDINGS, _ALIGNED_AT_LEAST, _TOO_SHORT_UNITS, analyser(), _SWAP_ALIGNED_AT_LEAST,
                       _SWAP_MAX_TERMS)
-_CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9+]+")
 _LIST_MARKER = re.compile(r"\(?\d{1,2}[.)]?")  # "1." of a numbered list is no claim
 _LIST_MARKER_CHARS = 4  # the longest it matches: "(12)"
 _MAX_HANDOFF_CLAIMS = 5  # a hand-off alone is a few clauses: a summary of many is spared reading them for one
@@ -178,37 +177,19 @@ class _Context:
         return before, after
 
     def claims(self, texts: list[str], declining: bool) -> list[_Claim | None]:
-        """The claims of these texts, analysed and checked in one crate call (VerdictRules.claims says when it gives a
-        claim's Clause; else made when Python first reads it). None: no claim (no term nor quantity, or conversation)."""
+        """The claims of these texts, analysed and checked in one crate call (native/src/verdict/bindings.rs: the
+        evidence, the quantities and names the context lacks, a short claim's capitalised words' stems among them, the
+        contradiction of the rules before the swap; its Clause when VerdictRules.claims gives it, else made when Python
+        first reads it). None: no claim (no term nor quantity, or conversation)."""
         claims: list[_Claim | None] = []
         for text, found in zip(texts, _RULES.claims(self.chunks, texts, _AS_WELL, declining, self.stems), strict=True):
             claim: _Claim | None = None
             if found is not None:
                 units, terms, quantified, cjk, counts, checked, fields = found
-                parsed = None if fields is None else Clause(text, *fields)
-                if checked is None:
-                    parsed = clause(text) if parsed is None else parsed
-                    checked = self.check(parsed, units)
-                claim = _Claim(text, units, terms, quantified, cjk, counts, checked, parsed)
+                claim = _Claim(text, units, terms, quantified, cjk, counts, checked,
+                               None if fields is None else Clause(text, *fields))
             claims.append(claim)
         return claims
-
-    def check(self, claim: Clause, units: int) -> _Checked:
-        """The claim against the chunks in one crate call (native/src/verdict.rs): ChunkContext.evidence's
-        (supported_units against everything the chunks say and against its best aligned clause, the alignment: see
-        _Evidence), then its quantities no clause has as a quantity or a count in words (in order, as every set a
-        reason names: a set's order changes with the process's hash seed), the contradiction of the rules before the
-        swap (rule, quantity, its rivals, the negating clause's text; None when none holds) and the names the
-        context lacks in any case or position, as a demonym or (a short claim) as a capitalised word's stem. In
-        Python the rules were a third of a claim's verdict; the aligned clause is made (3-9 µs) only when the swap
-        rule reads it."""
-        opening = _opening_names(claim) if units <= _TOO_SHORT_UNITS else None
-        checked = _RULES.check(self.chunks, claim.terms, claim.quantities, claim.words, claim.cjk_parts, claim.names,
-                               opening, claim.negated, claim.governed, units, _AS_WELL)
-        if checked[4] is not None and checked[4][0] == "opening":  # the subject rule reads them: made only then
-            checked = _RULES.check(self.chunks, claim.terms, claim.quantities, claim.words, claim.cjk_parts, claim.names,
-                                   _opening_names(claim), claim.negated, claim.governed, units, _AS_WELL)
-        return checked
 
 
 def _where(chunks: Sequence[ChunkAnalysis | None], stems: StemMemo) -> _Context | None:
@@ -249,10 +230,6 @@ def _contradiction_reason(rule: Rule, quantity: tuple[str, float] | None, rivals
         return "the context says the opposite" if negating is None else f'the context says the opposite: "{negating}"'
     said = f"says {_describe(quantity)} where the context says {', '.join(map(_describe, rivals))}"
     return said if rule == "quantity" else f"{said}; {_describe(quantity)} is said of something else"
-
-
-def _opening_names(claim: Clause) -> set[str]:
-    return {stem for word in _CAPITALISED.findall(claim.text) for stem in name_stems(word)}
 
 
 def _swap(claim: _Claim, where: _Context, best: int) -> tuple[str, str] | None:

@@ -310,8 +310,12 @@ _CRATE_PATTERNS = {name: to_crate(pattern.pattern, bool(pattern.flags & re.IGNOR
 # Matched at a position (Python's pattern.match(text, pos)): an alternative matching any character stops the
 # crate's search from running past the position; the analysis tells the two apart by the groups set.
 _CRATE_PATTERNS["en_quantity"] = f"(?:{_CRATE_PATTERNS['en_quantity']})|[\\s\\S]"
-# en_quantity at a digit that can open no range nor age (native/src/clause.rs says when): its value alternative alone
-_CRATE_PATTERNS["en_value"] = f"(?:{to_crate(_EN_VALUE, False)})|[\\s\\S]"
+# en_quantity at a digit that can open no range nor age (native/src/clause.rs says when): its value alternative alone,
+# without its lookarounds, so that the crate runs it on the regex crate, not on fancy-regex's backtracking VM (2.5 µs a
+# number): at a digit only _NUM can start _EN_NUM, and a scale word never follows (it would open a range); the crate
+# checks the lookbehind itself, and the lookahead is the character after `whole`, consumed (or the text's end)
+_EN_DIGIT_VALUE = rf"(?P<whole>(?P<value>{_NUM})(?:-|\s*)(?P<unit>{_EN_UNIT})?)(?:[^a-z\d{CJK}]|$)"
+_CRATE_PATTERNS["en_value"] = f"(?:{to_crate(_EN_DIGIT_VALUE, False)})|[\\s\\S]"
 _CRATE_PATTERNS["cjk_next"] = f"({_CRATE_PATTERNS['cjk_next']})|[\\s\\S]|$"
 _TABLES = {
     "stopwords": set(STOPWORDS), "chatter": set(_CHATTER), "cjk_function": set(CJK_FUNCTION),

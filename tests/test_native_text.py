@@ -96,7 +96,7 @@ def test_random_unicode_is_analysed_without_failing_and_alike_twice(sample: str)
 
 _NUMBER_PIECES = ["1", "12", "2019", "3.5", "1,000", ",", ".", " ", "  ", "-", "–", "~", "to", "too", "year", "years",
                   "old", "-year-old", "million", "hundred", "days", "%", "pm", "x", "a", "per", "$", "5th", "\u3000", "天",
-                  "٣", "business days", "once", "two"]
+                  "٣", "business days", "once", "two", "thousand", "people", "t", "billions"]
 
 
 def _fields(sample: str, analyser: TextAnalyser) -> list[object]:

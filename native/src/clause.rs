@@ -7,15 +7,17 @@ pub mod bindings;
 pub mod memo;
 mod scan;
 
+use std::borrow::Cow;
+
 use fancy_regex::{Captures, Regex};
 use rustc_hash::{FxHashMap, FxHashSet};
 use snowstem::{Algorithm, Stemmer};
 
-use crate::lexical::{cjk_numeral, is_cjk, is_decimal, is_space};
+use crate::lexical::{cjk_numeral, is_cjk, is_decimal, is_space, is_word};
 use memo::StemMemo;
 pub use scan::{LATIN_WORD, LIST_ITEM, NAME};
-pub use scan::scans_starts;
-use scan::{after_list_item, latin_words, names, quantity_starts};
+pub use scan::{capitalised, scans_starts};
+use scan::{after_list_item, latin_words, names, opens_no_range, quantity_starts};
 
 pub struct Patterns {
     pub leading_answer: Regex,
@@ -110,25 +112,6 @@ fn question_words(lower: &str) -> Vec<&str> {
     words
 }
 
-/// Whether en_quantity at `start` can match only its value alternative: a decimal digit there (no sign, rate or
-/// "once" opens), and after the run of digits, "," and "." (a number in digits ends inside it only before a digit,
-/// "," or ".", which nothing that follows a range's or an age's number starts with) neither spaces and "to", "-", "–"
-/// or "~", nor spaces and a word (a scale: "5 million to 6 million"), which a range needs, nor a character and
-/// "year", which an age needs.
-fn opens_no_range(text: &str, start: usize) -> bool {
-    let rest = &text[start..];
-    if !rest.chars().next().is_some_and(is_decimal) {
-        return false;
-    }
-    let after = &rest[rest.find(|c: char| !(is_decimal(c) || c == ',' || c == '.')).unwrap_or(rest.len())..];
-    let spaced = after.trim_start_matches(is_space);
-    let range = spaced.starts_with(['-', '–', '~']) || spaced.starts_with("to")
-        || (spaced.len() < after.len() && spaced.starts_with(|c: char| c.is_ascii_lowercase()));
-    let mut separated = after.chars();
-    let age = separated.next().is_some() && separated.as_str().starts_with("year");
-    !range && !age
-}
-
 pub struct Analyser {
     pub patterns: Patterns,
     pub tables: Tables,
@@ -196,7 +179,8 @@ impl Analyser {
         value * self.tables.scales.get(scale).copied().unwrap_or(1.0)
     }
 
-    fn en_matches<'t>(&self, text: &'t str) -> Vec<Captures<'t, str>> {
+    /// en_quantity's matches, each with where it ends.
+    fn en_matches<'t>(&self, text: &'t str) -> Vec<(Captures<'t, str>, usize)> {
         let mut matches = Vec::new();
         let mut end = 0;
         for start in quantity_starts(text, &self.tables.quantity_start_words, &self.tables.scales) {
@@ -205,14 +189,21 @@ impl Analyser {
             }
             // Python's match at a position: the pattern ends in "|[\s\S]", so the search never runs past the
             // position; the fallback sets no named group. At a number that opens no range nor age, en_quantity can
-            // match only its value alternative, run alone (the range's backtracking was a third of a try).
-            let pattern = if opens_no_range(text, start) { &self.patterns.en_value } else { &self.patterns.en_quantity };
+            // match only its value alternative, run alone and without lookarounds on the regex crate (scorers/text.py
+            // _EN_DIGIT_VALUE): its lookbehind checked here, its match the group `whole`.
+            let pattern = if !opens_no_range(text, start, &self.tables.scales) {
+                &self.patterns.en_quantity
+            } else if text[..start].chars().next_back().is_some_and(|c| c == '.' || is_word(c)) {
+                continue;
+            } else {
+                &self.patterns.en_value
+            };
             if let Ok(Some(captures)) = pattern.captures_from_pos(text, start) {
-                let whole = captures.get(0).expect("group 0");
+                let whole = captures.name("whole").or_else(|| captures.get(0)).expect("group 0");
                 let matched = (1..captures.len()).any(|group| captures.get(group).is_some());
                 if matched && whole.start() == start && whole.end() > whole.start() {
                     end = whole.end();
-                    matches.push(captures);
+                    matches.push((captures, end));
                 }
             }
         }
@@ -222,7 +213,7 @@ impl Analyser {
     fn en_quantities(&self, text: &str) -> (Vec<Quantity>, Vec<Quantity>) {
         let (mut quantities, mut spelled) = (Vec::new(), Vec::new());
         let tables = &self.tables;
-        for m in self.en_matches(text) {
+        for (m, end) in self.en_matches(text) {
             if let Some(money) = found(&m, "money") {
                 let sign = found(&m, "sign").unwrap_or("$");
                 quantities.push((tables.currency_sign[sign].clone(), self.en_number(money)));
@@ -243,7 +234,6 @@ impl Analyser {
                     None => {
                         // A bare number, in digits or words (words are evidence, no claim: "one" is a pronoun as
                         // often as a count); "half a" is no count, and "7 天" is the Chinese parser's 7 days.
-                        let end = m.get(0).expect("group 0").end();
                         let cjk_next = matches!(self.patterns.cjk_next.captures_from_pos(text, end), Ok(Some(c)) if c.get(1).is_some());
                         if !tables.not_counts.contains(value) && !cjk_next {
                             let last = value.split(is_space).rfind(|p| !p.is_empty()).unwrap_or("");
@@ -411,7 +401,14 @@ impl Analyser {
         if has_cjk {
             lower = patterns.cjk_week.replace_all(&lower, "周").into_owned();
         }
-        let stripped = patterns.leading_answer.replacen(&lower, 1, "").into_owned();
+        // leading_answer ("Yes, …", "No, …") opens, past spaces, with y, n, s, c, i or u, or a character beyond ASCII
+        // that case folding may match with one (ſ, ı, İ): its VM spared on every other clause
+        let opening = lower.trim_start_matches(is_space).chars().next();
+        let stripped = if opening.is_some_and(|c| c.is_ascii() && !matches!(c, 'y' | 'n' | 's' | 'c' | 'i' | 'u')) {
+            Cow::Borrowed(lower.as_str())
+        } else {
+            patterns.leading_answer.replacen(&lower, 1, "")
+        };
         let stems = self.stemmed(&stripped, &[], memo);
         let mut terms: FxHashSet<String> = stems.iter().map(|(_, stem)| stem.clone()).collect();
         let (mut quantities, spelled) = self.en_quantities(&stripped);

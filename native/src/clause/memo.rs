@@ -37,7 +37,7 @@ impl StemMemo {
     pub fn stem(&self, analyser: &Analyser, word: &str) -> String {
         let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(stem) = held.stems.get(word) {
-            return stem.to_string();
+            return String::from(&**stem); // not to_string(): a Box<str>'s goes through the formatter, growing as it writes
         }
         let stem = analyser.stem(word);
         let cost = word.len() + stem.len() + ENTRY_BYTES;

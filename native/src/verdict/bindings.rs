@@ -1,10 +1,10 @@
 //! The local judge's verdict rules' binding (judging/local_judge.py, _Context.claims and check): claims analysed,
 //! their evidence and what the rules that read the chunks found, in one call.
 use pyo3::prelude::*;
-use pyo3::types::{PyFrozenSet, PyList, PyString, PyTuple};
+use pyo3::types::{PyList, PyString, PyTuple};
 
 use crate::bridge::{guarded, with_text};
-use crate::chunk::bindings::{texts, Aligned, ClaimSets, PyContext};
+use crate::chunk::bindings::{Aligned, ClaimSets, PyContext};
 use crate::clause::bindings::{clause_fields, TextAnalyser};
 use crate::clause::memo::StemMemo;
 use crate::clause::{self, Quantity};
@@ -15,8 +15,8 @@ type Found = (&'static str, Option<Quantity>, Vec<Quantity>, Option<String>);
 /// What VerdictRules.check gives: the evidence, the quantities lacking, a contradiction, the names lacking.
 type Checked = (f64, f64, Aligned, Vec<Quantity>, Option<Found>, Vec<String>);
 /// What VerdictRules.claims gives of each claim: (its units, its terms, whether it has a quantity, its CJK characters,
-/// whether it counts in digits or words, check()'s result or None, its Clause's fields or None).
-type Claimed<'py> = (usize, usize, bool, usize, bool, Option<Checked>, Option<Bound<'py, PyTuple>>);
+/// whether it counts in digits or words, what the rules found, its Clause's fields or None).
+type Claimed<'py> = (usize, usize, bool, usize, bool, Checked, Option<Bound<'py, PyTuple>>);
 
 /// The rules' tables, handed over once from judging/local_judge.py, with the text analyser (scorers/text.py's).
 #[pyclass(frozen, module = "ragpulse._native")]
@@ -48,6 +48,10 @@ impl VerdictRules {
         })
     }
 
+    /// A claim against the context: ChunkContext.evidence's (supported, aligned supported, alignment), then its
+    /// quantities the context lacks (in order), the contradiction of the rules before the swap (None when none holds)
+    /// and the names the context lacks (in order). Without `said.opening`, the subject rule's contradiction is the rule
+    /// "opening" when it needs them (making them for every claim with one quantity cost more than the rules).
     fn checked(&self, context: &PyContext, sets: &ClaimSets, said: &Said<'_>, margin: f64) -> PyResult<Checked> {
         let (supported, by_best, alignment) = context.evidence_of(sets, margin)?;
         let claim = Claim {
@@ -86,29 +90,7 @@ impl VerdictRules {
         VerdictRules { rules, analyser, swap_aligned_at_least, swap_max_terms }
     }
 
-    /// A claim against the context: ChunkContext.evidence's (supported, aligned supported, alignment), then its
-    /// quantities the context lacks (in order), the contradiction of the rules before the swap (None when none holds)
-    /// and the names the context lacks (in order). `opening`: the stems of its capitalised words, or None: read by the
-    /// names of a claim of `units` <= too_short_units and by the subject rule, whose contradiction is then the rule
-    /// "opening" when it needs them (ask again with them; rare: a quantity with a rival of its kind in the aligned
-    /// clause). Making them for every claim with one quantity cost more than the rules.
-    #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (context, terms, quantities, words, parts, names, opening, negated, governed, units, margin))]
-    fn check(
-        &self, context: PyRef<'_, PyContext>, terms: &Bound<'_, PyFrozenSet>, quantities: &Bound<'_, PyFrozenSet>,
-        words: &Bound<'_, PyFrozenSet>, parts: &Bound<'_, PyTuple>, names: &Bound<'_, PyFrozenSet>,
-        opening: Option<&Bound<'_, PyAny>>, negated: bool, governed: &Bound<'_, PyFrozenSet>, units: usize,
-        margin: f64,
-    ) -> PyResult<Checked> {
-        let sets = ClaimSets::read(terms, quantities, words, parts)?;
-        let opening = opening.map(|found| texts(found.try_iter()?.collect::<PyResult<Vec<_>>>()?.into_iter())).transpose()?;
-        let said = Said {
-            names: texts(names.iter())?, governed: texts(governed.iter())?, opening: opening.as_deref(), negated, units,
-        };
-        self.checked(&context, &sets, &said, margin)
-    }
-
-    /// An answer's claims, each text analysed as scorers/text.py's clause() does and checked as check() does, in one
+    /// An answer's claims, each text analysed as scorers/text.py's clause() does and checked against the context, in one
     /// call (a call a claim, and the Python around it, cost ~1.5 µs a claim), in order, each as claimed() gives it.
     /// `memo`: the stems of words the judge has seen.
     #[pyo3(signature = (context, texts, margin, declining, memo = None))]
@@ -124,11 +106,11 @@ impl VerdictRules {
 impl VerdictRules {
     /// A claim's text analysed and checked, its sets made into Python objects only when Python reads them: None when
     /// it is no claim (no term nor quantity, or only conversation: is_chatter), else (its units as size() counts them,
-    /// its terms, whether it has a quantity, its CJK characters, whether it has a number in digits or words, check()'s
-    /// result, its Clause's fields as TextAnalyser.clause gives them), that result None when the rules read its
-    /// opening names (a claim of too_short_units or fewer, or the subject rule's "opening": ask check() with the
-    /// claim's Clause), the fields given then (but for "opening"), when `declining` and it has no quantity (the refusal
-    /// weighing reads them) and when the swap rule reads them (VerdictRules::swaps).
+    /// its terms, whether it has a quantity, its CJK characters, whether it has a number in digits or words, what the
+    /// rules found (see checked()), its Clause's fields as TextAnalyser.clause gives them or None). The rules read its opening names (a
+    /// claim of too_short_units or fewer, or the subject rule's "opening": then checked again with them). The fields
+    /// are given when `declining` and it has no quantity (the refusal weighing reads them) and when the swap rule reads
+    /// them (VerdictRules::swaps).
     fn claimed<'py>(
         &self, context: &PyContext, text: &Bound<'py, PyString>, margin: f64, declining: bool, memo: Option<&StemMemo>,
     ) -> PyResult<Option<Claimed<'py>>> {
@@ -149,19 +131,22 @@ impl VerdictRules {
         let units = c.words.len() + cjk + quantities.len();
         let (terms, quantified) = (c.terms.len(), !quantities.is_empty());
         let counts = quantified || !c.spelled.is_empty();
-        if units <= self.rules.too_short_units {
-            return Ok(Some((units, terms, quantified, cjk, counts, None, fields(true)?)));
-        }
+        let opening_of = || with_text(text, |text| guarded(|| opening_names(analyser, text)));
+        let (short, late): (Option<Vec<String>>, Vec<String>);
+        short = if units <= self.rules.too_short_units { Some(opening_of()?) } else { None };
         let given = fields(declining && !quantified)?;
         let parts = c.parts.iter().map(|part| part.chars().collect()).collect();
         let sets = ClaimSets::new(c.terms.into_iter().collect(), quantities, c.words.into_iter().collect(), parts);
-        let said = Said {
-            names: c.names.into_iter().collect(), governed: c.governed.into_iter().collect(), opening: None,
+        let mut said = Said {
+            names: c.names.into_iter().collect(), governed: c.governed.into_iter().collect(), opening: short.as_deref(),
             negated: c.negated, units,
         };
-        let checked = self.checked(context, &sets, &said, margin)?;
-        // the rare "opening": the fields None unless given (the analysis is spent), made by Python's clause() then
-        let opening = matches!(&checked.4, Some(("opening", ..)));
+        let mut checked = self.checked(context, &sets, &said, margin)?;
+        if matches!(&checked.4, Some(("opening", ..))) { // rare: a quantity with a rival of its kind in the aligned clause
+            late = opening_of()?;
+            said.opening = Some(&late);
+            checked = self.checked(context, &sets, &said, margin)?;
+        }
         let given = match given {
             None if checked.4.is_none() && self.swaps(&checked, units) => {
                 // the sets moved into the check, the Clause made again from them
@@ -173,6 +158,18 @@ impl VerdictRules {
             }
             given => given,
         };
-        Ok(Some((units, terms, quantified, cjk, counts, if opening { None } else { Some(checked) }, given)))
+        Ok(Some((units, terms, quantified, cjk, counts, checked, given)))
     }
+}
+
+/// The stems of a claim's capitalised words (clause::capitalised), each as a name is compared (scorers/text.py's
+/// name_stems: its content words' stems, none of conversation), in order.
+fn opening_names(analyser: &clause::Analyser, text: &str) -> Vec<String> {
+    let mut names: Vec<String> = clause::capitalised(text).into_iter()
+        .flat_map(|word| analyser.words(&word.to_lowercase()))
+        .filter(|stem| !analyser.tables.chatter.contains(stem))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
 }
