@@ -55,7 +55,7 @@ from ragpulse.scorers.citations import Citations, event_citations, strip_markers
 from ragpulse.scorers.lexical import groundedness
 from ragpulse.scorers.declines import around_a_refusal, cued, says_so, weigh
 from ragpulse.scorers.handoffs import hands_off, may_hand_off, numbers_of_its_own
-from ragpulse.scorers.nothing_new import says_nothing_new
+from ragpulse.scorers.nothing_new import may_say_nothing, says_nothing_new
 from ragpulse.scorers.refusal import read
 from ragpulse.scorers.text import Clause, analyser, clause, question_shared, question_terms
 
@@ -385,13 +385,16 @@ class LocalJudge:
             else:
                 verdicts.append(judged)
                 weighed.append((claim, in_context))
-        read_for_hand_offs = refusals or len(verdicts) <= _MAX_HANDOFF_CLAIMS and any(  # all supported: none to spare
-            v.claim.verdict != "supported" for v in verdicts) and may_hand_off(said)
+        # a clause of channels and process (scorers/nothing_new.py), read beside a refusal, a hand-off, a cue of declining or
+        # in an answer that speaks to the asker; a hand-off read in an answer of a few claims that speaks to the asker
+        hinted = [v.claim.verdict != "supported" and may_say_nothing(v.claim.claim) for v in verdicts]
+        addressed = not refusals and (len(verdicts) <= _MAX_HANDOFF_CLAIMS and any(  # all supported: none to spare
+            v.claim.verdict != "supported" for v in verdicts) or any(hinted)) and may_hand_off(said)
+        read_for_hand_offs = refusals or len(verdicts) <= _MAX_HANDOFF_CLAIMS and addressed
         handed = [hands_off(v.claim.claim, claim.quantified and numbers_of_its_own(claim.parsed(), asked()))
                   for v, (claim, _) in zip(verdicts, weighed, strict=True)] if read_for_hand_offs else []
-        # beside a refusal, a hand-off or a cue of declining: the clauses of channels and process (scorers/nothing_new.py)
-        said_nothing = [v.claim.verdict != "supported" and says_nothing_new(claim.parsed(), asked()) for v, (claim, _)
-                        in zip(verdicts, weighed, strict=True)] if refusals or any(handed) or declining or may_hand_off(said) else []
+        said_nothing = [hint and says_nothing_new(claim.parsed(), asked()) for hint, (claim, _) in zip(hinted, weighed)] if (
+            refusals or any(handed) or declining or addressed) else []
         if refusals or any(handed) or any(said_nothing):  # what is said around a refusal or a hand-off: no claims
             around = [hand or nothing or around_a_refusal(v.claim.claim, claim.parsed(), asked(), in_context=in_context)
                       for v, hand, nothing, (claim, in_context) in zip(verdicts, handed or repeat(False), said_nothing
