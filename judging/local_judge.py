@@ -385,15 +385,14 @@ class LocalJudge:
             else:
                 verdicts.append(judged)
                 weighed.append((claim, in_context))
-        # a clause of channels and process (scorers/nothing_new.py), read beside a refusal, a hand-off, a cue of declining or
-        # in an answer that speaks to the asker; a hand-off read in an answer of a few claims that speaks to the asker
-        hinted = [v.claim.verdict != "supported" and may_say_nothing(v.claim.claim) for v in verdicts]
-        addressed = not refusals and (len(verdicts) <= _MAX_HANDOFF_CLAIMS and any(  # all supported: none to spare
-            v.claim.verdict != "supported" for v in verdicts) or any(hinted)) and may_hand_off(said)
+        # a hand-off, read in an answer of a few claims that speaks to the asker (all supported: none to spare); a clause of
+        # channels and process (scorers/nothing_new.py), beside a refusal, a hand-off or a cue, or in such an answer
+        addressed = not refusals and any(v.claim.verdict != "supported" for v in verdicts) and may_hand_off(said)
         read_for_hand_offs = refusals or len(verdicts) <= _MAX_HANDOFF_CLAIMS and addressed
         handed = [hands_off(v.claim.claim, claim.quantified and numbers_of_its_own(claim.parsed(), asked()))
                   for v, (claim, _) in zip(verdicts, weighed, strict=True)] if read_for_hand_offs else []
-        said_nothing = [hint and says_nothing_new(claim.parsed(), asked()) for hint, (claim, _) in zip(hinted, weighed)] if (
+        said_nothing = [v.claim.verdict != "supported" and may_say_nothing(v.claim.claim) and says_nothing_new(
+            claim.parsed(), asked()) for v, (claim, _) in zip(verdicts, weighed, strict=True)] if (
             refusals or any(handed) or declining or addressed) else []
         if refusals or any(handed) or any(said_nothing):  # what is said around a refusal or a hand-off: no claims
             around = [hand or nothing or around_a_refusal(v.claim.claim, claim.parsed(), asked(), in_context=in_context)

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 
+from ragpulse._native import WordGate
+from ragpulse.scorers.declines import letter_runs
 from ragpulse.scorers.text import CJK, CJK_FUNCTION, Clause, clause, stem_words
 
 # Channels, the process and courtesy: a clause holds one of these to claim nothing new (its evidence). Not in them:
@@ -83,15 +85,24 @@ _PREFIX = 5  # a word of the question's in another form ("expiry" for "expire"):
 _STRAY = 1  # Chinese characters of a clause outside the question and these words that may still be no claim
 
 
-# A word of the evidence as written (a stem is the start of its words but for y's made i: "busy", "busi"): a clause
-# with none is spared its analysis (3-9 µs a claim), which the judge makes only for the rules that read it
-_HINT = re.compile("(?i:" + "|".join(sorted(EVIDENCE | set(_EN_EVIDENCE), key=len, reverse=True)) + r"|team|page|desk|line|"
-                   r"centre|center)|" + "|".join(map(re.escape, _ZH_EVIDENCE)))
+# The gate: a clause with no word of the evidence as written is spared its analysis (3-9 µs a claim, made only for the
+# rules that read it). The words with their usual endings, looked up in the crate for an ASCII text (0.3 µs; one
+# pattern of them all took 10 µs a claim); a text beyond ASCII by its letter runs and its Chinese evidence words.
+def _written(word: str) -> set[str]:
+    stem = word[:-1] if word.endswith(("e", "y")) else word
+    return {word, word + "s", word + "es", word + "ed", word + "d", stem + "ing", stem + "ies", stem + "ied"}
+
+
+_CHANNEL_NOUNS = "team teams desk department dept page tab section line centre center portal queue unit crew folks".split()
+_EVIDENCE_WRITTEN = frozenset(form for word in (*_EN_EVIDENCE, *_CHANNEL_NOUNS) for form in _written(word))
+_HINT_GATE = WordGate(sorted(_EVIDENCE_WRITTEN), "".join(chr(code) for code in range(128) if not chr(code).isalpha()))
 
 
 def may_say_nothing(text: str) -> bool:
-    """The gate: whether a claim's text holds a word that may be evidence that it claims nothing new."""
-    return _HINT.search(text) is not None
+    """Whether a claim's text holds a word that may be evidence that it claims nothing new."""
+    if text.isascii():
+        return bool(_HINT_GATE.meets_in(text))
+    return not _EVIDENCE_WRITTEN.isdisjoint(letter_runs(text.lower())) or _ZH_EVIDENCE_WORDS.search(text) is not None
 
 
 def says_nothing_new(parsed: Clause, question: Clause) -> bool:
