@@ -390,14 +390,13 @@ class LocalJudge:
         addressed = not refusals and any(v.claim.verdict != "supported" for v in verdicts) and may_hand_off(said)
         read_for_hand_offs = refusals or len(verdicts) <= _MAX_HANDOFF_CLAIMS and addressed
         handed = [hands_off(v.claim.claim, claim.quantified and numbers_of_its_own(claim.parsed(), asked()))
-                  for v, (claim, _) in zip(verdicts, weighed, strict=True)] if read_for_hand_offs else []
+                  for v, (claim, _) in zip(verdicts, weighed, strict=True)] if read_for_hand_offs else [False] * len(verdicts)
         said_nothing = [v.claim.verdict != "supported" and may_say_nothing(v.claim.claim) and says_nothing_new(
             claim.parsed(), asked()) for v, (claim, _) in zip(verdicts, weighed, strict=True)] if (
-            refusals or any(handed) or declining or addressed) else []
+            refusals or any(handed) or declining or addressed) else [False] * len(verdicts)
         if refusals or any(handed) or any(said_nothing):  # what is said around a refusal or a hand-off: no claims
             around = [hand or nothing or around_a_refusal(v.claim.claim, claim.parsed(), asked(), in_context=in_context)
-                      for v, hand, nothing, (claim, in_context) in zip(verdicts, handed or repeat(False), said_nothing
-                                                                      or repeat(False), weighed)]
+                      for v, hand, nothing, (claim, in_context) in zip(verdicts, handed, said_nothing, weighed, strict=True)]
             if not refusals:  # handed on, and nothing else said: a refusal; anything else said, every clause a claim
                 around = [all(around)] * len(verdicts)
             refusals += [v.claim.claim for v, aside in zip(verdicts, around, strict=True) if aside]

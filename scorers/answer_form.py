@@ -40,11 +40,12 @@ _KEY_LEAD = re.compile(r'^[\s{]*"[\w\u3400-\u9fff-]{1,40}"\s*:\s*\[?\s*"?|^\s*\[
                        re.IGNORECASE)
 _LEAD_STARTS = frozenset('"{[ mMnNrRfFaAoObBiI说内提消回【最答结处建坐机客')
 # A transcript's other side ("CALLER: how much to fix the screen", 客户：…): the asker's words, no claim of the answer's
-_ASKER_TURN = re.compile(r"^[^\S\n]*(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?[^\S\n]+)?(?:caller|customer|user|client|客户|用户|来电|顾客)"
-                         r"[^\S\n]*[:：>][^\n]*", re.IGNORECASE | re.MULTILINE)
+_TIME = r"\[?\d{1,2}:\d{2}(?::\d{2})?\]?"  # a turn's time in a log: 16:22:09, [09:41]
+_ASKER_TURN = re.compile(rf"^[^\S\n]*(?:{_TIME}[^\S\n]+)?(?:caller|customer|user|client|客户|用户|来电|顾客)[^\S\n]*[:：>][^\n]*",
+                         re.IGNORECASE | re.MULTILINE)
 # A turn's time before the answering side's label ("16:22:09 bot> …"): the log's, no number of a claim's
-_TURN_TIME = re.compile(r"^[^\S\n]*\[?\d{1,2}:\d{2}(?::\d{2})?\]?(?=[^\S\n]+(?:bot|ivr|agent|assistant|system|坐席|机器人|客服)"
-                        r"[^\S\n]*[:：>])", re.IGNORECASE | re.MULTILINE)
+_TURN_TIME = re.compile(rf"^[^\S\n]*{_TIME}(?=[^\S\n]+(?:bot|ivr|agent|assistant|system|坐席|机器人|客服)[^\S\n]*[:：>])",
+                        re.IGNORECASE | re.MULTILINE)
 # A field that names the question ("query: parking at Berlin store", 问题类型：发票, {"intent": "分期手续费查询"}): the question
 # said back, no claim
 _QUESTION_FIELD = re.compile(r'^[\s{]*"?(?:query|question|issue|intent|topic|request|subject|user_(?:query|question)|问题|'

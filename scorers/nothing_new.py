@@ -36,7 +36,7 @@ _EN_EVIDENCE = (
     "lookup step steps confidence fallback status pending "
     # courtesy
     "thank thanks sorry apology apologies appreciate patience patronage cheers regards kindly "
-    "dear hello hi sir madam mate busy caller bot agent apologise apologize"
+    "dear hello hi sir madam mate busy bot apologise apologize"
 ).split()
 # Words such a clause is also made of, no evidence alone ("so one from 2022 should still be good to use" answers)
 _EN_FILLER = (
@@ -44,18 +44,18 @@ _EN_FILLER = (
     "account request query question questions help reach see find follow get give tell let know open raise submit sign "
     "log wait connect route routed pass forward handle assist sort guide walk direct visit head go come use click tap "
     "select pop put bring rock kick attend advise note noted pull load loaded failed fail info information detail details "
-    "data base answer answers response reply figure quote estimate guess system topic field value branch branches list "
+    "data base answer answers response figure quote estimate guess system topic field value branch branches list "
     "lists listed current currently latest exact exactly reliable best right correct specific specifically accurate "
     "quick quickly direct directly prompt promptly moment today now later soon shortly time times anytime every any all "
     "each thing things way ways option options further clarification nice great good day customer customers important "
     "team teams form tool tools record records welcome lovely pleasure "
     # words of any sentence the stop list leaves: particles, pronouns' contractions, fillers of speech
     "back out up off through again around there that then stay need needful place show shows more much most also "
-    "earliest soon im i'm i've i'll you'd you're they'll we'll it'll um uh er hmm mm mmhmm okay right alright roughly "
+    "earliest im i'm i've i'll you'd you're they'll we'll it'll um uh er hmm mm mmhmm okay right alright roughly "
     "initiated took ms n a na "
     # what a policy and a request are called, and what a team does with them
-    "rule rules policy policies term terms condition conditions eligibility eligible requirement requirements detail "
-    "process processed processing handle handled handles arrange arranged sit sits request requests type "
+    "rule rules policy policies term terms condition conditions eligibility eligible requirement requirements "
+    "process processed processing handled handles arrange arranged sit sits requests type "
     "next owner action expect reply individual particular item items model models product products"
 ).split()
 EVIDENCE = frozenset(stem_words(_EN_EVIDENCE))
@@ -75,9 +75,10 @@ _ZH_META = re.compile("|".join(sorted(map(re.escape, _ZH_EVIDENCE + _ZH_FILLER),
 _HAN = re.compile(f"[{CJK}]")
 # A channel's name: up to three words before what it names ("our Rewards team", "the Billing department", "the
 # **Rewards** tab", "the Card Services line"): a name, not a claim of the shop's
-_CHANNEL_NAME = re.compile(r"\b(?:our|the|your|a|an)\s+((?:[\w&'’*-]+\s+){1,3}?)(?:team|teams|desk|department|dept|page|"
-                           r"tab|section|line|centre|center|portal|queue|unit|crew|folks|coordinator|specialists?|"
-                           r"estimator|finder|locator|checker|hub)\b", re.IGNORECASE)
+_CHANNEL_NOUNS = ("team teams desk department dept page tab section line centre center portal queue unit crew folks "
+                  "coordinator specialist specialists estimator finder locator checker hub").split()
+_CHANNEL_NAME = re.compile(rf"\b(?:our|the|your|a|an)\s+((?:[\w&'’*-]+\s+){{1,3}}?)(?:{'|'.join(_CHANNEL_NOUNS)})\b",
+                           re.IGNORECASE)
 # A reference ("Ref: GCB-40917", "ticket #GC-88213", "form PA-2"): its digits are no quantity of a claim's
 _REFERENCE = re.compile(r"#\s*[\w-]*\d[\w-]*|\b[A-Z]{2,}-?\d[\w-]*|\b(?:ref|reference|ticket|case)\s*[:#]?\s*[\w-]*\d[\w-]*",
                         re.IGNORECASE)
@@ -93,7 +94,6 @@ def _written(word: str) -> set[str]:
     return {word, word + "s", word + "es", word + "ed", word + "d", stem + "ing", stem + "ies", stem + "ied"}
 
 
-_CHANNEL_NOUNS = "team teams desk department dept page tab section line centre center portal queue unit crew folks".split()
 _EVIDENCE_WRITTEN = frozenset(form for word in (*_EN_EVIDENCE, *_CHANNEL_NOUNS) for form in _written(word))
 _HINT_GATE = WordGate(sorted(_EVIDENCE_WRITTEN), "".join(chr(code) for code in range(128) if not chr(code).isalpha()))
 

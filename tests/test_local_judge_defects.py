@@ -9,6 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from helpers.local_judging import judged
 from prometheus_client import CollectorRegistry
 
 from ragpulse.collector.events import Chunk, TraceEvent
@@ -26,11 +27,6 @@ pytestmark = pytest.mark.unit  # starts no process and binds no port (pyproject.
 
 DATA = Path(__file__).parent / "data"
 FAULTS = ("contradicted", "not_in_context")
-
-
-def judged(question: str, answer: str, *chunks: str) -> Judgment:
-    return LocalJudge(CollectorRegistry(), cache_entries=100, cache_max_bytes=10_000_000).judge(
-        TraceEvent(trace_id="t", query=question, answer=answer, chunks=[Chunk(text=text) for text in chunks]))
 
 
 def verdicts(judgment: Judgment) -> list[str]:
