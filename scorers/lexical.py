@@ -141,12 +141,13 @@ class LexicalScorer:
                  cache_max_bytes: int = 64 * 1024 * 1024, *, max_label_sets: int = 2_000) -> None:
         self._metrics = metrics = LexicalMetrics(registry, list(guard.names))  # labelled as the guard admits
         self._guard = guard
-        # Chunk texts recur (one knowledge base) and so do questions (a support bot's FAQ): each has its
-        # own least-recently-used cache, so a stream of new questions never pushes out the chunks.
+        # Chunk texts recur (one knowledge base) and so may questions (a support bot's FAQ): each has its
+        # own least-recently-used cache, so a stream of new questions never pushes out the chunks; a question is
+        # kept from its second time, so where every question is new none is held.
         self._chunks = TextCache(units, _held, max_entries=cache_entries, max_bytes=cache_max_bytes,
                                  evicted=metrics.cache_evicted.labels("chunks"))
         self._questions = TextCache(units, _held, max_entries=cache_entries, max_bytes=cache_max_bytes,
-                                    evicted=metrics.cache_evicted.labels("questions"))
+                                    evicted=metrics.cache_evicted.labels("questions"), on_repeat=True)
         # The stage in the compiled core, which reads the caches' hits itself; a label set's children are made here
         # (cached there by raw label values, bounded).
         self._core = LexicalCore(_ANALYSER, TraceEvent, LexicalScores, MAX_CHARS, self._chunks, self._questions,

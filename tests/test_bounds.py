@@ -34,6 +34,8 @@ from ragpulse.judging.sampler import JudgeItem, JudgeQueue
 from ragpulse.judging.verdicts import Claim, Judgment, judgment_bytes
 from ragpulse.judging.workers import JudgmentCache
 from ragpulse.scorers.lexical import LexicalScorer, units
+from ragpulse.scorers.text_cache import SeenOnce
+from ragpulse.scorers.text_cache import TextCache as TextCache_
 from ragpulse.sources.otlp.assembler import TraceAssembler
 from ragpulse.sources.otlp.mapping import TraceMapper
 from ragpulse.sources.otlp.spans import Span, decode_protobuf
@@ -259,6 +261,8 @@ def test_the_chunk_cache_and_the_sessions_are_bounded_in_bytes() -> None:
     assert [sys.getsizeof(units(text)) > 7 * sys.getsizeof(text) for text in rich] == [True] * 3
     for i, text in enumerate(rich):
         scorer.score(TraceEvent(trace_id=f"r{i}", query=text, answer="a", chunks=[Chunk(text=texts[-1])]))
+        assert text not in scorer._questions._items  # a question is kept from its second time
+        scorer.score(TraceEvent(trace_id=f"r{i}again", query=text, answer="a", chunks=[Chunk(text=texts[-1])]))
     # One fits (36 kB; at the texts' 4 kB, all would have, with "q"): the second pushes out "q" and the first.
     assert list(scorer._questions._items) == [rich[-1]] and scorer._questions._bytes == held([rich[-1]])
     assert evicted("questions") == 3 and evicted("chunks") == 9
@@ -367,3 +371,33 @@ def test_events_near_the_size_limit_are_held_within_the_byte_budgets(ragpulse_fa
     print(f"RSS grew {grown / 1e6:.0f} MB over {base / 1e6:.0f} MB for 1,500 events of 480 kB", file=sys.stderr)
     assert grown < 250e6, f"RSS grew {grown / 1e6:.0f} MB"  # unbounded, it was ~800 MB
     os.kill(rp.process.pid, 0)
+
+
+@pytest.mark.unit
+def test_a_cache_on_repeat_keeps_a_text_from_its_second_time_and_hardly_any_of_a_stream_of_new_ones() -> None:
+    made: list[str] = []
+
+    class Evictions:
+        count = 0
+
+        def inc(self) -> None:
+            self.count += 1
+
+    def make(text: str) -> str:
+        made.append(text)
+        return text.upper()
+
+    evicted = Evictions()
+    cache = TextCache_(make, lambda text, value: len(text), max_entries=1_000, max_bytes=100_000, evicted=evicted,
+                       on_repeat=True)
+    assert cache.get("refund window") == "REFUND WINDOW" and len(cache) == 0
+    assert cache.get("refund window") == "REFUND WINDOW" and list(cache.items) == ["refund window"]
+    assert cache.get("refund window") == "REFUND WINDOW" and made == ["refund window"] * 2  # the third time a hit
+    for i in range(900):  # every text new: each made once and, but for the doorkeeper's rare false repeats, not kept
+        cache.get(f"question {i}")
+    assert len(made) == 902 and 1 <= len(cache) <= 21 and evicted.count == 0  # ~4 false repeats expected; 901 without
+    # The doorkeeper's table is fixed (16 bits an entry, rounded up to a power of two) whatever came through it.
+    assert cache._seen.bytes == 2_048  # noqa: SLF001
+    # Cleared after max_entries texts marked: a text from before the clear is new again.
+    seen = SeenOnce(max_entries=3)
+    assert [seen.repeat(t) for t in ("a", "b", "a", "c", "d", "a")] == [False, False, True, False, False, False]

@@ -35,7 +35,7 @@ class PythonLexical:
         self.chunks = TextCache(units, _held, max_entries=entries, max_bytes=max_bytes,
                                 evicted=metrics.cache_evicted.labels("chunks"))
         self.questions = TextCache(units, _held, max_entries=entries, max_bytes=max_bytes,
-                                   evicted=metrics.cache_evicted.labels("questions"))
+                                   evicted=metrics.cache_evicted.labels("questions"), on_repeat=True)
         self.children_for = SeriesCache(guard, self.new_children, 4 * max_label_sets)
 
     def score(self, event: TraceEvent, answer_text: str | None = None) -> LexicalScores | None:
