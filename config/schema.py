@@ -173,8 +173,8 @@ class MetricsConfig(_Section):
 class LocalScorersConfig(_Section):
     # Lexical groundedness, relevancy and number checks on every trace with chunks (no LLM).
     enabled: bool = True
-    # Chunk texts recur across traces, questions too: the units of this many of each are kept, in at most this
-    # many bytes each (the texts and an upper estimate of their units).
+    # Chunk texts recur across traces, questions may: the units of this many of each are kept, in at most this
+    # many bytes each (the texts and an upper estimate of their units); a question's from its second time.
     chunk_cache_entries: Positive = 10_000
     chunk_cache_max_bytes: Positive = 64 * 1024 * 1024  # 10,000 English chunks of ~900 characters fit
 
