@@ -118,6 +118,9 @@ _KNOWN_TRADITIONAL: dict[str, str | None] = json.loads(
 _CANTONESE = str.maketrans({"唔": "不", "冇": "没", "嘅": "的", "咗": "了", "搵": "找", "睇": "看", "喺": "在", "佢": "他",
                             "畀": "给", "啲": "些", "乜": "什"})
 _CANTONESE_THIS = re.compile("呢(?=个|样|度|些|种|次|件|位|款|题|方面|边)")
+# Whether there is a Cantonese word to translate at all: str.translate looks up every character of a Chinese text
+# (3 µs a short answer, where the search takes 0.15)
+_CANTONESE_ANY = re.compile(f"[{''.join(map(chr, _CANTONESE))}呢]")
 
 
 def mandarin(text: str) -> str:
@@ -126,7 +129,9 @@ def mandarin(text: str) -> str:
     length (then the offsets would not hold)."""
     if text.isascii() or _HAN.search(text) is None:  # curly quotes and accents: nothing to convert
         return text
-    converted = _CANTONESE_THIS.sub("这", _TO_SIMPLIFIED.convert(text).translate(_CANTONESE))
+    converted = _TO_SIMPLIFIED.convert(text)
+    if _CANTONESE_ANY.search(converted) is not None:
+        converted = _CANTONESE_THIS.sub("这", converted.translate(_CANTONESE))
     return converted if len(converted) == len(text) else text
 
 
