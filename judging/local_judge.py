@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from itertools import repeat
 
 import msgspec
-from prometheus_client import CollectorRegistry, Histogram
+from prometheus_client import CollectorRegistry, Gauge, Histogram
 
 from ragpulse._native import ChunkContext, StemMemo, VerdictRules, topics_shared
 from ragpulse.collector.telemetry.fast_metrics import CounterFamily
@@ -259,6 +259,9 @@ class LocalJudgeMetrics:
             "ragpulse_local_judge_duration_seconds", "Time the local judge took for one trace (claims, alignment, verdicts).",
             buckets=(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05), registry=registry,
         )
+        self.stems_bytes = Gauge("ragpulse_local_judge_stem_memo_bytes",
+                                 "Bytes the local judge's memo of English stems holds (its count, at most 8 MiB).",
+                                 registry=registry)
         self.stems_evicted = CounterFamily(
             "ragpulse_local_judge_stem_memo_evicted_total",
             "English words' stems the local judge let go of for its caps (32,768 words, 8 MiB), oldest first: a word "
@@ -277,7 +280,8 @@ class LocalJudge:
         self._metrics = LocalJudgeMetrics(registry)
         self._model = model
         self._chunk = ChunkCache(registry, max_entries=cache_entries, max_bytes=cache_max_bytes)
-        self._stems = StemMemo(STEM_MEMO_ENTRIES, STEM_MEMO_BYTES, self._metrics.stems_evicted.labels())
+        self._stems = stems = StemMemo(STEM_MEMO_ENTRIES, STEM_MEMO_BYTES, self._metrics.stems_evicted.labels())
+        self._metrics.stems_bytes.set_function(lambda: stems.bytes)  # read when scraped
 
     def judge(self, event: TraceEvent) -> Judgment:
         started = time.perf_counter()

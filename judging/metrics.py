@@ -71,6 +71,9 @@ class JudgeMetrics:
             "Judgments dropped from the judgment cache for judge.cache_entries or judge.cache_max_bytes: an identical "
             "trace after it is judged again.",
         )
+        self.judge_cache_entries = gauge("ragpulse_judge_cache_entries", "Judgments the judgment cache holds.")
+        self.judge_cache_bytes = gauge("ragpulse_judge_cache_bytes",
+                                       "Estimated bytes of those judgments (as judge.cache_max_bytes counts them).")
         self.judge_circuit_state = gauge("ragpulse_judge_circuit_state", "The judge's circuit breaker: 0 closed, 1 open, 2 half open.")
         self.judge_self_judging = counter(
             "ragpulse_judge_self_judging_total", "LLM judgments where the judge model is the model that answered (biased)."

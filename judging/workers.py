@@ -95,8 +95,12 @@ class JudgmentCache:
         self._items: OrderedDict[bytes, tuple[Judgment, int]] = OrderedDict()
         self._max_entries = max_entries
         self._max_bytes = max_bytes
-        self._evicted = shared(registry, JudgeMetrics).judge_cache_evicted
+        metrics = shared(registry, JudgeMetrics)
+        self._evicted = metrics.judge_cache_evicted
         self.bytes = 0
+        # read when scraped (the registry's last cache: the sidecar makes one)
+        metrics.judge_cache_entries.set_function(self.__len__)
+        metrics.judge_cache_bytes.set_function(lambda: self.bytes)
 
     def __len__(self) -> int:
         return len(self._items)

@@ -19,7 +19,7 @@ import re
 import sys
 from collections.abc import Sequence
 
-from prometheus_client import CollectorRegistry
+from prometheus_client import CollectorRegistry, Gauge
 
 from ragpulse._native import LexicalAnalyser, LexicalCore, LexicalUnits
 from ragpulse.collector.events import Envelope, LexicalScores, TraceEvent
@@ -122,6 +122,12 @@ class LexicalMetrics:
         self.local_number_mismatch = CounterFamily(
             "ragpulse_local_number_mismatch_total", "Answers with a number (and unit) that none of their chunks has.",
             labels, registry)
+        self.cache_entries = Gauge("ragpulse_local_scorer_cache_entries",
+                                   "Texts whose units the lexical scorer holds, by cache: chunks, questions.", ["cache"],
+                                   registry=registry)
+        self.cache_bytes = Gauge("ragpulse_local_scorer_cache_bytes", "Estimated bytes of those texts and their units "
+                                 "(as local_scorers.chunk_cache_max_bytes counts them), by cache.", ["cache"],
+                                 registry=registry)
         self.cache_evicted = CounterFamily(
             "ragpulse_local_scorer_cache_evicted_total",
             "Texts' units the lexical scorer dropped from its cache (chunks, questions) for "
@@ -148,6 +154,9 @@ class LexicalScorer:
                                  evicted=metrics.cache_evicted.labels("chunks"))
         self._questions = TextCache(units, _held, max_entries=cache_entries, max_bytes=cache_max_bytes,
                                     evicted=metrics.cache_evicted.labels("questions"), on_repeat=True)
+        for cache, texts in (("chunks", self._chunks), ("questions", self._questions)):  # read when scraped
+            metrics.cache_entries.labels(cache).set_function(texts.__len__)
+            metrics.cache_bytes.labels(cache).set_function(lambda texts=texts: texts.bytes)
         # The stage in the compiled core, which reads the caches' hits itself; a label set's children are made here
         # (cached there by raw label values, bounded).
         self._core = LexicalCore(_ANALYSER, TraceEvent, LexicalScores, MAX_CHARS, self._chunks, self._questions,

@@ -221,6 +221,8 @@ def test_the_judgment_cache_is_bounded_in_entries_and_bytes_and_counts_what_it_e
     put(cache, b"k4", made("x" * 100))  # k2 goes, not k1
     assert [cache.get(b"k%d" % i) is not None for i in range(5)] == [False, True, False, True, True]
     assert cache.bytes == 3 * size and registry.get_sample_value(evicted) == 2
+    assert (registry.get_sample_value("ragpulse_judge_cache_entries"), registry.get_sample_value("ragpulse_judge_cache_bytes")) == (
+        3, 3 * size)  # what it holds, read at the scrape
     kept = cache.get(b"k4")
     assert kept is not None and kept[1] == judgment_bytes(kept[0])  # its size kept beside it, for its records
     put(cache, b"k4", made("x" * 100))  # the same inputs judged twice at once: one entry, counted once
@@ -255,6 +257,9 @@ def test_the_chunk_cache_and_the_sessions_are_bounded_in_bytes() -> None:
     # 10 kB texts, scored on their first 4,000 characters (4,049 bytes a string, its units 400 more): eleven fit
     assert list(scorer._chunks._items) == texts[9:] and scorer._chunks._bytes == held(texts[9:]) <= 50_000
     assert evicted("chunks") == 9 and evicted("questions") == 0
+    assert [registry.get_sample_value(f"ragpulse_local_scorer_cache_{what}", {"cache": "chunks"})
+            for what in ("entries", "bytes")] == [11, held(texts[9:])]  # what it holds, read at the scrape
+    assert registry.get_sample_value("ragpulse_local_scorer_cache_entries", {"cache": "questions"}) == 1  # "q", asked 20 times
     # Texts of many distinct words: their units weigh eight times the text, and they are counted.
     words = ["".join(letters) for letters in itertools.product("bcdfghjklm", repeat=4)]
     rich = [" ".join(words[800 * i:800 * (i + 1)])[:4000] for i in range(3)]
@@ -401,3 +406,14 @@ def test_a_cache_on_repeat_keeps_a_text_from_its_second_time_and_hardly_any_of_a
     # Cleared after max_entries texts marked: a text from before the clear is new again.
     seen = SeenOnce(max_entries=3)
     assert [seen.repeat(t) for t in ("a", "b", "a", "c", "d", "a")] == [False, False, True, False, False, False]
+
+
+@pytest.mark.unit
+def test_the_local_judges_stem_memo_shows_what_it_holds() -> None:
+    registry = CollectorRegistry()
+    judge = LocalJudge(registry, cache_entries=10, cache_max_bytes=1 << 20)
+    assert registry.get_sample_value("ragpulse_local_judge_stem_memo_bytes") == 0
+    judge.judge(TraceEvent(trace_id="t", query="How long do returns take?", answer="Returns are refunded within 14 days.",
+                           chunks=[Chunk(text="Refunds for returned items are issued within 14 days of receipt.")]))
+    held = registry.get_sample_value("ragpulse_local_judge_stem_memo_bytes")
+    assert held == judge._stems.bytes > 0  # noqa: SLF001
