@@ -10,7 +10,10 @@ behind), OTLP protobuf (valid and bit-flipped), and a few slowloris connections 
     python bench/soak.py [--seconds 600] [--rate 2000]
 
 Prints the RSS after warm-up (60 s), its maximum, its slope over the second half (MB/min), the
-answers by status, and the processed counts; writes bench/results/soak.json.
+answers by status, and the processed counts; writes bench/results/soak.json. Beside the RSS slope, what the
+sidecar counts itself holding (every `ragpulse_*_bytes` gauge but the capacities) at half-time and at the end:
+RSS that grows with them is its caches and tables filling towards their caps; RSS that grows past them is not
+accounted for.
 """
 
 from __future__ import annotations
@@ -36,6 +39,19 @@ from helpers.otlp_payload import export, otlp_trace  # the hostile-client regres
 from ragpulse.app.traffic import TrafficGenerator, TrafficProfile
 
 NDJSON = {"Content-Type": "application/x-ndjson"}
+
+
+async def held_bytes(session: aiohttp.ClientSession, url: str) -> dict[str, float]:
+    """Every bytes gauge the sidecar exports of what it holds (a series a line, labels kept), capacities left out."""
+    async with session.get(url + "/metrics") as response:
+        text = await response.text()
+    held: dict[str, float] = {}
+    for line in text.splitlines():
+        series, _, value = line.rpartition(" ")
+        name = series.split("{", 1)[0]
+        if name.startswith("ragpulse_") and name.endswith("_bytes") and "capacity" not in name:
+            held[series] = float(value)
+    return held
 
 
 def rss_mb(pid: int) -> float:
@@ -75,10 +91,14 @@ async def soak(url: str, otlp_url: str, pid: int, seconds: float, rate: int) -> 
     samples: list[tuple[float, float]] = []
     stop = asyncio.Event()
 
-    async def sample() -> None:
+    held: list[dict[str, float]] = []  # at half-time, then at the end
+
+    async def sample(session: aiohttp.ClientSession) -> None:
         started = time.monotonic()
         while not stop.is_set():
             samples.append((time.monotonic() - started, rss_mb(pid)))
+            if not held and samples[-1][0] >= seconds / 2:
+                held.append(await held_bytes(session, url))
             await asyncio.sleep(1.0)
 
     async def slowloris() -> None:
@@ -100,7 +120,7 @@ async def soak(url: str, otlp_url: str, pid: int, seconds: float, rate: int) -> 
             statuses[type(exc).__name__] += 1
 
     async with aiohttp.ClientSession() as session:
-        tasks = [asyncio.create_task(sample()), asyncio.create_task(slowloris())]
+        tasks = [asyncio.create_task(sample(session)), asyncio.create_task(slowloris())]
         started = time.monotonic()
         second = 0
         while time.monotonic() - started < seconds:
@@ -118,12 +138,26 @@ async def soak(url: str, otlp_url: str, pid: int, seconds: float, rate: int) -> 
             await asyncio.sleep(max(0.0, started + second - time.monotonic()))
         stop.set()
         await asyncio.gather(*tasks)
+        held.append(await held_bytes(session, url))
     half = [(t, r) for t, r in samples if t >= seconds / 2]
     slope = (half[-1][1] - half[0][1]) / max(1e-9, half[-1][0] - half[0][0]) * 60 if len(half) > 1 else 0.0
     warm = next((r for t, r in samples if t >= 60), samples[-1][1])
     return {"statuses": dict(statuses), "rss_after_warmup_mb": round(warm, 1),
             "rss_max_mb": round(max(r for _, r in samples), 1), "rss_end_mb": round(samples[-1][1], 1),
-            "rss_slope_second_half_mb_per_min": round(slope, 2), "samples": samples}
+            "rss_slope_second_half_mb_per_min": round(slope, 2), **_held_growth(held, half), "samples": samples}
+
+
+def _held_growth(held: list[dict[str, float]], half: list[tuple[float, float]]) -> dict[str, object]:
+    """What the sidecar counts itself holding, over the second half: in all and the series that moved most (MB)."""
+    if len(held) < 2 or len(half) < 2:
+        return {}
+    first, last = held
+    moved = {series: (last.get(series, 0.0) - first.get(series, 0.0)) / 1e6 for series in first.keys() | last.keys()}
+    return {"rss_growth_second_half_mb": round(half[-1][1] - half[0][1], 1),
+            "held_bytes_growth_second_half_mb": round(sum(moved.values()), 1),
+            "held_bytes_end_mb": round(sum(last.values()) / 1e6, 1),
+            "held_bytes_grown_most_mb": {series: round(mb, 1) for series, mb in
+                                         sorted(moved.items(), key=lambda item: -abs(item[1]))[:6]}}
 
 
 def main() -> None:
