@@ -134,6 +134,12 @@ class LexicalMetrics:
             "local_scorers.chunk_cache_entries or chunk_cache_max_bytes: they are analysed again when they recur.",
             ["cache"], registry)
 
+    def show(self, chunks: TextCache[LexicalUnits], questions: TextCache[LexicalUnits]) -> None:
+        """The caches' entries and bytes, read when scraped."""
+        for cache, texts in (("chunks", chunks), ("questions", questions)):
+            self.cache_entries.labels(cache).set_function(texts.__len__)
+            self.cache_bytes.labels(cache).set_function(lambda texts=texts: texts.bytes)
+
 
 def _held(text: str, units_of: LexicalUnits) -> int:
     """A cached text's bytes: the text's and its units' (the crate's estimate of its sets, LexicalUnits.__sizeof__)."""
@@ -154,9 +160,7 @@ class LexicalScorer:
                                  evicted=metrics.cache_evicted.labels("chunks"))
         self._questions = TextCache(units, _held, max_entries=cache_entries, max_bytes=cache_max_bytes,
                                     evicted=metrics.cache_evicted.labels("questions"), on_repeat=True)
-        for cache, texts in (("chunks", self._chunks), ("questions", self._questions)):  # read when scraped
-            metrics.cache_entries.labels(cache).set_function(texts.__len__)
-            metrics.cache_bytes.labels(cache).set_function(lambda texts=texts: texts.bytes)
+        metrics.show(self._chunks, self._questions)
         # The stage in the compiled core, which reads the caches' hits itself; a label set's children are made here
         # (cached there by raw label values, bounded).
         self._core = LexicalCore(_ANALYSER, TraceEvent, LexicalScores, MAX_CHARS, self._chunks, self._questions,

@@ -36,6 +36,7 @@ class PythonLexical:
                                 evicted=metrics.cache_evicted.labels("chunks"))
         self.questions = TextCache(units, _held, max_entries=entries, max_bytes=max_bytes,
                                    evicted=metrics.cache_evicted.labels("questions"), on_repeat=True)
+        metrics.show(self.chunks, self.questions)
         self.children_for = SeriesCache(guard, self.new_children, 4 * max_label_sets)
 
     def score(self, event: TraceEvent, answer_text: str | None = None) -> LexicalScores | None:
