@@ -67,13 +67,20 @@ _NOT_NEGATIONS = tuple(sorted(set(
     "层出不穷 源源不断 络绎不绝 未来 除非 莫非 无非 非洲 南非 北非 东非 西非 中非 亚非 非盟 是非 特别 分别 区别 类别 "
     "级别 组别 性别 个别 告别 识别 鉴别 辨别 差别 派别 离别 道别 判别 送别 别人 别的 别墅 别处 没收 淹没 沉没 埋没 出没 "
     "没关系".split()), key=lambda word: (-len(word), word)))
-# "without" is no negator here: "installments without interest" paraphrases "interest-free ones".
+# "without" negates the word after it alone (_EN_FREE_COMPOUND).
 _EN_NEGATORS = frozenset("not no never cannot none nor neither nothing nobody".split())
 # "No, ..." and "No you can't" answer a question; "No immediate injuries were reported" negates.
 _LEADING_ANSWER = re.compile(
     r"^\s*(?:(?:yes|yeah|yep|nope|sure|correct|indeed|unfortunately)\b|no\b(?=\s*[,.!:;—-]|\s+(?:you|we|i|it|they|that|"
     r"this|there|he|she)\b))[\s,.!:;—-]*", re.IGNORECASE)
-_EN_NOT_NEGATIONS = re.compile(r"\bnot only\b|\bno doubt\b|\bno matter\b|\bnot just\b")
+# Idioms whose "no"/"not" negates nothing: "no more than ten days" is "within 10 days", "were it not for the law" leans
+# on the law.
+_EN_NOT_NEGATIONS = re.compile(r"\bnot only\b|\bno doubt\b|\bno matter\b|\bnot just\b|\bnot to mention\b"
+                               r"|\bno (?:more|less|fewer|later|sooner|earlier|longer|greater|bigger|smaller) than\b"
+                               r"|\bwere it not for\b|\bif not for\b")
+# "interest-free" and "without interest" say "no interest": read as that negation of that word alone, so that "with no
+# interest" says the same and "with interest" the opposite.
+_EN_FREE_COMPOUND = re.compile(r"\b([a-z][a-z0-9]*)-free\b|\bwithout (?:an? |the |any )?([a-z][a-z0-9]*)")
 _CJK_LEADING_ANSWER = re.compile(r"^\s*(?:是的|对|不|不是|不能|不可以|可以|能|会|不会)[，,。！!：:]")
 
 # -- clauses -----------------------------------------------------------------------------------
@@ -303,7 +310,7 @@ _PATTERNS = {
     "en_quantity": _EN_QUANTITY, "quantity_start": _QUANTITY_START, "name": _NAME, "list_item": _LIST_ITEM,
     "latin_in_cjk": _LATIN_IN_CJK,
     "cjk_function_or_negator": _CJK_FUNCTION_OR_NEGATOR, "cjk_quantity": _CJK_QUANTITY, "latin_word": _LATIN_WORD,
-    "polarity_token": _POLARITY_TOKEN, "any_negator": _ANY_NEGATOR,
+    "polarity_token": _POLARITY_TOKEN, "any_negator": _ANY_NEGATOR, "en_free_compound": _EN_FREE_COMPOUND,
     "cjk_next": _CJK_NEXT, "cjk_week": _CJK_WEEK,
 }
 _CRATE_PATTERNS = {name: to_crate(pattern.pattern, bool(pattern.flags & re.IGNORECASE)) for name, pattern in _PATTERNS.items()}

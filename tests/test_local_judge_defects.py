@@ -476,9 +476,9 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # referral with its topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理); *-q20*'s advice beside the
         # refusal (建议送修前先备份, 注销是比较重要的操作)
         ("zh", "refusal", "faulted"): 66, ("zh", "refusal", "not faulted"): 8, ("zh", "refusal", "a hallucination"): 28,
-        ("en", "hallucination", "faulted"): 548, ("en", "hallucination", "not faulted"): 127,
-        ("en", "hallucination", "answer a hallucination"): 610,
-        ("en", "grounded", "not faulted"): 509, ("en", "grounded", "faulted"): 155,
+        ("en", "hallucination", "faulted"): 550, ("en", "hallucination", "not faulted"): 125,
+        ("en", "hallucination", "answer a hallucination"): 612,
+        ("en", "grounded", "not faulted"): 518, ("en", "grounded", "faulted"): 146,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk; two of *-q16*'s run-on transcripts ("okay so er it's a hundred points
@@ -486,7 +486,7 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # countries we deliver to" after the refusal (no word of the chunk's "We ship to … the United Kingdom"), and in
         # Chinese its English claim "The repair period, a spare phone can be borrowed for free"; one of *-q20*'s
         ("en", "grounded", "refused"): 6, ("en", "hallucination", "refused"): 2,
-        ("en", "grounded", "answer a hallucination"): 411,
+        ("en", "grounded", "answer a hallucination"): 410,
         ("zh", "hallucination", "faulted"): 550, ("zh", "hallucination", "not faulted"): 111,
         ("zh", "hallucination", "answer a hallucination"): 477,
         ("zh", "grounded", "not faulted"): 502, ("zh", "grounded", "faulted"): 156, ("zh", "grounded", "refused"): 1,
@@ -790,3 +790,43 @@ def test_a_swap_from_the_sentence_before_is_still_caught() -> None:
     result = judged("When is the Munich store open?", "The Munich store is open Monday to Saturday from 9 am to 8 pm.",
                     stores)
     assert result.claims[0].reason.startswith("says munich where the context says berlin"), result.groundedness_reason
+
+
+# -- negations that say the same, and a negation of something else (found in the partial refusals' true claims) ----
+
+WARRANTY = ("All laptops come with a 1-year limited warranty that covers manufacturing defects. Accidental damage is "
+            "not covered by the standard warranty.")
+INSTALMENTS = "Orders over $200 can be paid in 4 interest-free installments."
+
+
+def test_a_term_negated_only_of_another_subject_is_no_contradiction() -> None:
+    """"standard" is said only in "Accidental damage is not covered by the standard warranty": that negates nothing
+    about a warranty covering manufacturing defects (claims.v8 called it the opposite)."""
+    judgment = judged("What does the extended plan cover?", "The extended plan terms aren't available to me, but the "
+                      "standard warranty covers manufacturing defects for 1 year.", WARRANTY)
+    assert [(c.claim, c.verdict) for c in judgment.claims] == [
+        ("but the standard warranty covers manufacturing defects for 1 year", "supported")]
+
+
+@pytest.mark.parametrize("answer", [
+    "Orders above $200 can be spread over four installments with no interest.",
+    "Orders above $200 can be spread over four installments without interest.",
+])
+def test_no_interest_says_what_interest_free_says(answer: str) -> None:
+    """"interest-free" and "without interest" read as "no interest" (claims.v8: "with no interest" was the opposite of
+    "interest-free installments")."""
+    assert verdicts(judged("Can I split a $350 order?", answer, INSTALMENTS)) == ["supported"]
+
+
+def test_with_interest_is_the_opposite_of_interest_free() -> None:
+    judgment = judged("Can I split a $350 order?", "Orders above $200 can be paid in four installments with interest.",
+                      INSTALMENTS)
+    assert [(c.verdict, c.reason) for c in judgment.claims] == [
+        ("contradicted", f'the context says the opposite (context: "{INSTALMENTS[:-1]}")')]
+
+
+@pytest.mark.parametrize("answer", ["Trade-in credit lands in your account no more than ten days later.",
+                                    "Trade-in credit lands in your account no later than ten days after."])
+def test_no_more_than_is_no_negation(answer: str) -> None:
+    assert verdicts(judged("When is my trade-in credited?", answer,
+                           "The trade-in value is credited to your account within 10 days.")) == ["supported"]

@@ -30,6 +30,7 @@ pub struct Patterns {
     pub cjk_quantity: Regex,
     pub polarity_token: Regex,
     pub any_negator: Regex,
+    pub en_free_compound: Regex,
     pub cjk_next: Regex,
     pub cjk_week: Regex,
 }
@@ -293,6 +294,10 @@ impl Analyser {
         &self, body: &str, has_cjk: bool, known: &[(&str, String)], memo: Option<&StemMemo>,
     ) -> (bool, FxHashSet<String>) {
         // Every negator holds "no", "ne" or "n't"/"n’t", or is a CJK negator: most clauses skip the pattern.
+        // "interest-free" and "without interest" negate "interest" alone: rewritten "no interest," (a comma ends its scope)
+        let freed = (!has_cjk && (body.contains("-free") || body.contains("without")))
+            .then(|| self.patterns.en_free_compound.replace_all(body, "no $1$2,"));
+        let body = freed.as_deref().unwrap_or(body);
         let may_negate = body.contains("no") || body.contains("ne") || body.contains("n't") || body.contains("n’t")
             || body.chars().any(|c| self.tables.cjk_negators.contains(&c));
         if !may_negate || !matches!(self.patterns.any_negator.is_match(body), Ok(true)) {

@@ -163,7 +163,14 @@ pub fn contradiction(rules: &Rules, context: &Context, claim: &Claim, missing: &
                 let terms = c.size as usize - crate::chunk::distinct_quantities(&c.quantities);
                 claim.terms.iter().filter(|t| clause_has(chunk, c, t)).count() * 2 >= terms
             };
-            if holders.all(shares) {
+            // and what it negates is said of the claim's subject: "Accidental damage is not covered by the standard
+            // warranty" says nothing of a warranty covering manufacturing defects (its subject, outside the negation,
+            // is no term of the claim); a clause whose negation governs nothing named negates all of it
+            let same_subject = |(chunk, c): (&Chunk, &StoredClause)| c.governed.is_empty() || c.words.iter().all(|id| {
+                let term = chunk.vocab.get(usize::from(*id));
+                c.governed.iter().any(|governed| governed == term) || claim.terms.contains(term)
+            });
+            if holders.all(|holder| shares(holder) && same_subject(holder)) {
                 // holders are never none: the term is only negated, so a clause has it
                 return first.map(Contradiction::NegatedTerm);
             }

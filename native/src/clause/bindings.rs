@@ -60,7 +60,7 @@ impl TextAnalyser {
             en_value: pattern("en_value")?,
             latin_in_cjk: pattern("latin_in_cjk")?, cjk_function_or_negator: pattern("cjk_function_or_negator")?,
             cjk_quantity: pattern("cjk_quantity")?,
-            polarity_token: pattern("polarity_token")?, any_negator: pattern("any_negator")?,
+            polarity_token: pattern("polarity_token")?, any_negator: pattern("any_negator")?, en_free_compound: pattern("en_free_compound")?,
             cjk_next: pattern("cjk_next")?, cjk_week: pattern("cjk_week")?,
         };
         let tables = clause::Tables {
