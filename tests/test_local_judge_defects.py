@@ -266,6 +266,16 @@ DEVELOPMENT = {row["id"]: row for row in map(json.loads, (DATA / "refusals_dev.j
     # "Priya, Social Care"), "I've queued your question for a trade-in specialist", "I'll leave rewards to the rewards folks"
     "en-refusal-q2702", "en-refusal-q2704", "en-refusal-q2707", "en-refusal-q2709", "en-refusal-q2711",
     "en-refusal-q2714", "en-refusal-q2719", "en-refusal-q2721", "en-refusal-q2725",
+    # *-q28*'s: a screen's and a chat's chrome (kiosk buttons, "[WhatsApp 09:14] 🤖 Helpdesk", ":wave:", "@dani", an agent's
+    # log in a code fence, "> _PolicyBot v2.3 · … · no answer posted_"), signatures of automated answerers, references
+    # ("case RC-55102", 工单 WX-77210), a JSON reply whose status is deferred, a topic owned by a team ("Gift-card terms are
+    # owned by Finance", 会员价格归市场部管), idioms of declining ("I'll stay out of it", "Not commenting", 我就不代答了)
+    "en-refusal-q2801", "en-refusal-q2804", "en-refusal-q2806", "en-refusal-q2809", "en-refusal-q2810",
+    "en-refusal-q2816", "en-refusal-q2817", "en-refusal-q2820", "en-refusal-q2821", "en-refusal-q2822",
+    "en-refusal-q2827", "en-refusal-q2828", "en-refusal-q2830", "zh-refusal-q2801", "zh-refusal-q2806",
+    "zh-refusal-q2808", "zh-refusal-q2812", "zh-refusal-q2813", "zh-refusal-q2814", "zh-refusal-q2817",
+    "zh-refusal-q2819", "zh-refusal-q2820", "zh-refusal-q2822", "zh-refusal-q2823", "zh-refusal-q2824",
+    "zh-refusal-q2826", "zh-refusal-q2827", "zh-refusal-q2828", "zh-refusal-q2829",
 ])
 def test_a_blind_sets_missed_refusal_over_its_own_chunks(row: str) -> None:
     """The refusals each held-out set's measurement missed, once read: refusals, never hallucinations."""
@@ -437,7 +447,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: forty-five batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: forty-six batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -494,8 +504,9 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     froze it (hard cases again; 16 of 60 recognised), then read. The forty-fourth, ids *-q26*: written blind after the
     forty-third froze it (one retailer's five assistants; 10 of 60 recognised), then read. The forty-fifth, ids *-q27*:
     written blind after the forty-fourth froze it (a marketplace's channels' logs; 24 of 60 recognised), then read.
-    refusals_heldout.jsonl, ids *-q28*: written blind after the forty-fifth froze it, measured once, then read (it awaits
-    the next blind set). None of the answers is a phrasing of the fallback catalogue
+    The forty-sixth, ids *-q28*: written blind after the forty-fifth froze it (a retailer's week, kiosks, a Slack bot,
+    auto-replies; 29 of 60 recognised), then read. refusals_heldout.jsonl holds *-q28* too, read: it awaits the next
+    blind set. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
@@ -503,23 +514,23 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # "what I've got doesn't cover them", "They cover delivery speeds and costs, but not …" (what the sources hold),
         # "Price matching with other retailers: I can't answer …" (a topic without a verb, in the context); *-q16*'s
         # run-on transcripts that refuse at their end; *-q20*'s "Ooh, in-store pickup — that's outside what I've got …"
-        # *-q28*'s reading recognises 2 more (1272 and 45 before it: "@customer"-style marks and "I'll leave that one for
-        # the team" among the earlier batches' misses)
-        ("en", "refusal", "recognised"): 1274, ("en", "refusal", "not faulted"): 15,
+        # *-q28*'s reading recognises 2 more of the earlier batches' (1272 and 45 before it) and 28 of its own 30
+        ("en", "refusal", "recognised"): 1302, ("en", "refusal", "not faulted"): 17,
         # Scots ("I'm no' allowed tae …"), *-q18*'s "only have info on one location and it's not in Ireland", *-q20*'s "The
         # warranty info I have access to is only for laptops"
-        ("en", "refusal", "faulted"): 43, ("en", "refusal", "a hallucination"): 57, ("zh", "refusal", "recognised"): 1240,
+        ("en", "refusal", "faulted"): 43, ("en", "refusal", "a hallucination"): 59, ("zh", "refusal", "recognised"): 1270,
         # 不敢 confirm, 不敢 promise, "answer: 无" (an English word in a Chinese clause is read as a name the question
         # lacks), Shanghainese (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a
         # referral with its topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理); *-q20*'s advice beside the
         # refusal (建议送修前先备份, 注销是比较重要的操作)
-        # (*-q28*'s reading: 66, 8 and 28 before it, 1237 recognised)
+        # (*-q28*'s reading: 66, 8 and 28 before it, 1237 recognised; its own 30 all recognised)
         ("zh", "refusal", "faulted"): 64, ("zh", "refusal", "not faulted"): 7, ("zh", "refusal", "a hallucination"): 27,
-        ("en", "hallucination", "faulted"): 550, ("en", "hallucination", "not faulted"): 125,
-        ("en", "hallucination", "answer a hallucination"): 612,
-        # *-q28*'s reading: 518 and 146 before it; an agent's "[tool] …" lines, "I'll leave that one for the team",
-        # "@customer Exceptions aren't mine to make" are no claims
-        ("en", "grounded", "not faulted"): 520, ("en", "grounded", "faulted"): 144,
+        # *-q28*'s 15 added (550, 125, 612 before)
+        ("en", "hallucination", "faulted"): 564, ("en", "hallucination", "not faulted"): 126,
+        ("en", "hallucination", "answer a hallucination"): 627,
+        # *-q28*'s reading: 518 and 146 before it (and *-q28*'s 15 added); an agent's "[tool] …" lines, "I'll leave that
+        # one for the team", "@customer Exceptions aren't mine to make" are no claims
+        ("en", "grounded", "not faulted"): 530, ("en", "grounded", "faulted"): 149,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk; two of *-q16*'s run-on transcripts ("okay so er it's a hundred points
@@ -527,11 +538,12 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # countries we deliver to" after the refusal (no word of the chunk's "We ship to … the United Kingdom"), and in
         # Chinese its English claim "The repair period, a spare phone can be borrowed for free"; one of *-q20*'s
         ("en", "grounded", "refused"): 6, ("en", "hallucination", "refused"): 2,
-        ("en", "grounded", "answer a hallucination"): 408,  # 410 before *-q28*'s reading
-        ("zh", "hallucination", "faulted"): 550, ("zh", "hallucination", "not faulted"): 111,
-        ("zh", "hallucination", "answer a hallucination"): 477,
-        ("zh", "grounded", "not faulted"): 502, ("zh", "grounded", "faulted"): 156, ("zh", "grounded", "refused"): 1,
-        ("zh", "grounded", "answer a hallucination"): 54,
+        ("en", "grounded", "answer a hallucination"): 416,  # 410 before *-q28*'s reading and its 15
+        # *-q28*'s 15 and 15 added (550, 111, 477; 502, 156, 54 before)
+        ("zh", "hallucination", "faulted"): 564, ("zh", "hallucination", "not faulted"): 112,
+        ("zh", "hallucination", "answer a hallucination"): 489,
+        ("zh", "grounded", "not faulted"): 511, ("zh", "grounded", "faulted"): 162, ("zh", "grounded", "refused"): 1,
+        ("zh", "grounded", "answer a hallucination"): 55,
     })
     # *-q28* (a thirteenth writer's week of a retailer's assistants, half ordinary days, half its incident channel:
     # in-app chat, kiosk screens, a smart speaker's SSML, a Slack policy bot, WhatsApp and WeChat auto-replies, an e-mail
