@@ -96,8 +96,7 @@ _EN_UNSPOKEN = (
     r"(?:the\s+)?(?:checkout|team|store|page|them)\b",
     r"\bbut\s+(?:could\s*n['’]?t|could\s+not|was\s+unable\s+to)\s+(?:find|confirm|locate|see)\b",
     r"^\W*not\s+(?:commenting|answering)\b|\bshot\s+in\s+the\s+dark\b|"
-    r"\brather\s+than\s+answer(?:ing)?\s+(?:it|this|that)\s+(?:myself|ourselves)\b|\bleav(?:e|ing)\s+(?:that|this|it)(?:\s+one)?\s+"
-    r"(?:for|to)\s+(?:a|an|the|our)\s+(?:\w+\s+)?(?:human|person|colleague|team|specialist|agent|expert)\b",
+    r"\brather\s+than\s+answer(?:ing)?\s+(?:it|this|that)\s+(?:myself|ourselves)\b",
     r"\b(?:attempt|call|lookup|request|search)\b[^.]{0,60}\bfailed\b",
     # a handoff: "transfer you to a colleague", "passing the conversation along to them"
     r"\b(?:transfer|put)\s+you\s+(?:through\s+)?to\s+(?:a|an|our|the)\s+(?:\w+\s+)?(?:colleague|agent|representative|specialist)",
@@ -416,7 +415,7 @@ _CUE_WORDS = frozenset(
     "not no never nothing none cannot cant dont didnt wont couldnt wouldnt doesnt isnt arent wasnt havent hasnt zero idk "
     "dunno clueless unsure unable stumped puzzled lost "
     "empty blank escape escapes beyond above mystery head wish sry unclear transfer failed passing handing routing "
-    "restricted neither withheld cannae dinnae declined outside suppressed blocked hands mine missing leave leaving rather".split())
+    "restricted neither withheld cannae dinnae declined outside suppressed blocked hands mine missing leave rather".split())
 _ZH_CUES = ("不", "没", "未", "无", "难", "拦截", "超", "恕", "木有", "雾水", "嘀咕", "糊涂", "懵", "迷糊", "头绪", "问倒", "哪知", "哪晓",
             "才疏", "才能", "才好", "调不出", "再帮", "再为", "交给", "转接", "用尽", "中断", "中止", "迭代", "截断", "打包票",
             "别问")

@@ -528,9 +528,9 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # *-q28*'s 15 added (550, 125, 612 before)
         ("en", "hallucination", "faulted"): 564, ("en", "hallucination", "not faulted"): 126,
         ("en", "hallucination", "answer a hallucination"): 627,
-        # *-q28*'s reading: 518 and 146 before it (and *-q28*'s 15 added); an agent's "[tool] …" lines, "I'll leave that
-        # one for the team", "@customer Exceptions aren't mine to make" are no claims
-        ("en", "grounded", "not faulted"): 530, ("en", "grounded", "faulted"): 149,
+        # *-q28*'s reading: 518 and 146 before it (and *-q28*'s 15 added); an agent's "[tool] …" lines and "@customer
+        # Exceptions aren't mine to make" are no claims
+        ("en", "grounded", "not faulted"): 529, ("en", "grounded", "faulted"): 150,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk; two of *-q16*'s run-on transcripts ("okay so er it's a hundred points
@@ -538,7 +538,7 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # countries we deliver to" after the refusal (no word of the chunk's "We ship to … the United Kingdom"), and in
         # Chinese its English claim "The repair period, a spare phone can be borrowed for free"; one of *-q20*'s
         ("en", "grounded", "refused"): 6, ("en", "hallucination", "refused"): 2,
-        ("en", "grounded", "answer a hallucination"): 416,  # 410 before *-q28*'s reading and its 15
+        ("en", "grounded", "answer a hallucination"): 417,  # 410 before *-q28*'s reading and its 15
         # *-q28*'s 15 and 15 added (550, 111, 477; 502, 156, 54 before)
         ("zh", "hallucination", "faulted"): 564, ("zh", "hallucination", "not faulted"): 112,
         ("zh", "hallucination", "answer a hallucination"): 489,
