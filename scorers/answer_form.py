@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from ragpulse.scorers.chrome import blank_marks
+
 _FILLERS = re.compile(r"(?<![\w'’-])(?:um+|uh+|er+m?|ehn)(?![\w'’-])", re.IGNORECASE)
 _SAID_AGAIN = re.compile(r"(?<![\w'’])(i|i['’]m|the|a|to|it|we|so|that)(?:\s+\1)+(?![\w'’])", re.IGNORECASE)
 _SPEECH_STARTS = ("um", "uh", "er ", "er,", "erm", "ehn", "Um", "Uh", "Er ", "Er,", "Erm", "Ehn")
@@ -62,6 +64,7 @@ _DECLINED = re.compile(r'(?:null|none|"")', re.IGNORECASE)  # {"answer": null}: 
 
 def unformed(answer: str) -> str:
     """The answer with its structure and Chinese separators read (one character for one)."""
+    answer = blank_marks(answer)  # ":wave:", "@dani —": a chat's marks, no words of a claim
     if "~" in answer or "～" in answer:
         answer = _TILDE.sub("，", answer)
     if not answer.isascii() and _SYMBOL_OR_HAN.search(answer):

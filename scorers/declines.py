@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from ragpulse._native import WordGate
+from ragpulse.scorers.chrome import said_by_the_channel
 from ragpulse.scorers.refusal_zh import mandarin
 from ragpulse.scorers.text import Clause, real_negators, size
 
@@ -37,7 +38,7 @@ _WE_DECLINE = (r"\b(?:we|we['’]re|we\s+are)\b.*\b(?:unable|not\s+(?:able|in\s+
                r"(?:\w+\W+){0,2}?(?:provide|give|share|offer)?\W*(?:information|info|details|advise|advice|answer|comment|"
                r"say|tell|confirm|guidance|help|assist|determine)\b")
 _ZH_KNOWING = (r"知道|清楚|了解|确定|查到|找到|收到|数|把握|准|法|听说|研究|懂|讲|说|结论|定论|结果|信息|资料|消息|info|"
-               r"给(?:您|你)报|报价|透露|告知|告诉|描述|回答|承诺|保证|判断|答复|解答|回复|理解|咨询|内容|给出|提及|提到|作答|读到|推断|推测|打包票|覆盖|涉及|预估|估计|答应|拍板|confirm|check|promise|"
+               r"给(?:您|你)报|报价|透露|告知|告诉|描述|回答|承诺|保证|判断|代答|提供建议|答复|解答|回复|理解|咨询|内容|给出|提及|提到|作答|读到|推断|推测|打包票|覆盖|涉及|预估|估计|答应|拍板|confirm|check|promise|"
                r"answer")
 _ZH_DECLINING = (rf"(?:(?:[不没未无难]|木有|莫有)[^，。；！？]{{0,6}}?(?:{_ZH_KNOWING})|没有关于[^，。；！？]{{0,8}}的(?:描述|说明|介绍)|"
                  r"看不到|查不到|找不到|调不出来|把(?:对话|会话|问题)(?:转)?交给|才(?:能|好)(?:帮|为|回答|答复)|再(?:帮|为)(?:您|你)查|"
@@ -94,6 +95,8 @@ _EN_UNSPOKEN = (
     r"\bnot\s+(?:provided|given|offered|discussed)\s+(?:through|via|on|in|by)\s+this\b|\bi['’]?ll\s+leave\s+(?:\w+\s+){0,3}to\s+"
     r"(?:the\s+)?(?:checkout|team|store|page|them)\b",
     r"\bbut\s+(?:could\s*n['’]?t|could\s+not|was\s+unable\s+to)\s+(?:find|confirm|locate|see)\b",
+    r"^\W*not\s+(?:commenting|answering)\b|\bshot\s+in\s+the\s+dark\b|"
+    r"\brather\s+than\s+answer(?:ing)?\s+(?:it|this|that)\s+(?:myself|ourselves)\b",
     r"\b(?:attempt|call|lookup|request|search)\b[^.]{0,60}\bfailed\b",
     # a handoff: "transfer you to a colleague", "passing the conversation along to them"
     r"\b(?:transfer|put)\s+you\s+(?:through\s+)?to\s+(?:a|an|our|the)\s+(?:\w+\s+)?(?:colleague|agent|representative|specialist)",
@@ -322,7 +325,7 @@ _ZH_AROUND = (
     r"(?:在|到)[^，。；！？]{0,12}页面?[^，。；！？]{0,4}(?:可以|能)?(?:看到|查看)|^建议(?:您|你)?(?:到|去|在)[^，。；！？]{0,16}页面?|"
     r"(?:瞅|看)一眼|^(?:这个)?我+看了一?下|^[呃嗯啊哦额]+[^，。；！？是可能会要]{1,10}[哈啊呀嘛]*$|"
     r"^在[^，。；！？]{0,12}(?:文档|资料|知识库|材料)(?:里|中|之中|内)$|^(?:对于|有关)[^，。；！？]{0,20}(?:问题|询问|咨询|请求|事宜)$|"
-    r"^(?:您|你)(?:提出|询问|咨询|提到|反映)的[^，。；！？]{0,20}问题$",
+    r"^(?:您|你)(?:提出|询问|咨询|提到|反映)的[^，。；！？]{0,20}问题$|^[^，。；！？]{1,12}(?:这些嘢|这类问题|这事儿?|这件事|这块)$",
     r"^(?:(?:还?请|您|你|麻烦)(?:您|你)?(?:可以|可)?(?:先)?(?:去)?(?:做)?)?(?:准备|说明|描述|提供|登录|等待|留下|提交|填写|联系|参考|参阅|咨询|重新)|"
     r"把[^，。；！？]{0,8}(?:发来|发给|发送)|^【[^】]{1,8}】[\s，,]*(?:抱歉|不好意思|对不起)?[\s，,。]*$",  # steps to reach support, a label
     # a reason: for your safety (为保障您的…, 出于…考虑), what a question touches (涉及…问题, 属于营销信息), facts that depend or
@@ -477,7 +480,7 @@ def around_a_refusal(text: str, parsed: Clause, question: Clause, *, in_context:
     text = mandarin(text)
     if (greeting := _GREETING_LEAD.match(text)) and _EN_STATEMENT.match(rest := text[greeting.end():]):
         text = rest  # "Dear customer, we offer free pickup …": what follows the greeting is read
-    if _TOPIC_LINE.search(text) or _NOTHING_FOUND_OR_STEPS.search(text):  # whatever numbers they name ("SKU XM-B8")
+    if _TOPIC_LINE.search(text) or _NOTHING_FOUND_OR_STEPS.search(text) or said_by_the_channel(text):  # whatever numbers
         return True
     around = _AROUND.search(text) is not None
     if parsed.quantities or around:

@@ -8,7 +8,9 @@ else ("… they will refund the postage") keeps every clause a claim, as before.
 A hand-off: the question passed to a person, a team or a page ("has been forwarded", "I'll pass you over to", "is handled
 by our orders team", "would be the right place to ask", "please get in touch with", 转交, 已记录, 将安排专员与您联系), or
 the speaker keeping from an answer for the asker's sake ("I'd hate to get it wrong", "I'd rather you confirm",
-"something I'd want a person to look at", 不替您下结论, 不好先答应). Never one with a number of its own.
+"something I'd want a person to look at", "I'll stay out of it", 不替您下结论, 不好先答应), a topic owned by a team
+("Gift-card terms are owned by Finance", "Payment-method questions go to the payments team", 会员价格归市场部管, 需由账户安全
+团队答复). Never one with a number of its own; a reference's digits ("case RC-55102", 工单 WX-77210) are none.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ from __future__ import annotations
 import re
 
 from ragpulse._native import WordGate
+from ragpulse.scorers.chrome import REFERENCE
 from ragpulse.scorers.declines import letter_runs
 from ragpulse.scorers.refusal_zh import mandarin
-from ragpulse.scorers.text import Clause
+from ragpulse.scorers.text import Clause, clause
 
 _WHO = (r"(?:team|desk|department|dept|colleagues?|specialists?|agents?|staff|advisors?|advisers?|representatives?|reps?|"
         r"people|folks|person|someone|somebody|human|centre|center|support|store|shop|branch|carrier|courier|office|"
@@ -33,7 +36,8 @@ _EN_SHAPES = (
     r"\blet\s+me\s+(?:pass|hand|transfer|forward|escalate|connect|put)\s+(?:you|this|it|that|your)\b",
     # who answers it: "is handled by our orders team", "Our shipping team is the right place to confirm", "someone
     # from the team will look it up", "Our Returns team can check your order"
-    r"\b(?:is|are)\s+(?:handled|dealt\s+with|decided|answered|managed)\s+by\s+(?:our|the|your|a)\b",
+    r"\b(?:is|are)\s+(?:handled|dealt\s+with|decided|answered|managed|owned|confirmed)\s+by\s+(?:(?:our|the|your|a)\b|"
+    r"(?-i:[A-Z])[\w&-]*\W*$)",
     rf"\b(?:is|are|would\s+be|['’]d\s+be)\s+(?:the|a|your)\s+(?:right|best|reliable|proper|correct|better)\s+(?:place|"
     rf"people|person|source|contact|{_WHO})s?\b",
     rf"\b(?:our|the|a|your)\s+(?:[\w-]+\s+){{0,2}}?{_WHO}\s+(?:\w+\s+)?(?:can|will|would|should|could|is\s+able\s+to|"
@@ -44,9 +48,24 @@ _EN_SHAPES = (
     r"\bwould\s+get\s+it\s+in\s+front\s+of\b",
     # "A colleague will follow up by email", "they'll reply here in your DMs", "I've queued your question for a specialist"
     r"\b(?:will|['’]ll)\s+(?:follow\s+up|reply|respond|sort\s+(?:it|this|you))\b|\b(?:queued|passed|sent|forwarded|routed|"
-    r"escalated|flagged)\s+(?:your|the|this)\s+(?:\w+\s+)?(?:question|query|request|case|message)\s+(?:to|for|with)\b|"
+    r"escalated|flagged)\s+(?:your|the|this)\s+(?:\w+\s+)?(?:question|query|request|case|message|chat|conversation|ticket|thread)\s+"
+    r"(?:to|for|with)\b|"
     r"\bi['’]ll\s+leave\s+(?:\w+\s+){1,4}?(?:to|for)\s+(?:the|our|a|an)\b",
     r"^\W*(?:one\s+moment|please\s+hold|hold\s+on)\b",
+    # handed on already, left to a person, owned by a team: "I've handed this to", "leaving that one for a human", "I'll
+    # let a colleague take …", "Payment-method questions go to the payments team", "someone from the floor will look it
+    # up", "ask in #finance-questions", "that's one to put to the service centre", "Our trade-in estimator … will give",
+    # "I'll stay out of it"
+    r"\b(?:i|we)['’]ve\s+(?:\w+\s+)?(?:handed|passed|forwarded|escalated|sent|routed|transferred|flagged|queued)\s+"
+    r"(?:this|it|that|your|you)\b|\bleav(?:e|ing)\s+(?:that|this|it)(?:\s+one)?\s+(?:for|to)\s+(?:a|an|the|our)\s+"
+    r"(?:\w+\s+)?(?:human|person|colleague|team|specialist|agent|expert)\b|\b(?:i['’]ll|i\s+will|let\s+me)\s+let\s+"
+    rf"(?:a|an|our|the)\s+(?:\w+\s+)?{_WHO}|\b(?:questions|queries|enquiries|inquiries)\s+(?:go|goes|"
+    r"are\s+(?:sent|routed|passed))\s+to\s+(?:our|the|a)\b|\b(?:someone|somebody|a\s+colleague)\b[^.;!?]{0,30}?\b(?:will|"
+    r"['’]ll|can|could)\s+(?:\w+\s+){0,2}?(?:look|check|confirm|help|answer|get\s+back)\b|\bask\s+(?:it\s+)?in\s+"
+    r"#[\w-]+|\bone\s+to\s+(?:put\s+to|ask|raise\s+with|check\s+with)\s+(?:the|our|your|a)\b|\bnot\s+(?:going\s+to|"
+    r"gonna)\s+(?:make\s+(?:that|this|the)\s+call|comment|weigh\s+in)\b|\b(?:our|the|your)\s+(?:[\w-]+\s+){0,2}?"
+    r"(?:estimator|calculator|checker|finder|locator)\b[^.;!?]{0,40}?\b(?:will|can|would)\s+(?:give|show|tell|calculate)\b|"
+    r"\bi['’]?ll\s+stay\s+out\s+of\s+(?:it|this|that)\b",
     r"\bworth\s+(?:checking|asking|confirming)\s+(?:with|at)\b",
     r"\b(?:your|the)\s+(?:best|quickest|easiest|safest)\s+(?:options?|bets?|routes?|ways?)\s+(?:are|is|would\s+be)\b",
     # where to look: "the prices show up at checkout", "the Contact section … should list the ways to reach the team"
@@ -55,7 +74,7 @@ _EN_SHAPES = (
     # whom to ask: "Best to ring the Berlin store directly", "kindly get in touch with our returns desk"
     r"(?:^\W*(?:(?:it['’]?s\s+)?(?:best|better)\s+to|you\s+(?:can|could|may|might)|just|try)|\b(?:please|kindly))\s+"
     r"(?:\w+\s+){0,2}?(?:contact|reach|ring|call|phone|email|e-mail|message|ask|check\s+with|confirm\s+with|get\s+in\s+touch|"
-    r"speak|talk|open\s+a\s+(?:request|ticket|case|claim)|raise\s+a\s+(?:request|ticket)|use\s+the\s+(?:contact|store\s+locator))\b",
+    r"speak|talk|see|visit|open\s+a\s+(?:request|ticket|case|claim)|raise\s+a\s+(?:request|ticket)|use\s+the\s+(?:contact|store\s+locator))\b",
     # kept from an answer for the asker's sake: "I'd hate to get wrong", "something I'd rather you confirm", "I'd prefer
     # our payments colleagues confirm", "something I'd want a person to look at", "I'd like to be careful with"
     r"\b(?:i['’]d|i\s+would)\s+hate\s+to\s+(?:get|give|tell)\b|\bthings?\s+i['’]d\s+hate\s+to\b",
@@ -69,11 +88,13 @@ _EN_SHAPES = (
 )
 _EN_HANDOFF = re.compile("(?i:" + "|".join(_EN_SHAPES) + ")")
 _HAN = re.compile("[\u3400-\u9fff]")
+_REFERENCE = re.compile(REFERENCE, re.IGNORECASE)
 # The Traditional forms of the shapes' characters: a clause holding one is read again in Simplified (3.6 µs, not spent
 # on every Chinese clause)
 _TRADITIONAL = re.compile("[轉記錄聯絡確認議結論應準話復門點頁員專處斷與給將經為這還單後說觀務電]")
 # A word each Chinese shape holds, in one search of literals (0.3 µs over a short answer, the shapes 2.3)
-_ZH_KEYS = re.compile("转交|转给|转到|转至|提交|反馈给|登记|记录|受理|联系|联络|回电|致电|核实|确认|判断|查看|处理|看一下|沟通|留意|"
+_ZH_KEYS = re.compile("填好|填写|选好|需由|须由|应由|交由|交给|部管|队管|组管|事管|心管|部负责|队负责|组负责|事负责|心负责|尽快联系|"
+                      "尽快回复|尽快处理|尽快与|为准|请到|请去|请在|转交|转给|转到|转至|提交|反馈给|登记|记录|受理|联系|联络|回电|致电|核实|确认|判断|查看|处理|看一下|沟通|留意|"
                       "结论|答应|准话|打包票|答复|回复|看看|看下|找找|找一下|查一下|搜一下|咨询|问一下|问问|找")
 _ZH_HANDOFF = re.compile(
     # passed on, recorded, someone will call: 已将您的问题转交会员组, 已经转给发票组, 您反馈的保修问题已记录, 我们将安排专员与您联系
@@ -89,7 +110,16 @@ _ZH_HANDOFF = re.compile(
     # whom to ask: 请您联系人工客服处理, 也可以问一下人工客服
     r"^(?:请|建议|麻烦|可以|也可以|直接|或者?)?(?:您|你)?(?:联系|咨询|找|问一下|问问)[^，。；！？]{0,6}(?:人工客服|客服|售后|专员)|"
     # kept from an answer: 不替您下结论, 不好先答应您, 不方便给准话, 没法给您打包票, 先不给您答复, 不适合直接给出结论, 先不自动回复
-    r"(?:不|没法|没办法|无法)[^，。；！？]{0,6}(?:下结论|答应|给准话|准话|打包票|给出结论|答复|自动回复|回复)")
+    r"(?:不|没法|没办法|无法)[^，。；！？]{0,6}(?:下结论|答应|给准话|准话|打包票|给出结论|答复|自动回复|回复)|"
+    # who answers it, and where: 需由账户安全团队答复, 交由售后专员回复, 会员价格归市场部管, 我转给财务同事, 已为您登记, 将尽快联系,
+    # 请咨询服务台工作人员, 以下单页面显示为准, 看下结算页, 请到 #会员运营 问, 留意公众号消息
+    r"(?:需|须|应|交)由[^，。；！？]{0,10}(?:团队|部门|同事|专员|客服|售后|财务|人工|中心)|交给[^，。；！？]{0,6}(?:团队|部门|同事|"
+    r"专员|客服|售后|财务|人工)|归[^，。；！？]{0,8}(?:部|团队|组|同事|中心)(?:管|负责|处理)|我(?:这边)?(?:先|来)?(?:转给|转交)|"
+    r"已为(?:您|你)(?:登记|记录|提交|转交)|(?:将|会)尽快(?:与(?:您|你))?(?:联系|回复|处理)|"
+    r"请(?:您|你)?(?:联系|咨询|询问|找|问)[^，。；！？]{0,10}(?:工作人员|店员|服务台|客服|专员|同事|售后|门店)|"
+    r"(?:看下|看一下|看看|查看)[^，。；！？]{0,4}(?:结算页|付款页|订单页|详情页)|以[^，。；！？]{0,10}(?:页面|结算页|订单页)[^，。；！？]{0,4}为准|"
+    r"(?:在|到)\s*(?i:checkout|cart|app)[^，。；！？]{0,6}(?:看一下|看看|看下|查看)|请(?:您|你)?(?:到|去|在)[^，。；！？]{0,20}(?:问|咨询|提问)|"
+    r"留意[^，。；！？]{0,8}消息|请(?:您|你)?(?:到|去|在)\s*#|(?:下单|结算|付款)时[^，。；！？]{0,4}(?:填好|填写|选好|选择)")
 
 
 # A word each English shape holds: a clause with none is spared the shapes (35 µs over 100 characters, the gate 1)
@@ -99,7 +129,8 @@ _EN_GATE = frozenset(
     "check confirm tell look advise answer guide review verify back contact give call email reach touch follow front over "
     "walk explain sort worth show shown appear appears listed displayed ways share provide "
     "moment hold ring phone message ask speak talk open raise use hate rather prefer careful want going something "
-    "follow reply respond queued sent flagged leave".split())
+    "follow reply respond queued sent flagged leave leaving handed owned confirmed questions queries enquiries inquiries "
+    "someone somebody colleague visit please kindly estimator calculator checker finder locator gonna stay".split())
 _MAX_CHARS = 600
 # A hand-off speaks to the asker or for the shop: an answer without one of these words (a summary, an explanation in
 # the third person) is spared reading its clauses for one
@@ -116,6 +147,8 @@ def may_hand_off(answer: str) -> bool:
         return False
     if not answer.isascii() and _HAN.search(answer):  # a Chinese answer is read in Chinese
         return _zh_hands_off(answer)
+    if "@" in answer:  # a chat's mention ("@dani — leaving that one for a human") speaks to someone
+        return True
     if answer.isascii():  # its words looked up in the crate ("I'd" gives "i")
         return bool(_ADDRESSED_GATE.meets_in(answer))
     return not _EN_ADDRESSED.isdisjoint(letter_runs(answer.lower()))
@@ -133,8 +166,8 @@ def hands_off(text: str, quantified: bool) -> bool:
 
 
 def _zh_hands_off(text: str) -> bool:
-    if _ZH_KEYS.search(text):
-        return _ZH_HANDOFF.search(text) is not None
+    if _ZH_KEYS.search(text) and _ZH_HANDOFF.search(text) is not None:
+        return True
     if _TRADITIONAL.search(text):  # Traditional characters, read as Simplified
         said = mandarin(text)
         return _ZH_KEYS.search(said) is not None and _ZH_HANDOFF.search(said) is not None
@@ -143,4 +176,7 @@ def _zh_hands_off(text: str) -> bool:
 
 def numbers_of_its_own(parsed: Clause, question: Clause) -> bool:
     """Whether a clause has a number the question did not give, whatever its unit ("800 points" says back "about 800")."""
-    return not {value for _, value in parsed.quantities} <= {value for _, value in question.quantities}
+    quantities = parsed.quantities
+    if quantities and _REFERENCE.search(parsed.text):  # "case RC-55102", 工单 WX-77210: a reference's digits are no number
+        quantities = clause(_REFERENCE.sub(" ", parsed.text)).quantities
+    return not {value for _, value in quantities} <= {value for _, value in question.quantities}

@@ -46,7 +46,7 @@ _INFO = (r"(?:information|info|details|data|specifics|answers?|records?|knowledg
 # What the answer was written from; a few modifiers before it ("the provided help articles").
 _MODIFIERS = (r"(?:the|my|our|these|those|this|your|its|their|available|provided|given|retrieved|relevant|help|policy|"
               r"search|reference|support|related|current)")
-_SOURCE_NOUN = (r"(?:context|documents?|documentation|docs|knowledge\s*base|database|passages?|texts?|sources?|materials?|"
+_SOURCE_NOUN = (r"(?:context|documents?|documentation|docs?|knowledge\s*base|database|passages?|texts?|sources?|materials?|"
                 r"articles?|excerpts?|snippets?|faqs?|help\s*(?:center|centre)|search\s+results|references?|"
                 r"reference\s+material|guides?|guidance|(?:retrieved|provided)\s+content|"
                 r"(?:help|support|policy|faq|retrieved)\s+(?:pages?|entries)|(?:my|the)\s+information|"

@@ -266,12 +266,57 @@ DEVELOPMENT = {row["id"]: row for row in map(json.loads, (DATA / "refusals_dev.j
     # "Priya, Social Care"), "I've queued your question for a trade-in specialist", "I'll leave rewards to the rewards folks"
     "en-refusal-q2702", "en-refusal-q2704", "en-refusal-q2707", "en-refusal-q2709", "en-refusal-q2711",
     "en-refusal-q2714", "en-refusal-q2719", "en-refusal-q2721", "en-refusal-q2725",
+    # *-q28*'s: a screen's and a chat's chrome (kiosk buttons, "[WhatsApp 09:14] 🤖 Helpdesk", ":wave:", "@dani", an agent's
+    # log in a code fence, "> _PolicyBot v2.3 · … · no answer posted_"), signatures of automated answerers, references
+    # ("case RC-55102", 工单 WX-77210), a JSON reply whose status is deferred, a topic owned by a team ("Gift-card terms are
+    # owned by Finance", 会员价格归市场部管), idioms of declining ("I'll stay out of it", "Not commenting", 我就不代答了)
+    "en-refusal-q2801", "en-refusal-q2804", "en-refusal-q2806", "en-refusal-q2809", "en-refusal-q2810",
+    "en-refusal-q2816", "en-refusal-q2817", "en-refusal-q2820", "en-refusal-q2821", "en-refusal-q2822",
+    "en-refusal-q2827", "en-refusal-q2828", "en-refusal-q2830", "zh-refusal-q2801", "zh-refusal-q2806",
+    "zh-refusal-q2808", "zh-refusal-q2812", "zh-refusal-q2813", "zh-refusal-q2814", "zh-refusal-q2817",
+    "zh-refusal-q2819", "zh-refusal-q2820", "zh-refusal-q2822", "zh-refusal-q2823", "zh-refusal-q2824",
+    "zh-refusal-q2826", "zh-refusal-q2827", "zh-refusal-q2828", "zh-refusal-q2829",
 ])
 def test_a_blind_sets_missed_refusal_over_its_own_chunks(row: str) -> None:
     """The refusals each held-out set's measurement missed, once read: refusals, never hallucinations."""
     written = DEVELOPMENT[row]
     result = judged(written["q"], written["a"], *(KNOWLEDGE[key] for key in written["chunks"]))
     assert (result.refusal, result.hallucination, result.claims) == (True, False, []), result.groundedness_reason
+
+
+GIFT_CARDS = "Gift cards are valid for 3 years from purchase and can be used online."
+
+
+@pytest.mark.parametrize("answer", [
+    # a chat's marks and a bot's status line: no words of a claim
+    "@dani — leaving that one for a human to confirm. :wave:\n> _PolicyBot v2.3 · confidence below threshold · no answer posted_",
+    # a kiosk's header and buttons around a pointer
+    "[KIOSK BER-01]\nFor gift card questions please see the Customer Service desk near the entrance.\n[ Show map ]",
+    # a topic owned by another team, and declining to comment
+    ":no_entry_sign: Gift-card terms are owned by Finance. Not commenting — ask in #finance-questions.",
+    # a hand-off with its reference, signed by an automated answerer
+    "Hi Hannah,\n\nI'd rather not comment on this one myself. I've passed your message to the finance team under case "
+    "RC-55102 and they will reply to this thread.\n\nBest,\nCustomer Care (automated agent)",
+    "Reckon that's one to put to the finance team, mate — I'll stay out of it.",
+    "您好，\n\n这个问题我这边不便下结论，已将您的问题转给售后团队（工单 WX-77210），他们会在本邮件线程中回复。\n\n客服中心（自动处理）",
+])
+def test_a_channels_chrome_and_a_bots_own_lines_around_a_refusal_claim_nothing(answer: str) -> None:
+    """*-q28*'s registers: what a screen, a chat or a bot says around a refusal or a hand-off was judged as claims (a
+    kiosk's id, a reference's digits, a signature's team) and the answer called a hallucination (the rows of *-q28*
+    above hold the JSON reply that defers, 会员价格归市场部管 and 我就不代答了)."""
+    result = judged("How long is a gift card valid?", answer, GIFT_CARDS)
+    assert (result.refusal, result.hallucination, result.claims) == (True, False, []), result.groundedness_reason
+
+
+@pytest.mark.parametrize(("answer", "claims"), [
+    # a line of buttons and a status line are blanked; a bracketed label before a Chinese claim is not a button
+    ("[ Call a colleague ]  [ Back ]\nGift cards are valid for 3 years.", ["Gift cards are valid for 3 years"]),
+    ("【保修范围】笔记本摔坏属于保修范围，一年内可以免费维修。", ["【保修范围】笔记本摔坏属于保修范围", "一年内可以免费维修"]),
+    ("_Reminder: gift cards are valid for 3 years._", ["_Reminder: gift cards are valid for 3 years._"]),
+    (":tada: Gift cards are valid for 3 years.", ["Gift cards are valid for 3 years"]),
+])
+def test_chrome_is_blanked_and_claims_are_kept(answer: str, claims: list[str]) -> None:
+    assert [c.strip() for c in read(answer).claims] == claims
 
 
 @pytest.mark.parametrize(("answer", "verdict"), [
@@ -402,7 +447,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: forty-five batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: forty-six batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -459,7 +504,9 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     froze it (hard cases again; 16 of 60 recognised), then read. The forty-fourth, ids *-q26*: written blind after the
     forty-third froze it (one retailer's five assistants; 10 of 60 recognised), then read. The forty-fifth, ids *-q27*:
     written blind after the forty-fourth froze it (a marketplace's channels' logs; 24 of 60 recognised), then read.
-    refusals_heldout.jsonl, ids *-q28*: written blind after the forty-fifth froze it, measured once. None of the answers is a phrasing of the fallback catalogue
+    The forty-sixth, ids *-q28*: written blind after the forty-fifth froze it (a retailer's week, kiosks, a Slack bot,
+    auto-replies; 29 of 60 recognised), then read. refusals_heldout.jsonl holds *-q28* too, read: it awaits the next
+    blind set. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
@@ -467,18 +514,23 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # "what I've got doesn't cover them", "They cover delivery speeds and costs, but not …" (what the sources hold),
         # "Price matching with other retailers: I can't answer …" (a topic without a verb, in the context); *-q16*'s
         # run-on transcripts that refuse at their end; *-q20*'s "Ooh, in-store pickup — that's outside what I've got …"
-        ("en", "refusal", "recognised"): 1272, ("en", "refusal", "not faulted"): 15,
+        # *-q28*'s reading recognises 2 more of the earlier batches' (1272 and 45 before it) and 28 of its own 30
+        ("en", "refusal", "recognised"): 1302, ("en", "refusal", "not faulted"): 17,
         # Scots ("I'm no' allowed tae …"), *-q18*'s "only have info on one location and it's not in Ireland", *-q20*'s "The
         # warranty info I have access to is only for laptops"
-        ("en", "refusal", "faulted"): 45, ("en", "refusal", "a hallucination"): 59, ("zh", "refusal", "recognised"): 1237,
+        ("en", "refusal", "faulted"): 43, ("en", "refusal", "a hallucination"): 59, ("zh", "refusal", "recognised"): 1270,
         # 不敢 confirm, 不敢 promise, "answer: 无" (an English word in a Chinese clause is read as a name the question
         # lacks), Shanghainese (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a
         # referral with its topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理); *-q20*'s advice beside the
         # refusal (建议送修前先备份, 注销是比较重要的操作)
-        ("zh", "refusal", "faulted"): 66, ("zh", "refusal", "not faulted"): 8, ("zh", "refusal", "a hallucination"): 28,
-        ("en", "hallucination", "faulted"): 550, ("en", "hallucination", "not faulted"): 125,
-        ("en", "hallucination", "answer a hallucination"): 612,
-        ("en", "grounded", "not faulted"): 518, ("en", "grounded", "faulted"): 146,
+        # (*-q28*'s reading: 66, 8 and 28 before it, 1237 recognised; its own 30 all recognised)
+        ("zh", "refusal", "faulted"): 64, ("zh", "refusal", "not faulted"): 7, ("zh", "refusal", "a hallucination"): 27,
+        # *-q28*'s 15 added (550, 125, 612 before)
+        ("en", "hallucination", "faulted"): 564, ("en", "hallucination", "not faulted"): 126,
+        ("en", "hallucination", "answer a hallucination"): 627,
+        # *-q28*'s reading: 518 and 146 before it (and *-q28*'s 15 added); an agent's "[tool] …" lines and "@customer
+        # Exceptions aren't mine to make" are no claims
+        ("en", "grounded", "not faulted"): 529, ("en", "grounded", "faulted"): 150,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk; two of *-q16*'s run-on transcripts ("okay so er it's a hundred points
@@ -486,25 +538,27 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # countries we deliver to" after the refusal (no word of the chunk's "We ship to … the United Kingdom"), and in
         # Chinese its English claim "The repair period, a spare phone can be borrowed for free"; one of *-q20*'s
         ("en", "grounded", "refused"): 6, ("en", "hallucination", "refused"): 2,
-        ("en", "grounded", "answer a hallucination"): 410,
-        ("zh", "hallucination", "faulted"): 550, ("zh", "hallucination", "not faulted"): 111,
-        ("zh", "hallucination", "answer a hallucination"): 477,
-        ("zh", "grounded", "not faulted"): 502, ("zh", "grounded", "faulted"): 156, ("zh", "grounded", "refused"): 1,
-        ("zh", "grounded", "answer a hallucination"): 54,
+        ("en", "grounded", "answer a hallucination"): 417,  # 410 before *-q28*'s reading and its 15
+        # *-q28*'s 15 and 15 added (550, 111, 477; 502, 156, 54 before)
+        ("zh", "hallucination", "faulted"): 564, ("zh", "hallucination", "not faulted"): 112,
+        ("zh", "hallucination", "answer a hallucination"): 489,
+        ("zh", "grounded", "not faulted"): 511, ("zh", "grounded", "faulted"): 162, ("zh", "grounded", "refused"): 1,
+        ("zh", "grounded", "answer a hallucination"): 55,
     })
-    # held out (*-q28*: a thirteenth writer's week of a retailer's assistants, half ordinary days, half its incident
-    # channel: in-app chat, kiosk screens, a smart speaker's SSML, a Slack policy bot, WhatsApp and WeChat auto-replies,
-    # an e-mail agent's tickets with tool calls and JSON): 29 of 60 refusals recognised (15 of 30 English, 14 of 30
-    # Chinese), 23 judged hallucinations; a769687's recogniser, before *-q27* was read, the same; 8ca4b68's 27 and 25
+    # *-q28* (a thirteenth writer's week of a retailer's assistants, half ordinary days, half its incident channel:
+    # in-app chat, kiosk screens, a smart speaker's SSML, a Slack policy bot, WhatsApp and WeChat auto-replies, an e-mail
+    # agent's tickets with tool calls and JSON): READ, no longer blind. Measured once frozen: 29 of 60 refusals recognised
+    # (15 of 30 English, 14 of 30 Chinese), 23 judged hallucinations. After its reading (chrome, bots' lines, references,
+    # deferring JSON, teams that own a topic, idioms of declining): 58 of 60, 2 (an English topic before a dash, "Paying
+    # with two cards on a single order — that's not covered …", judged as a claim); partial refusals as before but one
+    # grounded answer fewer called a hallucination. This assert awaits the next blind set.
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 15, ("en", "refusal", "faulted"): 12, ("en", "refusal", "not faulted"): 3,
-        ("en", "refusal", "a hallucination"): 15,
-        ("zh", "refusal", "recognised"): 14, ("zh", "refusal", "faulted"): 14, ("zh", "refusal", "not faulted"): 2,
-        ("zh", "refusal", "a hallucination"): 8,
+        ("en", "refusal", "recognised"): 28, ("en", "refusal", "not faulted"): 2, ("en", "refusal", "a hallucination"): 2,
+        ("zh", "refusal", "recognised"): 30,
         ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
         ("en", "hallucination", "answer a hallucination"): 15,
-        ("en", "grounded", "not faulted"): 9, ("en", "grounded", "faulted"): 6,
-        ("en", "grounded", "answer a hallucination"): 9,
+        ("en", "grounded", "not faulted"): 10, ("en", "grounded", "faulted"): 5,
+        ("en", "grounded", "answer a hallucination"): 8,
         ("zh", "hallucination", "faulted"): 14, ("zh", "hallucination", "not faulted"): 1,
         ("zh", "hallucination", "answer a hallucination"): 12,
         ("zh", "grounded", "not faulted"): 9, ("zh", "grounded", "faulted"): 6,

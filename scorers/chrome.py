@@ -1,0 +1,68 @@
+"""What a channel's interface and a bot's own lines say around an answer: nothing about the world. Read by
+scorers/answer_form.py (marks blanked in every answer, one character for one) and scorers/declines.py (lines said
+around a refusal or a hand-off, whatever numbers they hold).
+
+- Chat marks: an emoji shortcode (":wave:", ":no_entry_sign:") and a mention that opens a line ("@dani —") are no words
+  of a claim.
+- A screen's or a message's chrome: a line of buttons or bracketed headers ("[ Call a colleague ]  [ Back ]",
+  "[KIOSK BER-02 | lang=en-GB]", "[WhatsApp 09:14] 🤖 Helpdesk", [门店自助机 SH-05]), an agent's log line ("[agent]
+  match=false"), a bot's status line ("> _PolicyBot v2.3 · confidence below threshold · no answer posted_").
+- A signature that names an automated answerer ("Aria (automated assistant), Customer Care", "Returns Desk (auto)",
+  客服中心（自动回复）), a reference ("case RC-55102", 工单 #ZX-30177), a promise of a reply's time ("Expect a reply within
+  one working day", 预计一个工作日内回复), a chat menu ("Reply 1 to be connected", 回复「人工」就能转过去).
+- A JSON reply's machine members: a status that defers ({"status":"deferred"}) and a reason given as an identifier
+  ("reason":"policy_sensitive").
+"""
+
+from __future__ import annotations
+
+import re
+
+_SHORTCODE = re.compile(r"(?<![\w:/]):[a-z][a-z0-9_+-]{1,30}:(?![\w:/])")
+_MENTION = re.compile(r"^[^\S\n]*(?:@[A-Za-z][\w.-]{0,30}|\*[A-Za-z][\w-]{0,30}\*(?=\s))", re.MULTILINE)  # "*PolicyBot* …"
+# Whole lines of chrome: buttons and bracketed headers (a short name after them; not 【…】, a Chinese headline), an
+# agent's log lines, a code fence, a quoted status line in italics
+_CHROME_LINE = re.compile(r"^[^\S\n]*(?:(?:\[[^\]\n]*[^\W\d_][^\]\n]*\][^\S\n]*){1,4}(?:[^\w\n]*[A-Za-z0-9-]{1,20}){0,2}[^\w\n]*|"
+                          r"\[(?:agent|tool|system|bot|log|debug|trace|retriever)\][^\n]*|```\w*|>[^\S\n]*_[^_\n]{1,120}_)[^\S\n]*$",
+                          re.MULTILINE | re.IGNORECASE)
+
+
+def blank_marks(answer: str) -> str:
+    """The answer with its emoji shortcodes and a line's opening mention blanked (one character for one)."""
+    if ":" in answer:
+        answer = _SHORTCODE.sub(_blank, answer)
+    if "@" in answer or "*" in answer:
+        answer = _MENTION.sub(_blank, answer)
+    if "[" in answer or "`" in answer or "_" in answer:
+        answer = _CHROME_LINE.sub(_blank, answer)
+    return answer
+
+
+def _blank(match: re.Match[str]) -> str:
+    return " " * len(match.group())
+
+
+# A reference: letters and digits joined by a hyphen or after "#", "case", "ticket", 工单
+REFERENCE = (r"(?:#\s*[\w-]*\d[\w-]*|\b[A-Z]{2,}-?\d[\w-]*|\b(?:ref|reference|ticket|case)\s*[:#]?\s*[\w-]*\d[\w-]*|"
+             r"工单\s*[#＃]?\s*[\w-]*\d[\w-]*|\bv\d+(?:\.\d+)+\b)")
+_CHROME = re.compile("|".join((
+    # buttons and bracketed headers, with a short name after them
+    r"^\W*(?:[\[【][^\]】\n]{1,40}[\]】]\W*){1,4}(?:[A-Za-z0-9-]{1,20}\W*){0,2}$",
+    r"^\W*\[(?:agent|tool|system|bot|log|debug|trace|retriever)\]|^\W*[a-z_.]+=\S",  # a log's line, its key=value fields
+    # what this screen or chat holds: "The opening times loaded on this screen are for the Berlin shop only"
+    r"\b(?:on|in)\s+this\s+(?:screen|kiosk|terminal|device|chat|channel|app)\s+(?:are|is)\s+(?:for|about)\b[^.;!?]{0,40}\bonly\b",
+    r"^[^.!?]{0,40}\((?:an?\s+)?(?:automated|auto|ai|virtual)(?:\s+(?:assistant|agent|reply|response|system|bot))?\)[^.!?]{0,40}$|"
+    r"[（(]自动(?:回复|处理|答复|发送)?[)）]\W*$",
+    r"\bexpect\s+(?:a\s+|our\s+)?(?:reply|response|answer|call)\s+(?:within|in|by)\b|预计[^，。；！？]{0,12}(?:回复|答复|联系|处理)",
+    r"^\W*reply\s+\w+\s+to\s+(?:be\s+connected|go\s+back|speak|talk|reach|return)\b|"
+    r"回复\s*[「“\"][^」”\"]{1,8}[」”\"]\s*(?:即可|就能|就可以)?[^，。；！？]{0,4}(?:转|接)",
+    r'^[\s{]*"(?:status|state|outcome)"\s*:\s*"(?:deferred|escalated|handed_off|handoff|queued|pending_human|no_answer)"',
+    r'^[\s{]*"(?:reason|code|category|intent|route|queue)"\s*:\s*"[a-z]+(?:_[a-z]+)+"\W*$',
+)), re.IGNORECASE)
+_REFERENCE_LINE = re.compile(rf"^\W*(?:[\w\u3400-\u9fff]{{1,4}}\s*)?{REFERENCE}\W*(?:[—–-]+\s*[\w-]+(?:\s+[\w-]+)?\W*)?$",
+                             re.IGNORECASE)
+
+
+def said_by_the_channel(text: str) -> bool:
+    """Whether a clause is a channel's chrome or a bot's own line (the module's docstring), whatever numbers it holds."""
+    return _CHROME.search(text) is not None or _REFERENCE_LINE.match(text) is not None
