@@ -505,8 +505,8 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     forty-third froze it (one retailer's five assistants; 10 of 60 recognised), then read. The forty-fifth, ids *-q27*:
     written blind after the forty-fourth froze it (a marketplace's channels' logs; 24 of 60 recognised), then read.
     The forty-sixth, ids *-q28*: written blind after the forty-fifth froze it (a retailer's week, kiosks, a Slack bot,
-    auto-replies; 29 of 60 recognised), then read. refusals_heldout.jsonl holds *-q28* too, read: it awaits the next
-    blind set. None of the answers is a phrasing of the fallback catalogue
+    auto-replies; 29 of 60 recognised), then read. refusals_heldout.jsonl, ids *-q29*: written blind after the
+    forty-sixth's reading froze it, measured once. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
@@ -545,24 +545,21 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         ("zh", "grounded", "not faulted"): 511, ("zh", "grounded", "faulted"): 162, ("zh", "grounded", "refused"): 1,
         ("zh", "grounded", "answer a hallucination"): 55,
     })
-    # *-q28* (a thirteenth writer's week of a retailer's assistants, half ordinary days, half its incident channel:
-    # in-app chat, kiosk screens, a smart speaker's SSML, a Slack policy bot, WhatsApp and WeChat auto-replies, an e-mail
-    # agent's tickets with tool calls and JSON): READ, no longer blind. Measured once frozen: 29 of 60 refusals recognised
-    # (15 of 30 English, 14 of 30 Chinese), 23 judged hallucinations. After its reading (chrome, bots' lines, references,
-    # deferring JSON, teams that own a topic, idioms of declining): 58 of 60, 2 (an English topic before a dash, "Paying
-    # with two cards on a single order — that's not covered …", judged as a claim); partial refusals as before but one
-    # grounded answer fewer called a hallucination. This assert awaits the next blind set.
+    # held out (*-q29*: a fourteenth writer's month of one retailer's ordinary traffic over four channels, web chat, the
+    # app's help bot, e-mail auto-replies and a phone line's voice assistant, transcribed; Simplified and Traditional
+    # Chinese), measured once with the recogniser frozen after *-q28*'s reading: 55 of 60 refusals recognised, 4 judged
+    # hallucinations; partial refusals' unsupported claims make the answer a hallucination in 26 of 30, true ones in 10
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 28, ("en", "refusal", "not faulted"): 2, ("en", "refusal", "a hallucination"): 2,
-        ("zh", "refusal", "recognised"): 30,
+        ("en", "refusal", "recognised"): 28, ("en", "refusal", "faulted"): 2, ("en", "refusal", "a hallucination"): 2,
+        ("zh", "refusal", "recognised"): 27, ("zh", "refusal", "faulted"): 3, ("zh", "refusal", "a hallucination"): 2,
         ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
-        ("en", "hallucination", "answer a hallucination"): 15,
-        ("en", "grounded", "not faulted"): 10, ("en", "grounded", "faulted"): 5,
-        ("en", "grounded", "answer a hallucination"): 8,
+        ("en", "hallucination", "answer a hallucination"): 14,
+        ("en", "grounded", "not faulted"): 11, ("en", "grounded", "faulted"): 4,
+        ("en", "grounded", "answer a hallucination"): 7,
         ("zh", "hallucination", "faulted"): 14, ("zh", "hallucination", "not faulted"): 1,
         ("zh", "hallucination", "answer a hallucination"): 12,
-        ("zh", "grounded", "not faulted"): 9, ("zh", "grounded", "faulted"): 6,
-        ("zh", "grounded", "answer a hallucination"): 1,
+        ("zh", "grounded", "not faulted"): 11, ("zh", "grounded", "faulted"): 4,
+        ("zh", "grounded", "answer a hallucination"): 3,
     })
 
 
