@@ -10,6 +10,7 @@ around a refusal or a hand-off, whatever numbers they hold).
 - A signature that names an automated answerer ("Aria (automated assistant), Customer Care", "Returns Desk (auto)",
   客服中心（自动回复）), a reference ("case RC-55102", 工单 #ZX-30177), a promise of a reply's time ("Expect a reply within
   one working day", 预计一个工作日内回复), a chat menu ("Reply 1 to be connected", 回复「人工」就能转过去).
+- An e-mail auto-reply's own lines: "This is an automated message", 此邮件为系统自动回复, 请勿直接回复.
 - A JSON reply's machine members: a status that defers ({"status":"deferred"}) and a reason given as an identifier
   ("reason":"policy_sensitive").
 """
@@ -17,6 +18,8 @@ around a refusal or a hand-off, whatever numbers they hold).
 from __future__ import annotations
 
 import re
+
+from ragpulse.scorers.text import Clause, clause
 
 _SHORTCODE = re.compile(r"(?<![\w:/]):[a-z][a-z0-9_+-]{1,30}:(?![\w:/])")
 _MENTION = re.compile(r"^[^\S\n]*(?:@[A-Za-z][\w.-]{0,30}|\*[A-Za-z][\w-]{0,30}\*(?=\s))", re.MULTILINE)  # "*PolicyBot* …"
@@ -42,9 +45,10 @@ def _blank(match: re.Match[str]) -> str:
     return " " * len(match.group())
 
 
-# A reference: letters and digits joined by a hyphen or after "#", "case", "ticket", 工单
+# A reference: letters and digits joined by a hyphen or after "#", "case", "ticket", 工单, 编号, 单号 (工单号 448102)
 REFERENCE = (r"(?:#\s*[\w-]*\d[\w-]*|\b[A-Z]{2,}-?\d[\w-]*|\b(?:ref|reference|ticket|case)\s*[:#]?\s*[\w-]*\d[\w-]*|"
-             r"工单\s*[#＃]?\s*[\w-]*\d[\w-]*|\bv\d+(?:\.\d+)+\b)")
+             r"(?:工单|编号|单号)\s*[:：#＃]?\s*[\w-]*\d[\w-]*|\bv\d+(?:\.\d+)+\b)")
+_REFERENCE = re.compile(REFERENCE, re.IGNORECASE)
 _CHROME = re.compile("|".join((
     # buttons and bracketed headers, with a short name after them
     r"^\W*(?:[\[【][^\]】\n]{1,40}[\]】]\W*){1,4}(?:[A-Za-z0-9-]{1,20}\W*){0,2}$",
@@ -56,11 +60,24 @@ _CHROME = re.compile("|".join((
     r"\bexpect\s+(?:a\s+|our\s+)?(?:reply|response|answer|call)\s+(?:within|in|by)\b|预计[^，。；！？]{0,12}(?:回复|答复|联系|处理)",
     r"^\W*reply\s+\w+\s+to\s+(?:be\s+connected|go\s+back|speak|talk|reach|return)\b|"
     r"回复\s*[「“\"][^」”\"]{1,8}[」”\"]\s*(?:即可|就能|就可以)?[^，。；！？]{0,4}(?:转|接)",
+    # an e-mail's auto-reply saying it is one: "This is an automated message", 此邮件为系统自动回复, 请勿直接回复
+    r"\bthis\s+(?:is\s+an?\s+)?(?:automated|automatic|auto-generated)\s+(?:message|reply|response|e-?mail)\b|\bthis\s+(?:message|"
+    r"e-?mail|reply)\s+(?:was|is|has\s+been)\s+(?:sent|generated)\s+automatically\b|^\W*please\s+do\s+not\s+reply\b|"
+    r"(?:此|本|该)(?:邮件|消息|信息|回复|短信)(?:为|是|由)(?:系统)?自动(?:回复|发送|生成|发出)|^\W*请勿(?:直接)?回复",
     r'^[\s{]*"(?:status|state|outcome)"\s*:\s*"(?:deferred|escalated|handed_off|handoff|queued|pending_human|no_answer)"',
     r'^[\s{]*"(?:reason|code|category|intent|route|queue)"\s*:\s*"[a-z]+(?:_[a-z]+)+"\W*$',
 )), re.IGNORECASE)
 _REFERENCE_LINE = re.compile(rf"^\W*(?:[\w\u3400-\u9fff]{{1,4}}\s*)?{REFERENCE}\W*(?:[—–-]+\s*[\w-]+(?:\s+[\w-]+)?\W*)?$",
                              re.IGNORECASE)
+
+
+def numbers_said(parsed: Clause) -> frozenset[tuple[str, float]]:
+    """A clause's quantities but a reference's digits ("ticket #448102", （编号 WX-77310）, 工单号 FP-20418: no number of
+    the world, whatever brackets hold them)."""
+    quantities = parsed.quantities
+    if quantities and _REFERENCE.search(parsed.text):
+        quantities = clause(_REFERENCE.sub(" ", parsed.text)).quantities
+    return quantities
 
 
 def said_by_the_channel(text: str) -> bool:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from ragpulse._native import WordGate
-from ragpulse.scorers.chrome import said_by_the_channel
+from ragpulse.scorers.chrome import numbers_said, said_by_the_channel
 from ragpulse.scorers.refusal_zh import mandarin
 from ragpulse.scorers.text import Clause, real_negators, size
 
@@ -45,7 +45,7 @@ _ZH_DECLINING = (rf"(?:(?:[不没未无难]|木有|莫有)[^，。；！？]{{0,
                  r"雾水|嘀咕|糊涂|懵|迷糊|头绪|超纲|问倒|哪知道|哪晓得|才疏学浅|没提(?![高升前供])|"
                  r"不方便[^，。；！？]{0,12}(?:回答|答复|说明|报|透露|告知|给(?:您|你)一个)|(?:先|就)不(?:在这[里儿])?(?:给(?:您|你))?报)")
 # 我国, 我省, 我市, 我校: "our country" and the like, not the speaker
-_ZH_SPEAKER = r"(?:我(?![们国省市县区校军党])|小助手|小客服|本渠道|本助手|当前助手|该助手|本系统|阿拉|本助理|小助理|本机器人|本客服|智能客服|智能助理|智能助手|这边|本人|鄙人)"
+_ZH_SPEAKER = r"(?:我(?![们国省市县区校军党])|小助手|小客服|本渠道|本助手|当前助手|该助手|本系统|本自动回复|本邮件|阿拉|本助理|小助理|本机器人|本客服|智能客服|智能助理|智能助手|这边|本人|鄙人)"
 _WISH = (r"\bwish\s+i\s+(?:could\s+(?:\w+\s+)?(?:help|answer|tell|say|assist|confirm|give|provide|share|be\s+more)|knew\b|"
          r"had\s+(?:\w+\s+)?(?:answers?|info|information|details|data|more|number|figure|date))")  # "I wish I could play" is a story
 _SPEAKER_DECLINES = re.compile(rf"(?i:{_I}.*(?:{_DECLINING})|(?:{_DECLINING}).*{_I}|{_WE_DECLINE}|{_WISH})"
@@ -56,7 +56,11 @@ _SPEAKER_DECLINES = re.compile(rf"(?i:{_I}.*(?:{_DECLINING})|(?:{_DECLINING}).*{
 _WONT_SAY = re.compile(r"(?i:\bi\s*(?:can['’]?t|cannot|am\s+(?:not|unable)\s+(?:able\s+)?to|['’]m\s+(?:not|unable)\s+(?:able\s+)?to)\s+"
                        r"(?:really\s+)?(?:advise|comment|confirm|answer|speak\s+to|tell\s+you)\b)"
                        r"|(?i:\b(?:is|are)\s*(?:n['’]t|not)\s+in\s+(?:there|it|them)\b)"
-                       rf"|{_ZH_SPEAKER}[^，。；！？]{{0,4}}?(?:确认|答复|回答|判断|保证)不了|{_ZH_SPEAKER}[^，。；！？]{{0,4}}?(?:无法|没法|不能)(?:确认|答复|回答|判断)")
+                       rf"|{_ZH_SPEAKER}[^，。；！？]{{0,4}}?(?:确认|答复|回答|判断|保证)不了|{_ZH_SPEAKER}[^，。；！？]{{0,4}}?(?:无法|没法|不能)(?:确认|答复|回答|判断)"
+                       # an auto-reply that cannot answer automatically: "We are unable to provide an automated answer", 暂时无法自动处理
+                       r"|(?i:\b(?:unable|not\s+able|can['’]?t|cannot)\s+(?:to\s+)?(?:\w+\s+){0,2}?(?:an?\s+)?(?:automated|automatic)\s+(?:answer|response|reply)\b|"
+                       r"\b(?:can['’]?t|cannot|could\s*n['’]?t|not)\s+be\s+(?:answered|handled|resolved|processed)\s+automatically\b)"
+                       r"|(?:无法|不能|没法|未能)(?:通过)?(?:系统)?自动(?:回复)?(?:为(?:您|你))?(?:处理|解答|回复|答复|回答)")
 # Declining without a speaker, weighed like the speaker's (weigh): each tuple an alternation, English ignoring case.
 _EN_UNSPOKEN = (
     # where the clause starts, or after its topic ("Can't say", "No idea", "Not sure", "Drawing a blank", "Sat delivery:
@@ -330,7 +334,7 @@ _ZH_AROUND = (
     r"把[^，。；！？]{0,8}(?:发来|发给|发送)|^【[^】]{1,8}】[\s，,]*(?:抱歉|不好意思|对不起)?[\s，,。]*$",  # steps to reach support, a label
     # a reason: for your safety (为保障您的…, 出于…考虑), what a question touches (涉及…问题, 属于营销信息), facts that depend or
     # change (受多种因素影响, 要看具体情况, 可能已有调整), who must decide (须由维修中心确认)
-    r"^为了?(?:保障|保护|确保)(?:您|你)|^(?:涉及|有关)[^，。；！？]{0,12}(?:问题|事项|事宜)$|^出于[^，。；！？]{0,12}(?:考虑|原因)|"
+    r"^为了?(?:保障|保护|确保)(?:您|你)|^(?:涉及|有关)[^，。；！？]{0,12}(?:问题|事项|事宜)$|^出于[^，。；！？]{0,12}(?:考虑|原因)|^(?:由于|因为)(?:涉及|属于)[^，。；！？]{1,12}$|"
     r"属于[^，。；！？]{0,6}(?:营销|敏感|内部|隐私|金融)|受[^，。；！？]{0,6}因素影响|要看(?:具体|实际)?情况|"
     r"可能(?:已有|已经|有所|会有)?(?:调整|变化|变动|更新)|(?:需要|须|要)由[^，。；！？]{0,8}(?:判断|确认|决定|审核|处理)",
     # the question said back or a topic: 能否… and A-not-A (管不管), 归谁出, 还是别的, …的安排, …这块儿, 您问这个…, 用户问的是…
@@ -482,10 +486,10 @@ def around_a_refusal(text: str, parsed: Clause, question: Clause, *, in_context:
         text = rest  # "Dear customer, we offer free pickup …": what follows the greeting is read
     if _TOPIC_LINE.search(text) or _NOTHING_FOUND_OR_STEPS.search(text) or said_by_the_channel(text):  # whatever numbers
         return True
-    around = _AROUND.search(text) is not None
-    if parsed.quantities or around:
+    around, quantities = _AROUND.search(text) is not None, numbers_said(parsed)  # a reference's digits: no number
+    if quantities or around:
         # a quantity the question gave is no claim of a pointer's ("Our payments team … for a $450 order")
-        return not parsed.quantities or around and parsed.quantities <= question.quantities
+        return not quantities or around and quantities <= question.quantities
     return not (in_context or parsed.names - question.names) and (
         parsed.terms.isdisjoint(question.terms)
         or size(parsed) <= _ASIDE_UNITS and _ZH_PREDICATE.search(text) is None and _EN_STATEMENT.match(text) is None

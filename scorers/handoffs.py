@@ -18,10 +18,10 @@ from __future__ import annotations
 import re
 
 from ragpulse._native import WordGate
-from ragpulse.scorers.chrome import REFERENCE
+from ragpulse.scorers.chrome import numbers_said
 from ragpulse.scorers.declines import letter_runs
 from ragpulse.scorers.refusal_zh import mandarin
-from ragpulse.scorers.text import Clause, clause
+from ragpulse.scorers.text import Clause
 
 _WHO = (r"(?:team|desk|department|dept|colleagues?|specialists?|agents?|staff|advisors?|advisers?|representatives?|reps?|"
         r"people|folks|person|someone|somebody|human|centre|center|support|store|shop|branch|carrier|courier|office|"
@@ -38,11 +38,18 @@ _EN_SHAPES = (
     # from the team will look it up", "Our Returns team can check your order"
     r"\b(?:is|are)\s+(?:handled|dealt\s+with|decided|answered|managed|owned|confirmed)\s+by\s+(?:(?:our|the|your|a)\b|"
     r"(?-i:[A-Z])[\w&-]*\W*$)",
+    # best left to a person: "Trade-in requirements are best confirmed by a team member in store", "… best checked with"
+    r"\b(?:is|are)\s+best\s+(?:confirmed|checked|verified|answered|discussed|asked|raised|handled|advised\s+on)\s+"
+    r"(?:by|with|at|in)\s+(?:our|the|your|a|an)\b",
     rf"\b(?:is|are|would\s+be|['’]d\s+be)\s+(?:the|a|your)\s+(?:right|best|reliable|proper|correct|better)\s+(?:place|"
     rf"people|person|source|contact|{_WHO})s?\b",
     rf"\b(?:our|the|a|your)\s+(?:[\w-]+\s+){{0,2}}?{_WHO}\s+(?:\w+\s+)?(?:can|will|would|should|could|is\s+able\s+to|"
     rf"are\s+able\s+to)\s+(?:\w+\s+){{0,3}}?(?:check|confirm|tell|look|advise|answer|guide|review|verify|get\s+back|contact|"
-    rf"give\s+you|go\s+over|walk\s+you\s+through|explain|sort\s+(?:it|this|that)\s+out)\b",
+    rf"give\s+you|go\s+over|walk\s+you\s+through|explain|sort\s+(?:it|this|that)\s+out|be\s+in\s+touch|get\s+in\s+touch)\b",
+    # a ticket opened for a person to answer: "Your request has been logged (ticket #448102)", "we've opened a ticket"
+    r"\b(?:request|question|query|enquiry|inquiry|message|email|e-mail)\s+has\s+been\s+(?:logged|recorded|registered)\b|"
+    r"\bticket\s+(?:has\s+been|was|is)\s+(?:opened|created|raised|logged)\b|\b(?:opened|created|raised|logged)\s+"
+    r"(?:an?\s+)?(?:support\s+|new\s+)?ticket\b",
     r"\b(?:will|['’]ll)\s+(?:contact|call|email|get\s+back\s+to|reach\s+out\s+to|be\s+in\s+touch\s+with|follow\s+up\s+with)"
     r"\s+you\b(?!\s+(?:a|an|the|your|our|one|some)\b)",
     r"\bwould\s+get\s+it\s+in\s+front\s+of\b",
@@ -88,12 +95,11 @@ _EN_SHAPES = (
 )
 _EN_HANDOFF = re.compile("(?i:" + "|".join(_EN_SHAPES) + ")")
 _HAN = re.compile("[\u3400-\u9fff]")
-_REFERENCE = re.compile(REFERENCE, re.IGNORECASE)
 # The Traditional forms of the shapes' characters: a clause holding one is read again in Simplified (3.6 µs, not spent
 # on every Chinese clause)
 _TRADITIONAL = re.compile("[轉記錄聯絡確認議結論應準話復門點頁員專處斷與給將經為這還單後說觀務電]")
 # A word each Chinese shape holds, in one search of literals (0.3 µs over a short answer, the shapes 2.3)
-_ZH_KEYS = re.compile("填好|填写|选好|需由|须由|应由|交由|交给|部管|队管|组管|事管|心管|部负责|队负责|组负责|事负责|心负责|尽快联系|"
+_ZH_KEYS = re.compile("工单|服务单|填好|填写|选好|需由|须由|应由|交由|交给|部管|队管|组管|事管|心管|部负责|队负责|组负责|事负责|心负责|尽快联系|"
                       "尽快回复|尽快处理|尽快与|为准|请到|请去|请在|转交|转给|转到|转至|提交|反馈给|登记|记录|受理|联系|联络|回电|致电|核实|确认|判断|查看|处理|看一下|沟通|留意|"
                       "结论|答应|准话|打包票|答复|回复|看看|看下|找找|找一下|查一下|搜一下|咨询|问一下|问问|找")
 _ZH_HANDOFF = re.compile(
@@ -115,7 +121,7 @@ _ZH_HANDOFF = re.compile(
     # 请咨询服务台工作人员, 以下单页面显示为准, 看下结算页, 请到 #会员运营 问, 留意公众号消息
     r"(?:需|须|应|交)由[^，。；！？]{0,10}(?:团队|部门|同事|专员|客服|售后|财务|人工|中心)|交给[^，。；！？]{0,6}(?:团队|部门|同事|"
     r"专员|客服|售后|财务|人工)|归[^，。；！？]{0,8}(?:部|团队|组|同事|中心)(?:管|负责|处理)|我(?:这边)?(?:先|来)?(?:转给|转交)|"
-    r"已为(?:您|你)(?:登记|记录|提交|转交)|(?:将|会)尽快(?:与(?:您|你))?(?:联系|回复|处理)|"
+    r"已为(?:您|你)(?:登记|记录|提交|转交)|(?:创建|提交|生成|建立|开)了?(?:一个|一张)?(?:工单|服务单)|工单[^，。；！？]{0,6}已(?:创建|生成|提交|建立)|(?:将|会)尽快(?:与(?:您|你))?(?:联系|回复|处理)|"
     r"请(?:您|你)?(?:联系|咨询|询问|找|问)[^，。；！？]{0,10}(?:工作人员|店员|服务台|客服|专员|同事|售后|门店)|"
     r"(?:看下|看一下|看看|查看)[^，。；！？]{0,4}(?:结算页|付款页|订单页|详情页)|以[^，。；！？]{0,10}(?:页面|结算页|订单页)[^，。；！？]{0,4}为准|"
     r"(?:在|到)\s*(?i:checkout|cart|app)[^，。；！？]{0,6}(?:看一下|看看|看下|查看)|请(?:您|你)?(?:到|去|在)[^，。；！？]{0,20}(?:问|咨询|提问)|"
@@ -130,7 +136,8 @@ _EN_GATE = frozenset(
     "walk explain sort worth show shown appear appears listed displayed ways share provide "
     "moment hold ring phone message ask speak talk open raise use hate rather prefer careful want going something "
     "follow reply respond queued sent flagged leave leaving handed owned confirmed questions queries enquiries inquiries "
-    "someone somebody colleague visit please kindly estimator calculator checker finder locator gonna stay".split())
+    "someone somebody colleague visit please kindly estimator calculator checker finder locator gonna stay "
+    "checked verified discussed asked raised recorded registered ticket opened created".split())
 _MAX_CHARS = 600
 # A hand-off speaks to the asker or for the shop: an answer without one of these words (a summary, an explanation in
 # the third person) is spared reading its clauses for one
@@ -176,7 +183,5 @@ def _zh_hands_off(text: str) -> bool:
 
 def numbers_of_its_own(parsed: Clause, question: Clause) -> bool:
     """Whether a clause has a number the question did not give, whatever its unit ("800 points" says back "about 800")."""
-    quantities = parsed.quantities
-    if quantities and _REFERENCE.search(parsed.text):  # "case RC-55102", 工单 WX-77210: a reference's digits are no number
-        quantities = clause(_REFERENCE.sub(" ", parsed.text)).quantities
-    return not {value for _, value in quantities} <= {value for _, value in question.quantities}
+    # "case RC-55102", 工单 WX-77210: a reference's digits are no number
+    return not {value for _, value in numbers_said(parsed)} <= {value for _, value in question.quantities}

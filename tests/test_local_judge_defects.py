@@ -319,6 +319,42 @@ def test_chrome_is_blanked_and_claims_are_kept(answer: str, claims: list[str]) -
     assert [c.strip() for c in read(answer).claims] == claims
 
 
+DAMAGED_RETURNS = "Return shipping is free for items that arrive damaged. Refunds are issued within 5 business days."
+
+
+@pytest.mark.parametrize("answer", [
+    # an auto-reply that cannot answer automatically, its ticket's reference in brackets, a team that will be in touch
+    "Hello,\n\nThis is an automated message. Your question can't be answered automatically. Your enquiry has been "
+    "recorded [ref #30917] and one of our team will be in touch shortly.\n\nKind regards,\nHelp Centre",
+    "Thanks for your email. We are unable to send an automatic reply to this question; we've opened a support ticket "
+    "(case 55120) for you.",
+    # a question best left to a person
+    "Damage claims are best checked with our returns desk, so I won't guess at it here.",
+    # the same in Chinese: 本邮件 as the speaker, a reference after 编号 or 单号 in any bracket, the mail an auto-reply
+    "您好！本邮件无法为您解答退货运费的问题，系统已为您生成服务单【编号 448120】，客服专员会尽快与您联系。\n\n本邮件由系统自动发送，请勿直接回复。",
+    "您的问题暂时无法通过系统自动处理，因为涉及运费判定，已提交工单（单号 RT-5520），请耐心等待。",
+])
+def test_an_auto_reply_that_opens_a_ticket_claims_nothing(answer: str) -> None:
+    """*-q29*'s registers: an e-mail auto-reply that says it cannot answer automatically and logs a ticket was judged as
+    claims (a reference's digits in brackets read as a quantity, "will be in touch" and the mail's own lines as claims),
+    as was a topic "best confirmed by" a person; the answers are refusals."""
+    result = judged("Is the return shipping free if my order arrived broken?", answer, DAMAGED_RETURNS)
+    assert (result.refusal, result.hallucination, result.claims) == (True, False, []), result.groundedness_reason
+
+
+@pytest.mark.parametrize(("answer", "claims"), [
+    # what the new shapes leave a claim of the world: a check done by someone (not "best" left to them), what is done
+    # automatically (not what cannot be), a claim after a reference's line
+    ("I'm not sure about refunds, but returns are checked by the warehouse within 2 days.",
+     ["but returns are checked by the warehouse within 2 days"]),
+    ("I can't say when, but refunds are processed automatically within 5 business days.",
+     ["but refunds are processed automatically within 5 business days"]),
+    ("我这边查不到您的退款进度，不过退款会在7个工作日内自动原路退回。", ["退款会在7个工作日内自动原路退回"]),
+])
+def test_claims_beside_a_refusal_stay_claims(answer: str, claims: list[str]) -> None:
+    assert [c.claim for c in judged("When will my return be refunded?", answer, DAMAGED_RETURNS).claims] == claims
+
+
 @pytest.mark.parametrize(("answer", "verdict"), [
     # a JSON object's members read apart: what it resolves is judged, what it declines is no claim
     ('{"resolved": ["Return shipping is free for defective items."], "unresolved": ["Label printing steps are '
@@ -523,8 +559,10 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # lacks), Shanghainese (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a
         # referral with its topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理); *-q20*'s advice beside the
         # refusal (建议送修前先备份, 注销是比较重要的操作)
-        # (*-q28*'s reading: 66, 8 and 28 before it, 1237 recognised; its own 30 all recognised)
-        ("zh", "refusal", "faulted"): 64, ("zh", "refusal", "not faulted"): 7, ("zh", "refusal", "a hallucination"): 27,
+        # (*-q28*'s reading: 66, 8 and 28 before it, 1237 recognised; its own 30 all recognised. *-q29*'s reading: *-q27*'s
+        # JSON reply "已为您创建工单#CN-77312，支付组会联系您" no longer faulted, no longer a hallucination (64, 7 and 27
+        # before): a ticket opened and a reference's digits are no claim)
+        ("zh", "refusal", "faulted"): 63, ("zh", "refusal", "not faulted"): 8, ("zh", "refusal", "a hallucination"): 26,
         # *-q28*'s 15 added (550, 125, 612 before)
         ("en", "hallucination", "faulted"): 564, ("en", "hallucination", "not faulted"): 126,
         ("en", "hallucination", "answer a hallucination"): 627,
@@ -539,19 +577,23 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # Chinese its English claim "The repair period, a spare phone can be borrowed for free"; one of *-q20*'s
         ("en", "grounded", "refused"): 6, ("en", "hallucination", "refused"): 2,
         ("en", "grounded", "answer a hallucination"): 417,  # 410 before *-q28*'s reading and its 15
-        # *-q28*'s 15 and 15 added (550, 111, 477; 502, 156, 54 before)
+        # *-q28*'s 15 and 15 added (550, 111, 477; 502, 156, 54 before); *-q29*'s reading: *-q27*'s voice transcript's
+        # header "热线录音转写 #H7702" no longer a faulted claim of a grounded answer (a reference's digits), nor the answer a
+        # hallucination (511, 162, 55 before)
         ("zh", "hallucination", "faulted"): 564, ("zh", "hallucination", "not faulted"): 112,
         ("zh", "hallucination", "answer a hallucination"): 489,
-        ("zh", "grounded", "not faulted"): 511, ("zh", "grounded", "faulted"): 162, ("zh", "grounded", "refused"): 1,
-        ("zh", "grounded", "answer a hallucination"): 55,
+        ("zh", "grounded", "not faulted"): 512, ("zh", "grounded", "faulted"): 161, ("zh", "grounded", "refused"): 1,
+        ("zh", "grounded", "answer a hallucination"): 54,
     })
-    # held out (*-q29*: a fourteenth writer's month of one retailer's ordinary traffic over four channels, web chat, the
-    # app's help bot, e-mail auto-replies and a phone line's voice assistant, transcribed; Simplified and Traditional
-    # Chinese), measured once with the recogniser frozen after *-q28*'s reading: 55 of 60 refusals recognised, 4 judged
-    # hallucinations; partial refusals' unsupported claims make the answer a hallucination in 26 of 30, true ones in 10
+    # *-q29* (a fourteenth writer's month of one retailer's ordinary traffic over four channels, web chat, the app's help
+    # bot, e-mail auto-replies and a phone line's voice assistant, transcribed; Simplified and Traditional Chinese):
+    # READ, no longer blind. Measured once frozen: 55 of 60 refusals recognised (28 of 30 English, 27 of 30 Chinese), 4
+    # judged hallucinations. After its reading (auto-replies that cannot answer automatically, tickets opened, a
+    # reference's digits in any bracket, the mail's own lines, "best confirmed by" a person): 60 of 60, 0; partial
+    # refusals as measured (unsupported claims: the answer a hallucination in 26 of 30; the 4 others' claims are faulted
+    # or uncertain, the model's verdict under its threshold). This assert awaits the next blind set.
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 28, ("en", "refusal", "faulted"): 2, ("en", "refusal", "a hallucination"): 2,
-        ("zh", "refusal", "recognised"): 27, ("zh", "refusal", "faulted"): 3, ("zh", "refusal", "a hallucination"): 2,
+        ("en", "refusal", "recognised"): 30, ("zh", "refusal", "recognised"): 30,
         ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
         ("en", "hallucination", "answer a hallucination"): 14,
         ("en", "grounded", "not faulted"): 11, ("en", "grounded", "faulted"): 4,
