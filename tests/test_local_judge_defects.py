@@ -276,6 +276,10 @@ DEVELOPMENT = {row["id"]: row for row in map(json.loads, (DATA / "refusals_dev.j
     "zh-refusal-q2808", "zh-refusal-q2812", "zh-refusal-q2813", "zh-refusal-q2814", "zh-refusal-q2817",
     "zh-refusal-q2819", "zh-refusal-q2820", "zh-refusal-q2822", "zh-refusal-q2823", "zh-refusal-q2824",
     "zh-refusal-q2826", "zh-refusal-q2827", "zh-refusal-q2828", "zh-refusal-q2829",
+    # *-q29*'s: e-mail auto-replies that cannot answer automatically and open a ticket ("Your request has been logged
+    # (ticket #448102)", 已为您创建工单（编号 WX-77310）, 工单号 FP-20418, 此邮件为系统自动回复), "本自动回复无法为您提供维修报价",
+    # "Trade-in requirements are best confirmed by a team member in store"
+    "en-refusal-q2918", "en-refusal-q2922", "zh-refusal-q2907", "zh-refusal-q2915", "zh-refusal-q2924",
 ])
 def test_a_blind_sets_missed_refusal_over_its_own_chunks(row: str) -> None:
     """The refusals each held-out set's measurement missed, once read: refusals, never hallucinations."""
@@ -483,7 +487,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: forty-six batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: forty-seven batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -541,8 +545,9 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     forty-third froze it (one retailer's five assistants; 10 of 60 recognised), then read. The forty-fifth, ids *-q27*:
     written blind after the forty-fourth froze it (a marketplace's channels' logs; 24 of 60 recognised), then read.
     The forty-sixth, ids *-q28*: written blind after the forty-fifth froze it (a retailer's week, kiosks, a Slack bot,
-    auto-replies; 29 of 60 recognised), then read. refusals_heldout.jsonl, ids *-q29*: written blind after the
-    forty-sixth's reading froze it, measured once. None of the answers is a phrasing of the fallback catalogue
+    auto-replies; 29 of 60 recognised), then read. The forty-seventh, ids *-q29*: written blind after the forty-sixth
+    froze it (a retailer's month of ordinary traffic, e-mail auto-replies among it; 55 of 60 recognised), then read.
+    refusals_heldout.jsonl holds *-q29* too, read: it awaits the next blind set. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
@@ -550,25 +555,26 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # "what I've got doesn't cover them", "They cover delivery speeds and costs, but not …" (what the sources hold),
         # "Price matching with other retailers: I can't answer …" (a topic without a verb, in the context); *-q16*'s
         # run-on transcripts that refuse at their end; *-q20*'s "Ooh, in-store pickup — that's outside what I've got …"
-        # *-q28*'s reading recognises 2 more of the earlier batches' (1272 and 45 before it) and 28 of its own 30
-        ("en", "refusal", "recognised"): 1302, ("en", "refusal", "not faulted"): 17,
+        # *-q28*'s reading recognises 2 more of the earlier batches' (1272 and 45 before it) and 28 of its own 30;
+        # *-q29*'s reading all 30 of its own (1302 before)
+        ("en", "refusal", "recognised"): 1332, ("en", "refusal", "not faulted"): 17,
         # Scots ("I'm no' allowed tae …"), *-q18*'s "only have info on one location and it's not in Ireland", *-q20*'s "The
         # warranty info I have access to is only for laptops"
-        ("en", "refusal", "faulted"): 43, ("en", "refusal", "a hallucination"): 59, ("zh", "refusal", "recognised"): 1270,
+        ("en", "refusal", "faulted"): 43, ("en", "refusal", "a hallucination"): 59, ("zh", "refusal", "recognised"): 1300,
         # 不敢 confirm, 不敢 promise, "answer: 无" (an English word in a Chinese clause is read as a name the question
         # lacks), Shanghainese (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a
         # referral with its topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理); *-q20*'s advice beside the
         # refusal (建议送修前先备份, 注销是比较重要的操作)
-        # (*-q28*'s reading: 66, 8 and 28 before it, 1237 recognised; its own 30 all recognised. *-q29*'s reading: *-q27*'s
-        # JSON reply "已为您创建工单#CN-77312，支付组会联系您" no longer faulted, no longer a hallucination (64, 7 and 27
-        # before): a ticket opened and a reference's digits are no claim)
+        # (*-q28*'s reading: 66, 8 and 28 before it, 1237 recognised; its own 30 all recognised. *-q29*'s reading: its
+        # own 30 recognised (1270 before); *-q27*'s JSON reply "已为您创建工单#CN-77312，支付组会联系您" no longer faulted, no
+        # longer a hallucination (64, 7 and 27 before): a ticket opened and a reference's digits are no claim)
         ("zh", "refusal", "faulted"): 63, ("zh", "refusal", "not faulted"): 8, ("zh", "refusal", "a hallucination"): 26,
-        # *-q28*'s 15 added (550, 125, 612 before)
-        ("en", "hallucination", "faulted"): 564, ("en", "hallucination", "not faulted"): 126,
-        ("en", "hallucination", "answer a hallucination"): 627,
+        # *-q28*'s 15 added (550, 125, 612 before); *-q29*'s 15 (564, 126, 627 before)
+        ("en", "hallucination", "faulted"): 578, ("en", "hallucination", "not faulted"): 127,
+        ("en", "hallucination", "answer a hallucination"): 641,
         # *-q28*'s reading: 518 and 146 before it (and *-q28*'s 15 added); an agent's "[tool] …" lines and "@customer
-        # Exceptions aren't mine to make" are no claims
-        ("en", "grounded", "not faulted"): 529, ("en", "grounded", "faulted"): 150,
+        # Exceptions aren't mine to make" are no claims; *-q29*'s 15 added (529 and 150 before)
+        ("en", "grounded", "not faulted"): 540, ("en", "grounded", "faulted"): 154,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk; two of *-q16*'s run-on transcripts ("okay so er it's a hundred points
@@ -576,14 +582,14 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # countries we deliver to" after the refusal (no word of the chunk's "We ship to … the United Kingdom"), and in
         # Chinese its English claim "The repair period, a spare phone can be borrowed for free"; one of *-q20*'s
         ("en", "grounded", "refused"): 6, ("en", "hallucination", "refused"): 2,
-        ("en", "grounded", "answer a hallucination"): 417,  # 410 before *-q28*'s reading and its 15
-        # *-q28*'s 15 and 15 added (550, 111, 477; 502, 156, 54 before); *-q29*'s reading: *-q27*'s voice transcript's
-        # header "热线录音转写 #H7702" no longer a faulted claim of a grounded answer (a reference's digits), nor the answer a
-        # hallucination (511, 162, 55 before)
-        ("zh", "hallucination", "faulted"): 564, ("zh", "hallucination", "not faulted"): 112,
-        ("zh", "hallucination", "answer a hallucination"): 489,
-        ("zh", "grounded", "not faulted"): 512, ("zh", "grounded", "faulted"): 161, ("zh", "grounded", "refused"): 1,
-        ("zh", "grounded", "answer a hallucination"): 54,
+        ("en", "grounded", "answer a hallucination"): 424,  # 410 before *-q28*'s reading and its 15; 417 before *-q29*'s 15
+        # *-q28*'s 15 and 15 added (550, 111, 477; 502, 156, 54 before); *-q29*'s 15 and 15 (564, 112, 489; 511, 162, 55
+        # before), and *-q27*'s voice transcript's header "热线录音转写 #H7702" no longer a faulted claim of a grounded
+        # answer (a reference's digits), nor the answer a hallucination
+        ("zh", "hallucination", "faulted"): 578, ("zh", "hallucination", "not faulted"): 113,
+        ("zh", "hallucination", "answer a hallucination"): 501,
+        ("zh", "grounded", "not faulted"): 523, ("zh", "grounded", "faulted"): 165, ("zh", "grounded", "refused"): 1,
+        ("zh", "grounded", "answer a hallucination"): 57,
     })
     # *-q29* (a fourteenth writer's month of one retailer's ordinary traffic over four channels, web chat, the app's help
     # bot, e-mail auto-replies and a phone line's voice assistant, transcribed; Simplified and Traditional Chinese):
