@@ -547,7 +547,8 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     The forty-sixth, ids *-q28*: written blind after the forty-fifth froze it (a retailer's week, kiosks, a Slack bot,
     auto-replies; 29 of 60 recognised), then read. The forty-seventh, ids *-q29*: written blind after the forty-sixth
     froze it (a retailer's month of ordinary traffic, e-mail auto-replies among it; 55 of 60 recognised), then read.
-    refusals_heldout.jsonl holds *-q29* too, read: it awaits the next blind set. None of the answers is a phrasing of the fallback catalogue
+    refusals_heldout.jsonl, ids *-q30*: written blind after the forty-seventh's reading froze it, measured once. None
+    of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
@@ -591,22 +592,23 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         ("zh", "grounded", "not faulted"): 523, ("zh", "grounded", "faulted"): 165, ("zh", "grounded", "refused"): 1,
         ("zh", "grounded", "answer a hallucination"): 57,
     })
-    # *-q29* (a fourteenth writer's month of one retailer's ordinary traffic over four channels, web chat, the app's help
-    # bot, e-mail auto-replies and a phone line's voice assistant, transcribed; Simplified and Traditional Chinese):
-    # READ, no longer blind. Measured once frozen: 55 of 60 refusals recognised (28 of 30 English, 27 of 30 Chinese), 4
-    # judged hallucinations. After its reading (auto-replies that cannot answer automatically, tickets opened, a
-    # reference's digits in any bracket, the mail's own lines, "best confirmed by" a person): 60 of 60, 0; partial
-    # refusals as measured (unsupported claims: the answer a hallucination in 26 of 30; the 4 others' claims are faulted
-    # or uncertain, the model's verdict under its threshold). This assert awaits the next blind set.
+    # held out (*-q30*: a fifteenth writer's two weeks of three retailers' assistants on three stacks, a tool-using agent
+    # whose answers show its Thought/Action/Observation lines, a vendor's chatbot with templated hand-overs, quick
+    # replies and queue notices, an in-house assistant answering by e-mail and SMS), measured once with the recogniser
+    # frozen after *-q29*'s reading: 54 of 60 refusals recognised, 4 judged hallucinations (a signature "– ShopCare", a
+    # letter's "After-Sales Team", an agent's "Observation: 1 document returned", 当前排队第3位); partial refusals'
+    # unsupported claims make the answer a hallucination in 25 of 30, true ones in 12
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 30, ("zh", "refusal", "recognised"): 30,
+        ("en", "refusal", "recognised"): 27, ("en", "refusal", "faulted"): 3, ("en", "refusal", "a hallucination"): 3,
+        ("zh", "refusal", "recognised"): 27, ("zh", "refusal", "faulted"): 2, ("zh", "refusal", "not faulted"): 1,
+        ("zh", "refusal", "a hallucination"): 1,
         ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
         ("en", "hallucination", "answer a hallucination"): 14,
-        ("en", "grounded", "not faulted"): 11, ("en", "grounded", "faulted"): 4,
-        ("en", "grounded", "answer a hallucination"): 7,
-        ("zh", "hallucination", "faulted"): 14, ("zh", "hallucination", "not faulted"): 1,
-        ("zh", "hallucination", "answer a hallucination"): 12,
-        ("zh", "grounded", "not faulted"): 11, ("zh", "grounded", "faulted"): 4,
+        ("en", "grounded", "not faulted"): 12, ("en", "grounded", "faulted"): 3,
+        ("en", "grounded", "answer a hallucination"): 9,
+        ("zh", "hallucination", "faulted"): 13, ("zh", "hallucination", "not faulted"): 2,
+        ("zh", "hallucination", "answer a hallucination"): 11,
+        ("zh", "grounded", "not faulted"): 10, ("zh", "grounded", "faulted"): 5,
         ("zh", "grounded", "answer a hallucination"): 3,
     })
 
