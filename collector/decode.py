@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
 import msgspec
 
+from ragpulse import _native
 from ragpulse.collector.dedup import event_identity
 from ragpulse.config import LimitsConfig
 from ragpulse.errors import EventError, RejectReason
@@ -41,7 +41,6 @@ _THUMBS = {"up": "up", "down": "down", True: "up", False: "down", -1: "down"}  #
 # allows raises RecursionError, which is the item's fault, never the source's.
 _ITEM_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, EventError, RecursionError)
 _CONTAINERS = (dict, list)
-_SPACE = frozenset(b" \t\n\r\x0b\x0c")  # what bytes.isspace() counts as whitespace
 _LABEL_FIELDS = ("session_id", "user_id", "app", "route", "intent", "model", "release")
 
 
@@ -72,6 +71,9 @@ class EventDecoder:
             "feedback": msgspec.json.Decoder(FeedbackEvent),
         }
         self._raw_items = msgspec.json.Decoder(list[msgspec.Raw])
+        self._lines = _native.TraceLines(TraceEvent, Envelope, source, _ITEM_ERRORS, (
+            limits.max_event_bytes, limits.max_query_chars, limits.max_answer_chars, limits.max_attributes,
+            limits.max_chunks, limits.max_chunk_chars))
 
     def decode_body(
         self, body: bytes, *, event_type: EventType | None = None, ndjson: bool = False
@@ -126,28 +128,18 @@ class EventDecoder:
     def _decode_lines(
         self, body: bytes, event_type: EventType | None, received_at: float, out: Decoded
     ) -> None:
-        decoder = self._one[event_type]
-        # Without a carriage return a line ends only at "\n": each is a view of the body (not a copy of its ~2 KB);
-        # with one, bytes.splitlines() says where lines end ("\r\n", "\r" or "\n").
-        lines: Iterable[bytes | memoryview] = body.splitlines() if b"\r" in body else _views(body)
-        # A trace within the byte limit, the common line, goes from the decoder to its envelope in one call.
-        max_bytes, trace_envelope, accept = self._limits.max_event_bytes, self._trace_envelope, self._accept
-        envelopes, truncations = out.envelopes, out.truncations
-        for index, line in enumerate(lines):
-            if not line or (line[0] in _SPACE and bytes(line).isspace()):
-                continue
+        # The loop is in the compiled core (native/src/lines.rs): it cuts the lines as bytes.splitlines() does, and
+        # puts a trace that needs nothing but the defaults in its envelope; any other event comes back to _accept.
+        def other(index: int, line: memoryview, event: Event) -> None:
             try:
-                event = decoder.decode(line)
-                size = len(line)
-                if type(event) is TraceEvent and size <= max_bytes:
-                    envelope = trace_envelope(event, received_at, size)
-                    envelopes.append(envelope)
-                    if envelope.truncated:
-                        truncations.append((index, envelope.truncated))
-                else:
-                    accept(index, line, event, received_at, out)
+                self._accept(index, line, event, received_at, out)
             except _ITEM_ERRORS as exc:
                 out.rejections.append(Rejection(index, _as_event_error(exc)))
+
+        def reject(index: int, exc: Exception) -> None:
+            out.rejections.append(Rejection(index, _as_event_error(exc)))
+
+        self._lines.decode(self._one[event_type].decode, body, received_at, out.envelopes, other, reject)
 
     def _decode_array(
         self, body: bytes, event_type: EventType | None, received_at: float, out: Decoded
@@ -216,9 +208,9 @@ class EventDecoder:
                      if type(v) in _CONTAINERS]
 
     def _trace_envelope(self, event: TraceEvent, received_at: float, size: int) -> Envelope:
-        """The trace's envelope, the event normalised and checked against the limits in one call: this runs for
-        every trace. The common case (nothing over a limit, timestamps in range, flat attributes) stays inline
-        and builds no strings."""
+        """The trace's envelope, the event normalised and checked against the limits in one call. NDJSON lines'
+        traces that need nothing but the defaults are put in theirs by the compiled core (native/src/lines.rs), which
+        leaves every other to this; the common case here too stays inline and builds no strings."""
         limits = self._limits
         truncated: list[str] = []
         timestamp = event.timestamp
@@ -303,17 +295,6 @@ class EventDecoder:
     def _over(self, message: str, path: str) -> None:
         if not self._truncate:
             raise EventError(RejectReason.TOO_LARGE, message, path)
-
-
-def _views(body: bytes) -> Iterator[memoryview]:
-    """The lines of a body without a carriage return, as body.splitlines() gives them, but as views of the body."""
-    view, find, start, size = memoryview(body), body.find, 0, len(body)
-    while start < size:
-        end = find(b"\n", start)
-        if end < 0:
-            end = size
-        yield view[start:end]
-        start = end + 1
 
 
 def _epoch_seconds(value: datetime | float, path: str) -> float:
