@@ -75,13 +75,15 @@ impl TraceLines {
 
     /// The trace's envelope when it needs nothing but the defaults (collector/decode.py `_trace_envelope` without a
     /// limit crossed or an error); None, the event untouched, when the Python path must decide it.
-    fn envelope<'py>(&self, event: &Bound<'py, PyAny>, received_at: f64, size: usize) -> PyResult<Option<Bound<'py, PyAny>>> {
+    fn envelope<'py>(&self, event: &Bound<'py, PyAny>, received_at: &Bound<'py, PyFloat>, size: usize)
+                     -> PyResult<Option<Bound<'py, PyAny>>> {
         let py = event.py();
         let [_, max_query, max_answer, max_attributes, _, _] = self.limits;
         let timestamp = event.getattr(intern!(py, "timestamp"))?;
-        let timestamp = if timestamp.is_none() { received_at } else {
+        // received_at is the one float of the body, as the Python gives it to every envelope and default.
+        let timestamp = if timestamp.is_none() { received_at.clone().into_any() } else {
             let Some(seconds) = epoch_seconds(&timestamp) else { return Ok(None) };
-            seconds
+            PyFloat::new(py, seconds).into_any()
         };
         let answer = event.getattr(intern!(py, "answer"))?;
         if event.getattr(intern!(py, "query"))?.len()? > max_query || answer.is_none() || answer.len()? > max_answer
@@ -130,7 +132,7 @@ impl TraceLines {
     /// Each line of `body` (an NDJSON body) decoded by `decode`: a trace within the limits appended to `envelopes`,
     /// any other event handed to `other(index, line, event)`, and `reject(index, error)` for a line `decode` refused
     /// with one of the item errors (any other exception propagates). Blank lines are skipped; `index` counts every line.
-    fn decode<'py>(&self, decode: &Bound<'py, PyAny>, body: &Bound<'py, PyBytes>, received_at: f64,
+    fn decode<'py>(&self, decode: &Bound<'py, PyAny>, body: &Bound<'py, PyBytes>, received_at: &Bound<'py, PyFloat>,
                    envelopes: &Bound<'py, PyList>, other: &Bound<'py, PyAny>, reject: &Bound<'py, PyAny>) -> PyResult<()> {
         let py = body.py();
         let view = PyMemoryView::from(body.as_any())?;
