@@ -12,7 +12,7 @@ __all__ = [
     "topics_shared", "count_inline", "parse_citations", "scan_citations", "draw", "normalised", "named_things",
     "turn_kind", "run_stages", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE", "ChunkAnalysis", "ChunkContext",
     "CitationCore", "LexicalAnalyser", "LexicalCore", "LexicalUnits", "DedupCore", "ExporterCore", "ExportSeries",
-    "FastCounter", "FastHistogram", "JoinCore", "KeptTexts", "KeyFilter", "TextCache", "ReorderHold", "RoutineFloor", "WordGate",
+    "FastCounter", "FastHistogram", "JoinCore", "KeptTexts", "TraceLines", "KeyFilter", "TextCache", "ReorderHold", "RoutineFloor", "WordGate",
     "PolicyCore", "SamplerCore", "SessionTable", "SessionView", "TextAnalyser", "StemMemo", "TraceTable", "Turn",
     "VerdictRules",
 ]
@@ -291,6 +291,14 @@ class KeptTexts:
     def __len__(self) -> int: ...
     @property
     def bytes(self) -> int: ...
+
+@final
+class TraceLines:
+    # limits: max_event_bytes, max_query_chars, max_answer_chars, max_attributes, max_chunks, max_chunk_chars
+    def __new__(cls, trace_type: type, envelope_type: Callable[..., _Envelope], source: str,
+                item_errors: tuple[type[BaseException], ...], limits: tuple[int, int, int, int, int, int]) -> Self: ...
+    def decode(self, decode: Callable[[memoryview], _Event], body: bytes, received_at: float, envelopes: list[_Envelope],
+               other: Callable[[int, memoryview, _Event], None], reject: Callable[[int, Exception], None]) -> None: ...
 
 @final
 class TraceTable:

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
 import msgspec
 
+from ragpulse import _native
 from ragpulse.collector.dedup import event_identity
 from ragpulse.config import LimitsConfig
 from ragpulse.errors import EventError, RejectReason
@@ -41,7 +41,6 @@ _THUMBS = {"up": "up", "down": "down", True: "up", False: "down", -1: "down"}  #
 # allows raises RecursionError, which is the item's fault, never the source's.
 _ITEM_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, EventError, RecursionError)
 _CONTAINERS = (dict, list)
-_SPACE = frozenset(b" \t\n\r\x0b\x0c")  # what bytes.isspace() counts as whitespace
 _LABEL_FIELDS = ("session_id", "user_id", "app", "route", "intent", "model", "release")
 
 
@@ -72,6 +71,9 @@ class EventDecoder:
             "feedback": msgspec.json.Decoder(FeedbackEvent),
         }
         self._raw_items = msgspec.json.Decoder(list[msgspec.Raw])
+        self._lines = _native.TraceLines(TraceEvent, Envelope, source, _ITEM_ERRORS, (
+            limits.max_event_bytes, limits.max_query_chars, limits.max_answer_chars, limits.max_attributes,
+            limits.max_chunks, limits.max_chunk_chars))
 
     def decode_body(
         self, body: bytes, *, event_type: EventType | None = None, ndjson: bool = False
@@ -126,17 +128,18 @@ class EventDecoder:
     def _decode_lines(
         self, body: bytes, event_type: EventType | None, received_at: float, out: Decoded
     ) -> None:
-        decoder = self._one[event_type]
-        # Without a carriage return a line ends only at "\n": each is a view of the body (not a copy of its ~2 KB);
-        # with one, bytes.splitlines() says where lines end ("\r\n", "\r" or "\n").
-        lines: Iterable[bytes | memoryview] = body.splitlines() if b"\r" in body else _views(body)
-        for index, line in enumerate(lines):
-            if not line or (line[0] in _SPACE and bytes(line).isspace()):
-                continue
+        # The loop is in the compiled core (native/src/lines.rs): it cuts the lines as bytes.splitlines() does, and
+        # puts a trace that needs nothing but the defaults in its envelope; any other event comes back to _accept.
+        def other(index: int, line: memoryview, event: Event) -> None:
             try:
-                self._accept(index, line, decoder.decode(line), received_at, out)
+                self._accept(index, line, event, received_at, out)
             except _ITEM_ERRORS as exc:
                 out.rejections.append(Rejection(index, _as_event_error(exc)))
+
+        def reject(index: int, exc: Exception) -> None:
+            out.rejections.append(Rejection(index, _as_event_error(exc)))
+
+        self._lines.decode(self._one[event_type].decode, body, received_at, out.envelopes, other, reject)
 
     def _decode_array(
         self, body: bytes, event_type: EventType | None, received_at: float, out: Decoded
@@ -175,14 +178,12 @@ class EventDecoder:
             )
 
     def _envelope(self, event: Event, received_at: float, size: int) -> Envelope:
-        truncated: list[str] = []
         if isinstance(event, TraceEvent):
-            self._normalise_trace(event, received_at, truncated)
-            identity = hash("t\x00" + event.trace_id)  # event_identity, inline: this runs for every trace
-        else:
-            _check_feedback(event)
-            identity = event_identity(event)  # with the timestamp as sent, before the default
-            self._normalise_feedback(event, received_at, truncated)
+            return self._trace_envelope(event, received_at, size)
+        truncated: list[str] = []
+        _check_feedback(event)
+        identity = event_identity(event)  # with the timestamp as sent, before the default
+        self._normalise_feedback(event, received_at, truncated)
         if event.attributes:
             self._check_depth(event.attributes)
         return Envelope(event, self._source, received_at, identity, tuple(truncated), size=size)
@@ -206,23 +207,33 @@ class EventDecoder:
             level = [v for node in level for v in (node.values() if type(node) is dict else node)  # type: ignore[attr-defined]
                      if type(v) in _CONTAINERS]
 
-    def _normalise_trace(self, event: TraceEvent, received_at: float, truncated: list[str]) -> None:
-        # The common case (nothing over a limit, timestamps in range) stays inline and
-        # builds no strings: this runs for every event.
+    def _trace_envelope(self, event: TraceEvent, received_at: float, size: int) -> Envelope:
+        """The trace's envelope, the event normalised and checked against the limits in one call. NDJSON lines'
+        traces that need nothing but the defaults are put in theirs by the compiled core (native/src/lines.rs), which
+        leaves every other to this; the common case here too stays inline and builds no strings."""
         limits = self._limits
-        event.timestamp = received_at if event.timestamp is None else _epoch_seconds(event.timestamp, "timestamp")
+        truncated: list[str] = []
+        timestamp = event.timestamp
+        if timestamp is None:
+            event.timestamp = received_at
+        elif type(timestamp) is float and _MIN_EPOCH_MS <= timestamp <= _MAX_EPOCH_MS:
+            event.timestamp = timestamp / 1000.0  # what _epoch_seconds gives
+        else:
+            event.timestamp = _epoch_seconds(timestamp, "timestamp")
         if event.route is None:
             event.route = event.intent
         if len(event.query) > limits.max_query_chars:
             event.query = self._cut(event.query, limits.max_query_chars, "query", truncated)
-        if event.answer is None:
+        answer = event.answer
+        if answer is None:
             if event.error is None:
                 raise EventError(RejectReason.MISSING_FIELD, "required field is missing (a failed run gives `error`)",
                                  "answer")
-        elif len(event.answer) > limits.max_answer_chars:
-            event.answer = self._cut(event.answer, limits.max_answer_chars, "answer", truncated)
-        if len(event.attributes) > limits.max_attributes:
-            event.attributes = self._cut_attributes(event.attributes, truncated)
+        elif len(answer) > limits.max_answer_chars:
+            event.answer = self._cut(answer, limits.max_answer_chars, "answer", truncated)
+        attributes = event.attributes
+        if len(attributes) > limits.max_attributes:
+            event.attributes = attributes = self._cut_attributes(attributes, truncated)
         chunks = event.chunks
         if chunks:
             if len(chunks) > limits.max_chunks:
@@ -239,10 +250,18 @@ class EventDecoder:
                         chunk.updated_at = updated / 1000.0
                     else:
                         chunk.updated_at = _epoch_seconds(updated, f"chunks[{position}].updated_at")
-                if chunk.text is not None and len(chunk.text) > max_chars:
-                    chunk.text = self._cut(chunk.text, max_chars, f"chunks[{position}].text", truncated)
+                text = chunk.text
+                if text is not None and len(text) > max_chars:
+                    chunk.text = self._cut(text, max_chars, f"chunks[{position}].text", truncated)
         if event.context:
             self._limit_context(event.context, truncated)
+        if attributes:
+            for value in attributes.values():  # flat attributes, the common case, cost one pass and no list
+                if type(value) in _CONTAINERS:
+                    self._check_depth(attributes)
+                    break
+        identity = hash("t\x00" + event.trace_id)  # event_identity, inline
+        return Envelope(event, self._source, received_at, identity, tuple(truncated) if truncated else (), size)
 
     def _limit_context(self, context: list[Chunk], truncated: list[str]) -> None:
         """Context is held to the chunks' limits: as many items, as long."""
@@ -276,17 +295,6 @@ class EventDecoder:
     def _over(self, message: str, path: str) -> None:
         if not self._truncate:
             raise EventError(RejectReason.TOO_LARGE, message, path)
-
-
-def _views(body: bytes) -> Iterator[memoryview]:
-    """The lines of a body without a carriage return, as body.splitlines() gives them, but as views of the body."""
-    view, find, start, size = memoryview(body), body.find, 0, len(body)
-    while start < size:
-        end = find(b"\n", start)
-        if end < 0:
-            end = size
-        yield view[start:end]
-        start = end + 1
 
 
 def _epoch_seconds(value: datetime | float, path: str) -> float:

@@ -1,5 +1,6 @@
-"""NDJSON bodies read as views of their lines (collector/decode.py `_views`) against bytes.splitlines(), as the decoder
-read them before: the same lines, and on generated bodies the same envelopes, rejections and truncations."""
+"""NDJSON bodies as the compiled core reads them (native/src/lines.rs: the lines cut there, a trace needing nothing but
+the defaults put in its envelope there) against the Python's loop over bytes.splitlines() with every event through
+_accept, as the decoder read them before: on generated bodies the same envelopes, rejections and truncations."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragpulse.collector import decode
-from ragpulse.collector.decode import Decoded, EventDecoder, Rejection, _as_event_error, _views
+from ragpulse.collector.decode import Decoded, EventDecoder, Rejection, _as_event_error
 from ragpulse.config import LimitsConfig
 
 pytestmark = pytest.mark.unit  # starts no process and binds no port (pyproject.toml)
@@ -32,13 +33,28 @@ class SplitLines(EventDecoder):
                 out.rejections.append(Rejection(index, _as_event_error(exc)))
 
 
-@settings(max_examples=500)
-@given(st.lists(st.sampled_from([b"\n", b" ", b"\t", b"\x0b", b"\x0c", b"a", b"{}"]), max_size=30).map(b"".join))
-def test_views_are_the_lines_splitlines_gives_a_body_without_carriage_returns(body: bytes) -> None:
-    assert [bytes(line) for line in _views(body)] == body.splitlines()
-
+# Traces on both sides of every limit and default of the test's LimitsConfig: timestamps in and out of range and as
+# strings, a route or only an intent, chunks with and without rank and date, flat and nested attributes, context,
+# a failed run's error, too long texts and too many items.
+_text = st.text(alphabet="ab\u00e9\u4e2d ", max_size=30)
+_chunk = st.fixed_dictionaries({}, optional={
+    "text": st.none() | _text, "id": st.just("c"), "rank": st.integers(0, 3),
+    "updated_at": st.sampled_from([1796569917304, 1796569917304.5, 5, 10**15, "2026-01-01T00:00:00+01:00", True]),
+})
+_trace = st.fixed_dictionaries({"type": st.just("trace"), "trace_id": st.integers(0, 9).map(lambda n: f"t{n}"),
+                                "query": _text}, optional={
+    "answer": st.none() | _text,
+    "timestamp": st.sampled_from([1796569917304, 1796569917304.5, 17, 10**15, "2026-12-07T03:00:00Z", "bad", None]),
+    "route": st.sampled_from(["r", None]), "intent": st.just("i"),
+    "chunks": st.none() | st.lists(_chunk, max_size=4),
+    "attributes": st.dictionaries(st.sampled_from("abcdef"), st.integers(-5, 5) | _text | st.lists(st.integers(), max_size=2)
+                                  | st.dictionaries(st.just("k"), st.just([1])), max_size=6),
+    "context": st.none() | st.lists(st.fixed_dictionaries({"text": _text}), max_size=2),
+    "error": st.just({"type": "Timeout"}),
+}).map(lambda trace: json.dumps(trace, ensure_ascii=False).encode())
 
 _line = st.one_of(
+    _trace,
     st.builds(lambda n, answer, ts: json.dumps({"type": "trace", "trace_id": f"t{n}", "query": "q", "answer": answer,
                                                  "timestamp": ts, "chunks": [{"text": "x" * n}]}).encode(),
               st.integers(0, 40), st.none() | st.text(max_size=30), st.sampled_from([1796569917304, 17, "bad"])),
@@ -48,19 +64,21 @@ _line = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(st.lists(_line, max_size=12), st.sampled_from([b"\n", b"\r\n", b"\r"]), st.booleans(),
-       st.sampled_from([None, "trace"]))
+       st.sampled_from([None, "trace"]), st.sampled_from(["truncate", "reject"]))
 def test_ndjson_bodies_decode_as_they_did_with_splitlines(lines: list[bytes], end: bytes, trailing: bool,
-                                                          event_type: str | None) -> None:
+                                                          event_type: str | None, on_oversize: str) -> None:
     body = end.join(lines) + (end if trailing else b"")
-    limits = LimitsConfig(max_chunk_chars=20)  # some chunks cut: truncations
+    # Limits the generated events cross: texts cut or refused, attributes too many or too deep, events too big.
+    limits = LimitsConfig(max_event_bytes=500, max_query_chars=20, max_answer_chars=25, max_chunk_chars=20, max_chunks=3,
+                          max_attributes=4, max_attribute_depth=2, on_oversize=on_oversize)  # type: ignore[arg-type]
     got = EventDecoder(limits, "test").decode_body(body, ndjson=True, event_type=event_type)  # type: ignore[arg-type]
     expected = SplitLines(limits, "test").decode_body(body, ndjson=True, event_type=event_type)  # type: ignore[arg-type]
     for envelope in (*got.envelopes, *expected.envelopes):
+        if envelope.event.timestamp == envelope.received_at:
+            envelope.event.timestamp = 0.0  # defaulted to the decode's own clock
         envelope.received_at = 0.0  # each decode's own clock
-        if envelope.event.timestamp is not None and envelope.event.timestamp < 1e9:
-            envelope.event.timestamp = 0.0  # defaulted to that clock
     assert [msgspec.to_builtins(e) for e in got.envelopes] == [msgspec.to_builtins(e) for e in expected.envelopes]
     assert [(r.index, r.error.reason, str(r.error), r.error.field) for r in got.rejections] == [
         (r.index, r.error.reason, str(r.error), r.error.field) for r in expected.rejections]

@@ -16,6 +16,7 @@ mod gate;
 mod join;
 mod kept;
 mod lexical;
+mod lines;
 mod metrics;
 mod otlp;
 mod otlp_json;
@@ -68,6 +69,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<gate::WordGate>()?;
     module.add_class::<join::JoinCore>()?;
     module.add_class::<kept::KeptTexts>()?;
+    module.add_class::<lines::TraceLines>()?;
     module.add_class::<clause::bindings::TextAnalyser>()?;
     module.add_class::<clause::memo::StemMemo>()?;
     module.add_class::<verdict::bindings::VerdictRules>()?;
