@@ -11,6 +11,9 @@ around a refusal or a hand-off, whatever numbers they hold).
   客服中心（自动回复）), a reference ("case RC-55102", 工单 #ZX-30177), a promise of a reply's time ("Expect a reply within
   one working day", 预计一个工作日内回复), a chat menu ("Reply 1 to be connected", 回复「人工」就能转过去).
 - An e-mail auto-reply's own lines: "This is an automated message", 此邮件为系统自动回复, 请勿直接回复.
+- A letter's or a text's sign-off naming a team or a brand ("– ShopCare", "After-Sales Team", 售后服务部); an agent's
+  trace lines ("Thought: …", "Action: lookup_policy(…)", "Observation: 1 document returned"); a queue's notice ("you
+  are number 3 in the queue", 当前排队第3位) and a reply to watch for (请留意后续邮件).
 - A JSON reply's machine members: a status that defers ({"status":"deferred"}) and a reason given as an identifier
   ("reason":"policy_sensitive").
 """
@@ -64,6 +67,16 @@ _CHROME = re.compile("|".join((
     r"\bthis\s+(?:is\s+an?\s+)?(?:automated|automatic|auto-generated)\s+(?:message|reply|response|e-?mail)\b|\bthis\s+(?:message|"
     r"e-?mail|reply)\s+(?:was|is|has\s+been)\s+(?:sent|generated)\s+automatically\b|^\W*please\s+do\s+not\s+reply\b|"
     r"(?:此|本|该)(?:邮件|消息|信息|回复|短信)(?:为|是|由)(?:系统)?自动(?:回复|发送|生成|发出)|^\W*请勿(?:直接)?回复",
+    # a letter's or a text's sign-off: a dash (not a list's hyphen) and a name ("– ShopCare"), a team's name alone
+    # ("After-Sales Team", 售后服务部)
+    r"(?-i:^[^\w\n—–]*(?:[—–]|--)\s*[A-Z][\w&'.-]*(?:\s+[A-Z][\w&'.-]*){0,3}\W*$|^\W*(?:[A-Z][\w&'.-]*\s+){0,3}(?:Team|Desk|Department|"
+    r"Dept|Support|Care|Centre|Center|Services?|Helpdesk|Office)\W*$)|^[\u4e00-\u9fff]{1,8}(?:部|中心|团队|小组)$",
+    # an agent's trace: its thought, the tool it called and what came back ("Observation: 1 document returned")
+    r"^\W*(?:thought|action(?:\s+input)?|observation|tool\s+(?:call|output|result))\s*[:：]",
+    # a queue's notice and a reply to watch for: "you are number 3 in the queue", 当前排队第3位, 请留意后续邮件
+    r"\b(?:you\s+are|you['’]re)\s+(?:number\s+|no\.?\s*|#)?\d+\w*\s+in\s+(?:the\s+)?(?:queue|line)\b|\b(?:estimated|expected|"
+    r"current)\s+wait(?:ing)?(?:\s+time)?\b|(?:排队|排在)第\s*\d+\s*(?:位|个|名)|前面还有\s*\d+\s*(?:人|位)|\b(?:keep\s+an\s+eye\s+on|"
+    r"watch|look\s+out\s+for)\s+(?:your\s+)?(?:inbox|e-?mails?|messages?|sms|texts?)\b|请(?:留意|注意查收|关注)[^，。；！？]{0,6}(?:邮件|短信|消息|通知|来电)",
     r'^[\s{]*"(?:status|state|outcome)"\s*:\s*"(?:deferred|escalated|handed_off|handoff|queued|pending_human|no_answer)"',
     r'^[\s{]*"(?:reason|code|category|intent|route|queue)"\s*:\s*"[a-z]+(?:_[a-z]+)+"\W*$',
 )), re.IGNORECASE)

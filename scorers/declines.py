@@ -56,6 +56,7 @@ _SPEAKER_DECLINES = re.compile(rf"(?i:{_I}.*(?:{_DECLINING})|(?:{_DECLINING}).*{
 _WONT_SAY = re.compile(r"(?i:\bi\s*(?:can['’]?t|cannot|am\s+(?:not|unable)\s+(?:able\s+)?to|['’]m\s+(?:not|unable)\s+(?:able\s+)?to)\s+"
                        r"(?:really\s+)?(?:advise|comment|confirm|answer|speak\s+to|tell\s+you)\b)"
                        r"|(?i:\b(?:is|are)\s*(?:n['’]t|not)\s+in\s+(?:there|it|them)\b)"
+                       rf"|{_ZH_SPEAKER}[^，。；！？]{{0,4}}?(?:没有?|未能?)(?:找到|查到)[^，。；！？]{{0,16}}(?:信息|资料|说明|记录)$"  # of its search
                        rf"|{_ZH_SPEAKER}[^，。；！？]{{0,4}}?(?:确认|答复|回答|判断|保证)不了|{_ZH_SPEAKER}[^，。；！？]{{0,4}}?(?:无法|没法|不能)(?:确认|答复|回答|判断)"
                        # an auto-reply that cannot answer automatically: "We are unable to provide an automated answer", 暂时无法自动处理
                        r"|(?i:\b(?:unable|not\s+able|can['’]?t|cannot)\s+(?:to\s+)?(?:\w+\s+){0,2}?(?:an?\s+)?(?:automated|automatic)\s+(?:answer|response|reply)\b|"

@@ -280,6 +280,9 @@ DEVELOPMENT = {row["id"]: row for row in map(json.loads, (DATA / "refusals_dev.j
     # (ticket #448102)", 已为您创建工单（编号 WX-77310）, 工单号 FP-20418, 此邮件为系统自动回复), "本自动回复无法为您提供维修报价",
     # "Trade-in requirements are best confirmed by a team member in store"
     "en-refusal-q2918", "en-refusal-q2922", "zh-refusal-q2907", "zh-refusal-q2915", "zh-refusal-q2924",
+    # *-q30*'s: sign-offs naming a brand or a team ("– ShopCare", "After-Sales Team", 售后服务部 under 请留意后续邮件), an
+    # agent's "Observation: 1 document returned" and Thought line, a queue's 当前排队第3位
+    "en-refusal-q3018", "en-refusal-q3019", "en-refusal-q3020", "zh-refusal-q3005", "zh-refusal-q3007", "zh-refusal-q3014",
 ])
 def test_a_blind_sets_missed_refusal_over_its_own_chunks(row: str) -> None:
     """The refusals each held-out set's measurement missed, once read: refusals, never hallucinations."""
@@ -344,6 +347,41 @@ def test_an_auto_reply_that_opens_a_ticket_claims_nothing(answer: str) -> None:
     as was a topic "best confirmed by" a person; the answers are refusals."""
     result = judged("Is the return shipping free if my order arrived broken?", answer, DAMAGED_RETURNS)
     assert (result.refusal, result.hallucination, result.claims) == (True, False, []), result.groundedness_reason
+
+
+GIFT_CARD_TERMS = "Gift cards are valid for 3 years from purchase."
+SCREEN_REPAIRS = "屏幕维修需要5到7个工作日。维修期间可免费借用备用机。"
+
+
+@pytest.mark.parametrize(("question", "answer", "context"), [
+    # a text's sign-off naming a brand (the letter's "After-Sales Team" and 请留意后续邮件: the rows of *-q30* above)
+    ("Do you take Apple Pay?", "Sorry, can't help with payment questions by text. Pls contact our team. – QuickMart",
+     GIFT_CARD_TERMS),
+    # an agent's trace lines: the tool it called and a count it got back
+    ("Can I pay with Klarna?", "Action: search_kb(query=\"klarna\")\nObservation: 2 documents returned.\nI'm afraid I "
+     "can't confirm payment plans. Please reach out to our billing team.", GIFT_CARD_TERMS),
+    # a queue's notice, the speaker's search that found nothing on a topic the context has
+    ("Can I pay with Klarna?", "I can't help with payment plans here, sorry. You are number 4 in the queue for an agent.",
+     GIFT_CARD_TERMS),
+    ("发票开错了怎么重开？", "发票的问题小助手这边无法处理哦，已为您转接人工，前面还有2位，请留意后续短信通知。", GIFT_CARD_TERMS),
+    ("换屏大概要花多少钱？", "抱歉，我没有找到屏幕维修的费用信息，无法告诉您具体价格。", SCREEN_REPAIRS),
+])
+def test_a_sign_off_an_agents_trace_and_a_queue_around_a_refusal_claim_nothing(question: str, answer: str,
+                                                                               context: str) -> None:
+    """*-q30*'s registers: a sign-off naming a brand or a team ("– ShopCare", "After-Sales Team") was read as a name
+    the context lacks, an agent's "Observation: 1 document returned" and a queue's 当前排队第3位 as quantities, 请留意后续
+    邮件 as a claim, and "I found no information on <a topic the context has>" as a claim the context supports."""
+    result = judged(question, answer, context)
+    assert (result.refusal, result.hallucination, result.claims) == (True, False, []), result.groundedness_reason
+
+
+@pytest.mark.parametrize(("answer", "claims"), [
+    # a queue of the shop's is a claim, and so is what the speaker found
+    ("我不确定礼品卡的事，不过门店排队一般要20分钟。", ["门店排队一般要20分钟"]),
+    ("我没有找到价格信息，不过我找到了维修时长：5到7个工作日。", ["我找到了维修时长：5到7个工作日"]),
+])
+def test_claims_beside_a_sign_off_or_a_queue_stay_claims(answer: str, claims: list[str]) -> None:
+    assert [c.claim for c in judged("Can I pay with Klarna?", answer, GIFT_CARD_TERMS, SCREEN_REPAIRS).claims] == claims
 
 
 @pytest.mark.parametrize(("answer", "claims"), [
@@ -487,7 +525,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: forty-seven batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: forty-eight batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -547,8 +585,9 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     The forty-sixth, ids *-q28*: written blind after the forty-fifth froze it (a retailer's week, kiosks, a Slack bot,
     auto-replies; 29 of 60 recognised), then read. The forty-seventh, ids *-q29*: written blind after the forty-sixth
     froze it (a retailer's month of ordinary traffic, e-mail auto-replies among it; 55 of 60 recognised), then read.
-    refusals_heldout.jsonl, ids *-q30*: written blind after the forty-seventh's reading froze it, measured once. None
-    of the answers is a phrasing of the fallback catalogue
+    The forty-eighth, ids *-q30*: written blind after the forty-seventh froze it (three retailers' assistants, a
+    tool-using agent's trace, templated hand-overs and queue notices, e-mail and SMS; 54 of 60 recognised), then read.
+    refusals_heldout.jsonl holds *-q30* too, read: it awaits the next blind set. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
@@ -557,25 +596,28 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # "Price matching with other retailers: I can't answer …" (a topic without a verb, in the context); *-q16*'s
         # run-on transcripts that refuse at their end; *-q20*'s "Ooh, in-store pickup — that's outside what I've got …"
         # *-q28*'s reading recognises 2 more of the earlier batches' (1272 and 45 before it) and 28 of its own 30;
-        # *-q29*'s reading all 30 of its own (1302 before)
-        ("en", "refusal", "recognised"): 1332, ("en", "refusal", "not faulted"): 17,
+        # *-q29*'s reading all 30 of its own (1302 before); *-q30*'s reading all 30 of its own (1332 before)
+        ("en", "refusal", "recognised"): 1362, ("en", "refusal", "not faulted"): 17,
         # Scots ("I'm no' allowed tae …"), *-q18*'s "only have info on one location and it's not in Ireland", *-q20*'s "The
         # warranty info I have access to is only for laptops"
-        ("en", "refusal", "faulted"): 43, ("en", "refusal", "a hallucination"): 59, ("zh", "refusal", "recognised"): 1300,
+        ("en", "refusal", "faulted"): 43, ("en", "refusal", "a hallucination"): 59, ("zh", "refusal", "recognised"): 1330,
         # 不敢 confirm, 不敢 promise, "answer: 无" (an English word in a Chinese clause is read as a name the question
         # lacks), Shanghainese (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a
         # referral with its topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理); *-q20*'s advice beside the
         # refusal (建议送修前先备份, 注销是比较重要的操作)
         # (*-q28*'s reading: 66, 8 and 28 before it, 1237 recognised; its own 30 all recognised. *-q29*'s reading: its
         # own 30 recognised (1270 before); *-q27*'s JSON reply "已为您创建工单#CN-77312，支付组会联系您" no longer faulted, no
-        # longer a hallucination (64, 7 and 27 before): a ticket opened and a reference's digits are no claim)
+        # longer a hallucination (64, 7 and 27 before): a ticket opened and a reference's digits are no claim. *-q30*'s
+        # reading: its own 30 recognised (1300 before))
         ("zh", "refusal", "faulted"): 63, ("zh", "refusal", "not faulted"): 8, ("zh", "refusal", "a hallucination"): 26,
-        # *-q28*'s 15 added (550, 125, 612 before); *-q29*'s 15 (564, 126, 627 before)
-        ("en", "hallucination", "faulted"): 578, ("en", "hallucination", "not faulted"): 127,
-        ("en", "hallucination", "answer a hallucination"): 641,
+        # *-q28*'s 15 added (550, 125, 612 before); *-q29*'s 15 (564, 126, 627 before); *-q30*'s 15 (578, 127, 641
+        # before; its 15 as measured: a sign-off's or a queue's reading moves none)
+        ("en", "hallucination", "faulted"): 592, ("en", "hallucination", "not faulted"): 128,
+        ("en", "hallucination", "answer a hallucination"): 655,
         # *-q28*'s reading: 518 and 146 before it (and *-q28*'s 15 added); an agent's "[tool] …" lines and "@customer
-        # Exceptions aren't mine to make" are no claims; *-q29*'s 15 added (529 and 150 before)
-        ("en", "grounded", "not faulted"): 540, ("en", "grounded", "faulted"): 154,
+        # Exceptions aren't mine to make" are no claims; *-q29*'s 15 added (529 and 150 before); *-q30*'s 15 (540 and 154
+        # before; a list's "- Visa" is no signature's "– ShopCare": *-q5*'s list stays judged)
+        ("en", "grounded", "not faulted"): 552, ("en", "grounded", "faulted"): 157,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk; two of *-q16*'s run-on transcripts ("okay so er it's a hundred points
@@ -583,25 +625,28 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # countries we deliver to" after the refusal (no word of the chunk's "We ship to … the United Kingdom"), and in
         # Chinese its English claim "The repair period, a spare phone can be borrowed for free"; one of *-q20*'s
         ("en", "grounded", "refused"): 6, ("en", "hallucination", "refused"): 2,
-        ("en", "grounded", "answer a hallucination"): 424,  # 410 before *-q28*'s reading and its 15; 417 before *-q29*'s 15
+        # 410 before *-q28*'s reading and its 15; 417 before *-q29*'s 15; 424 before *-q30*'s 15
+        ("en", "grounded", "answer a hallucination"): 433,
         # *-q28*'s 15 and 15 added (550, 111, 477; 502, 156, 54 before); *-q29*'s 15 and 15 (564, 112, 489; 511, 162, 55
         # before), and *-q27*'s voice transcript's header "热线录音转写 #H7702" no longer a faulted claim of a grounded
-        # answer (a reference's digits), nor the answer a hallucination
-        ("zh", "hallucination", "faulted"): 578, ("zh", "hallucination", "not faulted"): 113,
-        ("zh", "hallucination", "answer a hallucination"): 501,
-        ("zh", "grounded", "not faulted"): 523, ("zh", "grounded", "faulted"): 165, ("zh", "grounded", "refused"): 1,
-        ("zh", "grounded", "answer a hallucination"): 57,
+        # answer (a reference's digits), nor the answer a hallucination; *-q30*'s 15 and 15 (578, 113, 501; 523, 165, 57
+        # before)
+        ("zh", "hallucination", "faulted"): 591, ("zh", "hallucination", "not faulted"): 115,
+        ("zh", "hallucination", "answer a hallucination"): 512,
+        ("zh", "grounded", "not faulted"): 533, ("zh", "grounded", "faulted"): 170, ("zh", "grounded", "refused"): 1,
+        ("zh", "grounded", "answer a hallucination"): 60,
     })
     # held out (*-q30*: a fifteenth writer's two weeks of three retailers' assistants on three stacks, a tool-using agent
     # whose answers show its Thought/Action/Observation lines, a vendor's chatbot with templated hand-overs, quick
     # replies and queue notices, an in-house assistant answering by e-mail and SMS), measured once with the recogniser
     # frozen after *-q29*'s reading: 54 of 60 refusals recognised, 4 judged hallucinations (a signature "– ShopCare", a
     # letter's "After-Sales Team", an agent's "Observation: 1 document returned", 当前排队第3位); partial refusals'
-    # unsupported claims make the answer a hallucination in 25 of 30, true ones in 12
+    # unsupported claims make the answer a hallucination in 25 of 30, true ones in 12. READ since (*-q30*'s reading:
+    # sign-offs naming a team or a brand, an agent's trace lines, a queue's notice, a reply to watch for and the
+    # speaker's search that found nothing claim nothing): 60 of 60 recognised, 0 judged hallucinations (27, 27
+    # recognised and 3, 1 before); partial refusals as measured. It awaits the next blind set, which replaces it.
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 27, ("en", "refusal", "faulted"): 3, ("en", "refusal", "a hallucination"): 3,
-        ("zh", "refusal", "recognised"): 27, ("zh", "refusal", "faulted"): 2, ("zh", "refusal", "not faulted"): 1,
-        ("zh", "refusal", "a hallucination"): 1,
+        ("en", "refusal", "recognised"): 30, ("zh", "refusal", "recognised"): 30,
         ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
         ("en", "hallucination", "answer a hallucination"): 14,
         ("en", "grounded", "not faulted"): 12, ("en", "grounded", "faulted"): 3,
