@@ -587,7 +587,8 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     froze it (a retailer's month of ordinary traffic, e-mail auto-replies among it; 55 of 60 recognised), then read.
     The forty-eighth, ids *-q30*: written blind after the forty-seventh froze it (three retailers' assistants, a
     tool-using agent's trace, templated hand-overs and queue notices, e-mail and SMS; 54 of 60 recognised), then read.
-    refusals_heldout.jsonl holds *-q30* too, read: it awaits the next blind set. None of the answers is a phrasing of the fallback catalogue
+    refusals_heldout.jsonl, ids *-q31*: written blind after the forty-eighth's reading froze it, measured once. None
+    of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
@@ -636,25 +637,23 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         ("zh", "grounded", "not faulted"): 533, ("zh", "grounded", "faulted"): 170, ("zh", "grounded", "refused"): 1,
         ("zh", "grounded", "answer a hallucination"): 60,
     })
-    # held out (*-q30*: a fifteenth writer's two weeks of three retailers' assistants on three stacks, a tool-using agent
-    # whose answers show its Thought/Action/Observation lines, a vendor's chatbot with templated hand-overs, quick
-    # replies and queue notices, an in-house assistant answering by e-mail and SMS), measured once with the recogniser
-    # frozen after *-q29*'s reading: 54 of 60 refusals recognised, 4 judged hallucinations (a signature "– ShopCare", a
-    # letter's "After-Sales Team", an agent's "Observation: 1 document returned", 当前排队第3位); partial refusals'
-    # unsupported claims make the answer a hallucination in 25 of 30, true ones in 12. READ since (*-q30*'s reading:
-    # sign-offs naming a team or a brand, an agent's trace lines, a queue's notice, a reply to watch for and the
-    # speaker's search that found nothing claim nothing): 60 of 60 recognised, 0 judged hallucinations (27, 27
-    # recognised and 3, 1 before); partial refusals as measured. It awaits the next blind set, which replaces it.
+    # held out (*-q31*: a sixteenth writer's week of a large electronics retailer's assistants across regions, UK, US,
+    # Singapore, Hong Kong, Taiwan and the mainland, from several model vendors: terse, chatty, formal, markdown, the
+    # question restated; Simplified, Traditional and Cantonese), measured once with the recogniser frozen after *-q30*'s
+    # reading: 59 of 60 refusals recognised, 1 judged a hallucination ("I don't have delivery timeframes for orders going
+    # to Canada, sorry, and I'd rather not guess": its first clause read as a claim); partial refusals' unsupported claims
+    # make the answer a hallucination in 23 of 30, true ones in 6
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 30, ("zh", "refusal", "recognised"): 30,
-        ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
+        ("en", "refusal", "recognised"): 29, ("en", "refusal", "not faulted"): 1, ("en", "refusal", "a hallucination"): 1,
+        ("zh", "refusal", "recognised"): 30,
+        ("en", "hallucination", "faulted"): 13, ("en", "hallucination", "not faulted"): 2,
         ("en", "hallucination", "answer a hallucination"): 14,
         ("en", "grounded", "not faulted"): 12, ("en", "grounded", "faulted"): 3,
-        ("en", "grounded", "answer a hallucination"): 9,
-        ("zh", "hallucination", "faulted"): 13, ("zh", "hallucination", "not faulted"): 2,
-        ("zh", "hallucination", "answer a hallucination"): 11,
-        ("zh", "grounded", "not faulted"): 10, ("zh", "grounded", "faulted"): 5,
-        ("zh", "grounded", "answer a hallucination"): 3,
+        ("en", "grounded", "answer a hallucination"): 4,
+        ("zh", "hallucination", "faulted"): 10, ("zh", "hallucination", "not faulted"): 5,
+        ("zh", "hallucination", "answer a hallucination"): 9,
+        ("zh", "grounded", "not faulted"): 9, ("zh", "grounded", "faulted"): 6,
+        ("zh", "grounded", "answer a hallucination"): 2,
     })
 
 
