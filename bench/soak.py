@@ -164,6 +164,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=600)
     parser.add_argument("--rate", type=int, default=2000, help="valid events a second (traces and feedback)")
+    parser.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
+                        help="an option for the sidecar, as `ragpulse run --set` takes it (repeatable)")
     args = parser.parse_args()
     port, otlp_port, grpc_port = free_port(), free_port(), free_port()
     url = f"http://127.0.0.1:{port}"
@@ -172,7 +174,8 @@ def main() -> None:
     workdir.mkdir(exist_ok=True)
     server = subprocess.Popen(
         [exe, "run", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
-         "--set", "otlp.host=127.0.0.1", "--set", f"otlp.http_port={otlp_port}", "--set", f"otlp.grpc_port={grpc_port}"],
+         "--set", "otlp.host=127.0.0.1", "--set", f"otlp.http_port={otlp_port}", "--set", f"otlp.grpc_port={grpc_port}",
+         *(part for option in args.set for part in ("--set", option))],
         env={**os.environ, "RAGPULSE_LOGGING__FORMAT": "json"}, cwd=workdir, stdout=subprocess.DEVNULL,
     )
     try:
