@@ -32,7 +32,8 @@ from ragpulse._native import WordGate
 from ragpulse.scorers import refusal_zh as zh
 from ragpulse.scorers.answer_form import as_said, claim_text, in_own_words, unformed
 from ragpulse.scorers.declines import PRESUPPOSED_LEAD, cued, letter_runs
-from ragpulse.scorers.refusal_words import BE, BE_NOT, HEDGE, INFO, KNOW, LEAD, MODIFIERS, NOT, SAY, SOURCE, SOURCE_NOUN
+from ragpulse.scorers.refusal_words import (BE, BE_NOT, HEDGE, HELD, INFO, KNOW, LEAD, MODIFIERS, NOT, SAY,
+                                             SOURCE, SOURCE_NOUN)
 from ragpulse.scorers.text import clause, clauses, is_chatter, real_negators, sentences
 
 # -- English ------------------------------------------------------------------------------------------------------
@@ -63,7 +64,7 @@ _SUBJECT_LED = re.compile("|".join((
     rf"|(?:(?:do|did|ca|can|could|wo|would|will|['’]ll)?\s*{NOT}|dont|didnt|cant|wont|couldnt)"  # texting: "i dont have any info"
     rf"\s+(?:really\s+|actually\s+|exactly\s+|quite\s+)?(?:{KNOW}\b|have\s+(?:the|that|this|those|these|such|your)\b"
     r"|(?:have|possess|hold)\s+(?:an?\s+|any\s+|enough\s+|much\s+|specific\s+|more\s+|further\s+|exact\s+|"
-    rf"reliable\s+)?(?:[\w-]+\s+){{0,2}}?{INFO}))",
+    rf"reliable\s+)?(?:[\w-]+\s+){{0,2}}?{HELD}))",
     r"\bi\s*(?:['’]m|am|was)\s*(?:really\s+|honestly\s+|just\s+|therefore\s+|also\s+)?(?:(?:not|n['’]t)\s+(?:really\s+|quite\s+|"
     r"entirely\s+|totally\s+|actually\s+)?(?:sure|certain|confident|familiar|aware|able|in\s+a\s+position|"
     r"the\s+right\s+(?:source|person|place)|(?:authori[sz]ed|permitted|allowed)\s+to\s+(?:share|disclose|give|provide|discuss|"
@@ -73,9 +74,9 @@ _SUBJECT_LED = re.compile("|".join((
     r"(?:answer|information|details))\b",
     rf"{LEAD}(?:(?:it|that|this)(?:['’]s|\s+is)\s+)?(?:(?:really|very|pretty|quite)\s+)?(?:hard|difficult|impossible|"
     r"tough|tricky)\s+to\s+(?:say|tell|know|answer)\b(?!\s+(?:no|yes|goodbye)\b)",
-    rf"\bi\s*(?:have|['’]ve)\s*(?:n['’]t\s+got\s+(?:any\s+)?{INFO}|no\s+(?:idea|clue|way|{INFO})|"
+    rf"\bi\s*(?:have|['’]ve)\s*(?:n['’]t\s+got\s+(?:any\s+)?(?:[\w-]+\s+){{0,2}}?{HELD}|no\s+(?:idea|clue|way|(?:[\w-]+\s+){{0,2}}?{HELD})|"
     r"nothing\s+(?:on|about|regarding|for)\b)",
-    rf"\bi\s+lack\s+(?:the\s+|any\s+|enough\s+|sufficient\s+)?(?:{INFO}|context)",
+    rf"\bi\s+lack\s+(?:the\s+|any\s+|enough\s+|sufficient\s+)?(?:{HELD}|context)",
     r"\bi(?:['’]d|\s+would)\s+rather\s+not\s+(?:guess|say|speculate|quote|promise|give\s+(?:you\s+)?(?:\w+\s+){0,2}?(?:estimate|figure|date|terms))",
     rf"\bwe\s*(?:do|did|ca|can|could)?\s*{NOT}\s+(?:know|have\s+(?:any\s+|enough\s+|the\s+|specific\s+)?{INFO})",
     rf"{LEAD}(?:not\s+(?:sure|certain)|no\s+(?:idea|clue)|unsure|uncertain|unknown|dunno)\b",

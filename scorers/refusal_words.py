@@ -31,3 +31,9 @@ HEDGE = (r"(?:(?:i['’]m|i\s+am|we['’]re|we\s+are)\s+(?:so\s+|very\s+|really\
          r"(?:that['’]s\s+)?(?:an?\s+)?(?:(?:good|great|fair|tricky|difficult|interesting)\s+)?question|"
          r"i(?:['’]d|\s+would)\s+(?:love|like)\s+to\s+help(?:\s+you)?)")
 LEAD = rf"^(?:{HEDGE}[\s,;:!.—–-]*)*"
+# The figures the speaker would quote, information too when the speaker says it lacks them ("I don't have delivery
+# timeframes for Canada", "I have no lead times for that part"); only there: "there are no fees" is the shop's, a claim.
+FIGURES = (r"(?:time\s*frames?|timelines?|timescales?|turnaround(?:\s+times?)?|(?:lead|delivery|shipping|transit|"
+           r"processing|repair|refund|wait(?:ing)?)\s+times?|estimates?|etas?|costs?|fees|charges|amounts|numbers|quotes?|"
+           r"dates|deadlines)\b")
+HELD = rf"(?:{INFO}|{FIGURES})"  # what the speaker may say it lacks

@@ -384,6 +384,34 @@ def test_claims_beside_a_sign_off_or_a_queue_stay_claims(answer: str, claims: li
     assert [c.claim for c in judged("Can I pay with Klarna?", answer, GIFT_CARD_TERMS, SCREEN_REPAIRS).claims] == claims
 
 
+INTERNATIONAL = "We ship to Canada, Mexico and the United Kingdom. International orders are not eligible for free shipping."
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    # the figures the speaker lacks, whatever they are of, for a topic the context names (*-q31*'s en-refusal-q3107:
+    # "I don't have delivery timeframes for orders going to Canada, sorry, and I'd rather not guess")
+    ("How long does delivery to Toronto take?", "I don't have delivery timeframes for Canada."),
+    ("When will my UK order arrive?", "I don't have lead times for the United Kingdom, so I can't give you a date."),
+    ("Can I get an ETA for Canada?", "I haven't got any estimates for orders to Canada, sorry."),
+    ("How much is shipping to Mexico?", "Sorry, I have no shipping costs for Mexico, and I'd rather not guess."),
+])
+def test_the_figures_the_speaker_lacks_are_information_it_lacks(question: str, answer: str) -> None:
+    """*-q31*'s: "I don't have <figures> for <a topic>" (timeframes, lead times, estimates, costs) was read as a claim of
+    the speaker's the context barely supports, and the answer called a hallucination."""
+    result = judged(question, answer, INTERNATIONAL)
+    assert (result.refusal, result.hallucination, result.claims) == (True, False, []), result.groundedness_reason
+
+
+@pytest.mark.parametrize(("answer", "claims"), [
+    # the shop's figures are claims; so is what comes before the speaker's lack
+    ("There are no fees for orders to Canada.", ["There are no fees for orders to Canada"]),
+    ("We don't charge fees for orders shipped to Canada.", ["We don't charge fees for orders shipped to Canada"]),
+    ("Orders to Mexico take 10 days; I don't have lead times for the UK though.", ["Orders to Mexico take 10 days"]),
+])
+def test_the_shops_figures_beside_the_speakers_lack_stay_claims(answer: str, claims: list[str]) -> None:
+    assert [c.claim for c in judged("Are there fees for Canada?", answer, INTERNATIONAL).claims] == claims
+
+
 @pytest.mark.parametrize(("answer", "claims"), [
     # what the new shapes leave a claim of the world: a check done by someone (not "best" left to them), what is done
     # automatically (not what cannot be), a claim after a reference's line
@@ -617,8 +645,9 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         ("en", "hallucination", "answer a hallucination"): 655,
         # *-q28*'s reading: 518 and 146 before it (and *-q28*'s 15 added); an agent's "[tool] …" lines and "@customer
         # Exceptions aren't mine to make" are no claims; *-q29*'s 15 added (529 and 150 before); *-q30*'s 15 (540 and 154
-        # before; a list's "- Visa" is no signature's "– ShopCare": *-q5*'s list stays judged)
-        ("en", "grounded", "not faulted"): 552, ("en", "grounded", "faulted"): 157,
+        # before; a list's "- Visa" is no signature's "– ShopCare": *-q5*'s list stays judged); *-q11*'s "I don't have
+        # delivery time estimates for shipments abroad" no longer a faulted claim (552 and 157 before)
+        ("en", "grounded", "not faulted"): 553, ("en", "grounded", "faulted"): 156,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk; two of *-q16*'s run-on transcripts ("okay so er it's a hundred points
@@ -642,12 +671,16 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     # question restated; Simplified, Traditional and Cantonese), measured once with the recogniser frozen after *-q30*'s
     # reading: 59 of 60 refusals recognised, 1 judged a hallucination ("I don't have delivery timeframes for orders going
     # to Canada, sorry, and I'd rather not guess": its first clause read as a claim); partial refusals' unsupported claims
-    # make the answer a hallucination in 23 of 30, true ones in 6
+    # make the answer a hallucination in 23 of 30, true ones in 6. READ since (*-q31*'s reading: the figures the speaker
+    # says it lacks, "I don't have <timeframes, lead times, estimates, costs…> for <a topic>", are information it
+    # lacks): 60 of 60 recognised, 0 judged hallucinations (29 and 1 before); unsupported partial claims flag the answer
+    # in 22 of 30 (23 before: en-partial-q3101's refusal, "I don't have UK-specific transit times", had flagged it as a
+    # claim, and its claim "arrives the next business day" is read as supported), true ones in 6. It awaits the next
+    # blind set, which replaces it.
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 29, ("en", "refusal", "not faulted"): 1, ("en", "refusal", "a hallucination"): 1,
-        ("zh", "refusal", "recognised"): 30,
-        ("en", "hallucination", "faulted"): 13, ("en", "hallucination", "not faulted"): 2,
-        ("en", "hallucination", "answer a hallucination"): 14,
+        ("en", "refusal", "recognised"): 30, ("zh", "refusal", "recognised"): 30,
+        ("en", "hallucination", "faulted"): 12, ("en", "hallucination", "not faulted"): 3,
+        ("en", "hallucination", "answer a hallucination"): 13,
         ("en", "grounded", "not faulted"): 12, ("en", "grounded", "faulted"): 3,
         ("en", "grounded", "answer a hallucination"): 4,
         ("zh", "hallucination", "faulted"): 10, ("zh", "hallucination", "not faulted"): 5,
