@@ -26,11 +26,25 @@ from ragpulse.scorers.text import Clause, clause
 
 _SHORTCODE = re.compile(r"(?<![\w:/]):[a-z][a-z0-9_+-]{1,30}:(?![\w:/])")
 _MENTION = re.compile(r"^[^\S\n]*(?:@[A-Za-z][\w.-]{0,30}|\*[A-Za-z][\w-]{0,30}\*(?=\s))", re.MULTILINE)  # "*PolicyBot* …"
-# Whole lines of chrome: buttons and bracketed headers (a short name after them; not 【…】, a Chinese headline), an
-# agent's log lines, a code fence, a quoted status line in italics
-_CHROME_LINE = re.compile(r"^[^\S\n]*(?:(?:\[[^\]\n]*[^\W\d_][^\]\n]*\][^\S\n]*){1,4}(?:[^\w\n]*[A-Za-z0-9-]{1,20}){0,2}[^\w\n]*|"
-                          r"\[(?:agent|tool|system|bot|log|debug|trace|retriever)\][^\n]*|```\w*|>[^\S\n]*_[^_\n]{1,120}_)[^\S\n]*$",
-                          re.MULTILINE | re.IGNORECASE)
+_LOG_TAG = r"\[(?:agent|tool|system|bot|log|debug|trace|retriever)\]"  # what opens an agent's log line: "[agent] …"
+
+
+def _bracket_headers(whole_line: bool) -> str:
+    """Buttons and bracketed headers, one to four, and a short name or two after them ("[ Call a colleague ]  [ Back ]",
+    "[WhatsApp 09:14] 🤖 Helpdesk"). A whole line, blanked in every answer, takes less than a clause read around a
+    refusal: square brackets only (【…】 is a Chinese headline), a letter inside them ("[1]" may cite a source), only
+    spaces between them; a clause takes 【…】 and up to 40 of anything inside, and anything but a word around them."""
+    if whole_line:
+        bracket, between, around = r"\[[^\]\n]*[^\W\d_][^\]\n]*\]", r"[^\S\n]*", r"[^\w\n]*"
+    else:
+        bracket, between, around = r"[\[【][^\]】\n]{1,40}[\]】]", r"\W*", r"\W*"
+    return rf"(?:{bracket}{between}){{1,4}}(?:{around}[A-Za-z0-9-]{{1,20}}){{0,2}}{around}"
+
+
+# Whole lines of chrome: buttons and bracketed headers, an agent's log lines, a code fence, a quoted status line in
+# italics
+_CHROME_LINE = re.compile(rf"^[^\S\n]*(?:{_bracket_headers(whole_line=True)}|{_LOG_TAG}[^\n]*|```\w*|>[^\S\n]*_[^_\n]{{1,120}}_)"
+                          r"[^\S\n]*$", re.MULTILINE | re.IGNORECASE)
 
 
 def blank_marks(answer: str) -> str:
@@ -53,9 +67,8 @@ REFERENCE = (r"(?:#\s*[\w-]*\d[\w-]*|\b[A-Z]{2,}-?\d[\w-]*|\b(?:ref|reference|ti
              r"(?:工单|编号|单号)\s*[:：#＃]?\s*[\w-]*\d[\w-]*|\bv\d+(?:\.\d+)+\b)")
 _REFERENCE = re.compile(REFERENCE, re.IGNORECASE)
 _CHROME = re.compile("|".join((
-    # buttons and bracketed headers, with a short name after them
-    r"^\W*(?:[\[【][^\]】\n]{1,40}[\]】]\W*){1,4}(?:[A-Za-z0-9-]{1,20}\W*){0,2}$",
-    r"^\W*\[(?:agent|tool|system|bot|log|debug|trace|retriever)\]|^\W*[a-z_.]+=\S",  # a log's line, its key=value fields
+    # buttons and bracketed headers, with a short name after them; a log's line, its key=value fields
+    rf"^\W*{_bracket_headers(whole_line=False)}$", rf"^\W*{_LOG_TAG}|^\W*[a-z_.]+=\S",
     # what this screen or chat holds: "The opening times loaded on this screen are for the Berlin shop only"
     r"\b(?:on|in)\s+this\s+(?:screen|kiosk|terminal|device|chat|channel|app)\s+(?:are|is)\s+(?:for|about)\b[^.;!?]{0,40}\bonly\b",
     r"^[^.!?]{0,40}\((?:an?\s+)?(?:automated|auto|ai|virtual)(?:\s+(?:assistant|agent|reply|response|system|bot))?\)[^.!?]{0,40}$|"

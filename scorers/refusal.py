@@ -32,49 +32,24 @@ from ragpulse._native import WordGate
 from ragpulse.scorers import refusal_zh as zh
 from ragpulse.scorers.answer_form import as_said, claim_text, in_own_words, unformed
 from ragpulse.scorers.declines import PRESUPPOSED_LEAD, cued, letter_runs
+from ragpulse.scorers.refusal_words import (BE, BE_NOT, HEDGE, HELD, INFO, KNOW, LEAD, MODIFIERS, NOT, SAY,
+                                             SOURCE, SOURCE_NOUN)
 from ragpulse.scorers.text import clause, clauses, is_chatter, real_negators, sentences
 
 # -- English ------------------------------------------------------------------------------------------------------
 
-_NOT = r"(?:n['’]t|not|never)"
-_BE = r"(?:is|are|was|were|['’]s|['’]re)"
-_BE_NOT = rf"(?:{_BE}\s*{_NOT}|(?:ca|can|could|wo|will|would)\s*{_NOT}\s+be|cannot\s+be)"
-_KNOW = (r"(?:see\b(?!\s+why)|find|tell|say|answer|confirm|determine|verify|help|locate|access|speak|comment|estimate|judge|"
-         r"guess|track|check|look|give|provide|offer|recall|communicate|share|disclose)")
-_INFO = (r"(?:information|info|details|data|specifics|answers?|records?|knowledge|documentation|access|visibility|insight|"
-         r"mention|entry|guidance|pricing|prices|figures|rates|timings|intel|news|updates|opening\s+(?:hours|times)|hours)")
-# What the answer was written from; a few modifiers before it ("the provided help articles").
-_MODIFIERS = (r"(?:the|my|our|these|those|this|your|its|their|available|provided|given|retrieved|relevant|help|policy|"
-              r"search|reference|support|related|current)")
-_SOURCE_NOUN = (r"(?:context|documents?|documentation|docs?|knowledge\s*base|database|passages?|texts?|sources?|materials?|"
-                r"articles?|excerpts?|snippets?|faqs?|help\s*(?:center|centre)|search\s+results|references?|"
-                r"reference\s+material|guides?|guidance|(?:retrieved|provided)\s+content|"
-                r"(?:help|support|policy|faq|retrieved)\s+(?:pages?|entries)|(?:my|the)\s+information|"
-                r"information\s+(?:given|provided|available|i\s+have|i['’]ve\s+been\s+(?:given|provided)|at\s+hand)|"
-                r"(?:provided|available|given)\s+information|notes|info|(?:info|stuff|material|notes)\s+i(?:['’]ve|\s+have)(?:\s+got)?)")
-_SOURCE = rf"(?:{_MODIFIERS}\s+){{0,3}}{_SOURCE_NOUN}"
-_SAY = (r"(?:mention|cover|contain|include|specify|say|state|address|discuss|provide|give|list|detail|describe|"
-        r"explain|indicate|tell|touch|go\s+into|answer|show|have|speak|clarify|talk|reference|offer|extend|deal\s+with|"
-        r"elaborate|get\s+into|spell\s+out|outline)")
-# An apology or a hedge: no claim alone, and what may open a refusal ("Honestly, I don't know").
-_HEDGE = (r"(?:(?:i['’]m|i\s+am|we['’]re|we\s+are)\s+(?:so\s+|very\s+|really\s+|truly\s+)?sorry|sorry|apologies|"
-          r"my\s+apologies|unfortunately|regrettably|sadly|honestly|frankly|hmm+|well|oh|ah|aiy[ao]h?|alas|i['’]m\s+afraid|"
-          r"i\s+am\s+afraid|afraid|i\s+fear|to\s+be\s+(?:honest|clear)|truthfully|but|and|so|however|also|ok(?:ay)?|"
-          r"(?:that['’]s\s+)?(?:an?\s+)?(?:(?:good|great|fair|tricky|difficult|interesting)\s+)?question|"
-          r"i(?:['’]d|\s+would)\s+(?:love|like)\s+to\s+help(?:\s+you)?)")
-_LEAD = rf"^(?:{_HEDGE}[\s,;:!.—–-]*)*"
 # Idioms of ignorance, each a refusal alone ("Beats me", "Your guess is as good as mine", "I'd only be guessing",
 # "Haven't the faintest idea", "Can't say for sure"); subjectless ones only where the clause starts.
 _EN_IDIOM = "|".join((
-    rf"{_LEAD}(?:(?:that|it|this)\s+)?(?:beats|search)\s+me\b(?!\s+(?:by|to|at|in)\b)",
+    rf"{LEAD}(?:(?:that|it|this)\s+)?(?:beats|search)\s+me\b(?!\s+(?:by|to|at|in)\b)",
     r"\byour\s+guess\s+is\s+as\s+good\s+as\s+mine\b",
     r"\byou(?:['’]ve|\s+have)?\s+(?:got|stumped)\s+me(?=\s*$|\s+(?:there|on\s+th))",
     r"\bi(?:['’]d|\s+would)\s+(?:only\s+|just\s+|merely\s+|simply\s+|really\s+)?"
     r"(?:be\s+(?:guessing|speculating)|have\s+to\s+guess)\b|\bi['’]?m\s+not\s+(?:gonna|going\s+to)\s+(?:guess|speculate)\b",
-    rf"(?:\bi\s*|{_LEAD})(?:do\s*n['’]t\s+have|have\s*n['’]t(?:\s+got)?|['’]ve\s+not(?:\s+got)?|"
+    rf"(?:\bi\s*|{LEAD})(?:do\s*n['’]t\s+have|have\s*n['’]t(?:\s+got)?|['’]ve\s+not(?:\s+got)?|"
     r"have\s+not(?:\s+got)?|not)\s+(?:(?:an?|the|any)\s+(?:(?:faintest|foggiest|slightest|least)\s+)?"
     r"(?:idea|clue|notion)|the\s+(?:faintest|foggiest))\b",
-    rf"{_LEAD}(?:ca|can|could|wo|would|did)\s*(?:n['’]?t|not)\s+(?:really\s+|honestly\s+)?"
+    rf"{LEAD}(?:ca|can|could|wo|would|did)\s*(?:n['’]?t|not)\s+(?:really\s+|honestly\s+)?"
     r"(?:say|tell|answer|help|confirm|comment|speak|find|locate)\b(?!\s+enough)",
     r"\bi(?:['’]ll|\s+will|['’]d|\s+would|\s+must)?\s+(?:have\s+to\s+|need\s+to\s+)?pass\s+on\s+(?:it|that|this)(?:\s+one)?\s*$",
 ))
@@ -86,10 +61,10 @@ _SUBJECT_LED = re.compile("|".join((
     r"\bi\b\s*(?:(?:just|\w+ly)\s+)?"
     r"(?:(?:do|ca|can|could|wo|would|will|['’]ll)?\s*(?:n['’]?t|not)\s+(?:really\s+|actually\s+|exactly\s+|"
     r"quite\s+)?know\b"
-    rf"|(?:(?:do|did|ca|can|could|wo|would|will|['’]ll)?\s*{_NOT}|dont|didnt|cant|wont|couldnt)"  # texting: "i dont have any info"
-    rf"\s+(?:really\s+|actually\s+|exactly\s+|quite\s+)?(?:{_KNOW}\b|have\s+(?:the|that|this|those|these|such|your)\b"
+    rf"|(?:(?:do|did|ca|can|could|wo|would|will|['’]ll)?\s*{NOT}|dont|didnt|cant|wont|couldnt)"  # texting: "i dont have any info"
+    rf"\s+(?:really\s+|actually\s+|exactly\s+|quite\s+)?(?:{KNOW}\b|have\s+(?:the|that|this|those|these|such|your)\b"
     r"|(?:have|possess|hold)\s+(?:an?\s+|any\s+|enough\s+|much\s+|specific\s+|more\s+|further\s+|exact\s+|"
-    rf"reliable\s+)?(?:[\w-]+\s+){{0,2}}?{_INFO}))",
+    rf"reliable\s+)?(?:[\w-]+\s+){{0,2}}?{HELD}))",
     r"\bi\s*(?:['’]m|am|was)\s*(?:really\s+|honestly\s+|just\s+|therefore\s+|also\s+)?(?:(?:not|n['’]t)\s+(?:really\s+|quite\s+|"
     r"entirely\s+|totally\s+|actually\s+)?(?:sure|certain|confident|familiar|aware|able|in\s+a\s+position|"
     r"the\s+right\s+(?:source|person|place)|(?:authori[sz]ed|permitted|allowed)\s+to\s+(?:share|disclose|give|provide|discuss|"
@@ -97,29 +72,29 @@ _SUBJECT_LED = re.compile("|".join((
     r"unsure|uncertain|unaware|unable|unfamiliar|drawing\s+a\s+blank|at\s+a\s+loss|stumped|in\s+the\s+dark|clueless)\b",
     r"\bi\s+wish\s+i\s+(?:could\s+(?:help|answer|tell|say|assist|be\s+more\s+helpful)|knew|had\s+(?:the\s+|an\s+|more\s+)?"
     r"(?:answer|information|details))\b",
-    rf"{_LEAD}(?:(?:it|that|this)(?:['’]s|\s+is)\s+)?(?:(?:really|very|pretty|quite)\s+)?(?:hard|difficult|impossible|"
+    rf"{LEAD}(?:(?:it|that|this)(?:['’]s|\s+is)\s+)?(?:(?:really|very|pretty|quite)\s+)?(?:hard|difficult|impossible|"
     r"tough|tricky)\s+to\s+(?:say|tell|know|answer)\b(?!\s+(?:no|yes|goodbye)\b)",
-    rf"\bi\s*(?:have|['’]ve)\s*(?:n['’]t\s+got\s+(?:any\s+)?{_INFO}|no\s+(?:idea|clue|way|{_INFO})|"
+    rf"\bi\s*(?:have|['’]ve)\s*(?:n['’]t\s+got\s+(?:any\s+)?(?:[\w-]+\s+){{0,2}}?{HELD}|no\s+(?:idea|clue|way|(?:[\w-]+\s+){{0,2}}?{HELD})|"
     r"nothing\s+(?:on|about|regarding|for)\b)",
-    rf"\bi\s+lack\s+(?:the\s+|any\s+|enough\s+|sufficient\s+)?(?:{_INFO}|context)",
+    rf"\bi\s+lack\s+(?:the\s+|any\s+|enough\s+|sufficient\s+)?(?:{HELD}|context)",
     r"\bi(?:['’]d|\s+would)\s+rather\s+not\s+(?:guess|say|speculate|quote|promise|give\s+(?:you\s+)?(?:\w+\s+){0,2}?(?:estimate|figure|date|terms))",
-    rf"\bwe\s*(?:do|did|ca|can|could)?\s*{_NOT}\s+(?:know|have\s+(?:any\s+|enough\s+|the\s+|specific\s+)?{_INFO})",
-    rf"{_LEAD}(?:not\s+(?:sure|certain)|no\s+(?:idea|clue)|unsure|uncertain|unknown|dunno)\b",
-    rf"\b{_SOURCE_NOUN}\b[^.;:!?]{{0,60}}?\b(?:do(?:es)?|did|ca|can|could|wo|will|would)?\s*{_NOT}\s+(?:\w+\s+){{0,2}}?{_SAY}",
-    rf"\b{_SOURCE_NOUN}\b[^.;:!?]{{0,60}}?\b(?:has|have|had|contains?|includes?|gives?|provides?|offers?|holds?|says?|"
+    rf"\bwe\s*(?:do|did|ca|can|could)?\s*{NOT}\s+(?:know|have\s+(?:any\s+|enough\s+|the\s+|specific\s+)?{INFO})",
+    rf"{LEAD}(?:not\s+(?:sure|certain)|no\s+(?:idea|clue)|unsure|uncertain|unknown|dunno)\b",
+    rf"\b{SOURCE_NOUN}\b[^.;:!?]{{0,60}}?\b(?:do(?:es)?|did|ca|can|could|wo|will|would)?\s*{NOT}\s+(?:\w+\s+){{0,2}}?{SAY}",
+    rf"\b{SOURCE_NOUN}\b[^.;:!?]{{0,60}}?\b(?:has|have|had|contains?|includes?|gives?|provides?|offers?|holds?|says?|"
     rf"mentions?)\s+(?:no|nothing|none)\b",
-    rf"\b{_SOURCE_NOUN}\b[^.;:!?]{{0,60}}?\b(?:silent|empty|unclear|vague|insufficient|inconclusive|lacks?|"
+    rf"\b{SOURCE_NOUN}\b[^.;:!?]{{0,60}}?\b(?:silent|empty|unclear|vague|insufficient|inconclusive|lacks?|"
     r"leaves?\s+(?:it\s+|that\s+)?open)\b",
-    rf"\bno\s+(?:\w+\s+)?{_INFO}\b[^.;:!?]{{0,30}}?\b(?:appears?|is\s+given|exists?)\s+(?:in|within)\s+{_SOURCE}\b",
-    rf"\bnone\s+of\s+{_SOURCE}\b[^.;:!?]{{0,40}}?\b{_SAY}",
-    rf"\b(?:there(?:['’]s|\s+is|\s+was)\s+)?nothing\s+(?:in|within|from)\s[^.;:!?]{{0,40}}?\b{_SOURCE}\b",
+    rf"\bno\s+(?:\w+\s+)?{INFO}\b[^.;:!?]{{0,30}}?\b(?:appears?|is\s+given|exists?)\s+(?:in|within)\s+{SOURCE}\b",
+    rf"\bnone\s+of\s+{SOURCE}\b[^.;:!?]{{0,40}}?\b{SAY}",
+    rf"\b(?:there(?:['’]s|\s+is|\s+was)\s+)?nothing\s+(?:in|within|from)\s[^.;:!?]{{0,40}}?\b{SOURCE}\b",
     r"\bnothing\s+i\s+(?:found|have|see|can\s+see|could\s+find)\b",
     r"\bnothing\s+(?:came\s+(?:back|up)|turned\s+up|showed\s+up|matched)\b|\bcame\s+back\s+empty\b|\breturned\s+nothing\b|"
     r"[\"']answer[\"']\s*:\s*(?:null|none|\"\")|^\W*(?:answer|resolution|result|outcome)\s*[:：]\s*(?:null|none|n/a)\W*$|"
     r"\bfound\s+(?:nothing|no\s+(?:\w+\s+)?(?:details|information|info|results?))\b",  # a search that found nothing
     # the sources are about something else: "the material I retrieved … is about different subjects", "nothing in it
     # explains how …"
-    rf"\b{_SOURCE_NOUN}\b[^.;:!?]{{0,40}}?\b(?:is|are|was|were)\s+(?:all\s+)?(?:about|on|for)\s+(?:different|other|unrelated)\s+"
+    rf"\b{SOURCE_NOUN}\b[^.;:!?]{{0,40}}?\b(?:is|are|was|were)\s+(?:all\s+)?(?:about|on|for)\s+(?:different|other|unrelated)\s+"
     r"(?:subjects|topics|things|matters|products|questions)\b|\bnothing\s+in\s+(?:it|them|there)\s+(?:explains|covers|mentions|says|"
     r"addresses|describes|tells)\b",
     # a topic or an act the speaker may not take ("we are unable to address billing queries", "I can't process refunds here")
@@ -129,42 +104,42 @@ _SUBJECT_LED = re.compile("|".join((
     r"inquir(?:y|ies)|questions?|requests?|matters|issues|topics?|information|details)\b|[^.;:!?]{0,40}?\b(?:here|in\s+this\s+chat|"
     r"via\s+this\s+(?:chat|assistant|channel)|on\s+my\s+end|over\s+the\s+phone|by\s+(?:phone|text)|on\s+this\s+call)\b)",
     r"\bthere(?:['’]s|\s+is|\s+was)\s+nothing\s+(?:here\b|(?:about|on|regarding)\s)",
-    rf"\bthere\s*(?:is|are|was|were|['’]s|does|do|did)?\s*(?:n['’]t|not|no)\b[^.;:!?]{{0,40}}?(?:\b{_SOURCE}\b|\b{_INFO}\b)",
-    rf"\bthere(?:['’]s|\s+is)\s+(?:insufficient|not\s+enough|too\s+little|limited)\s+(?:{_INFO}|context)",
-    rf"\bno\s+(?:\w+\s+)?{_INFO}\b[^.;:!?]{{0,50}}?\b(?:{_BE}\s+)?(?:given|provided|available|found|listed|included|mentioned|"
+    rf"\bthere\s*(?:is|are|was|were|['’]s|does|do|did)?\s*(?:n['’]t|not|no)\b[^.;:!?]{{0,40}}?(?:\b{SOURCE}\b|\b{INFO}\b)",
+    rf"\bthere(?:['’]s|\s+is)\s+(?:insufficient|not\s+enough|too\s+little|limited)\s+(?:{INFO}|context)",
+    rf"\bno\s+(?:\w+\s+)?{INFO}\b[^.;:!?]{{0,50}}?\b(?:{BE}\s+)?(?:given|provided|available|found|listed|included|mentioned|"
     r"specified|stated)\b",
-    rf"\b(?:that|this|such|the\s+requested|the\s+relevant|this\s+kind\s+of)\s+{_INFO}\s+{_BE_NOT}\s+(?:available|provided|"
+    rf"\b(?:that|this|such|the\s+requested|the\s+relevant|this\s+kind\s+of)\s+{INFO}\s+{BE_NOT}\s+(?:available|provided|"
     r"given|known)\b",
 )), re.IGNORECASE)
-_ANCHOR = rf"(?:here|anywhere|(?:in|by|from|within)\s+(?:what\s+)?{_SOURCE}|(?:in|by|from)\s+what\s+i\b|to\s+me)"
+_ANCHOR = rf"(?:here|anywhere|(?:in|by|from|within)\s+(?:what\s+)?{SOURCE}|(?:in|by|from)\s+what\s+i\b|to\s+me)"
 # A predicate about a topic that comes first ("Sale items aren't mentioned", "Whether Amex works is unclear to me").
 _PREDICATE = re.compile("|".join((
-    rf"{_BE_NOT}\s+(?:\w+\s+)?(?:mentioned|specified|stated|documented|addressed|described|discussed|explained|"
+    rf"{BE_NOT}\s+(?:\w+\s+)?(?:mentioned|specified|stated|documented|addressed|described|discussed|explained|"
     r"indicated|detailed|answered|clarified)\b",
-    rf"{_BE_NOT}\s+(?:\w+\s+)?(?:given|provided|listed|included|covered|known|available|clear|verified|confirmed)\s+{_ANCHOR}",
-    rf"{_BE_NOT}\s+(?:\w+\s+)?covered\s+by\s+anything\s+(?:i|we)\b",
-    rf"{_BE}\s*{_NOT}\s+(?:something|anything|a\s+topic|a\s+question)\s+(?:that\s+)?[^.;:!?]{{0,30}}?"
-    rf"(?:\b{_SOURCE}\b|\bi\b|\bwe\b)",
-    rf"{_BE}\s*{_NOT}\s+(?:in|within|among|part\s+of)\s+[^.;:!?]{{0,30}}?(?:\b{_SOURCE}\b|\bwhat\s+i\s+can\b)",
-    rf"{_BE}\s+(?:\w+\s+)?(?:missing|absent|omitted)\s+(?:from|in)\s+{_SOURCE}\b",
+    rf"{BE_NOT}\s+(?:\w+\s+)?(?:given|provided|listed|included|covered|known|available|clear|verified|confirmed)\s+{_ANCHOR}",
+    rf"{BE_NOT}\s+(?:\w+\s+)?covered\s+by\s+anything\s+(?:i|we)\b",
+    rf"{BE}\s*{NOT}\s+(?:something|anything|a\s+topic|a\s+question)\s+(?:that\s+)?[^.;:!?]{{0,30}}?"
+    rf"(?:\b{SOURCE}\b|\bi\b|\bwe\b)",
+    rf"{BE}\s*{NOT}\s+(?:in|within|among|part\s+of)\s+[^.;:!?]{{0,30}}?(?:\b{SOURCE}\b|\bwhat\s+i\s+can\b)",
+    rf"{BE}\s+(?:\w+\s+)?(?:missing|absent|omitted)\s+(?:from|in)\s+{SOURCE}\b",
     r"(?:n['’]t|not)\s+(?:clear|known|visible|available|accessible)\s+to\s+(?:me|us)\b",
     r"\b(?:unclear|unknown|unavailable|invisible)\s+to\s+(?:me|us)\b|\bhidden\s+from\s+(?:me|us)\b",
     r"\b(?:an?\s+(?:\w+\s+)?(?:mystery|blank)\s+(?:to|for)|beyond)\s+me\b",
     r"\bthere(?:['’]s|\s+is)\s+no\s+way\s+(?:for\s+me\s+)?(?:of\s+)?(?:to\s+)?(?:know|tell|say|estimate|determine|check)",
-    rf"\b(?:outside|beyond)\s+(?:the\s+scope\s+of\s+)?(?:what\s+)?[^.;:!?]{{0,30}}?(?:\b{_SOURCE}\b|\bi\s+(?:know|have|can|"
+    rf"\b(?:outside|beyond)\s+(?:the\s+scope\s+of\s+)?(?:what\s+)?[^.;:!?]{{0,30}}?(?:\b{SOURCE}\b|\bi\s+(?:know|have|can|"
     r"am\s+(?:permitted|allowed|authori[sz]ed|able)))",
     r"\b(?:outside|beyond)\s+(?:the\s+scope\s+of\s+)?(?:my|our)\s+(?:knowledge|expertise|scope|information)\b",
     r"^(?:it|this|that)\s*(?:is|['’]s|was)\s+(?:unclear|not\s+clear|uncertain|unknown|not\s+known|not\s+possible\s+for\s+me)\b",
     r"^not\s+(?:mentioned|specified|stated|covered|addressed|listed|documented)\b",
 )), re.IGNORECASE)
-_OPENING = re.compile(rf"^(?:[\s,;:—–-]*{_HEDGE}\b)*[\s,;:—–-]*$", re.IGNORECASE)
+_OPENING = re.compile(rf"^(?:[\s,;:—–-]*{HEDGE}\b)*[\s,;:—–-]*$", re.IGNORECASE)
 # What may come before "I …" or "the documents …" in a refusal: hedges and a topic ("As for gift wrapping, …").
-_HEAD = re.compile(rf"^(?:[\s,;:—–-]*(?:{_HEDGE}|{_EN_IDIOM}|"
+_HEAD = re.compile(rf"^(?:[\s,;:—–-]*(?:{HEDGE}|{_EN_IDIOM}|"
                    r"(?:as\s+(?:for|to)|for|regarding|concerning|about|when\s+it\s+comes\s+to)"
                    r"\s+[^,;]{1,60},|[^,;.!?]{1,60},\s*(?:this|that)(?=\s)|[^,;]{0,20}\bi\s+check(?:ed)?\b[^,;]{0,40},\s*(?=\w)|whether\s+[^,;]{1,80}|[^,;:.!?]{1,60}:|[^,;.!?]{1,60}\bor\s+not|i\s+(?:checked|looked|searched)[^,;]{0,40},|"
                    r"from\s+what\s+i\s+(?:can\s+)?(?:see|know|have|found)|as\s+far\s+as\s+i\s+(?:can\s+tell|know)|"
                    rf"to\s+my\s+knowledge)(?:\b|(?<=,)))*[\s,;:—–-]*(?:(?:the|my|our|these|those|this|your)\s+(?:[\w-]+\s+){{0,2}})?"
-                   rf"(?:{_MODIFIERS}\s+)*$", re.IGNORECASE)
+                   rf"(?:{MODIFIERS}\s+)*$", re.IGNORECASE)
 # After the refusal, a claim of its own: past a contrast, or a new subject after "and" or a comma ("I'm not sure,
 # they have had immense popularity since 1997").
 _SUBJECT = r"(?=(?:i|it|it['’]s|they|he|she|we|you|there|this|that|these|those|the|its|their|our|my)\b)"
@@ -185,7 +160,7 @@ _EN_NEW_SPEAKER = re.compile(r"(?<=\w\s)(?=i\s+(?:dont|don['’]t|do\s+not|cant|
                              r"have\s+no|havent|haven['’]t|am\s+not)\b)")
 # A clause that says what the speaker knows claims what follows ("I just know that it wasn't built by the Romans"),
 # unless it is none ("I know nothing about it").
-_EN_KNOWN_LEAD = re.compile(rf"^(?:{_HEDGE}[\s,;:!.—–-]*)*{_EN_KNOWN}(?!\s+(?:nothing|little|very\s+little|next\s+to))"
+_EN_KNOWN_LEAD = re.compile(rf"^(?:{HEDGE}[\s,;:!.—–-]*)*{_EN_KNOWN}(?!\s+(?:nothing|little|very\s+little|next\s+to))"
                             r"(?:\s+(?:is|was))?(?:\s+(?:that|of))?", re.IGNORECASE)
 _EN_REFERRAL = re.compile(
     r"^(?:please\s+|kindly\s+|you\s+(?:may|might|can|could|should)\s+(?:want\s+to\s+|wish\s+to\s+)?|"
@@ -211,7 +186,7 @@ _LATIN_WORDS = re.compile(r"[A-Za-z]{2,}\W+[A-Za-z]{2,}\W+[A-Za-z]{2,}")
 # Claims could look alike, so the judge confirms them: such a clause refuses unless the context supports it.
 _CUE = (r"n['’]t\b|\b(?:not|no|nothing|none|never|cannot|neither|nor|without|lacks?|beyond|outside|unsure|uncertain|unclear|"
         r"unaware|unable|unfamiliar|silent|mum|quiet|vague|insufficient|missing|open)\b")
-_EN_MAYBE_WHO = re.compile(rf"\b(?:i|me|my|myself)\b|\b{_SOURCE_NOUN}\b", re.IGNORECASE)
+_EN_MAYBE_WHO = re.compile(rf"\b(?:i|me|my|myself)\b|\b{SOURCE_NOUN}\b", re.IGNORECASE)
 _EN_MAYBE_CUE = re.compile(_CUE, re.IGNORECASE)
 # "I didn't know that …" and "I had no idea …" say that what follows is so; "I don't think …" is an opinion; "we"
 # speaks for the shop: "We don't ship to Hawaii" is a claim
@@ -361,7 +336,7 @@ def _opening_only(text: str) -> bool:
     return _en_opening_only(text) if not _CJK.search(text) else bool(zh.OPENING.match(text))
 
 
-# The last words of the hedges (_HEDGE) and how the meta lead starts (_EN_META_LEAD): a clause that ends or starts
+# The last words of the hedges (HEDGE) and how the meta lead starts (_EN_META_LEAD): a clause that ends or starts
 # otherwise is spared the pattern.
 _HEDGE_ENDS = ("sorry", "apologies", "unfortunately", "regrettably", "sadly", "honestly", "frankly", "mm", "well", "oh",
                "ah", "alas", "afraid", "fear", "honest", "clear", "truthfully", "but", "and", "so", "however", "also",

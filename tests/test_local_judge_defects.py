@@ -283,6 +283,8 @@ DEVELOPMENT = {row["id"]: row for row in map(json.loads, (DATA / "refusals_dev.j
     # *-q30*'s: sign-offs naming a brand or a team ("– ShopCare", "After-Sales Team", 售后服务部 under 请留意后续邮件), an
     # agent's "Observation: 1 document returned" and Thought line, a queue's 当前排队第3位
     "en-refusal-q3018", "en-refusal-q3019", "en-refusal-q3020", "zh-refusal-q3005", "zh-refusal-q3007", "zh-refusal-q3014",
+    # *-q31*'s: "I don't have delivery timeframes for orders going to Canada, sorry, and I'd rather not guess"
+    "en-refusal-q3107",
 ])
 def test_a_blind_sets_missed_refusal_over_its_own_chunks(row: str) -> None:
     """The refusals each held-out set's measurement missed, once read: refusals, never hallucinations."""
@@ -382,6 +384,34 @@ def test_a_sign_off_an_agents_trace_and_a_queue_around_a_refusal_claim_nothing(q
 ])
 def test_claims_beside_a_sign_off_or_a_queue_stay_claims(answer: str, claims: list[str]) -> None:
     assert [c.claim for c in judged("Can I pay with Klarna?", answer, GIFT_CARD_TERMS, SCREEN_REPAIRS).claims] == claims
+
+
+INTERNATIONAL = "We ship to Canada, Mexico and the United Kingdom. International orders are not eligible for free shipping."
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    # the figures the speaker lacks, whatever they are of, for a topic the context names (*-q31*'s en-refusal-q3107:
+    # "I don't have delivery timeframes for orders going to Canada, sorry, and I'd rather not guess")
+    ("How long does delivery to Toronto take?", "I don't have delivery timeframes for Canada."),
+    ("When will my UK order arrive?", "I don't have lead times for the United Kingdom, so I can't give you a date."),
+    ("Can I get an ETA for Canada?", "I haven't got any estimates for orders to Canada, sorry."),
+    ("How much is shipping to Mexico?", "Sorry, I have no shipping costs for Mexico, and I'd rather not guess."),
+])
+def test_the_figures_the_speaker_lacks_are_information_it_lacks(question: str, answer: str) -> None:
+    """*-q31*'s: "I don't have <figures> for <a topic>" (timeframes, lead times, estimates, costs) was read as a claim of
+    the speaker's the context barely supports, and the answer called a hallucination."""
+    result = judged(question, answer, INTERNATIONAL)
+    assert (result.refusal, result.hallucination, result.claims) == (True, False, []), result.groundedness_reason
+
+
+@pytest.mark.parametrize(("answer", "claims"), [
+    # the shop's figures are claims; so is what comes before the speaker's lack
+    ("There are no fees for orders to Canada.", ["There are no fees for orders to Canada"]),
+    ("We don't charge fees for orders shipped to Canada.", ["We don't charge fees for orders shipped to Canada"]),
+    ("Orders to Mexico take 10 days; I don't have lead times for the UK though.", ["Orders to Mexico take 10 days"]),
+])
+def test_the_shops_figures_beside_the_speakers_lack_stay_claims(answer: str, claims: list[str]) -> None:
+    assert [c.claim for c in judged("Are there fees for Canada?", answer, INTERNATIONAL).claims] == claims
 
 
 @pytest.mark.parametrize(("answer", "claims"), [
@@ -525,7 +555,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: forty-eight batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: forty-nine batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -587,8 +617,9 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     froze it (a retailer's month of ordinary traffic, e-mail auto-replies among it; 55 of 60 recognised), then read.
     The forty-eighth, ids *-q30*: written blind after the forty-seventh froze it (three retailers' assistants, a
     tool-using agent's trace, templated hand-overs and queue notices, e-mail and SMS; 54 of 60 recognised), then read.
-    refusals_heldout.jsonl, ids *-q31*: written blind after the forty-eighth's reading froze it, measured once. None
-    of the answers is a phrasing of the fallback catalogue
+    The forty-ninth, ids *-q31*: written blind after the forty-eighth froze it (a week of an electronics retailer's
+    assistants across six regions and several model vendors; 59 of 60 recognised), then read. refusals_heldout.jsonl
+    holds *-q31* too, read: it awaits the next blind set. None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
@@ -597,11 +628,12 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # "Price matching with other retailers: I can't answer …" (a topic without a verb, in the context); *-q16*'s
         # run-on transcripts that refuse at their end; *-q20*'s "Ooh, in-store pickup — that's outside what I've got …"
         # *-q28*'s reading recognises 2 more of the earlier batches' (1272 and 45 before it) and 28 of its own 30;
-        # *-q29*'s reading all 30 of its own (1302 before); *-q30*'s reading all 30 of its own (1332 before)
-        ("en", "refusal", "recognised"): 1362, ("en", "refusal", "not faulted"): 17,
+        # *-q29*'s reading all 30 of its own (1302 before); *-q30*'s reading all 30 of its own (1332 before); *-q31*'s
+        # reading all 30 of its own (1362 before; "I don't have delivery timeframes for …": the figures the speaker lacks)
+        ("en", "refusal", "recognised"): 1392, ("en", "refusal", "not faulted"): 17,
         # Scots ("I'm no' allowed tae …"), *-q18*'s "only have info on one location and it's not in Ireland", *-q20*'s "The
         # warranty info I have access to is only for laptops"
-        ("en", "refusal", "faulted"): 43, ("en", "refusal", "a hallucination"): 59, ("zh", "refusal", "recognised"): 1330,
+        ("en", "refusal", "faulted"): 43, ("en", "refusal", "a hallucination"): 59, ("zh", "refusal", "recognised"): 1360,
         # 不敢 confirm, 不敢 promise, "answer: 无" (an English word in a Chinese clause is read as a name the question
         # lacks), Shanghainese (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a
         # referral with its topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理); *-q20*'s advice beside the
@@ -609,16 +641,21 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # (*-q28*'s reading: 66, 8 and 28 before it, 1237 recognised; its own 30 all recognised. *-q29*'s reading: its
         # own 30 recognised (1270 before); *-q27*'s JSON reply "已为您创建工单#CN-77312，支付组会联系您" no longer faulted, no
         # longer a hallucination (64, 7 and 27 before): a ticket opened and a reference's digits are no claim. *-q30*'s
-        # reading: its own 30 recognised (1300 before))
+        # reading: its own 30 recognised (1300 before). *-q31*'s own 30 recognised frozen (1330 before))
         ("zh", "refusal", "faulted"): 63, ("zh", "refusal", "not faulted"): 8, ("zh", "refusal", "a hallucination"): 26,
         # *-q28*'s 15 added (550, 125, 612 before); *-q29*'s 15 (564, 126, 627 before); *-q30*'s 15 (578, 127, 641
-        # before; its 15 as measured: a sign-off's or a queue's reading moves none)
-        ("en", "hallucination", "faulted"): 592, ("en", "hallucination", "not faulted"): 128,
-        ("en", "hallucination", "answer a hallucination"): 655,
+        # before; its 15 as measured: a sign-off's or a queue's reading moves none); *-q31*'s 15 (592, 128, 655 before;
+        # 12, 3, 13 after its reading, 13, 2, 14 measured: "I don't have UK-specific transit times" is a refusal since, no
+        # faulted claim, and that answer's own claim, "arrives the next business day" against "1 to 2 business days", is
+        # read as supported)
+        ("en", "hallucination", "faulted"): 604, ("en", "hallucination", "not faulted"): 131,
+        ("en", "hallucination", "answer a hallucination"): 668,
         # *-q28*'s reading: 518 and 146 before it (and *-q28*'s 15 added); an agent's "[tool] …" lines and "@customer
         # Exceptions aren't mine to make" are no claims; *-q29*'s 15 added (529 and 150 before); *-q30*'s 15 (540 and 154
-        # before; a list's "- Visa" is no signature's "– ShopCare": *-q5*'s list stays judged)
-        ("en", "grounded", "not faulted"): 552, ("en", "grounded", "faulted"): 157,
+        # before; a list's "- Visa" is no signature's "– ShopCare": *-q5*'s list stays judged); *-q31*'s reading: *-q11*'s
+        # "I don't have delivery time estimates for shipments abroad" no longer a faulted claim (552 and 157 before), and
+        # its own 15 (553 and 156 before)
+        ("en", "grounded", "not faulted"): 565, ("en", "grounded", "faulted"): 159,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk; two of *-q16*'s run-on transcripts ("okay so er it's a hundred points
@@ -626,28 +663,32 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # countries we deliver to" after the refusal (no word of the chunk's "We ship to … the United Kingdom"), and in
         # Chinese its English claim "The repair period, a spare phone can be borrowed for free"; one of *-q20*'s
         ("en", "grounded", "refused"): 6, ("en", "hallucination", "refused"): 2,
-        # 410 before *-q28*'s reading and its 15; 417 before *-q29*'s 15; 424 before *-q30*'s 15
-        ("en", "grounded", "answer a hallucination"): 433,
+        # 410 before *-q28*'s reading and its 15; 417 before *-q29*'s 15; 424 before *-q30*'s 15; 433 before *-q31*'s
+        ("en", "grounded", "answer a hallucination"): 437,
         # *-q28*'s 15 and 15 added (550, 111, 477; 502, 156, 54 before); *-q29*'s 15 and 15 (564, 112, 489; 511, 162, 55
         # before), and *-q27*'s voice transcript's header "热线录音转写 #H7702" no longer a faulted claim of a grounded
         # answer (a reference's digits), nor the answer a hallucination; *-q30*'s 15 and 15 (578, 113, 501; 523, 165, 57
-        # before)
-        ("zh", "hallucination", "faulted"): 591, ("zh", "hallucination", "not faulted"): 115,
-        ("zh", "hallucination", "answer a hallucination"): 512,
-        ("zh", "grounded", "not faulted"): 533, ("zh", "grounded", "faulted"): 170, ("zh", "grounded", "refused"): 1,
-        ("zh", "grounded", "answer a hallucination"): 60,
+        # before); *-q31*'s 15 and 15 as measured (591, 115, 512; 533, 170, 60 before)
+        ("zh", "hallucination", "faulted"): 601, ("zh", "hallucination", "not faulted"): 120,
+        ("zh", "hallucination", "answer a hallucination"): 521,
+        ("zh", "grounded", "not faulted"): 542, ("zh", "grounded", "faulted"): 176, ("zh", "grounded", "refused"): 1,
+        ("zh", "grounded", "answer a hallucination"): 62,
     })
     # held out (*-q31*: a sixteenth writer's week of a large electronics retailer's assistants across regions, UK, US,
     # Singapore, Hong Kong, Taiwan and the mainland, from several model vendors: terse, chatty, formal, markdown, the
     # question restated; Simplified, Traditional and Cantonese), measured once with the recogniser frozen after *-q30*'s
     # reading: 59 of 60 refusals recognised, 1 judged a hallucination ("I don't have delivery timeframes for orders going
     # to Canada, sorry, and I'd rather not guess": its first clause read as a claim); partial refusals' unsupported claims
-    # make the answer a hallucination in 23 of 30, true ones in 6
+    # make the answer a hallucination in 23 of 30, true ones in 6. READ since (*-q31*'s reading: the figures the speaker
+    # says it lacks, "I don't have <timeframes, lead times, estimates, costs…> for <a topic>", are information it
+    # lacks): 60 of 60 recognised, 0 judged hallucinations (29 and 1 before); unsupported partial claims flag the answer
+    # in 22 of 30 (23 before: en-partial-q3101's refusal, "I don't have UK-specific transit times", had flagged it as a
+    # claim, and its claim "arrives the next business day" is read as supported), true ones in 6. It awaits the next
+    # blind set, which replaces it.
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 29, ("en", "refusal", "not faulted"): 1, ("en", "refusal", "a hallucination"): 1,
-        ("zh", "refusal", "recognised"): 30,
-        ("en", "hallucination", "faulted"): 13, ("en", "hallucination", "not faulted"): 2,
-        ("en", "hallucination", "answer a hallucination"): 14,
+        ("en", "refusal", "recognised"): 30, ("zh", "refusal", "recognised"): 30,
+        ("en", "hallucination", "faulted"): 12, ("en", "hallucination", "not faulted"): 3,
+        ("en", "hallucination", "answer a hallucination"): 13,
         ("en", "grounded", "not faulted"): 12, ("en", "grounded", "faulted"): 3,
         ("en", "grounded", "answer a hallucination"): 4,
         ("zh", "hallucination", "faulted"): 10, ("zh", "hallucination", "not faulted"): 5,

@@ -1,0 +1,39 @@
+"""The English words a refusal is built of (scorers/refusal.py reads its shapes from them): a negation, a verb of
+knowing or answering, a noun of information, the sources an answer was written from and a verb of their saying, and
+the hedges that may open a refusal."""
+
+from __future__ import annotations
+
+NOT = r"(?:n['’]t|not|never)"
+BE = r"(?:is|are|was|were|['’]s|['’]re)"
+BE_NOT = rf"(?:{BE}\s*{NOT}|(?:ca|can|could|wo|will|would)\s*{NOT}\s+be|cannot\s+be)"
+KNOW = (r"(?:see\b(?!\s+why)|find|tell|say|answer|confirm|determine|verify|help|locate|access|speak|comment|estimate|judge|"
+        r"guess|track|check|look|give|provide|offer|recall|communicate|share|disclose)")
+INFO = (r"(?:information|info|details|data|specifics|answers?|records?|knowledge|documentation|access|visibility|insight|"
+        r"mention|entry|guidance|pricing|prices|figures|rates|timings|intel|news|updates|opening\s+(?:hours|times)|hours)")
+# What the answer was written from; a few modifiers before it ("the provided help articles").
+MODIFIERS = (r"(?:the|my|our|these|those|this|your|its|their|available|provided|given|retrieved|relevant|help|policy|"
+             r"search|reference|support|related|current)")
+SOURCE_NOUN = (r"(?:context|documents?|documentation|docs?|knowledge\s*base|database|passages?|texts?|sources?|materials?|"
+               r"articles?|excerpts?|snippets?|faqs?|help\s*(?:center|centre)|search\s+results|references?|"
+               r"reference\s+material|guides?|guidance|(?:retrieved|provided)\s+content|"
+               r"(?:help|support|policy|faq|retrieved)\s+(?:pages?|entries)|(?:my|the)\s+information|"
+               r"information\s+(?:given|provided|available|i\s+have|i['’]ve\s+been\s+(?:given|provided)|at\s+hand)|"
+               r"(?:provided|available|given)\s+information|notes|info|(?:info|stuff|material|notes)\s+i(?:['’]ve|\s+have)(?:\s+got)?)")
+SOURCE = rf"(?:{MODIFIERS}\s+){{0,3}}{SOURCE_NOUN}"
+SAY = (r"(?:mention|cover|contain|include|specify|say|state|address|discuss|provide|give|list|detail|describe|"
+       r"explain|indicate|tell|touch|go\s+into|answer|show|have|speak|clarify|talk|reference|offer|extend|deal\s+with|"
+       r"elaborate|get\s+into|spell\s+out|outline)")
+# An apology or a hedge: no claim alone, and what may open a refusal ("Honestly, I don't know").
+HEDGE = (r"(?:(?:i['’]m|i\s+am|we['’]re|we\s+are)\s+(?:so\s+|very\s+|really\s+|truly\s+)?sorry|sorry|apologies|"
+         r"my\s+apologies|unfortunately|regrettably|sadly|honestly|frankly|hmm+|well|oh|ah|aiy[ao]h?|alas|i['’]m\s+afraid|"
+         r"i\s+am\s+afraid|afraid|i\s+fear|to\s+be\s+(?:honest|clear)|truthfully|but|and|so|however|also|ok(?:ay)?|"
+         r"(?:that['’]s\s+)?(?:an?\s+)?(?:(?:good|great|fair|tricky|difficult|interesting)\s+)?question|"
+         r"i(?:['’]d|\s+would)\s+(?:love|like)\s+to\s+help(?:\s+you)?)")
+LEAD = rf"^(?:{HEDGE}[\s,;:!.—–-]*)*"
+# The figures the speaker would quote, information too when the speaker says it lacks them ("I don't have delivery
+# timeframes for Canada", "I have no lead times for that part"); only there: "there are no fees" is the shop's, a claim.
+FIGURES = (r"(?:time\s*frames?|timelines?|timescales?|turnaround(?:\s+times?)?|(?:lead|delivery|shipping|transit|"
+           r"processing|repair|refund|wait(?:ing)?)\s+times?|estimates?|etas?|costs?|fees|charges|amounts|numbers|quotes?|"
+           r"dates|deadlines)\b")
+HELD = rf"(?:{INFO}|{FIGURES})"  # what the speaker may say it lacks
