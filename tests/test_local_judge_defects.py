@@ -663,16 +663,20 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # countries we deliver to" after the refusal (no word of the chunk's "We ship to … the United Kingdom"), and in
         # Chinese its English claim "The repair period, a spare phone can be borrowed for free"; one of *-q20*'s
         ("en", "grounded", "refused"): 6, ("en", "hallucination", "refused"): 2,
-        # 410 before *-q28*'s reading and its 15; 417 before *-q29*'s 15; 424 before *-q30*'s 15; 433 before *-q31*'s
-        ("en", "grounded", "answer a hallucination"): 437,
+        # 410 before *-q28*'s reading and its 15; 417 before *-q29*'s 15; 424 before *-q30*'s 15; 433 before *-q31*'s;
+        # 437 before local_judge.v5 (one answer at p 0.832, v4's cut 0.831)
+        ("en", "grounded", "answer a hallucination"): 436,
         # *-q28*'s 15 and 15 added (550, 111, 477; 502, 156, 54 before); *-q29*'s 15 and 15 (564, 112, 489; 511, 162, 55
         # before), and *-q27*'s voice transcript's header "热线录音转写 #H7702" no longer a faulted claim of a grounded
         # answer (a reference's digits), nor the answer a hallucination; *-q30*'s 15 and 15 (578, 113, 501; 523, 165, 57
-        # before); *-q31*'s 15 and 15 as measured (591, 115, 512; 533, 170, 60 before)
-        ("zh", "hallucination", "faulted"): 601, ("zh", "hallucination", "not faulted"): 120,
-        ("zh", "hallucination", "answer a hallucination"): 521,
-        ("zh", "grounded", "not faulted"): 542, ("zh", "grounded", "faulted"): 176, ("zh", "grounded", "refused"): 1,
-        ("zh", "grounded", "answer a hallucination"): 62,
+        # before); *-q31*'s 15 and 15 as measured (591, 115, 512; 533, 170, 60 before); claims.v10's places (601, 120, 521;
+        # 542, 176, 62 before): where it ships, a place the chunks do not name ("不过我们也支持配送到新加坡和日本"); true ones
+        # a place the speaker names beside the chunk's list and says is not on it in Cantonese or Traditional (唔, 無: no
+        # negators yet), "台湾目前还寄不了"
+        ("zh", "hallucination", "faulted"): 620, ("zh", "hallucination", "not faulted"): 101,
+        ("zh", "hallucination", "answer a hallucination"): 555,
+        ("zh", "grounded", "not faulted"): 540, ("zh", "grounded", "faulted"): 178, ("zh", "grounded", "refused"): 1,
+        ("zh", "grounded", "answer a hallucination"): 65,
     })
     # held out (*-q31*: a sixteenth writer's week of a large electronics retailer's assistants across regions, UK, US,
     # Singapore, Hong Kong, Taiwan and the mainland, from several model vendors: terse, chatty, formal, markdown, the
@@ -691,8 +695,9 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         ("en", "hallucination", "answer a hallucination"): 13,
         ("en", "grounded", "not faulted"): 12, ("en", "grounded", "faulted"): 3,
         ("en", "grounded", "answer a hallucination"): 4,
-        ("zh", "hallucination", "faulted"): 10, ("zh", "hallucination", "not faulted"): 5,
-        ("zh", "hallucination", "answer a hallucination"): 9,
+        # claims.v10's places: "目前我們支援配送到日本和韓國" (10, 5, 9 before)
+        ("zh", "hallucination", "faulted"): 11, ("zh", "hallucination", "not faulted"): 4,
+        ("zh", "hallucination", "answer a hallucination"): 10,
         ("zh", "grounded", "not faulted"): 9, ("zh", "grounded", "faulted"): 6,
         ("zh", "grounded", "answer a hallucination"): 2,
     })
