@@ -1,7 +1,7 @@
 """Trains the local judge's model (judging/judge_model.py) on public human-labelled benchmarks, and measures it
 with each benchmark left out.
 
-    python bench/train_local_judge.py train --items /tmp/judge_items.jsonl [--out judging/model/local_judge.v4.json]
+    python bench/train_local_judge.py train --items /tmp/judge_items.jsonl [--out judging/model/local_judge.v5.json]
     python bench/train_local_judge.py lobo --items /tmp/judge_items.jsonl [--limit 3000] [--bootstrap 1000]
                                                                      [--half development]
     (or --mirror DIR instead of --items: bench/judge_benchmarks.py loads the benchmarks)
@@ -50,9 +50,9 @@ from ragpulse.scorers.refusal import read
 L2 = 1.0
 FALSE_POSITIVES = 0.14  # of each training benchmark's faithful answers, at most, at or above the threshold
 UNCERTAIN = 0.10  # of the training answers, in the band around the threshold
-VERSION = "local_judge.v4"
+VERSION = "local_judge.v5"
 NONNEGATIVE = ("contradicted_quantity", "contradicted_wording", "missing_quantity", "missing_name")
-COMMAND = "python bench/train_local_judge.py train --items /tmp/judge_items.jsonl --out judging/model/local_judge.v4.json"
+COMMAND = "python bench/train_local_judge.py train --items /tmp/judge_items.jsonl --out judging/model/local_judge.v5.json"
 
 
 class Features:
@@ -164,7 +164,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--items", type=Path, help="a dump of bench/judge_benchmarks.py (else --mirror is read)")
     parser.add_argument("--mirror", type=Path, default=Path("/work/.mirror"),
                         help="a folder of bare clones, DIR/<owner>+<name>/repo")
-    parser.add_argument("--out", type=Path, default=Path("judging/model/local_judge.v4.json"), help="train: the model file")
+    parser.add_argument("--out", type=Path, default=Path("judging/model/local_judge.v5.json"), help="train: the model file")
     parser.add_argument("--limit", type=int, default=3000, help="lobo: items per benchmark at most (by the id hash)")
     parser.add_argument("--bootstrap", type=int, default=1000, help="lobo: resamples for the AUROC interval")
     parser.add_argument("--half", choices=("held-out", "development"), default="held-out",

@@ -2,7 +2,7 @@
 that an answer is unsupported by its context; the answer's verdict, its 1-5 groundedness and the reason's
 leading features come from it.
 
-Shipped as package data (judging/model/local_judge.v4.json), written by bench/train_local_judge.py from the
+Shipped as package data (judging/model/local_judge.v5.json), written by bench/train_local_judge.py from the
 development halves of public human-labelled benchmarks; the file names what it was trained on and the command
 that trained it. Pure Python at run time: a dozen multiplications and an exponential.
 """
@@ -21,7 +21,7 @@ from ragpulse.errors import RagpulseError
 from ragpulse.judging.judge_features import FEATURE_NAMES, FEATURES_VERSION, ClaimEvidence, Rule, features
 from ragpulse.judging.verdicts import Claim, Judgment
 
-MODEL_FILE = "model/local_judge.v4.json"
+MODEL_FILE = "model/local_judge.v5.json"
 
 Verdict = Literal["hallucination", "uncertain", "grounded"]
 

@@ -31,6 +31,7 @@ from ragpulse._native import ChunkAnalysis, StemMemo, TextAnalyser, stem_words
 from ragpulse._native import clauses as clauses  # a text's clauses, sentence after sentence (see -- clauses --)
 from ragpulse._native import sentences as sentences
 from ragpulse._native import cjk_covered as _cjk_covered
+from ragpulse.scorers.cjk_places import CJK_PLACES
 from ragpulse.scorers.crate_regex import to_crate
 
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -331,6 +332,6 @@ _TABLES = {
     "currency_sign": _CURRENCY_SIGN, "number_words": _NUMBER_WORDS, "scales": _SCALES, "minutes": _MINUTES,
     "rate_minutes": _RATE_MINUTES, "half": _HALF, "cjk_units": _CJK_UNITS, "cjk_digits": {**CJK_DIGITS, "双": 2},
     "not_counts": set(_NOT_COUNTS), "scope_ends": set(_SCOPE_ENDS), "scope": _SCOPE,
-    "question_stopwords": set(_QUESTION_STOPWORDS),
+    "question_stopwords": set(_QUESTION_STOPWORDS), "cjk_places": CJK_PLACES,
 }
 _ANALYSER = TextAnalyser(_CRATE_PATTERNS, _TABLES)

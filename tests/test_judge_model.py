@@ -28,7 +28,7 @@ def _model(**changes: object) -> JudgeModel:
 @pytest.mark.unit
 def test_the_shipped_model_loads_and_matches_its_declared_features() -> None:
     model = shipped_model()
-    assert (model.version, model.features_version, tuple(model.features)) == ("local_judge.v4", FEATURES_VERSION,
+    assert (model.version, model.features_version, tuple(model.features)) == ("local_judge.v5", FEATURES_VERSION,
                                                                              FEATURE_NAMES)
     assert len(model.mean) == len(model.scale) == len(model.coefficients) == len(FEATURE_NAMES)
     assert [t.benchmark for t in model.trained_on] == ["BEGIN", "FaithBench", "LFQA-Verification", "OCNLI"]

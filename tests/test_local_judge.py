@@ -61,9 +61,11 @@ def test_the_labelled_table() -> None:
     assert {kind: n for kind, n in result.wrong_by_kind.items() if n} == {
         "paraphrased": 3, "added_claim": 7, "general_knowledge": 2, "flipped_negation": 7, "swapped_entity": 7}  # v7 5 paraphrased, 6 added, 1 changed number, no general knowledge; v6 4, 7 added; v5: 6
     # added, 1 changed unit
-    assert round(result.judge_auroc, 4) == 0.9147  # v7 0.9079, at first 0.9078, v6 0.9082, v5 0.9202, 0.918 before numbers in words; first fit 0.8142; v4: 0.9774
+    # claims.v10 (local_judge.v5): "配送到中国大陆、台湾和澳门" names a place its chunk does not (p 0.49 → 0.83, flagged);
+    # "支持支付宝、PayPal和银联卡付款" (p 0.83) falls from the hallucination cut 0.831 to v5's 0.832: uncertain
+    assert round(result.judge_auroc, 4) == 0.9156  # v9 0.9147; v7 0.9079, at first 0.9078, v6 0.9082, v5 0.9202, 0.918 before numbers in words; first fit 0.8142; v4: 0.9774
     assert result.stages == Counter({  # first fit: generation->generation 43, ->none 34; none->none 61, ->generation 2
-        ("generation", "generation"): 58, ("generation", "none"): 19, ("generation", "retrieval"): 3,  # v7 at first 57, 20
+        ("generation", "generation"): 57, ("generation", "none"): 19, ("generation", "retrieval"): 4,  # v9 58, 19, 3; v7 at first 57, 20
         ("knowledge_gap", "knowledge_gap"): 7, ("none", "none"): 62, ("none", "generation"): 2, ("none", "retrieval"): 1,  # v7 60, 3, 2; v6 61, 2
         ("over_refusal", "over_refusal"): 8, ("retrieval", "generation"): 1, ("retrieval", "none"): 2,  # v7 no retrieval->none
         ("retrieval", "retrieval"): 7,  # v7 9
@@ -272,7 +274,7 @@ def test_a_running_sidecar_records_the_local_judges_claims(ragpulse_factory: Fac
     wait_until(lambda: records.exists() and len(records.read_text().splitlines()) == 2, timeout=30)
     judged_records = {r["trace_id"]: r for r in map(json.loads, records.read_text().splitlines())}
     added = judged_records["added"]
-    assert (added["judge"], added["prompt_version"], added["groundedness"], added["stage"]) == ("local", "claims.v9", 1, "generation")
+    assert (added["judge"], added["prompt_version"], added["groundedness"], added["stage"]) == ("local", "claims.v10", 1, "generation")
     assert [(c["claim"], c["verdict"]) for c in added["claims"]] == [
         ("Yes, within 14 days if all accessories are included", "supported"),
         ("Return labels cost $9.95", "contradicted"),

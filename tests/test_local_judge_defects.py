@@ -618,8 +618,8 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     The forty-eighth, ids *-q30*: written blind after the forty-seventh froze it (three retailers' assistants, a
     tool-using agent's trace, templated hand-overs and queue notices, e-mail and SMS; 54 of 60 recognised), then read.
     The forty-ninth, ids *-q31*: written blind after the forty-eighth froze it (a week of an electronics retailer's
-    assistants across six regions and several model vendors; 59 of 60 recognised), then read. refusals_heldout.jsonl
-    holds *-q31* too, read: it awaits the next blind set. None of the answers is a phrasing of the fallback catalogue
+    assistants across six regions and several model vendors; 59 of 60 recognised), then read. refusals_heldout.jsonl,
+    ids *-q32*: written blind after the forty-ninth's reading froze it, measured once (with claims.v10). None of the answers is a phrasing of the fallback catalogue
     (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
@@ -663,38 +663,40 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # countries we deliver to" after the refusal (no word of the chunk's "We ship to … the United Kingdom"), and in
         # Chinese its English claim "The repair period, a spare phone can be borrowed for free"; one of *-q20*'s
         ("en", "grounded", "refused"): 6, ("en", "hallucination", "refused"): 2,
-        # 410 before *-q28*'s reading and its 15; 417 before *-q29*'s 15; 424 before *-q30*'s 15; 433 before *-q31*'s
-        ("en", "grounded", "answer a hallucination"): 437,
+        # 410 before *-q28*'s reading and its 15; 417 before *-q29*'s 15; 424 before *-q30*'s 15; 433 before *-q31*'s;
+        # 437 before local_judge.v5 (one answer at p 0.832, v4's cut 0.831)
+        ("en", "grounded", "answer a hallucination"): 436,
         # *-q28*'s 15 and 15 added (550, 111, 477; 502, 156, 54 before); *-q29*'s 15 and 15 (564, 112, 489; 511, 162, 55
         # before), and *-q27*'s voice transcript's header "热线录音转写 #H7702" no longer a faulted claim of a grounded
         # answer (a reference's digits), nor the answer a hallucination; *-q30*'s 15 and 15 (578, 113, 501; 523, 165, 57
-        # before); *-q31*'s 15 and 15 as measured (591, 115, 512; 533, 170, 60 before)
-        ("zh", "hallucination", "faulted"): 601, ("zh", "hallucination", "not faulted"): 120,
-        ("zh", "hallucination", "answer a hallucination"): 521,
-        ("zh", "grounded", "not faulted"): 542, ("zh", "grounded", "faulted"): 176, ("zh", "grounded", "refused"): 1,
-        ("zh", "grounded", "answer a hallucination"): 62,
+        # before); *-q31*'s 15 and 15 as measured (591, 115, 512; 533, 170, 60 before); claims.v10's places (601, 120, 521;
+        # 542, 176, 62 before): where it ships, a place the chunks do not name ("不过我们也支持配送到新加坡和日本"); true ones
+        # a place the speaker names beside the chunk's list and says is not on it in Cantonese or Traditional (唔, 無: no
+        # negators yet), "台湾目前还寄不了"
+        ("zh", "hallucination", "faulted"): 620, ("zh", "hallucination", "not faulted"): 101,
+        ("zh", "hallucination", "answer a hallucination"): 555,
+        ("zh", "grounded", "not faulted"): 540, ("zh", "grounded", "faulted"): 178, ("zh", "grounded", "refused"): 1,
+        ("zh", "grounded", "answer a hallucination"): 65,
     })
-    # held out (*-q31*: a sixteenth writer's week of a large electronics retailer's assistants across regions, UK, US,
-    # Singapore, Hong Kong, Taiwan and the mainland, from several model vendors: terse, chatty, formal, markdown, the
-    # question restated; Simplified, Traditional and Cantonese), measured once with the recogniser frozen after *-q30*'s
-    # reading: 59 of 60 refusals recognised, 1 judged a hallucination ("I don't have delivery timeframes for orders going
-    # to Canada, sorry, and I'd rather not guess": its first clause read as a claim); partial refusals' unsupported claims
-    # make the answer a hallucination in 23 of 30, true ones in 6. READ since (*-q31*'s reading: the figures the speaker
-    # says it lacks, "I don't have <timeframes, lead times, estimates, costs…> for <a topic>", are information it
-    # lacks): 60 of 60 recognised, 0 judged hallucinations (29 and 1 before); unsupported partial claims flag the answer
-    # in 22 of 30 (23 before: en-partial-q3101's refusal, "I don't have UK-specific transit times", had flagged it as a
-    # claim, and its claim "arrives the next business day" is read as supported), true ones in 6. It awaits the next
-    # blind set, which replaces it.
+    # held out (*-q32*: a seventeenth writer's holiday fortnight at a mid-size electronics retailer: an IVR voice line's
+    # transcripts without punctuation, a plain-language accessibility assistant, a model told to answer in under 20
+    # words, customers mixing English and Chinese, ticketing macros, a marketplace seller's bot, markdown lists and
+    # tables, the question quoted first), measured once with the recogniser frozen after *-q31*'s reading and
+    # claims.v10: 34 of 60 refusals recognised, 18 judged hallucinations (14 English, 4 Chinese); partial refusals'
+    # unsupported claims make the answer a hallucination in 22 of 30, true ones in 4
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 30, ("zh", "refusal", "recognised"): 30,
-        ("en", "hallucination", "faulted"): 12, ("en", "hallucination", "not faulted"): 3,
-        ("en", "hallucination", "answer a hallucination"): 13,
-        ("en", "grounded", "not faulted"): 12, ("en", "grounded", "faulted"): 3,
-        ("en", "grounded", "answer a hallucination"): 4,
-        ("zh", "hallucination", "faulted"): 10, ("zh", "hallucination", "not faulted"): 5,
-        ("zh", "hallucination", "answer a hallucination"): 9,
-        ("zh", "grounded", "not faulted"): 9, ("zh", "grounded", "faulted"): 6,
-        ("zh", "grounded", "answer a hallucination"): 2,
+        ("en", "refusal", "recognised"): 16, ("en", "refusal", "faulted"): 11, ("en", "refusal", "not faulted"): 3,
+        ("en", "refusal", "a hallucination"): 14,
+        ("zh", "refusal", "recognised"): 18, ("zh", "refusal", "faulted"): 10, ("zh", "refusal", "not faulted"): 2,
+        ("zh", "refusal", "a hallucination"): 4,
+        ("en", "hallucination", "faulted"): 10, ("en", "hallucination", "not faulted"): 5,
+        ("en", "hallucination", "answer a hallucination"): 11,
+        ("en", "grounded", "not faulted"): 10, ("en", "grounded", "faulted"): 5,
+        ("en", "grounded", "answer a hallucination"): 3,
+        ("zh", "hallucination", "faulted"): 12, ("zh", "hallucination", "not faulted"): 2, ("zh", "hallucination", "refused"): 1,
+        ("zh", "hallucination", "answer a hallucination"): 11,
+        ("zh", "grounded", "not faulted"): 11, ("zh", "grounded", "faulted"): 4,
+        ("zh", "grounded", "answer a hallucination"): 1,
     })
 
 

@@ -17,7 +17,8 @@ use crate::lexical::{cjk_numeral, is_cjk, is_decimal, is_space, is_word};
 use memo::StemMemo;
 pub use scan::{LATIN_WORD, LIST_ITEM, NAME};
 pub use scan::{capitalised, scans_starts};
-use scan::{after_list_item, latin_words, names, opens_no_range, quantity_starts};
+pub use scan::{places_by_first_char, Places};
+use scan::{after_list_item, latin_words, names, opens_no_range, places, quantity_starts};
 
 pub struct Patterns {
     pub leading_answer: Regex,
@@ -57,6 +58,7 @@ pub struct Tables {
     pub scope_ends: FxHashSet<String>,
     pub scope: usize,
     pub question_stopwords: FxHashSet<String>,
+    pub cjk_places: Places,
 }
 
 pub type Quantity = (String, f64);
@@ -428,7 +430,7 @@ impl Analyser {
                 Vec::new()
             }
         };
-        let names: FxHashSet<String> = if raw_names.is_empty() {
+        let mut names: FxHashSet<String> = if raw_names.is_empty() {
             FxHashSet::default()
         } else {
             let lower = raw_names.join(" ").to_lowercase();
@@ -436,6 +438,7 @@ impl Analyser {
         };
         let mut parts = Vec::new();
         if has_cjk {
+            places(&self.tables.cjk_places, text, &mut names); // no capital letter tells a Chinese name
             // one pass of the quantity pattern for both (it was run twice)
             let found: Vec<Captures<'_, str>> = patterns.cjk_quantity.captures_iter(lower.as_str()).filter_map(|m| m.ok()).collect();
             parts = self.cjk_parts(&lower, &found);

@@ -15,6 +15,7 @@ pub struct Rules {
     pub demonym_endings: Vec<String>,
     pub aligned_at_least: f64,
     pub too_short_units: usize,
+    pub places: FxHashSet<String>, // the places a Chinese clause names (scorers/cjk_places.py)
 }
 
 /// A claim as the rules read it: its terms, its distinct quantities (a NaN one included), its names, the stems of its
@@ -235,7 +236,8 @@ fn wrong_subject(context: &Context, claim: &Claim, best: Option<(&Chunk, &Stored
 }
 
 /// The claim's names that the context does not have in any case or position (names are lower-cased terms too), nor
-/// as a demonym; for a short claim its capitalised words' stems too ("Scotland." opens with a name), in order.
+/// as a demonym; for a short claim its capitalised words' stems too ("Scotland." opens with a name), in order. A
+/// negated claim's places are none of them when the context names a place.
 pub fn missing_names(rules: &Rules, context: &Context, claim: &Claim) -> Vec<String> {
     let demonym = |name: &str| demonym_of(&rules.demonym_endings, context, name);
     let mut missing: Vec<String> = claim.names.iter()
@@ -243,6 +245,11 @@ pub fn missing_names(rules: &Rules, context: &Context, claim: &Claim) -> Vec<Str
         .cloned().collect();
     if claim.units <= rules.too_short_units {
         missing.extend(claim.opening.unwrap_or_default().iter().filter(|name| !context.has_term(name) && !demonym(name)).cloned());
+    }
+    // A context that lists places holds the others out: "新加坡不在配送范围内" agrees with its list.
+    if claim.negated && missing.iter().any(|name| rules.places.contains(name))
+        && context.chunks.iter().any(|chunk| rules.places.iter().any(|place| chunk.has_name(place))) {
+        missing.retain(|name| !rules.places.contains(name));
     }
     missing.sort_unstable();
     missing.dedup();

@@ -74,6 +74,7 @@ impl TextAnalyser {
             cjk_units: table(tables, "cjk_units")?, cjk_digits: table(tables, "cjk_digits")?,
             not_counts: table(tables, "not_counts")?, scope_ends: table(tables, "scope_ends")?,
             scope: table(tables, "scope")?, question_stopwords: table(tables, "question_stopwords")?,
+            cjk_places: clause::places_by_first_char(table(tables, "cjk_places")?),
         };
         if !clause::scans_starts(&starts, &tables.quantity_start_words, &tables.scales) {
             return Err(PyValueError::new_err("pattern quantity_start: native/src/clause.rs scans another; change its scan"));

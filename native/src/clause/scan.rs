@@ -11,6 +11,32 @@ pub const LATIN_WORD: &str = "[a-z][a-z0-9+]*(?:['’][a-z]+)?";
 pub const NAME: &str = r"(?<![.!?。！？][\s\x1c-\x1f])(?<=[\s\x1c-\x1f\S])[A-Z](?<!(?-i:[\p{L}\p{N}_])[A-Z])[A-Za-z0-9+]*(?:[\s\x1c-\x1f]+[A-Z][A-Za-z0-9+]*)*";
 pub const LIST_ITEM: &str = r"^[\s\x1c-\x1f]*(?:[-*•]|\(?\p{Nd}{1,2}[.)])?[\s\x1c-\x1f]*";
 
+/// Place names by their written forms' first character (scorers/cjk_places.py): a form, and the names it stands for.
+pub type Places = FxHashMap<char, Vec<(String, Vec<String>)>>;
+
+/// The table of written forms and the names each stands for, keyed for `places`.
+pub fn places_by_first_char(forms: FxHashMap<String, Vec<String>>) -> Places {
+    let mut places = Places::default();
+    for (form, names) in forms {
+        if let Some(first) = form.chars().next() {
+            places.entry(first).or_default().push((form, names));
+        }
+    }
+    places
+}
+
+/// The names of the places a text names, every written form found added to `into`, overlapping ones too (内蒙古 names
+/// 内蒙古 and 蒙古): one look-up a character.
+pub fn places(places: &Places, text: &str, into: &mut FxHashSet<String>) {
+    for (i, c) in text.char_indices() {
+        for (form, names) in places.get(&c).into_iter().flatten() {
+            if text[i..].starts_with(form.as_str()) {
+                into.extend(names.iter().cloned());
+            }
+        }
+    }
+}
+
 /// LATIN_WORD's matches, leftmost first: a lower-case letter, then letters, digits and "+", then an apostrophe and
 /// letters if a letter follows it. Bytes are scanned: no byte of a multi-byte character is an ASCII letter.
 pub fn latin_words(lower: &str) -> impl Iterator<Item = &str> {
@@ -250,5 +276,24 @@ mod tests {
             assert_eq!(quantity_starts(&text, &words, &scales), expected, "{text:?}");
         }
         assert_eq!(quantity_starts("a thousand, 2 per $5 twentyone", &words, &scales), [0, 12, 14, 18, 19]);
+    }
+
+    #[test]
+    fn places_are_found_wherever_a_form_starts_overlapping_ones_too() {
+        let forms: FxHashMap<String, Vec<String>> = [
+            ("日本", vec!["日本"]), ("韓國", vec!["韩国"]), ("韩国", vec!["韩国"]), ("蒙古", vec!["蒙古"]),
+            ("内蒙古", vec!["内蒙古"]), ("港澳", vec!["香港", "澳门"]),
+        ].into_iter().map(|(form, names)| (form.to_string(), names.into_iter().map(str::to_string).collect())).collect();
+        let table = places_by_first_char(forms);
+        let found = |text: &str| {
+            let mut names = FxHashSet::default();
+            places(&table, text, &mut names);
+            let mut names: Vec<String> = names.into_iter().collect();
+            names.sort();
+            names
+        };
+        assert_eq!(found("寄到日本和韓國，内蒙古不包邮"), ["内蒙古", "日本", "蒙古", "韩国"]);
+        assert_eq!(found("港澳地区"), ["澳门", "香港"]);
+        assert_eq!(found("日"), Vec::<String>::new()); // a form's first character alone names nothing
     }
 }

@@ -86,7 +86,8 @@ impl VerdictRules {
         demonym_endings: Vec<String>, aligned_at_least: f64, too_short_units: usize, analyser: Py<TextAnalyser>,
         swap_aligned_at_least: f64, swap_max_terms: usize,
     ) -> Self {
-        let rules = Rules { demonym_endings, aligned_at_least, too_short_units };
+        let places = analyser.get().analyser.tables.cjk_places.values().flatten().flat_map(|(_, names)| names.iter().cloned()).collect();
+        let rules = Rules { demonym_endings, aligned_at_least, too_short_units, places };
         VerdictRules { rules, analyser, swap_aligned_at_least, swap_max_terms }
     }
 
