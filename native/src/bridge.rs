@@ -83,6 +83,17 @@ pub fn new_str<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyString
     made.cast_into::<PyString>().map_err(|_| PyValueError::new_err("PyUnicode_FromKindAndData made no str"))
 }
 
+/// The slice `start:stop`, to cut a str or a view of a bytes. Not PyO3's `PySlice::new` (0.30), which leaks its
+/// bounds: PySlice_New takes references of its own to its arguments, and the ints made for them are never released.
+/// Cutting every line of an NDJSON body with it kept two ints a line for good (7 MB a minute at 1,800 traces a second,
+/// none of it counted: docs/benchmarks-log.md, the soak's leak).
+pub fn slice(py: Python<'_>, start: usize, stop: usize) -> PyResult<Bound<'_, PyAny>> {
+    let (start, stop) = (start.into_pyobject(py)?, stop.into_pyobject(py)?);
+    // SAFETY: live ints held here until the call returns; PySlice_New takes its own references to them (and to None,
+    // the step) and returns a new reference, or null with an exception set.
+    unsafe { Bound::from_owned_ptr_or_err(py, pyo3::ffi::PySlice_New(start.as_ptr(), stop.as_ptr(), pyo3::ffi::Py_None())) }
+}
+
 pub fn guarded<T>(work: impl FnOnce() -> T) -> PyResult<T> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
         .map_err(|_| PyValueError::new_err("the native text analysis failed (a defect: please report it)"))

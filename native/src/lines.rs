@@ -5,7 +5,7 @@
 //! Python, which decides it as it always did. This ran for every event: the loop, the limits' checks and the
 //! envelope's call were half of "decode and validate" besides msgspec's own work.
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyFloat, PyList, PyMemoryView, PySlice, PyString, PyTuple, PyType};
+use pyo3::types::{PyBytes, PyDict, PyFloat, PyList, PyMemoryView, PyString, PyTuple, PyType};
 use pyo3::{intern, PyTraverseError, PyVisit};
 
 /// Epoch milliseconds between 1973 and 5138 (collector/decode.py `_MIN_EPOCH_MS`, `_MAX_EPOCH_MS`).
@@ -143,7 +143,7 @@ impl TraceLines {
                 continue; // also the empty line
             }
             // A view of the body, not a copy of its bytes (as the Python's lines were).
-            let line = view.get_item(PySlice::new(py, start as isize, end as isize, 1))?;
+            let line = view.get_item(crate::bridge::slice(py, start, end)?)?;
             let event = match decode.call1((&line,)) {
                 Ok(event) => event,
                 Err(error) if error.is_instance(py, item_errors) => {

@@ -4,7 +4,7 @@
 //! read from the cache's table here; a new one goes through the cache's get (analysed, counted, within its caps).
 //! A label set's children not cached yet come from the scorer's Python.
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PySlice, PyString, PyTuple, PyType};
+use pyo3::types::{PyDict, PyString, PyTuple, PyType};
 use pyo3::{intern, PyTraverseError, PyVisit};
 
 use super::bindings::{LexicalAnalyser, LexicalUnits};
@@ -60,8 +60,7 @@ impl LexicalCore {
         if text.len()? <= self.max_chars {
             return Ok(text);
         }
-        let slice = PySlice::new(text.py(), 0, self.max_chars as isize, 1);
-        Ok(text.get_item(slice)?.cast_into::<PyString>()?)
+        Ok(text.get_item(crate::bridge::slice(text.py(), 0, self.max_chars)?)?.cast_into::<PyString>()?)
     }
 
     /// The children of the trace's label set (None once the garbage collector cleared their maker).
