@@ -2,7 +2,7 @@
 department", "Store hours are something I'd rather you confirm with the store locator", 您的问题已经转给发票组. No clause
 of them declines in words (scorers/refusal.py, scorers/declines.py find none), yet they claim nothing about what was
 asked: the local judge reads such an answer as a refusal when every clause of it is a hand-off or is said around one
-(declines.around_a_refusal: a greeting, a sign-off, a pointer, the question said back). One clause that says something
+(asides.around_a_refusal: a greeting, a sign-off, a pointer, the question said back). One clause that says something
 else ("… they will refund the postage") keeps every clause a claim, as before.
 
 A hand-off: the question passed to a person, a team or a page ("has been forwarded", "I'll pass you over to", "is handled
