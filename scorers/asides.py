@@ -12,7 +12,7 @@ import re
 from ragpulse.scorers.chrome import numbers_said, said_by_the_channel
 from ragpulse.scorers.declines import SPEAKER
 from ragpulse.scorers.refusal_zh import mandarin
-from ragpulse.scorers.text import Clause, size
+from ragpulse.scorers.text import Clause, clause, size
 
 _EN_AROUND = (
     # apologies and thanks
@@ -20,7 +20,12 @@ _EN_AROUND = (
     r"thanks?(?:\s+you)?(?:\s+for\s+\w+(?:\s+\w+){0,3})?|unfortunately|regrettably|regretfully|sadly|alas|sry|soz|"
     r"idk|dunno|hm+|um+|uh+|oops)(?:\W|[哈啊呀哦呢啦嘛亲诶嗯])*$",
     r"^\W*(?:good|great|excellent|interesting|fair)\s+question\b|^\W*(?:that['’]s|this\s+is|it['’]s)\s+(?:a\s+)?(?:tricky|tough|"
-    r"hard|difficult|good)\s+one\b|^\W*to\s+answer\s+(?:whether|if|that|this|your)\b",
+    r"hard|difficult|good)\s+one\b|^\W*to\s+answer\s+(?:whether|if|that|this|your)\b|"
+    r"^\W*(?:[\w'’-]+\s+){1,8}?(?:is|['’]s)\s+a\s+(?:tricky|tough|hard|difficult)\s+one\W*$",  # "That mix of … is a tricky one"
+    # a bot that introduces itself ("I'm the assistant for Voltbridge Audio, an independent seller", "This is the shop
+    # assistant for …", "I'm this seller's automated helper") and the attempt before a failed lookup ("I tried to check …")
+    r"^\W*(?:(?:hi|hello|hey)\W+)?(?:i['’]m|i\s+am|this\s+is)\s+(?:the\s+|an?\s+|this\s+|your\s+)?(?:[\w'’-]+\s+){0,3}?"
+    r"(?:assistant|bot|chatbot|helper)\b|^\W*(?:and\s+)?i\s+(?:tried|went|attempted)\s+to\s+(?:check|look|pull|find|fetch|search|get)\b",
     r"^\W*(?:many\s+)?(?:thanks|thank\s+you)(?:\s+(?:so|very)\s+much)?\s+for\b",
     # pointers to a person or a team
     r"\b(?:ask(?:ing)?|contact(?:ing)?|reach(?:ing)?\s+(?:out\s+to|us|them|our|the|your|a|an)\b|get(?:ting)?\s+in\s+touch\s+with|talk(?:ing)?\s+to|"
@@ -32,7 +37,7 @@ _EN_AROUND = (
     r"representative|someone|staff|colleague|services?|desk|department|store|shop|branch|seller|retailer|manufacturer|"
     r"folks|people|crew|website|site|page|app|tab|account|channels?|office|advisor|adviser|till|locator|portal|helpline|"
     r"hotline|contact\s+us|counter|checkout|clients|the\s+till|care|location)\b",
-    r"\bgive\s+(?:the|your|our|them|us|him|her)\s+(?:\w+\s+){0,2}?(?:a\s+)?(?:quick\s+)?(?:call|ring|shout)\b",  # "give the shop a call"
+    r"\bgiv(?:e|ing)\s+(?:the|your|our|them|us|him|her)\s+(?:\w+\s+){0,2}?(?:a\s+)?(?:quick\s+)?(?:call|ring|shout)\b",  # "give the shop a call"
     # sympathy: "Oh no, sorry your item arrived damaged!", "I'm sorry you're having trouble signing in"
     r"^\W*(?:and\s+)?(?:oh\s+no\W+)?(?:i['’]?m\s+|i\s+am\s+|we['’]re\s+|we\s+are\s+)?(?:so\s+|very\s+|really\s+|truly\s+)?sorry\s+"
     r"(?:to\s+hear\s+(?:that\s+|about\s+)?)?(?:you|your|it|that|this)\b",
@@ -51,7 +56,9 @@ _EN_AROUND = (
     r"check|advise|confirm|tell|let\s+you\s+know|sort|trace|answer|arrange|assist|get\s+back|review|guide|pick|step\s+in|decide)\b",
     # offers: "If you share your order number, I can forward …"
     r"^\W*(?:if|once|when)\s+you\s+(?:can\s+|could\s+)?(?:share|send|provide|give|let\s+(?:me|us)\s+know|tell|"
-    r"reply|confirm)\b|^\W*if\s+you(?:['’]d|\s+would)\s+(?:like|prefer)\b|^\W*if\s+you\s+(?:want|wish|prefer)\b",
+    r"reply|confirm)\b|^\W*if\s+you(?:['’]d|\s+would)\s+(?:like|prefer)\b|^\W*if\s+you\s+(?:want|wish|prefer)\b|"
+    # "Want me to open a request for you?"
+    r"^\W*(?:do\s+you\s+)?want\s+me\s+to\s+(?:open|raise|create|log|connect|pass|transfer|forward|escalate|put)\b",
     r"^\W*for\s+(?:\w+\s+){0,3}(?:questions?|queries|enquiries|inquiries|matters|issues)\W*$|^\W*for\s+(?:\w+\s+)?\w+\W*$",  # a topic
     # greetings, sign-offs, what the answerer is
     r"^\W*(?:dear|hi|hello|hey|greetings|good\s+(?:morning|afternoon|evening)|sir|madam|ma['’]am|hola|bonjour|namaste)\b|"
@@ -74,7 +81,7 @@ _EN_AROUND = (
     r"cooperation)\b|"
     r"\bwe\s+thank\s+you\b|\bstill\s+learning\b",
     # a reason not to answer: privacy, a limited scope, facts that change or depend, sources about something else
-    r"\bfor\s+(?:privacy|security|data\s+protection)\s+reasons\b|^\W*for\s+your\s+(?:protection|security|safety)\b|"
+    r"\bfor\s+(?:privacy|security|data\s+protection)\s+reasons\b|\bworth\s+getting\s+right\b|^\W*for\s+your\s+(?:protection|security|safety)\b|"
     r"\b(?:my|our)\s+(?:role|scope|remit|retriever|search|tools?|access)\s+(?:is|are)\s+limited\s+to\b|"
     r"\bfalls?\s+(?:under|outside)\s+(?:the\s+|our\s+|my\s+)?(?:\w+\s+)?(?:services|matters|topics|scope|remit|category|area|"
     r"department)\b|\ba\s+question\s+for\s+(?:our|the|a)\b|\boff\s+the\s+table\b",
@@ -174,9 +181,11 @@ _ZH_AROUND = (
     r"^[\s，,]*(?:(?i:sorry|apologies)[\s，,—–-]*)?(?:很|非常|真|实在|十分|万分|深表)?(?:抱歉|不好意思|对不起|遗憾|谢谢|感谢|歹势)"
     r"[^，。；！？]{0,10}$",
     r"^作为(?:一个|一名)?(?:AI|ai|人工智能|智能)?(?:助手|客服|机器人)|^方便(?:的话)?|订单号|订单编号",
+    r"(?:跟|和|与|找|问下?|问一下|联系|咨询)\s*(?i:[a-z]+\s+){0,2}?(?i:support|service|team|agent|cs|staff)\b|"  # 跟 support team 确认
     r"人工|客服|客户服务|转接|工作人员|专员|专人|同事|售后|药剂师|医生|请洽|洽询|(?:服务|维修|售后)中心|找[^，。；！？]{0,12}team|店小二|负责人|详情页|随时|欢迎|竭诚|敬请|为准|部门|热线|坐席",
     # a reason and what closes a letter: the system is down, try later, the rules, 特此说明, still learning, 祝您…
-    r"系统[^，。；！？]{0,8}?(?:无法使用|不可用|维护|故障|升级|繁忙|异常)|稍后再试|稍后重试|^根据(?:相关|有关)?(?:规定|要求|政策)$|"
+    r"系统[^，。；！？]{0,8}?(?:无法使用|不可用|维护|故障|升级|繁忙|异常)|稍后再试|稍后重试|"
+    r"(?:牵涉到?|涉及到?|关系到|关乎)[^，。；！？]{0,6}(?:钱|资金|账户|隐私|安全)的?(?:事|问题)$|"  # a reason: it is about money^根据(?:相关|有关)?(?:规定|要求|政策)$|"
     r"^特此(?:说明|告知|通知|函告)$|(?:还|正|仍)在学习|^祝(?:您|你)|尽快为(?:您|你)|为(?:您|你)(?:处理|服务|解答|评估|核实)",
     # the question said back, a rephrase suggested, what the sources are about, a reason, sympathy, who will help
     r"^(?:您|你)(?:询问|咨询|想问|问|提到|反映)的(?:是|问题)|^(?:比如|例如)|换个(?:说法|问法)|其他(?:方面|主题|话题)的?(?:内容|问题)|"
@@ -261,7 +270,8 @@ _NOTHING_FOUND_OR_STEPS = re.compile(
     r"^\W*\d{1,2}[.)]\s*(?:gather|prepare|note|have|describe|contact|provide|wait|include|mention|keep|call|email|reach|log)\b)"
     r"|(?:工具返回|检索|搜索|查询)[^。！？]*?(?:\b0\s*[条笔个份]|零条|无匹配|没有匹配|无结果|没有结果|未返回)"
     r"|^(?:返回|命中)\s*\d+\s*[条个份篇]|(?:检索|搜索|查询|查到|找到|返回)了?\s*(?:\d+|一|两|几)\s*[条个篇份](?:结果|内容|资料|文档|记录)?$"
-    r"|(?:服务|接口)[^，。；！？]{0,4}不可用|错误\s*[：:]|稍后再(?:问|试|来)|^(?:请求|调用)?超时"
+    r"|(?:服务|接口)[^，。；！？]{0,4}不可用|错误\s*[：:]|稍后再(?:问|试|来)|(?:过|等)(?:一会儿?|会儿|几分钟|一阵子?)再(?:问|试|来|咨询)|"
+    r"(?i:\btry\s+(?:\w+ing\s+)?again\b)|^(?:请求|调用)?超时"
     r"|第\s*\d+\s*步|已暂停|^——\s*\S{1,6}$|^(?:您|你)?可以[：:]|^\W*\d{1,2}\s*[.)）、]\s*(?:准备|联系|提供|说明|登录|等待|描述|拨打|致电|留下)")
 _TOPIC_LINE = re.compile(r"(?i:^\s*#{1,6}\s|^\W*<[^<>\n]{1,80}>\W*$|^\W*[\[<(][^\]>)\n]{0,60}[|=][^\]>)\n]{0,60}[\]>)]\W*$|^\W*\^?[A-Z]{2,3}\W*$|^\W*[A-Z][a-z]+,\s+(?:[A-Z][a-z]+\s*){1,3}$|^\W*(?:final\s+answer|answer|outcome|result|response|note|status|thought|action|"
                          r"observation|resolution)\W*$|^\W*\*\*[^*]{1,40}\*\*\W*$|^\W*(?:doc(?:ument)?|source|ref)\s*#?\d+\W*$|"
@@ -271,12 +281,40 @@ _TOPIC_LINE = re.compile(r"(?i:^\s*#{1,6}\s|^\W*<[^<>\n]{1,80}>\W*$|^\W*[\[<(][^
 
 _GREETING_LEAD = re.compile(r"(?i:^\W*(?:dear|hi|hello|hey|greetings|good\s+(?:morning|afternoon|evening))\b[^,!:.]{0,30}"
                             r"[,!:.]\s*)")
+# The word asked about explained first, by a plain-language assistant ("A warranty is a promise to fix …", "“Installments”
+# means paying a little at a time", “差价”就是两个价格之间差的钱): a definition, nothing of the shop (around_a_refusal
+# holds the word to the question's: '"Hourglass" is a song by …' and '"Valid" means …' for a gift card say something)
+_DEFINED = re.compile(r"(?i:^\W*an?\s+(?P<word>(?:[\w-]+\s+){0,2}?[\w-]+)\s+is\s+(?:an?|when|where)\s|"
+                      r"^\W*[\"“‘'](?P<quoted>[\w\s-]{1,30})[\"”’']\s+means\s)|"
+                      r"^[“\"「‘'](?P<zh>[^”\"」’']{1,10})[”\"」’'](?:就是|是指|指的是|的意思是|意思是)")
+_HAN = re.compile("[\u3400-\u9fff]")
 _ASIDE_UNITS = 3  # terms of a clause around a refusal that shares nothing with the question or the context
 # A short Chinese clause with a predicate says something ("不过台湾是可以寄的"): a claim, where "Weekend delivery" and
 # 关于时效 only name a topic
 _ZH_PREDICATE = re.compile("是|可以|能|会|支持|需要")
 # So does a short English clause that opens with a subject ("Yes, we deliver to Australia")
 _EN_STATEMENT = re.compile(r"(?i:^\W*(?:(?:yes|no|yeah|yep|nope)\W+)?(?:we|it|they|this|that|these|those|he|she)\s+\w)")
+
+
+def _explains_the_word_asked(text: str, question: Clause) -> bool:
+    """Whether a clause explains a word of the question (_DEFINED): the word holds a term of the question's (退货 holds
+    退) or shares one with it."""
+    defined = _DEFINED.match(text)
+    if defined is None:
+        return False
+    word = next(group for group in defined.groups() if group)
+    lower = word.lower()
+    return any(term in lower for term in question.terms) or not clause(word).terms.isdisjoint(question.terms)
+
+
+def _names(parsed: Clause, question: Clause, text: str) -> frozenset[str]:
+    """The names a clause gives that the question does not; in a Chinese clause not an English word in lower case after
+    a demonstrative ("这个 case 比较特殊": the matter at hand in the speaker's words, no name; "只包 manufacturing defect"
+    names what the warranty covers)."""
+    names = parsed.names - question.names
+    if names and _HAN.search(text):
+        return frozenset(name for name in names if re.search(rf"(?:这个|这|那个|此)\s*{re.escape(name)}", text) is None)
+    return names
 
 
 def around_a_refusal(text: str, parsed: Clause, question: Clause, *, in_context: bool) -> bool:
@@ -289,11 +327,13 @@ def around_a_refusal(text: str, parsed: Clause, question: Clause, *, in_context:
         text = rest  # "Dear customer, we offer free pickup …": what follows the greeting is read
     if _TOPIC_LINE.search(text) or _NOTHING_FOUND_OR_STEPS.search(text) or said_by_the_channel(text):  # whatever numbers
         return True
+    if _explains_the_word_asked(text, question) and not numbers_said(parsed):
+        return True
     around, quantities = _AROUND.search(text) is not None, numbers_said(parsed)  # a reference's digits: no number
     if quantities or around:
         # a quantity the question gave is no claim of a pointer's ("Our payments team … for a $450 order")
         return not quantities or around and quantities <= question.quantities
-    return not (in_context or parsed.names - question.names) and (
+    return not (in_context or _names(parsed, question, text)) and (
         parsed.terms.isdisjoint(question.terms)
         or size(parsed) <= _ASIDE_UNITS and _ZH_PREDICATE.search(text) is None and _EN_STATEMENT.match(text) is None
         or SPEAKER.search(text) is not None)

@@ -37,7 +37,7 @@ _ZH_KNOWING = (r"知道|清楚|了解|确定|查到|找到|收到|数|把握|准
                r"给(?:您|你)报|报价|透露|告知|告诉|描述|回答|承诺|保证|判断|代答|提供建议|答复|解答|回复|理解|咨询|内容|给出|提及|提到|作答|读到|推断|推测|打包票|覆盖|涉及|预估|估计|答应|拍板|confirm|check|promise|"
                r"answer")
 _ZH_DECLINING = (rf"(?:(?:[不没未无难]|木有|莫有)[^，。；！？]{{0,6}}?(?:{_ZH_KNOWING})|没有关于[^，。；！？]{{0,8}}的(?:描述|说明|介绍)|"
-                 r"看不到|查不到|找不到|调不出来|把(?:对话|会话|问题)(?:转)?交给|才(?:能|好)(?:帮|为|回答|答复)|再(?:帮|为)(?:您|你)查|"
+                 r"看不到|查不到|查不了|找不到|调不出来|把(?:对话|会话|问题)(?:转)?交给|才(?:能|好)(?:帮|为|回答|答复)|再(?:帮|为)(?:您|你)查|"
                  r"雾水|嘀咕|糊涂|懵|迷糊|头绪|超纲|问倒|哪知道|哪晓得|才疏学浅|没提(?![高升前供])|"
                  r"不方便[^，。；！？]{0,12}(?:回答|答复|说明|报|透露|告知|给(?:您|你)一个)|(?:先|就)不(?:在这[里儿])?(?:给(?:您|你))?报)")
 # 我国, 我省, 我市, 我校: "our country" and the like, not the speaker
@@ -98,7 +98,12 @@ _EN_UNSPOKEN = (
     r"\bbut\s+(?:could\s*n['’]?t|could\s+not|was\s+unable\s+to)\s+(?:find|confirm|locate|see)\b",
     r"^\W*not\s+(?:commenting|answering)\b|\bshot\s+in\s+the\s+dark\b|"
     r"\brather\s+than\s+answer(?:ing)?\s+(?:it|this|that)\s+(?:myself|ourselves)\b",
-    r"\b(?:attempt|call|lookup|request|search)\b[^.]{0,60}\bfailed\b",
+    r"\b(?:attempt|call|lookup|look-up|request|search|query)\b[^.]{0,60}?\b(?:failed|timed\s+out|returned\s+(?:an?\s+)?error|"
+    r"errored)\b",
+    # not to be guessed at: "not one I'm going to guess at", "not something I'll estimate", "I'd rather a specialist
+    # confirmed it than have me guess"
+    r"\bnot\s+(?:one|something|a\s+(?:question|thing))\s+(?:that\s+)?i(?:['’]m|\s+am|['’]ll|\s+will)\s+(?:going\s+to\s+|gonna\s+)?"
+    r"(?:guess|estimate|speculate)\b|\brather\b[^.;!?]{0,60}?\bthan\s+(?:have|having|let|letting)\s+me\s+(?:guess|speculate|estimate)\b",
     # a handoff: "transfer you to a colleague", "passing the conversation along to them"
     r"\b(?:transfer|put)\s+you\s+(?:through\s+)?to\s+(?:a|an|our|the)\s+(?:\w+\s+)?(?:colleague|agent|representative|specialist)",
     r"\b(?:passing|handing|transferring|routing)\s+(?:the\s+|this\s+|your\s+)?(?:conversation|chat|request|case|you)\s+"
@@ -119,6 +124,7 @@ _ZH_UNSPOKEN = (
     r"(?:没有?|未)被(?:包含|收录|提及|提到|说明|涉及)|(?:回答|答案|答复)[^，。；！？]{0,4}(?:不能够?|无法|未能)被?(?:提供|给出|给予)|"
     r"暂不(?:对外)?(?:答复|回复|回答|公开)",
     r"暂不支持[^，。；！？]{0,4}(?:查询|咨询|回答|答复)",  # a question this channel does not take
+    r"(?:接口|系统|查询|调用|服务|工具)[^，。；！？]{0,8}?(?:报错|出错|返回了?错误|超时|失败)",  # a lookup that failed
     r"(?:请求|任务|回答|答案)未能(?:完成|生成)|(?:系统|助手)[^，。；！？]{0,4}(?:不能|无法|不可以)够?[^，。；！？]{0,8}(?:提供|给出|回答|答复)|"
     r"没有?(?:写|提到|提及|讲到|覆盖到?)$|未(?:写|提到|提及|讲到)$|"
     r"(?:内容|资料|文档|结果|说明)[^，。；！？]{0,4}(?:均|都)?(?:没有?|未)(?:涉及|提到|提及|覆盖|写)|未能生成(?:回答|答案)|(?:回复|回答)已?被?(?:拦截|屏蔽)",  # a run or a guardrail
@@ -151,10 +157,11 @@ _CUE_WORDS = frozenset(
     "not no never nothing none cannot cant dont didnt wont couldnt wouldnt doesnt isnt arent wasnt havent hasnt zero idk "
     "dunno clueless unsure unable stumped puzzled lost "
     "empty blank escape escapes beyond above mystery head wish sry unclear transfer failed passing handing routing "
-    "restricted neither withheld cannae dinnae declined outside suppressed blocked hands mine missing leave rather".split())
+    "restricted neither withheld cannae dinnae declined outside suppressed blocked hands mine missing leave rather timed error "
+    "errored".split())
 _ZH_CUES = ("不", "没", "未", "无", "难", "拦截", "超", "恕", "木有", "雾水", "嘀咕", "糊涂", "懵", "迷糊", "头绪", "问倒", "哪知", "哪晓",
             "才疏", "才能", "才好", "调不出", "再帮", "再为", "交给", "转接", "用尽", "中断", "中止", "迭代", "截断", "打包票",
-            "别问")
+            "别问", "报错", "出错", "返回错误", "返回了错误", "失败")
 _HAN = re.compile("[\u3400-\u9fff]")  # every character of _ZH_CUES is one
 # any of _ZH_CUES in one search (its branches' first characters skip the rest): a generator of 31 `in` took 1.5 µs
 _ZH_CUE = re.compile("|".join(map(re.escape, _ZH_CUES)))
