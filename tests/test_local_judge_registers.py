@@ -8,11 +8,17 @@ claims beside such lines stay claims."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from helpers.local_judging import judged
 
 pytestmark = pytest.mark.unit
 
+DATA = Path(__file__).parent / "data"
+DEVELOPMENT = {row["id"]: row for row in map(json.loads, (DATA / "refusals_dev.jsonl").read_text(encoding="utf-8").splitlines())}
+KNOWLEDGE = json.loads((DATA / "refusals_kb.json").read_text(encoding="utf-8"))
 
 WARRANTY = "All laptops come with a 1-year limited warranty. Accidental damage is not covered by the standard warranty."
 RETURNS = "Unopened items can be returned within 30 days of delivery for a full refund."
@@ -94,3 +100,22 @@ def test_claims_beside_such_lines_stay_claims(answer: str, claims: list[str]) ->
 def test_a_chinese_claims_english_words_stay_its_claim(answer: str, claims: list[str]) -> None:
     assert [c.claim for c in judged("积分可以转让吗？", answer, POINTS).claims] == claims
 
+
+@pytest.mark.parametrize("row", [
+    # judged hallucinations frozen: the word explained first, a seller's bot, a failed lookup, guessing declined, a
+    # list's and a table's labels, a transcript without punctuation, a macro, English words in Chinese
+    "en-refusal-q3203", "en-refusal-q3205", "en-refusal-q3206", "en-refusal-q3208", "en-refusal-q3212",
+    "en-refusal-q3214", "en-refusal-q3215", "en-refusal-q3220", "en-refusal-q3221", "en-refusal-q3224",
+    "en-refusal-q3226", "en-refusal-q3227", "en-refusal-q3228", "en-refusal-q3229",
+    "zh-refusal-q3206", "zh-refusal-q3218", "zh-refusal-q3221", "zh-refusal-q3229",
+    # not recognised frozen, not hallucinations: 查不了 after 接口报错, 不好乱说 beside 牵涉到钱的事, 已帮您记录下来, a voice
+    # line's 转驳 and 转接, a macro's 升级至售后专员 and Ref line, the word explained first
+    "zh-refusal-q3207", "zh-refusal-q3208", "zh-refusal-q3212", "zh-refusal-q3213", "zh-refusal-q3215",
+    "zh-refusal-q3223", "zh-refusal-q3224", "zh-refusal-q3225",
+])
+def test_q32s_missed_refusal_over_its_own_chunks(row: str) -> None:
+    """*-q32*'s refusals its measurement missed (34 of 60 recognised frozen), once read: refusals, never
+    hallucinations."""
+    written = DEVELOPMENT[row]
+    result = judged(written["q"], written["a"], *(KNOWLEDGE[key] for key in written["chunks"]))
+    assert (result.refusal, result.hallucination, result.claims) == (True, False, []), result.groundedness_reason
