@@ -53,7 +53,8 @@ from ragpulse.judging.substitution import substitution
 from ragpulse.judging.verdicts import Claim, Judgment, searches_differ
 from ragpulse.scorers.citations import Citations, event_citations, strip_markers
 from ragpulse.scorers.lexical import groundedness
-from ragpulse.scorers.declines import around_a_refusal, cued, says_so, weigh
+from ragpulse.scorers.asides import around_a_refusal
+from ragpulse.scorers.declines import cued, says_so, weigh
 from ragpulse.scorers.handoffs import hands_off, may_hand_off, numbers_of_its_own
 from ragpulse.scorers.nothing_new import may_say_nothing, says_nothing_new
 from ragpulse.scorers.refusal import read

@@ -46,15 +46,22 @@ def _bracket_headers(whole_line: bool) -> str:
 _CHROME_LINE = re.compile(rf"^[^\S\n]*(?:{_bracket_headers(whole_line=True)}|{_LOG_TAG}[^\n]*|```\w*|>[^\S\n]*_[^_\n]{{1,120}}_)"
                           r"[^\S\n]*$", re.MULTILINE | re.IGNORECASE)
 
+# A ticketing macro's line left as its template had it: a label and an unfilled placeholder ("工单号：{{ticket_no}}",
+# "Ref: #{{ticket_id}}"), no words of a claim
+_PLACEHOLDER_LINE = re.compile(r"^[^\S\n]*[^\n{}]{0,16}?[:：#＃\s]*\{\{[^{}\n]{1,40}\}\}[^\S\n]*$", re.MULTILINE)
+
 
 def blank_marks(answer: str) -> str:
-    """The answer with its emoji shortcodes and a line's opening mention blanked (one character for one)."""
+    """The answer with its emoji shortcodes, a line's opening mention, chrome lines and a template's unfilled placeholder
+    lines blanked (one character for one)."""
     if ":" in answer:
         answer = _SHORTCODE.sub(_blank, answer)
     if "@" in answer or "*" in answer:
         answer = _MENTION.sub(_blank, answer)
     if "[" in answer or "`" in answer or "_" in answer:
         answer = _CHROME_LINE.sub(_blank, answer)
+    if "{{" in answer:
+        answer = _PLACEHOLDER_LINE.sub(_blank, answer)
     return answer
 
 

@@ -2,7 +2,7 @@
 department", "Store hours are something I'd rather you confirm with the store locator", 您的问题已经转给发票组. No clause
 of them declines in words (scorers/refusal.py, scorers/declines.py find none), yet they claim nothing about what was
 asked: the local judge reads such an answer as a refusal when every clause of it is a hand-off or is said around one
-(declines.around_a_refusal: a greeting, a sign-off, a pointer, the question said back). One clause that says something
+(asides.around_a_refusal: a greeting, a sign-off, a pointer, the question said back). One clause that says something
 else ("… they will refund the postage") keeps every clause a claim, as before.
 
 A hand-off: the question passed to a person, a team or a page ("has been forwarded", "I'll pass you over to", "is handled
@@ -43,9 +43,9 @@ _EN_SHAPES = (
     r"(?:by|with|at|in)\s+(?:our|the|your|a|an)\b",
     rf"\b(?:is|are|would\s+be|['’]d\s+be)\s+(?:the|a|your)\s+(?:right|best|reliable|proper|correct|better)\s+(?:place|"
     rf"people|person|source|contact|{_WHO})s?\b",
-    rf"\b(?:our|the|a|your)\s+(?:[\w-]+\s+){{0,2}}?{_WHO}\s+(?:\w+\s+)?(?:can|will|would|should|could|is\s+able\s+to|"
+    rf"\b(?:our|the|an?|your)\s+(?:[\w-]+\s+){{0,2}}?{_WHO}\s+(?:\w+\s+)?(?:can|will|would|should|could|is\s+able\s+to|"
     rf"are\s+able\s+to)\s+(?:\w+\s+){{0,3}}?(?:check|confirm|tell|look|advise|answer|guide|review|verify|get\s+back|contact|"
-    rf"give\s+you|go\s+over|walk\s+you\s+through|explain|sort\s+(?:it|this|that)\s+out|be\s+in\s+touch|get\s+in\s+touch)\b",
+    rf"give\s+you|go\s+over|take\s+(?:it|this|that)\s+from\s+there|walk\s+you\s+through|explain|sort\s+(?:it|this|that)\s+out|be\s+in\s+touch|get\s+in\s+touch)\b",
     # a ticket opened for a person to answer: "Your request has been logged (ticket #448102)", "we've opened a ticket"
     r"\b(?:request|question|query|enquiry|inquiry|message|email|e-mail)\s+has\s+been\s+(?:logged|recorded|registered)\b|"
     r"\bticket\s+(?:has\s+been|was|is)\s+(?:opened|created|raised|logged)\b|\b(?:opened|created|raised|logged)\s+"
@@ -59,6 +59,10 @@ _EN_SHAPES = (
     r"(?:to|for|with)\b|"
     r"\bi['’]ll\s+leave\s+(?:\w+\s+){1,4}?(?:to|for)\s+(?:the|our|a|an)\b",
     r"^\W*(?:one\s+moment|please\s+hold|hold\s+on)\b",
+    # "I'm connecting you now", "I'd like the seller's support team to handle return questions"
+    r"\b(?:i['’]m|i\s+am|we['’]re|we\s+are)\s+(?:now\s+)?(?:connecting|transferring|putting|passing)\s+you\b|"
+    rf"\b(?:i['’]d|i\s+would)\s+(?:like|prefer|rather|want)\s+(?:the|our|an?|your)\s+(?:[\w'’-]+\s+){{0,3}}?{_WHO}\s+to\s+"
+    r"(?:handle|answer|confirm|check|deal\s+with|look\s+at|take)\b",
     # handed on already, left to a person, owned by a team: "I've handed this to", "leaving that one for a human", "I'll
     # let a colleague take …", "Payment-method questions go to the payments team", "someone from the floor will look it
     # up", "ask in #finance-questions", "that's one to put to the service centre", "Our trade-in estimator … will give",
@@ -100,11 +104,11 @@ _HAN = re.compile("[\u3400-\u9fff]")
 _TRADITIONAL = re.compile("[轉記錄聯絡確認議結論應準話復門點頁員專處斷與給將經為這還單後說觀務電]")
 # A word each Chinese shape holds, in one search of literals (0.3 µs over a short answer, the shapes 2.3)
 _ZH_KEYS = re.compile("工单|服务单|填好|填写|选好|需由|须由|应由|交由|交给|部管|队管|组管|事管|心管|部负责|队负责|组负责|事负责|心负责|尽快联系|"
-                      "尽快回复|尽快处理|尽快与|为准|请到|请去|请在|转交|转给|转到|转至|提交|反馈给|登记|记录|受理|联系|联络|回电|致电|核实|确认|判断|查看|处理|看一下|沟通|留意|"
+                      "尽快回复|尽快处理|尽快与|为准|请到|请去|请在|转交|转给|转到|转至|转接|转驳|升级|提交|反馈给|登记|记录|受理|联系|联络|回电|致电|核实|确认|判断|查看|处理|看一下|沟通|留意|"
                       "结论|答应|准话|打包票|答复|回复|看看|看下|找找|找一下|查一下|搜一下|咨询|问一下|问问|找")
 _ZH_HANDOFF = re.compile(
     # passed on, recorded, someone will call: 已将您的问题转交会员组, 已经转给发票组, 您反馈的保修问题已记录, 我们将安排专员与您联系
-    r"(?:已|已经|会|将|帮您|为您)[^，。；！？]{0,8}(?:转交|转给|转到|转至|提交给|反馈给)|"
+    r"(?:已|已经|会|将|帮(?:您|你)|为(?:您|你))[^，。；！？]{0,8}(?:转交|转给|转到|转至|转接|转驳|提交给|反馈给|升级(?:至|到|给))|"
     r"(?:问题|请求|需求|反馈|申请|工单)[^，。；！？]{0,4}已(?:经)?(?:记录|登记|受理|提交)(?=[，。；！？\s]|$)|"
     r"(?:安排|让|请)[^，。；！？]{0,10}(?:与|和|跟|给)(?:您|你)(?:联系|联络|回电|致电)|"
     # who answers it: 需要售后同事帮您核实, 需要结合您的具体订单来判断, 请跟维修点沟通一下
@@ -121,7 +125,7 @@ _ZH_HANDOFF = re.compile(
     # 请咨询服务台工作人员, 以下单页面显示为准, 看下结算页, 请到 #会员运营 问, 留意公众号消息
     r"(?:需|须|应|交)由[^，。；！？]{0,10}(?:团队|部门|同事|专员|客服|售后|财务|人工|中心)|交给[^，。；！？]{0,6}(?:团队|部门|同事|"
     r"专员|客服|售后|财务|人工)|归[^，。；！？]{0,8}(?:部|团队|组|同事|中心)(?:管|负责|处理)|我(?:这边)?(?:先|来)?(?:转给|转交)|"
-    r"已为(?:您|你)(?:登记|记录|提交|转交)|(?:创建|提交|生成|建立|开)了?(?:一个|一张)?(?:工单|服务单)|工单[^，。；！？]{0,6}已(?:创建|生成|提交|建立)|(?:将|会)尽快(?:与(?:您|你))?(?:联系|回复|处理)|"
+    r"已(?:为|帮)(?:您|你)(?:登记|记录|提交|转交)|(?:创建|提交|生成|建立|开)了?(?:一个|一张)?(?:工单|服务单)|工单[^，。；！？]{0,6}已(?:创建|生成|提交|建立)|(?:将|会)尽快(?:与(?:您|你))?(?:联系|回复|处理)|"
     r"请(?:您|你)?(?:联系|咨询|询问|找|问)[^，。；！？]{0,10}(?:工作人员|店员|服务台|客服|专员|同事|售后|门店)|"
     r"(?:看下|看一下|看看|查看)[^，。；！？]{0,4}(?:结算页|付款页|订单页|详情页)|以[^，。；！？]{0,10}(?:页面|结算页|订单页)[^，。；！？]{0,4}为准|"
     r"(?:在|到)\s*(?i:checkout|cart|app)[^，。；！？]{0,6}(?:看一下|看看|看下|查看)|请(?:您|你)?(?:到|去|在)[^，。；！？]{0,20}(?:问|咨询|提问)|"
@@ -137,7 +141,8 @@ _EN_GATE = frozenset(
     "moment hold ring phone message ask speak talk open raise use hate rather prefer careful want going something "
     "follow reply respond queued sent flagged leave leaving handed owned confirmed questions queries enquiries inquiries "
     "someone somebody colleague visit please kindly estimator calculator checker finder locator gonna stay "
-    "checked verified discussed asked raised recorded registered ticket opened created".split())
+    "checked verified discussed asked raised recorded registered ticket opened created connecting transferring putting "
+    "passing handle take".split())
 _MAX_CHARS = 600
 # A hand-off speaks to the asker or for the shop: an answer without one of these words (a summary, an explanation in
 # the third person) is spared reading its clauses for one

@@ -136,7 +136,7 @@ _OPENING = re.compile(rf"^(?:[\s,;:—–-]*{HEDGE}\b)*[\s,;:—–-]*$", re.IGN
 # What may come before "I …" or "the documents …" in a refusal: hedges and a topic ("As for gift wrapping, …").
 _HEAD = re.compile(rf"^(?:[\s,;:—–-]*(?:{HEDGE}|{_EN_IDIOM}|"
                    r"(?:as\s+(?:for|to)|for|regarding|concerning|about|when\s+it\s+comes\s+to)"
-                   r"\s+[^,;]{1,60},|[^,;.!?]{1,60},\s*(?:this|that)(?=\s)|[^,;]{0,20}\bi\s+check(?:ed)?\b[^,;]{0,40},\s*(?=\w)|whether\s+[^,;]{1,80}|[^,;:.!?]{1,60}:|[^,;.!?]{1,60}\bor\s+not|i\s+(?:checked|looked|searched)[^,;]{0,40},|"
+                   r"\s+[^,;]{1,60},|[^,;.!?]{1,60},\s*(?:this|that)(?=\s)|[^,;]{0,20}\bi\s+check(?:ed)?\b[^,;]{0,40},\s*(?=\w)|whether\s+[^,;]{1,80}|[^,;:.!?]{1,60}:|[^,;.!?]{1,60}\bor\s+not|[^,;.!?]{1,60}\s(?:is|are)\s+(?:something|one|a\s+(?:question|topic|matter|subject))(?:\s+that)?|i\s+(?:checked|looked|searched)[^,;]{0,40},|"
                    r"from\s+what\s+i\s+(?:can\s+)?(?:see|know|have|found)|as\s+far\s+as\s+i\s+(?:can\s+tell|know)|"
                    rf"to\s+my\s+knowledge)(?:\b|(?<=,)))*[\s,;:—–-]*(?:(?:the|my|our|these|those|this|your)\s+(?:[\w-]+\s+){{0,2}})?"
                    rf"(?:{MODIFIERS}\s+)*$", re.IGNORECASE)
@@ -441,6 +441,10 @@ def _loose(text: str) -> list[tuple[str, str]]:
     rest = [piece for kind, part in _pieces(tail) for piece in (_loose(part) if kind == "claim" else [(kind, part)])]
     if (len(head) < 3 if _CJK.search(head) else len(head.split()) < 2) or _opening_only(head):
         # "No, I like …", "Wow, I've never …": no claim before
+        return rest
+    if text[after.start()] in ":：" and rest and rest[0] == ("maybe", tail) and _FRONTED.fullmatch(head):
+        # a field's or a list's label, its value declining ("Value for your tablet: Not something I'll estimate", a
+        # table's row; "**Price matching:** not something I can confirm"): the refusal's topic, no claim
         return rest
     return [("maybe" if _maybe(head) else "claim", head), *rest]
 

@@ -555,7 +555,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: forty-nine batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: fifty batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -618,9 +618,11 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     The forty-eighth, ids *-q30*: written blind after the forty-seventh froze it (three retailers' assistants, a
     tool-using agent's trace, templated hand-overs and queue notices, e-mail and SMS; 54 of 60 recognised), then read.
     The forty-ninth, ids *-q31*: written blind after the forty-eighth froze it (a week of an electronics retailer's
-    assistants across six regions and several model vendors; 59 of 60 recognised), then read. refusals_heldout.jsonl,
-    ids *-q32*: written blind after the forty-ninth's reading froze it, measured once (with claims.v10). None of the answers is a phrasing of the fallback catalogue
-    (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
+    assistants across six regions and several model vendors; 59 of 60 recognised), then read. The fiftieth, ids
+    *-q32*: written blind after the forty-ninth froze it (a holiday fortnight at an electronics retailer: an IVR line's
+    transcripts, a plain-language assistant, English and Chinese mixed, ticketing macros, a seller's bot; 34 of 60
+    recognised), then read. refusals_heldout.jsonl holds *-q32* too, read: it awaits the next blind set. None of the
+    answers is a phrasing of the fallback catalogue (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
     assert _measure("refusals_dev.jsonl") == Counter({
@@ -629,11 +631,12 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # run-on transcripts that refuse at their end; *-q20*'s "Ooh, in-store pickup — that's outside what I've got …"
         # *-q28*'s reading recognises 2 more of the earlier batches' (1272 and 45 before it) and 28 of its own 30;
         # *-q29*'s reading all 30 of its own (1302 before); *-q30*'s reading all 30 of its own (1332 before); *-q31*'s
-        # reading all 30 of its own (1362 before; "I don't have delivery timeframes for …": the figures the speaker lacks)
-        ("en", "refusal", "recognised"): 1392, ("en", "refusal", "not faulted"): 17,
+        # reading all 30 of its own (1362 before; "I don't have delivery timeframes for …": the figures the speaker lacks);
+        # *-q32*'s reading all 30 of its own (1392 before; 16 frozen: tests/test_local_judge_registers.py)
+        ("en", "refusal", "recognised"): 1422, ("en", "refusal", "not faulted"): 17,
         # Scots ("I'm no' allowed tae …"), *-q18*'s "only have info on one location and it's not in Ireland", *-q20*'s "The
         # warranty info I have access to is only for laptops"
-        ("en", "refusal", "faulted"): 43, ("en", "refusal", "a hallucination"): 59, ("zh", "refusal", "recognised"): 1360,
+        ("en", "refusal", "faulted"): 43, ("en", "refusal", "a hallucination"): 59, ("zh", "refusal", "recognised"): 1390,
         # 不敢 confirm, 不敢 promise, "answer: 无" (an English word in a Chinese clause is read as a name the question
         # lacks), Shanghainese (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a
         # referral with its topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理); *-q20*'s advice beside the
@@ -641,21 +644,26 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # (*-q28*'s reading: 66, 8 and 28 before it, 1237 recognised; its own 30 all recognised. *-q29*'s reading: its
         # own 30 recognised (1270 before); *-q27*'s JSON reply "已为您创建工单#CN-77312，支付组会联系您" no longer faulted, no
         # longer a hallucination (64, 7 and 27 before): a ticket opened and a reference's digits are no claim. *-q30*'s
-        # reading: its own 30 recognised (1300 before). *-q31*'s own 30 recognised frozen (1330 before))
+        # reading: its own 30 recognised (1300 before). *-q31*'s own 30 recognised frozen (1330 before). *-q32*'s
+        # reading: its own 30 recognised (1360 before; 18 frozen))
         ("zh", "refusal", "faulted"): 63, ("zh", "refusal", "not faulted"): 8, ("zh", "refusal", "a hallucination"): 26,
         # *-q28*'s 15 added (550, 125, 612 before); *-q29*'s 15 (564, 126, 627 before); *-q30*'s 15 (578, 127, 641
         # before; its 15 as measured: a sign-off's or a queue's reading moves none); *-q31*'s 15 (592, 128, 655 before;
         # 12, 3, 13 after its reading, 13, 2, 14 measured: "I don't have UK-specific transit times" is a refusal since, no
         # faulted claim, and that answer's own claim, "arrives the next business day" against "1 to 2 business days", is
-        # read as supported)
-        ("en", "hallucination", "faulted"): 604, ("en", "hallucination", "not faulted"): 131,
-        ("en", "hallucination", "answer a hallucination"): 668,
+        # read as supported); *-q32*'s 15 (604, 131, 668 before; 9, 6, 10 after its reading, 10, 5, 11 measured: a
+        # seller's bot's "Hi, this is the assistant for Kestrel Tech Goods" had flagged an answer whose own claim, "opened
+        # electronics can be returned within 30 days as long as the original receipt is included", is read as supported:
+        # the analysis's cut)
+        ("en", "hallucination", "faulted"): 613, ("en", "hallucination", "not faulted"): 137,
+        ("en", "hallucination", "answer a hallucination"): 678,
         # *-q28*'s reading: 518 and 146 before it (and *-q28*'s 15 added); an agent's "[tool] …" lines and "@customer
         # Exceptions aren't mine to make" are no claims; *-q29*'s 15 added (529 and 150 before); *-q30*'s 15 (540 and 154
         # before; a list's "- Visa" is no signature's "– ShopCare": *-q5*'s list stays judged); *-q31*'s reading: *-q11*'s
         # "I don't have delivery time estimates for shipments abroad" no longer a faulted claim (552 and 157 before), and
-        # its own 15 (553 and 156 before)
-        ("en", "grounded", "not faulted"): 565, ("en", "grounded", "faulted"): 159,
+        # its own 15 (553 and 156 before); *-q32*'s reading: *-q19*'s "so it's worth giving the store a quick call before
+        # you go" no longer a faulted claim (a pointer, "giving … a call"), and its own 15 (565 and 159 before)
+        ("en", "grounded", "not faulted"): 576, ("en", "grounded", "faulted"): 163,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk; two of *-q16*'s run-on transcripts ("okay so er it's a hundred points
@@ -664,33 +672,38 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # Chinese its English claim "The repair period, a spare phone can be borrowed for free"; one of *-q20*'s
         ("en", "grounded", "refused"): 6, ("en", "hallucination", "refused"): 2,
         # 410 before *-q28*'s reading and its 15; 417 before *-q29*'s 15; 424 before *-q30*'s 15; 433 before *-q31*'s;
-        # 437 before local_judge.v5 (one answer at p 0.832, v4's cut 0.831)
-        ("en", "grounded", "answer a hallucination"): 436,
+        # 437 before local_judge.v5 (one answer at p 0.832, v4's cut 0.831); 436 before *-q32*'s
+        ("en", "grounded", "answer a hallucination"): 439,
         # *-q28*'s 15 and 15 added (550, 111, 477; 502, 156, 54 before); *-q29*'s 15 and 15 (564, 112, 489; 511, 162, 55
         # before), and *-q27*'s voice transcript's header "热线录音转写 #H7702" no longer a faulted claim of a grounded
         # answer (a reference's digits), nor the answer a hallucination; *-q30*'s 15 and 15 (578, 113, 501; 523, 165, 57
         # before); *-q31*'s 15 and 15 as measured (591, 115, 512; 533, 170, 60 before); claims.v10's places (601, 120, 521;
         # 542, 176, 62 before): where it ships, a place the chunks do not name ("不过我们也支持配送到新加坡和日本"); true ones
         # a place the speaker names beside the chunk's list and says is not on it in Cantonese or Traditional (唔, 無: no
-        # negators yet), "台湾目前还寄不了"
-        ("zh", "hallucination", "faulted"): 620, ("zh", "hallucination", "not faulted"): 101,
-        ("zh", "hallucination", "answer a hallucination"): 555,
-        ("zh", "grounded", "not faulted"): 540, ("zh", "grounded", "faulted"): 178, ("zh", "grounded", "refused"): 1,
-        ("zh", "grounded", "answer a hallucination"): 65,
+        # negators yet), "台湾目前还寄不了"; *-q32*'s 15 and 15 as measured (620, 101, 555; 540, 178, 65 before), and
+        # *-q6*'s "这个 case 嘛，拆封的耳机 30 天内都可以退，运费我们出" no longer flagged (zh-partial-q628): "这个 case 嘛" (the
+        # matter at hand in an English word) had been its one faulted claim; its claims are read as supported
+        ("zh", "hallucination", "faulted"): 631, ("zh", "hallucination", "not faulted"): 104,
+        ("zh", "hallucination", "refused"): 1, ("zh", "hallucination", "answer a hallucination"): 565,
+        ("zh", "grounded", "not faulted"): 551, ("zh", "grounded", "faulted"): 182, ("zh", "grounded", "refused"): 1,
+        ("zh", "grounded", "answer a hallucination"): 66,
     })
     # held out (*-q32*: a seventeenth writer's holiday fortnight at a mid-size electronics retailer: an IVR voice line's
     # transcripts without punctuation, a plain-language accessibility assistant, a model told to answer in under 20
     # words, customers mixing English and Chinese, ticketing macros, a marketplace seller's bot, markdown lists and
     # tables, the question quoted first), measured once with the recogniser frozen after *-q31*'s reading and
     # claims.v10: 34 of 60 refusals recognised, 18 judged hallucinations (14 English, 4 Chinese); partial refusals'
-    # unsupported claims make the answer a hallucination in 22 of 30, true ones in 4
+    # unsupported claims make the answer a hallucination in 22 of 30, true ones in 4. READ since (*-q32*'s reading: a
+    # word explained first, a seller's bot introducing itself, a lookup that failed or timed out, "not one I'm going to
+    # guess at", a label before its declining cell, a macro's placeholder line, English words in a Chinese refusal, a
+    # transcript that connects the caller; tests/test_local_judge_registers.py): 60 of 60 recognised, 0 judged
+    # hallucinations; unsupported partial claims flag the answer in 21 of 30 (22 before: en-partial-q3216's "Hi, this is
+    # the assistant for Kestrel Tech Goods" had flagged it as a claim; its own claim is read as supported), true ones in
+    # 4. It awaits the next blind set.
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 16, ("en", "refusal", "faulted"): 11, ("en", "refusal", "not faulted"): 3,
-        ("en", "refusal", "a hallucination"): 14,
-        ("zh", "refusal", "recognised"): 18, ("zh", "refusal", "faulted"): 10, ("zh", "refusal", "not faulted"): 2,
-        ("zh", "refusal", "a hallucination"): 4,
-        ("en", "hallucination", "faulted"): 10, ("en", "hallucination", "not faulted"): 5,
-        ("en", "hallucination", "answer a hallucination"): 11,
+        ("en", "refusal", "recognised"): 30, ("zh", "refusal", "recognised"): 30,
+        ("en", "hallucination", "faulted"): 9, ("en", "hallucination", "not faulted"): 6,
+        ("en", "hallucination", "answer a hallucination"): 10,
         ("en", "grounded", "not faulted"): 10, ("en", "grounded", "faulted"): 5,
         ("en", "grounded", "answer a hallucination"): 3,
         ("zh", "hallucination", "faulted"): 12, ("zh", "hallucination", "not faulted"): 2, ("zh", "hallucination", "refused"): 1,
