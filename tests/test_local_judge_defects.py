@@ -621,8 +621,8 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     assistants across six regions and several model vendors; 59 of 60 recognised), then read. The fiftieth, ids
     *-q32*: written blind after the forty-ninth froze it (a holiday fortnight at an electronics retailer: an IVR line's
     transcripts, a plain-language assistant, English and Chinese mixed, ticketing macros, a seller's bot; 34 of 60
-    recognised), then read. refusals_heldout.jsonl holds *-q32* too, read: it awaits the next blind set. None of the
-    answers is a phrasing of the fallback catalogue (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
+    recognised), then read. refusals_heldout.jsonl, ids *-q33*: written blind after the fiftieth's reading froze it,
+    measured once. None of the answers is a phrasing of the fallback catalogue (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
     assert _measure("refusals_dev.jsonl") == Counter({
@@ -688,28 +688,23 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         ("zh", "grounded", "not faulted"): 551, ("zh", "grounded", "faulted"): 182, ("zh", "grounded", "refused"): 1,
         ("zh", "grounded", "answer a hallucination"): 66,
     })
-    # held out (*-q32*: a seventeenth writer's holiday fortnight at a mid-size electronics retailer: an IVR voice line's
-    # transcripts without punctuation, a plain-language accessibility assistant, a model told to answer in under 20
-    # words, customers mixing English and Chinese, ticketing macros, a marketplace seller's bot, markdown lists and
-    # tables, the question quoted first), measured once with the recogniser frozen after *-q31*'s reading and
-    # claims.v10: 34 of 60 refusals recognised, 18 judged hallucinations (14 English, 4 Chinese); partial refusals'
-    # unsupported claims make the answer a hallucination in 22 of 30, true ones in 4. READ since (*-q32*'s reading: a
-    # word explained first, a seller's bot introducing itself, a lookup that failed or timed out, "not one I'm going to
-    # guess at", a label before its declining cell, a macro's placeholder line, English words in a Chinese refusal, a
-    # transcript that connects the caller; tests/test_local_judge_registers.py): 60 of 60 recognised, 0 judged
-    # hallucinations; unsupported partial claims flag the answer in 21 of 30 (22 before: en-partial-q3216's "Hi, this is
-    # the assistant for Kestrel Tech Goods" had flagged it as a claim; its own claim is read as supported), true ones in
-    # 4. It awaits the next blind set.
+    # held out (*-q33*: an eighteenth writer's month of a mid-size online electronics shop's ordinary traffic, its
+    # deployed assistant behind an "answer only from the context" prompt: polite, medium length, apologies and
+    # redirections, short lines, the question restated, a few e-mail replies and app chats), measured once with the
+    # recogniser frozen after *-q32*'s reading: 51 of 60 refusals recognised (27 English, 24 Chinese), 3 judged
+    # hallucinations (English); partial refusals' unsupported claims make the answer a hallucination in 26 of 30, true
+    # ones in 10
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 30, ("zh", "refusal", "recognised"): 30,
-        ("en", "hallucination", "faulted"): 9, ("en", "hallucination", "not faulted"): 6,
-        ("en", "hallucination", "answer a hallucination"): 10,
-        ("en", "grounded", "not faulted"): 10, ("en", "grounded", "faulted"): 5,
-        ("en", "grounded", "answer a hallucination"): 3,
-        ("zh", "hallucination", "faulted"): 12, ("zh", "hallucination", "not faulted"): 2, ("zh", "hallucination", "refused"): 1,
-        ("zh", "hallucination", "answer a hallucination"): 11,
-        ("zh", "grounded", "not faulted"): 11, ("zh", "grounded", "faulted"): 4,
-        ("zh", "grounded", "answer a hallucination"): 1,
+        ("en", "refusal", "recognised"): 27, ("en", "refusal", "faulted"): 3, ("en", "refusal", "a hallucination"): 3,
+        ("zh", "refusal", "recognised"): 24, ("zh", "refusal", "faulted"): 1, ("zh", "refusal", "not faulted"): 5,
+        ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
+        ("en", "hallucination", "answer a hallucination"): 14,
+        ("en", "grounded", "not faulted"): 11, ("en", "grounded", "faulted"): 4,
+        ("en", "grounded", "answer a hallucination"): 4,
+        ("zh", "hallucination", "faulted"): 14, ("zh", "hallucination", "not faulted"): 1,
+        ("zh", "hallucination", "answer a hallucination"): 12,
+        ("zh", "grounded", "not faulted"): 7, ("zh", "grounded", "faulted"): 8,
+        ("zh", "grounded", "answer a hallucination"): 6,
     })
 
 
