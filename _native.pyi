@@ -415,14 +415,17 @@ class SessionTable:
     @property
     def bytes(self) -> int: ...
 
-# The dedup window's test and stage (native/src/dedup.rs; collector/dedup.py wires it): expiry is the window's
-# OrderedDict of identity -> expiry; evicted and the duplicates prometheus_client Counters.
+# The dedup window and its stage (native/src/dedup.rs; collector/dedup.py wires it): identities are ints (others are
+# keyed by their hash); evicted and the duplicates are prometheus_client Counters.
 @final
 class DedupCore:
-    def __new__(cls, expiry: dict[object, float], max_entries: int, window: float, clock: Callable[[], float],
-                evicted: object, trace_type: type, trace_duplicates: object, feedback_duplicates: object) -> Self: ...
+    def __new__(cls, max_entries: int, window: float, clock: Callable[[], float], evicted: object, trace_type: type,
+                trace_duplicates: object, feedback_duplicates: object) -> Self: ...
+    def sharing(self, trace_duplicates: object, feedback_duplicates: object) -> DedupCore: ...  # the same window
     def seen_before(self, key: object) -> bool: ...
     def process(self, envelope: _Envelope) -> _Envelope | None: ...  # the stage
+    def __len__(self) -> int: ...
+    def items(self) -> list[tuple[int, float]]: ...  # oldest first
 
 # The fast-path exporter's trace samples (native/src/export.rs; exporters/prometheus.py wires it): series(raw label
 # values) is the exporter's _Series of that label set, read once into an ExportSeries; count_overflow the guard's.

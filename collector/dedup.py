@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
@@ -50,8 +49,9 @@ class DedupWindow:
     """Identities seen in the last `window_seconds`, at most `max_entries` of them.
 
     Entries expire in insertion order (the window is the same for all), so the
-    oldest is always first in the dict. When the window is full the oldest entry
-    is forgotten early and counted: a duplicate of it would then be counted twice.
+    oldest is always first. When the window is full the oldest entry is forgotten
+    early and counted: a duplicate of it would then be counted twice. Its memory is
+    fixed by `max_entries` (about 61 bytes an entry, allocated at the start).
     """
 
     def __init__(
@@ -62,15 +62,17 @@ class DedupWindow:
         *,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._expiry: OrderedDict[int, float] = OrderedDict()
         metrics = shared(registry, DedupMetrics)
-        metrics.entries.set_function(lambda: len(self._expiry))
-        # The test on the window in the compiled core (native/src/dedup.rs); the stage's counts its duplicates too.
-        self._settings = (max_entries, window_seconds, clock, metrics.evicted, TraceEvent)
-        self._core = DedupCore(self._expiry, *self._settings, *_duplicates(metrics))
+        # The window and its test in the compiled core (native/src/dedup.rs); the stage's counts its duplicates too.
+        self._core = DedupCore(max_entries, window_seconds, clock, metrics.evicted, TraceEvent, *_duplicates(metrics))
+        metrics.entries.set_function(self._core.__len__)
 
     def __len__(self) -> int:
-        return len(self._expiry)
+        return len(self._core)
+
+    def items(self) -> list[tuple[int, float]]:
+        """The identities held and their expiries, oldest first."""
+        return self._core.items()
 
     def remember(self, keys: list[int]) -> None:
         """Add identities known to be processed already (restored after a restart), counting nothing."""
@@ -84,7 +86,7 @@ class DedupWindow:
 
     def stage(self, registry: CollectorRegistry) -> DedupCore:
         """The window's test as a pipeline stage, its duplicates counted on `registry`."""
-        return DedupCore(self._expiry, *self._settings, *_duplicates(shared(registry, DedupMetrics)))
+        return self._core.sharing(*_duplicates(shared(registry, DedupMetrics)))
 
 
 def _duplicates(metrics: DedupMetrics) -> tuple[Counter, Counter]:
