@@ -19,7 +19,7 @@ its questions ("Would you like an agent?") and its referrals ("Please contact ou
 either. A clause with the shape only loosely (the speaker or the sources with a negation: "I can't promise a delivery
 day", 我对这个没底) refuses unless the context supports it (the judge decides: judging/local_judge.py); "we" speaks
 for the shop ("We don't ship to Hawaii" is a claim). Measured on refusals and partial refusals written for it
-(tests/data/refusals_*.jsonl, tests/test_local_judge_defects.py, docs/judging.md, Refusals).
+(tests/data/refusals_*.jsonl, tests/test_local_judge_refusal_sets.py, docs/judging.md, Refusals).
 """
 
 from __future__ import annotations
