@@ -244,7 +244,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: fifty batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: fifty-one batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -310,8 +310,9 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     assistants across six regions and several model vendors; 59 of 60 recognised), then read. The fiftieth, ids
     *-q32*: written blind after the forty-ninth froze it (a holiday fortnight at an electronics retailer: an IVR line's
     transcripts, a plain-language assistant, English and Chinese mixed, ticketing macros, a seller's bot; 34 of 60
-    recognised), then read. refusals_heldout.jsonl, ids *-q33*: written blind after the fiftieth's reading froze it,
-    measured once. None of the answers is a phrasing of the fallback catalogue (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
+    recognised), then read. The fifty-first, ids *-q33*: written blind after the fiftieth froze it (a month of an online
+    electronics shop's ordinary traffic from its deployed assistant; 51 of 60 recognised), then read.
+    refusals_heldout.jsonl holds *-q33* too, read: it awaits the next blind set. None of the answers is a phrasing of the fallback catalogue (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
     assert _measure("refusals_dev.jsonl") == Counter({
@@ -321,11 +322,13 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # *-q28*'s reading recognises 2 more of the earlier batches' (1272 and 45 before it) and 28 of its own 30;
         # *-q29*'s reading all 30 of its own (1302 before); *-q30*'s reading all 30 of its own (1332 before); *-q31*'s
         # reading all 30 of its own (1362 before; "I don't have delivery timeframes for …": the figures the speaker lacks);
-        # *-q32*'s reading all 30 of its own (1392 before; 16 frozen: tests/test_local_judge_registers.py)
-        ("en", "refusal", "recognised"): 1422, ("en", "refusal", "not faulted"): 17,
+        # *-q32*'s reading all 30 of its own (1392 before; 16 frozen: tests/test_local_judge_registers.py); *-q33*'s
+        # reading all 30 of its own (1422 before; 27 frozen: "<topic> is something I'd need to double-check", a team
+        # that "can take care of it", "… sounds convenient, but": tests/test_local_judge_topics.py)
+        ("en", "refusal", "recognised"): 1452, ("en", "refusal", "not faulted"): 17,
         # Scots ("I'm no' allowed tae …"), *-q18*'s "only have info on one location and it's not in Ireland", *-q20*'s "The
         # warranty info I have access to is only for laptops"
-        ("en", "refusal", "faulted"): 43, ("en", "refusal", "a hallucination"): 59, ("zh", "refusal", "recognised"): 1390,
+        ("en", "refusal", "faulted"): 43, ("en", "refusal", "a hallucination"): 59, ("zh", "refusal", "recognised"): 1420,
         # 不敢 confirm, 不敢 promise, "answer: 无" (an English word in a Chinese clause is read as a name the question
         # lacks), Shanghainese (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a
         # referral with its topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理); *-q20*'s advice beside the
@@ -334,7 +337,9 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # own 30 recognised (1270 before); *-q27*'s JSON reply "已为您创建工单#CN-77312，支付组会联系您" no longer faulted, no
         # longer a hallucination (64, 7 and 27 before): a ticket opened and a reference's digits are no claim. *-q30*'s
         # reading: its own 30 recognised (1300 before). *-q31*'s own 30 recognised frozen (1330 before). *-q32*'s
-        # reading: its own 30 recognised (1360 before; 18 frozen))
+        # reading: its own 30 recognised (1360 before; 18 frozen). *-q33*'s reading: its own 30 recognised (1390 before;
+        # 24 frozen: the topic named in a clause of its own before the refusal, 货到付款这个问题, 维修期间的备用机安排, and a
+        # letter's 如方便); zh-refusal-q2708's 已记录您的需求 no longer judged, its answer faulted and a hallucination as before)
         ("zh", "refusal", "faulted"): 63, ("zh", "refusal", "not faulted"): 8, ("zh", "refusal", "a hallucination"): 26,
         # *-q28*'s 15 added (550, 125, 612 before); *-q29*'s 15 (564, 126, 627 before); *-q30*'s 15 (578, 127, 641
         # before; its 15 as measured: a sign-off's or a queue's reading moves none); *-q31*'s 15 (592, 128, 655 before;
@@ -343,16 +348,18 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # read as supported); *-q32*'s 15 (604, 131, 668 before; 9, 6, 10 after its reading, 10, 5, 11 measured: a
         # seller's bot's "Hi, this is the assistant for Kestrel Tech Goods" had flagged an answer whose own claim, "opened
         # electronics can be returned within 30 days as long as the original receipt is included", is read as supported:
-        # the analysis's cut)
-        ("en", "hallucination", "faulted"): 613, ("en", "hallucination", "not faulted"): 137,
-        ("en", "hallucination", "answer a hallucination"): 678,
+        # the analysis's cut); *-q33*'s 15 (613, 137, 678 before; 14, 1, 14 after its reading as measured: no partial
+        # refusal of it moves)
+        ("en", "hallucination", "faulted"): 627, ("en", "hallucination", "not faulted"): 138,
+        ("en", "hallucination", "answer a hallucination"): 692,
         # *-q28*'s reading: 518 and 146 before it (and *-q28*'s 15 added); an agent's "[tool] …" lines and "@customer
         # Exceptions aren't mine to make" are no claims; *-q29*'s 15 added (529 and 150 before); *-q30*'s 15 (540 and 154
         # before; a list's "- Visa" is no signature's "– ShopCare": *-q5*'s list stays judged); *-q31*'s reading: *-q11*'s
         # "I don't have delivery time estimates for shipments abroad" no longer a faulted claim (552 and 157 before), and
         # its own 15 (553 and 156 before); *-q32*'s reading: *-q19*'s "so it's worth giving the store a quick call before
-        # you go" no longer a faulted claim (a pointer, "giving … a call"), and its own 15 (565 and 159 before)
-        ("en", "grounded", "not faulted"): 576, ("en", "grounded", "faulted"): 163,
+        # you go" no longer a faulted claim (a pointer, "giving … a call"), and its own 15 (565 and 159 before); *-q33*'s
+        # 15 as measured (576 and 163 before)
+        ("en", "grounded", "not faulted"): 587, ("en", "grounded", "faulted"): 167,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk; two of *-q16*'s run-on transcripts ("okay so er it's a hundred points
@@ -361,8 +368,8 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # Chinese its English claim "The repair period, a spare phone can be borrowed for free"; one of *-q20*'s
         ("en", "grounded", "refused"): 6, ("en", "hallucination", "refused"): 2,
         # 410 before *-q28*'s reading and its 15; 417 before *-q29*'s 15; 424 before *-q30*'s 15; 433 before *-q31*'s;
-        # 437 before local_judge.v5 (one answer at p 0.832, v4's cut 0.831); 436 before *-q32*'s
-        ("en", "grounded", "answer a hallucination"): 439,
+        # 437 before local_judge.v5 (one answer at p 0.832, v4's cut 0.831); 436 before *-q32*'s; 439 before *-q33*'s
+        ("en", "grounded", "answer a hallucination"): 443,
         # *-q28*'s 15 and 15 added (550, 111, 477; 502, 156, 54 before); *-q29*'s 15 and 15 (564, 112, 489; 511, 162, 55
         # before), and *-q27*'s voice transcript's header "热线录音转写 #H7702" no longer a faulted claim of a grounded
         # answer (a reference's digits), nor the answer a hallucination; *-q30*'s 15 and 15 (578, 113, 501; 523, 165, 57
@@ -371,21 +378,26 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # a place the speaker names beside the chunk's list and says is not on it in Cantonese or Traditional (唔, 無: no
         # negators yet), "台湾目前还寄不了"; *-q32*'s 15 and 15 as measured (620, 101, 555; 540, 178, 65 before), and
         # *-q6*'s "这个 case 嘛，拆封的耳机 30 天内都可以退，运费我们出" no longer flagged (zh-partial-q628): "这个 case 嘛" (the
-        # matter at hand in an English word) had been its one faulted claim; its claims are read as supported
-        ("zh", "hallucination", "faulted"): 631, ("zh", "hallucination", "not faulted"): 104,
-        ("zh", "hallucination", "refused"): 1, ("zh", "hallucination", "answer a hallucination"): 565,
-        ("zh", "grounded", "not faulted"): 551, ("zh", "grounded", "faulted"): 182, ("zh", "grounded", "refused"): 1,
-        ("zh", "grounded", "answer a hallucination"): 66,
+        # matter at hand in an English word) had been its one faulted claim; its claims are read as supported; *-q33*'s
+        # 15 and 15 as measured (631, 104, 565; 551, 182, 66 before), and *-q13*'s topic "上门取件的问题，抱歉，手头的说明里
+        # 没提到" no longer judged (zh-partial-q1301: its answer faulted by its other claim as before)
+        ("zh", "hallucination", "faulted"): 645, ("zh", "hallucination", "not faulted"): 105,
+        ("zh", "hallucination", "refused"): 1, ("zh", "hallucination", "answer a hallucination"): 577,
+        ("zh", "grounded", "not faulted"): 558, ("zh", "grounded", "faulted"): 190, ("zh", "grounded", "refused"): 1,
+        ("zh", "grounded", "answer a hallucination"): 72,
     })
     # held out (*-q33*: an eighteenth writer's month of a mid-size online electronics shop's ordinary traffic, its
     # deployed assistant behind an "answer only from the context" prompt: polite, medium length, apologies and
     # redirections, short lines, the question restated, a few e-mail replies and app chats), measured once with the
     # recogniser frozen after *-q32*'s reading: 51 of 60 refusals recognised (27 English, 24 Chinese), 3 judged
     # hallucinations (English); partial refusals' unsupported claims make the answer a hallucination in 26 of 30, true
-    # ones in 10
+    # ones in 10. READ since (*-q33*'s reading: what the speaker would need to check first, the topic its subject; a
+    # team that "can take care of it"; the asker's plan remarked on, "sounds convenient", 听起来挺方便的; in Chinese the
+    # topic in a clause of its own before the refusal and a letter's 如方便; tests/test_local_judge_topics.py): 60 of 60
+    # recognised, 0 judged hallucinations; the partial refusals as measured (26 of 30 and 10 of 30). It awaits the next
+    # blind set.
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 27, ("en", "refusal", "faulted"): 3, ("en", "refusal", "a hallucination"): 3,
-        ("zh", "refusal", "recognised"): 24, ("zh", "refusal", "faulted"): 1, ("zh", "refusal", "not faulted"): 5,
+        ("en", "refusal", "recognised"): 30, ("zh", "refusal", "recognised"): 30,
         ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
         ("en", "hallucination", "answer a hallucination"): 14,
         ("en", "grounded", "not faulted"): 11, ("en", "grounded", "faulted"): 4,

@@ -8,10 +8,17 @@ claims."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from helpers.local_judging import judged
 
 pytestmark = pytest.mark.unit
+
+DATA = Path(__file__).parent / "data"
+DEVELOPMENT = {row["id"]: row for row in map(json.loads, (DATA / "refusals_dev.jsonl").read_text(encoding="utf-8").splitlines())}
+KNOWLEDGE = json.loads((DATA / "refusals_kb.json").read_text(encoding="utf-8"))
 
 INTERNATIONAL = "We ship to Canada, Mexico and the United Kingdom. International orders are not eligible for free shipping."
 GIFT_CARDS = "Gift cards are valid for 3 years from purchase and can be used online."
@@ -80,3 +87,20 @@ def test_a_refusal_whose_subject_is_a_topic_claims_nothing(question: str, answer
 ])
 def test_a_topic_with_its_predicate_stays_a_claim(question: str, answer: str, context: str, claims: list[str]) -> None:
     assert [c.claim for c in judged(question, answer, context).claims] == claims
+
+
+@pytest.mark.parametrize("row", [
+    # judged hallucinations frozen: a topic as the subject of "something I'd need to double-check", a team that "can
+    # take care of it" beside "outside what I can sort out in this chat", "sounds convenient, but …"
+    "en-refusal-q3316", "en-refusal-q3319", "en-refusal-q3324",
+    # not recognised frozen, not hallucinations: the topic in a clause of its own before the refusal (加急配送的费用和时效,
+    # 維修期間的備用機安排, 货到付款这个问题, 账号注销相关的事情, 换颜色的需求) and a letter's 如方便
+    "zh-refusal-q3304", "zh-refusal-q3310", "zh-refusal-q3313", "zh-refusal-q3314", "zh-refusal-q3318",
+    "zh-refusal-q3324",
+])
+def test_q33s_missed_refusal_over_its_own_chunks(row: str) -> None:
+    """*-q33*'s refusals its measurement missed (51 of 60 recognised frozen), once read: refusals, never
+    hallucinations."""
+    written = DEVELOPMENT[row]
+    result = judged(written["q"], written["a"], *(KNOWLEDGE[key] for key in written["chunks"]))
+    assert (result.refusal, result.hallucination, result.claims) == (True, False, []), result.groundedness_reason
