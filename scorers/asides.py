@@ -22,6 +22,9 @@ _EN_AROUND = (
     r"^\W*(?:good|great|excellent|interesting|fair)\s+question\b|^\W*(?:that['’]s|this\s+is|it['’]s)\s+(?:a\s+)?(?:tricky|tough|"
     r"hard|difficult|good)\s+one\b|^\W*to\s+answer\s+(?:whether|if|that|this|your)\b|"
     r"^\W*(?:[\w'’-]+\s+){1,8}?(?:is|['’]s)\s+a\s+(?:tricky|tough|hard|difficult)\s+one\W*$",  # "That mix of … is a tricky one"
+    # the asker's plan remarked on, nothing of the shop: "Picking it up in person sounds convenient"
+    r"^\W*(?:[\w'’-]+\s+){1,8}?sounds?\s+(?:(?:really|very|so|pretty|quite)\s+)?(?:convenient|great|good|nice|handy|lovely|easy|"
+    r"sensible|reasonable|ideal|like\s+an?\s+(?:good|great|nice|sensible|handy)\s+(?:idea|plan|option))\W*$",
     # a bot that introduces itself ("I'm the assistant for Voltbridge Audio, an independent seller", "This is the shop
     # assistant for …", "I'm this seller's automated helper") and the attempt before a failed lookup ("I tried to check …")
     r"^\W*(?:(?:hi|hello|hey)\W+)?(?:i['’]m|i\s+am|this\s+is)\s+(?:the\s+|an?\s+|this\s+|your\s+)?(?:[\w'’-]+\s+){0,3}?"
@@ -45,7 +48,7 @@ _EN_AROUND = (
     r"\b(?:agents?|team|support|human|representatives?|someone|staff|colleagues?|department|specialists?|experts?|customer\s+service|"
     r"advisors?|advisers?|folks|people|crew|centre|center|store|branch|pharmacist|gp|doctor|technicians?)\b.*"
     r"\b(?:ask|help|answer|assist|know|contact|tell|sort|handle|advise|review|check|confirm|guide|walk|look\s+(?:into|at)|"
-    r"take\s+a\s+look|follow\s+up|get\s+back|point|assess|give|inform|notify|decide|pick\s+(?:this|it)\s+up|reply)|"
+    r"take\s+a\s+look|take\s+care\s+of|follow\s+up|get\s+back|point|assess|give|inform|notify|decide|pick\s+(?:this|it)\s+up|reply)|"
     r"\b(?:handled|answered|assessed|decided|reviewed|checked)\s+by\b|\bgoes?\s+(?:through|to)\s+(?:our|the)\s+(?:\w+\s+)?(?:team|department|desk)\b|"
     r"^\W*that['’]?s\s+(?:one\s+)?for\s+(?:our|the)\s+(?:\w+\s+)?team\b|\bi['’]?d\s+rather\s+you\s+(?:go\s+by|check|ask|look)\b|"
     r"\bdeferring\s+to\b|\blink\b.*\bbelow\b|^\W*(?:log\s*in|sign\s*in)\b|\bappears?\s+(?:at|before)\s+(?:checkout|you\s+pay)\b|"
@@ -220,8 +223,12 @@ _ZH_AROUND = (
     # the question said back or a topic: 能否… and A-not-A (管不管), 归谁出, 还是别的, …的安排, …这块儿, 您问这个…, 用户问的是…
     r"^[^，。；！？]{1,12}(?:能否|能不能|可否)[^，。；！？]{0,10}$|(?P<a_not_a>.)不(?P=a_not_a)|(?:归|由)谁|还是(?:别的|其他)|"
     r"^(?:你|您|是)(?:要|想)[^，。；！？]{0,10}还是|^(?:好的)?(?:您|你)(?:是)?(?:想|想要|要)[^，。；！？]{1,12}(?<!的话)$|^[^，。；！？]{2,16}的(?:安排|情况|规定|事宜|事项|处理方式|办法|流程|地址|营业时间)"
-    r"(?:(?:和|以及)[^，。；！？]{1,6})?$|相关的?(?:问题|事宜|事项)$|"
-    r"(?:这块儿?|这一块|这方面|这个|这部分|这件事|这种事)[啊呀哈呢]?$|的部分$|^(?:您|你)问(?:的)?这个|^(?:请问)?(?:您|你)(?:指的是|是指|说的是)|用户(?:在)?问(?:的是)?|"
+    r"(?:(?:和|以及)[^，。；！？]{1,6})?$|相关的?(?:问题|事宜|事项|事情?)$|"
+    # … and a topic whose head is what was asked for (加急配送的费用和时效, 维修期间的备用机安排, 换颜色的需求), not a
+    # condition (如果是商品本身的质量问题, a claim's)
+    r"^(?!如果|若|要是|假如)[^，。；！？是]{2,16}的[^，。；！？是可能会要能]{0,4}(?:安排|需求|时效|费用|事情?|问题)"
+    r"(?:(?:和|以及)[^，。；！？]{1,6})?$|"
+    r"(?:这块儿?|这一块|这方面|这个|这部分|这件事|这种事|这个问题|这类问题)[啊呀哈呢]?$|^(?:如|若|如果)(?:您|你)?方便(?:的话)?$|的部分$|^(?:您|你)问(?:的)?这个|^(?:请问)?(?:您|你)(?:指的是|是指|说的是)|用户(?:在)?问(?:的是)?|"
     r"^(?:好的[，,]?)?(?:让我|我来)想想|^[^，。；！？]{0,16}(?:是否|如何|怎么|怎样|多少|多久|点处理|什么时候|何时)[^，。；！？]{0,12}$|几(?:趟|次|回)$|"
     r"^[^，。；！？是可能]{1,10}(?:是吧|啊|呀|的话)$|问问[^，。；！？]{0,6}吧$",
     # an agent's tools and searches: called (我调用了…工具, 再调用 `get_product`), failing (调用超时, 接口暂时无响应), cut short
@@ -239,7 +246,7 @@ _ZH_AROUND = (
     r"^(?:关于|至于|您问的|你问的|您说的)|^(?:您|你)(?:是)?(?:想|想要|希望)(?:了解|知道|确认|咨询|问)|^(?:亲|您好|你好|尊敬的)",
     # sympathy, reassurance and a remark on the asker's step: 辛苦啦, 别着急, 这种情况挺常见的, 注销账号是个挺重要的决定
     r"遗憾(?:地)?(?:听到|得知)|辛苦(?:啦|了|你|您)|^(?:别|不要|不用)(?:着急|担心|急|慌)[哈啊呀哦呢啦嘛～~！!\s]*$|情况[^，。；！？]{0,2}(?:挺|很|比较|非常)?常见|"
-    r"是(?:个|一个)?(?:挺|很|比较|非常)?重要的(?:决定|操作|事情?)",
+    r"是(?:个|一个)?(?:挺|很|比较|非常)?重要的(?:决定|操作|事情?)|听起来(?:很|挺|蛮|非常|确实)?(?:方便|不错|合理|省事)的?[啊呀哈呢]?$",
     # a reason (由于获取不到您的订单信息), the results beside the point (但与修改发票抬头无关), whom to ask (问售后吧, 让技术人员看一下,
     # 他们会根据您的情况给您说明), where to look yourself (下单页自己看)
     r"^(?:由于|因为)[^，。；！？]{0,16}(?:获取不到|查不到|看不到|拿不到|无法|没法|不能|未能)|"

@@ -19,7 +19,7 @@ its questions ("Would you like an agent?") and its referrals ("Please contact ou
 either. A clause with the shape only loosely (the speaker or the sources with a negation: "I can't promise a delivery
 day", 我对这个没底) refuses unless the context supports it (the judge decides: judging/local_judge.py); "we" speaks
 for the shop ("We don't ship to Hawaii" is a claim). Measured on refusals and partial refusals written for it
-(tests/data/refusals_*.jsonl, tests/test_local_judge_defects.py, docs/judging.md, Refusals).
+(tests/data/refusals_*.jsonl, tests/test_local_judge_refusal_sets.py, docs/judging.md, Refusals).
 """
 
 from __future__ import annotations
@@ -52,6 +52,8 @@ _EN_IDIOM = "|".join((
     rf"{LEAD}(?:ca|can|could|wo|would|did)\s*(?:n['’]?t|not)\s+(?:really\s+|honestly\s+)?"
     r"(?:say|tell|answer|help|confirm|comment|speak|find|locate)\b(?!\s+enough)",
     r"\bi(?:['’]ll|\s+will|['’]d|\s+would|\s+must)?\s+(?:have\s+to\s+|need\s+to\s+)?pass\s+on\s+(?:it|that|this)(?:\s+one)?\s*$",
+    # what the speaker would have to check first, so does not say ("Delivery times are something I'd need to double-check")
+    r"\bi(?:['’]d|\s+would)\s+(?:first\s+)?need\s+to\s+(?:double[-\s]?check|check|verify|confirm)\b",
 ))
 # Opened by the speaker or the sources: what comes before in the clause must be an opening, not a claim.
 _SUBJECT_LED = re.compile("|".join((
@@ -208,6 +210,8 @@ _CUES = frozenset(
     # the idioms' (_EN_IDIOM): "beats me", "you've got me", "I'd be guessing", "a mystery to me", "in the dark"
     "beats search got guess guessing speculating mystery faintest foggiest dark tough tricky clueless pass unrelated "
     "restricted".split())
+# "I'd need to check" has no cue word: the speaker's "would need to" is its cue ("need" alone is too common a word)
+_CHECK_FIRST = re.compile(r"\bi(?:['’]d|\s+would)\s+(?:first\s+)?need\s+to\b")
 _OTHER_SUBJECTS = frozenset(("subjects", "topics"))  # "about different subjects" ("different" alone: too common a cue)
 _ANCHORS = frozenset(
     "i we me us my myself hard difficult impossible sure certain idea clue unsure uncertain unknown dunno nothing "
@@ -246,9 +250,14 @@ def _answer_may_refuse(answer: str) -> bool:
         for dash in "-—–/":
             lower = lower.replace(dash, " ")
         cue = _CUE_TOKEN_GATE.meets_in(lower) if lower.isascii() else not _CUE_TOKENS.isdisjoint(lower.split())
-        if not cue and not ("different" in lower and any(w in lower for w in _OTHER_SUBJECTS)):
+        if not cue and not ("different" in lower and any(w in lower for w in _OTHER_SUBJECTS)) and not _checks_first(lower):
             return False
     return _may_refuse(answer)
+
+
+def _checks_first(lower: str) -> bool:
+    """Whether a lower-cased text says what the speaker would need to do first ("I'd need to double-check")."""
+    return "need to" in lower and _CHECK_FIRST.search(lower) is not None
 
 
 def _may_refuse(text: str) -> bool:
@@ -258,7 +267,7 @@ def _may_refuse(text: str) -> bool:
         return True
     words = letter_runs(lower)
     cue = "n't" in lower or "n’t" in lower or not _CUES.isdisjoint(words) or (
-        "different" in words and not _OTHER_SUBJECTS.isdisjoint(words))
+        "different" in words and not _OTHER_SUBJECTS.isdisjoint(words)) or _checks_first(lower)
     return cue and not _ANCHORS.isdisjoint(words)
 
 
