@@ -683,10 +683,16 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # negators yet), "台湾目前还寄不了"; *-q32*'s 15 and 15 as measured (620, 101, 555; 540, 178, 65 before), and
         # *-q6*'s "这个 case 嘛，拆封的耳机 30 天内都可以退，运费我们出" no longer flagged (zh-partial-q628): "这个 case 嘛" (the
         # matter at hand in an English word) had been its one faulted claim; its claims are read as supported
-        ("zh", "hallucination", "faulted"): 631, ("zh", "hallucination", "not faulted"): 104,
-        ("zh", "hallucination", "refused"): 1, ("zh", "hallucination", "answer a hallucination"): 565,
-        ("zh", "grounded", "not faulted"): 551, ("zh", "grounded", "faulted"): 182, ("zh", "grounded", "refused"): 1,
-        ("zh", "grounded", "answer a hallucination"): 66,
+        # claims.v11 reads Traditional characters as Simplified and 唔 冇 無 沒 as negators (631, 104, 565; 551, 182, 66
+        # before): Traditional and Cantonese partials' claims share the chunk's terms, 26 grounded ones no longer faulted
+        # ("會員每筆訂單都能拿到兩倍積分喔") and 7 no longer hallucinations; 2 newly faulted as their Simplified twins are
+        # ("所以香港沒問題": 没 negates; the chunk's 未拆封 negates its clause); of the unsupported, 3 newly faulted
+        # ("積分有效期係兩年" contradicted by the chunk's figure), 6 no longer (uncertain or supported), 6 more answers
+        # hallucinations
+        ("zh", "hallucination", "faulted"): 628, ("zh", "hallucination", "not faulted"): 107,
+        ("zh", "hallucination", "refused"): 1, ("zh", "hallucination", "answer a hallucination"): 571,
+        ("zh", "grounded", "not faulted"): 575, ("zh", "grounded", "faulted"): 158, ("zh", "grounded", "refused"): 1,
+        ("zh", "grounded", "answer a hallucination"): 59,
     })
     # held out (*-q33*: an eighteenth writer's month of a mid-size online electronics shop's ordinary traffic, its
     # deployed assistant behind an "answer only from the context" prompt: polite, medium length, apologies and
