@@ -89,6 +89,7 @@ class LexicalAnalyser:
         stopwords: set[str] | frozenset[str],
         cjk_digits: dict[str, int],
         cjk_units: Sequence[str],
+        cjk_simplified: dict[str, str],
     ) -> Self: ...
     def units(self, text: str) -> LexicalUnits: ...
     def words_only(self, part: str) -> str | None: ...
@@ -133,6 +134,7 @@ class _TextTables(TypedDict):
     scope_ends: set[str] | frozenset[str]
     scope: int
     question_stopwords: set[str] | frozenset[str]
+    cjk_simplified: dict[str, str]  # a CJK character -> its Simplified form (scorers/cjk_simplified.py)
 
 # scorers/text.py's Clause after its text: (terms, words, cjk_parts, chars, sequence, quantities, names, negated,
 # governed, spelled)

@@ -62,7 +62,7 @@ from ragpulse.scorers.text import Clause, analyser, clause, question_shared, que
 
 # What each version changed: docs/judging.md (the local judge's prompt version). Calibration is per version: a new
 # one starts uncalibrated.
-PROMPT_VERSION = "claims.v10"
+PROMPT_VERSION = "claims.v11"
 _SUPPORTED_AT_LEAST = 0.5  # share of a claim's terms in the context
 _ALIGNED_AT_LEAST = 0.5  # share of a claim's terms in its aligned clause, for a polarity or swap verdict
 _AS_WELL = 0.1  # clauses within this Dice of the best align as well

@@ -25,6 +25,7 @@ from ragpulse._native import LexicalAnalyser, LexicalCore, LexicalUnits
 from ragpulse.collector.events import Envelope, LexicalScores, TraceEvent
 from ragpulse.collector.telemetry.fast_metrics import CounterFamily, FastCounter, FastHistogram, HistogramFamily
 from ragpulse.collector.telemetry.labels import LabelGuard
+from ragpulse.scorers.cjk_simplified import SIMPLIFIED
 from ragpulse.scorers.text import CJK_DIGITS
 from ragpulse.scorers.text_cache import TextCache
 
@@ -51,7 +52,7 @@ _STOPWORDS = frozenset(
 )
 _ANALYSER = LexicalAnalyser(
     sorted(_UNITS.items(), key=lambda item: len(item[0]), reverse=True),  # the longest spelling first
-    _NUMBER_WORDS, _STOPWORDS, CJK_DIGITS, _CJK_NUMBER_UNITS)
+    _NUMBER_WORDS, _STOPWORDS, CJK_DIGITS, _CJK_NUMBER_UNITS, SIMPLIFIED)  # Traditional text read in Simplified
 
 
 def units(text: str) -> LexicalUnits:

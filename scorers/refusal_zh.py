@@ -13,6 +13,8 @@ from importlib import resources
 
 import opencc
 
+from ragpulse.scorers.cjk_simplified import TO_SIMPLIFIED
+
 SOURCE = (r"(?:(?i:policy|policies|faq|docs?)|(?<!个人)(?<!用户)(?<!账户)(?<!注册)资料|文档|文件|知识库|资料库|数据库|上下文|材料|参考资料|手册|原文|"
               r"检索结果|搜索结果|检索到的(?:内容|资料|信息)|所给内容|提供的内容|给出的内容|现有的?(?:信息|资料)|已知信息|所给信息|提供的信息|"
               r"掌握的信息)")
@@ -107,7 +109,6 @@ def _head(text: str, refusal: int) -> str:
 
 
 _HAN = re.compile("[\u3400-\u9fff]")
-_TO_SIMPLIFIED = opencc.OpenCC("t2s")
 # The built-in fallback rules' patterns (config/fallback_phrases.yaml) in Traditional characters, as OpenCC's s2t
 # converts them (null: to themselves); tests/test_fallback.py holds the table to it. s2t's phrase dictionary takes
 # ~26 MB for the process's life (t2s's 3): a config of only the built-in rules never loads it.
@@ -129,7 +130,7 @@ def mandarin(text: str) -> str:
     length (then the offsets would not hold)."""
     if text.isascii() or _HAN.search(text) is None:  # curly quotes and accents: nothing to convert
         return text
-    converted = _TO_SIMPLIFIED.convert(text)
+    converted = TO_SIMPLIFIED.convert(text)
     if _CANTONESE_ANY.search(converted) is not None:
         converted = _CANTONESE_THIS.sub("这", converted.translate(_CANTONESE))
     return converted if len(converted) == len(text) else text

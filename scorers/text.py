@@ -10,8 +10,10 @@
   money by currency, percentages, times of day (9 am, 晚上9点), rates (per month, 每月), ranges
   (3 to 5 business days: both ends), bare counts, years (2023年 is 2023 as "in 2023" is, not 2,023 years), multiples
   (双倍, 三倍); "once" only in a frequency ("once per order"), not as a conjunction;
-- polarity: the parity of negators (not, never, n't, cannot, no; 不 没 未 非 无 别 勿), without a
-  leading yes/no and without words that only hold a negator (无理由: no-reason returns, 未来, 特别, 经久不衰);
+- polarity: the parity of negators (not, never, n't, cannot, no; 不 没 未 非 无 别 勿, Cantonese 唔 冇), without a
+  leading yes/no and without words that only hold a negator (无理由: no-reason returns, 未来, 特别, 经久不衰, 唔该);
+- Chinese is read in Simplified characters (scorers/cjk_simplified.py: 們 as 们, 無 as 无), so that a Traditional
+  answer and a Simplified context share their terms;
 - names: capitalised words that do not start a sentence, and Latin words inside Chinese text.
 
 Every function is pure; callers cache by text (chunks recur across traces). The word tables and the
@@ -32,6 +34,7 @@ from ragpulse._native import clauses as clauses  # a text's clauses, sentence af
 from ragpulse._native import sentences as sentences
 from ragpulse._native import cjk_covered as _cjk_covered
 from ragpulse.scorers.cjk_places import CJK_PLACES
+from ragpulse.scorers.cjk_simplified import SIMPLIFIED
 from ragpulse.scorers.crate_regex import to_crate
 
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -55,8 +58,9 @@ _CHATTER = frozenset(stem_words(
 # Characters that carry no content: particles, pronouns, question words, copulas; negators are
 # tracked by polarity instead (so 不支持 and 支持 share their terms and differ in polarity).
 CJK_FUNCTION = frozenset("的了吗呢吧啊呀嘛么我你您他她它们这那哪里是在有和与及或就都也还要想能可以会请问怎什么样多少几个为把被给对从到")
-_CJK_NEGATORS = "不没未非无别勿"
-_CJK_NEGATOR_WORDS = "无法|没有|不|没|未|非|无|别|勿"
+# 唔 and 冇 are Cantonese's 不 and 没 (台湾暂时唔寄, 冇得退); Traditional 無 and 沒 are read as 无 and 没.
+_CJK_NEGATORS = "不没未非无别勿唔冇"
+_CJK_NEGATOR_WORDS = "无法|没有|不|没|未|非|无|别|勿|唔|冇"
 # Common words whose 不 没 未 非 无 别 is no negator (未来 the future, 无疑 doubtless, 经久不衰 enduring, 特别 especially,
 # 非洲 Africa): 173 of the 554 clauses read as negated in 2,000 paragraphs of Chinese news (UHGEval's) were negated by
 # one of them alone. Each is taken out of a clause before its polarity is read, longest first (毫无疑问 before 无疑);
@@ -67,7 +71,9 @@ _NOT_NEGATIONS = tuple(sorted(set(
     "不亚于 不得不 不由得 不约而同 不可思议 不计其数 不锈钢 不粘锅 不客气 不好意思 对不起 了不起 差不多 迫不及待 经久不衰 "
     "层出不穷 源源不断 络绎不绝 未来 除非 莫非 无非 非洲 南非 北非 东非 西非 中非 亚非 非盟 是非 特别 分别 区别 类别 "
     "级别 组别 性别 个别 告别 识别 鉴别 辨别 差别 派别 离别 道别 判别 送别 别人 别的 别墅 别处 没收 淹没 沉没 埋没 出没 "
-    "没关系".split()), key=lambda word: (-len(word), word)))
+    "没关系 "
+    # Cantonese, in Simplified characters as the clause is read: 唔该 please/thanks, 唔紧要 never mind, 唔单止 not only
+    "唔该 唔该晒 唔好意思 唔错 唔单止 唔止 唔理 唔通 唔怪得 唔使客气 唔紧要".split()), key=lambda word: (-len(word), word)))
 # "without" negates the word after it alone (_EN_FREE_COMPOUND).
 _EN_NEGATORS = frozenset("not no never cannot none nor neither nothing nobody".split())
 # "No, ..." and "No you can't" answer a question; "No immediate injuries were reported" negates.
@@ -82,7 +88,7 @@ _EN_NOT_NEGATIONS = re.compile(r"\bnot only\b|\bno doubt\b|\bno matter\b|\bnot j
 # "interest-free" and "without interest" say "no interest": read as that negation of that word alone, so that "with no
 # interest" says the same and "with interest" the opposite.
 _EN_FREE_COMPOUND = re.compile(r"\b([a-z][a-z0-9]*)-free\b|\bwithout (?:an? |the |any )?([a-z][a-z0-9]*)")
-_CJK_LEADING_ANSWER = re.compile(r"^\s*(?:是的|对|不|不是|不能|不可以|可以|能|会|不会)[，,。！!：:]")
+_CJK_LEADING_ANSWER = re.compile(r"^\s*(?:是的|对|不|不是|不能|不可以|可以|能|会|不会|系|唔系|唔可以|唔得|唔会)[，,。！!：:]")
 
 # -- clauses -----------------------------------------------------------------------------------
 
@@ -332,6 +338,6 @@ _TABLES = {
     "currency_sign": _CURRENCY_SIGN, "number_words": _NUMBER_WORDS, "scales": _SCALES, "minutes": _MINUTES,
     "rate_minutes": _RATE_MINUTES, "half": _HALF, "cjk_units": _CJK_UNITS, "cjk_digits": {**CJK_DIGITS, "双": 2},
     "not_counts": set(_NOT_COUNTS), "scope_ends": set(_SCOPE_ENDS), "scope": _SCOPE,
-    "question_stopwords": set(_QUESTION_STOPWORDS), "cjk_places": CJK_PLACES,
+    "question_stopwords": set(_QUESTION_STOPWORDS), "cjk_places": CJK_PLACES, "cjk_simplified": SIMPLIFIED,
 }
 _ANALYSER = TextAnalyser(_CRATE_PATTERNS, _TABLES)

@@ -201,7 +201,7 @@ def test_reviews_through_a_running_sidecar_give_the_confusion_counts_cli_and_api
     wait_until(lambda: rp.metrics().total("ragpulse_calibration_reviews_total") == 6, what="6 matched reviews")
     s: Samples = rp.metrics()
     cells = {(j, h): s.total("ragpulse_calibration_reviews_total", judge="local", judge_model="local",
-                             prompt_version="claims.v10", judge_verdict=j, human_verdict=h)
+                             prompt_version="claims.v11", judge_verdict=j, human_verdict=h)
              for j in ("hallucination", "grounded") for h in ("hallucination", "grounded")}
     assert cells == {("hallucination", "hallucination"): 2, ("hallucination", "grounded"): 1,
                      ("grounded", "hallucination"): 1, ("grounded", "grounded"): 2}
@@ -210,12 +210,12 @@ def test_reviews_through_a_running_sidecar_give_the_confusion_counts_cli_and_api
     # Groundedness: good-0 5/5 exact, good-1 5/2 off, bad-0 1/1 exact, bad-1 1/4 off, early 1/1 exact, good-2 5/5
     # exact (claims.v5 on score the invented answer 1 from the model's probability; claims.v4 gave 2: [2, 2, 2]).
     assert [s.get_value("ragpulse_calibration_score_agreement_total", judge="local", judge_model="local",
-                        prompt_version="claims.v10", metric="groundedness", agreement=a)
+                        prompt_version="claims.v11", metric="groundedness", agreement=a)
             for a in ("exact", "within_one", "off")] == [4, 0, 2]
     wait_until(lambda: review_queue.count_open(review_queue.connect(db)) == 0, what="the reviews in the store")
     api = rp.get("/api/calibration").json()
     [group] = api["judges"]
-    assert (group["judge"], group["judge_model"], group["prompt_version"], group["reviews"]) == ("local", "local", "claims.v10", 6)
+    assert (group["judge"], group["judge_model"], group["prompt_version"], group["reviews"]) == ("local", "local", "claims.v11", 6)
     assert group["confusion"] == {"both_hallucination": 2, "judge_only": 1, "human_only": 1, "neither": 2}
     # p_o = 4/6; p_e = (3*3 + 3*3)/36 = 0.5; kappa = (2/3 - 1/2) / (1/2) = 1/3
     assert (group["agreement"], group["kappa"], group["sensitivity"], group["specificity"]) == (0.6667, 0.3333, 0.6667, 0.6667)
@@ -227,7 +227,7 @@ def test_reviews_through_a_running_sidecar_give_the_confusion_counts_cli_and_api
                            cwd=tmp_path)
     assert shown.returncode == 0, shown.stderr
     out = shown.stdout
-    assert "judge local · model local · prompt claims.v10 — 6 reviews" in out
+    assert "judge local · model local · prompt claims.v11 — 6 reviews" in out
     assert "agreement 66.7% (not enough reviews to say); Cohen's kappa 0.33; sensitivity 66.7%; specificity 66.7%" in out
     assert "hallucination rate observed: 50.0% [18.8%, 81.2%] of 6 routine judgments" in out
     assert "corrected (Rogan–Gladen): none — too few reviews" in out

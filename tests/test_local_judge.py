@@ -274,7 +274,7 @@ def test_a_running_sidecar_records_the_local_judges_claims(ragpulse_factory: Fac
     wait_until(lambda: records.exists() and len(records.read_text().splitlines()) == 2, timeout=30)
     judged_records = {r["trace_id"]: r for r in map(json.loads, records.read_text().splitlines())}
     added = judged_records["added"]
-    assert (added["judge"], added["prompt_version"], added["groundedness"], added["stage"]) == ("local", "claims.v10", 1, "generation")
+    assert (added["judge"], added["prompt_version"], added["groundedness"], added["stage"]) == ("local", "claims.v11", 1, "generation")
     assert [(c["claim"], c["verdict"]) for c in added["claims"]] == [
         ("Yes, within 14 days if all accessories are included", "supported"),
         ("Return labels cost $9.95", "contradicted"),

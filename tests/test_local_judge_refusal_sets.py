@@ -381,10 +381,16 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # matter at hand in an English word) had been its one faulted claim; its claims are read as supported; *-q33*'s
         # 15 and 15 as measured (631, 104, 565; 551, 182, 66 before), and *-q13*'s topic "上门取件的问题，抱歉，手头的说明里
         # 没提到" no longer judged (zh-partial-q1301: its answer faulted by its other claim as before)
-        ("zh", "hallucination", "faulted"): 645, ("zh", "hallucination", "not faulted"): 105,
-        ("zh", "hallucination", "refused"): 1, ("zh", "hallucination", "answer a hallucination"): 577,
-        ("zh", "grounded", "not faulted"): 558, ("zh", "grounded", "faulted"): 190, ("zh", "grounded", "refused"): 1,
-        ("zh", "grounded", "answer a hallucination"): 72,
+        # claims.v11 reads Traditional characters as Simplified and 唔 冇 無 沒 as negators (645, 105, 577; 558, 190, 72
+        # before): Traditional and Cantonese partials' claims share the chunk's terms, 26 grounded ones no longer faulted
+        # ("會員每筆訂單都能拿到兩倍積分喔") and 7 no longer hallucinations; 2 newly faulted as their Simplified twins are
+        # ("所以香港沒問題": 没 negates; the chunk's 未拆封 negates its clause); of the unsupported, 3 newly faulted
+        # ("積分有效期係兩年" contradicted by the chunk's figure), 6 no longer (uncertain or supported), 6 more answers
+        # hallucinations
+        ("zh", "hallucination", "faulted"): 642, ("zh", "hallucination", "not faulted"): 108,
+        ("zh", "hallucination", "refused"): 1, ("zh", "hallucination", "answer a hallucination"): 583,
+        ("zh", "grounded", "not faulted"): 582, ("zh", "grounded", "faulted"): 166, ("zh", "grounded", "refused"): 1,
+        ("zh", "grounded", "answer a hallucination"): 65,
     })
     # held out (*-q33*: an eighteenth writer's month of a mid-size online electronics shop's ordinary traffic, its
     # deployed assistant behind an "answer only from the context" prompt: polite, medium length, apologies and

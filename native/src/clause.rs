@@ -14,11 +14,12 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use snowstem::{Algorithm, Stemmer};
 
 use crate::lexical::{cjk_numeral, is_cjk, is_decimal, is_space, is_word};
+use crate::simplified::Simplified;
 use memo::StemMemo;
 pub use scan::{LATIN_WORD, LIST_ITEM, NAME};
 pub use scan::{capitalised, scans_starts};
 pub use scan::{places_by_first_char, Places};
-use scan::{after_list_item, latin_words, names, opens_no_range, places, quantity_starts};
+use scan::{after_list_item, latin_words, names, opens_no_range, places, quantity_starts, question_words};
 
 pub struct Patterns {
     pub leading_answer: Regex,
@@ -59,6 +60,7 @@ pub struct Tables {
     pub scope: usize,
     pub question_stopwords: FxHashSet<String>,
     pub cjk_places: Places,
+    pub cjk_simplified: Simplified,
 }
 
 pub type Quantity = (String, f64);
@@ -74,45 +76,6 @@ pub struct Clause {
     pub negated: bool,
     pub governed: FxHashSet<String>,
     pub spelled: Vec<Quantity>,
-}
-
-/// The words of lower-cased text that scorers/text.py's question_terms reads: `[a-z0-9]+(?:['’][a-z]+)*` (a word and
-/// its apostrophe endings) or a run of CJK characters, leftmost first. A scan: the pattern's search over a
-/// FaithBench answer (~540 characters) was 7 µs, most of the judge's relevancy.
-fn question_words(lower: &str) -> Vec<&str> {
-    let is_alnum = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit();
-    let bytes = lower.as_bytes();
-    let mut words = Vec::new();
-    let mut i = 0; // always at a character's start
-    while i < bytes.len() {
-        let start = i;
-        if is_alnum(bytes[i]) {
-            while i < bytes.len() && is_alnum(bytes[i]) {
-                i += 1;
-            }
-            loop {
-                let rest = &lower[i..];
-                let quote = if rest.starts_with('\'') { 1 } else if rest.starts_with('’') { '’'.len_utf8() } else { 0 };
-                if quote == 0 || !rest.as_bytes().get(quote).is_some_and(u8::is_ascii_lowercase) {
-                    break;
-                }
-                i += quote;
-                while i < bytes.len() && bytes[i].is_ascii_lowercase() {
-                    i += 1;
-                }
-            }
-            words.push(&lower[start..i]);
-            continue;
-        }
-        let mut run = lower[i..].chars();
-        let first = run.next().unwrap_or_default();
-        i += first.len_utf8();
-        if is_cjk(first) {
-            i += run.take_while(|c| is_cjk(*c)).map(char::len_utf8).sum::<usize>();
-            words.push(&lower[start..i]);
-        }
-    }
-    words
 }
 
 pub struct Analyser {
@@ -405,8 +368,9 @@ impl Analyser {
         let patterns = &self.patterns;
         let mut lower = text.to_lowercase();
         let has_cjk = text.chars().any(is_cjk);
-        if has_cjk {
-            lower = patterns.cjk_week.replace_all(&lower, "周").into_owned();
+        if has_cjk { // read in Simplified characters: 們 and 们 are one term, 無 and 无 one negator
+            let simplified = self.tables.cjk_simplified.text(&lower);
+            lower = patterns.cjk_week.replace_all(simplified.as_deref().unwrap_or(&lower), "周").into_owned();
         }
         // leading_answer ("Yes, …", "No, …") opens, past spaces, with y, n, s, c, i or u, or a character beyond ASCII
         // that case folding may match with one (ſ, ı, İ): its VM spared on every other clause
@@ -465,7 +429,8 @@ impl Analyser {
         let mut terms = FxHashSet::default();
         for token in question_words(&lower) {
             if token.chars().next().is_some_and(|c| c > '\u{33ff}') {
-                terms.extend(token.chars().filter(|c| !self.tables.cjk_function.contains(c)).map(String::from));
+                let simplified = token.chars().map(|c| self.tables.cjk_simplified.of(c));
+                terms.extend(simplified.filter(|c| !self.tables.cjk_function.contains(c)).map(String::from));
             } else if !self.tables.question_stopwords.contains(token) {
                 terms.insert(self.stem(token));
             }
@@ -486,7 +451,8 @@ impl Analyser {
         for token in question_words(&lower) {
             let Some(first) = token.chars().next() else { continue };
             if first > '\u{33ff}' {
-                for c in token.chars().filter(|c| !self.tables.cjk_function.contains(c)) {
+                let simplified = token.chars().map(|c| self.tables.cjk_simplified.of(c));
+                for c in simplified.filter(|c| !self.tables.cjk_function.contains(c)) {
                     shared.extend(question.get(&*c.encode_utf8(&mut letter)).map(String::as_str));
                 }
             } else if firsts.contains(&first) && !self.tables.question_stopwords.contains(token) {

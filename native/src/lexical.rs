@@ -10,6 +10,8 @@ pub mod stage;
 use rustc_hash::{FxHashMap, FxHashSet};
 use unicode_general_category::{get_general_category, GeneralCategory as Category};
 
+use crate::simplified::Simplified;
+
 /// Words are slices of the lowered text's characters: no allocation per token.
 type Word<'t> = &'t [char];
 
@@ -22,6 +24,8 @@ pub struct Tables {
     pub cjk_digits: FxHashMap<char, u64>,
     /// What may follow a Chinese numeral for it to be read as a number ("三十天" is 30 days).
     pub cjk_units: Vec<Vec<char>>,
+    /// CJK characters' Simplified forms: a Traditional answer shares its bigrams with a Simplified chunk.
+    pub cjk_simplified: Simplified,
 }
 
 pub struct Units {
@@ -298,7 +302,7 @@ fn numbers(text: &[char], units: &[(Vec<char>, String)]) -> FxHashSet<(String, S
 }
 
 pub fn units(text: &str, tables: &Tables) -> Units {
-    let lowered: Vec<char> = text.to_lowercase().chars().collect();
+    let lowered: Vec<char> = text.to_lowercase().chars().map(|c| tables.cjk_simplified.of(c)).collect();
     let mut tokens = latin_words(&lowered);
     let replaced: Vec<char>;
     let mut text = &lowered[..];

@@ -27,6 +27,7 @@ mod reorder;
 mod sampler;
 mod series;
 mod sessions;
+mod simplified;
 mod split;
 mod traces;
 mod verdict;

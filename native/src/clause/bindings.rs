@@ -10,6 +10,7 @@ use crate::bridge::{guarded, new_str, with_text};
 use crate::chunk::{bindings::PyChunk, Chunk};
 use crate::clause;
 use crate::clause::memo::StemMemo;
+use crate::simplified::Simplified;
 use crate::split;
 
 /// A translated pattern as the analyser runs it. A pattern with a lookaround (every Python \b is one) runs on
@@ -75,6 +76,7 @@ impl TextAnalyser {
             not_counts: table(tables, "not_counts")?, scope_ends: table(tables, "scope_ends")?,
             scope: table(tables, "scope")?, question_stopwords: table(tables, "question_stopwords")?,
             cjk_places: clause::places_by_first_char(table(tables, "cjk_places")?),
+            cjk_simplified: Simplified::new(table::<FxHashMap<char, char>>(tables, "cjk_simplified")?),
         };
         if !clause::scans_starts(&starts, &tables.quantity_start_words, &tables.scales) {
             return Err(PyValueError::new_err("pattern quantity_start: native/src/clause.rs scans another; change its scan"));

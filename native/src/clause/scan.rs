@@ -2,7 +2,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::lexical::{is_decimal, is_space, is_word};
+use crate::lexical::{is_cjk, is_decimal, is_space, is_word};
 
 /// scorers/text.py's patterns that the analysis scans instead of running them (their translations for the crate,
 /// which TextAnalyser checks it is given: a changed pattern needs its scanner changed). A scan matches where the
@@ -35,6 +35,45 @@ pub fn places(places: &Places, text: &str, into: &mut FxHashSet<String>) {
             }
         }
     }
+}
+
+/// The words of lower-cased text that scorers/text.py's question_terms reads: `[a-z0-9]+(?:['’][a-z]+)*` (a word and
+/// its apostrophe endings) or a run of CJK characters, leftmost first. A scan: the pattern's search over a
+/// FaithBench answer (~540 characters) was 7 µs, most of the judge's relevancy.
+pub fn question_words(lower: &str) -> Vec<&str> {
+    let is_alnum = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit();
+    let bytes = lower.as_bytes();
+    let mut words = Vec::new();
+    let mut i = 0; // always at a character's start
+    while i < bytes.len() {
+        let start = i;
+        if is_alnum(bytes[i]) {
+            while i < bytes.len() && is_alnum(bytes[i]) {
+                i += 1;
+            }
+            loop {
+                let rest = &lower[i..];
+                let quote = if rest.starts_with('\'') { 1 } else if rest.starts_with('’') { '’'.len_utf8() } else { 0 };
+                if quote == 0 || !rest.as_bytes().get(quote).is_some_and(u8::is_ascii_lowercase) {
+                    break;
+                }
+                i += quote;
+                while i < bytes.len() && bytes[i].is_ascii_lowercase() {
+                    i += 1;
+                }
+            }
+            words.push(&lower[start..i]);
+            continue;
+        }
+        let mut run = lower[i..].chars();
+        let first = run.next().unwrap_or_default();
+        i += first.len_utf8();
+        if is_cjk(first) {
+            i += run.take_while(|c| is_cjk(*c)).map(char::len_utf8).sum::<usize>();
+            words.push(&lower[start..i]);
+        }
+    }
+    words
 }
 
 /// LATIN_WORD's matches, leftmost first: a lower-case letter, then letters, digits and "+", then an apostrophe and

@@ -5,6 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::bridge::{guarded, with_text};
 use crate::lexical;
+use crate::simplified::Simplified;
 
 /// (groundedness, answer relevancy, context relevance, number mismatch): scorers/lexical.py's LexicalScores.
 pub(crate) type LexicalScoresTuple = (Option<f64>, Option<f64>, Option<f64>, bool);
@@ -20,7 +21,7 @@ impl LexicalAnalyser {
     #[new]
     fn new(
         units: Vec<(String, String)>, number_words: HashMap<String, String>, stopwords: HashSet<String>,
-        cjk_digits: HashMap<char, u64>, cjk_units: Vec<String>,
+        cjk_digits: HashMap<char, u64>, cjk_units: Vec<String>, cjk_simplified: HashMap<char, char>,
     ) -> Self {
         let chars = |text: &str| text.chars().collect::<Vec<char>>();
         let units = units.into_iter().map(|(spelling, unit)| (chars(&spelling), unit)).collect();
@@ -28,7 +29,8 @@ impl LexicalAnalyser {
         let number_words = number_words.iter().map(|(word, digits)| (chars(word), chars(digits))).collect();
         let stopwords = stopwords.iter().map(|word| chars(word)).collect();
         let cjk_digits = cjk_digits.into_iter().collect();
-        LexicalAnalyser { tables: lexical::Tables { units, number_words, stopwords, cjk_digits, cjk_units } }
+        let cjk_simplified = Simplified::new(cjk_simplified);
+        LexicalAnalyser { tables: lexical::Tables { units, number_words, stopwords, cjk_digits, cjk_units, cjk_simplified } }
     }
 
     fn units(&self, text: &Bound<'_, PyString>) -> PyResult<LexicalUnits> {
