@@ -312,7 +312,8 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     transcripts, a plain-language assistant, English and Chinese mixed, ticketing macros, a seller's bot; 34 of 60
     recognised), then read. The fifty-first, ids *-q33*: written blind after the fiftieth froze it (a month of an online
     electronics shop's ordinary traffic from its deployed assistant; 51 of 60 recognised), then read.
-    refusals_heldout.jsonl holds *-q33* too, read: it awaits the next blind set. None of the answers is a phrasing of the fallback catalogue (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
+    refusals_heldout.jsonl, ids *-q34*: written blind after the fifty-first's reading froze it, measured once. None of
+    the answers is a phrasing of the fallback catalogue (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
     assert _measure("refusals_dev.jsonl") == Counter({
@@ -392,24 +393,24 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         ("zh", "grounded", "not faulted"): 582, ("zh", "grounded", "faulted"): 166, ("zh", "grounded", "refused"): 1,
         ("zh", "grounded", "answer a hallucination"): 65,
     })
-    # held out (*-q33*: an eighteenth writer's month of a mid-size online electronics shop's ordinary traffic, its
-    # deployed assistant behind an "answer only from the context" prompt: polite, medium length, apologies and
-    # redirections, short lines, the question restated, a few e-mail replies and app chats), measured once with the
-    # recogniser frozen after *-q32*'s reading: 51 of 60 refusals recognised (27 English, 24 Chinese), 3 judged
-    # hallucinations (English); partial refusals' unsupported claims make the answer a hallucination in 26 of 30, true
-    # ones in 10. READ since (*-q33*'s reading: what the speaker would need to check first, the topic its subject; a
-    # team that "can take care of it"; the asker's plan remarked on, "sounds convenient", 听起来挺方便的; in Chinese the
-    # topic in a clause of its own before the refusal and a letter's 如方便; tests/test_local_judge_topics.py): 60 of 60
-    # recognised, 0 judged hallucinations; the partial refusals as measured (26 of 30 and 10 of 30). It awaits the next
-    # blind set.
+    # held out (*-q34*: a nineteenth writer's month of a regional electronics shop's ordinary traffic, customers in Hong
+    # Kong, Taiwan, Singapore, Malaysia, the mainland, the UK and the US; Chinese answers in Simplified or Traditional
+    # characters, some Cantonese, English in regional registers), measured once with the recogniser frozen after
+    # *-q33*'s reading: at 04ef066 (claims.v10) 41 of 60 refusals recognised (25 English, 16 Chinese), 6 judged
+    # hallucinations (5 English); at claims.v11 (Chinese read in Simplified, designed without this set) the same 41 and
+    # 6, 3 fewer Chinese refusals with a faulted claim, and one more unsupported Chinese partial flagged. Most misses:
+    # a deferral whose subject is the matter ("Whether your particular tablet qualifies, our returns team will need to
+    # confirm"; "X is something I'd have to leave to our team"), read as an unsupported claim
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 30, ("zh", "refusal", "recognised"): 30,
+        ("en", "refusal", "recognised"): 25, ("en", "refusal", "faulted"): 3, ("en", "refusal", "not faulted"): 2,
+        ("en", "refusal", "a hallucination"): 5,
+        ("zh", "refusal", "recognised"): 16, ("zh", "refusal", "faulted"): 8, ("zh", "refusal", "not faulted"): 6,
+        ("zh", "refusal", "a hallucination"): 1,
         ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
-        ("en", "hallucination", "answer a hallucination"): 14,
-        ("en", "grounded", "not faulted"): 11, ("en", "grounded", "faulted"): 4,
-        ("en", "grounded", "answer a hallucination"): 4,
-        ("zh", "hallucination", "faulted"): 14, ("zh", "hallucination", "not faulted"): 1,
-        ("zh", "hallucination", "answer a hallucination"): 12,
-        ("zh", "grounded", "not faulted"): 7, ("zh", "grounded", "faulted"): 8,
-        ("zh", "grounded", "answer a hallucination"): 6,
+        ("en", "hallucination", "answer a hallucination"): 15,
+        ("en", "grounded", "not faulted"): 4, ("en", "grounded", "faulted"): 11,
+        ("en", "grounded", "answer a hallucination"): 11,
+        ("zh", "hallucination", "faulted"): 15, ("zh", "hallucination", "answer a hallucination"): 13,
+        ("zh", "grounded", "not faulted"): 4, ("zh", "grounded", "faulted"): 11,
+        ("zh", "grounded", "answer a hallucination"): 2,
     })
