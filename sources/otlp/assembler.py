@@ -94,6 +94,9 @@ class TraceAssembler:
         self._bytes = 0
         self._max_spans = max_spans_per_trace
         self._outcomes = outcomes
+        # The outcome counter's children by label, asked for once each: every trace counts one (labels() takes a lock
+        # and builds its key each time, a microsecond a trace); the outcomes are the few this module and NotMapped name.
+        self._outcome_counts: dict[str, Counter] = {}
         self._dropped_spans = dropped_spans
         self._clock = clock
         self._pending: OrderedDict[str, _Pending] = OrderedDict()  # oldest first
@@ -238,6 +241,12 @@ class TraceAssembler:
         else:  # detached_retrieval, failed (without a question)
             log.warning("traces that make no event", service=service, outcome=reason, why=hint)
 
+    def _count_outcome(self, outcome: str) -> None:
+        child = self._outcome_counts.get(outcome)
+        if child is None:
+            child = self._outcome_counts[outcome] = self._outcomes.labels(outcome=outcome)
+        child.inc()
+
     def _assemble(self, trace_id: str, outcome: str, setting: str | None) -> list[Assembled]:
         """The trace, mapped; `setting`: the one that assembled it now, for the warning if spans come later."""
         pending = self._pending.pop(trace_id)
@@ -253,20 +262,20 @@ class TraceAssembler:
         self._done[trace_id] = _Done(since, setting, pending.root_service,
                                      isinstance(event, TraceEvent) and event.chunks is not None)
         if event is None:
-            self._outcomes.labels(outcome="mapping_failed").inc()
+            self._count_outcome("mapping_failed")
             return []
         if isinstance(event, NotMapped):  # not_rag: indexing, health checks; content_not_captured...
-            self._outcomes.labels(outcome=event.reason).inc()
+            self._count_outcome(event.reason)
             if event.reason != "not_rag":
                 self._warn_once(pending, event.reason, event.hint)
             return []
         # A failed run is counted as such, whatever assembled it: its event goes on, with no answer; each service's
         # error types are logged once, with the span that failed (no bad case keeps a failed run).
         if event.error is not None:
-            self._outcomes.labels(outcome="failed").inc()
+            self._count_outcome("failed")
             self._warn_once(pending, f"failed {event.error.type}", f"{event.error.type} in {event.error.span!r}")
         else:
-            self._outcomes.labels(outcome=outcome).inc()
+            self._count_outcome(outcome)
         return [(event, pending.size)]
 
 
