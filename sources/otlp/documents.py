@@ -115,10 +115,17 @@ def _documents(span: Span, family: str) -> list[Chunk]:
     chunks = []
     for doc in _document_fields(span, family):
         metadata = doc.get("metadata")
+        source = None
         if metadata is not None:
             metadata = _json_or_text(metadata)
-        source = _str(metadata.get("source") or metadata.get("file_name")) if isinstance(metadata, dict) else None
-        chunks.append(Chunk(text=_str(doc.get("content")), id=_str(doc.get("id")), score=_float(doc.get("score")), source=source))
+            if isinstance(metadata, dict):
+                source = _str(metadata.get("source") or metadata.get("file_name"))
+        # A text, an id and a score as they nearly always come (a str, a str, a float) taken as they are: five
+        # documents a retrieval, on every trace; anything else through the conversions.
+        text, identity, score = doc.get("content"), doc.get("id"), doc.get("score")
+        chunks.append(Chunk(text=text if type(text) is str else _str(text),
+                            id=identity if type(identity) is str else _str(identity),
+                            score=score if type(score) is float else _float(score), source=source))
     return chunks
 
 
@@ -173,6 +180,12 @@ def _traceloop_documents(span: Span) -> list[Chunk]:
 
 
 def has_documents(span: Span) -> bool:
+    if span.documents:  # the decoder gathered them
+        return True
     attrs = span.attributes
-    return (bool(span.documents) or "gen_ai.retrieval.documents" in attrs
-            or any(k.startswith(_DOC_PREFIXES) and _DOC_KEY.match(k) for k in attrs))
+    if "gen_ai.retrieval.documents" in attrs:
+        return True
+    for key in attrs:  # a loop, not a generator: asked of every retrieval span two or three times a trace
+        if key.startswith(_DOC_PREFIXES) and _DOC_KEY.match(key):
+            return True
+    return False
