@@ -115,33 +115,38 @@ class TraceAssembler:
         """Take spans in; returns traces assembled early because the in-flight cap was reached."""
         now = self._clock()
         early: list[Assembled] = []
+        # What the loop reads of self, read once: it runs on every span (the caps and the tables are never replaced).
+        done, in_flight, max_bytes, max_spans = self._done, self._pending, self._max_bytes, self._max_spans
         for span in spans:
-            assembled = self._done.get(span.trace_id)
+            trace_id, size = span.trace_id, span.size
+            assembled = done.get(trace_id)
             if assembled is not None:
                 self._count_late(span, assembled, now)
                 continue
-            pending = self._pending.get(span.trace_id)
-            if pending is None and len(self._pending) >= self._max_traces:
-                early.extend(self._assemble(next(iter(self._pending)), "capacity", "max_traces_in_flight"))
-            while self._bytes + span.size > self._max_bytes:
-                oldest = next((t for t in self._pending if t != span.trace_id), None)
-                if oldest is None:
-                    break
-                early.extend(self._assemble(oldest, "capacity", "max_bytes_in_flight"))
-            if self._bytes + span.size > self._max_bytes:  # its own trace alone is over the budget
-                self._dropped_spans.labels(reason="over_bytes").inc()
-                continue
+            pending = in_flight.get(trace_id)
+            if pending is None and len(in_flight) >= self._max_traces:
+                early.extend(self._assemble(next(iter(in_flight)), "capacity", "max_traces_in_flight"))
+            if self._bytes + size > max_bytes:
+                while self._bytes + size > max_bytes:
+                    oldest = next((t for t in in_flight if t != trace_id), None)
+                    if oldest is None:
+                        break
+                    early.extend(self._assemble(oldest, "capacity", "max_bytes_in_flight"))
+                if self._bytes + size > max_bytes:  # its own trace alone is over the budget
+                    self._dropped_spans.labels(reason="over_bytes").inc()
+                    continue
             if pending is None:
-                pending = self._pending[span.trace_id] = _Pending(first_seen=now)
-            if span.span_id in pending.spans:
+                pending = in_flight[trace_id] = _Pending(first_seen=now)
+            held = pending.spans
+            if span.span_id in held:
                 self._dropped_spans.labels(reason="duplicate").inc()
                 continue
-            if len(pending.spans) >= self._max_spans:
+            if len(held) >= max_spans:
                 self._dropped_spans.labels(reason="too_many_spans").inc()
                 continue
-            pending.spans[span.span_id] = span
-            pending.size += span.size
-            self._bytes += span.size
+            held[span.span_id] = span
+            pending.size += size
+            self._bytes += size
             if span.parent_span_id is None and pending.root_seen is None:
                 pending.root_seen = now
                 pending.root_service = _service(span)
