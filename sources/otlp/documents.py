@@ -5,6 +5,7 @@ when its document attributes lack them."""
 from __future__ import annotations
 
 import re
+from operator import attrgetter
 from typing import Any
 
 import msgspec
@@ -48,7 +49,7 @@ def chunks_of(retrievers: list[Span], tools: dict[str, list[Chunk]]) -> tuple[li
         documents = _documents(span, "reranker.output_documents")
         if documents:
             return documents, 1
-    retrievals = [documents for span in sorted(retrievers, key=lambda s: s.start_unix_nano)
+    retrievals = [documents for span in sorted(retrievers, key=attrgetter("start_unix_nano"))
                   if (documents := tools.get(span.span_id) or _retrieved(span)) is not None]
     # A framework's outer and inner retriever spans of one search report the same documents: one retrieval.
     distinct: list[list[Chunk]] = []

@@ -29,7 +29,8 @@ def span_roles(span: Span) -> int:
     attrs = span.attributes
     kind = attrs.get(OI_KIND)
     raw_operation = attrs.get(GENAI_OPERATION)
-    operation = text_value(raw_operation)  # any attribute may be an array or a kvlist
+    # any attribute may be an array or a kvlist; most spans have no operation (OpenInference's), or a str
+    operation = raw_operation if raw_operation is None or type(raw_operation) is str else text_value(raw_operation)
     ai_operation = attrs.get("ai.operationId")  # tool_calls.operation(span), inlined
     called = span.name if ai_operation is None else text_value(ai_operation) or span.name
     roles = 0
