@@ -56,6 +56,10 @@ def chunks_of(retrievers: list[Span], tools: dict[str, list[Chunk]]) -> tuple[li
     for documents in retrievals:
         if not distinct or documents != distinct[-1]:
             distinct.append(documents)
+    if len(distinct) == 1:  # one retrieval, nearly always of documents with distinct ids: kept as they came
+        ids = [chunk.id for chunk in distinct[0]]
+        if None not in ids and len(set(ids)) == len(ids):
+            return list(distinct[0]), 1
     chunks: list[Chunk] = []
     seen: set[tuple[str | None, str]] = set()
     several = len(distinct) > 1
