@@ -155,8 +155,17 @@ class TraceAssembler:
     def due(self) -> list[Assembled]:
         """Traces whose grace period or TTL has passed, assembled."""
         now = self._clock()
-        ready = [(trace_id, setting) for trace_id, p in self._pending.items()
-                 if (setting := self._closing(p, now)) is not None]
+        # No trace closes before its first span is this old (its root came after it); the traces in flight are in
+        # the order their first span came, so the first younger than that ends the look: a tick looks at the traces
+        # due and one more, not at every trace waiting its grace (ten ticks a second, thousands waiting).
+        soonest = min(self._grace, self._ttl)
+        ready: list[tuple[str, str]] = []
+        for trace_id, pending in self._pending.items():
+            if now - pending.first_seen < soonest:
+                break
+            setting = self._closing(pending, now)
+            if setting is not None:
+                ready.append((trace_id, setting))
         events: list[Assembled] = []
         for trace_id, setting in ready:
             outcome = "complete" if self._pending[trace_id].root_seen is not None else "ttl_expired"
@@ -188,7 +197,7 @@ class TraceAssembler:
         if pending.root_service in self._late_retrievals and not _has_retrieval(pending):
             return True
         spans = pending.spans
-        parents = {span.parent_span_id for span in spans.values()}
+        parents: set[str | None] | None = None  # made for the first call out only: most traces have none
         for span in spans.values():
             if span.parent_span_id is not None and span.parent_span_id not in spans:
                 return True
@@ -196,6 +205,8 @@ class TraceAssembler:
                 if _service(span) != pending.root_service and not is_llm(span) and not _has_retrieval(pending):
                     return True
             elif span.kind in _CALLS_OUT:
+                if parents is None:
+                    parents = {s.parent_span_id for s in spans.values()}
                 if span.span_id not in parents and _calls_a_service(span):
                     return True
             elif not span.attributes.keys().isdisjoint(PEER_KEYS) and _calls_a_service(span) and not _answered(span, spans):
