@@ -13,12 +13,11 @@ import msgspec
 from ragpulse.collector.events import Chunk
 from ragpulse.sources.otlp.keys import DOCUMENT_FAMILIES
 from ragpulse.sources.otlp.messages import json_or_text as _json_or_text
+from ragpulse.sources.otlp.role_rules import DB_QUERY_RESULT, OI_KIND
 from ragpulse.sources.otlp.spans import Span
 from ragpulse.sources.otlp.values import float_value as _float
 from ragpulse.sources.otlp.values import text_value as _str
 
-OI_KIND = "openinference.span.kind"
-DB_QUERY_RESULT = "db.query.result"
 # Indexes of at most 9 digits: a longer one is no real list position (and int() of 4,300 digits raises).
 _DOC_PREFIXES = tuple(family + "." for family in DOCUMENT_FAMILIES)  # a cheap test before the pattern
 _DOC_KEY = re.compile(rf"^(?P<prefix>{'|'.join(map(re.escape, DOCUMENT_FAMILIES))})\.(?P<i>\d{{1,9}})\.document\.(?P<field>\w+)$")

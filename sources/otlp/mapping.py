@@ -17,13 +17,13 @@ import structlog
 
 from ragpulse.collector.events import MAX_ID_CHARS, Chunk, RunError, TraceEvent, Usage
 from ragpulse.config.sources import RETRIEVAL_TOOLS
-from ragpulse.sources.otlp.documents import OI_KIND
 from ragpulse.sources.otlp.documents import chunks_of as _chunks
 from ragpulse.sources.otlp.documents import has_documents as _has_documents
 from ragpulse.sources.otlp.messages import json_or_text as _json_or_text
 from ragpulse.sources.otlp.messages import last_user_message, llm_output, message_output, message_text, user_message_in
 from ragpulse.sources.otlp.failures import failure
 from ragpulse.sources.otlp.spans import Span
+from ragpulse.sources.otlp.role_rules import OI_KIND
 from ragpulse.sources.otlp.roles import GENAI_OPERATION, LLM, RETRIEVAL, TOOL, span_roles
 from ragpulse.sources.otlp.tool_calls import COMPLETION_TOKENS, PROMPT_TOKENS, vercel_query
 from ragpulse.sources.otlp.tool_results import RetrievalTools, ToolResult, tool_documents, tool_results
