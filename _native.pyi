@@ -3,7 +3,7 @@ registered in native/src/lib.rs). tests/test_native_stub.py holds this stub and 
 methods, properties and arities. PyO3 extracts exactly the Python types named here: a frozenset where it says
 frozenset (not a set), a dict where it says dict (not any mapping)."""
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Self, TypeAlias, TypedDict, TypeVar, final
 
 # In the order native/src/lib.rs registers them.
@@ -12,7 +12,7 @@ __all__ = [
     "topics_shared", "count_inline", "parse_citations", "scan_citations", "draw", "normalised", "named_things",
     "turn_kind", "run_stages", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE", "ChunkAnalysis", "ChunkContext",
     "CitationCore", "LexicalAnalyser", "LexicalCore", "LexicalUnits", "DedupCore", "ExporterCore", "ExportSeries",
-    "FastCounter", "FastHistogram", "JoinCore", "KeptTexts", "TraceLines", "KeyFilter", "TextCache", "ReorderHold", "RoutineFloor", "WordGate",
+    "FastCounter", "FastHistogram", "JoinCore", "KeptTexts", "TraceLines", "KeyFilter", "RoleRules", "TextCache", "ReorderHold", "RoutineFloor", "WordGate",
     "PolicyCore", "SamplerCore", "SessionTable", "SessionView", "TextAnalyser", "StemMemo", "TraceTable", "Turn",
     "VerdictRules",
 ]
@@ -24,8 +24,8 @@ _Span = TypeVar("_Span")
 _Event = TypeVar("_Event")
 _Envelope = TypeVar("_Envelope")
 # span_type(trace_id, span_id, parent_span_id, name, start_unix_nano, end_unix_nano, attributes, resource, events,
-# size, scope, kind), and status_code=, status_message= when the span has a status: ids in hex, the parent None
-# unless it has 8 non-zero bytes.
+# size, scope, kind[, roles]), and status_code=, status_message= when the span has a status: ids in hex, the parent
+# None unless it has 8 non-zero bytes; roles (an int, -1 for none decided) when the key filter has RoleRules.
 _SpanType: TypeAlias = Callable[..., _Span]
 # event_type(name, time_unix_nano, attributes)
 _EventType: TypeAlias = Callable[[str, int, _Attributes], _Event]
@@ -40,8 +40,15 @@ _Quantity: TypeAlias = tuple[str, float]
 
 @final
 class KeyFilter:
-    def __new__(cls, exact: set[str] | frozenset[str], prefixes: Sequence[str], documents: Sequence[str] | None = None) -> Self: ...
+    def __new__(cls, exact: set[str] | frozenset[str], prefixes: Sequence[str], documents: Sequence[str] | None = None,
+                roles: RoleRules | None = None) -> Self: ...
     def keeps(self, key: str) -> bool: ...
+
+@final
+class RoleRules:  # native/src/otlp/roles.rs: sources/otlp/role_rules.py's tables
+    def __new__(cls, keys: tuple[str, str, str], kinds: Mapping[str, int], operations: Mapping[str, int],
+                calls: Mapping[str, int], events: Mapping[str, int], undecided: set[str]) -> Self: ...
+    def of(self, name: str, attributes: Sequence[tuple[str, str | None]], events: Sequence[str]) -> int: ...
 
 @final
 class TextCache:  # native/src/otlp/texts.rs: retrieved documents' texts of 64 bytes or more, across requests

@@ -18,7 +18,7 @@ from ragpulse.sources.otlp.keys import MAPPED_KEYS, PEER_KEYS, key_filter
 
 pytestmark = pytest.mark.unit  # starts no process and binds no port (pyproject.toml)
 
-MAPPING_MODULES = ["mapping", "documents", "messages", "tool_calls", "tool_results", "failures"]
+MAPPING_MODULES = ["mapping", "documents", "messages", "tool_calls", "tool_results", "failures", "roles", "role_rules"]
 SOURCES = Path(__file__).resolve().parents[1] / "sources" / "otlp"
 # Dotted names in those modules that are not span attribute keys: events and their attributes (kept whole),
 # resource attributes (kept whole), instrumentation scopes and span names.

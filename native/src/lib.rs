@@ -64,6 +64,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<metrics::FastCounter>()?;
     module.add_class::<metrics::FastHistogram>()?;
     module.add_class::<otlp::bindings::KeyFilter>()?;
+    module.add_class::<otlp::roles::RoleRules>()?;
     module.add_class::<otlp::texts::TextCache>()?;
     module.add_class::<reorder::bindings::ReorderHold>()?;
     module.add_class::<floor::RoutineFloor>()?;

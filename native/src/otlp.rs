@@ -6,6 +6,7 @@
 //! span's record says which field (`SpanRecord::invalid`), and the request's other spans are read as usual.
 
 pub mod bindings;
+pub mod roles;
 pub mod texts;
 mod wire;
 

@@ -94,6 +94,9 @@ class TraceAssembler:
         self._bytes = 0
         self._max_spans = max_spans_per_trace
         self._outcomes = outcomes
+        # The outcome counter's children by label, asked for once each: every trace counts one (labels() takes a lock
+        # and builds its key each time, a microsecond a trace); the outcomes are the few this module and NotMapped name.
+        self._outcome_counts: dict[str, Counter] = {}
         self._dropped_spans = dropped_spans
         self._clock = clock
         self._pending: OrderedDict[str, _Pending] = OrderedDict()  # oldest first
@@ -112,33 +115,38 @@ class TraceAssembler:
         """Take spans in; returns traces assembled early because the in-flight cap was reached."""
         now = self._clock()
         early: list[Assembled] = []
+        # What the loop reads of self, read once: it runs on every span (the caps and the tables are never replaced).
+        done, in_flight, max_bytes, max_spans = self._done, self._pending, self._max_bytes, self._max_spans
         for span in spans:
-            assembled = self._done.get(span.trace_id)
+            trace_id, size = span.trace_id, span.size
+            assembled = done.get(trace_id)
             if assembled is not None:
                 self._count_late(span, assembled, now)
                 continue
-            pending = self._pending.get(span.trace_id)
-            if pending is None and len(self._pending) >= self._max_traces:
-                early.extend(self._assemble(next(iter(self._pending)), "capacity", "max_traces_in_flight"))
-            while self._bytes + span.size > self._max_bytes:
-                oldest = next((t for t in self._pending if t != span.trace_id), None)
-                if oldest is None:
-                    break
-                early.extend(self._assemble(oldest, "capacity", "max_bytes_in_flight"))
-            if self._bytes + span.size > self._max_bytes:  # its own trace alone is over the budget
-                self._dropped_spans.labels(reason="over_bytes").inc()
-                continue
+            pending = in_flight.get(trace_id)
+            if pending is None and len(in_flight) >= self._max_traces:
+                early.extend(self._assemble(next(iter(in_flight)), "capacity", "max_traces_in_flight"))
+            if self._bytes + size > max_bytes:
+                while self._bytes + size > max_bytes:
+                    oldest = next((t for t in in_flight if t != trace_id), None)
+                    if oldest is None:
+                        break
+                    early.extend(self._assemble(oldest, "capacity", "max_bytes_in_flight"))
+                if self._bytes + size > max_bytes:  # its own trace alone is over the budget
+                    self._dropped_spans.labels(reason="over_bytes").inc()
+                    continue
             if pending is None:
-                pending = self._pending[span.trace_id] = _Pending(first_seen=now)
-            if span.span_id in pending.spans:
+                pending = in_flight[trace_id] = _Pending(first_seen=now)
+            held = pending.spans
+            if span.span_id in held:
                 self._dropped_spans.labels(reason="duplicate").inc()
                 continue
-            if len(pending.spans) >= self._max_spans:
+            if len(held) >= max_spans:
                 self._dropped_spans.labels(reason="too_many_spans").inc()
                 continue
-            pending.spans[span.span_id] = span
-            pending.size += span.size
-            self._bytes += span.size
+            held[span.span_id] = span
+            pending.size += size
+            self._bytes += size
             if span.parent_span_id is None and pending.root_seen is None:
                 pending.root_seen = now
                 pending.root_service = _service(span)
@@ -147,8 +155,17 @@ class TraceAssembler:
     def due(self) -> list[Assembled]:
         """Traces whose grace period or TTL has passed, assembled."""
         now = self._clock()
-        ready = [(trace_id, setting) for trace_id, p in self._pending.items()
-                 if (setting := self._closing(p, now)) is not None]
+        # No trace closes before its first span is this old (its root came after it); the traces in flight are in
+        # the order their first span came, so the first younger than that ends the look: a tick looks at the traces
+        # due and one more, not at every trace waiting its grace (ten ticks a second, thousands waiting).
+        soonest = min(self._grace, self._ttl)
+        ready: list[tuple[str, str]] = []
+        for trace_id, pending in self._pending.items():
+            if now - pending.first_seen < soonest:
+                break
+            setting = self._closing(pending, now)
+            if setting is not None:
+                ready.append((trace_id, setting))
         events: list[Assembled] = []
         for trace_id, setting in ready:
             outcome = "complete" if self._pending[trace_id].root_seen is not None else "ttl_expired"
@@ -180,7 +197,7 @@ class TraceAssembler:
         if pending.root_service in self._late_retrievals and not _has_retrieval(pending):
             return True
         spans = pending.spans
-        parents = {span.parent_span_id for span in spans.values()}
+        parents: set[str | None] | None = None  # made for the first call out only: most traces have none
         for span in spans.values():
             if span.parent_span_id is not None and span.parent_span_id not in spans:
                 return True
@@ -188,6 +205,8 @@ class TraceAssembler:
                 if _service(span) != pending.root_service and not is_llm(span) and not _has_retrieval(pending):
                     return True
             elif span.kind in _CALLS_OUT:
+                if parents is None:
+                    parents = {s.parent_span_id for s in spans.values()}
                 if span.span_id not in parents and _calls_a_service(span):
                     return True
             elif not span.attributes.keys().isdisjoint(PEER_KEYS) and _calls_a_service(span) and not _answered(span, spans):
@@ -238,6 +257,12 @@ class TraceAssembler:
         else:  # detached_retrieval, failed (without a question)
             log.warning("traces that make no event", service=service, outcome=reason, why=hint)
 
+    def _count_outcome(self, outcome: str) -> None:
+        child = self._outcome_counts.get(outcome)
+        if child is None:
+            child = self._outcome_counts[outcome] = self._outcomes.labels(outcome=outcome)
+        child.inc()
+
     def _assemble(self, trace_id: str, outcome: str, setting: str | None) -> list[Assembled]:
         """The trace, mapped; `setting`: the one that assembled it now, for the warning if spans come later."""
         pending = self._pending.pop(trace_id)
@@ -253,20 +278,20 @@ class TraceAssembler:
         self._done[trace_id] = _Done(since, setting, pending.root_service,
                                      isinstance(event, TraceEvent) and event.chunks is not None)
         if event is None:
-            self._outcomes.labels(outcome="mapping_failed").inc()
+            self._count_outcome("mapping_failed")
             return []
         if isinstance(event, NotMapped):  # not_rag: indexing, health checks; content_not_captured...
-            self._outcomes.labels(outcome=event.reason).inc()
+            self._count_outcome(event.reason)
             if event.reason != "not_rag":
                 self._warn_once(pending, event.reason, event.hint)
             return []
         # A failed run is counted as such, whatever assembled it: its event goes on, with no answer; each service's
         # error types are logged once, with the span that failed (no bad case keeps a failed run).
         if event.error is not None:
-            self._outcomes.labels(outcome="failed").inc()
+            self._count_outcome("failed")
             self._warn_once(pending, f"failed {event.error.type}", f"{event.error.type} in {event.error.span!r}")
         else:
-            self._outcomes.labels(outcome=outcome).inc()
+            self._count_outcome(outcome)
         return [(event, pending.size)]
 
 

@@ -5,6 +5,7 @@ when its document attributes lack them."""
 from __future__ import annotations
 
 import re
+from operator import attrgetter
 from typing import Any
 
 import msgspec
@@ -12,12 +13,11 @@ import msgspec
 from ragpulse.collector.events import Chunk
 from ragpulse.sources.otlp.keys import DOCUMENT_FAMILIES
 from ragpulse.sources.otlp.messages import json_or_text as _json_or_text
+from ragpulse.sources.otlp.role_rules import DB_QUERY_RESULT, OI_KIND
 from ragpulse.sources.otlp.spans import Span
 from ragpulse.sources.otlp.values import float_value as _float
 from ragpulse.sources.otlp.values import text_value as _str
 
-OI_KIND = "openinference.span.kind"
-DB_QUERY_RESULT = "db.query.result"
 # Indexes of at most 9 digits: a longer one is no real list position (and int() of 4,300 digits raises).
 _DOC_PREFIXES = tuple(family + "." for family in DOCUMENT_FAMILIES)  # a cheap test before the pattern
 _DOC_KEY = re.compile(rf"^(?P<prefix>{'|'.join(map(re.escape, DOCUMENT_FAMILIES))})\.(?P<i>\d{{1,9}})\.document\.(?P<field>\w+)$")
@@ -48,13 +48,17 @@ def chunks_of(retrievers: list[Span], tools: dict[str, list[Chunk]]) -> tuple[li
         documents = _documents(span, "reranker.output_documents")
         if documents:
             return documents, 1
-    retrievals = [documents for span in sorted(retrievers, key=lambda s: s.start_unix_nano)
+    retrievals = [documents for span in sorted(retrievers, key=attrgetter("start_unix_nano"))
                   if (documents := tools.get(span.span_id) or _retrieved(span)) is not None]
     # A framework's outer and inner retriever spans of one search report the same documents: one retrieval.
     distinct: list[list[Chunk]] = []
     for documents in retrievals:
         if not distinct or documents != distinct[-1]:
             distinct.append(documents)
+    if len(distinct) == 1:  # one retrieval, nearly always of documents with distinct ids: kept as they came
+        ids = [chunk.id for chunk in distinct[0]]
+        if None not in ids and len(set(ids)) == len(ids):
+            return list(distinct[0]), 1
     chunks: list[Chunk] = []
     seen: set[tuple[str | None, str]] = set()
     several = len(distinct) > 1
@@ -115,10 +119,17 @@ def _documents(span: Span, family: str) -> list[Chunk]:
     chunks = []
     for doc in _document_fields(span, family):
         metadata = doc.get("metadata")
+        source = None
         if metadata is not None:
             metadata = _json_or_text(metadata)
-        source = _str(metadata.get("source") or metadata.get("file_name")) if isinstance(metadata, dict) else None
-        chunks.append(Chunk(text=_str(doc.get("content")), id=_str(doc.get("id")), score=_float(doc.get("score")), source=source))
+            if isinstance(metadata, dict):
+                source = _str(metadata.get("source") or metadata.get("file_name"))
+        # A text, an id and a score as they nearly always come (a str, a str, a float) taken as they are: five
+        # documents a retrieval, on every trace; anything else through the conversions.
+        text, identity, score = doc.get("content"), doc.get("id"), doc.get("score")
+        chunks.append(Chunk(text=text if type(text) is str else _str(text),
+                            id=identity if type(identity) is str else _str(identity),
+                            score=score if type(score) is float else _float(score), source=source))
     return chunks
 
 
@@ -173,6 +184,12 @@ def _traceloop_documents(span: Span) -> list[Chunk]:
 
 
 def has_documents(span: Span) -> bool:
+    if span.documents:  # the decoder gathered them
+        return True
     attrs = span.attributes
-    return (bool(span.documents) or "gen_ai.retrieval.documents" in attrs
-            or any(k.startswith(_DOC_PREFIXES) and _DOC_KEY.match(k) for k in attrs))
+    if "gen_ai.retrieval.documents" in attrs:
+        return True
+    for key in attrs:  # a loop, not a generator: asked of every retrieval span two or three times a trace
+        if key.startswith(_DOC_PREFIXES) and _DOC_KEY.match(key):
+            return True
+    return False

@@ -12,6 +12,7 @@ Resource and event attributes are kept whole (one resource per request; events a
 from __future__ import annotations
 
 from ragpulse._native import KeyFilter
+from ragpulse.sources.otlp.role_rules import ROLE_RULES
 
 EXACT_KEYS = frozenset({
     "openinference.span.kind", "input.value", "output.value",  # OpenInference, besides llm.*
@@ -34,9 +35,9 @@ PEER_KEYS = frozenset({"peer.service", "url.full", "http.url"})
 
 
 def key_filter(route_attribute: str | None = None) -> KeyFilter:
-    """The mapping's keys, and the configured otlp.route_attribute."""
+    """The mapping's keys, and the configured otlp.route_attribute; the spans made with it know their roles."""
     return KeyFilter(EXACT_KEYS | PEER_KEYS | ({route_attribute} if route_attribute else set()), list(KEY_PREFIXES),
-                     list(DOCUMENT_FAMILIES))
+                     list(DOCUMENT_FAMILIES), ROLE_RULES)
 
 
 MAPPED_KEYS = key_filter()

@@ -10,19 +10,20 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 import structlog
 
 from ragpulse.collector.events import MAX_ID_CHARS, Chunk, RunError, TraceEvent, Usage
 from ragpulse.config.sources import RETRIEVAL_TOOLS
-from ragpulse.sources.otlp.documents import OI_KIND
 from ragpulse.sources.otlp.documents import chunks_of as _chunks
 from ragpulse.sources.otlp.documents import has_documents as _has_documents
 from ragpulse.sources.otlp.messages import json_or_text as _json_or_text
 from ragpulse.sources.otlp.messages import last_user_message, llm_output, message_output, message_text, user_message_in
 from ragpulse.sources.otlp.failures import failure
 from ragpulse.sources.otlp.spans import Span
+from ragpulse.sources.otlp.role_rules import OI_KIND
 from ragpulse.sources.otlp.roles import GENAI_OPERATION, LLM, RETRIEVAL, TOOL, span_roles
 from ragpulse.sources.otlp.tool_calls import COMPLETION_TOKENS, PROMPT_TOKENS, vercel_query
 from ragpulse.sources.otlp.tool_results import RetrievalTools, ToolResult, tool_documents, tool_results
@@ -30,6 +31,7 @@ from ragpulse.sources.otlp.values import add_count as _add_count
 from ragpulse.sources.otlp.values import text_value as _str
 
 ASSOCIATION = "traceloop.association.properties."
+_START, _END = attrgetter("start_unix_nano"), attrgetter("end_unix_nano")  # sort keys in C: every trace sorts a few times
 MAX_TOOLS_TOLD = 1_000  # tool names logged once each, at most: they come from clients
 log = structlog.get_logger("ragpulse.otlp")
 
@@ -77,21 +79,27 @@ class TraceMapper:
     def map(self, spans: list[Span]) -> TraceEvent | NotMapped:
         """The trace event of these spans, or why there is none. Never an event with a question or
         an answer ragpulse would have had to make up."""
-        spans = sorted(spans, key=lambda s: s.start_unix_nano)
+        spans = sorted(spans, key=_START)
         # Each span asked what it is once (this runs on every trace); a tool call is never also a retrieval span.
-        roles = [span_roles(s) for s in spans]
-        llms = [s for s, r in zip(spans, roles) if r & LLM]
-        tool_calls = [s for s, r in zip(spans, roles) if r & TOOL]
-        retrievers = [s for s, r in zip(spans, roles) if r & (RETRIEVAL | TOOL) == RETRIEVAL]
+        llms: list[Span] = []
+        tool_calls: list[Span] = []
+        retrievers: list[Span] = []
+        for span in spans:
+            roles = span_roles(span)
+            if roles & LLM:
+                llms.append(span)
+            if roles & TOOL:
+                tool_calls.append(span)
+            elif roles & RETRIEVAL:
+                retrievers.append(span)
         leaves = _leaves(llms)
         calls = [s for s in leaves if _is_call(s)]
-        answering = max(calls, key=lambda s: s.end_unix_nano, default=None)
+        answering = max(calls, key=_END, default=None)
         tools = tool_results(tool_calls, spans, retrievers, answering.start_unix_nano if answering else None,
                              self._tools) if tool_calls else []
         if tools:
             self._count(tools)
-            retrievers = sorted([*retrievers, *(t.span for t in tools if t.read_as == "retrieval")],
-                                key=lambda s: s.start_unix_nano)
+            retrievers = sorted([*retrievers, *(t.span for t in tools if t.read_as == "retrieval")], key=_START)
         if not retrievers and not llms:
             missing = _genai_looking(spans)
             return NotMapped("unmapped_genai", missing) if missing else NotMapped("not_rag")
@@ -129,7 +137,7 @@ class TraceMapper:
         if probe is not None:
             attributes["ragpulse.probe"] = str(probe)[:256]
         route = _str(_first(spans, present, self._route_attribute)) if self._route_attribute else None
-        answering, response_id = _answering(spans if GENAI_OPERATION in present else [], llms) or (root, None)
+        answering, response_id = _answering(spans if GENAI_OPERATION in present else [], llms, present) or (root, None)
         return TraceEvent(
             trace_id=root.trace_id,
             query=query,
@@ -180,14 +188,16 @@ def detached_hint(retrievers: list[Span]) -> str:
             f"scope: {', '.join(scopes) or 'not reported'}")
 
 
-def _answering(spans: list[Span], llms: list[Span]) -> tuple[Span, str] | None:
+def _answering(spans: list[Span], llms: list[Span], present: set[str]) -> tuple[Span, str] | None:
     """The span that produced the answer and its response id (gen_ai.response.id): the last LLM span that carries
     one, else the last agent span (invoke_agent, among `spans`) that does. The verdicts go on it, as the GenAI
     conventions parent an evaluation to the operation it evaluates: under an HTTP server's root (`POST /ask`), the
-    root made no answer."""
+    root made no answer. `present`: every key the spans hold (no span holding a response id, none is looked for)."""
+    if "gen_ai.response.id" not in present:
+        return None
     agents = [s for s in spans if s.attributes.get(GENAI_OPERATION) == "invoke_agent"]
     for group in (llms, agents):
-        for span in sorted(group, key=lambda s: s.start_unix_nano, reverse=True):
+        for span in sorted(group, key=_START, reverse=True):
             value = _str(span.attributes.get("gen_ai.response.id"))
             if value:
                 return span, value[:MAX_ID_CHARS]
@@ -246,7 +256,11 @@ def _output_model(value: Any) -> str | None:
 
 
 def _count(attrs: dict[str, Any], *keys: str) -> Any:
-    return next((attrs[key] for key in keys if attrs.get(key) is not None), None)
+    for key in keys:  # a loop, not a generator: twice for each model call
+        value = attrs.get(key)
+        if value is not None:
+            return value
+    return None
 
 
 def _genai_looking(spans: list[Span]) -> str:
@@ -277,9 +291,11 @@ def is_retrieval(span: Span) -> bool:
 
 
 def _root(spans: list[Span]) -> Span:
-    ids = {s.span_id for s in spans}
-    roots = [s for s in spans if s.parent_span_id is None] or [s for s in spans if s.parent_span_id not in ids]
-    return roots[0] if roots else spans[0]
+    root = next((s for s in spans if s.parent_span_id is None), None)
+    if root is not None:
+        return root
+    ids = {s.span_id for s in spans}  # no span without a parent: the first whose parent did not come
+    return next((s for s in spans if s.parent_span_id not in ids), spans[0])
 
 
 def _leaves(llms: list[Span]) -> list[Span]:
@@ -304,7 +320,7 @@ def _query(root: Span, retrievers: list[Span], llms: list[Span], searches: list[
     if text:
         return text
     first_search = min((s.start_unix_nano for s in retrievers), default=None)
-    for span in sorted(llms, key=lambda s: s.start_unix_nano):
+    for span in sorted(llms, key=_START):
         if first_search is not None and span.start_unix_nano >= first_search:
             break
         text = last_user_message(span, skipped) or vercel_query(span)
@@ -345,7 +361,7 @@ def _answer(root: Span, llms: list[Span]) -> str:
     text = message_output(root)
     if text:
         return text
-    for span in sorted(llms, key=lambda s: s.end_unix_nano, reverse=True):
+    for span in sorted(llms, key=_END, reverse=True):
         text = (llm_output(span) or _output_text(span.attributes.get("output.value"))
                 or _output_text(span.attributes.get("ai.response.text")))
         if text:

@@ -1,22 +1,19 @@
 """What a span is to the mapping, in every convention: a model call (LLM), a tool call, a retrieval. Every span of
-every trace is asked, so the three are answered together (span_roles): the keys they share are looked up once a
-span, and the keys only some conventions set only when the span holds one of them (one set test, not a lookup each).
+every trace is asked, so the three are answered together (span_roles), by the tables of role_rules.py: the decoder
+answers with them while it makes a span's record (Span.roles), these rules for any other span (and for the spans
+holding a key only they read).
 """
 
 from __future__ import annotations
 
-from ragpulse.sources.otlp.documents import DB_QUERY_RESULT, OI_KIND
+from ragpulse.sources.otlp.role_rules import (
+    AI_OPERATION, CALL_ROLES, EVENT_ROLES, GENAI_OPERATION, KIND_ROLES, LLM, OI_KIND, OPERATION_ROLES, RARE_KEYS,
+    RETRIEVAL, TOOL, TRACELOOP_KIND,
+)
 from ragpulse.sources.otlp.spans import Span
-from ragpulse.sources.otlp.tool_calls import AI_SDK_CALLS, TOOL_CALL
 from ragpulse.sources.otlp.values import text_value
 
-TRACELOOP_KIND = "traceloop.span.kind"
-GENAI_OPERATION = "gen_ai.operation.name"
-_LLM_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
-LLM, TOOL, RETRIEVAL = 1, 2, 4
-# OpenLLMetry's request type and span kind, GenAI's output messages and retrieved documents: what the rules below
-# read besides the OpenInference kind, the GenAI operation and the AI SDK's operation, which every rule reads.
-_RARE_KEYS = frozenset({"llm.request.type", "gen_ai.output.messages", "gen_ai.retrieval.documents", TRACELOOP_KIND})
+__all__ = ["GENAI_OPERATION", "LLM", "RETRIEVAL", "TOOL", "TRACELOOP_KIND", "is_llm", "span_roles"]
 
 
 def span_roles(span: Span) -> int:
@@ -26,21 +23,20 @@ def span_roles(span: Span) -> int:
     execute_tool, the AI SDK's ai.toolCall. A retrieval: a retriever or reranker, GenAI's retrieval operation or
     documents, a vector store's db.query.result events, a Traceloop retriever task (the mapping reads a span that is
     a tool call and a retrieval as a tool call)."""
+    if span.roles >= 0:  # the decoder's answer, by the same tables
+        return span.roles
     attrs = span.attributes
     kind = attrs.get(OI_KIND)
+    # any attribute may be an array or a kvlist; most spans have no operation (OpenInference's), or a str
     raw_operation = attrs.get(GENAI_OPERATION)
-    operation = text_value(raw_operation)  # any attribute may be an array or a kvlist
-    ai_operation = attrs.get("ai.operationId")  # tool_calls.operation(span), inlined
+    operation = raw_operation if raw_operation is None or type(raw_operation) is str else text_value(raw_operation)
+    ai_operation = attrs.get(AI_OPERATION)  # tool_calls.operation(span), inlined
     called = span.name if ai_operation is None else text_value(ai_operation) or span.name
-    roles = 0
-    if kind == "LLM" or operation in _LLM_OPERATIONS or called in AI_SDK_CALLS:
-        roles |= LLM
-    if kind == "TOOL" or raw_operation == "execute_tool" or called == TOOL_CALL:
-        roles |= TOOL
-    if (kind in ("RETRIEVER", "RERANKER") or raw_operation == "retrieval"
-            or (span.events and any(event.name == DB_QUERY_RESULT for event in span.events))):
-        roles |= RETRIEVAL
-    if attrs.keys().isdisjoint(_RARE_KEYS):
+    roles = ((KIND_ROLES.get(kind, 0) if isinstance(kind, str) else 0) | OPERATION_ROLES.get(operation or "", 0)
+             | CALL_ROLES.get(called, 0))
+    for event in span.events:
+        roles |= EVENT_ROLES.get(event.name, 0)
+    if attrs.keys().isdisjoint(RARE_KEYS):
         return roles
     if (attrs.get("llm.request.type") in ("chat", "completion")
             or (operation is None and kind is None and "gen_ai.output.messages" in attrs)):

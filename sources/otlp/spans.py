@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -41,6 +41,9 @@ class Span:
     size: int = 0  # bytes of the span in protobuf: what the assembler's byte budget counts
     scope: str = ""  # the instrumentation scope's name, e.g. "openinference.instrumentation.llama_index"
     kind: int = 0  # OTLP SpanKind: 3 CLIENT and 4 PRODUCER call out, maybe to a service whose spans come later
+    # LLM | TOOL | RETRIEVAL as the decoder answered by role_rules.py's tables (-1: not answered; roles.py decides).
+    # What a span is, not what it holds: two spans alike but for it are equal.
+    roles: int = field(default=-1, compare=False)
     status_code: int = 0  # OTLP StatusCode: 2 ERROR marks a failed call or run (mapping.py's failed runs)
     status_message: str = ""
     # OpenInference's flat document keys (retrieval.documents.N.document.FIELD), gathered by the decoder and left out

@@ -20,13 +20,10 @@ from typing import Any
 
 from ragpulse.collector.events import Chunk
 from ragpulse.sources.otlp.messages import json_or_text, user_message_in
+from ragpulse.sources.otlp.role_rules import TOOL_CALL
 from ragpulse.sources.otlp.spans import Span
 from ragpulse.sources.otlp.values import float_value, text_value
 
-AI_SDK_CALLS = frozenset({
-    "ai.generateText.doGenerate", "ai.streamText.doStream", "ai.generateObject.doGenerate", "ai.streamObject.doStream",
-})
-TOOL_CALL = "ai.toolCall"
 PROMPT_TOKENS = ("ai.usage.promptTokens", "ai.usage.inputTokens")
 COMPLETION_TOKENS = ("ai.usage.completionTokens", "ai.usage.outputTokens")
 # Where a document's text, id and score are, in the shapes tools return (LangChain-style, plain, search APIs).

@@ -30,10 +30,10 @@ import msgspec
 from ragpulse.collector.events import Chunk
 from ragpulse.sources.otlp.messages import json_or_text
 from ragpulse.sources.otlp.spans import Span
-from ragpulse.sources.otlp.tool_calls import TOOL_CALL, documents_in, operation
+from ragpulse.sources.otlp.role_rules import OI_KIND, TOOL_CALL
+from ragpulse.sources.otlp.tool_calls import documents_in, operation
 from ragpulse.sources.otlp.values import text_value
 
-OI_KIND = "openinference.span.kind"
 _NAME_KEYS = ("tool.name", "gen_ai.tool.name", "ai.toolCall.name")
 _DESCRIPTION_KEYS = ("tool.description", "gen_ai.tool.description")
 _ARGUMENT_KEYS = ("gen_ai.tool.call.arguments", "tool_arguments", "ai.toolCall.args", "input.value")

@@ -7,6 +7,7 @@ use pyo3::IntoPyObject;
 use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, HashSet};
 
+use super::roles::RoleRules;
 use super::texts::{TextCache, MIN_BYTES};
 use crate::{otlp, otlp_json};
 
@@ -89,16 +90,20 @@ pub struct KeyFilter {
     /// Whether an exact key is a document key (the route attribute may be one): only then is each document key
     /// looked up among them.
     exact_documents: bool,
+    /// The mapping's rules of what a span is: with them, each span is made with its roles (a 13th argument).
+    roles: Option<Py<RoleRules>>,
 }
 
 #[pymethods]
 impl KeyFilter {
     #[new]
-    #[pyo3(signature = (exact, prefixes, documents = None))]
-    fn new(exact: HashSet<String>, prefixes: Vec<String>, documents: Option<Vec<String>>) -> Self {
+    #[pyo3(signature = (exact, prefixes, documents = None, roles = None))]
+    fn new(
+        exact: HashSet<String>, prefixes: Vec<String>, documents: Option<Vec<String>>, roles: Option<Py<RoleRules>>,
+    ) -> Self {
         let documents = documents.unwrap_or_default();
         let exact_documents = exact.iter().any(|key| !matches!(document_key(key, &documents), DocumentKey::Other));
-        KeyFilter { exact, prefixes, documents, exact_documents }
+        KeyFilter { exact, prefixes, documents, exact_documents, roles }
     }
 
     fn keeps(&self, key: &str) -> bool {
@@ -227,6 +232,7 @@ fn records<'py>(
     event_type: &Bound<'py, PyAny>, texts: Option<Bound<'py, TextCache>>,
 ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>)> {
     let filter: Option<&KeyFilter> = keys.as_ref().map(|keys| keys.get());
+    let rules: Option<&RoleRules> = filter.and_then(|filter| filter.roles.as_ref()).map(|rules| rules.get());
     let keep = move |key: &str| filter.is_none_or(|filter| filter.keeps(key));
     let parse = move || std::panic::catch_unwind(|| otlp::decode(bytes, &keep));
     let parsed = if bytes.len() >= DETACH_FROM_BYTES { py.detach(parse) } else { parse() };
@@ -261,11 +267,17 @@ fn records<'py>(
         };
         let parent = valid_id(span.parent_span_id, 8).then(|| names.id(span.parent_span_id));
         let (attributes, documents) = gathered(&mut names, &span.attributes, filter)?;
-        let args = (
-            names.id(span.trace_id), names.id(span.span_id), parent, names.get(&span.name), span.start_unix_nano,
-            span.end_unix_nano, attributes, &resources[span.resource], events, span.size, names.get(&span.scope),
-            span.kind,
-        );
+        let mut args: Vec<Bound<'py, PyAny>> = vec![
+            names.id(span.trace_id).into_any(), names.id(span.span_id).into_any(), parent.into_pyobject(py)?,
+            names.get(&span.name).into_any(), span.start_unix_nano.into_pyobject(py)?.into_any(),
+            span.end_unix_nano.into_pyobject(py)?.into_any(), attributes.into_any(),
+            (&resources[span.resource]).into_pyobject(py)?.into_any(), events, span.size.into_pyobject(py)?.into_any(),
+            names.get(&span.scope).into_any(), span.kind.into_pyobject(py)?.into_any(),
+        ];
+        if let Some(rules) = rules {
+            args.push(rules.roles(span).into_pyobject(py)?.into_any());
+        }
+        let args = PyTuple::new(py, args)?;
         // The status and the documents by keyword, and only when there are: most spans have neither, and a dict a
         // span would cost each of them.
         if span.status_code == 0 && span.status_message.is_empty() && documents.is_none() {
