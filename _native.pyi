@@ -291,11 +291,12 @@ class Turn:
     partition: int
 
 # feedback/kept.py's KeptEvents (native/src/kept.rs): pack(event) -> ((its msgpack without attributes and chunks' texts,
-# the texts as the store holds them), the bytes msgpack makes of it with its texts); encode is msgspec's msgpack encode.
+# the texts as the store holds them), the bytes msgpack makes of it with its texts); encode_into is msgspec's msgpack
+# Encoder.encode_into (the event into a buffer the store reuses).
 @final
 class KeptTexts:
     def __new__(cls, max_texts: int, max_bytes: int, entry_bytes: int, evicted: FastCounter,
-                encode: Callable[[object], bytes]) -> Self: ...
+                encode_into: Callable[[object, bytearray], None]) -> Self: ...
     def pack(self, event: _Event) -> tuple[tuple[bytes, tuple[str | None, ...]], int]: ...
     def __len__(self) -> int: ...
     @property

@@ -333,8 +333,13 @@ class FeedbackJoin:
 
     def take(self, turn: Turn) -> tuple[TraceEvent, int] | None:
         """The kept event of an answer a late signal is about, and its size (once: it is evidence now)."""
-        taken = self._traces.take(turn)
+        taken = self.take_kept(turn)
         return None if taken is None else (unpack(taken[0]), taken[1])
+
+    def take_kept(self, turn: Turn) -> tuple[Kept, int] | None:
+        """As take, the event still packed (feedback/kept.py `unpack` makes it): the sampler unpacks it only when the
+        judge queue has room for it."""
+        return self._traces.take(turn)
 
     def judged(self, trace_id: str, sample: str, verdict: str, stage: str) -> list[str]:
         """The judge's verdict on a trace: signals so far meet it (the joined views), later ones will.

@@ -46,7 +46,8 @@ class KeptEvents:
     the store run in the compiled core (native/src/kept.rs): this ran for every judgeable trace."""
 
     def __init__(self, evicted: FastCounter, max_texts: int = MAX_TEXTS, max_bytes: int = MAX_TEXT_BYTES) -> None:
-        self._core = _native.KeptTexts(max_texts, max_bytes, TEXT_ENTRY_BYTES, evicted, msgspec.msgpack.Encoder().encode)
+        self._core = _native.KeptTexts(max_texts, max_bytes, TEXT_ENTRY_BYTES, evicted,
+                                       msgspec.msgpack.Encoder().encode_into)
         # pack(event) -> (the event as it is kept, its attributes left out: they are not judged; its bytes)
         self.pack: Callable[[TraceEvent], tuple[Kept, int]] = self._core.pack
 

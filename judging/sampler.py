@@ -43,6 +43,7 @@ from ragpulse.collector.telemetry.fast_metrics import CounterFamily, FastCounter
 from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.collector.telemetry.shared import shared
 from ragpulse.feedback.join import FeedbackJoin
+from ragpulse.feedback.kept import unpack
 from ragpulse.feedback.tables import Listener, Turn
 from ragpulse.judging.routine_floor import RoutineFloor
 
@@ -198,21 +199,32 @@ class JudgeQueue:
         return self._size
 
     def offer(self, item: JudgeItem) -> bool:
-        urgency = URGENCY[item.priority]
-        while self._size and (self._size >= self._capacity or self.bytes + item.size > self._max_bytes):
+        if not self.room(item.priority, item.size):
+            return False
+        self.put(item)
+        return True
+
+    def room(self, priority: str, size: int) -> bool:
+        """Whether a trace of `priority` and `size` bytes goes in, making room for it (evicting less urgent ones, counted);
+        False: it does not (counted queue_full). When True, `put` it next: its event need not exist before."""
+        urgency = URGENCY[priority]
+        while self._size and (self._size >= self._capacity or self.bytes + size > self._max_bytes):
             least = max(rank for rank, queued in enumerate(self._classes) if queued)
             if least <= urgency:
-                self._full[item.priority].inc()
+                self._full[priority].inc()
                 return False
             evicted = self._classes[least].pop()
             self._size -= 1
             self.bytes -= evicted.size
             self._evicted[evicted.priority].inc()
-        self._classes[urgency].append(item)
+        return True
+
+    def put(self, item: JudgeItem) -> None:
+        """Queues an item `room` made room for."""
+        self._classes[URGENCY[item.priority]].append(item)
         self._size += 1
         self.bytes += item.size
         self._ready.set()
-        return True
 
     def drain(self) -> list[JudgeItem]:
         items = [item for queued in self._classes for item in queued]
@@ -288,12 +300,16 @@ class JudgeSampler(Listener):
         self._candidates[priority].inc()
         if not in_sample(turn.trace_id, self._policy.class_rates[priority], priority):
             return
-        taken = self._join.take(turn)
+        taken = self._join.take_kept(turn)
         if taken is None:  # not judgeable, or no longer held
             self._unknown[priority].inc()
             return
-        event, size = taken
-        self._offer(JudgeItem(event, turn.fallback, priority, "feedback", reasons=(priority, *turn.sampled_by), size=size))
+        kept, size = taken
+        # Unpacked only once the queue takes it: a full queue turns most away, and unpacking was half this call's cost.
+        if self._queue.room(priority, size):
+            self._queue.put(JudgeItem(unpack(kept), turn.fallback, priority, "feedback",
+                                      reasons=(priority, *turn.sampled_by), size=size))
+            self._sampled[priority].inc()
 
     def _offer(self, item: JudgeItem) -> bool:
         if self._queue.offer(item):

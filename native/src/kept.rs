@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString, PyTuple};
 use rustc_hash::FxHashMap;
 
 use crate::metrics::FastCounter;
@@ -76,7 +76,8 @@ pub struct KeptTexts {
     max_bytes: i64,
     entry_bytes: i64, // what a held text costs besides its bytes
     evicted: Py<FastCounter>,
-    encode: Py<PyAny>, // msgspec's msgpack encode
+    encode_into: Py<PyAny>, // msgspec's msgpack encode_into(event, buffer)
+    buffer: Py<PyByteArray>, // what it encodes into: one buffer for every event, not one grown for each
     held_bytes: i64,
 }
 
@@ -107,8 +108,10 @@ impl KeptTexts {
 #[pymethods]
 impl KeptTexts {
     #[new]
-    fn new(max_texts: usize, max_bytes: i64, entry_bytes: i64, evicted: Py<FastCounter>, encode: Py<PyAny>) -> Self {
-        KeptTexts { store: Store::default(), max_texts, max_bytes, entry_bytes, evicted, encode, held_bytes: 0 }
+    fn new(max_texts: usize, max_bytes: i64, entry_bytes: i64, evicted: Py<FastCounter>, encode_into: Py<PyAny>,
+           py: Python<'_>) -> Self {
+        KeptTexts { store: Store::default(), max_texts, max_bytes, entry_bytes, evicted, encode_into,
+                    buffer: PyByteArray::new(py, &[]).unbind(), held_bytes: 0 }
     }
 
     /// The event as it is kept, ((its msgpack without its attributes and its chunks' texts, the texts), its bytes: what
@@ -139,7 +142,7 @@ impl KeptTexts {
             event.setattr(intern!(py, "attributes"), PyDict::new(py))?;
         }
         let mut encoded = taken.iter().try_for_each(|(chunk, _)| chunk.setattr(intern!(py, "text"), py.None()))
-            .and_then(|()| self.encode.bind(py).call1((event,)));
+            .and_then(|()| self.encode_into.bind(py).call1((event, self.buffer.bind(py))));
         // Put back whatever happened (in reverse: a chunk listed twice gets its own text again).
         for (chunk, text) in taken.iter().rev() {
             let restored = chunk.setattr(intern!(py, "text"), text);
@@ -148,10 +151,11 @@ impl KeptTexts {
         if without_attributes {
             event.setattr(intern!(py, "attributes"), attributes)?;
         }
-        // msgspec's encode returns its whole write buffer (grown by half each time it filled): ~1,260 bytes held for
-        // a realistic event's 760 until the join lets it go. A copy of the bytes written is what a kept event holds.
-        let encoded = encoded?;
-        let written = encoded.cast::<PyBytes>()?.as_bytes();
+        // A copy of the bytes written is what a kept event holds (encode's own result is its whole write buffer, grown by
+        // half each time it filled: ~1,260 bytes held for a realistic event's 760 until the join lets it go).
+        encoded?;
+        // SAFETY: no Python code runs while the slice is read (PyBytes::new copies it), so nothing resizes the buffer.
+        let written = unsafe { self.buffer.bind(py).as_bytes() };
         let length = written.len() as i64;
         let payload = PyBytes::new(py, written).into_any();
         let kept = PyTuple::new(py, [payload, PyTuple::new(py, texts)?.into_any()])?;
@@ -169,6 +173,7 @@ impl KeptTexts {
     }
 
     fn __traverse__(&self, visit: pyo3::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
-        visit.call(&self.encode)
+        visit.call(&self.encode_into)?;
+        visit.call(&self.buffer)
     }
 }
