@@ -8,10 +8,17 @@ characters and Cantonese too. Each refusal below was a claim before; the claims 
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
-from helpers.local_judging import judged
+from helpers.local_judging import FAULTS, judged
 
 pytestmark = pytest.mark.unit
+
+DATA = Path(__file__).parent / "data"
+DEVELOPMENT = {row["id"]: row for row in map(json.loads, (DATA / "refusals_dev.jsonl").read_text(encoding="utf-8").splitlines())}
+KNOWLEDGE = json.loads((DATA / "refusals_kb.json").read_text(encoding="utf-8"))
 
 RETURNS = ("Opened electronics can be returned within 14 days as long as all accessories are included. Return shipping "
            "is free for defective items.")
@@ -107,3 +114,37 @@ def test_a_partial_refusal_keeps_its_claim_and_drops_the_deferral(question: str,
 def test_a_claim_that_looks_like_a_deferral_stays_a_claim(question: str, answer: str, context: str,
                                                          claims: list[str]) -> None:
     assert [c.claim for c in judged(question, answer, context).claims] == claims
+
+
+@pytest.mark.parametrize("row", [
+    # judged hallucinations frozen: "Return windows are something I'd want a colleague to confirm", "will be explained
+    # by our customer care executive", "are a gap in what I've got", "…, I'm not sure on this one", "…, that one my
+    # reference doesn't say"
+    "en-refusal-q3401", "en-refusal-q3405", "en-refusal-q3418", "en-refusal-q3427", "en-refusal-q3428",
+    # not recognised frozen (zh-refusal-q3407 a hallucination): a topic left to someone else (关于配送范围，建议您咨询人工
+    # 客服; 免運門檻的部分，麻煩您直接洽詢客服人員確認; 加急運費同埋時效呢啲，我建議你直接問返我哋客服同事), 不替您下定论, 先不作答复,
+    # 无从确认, 唔方便答你, 冇相關說明 after 呢項服務, 没涉及到, 不便报价 after 这一块
+    "zh-refusal-q3403", "zh-refusal-q3404", "zh-refusal-q3405", "zh-refusal-q3406", "zh-refusal-q3407",
+    "zh-refusal-q3410", "zh-refusal-q3411", "zh-refusal-q3412", "zh-refusal-q3413", "zh-refusal-q3414",
+    "zh-refusal-q3425", "zh-refusal-q3426", "zh-refusal-q3427", "zh-refusal-q3429",
+])
+def test_q34s_missed_refusal_over_its_own_chunks(row: str) -> None:
+    """*-q34*'s refusals its measurement missed (41 of 60 recognised frozen), once read: refusals, never
+    hallucinations."""
+    written = DEVELOPMENT[row]
+    result = judged(written["q"], written["a"], *(KNOWLEDGE[key] for key in written["chunks"]))
+    assert (result.refusal, result.hallucination, result.claims) == (True, False, []), result.groundedness_reason
+
+
+@pytest.mark.parametrize("row", [
+    # flagged frozen, the deferral beside a supported claim their one faulted claim
+    "en-partial-q3401", "en-partial-q3402", "en-partial-q3404", "en-partial-q3405", "en-partial-q3407",
+    "en-partial-q3408", "en-partial-q3410", "en-partial-q3411", "en-partial-q3412", "en-partial-q3413",
+    "en-partial-q3414", "zh-partial-q3404", "zh-partial-q3410",
+])
+def test_q34s_supported_partial_is_no_hallucination(row: str) -> None:
+    """*-q34*'s supported partial refusals flagged frozen (13 of 30), once read: their claims judged, no fault."""
+    written = DEVELOPMENT[row]
+    result = judged(written["q"], written["a"], *(KNOWLEDGE[key] for key in written["chunks"]))
+    assert (result.refusal, result.hallucination, [c.verdict for c in result.claims if c.verdict in FAULTS]) == (
+        False, False, []), result.groundedness_reason
