@@ -36,7 +36,9 @@ _EN_SHAPES = (
     r"\blet\s+me\s+(?:pass|hand|transfer|forward|escalate|connect|put)\s+(?:you|this|it|that|your)\b",
     # who answers it: "is handled by our orders team", "Our shipping team is the right place to confirm", "someone
     # from the team will look it up", "Our Returns team can check your order"
-    r"\b(?:is|are)\s+(?:handled|dealt\s+with|decided|answered|managed|owned|confirmed)\s+by\s+(?:(?:our|the|your|a)\b|"
+    # "… will be explained by our customer care executive"
+    r"\b(?:is|are|will\s+be|would\s+be|can\s+be)\s+(?:handled|dealt\s+with|decided|answered|managed|owned|confirmed|explained|"
+    r"clarified)\s+by\s+(?:(?:our|the|your|a)\b|"
     r"(?-i:[A-Z])[\w&-]*\W*$)",
     # best left to a person: "Trade-in requirements are best confirmed by a team member in store", "… best checked with"
     r"\b(?:is|are)\s+best\s+(?:confirmed|checked|verified|answered|discussed|asked|raised|handled|advised\s+on)\s+"
@@ -79,6 +81,7 @@ _EN_SHAPES = (
     r"\bi['’]?ll\s+stay\s+out\s+of\s+(?:it|this|that)\b",
     r"\bworth\s+(?:checking|asking|confirming)\s+(?:with|at)\b",
     r"\b(?:your|the)\s+(?:best|quickest|easiest|safest)\s+(?:options?|bets?|routes?|ways?)\s+(?:are|is|would\s+be)\b",
+
     # where to look: "the prices show up at checkout", "the Contact section … should list the ways to reach the team"
     r"\b(?:show|shown|appear|appears|listed|displayed)\s+(?:up\s+)?(?:at|on|in)\s+(?:the\s+)?(?:checkout|cart|basket)\b",
     r"\bways?\s+to\s+(?:reach|contact|get\s+in\s+touch\s+with)\s+(?:the|our|a|us)\b",
@@ -98,17 +101,25 @@ _EN_SHAPES = (
     r"\b(?:is|are)(?:\s+not|n['’]t)\s+something\s+(?:this\s+\w+|i|we)\s+(?:covers?|handles?|can|do|does)\b",
 )
 _EN_HANDOFF = re.compile("(?i:" + "|".join(_EN_SHAPES) + ")")
+# the asker's act of asking as the best course ("Ringing the store ahead of your visit would be the safest bet"; "Express
+# would be the quickest option" is no act of asking, a claim): a clause's start, tried apart (in _EN_SHAPES, tried at
+# every position, it cost 1 µs a clause)
+_EN_ASKING_BEST = re.compile(
+    r"(?i:^\W*(?:ringing|calling|phoning|contacting|emailing|messaging|asking|checking\s+with|getting\s+in\s+touch\s+with)\b"
+    r"[^.;!?]{0,60}?\b(?:is|would\s+be|['’]d\s+be|['’]s)\s+(?:the|your)\s+(?:best|safest|surest|quickest|easiest)\s+"
+    r"(?:bet|option|way|route|move)\b)")
 _HAN = re.compile("[\u3400-\u9fff]")
 # The Traditional forms of the shapes' characters: a clause holding one is read again in Simplified (3.6 µs, not spent
 # on every Chinese clause)
-_TRADITIONAL = re.compile("[轉記錄聯絡確認議結論應準話復門點頁員專處斷與給將經為這還單後說觀務電]")
+_TRADITIONAL = re.compile("[轉記錄聯絡確認議結論應準話復門點頁員專處斷與給將經為這還單後說觀務電詢進們會問]")
 # A word each Chinese shape holds, in one search of literals (0.3 µs over a short answer, the shapes 2.3)
-_ZH_KEYS = re.compile("工单|服务单|填好|填写|选好|需由|须由|应由|交由|交给|部管|队管|组管|事管|心管|部负责|队负责|组负责|事负责|心负责|尽快联系|"
+ZH_KEYS = re.compile("工单|服务单|填好|填写|选好|需由|须由|应由|交由|交给|部管|队管|组管|事管|心管|部负责|队负责|组负责|事负责|心负责|尽快联系|"
                       "尽快回复|尽快处理|尽快与|为准|请到|请去|请在|转交|转给|转到|转至|转接|转驳|升级|提交|反馈给|登记|记录|受理|联系|联络|回电|致电|核实|确认|判断|查看|处理|看一下|沟通|留意|"
-                      "结论|答应|准话|打包票|答复|回复|看看|看下|找找|找一下|查一下|搜一下|咨询|问一下|问问|找")
+                      "结论|定论|答应|准话|打包票|答复|回复|看看|看下|找找|找一下|查一下|搜一下|咨询|洽询|询问|问一下|问问|问下|问返|找|跟进|说明|解答|"
+                      "协助|转人工")
 _ZH_HANDOFF = re.compile(
     # passed on, recorded, someone will call: 已将您的问题转交会员组, 已经转给发票组, 您反馈的保修问题已记录, 我们将安排专员与您联系
-    r"(?:已|已经|会|将|帮(?:您|你)|为(?:您|你))[^，。；！？]{0,8}(?:转交|转给|转到|转至|转接|转驳|提交给|反馈给|升级(?:至|到|给))|"
+    r"(?:已|已经|会|将|帮(?:您|你)|为(?:您|你))[^，。；！？]{0,8}(?:转交|转给|转到|转至|转接|转驳|转人工|提交给|反馈给|升级(?:至|到|给))|"
     r"(?:问题|请求|需求|反馈|申请|工单)[^，。；！？]{0,4}已(?:经)?(?:记录|登记|受理|提交)(?=[，。；！？\s]|$)|"
     r"(?:安排|让|请)[^，。；！？]{0,10}(?:与|和|跟|给)(?:您|你)(?:联系|联络|回电|致电)|"
     # who answers it: 需要售后同事帮您核实, 需要结合您的具体订单来判断, 请跟维修点沟通一下
@@ -118,16 +129,20 @@ _ZH_HANDOFF = re.compile(
     r"(?:结算|下单|付款|支付)[^，。；！？]{0,6}(?:看一下|看看|看下|确认一下)|"
     r"(?:官网|网站|[Aa][Pp][Pp]|页面)[^，。；！？]{0,8}(?:找找|找一下|查一下|搜一下|看看|看一下)|"
     # whom to ask: 请您联系人工客服处理, 也可以问一下人工客服
-    r"^(?:请|建议|麻烦|可以|也可以|直接|或者?)?(?:您|你)?(?:联系|咨询|找|问一下|问问)[^，。；！？]{0,6}(?:人工客服|客服|售后|专员)|"
+    r"^我?(?:请|建议|麻烦|可以|也可以|直接|或者?)?(?:您|你)?(?:直接|再)?(?:联系|联络|咨询|洽询|询问|找|问一下|问问|问下|问返)[^，。；！？]{0,6}"
+    r"(?:人工客服|客服|售后|专员)|(?:向|跟|和)[^，。；！？]{0,6}(?:客服|售后|专员|同事|门店|人工)[^，。；！？]{0,4}(?:确认|核实|咨询|询问)|"
+    # who will answer, after the referral: 他们会给您准确的答复, 佢哋会同你跟进, 由专人为您说明会比较清楚, 还是由维修中心的技术人员来回复
+    r"(?:他们|他哋|她们|对方|同事|专人|专员|客服)[^，。；！？]{0,4}(?:会|将|可以|能)[^，。；！？]{0,8}(?:答复|回复|说明|解答|跟进|处理|协助)|"
+    r"由[^，。；！？]{0,10}(?:专人|同事|客服|专员|人员|团队|中心)[^，。；！？]{0,6}(?:说明|答复|回复|解答|处理|跟进)|"
     # kept from an answer: 不替您下结论, 不好先答应您, 不方便给准话, 没法给您打包票, 先不给您答复, 不适合直接给出结论, 先不自动回复
-    r"(?:不|没法|没办法|无法)[^，。；！？]{0,6}(?:下结论|答应|给准话|准话|打包票|给出结论|答复|自动回复|回复)|"
+    r"(?:不|没法|没办法|无法)[^，。；！？]{0,6}(?:下结论|下定论|答应|给准话|准话|打包票|给出结论|答复|自动回复|回复)|"
     # who answers it, and where: 需由账户安全团队答复, 交由售后专员回复, 会员价格归市场部管, 我转给财务同事, 已为您登记, 将尽快联系,
     # 请咨询服务台工作人员, 以下单页面显示为准, 看下结算页, 请到 #会员运营 问, 留意公众号消息
     r"(?:需|须|应|交)由[^，。；！？]{0,10}(?:团队|部门|同事|专员|客服|售后|财务|人工|中心)|交给[^，。；！？]{0,6}(?:团队|部门|同事|"
     r"专员|客服|售后|财务|人工)|归[^，。；！？]{0,8}(?:部|团队|组|同事|中心)(?:管|负责|处理)|我(?:这边)?(?:先|来)?(?:转给|转交)|"
     r"已(?:为|帮)(?:您|你)(?:登记|记录|提交|转交)|(?:创建|提交|生成|建立|开)了?(?:一个|一张)?(?:工单|服务单)|工单[^，。；！？]{0,6}已(?:创建|生成|提交|建立)|(?:将|会)尽快(?:与(?:您|你))?(?:联系|回复|处理)|"
     r"请(?:您|你)?(?:联系|咨询|询问|找|问)[^，。；！？]{0,10}(?:工作人员|店员|服务台|客服|专员|同事|售后|门店)|"
-    r"(?:看下|看一下|看看|查看)[^，。；！？]{0,4}(?:结算页|付款页|订单页|详情页)|以[^，。；！？]{0,10}(?:页面|结算页|订单页)[^，。；！？]{0,4}为准|"
+    r"(?:看下|看一下|看看|查看)[^，。；！？]{0,4}(?:结算页|付款页|订单页|详情页)|以[^，。；！？]{0,10}(?:页面|结算页|订单页)[^，。；！？]{0,4}为准|以[^，。；！？]{0,10}(?:客服|售后|专员|同事|工作人员|门店)[^，。；！？]{0,6}为准|"
     r"(?:在|到)\s*(?i:checkout|cart|app)[^，。；！？]{0,6}(?:看一下|看看|看下|查看)|请(?:您|你)?(?:到|去|在)[^，。；！？]{0,20}(?:问|咨询|提问)|"
     r"留意[^，。；！？]{0,8}消息|请(?:您|你)?(?:到|去|在)\s*#|(?:下单|结算|付款)时[^，。；！？]{0,4}(?:填好|填写|选好|选择)")
 
@@ -142,7 +157,7 @@ _EN_GATE = frozenset(
     "follow reply respond queued sent flagged leave leaving handed owned confirmed questions queries enquiries inquiries "
     "someone somebody colleague visit please kindly estimator calculator checker finder locator gonna stay "
     "checked verified discussed asked raised recorded registered ticket opened created connecting transferring putting "
-    "passing handle take".split())
+    "passing handle take explained clarified safest surest quickest easiest".split())
 _MAX_CHARS = 600
 # A hand-off speaks to the asker or for the shop: an answer without one of these words (a summary, an explanation in
 # the third person) is spared reading its clauses for one
@@ -174,15 +189,15 @@ def hands_off(text: str, quantified: bool) -> bool:
     if not text.isascii() and _HAN.search(text):
         return _zh_hands_off(text)
     gated = _WORD_GATE.meets_in(text) if text.isascii() else not _EN_GATE.isdisjoint(letter_runs(text.lower()))
-    return bool(gated) and _EN_HANDOFF.search(text) is not None
+    return bool(gated) and (_EN_HANDOFF.search(text) is not None or _EN_ASKING_BEST.match(text) is not None)
 
 
 def _zh_hands_off(text: str) -> bool:
-    if _ZH_KEYS.search(text) and _ZH_HANDOFF.search(text) is not None:
+    if ZH_KEYS.search(text) and _ZH_HANDOFF.search(text) is not None:
         return True
     if _TRADITIONAL.search(text):  # Traditional characters, read as Simplified
         said = mandarin(text)
-        return _ZH_KEYS.search(said) is not None and _ZH_HANDOFF.search(said) is not None
+        return ZH_KEYS.search(said) is not None and _ZH_HANDOFF.search(said) is not None
     return False
 
 

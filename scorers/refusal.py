@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from ragpulse._native import WordGate
 from ragpulse.scorers import refusal_zh as zh
+from ragpulse.scorers.deferrals import deferral, leaves_a_topic, left_to_others, may_defer, resumed
 from ragpulse.scorers.answer_form import as_said, claim_text, in_own_words, unformed
 from ragpulse.scorers.declines import PRESUPPOSED_LEAD, cued, letter_runs
 from ragpulse.scorers.refusal_words import (BE, BE_NOT, HEDGE, HELD, INFO, KNOW, LEAD, MODIFIERS, NOT, SAY,
@@ -140,7 +141,7 @@ _HEAD = re.compile(rf"^(?:[\s,;:—–-]*(?:{HEDGE}|{_EN_IDIOM}|"
                    r"(?:as\s+(?:for|to)|for|regarding|concerning|about|when\s+it\s+comes\s+to)"
                    r"\s+[^,;]{1,60},|[^,;.!?]{1,60},\s*(?:this|that)(?=\s)|[^,;]{0,20}\bi\s+check(?:ed)?\b[^,;]{0,40},\s*(?=\w)|whether\s+[^,;]{1,80}|[^,;:.!?]{1,60}:|[^,;.!?]{1,60}\bor\s+not|[^,;.!?]{1,60}\s(?:is|are)\s+(?:something|one|a\s+(?:question|topic|matter|subject))(?:\s+that)?|i\s+(?:checked|looked|searched)[^,;]{0,40},|"
                    r"from\s+what\s+i\s+(?:can\s+)?(?:see|know|have|found)|as\s+far\s+as\s+i\s+(?:can\s+tell|know)|"
-                   rf"to\s+my\s+knowledge)(?:\b|(?<=,)))*[\s,;:—–-]*(?:(?:the|my|our|these|those|this|your)\s+(?:[\w-]+\s+){{0,2}})?"
+                   rf"to\s+my\s+knowledge)(?:\b|(?<=,)))*[\s,;:—–-]*(?:(?:that|this)\s+one\s+)?(?:(?:the|my|our|these|those|this|your)\s+(?:[\w-]+\s+){{0,2}})?"
                    rf"(?:{MODIFIERS}\s+)*$", re.IGNORECASE)
 # After the refusal, a claim of its own: past a contrast, or a new subject after "and" or a comma ("I'm not sure,
 # they have had immense popularity since 1997").
@@ -244,15 +245,15 @@ _CUE_TOKEN_GATE = WordGate(sorted(_CUE_TOKENS), "".join(chr(code) for code in ra
 def _answer_may_refuse(answer: str) -> bool:
     """The answer's gate: a cue (a few µs, no regular expression), then a cue and an anchor word."""
     lower = answer.lower()
-    if not lower.isascii() and _ZH_CUES.search(lower):
+    if not lower.isascii() and (_ZH_CUES.search(lower) or _CJK.search(lower) and leaves_a_topic(answer)):  # handed on
         return True
     if "n't" not in lower and "n’t" not in lower:
         for dash in "-—–/":
             lower = lower.replace(dash, " ")
         cue = _CUE_TOKEN_GATE.meets_in(lower) if lower.isascii() else not _CUE_TOKENS.isdisjoint(lower.split())
         if not cue and not ("different" in lower and any(w in lower for w in _OTHER_SUBJECTS)) and not _checks_first(lower):
-            return False
-    return _may_refuse(answer)
+            return may_defer(lower)  # the matter left to someone else, no cue of declining (scorers/deferrals.py)
+    return _may_refuse(answer) or may_defer(answer.lower())
 
 
 def _checks_first(lower: str) -> bool:
@@ -283,9 +284,11 @@ class Reading:
     cued: bool = False
 
 
-def _refusal(text: str) -> tuple[str, str] | None:
+def _refusal(text: str, defers: bool = False) -> tuple[str, str] | None:
     """(what of the clause comes before the refusal and is a claim, what follows it after a "but" and is one);
-    None when the clause refuses nothing."""
+    None when the clause refuses nothing. `defers`: the answer holds a deferral (read only then: 9 µs a summary)."""
+    if defers and (deferred := deferral(text)) is not None:  # the matter left to someone else (scorers/deferrals.py)
+        return "", _tail(text, deferred, _EN_TAIL)
     if not _may_refuse(text):
         return None
     if _CJK.search(text):
@@ -301,7 +304,7 @@ def _refusal(text: str) -> tuple[str, str] | None:
     head = text[: led.start()]
     if _CONCESSIVE.match(head):  # "While I'm unsure about refurbished units, all laptops come with …"
         return "", _tail(text, led.end(), _EN_TAIL, True)
-    if _HEAD.match(head) or _NO_OBJECT.match(text, led.end()) and _FRONTED.fullmatch(head):
+    if _HEAD.match(head) or (_NO_OBJECT.match(text, led.end()) or resumed(text, led.end(), head)) and _FRONTED.fullmatch(head):
         return "", _tail(text, led.end(), _EN_TAIL)
     return head.strip(" ,;:—–-"), _tail(text, led.end(), _EN_TAIL)
 
@@ -330,13 +333,13 @@ def _tail(text: str, end: int, connector: re.Pattern[str], conceded: bool = Fals
     return "" if after is None else text[after.end():].strip(" ,;:—–-，")
 
 
-def _pieces(text: str) -> list[tuple[str, str]]:
+def _pieces(text: str, defers: bool = False) -> list[tuple[str, str]]:
     """A clause as (kind, text): its claims and its refusal."""
-    found = _refusal(text)
+    found = _refusal(text, defers)
     if found is None:
         return [("claim", text)]
     head, tail = found
-    after = _pieces(tail) if tail and not _opening_only(tail) else []
+    after = _pieces(tail, defers) if tail and not _opening_only(tail) else []
     return [("claim", head)] * bool(head) + [("refusal", text)] + after
 
 
@@ -397,9 +400,9 @@ def _read(answer: str, refusing: Sequence[tuple[int, int]]) -> Reading:
         return Reading(claims, [False] * len(claims), [])
     written, answer = answer, as_said(answer)  # without <think>…</think>, "um", "I'm I'm" (one for one)
     kinds: list[tuple[str, str]] = []  # (kind, text): claim, maybe, refusal, question, referral, topic
-    cursor = 0
+    cursor, defers = 0, may_defer(answer.lower())  # whether to read its clauses for a deferral (scorers/deferrals.py)
     for sentence, asks in _sentences(answer):
-        parts = clauses(sentence)
+        parts, handed_at = clauses(sentence), -1
         for index, part in enumerate(parts):
             start = answer.find(part, cursor)
             cursor = start + len(part) if start >= 0 else cursor
@@ -409,15 +412,19 @@ def _read(answer: str, refusing: Sequence[tuple[int, int]]) -> Reading:
             part = claim_text(part)  # without a JSON member's key, a label in brackets or a message's label
             if not part or _opening_only(part):
                 continue
-            pieces = _pieces(part)
+            pieces = _pieces(part, defers)
             if len(pieces) > 1 or pieces[0][0] == "refusal":
                 kinds.extend(pieces)
+            elif index == handed_at:  # a topic named, then left to someone else (scorers/deferrals.py)
+                kinds.append(("refusal", part))
             elif asks:
                 kinds.append(("question", part))
             elif _referral(part):
                 kinds.append(("referral", part))
-            elif _CJK.search(part) and zh.TOPIC.search(part) and index + 1 < len(parts) and _refusal(parts[index + 1]):
+            elif _CJK.search(part) and zh.TOPIC.search(part) and index + 1 < len(parts) and (
+                    _refusal(parts[index + 1]) or left_to_others(parts[index + 1])):
                 kinds.append(("topic", part))
+                handed_at = index + 1
             else:
                 kinds.append(("claim", part))
     kinds = [piece for kind, text in kinds for piece in (_loose(text) if kind == "claim" else [(kind, text)])]

@@ -244,7 +244,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: fifty-one batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: fifty-two batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -311,8 +311,10 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     *-q32*: written blind after the forty-ninth froze it (a holiday fortnight at an electronics retailer: an IVR line's
     transcripts, a plain-language assistant, English and Chinese mixed, ticketing macros, a seller's bot; 34 of 60
     recognised), then read. The fifty-first, ids *-q33*: written blind after the fiftieth froze it (a month of an online
-    electronics shop's ordinary traffic from its deployed assistant; 51 of 60 recognised), then read.
-    refusals_heldout.jsonl, ids *-q34*: written blind after the fifty-first's reading froze it, measured once. None of
+    electronics shop's ordinary traffic from its deployed assistant; 51 of 60 recognised), then read. The fifty-second,
+    ids *-q34*: written blind after the fifty-first froze it (a month of a regional electronics shop's ordinary traffic,
+    Chinese in Simplified and Traditional characters and Cantonese; 41 of 60 recognised), then read.
+    refusals_heldout.jsonl holds *-q34* too, read: it awaits the next blind set. None of
     the answers is a phrasing of the fallback catalogue (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
@@ -325,11 +327,13 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # reading all 30 of its own (1362 before; "I don't have delivery timeframes for …": the figures the speaker lacks);
         # *-q32*'s reading all 30 of its own (1392 before; 16 frozen: tests/test_local_judge_registers.py); *-q33*'s
         # reading all 30 of its own (1422 before; 27 frozen: "<topic> is something I'd need to double-check", a team
-        # that "can take care of it", "… sounds convenient, but": tests/test_local_judge_topics.py)
-        ("en", "refusal", "recognised"): 1452, ("en", "refusal", "not faulted"): 17,
+        # that "can take care of it", "… sounds convenient, but": tests/test_local_judge_topics.py); *-q34*'s reading
+        # recognises en-refusal-q2717 ("I'll pass the postage question to a colleague …": the speaker's deferral,
+        # scorers/deferrals.py); *-q34*'s 30 all recognised after its reading (25 frozen: tests/test_local_judge_deferrals.py)
+        ("en", "refusal", "recognised"): 1483, ("en", "refusal", "not faulted"): 17,
         # Scots ("I'm no' allowed tae …"), *-q18*'s "only have info on one location and it's not in Ireland", *-q20*'s "The
-        # warranty info I have access to is only for laptops"
-        ("en", "refusal", "faulted"): 43, ("en", "refusal", "a hallucination"): 59, ("zh", "refusal", "recognised"): 1420,
+        # warranty info I have access to is only for laptops" (43 and 59 before *-q34*'s reading: en-refusal-q2717)
+        ("en", "refusal", "faulted"): 42, ("en", "refusal", "a hallucination"): 58, ("zh", "refusal", "recognised"): 1454,
         # 不敢 confirm, 不敢 promise, "answer: 无" (an English word in a Chinese clause is read as a name the question
         # lacks), Shanghainese (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a
         # referral with its topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理); *-q20*'s advice beside the
@@ -340,8 +344,11 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # reading: its own 30 recognised (1300 before). *-q31*'s own 30 recognised frozen (1330 before). *-q32*'s
         # reading: its own 30 recognised (1360 before; 18 frozen). *-q33*'s reading: its own 30 recognised (1390 before;
         # 24 frozen: the topic named in a clause of its own before the refusal, 货到付款这个问题, 维修期间的备用机安排, and a
-        # letter's 如方便); zh-refusal-q2708's 已记录您的需求 no longer judged, its answer faulted and a hallucination as before)
-        ("zh", "refusal", "faulted"): 63, ("zh", "refusal", "not faulted"): 8, ("zh", "refusal", "a hallucination"): 26,
+        # letter's 如方便); zh-refusal-q2708's 已记录您的需求 no longer judged, its answer faulted and a hallucination as before.
+        # *-q34*'s reading: a topic left to someone else in the next clause recognises *-q26*'s zh-refusal-q2606, q2608,
+        # q2616 and q2619 (关于发票抬头重开一事，已转交财务组处理; 跨境配送相关的政策，按规定要由人工客服来答复): 1420 and 63 before);
+        # *-q34*'s 30 all recognised after its reading (1424 before; 16 frozen)
+        ("zh", "refusal", "faulted"): 59, ("zh", "refusal", "not faulted"): 8, ("zh", "refusal", "a hallucination"): 26,
         # *-q28*'s 15 added (550, 125, 612 before); *-q29*'s 15 (564, 126, 627 before); *-q30*'s 15 (578, 127, 641
         # before; its 15 as measured: a sign-off's or a queue's reading moves none); *-q31*'s 15 (592, 128, 655 before;
         # 12, 3, 13 after its reading, 13, 2, 14 measured: "I don't have UK-specific transit times" is a refusal since, no
@@ -350,17 +357,23 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # seller's bot's "Hi, this is the assistant for Kestrel Tech Goods" had flagged an answer whose own claim, "opened
         # electronics can be returned within 30 days as long as the original receipt is included", is read as supported:
         # the analysis's cut); *-q33*'s 15 (613, 137, 678 before; 14, 1, 14 after its reading as measured: no partial
-        # refusal of it moves)
-        ("en", "hallucination", "faulted"): 627, ("en", "hallucination", "not faulted"): 138,
-        ("en", "hallucination", "answer a hallucination"): 692,
+        # refusal of it moves); *-q34*'s reading: en-partial-q2621's "online checkout stuff I'd leave to the web team" a
+        # deferral, and "whatever's left after that turns into store credit automatically", which shares no term with
+        # the question or the chunk, then read as said around it: its answer no longer flagged (627, 138, 692 before);
+        # *-q34*'s 15 (626, 139, 691 before; 14, 1, 15 as measured, its reading moves none)
+        ("en", "hallucination", "faulted"): 640, ("en", "hallucination", "not faulted"): 140,
+        ("en", "hallucination", "answer a hallucination"): 706,
         # *-q28*'s reading: 518 and 146 before it (and *-q28*'s 15 added); an agent's "[tool] …" lines and "@customer
         # Exceptions aren't mine to make" are no claims; *-q29*'s 15 added (529 and 150 before); *-q30*'s 15 (540 and 154
         # before; a list's "- Visa" is no signature's "– ShopCare": *-q5*'s list stays judged); *-q31*'s reading: *-q11*'s
         # "I don't have delivery time estimates for shipments abroad" no longer a faulted claim (552 and 157 before), and
         # its own 15 (553 and 156 before); *-q32*'s reading: *-q19*'s "so it's worth giving the store a quick call before
         # you go" no longer a faulted claim (a pointer, "giving … a call"), and its own 15 (565 and 159 before); *-q33*'s
-        # 15 as measured (576 and 163 before)
-        ("en", "grounded", "not faulted"): 587, ("en", "grounded", "faulted"): 167,
+        # 15 as measured (576 and 163 before); *-q34*'s reading: the deferrals of *-q19*'s and *-q26*'s to *-q28*'s
+        # grounded partials ("Klarna and Afterpay I'll have to leave to the payments team", "Japan I'll leave to the
+        # shipping team to confirm") no longer faulted claims (587 and 167 before); *-q34*'s 15 (592 and 162 before),
+        # none faulted after its reading (4 and 11 frozen: the deferral its one faulted claim)
+        ("en", "grounded", "not faulted"): 607, ("en", "grounded", "faulted"): 162,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk; two of *-q16*'s run-on transcripts ("okay so er it's a hundred points
@@ -369,8 +382,10 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # Chinese its English claim "The repair period, a spare phone can be borrowed for free"; one of *-q20*'s
         ("en", "grounded", "refused"): 6, ("en", "hallucination", "refused"): 2,
         # 410 before *-q28*'s reading and its 15; 417 before *-q29*'s 15; 424 before *-q30*'s 15; 433 before *-q31*'s;
-        # 437 before local_judge.v5 (one answer at p 0.832, v4's cut 0.831); 436 before *-q32*'s; 439 before *-q33*'s
-        ("en", "grounded", "answer a hallucination"): 443,
+        # 437 before local_judge.v5 (one answer at p 0.832, v4's cut 0.831); 436 before *-q32*'s; 439 before *-q33*'s;
+        # 443 before *-q34*'s reading (4 of the 5 answers above no longer flagged; en-partial-q1905 still is, by the model);
+        # *-q34*'s 15 add none (11 flagged frozen)
+        ("en", "grounded", "answer a hallucination"): 439,
         # *-q28*'s 15 and 15 added (550, 111, 477; 502, 156, 54 before); *-q29*'s 15 and 15 (564, 112, 489; 511, 162, 55
         # before), and *-q27*'s voice transcript's header "热线录音转写 #H7702" no longer a faulted claim of a grounded
         # answer (a reference's digits), nor the answer a hallucination; *-q30*'s 15 and 15 (578, 113, 501; 523, 165, 57
@@ -388,9 +403,13 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # ("所以香港沒問題": 没 negates; the chunk's 未拆封 negates its clause); of the unsupported, 3 newly faulted
         # ("積分有效期係兩年" contradicted by the chunk's figure), 6 no longer (uncertain or supported), 6 more answers
         # hallucinations
-        ("zh", "hallucination", "faulted"): 642, ("zh", "hallucination", "not faulted"): 108,
-        ("zh", "hallucination", "refused"): 1, ("zh", "hallucination", "answer a hallucination"): 583,
-        ("zh", "grounded", "not faulted"): 582, ("zh", "grounded", "faulted"): 166, ("zh", "grounded", "refused"): 1,
+        # *-q34*'s 15 and 15 after its reading (642, 108, 583; 584, 164, 65 before): its unsupported partials as measured
+        # (15 faulted, 13 flagged), its supported ones 10 not faulted, 5 faulted and none flagged (4, 11 and 2 frozen)
+        ("zh", "hallucination", "faulted"): 657, ("zh", "hallucination", "not faulted"): 108,
+        ("zh", "hallucination", "refused"): 1, ("zh", "hallucination", "answer a hallucination"): 596,
+        # *-q34*'s reading: zh-partial-y006's "花呗：暂不清楚是否支持，建议咨询人工客服" and zh-partial-q1002's "退款多久能到账
+        # 这里暂时查询不到，麻烦您问下客服" no longer judged (582 and 166 before; neither answer was flagged)
+        ("zh", "grounded", "not faulted"): 594, ("zh", "grounded", "faulted"): 169, ("zh", "grounded", "refused"): 1,
         ("zh", "grounded", "answer a hallucination"): 65,
     })
     # held out (*-q34*: a nineteenth writer's month of a regional electronics shop's ordinary traffic, customers in Hong
@@ -400,17 +419,16 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     # hallucinations (5 English); at claims.v11 (Chinese read in Simplified, designed without this set) the same 41 and
     # 6, 3 fewer Chinese refusals with a faulted claim, and one more unsupported Chinese partial flagged. Most misses:
     # a deferral whose subject is the matter ("Whether your particular tablet qualifies, our returns team will need to
-    # confirm"; "X is something I'd have to leave to our team"), read as an unsupported claim
+    # confirm"; "X is something I'd have to leave to our team"), read as an unsupported claim. After its reading
+    # (scorers/deferrals.py: the matter left to someone else, a gap in what the speaker has; a topic left to someone
+    # else in Chinese, 先不作答复, 无从确认, 唔方便答你, 没涉及到): 60 of 60 recognised, none judged a hallucination, no
+    # supported partial flagged (13 frozen); the two unsupported Chinese partials not flagged as frozen. READ since
+    # (folded into refusals_dev.jsonl, ids kept): it awaits the next blind set.
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 25, ("en", "refusal", "faulted"): 3, ("en", "refusal", "not faulted"): 2,
-        ("en", "refusal", "a hallucination"): 5,
-        ("zh", "refusal", "recognised"): 16, ("zh", "refusal", "faulted"): 8, ("zh", "refusal", "not faulted"): 6,
-        ("zh", "refusal", "a hallucination"): 1,
+        ("en", "refusal", "recognised"): 30, ("zh", "refusal", "recognised"): 30,
         ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
         ("en", "hallucination", "answer a hallucination"): 15,
-        ("en", "grounded", "not faulted"): 4, ("en", "grounded", "faulted"): 11,
-        ("en", "grounded", "answer a hallucination"): 11,
+        ("en", "grounded", "not faulted"): 15,
         ("zh", "hallucination", "faulted"): 15, ("zh", "hallucination", "answer a hallucination"): 13,
-        ("zh", "grounded", "not faulted"): 4, ("zh", "grounded", "faulted"): 11,
-        ("zh", "grounded", "answer a hallucination"): 2,
+        ("zh", "grounded", "not faulted"): 10, ("zh", "grounded", "faulted"): 5,
     })
