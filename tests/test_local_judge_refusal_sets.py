@@ -314,7 +314,7 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     electronics shop's ordinary traffic from its deployed assistant; 51 of 60 recognised), then read. The fifty-second,
     ids *-q34*: written blind after the fifty-first froze it (a month of a regional electronics shop's ordinary traffic,
     Chinese in Simplified and Traditional characters and Cantonese; 41 of 60 recognised), then read.
-    refusals_heldout.jsonl holds *-q34* too, read: it awaits the next blind set. None of
+    refusals_heldout.jsonl, ids *-q35*: written blind after the fifty-second's reading froze it, measured once. None of
     the answers is a phrasing of the fallback catalogue (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
@@ -412,23 +412,22 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         ("zh", "grounded", "not faulted"): 594, ("zh", "grounded", "faulted"): 169, ("zh", "grounded", "refused"): 1,
         ("zh", "grounded", "answer a hallucination"): 65,
     })
-    # held out (*-q34*: a nineteenth writer's month of a regional electronics shop's ordinary traffic, customers in Hong
-    # Kong, Taiwan, Singapore, Malaysia, the mainland, the UK and the US; Chinese answers in Simplified or Traditional
-    # characters, some Cantonese, English in regional registers), measured once with the recogniser frozen after
-    # *-q33*'s reading: at 04ef066 (claims.v10) 41 of 60 refusals recognised (25 English, 16 Chinese), 6 judged
-    # hallucinations (5 English); at claims.v11 (Chinese read in Simplified, designed without this set) the same 41 and
-    # 6, 3 fewer Chinese refusals with a faulted claim, and one more unsupported Chinese partial flagged. Most misses:
-    # a deferral whose subject is the matter ("Whether your particular tablet qualifies, our returns team will need to
-    # confirm"; "X is something I'd have to leave to our team"), read as an unsupported claim. After its reading
-    # (scorers/deferrals.py: the matter left to someone else, a gap in what the speaker has; a topic left to someone
-    # else in Chinese, 先不作答复, 无从确认, 唔方便答你, 没涉及到): 60 of 60 recognised, none judged a hallucination, no
-    # supported partial flagged (13 frozen); the two unsupported Chinese partials not flagged as frozen. READ since
-    # (folded into refusals_dev.jsonl, ids kept): it awaits the next blind set.
+    # held out (*-q35*: a twentieth writer's quarter of one electronics retailer's five assistants: a terse voice
+    # assistant, a verbose one that restates the question and adds caveats, one told to answer only from its documents
+    # and saying so, a multilingual one mixing English phrases into Chinese, a formal one for business customers),
+    # measured once with the recogniser frozen after *-q34*'s reading: 31 of 60 refusals recognised (15 English, 16
+    # Chinese), 18 judged hallucinations (15 English). Most English misses speak of the assistant's own documents
+    # ("The excerpts I was given do touch on shipping, but I'd rather not quote a threshold from them", "My context only
+    # describes resetting a password"), or hand over in a few words ("Store hours? Best to ring the Berlin store")
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 30, ("zh", "refusal", "recognised"): 30,
-        ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
-        ("en", "hallucination", "answer a hallucination"): 15,
-        ("en", "grounded", "not faulted"): 15,
+        ("en", "refusal", "recognised"): 15, ("en", "refusal", "faulted"): 9, ("en", "refusal", "not faulted"): 6,
+        ("en", "refusal", "a hallucination"): 15,
+        ("zh", "refusal", "recognised"): 16, ("zh", "refusal", "faulted"): 13, ("zh", "refusal", "not faulted"): 1,
+        ("zh", "refusal", "a hallucination"): 3,
+        ("en", "hallucination", "faulted"): 15, ("en", "hallucination", "answer a hallucination"): 14,
+        ("en", "grounded", "not faulted"): 8, ("en", "grounded", "faulted"): 7,
+        ("en", "grounded", "answer a hallucination"): 8,
         ("zh", "hallucination", "faulted"): 15, ("zh", "hallucination", "answer a hallucination"): 13,
-        ("zh", "grounded", "not faulted"): 10, ("zh", "grounded", "faulted"): 5,
+        ("zh", "grounded", "not faulted"): 8, ("zh", "grounded", "faulted"): 7,
+        ("zh", "grounded", "answer a hallucination"): 4,
     })
