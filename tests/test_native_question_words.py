@@ -1,5 +1,6 @@
 """The crate's scan of a question's words (native/src/clause.rs, question_words) against the pattern it replaced,
-run by Python's re: question_terms and question_shared read the same words."""
+run by Python's re: question_terms and question_shared read the same words, each CJK character in its Simplified
+form (scorers/cjk_simplified.py: U+F900 豈 is read as 岂)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import re
 
 from ragpulse._native import stem_words
 from ragpulse.scorers import text
+from ragpulse.scorers.cjk_simplified import SIMPLIFIED
 from ragpulse.scorers.text import CJK, CJK_FUNCTION, question_shared, question_terms
 
 _QUESTION_WORD = re.compile(rf"[a-z0-9]+(?:['’][a-z]+)*|[{CJK}]+")
@@ -21,7 +23,7 @@ def _reference(question: str) -> frozenset[str]:
     terms: set[str] = set()
     for token in _QUESTION_WORD.findall(question.lower()):
         if token[0] > "\u33ff":
-            terms.update(c for c in token if c not in CJK_FUNCTION)
+            terms.update(c for c in (SIMPLIFIED.get(c, c) for c in token) if c not in CJK_FUNCTION)
         elif token not in text._QUESTION_STOPWORDS:
             terms.add(stem_words([token])[0])
     return frozenset(terms)
