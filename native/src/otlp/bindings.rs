@@ -179,6 +179,7 @@ fn gathered<'r, 'py>(
         }
     }
     let chunk = filter.and_then(|filter| filter.chunk.as_ref()).map(|chunk| chunk.bind(py));
+    let keywords = PyTuple::new(py, [intern!(py, "text"), intern!(py, "id"), intern!(py, "score")])?;
     let by_family = PyDict::new(py);
     for (family, found) in families.iter().zip(documents) {
         if found.is_empty() {
@@ -186,7 +187,7 @@ fn gathered<'r, 'py>(
         }
         let list = match chunk {
             Some(chunk) if found.values().all(|fields| plain(fields)) => {
-                let made = found.values().map(|fields| made_chunk(names, chunk, fields)).collect::<PyResult<Vec<_>>>()?;
+                let made = found.values().map(|fields| made_chunk(names, chunk, &keywords, fields)).collect::<PyResult<Vec<_>>>()?;
                 PyList::new(py, made)?
             }
             _ => {
@@ -223,30 +224,36 @@ fn plain(fields: &Fields) -> bool {
 }
 
 /// A plain document's chunk: chunk(text=, id=, score=) as documents.py's reading makes it (an integer id as its
-/// decimal text, an integer score as the nearest double, as Python's str() and float() give them).
+/// decimal text, an integer score as the nearest double, as Python's str() and float() give them; None when absent,
+/// the chunk's default). `keywords`: the tuple ("text", "id", "score"), the call's keyword names (no dict a chunk).
 fn made_chunk<'r, 'py>(
-    names: &mut Names<'r, 'py>, chunk: &Bound<'py, PyAny>, fields: &Fields<'r>,
+    names: &mut Names<'r, 'py>, chunk: &Bound<'py, PyAny>, keywords: &Bound<'py, PyTuple>, fields: &Fields<'r>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = names.py;
-    let keywords = PyDict::new(py);
+    let mut values: [Bound<'py, PyAny>; 3] = [py.None().into_bound(py), py.None().into_bound(py), py.None().into_bound(py)];
     for (name, value) in fields {
-        let keyword = match *name {
-            "content" => intern!(py, "text"),
-            "id" => intern!(py, "id"),
-            "score" => intern!(py, "score"),
+        let slot = match *name {
+            "content" => 0,
+            "id" => 1,
+            "score" => 2,
             _ => continue,
         };
-        let made = match value {
+        values[slot] = match value {
             otlp::Value::Str(_) => names.document_value(value)?,
-            otlp::Value::Int(number) if *name == "id" => PyString::new(py, &number.to_string()).into_any(),
+            otlp::Value::Int(number) if slot == 1 => PyString::new(py, &number.to_string()).into_any(),
             // i64 to f64 rounds to the nearest, ties to even, as float(int) does
             otlp::Value::Int(number) => PyFloat::new(py, *number as f64).into_any(),
             otlp::Value::Double(number) => PyFloat::new(py, *number).into_any(),
-            _ => continue, // absent (an empty value): the chunk's default, None
+            _ => continue, // an empty value: None
         };
-        keywords.set_item(keyword, made)?;
     }
-    chunk.call((), Some(&keywords))
+    let arguments = values.each_ref().map(Bound::as_ptr);
+    // SAFETY: three borrowed arguments, alive in `values` for the call, named by the three strings of `keywords`;
+    // the result is a new reference or NULL with an exception set.
+    unsafe {
+        let made = pyo3::ffi::PyObject_Vectorcall(chunk.as_ptr(), arguments.as_ptr(), 0, keywords.as_ptr());
+        Bound::from_owned_ptr_or_err(py, made)
+    }
 }
 
 fn hex(bytes: &[u8]) -> String {
