@@ -113,7 +113,7 @@ def test_the_otlp_decoders_cache_of_document_texts_shares_them_across_requests_w
 
     def contents(texts: TextCache) -> list[str]:
         [retriever] = [span for span in decode_protobuf(body, texts=texts).spans if span.documents]
-        return [document["content"] for document in retriever.documents["retrieval.documents"]]  # type: ignore[index]
+        return [chunk.text for chunk in retriever.documents["retrieval.documents"]]  # type: ignore[union-attr]
 
     wide = TextCache(100, 1 << 20, evicted)
     first, again = contents(wide), contents(wide)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from operator import attrgetter
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
@@ -102,9 +102,9 @@ def _ids_from_output(span: Span, chunks: list[Chunk]) -> list[Chunk]:
     return matched
 
 
-def _document_fields(span: Span, family: str) -> list[dict[str, Any]]:
-    """A family's documents, each its fields by name, in index order: as the decoder gathered them, else from the flat
-    keys (a span made otherwise, or a key spelt another way, e.g. index 007)."""
+def _document_fields(span: Span, family: str) -> list[dict[str, Any]] | list[Chunk]:
+    """A family's documents, each its fields by name, in index order: as the decoder gathered them (or the chunks it
+    made of them), else from the flat keys (a span made otherwise, or a key spelt another way, e.g. index 007)."""
     if span.documents is not None:
         return span.documents.get(family, [])
     fields: dict[int, dict[str, Any]] = {}
@@ -116,8 +116,13 @@ def _document_fields(span: Span, family: str) -> list[dict[str, Any]]:
 
 
 def _documents(span: Span, family: str) -> list[Chunk]:
+    documents = _document_fields(span, family)
+    if documents and type(documents[0]) is Chunk:
+        # The decoder made them, the family's documents all plain (native/src/otlp/bindings.rs), as the loop below
+        # would: the span's own, read by its trace's one mapping.
+        return list(documents)  # type: ignore[arg-type]
     chunks = []
-    for doc in _document_fields(span, family):
+    for doc in cast("list[dict[str, Any]]", documents):
         metadata = doc.get("metadata")
         source = None
         if metadata is not None:

@@ -12,6 +12,7 @@ Resource and event attributes are kept whole (one resource per request; events a
 from __future__ import annotations
 
 from ragpulse._native import KeyFilter
+from ragpulse.collector.events import Chunk
 from ragpulse.sources.otlp.role_rules import ROLE_RULES
 
 EXACT_KEYS = frozenset({
@@ -35,9 +36,10 @@ PEER_KEYS = frozenset({"peer.service", "url.full", "http.url"})
 
 
 def key_filter(route_attribute: str | None = None) -> KeyFilter:
-    """The mapping's keys, and the configured otlp.route_attribute; the spans made with it know their roles."""
+    """The mapping's keys, and the configured otlp.route_attribute; the spans made with it know their roles, and their
+    plain documents come as chunks (documents.py)."""
     return KeyFilter(EXACT_KEYS | PEER_KEYS | ({route_attribute} if route_attribute else set()), list(KEY_PREFIXES),
-                     list(DOCUMENT_FAMILIES), ROLE_RULES)
+                     list(DOCUMENT_FAMILIES), ROLE_RULES, Chunk)
 
 
 MAPPED_KEYS = key_filter()

@@ -13,6 +13,7 @@ from google.protobuf import json_format
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from ragpulse._native import KeyFilter, TextCache, decode_otlp_json, decode_otlp_traces
+from ragpulse.collector.events import Chunk
 from ragpulse.errors import EventError, RejectReason
 from ragpulse.sources.otlp import surrogates
 from ragpulse.sources.otlp.keys import MAPPED_KEYS
@@ -47,9 +48,10 @@ class Span:
     status_code: int = 0  # OTLP StatusCode: 2 ERROR marks a failed call or run (mapping.py's failed runs)
     status_message: str = ""
     # OpenInference's flat document keys (retrieval.documents.N.document.FIELD), gathered by the decoder and left out
-    # of `attributes`: {family: [{field: value}, ...] in index order} (keys.py's DOCUMENT_FAMILIES; documents.py).
+    # of `attributes`: {family: [{field: value}, ...] in index order} (keys.py's DOCUMENT_FAMILIES; documents.py), or
+    # the family's chunks when the key filter names the Chunk type and every document of it is plain (bindings.rs).
     # None: not gathered (no such keys, a span not from the decoder, or a key spelt otherwise): they are attributes.
-    documents: dict[str, list[dict[str, Any]]] | None = None
+    documents: dict[str, list[dict[str, Any]] | list[Chunk]] | None = None
 
     @property
     def duration_seconds(self) -> float:

@@ -3,7 +3,7 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
-use pyo3::IntoPyObject;
+use pyo3::{intern, IntoPyObject};
 use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, HashSet};
 
@@ -92,23 +92,30 @@ pub struct KeyFilter {
     exact_documents: bool,
     /// The mapping's rules of what a span is: with them, each span is made with its roles (a 13th argument).
     roles: Option<Py<RoleRules>>,
+    /// The type a family's plain documents are made as (collector/events.py's Chunk; see `plain`), when given.
+    chunk: Option<Py<PyAny>>,
 }
 
 #[pymethods]
 impl KeyFilter {
     #[new]
-    #[pyo3(signature = (exact, prefixes, documents = None, roles = None))]
+    #[pyo3(signature = (exact, prefixes, documents = None, roles = None, chunk = None))]
     fn new(
         exact: HashSet<String>, prefixes: Vec<String>, documents: Option<Vec<String>>, roles: Option<Py<RoleRules>>,
+        chunk: Option<Py<PyAny>>,
     ) -> Self {
         let documents = documents.unwrap_or_default();
         let exact_documents = exact.iter().any(|key| !matches!(document_key(key, &documents), DocumentKey::Other));
-        KeyFilter { exact, prefixes, documents, exact_documents, roles }
+        KeyFilter { exact, prefixes, documents, exact_documents, roles, chunk }
     }
 
     fn keeps(&self, key: &str) -> bool {
-        self.exact.contains(key) || self.prefixes.iter().any(|prefix| key.starts_with(prefix.as_str()))
+        keeps(&self.exact, &self.prefixes, key)
     }
+}
+
+fn keeps(exact: &HashSet<String>, prefixes: &[String], key: &str) -> bool {
+    exact.contains(key) || prefixes.iter().any(|prefix| key.starts_with(prefix.as_str()))
 }
 
 /// What a span attribute key is to the document families: `Other` (no family's `{family}.`), `Document` (family,
@@ -157,22 +164,96 @@ fn gathered<'r, 'py>(
         return Ok((attributes_to_py(names, pairs)?, None));
     }
     let attributes = PyDict::new(py);
-    let mut documents: Vec<BTreeMap<u32, Bound<'py, PyDict>>> = families.iter().map(|_| BTreeMap::new()).collect();
+    let mut documents: Vec<BTreeMap<u32, Fields<'r>>> = families.iter().map(|_| BTreeMap::new()).collect();
     for (kind, (key, value)) in keys.iter().zip(pairs) {
         match kind {
-            // a key given twice: the last value wins, as in the attributes
-            DocumentKey::Document(family, index, field) => documents[*family].entry(*index)
-                .or_insert_with(|| PyDict::new(py)).set_item(names.get(field), names.document_value(value)?)?,
+            DocumentKey::Document(family, index, field) => {
+                let fields = documents[*family].entry(*index).or_default();
+                // a key given twice: the last value wins, in the first one's place, as in a dict
+                match fields.iter_mut().find(|(name, _)| name == field) {
+                    Some(slot) => slot.1 = value,
+                    None => fields.push((field, value)),
+                }
+            }
             _ => attributes.set_item(names.get(key), value_to_py(names, value)?)?,
         }
     }
+    let chunk = filter.and_then(|filter| filter.chunk.as_ref()).map(|chunk| chunk.bind(py));
+    let keywords = PyTuple::new(py, [intern!(py, "text"), intern!(py, "id"), intern!(py, "score")])?;
     let by_family = PyDict::new(py);
     for (family, found) in families.iter().zip(documents) {
-        if !found.is_empty() {
-            by_family.set_item(family, PyList::new(py, found.into_values())?)?;
+        if found.is_empty() {
+            continue;
         }
+        let list = match chunk {
+            Some(chunk) if found.values().all(|fields| plain(fields)) => {
+                let made = found.values().map(|fields| made_chunk(names, chunk, &keywords, fields)).collect::<PyResult<Vec<_>>>()?;
+                PyList::new(py, made)?
+            }
+            _ => {
+                let made = found.values().map(|fields| {
+                    let document = PyDict::new(py);
+                    for (field, value) in fields {
+                        document.set_item(names.get(field), names.document_value(value)?)?;
+                    }
+                    Ok(document)
+                });
+                PyList::new(py, made.collect::<PyResult<Vec<_>>>()?)?
+            }
+        };
+        by_family.set_item(family, list)?;
     }
     Ok((attributes, Some(by_family)))
+}
+
+/// A gathered document's fields, (name, value) in the order first given.
+type Fields<'r> = Vec<(&'r str, &'r otlp::Value<'r>)>;
+
+/// Whether a document's chunk is made here: its content text, its id text or an integer, its score a number, each
+/// or absent, and no metadata (its source is read from JSON by sources/otlp/documents.py). These are the values
+/// whose conversions (`text_value`, `float_value`) are exact to make here; a family with any other document is
+/// handed over as fields, for the Python reading. Other fields no rule reads.
+fn plain(fields: &Fields) -> bool {
+    fields.iter().all(|(name, value)| match *name {
+        "content" => matches!(value, otlp::Value::Str(_) | otlp::Value::Empty),
+        "id" => matches!(value, otlp::Value::Str(_) | otlp::Value::Int(_) | otlp::Value::Empty),
+        "score" => matches!(value, otlp::Value::Double(_) | otlp::Value::Int(_) | otlp::Value::Empty),
+        "metadata" => matches!(value, otlp::Value::Empty),
+        _ => true,
+    })
+}
+
+/// A plain document's chunk: chunk(text=, id=, score=) as documents.py's reading makes it (an integer id as its
+/// decimal text, an integer score as the nearest double, as Python's str() and float() give them; None when absent,
+/// the chunk's default). `keywords`: the tuple ("text", "id", "score"), the call's keyword names (no dict a chunk).
+fn made_chunk<'r, 'py>(
+    names: &mut Names<'r, 'py>, chunk: &Bound<'py, PyAny>, keywords: &Bound<'py, PyTuple>, fields: &Fields<'r>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = names.py;
+    let mut values: [Bound<'py, PyAny>; 3] = [py.None().into_bound(py), py.None().into_bound(py), py.None().into_bound(py)];
+    for (name, value) in fields {
+        let slot = match *name {
+            "content" => 0,
+            "id" => 1,
+            "score" => 2,
+            _ => continue,
+        };
+        values[slot] = match value {
+            otlp::Value::Str(_) => names.document_value(value)?,
+            otlp::Value::Int(number) if slot == 1 => PyString::new(py, &number.to_string()).into_any(),
+            // i64 to f64 rounds to the nearest, ties to even, as float(int) does
+            otlp::Value::Int(number) => PyFloat::new(py, *number as f64).into_any(),
+            otlp::Value::Double(number) => PyFloat::new(py, *number).into_any(),
+            _ => continue, // an empty value: None
+        };
+    }
+    let arguments = values.each_ref().map(Bound::as_ptr);
+    // SAFETY: three borrowed arguments, alive in `values` for the call, named by the three strings of `keywords`;
+    // the result is a new reference or NULL with an exception set.
+    unsafe {
+        let made = pyo3::ffi::PyObject_Vectorcall(chunk.as_ptr(), arguments.as_ptr(), 0, keywords.as_ptr());
+        Bound::from_owned_ptr_or_err(py, made)
+    }
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -233,7 +314,9 @@ fn records<'py>(
 ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>)> {
     let filter: Option<&KeyFilter> = keys.as_ref().map(|keys| keys.get());
     let rules: Option<&RoleRules> = filter.and_then(|filter| filter.roles.as_ref()).map(|rules| rules.get());
-    let keep = move |key: &str| filter.is_none_or(|filter| filter.keeps(key));
+    // Only the key sets cross into the parse (the chunk type, a Python object, is not unwind safe).
+    let kept = filter.map(|filter| (&filter.exact, &filter.prefixes));
+    let keep = move |key: &str| kept.is_none_or(|(exact, prefixes)| keeps(exact, prefixes, key));
     let parse = move || std::panic::catch_unwind(|| otlp::decode(bytes, &keep));
     let parsed = if bytes.len() >= DETACH_FROM_BYTES { py.detach(parse) } else { parse() };
     let request = match parsed {
