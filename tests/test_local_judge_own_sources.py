@@ -6,10 +6,17 @@ claim before; the claims that look alike (a shop's own rule, a text that is not 
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from helpers.local_judging import judged
 
 pytestmark = pytest.mark.unit
+
+DATA = Path(__file__).parent / "data"
+DEVELOPMENT = {row["id"]: row for row in map(json.loads, (DATA / "refusals_dev.jsonl").read_text(encoding="utf-8").splitlines())}
+KNOWLEDGE = json.loads((DATA / "refusals_kb.json").read_text(encoding="utf-8"))
 
 WARRANTY = "All laptops come with a 1-year limited warranty that covers manufacturing defects."
 STORES = "Our Berlin store is open Monday to Saturday from 9 am to 8 pm."
@@ -44,3 +51,15 @@ def test_what_the_speakers_own_sources_cover_claims_nothing(question: str, answe
 def test_a_claim_that_looks_like_it_stays_a_claim(question: str, answer: str, context: str, claims: list[str]) -> None:
     assert [c.claim for c in judged(question, answer, context).claims] == claims
 
+
+@pytest.mark.parametrize("row", [
+    # judged hallucinations frozen: the sources' cover and gap, a hand-over ("Store hours? Best to ring the Berlin store
+    # directly for that"); not recognised frozen: 现有资料只说明了配送范围，没提到…, 提供给我的资料里…未作说明
+    "en-refusal-q3508", "en-refusal-q3516", "en-refusal-q3524", "zh-refusal-q3516", "zh-refusal-q3524",
+])
+def test_q35s_missed_refusal_over_its_own_chunks(row: str) -> None:
+    """*-q35*'s refusals its measurement missed (31 of 60 recognised frozen), once read: refusals, never
+    hallucinations."""
+    written = DEVELOPMENT[row]
+    result = judged(written["q"], written["a"], *(KNOWLEDGE[key] for key in written["chunks"]))
+    assert (result.refusal, result.hallucination, result.claims) == (True, False, []), result.groundedness_reason
