@@ -30,6 +30,10 @@ _SPEAKER_DEFERS = (
     rf"\bi(?:['’]d|\s+would)\s+rather\s+(?:let|have)\s+{_SOMEONE}\b",
     r"\bi(?:['’]d|\s+would|['’]ll|\s+will)\s+(?:have|need)\s+to\s+(?:double[-\s]?check|check|confirm|verify)\s+(?:that\s+|this\s+|it\s+)?"
     rf"with\s+{_SOMEONE}\b",
+    # a hand-over in a few words: "Let me pass you to a specialist for that", "Best to ring the Berlin store directly"
+    rf"\blet\s+me\s+(?:pass|transfer|put|hand|connect|forward)\s+you\s+(?:over\s+|through\s+)?(?:to|with)\s+{_SOMEONE}\b",
+    rf"^\W*(?:it['’]?s\s+|you['’]?d\s+)?(?:best|better)\s+(?:off\s+)?(?:to\s+)?(?:ring|call|phone|contact|ask|email|"
+    rf"check\s+with|speak\s+(?:to|with)|talk\s+to)\s+{_SOMEONE}\b",
     # a gap in what the speaker has ("are a gap in what I've got", "a blind spot in my notes")
     r"\b(?:is|are)\s+(?:a|an)\s+(?:\w+\s+)?(?:gap|hole|blind\s+spot)\s+in\s+(?:what\s+(?:i|we)\b|my\b|our\s+(?:notes|info|"
     r"information|records|guides?|references?)\b)",
@@ -56,7 +60,7 @@ _WORDS = frozenset("team desk department colleague colleagues specialist special
                    "adviser advisers representative representatives people folks person someone somebody human centre "
                    "center support store helpdesk helpline hotline service office gap hole blind".split())
 _PHRASES = ("i'd", "i’d", "i'll", "i’ll", "i would", "i will", "gap in", "hole in", "blind spot", "need to", "have to",
-            "kindly", "please")
+            "kindly", "please", "let me", "best", "better")
 _WORD_GATE = WordGate(sorted(_WORDS), "".join(chr(code) for code in range(128) if not chr(code).isalnum()))
 
 

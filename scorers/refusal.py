@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from ragpulse._native import WordGate
 from ragpulse.scorers import refusal_zh as zh
 from ragpulse.scorers.deferrals import deferral, leaves_a_topic, left_to_others, may_defer, resumed
+from ragpulse.scorers.own_sources import THIS_POINT, of_own_sources
 from ragpulse.scorers.answer_form import as_said, claim_text, in_own_words, unformed
 from ragpulse.scorers.declines import PRESUPPOSED_LEAD, cued, letter_runs
 from ragpulse.scorers.refusal_words import (BE, BE_NOT, HEDGE, HELD, INFO, KNOW, LEAD, MODIFIERS, NOT, SAY,
@@ -363,8 +364,9 @@ def _en_opening_only(text: str) -> bool:
 
 def _referral(text: str) -> bool:
     """"Please contact our support team", 建议您咨询人工客服: a referral without a number of its own."""
-    pattern = zh.REFERRAL if _CJK.search(text) else _EN_REFERRAL
-    return pattern.match(text) is not None and not clause(text).quantities
+    if _CJK.search(text):  # 这一点建议您咨询物流客服: "this point", no number
+        return zh.REFERRAL.match(text := THIS_POINT.sub("这", text)) is not None and not clause(text).quantities
+    return _EN_REFERRAL.match(text) is not None and not clause(text).quantities
 
 
 def _sentences(answer: str) -> list[tuple[str, bool]]:
@@ -400,7 +402,7 @@ def _read(answer: str, refusing: Sequence[tuple[int, int]]) -> Reading:
         return Reading(claims, [False] * len(claims), [])
     written, answer = answer, as_said(answer)  # without <think>…</think>, "um", "I'm I'm" (one for one)
     kinds: list[tuple[str, str]] = []  # (kind, text): claim, maybe, refusal, question, referral, topic
-    cursor, defers = 0, may_defer(answer.lower())  # whether to read its clauses for a deferral (scorers/deferrals.py)
+    cursor, defers, sourced = 0, may_defer(answer.lower()), False  # a deferral read (deferrals.py); sources named
     for sentence, asks in _sentences(answer):
         parts, handed_at = clauses(sentence), -1
         for index, part in enumerate(parts):
@@ -419,6 +421,9 @@ def _read(answer: str, refusing: Sequence[tuple[int, int]]) -> Reading:
                 kinds.append(("refusal", part))
             elif asks:
                 kinds.append(("question", part))
+            elif kind := of_own_sources(part, sourced):  # what the speaker's sources cover or leave out (own_sources.py)
+                kinds.append((kind, part))
+                sourced = True
             elif _referral(part):
                 kinds.append(("referral", part))
             elif _CJK.search(part) and zh.TOPIC.search(part) and index + 1 < len(parts) and (

@@ -244,7 +244,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: fifty-two batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: fifty-three batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -313,8 +313,10 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     recognised), then read. The fifty-first, ids *-q33*: written blind after the fiftieth froze it (a month of an online
     electronics shop's ordinary traffic from its deployed assistant; 51 of 60 recognised), then read. The fifty-second,
     ids *-q34*: written blind after the fifty-first froze it (a month of a regional electronics shop's ordinary traffic,
-    Chinese in Simplified and Traditional characters and Cantonese; 41 of 60 recognised), then read.
-    refusals_heldout.jsonl, ids *-q35*: written blind after the fifty-second's reading froze it, measured once. None of
+    Chinese in Simplified and Traditional characters and Cantonese; 41 of 60 recognised), then read. The fifty-third,
+    ids *-q35*: written blind after the fifty-second froze it (a quarter of one electronics retailer's five assistants:
+    terse, verbose, strict about its documents, mixing English into Chinese, formal; 31 of 60 recognised), then read.
+    refusals_heldout.jsonl holds *-q35* too, read: it awaits the next blind set. None of
     the answers is a phrasing of the fallback catalogue (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
@@ -330,10 +332,14 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # that "can take care of it", "… sounds convenient, but": tests/test_local_judge_topics.py); *-q34*'s reading
         # recognises en-refusal-q2717 ("I'll pass the postage question to a colleague …": the speaker's deferral,
         # scorers/deferrals.py); *-q34*'s 30 all recognised after its reading (25 frozen: tests/test_local_judge_deferrals.py)
-        ("en", "refusal", "recognised"): 1483, ("en", "refusal", "not faulted"): 17,
+        # *-q35*'s reading: 18 of its 30 recognised (15 frozen: tests/test_local_judge_own_sources.py; 1483 before)
+        ("en", "refusal", "recognised"): 1501, ("en", "refusal", "not faulted"): 23,
         # Scots ("I'm no' allowed tae …"), *-q18*'s "only have info on one location and it's not in Ireland", *-q20*'s "The
         # warranty info I have access to is only for laptops" (43 and 59 before *-q34*'s reading: en-refusal-q2717)
-        ("en", "refusal", "faulted"): 42, ("en", "refusal", "a hallucination"): 58, ("zh", "refusal", "recognised"): 1454,
+        # *-q35*'s 30 (42, 17, 58 before): 7 faulted, 5 not, 12 hallucinations after its reading (9, 6, 15 frozen); *-q26*'s
+        # en-refusal-q2617's "Let me put you through to someone on the shipping team" no longer a faulted claim (a
+        # hand-over, scorers/deferrals.py), its answer still flagged by the model
+        ("en", "refusal", "faulted"): 48, ("en", "refusal", "a hallucination"): 70, ("zh", "refusal", "recognised"): 1472,
         # 不敢 confirm, 不敢 promise, "answer: 无" (an English word in a Chinese clause is read as a name the question
         # lacks), Shanghainese (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a
         # referral with its topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理); *-q20*'s advice beside the
@@ -348,7 +354,9 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # *-q34*'s reading: a topic left to someone else in the next clause recognises *-q26*'s zh-refusal-q2606, q2608,
         # q2616 and q2619 (关于发票抬头重开一事，已转交财务组处理; 跨境配送相关的政策，按规定要由人工客服来答复): 1420 and 63 before);
         # *-q34*'s 30 all recognised after its reading (1424 before; 16 frozen)
-        ("zh", "refusal", "faulted"): 59, ("zh", "refusal", "not faulted"): 8, ("zh", "refusal", "a hallucination"): 26,
+        # *-q35*'s 30 after its reading (1454, 59, 8, 26 before): 18 recognised (16 frozen: 现有资料只说明了配送范围，没提到…,
+        # 提供给我的资料里…未作说明), 11 faulted, 1 not, 2 hallucinations (13, 1, 3 frozen)
+        ("zh", "refusal", "faulted"): 70, ("zh", "refusal", "not faulted"): 9, ("zh", "refusal", "a hallucination"): 28,
         # *-q28*'s 15 added (550, 125, 612 before); *-q29*'s 15 (564, 126, 627 before); *-q30*'s 15 (578, 127, 641
         # before; its 15 as measured: a sign-off's or a queue's reading moves none); *-q31*'s 15 (592, 128, 655 before;
         # 12, 3, 13 after its reading, 13, 2, 14 measured: "I don't have UK-specific transit times" is a refusal since, no
@@ -361,8 +369,9 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # deferral, and "whatever's left after that turns into store credit automatically", which shares no term with
         # the question or the chunk, then read as said around it: its answer no longer flagged (627, 138, 692 before);
         # *-q34*'s 15 (626, 139, 691 before; 14, 1, 15 as measured, its reading moves none)
-        ("en", "hallucination", "faulted"): 640, ("en", "hallucination", "not faulted"): 140,
-        ("en", "hallucination", "answer a hallucination"): 706,
+        # *-q35*'s 15 (640, 140, 706 before; 15, 0, 14 as measured, its reading moves none)
+        ("en", "hallucination", "faulted"): 655, ("en", "hallucination", "not faulted"): 140,
+        ("en", "hallucination", "answer a hallucination"): 720,
         # *-q28*'s reading: 518 and 146 before it (and *-q28*'s 15 added); an agent's "[tool] …" lines and "@customer
         # Exceptions aren't mine to make" are no claims; *-q29*'s 15 added (529 and 150 before); *-q30*'s 15 (540 and 154
         # before; a list's "- Visa" is no signature's "– ShopCare": *-q5*'s list stays judged); *-q31*'s reading: *-q11*'s
@@ -373,7 +382,8 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # grounded partials ("Klarna and Afterpay I'll have to leave to the payments team", "Japan I'll leave to the
         # shipping team to confirm") no longer faulted claims (587 and 167 before); *-q34*'s 15 (592 and 162 before),
         # none faulted after its reading (4 and 11 frozen: the deferral its one faulted claim)
-        ("en", "grounded", "not faulted"): 607, ("en", "grounded", "faulted"): 162,
+        # *-q35*'s 15 (607 and 162 before; 8 and 7 as measured, its reading moves none)
+        ("en", "grounded", "not faulted"): 615, ("en", "grounded", "faulted"): 169,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk; two of *-q16*'s run-on transcripts ("okay so er it's a hundred points
@@ -385,7 +395,8 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # 437 before local_judge.v5 (one answer at p 0.832, v4's cut 0.831); 436 before *-q32*'s; 439 before *-q33*'s;
         # 443 before *-q34*'s reading (4 of the 5 answers above no longer flagged; en-partial-q1905 still is, by the model);
         # *-q34*'s 15 add none (11 flagged frozen)
-        ("en", "grounded", "answer a hallucination"): 439,
+        # *-q35*'s 15 add 8 (8 flagged frozen: its reading moves none)
+        ("en", "grounded", "answer a hallucination"): 447,
         # *-q28*'s 15 and 15 added (550, 111, 477; 502, 156, 54 before); *-q29*'s 15 and 15 (564, 112, 489; 511, 162, 55
         # before), and *-q27*'s voice transcript's header "热线录音转写 #H7702" no longer a faulted claim of a grounded
         # answer (a reference's digits), nor the answer a hallucination; *-q30*'s 15 and 15 (578, 113, 501; 523, 165, 57
@@ -405,12 +416,14 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # hallucinations
         # *-q34*'s 15 and 15 after its reading (642, 108, 583; 584, 164, 65 before): its unsupported partials as measured
         # (15 faulted, 13 flagged), its supported ones 10 not faulted, 5 faulted and none flagged (4, 11 and 2 frozen)
-        ("zh", "hallucination", "faulted"): 657, ("zh", "hallucination", "not faulted"): 108,
-        ("zh", "hallucination", "refused"): 1, ("zh", "hallucination", "answer a hallucination"): 596,
+        # *-q35*'s 15 and 15 as measured (657, 108, 596; 594, 169, 65 before): 15 faulted, 13 flagged; 8 not faulted, 7
+        # faulted, 4 flagged (its reading moves none)
+        ("zh", "hallucination", "faulted"): 672, ("zh", "hallucination", "not faulted"): 108,
+        ("zh", "hallucination", "refused"): 1, ("zh", "hallucination", "answer a hallucination"): 609,
         # *-q34*'s reading: zh-partial-y006's "花呗：暂不清楚是否支持，建议咨询人工客服" and zh-partial-q1002's "退款多久能到账
         # 这里暂时查询不到，麻烦您问下客服" no longer judged (582 and 166 before; neither answer was flagged)
-        ("zh", "grounded", "not faulted"): 594, ("zh", "grounded", "faulted"): 169, ("zh", "grounded", "refused"): 1,
-        ("zh", "grounded", "answer a hallucination"): 65,
+        ("zh", "grounded", "not faulted"): 602, ("zh", "grounded", "faulted"): 176, ("zh", "grounded", "refused"): 1,
+        ("zh", "grounded", "answer a hallucination"): 69,
     })
     # held out (*-q35*: a twentieth writer's quarter of one electronics retailer's five assistants: a terse voice
     # assistant, a verbose one that restates the question and adds caveats, one told to answer only from its documents
@@ -418,12 +431,16 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     # measured once with the recogniser frozen after *-q34*'s reading: 31 of 60 refusals recognised (15 English, 16
     # Chinese), 18 judged hallucinations (15 English). Most English misses speak of the assistant's own documents
     # ("The excerpts I was given do touch on shipping, but I'd rather not quote a threshold from them", "My context only
-    # describes resetting a password"), or hand over in a few words ("Store hours? Best to ring the Berlin store")
+    # describes resetting a password"), or hand over in a few words ("Store hours? Best to ring the Berlin store"). After
+    # its reading (scorers/own_sources.py: what the speaker's own sources cover or leave out, 这一点 no number;
+    # scorers/deferrals.py: "Let me pass you to …", "Best to ring …"): 36 of 60 recognised (18 and 18), 14 judged
+    # hallucinations (12 English); its partials as measured. READ since (folded into refusals_dev.jsonl, ids kept): it
+    # awaits the next blind set.
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 15, ("en", "refusal", "faulted"): 9, ("en", "refusal", "not faulted"): 6,
-        ("en", "refusal", "a hallucination"): 15,
-        ("zh", "refusal", "recognised"): 16, ("zh", "refusal", "faulted"): 13, ("zh", "refusal", "not faulted"): 1,
-        ("zh", "refusal", "a hallucination"): 3,
+        ("en", "refusal", "recognised"): 18, ("en", "refusal", "faulted"): 7, ("en", "refusal", "not faulted"): 5,
+        ("en", "refusal", "a hallucination"): 12,
+        ("zh", "refusal", "recognised"): 18, ("zh", "refusal", "faulted"): 11, ("zh", "refusal", "not faulted"): 1,
+        ("zh", "refusal", "a hallucination"): 2,
         ("en", "hallucination", "faulted"): 15, ("en", "hallucination", "answer a hallucination"): 14,
         ("en", "grounded", "not faulted"): 8, ("en", "grounded", "faulted"): 7,
         ("en", "grounded", "answer a hallucination"): 8,

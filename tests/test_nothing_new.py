@@ -53,10 +53,10 @@ def test_a_transcript_of_holds_and_transfers_is_a_refusal(question: str, answer:
 
 
 def test_an_invented_service_beside_a_transfer_is_still_judged() -> None:
-    """A hand-off beside a claim of its own keeps every clause a claim (scorers/handoffs.py)."""
+    """A hand-off beside a claim of its own keeps that claim judged (scorers/handoffs.py); the speaker's transfer
+    ("Let me transfer you to …") is a deferral since *-q35*'s reading (scorers/deferrals.py), no claim."""
     result = judged("Do you ship to Canada?", "Let me transfer you to our international desk. We also offer free home "
                     "pickup for every parcel we ship to Canada.", SHIPPING)
     assert (result.refusal, result.hallucination) == (False, True)
     assert [(c.claim, c.verdict) for c in result.claims] == [
-        ("Let me transfer you to our international desk", "not_in_context"),
         ("We also offer free home pickup for every parcel we ship to Canada", "not_in_context")]

@@ -1,0 +1,50 @@
+"""What the speaker's own sources cover: "The excerpts I was given do touch on shipping", "My context only describes
+resetting a password", "The warranty text in my sources is about laptops specifically", "The repair documents available
+to me mention turnaround times only", 现有资料只说明了配送范围, 提供给我的资料里. A strict-prompt RAG assistant refuses
+so: such a clause claims nothing about the world (nothing the chunks must support), so beside a refusal it is said
+around it (scorers/refusal.py reads it as it reads a referral). The sources must be the speaker's own ("my", "I was
+given", "available to me", 现有, 提供给我的): "Our warranty covers laptops for 2 years" and "The warranty text says 2
+years" stay claims.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ragpulse.scorers.refusal_words import SOURCE_NOUN
+
+_OWN = (r"(?:(?:i|we)\s+(?:was|were|am|are|have\s+been|['’]ve\s+been)\s+(?:given|provided|shown|sent|handed)|"
+        r"(?:available|provided|given|shown|supplied)\s+to\s+(?:me|us)|(?:in|from)\s+my\s+(?:[\w-]+\s+)?" + SOURCE_NOUN + r"|"
+        r"i\s+(?:have|['’]ve\s+got|can\s+see|can\s+access|retrieved|found))")
+_COVER = (r"(?:touch(?:es)?\s+on|mentions?|describes?|covers?|discuss(?:es)?|address(?:es)?|talks?\s+about|deals?\s+with|"
+          r"refers?\s+to|(?:is|are)\s+(?:all\s+|only\s+|just\s+|entirely\s+)?(?:about|on)|says?|explains?|outlines?)")
+_EN = re.compile(rf"^\W*(?:(?:the|these|those|any)\s+(?:[\w-]+\s+){{0,3}}?{SOURCE_NOUN}\s+{_OWN}|my\s+(?:[\w-]+\s+){{0,2}}?"
+                 rf"{SOURCE_NOUN})\s+(?:(?:only|do|does|did|just|mainly|mostly|really)\s+)*{_COVER}\b", re.IGNORECASE)
+# 现有资料只说明了…, 提供给我的资料里, 我手头的文档中只提到…: the speaker's sources as the subject or the place
+_ZH = re.compile(r"^(?:现有|目前的?|提供给我的|给我的|我(?:这边|这里)?(?:的|手头的?|手上的?|能查到的|能看到的))"
+                 r"(?:参考)?(?:资料|文档|材料|知识库|内容|信息)(?:里|中|上)?(?:$|(?:只|仅|就|主要)?(?:说明|提到|提及|介绍|涉及|讲|写|"
+                 r"包含|覆盖)了?)")
+# What the sources leave out, said of them once they are named: "pricing is absent from them", "isn't covered in it",
+# "tablets aren't addressed there", 没提到寄往澳门的时效, 对重新注册的时间未作说明
+_EN_GAP = re.compile(r"\b(?:is|are)\s+(?:absent|missing)\s+(?:from|in)\s+(?:it|them|there)\b|\b(?:is|are)\s*(?:n['’]t|not)\s+"
+                     r"(?:\w+\s+)?(?:covered|mentioned|addressed|included|given|listed|described|specified|stated)\s+"
+                     r"(?:in\s+(?:it|them)|there|at\s+all)\b", re.IGNORECASE)
+_ZH_GAP = re.compile(r"(?:没|未)(?:有)?(?:作|做)?(?:提到|提及|说明|写|讲|涉及|包含|覆盖)")
+# What they cover, said again after them (关于注销只提到了订单记录的处理)
+_ZH_ONLY = re.compile(r"^(?:关于[^，。；]{1,12}?)?(?:只|仅|就)(?:说明|提到|提及|介绍|涉及|讲|写)")
+_NEGATION = re.compile(r"\b(?:not|no|never)\b|n['’]t\b", re.IGNORECASE)
+# 这一点, 这点: "this point", no number of the clause's own (建议您咨询物流客服 said of it)
+THIS_POINT = re.compile(r"(?:这|那)一?点")
+
+
+def of_own_sources(text: str, named: bool) -> str:
+    """"referral" for a clause that says what the speaker's own sources cover (no claim beside a refusal), "refusal"
+    for one that says what they leave out once `named` (an earlier clause named them); "" otherwise."""
+    text = text.strip()
+    if not text.isascii() and re.search("[\u3400-\u9fff]", text):
+        if _ZH.match(text) or named and _ZH_ONLY.match(text):
+            return "referral"
+        return "refusal" if named and _ZH_GAP.search(text) else ""
+    if _EN.match(text):  # "… are about shipping, not about engraving" declines itself: read as before
+        return "" if _NEGATION.search(text) else "referral"
+    return "refusal" if named and _EN_GAP.search(text) else ""
