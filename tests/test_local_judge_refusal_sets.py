@@ -316,7 +316,7 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     Chinese in Simplified and Traditional characters and Cantonese; 41 of 60 recognised), then read. The fifty-third,
     ids *-q35*: written blind after the fifty-second froze it (a quarter of one electronics retailer's five assistants:
     terse, verbose, strict about its documents, mixing English into Chinese, formal; 31 of 60 recognised), then read.
-    refusals_heldout.jsonl holds *-q35* too, read: it awaits the next blind set. None of
+    refusals_heldout.jsonl, ids *-q36*: written blind after the fifty-third's reading froze it, measured once. None of
     the answers is a phrasing of the fallback catalogue (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
@@ -425,26 +425,21 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         ("zh", "grounded", "not faulted"): 602, ("zh", "grounded", "faulted"): 176, ("zh", "grounded", "refused"): 1,
         ("zh", "grounded", "answer a hallucination"): 69,
     })
-    # held out (*-q35*: a twentieth writer's quarter of one electronics retailer's five assistants: a terse voice
-    # assistant, a verbose one that restates the question and adds caveats, one told to answer only from its documents
-    # and saying so, a multilingual one mixing English phrases into Chinese, a formal one for business customers),
-    # measured once with the recogniser frozen after *-q34*'s reading: 31 of 60 refusals recognised (15 English, 16
-    # Chinese), 18 judged hallucinations (15 English). Most English misses speak of the assistant's own documents
-    # ("The excerpts I was given do touch on shipping, but I'd rather not quote a threshold from them", "My context only
-    # describes resetting a password"), or hand over in a few words ("Store hours? Best to ring the Berlin store"). After
-    # its reading (scorers/own_sources.py: what the speaker's own sources cover or leave out, 这一点 no number;
-    # scorers/deferrals.py: "Let me pass you to …", "Best to ring …"): 36 of 60 recognised (18 and 18), 14 judged
-    # hallucinations (12 English); its partials as measured. READ since (folded into refusals_dev.jsonl, ids kept): it
-    # awaits the next blind set.
+    # held out (*-q36*: a twenty-first writer's fortnight of an electronics shop's RAG assistant on an open model with a
+    # retrieval step: some answers name the help-centre articles they were given, some are plain replies; Chinese
+    # mostly Simplified), measured once with the recogniser frozen after *-q35*'s reading: 44 of 60 refusals
+    # recognised (23 English, 21 Chinese), 6 judged hallucinations (English: what the speaker's articles cover put
+    # before a decline, "The articles I was given cover return windows and label fees, but nothing about …"; a
+    # decision left to others, "Warranty decisions are made case by case by our technicians")
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 18, ("en", "refusal", "faulted"): 7, ("en", "refusal", "not faulted"): 5,
-        ("en", "refusal", "a hallucination"): 12,
-        ("zh", "refusal", "recognised"): 18, ("zh", "refusal", "faulted"): 11, ("zh", "refusal", "not faulted"): 1,
-        ("zh", "refusal", "a hallucination"): 2,
-        ("en", "hallucination", "faulted"): 15, ("en", "hallucination", "answer a hallucination"): 14,
-        ("en", "grounded", "not faulted"): 8, ("en", "grounded", "faulted"): 7,
-        ("en", "grounded", "answer a hallucination"): 8,
-        ("zh", "hallucination", "faulted"): 15, ("zh", "hallucination", "answer a hallucination"): 13,
-        ("zh", "grounded", "not faulted"): 8, ("zh", "grounded", "faulted"): 7,
-        ("zh", "grounded", "answer a hallucination"): 4,
+        ("en", "refusal", "recognised"): 23, ("en", "refusal", "faulted"): 1, ("en", "refusal", "not faulted"): 6,
+        ("en", "refusal", "a hallucination"): 6,
+        ("zh", "refusal", "recognised"): 21, ("zh", "refusal", "faulted"): 7, ("zh", "refusal", "not faulted"): 2,
+        ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
+        ("en", "hallucination", "answer a hallucination"): 14,
+        ("en", "grounded", "not faulted"): 6, ("en", "grounded", "faulted"): 9,
+        ("en", "grounded", "answer a hallucination"): 10,
+        ("zh", "hallucination", "faulted"): 14, ("zh", "hallucination", "not faulted"): 1,
+        ("zh", "hallucination", "answer a hallucination"): 13,
+        ("zh", "grounded", "not faulted"): 10, ("zh", "grounded", "faulted"): 5,
     })
