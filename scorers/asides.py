@@ -11,7 +11,7 @@ import re
 
 from ragpulse.scorers.chrome import numbers_said, said_by_the_channel
 from ragpulse.scorers.declines import SPEAKER
-from ragpulse.scorers.refusal_zh import mandarin
+from ragpulse.scorers.refusal_zh import HAN, mandarin
 from ragpulse.scorers.text import Clause, clause, size
 
 _EN_AROUND = (
@@ -294,7 +294,6 @@ _GREETING_LEAD = re.compile(r"(?i:^\W*(?:dear|hi|hello|hey|greetings|good\s+(?:m
 _DEFINED = re.compile(r"(?i:^\W*an?\s+(?P<word>(?:[\w-]+\s+){0,2}?[\w-]+)\s+is\s+(?:an?|when|where)\s|"
                       r"^\W*[\"“‘'](?P<quoted>[\w\s-]{1,30})[\"”’']\s+means\s)|"
                       r"^[“\"「‘'](?P<zh>[^”\"」’']{1,10})[”\"」’'](?:就是|是指|指的是|的意思是|意思是)")
-_HAN = re.compile("[\u3400-\u9fff]")
 _ASIDE_UNITS = 3  # terms of a clause around a refusal that shares nothing with the question or the context
 # A short Chinese clause with a predicate says something ("不过台湾是可以寄的"): a claim, where "Weekend delivery" and
 # 关于时效 only name a topic
@@ -319,7 +318,7 @@ def _names(parsed: Clause, question: Clause, text: str) -> frozenset[str]:
     a demonstrative ("这个 case 比较特殊": the matter at hand in the speaker's words, no name; "只包 manufacturing defect"
     names what the warranty covers)."""
     names = parsed.names - question.names
-    if names and _HAN.search(text):
+    if names and HAN.search(text):
         return frozenset(name for name in names if re.search(rf"(?:这个|这|那个|此)\s*{re.escape(name)}", text) is None)
     return names
 

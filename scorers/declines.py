@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from ragpulse._native import WordGate
-from ragpulse.scorers.refusal_zh import mandarin
+from ragpulse.scorers.refusal_zh import HAN, mandarin
 from ragpulse.scorers.text import Clause, real_negators
 
 _KNOWING = (r"know|knew|sure|certain|find|found|see|seen|tell|say|answer|help|confirm|info|information|idea|clue|data|anything|"
@@ -162,7 +162,6 @@ _CUE_WORDS = frozenset(
 _ZH_CUES = ("不", "没", "未", "无", "难", "拦截", "超", "恕", "木有", "雾水", "嘀咕", "糊涂", "懵", "迷糊", "头绪", "问倒", "哪知", "哪晓",
             "才疏", "才能", "才好", "调不出", "再帮", "再为", "交给", "转接", "用尽", "中断", "中止", "迭代", "截断", "打包票",
             "别问", "报错", "出错", "返回错误", "返回了错误", "失败")
-_HAN = re.compile("[\u3400-\u9fff]")  # every character of _ZH_CUES is one
 # any of _ZH_CUES in one search (its branches' first characters skip the rest): a generator of 31 `in` took 1.5 µs
 _ZH_CUE = re.compile("|".join(map(re.escape, _ZH_CUES)))
 _NOT_LETTERS = str.maketrans({code: " " for code in range(128) if not 97 <= code <= 122})  # ASCII but a-z: spaces
@@ -189,7 +188,7 @@ def cued(said: str) -> bool:
     lower = said.lower()
     if lower.isascii():
         return "n't" in lower or bool(_CUE_GATE.meets_in(lower))
-    if _HAN.search(lower) and _ZH_CUE.search(lower):
+    if HAN.search(lower) and _ZH_CUE.search(lower):  # every character of _ZH_CUES is a HAN
         return True
     return "n't" in lower or "n’t" in lower or not _CUE_BYTES.isdisjoint(
         lower.encode("ascii", "replace").translate(_NOT_LETTERS_BYTES).split())

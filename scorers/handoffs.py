@@ -20,7 +20,7 @@ import re
 from ragpulse._native import WordGate
 from ragpulse.scorers.chrome import numbers_said
 from ragpulse.scorers.declines import letter_runs
-from ragpulse.scorers.refusal_zh import mandarin
+from ragpulse.scorers.refusal_zh import HAN, mandarin
 from ragpulse.scorers.text import Clause
 
 _WHO = (r"(?:team|desk|department|dept|colleagues?|specialists?|agents?|staff|advisors?|advisers?|representatives?|reps?|"
@@ -108,7 +108,6 @@ _EN_ASKING_BEST = re.compile(
     r"(?i:^\W*(?:ringing|calling|phoning|contacting|emailing|messaging|asking|checking\s+with|getting\s+in\s+touch\s+with)\b"
     r"[^.;!?]{0,60}?\b(?:is|would\s+be|['’]d\s+be|['’]s)\s+(?:the|your)\s+(?:best|safest|surest|quickest|easiest)\s+"
     r"(?:bet|option|way|route|move)\b)")
-_HAN = re.compile("[\u3400-\u9fff]")
 # The Traditional forms of the shapes' characters: a clause holding one is read again in Simplified (3.6 µs, not spent
 # on every Chinese clause)
 _TRADITIONAL = re.compile("[轉記錄聯絡確認議結論應準話復門點頁員專處斷與給將經為這還單後說觀務電詢進們會問]")
@@ -172,7 +171,7 @@ def may_hand_off(answer: str) -> bool:
     a longer answer is spared (reading a summary's words for the gate took 10 µs)."""
     if len(answer) > _MAX_CHARS:
         return False
-    if not answer.isascii() and _HAN.search(answer):  # a Chinese answer is read in Chinese
+    if not answer.isascii() and HAN.search(answer):  # a Chinese answer is read in Chinese
         return _zh_hands_off(answer)
     if "@" in answer:  # a chat's mention ("@dani — leaving that one for a human") speaks to someone
         return True
@@ -186,7 +185,7 @@ def hands_off(text: str, quantified: bool) -> bool:
     does not)."""
     if quantified:
         return False
-    if not text.isascii() and _HAN.search(text):
+    if not text.isascii() and HAN.search(text):
         return _zh_hands_off(text)
     gated = _WORD_GATE.meets_in(text) if text.isascii() else not _EN_GATE.isdisjoint(letter_runs(text.lower()))
     return bool(gated) and (_EN_HANDOFF.search(text) is not None or _EN_ASKING_BEST.match(text) is not None)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from ragpulse.scorers.refusal_words import SOURCE_NOUN
+from ragpulse.scorers.refusal_zh import HAN
 
 _OWN = (r"(?:(?:i|we)\s+(?:was|were|am|are|have\s+been|['’]ve\s+been)\s+(?:given|provided|shown|sent|handed)|"
         r"(?:available|provided|given|shown|supplied)\s+to\s+(?:me|us)|(?:in|from)\s+my\s+(?:[\w-]+\s+)?" + SOURCE_NOUN + r"|"
@@ -41,7 +42,7 @@ def of_own_sources(text: str, named: bool) -> str:
     """"referral" for a clause that says what the speaker's own sources cover (no claim beside a refusal), "refusal"
     for one that says what they leave out once `named` (an earlier clause named them); "" otherwise."""
     text = text.strip()
-    if not text.isascii() and re.search("[\u3400-\u9fff]", text):
+    if not text.isascii() and HAN.search(text):
         if _ZH.match(text) or named and _ZH_ONLY.match(text):
             return "referral"
         return "refusal" if named and _ZH_GAP.search(text) else ""

@@ -112,7 +112,8 @@ def _head(text: str, refusal: int) -> str:
 
 
 
-_HAN = re.compile("[\u3400-\u9fff]")
+# A Chinese character, the gate of every reading in Chinese (the blocks the refusal readings hold)
+HAN = re.compile("[\u3400-\u9fff]")
 # The built-in fallback rules' patterns (config/fallback_phrases.yaml) in Traditional characters, as OpenCC's s2t
 # converts them (null: to themselves); tests/test_fallback.py holds the table to it. s2t's phrase dictionary takes
 # ~26 MB for the process's life (t2s's 3): a config of only the built-in rules never loads it.
@@ -132,7 +133,7 @@ def mandarin(text: str) -> str:
     """`text` in Simplified Mandarin, character for character (Traditional characters converted, Cantonese words of
     negation and pointing as Mandarin says them); `text` itself when it holds no Chinese or converts to another
     length (then the offsets would not hold)."""
-    if text.isascii() or _HAN.search(text) is None:  # curly quotes and accents: nothing to convert
+    if text.isascii() or HAN.search(text) is None:  # curly quotes and accents: nothing to convert
         return text
     converted = TO_SIMPLIFIED.convert(text)
     if _CANTONESE_ANY.search(converted) is not None:
