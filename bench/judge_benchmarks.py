@@ -15,11 +15,17 @@ JSON line (with its benchmark, language and held_out flag) for quick iteration: 
 with --items.
 
 The Chinese rows: UHGEval's faithful answers are copies of their chunk, so it is reported, never learned from;
-OCNLI (human NLI, not model answers) is the Chinese set a model learns from.
+OCNLI (human NLI, not model answers) is the Chinese set a model learns from; XNLI's Chinese pairs (the same kind)
+are reported only: learning from both was tried and moved Chinese probabilities into the band (OCNLI's recall
+85% -> 6%).
 
 Not here, and why: RAGTruth (ParticleMedia/RAGTruth, MIT): its dataset/*.jsonl are over the 4 MiB a snapshot
 keeps, so no snapshot has its data; DelucionQA (boschresearch/DelucionQA, CC BY 4.0): its contexts ship as ids
-into a car manual that must be crawled; ANAH (open-compass/ANAH): its data is not in the repository.
+into a car manual that must be crawled; ANAH (open-compass/ANAH): its data is not in the repository. Chinese sets
+checked and not here: WebCiteS (HarlynDN/WebCiteS, Chinese attributed summaries) and mFACE's human judgements
+(google-research/google-research, mface/) are downloaded from outside the repository; CHEF (THU-BPM/CHEF) keeps its
+claims off the repository and its preprocessed ones are over 4 MiB; CFEVER (IKMLab/CFEVER-data) gives evidence as
+ids into a Wikipedia dump that is not in the repository.
 """
 
 from __future__ import annotations
@@ -45,6 +51,9 @@ FAITHBENCH_DETECTORS = ("hhem-2.1-english", "hhem-2.1", "hhemv1", "trueteacher",
 LFQA_ANSWERS = ("webgpt", "gpt3_wdoc", "alpaca_wdoc", "gpt3", "alpaca")
 UHGEVAL_QUESTION = "续写这篇新闻。"  # "Continue this news article": UHGEval's task, as the trace's question
 OCNLI_QUESTION = "这段话说明了什么？"  # "What does this passage say?": NLI has no question
+# XNLI's Chinese dev and test pairs, as Baidu's ERNIE fine-tuning data ships them (premise, hypothesis, label);
+# facebookresearch/XNLI links its zip from outside the repository, this copy is the one a snapshot holds
+XNLI_REPO, XNLI_SPLITS = "zhang45258+ERNIE01", ("dev", "test")
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +136,21 @@ def _ocnli(mirror: Path) -> list[Item]:
     return items
 
 
+def _xnli_zh(mirror: Path) -> list[Item]:
+    """XNLI: English MultiNLI-style pairs written and labelled by crowd workers (5 labels, the majority's), then
+    translated into Chinese by professional translators, the English gold label kept; the premise is the chunk, the
+    hypothesis the answer, and only an entailed one is grounded."""
+    items = []
+    for split in XNLI_SPLITS:
+        rows = csv.reader(io.StringIO(snapshot_file(mirror, XNLI_REPO, f"data/xnli/{split}.tsv")), delimiter="\t",
+                          quoting=csv.QUOTE_NONE)
+        for number, (premise, hypothesis, label) in enumerate(rows):
+            if label in ("entailment", "neutral", "contradiction"):  # the header's "label" is no pair
+                items.append(Item(f"xnli_zh:{split}:{number}", OCNLI_QUESTION, hypothesis.strip(), (premise.strip(),),
+                                  label != "entailment", "XNLI-zh", "zh"))
+    return items
+
+
 def _halueval_qa(mirror: Path) -> list[Item]:
     """HotpotQA knowledge with its right answer and one ChatGPT was asked to make up: labels by construction."""
     lines = snapshot_file(mirror, "RUCAIBox+HaluEval", "generation/qa/qa_one-turn_data.json").splitlines()
@@ -159,6 +183,12 @@ BENCHMARKS = (
               "human (majority of 5): the hypothesis is neutral to or contradicts the premise; a proxy: NLI "
               "pairs written by people, not a model's answers", "50 dev pairs without a majority label (\"-\"); the "
               "training sets (not all 5-way labelled; the 30k and 50k are over the snapshot's 4 MiB)", True, _ocnli),
+    Benchmark("XNLI-zh", XNLI_REPO, "zh", "CC BY-NC 4.0 (XNLI's, facebookresearch/XNLI LICENSE; the copy's "
+              "repository states none for its data)",
+              "human (majority of 5, given to the English pair): the hypothesis is neutral to or contradicts the "
+              "premise; a proxy: NLI pairs written by people, translated by professionals, not a model's answers",
+              "none of the 7,500 dev and test pairs; the training set (XNLI's is machine-translated, and over the "
+              "snapshot's 4 MiB)", False, _xnli_zh),
     Benchmark("HaluEval QA", "RUCAIBox+HaluEval", "en", "MIT (LICENSE)",
               "by construction: the right answer faithful, the made-up one hallucinated",
               "all but the 500 one-turn samples (data/qa_data.json is over the snapshot's 4 MiB)", False, _halueval_qa),

@@ -8,9 +8,9 @@ with each benchmark left out.
 
 The items are bench/judge_benchmarks.py's; the model learns from the development halves only (Item.held_out is
 decided by the id's hash before any model existed) of the benchmarks with human labels on both sides (BEGIN,
-FaithBench, LFQA-Verification, OCNLI: Benchmark.trains). Each answer is read by the local judge itself
-(LocalJudge.features: the claims' evidence as judge() computes it); an answer without a claim is no training row
-(the judge calls it grounded without its model).
+FaithBench, LFQA-Verification, OCNLI: Benchmark.trains; XNLI-zh, UHGEval and HaluEval QA are reported only). Each
+answer is read by the local judge itself (LocalJudge.features: the claims' evidence as judge() computes it); an
+answer without a claim is no training row (the judge calls it grounded without its model).
 
 The fit: standardised features, logistic regression by Newton's method with an L2 penalty of L2 on the
 coefficients (not the intercept), each benchmark's answers weighing as much in all as another's (BEGIN's 2,058
