@@ -137,7 +137,10 @@ fn document_key<'k>(key: &'k str, families: &[String]) -> DocumentKey<'k> {
     }) else {
         return DocumentKey::Other;
     };
-    let Some((index, field)) = rest.split_once(".document.") else { return DocumentKey::Unusual };
+    // At the first dot: a canonical index has none, so a `.document.` further on is no document key either (and a
+    // substring search a key, which split_once would make, is not needed).
+    let Some((index, after)) = rest.split_once('.') else { return DocumentKey::Unusual };
+    let Some(field) = after.strip_prefix("document.") else { return DocumentKey::Unusual };
     let canonical = (1..=9).contains(&index.len()) && index.bytes().all(|b| b.is_ascii_digit())
         && (index == "0" || !index.starts_with('0'));
     let word = !field.is_empty() && field.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
