@@ -90,8 +90,12 @@ DOCUMENT_KEYS = [f"{family}.{index}.document.{field}" for family in ("retrieval.
                  for index in ("0", "1", "10", "007", "\u0663") for field in ("id", "content", "score", "x_1", "\u00fcber", "id\n")]
 
 
+# A `.document.` past the index's first dot, and a near miss of it: no document key.
+NEAR_KEYS = ["retrieval.documents.0.doc", "retrieval.documents.1.x.document.id", "retrieval.documents.1.documents.id"]
+
+
 @settings(max_examples=300, derandomize=True, database=None, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(DOCUMENT_KEYS + ["retrieval.documents.0.doc", "input.value"]),
+@given(st.lists(st.tuples(st.sampled_from(DOCUMENT_KEYS + NEAR_KEYS + ["input.value"]),
                           st.one_of(st.text(max_size=3), st.integers(-2, 2), st.floats(allow_nan=False), st.none())),
                 max_size=8),
        st.sampled_from([None, "retrieval.documents.0.document.id"]))

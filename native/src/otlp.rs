@@ -337,29 +337,40 @@ fn key_value<'a>(data: &'a [u8], depth: u32, bad: &mut bool) -> Result<(Cow<'a, 
 }
 
 /// A span attribute: its key, and its value when `keep` keeps the key (the key may come after the value on the
-/// wire), else None: only checked, nothing allocated (an embedding vector is 1,536 values).
+/// wire), else None: only checked, nothing allocated (an embedding vector is 1,536 values). Read once: an attribute
+/// has one value field nearly always, kept as bytes while the key is looked for; one given twice (merged) is read
+/// again whole by key_value.
 fn kept_key_value<'a>(
     data: &'a [u8], depth: u32, keep: Keep, bad: &mut bool,
 ) -> Result<(Cow<'a, str>, Option<Value<'a>>), DecodeError> {
     let mut key = Cow::Borrowed("");
     let mut key_bad = false;
+    let mut values: (Option<&'a [u8]>, bool) = (None, false); // the value's bytes; whether there were more
     let mut reader = Reader::new(data, depth);
     while let Some((number, field)) = reader.next()? {
-        if let (1, Field::Bytes(bytes)) = (number, field) {
-            key = text(bytes, &mut key_bad);
+        match (number, field) {
+            (1, Field::Bytes(bytes)) => key = text(bytes, &mut key_bad),
+            (2, Field::Bytes(bytes)) => values = (Some(bytes), values.0.is_some()),
+            _ => {}
         }
-    }
-    if keep(&key) {
-        return key_value(data, depth, bad).map(|(key, value)| (key, Some(value)));
     }
     *bad |= key_bad;
-    let mut reader = Reader::new(data, depth);
-    while let Some((number, field)) = reader.next()? {
-        if let (2, Field::Bytes(bytes)) = (number, field) {
-            check_any_value(bytes, deeper(depth)?, bad)?;
+    match (values, keep(&key)) {
+        ((None, _), true) => Ok((key, Some(Value::Empty))),
+        ((Some(bytes), false), true) => Ok((key, Some(any_value(bytes, deeper(depth)?, bad)?))),
+        ((Some(_), true), true) => key_value(data, depth, bad).map(|(key, value)| (key, Some(value))),
+        ((None, _), false) => Ok((key, None)),
+        ((Some(bytes), false), false) => check_any_value(bytes, deeper(depth)?, bad).map(|()| (key, None)),
+        ((Some(_), true), false) => {
+            let mut reader = Reader::new(data, depth);
+            while let Some((number, field)) = reader.next()? {
+                if let (2, Field::Bytes(bytes)) = (number, field) {
+                    check_any_value(bytes, deeper(depth)?, bad)?;
+                }
+            }
+            Ok((key, None))
         }
     }
-    Ok((key, None))
 }
 
 /// What any_value checks, without building the value.

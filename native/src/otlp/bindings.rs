@@ -4,8 +4,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
 use pyo3::{intern, IntoPyObject};
-use rustc_hash::FxHashMap;
-use std::collections::{BTreeMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::BTreeMap;
 
 use super::roles::RoleRules;
 use super::texts::{TextCache, MIN_BYTES};
@@ -26,8 +26,11 @@ struct Names<'r, 'py> {
 }
 
 impl<'r, 'py> Names<'r, 'py> {
-    fn new(py: Python<'py>, texts: Option<Bound<'py, TextCache>>) -> Self {
-        Names { py, made: FxHashMap::default(), ids: FxHashMap::default(), texts }
+    /// `spans`: the request's, a span's id and its trace's, and a few texts a span: sized for them from the start,
+    /// not grown (rehashed) several times a request.
+    fn new(py: Python<'py>, texts: Option<Bound<'py, TextCache>>, spans: usize) -> Self {
+        let made = FxHashMap::with_capacity_and_hasher(spans, Default::default());
+        Names { py, made, ids: FxHashMap::with_capacity_and_hasher(spans + spans / 4, Default::default()), texts }
     }
 
     /// A document field's value: its text from the cache of recurring ones, when there is one.
@@ -84,7 +87,7 @@ fn attributes_to_py<'r, 'py>(names: &mut Names<'r, 'py>, pairs: &'r otlp::Attrib
 /// span's records gather into one structure (see `gathered`).
 #[pyclass(frozen, module = "ragpulse._native")]
 pub struct KeyFilter {
-    exact: HashSet<String>,
+    exact: FxHashSet<String>, // every span attribute's key is looked up: Fx, not SipHash
     prefixes: Vec<String>,
     documents: Vec<String>,
     /// Whether an exact key is a document key (the route attribute may be one): only then is each document key
@@ -101,7 +104,7 @@ impl KeyFilter {
     #[new]
     #[pyo3(signature = (exact, prefixes, documents = None, roles = None, chunk = None))]
     fn new(
-        exact: HashSet<String>, prefixes: Vec<String>, documents: Option<Vec<String>>, roles: Option<Py<RoleRules>>,
+        exact: FxHashSet<String>, prefixes: Vec<String>, documents: Option<Vec<String>>, roles: Option<Py<RoleRules>>,
         chunk: Option<Py<PyAny>>,
     ) -> Self {
         let documents = documents.unwrap_or_default();
@@ -114,7 +117,7 @@ impl KeyFilter {
     }
 }
 
-fn keeps(exact: &HashSet<String>, prefixes: &[String], key: &str) -> bool {
+fn keeps(exact: &FxHashSet<String>, prefixes: &[String], key: &str) -> bool {
     exact.contains(key) || prefixes.iter().any(|prefix| key.starts_with(prefix.as_str()))
 }
 
@@ -134,7 +137,10 @@ fn document_key<'k>(key: &'k str, families: &[String]) -> DocumentKey<'k> {
     }) else {
         return DocumentKey::Other;
     };
-    let Some((index, field)) = rest.split_once(".document.") else { return DocumentKey::Unusual };
+    // At the first dot: a canonical index has none, so a `.document.` further on is no document key either (and a
+    // substring search a key, which split_once would make, is not needed).
+    let Some((index, after)) = rest.split_once('.') else { return DocumentKey::Unusual };
+    let Some(field) = after.strip_prefix("document.") else { return DocumentKey::Unusual };
     let canonical = (1..=9).contains(&index.len()) && index.bytes().all(|b| b.is_ascii_digit())
         && (index == "0" || !index.starts_with('0'));
     let word = !field.is_empty() && field.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
@@ -324,7 +330,7 @@ fn records<'py>(
         Ok(Err(otlp::DecodeError(reason))) => return Err(PyValueError::new_err(reason)),
         Err(_) => return Err(PyValueError::new_err("the native OTLP decoder failed (a defect: please report it)")),
     };
-    let mut names = Names::new(py, texts);
+    let mut names = Names::new(py, texts, request.spans.len());
     // A resource with invalid UTF-8 makes no dict: none of its spans is made.
     let resources: Vec<Option<Bound<'py, PyDict>>> = request.resources.iter()
         .map(|resource| {
