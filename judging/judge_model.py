@@ -122,14 +122,13 @@ def set_groundedness(judgment: Judgment, model: JudgeModel, claims: Sequence[Cla
     judgment.groundedness = model.groundedness(p)
     judgment.uncertain = verdict == "uncertain"
     judgment.confidence = round(p if verdict == "hallucination" else 1 - p, 3)
-    counts = dict.fromkeys(("supported", "contradicted", "not_in_context", "uncertain"), 0)
-    for c in claims:
-        counts[c.verdict] += 1
+    said = [c.verdict for c in claims]  # counted by list.count: a dict's loop cost twice as much
     toward = _TOWARD.get(verdict)
     moved = sorted([(contributions[i], FEATURE_NAMES[i]) for i in _NAMED[x[_CHINESE] > 0]
                     if toward is None or contributions[i] * toward > 0], key=_weight)[:2]
-    reason = (f"{counts['supported']} of {len(claims)} claims supported, {counts['contradicted']} contradicted, "
-              f"{counts['not_in_context']} not in the context, {counts['uncertain']} uncertain; p(unsupported)={p:.2f}, "
+    reason = (f"{said.count('supported')} of {len(claims)} claims supported, {said.count('contradicted')} contradicted, "
+              f"{said.count('not_in_context')} not in the context, {said.count('uncertain')} uncertain; "
+              f"p(unsupported)={p:.2f}, "
               f"{verdict}" + (": most from " + " and ".join(f"{name} ({value:+.2f})" for value, name in moved)
                               if moved else ""))
     if verdict != "grounded":

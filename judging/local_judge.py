@@ -216,10 +216,11 @@ def _search_relevance(judgment: Judgment, searches: Sequence[str], question: fro
 
 
 class _Verdict(msgspec.Struct, gc=False):
+    """A claim's verdict as the answer reads it: its record, the chunk it came from, its evidence. No score nor
+    confidence of its own: the answer's come from the model (judging/judge_model.py)."""
+
     claim: Claim
-    score: int
     chunk: int | None  # the aligned clause's chunk, when supported
-    confidence: float  # in the verdict, 0-1: how much of the claim the evidence covers (docs/judging.md, The local judge)
     evidence: ClaimEvidence  # what decided it, for the answer's model (judging/judge_features.py)
     counts: bool  # the claim has a number, in digits or words (the lexical feature reads a checked one as words)
 
@@ -239,19 +240,12 @@ def _swap(claim: _Claim, where: _Context, best: int) -> tuple[str, str] | None:
     return substitution(claim.parsed(), where.clause(best), where.statements, lambda: where.beside(best))
 
 
-def _verdict_of(claim: _Claim, alignment: _Alignment | None, share: float, kind: str, reason: str, score: int,
-                rule: Rule, chunk: int | None = None, *, aligned: float = 0.0) -> _Verdict:
-    """A claim's verdict with its evidence (`share`: of its terms in the context). A contradiction is surer the closer
-    the claim copies the clause it contradicts (`aligned`: the share of its terms in that clause); a missing name or
-    number the more of the rest the context supports; a claim with nothing in the context the longer it is; support
-    (and abstention) as sure as the share of the claim's terms found."""
+def _verdict_of(claim: _Claim, alignment: _Alignment | None, share: float, kind: str, reason: str, rule: Rule,
+                chunk: int | None = None) -> _Verdict:
+    """A claim's verdict with its evidence (`share`: of its terms in the context) and the aligned clause it read."""
     evidence = f' (context: "{alignment[3]}")' if alignment is not None and alignment[0] > 0 else ""
-    confidence = (0.5 + min(aligned, 1.0) / 2 if kind == "contradicted"
-                  else 0.5 + min(claim.units, 10) / 20 if kind == "not_in_context" and share == 0
-                  else 0.5 + min(share, 1.0) / 2 if kind == "not_in_context" else min(share, 1.0))
     return _Verdict(Claim(claim.text, kind, reason + evidence, [] if chunk is None else [chunk]),  # type: ignore[arg-type]
-                    score, chunk, round(confidence, 3), ClaimEvidence(share, claim.units, claim.cjk, rule),
-                    claim.counts)
+                    chunk, ClaimEvidence(share, claim.units, claim.cjk, rule), claim.counts)
 
 
 class LocalJudgeMetrics:
@@ -416,38 +410,37 @@ class LocalJudge:
         units = claim.units
         share = supported / units
         if contradiction is not None:
-            return _verdict_of(claim, alignment, share, "contradicted", _contradiction_reason(*contradiction), 1,
-                               contradiction[0], aligned=aligned_supported / units)
+            return _verdict_of(claim, alignment, share, "contradicted", _contradiction_reason(*contradiction),
+                               contradiction[0])
         if (alignment is not None and aligned_supported / units >= _SWAP_ALIGNED_AT_LEAST
                 and 0 < alignment[4] <= _SWAP_MAX_TERMS and 0 < alignment[5] <= _SWAP_MAX_TERMS
                 and (swap := _swap(claim, where, alignment[1]))):
             moved, replaced = swap
             return _verdict_of(claim, alignment, share, "contradicted", f"says {moved} where the context says {replaced}",
-                               1, "swap", aligned=aligned_supported / units)
+                               "swap")
         if missing_quantities:
             return _verdict_of(claim, alignment, share, "not_in_context",
-                               f"{', '.join(map(_describe, missing_quantities))} is not in the context", 2, "missing_quantity")
+                               f"{', '.join(map(_describe, missing_quantities))} is not in the context", "missing_quantity")
         if missing_names:  # in no case or position, nor as a demonym ("Scotland." opens a short claim with one)
             return _verdict_of(claim, alignment, share, "not_in_context",
-                               f"the context does not mention {', '.join(missing_names)}", 2, "missing_name")
+                               f"the context does not mention {', '.join(missing_names)}", "missing_name")
         if share == 0 and units > _TOO_SHORT_UNITS:  # no evidence at all is not weak evidence
             return _verdict_of(claim, alignment, share, "not_in_context", f"none of its {units} terms is in the context",
-                               2, "nothing")
+                               "nothing")
         if share < _SUPPORTED_AT_LEAST and units > _TOO_SHORT_UNITS and (added := _ADDITION.search(claim.text)):
             return _verdict_of(claim, alignment, share, "not_in_context", f"an addition ({added[0].strip()!r}) with "
-                               f"{share:.0%} of its {units} terms in the context", 2, "addition")
+                               f"{share:.0%} of its {units} terms in the context", "addition")
         if share < _LITTLE_SUPPORT and units >= _LITTLE_SUPPORT_UNITS:
             return _verdict_of(claim, alignment, share, "not_in_context",
-                               f"only {share:.0%} of its {units} terms are in the context", 2, "little")
+                               f"only {share:.0%} of its {units} terms are in the context", "little")
         if share < _SUPPORTED_AT_LEAST:
             # Weak lexical evidence either way: a paraphrase and an invention look alike here, so the judge
-            # abstains (score 3, no hallucination) rather than cry wolf.
+            # abstains (uncertain, no hallucination) rather than cry wolf.
             return _verdict_of(claim, alignment, share, "uncertain", f"{share:.0%} of its {units} terms are in the "
-                               "context: too little to call it supported, nothing specific to call it unsupported", 3, "weak")
-        score = 5 if share >= 0.8 else 4 if share >= 0.6 else 3
+                               "context: too little to call it supported, nothing specific to call it unsupported", "weak")
         best_chunk = where.owners[alignment[1]] if alignment is not None else None
-        return _verdict_of(claim, alignment, share, "supported", f"{share:.0%} of its terms are in the context", score,
-                           "supported", best_chunk)
+        return _verdict_of(claim, alignment, share, "supported", f"{share:.0%} of its terms are in the context", "supported",
+                           best_chunk)
 
     @staticmethod
     def _relevancy(judgment: Judgment, answer: str, question: frozenset[str], coverage: list[float],
