@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 
-from ragpulse._native import WordGate
 from ragpulse.scorers.handoffs import ZH_KEYS, hands_off
 from ragpulse.scorers.refusal_zh import TOPIC
 from ragpulse.scorers.text import clause, clauses
@@ -55,32 +54,25 @@ _FRONTED = (r"^\W*(?:(?:whether|if|how|what|which|when)\b[^;\n]{1,140}?,|(?:for|
 _DEFERRAL = re.compile(rf"(?i:{'|'.join(_SPEAKER_DEFERS)}|{_FRONTED}(?:{'|'.join(_OTHERS_DEFER)}))", re.MULTILINE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 # Every shape names someone (_WHO) or a gap, and holds one of _PHRASES: an answer without both is spared the pattern
-# (90 µs over a summary's 541 characters), its words looked up in the crate first (1.6 µs; the phrases in Python: 4)
-_WORDS = frozenset("team desk department colleague colleagues specialist specialists agent agents staff advisor advisors "
-                   "adviser advisers representative representatives people folks person someone somebody human centre "
-                   "center support store helpdesk helpline hotline service office gap hole blind".split())
+# (90 µs over a summary's 541 characters), its words looked up in the crate first, in the refusal reading's one call
+# (scorers/refusal_gate.py: 1.6 µs; the phrases in Python: 4)
+NAMED_WORDS = frozenset("team desk department colleague colleagues specialist specialists agent agents staff advisor "
+                        "advisors adviser advisers representative representatives people folks person someone somebody "
+                        "human centre center support store helpdesk helpline hotline service office gap hole blind".split())
+NAMED_PARTS = "".join(chr(code) for code in range(128) if not chr(code).isalnum())
 _PHRASES = ("i'd", "i’d", "i'll", "i’ll", "i would", "i will", "gap in", "hole in", "blind spot", "need to", "have to",
             "kindly", "please", "let me", "best", "better")
-_WORD_GATE = WordGate(sorted(_WORDS), "".join(chr(code) for code in range(128) if not chr(code).isalnum()))
 
 
-def may_defer(lower: str) -> bool:
-    """Whether a lower-cased answer holds a deferral anywhere (the refusal reading's gate)."""
-    return _named(lower) and _DEFERRAL.search(_SENTENCE_END.sub("\n", lower)) is not None
-
-
-def _named(text: str) -> bool:
-    gated = _WORD_GATE.meets_in(text)  # None: not ASCII; a curly quote or an accent parts words as "?" does
-    if not (gated if gated is not None else _WORD_GATE.meets_in(text.encode("ascii", "replace").decode("ascii"))):
-        return False
-    lower = text.lower()
-    return any(phrase in lower for phrase in _PHRASES)
+def may_defer(lower: str, named: bool) -> bool:
+    """Whether a lower-cased answer holds a deferral anywhere (the refusal reading's gate). `named`: whether it holds a
+    word of NAMED_WORDS (the crate's lookup, scorers/refusal_gate.py)."""
+    return named and any(phrase in lower for phrase in _PHRASES) and (
+        _DEFERRAL.search(_SENTENCE_END.sub("\n", lower)) is not None)
 
 
 def deferral(text: str) -> int | None:
-    """Where a clause's deferral ends; None when it defers nothing."""
-    if not _named(text):
-        return None
+    """Where a clause's deferral ends; None when it defers nothing. Read only in an answer that defers (may_defer)."""
     found = _DEFERRAL.search(text)
     return None if found is None else found.end()
 

@@ -1,7 +1,8 @@
 //! ragpulse._native.WordGate: whether an ASCII text holds one of a set of words, its words read without making them
 //! Python strs. The refusal reading's gates (scorers/declines.py cued, scorers/refusal.py _answer_may_refuse) split a
 //! whole answer into words to look for a cue; as Python's str and set operations that was ~16 µs of a FaithBench
-//! summary's judgment, on every answer.
+//! summary's judgment, on every answer. WordGates: several such sets in one call (the refusal reading's cue words and
+//! its deferral's words: one call an answer, not two).
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 use rustc_hash::FxHashSet;
@@ -17,7 +18,7 @@ impl WordGate {
     fn meets(&self, text: &[u8]) -> bool {
         let (mut start, mut lower) = (0, Vec::with_capacity(32));
         for end in 0..=text.len() {
-            if end == text.len() || self.parts[usize::from(text[end])] {
+            if end == text.len() || !text[end].is_ascii() || self.parts[usize::from(text[end])] {
                 if end > start {
                     lower.clear();
                     lower.extend(text[start..end].iter().map(u8::to_ascii_lowercase));
@@ -55,6 +56,36 @@ impl WordGate {
     }
 }
 
+/// Several word sets, each with the bytes that part its words; in any text, a byte beyond ASCII parts words too (a
+/// character beyond ASCII read as a "?" that parts them).
+#[pyclass(frozen, module = "ragpulse._native")]
+pub struct WordGates {
+    groups: Vec<WordGate>,
+}
+
+impl WordGates {
+    fn met(&self, text: &[u8]) -> u64 {
+        self.groups.iter().enumerate().filter(|(_, group)| group.meets(text)).fold(0, |mask, (index, _)| mask | 1 << index)
+    }
+}
+
+#[pymethods]
+impl WordGates {
+    /// `groups`: (words, the ASCII characters that part them), at most 64.
+    #[new]
+    fn new(groups: Vec<(Vec<String>, String)>) -> PyResult<Self> {
+        if groups.len() > 64 {
+            return Err(pyo3::exceptions::PyValueError::new_err("at most 64 word sets"));
+        }
+        Ok(WordGates { groups: groups.into_iter().map(|(words, parts)| WordGate::new(words, &parts)).collect() })
+    }
+
+    /// A bit for each set (1 << its index) one of whose words is a word of the text, lower-cased (ASCII only).
+    fn met_in(&self, text: &str) -> u64 {
+        self.met(text.as_bytes())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -65,5 +96,13 @@ mod tests {
         let meets = |text: &str| gate.meets(text.as_bytes());
         assert!(meets("I do NOT know") && meets("idk") && meets("well-not") && meets("x  not "));
         assert!(!meets("nothing known") && !meets("not.") && !meets("") && !meets("  "));
+    }
+
+    #[test]
+    fn each_set_its_own_parts_and_a_byte_beyond_ascii_parts_words() {
+        let gates = WordGates::new(vec![(vec!["not".into()], " ".into()), (vec!["team".into()], " .".into())]).unwrap();
+        let met = |text: &str| gates.met(text.as_bytes());
+        assert_eq!([met("NOT here"), met("our team."), met("not team"), met("no teams"), met("é team…")], [1, 2, 3, 0, 2]);
+        assert_eq!([met("not.team"), met("notéteam")], [2, 3]);
     }
 }
