@@ -29,14 +29,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragpulse.scorers import refusal_zh as zh
-from ragpulse.scorers.deferrals import deferral, left_to_others, may_defer, resumed
-from ragpulse.scorers.own_sources import THIS_POINT, of_own_sources
+from ragpulse.scorers.deferrals import deferral, left_to_others, may_defer, resumed, said_of_a_hand_over
+from ragpulse.scorers.own_sources import THIS_POINT, names_own_sources, of_own_sources
 from ragpulse.scorers.answer_form import as_said, claim_text, in_own_words, unformed
 from ragpulse.scorers.declines import PRESUPPOSED_LEAD, cued, letter_runs
 from ragpulse.scorers.refusal_gate import ANCHORS, CJK, answer_may_refuse, named
 from ragpulse.scorers.refusal_gate import may_refuse as _may_refuse
-from ragpulse.scorers.refusal_words import (BE, BE_NOT, HEDGE, HELD, INFO, KNOW, LEAD, MODIFIERS, NOT, SAY,
-                                             SOURCE, SOURCE_NOUN)
+from ragpulse.scorers.refusal_words import (BE, BE_NOT, HEDGE, HELD, INFO, KNOW, LEAD, MODIFIERS, NOT, RELATIVE_HEAD,
+                                             RESERVED, SAY, SOURCE, SOURCE_NOUN)
 from ragpulse.scorers.text import clause, clauses, is_chatter, real_negators, sentences
 
 # -- English ------------------------------------------------------------------------------------------------------
@@ -60,7 +60,7 @@ _EN_IDIOM = "|".join((
 ))
 # Opened by the speaker or the sources: what comes before in the clause must be an opening, not a claim.
 _SUBJECT_LED = re.compile("|".join((
-    _EN_IDIOM,
+    _EN_IDIOM, RESERVED,
     # "I didn't know that …" and "I had no idea …" say that what follows is so: no refusal
     # "I really don't know", "i dont know"
     r"\bi\b\s*(?:(?:just|\w+ly)\s+)?"
@@ -183,6 +183,7 @@ _EN_META_LEAD = re.compile(
     r"focuses\s+on|presents|outlines|summari[sz]es|details|contains|includes|talks\s+about|is\s+about|notes|explains|"
     r"introduces|reports(?:\s+on)?)\s+(?:(?:basic\s+|some\s+|brief\s+)?information\s+(?:about|on)\s+|that\s+)?",
     re.IGNORECASE)
+_ZH_TOPIC_EN = re.compile(r"^[\u3400-\u9fff][^A-Za-z，。；！？]{0,20}?\s*(?=[A-Za-z][A-Za-z\s'’]*$)")
 _LATIN_WORDS = re.compile(r"[A-Za-z]{2,}\W+[A-Za-z]{2,}\W+[A-Za-z]{2,}")
 
 # Refusals by their shape alone, for what the patterns above do not know ("I can't promise a delivery day", "the
@@ -231,6 +232,8 @@ def _refusal(text: str, defers: bool = False) -> tuple[str, str] | None:
         return None
     if CJK.search(text):
         found = zh.refusal(text)
+        if found is None and (topic := _ZH_TOPIC_EN.match(text)) and (english := _refusal(text[topic.end():])):
+            return "", english[1]  # a Chinese topic, declined in English (积分转赠这个 not sure)
         if found is not None or not _LATIN_WORDS.search(text):  # else English in a Chinese clause ("sorry 这个 i can't …")
             return None if found is None else (found[0], _tail(text, found[1], zh.TAIL))
     predicate = _PREDICATE.search(text)
@@ -242,7 +245,7 @@ def _refusal(text: str, defers: bool = False) -> tuple[str, str] | None:
     head = text[: led.start()]
     if _CONCESSIVE.match(head):  # "While I'm unsure about refurbished units, all laptops come with …"
         return "", _tail(text, led.end(), _EN_TAIL, True)
-    if _HEAD.match(head) or (_NO_OBJECT.match(text, led.end()) or resumed(text, led.end(), head)) and _FRONTED.fullmatch(head):
+    if _HEAD.match(head) or _RELATIVE_HEAD.search(head) or (_NO_OBJECT.match(text, led.end()) or resumed(text, led.end(), head)) and _FRONTED.fullmatch(head):
         return "", _tail(text, led.end(), _EN_TAIL)
     return head.strip(" ,;:—–-"), _tail(text, led.end(), _EN_TAIL)
 
@@ -258,6 +261,7 @@ _FRONTED = re.compile(r"\W*(?!.*\b(?:you|we|they|it|he|she|is|are|was|were|have|
                       re.IGNORECASE)
 
 
+_RELATIVE_HEAD = re.compile(RELATIVE_HEAD, re.IGNORECASE)
 # A refusal conceded before the claim: "While I'm unsure about refurbished units, all laptops come with …"
 _CONCESSIVE = re.compile(r"\W*(?:while|whilst|although|though|even\s+though|whereas|albeit)\b\W*", re.IGNORECASE)
 
@@ -357,6 +361,7 @@ def _read(answer: str, refusing: Sequence[tuple[int, int]]) -> Reading:
             pieces = _pieces(part, defers)
             if len(pieces) > 1 or pieces[0][0] == "refusal":
                 kinds.extend(pieces)
+                sourced = sourced or names_own_sources(part)  # "isn't covered by the article I pulled up"
             elif index == handed_at:  # a topic named, then left to someone else (scorers/deferrals.py)
                 kinds.append(("refusal", part))
             elif asks:
@@ -377,10 +382,23 @@ def _read(answer: str, refusing: Sequence[tuple[int, int]]) -> Reading:
     if answer is not written:  # the refusals as written: they are taken out of the answer's text
         refusals = in_own_words(refusals, answer, written)
     declines = any(kind in ("refusal", "maybe") for kind, _ in kinds)
+    if declines and all(said_of_a_hand_over(text) or _named_only(text) for kind, text in kinds if kind == "claim"):
+        # who takes the matter and how, or the matter in a few words ("Trade-in eligibility, hm"), all that is said beside
+        # a refusal: no claim (scorers/deferrals.py); beside a claim of its own, read as before
+        kinds = [("referral" if kind == "claim" else kind, text) for kind, text in kinds]
     # Without a refusal, questions, referrals and topics are read as before: claims.
     kept = [(_claim(text), kind == "maybe") for kind, text in kinds
             if kind in ("claim", "maybe") or not declines and kind != "refusal"]
     return Reading([text for text, _ in kept if text], [maybe for text, maybe in kept if text], refusals)
+
+
+def _named_only(text: str) -> bool:
+    """A matter named in a few words and a hesitation, no verb and no number ("Trade-in eligibility, hm")."""
+    return (text.isascii() and (hesitant := _HESITATION.search(text)) is not None
+            and _FRONTED.fullmatch(text[: hesitant.start()]) is not None and not clause(text).quantities)
+
+
+_HESITATION = re.compile(r"(?<=\w),?\s*(?:h+m+|u+h+|u+m+|e+rm*|let['’]?s\s+see|let\s+me\s+see)\W*$", re.IGNORECASE)
 
 
 def _parted(parenthesis: re.Match[str]) -> str:
