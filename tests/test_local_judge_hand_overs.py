@@ -5,8 +5,9 @@ handles that", "I'll let the delivery team answer …"), in Chinese a topic and 
 (请与贵司的客户经理联系), a Chinese topic declined or handed on in English (积分转赠这个 not sure); what is said of the
 hand-over beside a refusal ("They'll be able to give you a time frame", 稍后会有专人联系您); the speaker's own sources
 ("The repair article in front of me only talks about screens", "… but nothing about …", 我手上的退货说明只提到了耳机, 不在我
-参考的说明里); holding back ("I'm not comfortable interpreting it", "it wouldn't be right for me to comment"). Each
-refusal below was a claim before; the claims that look alike stay claims."""
+参考的说明里); holding back ("I'm not comfortable interpreting it", "it wouldn't be right for me to comment"); the
+question said back ("It sounds like you want to …", 您关心的是…). Each refusal below was a claim before; the claims
+that look alike stay claims."""
 
 from __future__ import annotations
 
@@ -40,6 +41,10 @@ ZH_INVOICE = "电子发票在订单完成后24小时内发送到您的邮箱。�
     ("纸质发票能开专票吗？", "专票的开具条件不在我参考的说明里，您可以在订单详情页联系客服查询。", ZH_INVOICE),
     ("耳机可以换货吗？", "换货这个 not sure，建议您问一下售后客服。", ZH_RETURNS),
     ("耳机可以换货吗？", "我手上的退货说明只提到了退货，换货的情况这里没有涉及。", ZH_RETURNS),
+    # the question said back by a verbose assistant
+    ("Can I return a smart watch?", "It sounds like you want to return a smart watch. I'm not sure about that, sorry.",
+     RETURNS),
+    ("耳机可以换货吗？", "您关心的是耳机能否换货。这个我这边查不到，建议您咨询客服。", ZH_RETURNS),
 ])
 def test_a_hand_over_read_by_construction_claims_nothing(question: str, answer: str, context: str) -> None:
     assert _refused(judged(question, answer, context))
