@@ -339,13 +339,15 @@ class TraceTable:
 @final
 class WordGate:  # scorers/declines.py, scorers/handoffs.py, scorers/nothing_new.py; native/src/gate.rs
     def __new__(cls, words: Sequence[str], parts: str) -> Self: ...
-    # whether a word of an ASCII text (a run between `parts`), lower-cased, is one of the words; None: not ASCII
+    # whether a word of an ASCII text (a run between `parts`), lower-cased, is one of the words (one with a space: two
+    # words in a row); None: not ASCII
     def meets_in(self, text: str) -> bool | None: ...
 
 @final
 class WordGates:  # scorers/refusal_gate.py; native/src/gate.rs
-    # groups: (words, the ASCII characters that part them), at most 64
-    def __new__(cls, groups: Sequence[tuple[Sequence[str], str]]) -> Self: ...
+    # groups: (words, the ASCII characters that part them), at most 64, a word with a space two words in a row;
+    # needs: for each, the bits of the groups met before it that it is read after (0 or None: always)
+    def __new__(cls, groups: Sequence[tuple[Sequence[str], str]], needs: Sequence[int] | None = None) -> Self: ...
     # a bit for each group (1 << its index) one of whose words is a word of the text, lower-cased (ASCII only); a
     # character beyond ASCII parts words
     def met_in(self, text: str) -> int: ...

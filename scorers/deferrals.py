@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from ragpulse.scorers.handoffs import ZH_KEYS, hands_off
-from ragpulse.scorers.refusal_zh import HAN, TOPIC
+from ragpulse.scorers.refusal_zh import TOPIC
 from ragpulse.scorers.text import clause, clauses
 
 _WHO = (r"(?:team|desk|department|colleagues?|specialists?|agents?|staff|advisors?|advisers?|representatives?|people|"
@@ -46,7 +46,7 @@ _SPEAKER_DEFERS = (
     r"(?:you|your\s+(?:message|question|query|request|enquiry|inquiry|case))\s+(?:over\s+|through\s+|on\s+)?(?:to|with)\s+"
     rf"{_SOMEONE}\b",
     # who handles it, said of the matter alone: "Our returns team handles that."
-    rf"{_SOMEONE}\s+(?:handles|deals\s+with|looks\s+after|takes\s+care\s+of|owns)\s+(?:that|this|those|it)(?:\s+(?:one|side|"
+    rf"^\W*{_SOMEONE}\s+(?:handles|deals\s+with|looks\s+after|takes\s+care\s+of|owns)\s+(?:that|this|those|it)(?:\s+(?:one|side|"
     r"part))?\s*(?:$|[.!?;,—–-])",
     # the asker's call, no number of its own: "For holiday hours you'd need to ring the store directly"
     rf"\byou(?:['’]d|\s+would)\s+(?:need|have)\s+to\s+(?:ring|call|phone|contact|ask|email|check\s+with|speak\s+(?:to|with)|"
@@ -58,7 +58,7 @@ _SPEAKER_DEFERS = (
     r"^\W*(?:anything|everything|questions?|queries|enquiries|issues?|details|specifics|matters|the\s+rest)\b[^;\n]{0,80}?\b"
     rf"(?:should|must)\s+(?:go|be\s+(?:directed|sent|raised|put|taken|asked))\s+(?:to|with|of)\s+"
     rf"{_SOMEONE}\b",
-    rf"\b(?:is|are)\s+(?:something|one|a\s+(?:question|thing|matter))(?:\s+that)?\s+{_SOMEONE}\s+(?:will|would|can|['’]ll|"
+    rf"\b(?:is|are)\s+something(?:\s+that)?\s+{_SOMEONE}\s+(?:will|would|can|['’]ll|"
     r"['’]d|should)\s+(?:\w+\s+)?(?:confirm|check|verify|decide|assess|advise|review|answer|judge)\b",
     rf"^\W*(?:{_ZH_TOPIC})?(?:it['’]?s\s+|you['’]?d\s+)?(?:best|better)\s+(?:off\s+)?(?:to\s+)?(?:ring|call|phone|contact|ask|email|"
     rf"check\s+with|speak\s+(?:to|with)|talk\s+to)\s+{_SOMEONE}\b",
@@ -92,36 +92,43 @@ _ZH_DEFERS = re.compile(
     r"呢?(?:请|建议|麻烦|需要|得|还是)(?:您|你)?(?:直接|再)?(?:联系|咨询|致电|询问|洽询|找)[^，。；！？\n]{0,10}?"
     r"(?:客服|人工|售后|专员|同事|中心|门店|部门|团队)|"
     r"(?:请|建议)(?:您|你|贵司[^，。；！？\n]{0,6}?)?(?:直接)?(?:与|和|跟|向)[^，。；！？\n]{1,14}?(?:客服|人工|售后|专员|同事|经理|"
-    r"部门?|中心|团队)[^，。；！？\n]{0,4}?(?:联系|沟通|对接)")
+    r"部门|服务部|销售部|中心|团队)[^，。；！？\n]{0,4}?(?:联系|沟通|对接)")
+# Whom each Chinese shape names, in one search of literals (the shapes, tried at every position: 5 µs a short answer)
+_ZH_WHOM = re.compile("同事|专员|客服|售后|专人|人工|团队|部门|服务部|销售部|中心|门店|经理|组")
 # ^ at each line's start: the answer's gate reads its sentences one a line
 _DEFERRAL = re.compile(rf"(?i:{'|'.join(_SPEAKER_DEFERS)}|{_FRONTED}(?:{'|'.join(_OTHERS_DEFER)}))", re.MULTILINE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-# Every shape names someone (_WHO) or a gap, and holds one of _PHRASES: an answer without both is spared the pattern
-# (90 µs over a summary's 541 characters), its words looked up in the crate first, in the refusal reading's one call
-# (scorers/refusal_gate.py: 1.6 µs; the phrases in Python: 4)
+# Every shape names someone (_WHO) or a gap, and holds one of PHRASES (words, or two words in a row): an answer
+# without both is spared the pattern (90 µs over a summary's 541 characters), both looked up in the crate, in the
+# refusal reading's one call (scorers/refusal_gate.py; the phrases as substrings in Python took 4 µs, 18 with these)
 NAMED_WORDS = frozenset("team desk department colleague colleagues specialist specialists agent agents staff advisor "
                         "advisors adviser advisers representative representatives people folks person someone somebody "
                         "human centre center support store helpdesk helpline hotline service office gap hole blind technician "
                         "technicians engineer engineers expert experts appraiser appraisers billing manager managers".split())
 NAMED_PARTS = "".join(chr(code) for code in range(128) if not chr(code).isalnum())
-_PHRASES = ("i'd", "i’d", "i'll", "i’ll", "i would", "i will", "gap in", "hole in", "blind spot", "need to", "have to",
-            "kindly", "please", "let me", "best", "better", "should", "must", "something", "recommend", "suggest",
-            "allow me", "handles", "deals with", "looks after", "takes care of", "owns")
+# "i'd" a word (the apostrophe parts none); "i’d" is "i d" (a character beyond ASCII parts words)
+PHRASES = frozenset((
+    "i'd", "i d", "i'll", "i ll", "i would", "i will", "i can", "we'd", "we d", "we would", "gap in", "hole in",
+    "blind spot", "need to", "have to", "kindly", "please", "let me", "allow me", "best", "better", "should go",
+    "must go", "be directed", "be sent", "be raised", "be put", "be taken", "be asked", "is something", "are something", "we recommend", "we suggest", "i recommend",
+    "i suggest", "deals with", "looks after", "takes care",
+    *(f"{verb} {that}" for verb in ("handles", "owns") for that in ("that", "this", "those", "it"))))
+PHRASE_PARTS = NAMED_PARTS.replace("'", "")
 
 
 def may_defer(lower: str, named: bool) -> bool:
     """Whether a lower-cased answer holds a deferral anywhere (the refusal reading's gate). `named`: whether it holds a
-    word of NAMED_WORDS (the crate's lookup, scorers/refusal_gate.py)."""
-    if not lower.isascii() and HAN.search(lower) and _ZH_DEFERS.search(lower):
+    word of NAMED_WORDS and one of PHRASES (the crate's lookup, scorers/refusal_gate.py)."""
+    if not lower.isascii() and _ZH_WHOM.search(lower) and _ZH_DEFERS.search(lower):
         return True
-    return named and any(phrase in lower for phrase in _PHRASES) and (
-        _DEFERRAL.search(_SENTENCE_END.sub("\n", lower)) is not None)
+    return named and _DEFERRAL.search(_SENTENCE_END.sub("\n", lower)) is not None
 
 
 def deferral(text: str) -> int | None:
     """Where a clause's deferral ends; None when it defers nothing. Read only in an answer that defers (may_defer)."""
     found = _DEFERRAL.search(text)
-    if found is None and not text.isascii() and (found := _ZH_DEFERS.search(text)) and clause(text).quantities:
+    if found is None and not text.isascii() and _ZH_WHOM.search(text) and (found := _ZH_DEFERS.search(text)) and (
+            clause(text).quantities):
         return None
     return None if found is None else found.end()
 

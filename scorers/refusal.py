@@ -60,7 +60,7 @@ _EN_IDIOM = "|".join((
 ))
 # Opened by the speaker or the sources: what comes before in the clause must be an opening, not a claim.
 _SUBJECT_LED = re.compile("|".join((
-    _EN_IDIOM, RESERVED,
+    _EN_IDIOM,
     # "I didn't know that …" and "I had no idea …" say that what follows is so: no refusal
     # "I really don't know", "i dont know"
     r"\bi\b\s*(?:(?:just|\w+ly)\s+)?"
@@ -239,7 +239,7 @@ def _refusal(text: str, defers: bool = False) -> tuple[str, str] | None:
     predicate = _PREDICATE.search(text)
     if predicate is not None:  # the topic before it belongs to the refusal
         return "", _tail(text, predicate.end(), _EN_TAIL, _CONCESSIVE.match(text) is not None)
-    led = _SUBJECT_LED.search(text)
+    led = _SUBJECT_LED.search(text) or (_RESERVED.search(text) if _RESERVED_KEYS.search(text) else None)
     if led is None:
         return None
     head = text[: led.start()]
@@ -262,6 +262,10 @@ _FRONTED = re.compile(r"\W*(?!.*\b(?:you|we|they|it|he|she|is|are|was|were|have|
 
 
 _RELATIVE_HEAD = re.compile(RELATIVE_HEAD, re.IGNORECASE)
+# Holding back ("I'm not comfortable interpreting it"): tried apart, after the words it needs (in _SUBJECT_LED, tried at
+# every position of every clause, it cost 6% of that search)
+_RESERVED = re.compile(RESERVED, re.IGNORECASE)
+_RESERVED_KEYS = re.compile(r"comfortable|hold\s+off|sit\s+th|steer\s+clear|\bme\s+to\b", re.IGNORECASE)
 # A refusal conceded before the claim: "While I'm unsure about refurbished units, all laptops come with …"
 _CONCESSIVE = re.compile(r"\W*(?:while|whilst|although|though|even\s+though|whereas|albeit)\b\W*", re.IGNORECASE)
 

@@ -33,11 +33,15 @@ def test_several_sets_in_one_call_a_character_beyond_ascii_parting_words() -> No
     gates = WordGates([(["not"], " "), (["team"], " .")])
     assert [gates.met_in(text) for text in ("NOT here", "our team.", "not team", "no teams", "é team…", "notéteam")] == [
         1, 2, 3, 0, 2, 3]
+    # two words in a row; a set read only after another met
+    after = WordGates([(["team"], " "), (["need to", "please", "hole in", "i d"], " -")], needs=[0, 1])
+    assert [after.met_in(text) for text in ("our team need  to", "team need it to", "please", "please team",
+                                            "team hole-in-one", "team I’d")] == [3, 1, 0, 3, 1, 3]
 
 
 @pytest.mark.unit
 def test_the_answer_gate_says_whether_a_deferral_names_someone() -> None:
-    # (may refuse, holds a word a deferral names): read again by the answer's reading, not looked up twice
-    assert [answer_may_refuse(text) for text in ("Returns are free.", "Our team ships it.", "I'll leave that to our "
-                                                 "returns team.", "I don't know.")] == [
-        (False, False), (False, True), (True, True), (True, False)]
+    # (may refuse, names someone and holds a deferral's phrase): read again by the answer's reading, not looked up twice
+    assert [answer_may_refuse(text) for text in ("Returns are free.", "Our team ships it.", "Please ask our team.",
+                                                 "I’ll leave that to our returns team.", "I don't know.")] == [
+        (False, False), (False, False), (False, True), (True, True), (True, False)]
