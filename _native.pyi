@@ -12,7 +12,7 @@ __all__ = [
     "topics_shared", "count_inline", "parse_citations", "scan_citations", "draw", "normalised", "named_things",
     "turn_kind", "run_stages", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE", "ChunkAnalysis", "ChunkContext",
     "CitationCore", "LexicalAnalyser", "LexicalCore", "LexicalUnits", "DedupCore", "ExporterCore", "ExportSeries",
-    "FastCounter", "FastHistogram", "JoinCore", "KeptTexts", "TraceLines", "KeyFilter", "RoleRules", "TextCache", "ReorderHold", "RoutineFloor", "WordGate",
+    "FastCounter", "FastHistogram", "JoinCore", "KeptTexts", "TraceLines", "KeyFilter", "RoleRules", "TextCache", "ReorderHold", "RoutineFloor", "WordGate", "WordGates",
     "PolicyCore", "SamplerCore", "SessionTable", "SessionView", "TextAnalyser", "StemMemo", "TraceTable", "Turn",
     "VerdictRules",
 ]
@@ -337,10 +337,20 @@ class TraceTable:
 # scorer_flag and over_refusal, in that order; raised: a prometheus_client Counter.
 
 @final
-class WordGate:  # scorers/declines.py, scorers/refusal.py; native/src/gate.rs
+class WordGate:  # scorers/declines.py, scorers/handoffs.py, scorers/nothing_new.py; native/src/gate.rs
     def __new__(cls, words: Sequence[str], parts: str) -> Self: ...
-    # whether a word of an ASCII text (a run between `parts`), lower-cased, is one of the words; None: not ASCII
+    # whether a word of an ASCII text (a run between `parts`), lower-cased, is one of the words (one with a space: two
+    # words in a row); None: not ASCII
     def meets_in(self, text: str) -> bool | None: ...
+
+@final
+class WordGates:  # scorers/refusal_gate.py; native/src/gate.rs
+    # groups: (words, the ASCII characters that part them), at most 64, a word with a space two words in a row;
+    # needs: for each, the bits of the groups met before it that it is read after (0 or None: always)
+    def __new__(cls, groups: Sequence[tuple[Sequence[str], str]], needs: Sequence[int] | None = None) -> Self: ...
+    # a bit for each group (1 << its index) one of whose words is a word of the text, lower-cased (ASCII only); a
+    # character beyond ASCII parts words
+    def met_in(self, text: str) -> int: ...
 
 @final
 class RoutineFloor:  # judging/routine_floor.py; native/src/floor.rs

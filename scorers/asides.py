@@ -163,7 +163,8 @@ _EN_AROUND = (
     # the question said back ("so you'd like to change …", "the customer wants the threshold"), a topic before a comma
     # ("Regarding the gift wrapping service, at present", "… for UK orders ah, this one"), the documents a search gave
     r"^\W*(?:(?:okay|ok|alright|right|so)\W+)*(?:you(?:['’]d|\s+would)\s+like\s+to|you(?:['’]re|\s+are)\s+(?:asking|"
-    r"wondering|looking\s+to))\b|\bthe\s+(?:customer|user)\s+(?:wants|needs|would\s+like|is\s+after)\b|"
+    r"wondering|looking\s+to|hoping\s+to))\b|^\W*it\s+(?:sounds|seems)\s+like\s+you(?:['’]re|\s+are|['’]d\s+like|\s+would\s+like|"
+    r"\s+want|\s+need)\b|\bthe\s+(?:customer|user)\s+(?:wants|needs|would\s+like|is\s+after)\b|"
     r"^\W*(?:regarding|concerning|as\s+(?:for|to|regards)|with\s+regards?\s+to)\s[^.;:!?,]{1,50}(?:,\s*(?:at\s+present|"
     r"currently|right\s+now|for\s+now|at\s+the\s+moment))?\W*$|\b(?:this|that)\s+one\W*$|^\W*i\s+(?:have|got|found|retrieved)\s+"
     r"(?:a|an|one|two|three|\d+)\s+(?:[\w-]+\s+){0,2}?(?:documents?|passages?|results?|articles?|sources?)\W*$|"
@@ -191,7 +192,7 @@ _ZH_AROUND = (
     r"(?:牵涉到?|涉及到?|关系到|关乎)[^，。；！？]{0,6}(?:钱|资金|账户|隐私|安全)的?(?:事|问题)$|"  # a reason: it is about money^根据(?:相关|有关)?(?:规定|要求|政策)$|"
     r"^特此(?:说明|告知|通知|函告)$|(?:还|正|仍)在学习|^祝(?:您|你)|尽快为(?:您|你)|为(?:您|你)(?:处理|服务|解答|评估|核实)",
     # the question said back, a rephrase suggested, what the sources are about, a reason, sympathy, who will help
-    r"^(?:您|你)(?:询问|咨询|想问|问|提到|反映)的(?:是|问题)|^(?:比如|例如)|换个(?:说法|问法)|其他(?:方面|主题|话题)的?(?:内容|问题)|"
+    r"^(?:您|你)(?:询问|咨询|想问|问|提到|反映|关心|关注)的(?:是|问题)|^(?:比如|例如)|换个(?:说法|问法)|其他(?:方面|主题|话题)的?(?:内容|问题)|"
     r"需要根据(?:具体|实际)情况|视具体情况而定|^(?:这个|此|该|您的)?问题涉及|涉及[^，。；！？]{0,6}?(?:隐私|安全|金融|法律|医疗|具体|个人(?:资料|信息))|让人(?:不太?|很)?(?:开心|高兴|郁闷|着急|生气|烦)|确实(?:很|挺|让人)?(?:着急|难受|郁闷|烦心?|麻烦)|"
     r"^(?:他们|伊拉)(?:会|将|可以)|由他们|耐心(?:地)?等待|前往[^，。；！？]{0,12}(?:页面|页|中心|门店)|由[^，。；！？]{0,6}(?:人员|工程师|客服|同事|专员)为(?:您|你)",
     # where to look or whom to ask: 您可以在App内【我的-会员中心】查看, 加一下课程顾问老师的微信问问

@@ -28,14 +28,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ragpulse._native import WordGate
 from ragpulse.scorers import refusal_zh as zh
-from ragpulse.scorers.deferrals import deferral, leaves_a_topic, left_to_others, may_defer, resumed
-from ragpulse.scorers.own_sources import THIS_POINT, of_own_sources
+from ragpulse.scorers.deferrals import deferral, left_to_others, may_defer, resumed, said_of_a_hand_over
+from ragpulse.scorers.own_sources import THIS_POINT, names_own_sources, of_own_sources
 from ragpulse.scorers.answer_form import as_said, claim_text, in_own_words, unformed
 from ragpulse.scorers.declines import PRESUPPOSED_LEAD, cued, letter_runs
-from ragpulse.scorers.refusal_words import (BE, BE_NOT, HEDGE, HELD, INFO, KNOW, LEAD, MODIFIERS, NOT, SAY,
-                                             SOURCE, SOURCE_NOUN)
+from ragpulse.scorers.refusal_gate import ANCHORS, CJK, answer_may_refuse, named
+from ragpulse.scorers.refusal_gate import may_refuse as _may_refuse
+from ragpulse.scorers.refusal_words import (BE, BE_NOT, HEDGE, HELD, INFO, KNOW, LEAD, MODIFIERS, NOT, RELATIVE_HEAD,
+                                             RESERVED, SAY, SOURCE, SOURCE_NOUN)
 from ragpulse.scorers.text import clause, clauses, is_chatter, real_negators, sentences
 
 # -- English ------------------------------------------------------------------------------------------------------
@@ -182,7 +183,7 @@ _EN_META_LEAD = re.compile(
     r"focuses\s+on|presents|outlines|summari[sz]es|details|contains|includes|talks\s+about|is\s+about|notes|explains|"
     r"introduces|reports(?:\s+on)?)\s+(?:(?:basic\s+|some\s+|brief\s+)?information\s+(?:about|on)\s+|that\s+)?",
     re.IGNORECASE)
-_CJK = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
+_ZH_TOPIC_EN = re.compile(r"^[\u3400-\u9fff][^A-Za-z，。；！？]{0,20}?\s*(?=[A-Za-z][A-Za-z\s'’]*$)")
 _LATIN_WORDS = re.compile(r"[A-Za-z]{2,}\W+[A-Za-z]{2,}\W+[A-Za-z]{2,}")
 
 # Refusals by their shape alone, for what the patterns above do not know ("I can't promise a delivery day", "the
@@ -201,76 +202,13 @@ _EN_NOT_MAYBE = re.compile(r"\b(?:we|us)\b|\bi\s*(?:did\s*n['’]t|did\s+not|nev
 _ZH_MAYBE = re.compile(rf"我(?![们国省市县区校军党])[^，。；！？]*?[不没无未难缺](?!建议|认为|觉得|推荐|是)|{zh.SOURCE}[^，。；！？]*?[不没无未缺]")
 
 
-# The gates (word sets: an alternation of them tried at every position costs more than all the patterns). Every
-# refusal holds a cue: a negation or the like ("n't" or a word of _CUES, in Chinese a character of _ZH_CUES); every
-# English one also a word that says whose ignorance or which silence (_ANCHORS: the speaker, the sources, "there", a
-# verb of mentioning…: each pattern above needs one). An answer without a cue skips the reading.
-_CUES = frozenset(
-    "not no nothing none never cannot neither nor without lack lacks beyond outside unsure uncertain unclear unaware "
-    "unable unfamiliar silent mum quiet vague insufficient missing open unknown unavailable invisible empty dunno "
-    "rather absent omitted blank loss stumped wish hard difficult impossible clue idea dont didnt cant hidden null "
-    # the idioms' (_EN_IDIOM): "beats me", "you've got me", "I'd be guessing", "a mystery to me", "in the dark"
-    "beats search got guess guessing speculating mystery faintest foggiest dark tough tricky clueless pass unrelated "
-    "restricted".split())
-# "I'd need to check" has no cue word: the speaker's "would need to" is its cue ("need" alone is too common a word)
-_CHECK_FIRST = re.compile(r"\bi(?:['’]d|\s+would)\s+(?:first\s+)?need\s+to\b")
-_OTHER_SUBJECTS = frozenset(("subjects", "topics"))  # "about different subjects" ("different" alone: too common a cue)
-_ANCHORS = frozenset(
-    "i we me us my myself hard difficult impossible sure certain idea clue unsure uncertain unknown dunno nothing "
-    "there here anywhere anything something topic question outside beyond unclear clear known mine tough tricky "
-    "say tell confirm comment speak tool agent assistant "
-    # the sources and what they hold
-    "context document documents documentation docs knowledge knowledgebase database passage passages text texts source "
-    "sources material materials article articles excerpt excerpts snippet snippets faq faqs help search results "
-    "reference references guide guides guidance content page pages entries information info details data specifics "
-    "answer answers record records access visibility insight mention entry "
-    # verbs of mentioning, as a predicate of the topic ("Sale items aren't mentioned")
-    "mentioned specified stated documented addressed described discussed explained indicated detailed answered "
-    "clarified covered listed".split())
 # A clause of the speaker's with a negation declines only when it speaks of answering, knowing or the sources: "I'm not
-# a fan of them" and "I never watched it" are the speaker's story, claims
-_ABOUT_ANSWERING = (_ANCHORS - {"i", "we", "me", "us", "my", "myself", "mine", "there", "here"}
+# a fan of them" and "I never watched it" are the speaker's story, claims (the gates: scorers/refusal_gate.py)
+_ABOUT_ANSWERING = (ANCHORS - {"i", "we", "me", "us", "my", "myself", "mine", "there", "here"}
                     | {"light", "available", "quote", "advise", "advice", "know", "knew", "aware", "find", "found", "cover",
                        "covers", "notes", "told", "area", "expertise", "lack", "lacks"})
 _INABILITY = re.compile(r"\b(?:can['’]?t|cannot|can\s+not|couldn['’]?t|could\s+not|unable)\b", re.IGNORECASE)
-_ZH_CUES = re.compile("不|没|未|无|缺|超|难|恕|外行")  # one search, not a generator of `in` over them
 _PARENTHESES = re.compile(r"[(（][^()（）]{1,200}[)）]")
-# An answer's words as str.split() leaves them: with the punctuation that may cling to them.
-_CUE_TOKENS = frozenset(f"{before}{word}{after}" for word in _CUES for before in ("", "(", '"', "'", "“", "‘", "[")
-                        for after in ("", ".", ",", ";", ":", "!", "?", ")", '"', "'", "”", "’", "...", "…", '."',
-                                      ',"', ".”", ",”", "),", ")."))
-# str.split()'s words of an ASCII answer, dashes and slashes parting them too, looked up in the crate (9 -> 6 µs)
-_CUE_TOKEN_GATE = WordGate(sorted(_CUE_TOKENS), "".join(chr(code) for code in range(128) if chr(code).isspace()) + "-/")
-
-
-def _answer_may_refuse(answer: str) -> bool:
-    """The answer's gate: a cue (a few µs, no regular expression), then a cue and an anchor word."""
-    lower = answer.lower()
-    if not lower.isascii() and (_ZH_CUES.search(lower) or _CJK.search(lower) and leaves_a_topic(answer)):  # handed on
-        return True
-    if "n't" not in lower and "n’t" not in lower:
-        for dash in "-—–/":
-            lower = lower.replace(dash, " ")
-        cue = _CUE_TOKEN_GATE.meets_in(lower) if lower.isascii() else not _CUE_TOKENS.isdisjoint(lower.split())
-        if not cue and not ("different" in lower and any(w in lower for w in _OTHER_SUBJECTS)) and not _checks_first(lower):
-            return may_defer(lower)  # the matter left to someone else, no cue of declining (scorers/deferrals.py)
-    return _may_refuse(answer) or may_defer(answer.lower())
-
-
-def _checks_first(lower: str) -> bool:
-    """Whether a lower-cased text says what the speaker would need to do first ("I'd need to double-check")."""
-    return "need to" in lower and _CHECK_FIRST.search(lower) is not None
-
-
-def _may_refuse(text: str) -> bool:
-    """A clause's gate: a cue, and in English an anchor."""
-    lower = text.lower()
-    if not lower.isascii() and _ZH_CUES.search(lower):
-        return True
-    words = letter_runs(lower)
-    cue = "n't" in lower or "n’t" in lower or not _CUES.isdisjoint(words) or (
-        "different" in words and not _OTHER_SUBJECTS.isdisjoint(words)) or _checks_first(lower)
-    return cue and not _ANCHORS.isdisjoint(words)
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,20 +230,22 @@ def _refusal(text: str, defers: bool = False) -> tuple[str, str] | None:
         return "", _tail(text, deferred, _EN_TAIL)
     if not _may_refuse(text):
         return None
-    if _CJK.search(text):
+    if CJK.search(text):
         found = zh.refusal(text)
+        if found is None and (topic := _ZH_TOPIC_EN.match(text)) and (english := _refusal(text[topic.end():])):
+            return "", english[1]  # a Chinese topic, declined in English (积分转赠这个 not sure)
         if found is not None or not _LATIN_WORDS.search(text):  # else English in a Chinese clause ("sorry 这个 i can't …")
             return None if found is None else (found[0], _tail(text, found[1], zh.TAIL))
     predicate = _PREDICATE.search(text)
     if predicate is not None:  # the topic before it belongs to the refusal
         return "", _tail(text, predicate.end(), _EN_TAIL, _CONCESSIVE.match(text) is not None)
-    led = _SUBJECT_LED.search(text)
+    led = _SUBJECT_LED.search(text) or (_RESERVED.search(text) if _RESERVED_KEYS.search(text) else None)
     if led is None:
         return None
     head = text[: led.start()]
     if _CONCESSIVE.match(head):  # "While I'm unsure about refurbished units, all laptops come with …"
         return "", _tail(text, led.end(), _EN_TAIL, True)
-    if _HEAD.match(head) or (_NO_OBJECT.match(text, led.end()) or resumed(text, led.end(), head)) and _FRONTED.fullmatch(head):
+    if _HEAD.match(head) or _RELATIVE_HEAD.search(head) or (_NO_OBJECT.match(text, led.end()) or resumed(text, led.end(), head)) and _FRONTED.fullmatch(head):
         return "", _tail(text, led.end(), _EN_TAIL)
     return head.strip(" ,;:—–-"), _tail(text, led.end(), _EN_TAIL)
 
@@ -321,6 +261,11 @@ _FRONTED = re.compile(r"\W*(?!.*\b(?:you|we|they|it|he|she|is|are|was|were|have|
                       re.IGNORECASE)
 
 
+_RELATIVE_HEAD = re.compile(RELATIVE_HEAD, re.IGNORECASE)
+# Holding back ("I'm not comfortable interpreting it"): tried apart, after the words it needs (in _SUBJECT_LED, tried at
+# every position of every clause, it cost 6% of that search)
+_RESERVED = re.compile(RESERVED, re.IGNORECASE)
+_RESERVED_KEYS = re.compile(r"comfortable|hold\s+off|sit\s+th|steer\s+clear|\bme\s+to\b", re.IGNORECASE)
 # A refusal conceded before the claim: "While I'm unsure about refurbished units, all laptops come with …"
 _CONCESSIVE = re.compile(r"\W*(?:while|whilst|although|though|even\s+though|whereas|albeit)\b\W*", re.IGNORECASE)
 
@@ -346,7 +291,7 @@ def _pieces(text: str, defers: bool = False) -> list[tuple[str, str]]:
 
 def _opening_only(text: str) -> bool:
     """An apology or a hedge alone ("Sorry", 很抱歉): no claim."""
-    return _en_opening_only(text) if not _CJK.search(text) else bool(zh.OPENING.match(text))
+    return _en_opening_only(text) if not CJK.search(text) else bool(zh.OPENING.match(text))
 
 
 # The last words of the hedges (HEDGE) and how the meta lead starts (_EN_META_LEAD): a clause that ends or starts
@@ -364,7 +309,7 @@ def _en_opening_only(text: str) -> bool:
 
 def _referral(text: str) -> bool:
     """"Please contact our support team", 建议您咨询人工客服: a referral without a number of its own."""
-    if _CJK.search(text):  # 这一点建议您咨询物流客服: "this point", no number
+    if CJK.search(text):  # 这一点建议您咨询物流客服: "this point", no number
         return zh.REFERRAL.match(text := THIS_POINT.sub("这", text)) is not None and not clause(text).quantities
     return _EN_REFERRAL.match(text) is not None and not clause(text).quantities
 
@@ -395,14 +340,17 @@ def read(answer: str, refusing: Sequence[tuple[int, int]] = ()) -> Reading:
 
 
 def _read(answer: str, refusing: Sequence[tuple[int, int]]) -> Reading:
-    if not refusing and not _answer_may_refuse(answer):
+    may, met = answer_may_refuse(answer) if not refusing else (True, None)  # met: a word a deferral names (None: unread)
+    if not may:
         # an answer in ASCII is spared a search for Chinese in every clause
         opening, claim = (_en_opening_only, _en_claim) if answer.isascii() else (_opening_only, _claim)
         claims = [text for c in clauses(answer) if not opening(c) and (text := claim(c))]
         return Reading(claims, [False] * len(claims), [])
     written, answer = answer, as_said(answer)  # without <think>…</think>, "um", "I'm I'm" (one for one)
     kinds: list[tuple[str, str]] = []  # (kind, text): claim, maybe, refusal, question, referral, topic
-    cursor, defers, sourced = 0, may_defer(answer.lower()), False  # a deferral read (deferrals.py); sources named
+    lower = answer.lower()  # the gate's lookup taken again where the answer is as it was read
+    defers = may_defer(lower, met if met is not None and answer == written else named(lower))  # (deferrals.py)
+    cursor, sourced = 0, False  # sources named (own_sources.py)
     for sentence, asks in _sentences(answer):
         parts, handed_at = clauses(sentence), -1
         for index, part in enumerate(parts):
@@ -417,6 +365,7 @@ def _read(answer: str, refusing: Sequence[tuple[int, int]]) -> Reading:
             pieces = _pieces(part, defers)
             if len(pieces) > 1 or pieces[0][0] == "refusal":
                 kinds.extend(pieces)
+                sourced = sourced or names_own_sources(part)  # "isn't covered by the article I pulled up"
             elif index == handed_at:  # a topic named, then left to someone else (scorers/deferrals.py)
                 kinds.append(("refusal", part))
             elif asks:
@@ -426,7 +375,7 @@ def _read(answer: str, refusing: Sequence[tuple[int, int]]) -> Reading:
                 sourced = True
             elif _referral(part):
                 kinds.append(("referral", part))
-            elif _CJK.search(part) and zh.TOPIC.search(part) and index + 1 < len(parts) and (
+            elif CJK.search(part) and zh.TOPIC.search(part) and index + 1 < len(parts) and (
                     _refusal(parts[index + 1]) or left_to_others(parts[index + 1])):
                 kinds.append(("topic", part))
                 handed_at = index + 1
@@ -437,10 +386,23 @@ def _read(answer: str, refusing: Sequence[tuple[int, int]]) -> Reading:
     if answer is not written:  # the refusals as written: they are taken out of the answer's text
         refusals = in_own_words(refusals, answer, written)
     declines = any(kind in ("refusal", "maybe") for kind, _ in kinds)
+    if declines and all(said_of_a_hand_over(text) or _named_only(text) for kind, text in kinds if kind == "claim"):
+        # who takes the matter and how, or the matter in a few words ("Trade-in eligibility, hm"), all that is said beside
+        # a refusal: no claim (scorers/deferrals.py); beside a claim of its own, read as before
+        kinds = [("referral" if kind == "claim" else kind, text) for kind, text in kinds]
     # Without a refusal, questions, referrals and topics are read as before: claims.
     kept = [(_claim(text), kind == "maybe") for kind, text in kinds
             if kind in ("claim", "maybe") or not declines and kind != "refusal"]
     return Reading([text for text, _ in kept if text], [maybe for text, maybe in kept if text], refusals)
+
+
+def _named_only(text: str) -> bool:
+    """A matter named in a few words and a hesitation, no verb and no number ("Trade-in eligibility, hm")."""
+    return (text.isascii() and (hesitant := _HESITATION.search(text)) is not None
+            and _FRONTED.fullmatch(text[: hesitant.start()]) is not None and not clause(text).quantities)
+
+
+_HESITATION = re.compile(r"(?<=\w),?\s*(?:h+m+|u+h+|u+m+|e+rm*|let['’]?s\s+see|let\s+me\s+see)\W*$", re.IGNORECASE)
 
 
 def _parted(parenthesis: re.Match[str]) -> str:
@@ -454,13 +416,13 @@ def _loose(text: str) -> list[tuple[str, str]]:
     what follows is read on its own ("I do not have many followers, but I follow a lot of people": a claim)."""
     if not _maybe(text):
         return [("claim", text)]
-    after = zh.TAIL.search(text) if _CJK.search(text) else (_EN_NEW_SPEAKER.search(text) or _EN_TAIL.search(text))
+    after = zh.TAIL.search(text) if CJK.search(text) else (_EN_NEW_SPEAKER.search(text) or _EN_TAIL.search(text))
     tail = "" if after is None else text[after.end():].strip(" ,;:—–-，")
     if not tail or after is None or after.start() == 0:
         return [("maybe", text)]
     head = text[: after.start()].strip(" ,;:—–-，")
     rest = [piece for kind, part in _pieces(tail) for piece in (_loose(part) if kind == "claim" else [(kind, part)])]
-    if (len(head) < 3 if _CJK.search(head) else len(head.split()) < 2) or _opening_only(head):
+    if (len(head) < 3 if CJK.search(head) else len(head.split()) < 2) or _opening_only(head):
         # "No, I like …", "Wow, I've never …": no claim before
         return rest
     if text[after.start()] in ":：" and rest and rest[0] == ("maybe", tail) and _FRONTED.fullmatch(head):
@@ -475,7 +437,7 @@ def _maybe(text: str) -> bool:
     the speaker says it knows is a claim ("I only know that it wasn't built by the Romans")."""
     if not _may_refuse(text):
         return False
-    if _CJK.search(text):
+    if CJK.search(text):
         text = zh.KNOWN_LEAD.sub("", text, count=1)
         return _ZH_MAYBE.search(real_negators(text)) is not None  # 我的看法不同: no negation
     text = _EN_KNOWN_LEAD.sub("", text, count=1)
@@ -485,7 +447,7 @@ def _maybe(text: str) -> bool:
 
 def _claim(text: str) -> str:
     """A claim without what it says of its source ("The passage describes …") or a leading 但 / 不过 (no content)."""
-    return zh.CONTRAST_LEAD.sub("", text, count=1) if _CJK.search(text) else _en_claim(text)
+    return zh.CONTRAST_LEAD.sub("", text, count=1) if CJK.search(text) else _en_claim(text)
 
 
 def _en_claim(text: str) -> str:

@@ -37,3 +37,14 @@ FIGURES = (r"(?:time\s*frames?|timelines?|timescales?|turnaround(?:\s+times?)?|(
            r"processing|repair|refund|wait(?:ing)?)\s+times?|estimates?|etas?|costs?|fees|charges|amounts|numbers|quotes?|"
            r"dates|deadlines)\b")
 HELD = rf"(?:{INFO}|{FIGURES})"  # what the speaker may say it lacks
+# Holding back for the asker's sake ("I'm not comfortable interpreting it", "it wouldn't be right for me to comment"), a
+# refusal of the speaker's
+RESERVED = (r"\bi\s*(?:['’]m|am)\s+not\s+(?:really\s+|entirely\s+)?comfortable\s+[a-z]+ing\b|"
+            r"\bi(?:['’]m\s+going\s+to|\s+am\s+going\s+to|['’]ll|\s+will|['’]d\s+better|\s+have\s+to|['’]ll\s+have\s+to)\s+"
+            r"(?:hold\s+off|sit\s+(?:this|that)\s+one\s+out|steer\s+clear)\s+(?:on|of)\s+(?:this|that|it|answering)\b|\b(?:it|that)\s*(?:would|wo)\s*"
+            r"(?:n['’]t|not)\s+be\s+(?:right|fair|appropriate|wise|responsible)\s+(?:of|for)\s+me\s+to\s+(?:comment|say|guess|"
+            r"speculate|answer|quote|promise|confirm|estimate)\b")
+# The refusal's object put before it with a relative clause: "Return windows depend on a few things I'd rather not guess
+# at" (what comes before the speaker is no claim of its own)
+RELATIVE_HEAD = (r"\b(?:depends?|hinges?|relies|rely|turns?)\s+on\s+(?:a\s+few|several|some|many|various|a\s+number\s+of|"
+                 r"other)?\s*(?:things|factors|details|specifics|variables|points)\s+(?:that\s+|which\s+)?$")

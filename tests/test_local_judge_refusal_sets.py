@@ -244,7 +244,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: fifty-three batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: fifty-four batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -316,7 +316,9 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     Chinese in Simplified and Traditional characters and Cantonese; 41 of 60 recognised), then read. The fifty-third,
     ids *-q35*: written blind after the fifty-second froze it (a quarter of one electronics retailer's five assistants:
     terse, verbose, strict about its documents, mixing English into Chinese, formal; 31 of 60 recognised), then read.
-    refusals_heldout.jsonl, ids *-q36*: written blind after the fifty-third's reading froze it, measured once. None of
+    The fifty-fourth, ids *-q36*: written blind after the fifty-third froze it (a fortnight of an electronics shop's
+    RAG assistant naming the help-centre articles it was given; 44 of 60 recognised), then read.
+    refusals_heldout.jsonl keeps *-q36*, read, until the next blind set replaces it. None of
     the answers is a phrasing of the fallback catalogue (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
@@ -333,13 +335,19 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # recognises en-refusal-q2717 ("I'll pass the postage question to a colleague …": the speaker's deferral,
         # scorers/deferrals.py); *-q34*'s 30 all recognised after its reading (25 frozen: tests/test_local_judge_deferrals.py)
         # *-q35*'s reading: 18 of its 30 recognised (15 frozen: tests/test_local_judge_own_sources.py; 1483 before)
-        ("en", "refusal", "recognised"): 1501, ("en", "refusal", "not faulted"): 23,
+        # *-q36*'s reading: 7 more of *-q35*'s (en-refusal-q3501, q3506, q3512, q3513, q3514, q3515, q3520: "Our returns
+        # team handles that", "I'm going to hold off on this one", "Trade-in eligibility, hm", "… are best addressed by
+        # our logistics desk", "Please verify the delivery cost at checkout", "we recommend contacting your dedicated
+        # account manager", "The service centre can quote you a cost"; 1501 and 23 before) and all 30 of its own (23
+        # frozen: tests/test_local_judge_hand_overs.py)
+        ("en", "refusal", "recognised"): 1538, ("en", "refusal", "not faulted"): 20,
         # Scots ("I'm no' allowed tae …"), *-q18*'s "only have info on one location and it's not in Ireland", *-q20*'s "The
         # warranty info I have access to is only for laptops" (43 and 59 before *-q34*'s reading: en-refusal-q2717)
         # *-q35*'s 30 (42, 17, 58 before): 7 faulted, 5 not, 12 hallucinations after its reading (9, 6, 15 frozen); *-q26*'s
         # en-refusal-q2617's "Let me put you through to someone on the shipping team" no longer a faulted claim (a
         # hand-over, scorers/deferrals.py), its answer still flagged by the model
-        ("en", "refusal", "faulted"): 48, ("en", "refusal", "a hallucination"): 70, ("zh", "refusal", "recognised"): 1472,
+        # *-q36*'s reading: 44 and 63 (48 and 70 before: the 7 of *-q35*'s above); its own 30 none (1 and 6 frozen)
+        ("en", "refusal", "faulted"): 44, ("en", "refusal", "a hallucination"): 63, ("zh", "refusal", "recognised"): 1508,
         # 不敢 confirm, 不敢 promise, "answer: 无" (an English word in a Chinese clause is read as a name the question
         # lacks), Shanghainese (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a
         # referral with its topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理); *-q20*'s advice beside the
@@ -356,7 +364,12 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # *-q34*'s 30 all recognised after its reading (1424 before; 16 frozen)
         # *-q35*'s 30 after its reading (1454, 59, 8, 26 before): 18 recognised (16 frozen: 现有资料只说明了配送范围，没提到…,
         # 提供给我的资料里…未作说明), 11 faulted, 1 not, 2 hallucinations (13, 1, 3 frozen)
-        ("zh", "refusal", "faulted"): 70, ("zh", "refusal", "not faulted"): 9, ("zh", "refusal", "a hallucination"): 28,
+        # *-q36*'s reading (1472, 70, 9, 28 before): *-q35*'s zh-refusal-q3509, q3513, q3515, q3519, q3529 (差价的事情 please
+        # contact our support team, 请与贵司的客户经理联系，由其…, 积分转赠这个 not sure, 建议与我司企业销售部门直接沟通), *-q8*'s
+        # zh-refusal-q817 (运费承担方面的问题建议您直接联系人工客服处理) and *-q25*'s zh-refusal-q2517 (…，他们会根据您的订单情况给您
+        # 详细说明的) recognised; its own 30: 29 recognised (21 frozen: 发票相关事宜由财务同事负责, 我手上的退货说明只提到了耳机, 不在
+        # 我参考的说明里), 1 not faulted (包邮门槛可能会随活动调整，我这边就不给您确切数字了), none a hallucination (7, 2, 0 frozen)
+        ("zh", "refusal", "faulted"): 64, ("zh", "refusal", "not faulted"): 9, ("zh", "refusal", "a hallucination"): 26,
         # *-q28*'s 15 added (550, 125, 612 before); *-q29*'s 15 (564, 126, 627 before); *-q30*'s 15 (578, 127, 641
         # before; its 15 as measured: a sign-off's or a queue's reading moves none); *-q31*'s 15 (592, 128, 655 before;
         # 12, 3, 13 after its reading, 13, 2, 14 measured: "I don't have UK-specific transit times" is a refusal since, no
@@ -370,8 +383,11 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # the question or the chunk, then read as said around it: its answer no longer flagged (627, 138, 692 before);
         # *-q34*'s 15 (626, 139, 691 before; 14, 1, 15 as measured, its reading moves none)
         # *-q35*'s 15 (640, 140, 706 before; 15, 0, 14 as measured, its reading moves none)
-        ("en", "hallucination", "faulted"): 655, ("en", "hallucination", "not faulted"): 140,
-        ("en", "hallucination", "answer a hallucination"): 720,
+        # *-q36*'s 15 (655, 140, 720 before; 14, 1, 14 as measured, its reading moves none; en-partial-q2716's and
+        # q3417's deferrals, "I'll let the returns team decide …", "… I'll leave to our technicians", no longer faulted
+        # claims, their answers faulted by their other claim as before)
+        ("en", "hallucination", "faulted"): 669, ("en", "hallucination", "not faulted"): 141,
+        ("en", "hallucination", "answer a hallucination"): 734,
         # *-q28*'s reading: 518 and 146 before it (and *-q28*'s 15 added); an agent's "[tool] …" lines and "@customer
         # Exceptions aren't mine to make" are no claims; *-q29*'s 15 added (529 and 150 before); *-q30*'s 15 (540 and 154
         # before; a list's "- Visa" is no signature's "– ShopCare": *-q5*'s list stays judged); *-q31*'s reading: *-q11*'s
@@ -383,7 +399,10 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # shipping team to confirm") no longer faulted claims (587 and 167 before); *-q34*'s 15 (592 and 162 before),
         # none faulted after its reading (4 and 11 frozen: the deferral its one faulted claim)
         # *-q35*'s 15 (607 and 162 before; 8 and 7 as measured, its reading moves none)
-        ("en", "grounded", "not faulted"): 615, ("en", "grounded", "faulted"): 169,
+        # *-q36*'s reading: en-partial-q1901's, q2709's and q3508's deferrals ("I'd rather the returns team confirm …",
+        # "I'll let the loyalty team answer that one", "account support would need to look into that") no longer faulted
+        # claims (615 and 169 before); *-q36*'s 15 all not faulted after its reading (6 and 9 frozen)
+        ("en", "grounded", "not faulted"): 633, ("en", "grounded", "faulted"): 166,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk; two of *-q16*'s run-on transcripts ("okay so er it's a hundred points
@@ -396,6 +415,8 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # 443 before *-q34*'s reading (4 of the 5 answers above no longer flagged; en-partial-q1905 still is, by the model);
         # *-q34*'s 15 add none (11 flagged frozen)
         # *-q35*'s 15 add 8 (8 flagged frozen: its reading moves none)
+        # *-q36*'s reading: en-partial-q2709 no longer flagged (447 before); its own 15 add 1 (10 frozen: a deferral
+        # after a true claim; en-partial-q3613 still flagged, by the model)
         ("en", "grounded", "answer a hallucination"): 447,
         # *-q28*'s 15 and 15 added (550, 111, 477; 502, 156, 54 before); *-q29*'s 15 and 15 (564, 112, 489; 511, 162, 55
         # before), and *-q27*'s voice transcript's header "热线录音转写 #H7702" no longer a faulted claim of a grounded
@@ -418,11 +439,17 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # (15 faulted, 13 flagged), its supported ones 10 not faulted, 5 faulted and none flagged (4, 11 and 2 frozen)
         # *-q35*'s 15 and 15 as measured (657, 108, 596; 594, 169, 65 before): 15 faulted, 13 flagged; 8 not faulted, 7
         # faulted, 4 flagged (its reading moves none)
-        ("zh", "hallucination", "faulted"): 672, ("zh", "hallucination", "not faulted"): 108,
-        ("zh", "hallucination", "refused"): 1, ("zh", "hallucination", "answer a hallucination"): 609,
+        # *-q36*'s 15 as measured (672, 108, 609 before): 14 faulted, 13 flagged (its reading moves none; zh-partial-q2517's,
+        # q3518's and q3522's hand-overs, 扣费的问题请咨询售后专员, 偏远地区时效 not sure, 学生优惠 I'm not sure about, no longer
+        # faulted claims, their answers faulted by their other claim as before)
+        ("zh", "hallucination", "faulted"): 686, ("zh", "hallucination", "not faulted"): 109,
+        ("zh", "hallucination", "refused"): 1, ("zh", "hallucination", "answer a hallucination"): 622,
         # *-q34*'s reading: zh-partial-y006's "花呗：暂不清楚是否支持，建议咨询人工客服" and zh-partial-q1002's "退款多久能到账
         # 这里暂时查询不到，麻烦您问下客服" no longer judged (582 and 166 before; neither answer was flagged)
-        ("zh", "grounded", "not faulted"): 602, ("zh", "grounded", "faulted"): 176, ("zh", "grounded", "refused"): 1,
+        # *-q36*'s reading: zh-partial-q2502's 包装盒丢失的情况请找售后专员判断 and zh-partial-q3508's 请贵司财务与我司企业客服
+        # 联系确认 no longer judged (602 and 176 before; neither answer was flagged); *-q36*'s 15 as measured: 10 not
+        # faulted, 5 faulted, none flagged
+        ("zh", "grounded", "not faulted"): 614, ("zh", "grounded", "faulted"): 179, ("zh", "grounded", "refused"): 1,
         ("zh", "grounded", "answer a hallucination"): 69,
     })
     # held out (*-q36*: a twenty-first writer's fortnight of an electronics shop's RAG assistant on an open model with a
@@ -430,15 +457,19 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     # mostly Simplified), measured once with the recogniser frozen after *-q35*'s reading: 44 of 60 refusals
     # recognised (23 English, 21 Chinese), 6 judged hallucinations (English: what the speaker's articles cover put
     # before a decline, "The articles I was given cover return windows and label fees, but nothing about …"; a
-    # decision left to others, "Warranty decisions are made case by case by our technicians")
+    # decision left to others, "Warranty decisions are made case by case by our technicians"). After its reading
+    # (scorers/deferrals.py: the matter put to someone, a topic and the team that owns it, what is said of the hand-over;
+    # scorers/own_sources.py: "in front of me", "but nothing about …", 我手上的退货说明, 不在我参考的说明里;
+    # scorers/refusal_words.py: "I'm not comfortable interpreting it", "it wouldn't be right for me to comment"): 59 of
+    # 60 recognised (30 and 29), none judged a hallucination; supported partials flagged 1 of 30 (10 frozen);
+    # unsupported ones as measured. READ since (folded into refusals_dev.jsonl, ids kept): it awaits the next blind set.
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 23, ("en", "refusal", "faulted"): 1, ("en", "refusal", "not faulted"): 6,
-        ("en", "refusal", "a hallucination"): 6,
-        ("zh", "refusal", "recognised"): 21, ("zh", "refusal", "faulted"): 7, ("zh", "refusal", "not faulted"): 2,
+        ("en", "refusal", "recognised"): 30,
+        ("zh", "refusal", "recognised"): 29, ("zh", "refusal", "not faulted"): 1,
         ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
         ("en", "hallucination", "answer a hallucination"): 14,
-        ("en", "grounded", "not faulted"): 6, ("en", "grounded", "faulted"): 9,
-        ("en", "grounded", "answer a hallucination"): 10,
+        ("en", "grounded", "not faulted"): 15,
+        ("en", "grounded", "answer a hallucination"): 1,
         ("zh", "hallucination", "faulted"): 14, ("zh", "hallucination", "not faulted"): 1,
         ("zh", "hallucination", "answer a hallucination"): 13,
         ("zh", "grounded", "not faulted"): 10, ("zh", "grounded", "faulted"): 5,

@@ -1,29 +1,47 @@
 //! ragpulse._native.WordGate: whether an ASCII text holds one of a set of words, its words read without making them
 //! Python strs. The refusal reading's gates (scorers/declines.py cued, scorers/refusal.py _answer_may_refuse) split a
 //! whole answer into words to look for a cue; as Python's str and set operations that was ~16 µs of a FaithBench
-//! summary's judgment, on every answer.
+//! summary's judgment, on every answer. WordGates: several such sets in one call (the refusal reading's cue words and
+//! its deferral's words: one call an answer, not two).
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 use rustc_hash::FxHashSet;
 
-/// The words, and the bytes that part them: a text's words are its maximal runs of other bytes, lower-cased.
+/// The words, and the bytes that part them: a text's words are its maximal runs of other bytes, lower-cased. A word
+/// with a space in it ("need to") is two words in a row, parted by spaces or bytes beyond ASCII only ("hole-in-one" holds
+/// no "hole in"; "I’d" holds "i d").
 #[pyclass(frozen, module = "ragpulse._native")]
 pub struct WordGate {
     words: FxHashSet<Vec<u8>>,
     parts: [bool; 128],
+    pairs: bool,
 }
 
 impl WordGate {
     fn meets(&self, text: &[u8]) -> bool {
-        let (mut start, mut lower) = (0, Vec::with_capacity(32));
+        let (mut start, mut lower, mut pair) = (0, Vec::with_capacity(32), Vec::with_capacity(64));
         for end in 0..=text.len() {
-            if end == text.len() || self.parts[usize::from(text[end])] {
+            if end == text.len() || !text[end].is_ascii() || self.parts[usize::from(text[end])] {
                 if end > start {
                     lower.clear();
                     lower.extend(text[start..end].iter().map(u8::to_ascii_lowercase));
                     if self.words.contains(lower.as_slice()) {
                         return true;
                     }
+                    if self.pairs {
+                        // the word before and this one: "need" then "to" ("\n" before: none)
+                        pair.push(b' ');
+                        pair.extend_from_slice(&lower);
+                        if self.words.contains(pair.as_slice()) {
+                            return true;
+                        }
+                        pair.clear();
+                        pair.extend_from_slice(&lower);
+                    }
+                }
+                if self.pairs && end < text.len() && text[end].is_ascii() && !text[end].is_ascii_whitespace() {
+                    pair.clear(); // parted by punctuation: the next word is no second word of a pair
+                    pair.push(b'\n');
                 }
                 start = end + 1;
             }
@@ -41,7 +59,8 @@ impl WordGate {
         for byte in parts.bytes().filter(u8::is_ascii) {
             parting[usize::from(byte)] = true;
         }
-        WordGate { words: words.into_iter().map(String::into_bytes).collect(), parts: parting }
+        let pairs = words.iter().any(|word| word.contains(' '));
+        WordGate { words: words.into_iter().map(String::into_bytes).collect(), parts: parting, pairs }
     }
 
     /// Whether a word of the text, lower-cased, is one of the words; None when the text is not ASCII (the caller reads
@@ -55,6 +74,47 @@ impl WordGate {
     }
 }
 
+/// Several word sets, each with the bytes that part its words; in any text, a byte beyond ASCII parts words too (a
+/// character beyond ASCII read as a "?" that parts them).
+#[pyclass(frozen, module = "ragpulse._native")]
+pub struct WordGates {
+    groups: Vec<WordGate>,
+    needs: Vec<u64>,
+}
+
+impl WordGates {
+    fn met(&self, text: &[u8]) -> u64 {
+        let mut mask = 0;
+        for (index, (group, &needs)) in self.groups.iter().zip(&self.needs).enumerate() {
+            if mask & needs == needs && group.meets(text) {
+                mask |= 1 << index;
+            }
+        }
+        mask
+    }
+}
+
+#[pymethods]
+impl WordGates {
+    /// `groups`: (words, the ASCII characters that part them), at most 64; `needs`: for each, the bits of the sets
+    /// met before it that it is read after (0: always read; a set not read is not met).
+    #[new]
+    #[pyo3(signature = (groups, needs=None))]
+    fn new(groups: Vec<(Vec<String>, String)>, needs: Option<Vec<u64>>) -> PyResult<Self> {
+        let needs = needs.unwrap_or_else(|| vec![0; groups.len()]);
+        if groups.len() > 64 || needs.len() != groups.len() {
+            return Err(pyo3::exceptions::PyValueError::new_err("at most 64 word sets, a need for each"));
+        }
+        let groups = groups.into_iter().map(|(words, parts)| WordGate::new(words, &parts)).collect();
+        Ok(WordGates { groups, needs })
+    }
+
+    /// A bit for each set (1 << its index) one of whose words is a word of the text, lower-cased (ASCII only).
+    fn met_in(&self, text: &str) -> u64 {
+        self.met(text.as_bytes())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -65,5 +125,24 @@ mod tests {
         let meets = |text: &str| gate.meets(text.as_bytes());
         assert!(meets("I do NOT know") && meets("idk") && meets("well-not") && meets("x  not "));
         assert!(!meets("nothing known") && !meets("not.") && !meets("") && !meets("  "));
+    }
+
+    #[test]
+    fn each_set_its_own_parts_and_a_byte_beyond_ascii_parts_words() {
+        let gates = WordGates::new(vec![(vec!["not".into()], " ".into()), (vec!["team".into()], " .".into())], None).unwrap();
+        let met = |text: &str| gates.met(text.as_bytes());
+        assert_eq!([met("NOT here"), met("our team."), met("not team"), met("no teams"), met("é team…")], [1, 2, 3, 0, 2]);
+        assert_eq!([met("not.team"), met("notéteam")], [2, 3]);
+        let after = WordGates::new(vec![(vec!["not".into()], " ".into()), (vec!["team".into()], " ".into())], Some(vec![0, 1]));
+        let met = |text: &str| after.as_ref().unwrap().met(text.as_bytes());
+        assert_eq!([met("not team"), met("our team"), met("not here")], [3, 0, 1]);
+    }
+
+    #[test]
+    fn a_word_with_a_space_is_two_words_in_a_row() {
+        let gate = WordGate::new(vec!["need to".into(), "please".into()], " ,\n");
+        let meets = |text: &str| gate.meets(text.as_bytes());
+        assert!(meets("you NEED  to call") && meets("need\n to") && meets("need’to") && meets("please") && meets("x need to"));
+        assert!(!meets("need it to") && !meets("needto") && !meets("to need") && !meets("need") && !meets("need,to"));
     }
 }

@@ -69,6 +69,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<reorder::bindings::ReorderHold>()?;
     module.add_class::<floor::RoutineFloor>()?;
     module.add_class::<gate::WordGate>()?;
+    module.add_class::<gate::WordGates>()?;
     module.add_class::<join::JoinCore>()?;
     module.add_class::<kept::KeptTexts>()?;
     module.add_class::<lines::TraceLines>()?;

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
 from prometheus_client import CollectorRegistry
 
 from ragpulse.collector.events import Chunk, TraceEvent
@@ -20,3 +25,17 @@ FAULTS = ("contradicted", "not_in_context")
 
 def verdicts(judgment: Judgment) -> list[str]:
     return [c.verdict for c in judgment.claims]
+
+
+@cache
+def _development() -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+    data = Path(__file__).resolve().parent.parent / "data"
+    rows = map(json.loads, (data / "refusals_dev.jsonl").read_text(encoding="utf-8").splitlines())
+    return {row["id"]: row for row in rows}, json.loads((data / "refusals_kb.json").read_text(encoding="utf-8"))
+
+
+def development_row(row: str) -> Judgment:
+    """A row of tests/data/refusals_dev.jsonl judged over its own chunks."""
+    rows, knowledge = _development()
+    written = rows[row]
+    return judged(written["q"], written["a"], *(knowledge[key] for key in written["chunks"]))

@@ -1,0 +1,90 @@
+"""The refusal reading's gates: whether an answer may refuse at all, and whether it may defer (scorers/deferrals.py),
+before any pattern is tried. Word sets, not patterns: an alternation of them tried at every position costs more than
+all the patterns. Every refusal holds a cue: a negation or the like ("n't" or a word of CUES, in Chinese a character of
+ZH_CUES); every English one also a word that says whose ignorance or which silence (ANCHORS: the speaker, the sources,
+"there", a verb of mentioning…: each of scorers/refusal.py's patterns needs one). Every deferral names someone (or a
+gap). An ASCII answer's cue words and its deferral's words are looked up in one crate call (native/src/gate.rs).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ragpulse._native import WordGates
+from ragpulse.scorers.declines import letter_runs
+from ragpulse.scorers.deferrals import NAMED_PARTS, NAMED_WORDS, PHRASE_PARTS, PHRASES, leaves_a_topic, may_defer
+
+CUES = frozenset(
+    "not no nothing none never cannot neither nor without lack lacks beyond outside unsure uncertain unclear unaware "
+    "unable unfamiliar silent mum quiet vague insufficient missing open unknown unavailable invisible empty dunno "
+    "rather absent omitted blank loss stumped wish hard difficult impossible clue idea dont didnt cant hidden null "
+    # the idioms' (_EN_IDIOM): "beats me", "you've got me", "I'd be guessing", "a mystery to me", "in the dark"
+    "beats search got guess guessing speculating mystery faintest foggiest dark tough tricky clueless pass unrelated "
+    "restricted".split())
+# "I'd need to check" has no cue word: the speaker's "would need to" is its cue ("need" alone is too common a word)
+_CHECK_FIRST = re.compile(r"\bi(?:['’]d|\s+would)\s+(?:first\s+)?need\s+to\b")
+_OTHER_SUBJECTS = frozenset(("subjects", "topics"))  # "about different subjects" ("different" alone: too common a cue)
+ANCHORS = frozenset(
+    "i we me us my myself hard difficult impossible sure certain idea clue unsure uncertain unknown dunno nothing "
+    "there here anywhere anything something topic question outside beyond unclear clear known mine tough tricky "
+    "say tell confirm comment speak tool agent assistant "
+    # the sources and what they hold
+    "context document documents documentation docs knowledge knowledgebase database passage passages text texts source "
+    "sources material materials article articles excerpt excerpts snippet snippets faq faqs help search results "
+    "reference references guide guides guidance content page pages entries information info details data specifics "
+    "answer answers record records access visibility insight mention entry "
+    # verbs of mentioning, as a predicate of the topic ("Sale items aren't mentioned")
+    "mentioned specified stated documented addressed described discussed explained indicated detailed answered "
+    "clarified covered listed".split())
+ZH_CUES = re.compile("不|没|未|无|缺|超|难|恕|外行")  # one search, not a generator of `in` over them
+CJK = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
+# An answer's words as str.split() leaves them: with the punctuation that may cling to them.
+_CUE_TOKENS = frozenset(f"{before}{word}{after}" for word in CUES for before in ("", "(", '"', "'", "“", "‘", "[")
+                        for after in ("", ".", ",", ";", ":", "!", "?", ")", '"', "'", "”", "’", "...", "…", '."',
+                                      ',"', ".”", ",”", "),", ")."))
+# One crate call an answer: str.split()'s words of an ASCII answer, dashes and slashes parting them too, met in the cue
+# tokens (bit 1; 9 -> 6 µs), the deferral's words (bit 2: deferrals.NAMED_WORDS, every character beyond ASCII parting
+# them as a "?" would) and its phrases (bit 4: deferrals.PHRASES, two words in a row among them; read only after a
+# named one: 6 µs over a summary, in about a quarter of them)
+_CUE, _NAMED, _PHRASE = 1, 2, 4
+_GATES = WordGates([(sorted(_CUE_TOKENS), "".join(chr(code) for code in range(128) if chr(code).isspace()) + "-/"),
+                    (sorted(NAMED_WORDS), NAMED_PARTS), (sorted(PHRASES), PHRASE_PARTS)], needs=[0, 0, _NAMED])
+
+
+def named(text: str) -> bool:
+    """Whether a text names someone and holds a deferral's phrase (deferrals.may_defer's gate), lower-cased or not."""
+    return _GATES.met_in(text) & (_NAMED | _PHRASE) == _NAMED | _PHRASE
+
+
+def answer_may_refuse(answer: str) -> tuple[bool, bool | None]:
+    """The answer's gate: a cue (a few µs, no regular expression), then a cue and an anchor word; with whether the
+    answer names someone and holds a deferral's phrase (None: not looked up), for its reading to take again."""
+    lower = answer.lower()
+    if not lower.isascii() and (ZH_CUES.search(lower) or CJK.search(lower) and leaves_a_topic(answer)):  # handed on
+        return True, None
+    met = _GATES.met_in(lower)
+    defers = met & (_NAMED | _PHRASE) == _NAMED | _PHRASE
+    if "n't" not in lower and "n’t" not in lower:
+        for dash in "-—–/":
+            lower = lower.replace(dash, " ")
+        cue = met & _CUE if lower.isascii() else not _CUE_TOKENS.isdisjoint(lower.split())
+        if not cue and not ("different" in lower and any(w in lower for w in _OTHER_SUBJECTS)) and not checks_first(lower):
+            # the matter left to someone else, no cue of declining (scorers/deferrals.py)
+            return may_defer(lower, defers), defers
+    return may_refuse(answer) or may_defer(answer.lower(), defers), defers
+
+
+def checks_first(lower: str) -> bool:
+    """Whether a lower-cased text says what the speaker would need to do first ("I'd need to double-check")."""
+    return "need to" in lower and _CHECK_FIRST.search(lower) is not None
+
+
+def may_refuse(text: str) -> bool:
+    """A clause's gate: a cue, and in English an anchor."""
+    lower = text.lower()
+    if not lower.isascii() and ZH_CUES.search(lower):
+        return True
+    words = letter_runs(lower)
+    cue = "n't" in lower or "n’t" in lower or not CUES.isdisjoint(words) or (
+        "different" in words and not _OTHER_SUBJECTS.isdisjoint(words)) or checks_first(lower)
+    return cue and not ANCHORS.isdisjoint(words)
