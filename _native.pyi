@@ -11,7 +11,7 @@ __all__ = [
     "decode_otlp_traces", "decode_otlp_json", "stem_words", "regex_spans", "cjk_covered", "sentences", "clauses",
     "topics_shared", "count_inline", "parse_citations", "scan_citations", "draw", "normalised", "named_things",
     "turn_kind", "run_stages", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE", "ChunkAnalysis", "ChunkContext",
-    "CitationCore", "LexicalAnalyser", "LexicalCore", "LexicalUnits", "DedupCore", "ExporterCore", "ExportSeries",
+    "CitationCore", "LexicalAnalyser", "LexicalCore", "LexicalUnits", "DedupCore", "ProbeCore", "ExporterCore", "ExportSeries",
     "FastCounter", "FastHistogram", "JoinCore", "KeptTexts", "TraceLines", "KeyFilter", "RoleRules", "TextCache", "ReorderHold", "RoutineFloor", "WordGate",
     "PolicyCore", "SamplerCore", "SessionTable", "SessionView", "TextAnalyser", "StemMemo", "TraceTable", "Turn",
     "VerdictRules",
@@ -436,6 +436,12 @@ class DedupCore:
     def process(self, envelope: _Envelope) -> _Envelope | None: ...  # the stage
     def __len__(self) -> int: ...
     def items(self) -> list[tuple[int, float]]: ...  # oldest first
+
+# The probe traffic filter's stage (native/src/probe.rs; probes/marker.py wires it): dropped(envelope) counts a probe event.
+@final
+class ProbeCore:
+    def __new__(cls, attribute: str, dropped: Callable[[_Envelope], None]) -> Self: ...
+    def process(self, envelope: _Envelope) -> _Envelope | None: ...  # the stage
 
 # The fast-path exporter's trace samples (native/src/export.rs; exporters/prometheus.py wires it): series(raw label
 # values) is the exporter's _Series of that label set, read once into an ExportSeries; count_overflow the guard's.

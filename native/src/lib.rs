@@ -22,6 +22,7 @@ mod otlp;
 mod otlp_json;
 mod pipeline;
 mod policy;
+mod probe;
 mod questions;
 mod reorder;
 mod sampler;
@@ -59,6 +60,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<lexical::stage::LexicalCore>()?;
     module.add_class::<lexical::bindings::LexicalUnits>()?;
     module.add_class::<dedup::DedupCore>()?;
+    module.add_class::<probe::ProbeCore>()?;
     module.add_class::<export::ExporterCore>()?;
     module.add_class::<export::ExportSeries>()?;
     module.add_class::<metrics::FastCounter>()?;
