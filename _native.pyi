@@ -10,7 +10,7 @@ from typing import Self, TypeAlias, TypedDict, TypeVar, final
 __all__ = [
     "decode_otlp_traces", "decode_otlp_json", "stem_words", "regex_spans", "cjk_covered", "sentences", "clauses",
     "topics_shared", "count_inline", "parse_citations", "scan_citations", "draw", "normalised", "named_things",
-    "turn_kind", "run_stages", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE", "ChunkAnalysis", "ChunkContext",
+    "turn_kind", "run_stages", "fallback_fields", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE", "ChunkAnalysis", "ChunkContext",
     "CitationCore", "LexicalAnalyser", "LexicalCore", "LexicalUnits", "DedupCore", "ProbeCore", "ExporterCore", "ExportSeries",
     "FastCounter", "FastHistogram", "JoinCore", "KeptTexts", "TraceLines", "KeyFilter", "RoleRules", "TextCache", "ReorderHold", "RoutineFloor", "WordGate",
     "PolicyCore", "SamplerCore", "SessionTable", "SessionView", "TextAnalyser", "StemMemo", "TraceTable", "Turn",
@@ -395,6 +395,12 @@ def turn_kind(previous: _Analysis, question: _Analysis, threshold: float) -> str
 def run_stages(batch: Iterable[_Envelope], stages: list[tuple[str, Callable[[_Envelope], _Envelope | None]]],
                exporters: list[tuple[str, Callable[[_Envelope], None]]], trace_type: type, traces: FastCounter,
                feedback: FastCounter, *, failed: Callable[[str, _Envelope, Exception], None]) -> None: ...
+
+# The fallback stage's batch by the events' fields (native/src/fallback.rs; scorers/fallback.py `prepare`): each decided
+# trace's rule set on its envelope; returns the undecided envelopes, their answers joined by "\n" (with `join`) and
+# where each starts there.
+def fallback_fields(batch: Iterable[_Envelope], trace_type: type, explicit: str, empty: str, *, empty_retrieval: bool,
+                    rules: bool, join: bool) -> tuple[list[_Envelope], bytes | None, list[int]]: ...
 
 @final
 class SessionView:  # a session as tests read it

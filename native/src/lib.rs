@@ -11,6 +11,7 @@ mod clause;
 mod dedup;
 mod draw;
 mod export;
+mod fallback;
 mod floor;
 mod gate;
 mod join;
@@ -51,6 +52,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(questions::named_things_of, module)?)?;
     module.add_function(wrap_pyfunction!(questions::turn_kind_of, module)?)?;
     module.add_function(wrap_pyfunction!(pipeline::run_stages, module)?)?;
+    module.add_function(wrap_pyfunction!(fallback::fallback_fields, module)?)?;
     module.add("CITATION_MAX_MARKERS", citations::MAX_MARKERS)?;
     module.add("CITATION_MAX_RANGE", citations::MAX_RANGE)?;
     module.add_class::<chunk::bindings::PyChunk>()?;
