@@ -10,9 +10,10 @@ from typing import Self, TypeAlias, TypedDict, TypeVar, final
 __all__ = [
     "decode_otlp_traces", "decode_otlp_json", "stem_words", "regex_spans", "cjk_covered", "sentences", "clauses",
     "topics_shared", "count_inline", "parse_citations", "scan_citations", "draw", "normalised", "named_things",
-    "turn_kind", "run_stages", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE", "ChunkAnalysis", "ChunkContext",
-    "CitationCore", "LexicalAnalyser", "LexicalCore", "LexicalUnits", "DedupCore", "ExporterCore", "ExportSeries",
-    "FastCounter", "FastHistogram", "JoinCore", "KeptTexts", "TraceLines", "KeyFilter", "RoleRules", "TextCache", "ReorderHold", "RoutineFloor", "WordGate", "WordGates",
+    "turn_kind", "run_stages", "fallback_fields", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE", "ChunkAnalysis",
+    "ChunkContext", "CitationCore", "LexicalAnalyser", "LexicalCore", "LexicalUnits", "DedupCore", "ProbeCore",
+    "ExporterCore", "ExportSeries", "FastCounter", "FastHistogram", "JoinCore", "KeptTexts", "TraceLines", "KeyFilter",
+    "RoleRules", "TextCache", "ReorderHold", "RoutineFloor", "WordGate", "WordGates",
     "PolicyCore", "SamplerCore", "SessionTable", "SessionView", "TextAnalyser", "StemMemo", "TraceTable", "Turn",
     "VerdictRules",
 ]
@@ -406,6 +407,12 @@ def run_stages(batch: Iterable[_Envelope], stages: list[tuple[str, Callable[[_En
                exporters: list[tuple[str, Callable[[_Envelope], None]]], trace_type: type, traces: FastCounter,
                feedback: FastCounter, *, failed: Callable[[str, _Envelope, Exception], None]) -> None: ...
 
+# The fallback stage's batch by the events' fields (native/src/fallback.rs; scorers/fallback.py `prepare`): each decided
+# trace's rule set on its envelope; returns the undecided envelopes, their answers joined by "\n" (with `join`) and
+# where each starts there.
+def fallback_fields(batch: Iterable[_Envelope], trace_type: type, explicit: str, empty: str, *, empty_retrieval: bool,
+                    rules: bool, join: bool) -> tuple[list[_Envelope], bytes | None, list[int]]: ...
+
 @final
 class SessionView:  # a session as tests read it
     last_at: float
@@ -446,6 +453,12 @@ class DedupCore:
     def process(self, envelope: _Envelope) -> _Envelope | None: ...  # the stage
     def __len__(self) -> int: ...
     def items(self) -> list[tuple[int, float]]: ...  # oldest first
+
+# The probe traffic filter's stage (native/src/probe.rs; probes/marker.py wires it): dropped(envelope) counts a probe event.
+@final
+class ProbeCore:
+    def __new__(cls, attribute: str, dropped: Callable[[_Envelope], None]) -> Self: ...
+    def process(self, envelope: _Envelope) -> _Envelope | None: ...  # the stage
 
 # The fast-path exporter's trace samples (native/src/export.rs; exporters/prometheus.py wires it): series(raw label
 # values) is the exporter's _Series of that label set, read once into an ExportSeries; count_overflow the guard's.

@@ -278,7 +278,12 @@ class JudgeSampler(Listener):
 
     def _sample(self, event: TraceEvent, fallback: bool, priority: str, sample: str, stratum: str,
                 reasons: tuple[str, ...], size: int) -> bool:
-        return self._offer(JudgeItem(event, fallback, priority, sample, stratum, reasons, size))
+        # The queue's offer as room then put: a full queue turns most traces away, before their item is made.
+        if not self._queue.room(priority, size):
+            return False
+        self._queue.put(JudgeItem(event, fallback, priority, sample, stratum, reasons, size))
+        self._sampled[priority].inc()
+        return True
 
     def _precreate(self, labels: tuple[str, ...]) -> None:
         """A new label set's answers offered by stratum (the stratified estimate's weights), at zero."""
@@ -310,9 +315,3 @@ class JudgeSampler(Listener):
             self._queue.put(JudgeItem(unpack(kept), turn.fallback, priority, "feedback",
                                       reasons=(priority, *turn.sampled_by), size=size))
             self._sampled[priority].inc()
-
-    def _offer(self, item: JudgeItem) -> bool:
-        if self._queue.offer(item):
-            self._sampled[item.priority].inc()
-            return True
-        return False

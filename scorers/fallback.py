@@ -37,6 +37,7 @@ from collections.abc import Sequence
 import re2
 from prometheus_client import CollectorRegistry
 
+from ragpulse._native import fallback_fields
 from ragpulse.collector.events import Envelope, TraceEvent
 from ragpulse.collector.telemetry.fast_metrics import CounterFamily
 from ragpulse.config import re2_options
@@ -102,31 +103,22 @@ class FallbackDetector:
         """Decide a whole batch, with one search of the joined answers for the phrase rules; each trace's rule goes on
         its envelope here. Returns whether the batch is decided (then the pipeline calls the stage on none of its
         events)."""
-        pending: list[Envelope] = []
-        for envelope in batch:
-            event = envelope.event
-            if isinstance(event, TraceEvent):
-                decided = self._by_fields(event)
-                if decided is _UNDECIDED:
-                    pending.append(envelope)
-                else:
-                    envelope.fallback_rule = decided  # type: ignore[assignment]
+        # By the fields first, in the compiled core (native/src/fallback.rs: `_by_fields` for each trace of the batch).
+        pending, joined, starts = fallback_fields(batch, TraceEvent, EXPLICIT, EMPTY_RETRIEVAL,
+                                                  empty_retrieval=self._empty_retrieval, rules=self._rules is not None,
+                                                  join=self._any is not None)
         if not pending:
             return True
-        if self._any is None:
+        if joined is None:
             return False  # no joined search: the rest are matched one by one, as they come to the stage
-        answers = [envelope.event.answer.encode() for envelope in pending]  # type: ignore[union-attr]
-        starts, offset = [], 0
-        for answer in answers:
-            starts.append(offset)
-            offset += len(answer) + 1
         candidates: set[int] = set()
-        for match in self._any.finditer(b"\n".join(answers)):
+        for match in self._any.finditer(joined):  # type: ignore[union-attr]
             first = bisect.bisect_right(starts, match.start()) - 1
             last = bisect.bisect_right(starts, max(match.start(), match.end() - 1)) - 1
             candidates.update(range(first, last + 1))  # a match across answers marks every answer it touches
-        for index, envelope in enumerate(pending):
-            envelope.fallback_rule = self._phrase_rule(answers[index]) if index in candidates else None
+        for index in sorted(candidates):  # the rest were set to None with the search's answers
+            envelope = pending[index]
+            envelope.fallback_rule = self._phrase_rule(envelope.event.answer.encode())  # type: ignore[union-attr]
         return True
 
     def _by_fields(self, event: TraceEvent) -> str | None | object:

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rustc_hash::FxHashSet;
 
 use crate::reorder::bindings::ReorderHold;
+use crate::series::raw_labels;
 use crate::sessions::SessionTable;
 use crate::traces::bindings::TraceTable;
 
@@ -51,11 +52,7 @@ impl JoinCore {
     fn answer(&self, event: &Bound<'_, PyAny>, fallback: bool, now: f64, partition: i64, back: &Back) -> PyResult<()> {
         let py = event.py();
         let trace_id = event.getattr(intern!(py, "trace_id"))?.cast_into::<PyString>()?;
-        let mut values = Vec::with_capacity(self.labels.len());
-        for name in &self.labels {
-            values.push(event.getattr(name.bind(py))?);
-        }
-        let labels = PyTuple::new(py, values)?;
+        let labels = raw_labels(event, &self.labels)?;
         if !self.answered_labels.bind(py).contains(&labels)? {
             back.answered.call1(py, (&labels,))?;
         }

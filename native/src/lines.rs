@@ -22,7 +22,8 @@ fn lines(body: &[u8]) -> Vec<(usize, usize)> {
     let mut found = Vec::new();
     let mut start = 0;
     while start < body.len() {
-        let end = body[start..].iter().position(|&byte| byte == b'\n' || byte == b'\r').map_or(body.len(), |at| start + at);
+        // memchr2 reads the line a word at a time: a byte-by-byte search was a sixth of decoding a 2 KB line.
+        let end = memchr::memchr2(b'\n', b'\r', &body[start..]).map_or(body.len(), |at| start + at);
         found.push((start, end));
         start = if body.get(end) == Some(&b'\r') && body.get(end + 1) == Some(&b'\n') { end + 2 } else { end + 1 };
     }

@@ -9,6 +9,7 @@ use pyo3::types::{PyList, PyType};
 use pyo3::intern;
 
 use crate::metrics::FastCounter;
+use crate::series::Scope;
 
 /// `call(argument)`; an Exception goes to failed(name, envelope, error) and gives None.
 fn guarded_call<'py>(name: &Bound<'py, PyAny>, call: &Bound<'py, PyAny>, argument: &Bound<'py, PyAny>,
@@ -39,8 +40,10 @@ pub fn run_stages<'py>(batch: &Bound<'py, PyAny>, stages: &Bound<'py, PyList>, e
                        feedback: &Bound<'py, FastCounter>, failed: &Bound<'py, PyAny>) -> PyResult<()> {
     let py = batch.py();
     let (stages, exporters) = (pairs(stages)?, pairs(exporters)?);
+    let labels = Scope::enter(); // each envelope's raw labels read once for every component (series.rs)
     'events: for envelope in batch.try_iter()? {
         let envelope = envelope?;
+        labels.next();
         let mut current = envelope.clone();
         for (name, stage) in &stages {
             // On a failure the event goes on without what this stage would have added.

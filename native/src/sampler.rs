@@ -12,6 +12,7 @@ use crate::draw::draw;
 use crate::floor::RoutineFloor;
 use crate::metrics::FastCounter;
 use crate::policy::PolicyCore;
+use crate::series::raw_labels;
 use crate::traces::bindings::TraceTable;
 
 /// The sampler's Python: judgeable(event) -> event | None; offered(event, fallback, stratum) -> FastCounter;
@@ -47,9 +48,7 @@ impl SamplerCore {
     fn count_offered(&self, event: &Bound<'_, PyAny>, fallback: bool, stratum: usize, back: &Back) -> PyResult<()> {
         let py = event.py();
         let mut key = Vec::with_capacity(self.labels.len() + 2);
-        for name in &self.labels {
-            key.push(event.getattr(name.bind(py))?);
-        }
+        key.extend(raw_labels(event, &self.labels)?.iter());
         key.push(PyBool::new(py, fallback).to_owned().into_any());
         key.push(names(py, stratum).0.clone().into_any());
         let key = PyTuple::new(py, key)?;

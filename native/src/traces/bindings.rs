@@ -121,9 +121,8 @@ impl TraceTable {
     pub(crate) fn add(&mut self, py: Python<'_>, trace_id: Bound<'_, PyString>, at: f64, labels: Py<PyAny>, fallback: bool,
            partition: i64) -> PyResult<Py<Turn>> {
         let size = self.entry_bytes + trace_id.len()? as i64;
-        let key = trace_id.to_str()?.to_owned();
-        let turn = Turn::untracked(py, trace_id.unbind(), at, labels, fallback, size, partition)?;
-        if let Some(previous) = self.traces.insert(&key, turn.clone_ref(py)) {
+        let turn = Turn::untracked(py, trace_id.clone().unbind(), at, labels, fallback, size, partition)?;
+        if let Some(previous) = self.traces.insert(trace_id.to_str()?, turn.clone_ref(py)) {
             self.release(py, &previous);
         }
         self.held += size;
