@@ -10,12 +10,17 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+import matplotlib.font_manager  # noqa: F401  (see below)
 import pytest
 from helpers import kafka_broker
 from helpers.sidecar import RagpulseProcess, start_ragpulse
 
 if TYPE_CHECKING:
     from helpers.fake_openai import FakeOpenAI
+
+# matplotlib lists the machine's fonts with fc-list the first time it is imported on a machine (then caches them in
+# its config directory): imported above, before any test, so that a unit test that loads the report's plots does
+# not start that process on a fresh machine, where the `unit` guard below would fail it.
 
 
 @pytest.fixture(params=kafka_broker.KAFKA_CLIENTS)
