@@ -318,7 +318,7 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     terse, verbose, strict about its documents, mixing English into Chinese, formal; 31 of 60 recognised), then read.
     The fifty-fourth, ids *-q36*: written blind after the fifty-third froze it (a fortnight of an electronics shop's
     RAG assistant naming the help-centre articles it was given; 44 of 60 recognised), then read.
-    refusals_heldout.jsonl keeps *-q36*, read, until the next blind set replaces it. None of
+    refusals_heldout.jsonl, ids *-q37*: written blind after the fifty-fourth's reading froze it, measured once. None of
     the answers is a phrasing of the fallback catalogue (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
@@ -452,25 +452,24 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         ("zh", "grounded", "not faulted"): 614, ("zh", "grounded", "faulted"): 179, ("zh", "grounded", "refused"): 1,
         ("zh", "grounded", "answer a hallucination"): 69,
     })
-    # held out (*-q36*: a twenty-first writer's fortnight of an electronics shop's RAG assistant on an open model with a
-    # retrieval step: some answers name the help-centre articles they were given, some are plain replies; Chinese
-    # mostly Simplified), measured once with the recogniser frozen after *-q35*'s reading: 44 of 60 refusals
-    # recognised (23 English, 21 Chinese), 6 judged hallucinations (English: what the speaker's articles cover put
-    # before a decline, "The articles I was given cover return windows and label fees, but nothing about …"; a
-    # decision left to others, "Warranty decisions are made case by case by our technicians"). After its reading
-    # (scorers/deferrals.py: the matter put to someone, a topic and the team that owns it, what is said of the hand-over;
-    # scorers/own_sources.py: "in front of me", "but nothing about …", 我手上的退货说明, 不在我参考的说明里;
-    # scorers/refusal_words.py: "I'm not comfortable interpreting it", "it wouldn't be right for me to comment"): 59 of
-    # 60 recognised (30 and 29), none judged a hallucination; supported partials flagged 1 of 30 (10 frozen);
-    # unsupported ones as measured. READ since (folded into refusals_dev.jsonl, ids kept): it awaits the next blind set.
+    # held out (*-q37*: a twenty-second writer's shopping-app chatbot in a playful brand voice: short chat bubbles,
+    # emoji, markdown bullets, quick-reply chips under the answer ("👉 Start a return | Talk to an agent"); in Chinese a
+    # 客服机器人's 亲, 小助手 of itself, 【转人工】 buttons), measured once with the recogniser frozen after *-q36*'s
+    # reading: 30 of 60 refusals recognised (17 English, 13 Chinese), 15 judged hallucinations (13 English). Most
+    # English misses end in a line of quick-reply chips read as a claim ("Gift card help | Live chat"), or speak of the
+    # bot itself ("my brain's drawing a blank", "I'm just a bot! Connecting you now…", "Let me grab a human"), or ask
+    # for what it needs first ("I'll need your order number first"); the Chinese, 小助手 of itself (卡壳了, 一片空白).
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 30,
-        ("zh", "refusal", "recognised"): 29, ("zh", "refusal", "not faulted"): 1,
-        ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
+        ("en", "refusal", "recognised"): 17, ("en", "refusal", "faulted"): 11, ("en", "refusal", "not faulted"): 2,
+        ("en", "refusal", "a hallucination"): 13,
+        ("zh", "refusal", "recognised"): 13, ("zh", "refusal", "faulted"): 16, ("zh", "refusal", "not faulted"): 1,
+        ("zh", "refusal", "a hallucination"): 2,
+        ("en", "hallucination", "faulted"): 13, ("en", "hallucination", "not faulted"): 2,
         ("en", "hallucination", "answer a hallucination"): 14,
-        ("en", "grounded", "not faulted"): 15,
-        ("en", "grounded", "answer a hallucination"): 1,
+        ("en", "grounded", "not faulted"): 5, ("en", "grounded", "faulted"): 9, ("en", "grounded", "refused"): 1,
+        ("en", "grounded", "answer a hallucination"): 11,
         ("zh", "hallucination", "faulted"): 14, ("zh", "hallucination", "not faulted"): 1,
         ("zh", "hallucination", "answer a hallucination"): 13,
-        ("zh", "grounded", "not faulted"): 10, ("zh", "grounded", "faulted"): 5,
+        ("zh", "grounded", "not faulted"): 7, ("zh", "grounded", "faulted"): 8,
+        ("zh", "grounded", "answer a hallucination"): 3,
     })
