@@ -459,9 +459,10 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     # English misses end in a line of quick-reply chips read as a claim ("Gift card help | Live chat"), or speak of the
     # bot itself ("my brain's drawing a blank", "I'm just a bot! Connecting you now…", "Let me grab a human"), or ask
     # for what it needs first ("I'll need your order number first"); the Chinese, 小助手 of itself (卡壳了, 一片空白).
+    # After the quick-reply reading: 31 of 60 recognised, 14 judged hallucinations
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 17, ("en", "refusal", "faulted"): 11, ("en", "refusal", "not faulted"): 2,
-        ("en", "refusal", "a hallucination"): 13,
+        ("en", "refusal", "recognised"): 18, ("en", "refusal", "faulted"): 10, ("en", "refusal", "not faulted"): 2,
+        ("en", "refusal", "a hallucination"): 12,
         ("zh", "refusal", "recognised"): 13, ("zh", "refusal", "faulted"): 16, ("zh", "refusal", "not faulted"): 1,
         ("zh", "refusal", "a hallucination"): 2,
         ("en", "hallucination", "faulted"): 13, ("en", "hallucination", "not faulted"): 2,
