@@ -5,7 +5,8 @@ around a refusal or a hand-off, whatever numbers they hold).
 - Quick replies: a line of chips under an answer, led by a pointing emoji or an arrow or two or more apart by "|"
   ("👉 Start a return | Talk to an agent", "👉 Retry", "Yes please | Browse consoles"), or of buttons in 【…】, led by one
   or two or more (【重试】【查看订单】): what the asker may tap, short labels, no claim. A line that offers a person
-  ("Talk to an agent", 【转人工】) is a hand-over, left to the refusal readings.
+  ("Talk to an agent", 【转人工】) is a hand-over, left to the refusal readings; its chips apart by "|" are said around a
+  refusal ("Gift card help | Live chat").
 - Chat marks: an emoji shortcode (":wave:", ":no_entry_sign:") and a mention that opens a line ("@dani —") are no words
   of a claim.
 - A screen's or a message's chrome: a line of buttons or bracketed headers ("[ Call a colleague ]  [ Back ]",
@@ -102,6 +103,8 @@ _REFERENCE = re.compile(REFERENCE, re.IGNORECASE)
 _CHROME = re.compile("|".join((
     # buttons and bracketed headers, with a short name after them; a log's line, its key=value fields
     rf"^\W*{_bracket_headers(whole_line=False)}$", rf"^\W*{_LOG_TAG}|^\W*[a-z_.]+=\S",
+    # quick replies apart by "|", a hand-over's too ("Gift card help | Live chat"): around a refusal, what may be tapped
+    rf"^\W*{_CHIP}(?:\s*\|\s*{_CHIP}){{1,4}}\W*$",
     # what this screen or chat holds: "The opening times loaded on this screen are for the Berlin shop only"
     r"\b(?:on|in)\s+this\s+(?:screen|kiosk|terminal|device|chat|channel|app)\s+(?:are|is)\s+(?:for|about)\b[^.;!?]{0,40}\bonly\b",
     r"^[^.!?]{0,40}\((?:an?\s+)?(?:automated|auto|ai|virtual)(?:\s+(?:assistant|agent|reply|response|system|bot))?\)[^.!?]{0,40}$|"

@@ -51,3 +51,11 @@ def test_chips_under_an_answer_leave_its_claim_alone() -> None:
 def test_buttons_under_a_chinese_refusal_claim_nothing() -> None:
     result = judged("耳机可以换货吗？", "换货的事小助手不清楚呢～\n【重试】【查看订单】", ZH_RETURNS)
     assert (result.refusal, result.hallucination, result.claims) == (True, False, []), result.groundedness_reason
+
+
+def test_hand_over_chips_under_a_refusal_are_said_around_it() -> None:
+    # the line stays (it offers a person), and beside a refusal its chips claim nothing
+    result = judged("Do gift cards expire?", "Gift card expiry is something I can't tell you, sorry.\n"
+                    "👉 Gift card FAQ | Live chat", RETURNS)
+    assert (result.refusal, result.hallucination, result.claims) == (True, False, []), result.groundedness_reason
+
