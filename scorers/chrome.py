@@ -2,6 +2,11 @@
 scorers/answer_form.py (marks blanked in every answer, one character for one) and scorers/declines.py (lines said
 around a refusal or a hand-off, whatever numbers they hold).
 
+- Quick replies: a line of chips under an answer, led by a pointing emoji or an arrow or two or more apart by "|"
+  ("👉 Start a return | Talk to an agent", "👉 Retry", "Yes please | Browse consoles"), or of buttons in 【…】, led by one
+  or two or more (【重试】【查看订单】): what the asker may tap, short labels, no claim. A line that offers a person
+  ("Talk to an agent", 【转人工】) is a hand-over, left to the refusal readings; its chips apart by "|" are said around a
+  refusal ("Gift card help | Live chat").
 - Chat marks: an emoji shortcode (":wave:", ":no_entry_sign:") and a mention that opens a line ("@dani —") are no words
   of a claim.
 - A screen's or a message's chrome: a line of buttons or bracketed headers ("[ Call a colleague ]  [ Back ]",
@@ -46,20 +51,36 @@ def _bracket_headers(whole_line: bool) -> str:
 _CHROME_LINE = re.compile(rf"^[^\S\n]*(?:{_bracket_headers(whole_line=True)}|{_LOG_TAG}[^\n]*|```\w*|>[^\S\n]*_[^_\n]{{1,120}}_)"
                           r"[^\S\n]*$", re.MULTILINE | re.IGNORECASE)
 
+# Quick replies, a whole line: chips of a few words, letters only (no sentence's stop), led by a pointing emoji or an
+# arrow, or two or more apart by "|" (a table's row opens with "|"); buttons in 【…】, led so or two or more (one alone
+# on its line may be a headline)
+_LEAD = r"(?:👉|👇|➡️?|→|▶️?)[\ufe0f\U0001f3fb-\U0001f3ff]*[^\S\n]*"
+_CHIP = r"[A-Za-z][A-Za-z'’&-]*(?:[^\S\n]+[A-Za-z][A-Za-z'’&-]*){0,4}"
+_CHIPS = rf"{_CHIP}(?:[^\S\n]*\|[^\S\n]*{_CHIP}){{0,4}}"
+_BUTTON = r"【[^】\n.!?。！？]{1,10}】[^\S\n]*"
+_HAND_OVER_CHIP = re.compile(r"\b(?:agents?|human|person|advisor|representative|support|team|staff|live\s+chat|chat\s+with|"
+                             r"call|contact|customer\s+(?:service|care)|helpdesk|experts?|specialists?|ticket)\b|"
+                             r"人工|客服|售后|专员", re.IGNORECASE)
+_QUICK_REPLY_LINE = re.compile(rf"^[^\S\n]*(?:{_LEAD}(?:{_CHIPS}|(?:{_BUTTON}){{1,4}})|{_CHIP}(?:[^\S\n]*\|[^\S\n]*{_CHIP}){{1,4}}|"
+                               rf"(?:{_BUTTON}){{2,4}})[^\S\n]*$", re.MULTILINE)
+_QUICK_REPLY_MARK = re.compile("[|【👉👇→➡▶]")  # what every such line holds: most answers are spared the line's pattern
+
 # A ticketing macro's line left as its template had it: a label and an unfilled placeholder ("工单号：{{ticket_no}}",
 # "Ref: #{{ticket_id}}"), no words of a claim
 _PLACEHOLDER_LINE = re.compile(r"^[^\S\n]*[^\n{}]{0,16}?[:：#＃\s]*\{\{[^{}\n]{1,40}\}\}[^\S\n]*$", re.MULTILINE)
 
 
 def blank_marks(answer: str) -> str:
-    """The answer with its emoji shortcodes, a line's opening mention, chrome lines and a template's unfilled placeholder
-    lines blanked (one character for one)."""
+    """The answer with its emoji shortcodes, a line's opening mention, chrome lines, quick replies and a template's
+    unfilled placeholder lines blanked (one character for one)."""
     if ":" in answer:
         answer = _SHORTCODE.sub(_blank, answer)
     if "@" in answer or "*" in answer:
         answer = _MENTION.sub(_blank, answer)
     if "[" in answer or "`" in answer or "_" in answer:
         answer = _CHROME_LINE.sub(_blank, answer)
+    if _QUICK_REPLY_MARK.search(answer):
+        answer = _QUICK_REPLY_LINE.sub(_blank_quick_replies, answer)
     if "{{" in answer:
         answer = _PLACEHOLDER_LINE.sub(_blank, answer)
     return answer
@@ -69,6 +90,12 @@ def _blank(match: re.Match[str]) -> str:
     return " " * len(match.group())
 
 
+def _blank_quick_replies(match: re.Match[str]) -> str:
+    """A line of quick replies blanked, but one that offers a person ("Talk to an agent", 【转人工】): a hand-over the
+    refusal readings read as before."""
+    return match.group() if _HAND_OVER_CHIP.search(match.group()) else _blank(match)
+
+
 # A reference: letters and digits joined by a hyphen or after "#", "case", "ticket", 工单, 编号, 单号 (工单号 448102)
 REFERENCE = (r"(?:#\s*[\w-]*\d[\w-]*|\b[A-Z]{2,}-?\d[\w-]*|\b(?:ref|reference|ticket|case)\s*[:#]?\s*[\w-]*\d[\w-]*|"
              r"(?:工单|编号|单号)\s*[:：#＃]?\s*[\w-]*\d[\w-]*|\bv\d+(?:\.\d+)+\b)")
@@ -76,6 +103,8 @@ _REFERENCE = re.compile(REFERENCE, re.IGNORECASE)
 _CHROME = re.compile("|".join((
     # buttons and bracketed headers, with a short name after them; a log's line, its key=value fields
     rf"^\W*{_bracket_headers(whole_line=False)}$", rf"^\W*{_LOG_TAG}|^\W*[a-z_.]+=\S",
+    # quick replies apart by "|", a hand-over's too ("Gift card help | Live chat"): around a refusal, what may be tapped
+    rf"^\W*{_CHIP}(?:\s*\|\s*{_CHIP}){{1,4}}\W*$",
     # what this screen or chat holds: "The opening times loaded on this screen are for the Berlin shop only"
     r"\b(?:on|in)\s+this\s+(?:screen|kiosk|terminal|device|chat|channel|app)\s+(?:are|is)\s+(?:for|about)\b[^.;!?]{0,40}\bonly\b",
     r"^[^.!?]{0,40}\((?:an?\s+)?(?:automated|auto|ai|virtual)(?:\s+(?:assistant|agent|reply|response|system|bot))?\)[^.!?]{0,40}$|"

@@ -339,15 +339,17 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # team handles that", "I'm going to hold off on this one", "Trade-in eligibility, hm", "… are best addressed by
         # our logistics desk", "Please verify the delivery cost at checkout", "we recommend contacting your dedicated
         # account manager", "The service centre can quote you a cost"; 1501 and 23 before) and all 30 of its own (23
-        # frozen: tests/test_local_judge_hand_overs.py)
-        ("en", "refusal", "recognised"): 1538, ("en", "refusal", "not faulted"): 20,
+        # frozen: tests/test_local_judge_hand_overs.py); the quick-reply reading recognises en-refusal-q2530 (a table's
+        # header row beside "_Live rates failed to load …_" is said around it, as chips apart by "|" are; 1538 before)
+        ("en", "refusal", "recognised"): 1539, ("en", "refusal", "not faulted"): 20,
         # Scots ("I'm no' allowed tae …"), *-q18*'s "only have info on one location and it's not in Ireland", *-q20*'s "The
         # warranty info I have access to is only for laptops" (43 and 59 before *-q34*'s reading: en-refusal-q2717)
         # *-q35*'s 30 (42, 17, 58 before): 7 faulted, 5 not, 12 hallucinations after its reading (9, 6, 15 frozen); *-q26*'s
         # en-refusal-q2617's "Let me put you through to someone on the shipping team" no longer a faulted claim (a
         # hand-over, scorers/deferrals.py), its answer still flagged by the model
-        # *-q36*'s reading: 44 and 63 (48 and 70 before: the 7 of *-q35*'s above); its own 30 none (1 and 6 frozen)
-        ("en", "refusal", "faulted"): 44, ("en", "refusal", "a hallucination"): 63, ("zh", "refusal", "recognised"): 1508,
+        # *-q36*'s reading: 44 and 63 (48 and 70 before: the 7 of *-q35*'s above); its own 30 none (1 and 6 frozen);
+        # the quick-reply reading: 43 and 62 (en-refusal-q2530 above)
+        ("en", "refusal", "faulted"): 43, ("en", "refusal", "a hallucination"): 62, ("zh", "refusal", "recognised"): 1508,
         # 不敢 confirm, 不敢 promise, "answer: 无" (an English word in a Chinese clause is read as a name the question
         # lacks), Shanghainese (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a
         # referral with its topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理); *-q20*'s advice beside the
@@ -459,9 +461,10 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     # English misses end in a line of quick-reply chips read as a claim ("Gift card help | Live chat"), or speak of the
     # bot itself ("my brain's drawing a blank", "I'm just a bot! Connecting you now…", "Let me grab a human"), or ask
     # for what it needs first ("I'll need your order number first"); the Chinese, 小助手 of itself (卡壳了, 一片空白).
+    # After the quick-reply reading: 33 of 60 recognised, 12 judged hallucinations
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 17, ("en", "refusal", "faulted"): 11, ("en", "refusal", "not faulted"): 2,
-        ("en", "refusal", "a hallucination"): 13,
+        ("en", "refusal", "recognised"): 20, ("en", "refusal", "faulted"): 8, ("en", "refusal", "not faulted"): 2,
+        ("en", "refusal", "a hallucination"): 10,
         ("zh", "refusal", "recognised"): 13, ("zh", "refusal", "faulted"): 16, ("zh", "refusal", "not faulted"): 1,
         ("zh", "refusal", "a hallucination"): 2,
         ("en", "hallucination", "faulted"): 13, ("en", "hallucination", "not faulted"): 2,
