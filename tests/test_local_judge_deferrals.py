@@ -8,17 +8,11 @@ characters and Cantonese too. Each refusal below was a claim before; the claims 
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
-from helpers.local_judging import FAULTS, judged
+from helpers.local_judging import FAULTS, development_row, judged
 
 pytestmark = pytest.mark.unit
 
-DATA = Path(__file__).parent / "data"
-DEVELOPMENT = {row["id"]: row for row in map(json.loads, (DATA / "refusals_dev.jsonl").read_text(encoding="utf-8").splitlines())}
-KNOWLEDGE = json.loads((DATA / "refusals_kb.json").read_text(encoding="utf-8"))
 
 RETURNS = ("Opened electronics can be returned within 14 days as long as all accessories are included. Return shipping "
            "is free for defective items.")
@@ -131,8 +125,7 @@ def test_a_claim_that_looks_like_a_deferral_stays_a_claim(question: str, answer:
 def test_q34s_missed_refusal_over_its_own_chunks(row: str) -> None:
     """*-q34*'s refusals its measurement missed (41 of 60 recognised frozen), once read: refusals, never
     hallucinations."""
-    written = DEVELOPMENT[row]
-    result = judged(written["q"], written["a"], *(KNOWLEDGE[key] for key in written["chunks"]))
+    result = development_row(row)
     assert (result.refusal, result.hallucination, result.claims) == (True, False, []), result.groundedness_reason
 
 
@@ -144,7 +137,6 @@ def test_q34s_missed_refusal_over_its_own_chunks(row: str) -> None:
 ])
 def test_q34s_supported_partial_is_no_hallucination(row: str) -> None:
     """*-q34*'s supported partial refusals flagged frozen (13 of 30), once read: their claims judged, no fault."""
-    written = DEVELOPMENT[row]
-    result = judged(written["q"], written["a"], *(KNOWLEDGE[key] for key in written["chunks"]))
+    result = development_row(row)
     assert (result.refusal, result.hallucination, [c.verdict for c in result.claims if c.verdict in FAULTS]) == (
         False, False, []), result.groundedness_reason

@@ -6,17 +6,11 @@ claim before; the claims that look alike (a shop's own rule, a text that is not 
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
-from helpers.local_judging import judged
+from helpers.local_judging import development_row, judged
 
 pytestmark = pytest.mark.unit
 
-DATA = Path(__file__).parent / "data"
-DEVELOPMENT = {row["id"]: row for row in map(json.loads, (DATA / "refusals_dev.jsonl").read_text(encoding="utf-8").splitlines())}
-KNOWLEDGE = json.loads((DATA / "refusals_kb.json").read_text(encoding="utf-8"))
 
 WARRANTY = "All laptops come with a 1-year limited warranty that covers manufacturing defects."
 STORES = "Our Berlin store is open Monday to Saturday from 9 am to 8 pm."
@@ -60,6 +54,5 @@ def test_a_claim_that_looks_like_it_stays_a_claim(question: str, answer: str, co
 def test_q35s_missed_refusal_over_its_own_chunks(row: str) -> None:
     """*-q35*'s refusals its measurement missed (31 of 60 recognised frozen), once read: refusals, never
     hallucinations."""
-    written = DEVELOPMENT[row]
-    result = judged(written["q"], written["a"], *(KNOWLEDGE[key] for key in written["chunks"]))
+    result = development_row(row)
     assert (result.refusal, result.hallucination, result.claims) == (True, False, []), result.groundedness_reason
