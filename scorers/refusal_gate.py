@@ -59,19 +59,21 @@ def named(text: str) -> bool:
 def answer_may_refuse(answer: str) -> tuple[bool, bool | None]:
     """The answer's gate: a cue (a few µs, no regular expression), then a cue and an anchor word; with whether the
     answer names someone and holds a deferral's phrase (None: not looked up), for its reading to take again."""
-    lower = answer.lower()
-    if not lower.isascii() and (ZH_CUES.search(lower) or CJK.search(lower) and leaves_a_topic(answer)):  # handed on
+    lowered = answer.lower()
+    # handed on
+    if not lowered.isascii() and (ZH_CUES.search(lowered) or CJK.search(lowered) and leaves_a_topic(answer)):
         return True, None
-    met = _GATES.met_in(lower)
+    met = _GATES.met_in(lowered)
     defers = met & (_NAMED | _PHRASE) == _NAMED | _PHRASE
-    if "n't" not in lower and "n’t" not in lower:
+    if "n't" not in lowered and "n’t" not in lowered:
+        lower = lowered
         for dash in "-—–/":
             lower = lower.replace(dash, " ")
         cue = met & _CUE if lower.isascii() else not _CUE_TOKENS.isdisjoint(lower.split())
         if not cue and not ("different" in lower and any(w in lower for w in _OTHER_SUBJECTS)) and not checks_first(lower):
             # the matter left to someone else, no cue of declining (scorers/deferrals.py)
             return may_defer(lower, defers), defers
-    return may_refuse(answer) or may_defer(answer.lower(), defers), defers
+    return may_refuse(answer) or may_defer(lowered, defers), defers
 
 
 def checks_first(lower: str) -> bool:
