@@ -92,6 +92,22 @@ def _no_process_or_port(item: pytest.Item) -> Iterator[None]:
         yield
 
 
+def _reaches_the_broker(item: pytest.Item) -> bool:
+    """Whether a test may talk to the Kafka broker: it takes the Kafka fixtures, or its module imported a function of
+    helpers.kafka_broker (tests/test_scale_out.py calls kafka_args itself)."""
+    module = getattr(item, "module", None)
+    return "kafka_client" in getattr(item, "fixturenames", ()) or module is not None and any(
+        getattr(value, "__module__", None) == kafka_broker.__name__ for value in vars(module).values())
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Marks `kafka` the tests that reach the broker: scripts/test runs them in a pytest of their own, one after the
+    other, because some stop the one broker every Kafka test shares."""
+    for item in items:
+        if _reaches_the_broker(item):
+            item.add_marker(pytest.mark.kafka)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
     with _no_process_or_port(item):
