@@ -191,6 +191,7 @@ def traces(app: str, total: str, fallbacks: str) -> list[dict[str, str]]:
             counter("ragpulse_fallbacks_total", labels + ',rule="en_not_found"', fallbacks)]
 
 
+@pytest.mark.beside  # a week of ten-minute steps in promtool: ~1 min of one core (pyproject.toml)
 def test_the_fallback_band_and_the_slow_drift(tmp_path: Path) -> None:
     # Ten-minute steps over 7 days and 3 hours: 1,000 traces a step; "jump" goes from 8% to 20% for the last 2 hours.
     steps = 7 * 144 + 18
@@ -355,6 +356,7 @@ def test_every_alert_follows_the_conventions_and_is_tested_here() -> None:
     assert len({alert.name for alert in found}) == len(found)
 
 
+@pytest.mark.beside  # eight hours of minutes in promtool: ~20 s of one core (pyproject.toml)
 def test_probe_alerts_fire_on_a_hit_rate_drop_and_a_stale_golden_set(tmp_path: Path) -> None:
     def hourly(per_run: int, runs: int) -> str:
         """A counter that grows by `per_run` once an hour (a probe run), sampled every minute."""

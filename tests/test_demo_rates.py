@@ -12,6 +12,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
 import yaml
 from helpers.alerting import PrometheusProcess, start_prometheus
 from helpers.fake_openai import FakeOpenAI
@@ -27,6 +28,7 @@ SUMMARY = re.compile(r"hallucination \(LLM judge\):\s+routine (?P<rate>[\d.]+)% 
                      r"stratified (?P<s_rate>[\d.]+)% \[(?P<s_low>[\d.]+)-(?P<s_high>[\d.]+)\] of (?P<s_n>\d+)")
 
 
+@pytest.mark.beside  # waits on the demo's real clock and Prometheus' evaluations (pyproject.toml)
 def test_the_demo_shows_a_routine_rate_near_the_injected_share(fake: FakeOpenAI, tmp_path: Path) -> None:
     port = free_port()
     rules = yaml.safe_load(RULES_FILE.read_text())
