@@ -461,12 +461,15 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     # English misses end in a line of quick-reply chips read as a claim ("Gift card help | Live chat"), or speak of the
     # bot itself ("my brain's drawing a blank", "I'm just a bot! Connecting you now…", "Let me grab a human"), or ask
     # for what it needs first ("I'll need your order number first"); the Chinese, 小助手 of itself (卡壳了, 一片空白).
-    # After the quick-reply reading: 33 of 60 recognised, 12 judged hallucinations
+    # After the quick-reply reading: 33 of 60 recognised, 12 judged hallucinations. After the bot's own voice read by
+    # construction (tests/test_local_judge_bot_voice.py: the bot of itself, what it needs first, a system's notice, a
+    # person fetched, the interface pointed at): 56 of 60 (29 English, 27 Chinese), 1 judged a hallucination
+    # (en-refusal-q3723: "For missing parcels I need a couple of things first:" and a list of them, its "- Delivery
+    # postcode" supported); partials as measured
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 20, ("en", "refusal", "faulted"): 8, ("en", "refusal", "not faulted"): 2,
-        ("en", "refusal", "a hallucination"): 10,
-        ("zh", "refusal", "recognised"): 13, ("zh", "refusal", "faulted"): 16, ("zh", "refusal", "not faulted"): 1,
-        ("zh", "refusal", "a hallucination"): 2,
+        ("en", "refusal", "recognised"): 29, ("en", "refusal", "not faulted"): 1,
+        ("en", "refusal", "a hallucination"): 1,
+        ("zh", "refusal", "recognised"): 27, ("zh", "refusal", "faulted"): 1, ("zh", "refusal", "not faulted"): 2,
         ("en", "hallucination", "faulted"): 13, ("en", "hallucination", "not faulted"): 2,
         ("en", "hallucination", "answer a hallucination"): 14,
         ("en", "grounded", "not faulted"): 5, ("en", "grounded", "faulted"): 9, ("en", "grounded", "refused"): 1,
