@@ -11,7 +11,7 @@ hallucination before; the claims that look alike stay claims."""
 from __future__ import annotations
 
 import pytest
-from helpers.local_judging import judged
+from helpers.local_judging import development_row, judged
 from test_local_judge_hand_overs import RETURNS, ZH_INVOICE, ZH_RETURNS
 
 from ragpulse.judging.verdicts import Judgment
@@ -71,6 +71,20 @@ def test_the_bot_declining_in_its_own_voice_claims_nothing(question: str, answer
 def test_a_claim_that_looks_like_the_bot_declining_stays_a_claim(question: str, answer: str, context: str,
                                                                  claims: list[str]) -> None:
     assert [c.claim for c in judged(question, answer, context).claims] == claims
+
+
+@pytest.mark.parametrize("row", [
+    # *-q37*'s refusals missed before its reading (33 of 60 recognised after scorers/chrome.py; 30 frozen), 17 of them
+    # judged hallucinations before the chips' reading
+    "en-refusal-q3702", "en-refusal-q3703", "en-refusal-q3708", "en-refusal-q3713", "en-refusal-q3715",
+    "en-refusal-q3717", "en-refusal-q3719", "en-refusal-q3720", "en-refusal-q3726",
+    "zh-refusal-q3701", "zh-refusal-q3702", "zh-refusal-q3705", "zh-refusal-q3707", "zh-refusal-q3709",
+    "zh-refusal-q3711", "zh-refusal-q3714", "zh-refusal-q3721", "zh-refusal-q3723", "zh-refusal-q3724",
+    "zh-refusal-q3710", "zh-refusal-q3725", "zh-refusal-q3726", "zh-refusal-q3729",
+])
+def test_a_missed_refusal_over_its_own_chunks(row: str) -> None:
+    """*-q37*'s refusals its reading recognises: refusals, never hallucinations."""
+    assert _refused(development_row(row))
 
 
 def _refused(result: Judgment) -> bool:
