@@ -10,7 +10,9 @@ by our orders team", "would be the right place to ask", "please get in touch wit
 the speaker keeping from an answer for the asker's sake ("I'd hate to get it wrong", "I'd rather you confirm",
 "something I'd want a person to look at", "I'll stay out of it", 不替您下结论, 不好先答应), a topic owned by a team
 ("Gift-card terms are owned by Finance", "Payment-method questions go to the payments team", 会员价格归市场部管, 需由账户安全
-团队答复). Never one with a number of its own; a reference's digits ("case RC-55102", 工单 WX-77210) are none.
+团队答复), a person fetched ("Let me grab a human", "needs a human touch", "a job for a real person", 小助手这就帮您
+呼叫客服), the interface's buttons pointed at ("Tap below for …", 可以点【会员中心】查一下). Never one with a number of its
+own; a reference's digits ("case RC-55102", 工单 WX-77210) are none.
 """
 
 from __future__ import annotations
@@ -60,7 +62,17 @@ _EN_SHAPES = (
     r"escalated|flagged)\s+(?:your|the|this)\s+(?:\w+\s+)?(?:question|query|request|case|message|chat|conversation|ticket|thread)\s+"
     r"(?:to|for|with)\b|"
     r"\bi['’]ll\s+leave\s+(?:\w+\s+){1,4}?(?:to|for)\s+(?:the|our|a|an)\b",
-    r"^\W*(?:one\s+moment|please\s+hold|hold\s+on)\b",
+    r"^\W*(?:one\s+moment|please\s+hold|hold\s+on|hang\s+(?:tight|on))\b",
+    # a person fetched, or the matter theirs: "Let me grab a human for this one", "Price adjustments need a human
+    # touch", "Cancelling is a job for a real person — I'm just a bot!", "Connecting you now…"
+    r"\blet\s+me\s+(?:grab|get|fetch|find|call\s+in|bring\s+in)\s+(?:you\s+)?(?:a|an|one\s+of\s+our)\s+"
+    r"(?:real\s+)?(?:human|person|agent|colleague|teammate)\b|\b(?:needs?|takes?|requires?)\s+a\s+(?:human|personal)\s+"
+    r"touch\b|\b(?:is|are|['’]s)\s+"
+    r"(?:a\s+job|one|a\s+task)\s+for\s+(?:a|an)\s+(?:real\s+|actual\s+)?(?:human|person|agent|teammate)\b|"
+    r"\bi['’]?m\s+(?:just|only|merely)\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,2}?(?:bot|chatbot|assistant|helper)\b|"
+    r"^\W*(?:now\s+)?(?:connecting|transferring|putting\s+you\s+through)\b",
+    # the interface's own buttons: "Tap below for the full store list!"
+    r"^\W*(?:just\s+)?(?:tap|click|press|hit)\s+(?:(?:the|a)\s+(?:[\w-]+\s+)?(?:button|link|chip|option)s?\s+)?below\b",
     # "I'm connecting you now", "I'd like the seller's support team to handle return questions"
     r"\b(?:i['’]m|i\s+am|we['’]re|we\s+are)\s+(?:now\s+)?(?:connecting|transferring|putting|passing)\s+you\b|"
     rf"\b(?:i['’]d|i\s+would)\s+(?:like|prefer|rather|want)\s+(?:the|our|an?|your)\s+(?:[\w'’-]+\s+){{0,3}}?{_WHO}\s+to\s+"
@@ -115,12 +127,14 @@ _TRADITIONAL = re.compile("[轉記錄聯絡確認議結論應準話復門點頁�
 ZH_KEYS = re.compile("工单|服务单|填好|填写|选好|需由|须由|应由|交由|交给|部管|队管|组管|事管|心管|部负责|队负责|组负责|事负责|心负责|尽快联系|"
                       "尽快回复|尽快处理|尽快与|为准|请到|请去|请在|转交|转给|转到|转至|转接|转驳|升级|提交|反馈给|登记|记录|受理|联系|联络|回电|致电|核实|确认|判断|查看|处理|看一下|沟通|留意|"
                       "结论|定论|答应|准话|打包票|答复|回复|看看|看下|找找|找一下|查一下|搜一下|咨询|洽询|询问|问一下|问问|问下|问返|找|跟进|说明|解答|"
-                      "协助|转人工")
+                      "协助|转人工|呼叫|【")
 _ZH_HANDOFF = re.compile(
     # passed on, recorded, someone will call: 已将您的问题转交会员组, 已经转给发票组, 您反馈的保修问题已记录, 我们将安排专员与您联系
     r"(?:已|已经|会|将|帮(?:您|你)|为(?:您|你))[^，。；！？]{0,8}(?:转交|转给|转到|转至|转接|转驳|转人工|提交给|反馈给|升级(?:至|到|给))|"
     r"(?:问题|请求|需求|反馈|申请|工单)[^，。；！？]{0,4}已(?:经)?(?:记录|登记|受理|提交)(?=[，。；！？\s]|$)|"
     r"(?:安排|让|请)[^，。；！？]{0,10}(?:与|和|跟|给)(?:您|你)(?:联系|联络|回电|致电)|"
+    # calling someone in now: 小助手这就帮您呼叫客服来处理; the interface's button pointed at: 可以先戳【积分中心】看看
+    r"(?:帮(?:您|你)|这就|马上|正在)[^，。；！？]{0,4}呼叫(?:人工|客服|专员|售后)|(?:戳|点击?|按)(?:一下)?(?:下方的?)?【[^】\n]{1,10}】|"
     # who answers it: 需要售后同事帮您核实, 需要结合您的具体订单来判断, 请跟维修点沟通一下
     r"需要[^，。；！？]{0,12}(?:同事|人工|客服|专员|售后|工作人员|门店|维修点)[^，。；！？]{0,8}(?:核实|确认|判断|查看|处理|看一下)|"
     r"(?:跟|和|与|找)[^，。；！？]{0,8}(?:沟通|确认|核实)一下|需要结合[^，。；！？]{0,12}(?:判断|确认|核实)|"
@@ -156,7 +170,8 @@ _EN_GATE = frozenset(
     "follow reply respond queued sent flagged leave leaving handed owned confirmed questions queries enquiries inquiries "
     "someone somebody colleague visit please kindly estimator calculator checker finder locator gonna stay "
     "checked verified discussed asked raised recorded registered ticket opened created connecting transferring putting "
-    "passing handle take explained clarified safest surest quickest easiest".split())
+    "passing handle take explained clarified safest surest quickest easiest hang grab fetch bring job bot chatbot "
+    "assistant helper tap click press hit".split())
 _MAX_CHARS = 600
 # A hand-off speaks to the asker or for the shop: an answer without one of these words (a summary, an explanation in
 # the third person) is spared reading its clauses for one

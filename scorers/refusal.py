@@ -10,7 +10,10 @@ The fallback phrase rules (config/fallback_phrases.yaml) list phrasings; this re
 - Chinese: 我 with 不知道 不清楚 说不准 查不到…, 无法/没法 with a verb of knowing (确定 判断 回答…), the sources
   (资料 文档 知识库 上下文…) with 没有 未提及 没写 不包含…, 没有相关信息, 超出…范围.
 - idioms of ignorance: "beats me", "your guess is as good as mine", "I'd only be guessing", "can't say for sure";
-  不好说, 答不上来, 吃不准, 心里没数 (with a speaker, or a failed saying that opens or closes the clause).
+  不好说, 答不上来, 吃不准, 心里没数 (with a speaker, or a failed saying that opens or closes the clause);
+- what the speaker needs before it answers ("I'll need your order number first", 麻烦先把订单号发给小助手), a system's
+  notice ("Something went wrong on my end", "Try again in a bit", 系统繁忙, 网络开小差), the bot of itself (小助手说了不算,
+  做不了主, 卡壳了, 不归小助手管).
 A clause is read as a whole: what opens it (an apology, "Honestly", a topic: "As for gift wrapping", 关于学生优惠,
 会员能否中途退订) belongs to the refusal; what follows it and says something about the world is a claim of its own,
 whatever the connective ("I couldn't find the exact policy, but returns are free for 90 days", "I really don't know,
@@ -33,10 +36,10 @@ from ragpulse.scorers.deferrals import deferral, left_to_others, may_defer, resu
 from ragpulse.scorers.own_sources import THIS_POINT, names_own_sources, of_own_sources
 from ragpulse.scorers.answer_form import as_said, claim_text, in_own_words, unformed
 from ragpulse.scorers.declines import PRESUPPOSED_LEAD, cued, letter_runs
-from ragpulse.scorers.refusal_gate import ANCHORS, CJK, answer_may_refuse, named
+from ragpulse.scorers.refusal_gate import ANCHORS, CJK, answer_may_refuse, named, needs_first
 from ragpulse.scorers.refusal_gate import may_refuse as _may_refuse
-from ragpulse.scorers.refusal_words import (BE, BE_NOT, HEDGE, HELD, INFO, KNOW, LEAD, MODIFIERS, NOT, RELATIVE_HEAD,
-                                             RESERVED, SAY, SOURCE, SOURCE_NOUN)
+from ragpulse.scorers.refusal_words import (BE, BE_NOT, HEDGE, HELD, INFO, KNOW, LEAD, MODIFIERS, NEEDS_FIRST, NOT,
+                                             NOTICE, RELATIVE_HEAD, RESERVED, SAY, SOURCE, SOURCE_NOUN)
 from ragpulse.scorers.text import clause, clauses, is_chatter, real_negators, sentences
 
 # -- English ------------------------------------------------------------------------------------------------------
@@ -141,7 +144,7 @@ _OPENING = re.compile(rf"^(?:[\s,;:—–-]*{HEDGE}\b)*[\s,;:—–-]*$", re.IGN
 # What may come before "I …" or "the documents …" in a refusal: hedges and a topic ("As for gift wrapping, …").
 _HEAD = re.compile(rf"^(?:[\s,;:—–-]*(?:{HEDGE}|{_EN_IDIOM}|"
                    r"(?:as\s+(?:for|to)|for|regarding|concerning|about|when\s+it\s+comes\s+to)"
-                   r"\s+[^,;]{1,60},|[^,;.!?]{1,60},\s*(?:this|that)(?=\s)|[^,;]{0,20}\bi\s+check(?:ed)?\b[^,;]{0,40},\s*(?=\w)|whether\s+[^,;]{1,80}|[^,;:.!?]{1,60}:|[^,;.!?]{1,60}\bor\s+not|[^,;.!?]{1,60}\s(?:is|are)\s+(?:something|one|a\s+(?:question|topic|matter|subject))(?:\s+that)?|i\s+(?:checked|looked|searched)[^,;]{0,40},|"
+                   r"\s+[^,;]{1,60},|[^,;.!?]{1,60},\s*(?:this|that)(?=\s)|[^,;]{0,20}\bi\s+check(?:ed)?\b[^,;]{0,40},\s*(?=\w)|whether\s+[^,;]{1,80}|[^,;:.!?]{1,60}:|[^,;.!?]{1,60}\bor\s+not|[^,;.!?]{1,60}\s(?:is|are)\s+(?:something|one(?:\s+of\s+(?:those|the)\s+(?:things|questions|topics))?|a\s+(?:question|topic|matter|subject))(?:\s+that)?|(?:to\s+(?:check|look\s+into|confirm|see|find\s+out)|before\s+i\s+can)\b[^,;.!?]{0,40},|i\s+(?:checked|looked|searched)[^,;]{0,40},|"
                    r"from\s+what\s+i\s+(?:can\s+)?(?:see|know|have|found)|as\s+far\s+as\s+i\s+(?:can\s+tell|know)|"
                    rf"to\s+my\s+knowledge)(?:\b|(?<=,)))*[\s,;:—–-]*(?:(?:that|this)\s+one\s+)?(?:(?:the|my|our|these|those|this|your)\s+(?:[\w-]+\s+){{0,2}})?"
                    rf"(?:{MODIFIERS}\s+)*$", re.IGNORECASE)
@@ -223,12 +226,14 @@ class Reading:
     cued: bool = False
 
 
-def _refusal(text: str, defers: bool = False) -> tuple[str, str] | None:
+def _refusal(text: str, defers: bool = False, first: bool = False) -> tuple[str, str] | None:
     """(what of the clause comes before the refusal and is a claim, what follows it after a "but" and is one);
-    None when the clause refuses nothing. `defers`: the answer holds a deferral (read only then: 9 µs a summary)."""
+    None when the clause refuses nothing. `defers`: the answer holds a deferral (read only then: 9 µs a summary);
+    `first`: it says what the speaker needs first or is a system's notice (refusal_gate.needs_first)."""
     if defers and (deferred := deferral(text)) is not None:  # the matter left to someone else (scorers/deferrals.py)
         return "", _tail(text, deferred, _EN_TAIL)
-    if not _may_refuse(text):
+    first = first and needs_first(text.lower())
+    if not first and not _may_refuse(text):
         return None
     if CJK.search(text):
         found = zh.refusal(text)
@@ -239,7 +244,8 @@ def _refusal(text: str, defers: bool = False) -> tuple[str, str] | None:
     predicate = _PREDICATE.search(text)
     if predicate is not None:  # the topic before it belongs to the refusal
         return "", _tail(text, predicate.end(), _EN_TAIL, _CONCESSIVE.match(text) is not None)
-    led = _SUBJECT_LED.search(text) or (_RESERVED.search(text) if _RESERVED_KEYS.search(text) else None)
+    led = _SUBJECT_LED.search(text) or (_RESERVED.search(text) if _RESERVED_KEYS.search(text) else None) or (
+        _FIRST.search(text) if first else None)
     if led is None:
         return None
     head = text[: led.start()]
@@ -266,6 +272,8 @@ _RELATIVE_HEAD = re.compile(RELATIVE_HEAD, re.IGNORECASE)
 # every position of every clause, it cost 6% of that search)
 _RESERVED = re.compile(RESERVED, re.IGNORECASE)
 _RESERVED_KEYS = re.compile(r"comfortable|hold\s+off|sit\s+th|steer\s+clear|\bme\s+to\b", re.IGNORECASE)
+# What the speaker needs first and a system's notice, tried apart in an answer that says one (refusal_gate.needs_first)
+_FIRST = re.compile(f"{NEEDS_FIRST}|{NOTICE}", re.IGNORECASE)
 # A refusal conceded before the claim: "While I'm unsure about refurbished units, all laptops come with …"
 _CONCESSIVE = re.compile(r"\W*(?:while|whilst|although|though|even\s+though|whereas|albeit)\b\W*", re.IGNORECASE)
 
@@ -279,13 +287,13 @@ def _tail(text: str, end: int, connector: re.Pattern[str], conceded: bool = Fals
     return "" if after is None else text[after.end():].strip(" ,;:—–-，")
 
 
-def _pieces(text: str, defers: bool = False) -> list[tuple[str, str]]:
+def _pieces(text: str, defers: bool = False, first: bool = False) -> list[tuple[str, str]]:
     """A clause as (kind, text): its claims and its refusal."""
-    found = _refusal(text, defers)
+    found = _refusal(text, defers, first)
     if found is None:
         return [("claim", text)]
     head, tail = found
-    after = _pieces(tail, defers) if tail and not _opening_only(tail) else []
+    after = _pieces(tail, defers, first) if tail and not _opening_only(tail) else []
     return [("claim", head)] * bool(head) + [("refusal", text)] + after
 
 
@@ -350,6 +358,7 @@ def _read(answer: str, refusing: Sequence[tuple[int, int]]) -> Reading:
     kinds: list[tuple[str, str]] = []  # (kind, text): claim, maybe, refusal, question, referral, topic
     lower = answer.lower()  # the gate's lookup taken again where the answer is as it was read
     defers = may_defer(lower, met if met is not None and answer == written else named(lower))  # (deferrals.py)
+    first = needs_first(lower)  # what the speaker needs first, a system's notice: its clauses read for it only then
     cursor, sourced = 0, False  # sources named (own_sources.py)
     for sentence, asks in _sentences(answer):
         parts, handed_at = clauses(sentence), -1
@@ -362,7 +371,7 @@ def _read(answer: str, refusing: Sequence[tuple[int, int]]) -> Reading:
             part = claim_text(part)  # without a JSON member's key, a label in brackets or a message's label
             if not part or _opening_only(part):
                 continue
-            pieces = _pieces(part, defers)
+            pieces = _pieces(part, defers, first)
             if len(pieces) > 1 or pieces[0][0] == "refusal":
                 kinds.extend(pieces)
                 sourced = sourced or names_own_sources(part)  # "isn't covered by the article I pulled up"

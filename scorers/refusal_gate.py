@@ -13,6 +13,7 @@ import re
 from ragpulse._native import WordGates
 from ragpulse.scorers.declines import letter_runs
 from ragpulse.scorers.deferrals import NAMED_PARTS, NAMED_WORDS, PHRASE_PARTS, PHRASES, leaves_a_topic, may_defer
+from ragpulse.scorers.refusal_words import NEEDS_FIRST, NOTICE
 
 CUES = frozenset(
     "not no nothing none never cannot neither nor without lack lacks beyond outside unsure uncertain unclear unaware "
@@ -23,6 +24,12 @@ CUES = frozenset(
     "restricted".split())
 # "I'd need to check" has no cue word: the speaker's "would need to" is its cue ("need" alone is too common a word)
 _CHECK_FIRST = re.compile(r"\bi(?:['’]d|\s+would)\s+(?:first\s+)?need\s+to\b")
+_NEEDS_FIRST = re.compile(NEEDS_FIRST)
+# A system's notice has no cue word either: a word of it looked up first ("wrong", "again"…), in a short answer only (a
+# notice is a line or two; looking the words up in a summary took 3.7 µs)
+_NOTICE_WORDS = ("wrong", "again", "another", "wandered", "missing", "vanished", "disappeared")
+_NOTICE_CHARS = 240
+_NOTICE = re.compile(NOTICE, re.MULTILINE)
 _OTHER_SUBJECTS = frozenset(("subjects", "topics"))  # "about different subjects" ("different" alone: too common a cue)
 ANCHORS = frozenset(
     "i we me us my myself hard difficult impossible sure certain idea clue unsure uncertain unknown dunno nothing "
@@ -36,7 +43,10 @@ ANCHORS = frozenset(
     # verbs of mentioning, as a predicate of the topic ("Sale items aren't mentioned")
     "mentioned specified stated documented addressed described discussed explained indicated detailed answered "
     "clarified covered listed".split())
-ZH_CUES = re.compile("不|没|未|无|缺|超|难|恕|外行")  # one search, not a generator of `in` over them
+# one search, not a generator of `in` over them; the bot of itself (卡壳, 空白, 努力学习, 怕答错), a system's notice (繁忙,
+# 开小差, 稍后再试), what it needs first (麻烦, 请提供, 先核, 才好帮)
+ZH_CUES = re.compile("不|没|未|无|缺|超|难|恕|外行|卡壳|空白|繁忙|开小差|稍后再试|努力学习|怕答错|怕说错|怕讲错|麻烦|请您?提供|"
+                     "先核|才好帮|才能帮")
 CJK = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
 # An answer's words as str.split() leaves them: with the punctuation that may cling to them.
 _CUE_TOKENS = frozenset(f"{before}{word}{after}" for word in CUES for before in ("", "(", '"', "'", "“", "‘", "[")
@@ -70,15 +80,28 @@ def answer_may_refuse(answer: str) -> tuple[bool, bool | None]:
         for dash in "-—–/":
             lower = lower.replace(dash, " ")
         cue = met & _CUE if lower.isascii() else not _CUE_TOKENS.isdisjoint(lower.split())
-        if not cue and not ("different" in lower and any(w in lower for w in _OTHER_SUBJECTS)) and not checks_first(lower):
-            # the matter left to someone else, no cue of declining (scorers/deferrals.py)
-            return may_defer(lower, defers), defers
+        if not cue and not ("different" in lower and any(w in lower for w in _OTHER_SUBJECTS)) and not checks_first(
+                lower, need := "need " in lower):  # one search for both readings of "need" (0.5 µs over a summary)
+            # what the speaker needs first, a system's notice (no cue word); the matter left to someone else, no cue of
+            # declining (scorers/deferrals.py)
+            return needs_first(lower, need) or may_defer(lower, defers), defers
     return may_refuse(answer) or may_defer(lowered, defers), defers
 
 
-def checks_first(lower: str) -> bool:
-    """Whether a lower-cased text says what the speaker would need to do first ("I'd need to double-check")."""
-    return "need to" in lower and _CHECK_FIRST.search(lower) is not None
+def checks_first(lower: str, need: bool = True) -> bool:
+    """Whether a lower-cased text says what the speaker would need to do first ("I'd need to double-check"); `need`:
+    False when the caller found no "need " in it."""
+    return need and "need to" in lower and _CHECK_FIRST.search(lower) is not None
+
+
+def needs_first(lower: str, need: bool = True) -> bool:
+    """Whether a lower-cased text says what the speaker needs before it answers ("I'll need your order number first"),
+    or is a short system's notice ("Something went wrong", "Try again in a bit"): read once an answer, its clauses only
+    in an answer that does (scorers/refusal.py). `need`: False when the caller found no "need " in it."""
+    if need and "need " in lower and _NEEDS_FIRST.search(lower) is not None:
+        return True
+    return (len(lower) <= _NOTICE_CHARS and any(word in lower for word in _NOTICE_WORDS)
+            and _NOTICE.search(lower) is not None)
 
 
 def may_refuse(text: str) -> bool:

@@ -48,3 +48,14 @@ RESERVED = (r"\bi\s*(?:['’]m|am)\s+not\s+(?:really\s+|entirely\s+)?comfortable
 # at" (what comes before the speaker is no claim of its own)
 RELATIVE_HEAD = (r"\b(?:depends?|hinges?|relies|rely|turns?)\s+on\s+(?:a\s+few|several|some|many|various|a\s+number\s+of|"
                  r"other)?\s*(?:things|factors|details|specifics|variables|points)\s+(?:that\s+|which\s+)?$")
+# What the speaker needs first, so does not answer yet: "I'll need your order number first", "I'd need your order
+# number", "I need a couple of things first" (no cue word: the gate reads refusal_gate.needs_first)
+NEEDS_FIRST = (r"\bi(?:['’]ll|['’]d|\s+will|\s+would)?\s+(?:first\s+)?need\s+(?:your|a\s+(?:couple|few)\s+(?:of\s+)?"
+               r"(?:things|details))\b")
+# A system's notice, no answer: "Something went wrong on my end", "Try again in a bit", "Give it another go in a
+# minute", "my delivery-rate cheat sheet seems to have wandered off" (the gate reads refusal_gate.needs_first)
+NOTICE = (r"^\W*(?:(?:oops|whoops|uh[\s-]oh|sorry)\W+)?something\s+went\s+wrong\b|"
+          r"^\W*(?:please\s+)?(?:try\s+again|give\s+it\s+another\s+(?:go|try|shot))\s+"
+          r"(?:in\s+a\s+(?:bit|minute|moment|sec(?:ond)?|few\s+minutes)|later|shortly)\b|"
+          r"\bmy\s+(?:[\w-]+\s+){0,4}?(?:seems?\s+to\s+have\s+|has\s+|have\s+)(?:wandered\s+off|"
+          r"gone\s+missing|vanished|disappeared)\b")

@@ -244,7 +244,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: fifty-four batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: fifty-five batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -317,8 +317,10 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     ids *-q35*: written blind after the fifty-second froze it (a quarter of one electronics retailer's five assistants:
     terse, verbose, strict about its documents, mixing English into Chinese, formal; 31 of 60 recognised), then read.
     The fifty-fourth, ids *-q36*: written blind after the fifty-third froze it (a fortnight of an electronics shop's
-    RAG assistant naming the help-centre articles it was given; 44 of 60 recognised), then read.
-    refusals_heldout.jsonl, ids *-q37*: written blind after the fifty-fourth's reading froze it, measured once. None of
+    RAG assistant naming the help-centre articles it was given; 44 of 60 recognised), then read. The fifty-fifth, ids
+    *-q37*: written blind after the fifty-fourth froze it (a shopping app's chatbot in a playful brand voice, quick-reply
+    chips under the answer, in Chinese a marketplace bot's 亲 and 小助手; 30 of 60 recognised), then read.
+    refusals_heldout.jsonl keeps *-q37*, read, until the next blind set replaces it. None of
     the answers is a phrasing of the fallback catalogue (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
@@ -341,7 +343,9 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # account manager", "The service centre can quote you a cost"; 1501 and 23 before) and all 30 of its own (23
         # frozen: tests/test_local_judge_hand_overs.py); the quick-reply reading recognises en-refusal-q2530 (a table's
         # header row beside "_Live rates failed to load …_" is said around it, as chips apart by "|" are; 1538 before)
-        ("en", "refusal", "recognised"): 1539, ("en", "refusal", "not faulted"): 20,
+        # *-q37*'s 30 after its reading (1539 and 20 before): 29 recognised (17 frozen, 20 after the quick-reply reading:
+        # tests/test_local_judge_bot_voice.py), 1 not faulted
+        ("en", "refusal", "recognised"): 1568, ("en", "refusal", "not faulted"): 21,
         # Scots ("I'm no' allowed tae …"), *-q18*'s "only have info on one location and it's not in Ireland", *-q20*'s "The
         # warranty info I have access to is only for laptops" (43 and 59 before *-q34*'s reading: en-refusal-q2717)
         # *-q35*'s 30 (42, 17, 58 before): 7 faulted, 5 not, 12 hallucinations after its reading (9, 6, 15 frozen); *-q26*'s
@@ -349,7 +353,9 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # hand-over, scorers/deferrals.py), its answer still flagged by the model
         # *-q36*'s reading: 44 and 63 (48 and 70 before: the 7 of *-q35*'s above); its own 30 none (1 and 6 frozen);
         # the quick-reply reading: 43 and 62 (en-refusal-q2530 above)
-        ("en", "refusal", "faulted"): 43, ("en", "refusal", "a hallucination"): 62, ("zh", "refusal", "recognised"): 1508,
+        # *-q37*'s 30 after its reading: none faulted, 1 a hallucination (en-refusal-q3723: "For missing parcels I need a
+        # couple of things first:" and a list of them, its "- Delivery postcode" supported; 8 and 10 before its reading)
+        ("en", "refusal", "faulted"): 43, ("en", "refusal", "a hallucination"): 63, ("zh", "refusal", "recognised"): 1535,
         # 不敢 confirm, 不敢 promise, "answer: 无" (an English word in a Chinese clause is read as a name the question
         # lacks), Shanghainese (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a
         # referral with its topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理); *-q20*'s advice beside the
@@ -371,7 +377,10 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # zh-refusal-q817 (运费承担方面的问题建议您直接联系人工客服处理) and *-q25*'s zh-refusal-q2517 (…，他们会根据您的订单情况给您
         # 详细说明的) recognised; its own 30: 29 recognised (21 frozen: 发票相关事宜由财务同事负责, 我手上的退货说明只提到了耳机, 不在
         # 我参考的说明里), 1 not faulted (包邮门槛可能会随活动调整，我这边就不给您确切数字了), none a hallucination (7, 2, 0 frozen)
-        ("zh", "refusal", "faulted"): 64, ("zh", "refusal", "not faulted"): 9, ("zh", "refusal", "a hallucination"): 26,
+        # *-q37*'s 30 after its reading (1508, 64, 9 before): 27 recognised (13 frozen: 小助手说了不算, 系统繁忙, 麻烦先把订单号
+        # 发给小助手), 1 faulted (zh-refusal-q3722: 麻烦告诉小助手： and a list), 2 not faulted (包邮门槛这个嘛……小助手也拿不准呢,
+        # 改地址要先核对订单哦), none a hallucination (2 frozen)
+        ("zh", "refusal", "faulted"): 65, ("zh", "refusal", "not faulted"): 11, ("zh", "refusal", "a hallucination"): 26,
         # *-q28*'s 15 added (550, 125, 612 before); *-q29*'s 15 (564, 126, 627 before); *-q30*'s 15 (578, 127, 641
         # before; its 15 as measured: a sign-off's or a queue's reading moves none); *-q31*'s 15 (592, 128, 655 before;
         # 12, 3, 13 after its reading, 13, 2, 14 measured: "I don't have UK-specific transit times" is a refusal since, no
@@ -388,8 +397,9 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # *-q36*'s 15 (655, 140, 720 before; 14, 1, 14 as measured, its reading moves none; en-partial-q2716's and
         # q3417's deferrals, "I'll let the returns team decide …", "… I'll leave to our technicians", no longer faulted
         # claims, their answers faulted by their other claim as before)
-        ("en", "hallucination", "faulted"): 669, ("en", "hallucination", "not faulted"): 141,
-        ("en", "hallucination", "answer a hallucination"): 734,
+        # *-q37*'s 15 (669, 141, 734 before; 13, 2, 14 as measured, its reading moves none)
+        ("en", "hallucination", "faulted"): 682, ("en", "hallucination", "not faulted"): 143,
+        ("en", "hallucination", "answer a hallucination"): 748,
         # *-q28*'s reading: 518 and 146 before it (and *-q28*'s 15 added); an agent's "[tool] …" lines and "@customer
         # Exceptions aren't mine to make" are no claims; *-q29*'s 15 added (529 and 150 before); *-q30*'s 15 (540 and 154
         # before; a list's "- Visa" is no signature's "– ShopCare": *-q5*'s list stays judged); *-q31*'s reading: *-q11*'s
@@ -404,14 +414,17 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # *-q36*'s reading: en-partial-q1901's, q2709's and q3508's deferrals ("I'd rather the returns team confirm …",
         # "I'll let the loyalty team answer that one", "account support would need to look into that") no longer faulted
         # claims (615 and 169 before); *-q36*'s 15 all not faulted after its reading (6 and 9 frozen)
-        ("en", "grounded", "not faulted"): 633, ("en", "grounded", "faulted"): 166,
+        # *-q37*'s 15 as measured (633 and 166 before): 5 not faulted, 9 faulted (its reading moves none)
+        ("en", "grounded", "not faulted"): 638, ("en", "grounded", "faulted"): 175,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk; two of *-q16*'s run-on transcripts ("okay so er it's a hundred points
         # gets you a five dollar voucher and um expiry i'm not seeing anything …"); *-q18*'s "yes, the UK is one of the
         # countries we deliver to" after the refusal (no word of the chunk's "We ship to … the United Kingdom"), and in
         # Chinese its English claim "The repair period, a spare phone can be borrowed for free"; one of *-q20*'s
-        ("en", "grounded", "refused"): 6, ("en", "hallucination", "refused"): 2,
+        # *-q37*'s en-partial-q3727 (its true claim, "international orders aren't eligible for free shipping", then
+        # "Delivery time to Mexico? I'd only be guessing": read as a whole refusal, as measured frozen; 6 before)
+        ("en", "grounded", "refused"): 7, ("en", "hallucination", "refused"): 2,
         # 410 before *-q28*'s reading and its 15; 417 before *-q29*'s 15; 424 before *-q30*'s 15; 433 before *-q31*'s;
         # 437 before local_judge.v5 (one answer at p 0.832, v4's cut 0.831); 436 before *-q32*'s; 439 before *-q33*'s;
         # 443 before *-q34*'s reading (4 of the 5 answers above no longer flagged; en-partial-q1905 still is, by the model);
@@ -419,7 +432,9 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # *-q35*'s 15 add 8 (8 flagged frozen: its reading moves none)
         # *-q36*'s reading: en-partial-q2709 no longer flagged (447 before); its own 15 add 1 (10 frozen: a deferral
         # after a true claim; en-partial-q3613 still flagged, by the model)
-        ("en", "grounded", "answer a hallucination"): 447,
+        # *-q37*'s 15 add 11 (as measured: sums worked out from the chunk, "so your $350 order qualifies", and the chips
+        # and deferrals beside a true claim)
+        ("en", "grounded", "answer a hallucination"): 458,
         # *-q28*'s 15 and 15 added (550, 111, 477; 502, 156, 54 before); *-q29*'s 15 and 15 (564, 112, 489; 511, 162, 55
         # before), and *-q27*'s voice transcript's header "热线录音转写 #H7702" no longer a faulted claim of a grounded
         # answer (a reference's digits), nor the answer a hallucination; *-q30*'s 15 and 15 (578, 113, 501; 523, 165, 57
@@ -444,15 +459,18 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # *-q36*'s 15 as measured (672, 108, 609 before): 14 faulted, 13 flagged (its reading moves none; zh-partial-q2517's,
         # q3518's and q3522's hand-overs, 扣费的问题请咨询售后专员, 偏远地区时效 not sure, 学生优惠 I'm not sure about, no longer
         # faulted claims, their answers faulted by their other claim as before)
-        ("zh", "hallucination", "faulted"): 686, ("zh", "hallucination", "not faulted"): 109,
-        ("zh", "hallucination", "refused"): 1, ("zh", "hallucination", "answer a hallucination"): 622,
+        # *-q37*'s 15 (686, 109, 622 before; 14, 1, 13 as measured, its reading moves none)
+        ("zh", "hallucination", "faulted"): 700, ("zh", "hallucination", "not faulted"): 110,
+        ("zh", "hallucination", "refused"): 1, ("zh", "hallucination", "answer a hallucination"): 635,
         # *-q34*'s reading: zh-partial-y006's "花呗：暂不清楚是否支持，建议咨询人工客服" and zh-partial-q1002's "退款多久能到账
         # 这里暂时查询不到，麻烦您问下客服" no longer judged (582 and 166 before; neither answer was flagged)
         # *-q36*'s reading: zh-partial-q2502's 包装盒丢失的情况请找售后专员判断 and zh-partial-q3508's 请贵司财务与我司企业客服
         # 联系确认 no longer judged (602 and 176 before; neither answer was flagged); *-q36*'s 15 as measured: 10 not
         # faulted, 5 faulted, none flagged
-        ("zh", "grounded", "not faulted"): 614, ("zh", "grounded", "faulted"): 179, ("zh", "grounded", "refused"): 1,
-        ("zh", "grounded", "answer a hallucination"): 69,
+        # *-q37*'s 15 as measured (614, 179, 69 before): 7 not faulted, 8 faulted, 3 flagged (您这20天完全来得及, 10个月还在
+        # 期限内哦, 亲的350积分可以抵扣15元哦: sums worked out from the chunk)
+        ("zh", "grounded", "not faulted"): 621, ("zh", "grounded", "faulted"): 187, ("zh", "grounded", "refused"): 1,
+        ("zh", "grounded", "answer a hallucination"): 72,
     })
     # held out (*-q37*: a twenty-second writer's shopping-app chatbot in a playful brand voice: short chat bubbles,
     # emoji, markdown bullets, quick-reply chips under the answer ("👉 Start a return | Talk to an agent"); in Chinese a
@@ -461,12 +479,16 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     # English misses end in a line of quick-reply chips read as a claim ("Gift card help | Live chat"), or speak of the
     # bot itself ("my brain's drawing a blank", "I'm just a bot! Connecting you now…", "Let me grab a human"), or ask
     # for what it needs first ("I'll need your order number first"); the Chinese, 小助手 of itself (卡壳了, 一片空白).
-    # After the quick-reply reading: 33 of 60 recognised, 12 judged hallucinations
+    # After the quick-reply reading: 33 of 60 recognised, 12 judged hallucinations. After the bot's own voice read by
+    # construction (tests/test_local_judge_bot_voice.py: the bot of itself, what it needs first, a system's notice, a
+    # person fetched, the interface pointed at): 56 of 60 (29 English, 27 Chinese), 1 judged a hallucination
+    # (en-refusal-q3723: "For missing parcels I need a couple of things first:" and a list of them, its "- Delivery
+    # postcode" supported); partials as measured. READ since (folded into refusals_dev.jsonl, ids kept): it awaits the
+    # next blind set.
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 20, ("en", "refusal", "faulted"): 8, ("en", "refusal", "not faulted"): 2,
-        ("en", "refusal", "a hallucination"): 10,
-        ("zh", "refusal", "recognised"): 13, ("zh", "refusal", "faulted"): 16, ("zh", "refusal", "not faulted"): 1,
-        ("zh", "refusal", "a hallucination"): 2,
+        ("en", "refusal", "recognised"): 29, ("en", "refusal", "not faulted"): 1,
+        ("en", "refusal", "a hallucination"): 1,
+        ("zh", "refusal", "recognised"): 27, ("zh", "refusal", "faulted"): 1, ("zh", "refusal", "not faulted"): 2,
         ("en", "hallucination", "faulted"): 13, ("en", "hallucination", "not faulted"): 2,
         ("en", "hallucination", "answer a hallucination"): 14,
         ("en", "grounded", "not faulted"): 5, ("en", "grounded", "faulted"): 9, ("en", "grounded", "refused"): 1,
