@@ -320,7 +320,7 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     RAG assistant naming the help-centre articles it was given; 44 of 60 recognised), then read. The fifty-fifth, ids
     *-q37*: written blind after the fifty-fourth froze it (a shopping app's chatbot in a playful brand voice, quick-reply
     chips under the answer, in Chinese a marketplace bot's 亲 and 小助手; 30 of 60 recognised), then read.
-    refusals_heldout.jsonl keeps *-q37*, read, until the next blind set replaces it. None of
+    refusals_heldout.jsonl, ids *-q38*: written blind after the fifty-fifth's reading froze it, measured once. None of
     the answers is a phrasing of the fallback catalogue (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
@@ -472,29 +472,26 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         ("zh", "grounded", "not faulted"): 621, ("zh", "grounded", "faulted"): 187, ("zh", "grounded", "refused"): 1,
         ("zh", "grounded", "answer a hallucination"): 72,
     })
-    # held out (*-q37*: a twenty-second writer's shopping-app chatbot in a playful brand voice: short chat bubbles,
-    # emoji, markdown bullets, quick-reply chips under the answer ("👉 Start a return | Talk to an agent"); in Chinese a
-    # 客服机器人's 亲, 小助手 of itself, 【转人工】 buttons), measured once with the recogniser frozen after *-q36*'s
-    # reading: 30 of 60 refusals recognised (17 English, 13 Chinese), 15 judged hallucinations (13 English). Most
-    # English misses end in a line of quick-reply chips read as a claim ("Gift card help | Live chat"), or speak of the
-    # bot itself ("my brain's drawing a blank", "I'm just a bot! Connecting you now…", "Let me grab a human"), or ask
-    # for what it needs first ("I'll need your order number first"); the Chinese, 小助手 of itself (卡壳了, 一片空白).
-    # After the quick-reply reading: 33 of 60 recognised, 12 judged hallucinations. After the bot's own voice read by
-    # construction (tests/test_local_judge_bot_voice.py: the bot of itself, what it needs first, a system's notice, a
-    # person fetched, the interface pointed at): 56 of 60 (29 English, 27 Chinese), 1 judged a hallucination
-    # (en-refusal-q3723: "For missing parcels I need a couple of things first:" and a list of them, its "- Delivery
-    # postcode" supported); partials as measured. READ since (folded into refusals_dev.jsonl, ids kept): it awaits the
-    # next blind set.
+    # held out (*-q38*: a twenty-third writer's enterprise RAG assistant held to a markdown answer template: **Answer:**,
+    # **Details:** bullets, **Sources:** [1], **Confidence:** low, Status: ESCALATED, ticket numbers, key: value blocks
+    # in a code fence, disclaimer footers; in Chinese **答复：** / **说明：** / **来源：** / **置信度：**, 状态：转人工, 工单号,
+    # 本助手 of itself), measured once with the recogniser frozen after *-q37*'s reading: 21 of 60 refusals recognised
+    # (11 English, 10 Chinese), 21 judged hallucinations (19 English). The template is read as claims: its field labels
+    # ("**Details:**", "escalation: REWARDS-L2"), a field's declining value ("**Answer:** N/A", "Unknown.",
+    # "Insufficient grounding.", 不适用, 依据缺失), the assistant in the third person ("The assistant cannot say",
+    # 本助手不作价格估算) and the retrieval named as the gap ("The retrieved passages concern gift cards …; neither
+    # addresses price matching", 检索结果未涉及). Partials: the unsupported ones make the answer a hallucination 25 of 30,
+    # the supported ones 11 of 30 (all English).
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 29, ("en", "refusal", "not faulted"): 1,
-        ("en", "refusal", "a hallucination"): 1,
-        ("zh", "refusal", "recognised"): 27, ("zh", "refusal", "faulted"): 1, ("zh", "refusal", "not faulted"): 2,
-        ("en", "hallucination", "faulted"): 13, ("en", "hallucination", "not faulted"): 2,
+        ("en", "refusal", "recognised"): 11, ("en", "refusal", "faulted"): 15, ("en", "refusal", "not faulted"): 4,
+        ("en", "refusal", "a hallucination"): 19,
+        ("zh", "refusal", "recognised"): 10, ("zh", "refusal", "faulted"): 15, ("zh", "refusal", "not faulted"): 5,
+        ("zh", "refusal", "a hallucination"): 2,
+        ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
         ("en", "hallucination", "answer a hallucination"): 14,
-        ("en", "grounded", "not faulted"): 5, ("en", "grounded", "faulted"): 9, ("en", "grounded", "refused"): 1,
+        ("en", "grounded", "not faulted"): 1, ("en", "grounded", "faulted"): 14,
         ("en", "grounded", "answer a hallucination"): 11,
-        ("zh", "hallucination", "faulted"): 14, ("zh", "hallucination", "not faulted"): 1,
-        ("zh", "hallucination", "answer a hallucination"): 13,
+        ("zh", "hallucination", "faulted"): 13, ("zh", "hallucination", "not faulted"): 2,
+        ("zh", "hallucination", "answer a hallucination"): 11,
         ("zh", "grounded", "not faulted"): 7, ("zh", "grounded", "faulted"): 8,
-        ("zh", "grounded", "answer a hallucination"): 3,
     })
