@@ -429,7 +429,7 @@ class SessionTable:
                 rephrase_window_seconds: float, escalation_routes: frozenset[str], evicted_sessions: FastCounter,
                 evicted_turns: FastCounter, analyser: TextAnalyser, question_entries: int, question_bytes: int,
                 rephrase_similarity: float, evicted_questions: FastCounter, signal: Callable[[Turn, str], None],
-                close: Callable[[Turn, bool], None]) -> Self: ...
+                close: Callable[[Turn, bool], None], *, kinds: dict[str, FastCounter]) -> Self: ...
     def turn(self, session_id: str, route: str | None, query: str, turn: Turn, now: float,
              timestamp: float | None = None) -> None: ...
     def expire(self, now: float) -> None: ...
@@ -441,6 +441,7 @@ class SessionTable:
     def items(self) -> list[tuple[str, SessionView]]: ...  # least recently used first
     @property
     def bytes(self) -> int: ...
+    counting: bool  # false while the join replays: a closed answer without a signal is not counted, nor called back
 
 # The dedup window and its stage (native/src/dedup.rs; collector/dedup.py wires it): identities are ints (others are
 # keyed by their hash); evicted and the duplicates are prometheus_client Counters.

@@ -66,13 +66,14 @@ class FeedbackJoin:
         self._outcome = {outcome: metrics.outcomes.labels(outcome) for outcome in OUTCOMES}
         self._evicted = {table: metrics.evicted.labels(table) for table in TABLES}
         # The sessions, their open turns and caps, in the compiled core (native/src/sessions.rs); what it counts comes
-        # back through _signal and _close. It classifies a session's turns (first, repeat, rephrase, follow_up,
+        # back through _signal and _close (an answer closed without a signal and no silent accept to count is closed
+        # there, its kind counted in _turn_counts, as _close counts it). It classifies a session's turns (first, repeat, rephrase, follow_up,
         # new_topic: feedback/satisfaction.py) with the analyses of recent questions, cached there (capped, counted).
         self._sessions = _native.SessionTable(
             options.max_sessions, options.max_sessions_bytes, SESSION_BYTES, MAX_TURNS_PER_SESSION, options.idle_seconds,
             options.rephrase_window_seconds, self._escalation_routes, self._evicted["sessions"], self._evicted["turns"],
             analyser(), options.question_cache_entries, options.question_cache_max_bytes, options.rephrase_similarity,
-            self._evicted["questions"], self._signal, self._close)
+            self._evicted["questions"], self._signal, self._close, kinds=self._turn_counts)
         # A session's turns in the order they were asked (feedback/reorder.py); None: as they arrive.
         self._reorder = (reorder_hold(options, metrics, self._sessions.turn, self._session_feedback)
                          if options.reorder_seconds > 0 else None)
@@ -159,6 +160,7 @@ class FeedbackJoin:
         never does (orphan, pending_full): its answer may be older than the read-back and the feedback counted."""
         outcome, listeners = self._outcome, self.listeners
         self._outcome, self.listeners, self._replaying = dict.fromkeys(outcome, UNCOUNTED), [], True
+        self._sessions.counting = False  # its quiet closes, which _close does not see
         try:
             now, seen = self._clock(), set()
             for envelope, fallback in events:
@@ -175,6 +177,7 @@ class FeedbackJoin:
                 self._reorder.flush({-1 if e.partition is None else e.partition for e, _ in events})
         finally:
             self._outcome, self.listeners, self._replaying = outcome, listeners, False
+            self._sessions.counting = True
 
     # -- traces and sessions -----------------------------------------------------------------------
 

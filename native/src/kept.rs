@@ -1,15 +1,12 @@
 //! ragpulse._native.KeptTexts: the form of the events the feedback join keeps for late signals, their chunks' texts
 //! held once (feedback/kept.py says why and what `pack` returns; it held this in Python, for every judgeable trace).
 //! The store of texts is capped in entries and bytes, the least recently kept text going first, counted.
-use std::collections::VecDeque;
-use std::sync::Arc;
-
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString, PyTuple};
-use rustc_hash::FxHashMap;
 
 use crate::metrics::FastCounter;
+use crate::traces::Ordered;
 
 /// msgspec's "text" key in a chunk's map: its length byte and four letters.
 const TEXT_KEY: i64 = 5;
@@ -19,59 +16,11 @@ fn str_header(size: i64) -> i64 {
     if size < 32 { 1 } else if size < 256 { 2 } else if size < 65536 { 3 } else { 5 }
 }
 
-/// The texts by content in the order they were last kept: a text kept again goes to the back, its old slot in the queue
-/// left behind, skipped when it comes to the front and swept when stale slots outnumber live ones.
-struct Entry {
-    seq: u64, // its slot in the queue
-    key: Arc<str>,
-    string: Py<PyString>, // the string held
-    size: i64,            // its UTF-8 bytes
-}
-
-#[derive(Default)]
-struct Store {
-    held: FxHashMap<Arc<str>, Entry>,
-    order: VecDeque<(u64, Arc<str>)>,
-    seq: u64,
-}
-
-impl Store {
-    /// The held string of `text` and its bytes, now the most recently kept.
-    fn touch(&mut self, py: Python<'_>, text: &str) -> Option<(Py<PyString>, i64)> {
-        self.seq += 1;
-        let seq = self.seq;
-        let entry = self.held.get_mut(text)?;
-        entry.seq = seq;
-        let found = (entry.string.clone_ref(py), entry.size);
-        self.order.push_back((seq, Arc::clone(&entry.key)));
-        if self.order.len() > 2 * self.held.len() + 16 {
-            let held = &self.held;
-            self.order.retain(|(seq, key)| held.get(key).is_some_and(|entry| entry.seq == *seq));
-        }
-        Some(found)
-    }
-
-    fn insert(&mut self, text: &str, string: Py<PyString>, size: i64) {
-        self.seq += 1;
-        let key: Arc<str> = Arc::from(text);
-        self.held.insert(Arc::clone(&key), Entry { seq: self.seq, key: Arc::clone(&key), string, size });
-        self.order.push_back((self.seq, key));
-    }
-
-    /// The least recently kept text leaves; returns its bytes.
-    fn pop_oldest(&mut self) -> Option<i64> {
-        while let Some((seq, key)) = self.order.pop_front() {
-            if self.held.get(&key).is_some_and(|entry| entry.seq == seq) {
-                return self.held.remove(&key).map(|entry| entry.size);
-            }
-        }
-        None
-    }
-}
-
 #[pyclass(module = "ragpulse._native")]
 pub struct KeptTexts {
-    store: Store,
+    // The strings held by content and their UTF-8 bytes, in the order they were last kept: a text kept again moves
+    // to the back in one lookup (a queue with stale slots swept now and then did it in two, and a sweep).
+    store: Ordered<(Py<PyString>, i64)>,
     max_texts: usize,
     max_bytes: i64,
     entry_bytes: i64, // what a held text costs besides its bytes
@@ -86,18 +35,18 @@ impl KeptTexts {
     fn share(&mut self, text: &Bound<'_, PyString>) -> PyResult<(Py<PyString>, i64)> {
         let py = text.py();
         let content = text.to_str()?;
-        if let Some(found) = self.store.touch(py, content) {
-            return Ok(found);
+        if let Some((string, size)) = self.store.touch(content) {
+            return Ok((string.clone_ref(py), *size));
         }
         let size = content.len() as i64;
         let cost = size + self.entry_bytes;
         if cost > self.max_bytes {
             return Ok((text.clone().unbind(), size)); // never shared: the event holds it alone
         }
-        self.store.insert(content, text.clone().unbind(), size);
+        self.store.insert(content, (text.clone().unbind(), size));
         self.held_bytes += cost;
-        while self.store.held.len() > self.max_texts || self.held_bytes > self.max_bytes {
-            let Some(gone) = self.store.pop_oldest() else { break };
+        while self.store.len() > self.max_texts || self.held_bytes > self.max_bytes {
+            let Some((_, gone)) = self.store.pop_first() else { break };
             self.held_bytes -= gone + self.entry_bytes;
             self.evicted.get().add(1.0);
         }
@@ -110,7 +59,7 @@ impl KeptTexts {
     #[new]
     fn new(max_texts: usize, max_bytes: i64, entry_bytes: i64, evicted: Py<FastCounter>, encode_into: Py<PyAny>,
            py: Python<'_>) -> Self {
-        KeptTexts { store: Store::default(), max_texts, max_bytes, entry_bytes, evicted, encode_into,
+        KeptTexts { store: Ordered::default(), max_texts, max_bytes, entry_bytes, evicted, encode_into,
                     buffer: PyByteArray::new(py, &[]).unbind(), held_bytes: 0 }
     }
 
@@ -163,7 +112,7 @@ impl KeptTexts {
     }
 
     fn __len__(&self) -> usize {
-        self.store.held.len()
+        self.store.len()
     }
 
     /// The held texts' bytes, each with its entry's cost.

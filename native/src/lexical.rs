@@ -60,17 +60,27 @@ pub struct Scores {
     pub number_mismatch: bool,
 }
 
-pub fn score(answer: &Units, question: &Units, chunks: &[&Units]) -> Scores {
-    let unfound_word = |word: &String| !chunks.iter().any(|chunk| chunk.words.contains(word));
+/// The answer's units as `with_units` hands them (its words slices of its lowered text) against its question's and
+/// its chunks' units: each word spelled into one reused buffer to be looked up, none held as a string of its own (the
+/// answer's units were made into strings and a set of them, then dropped, for every trace).
+pub fn score(answer_words: &FxHashSet<Word<'_>>, answer_numbers: &FxHashSet<(String, String)>, question: &Units,
+             chunks: &[&Units]) -> Scores {
+    let unfound_word = |word: &str| !chunks.iter().any(|chunk| chunk.words.contains(word));
     let unfound_number = |number: &(String, String)| !chunks.iter().any(|chunk| chunk.numbers.contains(number));
-    let unfound_numbers: Vec<&(String, String)> = answer.numbers.iter().filter(|n| unfound_number(n)).collect();
-    let unfound = answer.words.iter().filter(|word| unfound_word(word)).count() + unfound_numbers.len();
+    let unfound_numbers: Vec<&(String, String)> = answer_numbers.iter().filter(|n| unfound_number(n)).collect();
+    let (mut unfound, mut shared) = (unfound_numbers.len(), 0);
+    let mut spelled = String::new();
+    for word in answer_words {
+        spelled.clear();
+        spelled.extend(word.iter());
+        unfound += usize::from(unfound_word(&spelled));
+        shared += usize::from(question.words.contains(spelled.as_str())); // |question ∩ answer|, as counted from either
+    }
     let unasked = question.words.iter().filter(|word| unfound_word(word)).count()
         + question.numbers.iter().filter(|number| unfound_number(number)).count();
     let share_found = |missing: usize, total: usize| (total > 0).then(|| 1.0 - missing as f64 / total as f64);
-    let shared = question.words.iter().filter(|word| answer.words.contains(*word)).count();
     Scores {
-        groundedness: share_found(unfound, answer.words.len() + answer.numbers.len()),
+        groundedness: share_found(unfound, answer_words.len() + answer_numbers.len()),
         answer_relevancy: (!question.words.is_empty()).then(|| shared as f64 / question.words.len() as f64),
         context_relevance: share_found(unasked, question.words.len() + question.numbers.len()),
         number_mismatch: unfound_numbers.iter().any(|(value, unit)| {
@@ -302,7 +312,19 @@ fn numbers(text: &[char], units: &[(Vec<char>, String)]) -> FxHashSet<(String, S
 }
 
 pub fn units(text: &str, tables: &Tables) -> Units {
-    let lowered: Vec<char> = text.to_lowercase().chars().map(|c| tables.cjk_simplified.of(c)).collect();
+    with_units(text, tables, |words, numbers| Units { words: words.iter().map(|word| word.iter().collect()).collect(),
+                                                      numbers })
+}
+
+/// The text's units handed to `read`: its words as slices of its lowered text (no string made for any), its numbers.
+pub fn with_units<R>(text: &str, tables: &Tables,
+                     read: impl FnOnce(&FxHashSet<Word<'_>>, FxHashSet<(String, String)>) -> R) -> R {
+    // An ASCII text (most) lowered byte by byte: str::to_lowercase's own, and nothing in it to fold to Simplified.
+    let lowered: Vec<char> = if text.is_ascii() {
+        text.bytes().map(|byte| char::from(byte.to_ascii_lowercase())).collect()
+    } else {
+        text.to_lowercase().chars().map(|c| tables.cjk_simplified.of(c)).collect()
+    };
     let mut tokens = latin_words(&lowered);
     let replaced: Vec<char>;
     let mut text = &lowered[..];
@@ -334,7 +356,7 @@ pub fn units(text: &str, tables: &Tables) -> Units {
         }
     }
     let numbers = if text.iter().any(|c| is_decimal(*c)) { numbers(text, &tables.units) } else { FxHashSet::default() };
-    Units { words: words.into_iter().map(|word| word.iter().collect()).collect(), numbers }
+    read(&words, numbers)
 }
 
 /// scorers/lexical.py's `_words_only` for an ASCII part (None for any other: Python's str.isdigit and lower have no

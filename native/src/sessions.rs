@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyFrozenSet, PyString, PyTuple};
+use pyo3::types::{PyDict, PyFrozenSet, PyString, PyTuple};
 use pyo3::{intern, PyTraverseError, PyVisit};
 use rustc_hash::FxHashSet;
 
@@ -28,7 +28,7 @@ struct Session {
     released: f64,  // the latest timestamp of its turns back from the reorder hold (epoch seconds)
 }
 
-/// The join's callbacks: signal(turn, signal); close(turn, settled).
+/// The join's callbacks: signal(turn, signal); close(turn, settled) (a quiet answer is closed here: `close_turn`).
 struct Back {
     signal: Py<PyAny>,
     close: Py<PyAny>,
@@ -51,6 +51,8 @@ pub struct SessionTable {
     questions: QuestionCache,
     rephrase_similarity: f64,
     evicted_questions: Py<FastCounter>,
+    kinds: Py<PyDict>, // turn kind -> FastCounter: what the join's close counts a closed answer's kind in
+    counting: bool,    // false while the join replays: closed answers were counted by their previous owner
     back: Option<Back>, // None once the garbage collector cleared it
 }
 
@@ -74,6 +76,17 @@ fn analysis_tuple(py: Python<'_>, analysis: &Analysis) -> PyResult<Py<PyAny>> {
     Ok(PyTuple::new(py, [text, terms.into_any(), named.into_any()])?.into_any().unbind())
 }
 
+/// A turn kind of turn_kind's as the interned str it is counted by: each looked up once, not once a turn.
+fn kind_name<'py>(py: Python<'py>, kind: &'static str) -> Bound<'py, PyString> {
+    match kind {
+        "repeat" => intern!(py, "repeat").clone(),
+        "follow_up" => intern!(py, "follow_up").clone(),
+        "rephrase" => intern!(py, "rephrase").clone(),
+        "new_topic" => intern!(py, "new_topic").clone(),
+        other => PyString::intern(py, other),
+    }
+}
+
 impl Session {
     fn view(&self, py: Python<'_>) -> PyResult<SessionView> {
         Ok(SessionView { last_at: self.last_at, question: self.question.clone_ref(py),
@@ -86,6 +99,32 @@ impl Session {
 impl SessionTable {
     fn back(&self, py: Python<'_>) -> Option<(Py<PyAny>, Py<PyAny>)> {
         self.back.as_ref().map(|back| (back.signal.clone_ref(py), back.close.clone_ref(py)))
+    }
+
+    /// The answer leaves its session, settled or evicted: the join's close counts it (feedback/join.py `_close`). A
+    /// quiet answer, without a signal and with no silent accept to count (evicted, or a fallback), only closes and has
+    /// its kind counted, which is done here as close does it: most answers, and a trip through Python each.
+    fn close_turn(slf: &Bound<'_, Self>, turn: Py<Turn>, settled: bool, close: &Py<PyAny>) -> PyResult<()> {
+        let py = slf.py();
+        let (counting, kinds) = {
+            let this = slf.borrow();
+            (this.counting, this.kinds.clone_ref(py))
+        };
+        let (signals, fallback, kind) = {
+            let held = turn.borrow(py);
+            (held.signals.clone_ref(py), held.fallback, held.kind.clone_ref(py))
+        };
+        // No signal, and no silent accept (settled, not a fallback) to count.
+        let quiet = (fallback || !settled) && !signals.bind(py).is_truthy()?;
+        if !counting || (quiet && kind.is_none(py)) {
+            turn.borrow_mut(py).open = false;
+            return Ok(()); // replayed (closed and counted by its previous owner), or quiet with no kind to count
+        }
+        let counter = if quiet { kinds.bind(py).get_item(kind.bind(py))? } else { None };
+        let Some(counter) = counter else { return close.call1(py, (turn, settled)).map(drop) }; // the join's _close
+        turn.borrow_mut(py).open = false;
+        counter.cast::<FastCounter>()?.get().add(1.0);
+        Ok(())
     }
 
     /// What `query` is to the session's last question, neither the same text nor past the rephrase window, and its
@@ -152,7 +191,7 @@ impl SessionTable {
             }
             Some(session) => {
                 let (kind, analysis) = slf.borrow_mut().classify(py, &session, query)?;
-                (session, PyString::intern(py, kind).into_any(), Some(analysis))
+                (session, kind_name(py, kind).into_any(), Some(analysis))
             }
         };
         turn.borrow_mut().kind = kind.clone().unbind(); // counted when the answer settles, with its signals
@@ -164,10 +203,10 @@ impl SessionTable {
         }
         let mut turns = std::mem::take(&mut session.turns);
         while turns.first().is_some_and(|oldest| now - oldest.borrow(py).at >= idle) {
-            close.call1(py, (turns.remove(0), true))?; // a long session: its old answers settle
+            Self::close_turn(slf, turns.remove(0), true, close)?; // a long session: its old answers settle
         }
         if turns.len() >= max_turns {
-            close.call1(py, (turns.remove(0), false))?;
+            Self::close_turn(slf, turns.remove(0), false, close)?;
             slf.borrow().evicted_turns.get().add(1.0);
         }
         turn.borrow_mut().open = true;
@@ -185,15 +224,30 @@ impl SessionTable {
 impl SessionTable {
     #[new]
     #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (max_sessions, max_bytes, entry_bytes, max_turns, idle_seconds, rephrase_window_seconds,
+                        escalation_routes, evicted_sessions, evicted_turns, analyser, question_entries, question_bytes,
+                        rephrase_similarity, evicted_questions, signal, close, *, kinds))]
     fn new(max_sessions: usize, max_bytes: i64, entry_bytes: i64, max_turns: usize, idle_seconds: f64,
            rephrase_window_seconds: f64, escalation_routes: FxHashSet<String>, evicted_sessions: Py<FastCounter>,
            evicted_turns: Py<FastCounter>, analyser: Py<TextAnalyser>, question_entries: usize, question_bytes: i64,
-           rephrase_similarity: f64, evicted_questions: Py<FastCounter>, signal: Py<PyAny>, close: Py<PyAny>) -> Self {
+           rephrase_similarity: f64, evicted_questions: Py<FastCounter>, signal: Py<PyAny>, close: Py<PyAny>,
+           kinds: Py<PyDict>) -> Self {
         SessionTable { sessions: Ordered::default(), held: 0, max_sessions, max_bytes, entry_bytes, max_turns,
                        idle: idle_seconds, rephrase_window: rephrase_window_seconds, escalation_routes,
                        evicted_sessions, evicted_turns, analyser,
                        questions: QuestionCache::new(question_entries, question_bytes), rephrase_similarity,
-                       evicted_questions, back: Some(Back { signal, close }) }
+                       evicted_questions, kinds, counting: true, back: Some(Back { signal, close }) }
+    }
+
+    /// Whether closed answers are counted (false while the join replays: see `close_turn`).
+    #[getter]
+    fn counting(&self) -> bool {
+        self.counting
+    }
+
+    #[setter]
+    fn set_counting(&mut self, counting: bool) {
+        self.counting = counting;
     }
 
     /// A turn of a session: an answer to a question, or a handoff to a human (an escalation route: the escalation of
@@ -231,7 +285,7 @@ impl SessionTable {
         let evicted = slf.borrow_mut().store(key, session_id.len()? as i64, session);
         for gone in evicted {
             for held in gone.turns {
-                close.call1(py, (held, false))?; // evicted by the caps: silence says nothing
+                Self::close_turn(slf, held, false, &close)?; // evicted by the caps: silence says nothing
             }
         }
         Ok(())
@@ -253,7 +307,7 @@ impl SessionTable {
             };
             let Some((_, close)) = close else { return Ok(()) };
             for turn in gone.turns {
-                close.call1(py, (turn, true))?;
+                Self::close_turn(slf, turn, true, &close)?;
             }
         }
     }
@@ -307,7 +361,7 @@ impl SessionTable {
             visit.call(&back.signal)?;
             visit.call(&back.close)?;
         }
-        Ok(())
+        visit.call(&self.kinds)
     }
 
     fn __clear__(&mut self) {

@@ -55,8 +55,9 @@ impl LexicalAnalyser {
 impl LexicalAnalyser {
     pub(crate) fn score_units(&self, answer: &Bound<'_, PyString>, question: &lexical::Units,
                               chunks: &[&lexical::Units]) -> PyResult<LexicalScoresTuple> {
-        let answer = with_text(answer, |answer| guarded(|| lexical::units(answer, &self.tables)))?;
-        let s = guarded(|| lexical::score(&answer, question, chunks))?;
+        let s = with_text(answer, |answer| guarded(|| lexical::with_units(answer, &self.tables, |words, numbers| {
+            lexical::score(words, &numbers, question, chunks)
+        })))?;
         Ok((s.groundedness, s.answer_relevancy, s.context_relevance, s.number_mismatch))
     }
 }
