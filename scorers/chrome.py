@@ -110,7 +110,7 @@ _CHROME = re.compile("|".join((
     r"^[^.!?]{0,40}\((?:an?\s+)?(?:automated|auto|ai|virtual)(?:\s+(?:assistant|agent|reply|response|system|bot))?\)[^.!?]{0,40}$|"
     r"[（(]自动(?:回复|处理|答复|发送)?[)）]\W*$",
     r"\bexpect\s+(?:a\s+|our\s+)?(?:reply|response|answer|call)\s+(?:within|in|by)\b|预计[^，。；！？]{0,12}(?:回复|答复|联系|处理)",
-    r"^\W*reply\s+\w+\s+to\s+(?:be\s+connected|go\s+back|speak|talk|reach|return)\b|"
+    r"^\W*reply\s+[*_]*\w+[*_]*\s+to\s+(?:be\s+connected|go\s+back|speak|talk|reach|return)\b|"
     r"回复\s*[「“\"][^」”\"]{1,8}[」”\"]\s*(?:即可|就能|就可以)?[^，。；！？]{0,4}(?:转|接)",
     # an e-mail's auto-reply saying it is one: "This is an automated message", 此邮件为系统自动回复, 请勿直接回复
     r"\bthis\s+(?:is\s+an?\s+)?(?:automated|automatic|auto-generated)\s+(?:message|reply|response|e-?mail)\b|\bthis\s+(?:message|"

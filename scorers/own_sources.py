@@ -21,8 +21,13 @@ _OWN = (r"(?:(?:i|we)\s+(?:was|were|am|are|have\s+been|['’]ve\s+been)\s+(?:giv
         r"in\s+front\s+of\s+(?:me|us))")
 _COVER = (r"(?:touch(?:es)?\s+on|mentions?|describes?|covers?|discuss(?:es)?|address(?:es)?|talks?\s+about|deals?\s+with|"
           r"refers?\s+to|(?:is|are)\s+(?:all\s+|only\s+|just\s+|entirely\s+)?(?:about|on)|says?|explains?|outlines?)")
+# The retrieval named as the speaker's sources: "The retrieved passages concern gift cards", "The retrieval returned
+# return-policy passages only", "Both retrieved sources relate to …" (an answer template's, scorers/templates.py)
+_RETRIEVED = (rf"(?:the|these|those|both|two|all)\s+(?:[\w-]+\s+){{0,2}}?retrieved\s+(?:[\w-]+\s+){{0,2}}?{SOURCE_NOUN}|"
+              r"the\s+retrieval(?:\s+set)?")
 _EN = re.compile(rf"^\W*(?:(?:the|these|those|any)\s+(?:[\w-]+\s+){{0,3}}?{SOURCE_NOUN}\s+{_OWN}|my\s+(?:[\w-]+\s+){{0,2}}?"
-                 rf"{SOURCE_NOUN})\s+(?:(?:only|do|does|did|just|mainly|mostly|really)\s+)*{_COVER}\b", re.IGNORECASE)
+                 rf"{SOURCE_NOUN}|{_RETRIEVED})\s+(?:(?:only|do|does|did|just|mainly|mostly|really)\s+)*"
+                 rf"(?:{_COVER}|concerns?|relates?\s+to|returned|surfaced)\b", re.IGNORECASE)
 # The speaker holding them: "I've got the help-centre article on gift cards in front of me"
 _EN_HELD = re.compile(rf"^\W*(?:i|we)\s*(?:['’]ve\s+got|have(?:\s+got)?|can\s+see|['’]m\s+looking\s+at|am\s+looking\s+at)\s+"
                       rf"(?:the|a|an|some|this|these)\s+(?:[\w-]+\s+){{0,3}}?{SOURCE_NOUN}\b[^,;.]{{0,50}}?\s+(?:in\s+front\s+of\s+"
@@ -36,7 +41,9 @@ _EN_WHICH = re.compile(r"^\W*(?:which|that)\s+(?:(?:is|are|was)\s+(?:all\s+|only
 # A refusal that names them: "isn't covered by the help article I pulled up"
 _EN_NAMES = re.compile(rf"\b{SOURCE_NOUN}\s+{_OWN}|\bmy\s+(?:[\w-]+\s+){{0,2}}?{SOURCE_NOUN}\b", re.IGNORECASE)
 # 现有资料只说明了…, 提供给我的资料里, 我手头的文档中只提到…: the speaker's sources as the subject or the place
-_ZH = re.compile(r"^(?:现有|目前的?|提供给我的|给我的|我(?:这边|这里)?(?:的|手头的?|手上的?|能查到的|能看到的|看到的|参考的|"
+# and the retrieval as the speaker's sources (本次检索到的是…, 检索结果为…, 两条检索来源分别涉及…)
+_ZH = re.compile(r"^[-*\s]*(?:本次|这次|两条|两段)?检索(?:到的|结果|来源|片段|内容)(?:内容)?(?:为|是|分别|只|仅|涉及|讲|关于)|"
+                 r"^(?:现有|目前的?|提供给我的|给我的|我(?:这边|这里)?(?:的|手头的?|手上的?|能查到的|能看到的|看到的|参考的|"
                  r"查到的))(?:参考)?[\u3400-\u9fff]{0,4}?(?:资料|文档|材料|知识库|内容|信息|说明|条款|介绍|文章)(?:里|中|上)?(?:$|"
                  r"(?:只|仅|就|主要)?(?:说明|提到|提及|介绍|涉及|讲|写|包含|覆盖|针对|适用于|是关于)了?)")
 # Not in them (纸质发票的寄送时间不在我参考的说明里), or a help page silent (帮助中心的会员介绍里也没讲): a refusal, named or not
@@ -48,7 +55,7 @@ _ZH_NOT_IN = re.compile(r"不在(?:我|现有|提供给我)[^，。；！？]{0,
 _EN_GAP = re.compile(r"\b(?:is|are)\s+(?:absent|missing)\s+(?:from|in)\s+(?:it|them|there)\b|\b(?:is|are)\s*(?:n['’]t|not)\s+"
                      r"(?:\w+\s+)?(?:covered|mentioned|addressed|included|given|listed|described|specified|stated)\s+"
                      r"(?:in\s+(?:it|them)|there|at\s+all)\b", re.IGNORECASE)
-_ZH_GAP = re.compile(r"(?:没|未)(?:有)?(?:作|做)?(?:提到|提及|说明|写|讲|涉及|包含|覆盖)")
+_ZH_GAP = re.compile(r"(?:没|未|^不)(?:有)?(?:作|做)?(?:提到|提及|说明|写|讲|涉及|包含|覆盖)")
 # What they cover, said again after them (关于注销只提到了订单记录的处理)
 _ZH_ONLY = re.compile(r"^(?:关于[^，。；]{1,12}?)?(?:只|仅|就)(?:说明|提到|提及|介绍|涉及|讲|写)")
 _NEGATION = re.compile(r"\b(?:not|no|never)\b|n['’]t\b", re.IGNORECASE)

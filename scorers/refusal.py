@@ -13,7 +13,9 @@ The fallback phrase rules (config/fallback_phrases.yaml) list phrasings; this re
   不好说, 答不上来, 吃不准, 心里没数 (with a speaker, or a failed saying that opens or closes the clause);
 - what the speaker needs before it answers ("I'll need your order number first", 麻烦先把订单号发给小助手), a system's
   notice ("Something went wrong on my end", "Try again in a bit", 系统繁忙, 网络开小差), the bot of itself (小助手说了不算,
-  做不了主, 卡壳了, 不归小助手管).
+  做不了主, 卡壳了, 不归小助手管);
+- an answer template's labels and metadata, its answer field's declining value ("**Answer:** N/A", 依据缺失), the
+  assistant in the third person and the retrieval named as the gap (scorers/templates.py).
 A clause is read as a whole: what opens it (an apology, "Honestly", a topic: "As for gift wrapping", 关于学生优惠,
 会员能否中途退订) belongs to the refusal; what follows it and says something about the world is a claim of its own,
 whatever the connective ("I couldn't find the exact policy, but returns are free for 90 days", "I really don't know,
@@ -40,6 +42,7 @@ from ragpulse.scorers.refusal_gate import ANCHORS, CJK, answer_may_refuse, named
 from ragpulse.scorers.refusal_gate import may_refuse as _may_refuse
 from ragpulse.scorers.refusal_words import (BE, BE_NOT, HEDGE, HELD, INFO, KNOW, LEAD, MODIFIERS, NEEDS_FIRST, NOT,
                                              NOTICE, RELATIVE_HEAD, RESERVED, SAY, SOURCE, SOURCE_NOUN)
+from ragpulse.scorers.templates import is_template, names_a_role, role_declines, template
 from ragpulse.scorers.text import clause, clauses, is_chatter, real_negators, sentences
 
 # -- English ------------------------------------------------------------------------------------------------------
@@ -226,10 +229,13 @@ class Reading:
     cued: bool = False
 
 
-def _refusal(text: str, defers: bool = False, first: bool = False) -> tuple[str, str] | None:
+def _refusal(text: str, defers: bool = False, first: bool = False, roles: bool = False) -> tuple[str, str] | None:
     """(what of the clause comes before the refusal and is a claim, what follows it after a "but" and is one);
     None when the clause refuses nothing. `defers`: the answer holds a deferral (read only then: 9 µs a summary);
-    `first`: it says what the speaker needs first or is a system's notice (refusal_gate.needs_first)."""
+    `first`: it says what the speaker needs first or is a system's notice (refusal_gate.needs_first); `roles`: it names
+    the assistant or the retrieval (scorers/templates.py)."""
+    if roles and (declined := role_declines(text)) is not None:  # "The assistant cannot say", 检索结果未涉及
+        return "", _tail(text, declined.end(), zh.TAIL if CJK.search(text) else _EN_TAIL)
     if defers and (deferred := deferral(text)) is not None:  # the matter left to someone else (scorers/deferrals.py)
         return "", _tail(text, deferred, _EN_TAIL)
     first = first and needs_first(text.lower())
@@ -287,13 +293,13 @@ def _tail(text: str, end: int, connector: re.Pattern[str], conceded: bool = Fals
     return "" if after is None else text[after.end():].strip(" ,;:—–-，")
 
 
-def _pieces(text: str, defers: bool = False, first: bool = False) -> list[tuple[str, str]]:
+def _pieces(text: str, defers: bool = False, first: bool = False, roles: bool = False) -> list[tuple[str, str]]:
     """A clause as (kind, text): its claims and its refusal."""
-    found = _refusal(text, defers, first)
+    found = _refusal(text, defers, first, roles)
     if found is None:
         return [("claim", text)]
     head, tail = found
-    after = _pieces(tail, defers, first) if tail and not _opening_only(tail) else []
+    after = _pieces(tail, defers, first, roles) if tail and not _opening_only(tail) else []
     return [("claim", head)] * bool(head) + [("refusal", text)] + after
 
 
@@ -337,6 +343,9 @@ def read(answer: str, refusing: Sequence[tuple[int, int]] = ()) -> Reading:
     known to refuse (a fallback rule's matches): the clauses they touch refuse whatever their language."""
     written = answer
     answer = unformed(answer)  # speech, a JSON object, Chinese separators: one character for one, `refusing`'s offsets hold
+    if is_template(answer):  # labels and metadata blanked, the answer field's declining value refuses (templates.py)
+        answer, declined = template(answer)
+        refusing = [*refusing, *declined]
     if "(" in answer or "（" in answer:  # "Members earn (sorry, I can't help with that) 2 points": the refusal apart
         answer = _PARENTHESES.sub(_parted, answer)
     said = zh.mandarin(answer)  # Traditional characters and Cantonese read as Mandarin, in the answer's own words
@@ -349,7 +358,8 @@ def read(answer: str, refusing: Sequence[tuple[int, int]] = ()) -> Reading:
 
 def _read(answer: str, refusing: Sequence[tuple[int, int]]) -> Reading:
     may, met = answer_may_refuse(answer) if not refusing else (True, None)  # met: a word a deferral names (None: unread)
-    if not may:
+    # the retrieval declining without a cue word or an anchor ("not answerable from this retrieval set", 在检索范围之外)
+    if not may and not (("etriev" in answer or "检索" in answer) and role_declines(answer)):
         # an answer in ASCII is spared a search for Chinese in every clause
         opening, claim = (_en_opening_only, _en_claim) if answer.isascii() else (_opening_only, _claim)
         claims = [text for c in clauses(answer) if not opening(c) and (text := claim(c))]
@@ -359,6 +369,7 @@ def _read(answer: str, refusing: Sequence[tuple[int, int]]) -> Reading:
     lower = answer.lower()  # the gate's lookup taken again where the answer is as it was read
     defers = may_defer(lower, met if met is not None and answer == written else named(lower))  # (deferrals.py)
     first = needs_first(lower)  # what the speaker needs first, a system's notice: its clauses read for it only then
+    roles = names_a_role(answer)  # the assistant or the retrieval named: its clauses read for them only then (templates.py)
     cursor, sourced = 0, False  # sources named (own_sources.py)
     for sentence, asks in _sentences(answer):
         parts, handed_at = clauses(sentence), -1
@@ -371,7 +382,7 @@ def _read(answer: str, refusing: Sequence[tuple[int, int]]) -> Reading:
             part = claim_text(part)  # without a JSON member's key, a label in brackets or a message's label
             if not part or _opening_only(part):
                 continue
-            pieces = _pieces(part, defers, first)
+            pieces = _pieces(part, defers, first, roles)
             if len(pieces) > 1 or pieces[0][0] == "refusal":
                 kinds.extend(pieces)
                 sourced = sourced or names_own_sources(part)  # "isn't covered by the article I pulled up"

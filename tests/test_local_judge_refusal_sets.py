@@ -320,7 +320,8 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     RAG assistant naming the help-centre articles it was given; 44 of 60 recognised), then read. The fifty-fifth, ids
     *-q37*: written blind after the fifty-fourth froze it (a shopping app's chatbot in a playful brand voice, quick-reply
     chips under the answer, in Chinese a marketplace bot's 亲 and 小助手; 30 of 60 recognised), then read.
-    refusals_heldout.jsonl, ids *-q38*: written blind after the fifty-fifth's reading froze it, measured once. None of
+    refusals_heldout.jsonl, ids *-q38*: written blind after the fifty-fifth's reading froze it, measured once, then read
+    (scorers/templates.py; not folded). None of
     the answers is a phrasing of the fallback catalogue (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
@@ -481,17 +482,22 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     # "Insufficient grounding.", 不适用, 依据缺失), the assistant in the third person ("The assistant cannot say",
     # 本助手不作价格估算) and the retrieval named as the gap ("The retrieved passages concern gift cards …; neither
     # addresses price matching", 检索结果未涉及). Partials: the unsupported ones make the answer a hallucination 25 of 30,
-    # the supported ones 11 of 30 (all English).
+    # the supported ones 11 of 30 (all English). After its reading by construction (scorers/templates.py,
+    # tests/test_local_judge_templates.py: a format field's label no claim, metadata lines and footers blanked, the answer
+    # field's declining value a refusal, the assistant in the third person, the retrieval named as the gap): 56 of 60
+    # (28 English, 28 Chinese), 2 judged hallucinations (en-refusal-q3805: "Coverage determinations are reserved for the
+    # warranty team"; en-refusal-q3813: "Please book an in-store evaluation …", a deferral and a referral no reading
+    # knows); unsupported partials flag the answer 26 of 30 (en-partial-q3818 now), supported ones 9 of 30
+    # (en-partial-q3801 and q3815 no longer: their "**Answer:**" labels no claims). Not folded: it awaits the lead.
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 11, ("en", "refusal", "faulted"): 15, ("en", "refusal", "not faulted"): 4,
-        ("en", "refusal", "a hallucination"): 19,
-        ("zh", "refusal", "recognised"): 10, ("zh", "refusal", "faulted"): 15, ("zh", "refusal", "not faulted"): 5,
-        ("zh", "refusal", "a hallucination"): 2,
+        ("en", "refusal", "recognised"): 28, ("en", "refusal", "faulted"): 1, ("en", "refusal", "not faulted"): 1,
+        ("en", "refusal", "a hallucination"): 2,
+        ("zh", "refusal", "recognised"): 28, ("zh", "refusal", "not faulted"): 2,
         ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
-        ("en", "hallucination", "answer a hallucination"): 14,
-        ("en", "grounded", "not faulted"): 1, ("en", "grounded", "faulted"): 14,
-        ("en", "grounded", "answer a hallucination"): 11,
+        ("en", "hallucination", "answer a hallucination"): 15,
+        ("en", "grounded", "not faulted"): 7, ("en", "grounded", "faulted"): 8,
+        ("en", "grounded", "answer a hallucination"): 9,
         ("zh", "hallucination", "faulted"): 13, ("zh", "hallucination", "not faulted"): 2,
         ("zh", "hallucination", "answer a hallucination"): 11,
-        ("zh", "grounded", "not faulted"): 7, ("zh", "grounded", "faulted"): 8,
+        ("zh", "grounded", "not faulted"): 9, ("zh", "grounded", "faulted"): 6,
     })
