@@ -54,6 +54,13 @@ _EN_AROUND = (
     r"\bdeferring\s+to\b|\blink\b.*\bbelow\b|^\W*(?:log\s*in|sign\s*in)\b|\bappears?\s+(?:at|before)\s+(?:checkout|you\s+pay)\b|"
     r"^\W*(?:pop|put|add)\s+(?:the\s+)?items?\s+(?:in|into|to)\s+your\s+(?:basket|cart)\b|\bwould\s+be\s+(?:made\s+up|a\s+guess|"
     r"guesswork|speculation)\b|\bwould\s*(?:n['’]t|not)\s+be\s+fair\b|\bwrong\s+(?:path|way|direction)\b",
+    # where the answer is: "Your member account page or the loyalty team will have the figure that applies to you"
+    r"^\W*(?:your|our|the)\b[^.;:!?]{0,60}?\b(?:page|team|app|account|portal|centre|center|desk|store|statement|support|"
+    r"website|site)\s+(?:will|would|should)\s+have\s+(?:the|your|that|those|its|their)\s+(?:[\w-]+\s+){0,2}?(?:figures?|numbers?|"
+    r"details|answer|information|amount|terms|requirements|criteria|threshold|specifics)\b",
+    # the asker's next step, no fact of the shop's: "If your link no longer works, requesting a new one is the quickest fix"
+    r"^\W*if\s+[^,;:]{1,60},\s*[a-z]+ing\b[^.;:!?]{0,40}?\s+(?:is|['’]s)\s+(?:the|your)\s+(?:quickest|fastest|easiest|simplest|"
+    r"best|safest)\s+(?:fix|way|option|route|bet|step)\W*$",
     # what the person pointed to will do: "they'll know how that blazer fits", "they can look at your order"
     r"^\W*(?:and\s+)?(?:they|he|she)\s*(?:['’]ll|will|can|could|should|would|may|might)\s+(?:\w+\s+){0,3}?(?:know|help|look|"
     r"check|advise|confirm|tell|let\s+you\s+know|sort|trace|answer|arrange|assist|get\s+back|review|guide|pick|step\s+in|decide)\b",

@@ -41,6 +41,9 @@ _SPEAKER_DEFERS = (
     r"advise|explain|tell|judge|assess|sort)\b",
     r"\bi(?:['’]d|\s+would|['’]ll|\s+will)\s+(?:have|need)\s+to\s+(?:double[-\s]?check|check|confirm|verify)\s+(?:that\s+|this\s+|it\s+)?"
     rf"with\s+{_SOMEONE}\b",
+    # the matter got from someone instead of the speaker: "I'd recommend getting the criteria from the team rather than from me"
+    r"\bi(?:['’]d|\s+would)?\s+(?:recommend|suggest|advise)\s+(?:getting|asking\s+for|checking)\b[^.;\n]{0,60}?\bfrom\s+"
+    rf"{_SOMEONE}\s+rather\s+than\s+(?:from\s+)?me\b",
     # a hand-over in a few words: "Let me pass you to a specialist for that", "Best to ring the Berlin store directly"
     rf"\b(?:let\s+me|allow\s+me\s+to|i(?:['’]ll|\s+will|['’]d|\s+would|\s+can))\s+(?:pass|transfer|put|hand|connect|forward)\s+"
     r"(?:you|your\s+(?:message|question|query|request|enquiry|inquiry|case))\s+(?:over\s+|through\s+|on\s+)?(?:to|with)\s+"

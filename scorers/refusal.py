@@ -88,7 +88,10 @@ _SUBJECT_LED = re.compile("|".join((
     rf"\bi\s*(?:have|['’]ve)\s*(?:n['’]t\s+got\s+(?:any\s+)?(?:[\w-]+\s+){{0,2}}?{HELD}|no\s+(?:idea|clue|way|(?:[\w-]+\s+){{0,2}}?{HELD})|"
     r"nothing\s+(?:on|about|regarding|for)\b)",
     rf"\bi\s+lack\s+(?:the\s+|any\s+|enough\s+|sufficient\s+)?(?:{HELD}|context)",
-    r"\bi(?:['’]d|\s+would)\s+rather\s+not\s+(?:guess|say|speculate|quote|promise|give\s+(?:you\s+)?(?:\w+\s+){0,2}?(?:estimate|figure|date|terms))",
+    r"\bi(?:['’]d|\s+would)\s+rather\s+not\s+(?:guess|say|speculate|quote|state|cite|promise|give\s+(?:you\s+)?(?:\w+\s+){0,2}?(?:estimate|figure|date|terms))",
+    # what the speaker will not vouch for: "I'm not going to list requirements that I can't stand behind"
+    r"\b(?:i\s*(?:['’]m|am)\s+not\s+going\s+to|i\s*(?:wo|will)\s*(?:n['’]t|not))\s+(?:list|quote|state|give|cite|promise)\b[^.;:!?]{1,60}?"
+    r"\b(?:that|which)?\s*i\s*(?:ca|can|could)\s*(?:n['’]t|not)\s+(?:stand\s+behind|vouch\s+for|back\s+up|verify|confirm)\b",
     rf"\bwe\s*(?:do|did|ca|can|could)?\s*{NOT}\s+(?:know|have\s+(?:any\s+|enough\s+|the\s+|specific\s+)?{INFO})",
     rf"{LEAD}(?:not\s+(?:sure|certain)|no\s+(?:idea|clue)|unsure|uncertain|unknown|dunno)\b",
     rf"\b{SOURCE_NOUN}\b[^.;:!?]{{0,60}}?\b(?:do(?:es)?|did|ca|can|could|wo|will|would)?\s*{NOT}\s+(?:\w+\s+){{0,2}}?{SAY}",

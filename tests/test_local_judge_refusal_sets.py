@@ -489,8 +489,12 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     # "I'd recommend getting the eligibility criteria directly from the trade-in team"); Chinese misses keep the
     # reasoning's account of the context or "根据提供的上下文" as a claim. Partials: the unsupported ones make the answer a
     # hallucination 23 of 30, the supported ones 2 of 30.
+    # After its reading (held out still, not folded): the decline by what the speaker will not state or vouch for, the
+    # matter got "from <team> rather than from me", and beside a refusal where the answer is and the asker's next step
+    # (tests/test_local_judge_unvouched.py): 57 of 60 recognised (30 English, 27 Chinese), none judged a hallucination;
+    # the partials as measured.
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 27, ("en", "refusal", "faulted"): 3, ("en", "refusal", "a hallucination"): 3,
+        ("en", "refusal", "recognised"): 30,
         ("zh", "refusal", "recognised"): 27, ("zh", "refusal", "faulted"): 2, ("zh", "refusal", "not faulted"): 1,
         ("en", "hallucination", "faulted"): 11, ("en", "hallucination", "not faulted"): 4,
         ("en", "hallucination", "answer a hallucination"): 10,
