@@ -38,9 +38,9 @@ _SYMBOL_OR_HAN = re.compile("[\u2600-\u27bf\U0001f300-\U0001faff…\u3400-\u9fff
 _KEY_LEAD = re.compile(r'^[\s{]*"[\w\u3400-\u9fff-]{1,40}"\s*:\s*\[?\s*"?|^\s*\[[^\]\n]{1,30}\]\s*|'
                        r"^\s*【(?:调用工具|工具调用|工具|结果|安全策略|策略|系统|提示|说明|回答|客服|思考|错误|通知|智能助手|助手)】\s*|"
                        r"^\s*(?:message|notice|response|reply|final\s+answer|answer|outcome|result|resolution|说明|内容|提示|消息|"
-                       r"回复|最终答案|最终回复|最终回答|答复|回答|结果|处理建议|建议|bot|ivr|agent|assistant|坐席|机器人|客服)\s*[:：>]\s*",
+                       r"回复|最终答案|最终回复|最终回答|答复|回答|结果|处理建议|建议|思考过程|推理过程|bot|ivr|agent|assistant|坐席|机器人|客服)\s*[:：>]\s*",
                        re.IGNORECASE)
-_LEAD_STARTS = frozenset('"{[ mMnNrRfFaAoObBiI说内提消回【最答结处建坐机客')
+_LEAD_STARTS = frozenset('"{[ mMnNrRfFaAoObBiI说内提消回【最答结处建坐机客思推')
 # A transcript's other side ("CALLER: how much to fix the screen", 客户：…): the asker's words, no claim of the answer's
 _TIME = r"\[?\d{1,2}:\d{2}(?::\d{2})?\]?"  # a turn's time in a log: 16:22:09, [09:41]
 _ASKER_TURN = re.compile(rf"^[^\S\n]*(?:{_TIME}[^\S\n]+)?(?:caller|customer|user|client|客户|用户|来电|顾客)[^\S\n]*[:：>][^\n]*",

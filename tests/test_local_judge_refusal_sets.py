@@ -491,17 +491,18 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     # hallucination 23 of 30, the supported ones 2 of 30.
     # After its reading (held out still, not folded): the decline by what the speaker will not state or vouch for, the
     # matter got "from <team> rather than from me", and beside a refusal where the answer is and the asker's next step
-    # (tests/test_local_judge_unvouched.py): 57 of 60 recognised (30 English, 27 Chinese), none judged a hallucination;
-    # the partials as measured.
+    # and in Chinese the sources named as the basis (根据提供的上下文，) and the 思考过程： label beside a refusal
+    # (tests/test_local_judge_unvouched.py): 59 of 60 recognised (30 English, 29 Chinese), none judged a hallucination;
+    # the partials flag the answer as measured (zh-partial-q3902, supported, no longer faulted for its 根据提供的上下文).
     assert _measure("refusals_heldout.jsonl") == Counter({
         ("en", "refusal", "recognised"): 30,
-        ("zh", "refusal", "recognised"): 27, ("zh", "refusal", "faulted"): 2, ("zh", "refusal", "not faulted"): 1,
+        ("zh", "refusal", "recognised"): 29, ("zh", "refusal", "faulted"): 1,
         ("en", "hallucination", "faulted"): 11, ("en", "hallucination", "not faulted"): 4,
         ("en", "hallucination", "answer a hallucination"): 10,
         ("en", "grounded", "not faulted"): 14, ("en", "grounded", "faulted"): 1,
         ("en", "grounded", "answer a hallucination"): 1,
         ("zh", "hallucination", "faulted"): 14, ("zh", "hallucination", "not faulted"): 1,
         ("zh", "hallucination", "answer a hallucination"): 13,
-        ("zh", "grounded", "not faulted"): 11, ("zh", "grounded", "faulted"): 4,
+        ("zh", "grounded", "not faulted"): 12, ("zh", "grounded", "faulted"): 3,
         ("zh", "grounded", "answer a hallucination"): 1,
     })
