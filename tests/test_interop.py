@@ -131,6 +131,9 @@ def test_each_judged_trace_has_its_evaluation_events_on_its_root_span(
             assert attributes["context_relevance"]["gen_ai.evaluation.score.label"] == "relevant"
             assert attributes["context_relevance"]["gen_ai.evaluation.score.value"] == "3"
         assert hallucinated == 2  # the two HALLUCINATE answers of JUDGED_QUESTIONS
+        # The sender counts a batch when the Collector's answer comes back, after the Collector has the records.
+        wait_until(lambda: rp.metrics().get_value("ragpulse_interop_sent_total", output="evaluation_events") >= 12,
+                   what="the 12 records counted as sent")
         s = rp.metrics()
         assert s.get_value("ragpulse_interop_sent_total", output="evaluation_events") == 12
         assert s.total("ragpulse_interop_dropped_total", output="evaluation_events") == 0
