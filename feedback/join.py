@@ -67,8 +67,9 @@ class FeedbackJoin:
         self._evicted = {table: metrics.evicted.labels(table) for table in TABLES}
         # The sessions, their open turns and caps, in the compiled core (native/src/sessions.rs); what it counts comes
         # back through _signal and _close (an answer closed without a signal and no silent accept to count is closed
-        # there, its kind counted in _turn_counts, as _close counts it). It classifies a session's turns (first, repeat, rephrase, follow_up,
-        # new_topic: feedback/satisfaction.py) with the analyses of recent questions, cached there (capped, counted).
+        # there, its kind counted in _turn_counts, as _close counts it). It classifies a session's turns (first, repeat,
+        # rephrase, follow_up, new_topic: feedback/satisfaction.py) with the analyses of recent questions, cached there
+        # (capped, counted).
         self._sessions = _native.SessionTable(
             options.max_sessions, options.max_sessions_bytes, SESSION_BYTES, MAX_TURNS_PER_SESSION, options.idle_seconds,
             options.rephrase_window_seconds, self._escalation_routes, self._evicted["sessions"], self._evicted["turns"],

@@ -110,12 +110,13 @@ def template(answer: str) -> tuple[str, list[tuple[int, int]]]:
     with the next step's beside them."""
     answer = _METADATA_LINE.sub(_blank, answer)
     values: list[tuple[str, int]] = []  # (the field, where its value starts)
-    for heading in _HEADING.finditer(answer):
-        values.append((heading.group("field").strip(), heading.end()))
-    answer = _HEADING.sub(_blank, answer)
-    for label in _LABEL.finditer(answer):
-        values.append((label.group("field").strip(), label.end()))
-    answer = _FOOTER.sub(_blank, _LABEL.sub(_blank, answer))  # a disclaimer's footer, its label blanked first
+
+    def field(match: re.Match[str]) -> str:  # a heading's or a label's field noted as it is blanked
+        values.append((match.group("field").strip(), match.end()))
+        return _blank(match)
+
+    answer = _LABEL.sub(field, _HEADING.sub(field, answer))
+    answer = _FOOTER.sub(_blank, answer)  # a disclaimer's footer, its label blanked first
     answer = _TICKET.sub(_blank, _BULLET.sub(_blank, answer))
     declined = [span for field, start in values if _ANSWER.fullmatch(field) for span in _declined(answer, start)]
     if declined:  # the next step beside it, without a number of its own: the refusal's referral
@@ -124,10 +125,14 @@ def template(answer: str) -> tuple[str, list[tuple[int, int]]]:
     return answer, declined
 
 
+def _line_end(answer: str, start: int) -> int:
+    end = answer.find("\n", start)
+    return len(answer) if end < 0 else end
+
+
 def _line(answer: str, start: int) -> tuple[int, int] | None:
     """The span of a field's value on its line from `start`, None when the line holds none."""
-    end = answer.find("\n", start)
-    end = len(answer) if end < 0 else end
+    end = _line_end(answer, start)
     return (start, end) if answer[start:end].strip() else None
 
 
@@ -135,8 +140,7 @@ def _declined(answer: str, start: int) -> list[tuple[int, int]]:
     """The spans of the answer field's value (its first line with words, from `start`) whose clauses decline."""
     while start < len(answer) and answer[start].isspace():
         start += 1
-    end = answer.find("\n", start)
-    end = len(answer) if end < 0 else end
+    end = _line_end(answer, start)
     spans = []
     for part in _VALUE_PARTS.finditer(answer, start, end):
         text = part.group().strip()
