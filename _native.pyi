@@ -12,8 +12,8 @@ __all__ = [
     "topics_shared", "count_inline", "parse_citations", "scan_citations", "draw", "normalised", "named_things",
     "turn_kind", "run_stages", "fallback_fields", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE", "ChunkAnalysis",
     "ChunkContext", "CitationCore", "LexicalAnalyser", "LexicalCore", "LexicalUnits", "DedupCore", "ProbeCore",
-    "ExporterCore", "ExportSeries", "FastCounter", "FastHistogram", "JoinCore", "KeptTexts", "TraceLines", "KeyFilter",
-    "RoleRules", "TextCache", "ReorderHold", "RoutineFloor", "WordGate", "WordGates",
+    "ExporterCore", "ExportSeries", "FastCounter", "FastHistogram", "JoinCore", "KeptTexts", "TraceLines", "TextTable",
+    "KeyFilter", "RoleRules", "TextCache", "ReorderHold", "RoutineFloor", "WordGate", "WordGates",
     "PolicyCore", "SamplerCore", "SessionTable", "SessionView", "TextAnalyser", "StemMemo", "TraceTable", "Turn",
     "VerdictRules",
 ]
@@ -106,13 +106,26 @@ class LexicalAnalyser:
         self, answer: str, question: LexicalUnits, chunks: Sequence[LexicalUnits]
     ) -> tuple[float | None, float | None, float | None, bool]: ...
 
+# scorers/text_cache.py's TextCache with its table in the crate (native/src/made.rs): make(text) once a text while
+# it stays, size(text, value) its bytes, asked once; least recently used out first past max_entries or max_bytes, each
+# eviction counted in `evicted`; on_repeat: a text is kept only when it comes again. Subclassed by CompiledTextCache.
+class TextTable:
+    def __new__(cls, make: Callable[[str], object], size: Callable[[str, object], int], *, max_entries: int,
+                max_bytes: int, evicted: FastCounter, on_repeat: bool = False) -> Self: ...
+    def get(self, text: str) -> object: ...
+    def __len__(self) -> int: ...
+    @property
+    def bytes(self) -> int: ...
+    @property
+    def items(self) -> list[str]: ...  # the texts held, least recently used first
+
 # The lexical scorer's stage (native/src/lexical/stage.rs; scorers/lexical.py wires it): chunks and questions are its
-# TextCaches (scorers/text_cache.py), scores_type its LexicalScores, children(raw label values) its label set's
+# caches' tables (CompiledTextCache, scorers/text_cache.py), scores_type its LexicalScores, children(raw label values) its label set's
 # (groundedness, answer relevancy, context relevance) histograms and number-mismatch counter.
 @final
 class LexicalCore:
-    def __new__(cls, analyser: LexicalAnalyser, trace_type: type, scores_type: type, max_chars: int, chunks: object,
-                questions: object, labels: Sequence[str], max_children: int, *,
+    def __new__(cls, analyser: LexicalAnalyser, trace_type: type, scores_type: type, max_chars: int, chunks: TextTable,
+                questions: TextTable, labels: Sequence[str], max_children: int, *,
                 children: Callable[[tuple[str | None, ...]], tuple[FastHistogram, FastHistogram, FastHistogram,
                                                                    FastCounter]]) -> Self: ...
     def score(self, event: _Event, answer_text: str | None = None) -> object | None: ...

@@ -27,7 +27,7 @@ from ragpulse.collector.telemetry.fast_metrics import CounterFamily, FastCounter
 from ragpulse.collector.telemetry.labels import LabelGuard
 from ragpulse.scorers.cjk_simplified import SIMPLIFIED
 from ragpulse.scorers.text import CJK_DIGITS
-from ragpulse.scorers.text_cache import TextCache
+from ragpulse.scorers.text_cache import CompiledTextCache, TextCache
 
 MAX_CHARS = 4_000  # of an answer, a question or a chunk: the cost per trace is bounded, longer texts scored on their start
 # The word tables; the compiled core (native/src/lexical.rs) does the scanning with them.
@@ -135,7 +135,8 @@ class LexicalMetrics:
             "local_scorers.chunk_cache_entries or chunk_cache_max_bytes: they are analysed again when they recur.",
             ["cache"], registry)
 
-    def show(self, chunks: TextCache[LexicalUnits], questions: TextCache[LexicalUnits]) -> None:
+    def show(self, chunks: CompiledTextCache | TextCache[LexicalUnits],
+             questions: CompiledTextCache | TextCache[LexicalUnits]) -> None:
         """The caches' entries and bytes, read when scraped."""
         for cache, texts in (("chunks", chunks), ("questions", questions)):
             self.cache_entries.labels(cache).set_function(texts.__len__)
@@ -157,12 +158,12 @@ class LexicalScorer:
         # Chunk texts recur (one knowledge base) and so may questions (a support bot's FAQ): each has its
         # own least-recently-used cache, so a stream of new questions never pushes out the chunks; a question is
         # kept from its second time, so where every question is new none is held.
-        self._chunks = TextCache(units, _held, max_entries=cache_entries, max_bytes=cache_max_bytes,
-                                 evicted=metrics.cache_evicted.labels("chunks"))
-        self._questions = TextCache(units, _held, max_entries=cache_entries, max_bytes=cache_max_bytes,
-                                    evicted=metrics.cache_evicted.labels("questions"), on_repeat=True)
+        self._chunks = CompiledTextCache(units, _held, max_entries=cache_entries, max_bytes=cache_max_bytes,
+                                         evicted=metrics.cache_evicted.labels("chunks"))
+        self._questions = CompiledTextCache(units, _held, max_entries=cache_entries, max_bytes=cache_max_bytes,
+                                            evicted=metrics.cache_evicted.labels("questions"), on_repeat=True)
         metrics.show(self._chunks, self._questions)
-        # The stage in the compiled core, which reads the caches' hits itself; a label set's children are made here
+        # The stage in the compiled core, which finds the caches' hits in their tables there; a label set's children are made here
         # (cached there by raw label values, bounded).
         self._core = LexicalCore(_ANALYSER, TraceEvent, LexicalScores, MAX_CHARS, self._chunks, self._questions,
                                   list(guard.names), 4 * max_label_sets, children=self._new_children)

@@ -1,5 +1,7 @@
 """What is made from recurring texts, kept by text: a chunk's lexical units (scorers/lexical.py), the local judge's
 analysis of a chunk (judging/chunk_analysis.py). A knowledge base's chunks and a support bot's questions recur.
+The lexical scorer's caches are `CompiledTextCache`s, their table in the crate (native/src/made.rs: the compiled
+stage finds a text there without calling Python); TextCache, here, is their definition and the judge's cache.
 
 Least recently used out first, capped in entries and in bytes (each value's size as its owner counts it), each
 eviction counted. A cache of texts that may never recur (questions) keeps a text only when it comes a second time.
@@ -10,6 +12,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Generic, Protocol, TypeVar
+
+from ragpulse._native import TextTable
 
 T = TypeVar("T")
 
@@ -91,3 +95,17 @@ class TextCache(Generic[T]):
             self._bytes -= self._size(oldest, value)
             self._evicted.inc()
         return cached
+
+
+class CompiledTextCache(TextTable):
+    """TextCache with its table in the crate (native/src/made.rs), for the lexical scorer's compiled stage: the same
+    rules (tests/test_native_text_table.py), its evictions counted in a FastCounter. `items` lists the texts held,
+    least recently used first; `_items` and `_bytes` are TextCache's names for what it holds."""
+
+    @property
+    def _items(self) -> list[str]:
+        return self.items
+
+    @property
+    def _bytes(self) -> int:
+        return self.bytes

@@ -18,6 +18,7 @@ mod join;
 mod kept;
 mod lexical;
 mod lines;
+mod made;
 mod metrics;
 mod otlp;
 mod otlp_json;
@@ -77,6 +78,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<join::JoinCore>()?;
     module.add_class::<kept::KeptTexts>()?;
     module.add_class::<lines::TraceLines>()?;
+    module.add_class::<made::TextTable>()?;
     module.add_class::<clause::bindings::TextAnalyser>()?;
     module.add_class::<clause::memo::StemMemo>()?;
     module.add_class::<verdict::bindings::VerdictRules>()?;

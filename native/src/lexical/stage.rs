@@ -1,45 +1,17 @@
 //! ragpulse._native.LexicalCore: the lexical scorer's stage (scorers/lexical.py says what it scores and why): a trace's
 //! texts cut to their first characters, their units from the scorer's two caches (chunks, questions), the scores, and
-//! the histograms of the trace's label set. The caches stay the scorer's Python TextCaches: a text met before is
-//! read from the cache's table here; a new one goes through the cache's get (analysed, counted, within its caps).
+//! the histograms of the trace's label set. The caches are the scorer's TextTables (native/src/made.rs): a text met
+//! before is found without Python; a new one is analysed by the scorer's Python (counted, within the caches' caps).
 //! A label set's children not cached yet come from the scorer's Python.
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString, PyTuple, PyType};
+use pyo3::types::{PyString, PyTuple, PyType};
 use pyo3::{intern, PyTraverseError, PyVisit};
 
 use super::bindings::{LexicalAnalyser, LexicalUnits};
 use crate::lexical::Units;
+use crate::made::TextTable;
 use crate::metrics::{FastCounter, FastHistogram};
 use crate::series::RawSeries;
-
-/// A TextCache of the scorer's (scorers/text_cache.py) and its table (text -> value, least recently used first).
-struct Cache {
-    cache: Py<PyAny>,
-    items: Py<PyDict>,
-    move_to_end: Py<PyAny>, // the table's, bound once: a hit's whole cost besides the lookup
-}
-
-impl Cache {
-    fn new(cache: Py<PyAny>, py: Python<'_>) -> PyResult<Self> {
-        let items = cache.bind(py).getattr(intern!(py, "items"))?.cast_into::<PyDict>()?;
-        let move_to_end = items.getattr(intern!(py, "move_to_end"))?.unbind();
-        Ok(Cache { cache, items: items.unbind(), move_to_end })
-    }
-
-    /// The text's units: a hit is moved to the newest end here, as the cache's get would; a miss is the cache's.
-    fn get<'py>(&self, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, LexicalUnits>> {
-        let py = text.py();
-        let items = self.items.bind(py);
-        let found = match items.get_item(text)? {
-            Some(found) => {
-                self.move_to_end.call1(py, (text,))?;
-                found
-            }
-            None => self.cache.bind(py).call_method1(intern!(py, "get"), (text,))?,
-        };
-        Ok(found.cast_into::<LexicalUnits>()?)
-    }
-}
 
 #[pyclass(module = "ragpulse._native")]
 pub struct LexicalCore {
@@ -47,8 +19,8 @@ pub struct LexicalCore {
     trace_type: Py<PyType>,
     scores_type: Py<PyType>, // LexicalScores(groundedness, answer_relevancy, context_relevance, number_mismatch)
     max_chars: usize,
-    chunks: Cache,
-    questions: Cache,
+    chunks: Py<TextTable>,
+    questions: Py<TextTable>,
     children: RawSeries, // -> (groundedness, relevancy, context, mismatch) children
     make_children: Option<Py<PyAny>>, // raw label values -> that tuple; None once the garbage collector cleared it
 }
@@ -71,6 +43,12 @@ impl LexicalCore {
     }
 }
 
+/// The text's units, from the cache's table (made by the scorer's Python when not held).
+fn units_of<'py>(table: &Py<TextTable>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, LexicalUnits>> {
+    let py = text.py();
+    Ok(TextTable::get(table.bind(py), text)?.into_bound(py).cast_into::<LexicalUnits>()?)
+}
+
 fn observe(child: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
     if !value.is_none() {
         child.cast::<FastHistogram>()?.get().observe(value.extract()?);
@@ -85,10 +63,10 @@ impl LexicalCore {
     #[pyo3(signature = (analyser, trace_type, scores_type, max_chars, chunks, questions, labels, max_children, *,
                         children))]
     fn new(analyser: Py<LexicalAnalyser>, trace_type: Py<PyType>, scores_type: Py<PyType>, max_chars: usize,
-           chunks: Py<PyAny>, questions: Py<PyAny>, labels: Vec<Py<PyString>>, max_children: usize,
+           chunks: Py<TextTable>, questions: Py<TextTable>, labels: Vec<Py<PyString>>, max_children: usize,
            children: Py<PyAny>, py: Python<'_>) -> PyResult<Self> {
-        Ok(LexicalCore { analyser, trace_type, scores_type, max_chars, chunks: Cache::new(chunks, py)?,
-                         questions: Cache::new(questions, py)?, children: RawSeries::new(py, labels, max_children),
+        Ok(LexicalCore { analyser, trace_type, scores_type, max_chars, chunks, questions,
+                         children: RawSeries::new(py, labels, max_children),
                          make_children: Some(children) })
     }
 
@@ -108,13 +86,13 @@ impl LexicalCore {
         for chunk in chunks.try_iter()? {
             let chunk_text = chunk?.getattr(intern!(py, "text"))?;
             if !chunk_text.is_none() {
-                contexts.push(self.chunks.get(&self.cut(chunk_text)?)?);
+                contexts.push(units_of(&self.chunks, &self.cut(chunk_text)?)?);
             }
         }
         if contexts.is_empty() {
             return Ok(None); // chunks reported without their text: nothing to score against
         }
-        let question = self.questions.get(&self.cut(event.getattr(intern!(py, "query"))?)?)?;
+        let question = units_of(&self.questions, &self.cut(event.getattr(intern!(py, "query"))?)?)?;
         let units: Vec<&Units> = contexts.iter().map(|context| &context.get().units).collect();
         let scores = self.analyser.get().score_units(&text, &question.get().units, &units)?;
         Ok(Some(self.scores_type.bind(py).call1(scores)?))
@@ -145,10 +123,8 @@ impl LexicalCore {
     }
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        for cache in [&self.chunks, &self.questions] {
-            visit.call(&cache.cache)?;
-            visit.call(&cache.move_to_end)?;
-        }
+        visit.call(&self.chunks)?;
+        visit.call(&self.questions)?;
         self.children.traverse(&visit)?;
         if let Some(make) = &self.make_children {
             visit.call(make)?;
