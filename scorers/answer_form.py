@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 
 from ragpulse.scorers.chrome import blank_marks
-from ragpulse.scorers.small_models import said_once
 
 _FILLERS = re.compile(r"(?<![\w'’-])(?:um+|uh+|er+m?|ehn)(?![\w'’-])", re.IGNORECASE)
 _SAID_AGAIN = re.compile(r"(?<![\w'’])(i|i['’]m|the|a|to|it|we|so|that)(?:\s+\1)+(?![\w'’])", re.IGNORECASE)
@@ -84,7 +83,7 @@ def as_said(answer: str) -> str:
     """The answer as said to the user, one character for one: a reasoning model's thinking blanked, and a speaker's
     fillers and, with them, a word said again; the answer itself when it holds none. Read only where an answer may
     refuse (its gates cost 3-4 µs an answer)."""
-    said = said_once(answer)  # a sentence said again, a reply cut off: said once (scorers/small_models.py)
+    said = answer
     if "<think>" in said or "nswer" in said:
         said = _THINKING.sub(_blank_but_lines, said)
     if "|" in said and "---" in said:

@@ -40,7 +40,8 @@ from ragpulse.scorers.answer_form import as_said, claim_text, in_own_words, unfo
 from ragpulse.scorers.declines import PRESUPPOSED_LEAD, cued, letter_runs
 from ragpulse.scorers.refusal_gate import ANCHORS, CJK, answer_may_refuse, named, needs_first
 from ragpulse.scorers.refusal_gate import may_refuse as _may_refuse
-from ragpulse.scorers.small_models import asks_back, may_be_ruled, names_a_matter, only_tokens, ruled
+from ragpulse.scorers.small_models import (asks_back, may_be_ruled, names_a_matter, object_first, only_tokens, ruled,
+                                           said_again)
 from ragpulse.scorers.refusal_words import (BE, BE_NOT, HEDGE, HELD, INFO, KNOW, LEAD, MODIFIERS, NEEDS_FIRST, NOT,
                                              NOTICE, RELATIVE_HEAD, RESERVED, SAY, SOURCE, SOURCE_NOUN)
 from ragpulse.scorers.templates import is_template, names_a_role, role_declines, template
@@ -96,7 +97,6 @@ _SUBJECT_LED = re.compile("|".join((
     rf"\bwe\s*(?:do|did|ca|can|could)?\s*{NOT}\s+(?:know|have\s+(?:any\s+|enough\s+|the\s+|specific\s+)?{INFO})",
     rf"{LEAD}(?:not\s+(?:sure|certain)|no\s+(?:idea|clue)|unsure|uncertain|unknown|dunno)\b",
     rf"\b{SOURCE_NOUN}\b[^.;:!?]{{0,60}}?\b(?:do(?:es)?|did|ca|can|could|wo|will|would)?\s*{NOT}\s+(?:\w+\s+){{0,2}}?{SAY}",
-    rf"\b{SOURCE_NOUN}\b[^.;:!?]{{0,100}}?,[^,.;:!?]{{1,40}}?\b(?:it|they)\s+(?:does|do)\s*{NOT}\s+{SAY}\W*$",
     rf"\b{SOURCE_NOUN}\b[^.;:!?]{{0,60}}?\b(?:has|have|had|contains?|includes?|gives?|provides?|offers?|holds?|says?|"
     rf"mentions?)\s+(?:no|nothing|none)\b",
     rf"\b{SOURCE_NOUN}\b[^.;:!?]{{0,60}}?\b(?:silent|empty|unclear|vague|insufficient|inconclusive|lacks?|"
@@ -263,7 +263,7 @@ def _refusal(text: str, defers: bool = False, first: bool = False, roles: bool =
         return "", _tail(text, predicate.end(), _EN_TAIL, _CONCESSIVE.match(text) is not None)
     led = _SUBJECT_LED.search(text) or (_RESERVED.search(text) if _RESERVED_KEYS.search(text) else None) or (
         _FIRST.search(text) if first else None)
-    if led is None:
+    if led is None and (led := object_first(text)) is None:  # "…, competitor matching it does not mention"
         return None
     head = text[: led.start()]
     if _CONCESSIVE.match(head):  # "While I'm unsure about refurbished units, all laptops come with …"
@@ -370,8 +370,8 @@ def read(answer: str, refusing: Sequence[tuple[int, int]] = ()) -> Reading:
 
 def _read(answer: str, refusing: Sequence[tuple[int, int]]) -> Reading:
     may, met = answer_may_refuse(answer) if not refusing else (True, None)  # met: a word a deferral names (None: unread)
+    rules = may_be_ruled(answer.lower())  # the speaker's own rules or its abstaining named (small_models.py)
     # the retrieval declining without a cue word or an anchor ("not answerable from this retrieval set", 在检索范围之外)
-    rules = may_be_ruled(answer.lower())  # the speaker's own rules named, or its abstaining (small_models.py)
     if not may and not (("etriev" in answer or "检索" in answer) and role_declines(answer)) and not (
             rules and any(ruled(part) for part in clauses(answer))):
         # an answer in ASCII is spared a search for Chinese in every clause
@@ -384,7 +384,7 @@ def _read(answer: str, refusing: Sequence[tuple[int, int]]) -> Reading:
     defers = may_defer(lower, met if met is not None and answer == written else named(lower))  # (deferrals.py)
     first = needs_first(lower)  # what the speaker needs first, a system's notice: its clauses read for it only then
     roles = names_a_role(answer)  # the assistant or the retrieval named: its clauses read for them only then (templates.py)
-    cursor, sourced = 0, False  # sources named (own_sources.py)
+    cursor, sourced, said = 0, False, []  # sources named (own_sources.py); the clauses read (small_models.said_again)
     for sentence, asks in _sentences(answer):
         parts, handed_at = clauses(sentence), -1
         for index, part in enumerate(parts):
@@ -394,8 +394,9 @@ def _read(answer: str, refusing: Sequence[tuple[int, int]]) -> Reading:
                 kinds.append(("refusal", part))
                 continue
             part = claim_text(part)  # without a JSON member's key, a label in brackets or a message's label
-            if not part or _opening_only(part) or only_tokens(part):  # "</s>" alone (small_models.py)
-                continue
+            if not part or _opening_only(part) or only_tokens(part) or said_again(part, said, answer, cursor):
+                continue  # "</s>" alone, a sentence said again, a reply cut off (small_models.py)
+            said.append(part)
             pieces = _pieces(part, defers, first, roles, rules)
             if len(pieces) > 1 or pieces[0][0] == "refusal":
                 # "isn't covered by the article I pulled up"; "As instructed I only use the documents": the sources its own

@@ -6,7 +6,7 @@ it does not answer.
   chrome, no words of a claim: a clause of them alone is none, where the answer may refuse (only_tokens; a claim that
   ends on one is read as it was: answers of a public benchmark end on "</s>").
 - A sentence or clause said again right after itself is said once, and a trailing fragment that repeats the start of
-  an earlier one (the reply cut at its token limit: "Checkout will show it. Checkout will") is no claim (said_once:
+  an earlier one (the reply cut at its token limit: "Checkout will show it. Checkout will") is no claim (said_again:
   where the answer may refuse). A real claim said twice is still a claim, once.
 - The question said back in its own form, without its question mark ("Do you take PayPal.", "Is there a warranty on
   headphones"): a question, no claim beside a refusal (asks_back).
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from ragpulse.scorers.refusal_words import SOURCE
+from ragpulse.scorers.refusal_words import NOT, SAY, SOURCE, SOURCE_NOUN
 
 # A chat template's special tokens: <|im_end|>, <|eot_id|>, <|endoftext|>, </s>, <s>, <eos>, <end_of_turn>, [/INST]
 _TOKEN = re.compile(r"<\|[a-z_]{2,24}\|>|</?s>|<eos>|</?(?:start|end)_of_turn>|\[/?INST\]")
@@ -35,13 +35,22 @@ def only_tokens(text: str) -> bool:
     return ("<" in text or "[" in text) and not _TOKEN.sub("", text).strip(" \t\n.!?")
 
 
-# A sentence's end (and in Chinese a clause's): what parts the units said again (an English clause said again after a
-# comma may be a quotation: "I'm going to lynch somebody, I'm going to lynch somebody" in a song's lyrics)
-_UNIT = re.compile(r"[^.!?\n]+[.!?\n]*")
-_ZH_UNIT = re.compile(r"[^.!?。！？，,;；\n]+[.!?。！？，,;；\n]*")
+_STOPS = (".", "!", "?", "。", "！", "？", '"', "”")
 _MIN_WORDS = 3  # words of an English unit said again ("Yes." or a name said twice is left as it is)
 _MIN_HAN = 4  # characters of a Chinese one
 _HAN = re.compile("[\u3400-\u9fff]")
+
+
+def said_again(part: str, said: list[str], answer: str, end: int) -> bool:
+    """Whether a clause (ending at `end` in `answer`) is said again right after the one before it (in Chinese, or
+    ends it: 我这边不能给出处理方法，不能给出处理方法), or is the answer's last words, without a stop, repeating the start
+    of an earlier clause (a reply cut off: "Checkout will show it. Checkout will"). `said`: the clauses before it."""
+    if not said:
+        return False
+    if _long_enough(part) and (said[-1] == part or not part.isascii() and said[-1].endswith(part)):
+        return True
+    return (_cut_long_enough(part) and not answer[end:].strip() and not answer.rstrip().endswith(_STOPS)
+            and any(len(earlier) > len(part) and earlier.startswith(part) for earlier in said))
 
 
 def _cut_long_enough(unit: str) -> bool:
@@ -52,31 +61,6 @@ def _cut_long_enough(unit: str) -> bool:
 
 def _long_enough(unit: str) -> bool:
     return len(_HAN.findall(unit)) >= _MIN_HAN if not unit.isascii() else len(unit.split()) >= _MIN_WORDS
-
-
-def said_once(answer: str) -> str:
-    """The answer with a unit said again right after itself blanked, and a last unit without its stop that repeats
-    the start of an earlier one (a reply cut off) blanked too (one character for one)."""
-    units = [(m.start(), m.group()) for m in (_UNIT if answer.isascii() else _ZH_UNIT).finditer(answer)]
-    if len(units) < 2:
-        return answer
-    blanked: list[tuple[int, int]] = []
-    said = [text.strip(" .!?。！？，,;；\n\t\"“”") for _, text in units]
-    for index in range(1, len(units)):
-        start, text = units[index]
-        if _long_enough(said[index]) and (said[index] == said[index - 1] or said[index - 1].endswith(said[index])):
-            # 我这边不能给出处理方法，不能给出处理方法: the end of the unit before said again too
-            blanked.append((start, start + len(text)))
-    start, text = units[-1]
-    if text.rstrip() == text.rstrip().rstrip(".!?。！？") and _cut_long_enough(said[-1]) and any(
-            len(earlier) > len(said[-1]) and earlier.startswith(said[-1]) for earlier in said[:-1]):
-        blanked.append((start, start + len(text)))
-    if not blanked:
-        return answer
-    chars = list(answer)
-    for low, high in blanked:
-        chars[low:high] = [" "] * (high - low)
-    return "".join(chars)
 
 
 # The question said back in its own form: an auxiliary before its subject, or a question word before an auxiliary
@@ -94,20 +78,37 @@ def asks_back(text: str) -> bool:
 
 # A matter named, then left: before an ellipsis ("Gift card validity... I must leave that to the team"), or a list
 # item's title alone on its line ("1. Trade-in conditions" above the item's text)
-_ITEM_LEAD = re.compile(r"(?:^|\n)[^\S\n]*(?:\d{1,2}[.)]|[-*•])[^\S\n]*$")
-_DIGIT = re.compile(r"\d")
+_ITEM_MARK = re.compile(r"[^\S\n]*(?:\d{1,2}[.)]|[-*•])[^\S\n]*")
 _TITLE_END = re.compile(r"[^\S\n]*[:：]?[^\S\n]*\n[^\S\n]*\S")
+_DIGIT = re.compile(r"\d")
 
 
 def names_a_matter(answer: str, start: int, end: int) -> bool:
     """Whether the answer's text from `start` to `end` stands where a matter is named and left: before an ellipsis, or
     as a list item's title on its own line with a line after it (scorers/refusal.py checks it names only a matter). A
     number in it says something: never."""
-    if _DIGIT.search(answer, start, end):
-        return False
     if answer.startswith(("...", "…", "，，"), end):
-        return True
-    return _ITEM_LEAD.search(answer, 0, start) is not None and _TITLE_END.match(answer, end) is not None
+        return not _DIGIT.search(answer, start, end)
+    if _TITLE_END.match(answer, end) is None:  # the line's end, a line after it
+        return False
+    return _ITEM_MARK.fullmatch(answer, answer.rfind("\n", 0, start) + 1, start) is not None and not _DIGIT.search(
+        answer, start, end)
+
+
+# The object put first, the sources named before it: "The context is about price drops, competitor matching it does
+# not mention" (tried apart, after its words: in refusal.py's _SUBJECT_LED it was tried at every position of a clause)
+_OBJECT_FIRST = re.compile(rf"\b{SOURCE_NOUN}\b[^.;:!?]{{0,100}}?,[^,.;:!?]{{1,40}}?\b(?:it|they)\s+(?:does|do)\s*{NOT}\s+"
+                           rf"{SAY}\W*$", re.IGNORECASE)
+
+
+_SAYING = frozenset("mention cover say include specify state address discuss list describe explain show detail tell "
+                    "contain give provide".split())  # the clause's last word (object_first's gate)
+
+
+def object_first(text: str) -> re.Match[str] | None:
+    """The sources' silence on an object put first (a learner's word order); None when the clause has none."""
+    words = text.rstrip(" .!?\"'”").rsplit(None, 1)
+    return _OBJECT_FIRST.search(text) if words and words[-1].lower() in _SAYING else None
 
 
 # -- the speaker's own rules or instructions --------------------------------------------------------------------
@@ -136,7 +137,7 @@ _EN_LET_ME = re.compile(r"\b(?:outside|beyond)\s+(?:of\s+)?what\s+[^.;:!?]{0,40}
 _EN_ABSTAINS = re.compile(
     r"\bi\s+(?:will\s+|['’]ll\s+|must\s+|have\s+to\s+|should\s+|prefer\s+to\s+)?(?:stay|keep|remain)\s+(?:out\s+of|silent\s+on|"
     r"quiet\s+on)\s+(?:it|that|this|those|them)\b|\bi\s+(?:will\s+|['’]ll\s+)?leave\s+(?:it|that|this)(?:\s+one)?\s+"
-    r"(?:open|unanswered)\b|\b(?:it['’]?s|it\s+is)\s+not\s+(?:my\s+place|up\s+to\s+me|for\s+me)\s+to\s+(?:say|judge|decide|"
+    r"(?:open|unanswered)\b|\b(?:it['’]?s|it\s+is)\s+not\s+my\s+place\s+to\s+(?:say|judge|decide|"
     r"comment|answer|tell)\b|\bi(?:['’]d|\s+had)?\s+better\s+not\s+(?:to\s+)?(?:guess|speculate|say|answer|comment)\b",
     re.IGNORECASE)
 _ZH_RULES = (r"(?:(?:按照|依照|遵照|根据|依据|按)(?:我的)?(?:要求|指示|规则|规定|设定|(?i:instructions?|rules?))|"
@@ -144,14 +145,23 @@ _ZH_RULES = (r"(?:(?:按照|依照|遵照|根据|依据|按)(?:我的)?(?:要求
 _ZH_RESTRICTED = (r"(?:我)?(?:只(?:能|会|允许)?|仅)(?:根据|依据|用|使用|按照|基于|参考|回答)|只允许|"
                   r"(?:我)?(?:这边)?(?:不|不能|不会|无法|没法)(?:作|做|能)?(?:回应|回答|讨论|答复|透露|乱说|乱讲|说|报|确认)")
 _ZH_RULED = re.compile(rf"{_ZH_RULES}[，,\s]*(?:{_ZH_RESTRICTED})")
-_GATE_WORDS = ("instruct", "my rule", "rules", "guideline", "system prompt", "要求", "指示", "规则", "规定", "设定",
-               "stay out", "stay silent", "stay quiet", "keep out", "keep quiet", "remain silent", "leave it open",
-               "leave that", "leave this", "better not", "my place", "up to me", "not for me", " me discuss", " me answer", " me talk", " me say", " me cover")
+# The gate's phrases: each pattern below needs one (a group of the refusal gate's crate call cost 5 µs an answer; a
+# few substrings first, then these, 2-3)
+_RULE_PHRASES = (
+    "my rules", "my rule", "my instructions", "my instruction", "my guidelines", "my guideline", "my directions",
+    "system prompt", "as instructed", "was instructed", "am instructed", "been instructed", "per instruction",
+    "per instructions", "stay out", "stay silent", "stay quiet", "keep out", "keep quiet", "keep silent", "remain silent",
+    "remain quiet", "leave it", "leave that", "leave this", "better not", "my place", "me discuss", "me answer",
+    "me talk", "me say", "me cover")
+_ZH_RULE_WORDS = ("要求", "指示", "规则", "规定", "设定", "instruct", "rule", "guideline")
 
 
 def may_be_ruled(lower: str) -> bool:
-    """The gate of ruled(): a word of the rules or of abstaining, in a lower-cased answer."""
-    return any(word in lower for word in _GATE_WORDS)
+    """ruled()'s gate over a lower-cased answer: the speaker's own rules or its abstaining named."""
+    if not lower.isascii():
+        return any(word in lower for word in _ZH_RULE_WORDS)
+    return ("my rule" in lower or "instruct" in lower or "my guideline" in lower or "prompt" in lower or "stay " in lower
+            or "keep " in lower or "leave " in lower or "better not" in lower or "my place" in lower) and any(phrase in lower for phrase in _RULE_PHRASES)
 
 
 def ruled(text: str) -> tuple[int, int] | None:
