@@ -58,6 +58,11 @@ _EN_AROUND = (
     r"^\W*(?:your|our|the)\b[^.;:!?]{0,60}?\b(?:page|team|app|account|portal|centre|center|desk|store|statement|support|"
     r"website|site)\s+(?:will|would|should)\s+have\s+(?:the|your|that|those|its|their)\s+(?:[\w-]+\s+){0,2}?(?:figures?|numbers?|"
     r"details|answer|information|amount|terms|requirements|criteria|threshold|specifics)\b",
+    # … or who will know: "A customs broker or the carrier will know more"; the checkout that shows it: "Checkout will show
+    # it", "Shipping eligibility gets checked at checkout"
+    r"^\W*(?:an?|the|your|our)\b[^.;:!?]{0,50}?\s+(?:will|would|should|can)\s+know\s+(?:more|better)\W*$|"
+    r"^\W*(?:the\s+)?checkout(?:\s+page)?\s+(?:will|would|should|can)\s+show\s+(?:it|you|that|them)\W*$|"
+    r"^[^;,]{1,60}?\b(?:gets?|is|are)\s+(?:checked|calculated|confirmed|shown|determined)\s+at\s+(?:the\s+)?checkout\W*$",
     # the asker's next step, no fact of the shop's: "If your link no longer works, requesting a new one is the quickest fix"
     r"^\W*if\s+[^,;:]{1,60},\s*[a-z]+ing\b[^.;:!?]{0,40}?\s+(?:is|['’]s)\s+(?:the|your)\s+(?:quickest|fastest|easiest|simplest|"
     r"best|safest)\s+(?:fix|way|option|route|bet|step)\W*$",

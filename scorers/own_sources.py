@@ -20,12 +20,12 @@ _OWN = (r"(?:(?:i|we)\s+(?:was|were|am|are|have\s+been|['’]ve\s+been)\s+(?:giv
         r"i\s+(?:have|['’]ve\s+got|can\s+see|can\s+access|retrieved|found|pulled\s+up|looked\s+at|checked|consulted)|"
         r"in\s+front\s+of\s+(?:me|us))")
 _COVER = (r"(?:touch(?:es)?\s+on|mentions?|describes?|covers?|discuss(?:es)?|address(?:es)?|talks?\s+about|deals?\s+with|"
-          r"refers?\s+to|(?:is|are)\s+(?:all\s+|only\s+|just\s+|entirely\s+)?(?:about|on)|says?|explains?|outlines?)")
+          r"refers?\s+to|lists?|(?:is|are)\s+(?:all\s+|only\s+|just\s+|entirely\s+)?(?:about|on)|says?|explains?|outlines?)")
 # The retrieval named as the speaker's sources: "The retrieved passages concern gift cards", "The retrieval returned
 # return-policy passages only", "Both retrieved sources relate to …" (an answer template's, scorers/templates.py)
 _RETRIEVED = (rf"(?:the|these|those|both|two|all)\s+(?:[\w-]+\s+){{0,2}}?retrieved\s+(?:[\w-]+\s+){{0,2}}?{SOURCE_NOUN}|"
               r"the\s+retrieval(?:\s+set)?")
-_EN = re.compile(rf"^\W*(?:(?:the|these|those|any)\s+(?:[\w-]+\s+){{0,3}}?{SOURCE_NOUN}\s+{_OWN}|my\s+(?:[\w-]+\s+){{0,2}}?"
+_EN = re.compile(rf"^\W*(?:(?:and|but|so)\s+)?(?:(?:the|these|those|any)\s+(?:[\w-]+\s+){{0,3}}?{SOURCE_NOUN}(?:\s+{_OWN}|(?=\s+(?:only|just)\s))|my\s+(?:[\w-]+\s+){{0,2}}?"
                  rf"{SOURCE_NOUN}|{_RETRIEVED})\s+(?:(?:only|do|does|did|just|mainly|mostly|really)\s+)*"
                  rf"(?:{_COVER}|concerns?|relates?\s+to|returned|surfaced)\b", re.IGNORECASE)
 # The speaker holding them: "I've got the help-centre article on gift cards in front of me"
@@ -36,8 +36,11 @@ _EN_HELD = re.compile(rf"^\W*(?:i|we)\s*(?:['’]ve\s+got|have(?:\s+got)?|can\s+
 _EN_NOTHING = re.compile(r"^\W*(?:but|and|yet)?\s*(?:(?:there['’]s|there\s+is|they\s+have|it\s+has)\s+)?nothing\s+(?:about|on|"
                          r"regarding|concerning|for|that)\b|^\W*but\s+not\b", re.IGNORECASE)
 _EN_WHICH = re.compile(r"^\W*(?:which|that)\s+(?:(?:is|are|was)\s+(?:all\s+|only\s+|just\s+|entirely\s+|mainly\s+)?(?:about|on)|"
-                       r"(?:only\s+|just\s+|mainly\s+)?(?:covers?|mentions?|describes?|talks?\s+about|deals?\s+with))\b",
-                       re.IGNORECASE)
+                       r"(?:only\s+|just\s+|mainly\s+)?(?:covers?|mentions?|describes?|talks?\s+about|deals?\s+with))\b|"
+                       # "and they cover password resets only", "and the text is about laptops only"
+                       r"^\W*(?:and\s+)?(?:they|it|the\s+(?:documents?|context|texts?))\s+(?:(?:is|are)\s+(?:all\s+|only\s+|just\s+|"
+                       r"entirely\s+|mainly\s+)?about|(?:only\s+|just\s+|mainly\s+)?(?:covers?|mentions?|describes?|talks?\s+about|"
+                       r"deals?\s+with|lists?))\b", re.IGNORECASE)
 # A refusal that names them: "isn't covered by the help article I pulled up"
 _EN_NAMES = re.compile(rf"\b{SOURCE_NOUN}\s+{_OWN}|\bmy\s+(?:[\w-]+\s+){{0,2}}?{SOURCE_NOUN}\b", re.IGNORECASE)
 # 现有资料只说明了…, 提供给我的资料里, 我手头的文档中只提到…: the speaker's sources as the subject or the place
@@ -54,7 +57,7 @@ _ZH_NOT_IN = re.compile(r"不在(?:我|现有|提供给我)[^，。；！？]{0,
                         r"(?:没|未)有?(?:讲|提到?|写|说|涉及|提及)")
 # What the sources leave out, said of them once they are named: "pricing is absent from them", "isn't covered in it",
 # "tablets aren't addressed there", 没提到寄往澳门的时效, 对重新注册的时间未作说明
-_EN_GAP = re.compile(r"\b(?:is|are)\s+(?:absent|missing)\s+(?:from|in)\s+(?:it|them|there)\b|\b(?:is|are)\s*(?:n['’]t|not)\s+"
+_EN_GAP = re.compile(r"\b(?:is|are)\s+(?:absent|missing)\s+(?:from|in)\s+(?:it|them|there)\b|\b(?:is|are)\s+beyond\s+(?:it|them)\W*$|\b(?:is|are)\s*(?:n['’]t|not)\s+"
                      r"(?:\w+\s+)?(?:covered|mentioned|addressed|included|given|listed|described|specified|stated)\s+"
                      r"(?:in\s+(?:it|them)|there|at\s+all)\b", re.IGNORECASE)
 _ZH_GAP = re.compile(r"(?:没|未|^不)(?:有)?(?:作|做)?(?:提到|提及|说明|写|讲|涉及|包含|覆盖)")

@@ -40,6 +40,8 @@ from ragpulse.scorers.answer_form import as_said, claim_text, in_own_words, unfo
 from ragpulse.scorers.declines import PRESUPPOSED_LEAD, cued, letter_runs
 from ragpulse.scorers.refusal_gate import ANCHORS, CJK, answer_may_refuse, named, needs_first
 from ragpulse.scorers.refusal_gate import may_refuse as _may_refuse
+from ragpulse.scorers.small_models import (asks_back, may_be_ruled, names_a_matter, object_first, only_tokens, ruled,
+                                           said_again)
 from ragpulse.scorers.refusal_words import (BE, BE_NOT, HEDGE, HELD, INFO, KNOW, LEAD, MODIFIERS, NEEDS_FIRST, NOT,
                                              NOTICE, RELATIVE_HEAD, RESERVED, SAY, SOURCE, SOURCE_NOUN)
 from ragpulse.scorers.templates import is_template, names_a_role, role_declines, template
@@ -72,14 +74,14 @@ _SUBJECT_LED = re.compile("|".join((
     r"\bi\b\s*(?:(?:just|\w+ly)\s+)?"
     r"(?:(?:do|ca|can|could|wo|would|will|['’]ll)?\s*(?:n['’]?t|not)\s+(?:really\s+|actually\s+|exactly\s+|"
     r"quite\s+)?know\b"
-    rf"|(?:(?:do|did|ca|can|could|wo|would|will|['’]ll)?\s*{NOT}|dont|didnt|cant|wont|couldnt)"  # texting: "i dont have any info"
+    rf"|(?:(?:do|did|ca|can|could|wo|would|will|['’]ll|should|must)?\s*{NOT}|dont|didnt|cant|wont|couldnt)"  # texting: "i dont have any info"
     rf"\s+(?:really\s+|actually\s+|exactly\s+|quite\s+)?(?:{KNOW}\b|have\s+(?:the|that|this|those|these|such|your)\b"
     r"|(?:have|possess|hold)\s+(?:an?\s+|any\s+|enough\s+|much\s+|specific\s+|more\s+|further\s+|exact\s+|"
     rf"reliable\s+)?(?:[\w-]+\s+){{0,2}}?{HELD}))",
     r"\bi\s*(?:['’]m|am|was)\s*(?:really\s+|honestly\s+|just\s+|therefore\s+|also\s+)?(?:(?:not|n['’]t)\s+(?:really\s+|quite\s+|"
     r"entirely\s+|totally\s+|actually\s+)?(?:sure|certain|confident|familiar|aware|able|in\s+a\s+position|"
     r"the\s+right\s+(?:source|person|place)|(?:authori[sz]ed|permitted|allowed)\s+to\s+(?:share|disclose|give|provide|discuss|"
-    r"answer|advise|comment|confirm|release|explain))|"
+    r"answer|advise|comment|confirm|release|explain|walk\s+(?:you\s+)?through|go\s+(?:over|through)|describe))|"
     r"unsure|uncertain|unaware|unable|unfamiliar|drawing\s+a\s+blank|at\s+a\s+loss|stumped|in\s+the\s+dark|clueless)\b",
     r"\bi\s+wish\s+i\s+(?:could\s+(?:help|answer|tell|say|assist|be\s+more\s+helpful)|knew|had\s+(?:the\s+|an\s+|more\s+)?"
     r"(?:answer|information|details))\b",
@@ -180,7 +182,7 @@ _EN_REFERRAL = re.compile(
     r"^(?:please\s+|kindly\s+|you\s+(?:may|might|can|could|should)\s+(?:want\s+to\s+|wish\s+to\s+)?|"
     r"i\s+(?:would\s+|['’]d\s+)?(?:recommend|suggest)\s+(?:that\s+you\s+)?|feel\s+free\s+to\s+|try\s+|"
     r"it(?:['’]s|\s+is)\s+best\s+to\s+)?(?:contact(?:ing)?|reach(?:ing)?\s+out\s+to|call(?:ing)?|email(?:ing)?|"
-    r"ask(?:ing)?|check(?:ing)?\s+w(?:ith|/)?|speak(?:ing)?\s+(?:to|with)|talk(?:ing)?\s+to|get(?:ting)?\s+in\s+touch\s+with|"
+    r"ask(?:ing)?|check(?:ing)?\s+w(?:ith|/)?|reach(?:ing)?|speak(?:ing)?\s+(?:to|with)|talk(?:ing)?\s+to|get(?:ting)?\s+in\s+touch\s+with|"
     r"refer(?:ring)?\s+to|consult(?:ing)?|"
     r"messag(?:e|ing)|visit(?:ing)?)\b", re.IGNORECASE)
 
@@ -232,11 +234,17 @@ class Reading:
     cued: bool = False
 
 
-def _refusal(text: str, defers: bool = False, first: bool = False, roles: bool = False) -> tuple[str, str] | None:
+def _refusal(text: str, defers: bool = False, first: bool = False, roles: bool = False,
+             rules: bool = False) -> tuple[str, str] | None:
     """(what of the clause comes before the refusal and is a claim, what follows it after a "but" and is one);
     None when the clause refuses nothing. `defers`: the answer holds a deferral (read only then: 9 µs a summary);
     `first`: it says what the speaker needs first or is a system's notice (refusal_gate.needs_first); `roles`: it names
-    the assistant or the retrieval (scorers/templates.py)."""
+    the assistant or the retrieval (scorers/templates.py); `rules`: it names the speaker's own rules or abstains
+    (scorers/small_models.py)."""
+    if rules and (by_rules := ruled(text)) is not None:  # "According to my rules I must stick to the text"
+        head = text[: by_rules[0]].strip(" ,;:—–-，")
+        head = "" if not head or _HEAD.match(head) or _FRONTED.fullmatch(head) else head
+        return head, _tail(text, by_rules[1], zh.TAIL if CJK.search(text) else _EN_TAIL)
     if roles and (declined := role_declines(text)) is not None:  # "The assistant cannot say", 检索结果未涉及
         return "", _tail(text, declined.end(), zh.TAIL if CJK.search(text) else _EN_TAIL)
     if defers and (deferred := deferral(text)) is not None:  # the matter left to someone else (scorers/deferrals.py)
@@ -255,7 +263,7 @@ def _refusal(text: str, defers: bool = False, first: bool = False, roles: bool =
         return "", _tail(text, predicate.end(), _EN_TAIL, _CONCESSIVE.match(text) is not None)
     led = _SUBJECT_LED.search(text) or (_RESERVED.search(text) if _RESERVED_KEYS.search(text) else None) or (
         _FIRST.search(text) if first else None)
-    if led is None:
+    if led is None and (led := object_first(text)) is None:  # "…, competitor matching it does not mention"
         return None
     head = text[: led.start()]
     if _CONCESSIVE.match(head):  # "While I'm unsure about refurbished units, all laptops come with …"
@@ -296,13 +304,14 @@ def _tail(text: str, end: int, connector: re.Pattern[str], conceded: bool = Fals
     return "" if after is None else text[after.end():].strip(" ,;:—–-，")
 
 
-def _pieces(text: str, defers: bool = False, first: bool = False, roles: bool = False) -> list[tuple[str, str]]:
+def _pieces(text: str, defers: bool = False, first: bool = False, roles: bool = False,
+            rules: bool = False) -> list[tuple[str, str]]:
     """A clause as (kind, text): its claims and its refusal."""
-    found = _refusal(text, defers, first, roles)
+    found = _refusal(text, defers, first, roles, rules)
     if found is None:
         return [("claim", text)]
     head, tail = found
-    after = _pieces(tail, defers, first, roles) if tail and not _opening_only(tail) else []
+    after = _pieces(tail, defers, first, roles, rules) if tail and not _opening_only(tail) else []
     return [("claim", head)] * bool(head) + [("refusal", text)] + after
 
 
@@ -361,8 +370,10 @@ def read(answer: str, refusing: Sequence[tuple[int, int]] = ()) -> Reading:
 
 def _read(answer: str, refusing: Sequence[tuple[int, int]]) -> Reading:
     may, met = answer_may_refuse(answer) if not refusing else (True, None)  # met: a word a deferral names (None: unread)
+    rules = may_be_ruled(answer.lower())  # the speaker's own rules or its abstaining named (small_models.py)
     # the retrieval declining without a cue word or an anchor ("not answerable from this retrieval set", 在检索范围之外)
-    if not may and not (("etriev" in answer or "检索" in answer) and role_declines(answer)):
+    if not may and not (("etriev" in answer or "检索" in answer) and role_declines(answer)) and not (
+            rules and any(ruled(part) for part in clauses(answer))):
         # an answer in ASCII is spared a search for Chinese in every clause
         opening, claim = (_en_opening_only, _en_claim) if answer.isascii() else (_opening_only, _claim)
         claims = [text for c in clauses(answer) if not opening(c) and (text := claim(c))]
@@ -373,7 +384,7 @@ def _read(answer: str, refusing: Sequence[tuple[int, int]]) -> Reading:
     defers = may_defer(lower, met if met is not None and answer == written else named(lower))  # (deferrals.py)
     first = needs_first(lower)  # what the speaker needs first, a system's notice: its clauses read for it only then
     roles = names_a_role(answer)  # the assistant or the retrieval named: its clauses read for them only then (templates.py)
-    cursor, sourced = 0, False  # sources named (own_sources.py)
+    cursor, sourced, said = 0, False, []  # sources named (own_sources.py); the clauses read (small_models.said_again)
     for sentence, asks in _sentences(answer):
         parts, handed_at = clauses(sentence), -1
         for index, part in enumerate(parts):
@@ -383,16 +394,21 @@ def _read(answer: str, refusing: Sequence[tuple[int, int]]) -> Reading:
                 kinds.append(("refusal", part))
                 continue
             part = claim_text(part)  # without a JSON member's key, a label in brackets or a message's label
-            if not part or _opening_only(part):
-                continue
-            pieces = _pieces(part, defers, first, roles)
+            if not part or _opening_only(part) or only_tokens(part) or said_again(part, said, answer, cursor):
+                continue  # "</s>" alone, a sentence said again, a reply cut off (small_models.py)
+            said.append(part)
+            pieces = _pieces(part, defers, first, roles, rules)
             if len(pieces) > 1 or pieces[0][0] == "refusal":
-                kinds.extend(pieces)
-                sourced = sourced or names_own_sources(part)  # "isn't covered by the article I pulled up"
+                # "isn't covered by the article I pulled up"; "As instructed I only use the documents": the sources its own
+                sourced = sourced or names_own_sources(part) or rules and ruled(part) is not None
+                kinds.extend(((of_own_sources(text, sourced) or kind) if kind == "claim" else kind, text) for kind, text in pieces)
             elif index == handed_at:  # a topic named, then left to someone else (scorers/deferrals.py)
                 kinds.append(("refusal", part))
-            elif asks:
+            elif asks or asks_back(part):  # "Do you take PayPal." said back (small_models.py)
                 kinds.append(("question", part))
+            elif start >= 0 and names_a_matter(answer, start, cursor) and (
+                    _FRONTED.fullmatch(part) if part.isascii() else zh.names_only(part)):
+                kinds.append(("topic", part))  # "Gift card validity... I must leave that to …", a list item's title
             elif kind := of_own_sources(part, sourced):  # what the speaker's sources cover or leave out (own_sources.py)
                 kinds.append((kind, part))
                 sourced = True

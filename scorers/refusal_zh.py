@@ -15,7 +15,7 @@ import opencc
 
 from ragpulse.scorers.cjk_simplified import TO_SIMPLIFIED
 
-SOURCE = (r"(?:(?i:policy|policies|faq|docs?)|(?<!个人)(?<!用户)(?<!账户)(?<!注册)资料|文档|文件|知识库|资料库|数据库|上下文|材料|参考资料|手册|原文|"
+SOURCE = (r"(?:(?i:policy|policies|faq|docs?|documents?|context|materials?|knowledge\s?base)|(?<!个人)(?<!用户)(?<!账户)(?<!注册)资料|文档|文件|知识库|资料库|数据库|上下文|材料|参考资料|手册|原文|"
               r"检索结果|搜索结果|检索到的(?:内容|资料|信息)|所给内容|提供的内容|给出的内容|现有的?(?:信息|资料)|已知信息|所给信息|提供的信息|"
               r"掌握的(?:信息|内容|资料))")
 QUALIFIED_INFO = (r"(?:相关|这方面的?|该|此|有关|可参考的|可用的|确切的?|具体的?|更多|进一步的?|任何)"
@@ -172,3 +172,13 @@ def _s2t() -> opencc.OpenCC:
 def to_traditional(text: str) -> str:
     """`text` in Traditional characters, by OpenCC's s2t (loaded on first use)."""
     return _s2t().convert(text)
+
+
+# A matter named alone: a few characters, no predicate, no number or negation (上门取件服务, 会员年费)
+_NAMES_ONLY = re.compile(r"[\u3400-\u9fff]{2,10}")
+_PREDICATE_CHARS = re.compile("[是可能会要需有不没无未在为将]")
+
+
+def names_only(text: str) -> bool:
+    """Whether a Chinese clause only names a matter, no claim of its own (a list item's title, a topic before "……")."""
+    return _NAMES_ONLY.fullmatch(text) is not None and _PREDICATE_CHARS.search(text) is None

@@ -330,6 +330,13 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
     assert _measure("refusals_dev.jsonl") == Counter({
+        # *-q40*'s reading (a small model's answer, scorers/small_models.py; *-q40* held out still): English refusals
+        # recognised 1626 → 1627, not faulted 22 → 21, judged hallucinations 65 → 64 (en-refusal-q809: "They cover
+        # delivery speeds and costs, but not …" after the sources named, read as what they cover); Chinese recognised
+        # 1592 → 1593, not faulted 13 → 12 (zh-refusal-q3703: 包邮门槛这个嘛…… a matter named before an ellipsis);
+        # supported Chinese partials faulted 196 → 195, not faulted 642 → 643 (zh-partial-q1712's 运费那块呃…… the same).
+        # zh-partial-q1722 keeps its unsupported 每个订单能退三次 faulted, its 然后用了券的那种…… no longer; no partial's
+        # flag moved.
         # *-q39* folded after its reading (its 120 rows appended, ids kept): each count is the one before plus *-q39*'s
         # after its reading (the held-out pins it had): English refusals recognised 1596 → 1626; Chinese recognised
         # 1563 → 1592, faulted 65 → 66 (zh-refusal-q3903: the reasoning's account of the context read as a claim, not
@@ -359,7 +366,7 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # header row beside "_Live rates failed to load …_" is said around it, as chips apart by "|" are; 1538 before)
         # *-q37*'s 30 after its reading (1539 and 20 before): 29 recognised (17 frozen, 20 after the quick-reply reading:
         # tests/test_local_judge_bot_voice.py), 1 not faulted
-        ("en", "refusal", "recognised"): 1626, ("en", "refusal", "not faulted"): 22,
+        ("en", "refusal", "recognised"): 1627, ("en", "refusal", "not faulted"): 21,
         # Scots ("I'm no' allowed tae …"), *-q18*'s "only have info on one location and it's not in Ireland", *-q20*'s "The
         # warranty info I have access to is only for laptops" (43 and 59 before *-q34*'s reading: en-refusal-q2717)
         # *-q35*'s 30 (42, 17, 58 before): 7 faulted, 5 not, 12 hallucinations after its reading (9, 6, 15 frozen); *-q26*'s
@@ -369,7 +376,7 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # the quick-reply reading: 43 and 62 (en-refusal-q2530 above)
         # *-q37*'s 30 after its reading: none faulted, 1 a hallucination (en-refusal-q3723: "For missing parcels I need a
         # couple of things first:" and a list of them, its "- Delivery postcode" supported; 8 and 10 before its reading)
-        ("en", "refusal", "faulted"): 44, ("en", "refusal", "a hallucination"): 65, ("zh", "refusal", "recognised"): 1592,
+        ("en", "refusal", "faulted"): 44, ("en", "refusal", "a hallucination"): 64, ("zh", "refusal", "recognised"): 1593,
         # 不敢 confirm, 不敢 promise, "answer: 无" (an English word in a Chinese clause is read as a name the question
         # lacks), Shanghainese (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a
         # referral with its topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理); *-q20*'s advice beside the
@@ -394,7 +401,7 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # *-q37*'s 30 after its reading (1508, 64, 9 before): 27 recognised (13 frozen: 小助手说了不算, 系统繁忙, 麻烦先把订单号
         # 发给小助手), 1 faulted (zh-refusal-q3722: 麻烦告诉小助手： and a list), 2 not faulted (包邮门槛这个嘛……小助手也拿不准呢,
         # 改地址要先核对订单哦), none a hallucination (2 frozen)
-        ("zh", "refusal", "faulted"): 66, ("zh", "refusal", "not faulted"): 13, ("zh", "refusal", "a hallucination"): 26,
+        ("zh", "refusal", "faulted"): 66, ("zh", "refusal", "not faulted"): 12, ("zh", "refusal", "a hallucination"): 26,
         # *-q28*'s 15 added (550, 125, 612 before); *-q29*'s 15 (564, 126, 627 before); *-q30*'s 15 (578, 127, 641
         # before; its 15 as measured: a sign-off's or a queue's reading moves none); *-q31*'s 15 (592, 128, 655 before;
         # 12, 3, 13 after its reading, 13, 2, 14 measured: "I don't have UK-specific transit times" is a refusal since, no
@@ -483,7 +490,7 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # faulted, 5 faulted, none flagged
         # *-q37*'s 15 as measured (614, 179, 69 before): 7 not faulted, 8 faulted, 3 flagged (您这20天完全来得及, 10个月还在
         # 期限内哦, 亲的350积分可以抵扣15元哦: sums worked out from the chunk)
-        ("zh", "grounded", "not faulted"): 642, ("zh", "grounded", "faulted"): 196, ("zh", "grounded", "refused"): 1,
+        ("zh", "grounded", "not faulted"): 643, ("zh", "grounded", "faulted"): 195, ("zh", "grounded", "refused"): 1,
         ("zh", "grounded", "answer a hallucination"): 73,
     })
     # held out (*-q40*: a twenty-fifth writer's RAG assistant on a small quantized open model served on CPU: the logged
@@ -494,17 +501,19 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     # 17 judged hallucinations (15 English, 2 Chinese: "my rules says I do not confirm it in chat", "Per my guidelines I
     # stay silent on repair timelines", "I better not to guess", 碎屏险的购买方式不在我的context里); partials: the
     # unsupported ones make the answer a hallucination 25 of 30, the supported ones 4 of 30.
+    # After its reading (held out still, not folded: scorers/small_models.py, tests/test_local_judge_small_models.py):
+    # 53 of 60 recognised (29 English, 24 Chinese), 1 judged hallucination (en-refusal-q4026: "Battery replacement
+    # time: not covered", a field whose value may be a claim); partials: unsupported 25 of 30 flagged, supported 3 of 30
+    # (zh-partial-q4014's "according to my rules 不能乱说" no longer a claim).
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 15, ("en", "refusal", "faulted"): 9, ("en", "refusal", "not faulted"): 6,
-        ("en", "refusal", "a hallucination"): 15,
-        ("zh", "refusal", "recognised"): 20, ("zh", "refusal", "faulted"): 7, ("zh", "refusal", "not faulted"): 3,
-        ("zh", "refusal", "a hallucination"): 2,
+        ("en", "refusal", "recognised"): 29, ("en", "refusal", "not faulted"): 1,
+        ("en", "refusal", "a hallucination"): 1,
+        ("zh", "refusal", "recognised"): 24, ("zh", "refusal", "faulted"): 3, ("zh", "refusal", "not faulted"): 3,
         ("en", "hallucination", "faulted"): 13, ("en", "hallucination", "not faulted"): 2,
         ("en", "hallucination", "answer a hallucination"): 13,
         ("en", "grounded", "not faulted"): 11, ("en", "grounded", "faulted"): 4,
         ("en", "grounded", "answer a hallucination"): 3,
         ("zh", "hallucination", "faulted"): 15,
         ("zh", "hallucination", "answer a hallucination"): 12,
-        ("zh", "grounded", "not faulted"): 13, ("zh", "grounded", "faulted"): 2,
-        ("zh", "grounded", "answer a hallucination"): 1,
+        ("zh", "grounded", "not faulted"): 14, ("zh", "grounded", "faulted"): 1,
     })
