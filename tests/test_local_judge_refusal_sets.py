@@ -244,7 +244,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: fifty-seven batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: fifty-eight batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -324,8 +324,10 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     markdown answer template; 21 of 60 recognised), then read (scorers/templates.py).
     The fifty-seventh, ids *-q39*: written blind after the fifty-sixth froze it (a RAG service on an open-weight
     reasoning model served without a reasoning parser, its answers keeping their <think> blocks; 54 of 60
-    recognised), then read.
-    refusals_heldout.jsonl, ids *-q40*: written blind after the fifty-seventh's reading froze it, measured once. None of
+    recognised), then read. The fifty-eighth, ids *-q40*: written blind after the fifty-seventh froze it (a small
+    quantized model's answers: the question echoed, instructions leaked, sentences repeated or cut off; 35 of 60
+    recognised), then read (scorers/small_models.py).
+    refusals_heldout.jsonl, ids *-q41*: written blind after the fifty-eighth's reading froze it, measured once. None of
     the answers is a phrasing of the fallback catalogue (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
@@ -337,6 +339,10 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # supported Chinese partials faulted 196 → 195, not faulted 642 → 643 (zh-partial-q1712's 运费那块呃…… the same).
         # zh-partial-q1722 keeps its unsupported 每个订单能退三次 faulted, its 然后用了券的那种…… no longer; no partial's
         # flag moved.
+        # *-q40* folded after its reading (its 120 rows appended, ids kept): each count is the one before plus *-q40*'s
+        # after its reading (the held-out pins it had): English refusals recognised 1627 → 1656, not faulted 21 → 22,
+        # judged hallucinations 64 → 65 (en-refusal-q4026: "Battery replacement time: not covered"); Chinese recognised
+        # 1593 → 1617, faulted 66 → 69, not faulted 12 → 15; partials as *-q40*'s. No earlier row moved.
         # *-q39* folded after its reading (its 120 rows appended, ids kept): each count is the one before plus *-q39*'s
         # after its reading (the held-out pins it had): English refusals recognised 1596 → 1626; Chinese recognised
         # 1563 → 1592, faulted 65 → 66 (zh-refusal-q3903: the reasoning's account of the context read as a claim, not
@@ -366,7 +372,7 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # header row beside "_Live rates failed to load …_" is said around it, as chips apart by "|" are; 1538 before)
         # *-q37*'s 30 after its reading (1539 and 20 before): 29 recognised (17 frozen, 20 after the quick-reply reading:
         # tests/test_local_judge_bot_voice.py), 1 not faulted
-        ("en", "refusal", "recognised"): 1627, ("en", "refusal", "not faulted"): 21,
+        ("en", "refusal", "recognised"): 1656, ("en", "refusal", "not faulted"): 22,
         # Scots ("I'm no' allowed tae …"), *-q18*'s "only have info on one location and it's not in Ireland", *-q20*'s "The
         # warranty info I have access to is only for laptops" (43 and 59 before *-q34*'s reading: en-refusal-q2717)
         # *-q35*'s 30 (42, 17, 58 before): 7 faulted, 5 not, 12 hallucinations after its reading (9, 6, 15 frozen); *-q26*'s
@@ -376,7 +382,7 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # the quick-reply reading: 43 and 62 (en-refusal-q2530 above)
         # *-q37*'s 30 after its reading: none faulted, 1 a hallucination (en-refusal-q3723: "For missing parcels I need a
         # couple of things first:" and a list of them, its "- Delivery postcode" supported; 8 and 10 before its reading)
-        ("en", "refusal", "faulted"): 44, ("en", "refusal", "a hallucination"): 64, ("zh", "refusal", "recognised"): 1593,
+        ("en", "refusal", "faulted"): 44, ("en", "refusal", "a hallucination"): 65, ("zh", "refusal", "recognised"): 1617,
         # 不敢 confirm, 不敢 promise, "answer: 无" (an English word in a Chinese clause is read as a name the question
         # lacks), Shanghainese (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a
         # referral with its topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理); *-q20*'s advice beside the
@@ -401,7 +407,7 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # *-q37*'s 30 after its reading (1508, 64, 9 before): 27 recognised (13 frozen: 小助手说了不算, 系统繁忙, 麻烦先把订单号
         # 发给小助手), 1 faulted (zh-refusal-q3722: 麻烦告诉小助手： and a list), 2 not faulted (包邮门槛这个嘛……小助手也拿不准呢,
         # 改地址要先核对订单哦), none a hallucination (2 frozen)
-        ("zh", "refusal", "faulted"): 66, ("zh", "refusal", "not faulted"): 12, ("zh", "refusal", "a hallucination"): 26,
+        ("zh", "refusal", "faulted"): 69, ("zh", "refusal", "not faulted"): 15, ("zh", "refusal", "a hallucination"): 26,
         # *-q28*'s 15 added (550, 125, 612 before); *-q29*'s 15 (564, 126, 627 before); *-q30*'s 15 (578, 127, 641
         # before; its 15 as measured: a sign-off's or a queue's reading moves none); *-q31*'s 15 (592, 128, 655 before;
         # 12, 3, 13 after its reading, 13, 2, 14 measured: "I don't have UK-specific transit times" is a refusal since, no
@@ -419,8 +425,8 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # q3417's deferrals, "I'll let the returns team decide …", "… I'll leave to our technicians", no longer faulted
         # claims, their answers faulted by their other claim as before)
         # *-q37*'s 15 (669, 141, 734 before; 13, 2, 14 as measured, its reading moves none)
-        ("en", "hallucination", "faulted"): 707, ("en", "hallucination", "not faulted"): 148,
-        ("en", "hallucination", "answer a hallucination"): 773,
+        ("en", "hallucination", "faulted"): 720, ("en", "hallucination", "not faulted"): 150,
+        ("en", "hallucination", "answer a hallucination"): 786,
         # *-q28*'s reading: 518 and 146 before it (and *-q28*'s 15 added); an agent's "[tool] …" lines and "@customer
         # Exceptions aren't mine to make" are no claims; *-q29*'s 15 added (529 and 150 before); *-q30*'s 15 (540 and 154
         # before; a list's "- Visa" is no signature's "– ShopCare": *-q5*'s list stays judged); *-q31*'s reading: *-q11*'s
@@ -436,7 +442,7 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # "I'll let the loyalty team answer that one", "account support would need to look into that") no longer faulted
         # claims (615 and 169 before); *-q36*'s 15 all not faulted after its reading (6 and 9 frozen)
         # *-q37*'s 15 as measured (633 and 166 before): 5 not faulted, 9 faulted (its reading moves none)
-        ("en", "grounded", "not faulted"): 659, ("en", "grounded", "faulted"): 184,
+        ("en", "grounded", "not faulted"): 670, ("en", "grounded", "faulted"): 188,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk; two of *-q16*'s run-on transcripts ("okay so er it's a hundred points
@@ -455,7 +461,7 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # after a true claim; en-partial-q3613 still flagged, by the model)
         # *-q37*'s 15 add 11 (as measured: sums worked out from the chunk, "so your $350 order qualifies", and the chips
         # and deferrals beside a true claim)
-        ("en", "grounded", "answer a hallucination"): 468,
+        ("en", "grounded", "answer a hallucination"): 471,
         # *-q28*'s 15 and 15 added (550, 111, 477; 502, 156, 54 before); *-q29*'s 15 and 15 (564, 112, 489; 511, 162, 55
         # before), and *-q27*'s voice transcript's header "热线录音转写 #H7702" no longer a faulted claim of a grounded
         # answer (a reference's digits), nor the answer a hallucination; *-q30*'s 15 and 15 (578, 113, 501; 523, 165, 57
@@ -481,8 +487,8 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # q3518's and q3522's hand-overs, 扣费的问题请咨询售后专员, 偏远地区时效 not sure, 学生优惠 I'm not sure about, no longer
         # faulted claims, their answers faulted by their other claim as before)
         # *-q37*'s 15 (686, 109, 622 before; 14, 1, 13 as measured, its reading moves none)
-        ("zh", "hallucination", "faulted"): 727, ("zh", "hallucination", "not faulted"): 113,
-        ("zh", "hallucination", "refused"): 1, ("zh", "hallucination", "answer a hallucination"): 659,
+        ("zh", "hallucination", "faulted"): 742, ("zh", "hallucination", "not faulted"): 113,
+        ("zh", "hallucination", "refused"): 1, ("zh", "hallucination", "answer a hallucination"): 671,
         # *-q34*'s reading: zh-partial-y006's "花呗：暂不清楚是否支持，建议咨询人工客服" and zh-partial-q1002's "退款多久能到账
         # 这里暂时查询不到，麻烦您问下客服" no longer judged (582 and 166 before; neither answer was flagged)
         # *-q36*'s reading: zh-partial-q2502's 包装盒丢失的情况请找售后专员判断 and zh-partial-q3508's 请贵司财务与我司企业客服
@@ -490,30 +496,27 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # faulted, 5 faulted, none flagged
         # *-q37*'s 15 as measured (614, 179, 69 before): 7 not faulted, 8 faulted, 3 flagged (您这20天完全来得及, 10个月还在
         # 期限内哦, 亲的350积分可以抵扣15元哦: sums worked out from the chunk)
-        ("zh", "grounded", "not faulted"): 643, ("zh", "grounded", "faulted"): 195, ("zh", "grounded", "refused"): 1,
+        ("zh", "grounded", "not faulted"): 657, ("zh", "grounded", "faulted"): 196, ("zh", "grounded", "refused"): 1,
         ("zh", "grounded", "answer a hallucination"): 73,
     })
-    # held out (*-q40*: a twenty-fifth writer's RAG assistant on a small quantized open model served on CPU: the logged
-    # answer echoes the question, leaks its instructions ("As instructed, I only use the provided documents", "According
-    # to my rules …", 按照要求…), repeats a sentence, stops mid-sentence or ends on a stray "</s>" or "<|im_end|>",
-    # starts with "Answer:" / "Response:" / 回答：, numbers a single point, mixes English words into Chinese), measured
-    # once with the recogniser frozen after *-q39*'s reading: 35 of 60 refusals recognised (15 English, 20 Chinese),
-    # 17 judged hallucinations (15 English, 2 Chinese: "my rules says I do not confirm it in chat", "Per my guidelines I
-    # stay silent on repair timelines", "I better not to guess", 碎屏险的购买方式不在我的context里); partials: the
-    # unsupported ones make the answer a hallucination 25 of 30, the supported ones 4 of 30.
-    # After its reading (held out still, not folded: scorers/small_models.py, tests/test_local_judge_small_models.py):
-    # 53 of 60 recognised (29 English, 24 Chinese), 1 judged hallucination (en-refusal-q4026: "Battery replacement
-    # time: not covered", a field whose value may be a claim); partials: unsupported 25 of 30 flagged, supported 3 of 30
-    # (zh-partial-q4014's "according to my rules 不能乱说" no longer a claim).
+    # held out (*-q41*: a twenty-sixth writer's gaming-and-gadgets retailer's chatbot told to talk like its teenage
+    # audience: "ngl", "lowkey", "fr", "no cap", "bestie", "u", "pls", "w/", gaming metaphors ("that quest isn't in my
+    # map", "i'm stuck on that level rn"), emoji, lowercase; in Chinese net-speak, 家人们, 栓Q, 摆烂, 无语子, yysy, xswl),
+    # measured once with the recogniser frozen after *-q40*'s reading: 36 of 60 refusals recognised (15 English, 21
+    # Chinese), 17 judged hallucinations (15 English, 2 Chinese); partials: the unsupported ones make the answer a
+    # hallucination 24 of 30, the supported ones 10 of 30 (9 English); 8 partials read as whole refusals, their claim
+    # unjudged (4 of them unsupported).
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 29, ("en", "refusal", "not faulted"): 1,
-        ("en", "refusal", "a hallucination"): 1,
-        ("zh", "refusal", "recognised"): 24, ("zh", "refusal", "faulted"): 3, ("zh", "refusal", "not faulted"): 3,
-        ("en", "hallucination", "faulted"): 13, ("en", "hallucination", "not faulted"): 2,
-        ("en", "hallucination", "answer a hallucination"): 13,
-        ("en", "grounded", "not faulted"): 11, ("en", "grounded", "faulted"): 4,
-        ("en", "grounded", "answer a hallucination"): 3,
-        ("zh", "hallucination", "faulted"): 15,
-        ("zh", "hallucination", "answer a hallucination"): 12,
-        ("zh", "grounded", "not faulted"): 14, ("zh", "grounded", "faulted"): 1,
+        ("en", "refusal", "recognised"): 15, ("en", "refusal", "faulted"): 14, ("en", "refusal", "not faulted"): 1,
+        ("en", "refusal", "a hallucination"): 15,
+        ("zh", "refusal", "recognised"): 21, ("zh", "refusal", "faulted"): 5, ("zh", "refusal", "not faulted"): 4,
+        ("zh", "refusal", "a hallucination"): 2,
+        ("en", "hallucination", "faulted"): 11, ("en", "hallucination", "not faulted"): 1,
+        ("en", "hallucination", "refused"): 3, ("en", "hallucination", "answer a hallucination"): 11,
+        ("en", "grounded", "not faulted"): 8, ("en", "grounded", "faulted"): 4, ("en", "grounded", "refused"): 3,
+        ("en", "grounded", "answer a hallucination"): 9,
+        ("zh", "hallucination", "faulted"): 13, ("zh", "hallucination", "not faulted"): 1,
+        ("zh", "hallucination", "refused"): 1, ("zh", "hallucination", "answer a hallucination"): 13,
+        ("zh", "grounded", "not faulted"): 11, ("zh", "grounded", "faulted"): 3, ("zh", "grounded", "refused"): 1,
+        ("zh", "grounded", "answer a hallucination"): 1,
     })
