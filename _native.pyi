@@ -13,7 +13,7 @@ __all__ = [
     "turn_kind", "run_stages", "fallback_fields", "CITATION_MAX_MARKERS", "CITATION_MAX_RANGE", "ChunkAnalysis",
     "ChunkContext", "CitationCore", "LexicalAnalyser", "LexicalCore", "LexicalUnits", "DedupCore", "ProbeCore",
     "ExporterCore", "ExportSeries", "FastCounter", "FastHistogram", "JoinCore", "KeptTexts", "TraceLines", "TextTable",
-    "KeyFilter", "RoleRules", "TextCache", "ReorderHold", "RoutineFloor", "WordGate", "WordGates",
+    "KeyFilter", "RoleRules", "TextCache", "ReorderHold", "RoutineFloor", "Substrings", "WordGate", "WordGates",
     "PolicyCore", "SamplerCore", "SessionTable", "SessionView", "TextAnalyser", "StemMemo", "TraceTable", "Turn",
     "VerdictRules",
 ]
@@ -365,6 +365,12 @@ class WordGates:  # scorers/refusal_gate.py; native/src/gate.rs
     # a bit for each group (1 << its index) one of whose words is a word of the text, lower-cased (ASCII only); a
     # character beyond ASCII parts words
     def met_in(self, text: str) -> int: ...
+
+@final
+class Substrings:  # scorers/small_models.py; native/src/gate.rs
+    def __new__(cls, strings: Sequence[str]) -> Self: ...
+    # whether the text, lower-cased, holds one of the strings anywhere (not as words); None: not ASCII
+    def in_lowered(self, text: str) -> bool | None: ...
 
 @final
 class RoutineFloor:  # judging/routine_floor.py; native/src/floor.rs

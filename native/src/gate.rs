@@ -2,7 +2,9 @@
 //! Python strs. The refusal reading's gates (scorers/declines.py cued, scorers/refusal.py _answer_may_refuse) split a
 //! whole answer into words to look for a cue; as Python's str and set operations that was ~16 µs of a FaithBench
 //! summary's judgment, on every answer. WordGates: several such sets in one call (the refusal reading's cue words and
-//! its deferral's words: one call an answer, not two).
+//! its deferral's words: one call an answer, not two). Substrings: whether an ASCII text, lower-cased, holds one of a
+//! few strings (scorers/small_models.py's gate of the speaker's rules: nine `in` scans of a summary cost 4-5 µs).
+use memchr::memmem::Finder;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 use rustc_hash::FxHashSet;
@@ -115,6 +117,37 @@ impl WordGates {
     }
 }
 
+/// Strings looked for anywhere in a text (not as words), each with memchr's substring search.
+#[pyclass(frozen, module = "ragpulse._native")]
+pub struct Substrings {
+    finders: Vec<Finder<'static>>,
+}
+
+impl Substrings {
+    fn held_in(&self, text: &[u8]) -> bool {
+        let lower = text.to_ascii_lowercase();
+        self.finders.iter().any(|finder| finder.find(&lower).is_some())
+    }
+}
+
+#[pymethods]
+impl Substrings {
+    #[new]
+    fn new(strings: Vec<String>) -> Self {
+        Substrings { finders: strings.iter().map(|string| Finder::new(string.as_bytes()).into_owned()).collect() }
+    }
+
+    /// Whether the text, lower-cased, holds one of the strings (Python's `any(s in text.lower() for s in strings)`);
+    /// None when the text is not ASCII (lower-casing beyond ASCII is Python's).
+    fn in_lowered(&self, text: &Bound<'_, PyString>) -> PyResult<Option<bool>> {
+        // SAFETY: `text` is a live str, held by its Bound; the macro reads its state flags.
+        if unsafe { pyo3::ffi::PyUnicode_IS_ASCII(text.as_ptr()) } == 0 {
+            return Ok(None);
+        }
+        Ok(Some(self.held_in(text.to_str()?.as_bytes())))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,5 +177,14 @@ mod tests {
         let meets = |text: &str| gate.meets(text.as_bytes());
         assert!(meets("you NEED  to call") && meets("need\n to") && meets("need’to") && meets("please") && meets("x need to"));
         assert!(!meets("need it to") && !meets("needto") && !meets("to need") && !meets("need") && !meets("need,to"));
+    }
+
+    #[test]
+    fn substrings_are_found_anywhere_in_the_text_lower_cased() {
+        let strings = Substrings::new(vec!["my rule".into(), "stay ".into()]);
+        let held = |text: &str| strings.held_in(text.as_bytes());
+        assert!(held("According to My Rules, no") && held("army rule") && held("I STAY out") && held("stay "));
+        assert!(!held("my  rule") && !held("stay") && !held("") && !held("rule my"));
+        assert!(!Substrings::new(vec![]).held_in(b"anything"));
     }
 }

@@ -75,6 +75,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<floor::RoutineFloor>()?;
     module.add_class::<gate::WordGate>()?;
     module.add_class::<gate::WordGates>()?;
+    module.add_class::<gate::Substrings>()?;
     module.add_class::<join::JoinCore>()?;
     module.add_class::<kept::KeptTexts>()?;
     module.add_class::<lines::TraceLines>()?;
