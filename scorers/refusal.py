@@ -40,8 +40,8 @@ from ragpulse.scorers.answer_form import as_said, claim_text, in_own_words, unfo
 from ragpulse.scorers.declines import PRESUPPOSED_LEAD, cued, letter_runs
 from ragpulse.scorers.refusal_gate import ANCHORS, CJK, answer_may_refuse, named, needs_first
 from ragpulse.scorers.refusal_gate import may_refuse as _may_refuse
-from ragpulse.scorers.small_models import (asks_back, may_be_ruled, names_a_matter, object_first, only_tokens, ruled,
-                                           said_again)
+from ragpulse.scorers.small_models import (answer_may_be_ruled, asks_back, names_a_matter, object_first, only_tokens,
+                                           ruled, said_again)
 from ragpulse.scorers.refusal_words import (BE, BE_NOT, HEDGE, HELD, INFO, KNOW, LEAD, MODIFIERS, NEEDS_FIRST, NOT,
                                              NOTICE, RELATIVE_HEAD, RESERVED, SAY, SOURCE, SOURCE_NOUN)
 from ragpulse.scorers.templates import is_template, names_a_role, role_declines, template
@@ -370,7 +370,7 @@ def read(answer: str, refusing: Sequence[tuple[int, int]] = ()) -> Reading:
 
 def _read(answer: str, refusing: Sequence[tuple[int, int]]) -> Reading:
     may, met = answer_may_refuse(answer) if not refusing else (True, None)  # met: a word a deferral names (None: unread)
-    rules = may_be_ruled(answer.lower())  # the speaker's own rules or its abstaining named (small_models.py)
+    rules = answer_may_be_ruled(answer)  # the speaker's own rules or its abstaining named (small_models.py)
     # the retrieval declining without a cue word or an anchor ("not answerable from this retrieval set", 在检索范围之外)
     if not may and not (("etriev" in answer or "检索" in answer) and role_declines(answer)) and not (
             rules and any(ruled(part) for part in clauses(answer))):

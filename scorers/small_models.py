@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 
+from ragpulse._native import Substrings
 from ragpulse.scorers.refusal_words import NOT, SAY, SOURCE, SOURCE_NOUN
 
 # A chat template's special tokens: <|im_end|>, <|eot_id|>, <|endoftext|>, </s>, <s>, <eos>, <end_of_turn>, [/INST]
@@ -47,9 +48,10 @@ def said_again(part: str, said: list[str], answer: str, end: int) -> bool:
     of an earlier clause (a reply cut off: "Checkout will show it. Checkout will"). `said`: the clauses before it."""
     if not said:
         return False
-    if _long_enough(part) and (said[-1] == part or not part.isascii() and said[-1].endswith(part)):
+    # the cheap tests first (a clause's words counted for every clause cost 2.7 µs over a summary)
+    if (said[-1] == part or not part.isascii() and said[-1].endswith(part)) and _long_enough(part):
         return True
-    return (_cut_long_enough(part) and not answer[end:].strip() and not answer.rstrip().endswith(_STOPS)
+    return (not answer.rstrip().endswith(_STOPS) and not answer[end:].strip() and _cut_long_enough(part)
             and any(len(earlier) > len(part) and earlier.startswith(part) for earlier in said))
 
 
@@ -71,8 +73,17 @@ _ASKS_BACK = re.compile(
     r"[^,;:]*$", re.IGNORECASE)
 
 
+# What may open such a question: \W* takes no letter, so a clause that opens with an ASCII letter or digit other than
+# these, or with a Chinese character, is none (the pattern's match, on every clause, cost more than this test)
+_ASK_OPENINGS = frozenset("dDiIaAcCwWsSmMhH")
+
+
 def asks_back(text: str) -> bool:
     """Whether an English clause is a question in its form, its question mark left out ("Do you take PayPal.")."""
+    opening = text[:1]
+    if opening not in _ASK_OPENINGS and (opening.isascii() and (opening.isalnum() or opening == "_")
+                                         or "\u4e00" <= opening <= "\u9fff"):
+        return False
     return _ASKS_BACK.match(text) is not None
 
 
@@ -154,14 +165,25 @@ _RULE_PHRASES = (
     "remain quiet", "leave it", "leave that", "leave this", "better not", "my place", "me discuss", "me answer",
     "me talk", "me say", "me cover")
 _ZH_RULE_WORDS = ("要求", "指示", "规则", "规定", "设定", "instruct", "rule", "guideline")
+# The English phrases' gate: a few substrings first, then the phrases; each looked for in the crate, one scan of the
+# text a set (nine `in` scans of a FaithBench summary cost 4-5 µs, on every answer)
+_RULE_KEYS = Substrings(("my rule", "instruct", "my guideline", "prompt", "stay ", "keep ", "leave ", "better not",
+                         "my place"))
+_RULE_PHRASE_SET = Substrings(_RULE_PHRASES)
 
 
 def may_be_ruled(lower: str) -> bool:
     """ruled()'s gate over a lower-cased answer: the speaker's own rules or its abstaining named."""
     if not lower.isascii():
         return any(word in lower for word in _ZH_RULE_WORDS)
-    return ("my rule" in lower or "instruct" in lower or "my guideline" in lower or "prompt" in lower or "stay " in lower
-            or "keep " in lower or "leave " in lower or "better not" in lower or "my place" in lower) and any(phrase in lower for phrase in _RULE_PHRASES)
+    return bool(_RULE_KEYS.in_lowered(lower)) and bool(_RULE_PHRASE_SET.in_lowered(lower))
+
+
+def answer_may_be_ruled(answer: str) -> bool:
+    """may_be_ruled(answer.lower()); an ASCII answer lower-cased in the crate, not made again as a str."""
+    if not answer.isascii():
+        return may_be_ruled(answer.lower())
+    return bool(_RULE_KEYS.in_lowered(answer)) and bool(_RULE_PHRASE_SET.in_lowered(answer))
 
 
 def ruled(text: str) -> tuple[int, int] | None:
