@@ -37,15 +37,16 @@ from ragpulse.scorers import refusal_zh as zh
 from ragpulse.scorers.deferrals import deferral, left_to_others, may_defer, resumed, said_of_a_hand_over
 from ragpulse.scorers.own_sources import THIS_POINT, names_own_sources, of_own_sources
 from ragpulse.scorers.answer_form import as_said, claim_text, in_own_words, unformed
-from ragpulse.scorers.declines import PRESUPPOSED_LEAD, cued, letter_runs
-from ragpulse.scorers.refusal_gate import ANCHORS, CJK, answer_may_refuse, named, needs_first
+from ragpulse.scorers.declines import PRESUPPOSED_LEAD, cued
+from ragpulse.scorers.refusal_gate import CJK, answer_may_refuse, named, needs_first
 from ragpulse.scorers.refusal_gate import may_refuse as _may_refuse
 from ragpulse.scorers.small_models import (answer_may_be_ruled, asks_back, names_a_matter, object_first, only_tokens,
                                            ruled, said_again)
+from ragpulse.scorers.refusal_shape import EN_KNOWN, maybe
 from ragpulse.scorers.refusal_words import (BE, BE_NOT, HEDGE, HELD, INFO, KNOW, LEAD, MODIFIERS, NEEDS_FIRST, NOT,
                                              NOTICE, RELATIVE_HEAD, RESERVED, SAY, SOURCE, SOURCE_NOUN)
 from ragpulse.scorers.templates import is_template, names_a_role, role_declines, template
-from ragpulse.scorers.text import clause, clauses, is_chatter, real_negators, sentences
+from ragpulse.scorers.text import clause, clauses, is_chatter, sentences
 
 # -- English ------------------------------------------------------------------------------------------------------
 
@@ -159,25 +160,13 @@ _HEAD = re.compile(rf"^(?:[\s,;:—–-]*(?:{HEDGE}|{_EN_IDIOM}|"
 # After the refusal, a claim of its own: past a contrast, or a new subject after "and" or a comma ("I'm not sure,
 # they have had immense popularity since 1997").
 _SUBJECT = r"(?=(?:i|it|it['’]s|they|he|she|we|you|there|this|that|these|those|the|its|their|our|my)\b)"
-# What the speaker does know starts a claim too ("I don't know, all I know is that …").
-_EN_KNOWN = (r"(?:(?:all|what)\s+i\s+(?:\w+\s+)?know\b|i\s+(?:(?:just|only|do|also|still|certainly|definitely)\s+)*"
-             r"know\b|as\s+far\s+as\s+i\s+(?:know|can\s+tell)\b|from\s+what\s+i\s+(?:know|read|remember|recall)\b|"
-             r"i\s*(?:have\s+|['’]ve\s+)?(?:read|heard)\s+that\b|i\s+(?:remember|recall)\s+that\b|"
-             r"what\s+i\s+(?:can|do)\s+(?:tell\s+you|say|confirm)\b|i\s+can\s+(?:tell\s+you|say|confirm)\s+that\b|"
-             # "I'm sorry to say that phones with a broken display can't be accepted": the news, a claim
-             r"i\s*(?:['’]m|am)\s+(?:sorry|afraid)\s+to\s+(?:say|tell\s+you|report|inform\s+you)\b|"
-             r"i\s+regret\s+to\s+(?:say|tell\s+you|inform\s+you)\b)")
 _EN_TAIL = re.compile(r"\b(?:but|however|even\s+though|though|although|yet|(?<![a-z]\s)still|that\s+said|even\s+so|nevertheless|instead|other\s+than|"
                       rf"except(?:\s+that)?|apart\s+from|besides|only\s+that|just\s+that)\b|[:;]|(?:\band|,)\s+{_SUBJECT}|"
-                      rf"(?=\b{_EN_KNOWN})", re.IGNORECASE)
+                      rf"(?=\b{EN_KNOWN})", re.IGNORECASE)
 # Chat without punctuation: the speaker's negation opens a clause of its own ("… with no interest i dont have anything
 # about amex")
 _EN_NEW_SPEAKER = re.compile(r"(?<=\w\s)(?=i\s+(?:dont|don['’]t|do\s+not|cant|can['’]t|cannot|couldnt|couldn['’]t|"
                              r"have\s+no|havent|haven['’]t|am\s+not)\b)")
-# A clause that says what the speaker knows claims what follows ("I just know that it wasn't built by the Romans"),
-# unless it is none ("I know nothing about it").
-_EN_KNOWN_LEAD = re.compile(rf"^(?:{HEDGE}[\s,;:!.—–-]*)*{_EN_KNOWN}(?!\s+(?:nothing|little|very\s+little|next\s+to))"
-                            r"(?:\s+(?:is|was))?(?:\s+(?:that|of))?", re.IGNORECASE)
 _EN_REFERRAL = re.compile(
     r"^(?:please\s+|kindly\s+|you\s+(?:may|might|can|could|should)\s+(?:want\s+to\s+|wish\s+to\s+)?|"
     r"i\s+(?:would\s+|['’]d\s+)?(?:recommend|suggest)\s+(?:that\s+you\s+)?|feel\s+free\s+to\s+|try\s+|"
@@ -197,28 +186,6 @@ _EN_META_LEAD = re.compile(
 _ZH_TOPIC_EN = re.compile(r"^[\u3400-\u9fff][^A-Za-z，。；！？]{0,20}?\s*(?=[A-Za-z][A-Za-z\s'’]*$)")
 _LATIN_WORDS = re.compile(r"[A-Za-z]{2,}\W+[A-Za-z]{2,}\W+[A-Za-z]{2,}")
 
-# Refusals by their shape alone, for what the patterns above do not know ("I can't promise a delivery day", "the
-# guides leave it open", 我对这个没底): the speaker ("I", 我) with a negated predicate, or the sources with a negation.
-# Claims could look alike, so the judge confirms them: such a clause refuses unless the context supports it.
-_CUE = (r"n['’]t\b|\b(?:not|no|nothing|none|never|cannot|neither|nor|without|lacks?|beyond|outside|unsure|uncertain|unclear|"
-        r"unaware|unable|unfamiliar|silent|mum|quiet|vague|insufficient|missing|open)\b")
-_EN_MAYBE_WHO = re.compile(rf"\b(?:i|me|my|myself)\b|\b{SOURCE_NOUN}\b", re.IGNORECASE)
-_EN_MAYBE_CUE = re.compile(_CUE, re.IGNORECASE)
-# "I didn't know that …" and "I had no idea …" say that what follows is so; "I don't think …" is an opinion; "we"
-# speaks for the shop: "We don't ship to Hawaii" is a claim
-_EN_NOT_MAYBE = re.compile(r"\b(?:we|us)\b|\bi\s*(?:did\s*n['’]t|did\s+not|never)\s+(?:know|reali[sz]e|thought)\b|"
-                           r"\bi\s+had\s+no\s+idea\b|\bi\s*(?:do\s*n['’]t|do\s+not)\s+(?:think|believe|like|want|need|"
-                           r"mind|recommend|suggest|agree|expect|care)\b|"
-                           r"\bi\s*(?:ca\s*n['’]t|cannot|can\s+not)\s+(?:even\s+)?(?:wait|believe|imagine|stand)\b", re.IGNORECASE)
-_ZH_MAYBE = re.compile(rf"我(?![们国省市县区校军党])[^，。；！？]*?[不没无未难缺](?!建议|认为|觉得|推荐|是)|{zh.SOURCE}[^，。；！？]*?[不没无未缺]")
-
-
-# A clause of the speaker's with a negation declines only when it speaks of answering, knowing or the sources: "I'm not
-# a fan of them" and "I never watched it" are the speaker's story, claims (the gates: scorers/refusal_gate.py)
-_ABOUT_ANSWERING = (ANCHORS - {"i", "we", "me", "us", "my", "myself", "mine", "there", "here"}
-                    | {"light", "available", "quote", "advise", "advice", "know", "knew", "aware", "find", "found", "cover",
-                       "covers", "notes", "told", "area", "expertise", "lack", "lacks"})
-_INABILITY = re.compile(r"\b(?:can['’]?t|cannot|can\s+not|couldn['’]?t|could\s+not|unable)\b", re.IGNORECASE)
 _PARENTHESES = re.compile(r"[(（][^()（）]{1,200}[)）]")
 
 
@@ -453,7 +420,7 @@ def _parted(parenthesis: re.Match[str]) -> str:
 def _loose(text: str) -> list[tuple[str, str]]:
     """A claim clause as (kind, text): "maybe" where it has a refusal's shape only, up to a contrast or a new subject;
     what follows is read on its own ("I do not have many followers, but I follow a lot of people": a claim)."""
-    if not _maybe(text):
+    if not maybe(text):
         return [("claim", text)]
     after = zh.TAIL.search(text) if CJK.search(text) else (_EN_NEW_SPEAKER.search(text) or _EN_TAIL.search(text))
     tail = "" if after is None else text[after.end():].strip(" ,;:—–-，")
@@ -468,20 +435,7 @@ def _loose(text: str) -> list[tuple[str, str]]:
         # a field's or a list's label, its value declining ("Value for your tablet: Not something I'll estimate", a
         # table's row; "**Price matching:** not something I can confirm"): the refusal's topic, no claim
         return rest
-    return [("maybe" if _maybe(head) else "claim", head), *rest]
-
-
-def _maybe(text: str) -> bool:
-    """A clause with a refusal's shape only (the speaker or the sources with a negation): the judge decides. What
-    the speaker says it knows is a claim ("I only know that it wasn't built by the Romans")."""
-    if not _may_refuse(text):
-        return False
-    if CJK.search(text):
-        text = zh.KNOWN_LEAD.sub("", text, count=1)
-        return _ZH_MAYBE.search(real_negators(text)) is not None  # 我的看法不同: no negation
-    text = _EN_KNOWN_LEAD.sub("", text, count=1)
-    return (_EN_MAYBE_WHO.search(text) is not None and _EN_MAYBE_CUE.search(text) is not None
-            and _EN_NOT_MAYBE.search(text) is None and (not _ABOUT_ANSWERING.isdisjoint(letter_runs(text.lower())) or _INABILITY.search(text) is not None))
+    return [("maybe" if maybe(head) else "claim", head), *rest]
 
 
 def _claim(text: str) -> str:
