@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from ragpulse.scorers.casual import chat_stops, untagged
 from ragpulse.scorers.chrome import blank_marks
 
 _FILLERS = re.compile(r"(?<![\w'’-])(?:um+|uh+|er+m?|ehn)(?![\w'’-])", re.IGNORECASE)
@@ -65,9 +66,12 @@ _DECLINED = re.compile(r'(?:null|none|"")', re.IGNORECASE)  # {"answer": null}: 
 def unformed(answer: str) -> str:
     """The answer with its structure and Chinese separators read (one character for one)."""
     answer = blank_marks(answer)  # ":wave:", "@dani —": a chat's marks, no words of a claim
+    symbols = not answer.isascii() and _SYMBOL_OR_HAN.search(answer) is not None
+    if symbols:  # "🙏 more words", "有效～ 换…": a full stop, before the tilde is read as a comma (scorers/casual.py)
+        answer = chat_stops(answer)
     if "~" in answer or "～" in answer:
         answer = _TILDE.sub("，", answer)
-    if not answer.isascii() and _SYMBOL_OR_HAN.search(answer):
+    if symbols:
         if " " in answer and _TOOL_CALL.search(answer):
             answer = _QUOTED.sub(lambda quoted: quoted.group().replace(" ", "_"), answer)
         answer = _SYMBOLS.sub("，", answer)
@@ -83,7 +87,7 @@ def as_said(answer: str) -> str:
     """The answer as said to the user, one character for one: a reasoning model's thinking blanked, and a speaker's
     fillers and, with them, a word said again; the answer itself when it holds none. Read only where an answer may
     refuse (its gates cost 3-4 µs an answer)."""
-    said = answer
+    said = untagged(answer)  # "ngl", "lowkey", "bestie": a chat's tags (casual.py)
     if "<think>" in said or "nswer" in said:
         said = _THINKING.sub(_blank_but_lines, said)
     if "|" in said and "---" in said:

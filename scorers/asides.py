@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from ragpulse.scorers.casual import AROUND as CASUAL_AROUND
+from ragpulse.scorers.casual import ZH_AROUND as CASUAL_ZH_AROUND
 from ragpulse.scorers.chrome import numbers_said, said_by_the_channel
 from ragpulse.scorers.declines import SPEAKER
 from ragpulse.scorers.refusal_zh import HAN, mandarin
@@ -268,7 +270,7 @@ _ZH_AROUND = (
     r"[吧哈啊呀哦]*$|^让[^，。；！？]{0,8}(?:人员|同事|师傅|工程师|客服)|"
     r"^(?:他们|她们|对方|客服|同事|售后)会[^，。；！？]{0,16}(?:说明|答复|回复|解答|处理|核实|确认|联系)|自己(?:看|查|瞅)",
 )
-_AROUND = re.compile("(?i:" + "|".join(_EN_AROUND) + ")|" + "|".join(_ZH_AROUND))
+_AROUND = re.compile("(?i:" + "|".join((*_EN_AROUND, *CASUAL_AROUND)) + ")|" + "|".join((*_ZH_AROUND, *CASUAL_ZH_AROUND)))  # chat's: casual.py
 # Whatever numbers they hold: an agent's report that its search found nothing ("Tool result: 0 documents", 查询结果：0
 # 笔资料) and the steps to reach support ("1) note down your order number", 您可以：1. 准备好订单号)
 _NOTHING_FOUND_OR_STEPS = re.compile(

@@ -33,8 +33,10 @@ _ZH_TOPIC = r"[\u3400-\u9fff][\u3400-\u9fff\w]{0,20}\s*"
 _SPEAKER_DEFERS = (
     rf"\bi(?:['’]d|\s+would|['’]ll|\s+will)\s+(?:want|like|prefer|need|rather\s+have|have\s+to\s+get)\s+{_SOMEONE}\s+to\s+"
     r"(?:check|confirm|verify|look|review|decide|assess|process|handle|go\s+over)\b",
-    r"\bi(?:['’]d|\s+would|['’]ll|\s+will|\s+must)\s+(?:have\s+to\s+|need\s+to\s+)?(?:leave|pass)\s+(?:[\w'’-]+\s+){0,8}?"
-    r"(?:to|for|on\s+to|over\s+to)\s+(?:our|the|a|an|your)\s+(?:[\w'’-]+\s+){0,2}?" + _WHO + r"\b",
+    r"\bi(?:(?:['’]d|\s+would|['’]ll|\s+will|\s+must)\s+(?:have\s+to\s+|need\s+to\s+)?|\s+(?:gotta|have\s+to|got\s+to)\s+)(?:leave|pass)\s+"
+    r"(?:[\w'’-]+\s+){0,8}?"
+    r"(?:to|for|on\s+to|over\s+to)\s+(?:(?:our|the|a|an|your)\s+(?:[\w'’-]+\s+){0,2}?" + _WHO + r"|(?:account|customer|tech(?:nical)?|"
+    r"billing|member(?:ship)?|order)\s+(?:support|service|care))\b",
     rf"\bi(?:['’]d|\s+would)\s+rather\s+(?:let\s+|have\s+)?{_SOMEONE}\b",
     # "I'll let the delivery team answer anything about your order"
     rf"\bi(?:['’]ll|\s+will|['’]d|\s+would)\s+let\s+{_SOMEONE}\s+(?:answer|handle|confirm|check|decide|look|deal|take|"
@@ -107,11 +109,11 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 NAMED_WORDS = frozenset("team desk department colleague colleagues specialist specialists agent agents staff advisor "
                         "advisors adviser advisers representative representatives people folks person someone somebody "
                         "human centre center support store helpdesk helpline hotline service office gap hole blind technician "
-                        "technicians engineer engineers expert experts appraiser appraisers billing manager managers".split())
+                        "technicians engineer engineers expert experts appraiser appraisers billing manager managers".split()) | {"customer care"}
 NAMED_PARTS = "".join(chr(code) for code in range(128) if not chr(code).isalnum())
 # "i'd" a word (the apostrophe parts none); "i’d" is "i d" (a character beyond ASCII parts words)
 PHRASES = frozenset((
-    "i'd", "i d", "i'll", "i ll", "i would", "i will", "i can", "i must", "we'd", "we d", "we would", "gap in", "hole in",
+    "i'd", "i d", "i'll", "i ll", "i would", "gotta", "i will", "i can", "i must", "we'd", "we d", "we would", "gap in", "hole in",
     "blind spot", "need to", "have to", "kindly", "please", "let me", "allow me", "best", "better", "should go",
     "must go", "be directed", "be sent", "be raised", "be put", "be taken", "be asked", "is something", "are something", "we recommend", "we suggest", "i recommend",
     "i suggest", "deals with", "looks after", "takes care",

@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragpulse.scorers import refusal_zh as zh
+from ragpulse.scorers import casual
 from ragpulse.scorers.deferrals import deferral, left_to_others, may_defer, resumed, said_of_a_hand_over
 from ragpulse.scorers.own_sources import THIS_POINT, names_own_sources, of_own_sources
 from ragpulse.scorers.answer_form import as_said, claim_text, in_own_words, unformed
@@ -168,12 +169,12 @@ _EN_TAIL = re.compile(r"\b(?:but|however|even\s+though|though|although|yet|(?<![
 _EN_NEW_SPEAKER = re.compile(r"(?<=\w\s)(?=i\s+(?:dont|don['’]t|do\s+not|cant|can['’]t|cannot|couldnt|couldn['’]t|"
                              r"have\s+no|havent|haven['’]t|am\s+not)\b)")
 _EN_REFERRAL = re.compile(
-    r"^(?:please\s+|kindly\s+|you\s+(?:may|might|can|could|should)\s+(?:want\s+to\s+|wish\s+to\s+)?|"
+    r"^(?:please\s+|pls\s+|plz\s+|kindly\s+|you\s+(?:may|might|can|could|should)\s+(?:want\s+to\s+|wish\s+to\s+)?|"
     r"i\s+(?:would\s+|['’]d\s+)?(?:recommend|suggest)\s+(?:that\s+you\s+)?|feel\s+free\s+to\s+|try\s+|"
     r"it(?:['’]s|\s+is)\s+best\s+to\s+)?(?:contact(?:ing)?|reach(?:ing)?\s+out\s+to|call(?:ing)?|email(?:ing)?|"
     r"ask(?:ing)?|check(?:ing)?\s+w(?:ith|/)?|reach(?:ing)?|speak(?:ing)?\s+(?:to|with)|talk(?:ing)?\s+to|get(?:ting)?\s+in\s+touch\s+with|"
     r"refer(?:ring)?\s+to|consult(?:ing)?|"
-    r"messag(?:e|ing)|visit(?:ing)?)\b", re.IGNORECASE)
+    r"messag(?:e|ing)|visit(?:ing)?|hmu|hit\s+up|dm|ping)\b", re.IGNORECASE)  # chat's: "hmu the service centre"
 
 # What a summary says of its source before what the source says: "The passage describes two figures named Francis I"
 # claims two figures named Francis I, nothing of a passage.
@@ -225,11 +226,11 @@ def _refusal(text: str, defers: bool = False, first: bool = False, roles: bool =
             return "", english[1]  # a Chinese topic, declined in English (积分转赠这个 not sure)
         if found is not None or not _LATIN_WORDS.search(text):  # else English in a Chinese clause ("sorry 这个 i can't …")
             return None if found is None else (found[0], _tail(text, found[1], zh.TAIL))
-    predicate = _PREDICATE.search(text)
+    predicate = _PREDICATE.search(text) or casual.declined_matter(text)  # "points math is not my thing" (casual.py)
     if predicate is not None:  # the topic before it belongs to the refusal
         return "", _tail(text, predicate.end(), _EN_TAIL, _CONCESSIVE.match(text) is not None)
     led = _SUBJECT_LED.search(text) or (_RESERVED.search(text) if _RESERVED_KEYS.search(text) else None) or (
-        _FIRST.search(text) if first else None)
+        _FIRST.search(text) if first else None) or casual.declined(text)  # "i'm stuck on that", "idk" (casual.py)
     if led is None and (led := object_first(text)) is None:  # "…, competitor matching it does not mention"
         return None
     head = text[: led.start()]

@@ -21,7 +21,9 @@ CUES = frozenset(
     "rather absent omitted blank loss stumped wish hard difficult impossible clue idea dont didnt cant hidden null "
     # the idioms' (_EN_IDIOM): "beats me", "you've got me", "I'd be guessing", "a mystery to me", "in the dark"
     "beats search got guess guessing speculating mystery faintest foggiest dark tough tricky clueless pass unrelated "
-    "restricted".split())
+    "restricted "
+    # chat's (scorers/casual.py): "i'm stuck on that", "my brain's buffering", "top secret to me", "off limits for me", "idk"
+    "stuck buffering blanking lagging glitching secret limits bounds idk uncharted".split())
 # "I'd need to check" has no cue word: the speaker's "would need to" is its cue ("need" alone is too common a word)
 _CHECK_FIRST = re.compile(r"\bi(?:['’]d|\s+would)\s+(?:first\s+)?need\s+to\b")
 _NEEDS_FIRST = re.compile(NEEDS_FIRST)
@@ -42,10 +44,13 @@ ANCHORS = frozenset(
     "answer answers record records access visibility insight mention entry "
     # verbs of mentioning, as a predicate of the topic ("Sale items aren't mentioned")
     "mentioned specified stated documented addressed described discussed explained indicated detailed answered "
-    "clarified covered listed".split())
+    "clarified covered listed "
+    # chat's bare declines (scorers/casual.py): "not gonna guess on that one", "idk"
+    "guess idk".split())
 # one search, not a generator of `in` over them; the bot of itself (卡壳, 空白, 努力学习, 怕答错), a system's notice (繁忙,
 # 开小差, 稍后再试), what it needs first (麻烦, 请提供, 先核, 才好帮)
 ZH_CUES = re.compile("不|没|未|无|缺|超|难|恕|外行|卡壳|空白|繁忙|开小差|稍后再试|努力学习|怕答错|怕说错|怕讲错|麻烦|请您?提供|"
+                     "摆烂|投降|认输|弃权|交白卷|"  # the speaker giving up (refusal_zh.REFUSAL)
                      "先核|才好帮|才能帮")
 CJK = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
 # An answer's words as str.split() leaves them: with the punctuation that may cling to them.
@@ -80,6 +85,7 @@ def answer_may_refuse(answer: str) -> tuple[bool, bool | None]:
         for dash in "-—–/":
             lower = lower.replace(dash, " ")
         cue = met & _CUE if lower.isascii() else not _CUE_TOKENS.isdisjoint(lower.split())
+        cue = cue or "out of my " in lower  # "i'm out of my depth there" (scorers/casual.py)
         if not cue and not ("different" in lower and any(w in lower for w in _OTHER_SUBJECTS)) and not checks_first(
                 lower, need := "need " in lower):  # one search for both readings of "need" (0.5 µs over a summary)
             # what the speaker needs first, a system's notice (no cue word); the matter left to someone else, no cue of
@@ -110,6 +116,6 @@ def may_refuse(text: str) -> bool:
     if not lower.isascii() and ZH_CUES.search(lower):
         return True
     words = letter_runs(lower)
-    cue = "n't" in lower or "n’t" in lower or not CUES.isdisjoint(words) or (
+    cue = "n't" in lower or "n’t" in lower or not CUES.isdisjoint(words) or "out of my " in lower or (
         "different" in words and not _OTHER_SUBJECTS.isdisjoint(words)) or checks_first(lower)
     return cue and not ANCHORS.isdisjoint(words)
