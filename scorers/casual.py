@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from ragpulse._native import WordGates
-from ragpulse.scorers.declines import letter_runs
+from ragpulse.scorers.refusal_gate import words_of
 from ragpulse.scorers.refusal_zh import HAN, TOPIC
 
 _PICTOGRAPH = "\u2600-\u27bf\U0001f300-\U0001faff"  # not a flag: it stands before a country's name
@@ -71,6 +71,11 @@ _TAG_GATE = WordGates([(sorted("ngl tbh fr frfr lowkey highkey cap bestie fam sm
                         "".join(chr(code) for code in range(128) if not chr(code).isalpha()))])
 
 
+# A chat's reply is a few lines: its tags are looked for in an answer of up to this many characters (over FaithBench's
+# summaries the lookup cost 3 µs an answer)
+_CHAT_CHARS = 400
+
+
 def untagged(answer: str) -> str:
     """The answer with chat's tags and intensifiers blanked and an emoticon before more words read as a full stop (one
     character for one); itself when it holds none."""
@@ -78,6 +83,8 @@ def untagged(answer: str) -> str:
         answer = _ZH_TAGS.sub(_blank, answer)
     if " :" in answer or " ;" in answer:
         answer = _EMOTICON_STOP.sub(lambda emoticon: " ." + " " * (len(emoticon.group()) - 2), answer)
+    if len(answer) > _CHAT_CHARS:
+        return answer
     lower = answer.lower()
     if not _TAG_GATE.met_in(lower) and "ooo" not in lower:
         return answer
@@ -149,7 +156,7 @@ _SPEAKER = frozenset(("i", "my", "me", "idk", "dunno"))  # every shape above nam
 def declined(text: str) -> re.Match[str] | None:
     """A decline said as chat says it, led by the speaker or bare (the clause's head before it is read as any
     refusal's is); None when there is none."""
-    words = set(letter_runs(text.lower()))
+    words = frozenset(words_of(text))  # the clause gate's (refusal_gate.may_refuse)
     if not _BARE_WORDS.isdisjoint(words) and (bare := _BARE_LED.match(text)) is not None:
         return bare
     if _SPEAKER.isdisjoint(words):
@@ -159,7 +166,7 @@ def declined(text: str) -> re.Match[str] | None:
 
 def declined_matter(text: str) -> re.Match[str] | None:
     """The matter put first, then said not to be the speaker's (the topic before it is no claim); None when not."""
-    words = set(letter_runs(text.lower()))
+    words = frozenset(words_of(text))  # the clause gate's (refusal_gate.may_refuse)
     if "my" not in words and "me" not in words:
         return None
     return next((found for keys, shape in _PREDICATE if not keys.isdisjoint(words) and (found := shape.search(text))), None)

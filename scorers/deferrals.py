@@ -109,7 +109,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 NAMED_WORDS = frozenset("team desk department colleague colleagues specialist specialists agent agents staff advisor "
                         "advisors adviser advisers representative representatives people folks person someone somebody "
                         "human centre center support store helpdesk helpline hotline service office gap hole blind technician "
-                        "technicians engineer engineers expert experts appraiser appraisers billing manager managers".split()) | {"customer care"}
+                        "technicians engineer engineers expert experts appraiser appraisers billing manager managers".split())
 NAMED_PARTS = "".join(chr(code) for code in range(128) if not chr(code).isalnum())
 # "i'd" a word (the apostrophe parts none); "i’d" is "i d" (a character beyond ASCII parts words)
 PHRASES = frozenset((

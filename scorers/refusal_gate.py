@@ -66,6 +66,11 @@ _GATES = WordGates([(sorted(_CUE_TOKENS), "".join(chr(code) for code in range(12
                     (sorted(NAMED_WORDS), NAMED_PARTS), (sorted(PHRASES), PHRASE_PARTS)], needs=[0, 0, _NAMED])
 
 
+def words_of(text: str) -> list[str]:
+    """letter_runs of a lower-cased text: the gate's, when the gate read this very text last."""
+    return _last[1] if _last[0] is text else letter_runs(text.lower())
+
+
 def named(text: str) -> bool:
     """Whether a text names someone and holds a deferral's phrase (deferrals.may_defer's gate), lower-cased or not."""
     return _GATES.met_in(text) & (_NAMED | _PHRASE) == _NAMED | _PHRASE
@@ -110,12 +115,18 @@ def needs_first(lower: str, need: bool = True) -> bool:
             and _NOTICE.search(lower) is not None)
 
 
+# The last clause the gate read and its words: scorers/casual.py's shapes read them again (1 µs a clause)
+_last: tuple[str, list[str]] = ("", [])
+
+
 def may_refuse(text: str) -> bool:
     """A clause's gate: a cue, and in English an anchor."""
+    global _last
     lower = text.lower()
     if not lower.isascii() and ZH_CUES.search(lower):
         return True
     words = letter_runs(lower)
+    _last = (text, words)
     cue = "n't" in lower or "n’t" in lower or not CUES.isdisjoint(words) or "out of my " in lower or (
         "different" in words and not _OTHER_SUBJECTS.isdisjoint(words)) or checks_first(lower)
     return cue and not ANCHORS.isdisjoint(words)

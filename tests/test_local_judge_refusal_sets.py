@@ -426,9 +426,8 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # q3417's deferrals, "I'll let the returns team decide …", "… I'll leave to our technicians", no longer faulted
         # claims, their answers faulted by their other claim as before)
         # *-q37*'s 15 (669, 141, 734 before; 13, 2, 14 as measured, its reading moves none)
-        # *-q41*'s reading moves no count here: en-partial-q2204's "can't check ur specific order from here tho",
-        # q3422's "Regarding your balance, kindly contact customer care …" and q3525's "I'd leave that to account support
-        # …" no longer faulted claims, their unsupported claims faulted as before
+        # *-q41*'s reading moves no count here: en-partial-q3525's "I'd leave that to account support …" no longer a
+        # faulted claim (a deferral with a team named bare), its unsupported claim faulted as before
         ("en", "hallucination", "faulted"): 720, ("en", "hallucination", "not faulted"): 150,
         ("en", "hallucination", "answer a hallucination"): 786,
         # *-q28*'s reading: 518 and 146 before it (and *-q28*'s 15 added); an agent's "[tool] …" lines and "@customer
@@ -524,7 +523,7 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         ("en", "refusal", "recognised"): 30, ("zh", "refusal", "recognised"): 30,
         ("en", "hallucination", "faulted"): 13, ("en", "hallucination", "not faulted"): 2,
         ("en", "hallucination", "answer a hallucination"): 12,
-        ("en", "grounded", "not faulted"): 12, ("en", "grounded", "faulted"): 3,
+        ("en", "grounded", "not faulted"): 11, ("en", "grounded", "faulted"): 4,
         ("en", "grounded", "answer a hallucination"): 8,
         ("zh", "hallucination", "faulted"): 14, ("zh", "hallucination", "not faulted"): 1,
         ("zh", "hallucination", "answer a hallucination"): 14,
