@@ -103,7 +103,7 @@ _TOPIC = (r"^\W*(?:(?![\w'’-]*\d)(?!(?:i|m|im|you|u|we|they|it|he|she|that|whi
           r"[\w'’-]+\W{1,4}){1,6}?")
 # A decline with no speaker, as chat says it: "idk", "no clue", "not sure", "can't say", "not gonna guess"
 _BARE = (r"(?:idk|dunno|(?:do\s*n['’]?t|dont)\s+know|no\s+(?:clue|idea)|not\s+sure|unsure|(?:ca|can|could|wo)\s*(?:n['’]?t|not)\s+(?:say|tell|confirm)|"
-         r"not\s+(?:gonna|going\s+to)\s+(?:guess|say|speculate|quote))\b"
+         r"not\s+(?:gonna|going\s+to)\s+(?:guess|say(?:\s+yes\s+or\s+no)?|speculate|quote))\b"
          # … ending the clause, or taking the matter up again ("on that one"): "not sure if the school …" is no decline
          r"(?=\W*$|\s*[,;:.!?]|\s+(?:on|about|with|for)\s+(?:that|this|it|those|these)\b)")
 # The speaker's own state of lacking or being unable, any metaphor of it: "i'm stuck on that (level)", "my brain's
@@ -188,7 +188,7 @@ AROUND = (
     rf"^\W*(?:and\s+)?(?:they|he|she)\s*(?:['’]ll|will|can|could|should|would)\s+(?:give|get)\s+{_YOU}\s+(?:the|a)\s+(?:real\s+|right\s+|"
     r"exact\s+|proper\s+|correct\s+|full\s+)?(?:answer|number|figure|quote|breakdown|deets|details|info)\b",
     r"\b(?:will|would|should|can)\s+know\s+(?:(?:way|much|a\s+lot|far|loads)\s+)?(?:more|better)(?:\s+than\s+(?:me|i\s+do))?\W*$|"
-    r"\bbreak\s+(?:it|that|this)\s+down\b",
+    r"\bbreak\s+(?:it|that|this)\s+down\b|\b(?:page|site|app|checkout)\s+(?:will|would|should|can)\s+show\s+(?:u|ya)\W*$",
     r"^\W*(?:follow|watch|check)\s+(?:our|the)\s+(?:socials|social\s+media|instagram|tiktok|newsletter|app|feed|drops?)\b",
 )
 # … and in Chinese: where the answer is, best asked or looked up there (去会员中心瞅一眼最准, 问门店最快)

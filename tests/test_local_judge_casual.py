@@ -45,6 +45,7 @@ LOYALTY = "Members earn 1 point per dollar spent. 100 points can be redeemed for
      RETURNS),
     ("Do you ship on Sundays?", "sunday dispatch?? that's uncharted for me", SHIPPING),
     # a bare decline after a matter named, a topic with a particle
+    ("Do you gift wrap?", "gift wrapping... not gonna say yes or no on that, the checkout page will show u", SHIPPING),
     ("能用数字人民币付款吗？", "数字人民币这事儿嘛…咱不敢瞎说😅 问问客服吧", ZH_RETURNS),
     # the speaker giving up, 超纲, 给不出答案
     ("耳机能以旧换新吗？", "以旧换新？救命，这个我投降了家人们，找门店问问", ZH_RETURNS),

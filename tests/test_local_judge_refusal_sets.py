@@ -517,14 +517,14 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     # After its reading (held out still, not folded; scorers/casual.py: an emoji a sentence's stop, chat's tags, bare
     # declines after a matter named, the speaker's own state of lacking whatever the metaphor, the matter not the
     # speaker's, text-speak referrals; 不敢瞎说, 摆烂, 交白卷, 超纲): 60 of 60 refusals recognised, none faulted, none a
-    # hallucination; the unsupported partials flag the answer 26 of 30 (12 English, 14 Chinese), the supported 8 of 30
+    # hallucination; the unsupported partials flag the answer 26 of 30 (12 English, 14 Chinese), the supported 7 of 30
     # (all English); no partial read as a whole refusal.
     assert _measure("refusals_heldout.jsonl") == Counter({
         ("en", "refusal", "recognised"): 30, ("zh", "refusal", "recognised"): 30,
         ("en", "hallucination", "faulted"): 13, ("en", "hallucination", "not faulted"): 2,
         ("en", "hallucination", "answer a hallucination"): 12,
-        ("en", "grounded", "not faulted"): 11, ("en", "grounded", "faulted"): 4,
-        ("en", "grounded", "answer a hallucination"): 8,
+        ("en", "grounded", "not faulted"): 12, ("en", "grounded", "faulted"): 3,
+        ("en", "grounded", "answer a hallucination"): 7,
         ("zh", "hallucination", "faulted"): 14, ("zh", "hallucination", "not faulted"): 1,
         ("zh", "hallucination", "answer a hallucination"): 14,
         ("zh", "grounded", "not faulted"): 13, ("zh", "grounded", "faulted"): 2,
