@@ -4,8 +4,9 @@ It fills every judgment series on a fresh machine, with `judge="local"` on them 
 them for an LLM's, and it is the judge of `judge.mode: local`. Like the LLM judge it returns the
 answer's claims, each with a verdict and its evidence (docs/judging.md, The local judge):
 
-1. the answer is split into clauses (scorers/text.py); clauses of conversation, a preamble and clauses that refuse
-   (scorers/refusal.py) are no claims: an answer of refusals only is a refusal, never a hallucination;
+1. the answer, its SSML markup read as spoken (scorers/speech_markup.py), is split into clauses (scorers/text.py);
+   clauses of conversation, a preamble and clauses that refuse (scorers/refusal.py) are no claims: an answer of
+   refusals only is a refusal, never a hallucination;
 2. each claim is aligned with the chunk clause that shares most of its terms (Dice of the term
    sets, quantities counted as terms);
 3. its verdict, the first rule that holds:
@@ -58,6 +59,7 @@ from ragpulse.scorers.declines import cued, says_so, weigh
 from ragpulse.scorers.handoffs import hands_off, may_hand_off, numbers_of_its_own
 from ragpulse.scorers.nothing_new import may_say_nothing, says_nothing_new
 from ragpulse.scorers.refusal import read
+from ragpulse.scorers.speech_markup import spoken
 from ragpulse.scorers.text import Clause, analyser, clause, question_shared, question_terms
 
 # What each version changed: docs/judging.md (the local judge's prompt version). Calibration is per version: a new
@@ -298,7 +300,10 @@ class LocalJudge:
             judgment.error = "no_chunk_text"
             return judgment
         cited = event_citations(event)
-        answer = event.answer if cited is None else strip_markers(event.answer)
+        # SSML read as spoken before anything reads the answer (its claims, refusals, relevancy), once: the refusals
+        # _judged finds are taken out of this text (_lexical); the judge's claims are texts, no offsets into the answer
+        said = spoken(event.answer)
+        answer = said if cited is None else strip_markers(said)
         verdicts, refusals = self._judged(answer, where, event.query)
         judgment.claims = [v.claim for v in verdicts]
         judgment.used_chunks = sorted({v.chunk for v in verdicts if v.chunk is not None})
@@ -316,7 +321,7 @@ class LocalJudge:
         else:
             set_groundedness(judgment, self._model or shipped_model(), [v.claim for v in verdicts],
                              [v.evidence for v in verdicts], _lexical(answer, cached, verdicts, refusals))
-        self._relevancy(judgment, event.answer, question, coverage, verdicts, self._stems)
+        self._relevancy(judgment, said, question, coverage, verdicts, self._stems)
         if question:
             judgment.context_relevance_reason = f"the best chunk has {max(coverage, default=0.0):.0%} of the question's terms"
         return judgment
@@ -328,7 +333,7 @@ class LocalJudge:
         where = _where([c.analysis if c is not None else None for c in cached], self._stems)
         if where is None:
             return None
-        answer = event.answer if event_citations(event) is None else strip_markers(event.answer)
+        answer = spoken(event.answer if event_citations(event) is None else strip_markers(event.answer))
         verdicts, refusals = self._judged(answer, where, event.query)
         return features([v.evidence for v in verdicts], _lexical(answer, cached, verdicts, refusals)) if verdicts else None
 
@@ -339,7 +344,7 @@ class LocalJudge:
         checks: dict[int, tuple[str, str]] = {}
         for index, sentence in enumerate(s for s in judged_citations(cited) if s.chunks):
             where = _where([c if i in sentence.chunks else None for i, c in enumerate(chunks)], self._stems)
-            verdicts = self._judged(sentence.sentence, where, question)[0] if where else []
+            verdicts = self._judged(spoken(sentence.sentence), where, question)[0] if where else []
             faults = [v for v in verdicts if v.claim.verdict in ("contradicted", "not_in_context")]
             if where is None:
                 checks[index] = ("uncertain", "the cited chunks have no text")

@@ -518,16 +518,21 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     # reading: 30 of 60 refusals recognised (21 English, 9 Chinese), 27 judged hallucinations (9 English, 18 Chinese):
     # the markup read as words of the claims; partials: the unsupported ones make the answer a hallucination 26 of 30,
     # the supported ones 19 of 30; 2 partials read as whole refusals.
+    # After its reading (held out still, not folded): SSML read as spoken (scorers/speech_markup.py), its tags no
+    # words: 36 of 60 refusals recognised (21 English, 15 Chinese), 12 judged hallucinations (9 English, 3 Chinese),
+    # every SSML answer judged as its plain text is; unsupported partials flag the answer 26 of 30, supported ones 7 of
+    # 30 (all English), none read as a whole refusal. en-refusal-q4206 ("<speak>Hmm.<break/> Payment methods aren't on
+    # my list of topics for this call. You'll see every option …") was recognised only through its tags' words.
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 21, ("en", "refusal", "faulted"): 7, ("en", "refusal", "not faulted"): 2,
+        ("en", "refusal", "recognised"): 21, ("en", "refusal", "faulted"): 6, ("en", "refusal", "not faulted"): 3,
         ("en", "refusal", "a hallucination"): 9,
-        ("zh", "refusal", "recognised"): 9, ("zh", "refusal", "faulted"): 20, ("zh", "refusal", "not faulted"): 1,
-        ("zh", "refusal", "a hallucination"): 18,
-        ("en", "hallucination", "faulted"): 15, ("en", "hallucination", "answer a hallucination"): 13,
-        ("en", "grounded", "not faulted"): 2, ("en", "grounded", "faulted"): 11, ("en", "grounded", "refused"): 2,
-        ("en", "grounded", "answer a hallucination"): 11,
+        ("zh", "refusal", "recognised"): 15, ("zh", "refusal", "faulted"): 12, ("zh", "refusal", "not faulted"): 3,
+        ("zh", "refusal", "a hallucination"): 3,
+        ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
+        ("en", "hallucination", "answer a hallucination"): 13,
+        ("en", "grounded", "not faulted"): 9, ("en", "grounded", "faulted"): 6,
+        ("en", "grounded", "answer a hallucination"): 7,
         ("zh", "hallucination", "faulted"): 14, ("zh", "hallucination", "not faulted"): 1,
         ("zh", "hallucination", "answer a hallucination"): 13,
-        ("zh", "grounded", "not faulted"): 5, ("zh", "grounded", "faulted"): 10,
-        ("zh", "grounded", "answer a hallucination"): 8,
+        ("zh", "grounded", "not faulted"): 11, ("zh", "grounded", "faulted"): 4,
     })
