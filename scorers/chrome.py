@@ -14,7 +14,10 @@ around a refusal or a hand-off, whatever numbers they hold).
   match=false"), a bot's status line ("> _PolicyBot v2.3 · confidence below threshold · no answer posted_").
 - A signature that names an automated answerer ("Aria (automated assistant), Customer Care", "Returns Desk (auto)",
   客服中心（自动回复）), a reference ("case RC-55102", 工单 #ZX-30177), a promise of a reply's time ("Expect a reply within
-  one working day", 预计一个工作日内回复), a chat menu ("Reply 1 to be connected", 回复「人工」就能转过去).
+  one working day", 预计一个工作日内回复), a chat menu ("Reply 1 to be connected", 回复「人工」就能转过去), a voice menu's
+  prompt ("Press or say two for our returns team", 'say "agent" at any time', 按3键转维修部门, 请说"安装服务") and a hold
+  ("Please stay on the line", 请稍候, 请不要挂机); "Press the power button for 10 seconds" and "say 'express' at
+  checkout" are no menu.
 - An e-mail auto-reply's own lines: "This is an automated message", 此邮件为系统自动回复, 请勿直接回复.
 - A letter's or a text's sign-off naming a team or a brand ("– ShopCare", "After-Sales Team", 售后服务部); an agent's
   trace lines ("Thought: …", "Action: lookup_policy(…)", "Observation: 1 document returned"); a queue's notice ("you
@@ -31,6 +34,11 @@ from ragpulse.scorers.text import Clause, clause
 
 _SHORTCODE = re.compile(r"(?<![\w:/]):[a-z][a-z0-9_+-]{1,30}:(?![\w:/])")
 _MENTION = re.compile(r"^[^\S\n]*(?:@[A-Za-z][\w.-]{0,30}|\*[A-Za-z][\w-]{0,30}\*(?=\s))", re.MULTILINE)  # "*PolicyBot* …"
+# A voice menu's lead, key and whom it reaches: "or say two", 'say "agent"', "press star", "for our returns team"
+_VOICE_LEAD = r"(?:(?:or|and|just|simply|please|you\s+can|you\s+may)\s+)*"
+_VOICE_KEY = (r"\d|zero|one|two|three|four|five|six|seven|eight|nine|star|pound|hash|the\s+(?:\d|star|pound|hash)|"
+              r"[\"'“‘][^\"'”’\n]{1,20}[\"'”’]")
+_VOICE_WHOM = r"(?:team|department|desk|line|agent|person|representative|colleague|specialist|operator|menu|options?)\b"
 _LOG_TAG = r"\[(?:agent|tool|system|bot|log|debug|trace|retriever)\]"  # what opens an agent's log line: "[agent] …"
 
 
@@ -126,6 +134,15 @@ _CHROME = re.compile("|".join((
     r"\b(?:you\s+are|you['’]re)\s+(?:number\s+|no\.?\s*|#)?\d+\w*\s+in\s+(?:the\s+)?(?:queue|line)\b|\b(?:estimated|expected|"
     r"current)\s+wait(?:ing)?(?:\s+time)?\b|(?:排队|排在)第\s*\d+\s*(?:位|个|名)|前面还有\s*\d+\s*(?:人|位)|\b(?:keep\s+an\s+eye\s+on|"
     r"watch|look\s+out\s+for)\s+(?:your\s+)?(?:inbox|e-?mails?|messages?|sms|texts?)\b|请(?:留意|注意查收|关注)[^，。；！？]{0,6}(?:邮件|短信|消息|通知|来电)",
+    # a voice menu's prompt: a key or a word to say, and whom it reaches ("Press or say two for our returns team", 'Say
+    # "agent" at any time', 按3键转维修部门, 请说"安装服务", 或者按0转人工); a hold ("stay on the line", 请稍候, 请不要挂机)
+    rf"^\W*{_VOICE_LEAD}(?:press|say|dial)(?:\s+or\s+(?:press|say))?\s+(?:{_VOICE_KEY})(?:\s+key)?\W*(?:$|at\s+any\s+time\W*$|"
+    rf"(?:to|for)\s+(?:be\s+)?(?:connected|transferred|put\s+through|speak|talk|reach|an?\s+(?:agent|person|operator)|"
+    rf"(?:our|the)\s+(?:[\w-]+\s+){{0,3}}?{_VOICE_WHOM}))",
+    r'^\W*(?:请|或者?|也可以|(?:您|你)可以|直接)*(?:按\s*(?:\d|[零一二三四五六七八九井星*#＊＃])\s*(?:号?键)?|说\s*[“"「][^”"」\n]{1,10}[”"」])'
+    r"\s*(?:(?:转|转接|接通|进入|联系|找)[^，。；！？]{0,10})?\W*$",
+    r"^\W*(?:please\s+)?(?:stay|remain)\s+on\s+the\s+line\W*$|\bdon['’]t\s+hang\s+up\b|^\W*请(?:您)?(?:稍候|稍等)(?:片刻|一下)?\W*$|"
+    r"请(?:您)?(?:不要|别|勿)挂(?:机|断)",
     r'^[\s{]*"(?:status|state|outcome)"\s*:\s*"(?:deferred|escalated|handed_off|handoff|queued|pending_human|no_answer)"',
     r'^[\s{]*"(?:reason|code|category|intent|route|queue)"\s*:\s*"[a-z]+(?:_[a-z]+)+"\W*$',
 )), re.IGNORECASE)

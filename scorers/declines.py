@@ -104,6 +104,10 @@ _EN_UNSPOKEN = (
     # confirmed it than have me guess"
     r"\bnot\s+(?:one|something|a\s+(?:question|thing))\s+(?:that\s+)?i(?:['’]m|\s+am|['’]ll|\s+will)\s+(?:going\s+to\s+|gonna\s+)?"
     r"(?:guess|estimate|speculate)\b|\brather\b[^.;!?]{0,60}?\bthan\s+(?:have|having|let|letting)\s+me\s+(?:guess|speculate|estimate)\b",
+    # a topic put outside what the speaker has: "Payment methods aren't on my list of topics for this call", "The
+    # Hamburg location isn't one I have opening times for"
+    r"\b(?:is|are)(?:\s+not|n['’]t)\s+on\s+(?:my|our)\s+list\b|\b(?:is|are)(?:\s+not|n['’]t)\s+(?:one|ones|something)\s+"
+    r"(?:that\s+)?i\s+have\s+(?:\w+\s+){1,3}?(?:for|on|about)\W*$",
     # a handoff: "transfer you to a colleague", "passing the conversation along to them"
     r"\b(?:transfer|put)\s+you\s+(?:through\s+)?to\s+(?:a|an|our|the)\s+(?:\w+\s+)?(?:colleague|agent|representative|specialist)",
     r"\b(?:passing|handing|transferring|routing)\s+(?:the\s+|this\s+|your\s+)?(?:conversation|chat|request|case|you)\s+"

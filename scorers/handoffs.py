@@ -10,9 +10,10 @@ by our orders team", "would be the right place to ask", "please get in touch wit
 the speaker keeping from an answer for the asker's sake ("I'd hate to get it wrong", "I'd rather you confirm",
 "something I'd want a person to look at", "I'll stay out of it", 不替您下结论, 不好先答应), a topic owned by a team
 ("Gift-card terms are owned by Finance", "Payment-method questions go to the payments team", 会员价格归市场部管, 需由账户安全
-团队答复), a person fetched ("Let me grab a human", "needs a human touch", "a job for a real person", 小助手这就帮您
-呼叫客服), the interface's buttons pointed at ("Tap below for …", 可以点【会员中心】查一下). Never one with a number of its
-own; a reference's digits ("case RC-55102", 工单 WX-77210) are none.
+团队答复), a call's transfer under way ("Bear with me while I transfer your call"), a person fetched ("Let me grab a
+human", "needs a human touch", "a job for a real person", 小助手这就帮您呼叫客服), the interface's buttons pointed at ("Tap
+below for …", 可以点【会员中心】查一下). Never one with a number of its own; a reference's digits ("case RC-55102", 工单
+WX-77210) are none.
 """
 
 from __future__ import annotations
@@ -62,13 +63,15 @@ _EN_SHAPES = (
     r"escalated|flagged)\s+(?:your|the|this)\s+(?:\w+\s+)?(?:question|query|request|case|message|chat|conversation|ticket|thread)\s+"
     r"(?:to|for|with)\b|"
     r"\bi['’]ll\s+leave\s+(?:\w+\s+){1,4}?(?:to|for)\s+(?:the|our|a|an)\b",
-    r"^\W*(?:one\s+moment|please\s+hold|hold\s+on|hang\s+(?:tight|on))\b",
+    r"^\W*(?:one\s+moment|please\s+hold|hold\s+on|hang\s+(?:tight|on)|bear\s+with\s+(?:me|us))\b",
+    # a call's transfer under way: "… while I transfer your call", "while we connect you"
+    r"\bwhile\s+(?:i|we)\s+(?:transfer|connect|put\s+through)\s+(?:you|your\s+call)\b",
     # a person fetched, or the matter theirs: "Let me grab a human for this one", "Price adjustments need a human
     # touch", "Cancelling is a job for a real person — I'm just a bot!", "Connecting you now…"
     r"\blet\s+me\s+(?:grab|get|fetch|find|call\s+in|bring\s+in)\s+(?:you\s+)?(?:a|an|one\s+of\s+our)\s+"
     r"(?:real\s+)?(?:human|person|agent|colleague|teammate)\b|\b(?:needs?|takes?|requires?)\s+a\s+(?:human|personal)\s+"
     r"touch\b|\b(?:is|are|['’]s)\s+"
-    r"(?:a\s+job|one|a\s+task)\s+for\s+(?:a|an)\s+(?:real\s+|actual\s+)?(?:human|person|agent|teammate)\b|"
+    r"(?:a\s+job|one|a\s+task|a\s+matter)\s+for\s+(?:a|an)\s+(?:real\s+|actual\s+)?(?:human|person|agent|teammate)\b|"
     r"\bi['’]?m\s+(?:just|only|merely)\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,2}?(?:bot|chatbot|assistant|helper)\b|"
     r"^\W*(?:now\s+)?(?:connecting|transferring|putting\s+you\s+through)\b",
     # the interface's own buttons: "Tap below for the full store list!"
@@ -86,10 +89,11 @@ _EN_SHAPES = (
     r"(?:\w+\s+)?(?:human|person|colleague|team|specialist|agent|expert)\b|\b(?:i['’]ll|i\s+will|let\s+me)\s+let\s+"
     rf"(?:a|an|our|the)\s+(?:\w+\s+)?{_WHO}|\b(?:questions|queries|enquiries|inquiries)\s+(?:go|goes|"
     r"are\s+(?:sent|routed|passed))\s+to\s+(?:our|the|a)\b|\b(?:someone|somebody|a\s+colleague)\b[^.;!?]{0,30}?\b(?:will|"
-    r"['’]ll|can|could)\s+(?:\w+\s+){0,2}?(?:look|check|confirm|help|answer|get\s+back)\b|\bask\s+(?:it\s+)?in\s+"
+    r"['’]ll|can|could)\s+(?:\w+\s+){0,2}?(?:look|check|confirm|help|answer|get\s+back|pick\s+up)\b|\bask\s+(?:it\s+)?in\s+"
     r"#[\w-]+|\bone\s+to\s+(?:put\s+to|ask|raise\s+with|check\s+with)\s+(?:the|our|your|a)\b|\bnot\s+(?:going\s+to|"
     r"gonna)\s+(?:make\s+(?:that|this|the)\s+call|comment|weigh\s+in)\b|\b(?:our|the|your)\s+(?:[\w-]+\s+){0,2}?"
-    r"(?:estimator|calculator|checker|finder|locator)\b[^.;!?]{0,40}?\b(?:will|can|would)\s+(?:give|show|tell|calculate)\b|"
+    r"(?:estimator|calculator|checker|finder|locator)\b[^.;!?]{0,40}?\b(?:(?:will|can|would)\s+(?:give|show|tell|calculate|list)|"
+    r"lists|shows)\b|"
     r"\bi['’]?ll\s+stay\s+out\s+of\s+(?:it|this|that)\b",
     r"\bworth\s+(?:checking|asking|confirming)\s+(?:with|at)\b",
     r"\b(?:your|the)\s+(?:best|quickest|easiest|safest)\s+(?:options?|bets?|routes?|ways?)\s+(?:are|is|would\s+be)\b",
@@ -110,7 +114,7 @@ _EN_SHAPES = (
     r"\bi\s+(?:don['’]t|do\s+not)\s+want\s+(?:you|to)\s+(?:\w+\s+){0,8}?(?:wrong|because\s+of\s+me|on\s+my\s+word)\b",
     r"\bnot\s+going\s+to\s+give\s+you\s+a\s+(?:yes\s+or\s+no|firm|definite|straight)\b",
     r"\bi\s+(?:don['’]t|do\s+not)\s+have\s+(?:a|an|any)\s+(?:[\w-]+\s+){1,4}?(?:i|we)\s+can\s+(?:share|give|provide|pass\s+on)\b",
-    r"\b(?:is|are)(?:\s+not|n['’]t)\s+something\s+(?:this\s+\w+|i|we)\s+(?:covers?|handles?|can|do|does)\b",
+    r"\b(?:is|are)(?:\s+not|n['’]t)\s+something\s+(?:this\s+(?:\w+\s+)?\w+|i|we)\s+(?:covers?|handles?|can|do|does)\b",
 )
 _EN_HANDOFF = re.compile("(?i:" + "|".join(_EN_SHAPES) + ")")
 # the asker's act of asking as the best course ("Ringing the store ahead of your visit would be the safest bet"; "Express
@@ -171,7 +175,7 @@ _EN_GATE = frozenset(
     "someone somebody colleague visit please kindly estimator calculator checker finder locator gonna stay "
     "checked verified discussed asked raised recorded registered ticket opened created connecting transferring putting "
     "passing handle take explained clarified safest surest quickest easiest hang grab fetch bring job bot chatbot "
-    "assistant helper tap click press hit".split())
+    "assistant helper tap click press hit bear while matter pick lists shows".split())
 _MAX_CHARS = 600
 # A hand-off speaks to the asker or for the shop: an answer without one of these words (a summary, an explanation in
 # the third person) is spared reading its clauses for one

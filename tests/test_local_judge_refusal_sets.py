@@ -523,13 +523,19 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     # every SSML answer judged as its plain text is; unsupported partials flag the answer 26 of 30, supported ones 7 of
     # 30 (all English), none read as a whole refusal. en-refusal-q4206 ("<speak>Hmm.<break/> Payment methods aren't on
     # my list of topics for this call. You'll see every option …") was recognised only through its tags' words.
+    # After the voice reading (held out still): a voice menu's prompt and a hold notice are a channel's chrome beside a
+    # refusal (scorers/chrome.py: "Press or say two for our returns team", 按3键转维修部门, 请说"安装服务", 或者按0转人工,
+    # 请不要挂机), a call's transfer under way a hand-off ("Bear with me a moment while I transfer your call"), a topic put
+    # off the speaker's list or hours not had a decline (scorers/declines.py): 46 of 60 refusals recognised (25 English,
+    # 21 Chinese), 5 judged hallucinations (all English). en-partial-q4218 (its unsupported "We ship to … and
+    # Australia" still faulted) is now "uncertain", no longer flagged: its 'say "shipping" for the shipping desk', a
+    # supported claim before, is a menu prompt beside its refusal (unsupported partials flag the answer 25 of 30).
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 21, ("en", "refusal", "faulted"): 6, ("en", "refusal", "not faulted"): 3,
-        ("en", "refusal", "a hallucination"): 9,
-        ("zh", "refusal", "recognised"): 15, ("zh", "refusal", "faulted"): 12, ("zh", "refusal", "not faulted"): 3,
-        ("zh", "refusal", "a hallucination"): 3,
+        ("en", "refusal", "recognised"): 25, ("en", "refusal", "faulted"): 2, ("en", "refusal", "not faulted"): 3,
+        ("en", "refusal", "a hallucination"): 5,
+        ("zh", "refusal", "recognised"): 21, ("zh", "refusal", "faulted"): 7, ("zh", "refusal", "not faulted"): 2,
         ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
-        ("en", "hallucination", "answer a hallucination"): 13,
+        ("en", "hallucination", "answer a hallucination"): 12,
         ("en", "grounded", "not faulted"): 9, ("en", "grounded", "faulted"): 6,
         ("en", "grounded", "answer a hallucination"): 7,
         ("zh", "hallucination", "faulted"): 14, ("zh", "hallucination", "not faulted"): 1,
