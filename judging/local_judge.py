@@ -195,6 +195,14 @@ class _Context:
         return claims
 
 
+def _as_read(answer: str, cited: Citations | None) -> tuple[str, str]:
+    """(the answer with its SSML read as spoken, that without its citation markers: what the claims are read from).
+    Read so before anything reads the answer, once: the refusals _judged finds are taken out of this text (_lexical);
+    the judge's claims are texts, no offsets into the answer."""
+    said = spoken(answer)
+    return said, said if cited is None else strip_markers(said)
+
+
 def _where(chunks: Sequence[ChunkAnalysis | None], stems: StemMemo) -> _Context | None:
     """The chunks with text as the judge reads them (indices kept), or None when none has text."""
     known = [c for c in chunks if c is not None]
@@ -300,10 +308,7 @@ class LocalJudge:
             judgment.error = "no_chunk_text"
             return judgment
         cited = event_citations(event)
-        # SSML read as spoken before anything reads the answer (its claims, refusals, relevancy), once: the refusals
-        # _judged finds are taken out of this text (_lexical); the judge's claims are texts, no offsets into the answer
-        said = spoken(event.answer)
-        answer = said if cited is None else strip_markers(said)
+        said, answer = _as_read(event.answer, cited)
         verdicts, refusals = self._judged(answer, where, event.query)
         judgment.claims = [v.claim for v in verdicts]
         judgment.used_chunks = sorted({v.chunk for v in verdicts if v.chunk is not None})
@@ -333,7 +338,7 @@ class LocalJudge:
         where = _where([c.analysis if c is not None else None for c in cached], self._stems)
         if where is None:
             return None
-        answer = spoken(event.answer if event_citations(event) is None else strip_markers(event.answer))
+        answer = _as_read(event.answer, event_citations(event))[1]
         verdicts, refusals = self._judged(answer, where, event.query)
         return features([v.evidence for v in verdicts], _lexical(answer, cached, verdicts, refusals)) if verdicts else None
 

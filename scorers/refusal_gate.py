@@ -68,7 +68,8 @@ _GATES = WordGates([(sorted(_CUE_TOKENS), "".join(chr(code) for code in range(12
 
 def words_of(text: str) -> list[str]:
     """letter_runs of a lower-cased text: the gate's, when the gate read this very text last."""
-    return _last[1] if _last[0] is text else letter_runs(text.lower())
+    text_read, words = _last  # read once: the local judge's thread may set it between two reads
+    return words if text_read is text else letter_runs(text.lower())
 
 
 def named(text: str) -> bool:

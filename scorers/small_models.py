@@ -172,17 +172,12 @@ _RULE_KEYS = Substrings(("my rule", "instruct", "my guideline", "prompt", "stay 
 _RULE_PHRASE_SET = Substrings(_RULE_PHRASES)
 
 
-def may_be_ruled(lower: str) -> bool:
-    """ruled()'s gate over a lower-cased answer: the speaker's own rules or its abstaining named."""
-    if not lower.isascii():
-        return any(word in lower for word in _ZH_RULE_WORDS)
-    return bool(_RULE_KEYS.in_lowered(lower)) and bool(_RULE_PHRASE_SET.in_lowered(lower))
-
-
 def answer_may_be_ruled(answer: str) -> bool:
-    """may_be_ruled(answer.lower()); an ASCII answer lower-cased in the crate, not made again as a str."""
+    """ruled()'s gate over an answer: the speaker's own rules or its abstaining named (an ASCII answer lower-cased in
+    the crate, not made again as a str)."""
     if not answer.isascii():
-        return may_be_ruled(answer.lower())
+        lower = answer.lower()
+        return any(word in lower for word in _ZH_RULE_WORDS)
     return bool(_RULE_KEYS.in_lowered(answer)) and bool(_RULE_PHRASE_SET.in_lowered(answer))
 
 

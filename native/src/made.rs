@@ -5,10 +5,8 @@
 //! once a text while it stays, least recently used out first, capped in entries and in bytes (each value's size asked
 //! once, when it comes: the value is immutable), each eviction counted; with `on_repeat`, a text is kept only when
 //! the doorkeeper (SeenOnce's table, by Python's hash of the text) saw it before.
-use std::borrow::Cow;
-
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString};
+use pyo3::types::{PyBytes, PyList, PyString};
 use pyo3::{PyTraverseError, PyVisit};
 
 use crate::metrics::FastCounter;
@@ -90,11 +88,11 @@ impl TextTable {
     /// is not borrowed while Python makes or sizes a value.
     pub fn get(table: &Bound<'_, TextTable>, text: &Bound<'_, PyString>) -> PyResult<Py<PyAny>> {
         let py = table.py();
-        let Some(content) = content(text) else {
+        let mut encoded = None;
+        let Some(content) = content(text, &mut encoded) else {
             // Not UTF-8 (a lone surrogate): made, as the maker takes it, never held.
             return table.borrow().callbacks(py)?.0.call1(py, (text,));
         };
-        let content = &*content;
         let (make, size, keep) = {
             let mut this = table.borrow_mut();
             if let Some(found) = this.hit(py, content) {
@@ -118,14 +116,15 @@ impl TextTable {
 
 /// The text's UTF-8, without leaving a UTF-8 copy on a non-ASCII string (`to_str` would: it would count in the
 /// string's `sys.getsizeof`, which the scorer's size of a cached text reads, and live as long as the string does).
-/// None: a lone surrogate, which UTF-8 cannot spell.
-fn content<'a>(text: &'a Bound<'_, PyString>) -> Option<Cow<'a, str>> {
+/// A non-ASCII text is read from its encoding, held in `encoded` (not copied again). None: a lone surrogate, which
+/// UTF-8 cannot spell.
+fn content<'a, 'py>(text: &'a Bound<'py, PyString>, encoded: &'a mut Option<Bound<'py, PyBytes>>) -> Option<&'a str> {
     // SAFETY: `text` is a live str object; the flag is read from its header.
     if unsafe { pyo3::ffi::PyUnicode_IS_ASCII(text.as_ptr()) } != 0 {
-        return text.to_str().ok().map(Cow::Borrowed);
+        return text.to_str().ok();
     }
-    let encoded = text.encode_utf8().ok()?;
-    std::str::from_utf8(encoded.as_bytes()).ok().map(|content| Cow::Owned(content.to_owned()))
+    let bytes = encoded.insert(text.encode_utf8().ok()?);
+    std::str::from_utf8(bytes.as_bytes()).ok()
 }
 
 #[pymethods]
