@@ -7,7 +7,6 @@ of the dashboards parses in Prometheus and returns data (but for what the demo d
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from helpers.alerting import Webhook, start_alertmanager, start_prometheus
 from helpers.dashboard_queries import dashboard_queries
 from helpers.fake_openai import FakeOpenAI
 from helpers.net import free_port
-from helpers.sidecar import is_ready, ragpulse_command
+from helpers.sidecar import start_demo
 from helpers.waiting import wait_until
 
 from ragpulse.mixin import rules
@@ -44,18 +43,16 @@ def test_a_steady_demo_fires_nothing_and_a_drift_pages_through_alertmanager(fake
     alertmanager, am_port = start_alertmanager(tmp_path, webhook.url)
     port = free_port()
     prometheus = start_prometheus(tmp_path, [f"127.0.0.1:{port}"], [rules_file], alertmanager=f"127.0.0.1:{am_port}")
-    demo = subprocess.Popen(
-        [*ragpulse_command(), "demo", "--host", "127.0.0.1", "--port", str(port), "--rate", "100", "--seed", "3",
-         "--fallback-share", "0.08", "--hallucination-share", "0.05", "--drift-at", str(DRIFT_AT),
-         "--drift-fallback-share", "0.45", "--drift-hallucination-share", "0.5", "--summary-every", "30",
-         "--set", "otlp.enabled=false", "--set", f"judge.base_url={fake.base_url}", "--set", "judge.api_key=k",
-         "--set", "judge.sample_rate=0.5", "--set", "judge.concurrency=8", "--set", "judge.max_requests_per_minute=null",
-         "--set", "judge.max_tokens_per_hour=null", "--set", "judge.max_tokens_per_day=null"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path, env={**os.environ, "RAGPULSE_LOGGING__FORMAT": "json"},
-    )
-    started = time.monotonic()
+    started = time.monotonic()  # the demo's clock starts after this: its drift comes by started + DRIFT_AT
+    demo = None
     try:
-        wait_until(lambda: is_ready(port), timeout=30, what="the demo's sidecar")
+        demo = start_demo(
+            tmp_path, port, "--rate", "100", "--seed", "3", "--fallback-share", "0.08", "--hallucination-share", "0.05",
+            "--drift-at", str(DRIFT_AT), "--drift-fallback-share", "0.45", "--drift-hallucination-share", "0.5",
+            "--summary-every", "30", "--set", "otlp.enabled=false", "--set", f"judge.base_url={fake.base_url}",
+            "--set", "judge.api_key=k", "--set", "judge.sample_rate=0.5", "--set", "judge.concurrency=8",
+            "--set", "judge.max_requests_per_minute=null", "--set", "judge.max_tokens_per_hour=null",
+            "--set", "judge.max_tokens_per_day=null")
         # The steady release: nothing fires.
         time.sleep(max(0.0, started + DRIFT_AT - 5 - time.monotonic()))
         firing = prometheus.query('ALERTS{alertstate="firing"}')
@@ -78,8 +75,9 @@ def test_a_steady_demo_fires_nothing_and_a_drift_pages_through_alertmanager(fake
             if not any(part in expr for part in NO_DATA_PANELS):
                 assert result, f"dashboard query without data: {expr}"
     finally:
-        demo.terminate()
-        demo.wait(30)
+        if demo is not None:
+            demo.terminate()
+            demo.wait(30)
         prometheus.stop()
         alertmanager.terminate()
         alertmanager.wait(30)

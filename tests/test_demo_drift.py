@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from helpers.alerting import PrometheusProcess, Webhook, start_alertmanager, start_prometheus
 from helpers.net import free_port, http
-from helpers.sidecar import is_ready, ragpulse_command
+from helpers.sidecar import start_demo
 from helpers.waiting import wait_until
 
 from ragpulse.mixin import rules
@@ -65,21 +65,19 @@ def test_the_stack_demo_pages_on_its_drift_within_five_minutes(tmp_path: Path) -
     prometheus = start_prometheus(tmp_path, [f"127.0.0.1:{port}"], [rules_file], scrape_interval="5s",
                                   evaluation_interval="15s", alertmanager=f"127.0.0.1:{am_port}")
     launched = time.time()
-    demo = subprocess.Popen(
-        [*ragpulse_command(), "demo", "--host", "127.0.0.1", "--port", str(port), "--drift-at", f"{DRIFT_AT:g}",
-         "--seed", "7", "--duration", str(DRIFT_AT + WITHIN + 60), "--set", "otlp.enabled=false"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path, env={**os.environ, "RAGPULSE_LOGGING__FORMAT": "json"},
-    )
+    demo = None
     try:
-        wait_until(lambda: is_ready(port), timeout=30, what="the demo's sidecar")
+        demo = start_demo(tmp_path, port, "--drift-at", f"{DRIFT_AT:g}", "--seed", "7",
+                          "--duration", str(DRIFT_AT + WITHIN + 60), "--set", "otlp.enabled=false")
         ready = time.time()  # the demo's clock starts before this: its drift comes by ready + DRIFT_AT
         watch = Watch(prometheus)
         wait_until(lambda: watch.arrived(webhook), timeout=ready + DRIFT_AT + WITHIN + 30 - time.time(),
                    what=f"{ALERT} at Alertmanager's webhook (got {sorted(webhook.names())})")
         red_line = prometheus.query('ALERTS{alertname="RagpulseHallucinationRateHigh"}')
     finally:
-        demo.terminate()
-        demo.wait(30)
+        if demo is not None:
+            demo.terminate()
+            demo.wait(30)
         prometheus.stop()
         alertmanager.terminate()
         alertmanager.wait(30)

@@ -111,3 +111,25 @@ def is_ready(port: int) -> bool:
         return http("GET", f"http://127.0.0.1:{port}/readyz").status == 200
     except OSError:
         return False
+
+
+def start_demo(tmp_path: Path, port: int, *args: str) -> subprocess.Popen[bytes]:
+    """Start `ragpulse demo` on `port` (its JSON log in tmp_path) and wait for /readyz 200. A demo that exits
+    first fails the test at once with its log, where a wait on /readyz alone said only that it timed out."""
+    log_path = tmp_path / f"demo-{port}.log"
+    with log_path.open("wb") as log:
+        demo = subprocess.Popen([*ragpulse_command(), "demo", "--host", "127.0.0.1", "--port", str(port), *args],
+                                stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path,
+                                env={**os.environ, "RAGPULSE_LOGGING__FORMAT": "json"})
+
+    def up() -> bool:
+        check_running(demo, log_path, "ragpulse demo")
+        return is_ready(port)
+
+    try:  # a generous wait: the suite's three lanes share two cores
+        wait_until(up, timeout=90, what=f"the demo's sidecar (its log: {log_path})")
+    except AssertionError:
+        demo.kill()
+        demo.wait(30)
+        raise AssertionError(f"the demo's sidecar was not ready in 90 s; its log:\n{log_path.read_text()[-4000:]}")
+    return demo
