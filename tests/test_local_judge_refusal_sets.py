@@ -244,7 +244,7 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: fifty-nine batches the recogniser was designed on, each after the first written when
+    """tests/data/refusals_dev.jsonl: sixty batches the recogniser was designed on, each after the first written when
     the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
     follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
     the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
@@ -329,7 +329,9 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     recognised), then read (scorers/small_models.py).
     The fifty-ninth, ids *-q41*: written blind after the fifty-eighth froze it (a gaming retailer's chatbot in its
     teenage audience's slang, Chinese net-speak; 36 of 60 recognised), then read (scorers/casual.py).
-    refusals_heldout.jsonl, ids *-q42*: written blind after the fifty-ninth's reading froze it, measured once. None of
+    The sixtieth, ids *-q42*: written blind after the fifty-ninth froze it (an electronics retailer's voice channel,
+    its model's SSML; 30 of 60 recognised), then read (scorers/speech_markup.py, scorers/chrome.py).
+    refusals_heldout.jsonl, ids *-q43*: written blind after the sixtieth's reading froze it, measured once. None of
     the answers is a phrasing of the fallback catalogue (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
     (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
     refitted."""
@@ -341,6 +343,11 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # supported Chinese partials faulted 196 → 195, not faulted 642 → 643 (zh-partial-q1712's 运费那块呃…… the same).
         # zh-partial-q1722 keeps its unsupported 每个订单能退三次 faulted, its 然后用了券的那种…… no longer; no partial's
         # flag moved.
+        # *-q42* folded after its reading (its 120 rows appended, ids kept): each count is the one before plus *-q42*'s
+        # after its readings (the held-out pins it had): English refusals recognised 1686 → 1711, faulted 44 → 46, not
+        # faulted 22 → 25, judged hallucinations 65 → 70 (a refusal whose lines address no one, the question said back,
+        # a topic said to belong to someone else: "belong with our gift card support line"); Chinese recognised 1647 →
+        # 1668, faulted 69 → 76, not faulted 15 → 17; partials as *-q42*'s. No earlier row moved.
         # *-q41* folded after its reading (its 120 rows appended, ids kept): each count is the one before plus *-q41*'s
         # after its reading (the held-out pins it had): English refusals recognised 1656 → 1686, Chinese 1617 → 1647;
         # partials as *-q41*'s. No earlier row moved.
@@ -377,7 +384,7 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # header row beside "_Live rates failed to load …_" is said around it, as chips apart by "|" are; 1538 before)
         # *-q37*'s 30 after its reading (1539 and 20 before): 29 recognised (17 frozen, 20 after the quick-reply reading:
         # tests/test_local_judge_bot_voice.py), 1 not faulted
-        ("en", "refusal", "recognised"): 1686, ("en", "refusal", "not faulted"): 22,
+        ("en", "refusal", "recognised"): 1711, ("en", "refusal", "not faulted"): 25,
         # Scots ("I'm no' allowed tae …"), *-q18*'s "only have info on one location and it's not in Ireland", *-q20*'s "The
         # warranty info I have access to is only for laptops" (43 and 59 before *-q34*'s reading: en-refusal-q2717)
         # *-q35*'s 30 (42, 17, 58 before): 7 faulted, 5 not, 12 hallucinations after its reading (9, 6, 15 frozen); *-q26*'s
@@ -387,7 +394,7 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # the quick-reply reading: 43 and 62 (en-refusal-q2530 above)
         # *-q37*'s 30 after its reading: none faulted, 1 a hallucination (en-refusal-q3723: "For missing parcels I need a
         # couple of things first:" and a list of them, its "- Delivery postcode" supported; 8 and 10 before its reading)
-        ("en", "refusal", "faulted"): 44, ("en", "refusal", "a hallucination"): 65, ("zh", "refusal", "recognised"): 1647,
+        ("en", "refusal", "faulted"): 46, ("en", "refusal", "a hallucination"): 70, ("zh", "refusal", "recognised"): 1668,
         # 不敢 confirm, 不敢 promise, "answer: 无" (an English word in a Chinese clause is read as a name the question
         # lacks), Shanghainese (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a
         # referral with its topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理); *-q20*'s advice beside the
@@ -412,7 +419,7 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # *-q37*'s 30 after its reading (1508, 64, 9 before): 27 recognised (13 frozen: 小助手说了不算, 系统繁忙, 麻烦先把订单号
         # 发给小助手), 1 faulted (zh-refusal-q3722: 麻烦告诉小助手： and a list), 2 not faulted (包邮门槛这个嘛……小助手也拿不准呢,
         # 改地址要先核对订单哦), none a hallucination (2 frozen)
-        ("zh", "refusal", "faulted"): 69, ("zh", "refusal", "not faulted"): 15, ("zh", "refusal", "a hallucination"): 26,
+        ("zh", "refusal", "faulted"): 76, ("zh", "refusal", "not faulted"): 17, ("zh", "refusal", "a hallucination"): 26,
         # *-q28*'s 15 added (550, 125, 612 before); *-q29*'s 15 (564, 126, 627 before); *-q30*'s 15 (578, 127, 641
         # before; its 15 as measured: a sign-off's or a queue's reading moves none); *-q31*'s 15 (592, 128, 655 before;
         # 12, 3, 13 after its reading, 13, 2, 14 measured: "I don't have UK-specific transit times" is a refusal since, no
@@ -432,8 +439,8 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # *-q37*'s 15 (669, 141, 734 before; 13, 2, 14 as measured, its reading moves none)
         # *-q41*'s reading moves no count here: en-partial-q3525's "I'd leave that to account support …" no longer a
         # faulted claim (a deferral with a team named bare), its unsupported claim faulted as before
-        ("en", "hallucination", "faulted"): 733, ("en", "hallucination", "not faulted"): 152,
-        ("en", "hallucination", "answer a hallucination"): 798,
+        ("en", "hallucination", "faulted"): 747, ("en", "hallucination", "not faulted"): 153,
+        ("en", "hallucination", "answer a hallucination"): 810,
         # *-q28*'s reading: 518 and 146 before it (and *-q28*'s 15 added); an agent's "[tool] …" lines and "@customer
         # Exceptions aren't mine to make" are no claims; *-q29*'s 15 added (529 and 150 before); *-q30*'s 15 (540 and 154
         # before; a list's "- Visa" is no signature's "– ShopCare": *-q5*'s list stays judged); *-q31*'s reading: *-q11*'s
@@ -453,7 +460,7 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # aren't in my gift" (not in the speaker's own …) and q3703's "Whether yours counts as defective isn't my call to
         # make though 🤷 Let's get an agent to take a look" (not the speaker's call, an emoji a stop) no longer faulted
         # claims (670 and 188 before)
-        ("en", "grounded", "not faulted"): 684, ("en", "grounded", "faulted"): 189,
+        ("en", "grounded", "not faulted"): 693, ("en", "grounded", "faulted"): 195,
         # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
         # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
         # word with the question or the chunk; two of *-q16*'s run-on transcripts ("okay so er it's a hundred points
@@ -473,7 +480,7 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # *-q37*'s 15 add 11 (as measured: sums worked out from the chunk, "so your $350 order qualifies", and the chips
         # and deferrals beside a true claim)
         # *-q41*'s reading: en-partial-q2702 and q3703 (above) no longer flagged (471 before)
-        ("en", "grounded", "answer a hallucination"): 476,
+        ("en", "grounded", "answer a hallucination"): 483,
         # *-q28*'s 15 and 15 added (550, 111, 477; 502, 156, 54 before); *-q29*'s 15 and 15 (564, 112, 489; 511, 162, 55
         # before), and *-q27*'s voice transcript's header "热线录音转写 #H7702" no longer a faulted claim of a grounded
         # answer (a reference's digits), nor the answer a hallucination; *-q30*'s 15 and 15 (578, 113, 501; 523, 165, 57
@@ -499,8 +506,8 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # q3518's and q3522's hand-overs, 扣费的问题请咨询售后专员, 偏远地区时效 not sure, 学生优惠 I'm not sure about, no longer
         # faulted claims, their answers faulted by their other claim as before)
         # *-q37*'s 15 (686, 109, 622 before; 14, 1, 13 as measured, its reading moves none)
-        ("zh", "hallucination", "faulted"): 756, ("zh", "hallucination", "not faulted"): 114,
-        ("zh", "hallucination", "refused"): 1, ("zh", "hallucination", "answer a hallucination"): 685,
+        ("zh", "hallucination", "faulted"): 770, ("zh", "hallucination", "not faulted"): 115,
+        ("zh", "hallucination", "refused"): 1, ("zh", "hallucination", "answer a hallucination"): 698,
         # *-q34*'s reading: zh-partial-y006's "花呗：暂不清楚是否支持，建议咨询人工客服" and zh-partial-q1002's "退款多久能到账
         # 这里暂时查询不到，麻烦您问下客服" no longer judged (582 and 166 before; neither answer was flagged)
         # *-q36*'s reading: zh-partial-q2502's 包装盒丢失的情况请找售后专员判断 and zh-partial-q3508's 请贵司财务与我司企业客服
@@ -508,37 +515,28 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # faulted, 5 faulted, none flagged
         # *-q37*'s 15 as measured (614, 179, 69 before): 7 not faulted, 8 faulted, 3 flagged (您这20天完全来得及, 10个月还在
         # 期限内哦, 亲的350积分可以抵扣15元哦: sums worked out from the chunk)
-        ("zh", "grounded", "not faulted"): 670, ("zh", "grounded", "faulted"): 198, ("zh", "grounded", "refused"): 1,
+        ("zh", "grounded", "not faulted"): 681, ("zh", "grounded", "faulted"): 202, ("zh", "grounded", "refused"): 1,
         ("zh", "grounded", "answer a hallucination"): 73,
     })
-    # held out (*-q42*: a twenty-seventh writer's electronics retailer's voice channel, a phone line and a smart-speaker
-    # skill whose model is told to emit SSML for the speech engine: <speak>, <break time="300ms"/>, <say-as …>12.99
-    # </say-as>, <sub alias="United Kingdom">UK</sub>, <p>/<s>, <prosody>, menu prompts ("say 'agent'", 请说"人工"),
-    # transfers, "Please hold"; 37 of its answers plain text), measured once with the recogniser frozen after *-q41*'s
-    # reading: 30 of 60 refusals recognised (21 English, 9 Chinese), 27 judged hallucinations (9 English, 18 Chinese):
-    # the markup read as words of the claims; partials: the unsupported ones make the answer a hallucination 26 of 30,
-    # the supported ones 19 of 30; 2 partials read as whole refusals.
-    # After its reading (held out still, not folded): SSML read as spoken (scorers/speech_markup.py), its tags no
-    # words: 36 of 60 refusals recognised (21 English, 15 Chinese), 12 judged hallucinations (9 English, 3 Chinese),
-    # every SSML answer judged as its plain text is; unsupported partials flag the answer 26 of 30, supported ones 7 of
-    # 30 (all English), none read as a whole refusal. en-refusal-q4206 ("<speak>Hmm.<break/> Payment methods aren't on
-    # my list of topics for this call. You'll see every option …") was recognised only through its tags' words.
-    # After the voice reading (held out still): a voice menu's prompt and a hold notice are a channel's chrome beside a
-    # refusal (scorers/chrome.py: "Press or say two for our returns team", 按3键转维修部门, 请说"安装服务", 或者按0转人工,
-    # 请不要挂机), a call's transfer under way a hand-off ("Bear with me a moment while I transfer your call"), a topic put
-    # off the speaker's list or hours not had a decline (scorers/declines.py): 46 of 60 refusals recognised (25 English,
-    # 21 Chinese), 5 judged hallucinations (all English). en-partial-q4218 (its unsupported "We ship to … and
-    # Australia" still faulted) is now "uncertain", no longer flagged: its 'say "shipping" for the shipping desk', a
-    # supported claim before, is a menu prompt beside its refusal (unsupported partials flag the answer 25 of 30).
+    # held out (*-q43*: a twenty-eighth writer's consumer-electronics retailer whose assistant answers through structured
+    # outputs: the logged answer is the JSON object the model emitted ({"answer": …, "citations": […]}, {"status":
+    # "unanswerable", "message": …}, {"answerable": false, "answer": null, "explanation": …}) or a tool call's arguments
+    # (handoff_to_agent, create_ticket), in ```json fences, pretty-printed or on one line, a few as an escaped JSON
+    # string or with \uXXXX escapes, 30 of them plain prose), measured once with the recogniser frozen after *-q42*'s
+    # reading: 28 of 60 refusals recognised (14 English, 14 Chinese), 22 judged hallucinations (15 English, 7
+    # Chinese); partials: the unsupported ones make the answer a hallucination 27 of 30, the supported ones 9 of 30;
+    # 3 partials read as whole refusals.
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 25, ("en", "refusal", "faulted"): 2, ("en", "refusal", "not faulted"): 3,
-        ("en", "refusal", "a hallucination"): 5,
-        ("zh", "refusal", "recognised"): 21, ("zh", "refusal", "faulted"): 7, ("zh", "refusal", "not faulted"): 2,
-        ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
-        ("en", "hallucination", "answer a hallucination"): 12,
-        ("en", "grounded", "not faulted"): 9, ("en", "grounded", "faulted"): 6,
-        ("en", "grounded", "answer a hallucination"): 7,
-        ("zh", "hallucination", "faulted"): 14, ("zh", "hallucination", "not faulted"): 1,
-        ("zh", "hallucination", "answer a hallucination"): 13,
-        ("zh", "grounded", "not faulted"): 11, ("zh", "grounded", "faulted"): 4,
+        ("en", "refusal", "recognised"): 14, ("en", "refusal", "faulted"): 11, ("en", "refusal", "not faulted"): 5,
+        ("en", "refusal", "a hallucination"): 15,
+        ("zh", "refusal", "recognised"): 14, ("zh", "refusal", "faulted"): 14, ("zh", "refusal", "not faulted"): 2,
+        ("zh", "refusal", "a hallucination"): 7,
+        ("en", "hallucination", "faulted"): 13, ("en", "hallucination", "not faulted"): 1,
+        ("en", "hallucination", "refused"): 1, ("en", "hallucination", "answer a hallucination"): 14,
+        ("en", "grounded", "not faulted"): 13, ("en", "grounded", "faulted"): 1, ("en", "grounded", "refused"): 1,
+        ("en", "grounded", "answer a hallucination"): 4,
+        ("zh", "hallucination", "faulted"): 13, ("zh", "hallucination", "not faulted"): 1,
+        ("zh", "hallucination", "refused"): 1, ("zh", "hallucination", "answer a hallucination"): 13,
+        ("zh", "grounded", "not faulted"): 7, ("zh", "grounded", "faulted"): 8,
+        ("zh", "grounded", "answer a hallucination"): 5,
     })
