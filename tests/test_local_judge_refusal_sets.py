@@ -244,277 +244,33 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: sixty batches the recogniser was designed on, each after the first written when
-    the previous one had frozen it and read after its measurement. The fourth, ids *-k*: partial refusals whose claim
-    follows "I just know that", "all I know is", "though", 只知道, 据我所知… and holds a negation. The fifth, ids *-d*:
-    the held-out set after the third froze the recogniser, then read. The sixth, ids *-e*: idioms and registers the
-    recogniser missed ("beats me", 不好说…). The seventh, ids *-f*: the held-out set after the sixth (29 of 52
-    refusals), then read. The eighth, ids *-g*, and the ninth, ids *-m*: held-out sets written blind by others
-    (120 rows each: 60 refusals, 60 partial refusals) after the seventh and the eighth froze the recogniser
-    (scorers/declines.py: 43 and 40 of 60 refusals recognised), then read. The tenth, ids *-q*: written blind after
-    the ninth froze it (customer-service registers, greetings and sign-offs, referrals, typos, mixed English and
-    Chinese; 51 of 60 recognised), then read. The eleventh, ids *-r*: written blind after the tenth froze it (LLM
-    assistants' registers; 43 of 60 recognised), then read. The twelfth, ids *-s*: written blind after the eleventh
-    froze it (many assistants' registers; 48 of 60 recognised), then read. The thirteenth, ids *-t*: written blind
-    after the twelfth froze it (agents and chat products, Traditional Chinese; 33 of 60 recognised), then read. The
-    fourteenth, ids *-u*: written blind after the thirteenth froze it (a dozen assistants at random; 54 of 60
-    recognised), then read. The fifteenth, ids *-v*: written blind after the fourteenth froze it (twelve writers'
-    assistants; 51 of 60 recognised), then read. The sixteenth, ids *-w*: written blind after the fifteenth froze it
-    (deployed assistants of many companies and countries; 55 of 60 recognised), then read. The seventeenth, ids *-x*:
-    written blind after the sixteenth froze it (banks', telecoms', airlines' and government services' registers,
-    voice transcripts, learner English, refusals that give a reason; 40 of 60 recognised), then read.
-    The eighteenth, ids *-y*: written blind after the seventeenth froze it (thirty companies' bots; 47 of 60
-    recognised), then read. The nineteenth, ids *-z*: written blind after the eighteenth froze it (RAG assistants'
-    refusal logs on many LLMs; 47 of 60 recognised), then read. The twentieth, ids *-q2*: written blind after the
-    nineteenth froze it (a week of a shop assistant's traffic; 52 of 60 recognised), then read. The twenty-first, ids *-q3*:
-    written blind after the twentieth froze it (a month of three retailers' assistants; 55 of 60 recognised), then
-    read. The twenty-second, ids *-q4*: written blind after the twenty-first froze it (a marketplace's assistant
-    on several model families; 45 of 60 recognised), then read. The twenty-third, ids *-q5*: written blind after the
-    twenty-second froze it (a retailer's messaging channels in Southeast Asia, Africa and the Gulf; 40 of 60
-    recognised), then read. The twenty-fourth, ids *-q6*: written blind after the twenty-third froze it (an online
-    department store's LLM agents with tools; 30 of 60 recognised), then read. The twenty-fifth, ids *-q7*: written
-    blind after the twenty-fourth froze it (an appliance chain's voice transcripts, small models, reasoning models'
-    preambles, dialects; 33 of 60 recognised), then read. The twenty-sixth, ids *-q8*: written blind after the
-    twenty-fifth froze it (what RAG stacks emit: frameworks' stock refusals; 46 of 60 recognised), then read.
-    The twenty-seventh, ids *-q9*: written blind after the twenty-sixth froze it (agents' final answers; 38 of 60
-    recognised), then read. The twenty-eighth, ids *-q10*: written blind after the twenty-seventh froze it
-    (ordinary traffic; 54 of 60 recognised), then read. The twenty-ninth, ids *-q11*: written blind after the
-    twenty-eighth froze it (ordinary traffic again; 56 of 60 recognised), then read. The thirtieth, ids *-q12*:
-    written blind after the twenty-ninth froze it (half ordinary traffic; 53 of 60 recognised), then read. The
-    thirty-first, ids *-q13*: written blind after the thirtieth froze it (ordinary traffic of a third deployment; 55
-    of 60 recognised), then read. The thirty-second, ids *-q14*: written blind after the thirty-first froze it
-    (ordinary traffic of a fourth deployment; 58 of 60 recognised), then read. The thirty-third, ids *-q15*: written
-    blind after the thirty-second froze it (ordinary traffic of a fifth deployment; 58 of 60 recognised), then read.
-    The thirty-fourth, ids *-q16*: written blind after the thirty-third froze it (hard cases from many deployments; 21
-    of 60 recognised), then read. The thirty-fifth, ids *-q17*: written blind after the thirty-fourth froze it (hard
-    cases again, by another writer; 27 of 60 recognised), then read. The thirty-sixth, ids *-q18*: written blind
-    after the thirty-fifth froze it (one deployment over a month, half ordinary, half hard cases; 33 of 60
-    recognised), then read. The thirty-seventh, ids *-q19*: written blind after the thirty-sixth froze it (a
-    deployment over a quarter whose refusals explain at length; 13 of 60 recognised), then read. The thirty-eighth, ids
-    *-q20*: written blind after the thirty-seventh froze it (five assistants in their natural proportions; 33 of 60
-    recognised), then read. The thirty-ninth, ids *-q21*: written blind after the thirty-eighth froze it (a week of four
-    chat models' ordinary replies; 54 of 60 recognised), then read. The fortieth, ids *-q22*: written blind after the
-    thirty-ninth froze it (a month of three channels; 55 of 60 recognised), then read. The forty-first, ids *-q23*:
-    written blind after the fortieth froze it (a random day of a marketplace's assistant; 58 of 60 recognised), then
-    read. The forty-second, ids *-q24*: written blind after the forty-first froze it (hard cases from several
-    deployments; 33 of 60 recognised), then read. The forty-third, ids *-q25*: written blind after the forty-second
-    froze it (hard cases again; 16 of 60 recognised), then read. The forty-fourth, ids *-q26*: written blind after the
-    forty-third froze it (one retailer's five assistants; 10 of 60 recognised), then read. The forty-fifth, ids *-q27*:
-    written blind after the forty-fourth froze it (a marketplace's channels' logs; 24 of 60 recognised), then read.
-    The forty-sixth, ids *-q28*: written blind after the forty-fifth froze it (a retailer's week, kiosks, a Slack bot,
-    auto-replies; 29 of 60 recognised), then read. The forty-seventh, ids *-q29*: written blind after the forty-sixth
-    froze it (a retailer's month of ordinary traffic, e-mail auto-replies among it; 55 of 60 recognised), then read.
-    The forty-eighth, ids *-q30*: written blind after the forty-seventh froze it (three retailers' assistants, a
-    tool-using agent's trace, templated hand-overs and queue notices, e-mail and SMS; 54 of 60 recognised), then read.
-    The forty-ninth, ids *-q31*: written blind after the forty-eighth froze it (a week of an electronics retailer's
-    assistants across six regions and several model vendors; 59 of 60 recognised), then read. The fiftieth, ids
-    *-q32*: written blind after the forty-ninth froze it (a holiday fortnight at an electronics retailer: an IVR line's
-    transcripts, a plain-language assistant, English and Chinese mixed, ticketing macros, a seller's bot; 34 of 60
-    recognised), then read. The fifty-first, ids *-q33*: written blind after the fiftieth froze it (a month of an online
-    electronics shop's ordinary traffic from its deployed assistant; 51 of 60 recognised), then read. The fifty-second,
-    ids *-q34*: written blind after the fifty-first froze it (a month of a regional electronics shop's ordinary traffic,
-    Chinese in Simplified and Traditional characters and Cantonese; 41 of 60 recognised), then read. The fifty-third,
-    ids *-q35*: written blind after the fifty-second froze it (a quarter of one electronics retailer's five assistants:
-    terse, verbose, strict about its documents, mixing English into Chinese, formal; 31 of 60 recognised), then read.
-    The fifty-fourth, ids *-q36*: written blind after the fifty-third froze it (a fortnight of an electronics shop's
-    RAG assistant naming the help-centre articles it was given; 44 of 60 recognised), then read. The fifty-fifth, ids
-    *-q37*: written blind after the fifty-fourth froze it (a shopping app's chatbot in a playful brand voice, quick-reply
-    chips under the answer, in Chinese a marketplace bot's 亲 and 小助手; 30 of 60 recognised), then read.
-    The fifty-sixth, ids *-q38*: written blind after the fifty-fifth froze it (an enterprise RAG assistant held to a
-    markdown answer template; 21 of 60 recognised), then read (scorers/templates.py).
-    The fifty-seventh, ids *-q39*: written blind after the fifty-sixth froze it (a RAG service on an open-weight
-    reasoning model served without a reasoning parser, its answers keeping their <think> blocks; 54 of 60
-    recognised), then read. The fifty-eighth, ids *-q40*: written blind after the fifty-seventh froze it (a small
-    quantized model's answers: the question echoed, instructions leaked, sentences repeated or cut off; 35 of 60
-    recognised), then read (scorers/small_models.py).
-    The fifty-ninth, ids *-q41*: written blind after the fifty-eighth froze it (a gaming retailer's chatbot in its
-    teenage audience's slang, Chinese net-speak; 36 of 60 recognised), then read (scorers/casual.py).
-    The sixtieth, ids *-q42*: written blind after the fifty-ninth froze it (an electronics retailer's voice channel,
-    its model's SSML; 30 of 60 recognised), then read (scorers/speech_markup.py, scorers/chrome.py).
-    refusals_heldout.jsonl, ids *-q43*: written blind after the sixtieth's reading froze it, measured once. None of
-    the answers is a phrasing of the fallback catalogue (config/fallback_phrases.yaml). Every partial refusal's claim is supported by the chunks (grounded) or not
-    (hallucination). The hallucination counts are the model's verdicts (judging/judge_model.py) and move when it is
-    refitted."""
+    """tests/data/refusals_dev.jsonl: sixty batches the recogniser was designed on (60 refusals and 60 partial
+    refusals each since the eighth), the last fifty-three written blind by writers who saw only the knowledge base
+    and the fallback catalogue, each measured once with the recogniser frozen (the held-out set below), then read and
+    folded in; refusals_heldout.jsonl: the newest blind set, measured once. None of the answers is a phrasing of the
+    fallback catalogue (config/fallback_phrases.yaml); every partial refusal's claim is supported by the chunks
+    (grounded) or not (hallucination). docs/judging.md's table has each set's register and its counts frozen and
+    after its reading; docs/benchmarks-log.md has every set's rounds, the rows each reading moved and the rows left.
+    A fold adds the set's held-out counts to these and moves no earlier row. The hallucination counts are the model's
+    verdicts (judging/judge_model.py) and move when it is refitted."""
     assert _measure("refusals_dev.jsonl") == Counter({
-        # *-q40*'s reading (a small model's answer, scorers/small_models.py; *-q40* held out still): English refusals
-        # recognised 1626 → 1627, not faulted 22 → 21, judged hallucinations 65 → 64 (en-refusal-q809: "They cover
-        # delivery speeds and costs, but not …" after the sources named, read as what they cover); Chinese recognised
-        # 1592 → 1593, not faulted 13 → 12 (zh-refusal-q3703: 包邮门槛这个嘛…… a matter named before an ellipsis);
-        # supported Chinese partials faulted 196 → 195, not faulted 642 → 643 (zh-partial-q1712's 运费那块呃…… the same).
-        # zh-partial-q1722 keeps its unsupported 每个订单能退三次 faulted, its 然后用了券的那种…… no longer; no partial's
-        # flag moved.
-        # *-q42* folded after its reading (its 120 rows appended, ids kept): each count is the one before plus *-q42*'s
-        # after its readings (the held-out pins it had): English refusals recognised 1686 → 1711, faulted 44 → 46, not
-        # faulted 22 → 25, judged hallucinations 65 → 70 (a refusal whose lines address no one, the question said back,
-        # a topic said to belong to someone else: "belong with our gift card support line"); Chinese recognised 1647 →
-        # 1668, faulted 69 → 76, not faulted 15 → 17; partials as *-q42*'s. No earlier row moved.
-        # *-q41* folded after its reading (its 120 rows appended, ids kept): each count is the one before plus *-q41*'s
-        # after its reading (the held-out pins it had): English refusals recognised 1656 → 1686, Chinese 1617 → 1647;
-        # partials as *-q41*'s. No earlier row moved.
-        # *-q40* folded after its reading (its 120 rows appended, ids kept): each count is the one before plus *-q40*'s
-        # after its reading (the held-out pins it had): English refusals recognised 1627 → 1656, not faulted 21 → 22,
-        # judged hallucinations 64 → 65 (en-refusal-q4026: "Battery replacement time: not covered"); Chinese recognised
-        # 1593 → 1617, faulted 66 → 69, not faulted 12 → 15; partials as *-q40*'s. No earlier row moved.
-        # *-q39* folded after its reading (its 120 rows appended, ids kept): each count is the one before plus *-q39*'s
-        # after its reading (the held-out pins it had): English refusals recognised 1596 → 1626; Chinese recognised
-        # 1563 → 1592, faulted 65 → 66 (zh-refusal-q3903: the reasoning's account of the context read as a claim, not
-        # a hallucination); partials as *-q39*'s. No earlier row moved.
-        # *-q38* folded after its reading (its 120 rows appended, ids kept): each count is the one before plus *-q38*'s
-        # after its reading (the held-out pins it had): English refusals recognised 1568 → 1596, faulted 43 → 44, not
-        # faulted 21 → 22, judged hallucinations 63 → 65 (en-refusal-q3805 "Coverage determinations are reserved for the
-        # warranty team", en-refusal-q3813 "Please book an in-store evaluation …"); Chinese recognised 1535 → 1563, not
-        # faulted 11 → 13; partials as *-q38*'s. No earlier row moved.
-        # "what I've got doesn't cover them", "They cover delivery speeds and costs, but not …" (what the sources hold),
-        # "Price matching with other retailers: I can't answer …" (a topic without a verb, in the context); *-q16*'s
-        # run-on transcripts that refuse at their end; *-q20*'s "Ooh, in-store pickup — that's outside what I've got …"
-        # *-q28*'s reading recognises 2 more of the earlier batches' (1272 and 45 before it) and 28 of its own 30;
-        # *-q29*'s reading all 30 of its own (1302 before); *-q30*'s reading all 30 of its own (1332 before); *-q31*'s
-        # reading all 30 of its own (1362 before; "I don't have delivery timeframes for …": the figures the speaker lacks);
-        # *-q32*'s reading all 30 of its own (1392 before; 16 frozen: tests/test_local_judge_registers.py); *-q33*'s
-        # reading all 30 of its own (1422 before; 27 frozen: "<topic> is something I'd need to double-check", a team
-        # that "can take care of it", "… sounds convenient, but": tests/test_local_judge_topics.py); *-q34*'s reading
-        # recognises en-refusal-q2717 ("I'll pass the postage question to a colleague …": the speaker's deferral,
-        # scorers/deferrals.py); *-q34*'s 30 all recognised after its reading (25 frozen: tests/test_local_judge_deferrals.py)
-        # *-q35*'s reading: 18 of its 30 recognised (15 frozen: tests/test_local_judge_own_sources.py; 1483 before)
-        # *-q36*'s reading: 7 more of *-q35*'s (en-refusal-q3501, q3506, q3512, q3513, q3514, q3515, q3520: "Our returns
-        # team handles that", "I'm going to hold off on this one", "Trade-in eligibility, hm", "… are best addressed by
-        # our logistics desk", "Please verify the delivery cost at checkout", "we recommend contacting your dedicated
-        # account manager", "The service centre can quote you a cost"; 1501 and 23 before) and all 30 of its own (23
-        # frozen: tests/test_local_judge_hand_overs.py); the quick-reply reading recognises en-refusal-q2530 (a table's
-        # header row beside "_Live rates failed to load …_" is said around it, as chips apart by "|" are; 1538 before)
-        # *-q37*'s 30 after its reading (1539 and 20 before): 29 recognised (17 frozen, 20 after the quick-reply reading:
-        # tests/test_local_judge_bot_voice.py), 1 not faulted
-        ("en", "refusal", "recognised"): 1711, ("en", "refusal", "not faulted"): 25,
-        # Scots ("I'm no' allowed tae …"), *-q18*'s "only have info on one location and it's not in Ireland", *-q20*'s "The
-        # warranty info I have access to is only for laptops" (43 and 59 before *-q34*'s reading: en-refusal-q2717)
-        # *-q35*'s 30 (42, 17, 58 before): 7 faulted, 5 not, 12 hallucinations after its reading (9, 6, 15 frozen); *-q26*'s
-        # en-refusal-q2617's "Let me put you through to someone on the shipping team" no longer a faulted claim (a
-        # hand-over, scorers/deferrals.py), its answer still flagged by the model
-        # *-q36*'s reading: 44 and 63 (48 and 70 before: the 7 of *-q35*'s above); its own 30 none (1 and 6 frozen);
-        # the quick-reply reading: 43 and 62 (en-refusal-q2530 above)
-        # *-q37*'s 30 after its reading: none faulted, 1 a hallucination (en-refusal-q3723: "For missing parcels I need a
-        # couple of things first:" and a list of them, its "- Delivery postcode" supported; 8 and 10 before its reading)
-        ("en", "refusal", "faulted"): 46, ("en", "refusal", "a hallucination"): 70, ("zh", "refusal", "recognised"): 1668,
-        # 不敢 confirm, 不敢 promise, "answer: 无" (an English word in a Chinese clause is read as a name the question
-        # lacks), Shanghainese (勿晓得, 讲勿清爽), an offer (如果是家电或者数码产品的问题), a noun alone in speech (投影仪吊装); a
-        # referral with its topic and no cue of declining (运费承担方面的问题建议您直接联系人工客服处理); *-q20*'s advice beside the
-        # refusal (建议送修前先备份, 注销是比较重要的操作)
-        # (*-q28*'s reading: 66, 8 and 28 before it, 1237 recognised; its own 30 all recognised. *-q29*'s reading: its
-        # own 30 recognised (1270 before); *-q27*'s JSON reply "已为您创建工单#CN-77312，支付组会联系您" no longer faulted, no
-        # longer a hallucination (64, 7 and 27 before): a ticket opened and a reference's digits are no claim. *-q30*'s
-        # reading: its own 30 recognised (1300 before). *-q31*'s own 30 recognised frozen (1330 before). *-q32*'s
-        # reading: its own 30 recognised (1360 before; 18 frozen). *-q33*'s reading: its own 30 recognised (1390 before;
-        # 24 frozen: the topic named in a clause of its own before the refusal, 货到付款这个问题, 维修期间的备用机安排, and a
-        # letter's 如方便); zh-refusal-q2708's 已记录您的需求 no longer judged, its answer faulted and a hallucination as before.
-        # *-q34*'s reading: a topic left to someone else in the next clause recognises *-q26*'s zh-refusal-q2606, q2608,
-        # q2616 and q2619 (关于发票抬头重开一事，已转交财务组处理; 跨境配送相关的政策，按规定要由人工客服来答复): 1420 and 63 before);
-        # *-q34*'s 30 all recognised after its reading (1424 before; 16 frozen)
-        # *-q35*'s 30 after its reading (1454, 59, 8, 26 before): 18 recognised (16 frozen: 现有资料只说明了配送范围，没提到…,
-        # 提供给我的资料里…未作说明), 11 faulted, 1 not, 2 hallucinations (13, 1, 3 frozen)
-        # *-q36*'s reading (1472, 70, 9, 28 before): *-q35*'s zh-refusal-q3509, q3513, q3515, q3519, q3529 (差价的事情 please
-        # contact our support team, 请与贵司的客户经理联系，由其…, 积分转赠这个 not sure, 建议与我司企业销售部门直接沟通), *-q8*'s
-        # zh-refusal-q817 (运费承担方面的问题建议您直接联系人工客服处理) and *-q25*'s zh-refusal-q2517 (…，他们会根据您的订单情况给您
-        # 详细说明的) recognised; its own 30: 29 recognised (21 frozen: 发票相关事宜由财务同事负责, 我手上的退货说明只提到了耳机, 不在
-        # 我参考的说明里), 1 not faulted (包邮门槛可能会随活动调整，我这边就不给您确切数字了), none a hallucination (7, 2, 0 frozen)
-        # *-q37*'s 30 after its reading (1508, 64, 9 before): 27 recognised (13 frozen: 小助手说了不算, 系统繁忙, 麻烦先把订单号
-        # 发给小助手), 1 faulted (zh-refusal-q3722: 麻烦告诉小助手： and a list), 2 not faulted (包邮门槛这个嘛……小助手也拿不准呢,
-        # 改地址要先核对订单哦), none a hallucination (2 frozen)
-        ("zh", "refusal", "faulted"): 76, ("zh", "refusal", "not faulted"): 17, ("zh", "refusal", "a hallucination"): 26,
-        # *-q28*'s 15 added (550, 125, 612 before); *-q29*'s 15 (564, 126, 627 before); *-q30*'s 15 (578, 127, 641
-        # before; its 15 as measured: a sign-off's or a queue's reading moves none); *-q31*'s 15 (592, 128, 655 before;
-        # 12, 3, 13 after its reading, 13, 2, 14 measured: "I don't have UK-specific transit times" is a refusal since, no
-        # faulted claim, and that answer's own claim, "arrives the next business day" against "1 to 2 business days", is
-        # read as supported); *-q32*'s 15 (604, 131, 668 before; 9, 6, 10 after its reading, 10, 5, 11 measured: a
-        # seller's bot's "Hi, this is the assistant for Kestrel Tech Goods" had flagged an answer whose own claim, "opened
-        # electronics can be returned within 30 days as long as the original receipt is included", is read as supported:
-        # the analysis's cut); *-q33*'s 15 (613, 137, 678 before; 14, 1, 14 after its reading as measured: no partial
-        # refusal of it moves); *-q34*'s reading: en-partial-q2621's "online checkout stuff I'd leave to the web team" a
-        # deferral, and "whatever's left after that turns into store credit automatically", which shares no term with
-        # the question or the chunk, then read as said around it: its answer no longer flagged (627, 138, 692 before);
-        # *-q34*'s 15 (626, 139, 691 before; 14, 1, 15 as measured, its reading moves none)
-        # *-q35*'s 15 (640, 140, 706 before; 15, 0, 14 as measured, its reading moves none)
-        # *-q36*'s 15 (655, 140, 720 before; 14, 1, 14 as measured, its reading moves none; en-partial-q2716's and
-        # q3417's deferrals, "I'll let the returns team decide …", "… I'll leave to our technicians", no longer faulted
-        # claims, their answers faulted by their other claim as before)
-        # *-q37*'s 15 (669, 141, 734 before; 13, 2, 14 as measured, its reading moves none)
-        # *-q41*'s reading moves no count here: en-partial-q3525's "I'd leave that to account support …" no longer a
-        # faulted claim (a deferral with a team named bare), its unsupported claim faulted as before
+        # Refusals, by language: recognised (by the fallback rules or the judge), otherwise with a faulted claim or
+        # none; and how many of them the judge calls a hallucination (issue 44's target: none). The English ones so
+        # judged are registers no reading covers yet: lines addressing no one, a topic's owner named, the question
+        # said back (the newest: *-q42*'s "belong with our gift card support line", "a topic I leave to my colleagues").
+        ("en", "refusal", "recognised"): 1711, ("en", "refusal", "faulted"): 46, ("en", "refusal", "not faulted"): 25,
+        ("en", "refusal", "a hallucination"): 70,
+        ("zh", "refusal", "recognised"): 1668, ("zh", "refusal", "faulted"): 76, ("zh", "refusal", "not faulted"): 17,
+        ("zh", "refusal", "a hallucination"): 26,
+        # Partial refusals whose claim is unsupported: the claim faulted or not, the answer a hallucination (the
+        # target: all), a few read as whole refusals (the claim unjudged).
         ("en", "hallucination", "faulted"): 747, ("en", "hallucination", "not faulted"): 153,
-        ("en", "hallucination", "answer a hallucination"): 810,
-        # *-q28*'s reading: 518 and 146 before it (and *-q28*'s 15 added); an agent's "[tool] …" lines and "@customer
-        # Exceptions aren't mine to make" are no claims; *-q29*'s 15 added (529 and 150 before); *-q30*'s 15 (540 and 154
-        # before; a list's "- Visa" is no signature's "– ShopCare": *-q5*'s list stays judged); *-q31*'s reading: *-q11*'s
-        # "I don't have delivery time estimates for shipments abroad" no longer a faulted claim (552 and 157 before), and
-        # its own 15 (553 and 156 before); *-q32*'s reading: *-q19*'s "so it's worth giving the store a quick call before
-        # you go" no longer a faulted claim (a pointer, "giving … a call"), and its own 15 (565 and 159 before); *-q33*'s
-        # 15 as measured (576 and 163 before); *-q34*'s reading: the deferrals of *-q19*'s and *-q26*'s to *-q28*'s
-        # grounded partials ("Klarna and Afterpay I'll have to leave to the payments team", "Japan I'll leave to the
-        # shipping team to confirm") no longer faulted claims (587 and 167 before); *-q34*'s 15 (592 and 162 before),
-        # none faulted after its reading (4 and 11 frozen: the deferral its one faulted claim)
-        # *-q35*'s 15 (607 and 162 before; 8 and 7 as measured, its reading moves none)
-        # *-q36*'s reading: en-partial-q1901's, q2709's and q3508's deferrals ("I'd rather the returns team confirm …",
-        # "I'll let the loyalty team answer that one", "account support would need to look into that") no longer faulted
-        # claims (615 and 169 before); *-q36*'s 15 all not faulted after its reading (6 and 9 frozen)
-        # *-q37*'s 15 as measured (633 and 166 before): 5 not faulted, 9 faulted (its reading moves none)
-        # *-q41*'s reading (chat's words, scorers/casual.py; *-q41* held out still): en-partial-q2702's "Free upgrades
-        # aren't in my gift" (not in the speaker's own …) and q3703's "Whether yours counts as defective isn't my call to
-        # make though 🤷 Let's get an agent to take a look" (not the speaker's call, an emoji a stop) no longer faulted
-        # claims (670 and 188 before)
-        ("en", "grounded", "not faulted"): 693, ("en", "grounded", "faulted"): 195,
-        # "you get a point for every dollar you spend 🎉", "Every dollar you spend gives you a point" and "You get a
-        # point for each dollar you spend": one term, an aside; "sending it back won't cost you anything" shares no
-        # word with the question or the chunk; two of *-q16*'s run-on transcripts ("okay so er it's a hundred points
-        # gets you a five dollar voucher and um expiry i'm not seeing anything …"); *-q18*'s "yes, the UK is one of the
-        # countries we deliver to" after the refusal (no word of the chunk's "We ship to … the United Kingdom"), and in
-        # Chinese its English claim "The repair period, a spare phone can be borrowed for free"; one of *-q20*'s
-        # *-q37*'s en-partial-q3727 (its true claim, "international orders aren't eligible for free shipping", then
-        # "Delivery time to Mexico? I'd only be guessing": read as a whole refusal, as measured frozen; 6 before)
-        ("en", "grounded", "refused"): 7, ("en", "hallucination", "refused"): 2,
-        # 410 before *-q28*'s reading and its 15; 417 before *-q29*'s 15; 424 before *-q30*'s 15; 433 before *-q31*'s;
-        # 437 before local_judge.v5 (one answer at p 0.832, v4's cut 0.831); 436 before *-q32*'s; 439 before *-q33*'s;
-        # 443 before *-q34*'s reading (4 of the 5 answers above no longer flagged; en-partial-q1905 still is, by the model);
-        # *-q34*'s 15 add none (11 flagged frozen)
-        # *-q35*'s 15 add 8 (8 flagged frozen: its reading moves none)
-        # *-q36*'s reading: en-partial-q2709 no longer flagged (447 before); its own 15 add 1 (10 frozen: a deferral
-        # after a true claim; en-partial-q3613 still flagged, by the model)
-        # *-q37*'s 15 add 11 (as measured: sums worked out from the chunk, "so your $350 order qualifies", and the chips
-        # and deferrals beside a true claim)
-        # *-q41*'s reading: en-partial-q2702 and q3703 (above) no longer flagged (471 before)
-        ("en", "grounded", "answer a hallucination"): 483,
-        # *-q28*'s 15 and 15 added (550, 111, 477; 502, 156, 54 before); *-q29*'s 15 and 15 (564, 112, 489; 511, 162, 55
-        # before), and *-q27*'s voice transcript's header "热线录音转写 #H7702" no longer a faulted claim of a grounded
-        # answer (a reference's digits), nor the answer a hallucination; *-q30*'s 15 and 15 (578, 113, 501; 523, 165, 57
-        # before); *-q31*'s 15 and 15 as measured (591, 115, 512; 533, 170, 60 before); claims.v10's places (601, 120, 521;
-        # 542, 176, 62 before): where it ships, a place the chunks do not name ("不过我们也支持配送到新加坡和日本"); true ones
-        # a place the speaker names beside the chunk's list and says is not on it in Cantonese or Traditional (唔, 無: no
-        # negators yet), "台湾目前还寄不了"; *-q32*'s 15 and 15 as measured (620, 101, 555; 540, 178, 65 before), and
-        # *-q6*'s "这个 case 嘛，拆封的耳机 30 天内都可以退，运费我们出" no longer flagged (zh-partial-q628): "这个 case 嘛" (the
-        # matter at hand in an English word) had been its one faulted claim; its claims are read as supported; *-q33*'s
-        # 15 and 15 as measured (631, 104, 565; 551, 182, 66 before), and *-q13*'s topic "上门取件的问题，抱歉，手头的说明里
-        # 没提到" no longer judged (zh-partial-q1301: its answer faulted by its other claim as before)
-        # claims.v11 reads Traditional characters as Simplified and 唔 冇 無 沒 as negators (645, 105, 577; 558, 190, 72
-        # before): Traditional and Cantonese partials' claims share the chunk's terms, 26 grounded ones no longer faulted
-        # ("會員每筆訂單都能拿到兩倍積分喔") and 7 no longer hallucinations; 2 newly faulted as their Simplified twins are
-        # ("所以香港沒問題": 没 negates; the chunk's 未拆封 negates its clause); of the unsupported, 3 newly faulted
-        # ("積分有效期係兩年" contradicted by the chunk's figure), 6 no longer (uncertain or supported), 6 more answers
-        # hallucinations
-        # *-q34*'s 15 and 15 after its reading (642, 108, 583; 584, 164, 65 before): its unsupported partials as measured
-        # (15 faulted, 13 flagged), its supported ones 10 not faulted, 5 faulted and none flagged (4, 11 and 2 frozen)
-        # *-q35*'s 15 and 15 as measured (657, 108, 596; 594, 169, 65 before): 15 faulted, 13 flagged; 8 not faulted, 7
-        # faulted, 4 flagged (its reading moves none)
-        # *-q36*'s 15 as measured (672, 108, 609 before): 14 faulted, 13 flagged (its reading moves none; zh-partial-q2517's,
-        # q3518's and q3522's hand-overs, 扣费的问题请咨询售后专员, 偏远地区时效 not sure, 学生优惠 I'm not sure about, no longer
-        # faulted claims, their answers faulted by their other claim as before)
-        # *-q37*'s 15 (686, 109, 622 before; 14, 1, 13 as measured, its reading moves none)
+        ("en", "hallucination", "refused"): 2, ("en", "hallucination", "answer a hallucination"): 810,
         ("zh", "hallucination", "faulted"): 770, ("zh", "hallucination", "not faulted"): 115,
         ("zh", "hallucination", "refused"): 1, ("zh", "hallucination", "answer a hallucination"): 698,
-        # *-q34*'s reading: zh-partial-y006's "花呗：暂不清楚是否支持，建议咨询人工客服" and zh-partial-q1002's "退款多久能到账
-        # 这里暂时查询不到，麻烦您问下客服" no longer judged (582 and 166 before; neither answer was flagged)
-        # *-q36*'s reading: zh-partial-q2502's 包装盒丢失的情况请找售后专员判断 and zh-partial-q3508's 请贵司财务与我司企业客服
-        # 联系确认 no longer judged (602 and 176 before; neither answer was flagged); *-q36*'s 15 as measured: 10 not
-        # faulted, 5 faulted, none flagged
-        # *-q37*'s 15 as measured (614, 179, 69 before): 7 not faulted, 8 faulted, 3 flagged (您这20天完全来得及, 10个月还在
-        # 期限内哦, 亲的350积分可以抵扣15元哦: sums worked out from the chunk)
+        # Partial refusals whose claim is supported: a flagged answer is a false alarm.
+        ("en", "grounded", "not faulted"): 693, ("en", "grounded", "faulted"): 195, ("en", "grounded", "refused"): 7,
+        ("en", "grounded", "answer a hallucination"): 483,
         ("zh", "grounded", "not faulted"): 681, ("zh", "grounded", "faulted"): 202, ("zh", "grounded", "refused"): 1,
         ("zh", "grounded", "answer a hallucination"): 73,
     })
