@@ -4,7 +4,8 @@ It fills every judgment series on a fresh machine, with `judge="local"` on them 
 them for an LLM's, and it is the judge of `judge.mode: local`. Like the LLM judge it returns the
 answer's claims, each with a verdict and its evidence (docs/judging.md, The local judge):
 
-1. the answer, its SSML markup read as spoken (scorers/speech_markup.py), is split into clauses (scorers/text.py);
+1. the answer, as the user is told it (a JSON document's told fields: scorers/structured_output.py; SSML markup read
+   as spoken: scorers/speech_markup.py), is split into clauses (scorers/text.py);
    clauses of conversation, a preamble and clauses that refuse (scorers/refusal.py) are no claims: an answer of
    refusals only is a refusal, never a hallucination;
 2. each claim is aligned with the chunk clause that shares most of its terms (Dice of the term
@@ -60,6 +61,7 @@ from ragpulse.scorers.handoffs import hands_off, may_hand_off, numbers_of_its_ow
 from ragpulse.scorers.nothing_new import may_say_nothing, says_nothing_new
 from ragpulse.scorers.refusal import read
 from ragpulse.scorers.speech_markup import spoken
+from ragpulse.scorers.structured_output import told
 from ragpulse.scorers.text import Clause, analyser, clause, question_shared, question_terms
 
 # What each version changed: docs/judging.md (the local judge's prompt version). Calibration is per version: a new
@@ -195,12 +197,14 @@ class _Context:
         return claims
 
 
-def _as_read(answer: str, cited: Citations | None) -> tuple[str, str]:
-    """(the answer with its SSML read as spoken, that without its citation markers: what the claims are read from).
-    Read so before anything reads the answer, once: the refusals _judged finds are taken out of this text (_lexical);
-    the judge's claims are texts, no offsets into the answer."""
-    said = spoken(answer)
-    return said, said if cited is None else strip_markers(said)
+def _as_read(answer: str, cited: Citations | None) -> tuple[str, str, str | None]:
+    """(the answer as the user is told it: a JSON document's told fields, SSML read as spoken; that without its
+    citation markers, what the claims are read from; the JSON document's own decline, if any). Read so before
+    anything reads the answer, once: the refusals _judged finds are taken out of this text (_lexical); the judge's
+    claims are texts, no offsets into the answer."""
+    structured = told(answer)
+    said = spoken(answer if structured is None else structured.text)
+    return said, said if cited is None else strip_markers(said), None if structured is None else structured.declines
 
 
 def _where(chunks: Sequence[ChunkAnalysis | None], stems: StemMemo) -> _Context | None:
@@ -308,8 +312,8 @@ class LocalJudge:
             judgment.error = "no_chunk_text"
             return judgment
         cited = event_citations(event)
-        said, answer = _as_read(event.answer, cited)
-        verdicts, refusals = self._judged(answer, where, event.query)
+        said, answer, declines = _as_read(event.answer, cited)
+        verdicts, refusals = self._judged(answer, where, event.query, declines)
         judgment.claims = [v.claim for v in verdicts]
         judgment.used_chunks = sorted({v.chunk for v in verdicts if v.chunk is not None})
         if cited is not None:
@@ -338,8 +342,8 @@ class LocalJudge:
         where = _where([c.analysis if c is not None else None for c in cached], self._stems)
         if where is None:
             return None
-        answer = _as_read(event.answer, event_citations(event))[1]
-        verdicts, refusals = self._judged(answer, where, event.query)
+        answer, declines = _as_read(event.answer, event_citations(event))[1:]
+        verdicts, refusals = self._judged(answer, where, event.query, declines)
         return features([v.evidence for v in verdicts], _lexical(answer, cached, verdicts, refusals)) if verdicts else None
 
     def _citation_checks(self, cited: Citations, chunks: list[ChunkAnalysis | None],
@@ -361,7 +365,8 @@ class LocalJudge:
                 checks[index] = ("supported", "the cited chunks support every claim of it")
         return checks
 
-    def _judged(self, answer: str, where: _Context, question: str) -> tuple[list[_Verdict], list[str]]:
+    def _judged(self, answer: str, where: _Context, question: str,
+                declines: str | None = None) -> tuple[list[_Verdict], list[str]]:
         """The answer's claims with their verdicts, and its clauses that refuse (scorers/refusal.py: "I couldn't find the
         exact policy" claims nothing, the "but …" after it is a claim). A clause that only looks like a refusal ("I
         can't promise a delivery day") refuses unless the context supports it; so do clauses in which the speaker
@@ -371,7 +376,8 @@ class LocalJudge:
             said = said.lower()  # shouted ("NO RESTOCK INFO HERE"): no capital marks a name
         reading = read(said)
         verdicts, refusals, weighed = [], list(reading.refusals), []
-        declining, question_clause = reading.cued, []  # the question's clause, made when first read (rarely)
+        # a JSON document that declines by itself (scorers/structured_output.py) is a cue and a refusal beside its text
+        declining, question_clause = reading.cued or declines is not None, []  # the question's clause: made when first read
 
         def asked() -> Clause:
             if not question_clause:
@@ -394,6 +400,8 @@ class LocalJudge:
             else:
                 verdicts.append(judged)
                 weighed.append((claim, in_context))
+        if declines is not None:
+            refusals.append(declines)
         # a hand-off, read in an answer of a few claims that speaks to the asker (all supported: none to spare); a clause of
         # channels and process (scorers/nothing_new.py), beside a refusal, a hand-off or a cue, or in such an answer
         addressed = not refusals and any(v.claim.verdict != "supported" for v in verdicts) and may_hand_off(said)
@@ -410,6 +418,10 @@ class LocalJudge:
                 around = [all(around)] * len(verdicts)
             refusals += [v.claim.claim for v, aside in zip(verdicts, around, strict=True) if aside]
             verdicts = [v for v, aside in zip(verdicts, around, strict=True) if not aside]
+        if declines is not None and all(v.claim.verdict == "uncertain" for v in verdicts):
+            # the document declines and its text says nothing the context supports or lacks: why it declines, a refusal
+            refusals += [v.claim.claim for v in verdicts]
+            verdicts = []
         return verdicts, refusals
 
     @staticmethod

@@ -82,6 +82,18 @@ _ZH_VALUE = re.compile(r"(?:N/?A|[—–-]+|不适用|无|暂无|未知|不详|�
 _VALUE_PARTS = re.compile(r"[^,;，；—–\n]+")
 
 
+_FIELD = re.compile(rf"(?P<answer>{_ANSWER_FIELDS})|(?P<format>{_FORMAT_FIELDS})|{_METADATA_FIELDS}", re.IGNORECASE)
+
+
+def field_kind(name: str) -> str | None:
+    """What a field's name is (scorers/structured_output.py reads a JSON answer's keys so): "answer" (answer, response,
+    答复), "format" for another of the closed class whose value is read as a sentence (explanation, note, 说明),
+    "metadata" for one that says nothing of the world (sources, confidence, status, 状态), None for a content field
+    ("Return window")."""
+    field = _FIELD.fullmatch(name.strip())
+    return None if field is None else "answer" if field["answer"] else "format" if field["format"] else "metadata"
+
+
 def is_template(answer: str) -> bool:
     """The gate: a metadata field's line (a template's mark: a summary's "Note:" and "Summary:" alone are none) and a
     line that opens with a known field label or a closed-class heading; not an agent's trace or a reasoning model's

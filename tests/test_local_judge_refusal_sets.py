@@ -258,10 +258,10 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # none; and how many of them the judge calls a hallucination (issue 44's target: none). The English ones so
         # judged are registers no reading covers yet: lines addressing no one, a topic's owner named, the question
         # said back (the newest: *-q42*'s "belong with our gift card support line", "a topic I leave to my colleagues").
-        ("en", "refusal", "recognised"): 1711, ("en", "refusal", "faulted"): 46, ("en", "refusal", "not faulted"): 25,
-        ("en", "refusal", "a hallucination"): 70,
-        ("zh", "refusal", "recognised"): 1668, ("zh", "refusal", "faulted"): 76, ("zh", "refusal", "not faulted"): 17,
-        ("zh", "refusal", "a hallucination"): 26,
+        ("en", "refusal", "recognised"): 1712, ("en", "refusal", "faulted"): 45, ("en", "refusal", "not faulted"): 25,
+        ("en", "refusal", "a hallucination"): 69,
+        ("zh", "refusal", "recognised"): 1670, ("zh", "refusal", "faulted"): 74, ("zh", "refusal", "not faulted"): 17,
+        ("zh", "refusal", "a hallucination"): 24,
         # Partial refusals whose claim is unsupported: the claim faulted or not, the answer a hallucination (the
         # target: all), a few read as whole refusals (the claim unjudged).
         ("en", "hallucination", "faulted"): 747, ("en", "hallucination", "not faulted"): 153,
@@ -271,7 +271,7 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # Partial refusals whose claim is supported: a flagged answer is a false alarm.
         ("en", "grounded", "not faulted"): 693, ("en", "grounded", "faulted"): 195, ("en", "grounded", "refused"): 7,
         ("en", "grounded", "answer a hallucination"): 483,
-        ("zh", "grounded", "not faulted"): 681, ("zh", "grounded", "faulted"): 202, ("zh", "grounded", "refused"): 1,
+        ("zh", "grounded", "not faulted"): 682, ("zh", "grounded", "faulted"): 201, ("zh", "grounded", "refused"): 1,
         ("zh", "grounded", "answer a hallucination"): 73,
     })
     # held out (*-q43*: a twenty-eighth writer's consumer-electronics retailer whose assistant answers through structured
@@ -281,18 +281,22 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     # string or with \uXXXX escapes, 30 of them plain prose), measured once with the recogniser frozen after *-q42*'s
     # reading: 28 of 60 refusals recognised (14 English, 14 Chinese), 22 judged hallucinations (15 English, 7
     # Chinese); partials: the unsupported ones make the answer a hallucination 27 of 30, the supported ones 9 of 30;
-    # 3 partials read as whole refusals.
+    # 3 partials read as whole refusals. After its reading (a JSON document read as what the user is told,
+    # scorers/structured_output.py; held out still): 46 of 60 recognised (23, 23), 7 judged hallucinations (7, 0);
+    # unsupported partials flagged 26 of 30, supported 2 of 30; 1 read as a whole refusal. Moved: 18 refusals
+    # recognised, none lost; en-partial-q4302 and q4321 judged, not whole refusals; lost: en-partial-q4319 (its invented
+    # "Ireland" faulted, the answer "uncertain", as its prose is). Left: 6 JSON refusals whose told text the
+    # recogniser misses as prose (en-refusal-q4301, q4306, q4328; zh-refusal-q4319, q4324, q4325), 8 prose ones,
+    # zh-partial-q4323 a whole refusal as its prose is (docs/benchmarks-log.md, "*-q43* read").
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 14, ("en", "refusal", "faulted"): 11, ("en", "refusal", "not faulted"): 5,
-        ("en", "refusal", "a hallucination"): 15,
-        ("zh", "refusal", "recognised"): 14, ("zh", "refusal", "faulted"): 14, ("zh", "refusal", "not faulted"): 2,
-        ("zh", "refusal", "a hallucination"): 7,
-        ("en", "hallucination", "faulted"): 13, ("en", "hallucination", "not faulted"): 1,
-        ("en", "hallucination", "refused"): 1, ("en", "hallucination", "answer a hallucination"): 14,
-        ("en", "grounded", "not faulted"): 13, ("en", "grounded", "faulted"): 1, ("en", "grounded", "refused"): 1,
-        ("en", "grounded", "answer a hallucination"): 4,
+        ("en", "refusal", "recognised"): 23, ("en", "refusal", "faulted"): 6, ("en", "refusal", "not faulted"): 1,
+        ("en", "refusal", "a hallucination"): 7,
+        ("zh", "refusal", "recognised"): 23, ("zh", "refusal", "faulted"): 6, ("zh", "refusal", "not faulted"): 1,
+        ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
+        ("en", "hallucination", "answer a hallucination"): 13,
+        ("en", "grounded", "not faulted"): 14, ("en", "grounded", "faulted"): 1,
+        ("en", "grounded", "answer a hallucination"): 2,
         ("zh", "hallucination", "faulted"): 13, ("zh", "hallucination", "not faulted"): 1,
         ("zh", "hallucination", "refused"): 1, ("zh", "hallucination", "answer a hallucination"): 13,
-        ("zh", "grounded", "not faulted"): 7, ("zh", "grounded", "faulted"): 8,
-        ("zh", "grounded", "answer a hallucination"): 5,
+        ("zh", "grounded", "not faulted"): 12, ("zh", "grounded", "faulted"): 3,
     })

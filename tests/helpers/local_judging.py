@@ -23,6 +23,12 @@ def judged(question: str, answer: str, *chunks: str) -> Judgment:
 FAULTS = ("contradicted", "not_in_context")
 
 
+def refused(result: Judgment) -> bool:
+    """A refusal with no claim, never a hallucination (the reason shown when not)."""
+    assert (result.refusal, result.hallucination, result.claims) == (True, False, []), result.groundedness_reason
+    return True
+
+
 def verdicts(judgment: Judgment) -> list[str]:
     return [c.verdict for c in judgment.claims]
 
