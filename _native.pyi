@@ -466,7 +466,7 @@ class SessionTable:
 # keyed by their hash); evicted and the duplicates are prometheus_client Counters.
 @final
 class DedupCore:
-    def __new__(cls, max_entries: int, window: float, clock: Callable[[], float], evicted: object, trace_type: type,
+    def __new__(cls, max_entries: int, window: float, clock: Callable[[], float], evicted: FastCounter, trace_type: type,
                 trace_duplicates: object, feedback_duplicates: object) -> Self: ...
     def sharing(self, trace_duplicates: object, feedback_duplicates: object) -> DedupCore: ...  # the same window
     def seen_before(self, key: object) -> bool: ...

@@ -9,6 +9,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge
 
 from ragpulse._native import DedupCore
 from ragpulse.collector.events import Envelope, FeedbackEvent, TraceEvent
+from ragpulse.collector.telemetry.fast_metrics import CounterFamily
 from ragpulse.collector.telemetry.shared import shared
 
 
@@ -41,8 +42,12 @@ class DedupMetrics:
         for kind in ("trace", "feedback"):
             self.duplicates.labels(type=kind)
         self.entries = Gauge("ragpulse_dedup_window_entries", "Identities held in the dedup window.", registry=registry)
-        self.evicted = Counter("ragpulse_dedup_evicted_total",
-                               "Identities forgotten before their window ended because the window was full.", registry=registry)
+        # A fast counter: once the window is full, every new identity evicts one (prometheus_client's Python call and
+        # lock for each were about 0.7 us an event then: docs/benchmarks-log.md).
+        self.evicted = CounterFamily("ragpulse_dedup_evicted_total",
+                                     "Identities forgotten before their window ended because the window was full.", [],
+                                     registry)
+        self.evicted_child = self.evicted.labels()  # shown at zero from the start, as the Counter was
 
 
 class DedupWindow:
@@ -64,7 +69,7 @@ class DedupWindow:
     ) -> None:
         metrics = shared(registry, DedupMetrics)
         # The window and its test in the compiled core (native/src/dedup.rs); the stage's counts its duplicates too.
-        self._core = DedupCore(max_entries, window_seconds, clock, metrics.evicted, TraceEvent, *_duplicates(metrics))
+        self._core = DedupCore(max_entries, window_seconds, clock, metrics.evicted_child, TraceEvent, *_duplicates(metrics))
         metrics.entries.set_function(self._core.__len__)
 
     def __len__(self) -> int:

@@ -11,6 +11,8 @@ use pyo3::types::{PyInt, PyType};
 use pyo3::{intern, PyTraverseError, PyVisit};
 use rustc_hash::FxBuildHasher;
 
+use crate::metrics::FastCounter;
+
 #[pyclass(frozen, module = "ragpulse._native")]
 pub struct DedupCore {
     // The ring holds, oldest first, each identity with the expiry it entered with; an identity seen again after its
@@ -21,7 +23,7 @@ pub struct DedupCore {
     max_entries: usize,
     window: f64,
     clock: Py<PyAny>,
-    evicted: Py<PyAny>,    // a prometheus_client Counter: forgotten early because the window was full
+    evicted: Py<FastCounter>, // forgotten early because the window was full: once full, every new identity
     trace_type: Py<PyType>,
     duplicates: [Py<PyAny>; 2], // prometheus_client Counters of duplicates: traces, feedback
 }
@@ -79,7 +81,7 @@ impl DedupCore {
 impl DedupCore {
     #[new]
     #[allow(clippy::too_many_arguments)]
-    fn new(max_entries: usize, window: f64, clock: Py<PyAny>, evicted: Py<PyAny>, trace_type: Py<PyType>,
+    fn new(max_entries: usize, window: f64, clock: Py<PyAny>, evicted: Py<FastCounter>, trace_type: Py<PyType>,
            trace_duplicates: Py<PyAny>, feedback_duplicates: Py<PyAny>) -> Self {
         DedupCore { arrivals: Arc::new(Mutex::new(Window::with_cap(max_entries))), max_entries, window, clock,
                     evicted, trace_type, duplicates: [trace_duplicates, feedback_duplicates] }
@@ -116,7 +118,7 @@ impl DedupCore {
             full
         };
         if evicted {
-            self.evicted.call_method0(py, intern!(py, "inc"))?;
+            self.evicted.get().add(1.0);
         }
         Ok(false)
     }
@@ -143,9 +145,8 @@ impl DedupCore {
     }
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        for held in [&self.clock, &self.evicted] {
-            visit.call(held)?;
-        }
+        visit.call(&self.clock)?;
+        visit.call(&self.evicted)?;
         visit.call(&self.duplicates[0])?;
         visit.call(&self.duplicates[1])
     }

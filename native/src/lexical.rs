@@ -258,8 +258,11 @@ fn number_at(text: &[char], start: usize, units: &[(Vec<char>, String)]) -> Opti
     let run = |from: usize, class: fn(char) -> bool| text[from..].iter().take_while(|c| class(**c)).count();
     let free = |at: usize| at >= text.len() || !text[at].is_ascii_lowercase();
     let unit_at = |at: usize| -> Option<(usize, Option<usize>)> {
+        let next = text.get(at);
         for (index, (spelling, _)) in units.iter().enumerate() {
-            if text[at..].starts_with(spelling) && free(at + spelling.len()) {
+            // The first character tested inline: most spellings fail there, without a call to compare slices.
+            if spelling.first().is_none_or(|first| Some(first) == next) && text[at..].starts_with(spelling)
+                && free(at + spelling.len()) {
                 return Some((at + spelling.len(), Some(index)));
             }
         }
@@ -333,7 +336,9 @@ pub fn with_units<R>(text: &str, tables: &Tables,
         text = &replaced[..];
         tokens = latin_words(text);
     }
-    let mut words: FxHashSet<Word> = tokens.into_iter().filter(|token| !tables.stopwords.contains(*token)).collect();
+    // Sized for every token at once: collected from a filter, the set grew (and rehashed) several times a text.
+    let mut words: FxHashSet<Word> = FxHashSet::with_capacity_and_hasher(tokens.len(), Default::default());
+    words.extend(tokens.into_iter().filter(|token| !tables.stopwords.contains(*token)));
     // crude plural folding, the same on both sides: "returns" and "return" meet; all plurals removed before any
     // is added ("returnss" folds to "returns", kept)
     let plurals: Vec<Word> = words.iter().filter(|word| word.last() == Some(&'s') && word.len() > 4).copied().collect();

@@ -177,14 +177,17 @@ impl SessionTable {
             (this.rephrase_window, this.idle, this.max_turns)
         };
         let first = intern!(py, "first").clone().into_any();
+        // A turn after the rephrase window, or with no open answer before it, is a first turn: the questions are
+        // compared only when that is not so (a compare of two str, no Python code run, for most turns once).
+        let past = |session: &Session| now - session.last_at > rephrase_window || session.turns.is_empty();
         let same = match &popped {
-            Some(session) => PyAnyMethods::eq(session.question.bind(py).as_any(), query)?,
-            None => false,
+            Some(session) if !past(session) => PyAnyMethods::eq(session.question.bind(py).as_any(), query)?,
+            _ => false,
         };
         let (mut session, kind, analysis) = match popped {
             None => (Session { last_at: now, question: query.clone().unbind(), question_chars: 0, analysis: None,
                                turns: Vec::new(), size: 0, partition: -1, released: 0.0 }, first, None),
-            Some(session) if now - session.last_at > rephrase_window || session.turns.is_empty() => (session, first, None),
+            Some(session) if past(&session) => (session, first, None),
             Some(mut session) if same => {
                 let analysis = session.analysis.take();
                 (session, intern!(py, "repeat").clone().into_any(), analysis)
