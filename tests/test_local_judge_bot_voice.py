@@ -11,10 +11,9 @@ hallucination before; the claims that look alike stay claims."""
 from __future__ import annotations
 
 import pytest
-from helpers.local_judging import development_row, judged
+from helpers.local_judging import development_row, judged, refused
 from test_local_judge_hand_overs import RETURNS, ZH_INVOICE, ZH_RETURNS
 
-from ragpulse.judging.verdicts import Judgment
 
 pytestmark = pytest.mark.unit
 
@@ -52,7 +51,7 @@ pytestmark = pytest.mark.unit
     ("Can I return my tablet?", "Tablet returns are one of those things I'd rather not guess on.", RETURNS),
 ])
 def test_the_bot_declining_in_its_own_voice_claims_nothing(question: str, answer: str, context: str) -> None:
-    assert _refused(judged(question, answer, context))
+    assert refused(judged(question, answer, context))
 
 
 @pytest.mark.parametrize(("question", "answer", "context", "claims"), [
@@ -84,10 +83,5 @@ def test_a_claim_that_looks_like_the_bot_declining_stays_a_claim(question: str, 
 ])
 def test_a_missed_refusal_over_its_own_chunks(row: str) -> None:
     """*-q37*'s refusals its reading recognises: refusals, never hallucinations."""
-    assert _refused(development_row(row))
+    assert refused(development_row(row))
 
-
-def _refused(result: Judgment) -> bool:
-    """A refusal with no claim, never a hallucination (the reason shown when not)."""
-    assert (result.refusal, result.hallucination, result.claims) == (True, False, []), result.groundedness_reason
-    return True

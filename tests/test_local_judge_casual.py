@@ -13,11 +13,10 @@ below was a claim, a judged hallucination or unrecognised at 1f83ece; the look-a
 from __future__ import annotations
 
 import pytest
-from helpers.local_judging import FAULTS, judged
+from helpers.local_judging import FAULTS, judged, refused
 from test_local_judge_hand_overs import REPAIRS, RETURNS, ZH_INVOICE, ZH_RETURNS
 from test_local_judge_small_models import SHIPPING, WARRANTY
 
-from ragpulse.judging.verdicts import Judgment
 from ragpulse.scorers.refusal import read
 
 pytestmark = pytest.mark.unit
@@ -52,7 +51,7 @@ LOYALTY = "Members earn 1 point per dollar spent. 100 points can be redeemed for
     ("发票能开到海外公司吗？", "海外抬头这个超纲了xswl，真给不出答案，问下财务吧", ZH_INVOICE),
 ])
 def test_a_casual_decline_claims_nothing(question: str, answer: str, context: str) -> None:
-    assert _refused(judged(question, answer, context))
+    assert refused(judged(question, answer, context))
 
 
 @pytest.mark.parametrize(("question", "answer", "context", "claims"), [
@@ -88,8 +87,3 @@ def test_a_casual_decline_is_read_as_one(answer: str, claims: list[str], refusal
     reading = read(answer)
     assert (reading.claims, reading.refusals) == (claims, refusals)
 
-
-def _refused(result: Judgment) -> bool:
-    """A refusal with no claim, never a hallucination (the reason shown when not)."""
-    assert (result.refusal, result.hallucination, result.claims) == (True, False, []), result.groundedness_reason
-    return True

@@ -12,9 +12,8 @@ that look alike stay claims."""
 from __future__ import annotations
 
 import pytest
-from helpers.local_judging import FAULTS, development_row, judged
+from helpers.local_judging import FAULTS, development_row, judged, refused
 
-from ragpulse.judging.verdicts import Judgment
 
 pytestmark = pytest.mark.unit
 
@@ -47,7 +46,7 @@ ZH_INVOICE = "电子发票在订单完成后24小时内发送到您的邮箱。�
     ("耳机可以换货吗？", "您关心的是耳机能否换货。这个我这边查不到，建议您咨询客服。", ZH_RETURNS),
 ])
 def test_a_hand_over_read_by_construction_claims_nothing(question: str, answer: str, context: str) -> None:
-    assert _refused(judged(question, answer, context))
+    assert refused(judged(question, answer, context))
 
 
 @pytest.mark.parametrize(("question", "answer", "context", "claims"), [
@@ -81,7 +80,7 @@ def test_a_claim_that_looks_like_a_hand_over_stays_a_claim(question: str, answer
 def test_a_missed_refusal_over_its_own_chunks(row: str) -> None:
     """*-q36*'s refusals its measurement missed (44 of 60 recognised frozen), and *-q35*'s and earlier ones its reading
     recognises: refusals, never hallucinations."""
-    assert _refused(development_row(row))
+    assert refused(development_row(row))
 
 
 @pytest.mark.parametrize("row", [
@@ -95,8 +94,3 @@ def test_q36s_supported_partial_is_no_hallucination(row: str) -> None:
     assert (result.refusal, result.hallucination, [c.verdict for c in result.claims if c.verdict in FAULTS]) == (
         False, False, []), result.groundedness_reason
 
-
-def _refused(result: Judgment) -> bool:
-    """A refusal with no claim, never a hallucination (the reason shown when not)."""
-    assert (result.refusal, result.hallucination, result.claims) == (True, False, []), result.groundedness_reason
-    return True

@@ -12,10 +12,9 @@ a claim after a stray token, after the question said back or in a list."""
 from __future__ import annotations
 
 import pytest
-from helpers.local_judging import FAULTS, judged
-from test_local_judge_hand_overs import RETURNS, ZH_INVOICE, ZH_RETURNS
+from helpers.local_judging import FAULTS, judged, refused
+from test_local_judge_hand_overs import RETURNS, ZH_RETURNS
 
-from ragpulse.judging.verdicts import Judgment
 
 pytestmark = pytest.mark.unit
 
@@ -43,7 +42,7 @@ WARRANTY = "Laptops come with a 1-year limited warranty that covers manufacturin
     ("以旧换新怎么估价？", "回答：以旧换新的估价不在我的context里，我不乱说，建议咨询门店。", ZH_RETURNS),
 ])
 def test_a_small_models_decline_claims_nothing(question: str, answer: str, context: str) -> None:
-    assert _refused(judged(question, answer, context))
+    assert refused(judged(question, answer, context))
 
 
 @pytest.mark.parametrize(("question", "answer", "context", "claims"), [
@@ -69,8 +68,3 @@ def test_look_alikes_stay_claims(question: str, answer: str, context: str, claim
     assert [c.claim.strip() for c in result.claims] == claims
     assert result.claims[-1].verdict in FAULTS
 
-
-def _refused(result: Judgment) -> bool:
-    """A refusal with no claim, never a hallucination (the reason shown when not)."""
-    assert (result.refusal, result.hallucination, result.claims) == (True, False, []), result.groundedness_reason
-    return True

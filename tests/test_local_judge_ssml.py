@@ -5,24 +5,13 @@ a "<" of ordinary text or HTML stays as written. Each refusal below was a claim 
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from helpers.local_judging import FAULTS, judged
-from test_local_judge_refusal_sets import DATA
+from helpers.local_judging import FAULTS, judged, refused
+from test_local_judge_refusal_sets import KNOWLEDGE
 
-from ragpulse.judging.verdicts import Judgment
 from ragpulse.scorers.speech_markup import spoken
 
 pytestmark = pytest.mark.unit
-
-KNOWLEDGE = json.loads((DATA / "refusals_kb.json").read_text(encoding="utf-8"))
-
-
-def _refused(result: Judgment) -> bool:
-    """A refusal with no claim, never a hallucination (the reason shown when not)."""
-    assert (result.refusal, result.hallucination, result.claims) == (True, False, []), result.groundedness_reason
-    return True
 
 
 @pytest.mark.parametrize(("question", "answer", "chunk"), [
@@ -35,7 +24,7 @@ def _refused(result: Judgment) -> bool:
     ("发票能开到公司抬头吗？", "<speak><s>您好。</s><s>公司抬头的问题我这边无法回答，请咨询人工客服。</s>", "zh_invoice"),
 ])
 def test_an_ssml_refusal_claims_nothing(question: str, answer: str, chunk: str) -> None:
-    assert _refused(judged(question, answer, KNOWLEDGE[chunk]))
+    assert refused(judged(question, answer, KNOWLEDGE[chunk]))
 
 
 @pytest.mark.parametrize(("question", "answer", "chunk", "claim"), [

@@ -9,10 +9,9 @@ before; a content label ("Return window: 30 days", 退货期限：30天) and an 
 from __future__ import annotations
 
 import pytest
-from helpers.local_judging import judged
+from helpers.local_judging import judged, refused
 from test_local_judge_hand_overs import REPAIRS, RETURNS, ZH_INVOICE, ZH_RETURNS
 
-from ragpulse.judging.verdicts import Judgment
 
 pytestmark = pytest.mark.unit
 
@@ -51,7 +50,7 @@ pytestmark = pytest.mark.unit
     ("纸质发票能开专票吗？", "两段检索内容均与专票无关。", ZH_INVOICE),
 ])
 def test_a_template_declining_claims_nothing(question: str, answer: str, context: str) -> None:
-    assert _refused(judged(question, answer, context))
+    assert refused(judged(question, answer, context))
 
 
 @pytest.mark.parametrize(("question", "answer", "context", "claims"), [
@@ -73,8 +72,3 @@ def test_a_claim_that_looks_like_a_template_declining_stays_a_claim(question: st
                                                                     claims: list[str]) -> None:
     assert [c.claim.strip() for c in judged(question, answer, context).claims] == claims
 
-
-def _refused(result: Judgment) -> bool:
-    """A refusal with no claim, never a hallucination (the reason shown when not)."""
-    assert (result.refusal, result.hallucination, result.claims) == (True, False, []), result.groundedness_reason
-    return True

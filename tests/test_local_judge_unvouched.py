@@ -10,10 +10,9 @@ claims stay as they were."""
 from __future__ import annotations
 
 import pytest
-from helpers.local_judging import judged
+from helpers.local_judging import judged, refused
 from test_local_judge_hand_overs import RETURNS, ZH_RETURNS
 
-from ragpulse.judging.verdicts import Judgment
 
 pytestmark = pytest.mark.unit
 
@@ -45,7 +44,7 @@ PASSWORDS = "To reset your password, choose Forgot password on the login page an
      "建议您联系客服。", ZH_RETURNS),
 ])
 def test_a_decline_and_its_advice_claim_nothing(question: str, answer: str, context: str) -> None:
-    assert _refused(judged(question, answer, context))
+    assert refused(judged(question, answer, context))
 
 
 @pytest.mark.parametrize(("question", "answer", "context", "claims"), [
@@ -65,8 +64,3 @@ def test_a_decline_and_its_advice_claim_nothing(question: str, answer: str, cont
 def test_advice_without_a_decline_stays_a_claim(question: str, answer: str, context: str, claims: list[str]) -> None:
     assert [c.claim.strip() for c in judged(question, answer, context).claims] == claims
 
-
-def _refused(result: Judgment) -> bool:
-    """A refusal with no claim, never a hallucination (the reason shown when not)."""
-    assert (result.refusal, result.hallucination, result.claims) == (True, False, []), result.groundedness_reason
-    return True

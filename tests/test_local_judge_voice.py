@@ -7,8 +7,8 @@ number a menu promises stay claims."""
 from __future__ import annotations
 
 import pytest
-from helpers.local_judging import FAULTS, judged
-from test_local_judge_ssml import KNOWLEDGE, _refused
+from helpers.local_judging import FAULTS, judged, refused
+from test_local_judge_ssml import KNOWLEDGE
 
 from ragpulse.scorers.chrome import said_by_the_channel
 
@@ -38,7 +38,7 @@ pytestmark = pytest.mark.unit
      "stores"),
 ])
 def test_a_voice_refusal_claims_nothing(question: str, answer: str, chunk: str) -> None:
-    assert _refused(judged(question, answer, KNOWLEDGE[chunk]))
+    assert refused(judged(question, answer, KNOWLEDGE[chunk]))
 
 
 @pytest.mark.parametrize("text", [
