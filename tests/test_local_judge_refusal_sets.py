@@ -244,8 +244,8 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: sixty batches the recogniser was designed on (60 refusals and 60 partial
-    refusals each since the eighth), the last fifty-three written blind by writers who saw only the knowledge base
+    """tests/data/refusals_dev.jsonl: sixty-one batches the recogniser was designed on (60 refusals and 60 partial
+    refusals each since the eighth), the last fifty-four written blind by writers who saw only the knowledge base
     and the fallback catalogue, each measured once with the recogniser frozen (the held-out set below), then read and
     folded in; refusals_heldout.jsonl: the newest blind set, measured once. None of the answers is a phrasing of the
     fallback catalogue (config/fallback_phrases.yaml); every partial refusal's claim is supported by the chunks
@@ -257,21 +257,22 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # Refusals, by language: recognised (by the fallback rules or the judge), otherwise with a faulted claim or
         # none; and how many of them the judge calls a hallucination (issue 44's target: none). The English ones so
         # judged are registers no reading covers yet: lines addressing no one, a topic's owner named, the question
-        # said back (the newest: *-q42*'s "belong with our gift card support line", "a topic I leave to my colleagues").
-        ("en", "refusal", "recognised"): 1712, ("en", "refusal", "faulted"): 45, ("en", "refusal", "not faulted"): 25,
-        ("en", "refusal", "a hallucination"): 69,
-        ("zh", "refusal", "recognised"): 1670, ("zh", "refusal", "faulted"): 74, ("zh", "refusal", "not faulted"): 17,
+        # said back (the newest: *-q43*'s "Delivery charges are worked out by the checkout itself", "Your member
+        # dashboard is the place to see").
+        ("en", "refusal", "recognised"): 1735, ("en", "refusal", "faulted"): 51, ("en", "refusal", "not faulted"): 26,
+        ("en", "refusal", "a hallucination"): 76,
+        ("zh", "refusal", "recognised"): 1693, ("zh", "refusal", "faulted"): 80, ("zh", "refusal", "not faulted"): 18,
         ("zh", "refusal", "a hallucination"): 24,
         # Partial refusals whose claim is unsupported: the claim faulted or not, the answer a hallucination (the
         # target: all), a few read as whole refusals (the claim unjudged).
-        ("en", "hallucination", "faulted"): 747, ("en", "hallucination", "not faulted"): 153,
-        ("en", "hallucination", "refused"): 2, ("en", "hallucination", "answer a hallucination"): 810,
-        ("zh", "hallucination", "faulted"): 770, ("zh", "hallucination", "not faulted"): 115,
-        ("zh", "hallucination", "refused"): 1, ("zh", "hallucination", "answer a hallucination"): 698,
+        ("en", "hallucination", "faulted"): 761, ("en", "hallucination", "not faulted"): 154,
+        ("en", "hallucination", "refused"): 2, ("en", "hallucination", "answer a hallucination"): 823,
+        ("zh", "hallucination", "faulted"): 783, ("zh", "hallucination", "not faulted"): 116,
+        ("zh", "hallucination", "refused"): 2, ("zh", "hallucination", "answer a hallucination"): 711,
         # Partial refusals whose claim is supported: a flagged answer is a false alarm.
-        ("en", "grounded", "not faulted"): 693, ("en", "grounded", "faulted"): 195, ("en", "grounded", "refused"): 7,
-        ("en", "grounded", "answer a hallucination"): 483,
-        ("zh", "grounded", "not faulted"): 682, ("zh", "grounded", "faulted"): 201, ("zh", "grounded", "refused"): 1,
+        ("en", "grounded", "not faulted"): 707, ("en", "grounded", "faulted"): 196, ("en", "grounded", "refused"): 7,
+        ("en", "grounded", "answer a hallucination"): 485,
+        ("zh", "grounded", "not faulted"): 694, ("zh", "grounded", "faulted"): 204, ("zh", "grounded", "refused"): 1,
         ("zh", "grounded", "answer a hallucination"): 73,
     })
     # held out (*-q43*: a twenty-eighth writer's consumer-electronics retailer whose assistant answers through structured
