@@ -275,29 +275,22 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         ("zh", "grounded", "not faulted"): 694, ("zh", "grounded", "faulted"): 204, ("zh", "grounded", "refused"): 1,
         ("zh", "grounded", "answer a hallucination"): 73,
     })
-    # held out (*-q43*: a twenty-eighth writer's consumer-electronics retailer whose assistant answers through structured
-    # outputs: the logged answer is the JSON object the model emitted ({"answer": …, "citations": […]}, {"status":
-    # "unanswerable", "message": …}, {"answerable": false, "answer": null, "explanation": …}) or a tool call's arguments
-    # (handoff_to_agent, create_ticket), in ```json fences, pretty-printed or on one line, a few as an escaped JSON
-    # string or with \uXXXX escapes, 30 of them plain prose), measured once with the recogniser frozen after *-q42*'s
-    # reading: 28 of 60 refusals recognised (14 English, 14 Chinese), 22 judged hallucinations (15 English, 7
-    # Chinese); partials: the unsupported ones make the answer a hallucination 27 of 30, the supported ones 9 of 30;
-    # 3 partials read as whole refusals. After its reading (a JSON document read as what the user is told,
-    # scorers/structured_output.py; held out still): 46 of 60 recognised (23, 23), 7 judged hallucinations (7, 0);
-    # unsupported partials flagged 26 of 30, supported 2 of 30; 1 read as a whole refusal. Moved: 18 refusals
-    # recognised, none lost; en-partial-q4302 and q4321 judged, not whole refusals; lost: en-partial-q4319 (its invented
-    # "Ireland" faulted, the answer "uncertain", as its prose is). Left: 6 JSON refusals whose told text the
-    # recogniser misses as prose (en-refusal-q4301, q4306, q4328; zh-refusal-q4319, q4324, q4325), 8 prose ones,
-    # zh-partial-q4323 a whole refusal as its prose is (docs/benchmarks-log.md, "*-q43* read").
+    # held out (*-q44*: a twenty-ninth writer's contact-centre copilot beside human agents: the logged answer is guidance
+    # to the agent, "Suggested reply:" drafts, "Agent note:" / "Internal:" lines, third-person instructions ("Tell the
+    # customer …", "Don't quote a figure here", "Escalate to Tier 2"), knowledge-gap notes ("No KB article covers …",
+    # "Article match: low"), macros, disposition codes; 建议回复：, 坐席提示：, 内部备注：, 请告知客户, 转二线, 处置码),
+    # measured once with the recogniser frozen after *-q43*'s reading: 19 of 60 refusals recognised (8 English, 11
+    # Chinese), 28 judged hallucinations (22 English, 6 Chinese); partials: the unsupported ones make the answer a
+    # hallucination 26 of 30, the supported ones 12 of 30 (all English); 3 partials read as whole refusals
+    # (docs/benchmarks-log.md, "*-q44* measured once").
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 23, ("en", "refusal", "faulted"): 6, ("en", "refusal", "not faulted"): 1,
-        ("en", "refusal", "a hallucination"): 7,
-        ("zh", "refusal", "recognised"): 23, ("zh", "refusal", "faulted"): 6, ("zh", "refusal", "not faulted"): 1,
-        ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
-        ("en", "hallucination", "answer a hallucination"): 13,
-        ("en", "grounded", "not faulted"): 14, ("en", "grounded", "faulted"): 1,
-        ("en", "grounded", "answer a hallucination"): 2,
-        ("zh", "hallucination", "faulted"): 13, ("zh", "hallucination", "not faulted"): 1,
-        ("zh", "hallucination", "refused"): 1, ("zh", "hallucination", "answer a hallucination"): 13,
-        ("zh", "grounded", "not faulted"): 12, ("zh", "grounded", "faulted"): 3,
+        ("en", "refusal", "recognised"): 8, ("en", "refusal", "faulted"): 22, ("en", "refusal", "a hallucination"): 22,
+        ("zh", "refusal", "recognised"): 11, ("zh", "refusal", "faulted"): 17, ("zh", "refusal", "not faulted"): 2,
+        ("zh", "refusal", "a hallucination"): 6,
+        ("en", "hallucination", "faulted"): 12, ("en", "hallucination", "not faulted"): 1,
+        ("en", "hallucination", "refused"): 2, ("en", "hallucination", "answer a hallucination"): 12,
+        ("en", "grounded", "not faulted"): 5, ("en", "grounded", "faulted"): 9, ("en", "grounded", "refused"): 1,
+        ("en", "grounded", "answer a hallucination"): 12,
+        ("zh", "hallucination", "faulted"): 15, ("zh", "hallucination", "answer a hallucination"): 14,
+        ("zh", "grounded", "not faulted"): 7, ("zh", "grounded", "faulted"): 8,
     })
