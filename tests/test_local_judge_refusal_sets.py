@@ -244,8 +244,8 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: sixty batches the recogniser was designed on (60 refusals and 60 partial
-    refusals each since the eighth), the last fifty-three written blind by writers who saw only the knowledge base
+    """tests/data/refusals_dev.jsonl: sixty-one batches the recogniser was designed on (60 refusals and 60 partial
+    refusals each since the eighth), the last fifty-four written blind by writers who saw only the knowledge base
     and the fallback catalogue, each measured once with the recogniser frozen (the held-out set below), then read and
     folded in; refusals_heldout.jsonl: the newest blind set, measured once. None of the answers is a phrasing of the
     fallback catalogue (config/fallback_phrases.yaml); every partial refusal's claim is supported by the chunks
@@ -257,46 +257,40 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # Refusals, by language: recognised (by the fallback rules or the judge), otherwise with a faulted claim or
         # none; and how many of them the judge calls a hallucination (issue 44's target: none). The English ones so
         # judged are registers no reading covers yet: lines addressing no one, a topic's owner named, the question
-        # said back (the newest: *-q42*'s "belong with our gift card support line", "a topic I leave to my colleagues").
-        ("en", "refusal", "recognised"): 1712, ("en", "refusal", "faulted"): 45, ("en", "refusal", "not faulted"): 25,
-        ("en", "refusal", "a hallucination"): 69,
-        ("zh", "refusal", "recognised"): 1670, ("zh", "refusal", "faulted"): 74, ("zh", "refusal", "not faulted"): 17,
+        # said back (the newest: *-q43*'s "Delivery charges are worked out by the checkout itself", "Your member
+        # dashboard is the place to see").
+        ("en", "refusal", "recognised"): 1735, ("en", "refusal", "faulted"): 51, ("en", "refusal", "not faulted"): 26,
+        ("en", "refusal", "a hallucination"): 76,
+        ("zh", "refusal", "recognised"): 1693, ("zh", "refusal", "faulted"): 80, ("zh", "refusal", "not faulted"): 18,
         ("zh", "refusal", "a hallucination"): 24,
         # Partial refusals whose claim is unsupported: the claim faulted or not, the answer a hallucination (the
         # target: all), a few read as whole refusals (the claim unjudged).
-        ("en", "hallucination", "faulted"): 747, ("en", "hallucination", "not faulted"): 153,
-        ("en", "hallucination", "refused"): 2, ("en", "hallucination", "answer a hallucination"): 810,
-        ("zh", "hallucination", "faulted"): 770, ("zh", "hallucination", "not faulted"): 115,
-        ("zh", "hallucination", "refused"): 1, ("zh", "hallucination", "answer a hallucination"): 698,
+        ("en", "hallucination", "faulted"): 761, ("en", "hallucination", "not faulted"): 154,
+        ("en", "hallucination", "refused"): 2, ("en", "hallucination", "answer a hallucination"): 823,
+        ("zh", "hallucination", "faulted"): 783, ("zh", "hallucination", "not faulted"): 116,
+        ("zh", "hallucination", "refused"): 2, ("zh", "hallucination", "answer a hallucination"): 711,
         # Partial refusals whose claim is supported: a flagged answer is a false alarm.
-        ("en", "grounded", "not faulted"): 693, ("en", "grounded", "faulted"): 195, ("en", "grounded", "refused"): 7,
-        ("en", "grounded", "answer a hallucination"): 483,
-        ("zh", "grounded", "not faulted"): 682, ("zh", "grounded", "faulted"): 201, ("zh", "grounded", "refused"): 1,
+        ("en", "grounded", "not faulted"): 707, ("en", "grounded", "faulted"): 196, ("en", "grounded", "refused"): 7,
+        ("en", "grounded", "answer a hallucination"): 485,
+        ("zh", "grounded", "not faulted"): 694, ("zh", "grounded", "faulted"): 204, ("zh", "grounded", "refused"): 1,
         ("zh", "grounded", "answer a hallucination"): 73,
     })
-    # held out (*-q43*: a twenty-eighth writer's consumer-electronics retailer whose assistant answers through structured
-    # outputs: the logged answer is the JSON object the model emitted ({"answer": …, "citations": […]}, {"status":
-    # "unanswerable", "message": …}, {"answerable": false, "answer": null, "explanation": …}) or a tool call's arguments
-    # (handoff_to_agent, create_ticket), in ```json fences, pretty-printed or on one line, a few as an escaped JSON
-    # string or with \uXXXX escapes, 30 of them plain prose), measured once with the recogniser frozen after *-q42*'s
-    # reading: 28 of 60 refusals recognised (14 English, 14 Chinese), 22 judged hallucinations (15 English, 7
-    # Chinese); partials: the unsupported ones make the answer a hallucination 27 of 30, the supported ones 9 of 30;
-    # 3 partials read as whole refusals. After its reading (a JSON document read as what the user is told,
-    # scorers/structured_output.py; held out still): 46 of 60 recognised (23, 23), 7 judged hallucinations (7, 0);
-    # unsupported partials flagged 26 of 30, supported 2 of 30; 1 read as a whole refusal. Moved: 18 refusals
-    # recognised, none lost; en-partial-q4302 and q4321 judged, not whole refusals; lost: en-partial-q4319 (its invented
-    # "Ireland" faulted, the answer "uncertain", as its prose is). Left: 6 JSON refusals whose told text the
-    # recogniser misses as prose (en-refusal-q4301, q4306, q4328; zh-refusal-q4319, q4324, q4325), 8 prose ones,
-    # zh-partial-q4323 a whole refusal as its prose is (docs/benchmarks-log.md, "*-q43* read").
+    # held out (*-q44*: a twenty-ninth writer's contact-centre copilot beside human agents: the logged answer is guidance
+    # to the agent, "Suggested reply:" drafts, "Agent note:" / "Internal:" lines, third-person instructions ("Tell the
+    # customer …", "Don't quote a figure here", "Escalate to Tier 2"), knowledge-gap notes ("No KB article covers …",
+    # "Article match: low"), macros, disposition codes; 建议回复：, 坐席提示：, 内部备注：, 请告知客户, 转二线, 处置码),
+    # measured once with the recogniser frozen after *-q43*'s reading: 19 of 60 refusals recognised (8 English, 11
+    # Chinese), 28 judged hallucinations (22 English, 6 Chinese); partials: the unsupported ones make the answer a
+    # hallucination 26 of 30, the supported ones 12 of 30 (all English); 3 partials read as whole refusals
+    # (docs/benchmarks-log.md, "*-q44* measured once").
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 23, ("en", "refusal", "faulted"): 6, ("en", "refusal", "not faulted"): 1,
-        ("en", "refusal", "a hallucination"): 7,
-        ("zh", "refusal", "recognised"): 23, ("zh", "refusal", "faulted"): 6, ("zh", "refusal", "not faulted"): 1,
-        ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
-        ("en", "hallucination", "answer a hallucination"): 13,
-        ("en", "grounded", "not faulted"): 14, ("en", "grounded", "faulted"): 1,
-        ("en", "grounded", "answer a hallucination"): 2,
-        ("zh", "hallucination", "faulted"): 13, ("zh", "hallucination", "not faulted"): 1,
-        ("zh", "hallucination", "refused"): 1, ("zh", "hallucination", "answer a hallucination"): 13,
-        ("zh", "grounded", "not faulted"): 12, ("zh", "grounded", "faulted"): 3,
+        ("en", "refusal", "recognised"): 8, ("en", "refusal", "faulted"): 22, ("en", "refusal", "a hallucination"): 22,
+        ("zh", "refusal", "recognised"): 11, ("zh", "refusal", "faulted"): 17, ("zh", "refusal", "not faulted"): 2,
+        ("zh", "refusal", "a hallucination"): 6,
+        ("en", "hallucination", "faulted"): 12, ("en", "hallucination", "not faulted"): 1,
+        ("en", "hallucination", "refused"): 2, ("en", "hallucination", "answer a hallucination"): 12,
+        ("en", "grounded", "not faulted"): 5, ("en", "grounded", "faulted"): 9, ("en", "grounded", "refused"): 1,
+        ("en", "grounded", "answer a hallucination"): 12,
+        ("zh", "hallucination", "faulted"): 15, ("zh", "hallucination", "answer a hallucination"): 14,
+        ("zh", "grounded", "not faulted"): 7, ("zh", "grounded", "faulted"): 8,
     })
