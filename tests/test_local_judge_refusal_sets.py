@@ -259,10 +259,13 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # judged are registers no reading covers yet: lines addressing no one, a topic's owner named, the question
         # said back (the newest: *-q43*'s "Delivery charges are worked out by the checkout itself", "Your member
         # dashboard is the place to see").
-        ("en", "refusal", "recognised"): 1735, ("en", "refusal", "faulted"): 51, ("en", "refusal", "not faulted"): 26,
-        ("en", "refusal", "a hallucination"): 76,
-        ("zh", "refusal", "recognised"): 1693, ("zh", "refusal", "faulted"): 80, ("zh", "refusal", "not faulted"): 18,
-        ("zh", "refusal", "a hallucination"): 24,
+        # The learned gate (judging/claims_nothing.py, fitted on these rows: in-sample) recognises 15 English and 12
+        # Chinese refusals more (1735, 51, 26 and 1693, 80, 18 before), 15 and 4 of them no longer hallucinations (76
+        # and 24 before): en-refusal-q4303's and q4310's above among them
+        ("en", "refusal", "recognised"): 1750, ("en", "refusal", "faulted"): 39, ("en", "refusal", "not faulted"): 23,
+        ("en", "refusal", "a hallucination"): 61,
+        ("zh", "refusal", "recognised"): 1705, ("zh", "refusal", "faulted"): 69, ("zh", "refusal", "not faulted"): 17,
+        ("zh", "refusal", "a hallucination"): 20,
         # Partial refusals whose claim is unsupported: the claim faulted or not, the answer a hallucination (the
         # target: all), a few read as whole refusals (the claim unjudged).
         ("en", "hallucination", "faulted"): 761, ("en", "hallucination", "not faulted"): 154,
@@ -270,8 +273,10 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         ("zh", "hallucination", "faulted"): 783, ("zh", "hallucination", "not faulted"): 116,
         ("zh", "hallucination", "refused"): 2, ("zh", "hallucination", "answer a hallucination"): 711,
         # Partial refusals whose claim is supported: a flagged answer is a false alarm.
-        ("en", "grounded", "not faulted"): 707, ("en", "grounded", "faulted"): 196, ("en", "grounded", "refused"): 7,
-        ("en", "grounded", "answer a hallucination"): 485,
+        # the learned gate reads en-partial-q607 whole ("Cashing it out isn't possible, I'm afraid" beside its refusal:
+        # a negation, the speaker, a cue; 707, 7 and 485 before)
+        ("en", "grounded", "not faulted"): 706, ("en", "grounded", "faulted"): 196, ("en", "grounded", "refused"): 8,
+        ("en", "grounded", "answer a hallucination"): 484,
         ("zh", "grounded", "not faulted"): 694, ("zh", "grounded", "faulted"): 204, ("zh", "grounded", "refused"): 1,
         ("zh", "grounded", "answer a hallucination"): 73,
     })
@@ -289,10 +294,13 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     # "Ireland" faulted, the answer "uncertain", as its prose is). Left: 6 JSON refusals whose told text the
     # recogniser misses as prose (en-refusal-q4301, q4306, q4328; zh-refusal-q4319, q4324, q4325), 8 prose ones,
     # zh-partial-q4323 a whole refusal as its prose is (docs/benchmarks-log.md, "*-q43* read").
+    # The learned gate, fitted on development, *-q43* in it (the held-out file keeps *-q43*'s rows until the next blind
+    # set replaces it: in-sample here): en-refusal-q4301, q4303, q4310, q4327 and zh-refusal-q4325 recognised, as in
+    # development (23, 6, 7 and 23, 6 before)
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 23, ("en", "refusal", "faulted"): 6, ("en", "refusal", "not faulted"): 1,
-        ("en", "refusal", "a hallucination"): 7,
-        ("zh", "refusal", "recognised"): 23, ("zh", "refusal", "faulted"): 6, ("zh", "refusal", "not faulted"): 1,
+        ("en", "refusal", "recognised"): 27, ("en", "refusal", "faulted"): 2, ("en", "refusal", "not faulted"): 1,
+        ("en", "refusal", "a hallucination"): 3,
+        ("zh", "refusal", "recognised"): 24, ("zh", "refusal", "faulted"): 5, ("zh", "refusal", "not faulted"): 1,
         ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
         ("en", "hallucination", "answer a hallucination"): 13,
         ("en", "grounded", "not faulted"): 14, ("en", "grounded", "faulted"): 1,
