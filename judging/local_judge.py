@@ -48,6 +48,7 @@ from ragpulse._native import ChunkContext, StemMemo, VerdictRules, topics_shared
 from ragpulse.collector.telemetry.fast_metrics import CounterFamily
 from ragpulse.collector.events import TraceEvent
 from ragpulse.judging.chunk_analysis import MAX_CHARS, CachedChunk, ChunkAnalysis, ChunkCache
+from ragpulse.judging.claims_nothing import ClaimsNothing, shipped
 from ragpulse.judging.judge_features import ClaimEvidence, Rule, features
 from ragpulse.judging.judge_model import JudgeModel, set_groundedness, shipped_model
 from ragpulse.judging.llm_judge import judged_citations, set_citation_verdicts
@@ -283,11 +284,13 @@ class LocalJudge:
     prompt_version = PROMPT_VERSION
 
     def __init__(self, registry: CollectorRegistry, *, cache_entries: int, cache_max_bytes: int,
-                 model: JudgeModel | None = None) -> None:
+                 model: JudgeModel | None = None, claims_nothing: ClaimsNothing | None = None) -> None:
         """`model`: the answer's model, the shipped one (judging/model/) unless given (bench/train_local_judge.py
-        measures the ones it fits); read when first needed, so that features() needs none."""
+        measures the ones it fits); read when first needed, so that features() needs none. `claims_nothing`: the learned
+        reading of clauses that claim nothing, the shipped one unless given (bench/train_claims_nothing.py)."""
         self._metrics = LocalJudgeMetrics(registry)
         self._model = model
+        self._claims_nothing = claims_nothing or shipped()
         self._chunk = ChunkCache(registry, max_entries=cache_entries, max_bytes=cache_max_bytes)
         self._stems = stems = StemMemo(STEM_MEMO_ENTRIES, STEM_MEMO_BYTES, self._metrics.stems_evicted.labels())
         self._metrics.stems_bytes.set_function(lambda: stems.bytes)  # read when scraped
@@ -422,6 +425,9 @@ class LocalJudge:
             # the document declines and its text says nothing the context supports or lacks: why it declines, a refusal
             refusals += [v.claim.claim for v in verdicts]
             verdicts = []
+        if self._claims_nothing.refuses(said, [v.claim.claim for v in verdicts], [v.claim.verdict for v in verdicts],
+                                        bool(refusals)):
+            return [], refusals + [v.claim.claim for v in verdicts]  # says it cannot answer, in words no rule reads
         return verdicts, refusals
 
     @staticmethod

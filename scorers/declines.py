@@ -33,27 +33,27 @@ _HEDGES = r"(?:(?:ugh|hm+|oh|well|sorry(?:\s+that)?|sry|soz|so\s+sorry|unfortuna
 _WE_DECLINE = (r"\b(?:we|we['’]re|we\s+are)\b.*\b(?:unable|not\s+(?:able|in\s+a\s+position|having)|can['’]?t|cannot)\b\W+"
                r"(?:\w+\W+){0,2}?(?:provide|give|share|offer)?\W*(?:information|info|details|advise|advice|answer|comment|"
                r"say|tell|confirm|guidance|help|assist|determine)\b")
-_ZH_KNOWING = (r"知道|清楚|了解|确定|查到|找到|收到|数|把握|准|法|听说|研究|懂|讲|说|结论|定论|结果|信息|资料|消息|info|"
+ZH_KNOWING = (r"知道|清楚|了解|确定|查到|找到|收到|数|把握|准|法|听说|研究|懂|讲|说|结论|定论|结果|信息|资料|消息|info|"
                r"给(?:您|你)报|报价|透露|告知|告诉|描述|回答|承诺|保证|判断|代答|提供建议|答复|解答|回复|理解|咨询|内容|给出|提及|提到|作答|读到|推断|推测|打包票|覆盖|涉及|预估|估计|答应|拍板|confirm|check|promise|"
                r"answer")
-_ZH_DECLINING = (rf"(?:(?:[不没未无难]|木有|莫有)[^，。；！？]{{0,6}}?(?:{_ZH_KNOWING})|没有关于[^，。；！？]{{0,8}}的(?:描述|说明|介绍)|"
+_ZH_DECLINING = (rf"(?:(?:[不没未无难]|木有|莫有)[^，。；！？]{{0,6}}?(?:{ZH_KNOWING})|没有关于[^，。；！？]{{0,8}}的(?:描述|说明|介绍)|"
                  r"看不到|查不到|查不了|找不到|调不出来|把(?:对话|会话|问题)(?:转)?交给|才(?:能|好)(?:帮|为|回答|答复)|再(?:帮|为)(?:您|你)查|"
                  r"雾水|嘀咕|糊涂|懵|迷糊|头绪|超纲|问倒|哪知道|哪晓得|才疏学浅|没提(?![高升前供])|"
                  r"不方便[^，。；！？]{0,12}(?:回答|答复|说明|报|透露|告知|给(?:您|你)一个)|(?:先|就)不(?:在这[里儿])?(?:给(?:您|你))?报)")
 # 我国, 我省, 我市, 我校: "our country" and the like, not the speaker
-_ZH_SPEAKER = r"(?:我(?![们国省市县区校军党])|小助手|小客服|本渠道|本助手|当前助手|该助手|本系统|本自动回复|本邮件|阿拉|本助理|小助理|本机器人|本客服|智能客服|智能助理|智能助手|这边|本人|鄙人)"
+ZH_SPEAKER = r"(?:我(?![们国省市县区校军党])|小助手|小客服|本渠道|本助手|当前助手|该助手|本系统|本自动回复|本邮件|阿拉|本助理|小助理|本机器人|本客服|智能客服|智能助理|智能助手|这边|本人|鄙人)"
 _WISH = (r"\bwish\s+i\s+(?:could\s+(?:\w+\s+)?(?:help|answer|tell|say|assist|confirm|give|provide|share|be\s+more)|knew\b|"
          r"had\s+(?:\w+\s+)?(?:answers?|info|information|details|data|more|number|figure|date))")  # "I wish I could play" is a story
 _SPEAKER_DECLINES = re.compile(rf"(?i:{_I}.*(?:{_DECLINING})|(?:{_DECLINING}).*{_I}|{_WE_DECLINE}|{_WISH})"
-                               rf"|{_ZH_SPEAKER}.*{_ZH_DECLINING}|{_ZH_DECLINING}.*{_ZH_SPEAKER}|不是{_ZH_SPEAKER}(?:所?能|可以)"
-                               rf"|不(?:在|属于){_ZH_SPEAKER}[^，。；！？]{{0,6}}(?:范围|权限)|{_ZH_SPEAKER}[^，。；！？]{{0,4}}?(?:不被|未被)(?:允许|授权|准许)")
+                               rf"|{ZH_SPEAKER}.*{_ZH_DECLINING}|{_ZH_DECLINING}.*{ZH_SPEAKER}|不是{ZH_SPEAKER}(?:所?能|可以)"
+                               rf"|不(?:在|属于){ZH_SPEAKER}[^，。；！？]{{0,6}}(?:范围|权限)|{ZH_SPEAKER}[^，。；！？]{{0,4}}?(?:不被|未被)(?:允许|授权|准许)")
 # The speaker declines to say, advise or confirm ("I can't advise on gift card cash-outs", 发票发送时间我这边确认不了): the
 # clause tells of the speaker, not the world, so it refuses even where the context has its topic
 _WONT_SAY = re.compile(r"(?i:\bi\s*(?:can['’]?t|cannot|am\s+(?:not|unable)\s+(?:able\s+)?to|['’]m\s+(?:not|unable)\s+(?:able\s+)?to)\s+"
                        r"(?:really\s+)?(?:advise|comment|confirm|answer|speak\s+to|tell\s+you)\b)"
                        r"|(?i:\b(?:is|are)\s*(?:n['’]t|not)\s+in\s+(?:there|it|them)\b)"
-                       rf"|{_ZH_SPEAKER}[^，。；！？]{{0,4}}?(?:没有?|未能?)(?:找到|查到)[^，。；！？]{{0,16}}(?:信息|资料|说明|记录)$"  # of its search
-                       rf"|{_ZH_SPEAKER}[^，。；！？]{{0,4}}?(?:确认|答复|回答|判断|保证)不了|{_ZH_SPEAKER}[^，。；！？]{{0,4}}?(?:无法|没法|不能)(?:确认|答复|回答|判断)"
+                       rf"|{ZH_SPEAKER}[^，。；！？]{{0,4}}?(?:没有?|未能?)(?:找到|查到)[^，。；！？]{{0,16}}(?:信息|资料|说明|记录)$"  # of its search
+                       rf"|{ZH_SPEAKER}[^，。；！？]{{0,4}}?(?:确认|答复|回答|判断|保证)不了|{ZH_SPEAKER}[^，。；！？]{{0,4}}?(?:无法|没法|不能)(?:确认|答复|回答|判断)"
                        # an auto-reply that cannot answer automatically: "We are unable to provide an automated answer", 暂时无法自动处理
                        r"|(?i:\b(?:unable|not\s+able|can['’]?t|cannot)\s+(?:to\s+)?(?:\w+\s+){0,2}?(?:an?\s+)?(?:automated|automatic)\s+(?:answer|response|reply)\b|"
                        r"\b(?:can['’]?t|cannot|could\s*n['’]?t|not)\s+be\s+(?:answered|handled|resolved|processed)\s+automatically\b)"
@@ -145,7 +145,7 @@ PRESUPPOSED_LEAD = re.compile(r"^i\s*(?:had\s+no\s+idea|did\s*(?:n['’]?t|not)\
                                   r"was\s*(?:n['’]?t|not)\s+aware)\s+(?:that\s+)?(?=\w+\s+\w)(?!(?:that|this|it|about|of|"
                                   r"either|too|yet|where|what|when|how|why|who|whom|which|whether|if|any|anything|you|him|her|"
                                   r"them)\b)", re.IGNORECASE)
-SPEAKER = re.compile(rf"(?i:\b(?:{_ME})\b)|{_ZH_SPEAKER}")  # the speaker anywhere: scorers/asides.py
+SPEAKER = re.compile(rf"(?i:\b(?:{_ME})\b)|{ZH_SPEAKER}")  # the speaker anywhere: scorers/asides.py
 _SAYS_SO = re.compile(r"(?i:(?<!until\s)(?<!unless\s)(?<!before\s)\bi\s+(?:just\s+|only\s+|do\s+)?know\b|\ball\s+i\s+know\b|"
                       r"\bwhat\s+i\s+(?:can|do)\s+(?:tell|say|"
                       r"confirm)\b|\bi\s+can\s+(?:tell\s+you|say|confirm)\s+(?:that|this)\b|"

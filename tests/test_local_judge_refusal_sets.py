@@ -259,10 +259,13 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # judged are registers no reading covers yet: lines addressing no one, a topic's owner named, the question
         # said back (the newest: *-q43*'s "Delivery charges are worked out by the checkout itself", "Your member
         # dashboard is the place to see").
-        ("en", "refusal", "recognised"): 1735, ("en", "refusal", "faulted"): 51, ("en", "refusal", "not faulted"): 26,
-        ("en", "refusal", "a hallucination"): 76,
-        ("zh", "refusal", "recognised"): 1693, ("zh", "refusal", "faulted"): 80, ("zh", "refusal", "not faulted"): 18,
-        ("zh", "refusal", "a hallucination"): 24,
+        # The learned gate (judging/claims_nothing.py, fitted on these rows: in-sample) recognises 15 English and 12
+        # Chinese refusals more (1735, 51, 26 and 1693, 80, 18 before), 15 and 4 of them no longer hallucinations (76
+        # and 24 before): en-refusal-q4303's and q4310's above among them
+        ("en", "refusal", "recognised"): 1750, ("en", "refusal", "faulted"): 39, ("en", "refusal", "not faulted"): 23,
+        ("en", "refusal", "a hallucination"): 61,
+        ("zh", "refusal", "recognised"): 1705, ("zh", "refusal", "faulted"): 69, ("zh", "refusal", "not faulted"): 17,
+        ("zh", "refusal", "a hallucination"): 20,
         # Partial refusals whose claim is unsupported: the claim faulted or not, the answer a hallucination (the
         # target: all), a few read as whole refusals (the claim unjudged).
         ("en", "hallucination", "faulted"): 761, ("en", "hallucination", "not faulted"): 154,
@@ -270,8 +273,10 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         ("zh", "hallucination", "faulted"): 783, ("zh", "hallucination", "not faulted"): 116,
         ("zh", "hallucination", "refused"): 2, ("zh", "hallucination", "answer a hallucination"): 711,
         # Partial refusals whose claim is supported: a flagged answer is a false alarm.
-        ("en", "grounded", "not faulted"): 707, ("en", "grounded", "faulted"): 196, ("en", "grounded", "refused"): 7,
-        ("en", "grounded", "answer a hallucination"): 485,
+        # the learned gate reads en-partial-q607 whole ("Cashing it out isn't possible, I'm afraid" beside its refusal:
+        # a negation, the speaker, a cue; 707, 7 and 485 before)
+        ("en", "grounded", "not faulted"): 706, ("en", "grounded", "faulted"): 196, ("en", "grounded", "refused"): 8,
+        ("en", "grounded", "answer a hallucination"): 484,
         ("zh", "grounded", "not faulted"): 694, ("zh", "grounded", "faulted"): 204, ("zh", "grounded", "refused"): 1,
         ("zh", "grounded", "answer a hallucination"): 73,
     })
@@ -282,11 +287,13 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     # measured once with the recogniser frozen after *-q43*'s reading: 19 of 60 refusals recognised (8 English, 11
     # Chinese), 28 judged hallucinations (22 English, 6 Chinese); partials: the unsupported ones make the answer a
     # hallucination 26 of 30, the supported ones 12 of 30 (all English); 3 partials read as whole refusals
-    # (docs/benchmarks-log.md, "*-q44* measured once").
+    # (docs/benchmarks-log.md, "*-q44* measured once"). With the learned gate (judging/claims_nothing.py, fitted on
+    # development before anyone read *-q44*), measured once before any reading of it: 22 of 60 recognised (10, 12), 25
+    # judged hallucinations (20, 5); the partials unchanged.
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 8, ("en", "refusal", "faulted"): 22, ("en", "refusal", "a hallucination"): 22,
-        ("zh", "refusal", "recognised"): 11, ("zh", "refusal", "faulted"): 17, ("zh", "refusal", "not faulted"): 2,
-        ("zh", "refusal", "a hallucination"): 6,
+        ("en", "refusal", "recognised"): 10, ("en", "refusal", "faulted"): 20, ("en", "refusal", "a hallucination"): 20,
+        ("zh", "refusal", "recognised"): 12, ("zh", "refusal", "faulted"): 16, ("zh", "refusal", "not faulted"): 2,
+        ("zh", "refusal", "a hallucination"): 5,
         ("en", "hallucination", "faulted"): 12, ("en", "hallucination", "not faulted"): 1,
         ("en", "hallucination", "refused"): 2, ("en", "hallucination", "answer a hallucination"): 12,
         ("en", "grounded", "not faulted"): 5, ("en", "grounded", "faulted"): 9, ("en", "grounded", "refused"): 1,
