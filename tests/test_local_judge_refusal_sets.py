@@ -259,8 +259,8 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # judged are registers no reading covers yet: lines addressing no one, a topic's owner named, the question
         # said back (the newest: *-q43*'s "Delivery charges are worked out by the checkout itself", "Your member
         # dashboard is the place to see").
-        ("en", "refusal", "recognised"): 1735, ("en", "refusal", "faulted"): 51, ("en", "refusal", "not faulted"): 26,
-        ("en", "refusal", "a hallucination"): 76,
+        ("en", "refusal", "recognised"): 1736, ("en", "refusal", "faulted"): 50, ("en", "refusal", "not faulted"): 26,
+        ("en", "refusal", "a hallucination"): 75,
         ("zh", "refusal", "recognised"): 1693, ("zh", "refusal", "faulted"): 80, ("zh", "refusal", "not faulted"): 18,
         ("zh", "refusal", "a hallucination"): 24,
         # Partial refusals whose claim is unsupported: the claim faulted or not, the answer a hallucination (the
@@ -270,8 +270,8 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         ("zh", "hallucination", "faulted"): 783, ("zh", "hallucination", "not faulted"): 116,
         ("zh", "hallucination", "refused"): 2, ("zh", "hallucination", "answer a hallucination"): 711,
         # Partial refusals whose claim is supported: a flagged answer is a false alarm.
-        ("en", "grounded", "not faulted"): 707, ("en", "grounded", "faulted"): 196, ("en", "grounded", "refused"): 7,
-        ("en", "grounded", "answer a hallucination"): 485,
+        ("en", "grounded", "not faulted"): 708, ("en", "grounded", "faulted"): 195, ("en", "grounded", "refused"): 7,
+        ("en", "grounded", "answer a hallucination"): 484,
         ("zh", "grounded", "not faulted"): 694, ("zh", "grounded", "faulted"): 204, ("zh", "grounded", "refused"): 1,
         ("zh", "grounded", "answer a hallucination"): 73,
     })
@@ -282,15 +282,20 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     # measured once with the recogniser frozen after *-q43*'s reading: 19 of 60 refusals recognised (8 English, 11
     # Chinese), 28 judged hallucinations (22 English, 6 Chinese); partials: the unsupported ones make the answer a
     # hallucination 26 of 30, the supported ones 12 of 30 (all English); 3 partials read as whole refusals
-    # (docs/benchmarks-log.md, "*-q44* measured once").
+    # (docs/benchmarks-log.md, "*-q44* measured once"). After its reading (a copilot's output read as what the customer
+    # is told plus the agent's guidance, scorers/copilot.py; held out still): 57 of 60 recognised (30, 27), 0 judged
+    # hallucinations; unsupported partials flagged 27 of 30, supported 2 of 30; none read as a whole refusal. Moved: 38
+    # refusals recognised, none lost; en-partial-q4405, q4421 and q4425 judged, not whole refusals; supported partials
+    # flagged 12 → 2; lost: en-partial-q4429 and zh-partial-q4418 (their invented claim still faulted, the answer no
+    # longer flagged without the guidance read as faulted claims beside it). Left: zh-refusal-q4410 (账号注销属于高风险操作,
+    # the note's reason read as a claim), q4414 (a told instruction, 结算时留意分期选项), q4418 (a drafted hand-off, 我这边帮您
+    # 登记一下, faulted) (docs/benchmarks-log.md, "*-q44* read").
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 8, ("en", "refusal", "faulted"): 22, ("en", "refusal", "a hallucination"): 22,
-        ("zh", "refusal", "recognised"): 11, ("zh", "refusal", "faulted"): 17, ("zh", "refusal", "not faulted"): 2,
-        ("zh", "refusal", "a hallucination"): 6,
-        ("en", "hallucination", "faulted"): 12, ("en", "hallucination", "not faulted"): 1,
-        ("en", "hallucination", "refused"): 2, ("en", "hallucination", "answer a hallucination"): 12,
-        ("en", "grounded", "not faulted"): 5, ("en", "grounded", "faulted"): 9, ("en", "grounded", "refused"): 1,
-        ("en", "grounded", "answer a hallucination"): 12,
-        ("zh", "hallucination", "faulted"): 15, ("zh", "hallucination", "answer a hallucination"): 14,
-        ("zh", "grounded", "not faulted"): 7, ("zh", "grounded", "faulted"): 8,
+        ("en", "refusal", "recognised"): 30,
+        ("zh", "refusal", "recognised"): 27, ("zh", "refusal", "faulted"): 1, ("zh", "refusal", "not faulted"): 2,
+        ("en", "hallucination", "faulted"): 15, ("en", "hallucination", "answer a hallucination"): 14,
+        ("en", "grounded", "not faulted"): 12, ("en", "grounded", "faulted"): 3,
+        ("en", "grounded", "answer a hallucination"): 2,
+        ("zh", "hallucination", "faulted"): 15, ("zh", "hallucination", "answer a hallucination"): 13,
+        ("zh", "grounded", "not faulted"): 10, ("zh", "grounded", "faulted"): 5,
     })
