@@ -16,6 +16,8 @@ The fallback phrase rules (config/fallback_phrases.yaml) list phrasings; this re
   做不了主, 卡壳了, 不归小助手管);
 - an answer template's labels and metadata, its answer field's declining value ("**Answer:** N/A", 依据缺失), the
   assistant in the third person and the retrieval named as the gap (scorers/templates.py).
+- an agent-assist copilot's output: its drafts and what it tells the customer read as claims, the agent's notes,
+  metadata, guidance about the conversation and knowledge-gap notes as refusals (scorers/copilot.py).
 A clause is read as a whole: what opens it (an apology, "Honestly", a topic: "As for gift wrapping", 关于学生优惠,
 会员能否中途退订) belongs to the refusal; what follows it and says something about the world is a claim of its own,
 whatever the connective ("I couldn't find the exact policy, but returns are free for 90 days", "I really don't know,
@@ -38,6 +40,7 @@ from ragpulse.scorers import casual
 from ragpulse.scorers.deferrals import deferral, left_to_others, may_defer, resumed, said_of_a_hand_over
 from ragpulse.scorers.own_sources import THIS_POINT, names_own_sources, of_own_sources
 from ragpulse.scorers.answer_form import as_said, claim_text, in_own_words, unformed
+from ragpulse.scorers.copilot import copilot, is_copilot
 from ragpulse.scorers.declines import PRESUPPOSED_LEAD, cued
 from ragpulse.scorers.refusal_gate import CJK, answer_may_refuse, named, needs_first
 from ragpulse.scorers.refusal_gate import may_refuse as _may_refuse
@@ -326,6 +329,9 @@ def read(answer: str, refusing: Sequence[tuple[int, int]] = ()) -> Reading:
     if is_template(answer):  # labels and metadata blanked, the answer field's declining value refuses (templates.py)
         answer, declined = template(answer)
         refusing = [*refusing, *declined]
+    if is_copilot(answer):  # a copilot's draft told, its guidance to the agent and gap notes refusing (copilot.py)
+        answer, guided = copilot(answer)
+        refusing = [*refusing, *guided]
     if "(" in answer or "（" in answer:  # "Members earn (sorry, I can't help with that) 2 points": the refusal apart
         answer = _PARENTHESES.sub(_parted, answer)
     said = zh.mandarin(answer)  # Traditional characters and Cantonese read as Mandarin, in the answer's own words

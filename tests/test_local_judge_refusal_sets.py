@@ -261,9 +261,10 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # dashboard is the place to see").
         # The learned gate (judging/claims_nothing.py, fitted on these rows: in-sample) recognises 15 English and 12
         # Chinese refusals more (1735, 51, 26 and 1693, 80, 18 before), 15 and 4 of them no longer hallucinations (76
-        # and 24 before): en-refusal-q4303's and q4310's above among them
-        ("en", "refusal", "recognised"): 1750, ("en", "refusal", "faulted"): 39, ("en", "refusal", "not faulted"): 23,
-        ("en", "refusal", "a hallucination"): 61,
+        # and 24 before): en-refusal-q4303's and q4310's above among them; the copilot reading (scorers/copilot.py)
+        # en-refusal-q2723 besides
+        ("en", "refusal", "recognised"): 1751, ("en", "refusal", "faulted"): 38, ("en", "refusal", "not faulted"): 23,
+        ("en", "refusal", "a hallucination"): 60,
         ("zh", "refusal", "recognised"): 1705, ("zh", "refusal", "faulted"): 69, ("zh", "refusal", "not faulted"): 17,
         ("zh", "refusal", "a hallucination"): 20,
         # Partial refusals whose claim is unsupported: the claim faulted or not, the answer a hallucination (the
@@ -274,9 +275,9 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         ("zh", "hallucination", "refused"): 2, ("zh", "hallucination", "answer a hallucination"): 711,
         # Partial refusals whose claim is supported: a flagged answer is a false alarm.
         # the learned gate reads en-partial-q607 whole ("Cashing it out isn't possible, I'm afraid" beside its refusal:
-        # a negation, the speaker, a cue; 707, 7 and 485 before)
-        ("en", "grounded", "not faulted"): 706, ("en", "grounded", "faulted"): 196, ("en", "grounded", "refused"): 8,
-        ("en", "grounded", "answer a hallucination"): 484,
+        # a negation, the speaker, a cue; 707, 7 and 485 before); the copilot reading clears en-partial-q3806's false alarm
+        ("en", "grounded", "not faulted"): 707, ("en", "grounded", "faulted"): 195, ("en", "grounded", "refused"): 8,
+        ("en", "grounded", "answer a hallucination"): 483,
         ("zh", "grounded", "not faulted"): 694, ("zh", "grounded", "faulted"): 204, ("zh", "grounded", "refused"): 1,
         ("zh", "grounded", "answer a hallucination"): 73,
     })
@@ -290,14 +291,20 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
     # (docs/benchmarks-log.md, "*-q44* measured once"). With the learned gate (judging/claims_nothing.py, fitted on
     # development before anyone read *-q44*), measured once before any reading of it: 22 of 60 recognised (10, 12), 25
     # judged hallucinations (20, 5); the partials unchanged.
+    # After its reading (a copilot's output read as what the customer
+    # is told plus the agent's guidance, scorers/copilot.py; held out still): 57 of 60 recognised (30, 27), 0 judged
+    # hallucinations; unsupported partials flagged 27 of 30, supported 2 of 30; none read as a whole refusal. Moved: 38
+    # refusals recognised, none lost; en-partial-q4405, q4421 and q4425 judged, not whole refusals; supported partials
+    # flagged 12 → 2; lost: en-partial-q4429 and zh-partial-q4418 (their invented claim still faulted, the answer no
+    # longer flagged without the guidance read as faulted claims beside it). Left: zh-refusal-q4410 (账号注销属于高风险操作,
+    # the note's reason read as a claim), q4414 (a told instruction, 结算时留意分期选项), q4418 (a drafted hand-off, 我这边帮您
+    # 登记一下, faulted) (docs/benchmarks-log.md, "*-q44* read").
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 10, ("en", "refusal", "faulted"): 20, ("en", "refusal", "a hallucination"): 20,
-        ("zh", "refusal", "recognised"): 12, ("zh", "refusal", "faulted"): 16, ("zh", "refusal", "not faulted"): 2,
-        ("zh", "refusal", "a hallucination"): 5,
-        ("en", "hallucination", "faulted"): 12, ("en", "hallucination", "not faulted"): 1,
-        ("en", "hallucination", "refused"): 2, ("en", "hallucination", "answer a hallucination"): 12,
-        ("en", "grounded", "not faulted"): 5, ("en", "grounded", "faulted"): 9, ("en", "grounded", "refused"): 1,
-        ("en", "grounded", "answer a hallucination"): 12,
-        ("zh", "hallucination", "faulted"): 15, ("zh", "hallucination", "answer a hallucination"): 14,
-        ("zh", "grounded", "not faulted"): 7, ("zh", "grounded", "faulted"): 8,
+        ("en", "refusal", "recognised"): 30,
+        ("zh", "refusal", "recognised"): 27, ("zh", "refusal", "faulted"): 1, ("zh", "refusal", "not faulted"): 2,
+        ("en", "hallucination", "faulted"): 15, ("en", "hallucination", "answer a hallucination"): 14,
+        ("en", "grounded", "not faulted"): 12, ("en", "grounded", "faulted"): 3,
+        ("en", "grounded", "answer a hallucination"): 2,
+        ("zh", "hallucination", "faulted"): 15, ("zh", "hallucination", "answer a hallucination"): 13,
+        ("zh", "grounded", "not faulted"): 10, ("zh", "grounded", "faulted"): 5,
     })
