@@ -318,8 +318,9 @@ class KeptTexts:
 
 @final
 class TraceLines:
-    # limits: max_event_bytes, max_query_chars, max_answer_chars, max_attributes, max_chunks, max_chunk_chars
-    def __new__(cls, trace_type: type, envelope_type: Callable[..., _Envelope], source: str,
+    # limits: max_event_bytes, max_query_chars, max_answer_chars, max_attributes, max_chunks, max_chunk_chars;
+    # trace_type's and chunk_type's fields are read at their slots (TypeError: one is no settable object slot)
+    def __new__(cls, trace_type: type, chunk_type: type, envelope_type: Callable[..., _Envelope], source: str,
                 item_errors: tuple[type[BaseException], ...], limits: tuple[int, int, int, int, int, int]) -> Self: ...
     def decode(self, decode: Callable[[memoryview], _Event], body: bytes, received_at: float, envelopes: list[_Envelope],
                other: Callable[[int, memoryview, _Event], None], reject: Callable[[int, Exception], None]) -> None: ...
