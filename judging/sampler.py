@@ -37,7 +37,7 @@ import re2
 from prometheus_client import CollectorRegistry, Counter
 
 from ragpulse import _native
-from ragpulse.collector.events import Envelope, TraceEvent
+from ragpulse.collector.events import Chunk, Envelope, TraceEvent
 from ragpulse.collector.sampling import in_sample
 from ragpulse.collector.telemetry.fast_metrics import CounterFamily, FastCounter
 from ragpulse.collector.telemetry.labels import LabelGuard
@@ -271,7 +271,7 @@ class JudgeSampler(Listener):
         classes = ("always", "scorer_flag", "over_refusal")
         traces, pack = join.kept_in
         self._core = _native.SamplerCore(
-            TraceEvent, floor, policy.core, traces, [policy.class_rates.get(cls) for cls in classes], list(guard.names),
+            TraceEvent, Chunk, Envelope, floor, policy.core, traces, [policy.class_rates.get(cls) for cls in classes], list(guard.names),
             self._candidates["base_rate"], [self._candidates[cls] for cls in classes], metrics.raised,
             4 * max_label_sets, judgeable=_judgeable, offered=self._offered_child, offer=self._sample, pack=pack,
             passed=join.passed, negative=self.negative)

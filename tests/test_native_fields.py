@@ -77,3 +77,18 @@ class Computed:
 def test_a_type_whose_fields_are_no_settable_slots_is_refused(chunk_type: type) -> None:
     with pytest.raises(TypeError, match="text is no settable object slot"):
         _native.TraceLines(TraceEvent, chunk_type, Envelope, "http", _ITEM_ERRORS, _LIMITS)
+
+
+def test_an_event_of_other_chunk_types_is_kept_the_same() -> None:
+    from ragpulse.collector.telemetry.fast_metrics import FastCounter
+    from ragpulse.feedback.kept import KeptEvents, unpack
+
+    event, = (envelope.event for envelope in _lines(msgspec.json.Decoder(TraceEvent).decode))
+    assert isinstance(event, TraceEvent)
+    event.attributes = {"channel": "web"}
+    other = msgspec.structs.replace(event, chunks=[SubChunk(**msgspec.structs.asdict(c)) for c in event.chunks or ()])
+    kept, size = KeptEvents(FastCounter()).pack(event)
+    assert KeptEvents(FastCounter()).pack(other) == (kept, size)
+    assert kept[1] == ("x", "y") and size == len(msgspec.msgpack.encode(msgspec.structs.replace(event, attributes={})))
+    assert unpack(kept) == msgspec.structs.replace(event, attributes={})
+    assert (event.attributes, [c.text for c in other.chunks or ()]) == ({"channel": "web"}, ["x", "y"])  # put back
