@@ -309,8 +309,9 @@ class Turn:
 # Encoder.encode_into (the event into a buffer the store reuses).
 @final
 class KeptTexts:
+    # trace_type's chunks and attributes and chunk_type's text are read at their slots (native/src/fields.rs)
     def __new__(cls, max_texts: int, max_bytes: int, entry_bytes: int, evicted: FastCounter,
-                encode_into: Callable[[object, bytearray], None]) -> Self: ...
+                encode_into: Callable[[object, bytearray], None], trace_type: type, chunk_type: type) -> Self: ...
     def pack(self, event: _Event) -> tuple[tuple[bytes, tuple[str | None, ...]], int]: ...
     def __len__(self) -> int: ...
     @property
@@ -318,8 +319,9 @@ class KeptTexts:
 
 @final
 class TraceLines:
-    # limits: max_event_bytes, max_query_chars, max_answer_chars, max_attributes, max_chunks, max_chunk_chars
-    def __new__(cls, trace_type: type, envelope_type: Callable[..., _Envelope], source: str,
+    # limits: max_event_bytes, max_query_chars, max_answer_chars, max_attributes, max_chunks, max_chunk_chars;
+    # trace_type's and chunk_type's fields are read at their slots (TypeError: one is no settable object slot)
+    def __new__(cls, trace_type: type, chunk_type: type, envelope_type: Callable[..., _Envelope], source: str,
                 item_errors: tuple[type[BaseException], ...], limits: tuple[int, int, int, int, int, int]) -> Self: ...
     def decode(self, decode: Callable[[memoryview], _Event], body: bytes, received_at: float, envelopes: list[_Envelope],
                other: Callable[[int, memoryview, _Event], None], reject: Callable[[int, Exception], None]) -> None: ...
@@ -389,8 +391,9 @@ class PolicyCore:  # judging/sampler.py's SamplingPolicy; native/src/policy.rs
 
 @final
 class SamplerCore:
-    def __new__(cls, trace_type: type, floor: RoutineFloor, policy: PolicyCore, traces: TraceTable,
-                class_rates: Sequence[float | None], labels: Sequence[str], routine: FastCounter,
+    # the envelope's, trace's and chunk's fields the stage reads are read at their slots (native/src/fields.rs)
+    def __new__(cls, trace_type: type, chunk_type: type, envelope_type: type, floor: RoutineFloor, policy: PolicyCore,
+                traces: TraceTable, class_rates: Sequence[float | None], labels: Sequence[str], routine: FastCounter,
                 classes: Sequence[FastCounter], raised: object, max_offered: int, *,
                 judgeable: Callable[[_Event], _Event | None], offered: Callable[[_Event, bool, str], FastCounter],
                 offer: Callable[[_Event, bool, str, str, str, tuple[str, ...], int], bool],

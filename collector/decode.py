@@ -71,7 +71,7 @@ class EventDecoder:
             "feedback": msgspec.json.Decoder(FeedbackEvent),
         }
         self._raw_items = msgspec.json.Decoder(list[msgspec.Raw])
-        self._lines = _native.TraceLines(TraceEvent, Envelope, source, _ITEM_ERRORS, (
+        self._lines = _native.TraceLines(TraceEvent, Chunk, Envelope, source, _ITEM_ERRORS, (
             limits.max_event_bytes, limits.max_query_chars, limits.max_answer_chars, limits.max_attributes,
             limits.max_chunks, limits.max_chunk_chars))
 

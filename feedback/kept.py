@@ -19,7 +19,7 @@ from collections.abc import Callable
 import msgspec
 
 from ragpulse import _native
-from ragpulse.collector.events import TraceEvent
+from ragpulse.collector.events import Chunk, TraceEvent
 from ragpulse.collector.telemetry.fast_metrics import FastCounter
 
 # A kept event: its msgpack serialization without its chunks' texts, and the texts (None: the chunk had none).
@@ -47,7 +47,7 @@ class KeptEvents:
 
     def __init__(self, evicted: FastCounter, max_texts: int = MAX_TEXTS, max_bytes: int = MAX_TEXT_BYTES) -> None:
         self._core = _native.KeptTexts(max_texts, max_bytes, TEXT_ENTRY_BYTES, evicted,
-                                       msgspec.msgpack.Encoder().encode_into)
+                                       msgspec.msgpack.Encoder().encode_into, TraceEvent, Chunk)
         # pack(event) -> (the event as it is kept, its attributes left out: they are not judged; its bytes)
         self.pack: Callable[[TraceEvent], tuple[Kept, int]] = self._core.pack
 

@@ -37,7 +37,7 @@ import re2
 from prometheus_client import CollectorRegistry, Counter
 
 from ragpulse import _native
-from ragpulse.collector.events import Envelope, TraceEvent
+from ragpulse.collector.events import Chunk, Envelope, TraceEvent
 from ragpulse.collector.sampling import in_sample
 from ragpulse.collector.telemetry.fast_metrics import CounterFamily, FastCounter
 from ragpulse.collector.telemetry.labels import LabelGuard
@@ -85,18 +85,19 @@ def _judgeable(event: TraceEvent) -> TraceEvent | None:
     return event
 
 
-def judge_skipped(registry: CollectorRegistry) -> Counter:
+def judge_skipped(registry: CollectorRegistry) -> CounterFamily:
     """The skip family, every priority and reason at zero (rules divide by it). The judge queue, the sampler and the
-    workers count into it: had as `shared(registry, judge_skipped)`."""
-    skipped = Counter(
+    workers count into it: had as `shared(registry, judge_skipped)`. Fast counters: a judge that falls behind turns
+    away most sampled traces, and the queue counted each on a prometheus_client Counter (a Python call and a lock)."""
+    skipped = CounterFamily(
         "ragpulse_judge_skipped_total",
         "Sampled traces not judged, by priority class and reason: queue_full, evicted, budget_tokens, budget_cost, "
         "circuit_open, trace_unknown, shutdown.",
-        ["priority", "reason"], registry=registry,
+        ["priority", "reason"], registry,
     )
     for priority in PRIORITIES:
         for reason in SKIP_REASONS:
-            skipped.labels(priority=priority, reason=reason)
+            skipped.labels(priority, reason)
     return skipped
 
 
@@ -191,8 +192,8 @@ class JudgeQueue:
         self._max_bytes = max_bytes
         self.bytes = 0
         # Resolved once: when the judge falls behind, this runs for every trace.
-        self._full = {p: skipped.labels(priority=p, reason="queue_full") for p in PRIORITIES}
-        self._evicted = {p: skipped.labels(priority=p, reason="evicted") for p in PRIORITIES}
+        self._full = {p: skipped.labels(p, "queue_full") for p in PRIORITIES}
+        self._evicted = {p: skipped.labels(p, "evicted") for p in PRIORITIES}
         self._ready = asyncio.Event()
 
     def qsize(self) -> int:
@@ -208,12 +209,17 @@ class JudgeQueue:
         """Whether a trace of `priority` and `size` bytes goes in, making room for it (evicting less urgent ones, counted);
         False: it does not (counted queue_full). When True, `put` it next: its event need not exist before."""
         urgency = URGENCY[priority]
+        classes = self._classes
         while self._size and (self._size >= self._capacity or self.bytes + size > self._max_bytes):
-            least = max(rank for rank, queued in enumerate(self._classes) if queued)
+            # The least urgent class holding a trace, looked for from the least urgent end (it is most often the last):
+            # a full queue asks this for nearly every trace the sampler draws.
+            least = len(classes) - 1
+            while not classes[least]:
+                least -= 1
             if least <= urgency:
                 self._full[priority].inc()
                 return False
-            evicted = self._classes[least].pop()
+            evicted = classes[least].pop()
             self._size -= 1
             self.bytes -= evicted.size
             self._evicted[evicted.priority].inc()
@@ -258,14 +264,14 @@ class JudgeSampler(Listener):
         # Label children resolved once: this runs for every trace.
         self._candidates = {p: metrics.candidates.labels(p) for p in PRIORITIES}
         self._sampled = {p: metrics.sampled.labels(p) for p in PRIORITIES}
-        self._unknown = {p: skipped.labels(priority=p, reason="trace_unknown") for p in FEEDBACK_CLASSES}
+        self._unknown = {p: skipped.labels(p, "trace_unknown") for p in FEEDBACK_CLASSES}
         self._offered_family = metrics.stratum_offered
         # The stage in the compiled core (native/src/sampler.rs), which calls back for what needs the rest of ragpulse;
         # its children of the offered family by raw label values, fallback and stratum are cached there (bounded).
         classes = ("always", "scorer_flag", "over_refusal")
         traces, pack = join.kept_in
         self._core = _native.SamplerCore(
-            TraceEvent, floor, policy.core, traces, [policy.class_rates.get(cls) for cls in classes], list(guard.names),
+            TraceEvent, Chunk, Envelope, floor, policy.core, traces, [policy.class_rates.get(cls) for cls in classes], list(guard.names),
             self._candidates["base_rate"], [self._candidates[cls] for cls in classes], metrics.raised,
             4 * max_label_sets, judgeable=_judgeable, offered=self._offered_child, offer=self._sample, pack=pack,
             passed=join.passed, negative=self.negative)

@@ -187,7 +187,7 @@ class JudgeWorkers:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         for item in self._queue.drain():
-            self._metrics.judge_skipped.labels(priority=item.priority, reason="shutdown").inc()
+            self._metrics.judge_skipped.labels(item.priority, "shutdown").inc()
         if self._llm is not None:
             await self._llm.close()
         if self._local_thread is not None:
@@ -240,11 +240,11 @@ class JudgeWorkers:
         keep = RESERVE_FACTOR.get(item.priority, 0.0) * self._reserve_share
         reservation = self._budget.reserve(estimate + llm.max_completion_tokens, estimated_cost, keep)
         if isinstance(reservation, str):
-            metrics.judge_skipped.labels(priority=item.priority, reason=reservation).inc()
+            metrics.judge_skipped.labels(item.priority, reservation).inc()
             return None
         if not self._breaker.allow():
             self._budget.settle(reservation, 0, 0.0)
-            metrics.judge_skipped.labels(priority=item.priority, reason="circuit_open").inc()
+            metrics.judge_skipped.labels(item.priority, "circuit_open").inc()
             return None
         judgment = await llm.judge(item.event, prompt)
         cost = self._price.cost(judgment.prompt_tokens, judgment.completion_tokens) if self._price else 0.0

@@ -1,9 +1,10 @@
 //! ragpulse._native.KeptTexts: the form of the events the feedback join keeps for late signals, their chunks' texts
 //! held once (feedback/kept.py says why and what `pack` returns; it held this in Python, for every judgeable trace).
 //! The store of texts is capped in entries and bytes, the least recently kept text going first, counted.
-use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString, PyTuple};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString, PyTuple, PyType};
+
+use crate::fields::Field;
 
 use crate::metrics::FastCounter;
 use crate::traces::Ordered;
@@ -28,6 +29,10 @@ pub struct KeptTexts {
     encode_into: Py<PyAny>, // msgspec's msgpack encode_into(event, buffer)
     buffer: Py<PyByteArray>, // what it encodes into: one buffer for every event, not one grown for each
     held_bytes: i64,
+    // An event's chunks and attributes and a chunk's text, at their slots (native/src/fields.rs).
+    chunks: Field,
+    attributes: Field,
+    text: Field,
 }
 
 impl KeptTexts {
@@ -57,24 +62,27 @@ impl KeptTexts {
 #[pymethods]
 impl KeptTexts {
     #[new]
+    #[allow(clippy::too_many_arguments)]
     fn new(max_texts: usize, max_bytes: i64, entry_bytes: i64, evicted: Py<FastCounter>, encode_into: Py<PyAny>,
-           py: Python<'_>) -> Self {
-        KeptTexts { store: Ordered::default(), max_texts, max_bytes, entry_bytes, evicted, encode_into,
-                    buffer: PyByteArray::new(py, &[]).unbind(), held_bytes: 0 }
+           trace_type: &Bound<'_, PyType>, chunk_type: &Bound<'_, PyType>, py: Python<'_>) -> PyResult<Self> {
+        Ok(KeptTexts { store: Ordered::default(), max_texts, max_bytes, entry_bytes, evicted, encode_into,
+                       buffer: PyByteArray::new(py, &[]).unbind(), held_bytes: 0,
+                       chunks: Field::of(trace_type, "chunks")?, attributes: Field::of(trace_type, "attributes")?,
+                       text: Field::of(chunk_type, "text")? })
     }
 
     /// The event as it is kept, ((its msgpack without its attributes and its chunks' texts, the texts), its bytes: what
     /// msgpack makes of it with its texts). Its attributes and texts are taken off while it is encoded and put back.
     fn pack<'py>(&mut self, event: &Bound<'py, PyAny>) -> PyResult<(Bound<'py, PyTuple>, i64)> {
         let py = event.py();
-        let chunks = event.getattr(intern!(py, "chunks"))?;
+        let chunks = self.chunks.get(event)?;
         let mut texts: Vec<Option<Py<PyString>>> = Vec::new();
         let mut taken: Vec<(Bound<'py, PyAny>, Bound<'py, PyAny>)> = Vec::new(); // (chunk, its text)
         let mut size = 0;
         if chunks.is_truthy()? {
             for chunk in chunks.try_iter()? {
                 let chunk = chunk?;
-                let text = chunk.getattr(intern!(py, "text"))?;
+                let text = self.text.get(&chunk)?;
                 if text.is_none() {
                     texts.push(None);
                     continue;
@@ -85,20 +93,20 @@ impl KeptTexts {
                 taken.push((chunk, text));
             }
         }
-        let attributes = event.getattr(intern!(py, "attributes"))?;
+        let attributes = self.attributes.get(event)?;
         let without_attributes = attributes.is_truthy()?;
         if without_attributes {
-            event.setattr(intern!(py, "attributes"), PyDict::new(py))?;
+            self.attributes.set(event, PyDict::new(py).into_any())?;
         }
-        let mut encoded = taken.iter().try_for_each(|(chunk, _)| chunk.setattr(intern!(py, "text"), py.None()))
+        let mut encoded = taken.iter().try_for_each(|(chunk, _)| self.text.set(chunk, py.None().into_bound(py)))
             .and_then(|()| self.encode_into.bind(py).call1((event, self.buffer.bind(py))));
         // Put back whatever happened (in reverse: a chunk listed twice gets its own text again).
         for (chunk, text) in taken.iter().rev() {
-            let restored = chunk.setattr(intern!(py, "text"), text);
+            let restored = self.text.set(chunk, text.clone());
             encoded = encoded.and_then(|payload| restored.map(|()| payload));
         }
         if without_attributes {
-            event.setattr(intern!(py, "attributes"), attributes)?;
+            self.attributes.set(event, attributes)?;
         }
         // A copy of the bytes written is what a kept event holds (encode's own result is its whole write buffer, grown by
         // half each time it filled: ~1,260 bytes held for a realistic event's 760 until the join lets it go).
@@ -123,6 +131,9 @@ impl KeptTexts {
 
     fn __traverse__(&self, visit: pyo3::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
         visit.call(&self.encode_into)?;
+        for field in [&self.chunks, &self.attributes, &self.text] {
+            field.traverse(&visit)?;
+        }
         visit.call(&self.buffer)
     }
 }

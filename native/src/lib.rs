@@ -12,6 +12,7 @@ mod dedup;
 mod draw;
 mod export;
 mod fallback;
+mod fields;
 mod floor;
 mod gate;
 mod join;

@@ -8,6 +8,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyFloat, PyList, PyMemoryView, PyString, PyTuple, PyType};
 use pyo3::{intern, PyTraverseError, PyVisit};
 
+use crate::fields::Field;
+
 /// Epoch milliseconds between 1973 and 5138 (collector/decode.py `_MIN_EPOCH_MS`, `_MAX_EPOCH_MS`).
 const MIN_EPOCH_MS: f64 = 1e11;
 const MAX_EPOCH_MS: f64 = 1e14;
@@ -39,9 +41,31 @@ fn epoch_seconds(value: &Bound<'_, PyAny>) -> Option<f64> {
 /// A chunk within the limits: the rank it takes (None: it has one), its date in seconds (None: it has none), the chunk.
 type ChunkDefaults<'py> = (Option<usize>, Option<f64>, Bound<'py, PyAny>);
 
+/// The fields read of every trace (collector/events.py TraceEvent), at their slots.
+struct TraceFields {
+    trace_id: Field,
+    query: Field,
+    answer: Field,
+    timestamp: Field,
+    route: Field,
+    intent: Field,
+    chunks: Field,
+    attributes: Field,
+    context: Field,
+}
+
+/// The fields read of every chunk (collector/events.py Chunk), at their slots.
+struct ChunkFields {
+    text: Field,
+    rank: Field,
+    updated_at: Field,
+}
+
 #[pyclass(module = "ragpulse._native")]
 pub struct TraceLines {
     trace_type: Py<PyType>,
+    trace: TraceFields,
+    chunk: ChunkFields,
     envelope_type: Py<PyAny>,
     source: Py<PyString>,
     item_errors: Py<PyTuple>, // what makes a line a rejection (collector/decode.py `_ITEM_ERRORS`)
@@ -51,7 +75,6 @@ pub struct TraceLines {
 impl TraceLines {
     /// The chunks' defaults when every chunk is within the limits (None: one is not). Nothing is set here.
     fn chunks<'py>(&self, chunks: &Bound<'py, PyAny>) -> PyResult<Option<Vec<ChunkDefaults<'py>>>> {
-        let py = chunks.py();
         let [_, _, _, _, max_chunks, max_chunk_chars] = self.limits;
         let Ok(list) = chunks.cast::<PyList>() else { return Ok(None) };
         if list.len() > max_chunks {
@@ -59,16 +82,16 @@ impl TraceLines {
         }
         let mut defaults = Vec::with_capacity(list.len());
         for (position, chunk) in list.iter().enumerate() {
-            let text = chunk.getattr(intern!(py, "text"))?;
+            let text = self.chunk.text.get(&chunk)?;
             if !text.is_none() && text.len()? > max_chunk_chars {
                 return Ok(None);
             }
-            let updated = chunk.getattr(intern!(py, "updated_at"))?;
+            let updated = self.chunk.updated_at.get(&chunk)?;
             let updated = if updated.is_none() { None } else {
                 let Some(seconds) = epoch_seconds(&updated) else { return Ok(None) };
                 Some(seconds)
             };
-            let rank = chunk.getattr(intern!(py, "rank"))?.is_none().then_some(position);
+            let rank = self.chunk.rank.get(&chunk)?.is_none().then_some(position);
             defaults.push((rank, updated, chunk));
         }
         Ok(Some(defaults))
@@ -80,42 +103,43 @@ impl TraceLines {
                      -> PyResult<Option<Bound<'py, PyAny>>> {
         let py = event.py();
         let [_, max_query, max_answer, max_attributes, _, _] = self.limits;
-        let timestamp = event.getattr(intern!(py, "timestamp"))?;
+        let fields = &self.trace;
+        let timestamp = fields.timestamp.get(event)?;
         // received_at is the one float of the body, as the Python gives it to every envelope and default.
         let timestamp = if timestamp.is_none() { received_at.clone().into_any() } else {
             let Some(seconds) = epoch_seconds(&timestamp) else { return Ok(None) };
             PyFloat::new(py, seconds).into_any()
         };
-        let answer = event.getattr(intern!(py, "answer"))?;
-        if event.getattr(intern!(py, "query"))?.len()? > max_query || answer.is_none() || answer.len()? > max_answer
-            || event.getattr(intern!(py, "context"))?.is_truthy()? {
+        let answer = fields.answer.get(event)?;
+        if fields.query.get(event)?.len()? > max_query || answer.is_none() || answer.len()? > max_answer
+            || fields.context.get(event)?.is_truthy()? {
             return Ok(None);
         }
-        let attributes = event.getattr(intern!(py, "attributes"))?;
+        let attributes = fields.attributes.get(event)?;
         let Ok(attributes) = attributes.cast::<PyDict>() else { return Ok(None) };
         if attributes.len() > max_attributes
             || attributes.values().iter().any(|value| value.is_exact_instance_of::<PyDict>() || value.is_exact_instance_of::<PyList>()) {
             return Ok(None); // over the limit, or nested: the Python path cuts or measures it
         }
-        let chunks = event.getattr(intern!(py, "chunks"))?;
+        let chunks = fields.chunks.get(event)?;
         let defaults = if chunks.is_none() { Vec::new() } else {
             let Some(defaults) = self.chunks(&chunks)? else { return Ok(None) };
             defaults
         };
-        event.setattr(intern!(py, "timestamp"), timestamp)?;
-        if event.getattr(intern!(py, "route"))?.is_none() {
-            event.setattr(intern!(py, "route"), event.getattr(intern!(py, "intent"))?)?;
+        fields.timestamp.set(event, timestamp)?;
+        if fields.route.get(event)?.is_none() {
+            fields.route.set(event, fields.intent.get(event)?)?;
         }
         for (rank, updated, chunk) in defaults {
             if let Some(rank) = rank {
-                chunk.setattr(intern!(py, "rank"), rank)?;
+                self.chunk.rank.set(&chunk, rank.into_pyobject(py)?.into_any())?;
             }
             if let Some(updated) = updated {
-                chunk.setattr(intern!(py, "updated_at"), updated)?;
+                self.chunk.updated_at.set(&chunk, PyFloat::new(py, updated).into_any())?;
             }
         }
         // The dedup key: collector/dedup.py `event_identity` of a trace, hash("t\x00" + trace_id).
-        let identity = intern!(py, "t\x00").add(event.getattr(intern!(py, "trace_id"))?)?.hash()?;
+        let identity = intern!(py, "t\x00").add(fields.trace_id.get(event)?)?.hash()?;
         let empty = PyTuple::empty(py);
         let envelope = self.envelope_type.bind(py).call1((event, self.source.bind(py), received_at, identity, empty, size))?;
         Ok(Some(envelope))
@@ -125,9 +149,19 @@ impl TraceLines {
 #[pymethods]
 impl TraceLines {
     #[new]
-    fn new(trace_type: Py<PyType>, envelope_type: Py<PyAny>, source: Py<PyString>, item_errors: Py<PyTuple>,
-           limits: [usize; 6]) -> Self {
-        TraceLines { trace_type, envelope_type, source, item_errors, limits }
+    fn new(trace_type: Bound<'_, PyType>, chunk_type: Bound<'_, PyType>, envelope_type: Py<PyAny>, source: Py<PyString>,
+           item_errors: Py<PyTuple>, limits: [usize; 6]) -> PyResult<Self> {
+        let field = |name| Field::of(&trace_type, name);
+        let trace = TraceFields {
+            trace_id: field("trace_id")?, query: field("query")?, answer: field("answer")?, timestamp: field("timestamp")?,
+            route: field("route")?, intent: field("intent")?, chunks: field("chunks")?, attributes: field("attributes")?,
+            context: field("context")?,
+        };
+        let chunk = ChunkFields {
+            text: Field::of(&chunk_type, "text")?, rank: Field::of(&chunk_type, "rank")?,
+            updated_at: Field::of(&chunk_type, "updated_at")?,
+        };
+        Ok(TraceLines { trace_type: trace_type.unbind(), trace, chunk, envelope_type, source, item_errors, limits })
     }
 
     /// Each line of `body` (an NDJSON body) decoded by `decode`: a trace within the limits appended to `envelopes`,
@@ -169,6 +203,11 @@ impl TraceLines {
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
         visit.call(&self.trace_type)?;
+        let TraceFields { trace_id, query, answer, timestamp, route, intent, chunks, attributes, context } = &self.trace;
+        let ChunkFields { text, rank, updated_at } = &self.chunk;
+        for field in [trace_id, query, answer, timestamp, route, intent, chunks, attributes, context, text, rank, updated_at] {
+            field.traverse(&visit)?; // each holds its type
+        }
         visit.call(&self.envelope_type)?;
         visit.call(&self.item_errors)
     }

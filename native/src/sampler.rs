@@ -9,6 +9,7 @@ use pyo3::types::{PyBool, PyDict, PyString, PyTuple, PyType};
 use pyo3::{intern, PyTraverseError, PyVisit};
 
 use crate::draw::draw;
+use crate::fields::Field;
 use crate::floor::RoutineFloor;
 use crate::metrics::FastCounter;
 use crate::policy::PolicyCore;
@@ -27,9 +28,45 @@ struct Back {
     negative: Py<PyAny>,
 }
 
+/// The fields the stage reads of every envelope, its trace and the trace's chunks, at their slots
+/// (native/src/fields.rs).
+struct Fields {
+    event: Field,
+    fallback_rule: Field,
+    size: Field,
+    trace_id: Field,
+    answer: Field,
+    app: Field,
+    chunks: Field,
+    context: Field,
+    text: Field, // a chunk's
+}
+
+impl Fields {
+    fn of(trace_type: &Bound<'_, PyType>, chunk_type: &Bound<'_, PyType>, envelope_type: &Bound<'_, PyType>)
+          -> PyResult<Fields> {
+        Ok(Fields {
+            event: Field::of(envelope_type, "event")?, fallback_rule: Field::of(envelope_type, "fallback_rule")?,
+            size: Field::of(envelope_type, "size")?, trace_id: Field::of(trace_type, "trace_id")?,
+            answer: Field::of(trace_type, "answer")?, app: Field::of(trace_type, "app")?,
+            chunks: Field::of(trace_type, "chunks")?, context: Field::of(trace_type, "context")?,
+            text: Field::of(chunk_type, "text")?,
+        })
+    }
+
+    fn traverse(&self, visit: &PyVisit<'_>) -> Result<(), PyTraverseError> {
+        let Fields { event, fallback_rule, size, trace_id, answer, app, chunks, context, text } = self;
+        for field in [event, fallback_rule, size, trace_id, answer, app, chunks, context, text] {
+            field.traverse(visit)?;
+        }
+        Ok(())
+    }
+}
+
 #[pyclass(module = "ragpulse._native")]
 pub struct SamplerCore {
     trace_type: Py<PyType>,
+    fields: Fields,
     floor: Py<RoutineFloor>,
     policy: Py<PolicyCore>,
     traces: Py<TraceTable>, // the join's: the judgeable trace's event is kept there for late signals
@@ -88,8 +125,7 @@ fn names(py: Python<'_>, stratum: usize) -> (&Bound<'_, PyString>, Option<&Bound
 }
 
 /// Whether the trace has something to judge it against as it is: no context besides its chunks, and text in each.
-fn as_sent(event: &Bound<'_, PyAny>, context: &Bound<'_, PyAny>, chunks: &Bound<'_, PyAny>) -> PyResult<bool> {
-    let py = event.py();
+fn as_sent(text: &Field, context: &Bound<'_, PyAny>, chunks: &Bound<'_, PyAny>) -> PyResult<bool> {
     if context.is_truthy()? {
         return Ok(false);
     }
@@ -97,7 +133,7 @@ fn as_sent(event: &Bound<'_, PyAny>, context: &Bound<'_, PyAny>, chunks: &Bound<
         return Ok(true);
     }
     for chunk in chunks.try_iter()? {
-        if chunk?.getattr(intern!(py, "text"))?.is_none() {
+        if text.get(&chunk?)?.is_none() {
             return Ok(false);
         }
     }
@@ -108,37 +144,40 @@ fn as_sent(event: &Bound<'_, PyAny>, context: &Bound<'_, PyAny>, chunks: &Bound<
 impl SamplerCore {
     #[new]
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (trace_type, floor, policy, traces, class_rates, labels, routine, classes, raised, max_offered, *,
-                        judgeable, offered, offer, pack, passed, negative))]
-    fn new(trace_type: Py<PyType>, floor: Py<RoutineFloor>, policy: Py<PolicyCore>, traces: Py<TraceTable>,
+    #[pyo3(signature = (trace_type, chunk_type, envelope_type, floor, policy, traces, class_rates, labels, routine,
+                        classes, raised, max_offered, *, judgeable, offered, offer, pack, passed, negative))]
+    fn new(trace_type: Bound<'_, PyType>, chunk_type: Bound<'_, PyType>, envelope_type: Bound<'_, PyType>,
+           floor: Py<RoutineFloor>, policy: Py<PolicyCore>, traces: Py<TraceTable>,
            class_rates: [Option<f64>; 3], labels: Vec<Py<PyString>>, routine: Py<FastCounter>,
            classes: [Py<FastCounter>; 3], raised: Py<PyAny>, max_offered: usize, judgeable: Py<PyAny>,
            offered: Py<PyAny>, offer: Py<PyAny>, pack: Py<PyAny>, passed: Py<PyAny>, negative: Py<PyAny>,
-           py: Python<'_>) -> Self {
-        SamplerCore { trace_type, floor, policy, traces, class_rates, labels, routine, classes, raised,
-                      offered: PyDict::new(py).unbind(), max_offered,
-                      back: Some(Back { judgeable, offered, offer, pack, passed, negative }) }
+           py: Python<'_>) -> PyResult<Self> {
+        let fields = Fields::of(&trace_type, &chunk_type, &envelope_type)?;
+        Ok(SamplerCore { trace_type: trace_type.unbind(), fields, floor, policy, traces, class_rates, labels, routine,
+                         classes, raised, offered: PyDict::new(py).unbind(), max_offered,
+                         back: Some(Back { judgeable, offered, offer, pack, passed, negative }) })
     }
 
     /// The stage: every envelope passes on; a judgeable trace is counted, drawn, offered to the judge queue and kept.
     fn sample<'py>(&self, envelope: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let py = envelope.py();
-        let event = envelope.getattr(intern!(py, "event"))?;
+        let fields = &self.fields;
+        let event = fields.event.get(&envelope)?;
         if !event.is_instance(self.trace_type.bind(py))? {
             return Ok(envelope); // feedback meets its trace in the join, which tells negative() of it
         }
         let Some(back) = self.back(py) else { return Ok(envelope) };
-        let fallback = !envelope.getattr(intern!(py, "fallback_rule"))?.is_none();
-        let trace_id = event.getattr(intern!(py, "trace_id"))?;
-        let chunks = event.getattr(intern!(py, "chunks"))?;
-        let context = event.getattr(intern!(py, "context"))?;
-        if event.getattr(intern!(py, "answer"))?.is_none()
+        let fallback = !fields.fallback_rule.get(&envelope)?.is_none();
+        let trace_id = fields.trace_id.get(&event)?;
+        let chunks = fields.chunks.get(&event)?;
+        let context = fields.context.get(&event)?;
+        if fields.answer.get(&event)?.is_none()
             || (!fallback && !chunks.is_truthy()? && !context.is_truthy()?) {
             back.passed.call1(py, (trace_id,))?; // a failed run, or an answer with nothing to judge it against
             return Ok(envelope);
         }
         let arrived = event.clone(); // its stratum is the trace's as it came, before any rebuild
-        let event = if as_sent(&event, &context, &chunks)? {
+        let event = if as_sent(&fields.text, &context, &chunks)? {
             event
         } else {
             let rebuilt = back.judgeable.bind(py).call1((event,))?;
@@ -160,12 +199,12 @@ impl SamplerCore {
         // The routine draw first, by the trace id alone: flags and feedback cannot move a trace in or out.
         self.routine.get().add(1.0);
         let base_rate = policy.rate_of(&event)?;
-        let app = event.getattr(intern!(py, "app"))?;
+        let app = fields.app.get(&event)?;
         let app = if app.is_none() { None } else { Some(app.cast::<PyString>()?.to_str()?) };
         let routine_rate = self.floor.bind(py).borrow_mut().rate_of(py, app, base_rate)?;
         let id = trace_id.cast::<PyString>()?.to_str()?;
         let number = draw(id, "routine");
-        let size = envelope.getattr(intern!(py, "size"))?;
+        let size = fields.size.get(&envelope)?;
         let mut sampled_by = PyTuple::empty(py);
         if number < routine_rate {
             if routine_rate > base_rate && number >= base_rate {
@@ -205,6 +244,7 @@ impl SamplerCore {
                 visit.call(callback)?;
             }
         }
+        self.fields.traverse(&visit)?;
         visit.call(&self.floor)?;
         visit.call(&self.policy)?;
         visit.call(&self.traces)?;
