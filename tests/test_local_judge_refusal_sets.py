@@ -244,8 +244,8 @@ def _measure(name: str) -> Counter[tuple[str, ...]]:
 
 
 def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
-    """tests/data/refusals_dev.jsonl: sixty-one batches the recogniser was designed on (60 refusals and 60 partial
-    refusals each since the eighth), the last fifty-four written blind by writers who saw only the knowledge base
+    """tests/data/refusals_dev.jsonl: sixty-two batches the recogniser was designed on (60 refusals and 60 partial
+    refusals each since the eighth), the last fifty-five written blind by writers who saw only the knowledge base
     and the fallback catalogue, each measured once with the recogniser frozen (the held-out set below), then read and
     folded in; refusals_heldout.jsonl: the newest blind set, measured once. None of the answers is a phrasing of the
     fallback catalogue (config/fallback_phrases.yaml); every partial refusal's claim is supported by the chunks
@@ -257,54 +257,41 @@ def test_refusals_and_partial_refusals_written_for_the_recogniser() -> None:
         # Refusals, by language: recognised (by the fallback rules or the judge), otherwise with a faulted claim or
         # none; and how many of them the judge calls a hallucination (issue 44's target: none). The English ones so
         # judged are registers no reading covers yet: lines addressing no one, a topic's owner named, the question
-        # said back (the newest: *-q43*'s "Delivery charges are worked out by the checkout itself", "Your member
-        # dashboard is the place to see").
-        # The learned gate (judging/claims_nothing.py, fitted on these rows: in-sample) recognises 15 English and 12
-        # Chinese refusals more (1735, 51, 26 and 1693, 80, 18 before), 15 and 4 of them no longer hallucinations (76
-        # and 24 before): en-refusal-q4303's and q4310's above among them; the copilot reading (scorers/copilot.py)
-        # en-refusal-q2723 besides
-        ("en", "refusal", "recognised"): 1751, ("en", "refusal", "faulted"): 38, ("en", "refusal", "not faulted"): 23,
+        # said back.
+        # The learned gate (judging/claims_nothing.py) was fitted on these rows up to *-q43* (in-sample for them).
+        ("en", "refusal", "recognised"): 1781, ("en", "refusal", "faulted"): 38, ("en", "refusal", "not faulted"): 23,
         ("en", "refusal", "a hallucination"): 60,
-        ("zh", "refusal", "recognised"): 1705, ("zh", "refusal", "faulted"): 69, ("zh", "refusal", "not faulted"): 17,
+        ("zh", "refusal", "recognised"): 1732, ("zh", "refusal", "faulted"): 70, ("zh", "refusal", "not faulted"): 19,
         ("zh", "refusal", "a hallucination"): 20,
         # Partial refusals whose claim is unsupported: the claim faulted or not, the answer a hallucination (the
         # target: all), a few read as whole refusals (the claim unjudged).
-        ("en", "hallucination", "faulted"): 761, ("en", "hallucination", "not faulted"): 154,
-        ("en", "hallucination", "refused"): 2, ("en", "hallucination", "answer a hallucination"): 823,
-        ("zh", "hallucination", "faulted"): 783, ("zh", "hallucination", "not faulted"): 116,
-        ("zh", "hallucination", "refused"): 2, ("zh", "hallucination", "answer a hallucination"): 711,
+        ("en", "hallucination", "faulted"): 776, ("en", "hallucination", "not faulted"): 154,
+        ("en", "hallucination", "refused"): 2, ("en", "hallucination", "answer a hallucination"): 837,
+        ("zh", "hallucination", "faulted"): 798, ("zh", "hallucination", "not faulted"): 116,
+        ("zh", "hallucination", "refused"): 2, ("zh", "hallucination", "answer a hallucination"): 724,
         # Partial refusals whose claim is supported: a flagged answer is a false alarm.
-        # the learned gate reads en-partial-q607 whole ("Cashing it out isn't possible, I'm afraid" beside its refusal:
-        # a negation, the speaker, a cue; 707, 7 and 485 before); the copilot reading clears en-partial-q3806's false alarm
-        ("en", "grounded", "not faulted"): 707, ("en", "grounded", "faulted"): 195, ("en", "grounded", "refused"): 8,
-        ("en", "grounded", "answer a hallucination"): 483,
-        ("zh", "grounded", "not faulted"): 694, ("zh", "grounded", "faulted"): 204, ("zh", "grounded", "refused"): 1,
+        ("en", "grounded", "not faulted"): 719, ("en", "grounded", "faulted"): 198, ("en", "grounded", "refused"): 8,
+        ("en", "grounded", "answer a hallucination"): 485,
+        ("zh", "grounded", "not faulted"): 704, ("zh", "grounded", "faulted"): 209, ("zh", "grounded", "refused"): 1,
         ("zh", "grounded", "answer a hallucination"): 73,
     })
-    # held out (*-q44*: a twenty-ninth writer's contact-centre copilot beside human agents: the logged answer is guidance
-    # to the agent, "Suggested reply:" drafts, "Agent note:" / "Internal:" lines, third-person instructions ("Tell the
-    # customer …", "Don't quote a figure here", "Escalate to Tier 2"), knowledge-gap notes ("No KB article covers …",
-    # "Article match: low"), macros, disposition codes; 建议回复：, 坐席提示：, 内部备注：, 请告知客户, 转二线, 处置码),
-    # measured once with the recogniser frozen after *-q43*'s reading: 19 of 60 refusals recognised (8 English, 11
-    # Chinese), 28 judged hallucinations (22 English, 6 Chinese); partials: the unsupported ones make the answer a
-    # hallucination 26 of 30, the supported ones 12 of 30 (all English); 3 partials read as whole refusals
-    # (docs/benchmarks-log.md, "*-q44* measured once"). With the learned gate (judging/claims_nothing.py, fitted on
-    # development before anyone read *-q44*), measured once before any reading of it: 22 of 60 recognised (10, 12), 25
-    # judged hallucinations (20, 5); the partials unchanged.
-    # After its reading (a copilot's output read as what the customer
-    # is told plus the agent's guidance, scorers/copilot.py; held out still): 57 of 60 recognised (30, 27), 0 judged
-    # hallucinations; unsupported partials flagged 27 of 30, supported 2 of 30; none read as a whole refusal. Moved: 38
-    # refusals recognised, none lost; en-partial-q4405, q4421 and q4425 judged, not whole refusals; supported partials
-    # flagged 12 → 2; lost: en-partial-q4429 and zh-partial-q4418 (their invented claim still faulted, the answer no
-    # longer flagged without the guidance read as faulted claims beside it). Left: zh-refusal-q4410 (账号注销属于高风险操作,
-    # the note's reason read as a claim), q4414 (a told instruction, 结算时留意分期选项), q4418 (a drafted hand-off, 我这边帮您
-    # 登记一下, faulted) (docs/benchmarks-log.md, "*-q44* read").
+    # held out (*-q45*: a thirtieth writer's store associates' assistant, an internal bot the sales floor, tills and
+    # service desk ask on a customer's behalf, answering colleague to colleague in retail staff jargon: POS, RMA, SKU,
+    # back office, shift lead, duty mgr, "per SOP", @role mentions, TL;DR lines; 店员, 值班经理, 收银台, 门店群, 运营手册,
+    # 【结论】, 小贴士), measured once with the recogniser frozen after *-q44*'s reading and the learned gate: 24 of 60
+    # refusals recognised (14 English, 10 Chinese), 19 judged hallucinations (16 English, 3 Chinese); partials: the
+    # unsupported ones make the answer a hallucination 27 of 30, the supported ones 12 of 30 (all English); none read
+    # as a whole refusal. Without the gate (the same rules): 17 recognised, 24 judged hallucinations, the partials the
+    # same (docs/benchmarks-log.md, "*-q45* measured once").
     assert _measure("refusals_heldout.jsonl") == Counter({
-        ("en", "refusal", "recognised"): 30,
-        ("zh", "refusal", "recognised"): 27, ("zh", "refusal", "faulted"): 1, ("zh", "refusal", "not faulted"): 2,
-        ("en", "hallucination", "faulted"): 15, ("en", "hallucination", "answer a hallucination"): 14,
-        ("en", "grounded", "not faulted"): 12, ("en", "grounded", "faulted"): 3,
-        ("en", "grounded", "answer a hallucination"): 2,
+        ("en", "refusal", "recognised"): 14, ("en", "refusal", "faulted"): 13, ("en", "refusal", "not faulted"): 3,
+        ("en", "refusal", "a hallucination"): 16,
+        ("zh", "refusal", "recognised"): 10, ("zh", "refusal", "faulted"): 17, ("zh", "refusal", "not faulted"): 3,
+        ("zh", "refusal", "a hallucination"): 3,
+        ("en", "hallucination", "faulted"): 14, ("en", "hallucination", "not faulted"): 1,
+        ("en", "hallucination", "answer a hallucination"): 14,
+        ("en", "grounded", "not faulted"): 5, ("en", "grounded", "faulted"): 10,
+        ("en", "grounded", "answer a hallucination"): 12,
         ("zh", "hallucination", "faulted"): 15, ("zh", "hallucination", "answer a hallucination"): 13,
-        ("zh", "grounded", "not faulted"): 10, ("zh", "grounded", "faulted"): 5,
+        ("zh", "grounded", "not faulted"): 11, ("zh", "grounded", "faulted"): 4,
     })
