@@ -20,6 +20,7 @@ import re
 
 from ragpulse.scorers.casual import chat_stops, untagged
 from ragpulse.scorers.chrome import blank_marks
+from ragpulse.scorers.text import blanked
 
 _FILLERS = re.compile(r"(?<![\w'’-])(?:um+|uh+|er+m?|ehn)(?![\w'’-])", re.IGNORECASE)
 _SAID_AGAIN = re.compile(r"(?<![\w'’])(i|i['’]m|the|a|to|it|we|so|that)(?:\s+\1)+(?![\w'’])", re.IGNORECASE)
@@ -76,7 +77,7 @@ def unformed(answer: str) -> str:
             answer = _QUOTED.sub(lambda quoted: quoted.group().replace(" ", "_"), answer)
         answer = _SYMBOLS.sub("，", answer)
     if ":" in answer or "：" in answer:
-        answer = _TURN_TIME.sub(_blank, _ASKER_TURN.sub(_blank, answer))
+        answer = _TURN_TIME.sub(blanked, _ASKER_TURN.sub(blanked, answer))
     stripped = answer.strip()
     if stripped[:1] == "{" and stripped[-1:] == "}":
         answer = _MEMBER_COMMA.sub(lambda comma: comma.group()[:-1] + "\n", answer)
@@ -94,7 +95,7 @@ def as_said(answer: str) -> str:
         said = _TABLE_ROW.sub(_fields, _TABLE_RULE.sub(_blank_but_lines, said))
     if not _spoken(said):
         return said
-    spoken, fillers = _FILLERS.subn(_blank, said)
+    spoken, fillers = _FILLERS.subn(blanked, said)
     if not fillers:
         return said
     return _SAID_AGAIN.sub(lambda again: again.group(1) + " " * (len(again.group()) - len(again.group(1))), spoken)
@@ -105,10 +106,6 @@ def _spoken(answer: str) -> bool:
     return (" um" in answer or " uh" in answer or " er " in answer or " er," in answer or " erm" in answer
             or " Um" in answer or " Uh" in answer or " ehn" in answer or " Ehn" in answer
             or answer.startswith(_SPEECH_STARTS))
-
-
-def _blank(match: re.Match[str]) -> str:
-    return " " * len(match.group())
 
 
 def _fields(row: re.Match[str]) -> str:

@@ -15,6 +15,7 @@ import re
 from ragpulse._native import WordGates
 from ragpulse.scorers.refusal_gate import words_of
 from ragpulse.scorers.refusal_zh import HAN, TOPIC
+from ragpulse.scorers.text import blanked
 
 _PICTOGRAPH = "\u2600-\u27bf\U0001f300-\U0001faff"  # not a flag: it stands before a country's name
 # An emoji (with its variation selector or joiner), or a tilde after a Chinese character, before a space and a word
@@ -80,7 +81,7 @@ def untagged(answer: str) -> str:
     """The answer with chat's tags and intensifiers blanked and an emoticon before more words read as a full stop (one
     character for one); itself when it holds none."""
     if not answer.isascii() and ("，" in answer or "。" in answer):  # Chinese, or a chat's symbols read as its marks
-        answer = _ZH_TAGS.sub(_blank, answer)
+        answer = _ZH_TAGS.sub(blanked, answer)
     if " :" in answer or " ;" in answer:
         answer = _EMOTICON_STOP.sub(lambda emoticon: " ." + " " * (len(emoticon.group()) - 2), answer)
     if len(answer) > _CHAT_CHARS:
@@ -88,11 +89,7 @@ def untagged(answer: str) -> str:
     lower = answer.lower()
     if not _TAG_GATE.met_in(lower) and "ooo" not in lower:
         return answer
-    return _TAGS.sub(_blank, answer)
-
-
-def _blank(match: re.Match[str]) -> str:
-    return " " * len(match.group())
+    return _TAGS.sub(blanked, answer)
 
 
 # A topic put first without a verb of its own, no number ("repairs at that store specifically,", "the original box

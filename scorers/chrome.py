@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 
-from ragpulse.scorers.text import Clause, clause
+from ragpulse.scorers.text import Clause, blanked, clause
 
 _SHORTCODE = re.compile(r"(?<![\w:/]):[a-z][a-z0-9_+-]{1,30}:(?![\w:/])")
 _MENTION = re.compile(r"^[^\S\n]*(?:@[A-Za-z][\w.-]{0,30}|\*[A-Za-z][\w-]{0,30}\*(?=\s))", re.MULTILINE)  # "*PolicyBot* …"
@@ -82,26 +82,22 @@ def blank_marks(answer: str) -> str:
     """The answer with its emoji shortcodes, a line's opening mention, chrome lines, quick replies and a template's
     unfilled placeholder lines blanked (one character for one)."""
     if ":" in answer:
-        answer = _SHORTCODE.sub(_blank, answer)
+        answer = _SHORTCODE.sub(blanked, answer)
     if "@" in answer or "*" in answer:
-        answer = _MENTION.sub(_blank, answer)
+        answer = _MENTION.sub(blanked, answer)
     if "[" in answer or "`" in answer or "_" in answer:
-        answer = _CHROME_LINE.sub(_blank, answer)
+        answer = _CHROME_LINE.sub(blanked, answer)
     if _QUICK_REPLY_MARK.search(answer):
         answer = _QUICK_REPLY_LINE.sub(_blank_quick_replies, answer)
     if "{{" in answer:
-        answer = _PLACEHOLDER_LINE.sub(_blank, answer)
+        answer = _PLACEHOLDER_LINE.sub(blanked, answer)
     return answer
-
-
-def _blank(match: re.Match[str]) -> str:
-    return " " * len(match.group())
 
 
 def _blank_quick_replies(match: re.Match[str]) -> str:
     """A line of quick replies blanked, but one that offers a person ("Talk to an agent", 【转人工】): a hand-over the
     refusal readings read as before."""
-    return match.group() if _HAND_OVER_CHIP.search(match.group()) else _blank(match)
+    return match.group() if _HAND_OVER_CHIP.search(match.group()) else blanked(match)
 
 
 # A reference: letters and digits joined by a hyphen or after "#", "case", "ticket", 工单, 编号, 单号 (工单号 448102)

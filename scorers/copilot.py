@@ -28,7 +28,7 @@ import re
 
 from ragpulse._native import Substrings
 from ragpulse.scorers import refusal_zh as zh
-from ragpulse.scorers.text import clause, clauses, sentences
+from ragpulse.scorers.text import blanked, clause, clauses, sentences
 
 _OPEN = r"^[^\S\n]*(?:[-*+•>][^\S\n]+|\d{1,2}[.)][^\S\n]+)?(?:\*\*|__)?[^\S\n]*"
 _CLOSE = r"[^\S\n]*(?:\*\*|__)?[^\S\n]*[:：][^\S\n]*(?:\*\*|__)?[^\S\n]*"
@@ -191,9 +191,9 @@ def copilot(answer: str) -> tuple[str, list[tuple[int, int]]]:
     """The answer as the customer is told it and the agent is guided (one character for one): metadata lines, the
     labels and an instruction's lead to tell blanked; and the spans of the clauses that guide the agent or note the
     copilot's lack, which refuse, with a Chinese topic named just before one (手机号重新注册的时限，现有条目均未涉及)."""
-    answer = _LABEL.sub(_blank, _HEADING.sub(_blank, _METADATA_LINE.sub(_blank, answer)))
+    answer = _LABEL.sub(blanked, _HEADING.sub(blanked, _METADATA_LINE.sub(blanked, answer)))
     if "(" in answer or "（" in answer:
-        answer = _REFERENCE_PARENTHESIS.sub(_blank, answer)
+        answer = _REFERENCE_PARENTHESIS.sub(blanked, answer)
     spans: list[tuple[int, int]] = []
     cursor = 0
     for sentence in sentences(answer):
@@ -241,5 +241,3 @@ def _guides(text: str) -> bool:
     return found is not None and not clause(_REFERENCES.sub(" ", text)).quantities
 
 
-def _blank(match: re.Match[str]) -> str:
-    return " " * len(match.group())

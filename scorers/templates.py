@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import re
 
+from ragpulse.scorers.text import blanked
+
 # The closed class of format fields: the answer itself, then the others whose value is read as a sentence
 _ANSWER_FIELDS = (r"answer|short\s+answer|final\s+answer|summary|result|resolution|outcome|conclusion|response|"
                   r"答复|回答|答案|结论|摘要|结果|回复")
@@ -120,16 +122,16 @@ def template(answer: str) -> tuple[str, list[tuple[int, int]]]:
     """The answer with its template read (one character for one): metadata lines and footers blanked, format labels,
     a list's marks and a ticket opened blanked; and the spans of the answer field's clauses that decline,
     with the next step's beside them."""
-    answer = _METADATA_LINE.sub(_blank, answer)
+    answer = _METADATA_LINE.sub(blanked, answer)
     values: list[tuple[str, int]] = []  # (the field, where its value starts)
 
     def field(match: re.Match[str]) -> str:  # a heading's or a label's field noted as it is blanked
         values.append((match.group("field").strip(), match.end()))
-        return _blank(match)
+        return blanked(match)
 
     answer = _LABEL.sub(field, _HEADING.sub(field, answer))
-    answer = _FOOTER.sub(_blank, answer)  # a disclaimer's footer, its label blanked first
-    answer = _TICKET.sub(_blank, _BULLET.sub(_blank, answer))
+    answer = _FOOTER.sub(blanked, answer)  # a disclaimer's footer, its label blanked first
+    answer = _TICKET.sub(blanked, _BULLET.sub(blanked, answer))
     declined = [span for field, start in values if _ANSWER.fullmatch(field) for span in _declined(answer, start)]
     if declined:  # the next step beside it, without a number of its own: the refusal's referral
         declined.extend(span for field, start in values if _NEXT.fullmatch(field) and (span := _line(answer, start))
@@ -161,10 +163,6 @@ def _declined(answer: str, start: int) -> list[tuple[int, int]]:
     if not spans and (dash := answer[start:end].strip()) and _EN_VALUE.fullmatch(dash):  # "—" alone
         spans.append((start, end))
     return spans
-
-
-def _blank(match: re.Match[str]) -> str:
-    return " " * len(match.group())
 
 
 # The assistant in the third person declining: "The assistant cannot say", "this assistant is not authorised to issue

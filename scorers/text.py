@@ -239,6 +239,11 @@ def cjk_covered(parts: tuple[str, ...], found: frozenset[str], chars: frozenset[
     return _cjk_covered(parts, found, chars) if parts else 0.0
 
 
+def blanked(match: re.Match[str]) -> str:
+    """A match replaced by as many spaces: the readings that blank words keep the answer one character for one."""
+    return " " * len(match.group())
+
+
 def clause(text: str) -> Clause:
     """The clause's terms, quantities, names and polarity (the steps: native/src/clause.rs, Analyser::clause)."""
     return Clause(text, *_ANALYSER.clause(text))
